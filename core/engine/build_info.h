@@ -1,0 +1,24 @@
+// What every run records about the software and machine it ran on: app, LibTorch and CUDA
+// versions, the BLAS library actually loaded, and the host.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fl {
+
+struct BuildInfo {
+  std::string appVersion;
+  std::string torchVersion;
+  bool cudaAvailable = false;
+  int cudaDevices = 0;
+  std::string blasLibrary;  // the resolved path of the loaded libblas / libopenblas
+  std::string host;
+
+  nlohmann::json toJson() const;
+};
+
+BuildInfo currentBuildInfo();
+
+}  // namespace fl

@@ -1,0 +1,87 @@
+#include "core/engine/config.h"
+
+#include "core/engine/device_spec.h"
+
+namespace fl {
+
+namespace {
+
+std::string knownKeys(const std::vector<ParamSpec>& specs) {
+  std::string out;
+  for (const auto& s : specs) out += (out.empty() ? "" : ", ") + s.name;
+  return out;
+}
+
+ConfigIssue unknownKey(const std::vector<ParamSpec>& specs, const std::string& key) {
+  return {key, "unknown parameter '" + key + "' (known: " + knownKeys(specs) + ")"};
+}
+
+}  // namespace
+
+std::string ValidatedConfig::summary() const {
+  std::string out;
+  for (const auto& issue : issues) out += (out.empty() ? "" : "\n") + issue.message;
+  return out;
+}
+
+std::vector<ParamSpec> runParams() {
+  ParamSpec seed = ParamSpec::integer("seed", 42, 0, 2147483647,
+                                      "Seeds data generation, the split, initialisation and "
+                                      "shuffling: the same seed on CPU gives the same metrics");
+  ParamSpec device = ParamSpec::text("device", "auto",
+                                     "auto (CUDA when available, else CPU), cpu, cuda or cuda:N");
+  device.textCheck = checkDeviceSpec;
+  return {seed.inGroup("run"), device.inGroup("run")};
+}
+
+const ParamSpec* findParam(const std::vector<ParamSpec>& specs, const std::string& name) {
+  for (const auto& s : specs)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+ValidatedConfig validateConfig(const std::vector<ParamSpec>& specs,
+                               const nlohmann::json& overrides) {
+  ValidatedConfig result;
+  if (!overrides.is_null() && !overrides.is_object()) {
+    result.issues.push_back({"", "a config must be a JSON object, got " + overrides.dump()});
+    return result;
+  }
+  for (const auto& spec : specs) result.values[spec.name] = spec.defaultValue;
+  if (overrides.is_null()) return result;
+
+  for (const auto& [key, value] : overrides.items()) {
+    const ParamSpec* spec = findParam(specs, key);
+    if (!spec) {
+      result.issues.push_back(unknownKey(specs, key));
+      continue;
+    }
+    if (auto error = checkValue(*spec, value)) {
+      result.issues.push_back({key, *error});
+      continue;
+    }
+    // Store integers as integers even when given as 3.0, so configs compare equal.
+    result.values[key] = spec->type == ParamType::Int
+                             ? nlohmann::json(value.get<long long>())
+                             : value;
+  }
+  return result;
+}
+
+std::optional<ConfigIssue> applyAssignment(const std::vector<ParamSpec>& specs,
+                                           const std::string& assignment,
+                                           nlohmann::json& overrides) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    return ConfigIssue{"", "expected KEY=VALUE, got '" + assignment + "'"};
+  const std::string key = assignment.substr(0, eq);
+  const std::string text = assignment.substr(eq + 1);
+  const ParamSpec* spec = findParam(specs, key);
+  if (!spec) return unknownKey(specs, key);
+  ParsedValue parsed = parseValue(*spec, text);
+  if (parsed.error) return ConfigIssue{key, *parsed.error};
+  overrides[key] = parsed.value;
+  return std::nullopt;
+}
+
+}  // namespace fl

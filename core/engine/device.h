@@ -1,0 +1,27 @@
+// Resolves a DeviceSpec against what this LibTorch build can see. `auto` picks CUDA when
+// torch::cuda::is_available(), else the CPU, and the description says which was used.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "core/engine/device_spec.h"
+
+namespace fl {
+
+struct ResolvedDevice {
+  torch::Device device = torch::kCPU;
+  std::string name;         // "cpu", "cuda:0": what the run store records
+  std::string description;  // "cpu (2 threads)" or "cuda:0 (auto: CUDA available)"
+};
+
+// Throws std::runtime_error with a clear message when CUDA is asked for and missing, or the
+// ordinal does not exist.
+ResolvedDevice resolveDevice(const std::string& spec);
+
+// "cpu" and one "cuda:N" per visible CUDA device: what a device picker lists.
+std::vector<std::string> availableDevices();
+
+}  // namespace fl

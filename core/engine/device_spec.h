@@ -1,0 +1,23 @@
+// DeviceSpec: the user's device choice, `auto | cpu | cuda | cuda:N`, parsed without torch so
+// that config validation and front ends can check it. core/engine/device.h resolves it to a
+// torch::Device once LibTorch is asked what is available.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace fl {
+
+struct DeviceSpec {
+  enum class Kind { Auto, Cpu, Cuda };
+  Kind kind = Kind::Auto;
+  int index = -1;  // CUDA ordinal; -1 means the default device
+};
+
+// Parses the text; returns nothing and fills *error on malformed input.
+std::optional<DeviceSpec> parseDeviceSpec(const std::string& text, std::string* error = nullptr);
+
+// The message for a malformed device string, or nothing when it parses.
+std::optional<std::string> checkDeviceSpec(const std::string& text);
+
+}  // namespace fl

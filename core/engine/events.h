@@ -1,0 +1,92 @@
+// Events: what a Runner reports, as plain C++ values (no torch, no Qt), so that the run store,
+// the GUI's view model and the CLI's console all consume the same stream.
+//
+// Steps count completed optimisation steps (the first step reported is 1). Wall times are
+// seconds since the run started.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fl {
+
+enum class RunStatus { Queued, Running, Finished, Cancelled, Failed, Interrupted };
+
+std::string toString(RunStatus status);
+bool isTerminal(RunStatus status);  // finished, cancelled, failed, interrupted
+
+struct MetricEvent {
+  std::string key;  // "train/loss", "test/kl", ...
+  int64_t step = 0;
+  double wallSeconds = 0;
+  double value = 0;
+};
+
+// One labelled axis of a snapshot. `ticks`, when given, holds the coordinate of each index
+// (e.g. the bin centres), so a plot needs nothing else to draw the array.
+struct SnapshotAxis {
+  std::string label;
+  std::string unit;
+  std::vector<float> ticks;
+};
+
+// A named array at one step: `pdf/pred` (test input x bin), `spectrum/abs_c` (frequency), ...
+// Row-major float32, shape.size() == axes.size().
+struct Snapshot {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<float> data;
+  std::vector<SnapshotAxis> axes;
+  std::string valueLabel;  // what a value means: "probability", "density", "|c_k|"
+  nlohmann::json meta = nlohmann::json::object();  // e.g. the inputs each row belongs to
+
+  int64_t numel() const;
+};
+
+struct SnapshotEvent {
+  int64_t step = 0;
+  double wallSeconds = 0;
+  Snapshot snapshot;
+  int64_t requestId = 0;  // non-zero when it answers a probe request
+};
+
+struct ProgressEvent {
+  int64_t step = 0;
+  int64_t totalSteps = 0;
+  int64_t epoch = 0;  // completed epochs
+  int64_t totalEpochs = 0;
+  double wallSeconds = 0;
+  double lastLoss = 0;  // mean training loss over the last logging interval
+};
+
+struct StatusEvent {
+  RunStatus status = RunStatus::Queued;
+  std::string message;  // why a run failed, which device `auto` chose, ...
+  std::string device;   // "cpu", "cuda:0" once known
+  int64_t step = 0;
+  double wallSeconds = 0;
+};
+
+enum class LogLevel { Info, Warning, Error };
+
+struct LogEvent {
+  LogLevel level = LogLevel::Info;
+  std::string text;
+  double wallSeconds = 0;
+};
+
+using Event = std::variant<MetricEvent, SnapshotEvent, ProgressEvent, StatusEvent, LogEvent>;
+
+// Consumes events. Called on the Runner's thread: implementations must be quick and thread-safe
+// (queue the event and return) so that a step never waits on a consumer.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void onEvent(const Event& event) = 0;
+};
+
+}  // namespace fl

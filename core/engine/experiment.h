@@ -1,0 +1,100 @@
+// Experiment and Trial: the contract between an experiment folder and the engine.
+//
+// An Experiment is a description (parameters, panels, presets, probe inputs) and a factory of
+// Trials. A Trial is one configured run: model + data + optimiser on a device. The Runner owns
+// the loop and calls trainStep / evaluate / probe, all on the Runner's thread, so a Trial never
+// needs locks and never sees cancel, pause or the event sinks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <c10/core/Device.h>
+#include <nlohmann/json.hpp>
+
+#include "core/engine/events.h"
+#include "core/engine/panel_spec.h"
+#include "core/engine/param_spec.h"
+
+namespace fl {
+
+// A named set of overrides, e.g. `paper-fourier`. `reference` carries a paper's published
+// figures for comparison: {"source": "...", "by": "dataset", "values": {"gmm2": {"test/kl":
+// [mean, std]}}}.
+struct Preset {
+  std::string name;
+  std::string description;
+  nlohmann::json overrides = nlohmann::json::object();
+  nlohmann::json reference;  // null when the preset reproduces no published table
+};
+
+// One input of the interactive probe (a slider in the GUI).
+struct ProbeInput {
+  std::string name;
+  double minimum = 0;
+  double maximum = 1;
+  double defaultValue = 0;
+  std::string help;
+};
+
+// How the Runner drives a Trial. Steps are optimisation steps.
+struct TrialPlan {
+  int64_t totalSteps = 0;
+  int64_t stepsPerEpoch = 1;
+  int64_t logEvery = 1;   // train/loss is the mean over this many steps
+  int64_t evalEvery = 0;  // evaluate every this many steps (and always at the end); 0 = end only
+};
+
+// What an evaluation produced; the Runner stamps it with the step and wall time.
+struct EvalReport {
+  std::vector<std::pair<std::string, double>> metrics;
+  std::vector<Snapshot> snapshots;
+
+  void metric(std::string key, double value) { metrics.emplace_back(std::move(key), value); }
+  void snapshot(Snapshot s) { snapshots.push_back(std::move(s)); }
+};
+
+struct TrialContext {
+  nlohmann::json config;  // validated and complete
+  c10::Device device = c10::kCPU;
+  uint64_t seed = 0;
+};
+
+class Trial {
+ public:
+  virtual ~Trial() = default;
+  virtual TrialPlan plan() const = 0;
+  // Takes optimisation step `stepIndex` (0-based) and returns its loss. Reading the loss is a
+  // device sync point; the Runner needs it to stop on NaN at the step where it happens.
+  virtual double trainStep(int64_t stepIndex) = 0;
+  // Computes test metrics and snapshots after `stepsDone` steps; `final` asks for the complete
+  // snapshots (e.g. every test input) rather than the live subset.
+  virtual void evaluate(int64_t stepsDone, bool final, EvalReport& out) = 0;
+  // Answers the interactive probe: the model's prediction for the given inputs, now.
+  virtual std::vector<Snapshot> probe(const std::map<std::string, double>& inputs) { return {}; }
+};
+
+class Experiment {
+ public:
+  virtual ~Experiment() = default;
+  virtual std::string name() const = 0;  // "fourier-head": the CLI's and the store's key
+  virtual std::string title() const = 0;
+  virtual std::string description() const = 0;
+  virtual std::vector<ParamSpec> params() const = 0;  // without the run params (seed, device)
+  virtual std::vector<PanelSpec> panels() const = 0;
+  virtual std::vector<Preset> presets() const = 0;
+  virtual std::vector<ProbeInput> probeInputs() const { return {}; }
+  // Builds the model and data; throws std::runtime_error with a clear message on bad input
+  // (e.g. an unreadable corpus). Called with the global torch seed set to ctx.seed.
+  virtual std::unique_ptr<Trial> createTrial(const TrialContext& ctx) const = 0;
+
+  // params() followed by the engine's run params: what a config is validated against.
+  std::vector<ParamSpec> allParams() const;
+  std::optional<Preset> findPreset(const std::string& presetName) const;
+};
+
+}  // namespace fl

@@ -1,0 +1,33 @@
+// PanelSpec: a plot an experiment declares for its dashboard. The GUI builds the dashboard from
+// these declarations, so a new experiment needs no GUI code; `series` names the metric keys or
+// snapshot names that feed the panel.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fl {
+
+enum class PanelKind {
+  MetricLines,        // one curve per metric key over steps
+  SnapshotCurves,     // rows of 1-D/2-D snapshots drawn as curves over their last axis
+  SnapshotBars,       // a 1-D snapshot as bars (e.g. |c_k| per frequency)
+  SnapshotHeatmap,    // a 2-D snapshot as an image (e.g. coefficient matrices)
+  HeatmapOverSteps,   // a 1-D snapshot stacked over steps: step x index (spectrum evolution)
+  Probe,              // the interactive probe: sliders for the inputs, curves for the answer
+};
+
+std::string toString(PanelKind kind);
+
+struct PanelSpec {
+  std::string id;
+  std::string title;
+  PanelKind kind = PanelKind::MetricLines;
+  std::vector<std::string> series;
+  std::string xLabel;
+  std::string yLabel;
+  bool logY = false;
+  std::string help;
+};
+
+}  // namespace fl

@@ -1,0 +1,199 @@
+#include "core/engine/param_spec.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace fl {
+
+namespace {
+
+std::string formatNumber(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+  return out;
+}
+
+std::string rangeText(const ParamSpec& s) {
+  return std::string(s.minimumExclusive ? "(" : "[") + formatNumber(s.minimum) + ", " +
+         formatNumber(s.maximum) + "]";
+}
+
+}  // namespace
+
+std::string toString(ParamType type) {
+  switch (type) {
+    case ParamType::Int: return "int";
+    case ParamType::Float: return "float";
+    case ParamType::Bool: return "bool";
+    case ParamType::Choice: return "choice";
+    case ParamType::Text: return "text";
+  }
+  return "?";
+}
+
+ParamSpec ParamSpec::integer(std::string name, long long defaultValue, long long minimum,
+                             long long maximum, std::string help) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::Int;
+  s.defaultValue = defaultValue;
+  s.minimum = static_cast<double>(minimum);
+  s.maximum = static_cast<double>(maximum);
+  s.help = std::move(help);
+  return s;
+}
+
+ParamSpec ParamSpec::real(std::string name, double defaultValue, double minimum, double maximum,
+                          std::string help) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::Float;
+  s.defaultValue = defaultValue;
+  s.minimum = minimum;
+  s.maximum = maximum;
+  s.help = std::move(help);
+  return s;
+}
+
+ParamSpec ParamSpec::choice(std::string name, std::string defaultValue,
+                            std::vector<std::string> choices, std::string help) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::Choice;
+  s.defaultValue = std::move(defaultValue);
+  s.choices = std::move(choices);
+  s.help = std::move(help);
+  return s;
+}
+
+ParamSpec ParamSpec::flag(std::string name, bool defaultValue, std::string help) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::Bool;
+  s.defaultValue = defaultValue;
+  s.help = std::move(help);
+  return s;
+}
+
+ParamSpec ParamSpec::text(std::string name, std::string defaultValue, std::string help) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::Text;
+  s.defaultValue = std::move(defaultValue);
+  s.help = std::move(help);
+  return s;
+}
+
+ParamSpec& ParamSpec::inGroup(std::string g) {
+  group = std::move(g);
+  return *this;
+}
+ParamSpec& ParamSpec::exclusiveMinimum() {
+  minimumExclusive = true;
+  return *this;
+}
+ParamSpec& ParamSpec::live() {
+  mutability = Mutability::Live;
+  return *this;
+}
+ParamSpec& ParamSpec::logarithmic() {
+  logScale = true;
+  return *this;
+}
+
+std::string ParamSpec::allowedDescription() const {
+  switch (type) {
+    case ParamType::Int: return "an integer in " + rangeText(*this);
+    case ParamType::Float: return "a number in " + rangeText(*this);
+    case ParamType::Bool: return "true or false";
+    case ParamType::Choice: return "one of " + joined(choices);
+    case ParamType::Text: return "a string";
+  }
+  return "?";
+}
+
+std::optional<std::string> checkValue(const ParamSpec& spec, const nlohmann::json& value) {
+  const std::string expected = "'" + spec.name + "' must be " + spec.allowedDescription();
+  const std::string got = ", got " + value.dump();
+  switch (spec.type) {
+    case ParamType::Int:
+    case ParamType::Float: {
+      if (!value.is_number()) return expected + got;
+      const double v = value.get<double>();
+      if (!std::isfinite(v)) return expected + got;
+      if (spec.type == ParamType::Int && std::floor(v) != v) return expected + got;
+      const bool belowMin = spec.minimumExclusive ? v <= spec.minimum : v < spec.minimum;
+      if (belowMin || v > spec.maximum) return expected + got;
+      return std::nullopt;
+    }
+    case ParamType::Bool:
+      if (!value.is_boolean()) return expected + got;
+      return std::nullopt;
+    case ParamType::Choice:
+      if (!value.is_string()) return expected + got;
+      for (const auto& c : spec.choices)
+        if (c == value.get<std::string>()) return std::nullopt;
+      return expected + got;
+    case ParamType::Text:
+      if (!value.is_string()) return expected + got;
+      if (spec.textCheck) {
+        if (auto error = spec.textCheck(value.get<std::string>()))
+          return "'" + spec.name + "': " + *error;
+      }
+      return std::nullopt;
+  }
+  return expected + got;
+}
+
+ParsedValue parseValue(const ParamSpec& spec, const std::string& text) {
+  auto fail = [&]() {
+    return ParsedValue{{}, "'" + spec.name + "' must be " + spec.allowedDescription() +
+                               ", got '" + text + "'"};
+  };
+  nlohmann::json value;
+  switch (spec.type) {
+    case ParamType::Int: {
+      char* end = nullptr;
+      errno = 0;
+      const long long v = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || errno == ERANGE) {
+        // Accept "1e3" style integers when they are whole numbers.
+        const double d = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || std::floor(d) != d) return fail();
+        value = static_cast<long long>(d);
+      } else {
+        value = v;
+      }
+      break;
+    }
+    case ParamType::Float: {
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0') return fail();
+      value = v;
+      break;
+    }
+    case ParamType::Bool:
+      if (text == "true" || text == "1" || text == "yes" || text == "on") value = true;
+      else if (text == "false" || text == "0" || text == "no" || text == "off") value = false;
+      else return fail();
+      break;
+    case ParamType::Choice:
+    case ParamType::Text:
+      value = text;
+      break;
+  }
+  if (auto error = checkValue(spec, value)) return {{}, error};
+  return {value, std::nullopt};
+}
+
+}  // namespace fl

@@ -1,0 +1,73 @@
+// ParamSpec: one declared parameter of an experiment (name, type, default, range or choices,
+// help). Experiments declare a list of these; the config validator, the CLI's --set parser and
+// the GUI's generated form all read the same list, so a new experiment needs no front-end code.
+//
+//   ParamSpec::integer("epochs", 500, 1, 100000, "Passes over the training set (paper: 500)")
+//   ParamSpec::choice("head", "fourier", {"linear", "fourier", "gmm"}, "Classification head")
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fl {
+
+enum class ParamType { Int, Float, Bool, Choice, Text };
+
+std::string toString(ParamType type);
+
+// When a value may change while a run is live (the GUI shows these apart from those that need
+// a restart, such as the architecture).
+enum class Mutability { RestartRequired, Live };
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::Float;
+  nlohmann::json defaultValue;
+  double minimum = -std::numeric_limits<double>::infinity();
+  double maximum = std::numeric_limits<double>::infinity();
+  bool minimumExclusive = false;  // e.g. a learning rate must be > 0
+  std::vector<std::string> choices;
+  std::string help;
+  std::string group = "model";    // form section: "data", "model", "training", "run"
+  Mutability mutability = Mutability::RestartRequired;
+  bool logScale = false;          // a hint for the GUI's spin boxes / sliders
+  // Extra syntax check for Text values (e.g. the device string); returns an error message.
+  std::function<std::optional<std::string>(const std::string&)> textCheck;
+
+  static ParamSpec integer(std::string name, long long defaultValue, long long minimum,
+                           long long maximum, std::string help);
+  static ParamSpec real(std::string name, double defaultValue, double minimum, double maximum,
+                        std::string help);
+  static ParamSpec choice(std::string name, std::string defaultValue,
+                          std::vector<std::string> choices, std::string help);
+  static ParamSpec flag(std::string name, bool defaultValue, std::string help);
+  static ParamSpec text(std::string name, std::string defaultValue, std::string help);
+
+  // Chainable adjustments, so a declaration stays one readable expression.
+  ParamSpec& inGroup(std::string g);
+  ParamSpec& exclusiveMinimum();
+  ParamSpec& live();
+  ParamSpec& logarithmic();
+
+  // The allowed values in words: "an integer in [1, 100000]", "one of linear, fourier, gmm".
+  std::string allowedDescription() const;
+};
+
+// Checks one JSON value against a spec. Returns an error message naming the key and the allowed
+// values, or nothing when the value is acceptable. Integers given as 3.0 are accepted for Int.
+std::optional<std::string> checkValue(const ParamSpec& spec, const nlohmann::json& value);
+
+// Parses the text of a --set KEY=VALUE (or a GUI field) according to the spec's type.
+// Returns the JSON value, or an error message naming the key.
+struct ParsedValue {
+  nlohmann::json value;
+  std::optional<std::string> error;
+};
+ParsedValue parseValue(const ParamSpec& spec, const std::string& text);
+
+}  // namespace fl

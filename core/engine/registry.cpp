@@ -1,0 +1,67 @@
+#include "core/engine/registry.h"
+
+#include <stdexcept>
+
+#include "core/engine/config.h"
+
+namespace fl {
+
+std::vector<ParamSpec> Experiment::allParams() const {
+  auto specs = params();
+  for (auto& spec : runParams()) specs.push_back(std::move(spec));
+  return specs;
+}
+
+std::optional<Preset> Experiment::findPreset(const std::string& presetName) const {
+  for (auto& p : presets())
+    if (p.name == presetName) return p;
+  return std::nullopt;
+}
+
+void ExperimentRegistry::add(std::shared_ptr<const Experiment> experiment) {
+  if (find(experiment->name()))
+    throw std::invalid_argument("experiment '" + experiment->name() + "' registered twice");
+  m_experiments.push_back(std::move(experiment));
+}
+
+std::shared_ptr<const Experiment> ExperimentRegistry::find(const std::string& name) const {
+  for (const auto& e : m_experiments)
+    if (e->name() == name) return e;
+  return nullptr;
+}
+
+std::string ExperimentRegistry::names() const {
+  std::string out;
+  for (const auto& e : m_experiments) out += (out.empty() ? "" : ", ") + e->name();
+  return out;
+}
+
+ValidatedConfig buildConfig(const Experiment& experiment, const std::string& presetName,
+                            const std::vector<std::string>& assignments) {
+  const auto specs = experiment.allParams();
+  nlohmann::json overrides = nlohmann::json::object();
+  if (!presetName.empty()) {
+    const auto presets = experiment.presets();
+    const Preset* preset = nullptr;
+    std::string known;
+    for (const auto& p : presets) {
+      if (p.name == presetName) preset = &p;
+      known += (known.empty() ? "" : ", ") + p.name;
+    }
+    if (!preset) {
+      ValidatedConfig bad;
+      bad.issues.push_back({"preset", "unknown preset '" + presetName + "' for experiment '" +
+                                          experiment.name() + "' (known: " + known + ")"});
+      return bad;
+    }
+    overrides = preset->overrides;
+  }
+  std::vector<ConfigIssue> issues;
+  for (const auto& assignment : assignments)
+    if (auto issue = applyAssignment(specs, assignment, overrides)) issues.push_back(*issue);
+  ValidatedConfig config = validateConfig(specs, overrides);
+  config.issues.insert(config.issues.begin(), issues.begin(), issues.end());
+  return config;
+}
+
+}  // namespace fl

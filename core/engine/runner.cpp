@@ -1,0 +1,186 @@
+#include "core/engine/runner.h"
+
+#include <cmath>
+#include <sstream>
+
+#include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
+
+#include "core/engine/config.h"
+#include "core/engine/device.h"
+#include "core/engine/seeding.h"
+
+namespace fl {
+
+namespace {
+
+std::string formatLoss(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+}  // namespace
+
+Runner::Runner(std::shared_ptr<const Experiment> experiment, nlohmann::json config,
+               EventSink& sink, RunnerOptions options)
+    : m_experiment(std::move(experiment)),
+      m_config(std::move(config)),
+      m_sink(sink),
+      m_options(options) {}
+
+Runner::~Runner() {
+  cancel();
+  join();
+}
+
+void Runner::start() {
+  m_startTime = std::chrono::steady_clock::now();
+  m_thread = std::thread([this] { run(); });
+}
+
+void Runner::cancel() {
+  m_cancel = true;
+  m_wake.notify_all();
+}
+
+void Runner::setPaused(bool paused) {
+  m_paused = paused;
+  m_wake.notify_all();
+}
+
+int64_t Runner::requestProbe(std::map<std::string, double> inputs) {
+  std::lock_guard<std::mutex> lock(m_requestMutex);
+  const int64_t id = m_nextRequestId++;
+  m_requests.push_back({id, std::move(inputs)});
+  m_wake.notify_all();
+  return id;
+}
+
+void Runner::join() {
+  if (m_thread.joinable()) m_thread.join();
+}
+
+double Runner::elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_startTime).count();
+}
+
+void Runner::emitStatus(RunStatus status, std::string message, int64_t step) {
+  StatusEvent e;
+  e.status = status;
+  e.message = std::move(message);
+  e.device = m_deviceName;
+  e.step = step;
+  e.wallSeconds = elapsed();
+  m_sink.onEvent(e);
+}
+
+void Runner::run() {
+  RunStatus status = RunStatus::Failed;
+  std::string message;
+  try {
+    if (m_options.threads > 0) at::set_num_threads(m_options.threads);
+    const ValidatedConfig config = validateConfig(m_experiment->allParams(), m_config);
+    if (!config.ok()) throw std::runtime_error("invalid config: " + config.summary());
+
+    const ResolvedDevice device = resolveDevice(config.values.at("device").get<std::string>());
+    m_deviceName = device.name;
+    emitStatus(RunStatus::Running, "running on " + device.description, 0);
+
+    TrialContext context;
+    context.config = config.values;
+    context.device = device.device;
+    context.seed = config.values.at("seed").get<uint64_t>();
+    std::unique_ptr<Trial> trial;
+    {
+      SeededScope seeded(context.seed);
+      trial = m_experiment->createTrial(context);
+    }
+    status = trainLoop(*trial, message);
+  } catch (const c10::Error& e) {
+    // LibTorch's messages carry a C++ backtrace after the first line; keep the first line.
+    message = e.what_without_backtrace();
+    status = RunStatus::Failed;
+  } catch (const std::exception& e) {
+    message = e.what();
+    status = RunStatus::Failed;
+  }
+  m_finalStatus = status;
+  emitStatus(status, message, 0);
+  m_done = true;
+}
+
+RunStatus Runner::trainLoop(Trial& trial, std::string& message) {
+  const TrialPlan plan = trial.plan();
+  const int64_t totalEpochs = (plan.totalSteps + plan.stepsPerEpoch - 1) / plan.stepsPerEpoch;
+  double lossSum = 0;
+  int64_t lossCount = 0;
+
+  for (int64_t step = 0; step < plan.totalSteps; ++step) {
+    if (!waitWhilePaused(trial, step)) {
+      message = "cancelled after " + std::to_string(step) + " steps";
+      return RunStatus::Cancelled;
+    }
+    answerRequests(trial, step);
+
+    const double loss = trial.trainStep(step);
+    const int64_t stepsDone = step + 1;
+    if (!std::isfinite(loss)) {
+      message = "training loss became " + formatLoss(loss) + " at step " +
+                std::to_string(stepsDone) + " (epoch " +
+                std::to_string(step / plan.stepsPerEpoch + 1) + ")";
+      m_sink.onEvent(MetricEvent{"train/loss", stepsDone, elapsed(), loss});
+      return RunStatus::Failed;
+    }
+    lossSum += loss;
+    ++lossCount;
+
+    const bool last = stepsDone == plan.totalSteps;
+    if (stepsDone % plan.logEvery == 0 || last) {
+      const double meanLoss = lossSum / static_cast<double>(lossCount);
+      m_sink.onEvent(MetricEvent{"train/loss", stepsDone, elapsed(), meanLoss});
+      m_sink.onEvent(ProgressEvent{stepsDone, plan.totalSteps, stepsDone / plan.stepsPerEpoch,
+                                   totalEpochs, elapsed(), meanLoss});
+      lossSum = 0;
+      lossCount = 0;
+    }
+    if (last || (plan.evalEvery > 0 && stepsDone % plan.evalEvery == 0))
+      evaluateAndReport(trial, stepsDone, last);
+  }
+  if (plan.totalSteps == 0) evaluateAndReport(trial, 0, true);
+  answerRequests(trial, plan.totalSteps);
+  return RunStatus::Finished;
+}
+
+void Runner::evaluateAndReport(Trial& trial, int64_t stepsDone, bool final) {
+  EvalReport report;
+  trial.evaluate(stepsDone, final, report);
+  const double now = elapsed();
+  for (auto& [key, value] : report.metrics) m_sink.onEvent(MetricEvent{key, stepsDone, now, value});
+  for (auto& snapshot : report.snapshots)
+    m_sink.onEvent(SnapshotEvent{stepsDone, now, std::move(snapshot), 0});
+}
+
+void Runner::answerRequests(Trial& trial, int64_t stepsDone) {
+  std::deque<ProbeRequest> pending;
+  {
+    std::lock_guard<std::mutex> lock(m_requestMutex);
+    pending.swap(m_requests);
+  }
+  for (auto& request : pending) {
+    for (auto& snapshot : trial.probe(request.inputs))
+      m_sink.onEvent(SnapshotEvent{stepsDone, elapsed(), std::move(snapshot), request.id});
+  }
+}
+
+bool Runner::waitWhilePaused(Trial& trial, int64_t stepsDone) {
+  while (m_paused && !m_cancel) {
+    answerRequests(trial, stepsDone);
+    std::unique_lock<std::mutex> lock(m_requestMutex);
+    m_wake.wait_for(lock, std::chrono::milliseconds(100),
+                    [this] { return !m_paused || m_cancel || !m_requests.empty(); });
+  }
+  return !m_cancel;
+}
+
+}  // namespace fl

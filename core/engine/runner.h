@@ -1,0 +1,90 @@
+// Runner: runs one Trial on its own thread and reports through an EventSink.
+//
+//   EventQueue events;
+//   Runner runner(experiment, config.values, events);
+//   runner.start();
+//   ... drain `events` on your thread; runner.cancel() at any time ...
+//   runner.join();
+//
+// Threading: start/cancel/setPaused/requestProbe/join may be called from any one controlling
+// thread. The Trial (and so the model) is touched only by the Runner's thread: requests reach
+// it through a small queue and are answered between steps with ordinary events. Cancel is
+// honoured within one step. The engine never prints or exits: every outcome is an event, and
+// the last event is always a StatusEvent with a terminal status.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/engine/events.h"
+#include "core/engine/experiment.h"
+
+namespace fl {
+
+struct RunnerOptions {
+  int threads = 0;  // intra-op threads for this run; 0 keeps LibTorch's default
+};
+
+class Runner {
+ public:
+  Runner(std::shared_ptr<const Experiment> experiment, nlohmann::json config, EventSink& sink,
+         RunnerOptions options = {});
+  ~Runner();  // cancels and joins
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  void start();
+  void cancel();
+  void setPaused(bool paused);
+  // Queues a probe; the answer arrives as SnapshotEvents carrying the returned id.
+  int64_t requestProbe(std::map<std::string, double> inputs);
+  void join();
+
+  bool isDone() const { return m_done.load(); }
+  RunStatus finalStatus() const { return m_finalStatus.load(); }
+
+ private:
+  struct ProbeRequest {
+    int64_t id;
+    std::map<std::string, double> inputs;
+  };
+
+  void run();
+  RunStatus trainLoop(class Trial& trial, std::string& message);
+  void evaluateAndReport(Trial& trial, int64_t stepsDone, bool final);
+  void answerRequests(Trial& trial, int64_t stepsDone);
+  // Blocks while paused (still answering probes); returns false once cancelled.
+  bool waitWhilePaused(Trial& trial, int64_t stepsDone);
+  double elapsed() const;
+  void emitStatus(RunStatus status, std::string message, int64_t step);
+
+  std::shared_ptr<const Experiment> m_experiment;
+  nlohmann::json m_config;
+  EventSink& m_sink;
+  RunnerOptions m_options;
+  std::string m_deviceName;
+
+  std::thread m_thread;
+  std::atomic<bool> m_cancel{false};
+  std::atomic<bool> m_paused{false};
+  std::atomic<bool> m_done{false};
+  std::atomic<RunStatus> m_finalStatus{RunStatus::Queued};
+
+  std::mutex m_requestMutex;
+  std::condition_variable m_wake;
+  std::deque<ProbeRequest> m_requests;
+  int64_t m_nextRequestId = 1;
+
+  std::chrono::steady_clock::time_point m_startTime;
+};
+
+}  // namespace fl

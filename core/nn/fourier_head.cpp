@@ -1,0 +1,106 @@
+#include "core/nn/fourier_head.h"
+
+#include <cmath>
+
+#include <torch/torch.h>
+
+namespace fl::nn {
+
+FourierHeadImpl::FourierHeadImpl(FourierHeadOptions options) : m_options(std::move(options)) {
+  TORCH_CHECK(m_options.frequencies() >= 1, "FourierHead needs at least one frequency");
+  TORCH_CHECK(m_options.bins() >= 2, "FourierHead needs at least two bins");
+  const int64_t n1 = m_options.frequencies() + 1;
+  m_linear = register_module(
+      "linear", torch::nn::Linear(m_options.in_features(), 2 * n1));
+  {
+    torch::NoGradGuard noGrad;
+    m_linear->weight.mul_(m_options.init_scale());
+    m_linear->bias.mul_(m_options.init_scale());
+  }
+  m_binBasis = register_buffer("bin_basis", fourierBasis(binCenters(m_options.bins())));
+
+  // m_lagSelector[p * n1 + q][k] = 1 when p - q == k: a product with the flattened outer
+  // product u_p u_q sums its k-th lower diagonal, i.e. sum_j u_{j+k} u_j.
+  auto selector = torch::zeros({n1 * n1, n1});
+  for (int64_t p = 0; p < n1; ++p)
+    for (int64_t q = 0; q <= p; ++q) selector[p * n1 + q][p - q] = 1.0;
+  m_lagSelector = register_buffer("lag_selector", selector);
+
+  auto k = torch::arange(n1, torch::kDouble);
+  m_penaltyWeights =
+      register_buffer("penalty_weights", (2.0 * M_PI * M_PI * k * k).to(torch::kFloat));
+}
+
+torch::Tensor FourierHeadImpl::fourierBasis(const torch::Tensor& z) const {
+  // Rows 0..N act on the real parts u, rows N+1..2N+1 on the imaginary parts v:
+  //   Re A(z) = sum_j u_j cos(pi j z) - v_j sin(pi j z)
+  //   Im A(z) = sum_j u_j sin(pi j z) + v_j cos(pi j z)
+  const int64_t n1 = m_options.frequencies() + 1;
+  auto j = torch::arange(n1, torch::kDouble).unsqueeze(1);  // (N+1, 1)
+  auto angle = M_PI * j * z.to(torch::kDouble).unsqueeze(0);  // (N+1, Z)
+  auto c = torch::cos(angle);
+  auto s = torch::sin(angle);
+  auto top = torch::cat({c, s}, /*dim=*/1);      // (N+1, 2Z)
+  auto bottom = torch::cat({-s, c}, /*dim=*/1);  // (N+1, 2Z)
+  return torch::cat({top, bottom}, /*dim=*/0).to(torch::kFloat);  // (2(N+1), 2Z)
+}
+
+torch::Tensor FourierHeadImpl::amplitudes(const torch::Tensor& h) { return m_linear(h); }
+
+torch::Tensor FourierHeadImpl::densityFromAmplitudes(const torch::Tensor& a,
+                                                     const torch::Tensor& basis) const {
+  const int64_t zCount = basis.size(1) / 2;
+  auto reIm = torch::matmul(a, basis.to(a.dtype()));  // (B, 2Z): Re A(z) then Im A(z)
+  auto re = reIm.narrow(/*dim=*/1, /*start=*/0, zCount);
+  auto im = reIm.narrow(/*dim=*/1, /*start=*/zCount, zCount);
+  auto c0 = (a * a).sum(/*dim=*/1, /*keepdim=*/true).clamp_min(1e-30);  // (B, 1)
+  return (re * re + im * im) / (2.0 * c0);                              // (B, Z)
+}
+
+HeadOutput FourierHeadImpl::forward(const torch::Tensor& h) {
+  auto a = amplitudes(h);                                   // (B, 2(N+1))
+  auto p = densityFromAmplitudes(a, m_binBasis);            // (B, m)
+  auto q = p / p.sum(/*dim=*/1, /*keepdim=*/true);          // categorical over bins
+  HeadOutput out;
+  out.logits = torch::log(q + 1e-5);
+  if (m_options.gamma() > 0) out.penalty = m_options.gamma() * smoothnessPenalty(a);
+  return out;
+}
+
+torch::Tensor FourierHeadImpl::density(const torch::Tensor& h, const torch::Tensor& z) {
+  return densityFromAmplitudes(amplitudes(h), fourierBasis(z).to(h.device()));
+}
+
+torch::Tensor FourierHeadImpl::autocorrelation(const torch::Tensor& a) const {
+  const int64_t n1 = m_options.frequencies() + 1;
+  auto u = a.narrow(1, 0, n1);   // (B, N+1) real parts
+  auto v = a.narrow(1, n1, n1);  // (B, N+1) imaginary parts
+  auto outer = [](const torch::Tensor& x, const torch::Tensor& y) {
+    return (x.unsqueeze(2) * y.unsqueeze(1)).flatten(1);  // (B, (N+1)^2): x_p y_q
+  };
+  auto selector = m_lagSelector.to(a.dtype());
+  // c_k = sum_j a_{j+k} conj(a_j) = sum_j (u_{j+k} u_j + v_{j+k} v_j)
+  //                                 + i (v_{j+k} u_j - u_{j+k} v_j)
+  auto re = torch::matmul(outer(u, u) + outer(v, v), selector);  // (B, N+1)
+  auto im = torch::matmul(outer(v, u) - outer(u, v), selector);  // (B, N+1)
+  return torch::stack({re, im}, /*dim=*/2);                      // (B, N+1, 2)
+}
+
+torch::Tensor FourierHeadImpl::coefficients(const torch::Tensor& h) {
+  return autocorrelation(amplitudes(h));
+}
+
+torch::Tensor FourierHeadImpl::normalizedCoefficients(const torch::Tensor& h) {
+  auto c = coefficients(h);                                     // (B, N+1, 2)
+  auto c0 = c.select(2, 0).narrow(1, 0, 1).clamp_min(1e-30);   // (B, 1) Re(c_0)
+  return c / c0.unsqueeze(2);
+}
+
+torch::Tensor FourierHeadImpl::smoothnessPenalty(const torch::Tensor& a) {
+  auto c = autocorrelation(a);                    // (B, N+1, 2)
+  auto magnitude2 = (c * c).sum(/*dim=*/2);       // (B, N+1): |c_k|^2
+  auto weighted = (magnitude2 * m_penaltyWeights.to(a.dtype())).sum(/*dim=*/1);  // (B)
+  return 2.0 * weighted.mean();
+}
+
+}  // namespace fl::nn

@@ -1,0 +1,11 @@
+#include "experiments/builtin_experiments.h"
+
+#include "experiments/fourier_head/fourier_head_experiment.h"
+
+namespace fl {
+
+void registerBuiltinExperiments(ExperimentRegistry& registry) {
+  registry.add(std::make_shared<fourier_head::FourierHeadExperiment>());
+}
+
+}  // namespace fl

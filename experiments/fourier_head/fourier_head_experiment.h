@@ -1,0 +1,22 @@
+// The `fourier-head` experiment: the Fourier head paper's toy benchmark (PAPERS.md section 1).
+// Declares its parameters (with the paper's defaults), its dashboard panels, its presets (with
+// the paper's Table 1 as reference values) and the probe inputs x, y.
+#pragma once
+
+#include "core/engine/experiment.h"
+
+namespace fl::fourier_head {
+
+class FourierHeadExperiment : public Experiment {
+ public:
+  std::string name() const override { return "fourier-head"; }
+  std::string title() const override { return "Fourier head: toy conditional densities"; }
+  std::string description() const override;
+  std::vector<ParamSpec> params() const override;
+  std::vector<PanelSpec> panels() const override;
+  std::vector<Preset> presets() const override;
+  std::vector<ProbeInput> probeInputs() const override;
+  std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
+};
+
+}  // namespace fl::fourier_head

@@ -17,7 +17,8 @@ FourierHeadImpl::FourierHeadImpl(FourierHeadOptions options) : m_options(std::mo
     m_linear->weight.mul_(m_options.init_scale());
     m_linear->bias.mul_(m_options.init_scale());
   }
-  m_binBasis = register_buffer("bin_basis", fourierBasis(binCenters(m_options.bins())));
+  m_binBasis = register_buffer("bin_basis",
+                               fourierBasis(binCenters(m_options.bins())).to(torch::kFloat));
 
   // m_lagSelector[p * n1 + q][k] = 1 when p - q == k: a product with the flattened outer
   // product u_p u_q sums its k-th lower diagonal, i.e. sum_j u_{j+k} u_j.
@@ -42,7 +43,7 @@ torch::Tensor FourierHeadImpl::fourierBasis(const torch::Tensor& z) const {
   auto s = torch::sin(angle);
   auto top = torch::cat({c, s}, /*dim=*/1);      // (N+1, 2Z)
   auto bottom = torch::cat({-s, c}, /*dim=*/1);  // (N+1, 2Z)
-  return torch::cat({top, bottom}, /*dim=*/0).to(torch::kFloat);  // (2(N+1), 2Z)
+  return torch::cat({top, bottom}, /*dim=*/0);  // (2(N+1), 2Z), double
 }
 
 torch::Tensor FourierHeadImpl::amplitudes(const torch::Tensor& h) { return m_linear(h); }

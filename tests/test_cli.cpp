@@ -1,0 +1,126 @@
+// Tests app/cli (fourierlab-cli) as a user runs it: a subprocess, its exit codes, its stderr
+// messages and the JSON summary on the last line of stdout.
+#include <QtTest>
+
+#include <csignal>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Result {
+  int exitCode = -1;
+  QString out;
+  QString err;
+};
+
+QString cliPath() { return QString::fromLocal8Bit(qgetenv("FOURIERLAB_CLI")); }
+
+Result runCli(const QStringList& args, int timeoutMs = 120000) {
+  QProcess p;
+  p.start(cliPath(), args);
+  if (!p.waitForFinished(timeoutMs)) {
+    p.kill();
+    p.waitForFinished();
+  }
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+          QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+nlohmann::json lastJsonLine(const QString& out) {
+  const auto lines = out.trimmed().split('\n');
+  return nlohmann::json::parse(lines.last().toStdString());
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { QVERIFY2(QFileInfo(cliPath()).isExecutable(), qPrintable(cliPath())); }
+
+  void listShowsExperimentsParamsAndPresets() {
+    auto r = runCli({"list", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    auto j = nlohmann::json::parse(r.out.toStdString());
+    QCOMPARE(j[0]["name"].get<std::string>(), std::string("fourier-head"));
+    QVERIFY(j[0]["presets"].size() >= 4);
+    QVERIFY(j[0]["params"].size() >= 10);
+  }
+
+  void runPrintsTheJsonSummaryLast() {
+    auto r = runCli({"run", "fourier-head", "--preset", "paper-linear", "--set", "samples=300",
+                     "--set", "epochs=2", "--device", "cpu", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    auto j = lastJsonLine(r.out);
+    QCOMPARE(j["experiment"].get<std::string>(), std::string("fourier-head"));
+    QCOMPARE(j["status"].get<std::string>(), std::string("finished"));
+    QCOMPARE(j["device"].get<std::string>(), std::string("cpu"));
+    QCOMPARE(j["seed"].get<int>(), 42);
+    QCOMPARE(j["config"]["head"].get<std::string>(), std::string("linear"));
+    for (const char* key : {"train/loss", "test/kl", "test/mse_expected", "test/mse_argmax",
+                            "test/smoothness"})
+      QVERIFY2(j["metrics"].contains(key), key);
+    QVERIFY(j["seconds"].get<double>() > 0);
+    // Progress went to stderr, plain lines since stderr is not a terminal here.
+    QVERIFY(r.err.contains("eval step"));
+  }
+
+  void badConfigExitsTwoNamingTheKey_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("out of range") << QStringList{"--set", "lr=-1"} << "'lr' must be a number in (0, 1], got -1";
+    QTest::newRow("unknown key") << QStringList{"--set", "learning_rate=1"} << "unknown parameter 'learning_rate'";
+    QTest::newRow("bad choice") << QStringList{"--set", "head=cnn"} << "'head' must be one of linear, fourier, gmm";
+    QTest::newRow("bad preset") << QStringList{"--preset", "paper"} << "unknown preset 'paper'";
+    QTest::newRow("bad device") << QStringList{"--device", "gpu0"} << "device must be auto, cpu, cuda or cuda:N";
+  }
+  void badConfigExitsTwoNamingTheKey() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    auto r = runCli(QStringList{"run", "fourier-head"} + args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+  }
+
+  void unknownExperimentAndUsageErrorsExitTwo() {
+    auto r = runCli({"run", "fourier-tail"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.contains("unknown experiment 'fourier-tail' (known: fourier-head"));
+    QCOMPARE(runCli({"run"}).exitCode, 2);
+    QCOMPARE(runCli({"frobnicate"}).exitCode, 2);
+  }
+
+  void cudaWithoutCudaExitsTwo() {
+    auto r = runCli({"run", "fourier-head", "--device", "cuda", "--set", "epochs=1"});
+    if (r.exitCode == 0) QSKIP("this machine has CUDA");
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("CUDA is not available"), qPrintable(r.err));
+  }
+
+  void ctrlCCancelsCleanlyWithExitCode130() {
+    QProcess p;
+    p.start(cliPath(), {"run", "fourier-head", "--set", "epochs=100000", "--device", "cpu", "--json"});
+    QVERIFY(p.waitForStarted());
+    // Wait until training is under way (the first evaluation line), then interrupt.
+    QElapsedTimer timer;
+    timer.start();
+    QByteArray err;
+    while (!err.contains("eval step") && timer.elapsed() < 60000) {
+      p.waitForReadyRead(100);
+      err += p.readAllStandardError();
+    }
+    QVERIFY2(err.contains("eval step"), err.constData());
+    ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 130);
+    err += p.readAllStandardError();
+    QVERIFY(err.contains("run cancelled"));
+    auto j = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
+    QCOMPARE(j["status"].get<std::string>(), std::string("cancelled"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

@@ -1,0 +1,145 @@
+// Tests core/engine/config.h and param_spec.h: defaults, rejection messages that name the key
+// and the allowed values, KEY=VALUE parsing, presets.
+#include <QtTest>
+
+#include "core/engine/config.h"
+#include "core/engine/registry.h"
+#include "experiments/builtin_experiments.h"
+
+using fl::ParamSpec;
+
+class TestConfig : public QObject {
+  Q_OBJECT
+
+  std::vector<ParamSpec> specs() const {
+    auto s = std::vector<ParamSpec>{
+        ParamSpec::integer("epochs", 500, 1, 1000, "passes"),
+        ParamSpec::real("lr", 1e-3, 0.0, 1.0, "learning rate").exclusiveMinimum(),
+        ParamSpec::choice("head", "fourier", {"linear", "fourier", "gmm"}, "head"),
+        ParamSpec::flag("learnable", false, "train it"),
+    };
+    for (auto& r : fl::runParams()) s.push_back(r);
+    return s;
+  }
+
+ private slots:
+  void defaultsFillEveryKey() {
+    auto c = fl::validateConfig(specs(), nlohmann::json::object());
+    QVERIFY(c.ok());
+    QCOMPARE(c.values["epochs"].get<int>(), 500);
+    QCOMPARE(c.values["head"].get<std::string>(), std::string("fourier"));
+    QCOMPARE(c.values["seed"].get<int>(), 42);
+    QCOMPARE(c.values["device"].get<std::string>(), std::string("auto"));
+  }
+
+  void badValuesAreRejected_data() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("expectedFragment");
+    QTest::newRow("unknown key") << R"({"epoch": 3})" << "epoch" << "unknown parameter 'epoch' (known: epochs, lr";
+    QTest::newRow("int out of range") << R"({"epochs": 0})" << "epochs" << "'epochs' must be an integer in [1, 1000], got 0";
+    QTest::newRow("int not whole") << R"({"epochs": 2.5})" << "epochs" << "must be an integer";
+    QTest::newRow("wrong type") << R"({"epochs": "ten"})" << "epochs" << "got \"ten\"";
+    QTest::newRow("exclusive minimum") << R"({"lr": 0})" << "lr" << "'lr' must be a number in (0, 1], got 0";
+    QTest::newRow("bad choice") << R"({"head": "mlp"})" << "head" << "'head' must be one of linear, fourier, gmm, got \"mlp\"";
+    QTest::newRow("bool as string") << R"({"learnable": "yes"})" << "learnable" << "must be true or false";
+    QTest::newRow("bad device") << R"({"device": "gpu"})" << "device" << "device must be auto, cpu, cuda or cuda:N, got 'gpu'";
+    QTest::newRow("negative seed") << R"({"seed": -1})" << "seed" << "'seed' must be an integer in [0,";
+  }
+  void badValuesAreRejected() {
+    QFETCH(QString, json);
+    QFETCH(QString, key);
+    QFETCH(QString, expectedFragment);
+    auto c = fl::validateConfig(specs(), nlohmann::json::parse(json.toStdString()));
+    QVERIFY(!c.ok());
+    QCOMPARE(c.issues.size(), size_t(1));
+    QCOMPARE(QString::fromStdString(c.issues[0].key), key);
+    QVERIFY2(c.issues[0].message.find(expectedFragment.toStdString()) != std::string::npos,
+             c.issues[0].message.c_str());
+  }
+
+  void everyIssueIsReportedNotOnlyTheFirst() {
+    auto c = fl::validateConfig(specs(), {{"epochs", 0}, {"lr", 5}, {"nope", 1}});
+    QCOMPARE(c.issues.size(), size_t(3));
+  }
+
+  void nonObjectConfigIsRejected() {
+    auto c = fl::validateConfig(specs(), nlohmann::json::array({1, 2}));
+    QVERIFY(!c.ok());
+    QVERIFY(c.summary().find("must be a JSON object") != std::string::npos);
+  }
+
+  void integersGivenAsFloatsAreStoredAsIntegers() {
+    auto c = fl::validateConfig(specs(), {{"epochs", 3.0}});
+    QVERIFY(c.ok());
+    QVERIFY(c.values["epochs"].is_number_integer());
+  }
+
+  void assignmentsParseByType_data() {
+    QTest::addColumn<QString>("assignment");
+    QTest::addColumn<QString>("expectedJson");
+    QTest::newRow("int") << "epochs=12" << "12";
+    QTest::newRow("int in e-notation") << "epochs=1e2" << "100";
+    QTest::newRow("float") << "lr=2.5e-4" << "0.00025";
+    QTest::newRow("choice") << "head=gmm" << "\"gmm\"";
+    QTest::newRow("bool word") << "learnable=on" << "true";
+    QTest::newRow("device ordinal") << "device=cuda:1" << "\"cuda:1\"";
+  }
+  void assignmentsParseByType() {
+    QFETCH(QString, assignment);
+    QFETCH(QString, expectedJson);
+    nlohmann::json overrides = nlohmann::json::object();
+    auto issue = fl::applyAssignment(specs(), assignment.toStdString(), overrides);
+    QVERIFY2(!issue, issue ? issue->message.c_str() : "");
+    const auto key = assignment.section('=', 0, 0).toStdString();
+    QCOMPARE(overrides[key], nlohmann::json::parse(expectedJson.toStdString()));
+  }
+
+  void malformedAssignmentsAreRejected_data() {
+    QTest::addColumn<QString>("assignment");
+    QTest::addColumn<QString>("expectedFragment");
+    QTest::newRow("no equals") << "epochs" << "expected KEY=VALUE";
+    QTest::newRow("empty key") << "=3" << "expected KEY=VALUE";
+    QTest::newRow("unknown") << "epoks=3" << "unknown parameter 'epoks'";
+    QTest::newRow("not a number") << "lr=fast" << "'lr' must be a number in (0, 1], got 'fast'";
+    QTest::newRow("trailing junk") << "epochs=12x" << "'epochs' must be an integer";
+    QTest::newRow("empty value") << "epochs=" << "'epochs' must be an integer";
+  }
+  void malformedAssignmentsAreRejected() {
+    QFETCH(QString, assignment);
+    QFETCH(QString, expectedFragment);
+    nlohmann::json overrides = nlohmann::json::object();
+    auto issue = fl::applyAssignment(specs(), assignment.toStdString(), overrides);
+    QVERIFY(issue.has_value());
+    QVERIFY2(issue->message.find(expectedFragment.toStdString()) != std::string::npos,
+             issue->message.c_str());
+  }
+
+  void presetThenAssignmentsInOrder() {
+    fl::ExperimentRegistry registry;
+    fl::registerBuiltinExperiments(registry);
+    auto e = registry.find("fourier-head");
+    QVERIFY(e);
+    auto c = fl::buildConfig(*e, "paper-linear", {"dataset=beta", "epochs=7"});
+    QVERIFY2(c.ok(), c.summary().c_str());
+    QCOMPARE(c.values["head"].get<std::string>(), std::string("linear"));
+    QCOMPARE(c.values["dataset"].get<std::string>(), std::string("beta"));
+    QCOMPARE(c.values["epochs"].get<int>(), 7);
+    // A later assignment wins over the preset.
+    auto d = fl::buildConfig(*e, "paper-linear", {"head=gmm"});
+    QCOMPARE(d.values["head"].get<std::string>(), std::string("gmm"));
+  }
+
+  void unknownPresetNamesTheKnownOnes() {
+    fl::ExperimentRegistry registry;
+    fl::registerBuiltinExperiments(registry);
+    auto c = fl::buildConfig(*registry.find("fourier-head"), "paper-fourrier", {});
+    QVERIFY(!c.ok());
+    QVERIFY2(c.summary().find("unknown preset 'paper-fourrier'") != std::string::npos &&
+                 c.summary().find("paper-fourier") != std::string::npos,
+             c.summary().c_str());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestConfig)
+#include "test_config.moc"

@@ -1,0 +1,138 @@
+// Tests core/metrics/distribution_metrics.h against plain-double computations of the paper's
+// definitions (PAPERS.md section 1) on small known inputs.
+#include <QtTest>
+
+#include <random>
+
+#include <torch/torch.h>
+
+#include "core/metrics/distribution_metrics.h"
+#include "core/nn/distribution_head.h"
+
+namespace {
+
+std::vector<double> randomPmf(int64_t m, std::mt19937& rng, bool withZeros = false) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> p(static_cast<size_t>(m));
+  double total = 0;
+  for (auto& v : p) {
+    v = (withZeros && u(rng) < 0.3) ? 0.0 : u(rng);
+    total += v;
+  }
+  for (auto& v : p) v /= total;
+  return p;
+}
+
+torch::Tensor rows(const std::vector<std::vector<double>>& r) {
+  std::vector<torch::Tensor> out;
+  for (const auto& v : r) out.push_back(torch::tensor(v, torch::kDouble));
+  return torch::stack(out);
+}
+
+// s(q) straight from the definition: wrap-around Gaussian filter, radius m - 1.
+double directSmoothness(const std::vector<double>& q) {
+  const int m = static_cast<int>(q.size());
+  double s = 0;
+  for (int sigma = 1; sigma <= 100; ++sigma) {
+    std::vector<double> w;
+    double total = 0;
+    for (int d = -(m - 1); d <= m - 1; ++d) {
+      w.push_back(std::exp(-0.5 * d * d / double(sigma * sigma)));
+      total += w.back();
+    }
+    double norm2 = 0;
+    for (int i = 0; i < m; ++i) {
+      double filtered = 0;
+      for (int d = -(m - 1); d <= m - 1; ++d) filtered += w[d + m - 1] / total * q[((i - d) % m + m) % m];
+      norm2 += (q[i] - filtered) * (q[i] - filtered);
+    }
+    s += 6.0 / (M_PI * M_PI * sigma * sigma) * std::sqrt(norm2);
+  }
+  return s;
+}
+
+}  // namespace
+
+class TestDistributionMetrics : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void klMatchesDefinitionAndIgnoresEmptyTrueBins() {
+    std::mt19937 rng(1);
+    std::vector<std::vector<double>> t, q;
+    for (int i = 0; i < 5; ++i) {
+      t.push_back(randomPmf(12, rng, /*withZeros=*/true));
+      q.push_back(randomPmf(12, rng));
+    }
+    auto kl = fl::metrics::klDivergence(rows(t), rows(q));
+    for (int i = 0; i < 5; ++i) {
+      double expected = 0;
+      for (int j = 0; j < 12; ++j)
+        if (t[i][j] > 0) expected += t[i][j] * std::log(t[i][j] / q[i][j]);
+      QVERIFY(std::abs(kl[i].item<double>() - expected) < 1e-12);
+    }
+    QVERIFY(std::isfinite(kl.sum().item<double>()));
+  }
+
+  void klOfIdenticalDistributionsIsZero() {
+    auto p = torch::softmax(torch::randn({3, 7}, torch::kDouble), 1);
+    QVERIFY(fl::metrics::klDivergence(p, p).abs().max().item<double>() < 1e-14);
+  }
+
+  void mseOfExpectationAndArgmaxOnAKnownInput() {
+    // 4 bins of [-1, 1]: centres -0.75, -0.25, 0.25, 0.75.
+    auto centers = fl::nn::binCenters(4, torch::kDouble);
+    auto q = rows({{0.1, 0.2, 0.3, 0.4}, {0.7, 0.1, 0.1, 0.1}});
+    auto target = torch::tensor(std::vector<int64_t>{3, 2});
+    auto expected = fl::metrics::squaredErrorOfExpectation(q, centers, target);
+    // E = -0.075 - 0.05 + 0.075 + 0.3 = 0.25 -> (0.25 - 0.75)^2 = 0.25
+    // E = -0.525 - 0.025 + 0.025 + 0.075 = -0.45 -> (-0.45 - 0.25)^2 = 0.49
+    QVERIFY(std::abs(expected[0].item<double>() - 0.25) < 1e-12);
+    QVERIFY(std::abs(expected[1].item<double>() - 0.49) < 1e-12);
+    auto argmax = fl::metrics::squaredErrorOfArgmax(q, centers, target);
+    QVERIFY(std::abs(argmax[0].item<double>() - 0.0) < 1e-12);  // argmax bin 3 = target
+    QVERIFY(std::abs(argmax[1].item<double>() - 1.0) < 1e-12);  // -0.75 vs 0.25
+  }
+
+  void smoothnessMatchesTheDefinition() {
+    std::mt19937 rng(2);
+    fl::metrics::SmoothnessMetric metric(9);
+    std::vector<std::vector<double>> q;
+    for (int i = 0; i < 4; ++i) q.push_back(randomPmf(9, rng, true));
+    q.push_back({0, 0, 0, 0, 1, 0, 0, 0, 0});  // a spike: the roughest kind
+    auto s = metric(rows(q).to(torch::kFloat));
+    for (size_t i = 0; i < q.size(); ++i) {
+      const double expected = directSmoothness(q[i]);
+      QVERIFY2(std::abs(s[i].item<double>() - expected) < 1e-5 * std::max(1.0, expected),
+               qPrintable(QString("%1 vs %2").arg(s[i].item<double>()).arg(expected)));
+    }
+  }
+
+  void uniformIsPerfectlySmoothAndSpikesAreNot() {
+    fl::metrics::SmoothnessMetric metric(50);
+    auto uniform = torch::full({1, 50}, 1.0 / 50);
+    QVERIFY(metric(uniform)[0].item<double>() < 1e-6);
+    auto spike = torch::zeros({1, 50});
+    spike[0][10] = 1.0;
+    auto wide = torch::softmax(-torch::pow(torch::arange(50).to(torch::kFloat) - 25, 2) / 50.0, 0)
+                    .unsqueeze(0);
+    QVERIFY(metric(spike)[0].item<double>() > metric(wide)[0].item<double>());
+  }
+
+  void filterRowsSumToOne() {
+    auto g = fl::metrics::SmoothnessMetric::gaussianFilterMatrix(13, 3.0);
+    QVERIFY(torch::allclose(g.sum(1), torch::ones({13}, torch::kDouble)));
+  }
+
+  void tooManyBinsIsRejectedWithTheLimit() {
+    try {
+      fl::metrics::SmoothnessMetric metric(1000);
+      QFAIL("expected an error");
+    } catch (const c10::Error& e) {
+      QVERIFY(std::string(e.what()).find("2..256 bins, got 1000") != std::string::npos);
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(TestDistributionMetrics)
+#include "test_distribution_metrics.moc"

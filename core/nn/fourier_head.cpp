@@ -48,20 +48,18 @@ torch::Tensor FourierHeadImpl::fourierBasis(const torch::Tensor& z) const {
 
 torch::Tensor FourierHeadImpl::amplitudes(const torch::Tensor& h) { return m_linear(h); }
 
-torch::Tensor FourierHeadImpl::densityFromAmplitudes(const torch::Tensor& a,
-                                                     const torch::Tensor& basis) const {
+torch::Tensor FourierHeadImpl::squaredMagnitude(const torch::Tensor& a,
+                                               const torch::Tensor& basis) const {
   const int64_t zCount = basis.size(1) / 2;
   auto reIm = torch::matmul(a, basis.to(a.dtype()));  // (B, 2Z): Re A(z) then Im A(z)
-  auto re = reIm.narrow(/*dim=*/1, /*start=*/0, zCount);
-  auto im = reIm.narrow(/*dim=*/1, /*start=*/zCount, zCount);
-  auto c0 = (a * a).sum(/*dim=*/1, /*keepdim=*/true).clamp_min(1e-30);  // (B, 1)
-  return (re * re + im * im) / (2.0 * c0);                              // (B, Z)
+  return reIm.pow(2).view({a.size(0), 2, zCount}).sum(/*dim=*/1);  // (B, Z): |A(z)|^2
 }
 
 HeadOutput FourierHeadImpl::forward(const torch::Tensor& h) {
-  auto a = amplitudes(h);                                   // (B, 2(N+1))
-  auto p = densityFromAmplitudes(a, m_binBasis);            // (B, m)
-  auto q = p / p.sum(/*dim=*/1, /*keepdim=*/true);          // categorical over bins
+  auto a = amplitudes(h);                              // (B, 2(N+1))
+  // p(z) = |A(z)|^2 / (2 c_0); the normalisation over bins cancels 2 c_0, so skip it here.
+  auto s = squaredMagnitude(a, m_binBasis);            // (B, m)
+  auto q = s / s.sum(/*dim=*/1, /*keepdim=*/true);     // categorical over bins
   HeadOutput out;
   out.logits = torch::log(q + 1e-5);
   if (m_options.gamma() > 0) out.penalty = m_options.gamma() * smoothnessPenalty(a);
@@ -69,7 +67,9 @@ HeadOutput FourierHeadImpl::forward(const torch::Tensor& h) {
 }
 
 torch::Tensor FourierHeadImpl::density(const torch::Tensor& h, const torch::Tensor& z) {
-  return densityFromAmplitudes(amplitudes(h), fourierBasis(z).to(h.device()));
+  auto a = amplitudes(h);
+  auto c0 = a.pow(2).sum(/*dim=*/1, /*keepdim=*/true);  // (B, 1): sum_j |a_j|^2
+  return squaredMagnitude(a, fourierBasis(z).to(h.device())) / (2.0 * c0);
 }
 
 torch::Tensor FourierHeadImpl::autocorrelation(const torch::Tensor& a) const {

@@ -7,7 +7,8 @@
 //   p(z) = 1/2 + Re( sum_{k=1..N} c_k / c_0 * exp(i pi k z) ).
 // By the Wiener-Khinchin identity that is exactly |A(z)|^2 / (2 c_0) with
 // A(z) = sum_j a_j exp(i pi j z) and c_0 = sum_j |a_j|^2, which is how forward() evaluates it:
-// one matrix product with a fixed cos/sin basis, no (N+1)^2 autocorrelation on the hot path.
+// one matrix product with a fixed cos/sin basis, no (N+1)^2 autocorrelation on the hot path
+// (and no c_0 at all there: normalising over the bins cancels it).
 // The autocorrelation is still computed, for the regulariser and the spectrum plots;
 // tests/test_fourier_head.cpp checks both routes agree.
 #pragma once
@@ -57,8 +58,8 @@ class FourierHeadImpl : public DistributionHeadImpl {
 
  private:
   torch::Tensor autocorrelation(const torch::Tensor& a) const;
-  // p(z) for amplitudes a (B, 2(N+1)) and a basis built by fourierBasis(z): (B, Z).
-  torch::Tensor densityFromAmplitudes(const torch::Tensor& a, const torch::Tensor& basis) const;
+  // |A(z)|^2 for amplitudes a (B, 2(N+1)) and a basis built by fourierBasis(z): (B, Z).
+  torch::Tensor squaredMagnitude(const torch::Tensor& a, const torch::Tensor& basis) const;
   torch::Tensor fourierBasis(const torch::Tensor& z) const;
 
   FourierHeadOptions m_options;

@@ -115,8 +115,8 @@ FourierHeadTrial::FourierHeadTrial(const ToyBenchmarkSettings& settings, c10::De
 
   m_model = ToyRegressor(makeHead(m_settings));
   m_model->to(device);
-  m_optimizer = std::make_unique<torch::optim::Adam>(m_model->parameters(),
-                                                     torch::optim::AdamOptions(m_settings.lr));
+  m_optimizer = std::make_unique<optim::FlatAdam>(m_model->parameters(),
+                                                  optim::FlatAdamOptions().lr(m_settings.lr));
   m_stepsPerEpoch =
       (static_cast<int64_t>(train.size()) + m_settings.batchSize - 1) / m_settings.batchSize;
 }
@@ -158,7 +158,7 @@ double FourierHeadTrial::trainStep(int64_t stepIndex) {
   auto out = m_model->forward(inputs);
   auto loss = torch::nn::functional::cross_entropy(out.logits, targets);
   if (out.penalty.defined()) loss = loss + out.penalty;
-  m_optimizer->zero_grad();
+  m_optimizer->zeroGrad();
   loss.backward();
   m_optimizer->step();
   return loss.item<double>();  // device sync point: the Runner checks every loss for NaN

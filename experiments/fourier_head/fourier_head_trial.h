@@ -7,10 +7,10 @@
 #include <random>
 #include <vector>
 
-#include <torch/optim/adam.h>
 
 #include "core/engine/experiment.h"
 #include "core/metrics/distribution_metrics.h"
+#include "core/optim/flat_adam.h"
 #include "experiments/fourier_head/toy_datasets.h"
 #include "experiments/fourier_head/toy_regressor.h"
 
@@ -71,7 +71,7 @@ class FourierHeadTrial : public Trial {
   torch::Tensor m_permutation;   // this epoch's order of the training set, on device
 
   ToyRegressor m_model{nullptr};
-  std::unique_ptr<torch::optim::Adam> m_optimizer;
+  std::unique_ptr<optim::FlatAdam> m_optimizer;
   metrics::SmoothnessMetric m_smoothness;
   int64_t m_stepsPerEpoch = 0;
 };

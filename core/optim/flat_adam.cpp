@@ -1,0 +1,64 @@
+#include "core/optim/flat_adam.h"
+
+#include <cmath>
+
+#include <torch/torch.h>
+
+namespace fl::optim {
+
+FlatAdam::FlatAdam(std::vector<torch::Tensor> parameters, FlatAdamOptions options)
+    : m_options(options), m_parameters(std::move(parameters)) {
+  TORCH_CHECK(!m_parameters.empty(), "FlatAdam needs at least one parameter");
+  const auto tensorOptions = m_parameters.front().options();
+  int64_t total = 0;
+  for (const auto& p : m_parameters) {
+    TORCH_CHECK(p.dtype() == tensorOptions.dtype() && p.device() == tensorOptions.device(),
+                "FlatAdam needs all parameters on one device with one dtype");
+    total += p.numel();
+  }
+  m_flatParams = torch::empty({total}, tensorOptions);
+  m_flatGrads = torch::zeros({total}, tensorOptions);
+  int64_t offset = 0;
+  for (auto& p : m_parameters) {
+    const int64_t n = p.numel();
+    auto slot = m_flatParams.narrow(0, offset, n);
+    slot.copy_(p.detach().reshape({-1}));
+    p.set_data(slot.view(p.sizes()));  // p now lives inside the flat buffer
+    // A defined gradient is accumulated into in place, so it stays a view of m_flatGrads.
+    p.mutable_grad() = m_flatGrads.narrow(0, offset, n).view(p.sizes());
+    offset += n;
+  }
+  m_expAvg = torch::zeros({total}, tensorOptions);
+  m_expAvgSq = torch::zeros({total}, tensorOptions);
+  m_denominator = torch::empty({total}, tensorOptions);
+}
+
+void FlatAdam::zeroGrad() { m_flatGrads.zero_(); }
+
+void FlatAdam::step() {
+  torch::NoGradGuard noGrad;
+  ++m_step;
+  const double beta1 = m_options.beta1();
+  const double beta2 = m_options.beta2();
+  const double biasCorrection1 = 1.0 - std::pow(beta1, static_cast<double>(m_step));
+  const double biasCorrection2 = 1.0 - std::pow(beta2, static_cast<double>(m_step));
+
+  m_expAvg.mul_(beta1).add_(m_flatGrads, 1.0 - beta1);
+  m_expAvgSq.mul_(beta2).addcmul_(m_flatGrads, m_flatGrads, 1.0 - beta2);
+  torch::sqrt_out(m_denominator, m_expAvgSq);
+  m_denominator.div_(std::sqrt(biasCorrection2)).add_(m_options.eps());
+  m_flatParams.addcdiv_(m_expAvg, m_denominator, -m_options.lr() / biasCorrection1);
+}
+
+void FlatAdam::loadState(const torch::Tensor& firstMoment, const torch::Tensor& secondMoment,
+                         int64_t stepCount) {
+  TORCH_CHECK(firstMoment.numel() == m_expAvg.numel() && secondMoment.numel() == m_expAvg.numel(),
+              "optimizer state has ", firstMoment.numel(), " values, the model ",
+              m_expAvg.numel());
+  torch::NoGradGuard noGrad;
+  m_expAvg.copy_(firstMoment.reshape({-1}));
+  m_expAvgSq.copy_(secondMoment.reshape({-1}));
+  m_step = stepCount;
+}
+
+}  // namespace fl::optim

@@ -64,7 +64,7 @@ class TestDistributionMetrics : public QObject {
       t.push_back(randomPmf(12, rng, /*withZeros=*/true));
       q.push_back(randomPmf(12, rng));
     }
-    auto kl = fl::metrics::klDivergence(rows(t), rows(q));
+    auto kl = fl::metrics::klDivergence(rows(t), torch::log(rows(q)));
     for (int i = 0; i < 5; ++i) {
       double expected = 0;
       for (int j = 0; j < 12; ++j)
@@ -76,7 +76,17 @@ class TestDistributionMetrics : public QObject {
 
   void klOfIdenticalDistributionsIsZero() {
     auto p = torch::softmax(torch::randn({3, 7}, torch::kDouble), 1);
-    QVERIFY(fl::metrics::klDivergence(p, p).abs().max().item<double>() < 1e-14);
+    QVERIFY(fl::metrics::klDivergence(p, torch::log(p)).abs().max().item<double>() < 1e-14);
+  }
+
+  void klStaysFiniteWhenProbabilitiesUnderflow() {
+    // Logits 200 apart: in float32 softmax gives exactly 0 to the second bin, log_softmax -200.
+    auto logits = torch::tensor({{100.0f, -100.0f}});
+    QCOMPARE(torch::softmax(logits, 1)[0][1].item<float>(), 0.0f);
+    auto truth = torch::tensor({{0.5f, 0.5f}});
+    auto kl = fl::metrics::klDivergence(truth, torch::log_softmax(logits, 1));
+    // 0.5 log 0.5 * 2 - 0.5 * (0 + -200) = -log 2 + 100
+    QVERIFY(std::abs(kl[0].item<double>() - (100.0 - std::log(2.0))) < 1e-3);
   }
 
   void mseOfExpectationAndArgmaxOnAKnownInput() {

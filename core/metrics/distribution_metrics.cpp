@@ -6,9 +6,10 @@
 
 namespace fl::metrics {
 
-torch::Tensor klDivergence(const torch::Tensor& truth, const torch::Tensor& predicted) {
-  // xlogy(t, t) is 0 where t is 0, so empty true bins add nothing.
-  return (torch::xlogy(truth, truth) - truth * torch::log(predicted)).sum(/*dim=*/1);
+torch::Tensor klDivergence(const torch::Tensor& truth, const torch::Tensor& predictedLogProbs) {
+  // xlogy(t, t) is 0 where t is 0, and so is t * log q there: empty true bins add nothing.
+  auto crossTerm = torch::where(truth > 0, truth * predictedLogProbs, torch::zeros_like(truth));
+  return (torch::xlogy(truth, truth) - crossTerm).sum(/*dim=*/1);
 }
 
 torch::Tensor squaredErrorOfExpectation(const torch::Tensor& q, const torch::Tensor& centers,

@@ -9,8 +9,10 @@
 
 namespace fl::metrics {
 
-// KL(truth || predicted) per row; bins where truth is 0 contribute 0.
-torch::Tensor klDivergence(const torch::Tensor& truth, const torch::Tensor& predicted);
+// KL(truth || predicted) per row from the predicted log-probabilities (e.g. log_softmax of
+// logits): a confident model's probabilities underflow to 0 in float32 where its
+// log-probabilities are still finite. Bins where truth is 0 contribute 0.
+torch::Tensor klDivergence(const torch::Tensor& truth, const torch::Tensor& predictedLogProbs);
 
 // Squared error between the expected bin centre sum_i q_i c_i and the target bin's centre.
 torch::Tensor squaredErrorOfExpectation(const torch::Tensor& q, const torch::Tensor& centers,

@@ -168,9 +168,10 @@ void FourierHeadTrial::evaluate(int64_t /*stepsDone*/, bool final, EvalReport& o
   torch::NoGradGuard noGrad;
   m_model->eval();
   auto features = m_model->features(m_testInputs);
-  auto q = torch::softmax(m_model->head().forward(features).logits, /*dim=*/1);  // (Nte, m)
+  auto logQ = torch::log_softmax(m_model->head().forward(features).logits, /*dim=*/1);
+  auto q = logQ.exp();  // (Nte, m)
 
-  out.metric("test/kl", metrics::klDivergence(m_testTruePmf, q).mean().item<double>());
+  out.metric("test/kl", metrics::klDivergence(m_testTruePmf, logQ).mean().item<double>());
   out.metric("test/mse_expected",
              metrics::squaredErrorOfExpectation(q, m_centers, m_testTargets).mean().item<double>());
   out.metric("test/mse_argmax",
@@ -179,44 +180,44 @@ void FourierHeadTrial::evaluate(int64_t /*stepsDone*/, bool final, EvalReport& o
 
   const int64_t total = static_cast<int64_t>(m_testSamples.size());
   const int64_t shown = final ? total : std::min(m_settings.liveSnapshotInputs, total);
-  std::vector<int64_t> rows(static_cast<size_t>(shown));
-  std::iota(rows.begin(), rows.end(), 0);
-  addPdfSnapshots(rows, q, out);
+  // The first test inputs: a fixed set (the split is seeded), the same at every evaluation.
+  auto rows = torch::arange(shown, torch::kLong).to(m_device);
+  const std::vector<ToySample> samples(m_testSamples.begin(), m_testSamples.begin() + shown);
+  for (auto& s : pdfSnapshots("pdf", samples, m_testInputs.index_select(0, rows),
+                              q.index_select(0, rows), m_testTruePmf.index_select(0, rows)))
+    out.snapshot(std::move(s));
   if (m_settings.head == "fourier") out.snapshot(spectrumSnapshot(features));
 }
 
-void FourierHeadTrial::addPdfSnapshots(const std::vector<int64_t>& rows, const torch::Tensor& q,
-                                       EvalReport& out) {
-  const auto n = static_cast<int64_t>(rows.size());
-  auto index = torch::tensor(rows, torch::kLong).to(m_device);
-  nlohmann::json inputs = nlohmann::json::array();
+std::vector<Snapshot> FourierHeadTrial::pdfSnapshots(const std::string& prefix,
+                                                     const std::vector<ToySample>& samples,
+                                                     const torch::Tensor& inputs,
+                                                     const torch::Tensor& q,
+                                                     const torch::Tensor& truePmf) {
+  const auto n = static_cast<int64_t>(samples.size());
+  nlohmann::json rows = nlohmann::json::array();
   std::vector<float> trueGrid;
   trueGrid.reserve(static_cast<size_t>(n * kGridPoints));
   auto grid = m_grid.accessor<float, 1>();
-  for (int64_t r : rows) {
-    const auto& s = m_testSamples[static_cast<size_t>(r)];
-    inputs.push_back({{"x", s.x}, {"y", s.y}, {"z", s.z}});
+  for (const auto& s : samples) {
+    rows.push_back({{"x", s.x}, {"y", s.y}, {"z", s.z}});
     for (int64_t g = 0; g < kGridPoints; ++g)
       trueGrid.push_back(static_cast<float>(
           toyTrueDensity(m_settings.dataset, m_settings.variance, s.x, s.y, grid[g])));
   }
-  const SnapshotAxis inputAxis{"test input", "", {}};
+  const SnapshotAxis inputAxis{"input", "", {}};
   const SnapshotAxis binAxis{"z", "", toVector(m_centers)};
   const SnapshotAxis gridAxis{"z", "", toVector(m_grid)};
-
-  auto predGrid = m_model->density(m_testInputs.index_select(0, index), m_grid.to(m_device));
   std::vector<Snapshot> snaps{
-      makeSnapshot("pdf/true", m_testTruePmf.index_select(0, index), {inputAxis, binAxis},
-                   "probability"),
-      makeSnapshot("pdf/pred", q.index_select(0, index), {inputAxis, binAxis}, "probability"),
-      makeSnapshot("pdf/true_grid", toTensor(trueGrid, {n, kGridPoints}), {inputAxis, gridAxis},
-                   "density"),
-      makeSnapshot("pdf/pred_grid", predGrid, {inputAxis, gridAxis}, "density"),
+      makeSnapshot(prefix + "/true", truePmf, {inputAxis, binAxis}, "probability"),
+      makeSnapshot(prefix + "/pred", q, {inputAxis, binAxis}, "probability"),
+      makeSnapshot(prefix + "/true_grid", toTensor(trueGrid, {n, kGridPoints}),
+                   {inputAxis, gridAxis}, "density"),
+      makeSnapshot(prefix + "/pred_grid", m_model->density(inputs, m_grid.to(m_device)),
+                   {inputAxis, gridAxis}, "density"),
   };
-  for (auto& s : snaps) {
-    s.meta["inputs"] = inputs;
-    out.snapshot(std::move(s));
-  }
+  for (auto& s : snaps) s.meta["inputs"] = rows;
+  return snaps;
 }
 
 Snapshot FourierHeadTrial::spectrumSnapshot(const torch::Tensor& features) {
@@ -232,34 +233,15 @@ Snapshot FourierHeadTrial::spectrumSnapshot(const torch::Tensor& features) {
 std::vector<Snapshot> FourierHeadTrial::probe(const std::map<std::string, double>& inputs) {
   torch::NoGradGuard noGrad;
   m_model->eval();
-  const double x = inputs.count("x") ? inputs.at("x") : 0.0;
-  const double y = inputs.count("y") ? inputs.at("y") : 0.0;
-  auto modelIn = modelInputs({ToySample{x, y, 0.0}}).to(m_device);  // (1, 2)
+  const ToySample sample{inputs.count("x") ? inputs.at("x") : 0.0,
+                         inputs.count("y") ? inputs.at("y") : 0.0, 0.0};
+  auto modelIn = modelInputs({sample}).to(m_device);  // (1, 2)
   auto q = torch::softmax(m_model->forward(modelIn).logits, /*dim=*/1);
-
-  std::vector<float> trueGrid;
-  auto grid = m_grid.accessor<float, 1>();
-  for (int64_t g = 0; g < kGridPoints; ++g)
-    trueGrid.push_back(
-        static_cast<float>(toyTrueDensity(m_settings.dataset, m_settings.variance, x, y, grid[g])));
   std::vector<float> truePmf;
-  for (double p : toyTruePmf(m_settings.dataset, m_settings.variance, x, y, m_settings.bins))
+  for (double p : toyTruePmf(m_settings.dataset, m_settings.variance, sample.x, sample.y,
+                             m_settings.bins))
     truePmf.push_back(static_cast<float>(p));
-
-  const SnapshotAxis inputAxis{"probe", "", {}};
-  const SnapshotAxis binAxis{"z", "", toVector(m_centers)};
-  const SnapshotAxis gridAxis{"z", "", toVector(m_grid)};
-  std::vector<Snapshot> snaps{
-      makeSnapshot("probe/true", toTensor(truePmf, {1, m_settings.bins}), {inputAxis, binAxis},
-                   "probability"),
-      makeSnapshot("probe/pred", q, {inputAxis, binAxis}, "probability"),
-      makeSnapshot("probe/true_grid", toTensor(trueGrid, {1, kGridPoints}), {inputAxis, gridAxis},
-                   "density"),
-      makeSnapshot("probe/pred_grid", m_model->density(modelIn, m_grid.to(m_device)),
-                   {inputAxis, gridAxis}, "density"),
-  };
-  for (auto& s : snaps) s.meta["inputs"] = nlohmann::json::array({{{"x", x}, {"y", y}}});
-  return snaps;
+  return pdfSnapshots("probe", {sample}, modelIn, q, toTensor(truePmf, {1, m_settings.bins}));
 }
 
 }  // namespace fl::fourier_head

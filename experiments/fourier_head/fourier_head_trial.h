@@ -52,8 +52,12 @@ class FourierHeadTrial : public Trial {
  private:
   // Inputs as the model sees them: the bin indices of x and y, as floats (the paper's choice).
   torch::Tensor modelInputs(const std::vector<ToySample>& samples) const;
-  void addPdfSnapshots(const std::vector<int64_t>& rows, const torch::Tensor& q,
-                       EvalReport& out);
+  // `prefix`/true, /pred (bin probabilities) and /true_grid, /pred_grid (densities on the
+  // fine grid) for the given samples, whose model inputs, predictions and true PMFs are given.
+  std::vector<Snapshot> pdfSnapshots(const std::string& prefix,
+                                     const std::vector<ToySample>& samples,
+                                     const torch::Tensor& inputs, const torch::Tensor& q,
+                                     const torch::Tensor& truePmf);
   Snapshot spectrumSnapshot(const torch::Tensor& features);
 
   ToyBenchmarkSettings m_settings;

@@ -18,15 +18,32 @@ enum ExitCode : int {
 };
 
 struct RunArgs {
+  std::string db;  // empty: RunStore::defaultPath()
   std::string experiment;
   std::string preset;
   std::vector<std::string> assignments;  // --set KEY=VALUE, in order
   std::string device;                    // --device, applied after the assignments
   bool json = false;
   int threads = 0;
+  std::string name;
+  std::vector<std::string> tags;
+  int64_t resume = 0;  // continue this run id from its last checkpoint
+};
+
+struct RunsArgs {
+  std::string db;
+  std::string action;  // list, show, export, tag, note, rename, delete, archive, compare
+  std::vector<int64_t> ids;
+  std::vector<std::string> words;  // tags, the note, the name
+  std::string experiment, status, tag, text;
+  bool all = false;  // list: include archived runs
+  bool json = false;
+  std::string format = "csv";
+  std::string out;
 };
 
 int listCommand(const ExperimentRegistry& registry, bool json);
 int runCommand(const ExperimentRegistry& registry, const RunArgs& args);
+int runsCommand(const RunsArgs& args);
 
 }  // namespace fl::cli

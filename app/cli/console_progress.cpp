@@ -24,10 +24,6 @@ void ConsoleProgress::handle(const Event& event) {
   std::visit(
       [this](const auto& e) {
         using T = std::decay_t<decltype(e)>;
-        if constexpr (!std::is_same_v<T, MetricEvent>) {
-          // An evaluation's metrics arrive together, before anything else: print them now.
-          if (!m_evalMetrics.empty()) printEvaluationLine(m_evalStep);
-        }
         if constexpr (std::is_same_v<T, ProgressEvent>) {
           onProgress(e);
         } else if constexpr (std::is_same_v<T, MetricEvent>) {
@@ -47,6 +43,8 @@ void ConsoleProgress::handle(const Event& event) {
 
 void ConsoleProgress::onProgress(const ProgressEvent& e) {
   m_last = e;
+  // An evaluation's metrics precede the progress event that closes it.
+  if (e.evaluated && !m_evalMetrics.empty()) printEvaluationLine(m_evalStep);
   if (!m_interactive) return;
   const double fraction =
       e.totalSteps > 0 ? static_cast<double>(e.step) / static_cast<double>(e.totalSteps) : 1.0;
@@ -65,7 +63,6 @@ void ConsoleProgress::onProgress(const ProgressEvent& e) {
 
 void ConsoleProgress::onMetric(const MetricEvent& e) {
   if (e.key == "train/loss") return;
-  if (e.step != m_evalStep && !m_evalMetrics.empty()) printEvaluationLine(m_evalStep);
   m_evalStep = e.step;
   m_evalMetrics[e.key] = e.value;
 }

@@ -1,10 +1,19 @@
-// fourierlab-cli: runs FourierLab's experiments headless, for sweeps and paper reproductions.
-// The composition root of the command line: builds the registry, parses, dispatches.
+// fourierlab-cli: runs FourierLab's experiments headless, for sweeps and paper reproductions,
+// and browses the run store. The composition root of the command line: builds the registry,
+// parses, dispatches.
 #include <CLI/CLI.hpp>
 
 #include "app/cli/commands.h"
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
+
+namespace {
+
+void addDbOption(CLI::App* command, std::string& db) {
+  command->add_option("--db", db, "Run store file (default: $XDG_DATA_HOME/fourierlab/runs.db)");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   fl::ExperimentRegistry registry;
@@ -21,16 +30,59 @@ int main(int argc, char** argv) {
   list->add_flag("--json", listJson, "Print as JSON");
 
   fl::cli::RunArgs runArgs;
-  auto* run = app.add_subcommand("run", "Run one experiment and report its final metrics");
-  run->add_option("experiment", runArgs.experiment, "Experiment name (see `list`)")->required();
+  auto* run = app.add_subcommand("run", "Run one experiment, record it in the run store, report "
+                                        "its final metrics");
+  run->add_option("experiment", runArgs.experiment, "Experiment name (see `list`)");
   run->add_option("--preset", runArgs.preset, "Start from a named preset");
   run->add_option("--set", runArgs.assignments, "Override a parameter: KEY=VALUE (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--device", runArgs.device, "auto | cpu | cuda | cuda:N (same as --set device=)");
   run->add_option("--threads", runArgs.threads, "Intra-op CPU threads (0: LibTorch's default)")
       ->check(CLI::Range(0, 1024));
-  run->add_flag("--json", runArgs.json,
-                "Print a JSON summary as the last line of stdout");
+  run->add_flag("--json", runArgs.json, "Print a JSON summary as the last line of stdout");
+  addDbOption(run, runArgs.db);
+  run->add_option("--name", runArgs.name, "A name for the run");
+  run->add_option("--tag", runArgs.tags, "Tag the run (repeatable)")->allow_extra_args(false);
+  run->add_option("--resume", runArgs.resume,
+                  "Continue interrupted or cancelled run ID from its last checkpoint");
+
+  fl::cli::RunsArgs runsArgs;
+  auto* runs = app.add_subcommand("runs", "Browse and edit the run store");
+  runs->require_subcommand(1);
+  addDbOption(runs, runsArgs.db);
+  auto* runsList = runs->add_subcommand("list", "All runs with their final metrics");
+  runsList->add_option("--experiment", runsArgs.experiment, "Only this experiment");
+  runsList->add_option("--status", runsArgs.status, "Only runs with this status");
+  runsList->add_option("--tag", runsArgs.tag, "Only runs with this tag");
+  runsList->add_option("--text", runsArgs.text, "Only runs whose name, notes or experiment contain it");
+  runsList->add_flag("--all", runsArgs.all, "Include archived runs");
+  runsList->add_flag("--json", runsArgs.json, "Print a JSON array");
+  auto* show = runs->add_subcommand("show", "Config, status, timings, metric summaries, tags, notes");
+  show->add_option("id", runsArgs.ids, "Run id")->required()->expected(1);
+  show->add_flag("--json", runsArgs.json, "Print as JSON");
+  auto* exportRuns = runs->add_subcommand("export", "Metrics (long format) and snapshots");
+  exportRuns->add_option("ids", runsArgs.ids, "Run ids")->required();
+  exportRuns->add_option("--format", runsArgs.format, "csv or json")->check(CLI::IsMember({"csv", "json"}));
+  exportRuns->add_option("--out", runsArgs.out, "Output file (default: stdout)");
+  auto* tag = runs->add_subcommand("tag", "Add tags to a run");
+  tag->add_option("id", runsArgs.ids, "Run id")->required()->expected(1);
+  tag->add_option("tags", runsArgs.words, "Tags")->required();
+  auto* untag = runs->add_subcommand("untag", "Remove tags from a run");
+  untag->add_option("id", runsArgs.ids, "Run id")->required()->expected(1);
+  untag->add_option("tags", runsArgs.words, "Tags")->required();
+  auto* note = runs->add_subcommand("note", "Set a run's notes");
+  note->add_option("id", runsArgs.ids, "Run id")->required()->expected(1);
+  note->add_option("text", runsArgs.words, "The notes")->required()->expected(1);
+  auto* rename = runs->add_subcommand("rename", "Rename a run");
+  rename->add_option("id", runsArgs.ids, "Run id")->required()->expected(1);
+  rename->add_option("name", runsArgs.words, "The new name")->required()->expected(1);
+  auto* remove = runs->add_subcommand("delete", "Delete runs with their metrics, snapshots and files");
+  remove->add_option("ids", runsArgs.ids, "Run ids")->required();
+  auto* archive = runs->add_subcommand("archive", "Hide runs from the default listing");
+  archive->add_option("ids", runsArgs.ids, "Run ids")->required();
+  auto* compare = runs->add_subcommand("compare", "Config differences and final metrics side by side");
+  compare->add_option("ids", runsArgs.ids, "Run ids (two or more)")->required();
+  compare->add_flag("--json", runsArgs.json, "Print as JSON");
 
   try {
     app.parse(argc, argv);
@@ -39,5 +91,13 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : fl::cli::kExitBadUsage;
   }
   if (*list) return fl::cli::listCommand(registry, listJson);
-  return fl::cli::runCommand(registry, runArgs);
+  if (*run) {
+    if (runArgs.experiment.empty() && runArgs.resume == 0) {
+      std::fprintf(stderr, "error: run needs an EXPERIMENT (or --resume ID)\n");
+      return fl::cli::kExitBadUsage;
+    }
+    return fl::cli::runCommand(registry, runArgs);
+  }
+  runsArgs.action = runs->get_subcommands().front()->get_name();
+  return fl::cli::runsCommand(runsArgs);
 }

@@ -10,9 +10,12 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/console_progress.h"
+#include "core/engine/build_info.h"
 #include "core/engine/device.h"
 #include "core/engine/event_queue.h"
 #include "core/engine/runner.h"
+#include "core/store/run_store.h"
+#include "core/store/store_sink.h"
 
 namespace fl::cli {
 
@@ -32,21 +35,109 @@ int exitCodeFor(RunStatus status) {
 
 }  // namespace
 
-int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
-  const auto experiment = registry.find(args.experiment);
-  if (!experiment) {
+namespace {
+
+// What `run` needs before it starts: the experiment, its validated config, and the store row.
+struct Prepared {
+  std::shared_ptr<const Experiment> experiment;
+  ValidatedConfig config;
+  int64_t runId = 0;
+  std::optional<ResumePoint> resume;
+};
+
+// Validates a fresh run's arguments; returns the exit code on failure.
+std::optional<int> prepareFresh(const ExperimentRegistry& registry, const RunArgs& args,
+                                Prepared& out) {
+  out.experiment = registry.find(args.experiment);
+  if (!out.experiment) {
     std::fprintf(stderr, "error: unknown experiment '%s' (known: %s)\n", args.experiment.c_str(),
                  registry.names().c_str());
     return kExitBadUsage;
   }
   auto assignments = args.assignments;
   if (!args.device.empty()) assignments.push_back("device=" + args.device);
-  const ValidatedConfig config = buildConfig(*experiment, args.preset, assignments);
-  if (!config.ok()) {
-    for (const auto& issue : config.issues)
+  out.config = buildConfig(*out.experiment, args.preset, assignments);
+  if (!out.config.ok()) {
+    for (const auto& issue : out.config.issues)
       std::fprintf(stderr, "error: %s\n", issue.message.c_str());
     return kExitBadUsage;
   }
+  return std::nullopt;
+}
+
+// Loads a stored run to continue: its experiment, its config, its last checkpoint.
+std::optional<int> prepareResume(const ExperimentRegistry& registry, store::RunStore& store,
+                                 const RunArgs& args, Prepared& out) {
+  auto run = store.run(args.resume);
+  if (!run) {
+    std::fprintf(stderr, "error: no run %lld in %s\n", static_cast<long long>(args.resume),
+                 store.path().c_str());
+    return kExitBadUsage;
+  }
+  if (run->status != RunStatus::Interrupted && run->status != RunStatus::Cancelled) {
+    std::fprintf(stderr, "error: run %lld is %s; only interrupted or cancelled runs resume\n",
+                 static_cast<long long>(run->id), toString(run->status).c_str());
+    return kExitBadUsage;
+  }
+  if (!args.experiment.empty() && args.experiment != run->experiment) {
+    std::fprintf(stderr, "error: run %lld is a '%s' run, not '%s'\n",
+                 static_cast<long long>(run->id), run->experiment.c_str(), args.experiment.c_str());
+    return kExitBadUsage;
+  }
+  if (!args.assignments.empty() || !args.preset.empty()) {
+    std::fprintf(stderr, "error: --resume continues the stored config; --set and --preset "
+                         "do not apply\n");
+    return kExitBadUsage;
+  }
+  out.experiment = registry.find(run->experiment);
+  if (!out.experiment) {
+    std::fprintf(stderr, "error: run %lld is of experiment '%s', unknown to this build\n",
+                 static_cast<long long>(run->id), run->experiment.c_str());
+    return kExitBadUsage;
+  }
+  nlohmann::json overrides = run->config;
+  if (!args.device.empty()) overrides["device"] = args.device;
+  out.config = validateConfig(out.experiment->allParams(), overrides);
+  if (!out.config.ok()) {
+    std::fprintf(stderr, "error: run %lld's stored config no longer validates: %s\n",
+                 static_cast<long long>(run->id), out.config.summary().c_str());
+    return kExitBadUsage;
+  }
+  const auto checkpoints = store.checkpoints(run->id);
+  if (checkpoints.empty()) {
+    std::fprintf(stderr, "error: run %lld has no checkpoint to resume from\n",
+                 static_cast<long long>(run->id));
+    return kExitBadUsage;
+  }
+  const auto& last = checkpoints.back();
+  store.truncateAfter(run->id, last.step);  // the curves continue without overlap
+  out.runId = run->id;
+  out.resume = ResumePoint{last.path, last.step};
+  std::fprintf(stderr, "resuming run %lld from its checkpoint at step %lld\n",
+               static_cast<long long>(run->id), static_cast<long long>(last.step));
+  return std::nullopt;
+}
+
+}  // namespace
+
+int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
+  const std::string dbPath = args.db.empty() ? store::RunStore::defaultPath() : args.db;
+  Prepared prepared;
+  std::optional<store::RunStore> store;
+  try {
+    if (args.resume == 0) {
+      if (auto code = prepareFresh(registry, args, prepared)) return *code;
+    }
+    store.emplace(dbPath);
+    if (args.resume != 0) {
+      if (auto code = prepareResume(registry, *store, args, prepared)) return *code;
+    }
+  } catch (const store::StoreError& e) {
+    std::fprintf(stderr, "store error: %s\n", e.what());
+    return kExitStoreError;
+  }
+  const auto& experiment = prepared.experiment;
+  const auto& config = prepared.config;
   // Ask LibTorch now, so that a missing CUDA is a usage error before anything starts.
   try {
     resolveDevice(config.values.at("device").get<std::string>());
@@ -54,12 +145,28 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadUsage;
   }
+  try {
+    if (prepared.runId == 0)
+      prepared.runId = store->createRun(
+          {experiment->name(), args.name, config.values, args.tags, currentBuildInfo().toJson()});
+    else if (!args.tags.empty())
+      store->addTags(prepared.runId, args.tags);
+  } catch (const store::StoreError& e) {
+    std::fprintf(stderr, "store error: %s\n", e.what());
+    return kExitStoreError;
+  }
 
   EventQueue events;
+  store::StoreSink storeSink(store->path(), prepared.runId);
+  FanOutSink sinks({&storeSink, &events});
   RunnerOptions options;
   options.threads = args.threads;
-  Runner runner(experiment, config.values, events, options);
+  options.checkpointDir = store->artifactFolder(prepared.runId);
+  options.resume = prepared.resume;
+  Runner runner(experiment, config.values, sinks, options);
   ConsoleProgress progress(stderr, isatty(fileno(stderr)) != 0);
+  std::fprintf(stderr, "run %lld in %s\n", static_cast<long long>(prepared.runId),
+               store->path().c_str());
 
   g_interrupted = false;
   auto previousHandler = std::signal(SIGINT, onInterrupt);
@@ -91,6 +198,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     }
   }
   runner.join();
+  storeSink.close();
   std::signal(SIGINT, previousHandler);
   progress.finish();
   const double seconds =
@@ -100,9 +208,9 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     std::fprintf(stderr, "run failed: %s\n", finalStatus.message.c_str());
   else if (finalStatus.status == RunStatus::Cancelled)
     std::fprintf(stderr, "run cancelled: %s\n", finalStatus.message.c_str());
-  std::fprintf(stderr, "%s %s in %s on %s\n", experiment->name().c_str(),
-               toString(finalStatus.status).c_str(), formatDuration(seconds).c_str(),
-               device.c_str());
+  std::fprintf(stderr, "run %lld: %s %s in %s on %s\n", static_cast<long long>(prepared.runId),
+               experiment->name().c_str(), toString(finalStatus.status).c_str(),
+               formatDuration(seconds).c_str(), device.c_str());
   for (const auto& [key, value] : finalMetrics)
     std::fprintf(stderr, "  %-20s %.6g\n", key.c_str(), value);
 
@@ -115,11 +223,18 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
         {"seed", config.values.at("seed")},
         {"metrics", finalMetrics},
         {"seconds", seconds},
+        {"run_id", prepared.runId},
+        {"db", store->path()},
     };
     if (!finalStatus.message.empty() && finalStatus.status != RunStatus::Finished)
       summary["message"] = finalStatus.message;
     std::printf("%s\n", summary.dump().c_str());
     std::fflush(stdout);
+  }
+  if (auto error = storeSink.error()) {
+    std::fprintf(stderr, "store error: %s (the run's last events may not be recorded)\n",
+                 error->c_str());
+    return kExitStoreError;
   }
   return exitCodeFor(finalStatus.status);
 }

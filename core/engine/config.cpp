@@ -31,7 +31,11 @@ std::vector<ParamSpec> runParams() {
   ParamSpec device = ParamSpec::text("device", "auto",
                                      "auto (CUDA when available, else CPU), cpu, cuda or cuda:N");
   device.textCheck = checkDeviceSpec;
-  return {seed.inGroup("run"), device.inGroup("run")};
+  ParamSpec checkpoints = ParamSpec::integer(
+      "checkpoint_every", 5, 0, 1000000,
+      "Save a checkpoint every this many evaluations and at the end (0: at the end only); "
+      "the last and the best are kept");
+  return {seed.inGroup("run"), device.inGroup("run"), checkpoints.inGroup("run")};
 }
 
 const ParamSpec* findParam(const std::vector<ParamSpec>& specs, const std::string& name) {

@@ -60,7 +60,15 @@ struct ProgressEvent {
   int64_t epoch = 0;  // completed epochs
   int64_t totalEpochs = 0;
   double wallSeconds = 0;
-  double lastLoss = 0;  // mean training loss over the last logging interval
+  double lastLoss = 0;     // mean training loss over the last logging interval
+  bool evaluated = false;  // an evaluation's metrics and snapshots precede this event
+};
+
+// A checkpoint file was written (or, when `removed`, deleted by the keep policy).
+struct CheckpointEvent {
+  int64_t step = 0;
+  std::string path;
+  bool removed = false;
 };
 
 struct StatusEvent {
@@ -79,7 +87,8 @@ struct LogEvent {
   double wallSeconds = 0;
 };
 
-using Event = std::variant<MetricEvent, SnapshotEvent, ProgressEvent, StatusEvent, LogEvent>;
+using Event = std::variant<MetricEvent, SnapshotEvent, ProgressEvent, StatusEvent, LogEvent,
+                           CheckpointEvent>;
 
 // Consumes events. Called on the Runner's thread: implementations must be quick and thread-safe
 // (queue the event and return) so that a step never waits on a consumer.

@@ -76,6 +76,17 @@ class Trial {
   virtual void evaluate(int64_t stepsDone, bool final, EvalReport& out) = 0;
   // Answers the interactive probe: the model's prediction for the given inputs, now.
   virtual std::vector<Snapshot> probe(const std::map<std::string, double>& inputs) { return {}; }
+  // Checkpoints: everything needed to continue bit for bit (model, optimiser, data order).
+  // The default says the experiment cannot be checkpointed.
+  virtual bool supportsCheckpoints() const { return false; }
+  virtual void saveCheckpoint(const std::string& path) const;
+  virtual void loadCheckpoint(const std::string& path);
+};
+
+// Which metric ranks checkpoints (the keep policy keeps the last and the best).
+struct SelectionMetric {
+  std::string key;
+  bool lowerIsBetter = true;
 };
 
 class Experiment {
@@ -88,6 +99,7 @@ class Experiment {
   virtual std::vector<PanelSpec> panels() const = 0;
   virtual std::vector<Preset> presets() const = 0;
   virtual std::vector<ProbeInput> probeInputs() const { return {}; }
+  virtual std::optional<SelectionMetric> selectionMetric() const { return std::nullopt; }
   // Builds the model and data; throws std::runtime_error with a clear message on bad input
   // (e.g. an unreadable corpus). Called with the global torch seed set to ctx.seed.
   virtual std::unique_ptr<Trial> createTrial(const TrialContext& ctx) const = 0;

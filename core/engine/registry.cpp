@@ -6,6 +6,14 @@
 
 namespace fl {
 
+void Trial::saveCheckpoint(const std::string&) const {
+  throw std::runtime_error("this experiment cannot save checkpoints");
+}
+
+void Trial::loadCheckpoint(const std::string&) {
+  throw std::runtime_error("this experiment cannot load checkpoints");
+}
+
 std::vector<ParamSpec> Experiment::allParams() const {
   auto specs = params();
   for (auto& spec : runParams()) specs.push_back(std::move(spec));

@@ -1,11 +1,13 @@
 #include "core/engine/runner.h"
 
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 
+#include "core/engine/checkpoint_keeper.h"
 #include "core/engine/config.h"
 #include "core/engine/device.h"
 #include "core/engine/seeding.h"
@@ -96,7 +98,14 @@ void Runner::run() {
       SeededScope seeded(context.seed);
       trial = m_experiment->createTrial(context);
     }
-    status = trainLoop(*trial, message);
+    if (m_options.resume) {
+      trial->loadCheckpoint(m_options.resume->checkpointPath);
+      m_sink.onEvent(LogEvent{LogLevel::Info,
+                              "resumed from the checkpoint at step " +
+                                  std::to_string(m_options.resume->step),
+                              elapsed()});
+    }
+    status = trainLoop(*trial, config.values.at("checkpoint_every").get<int64_t>(), message);
   } catch (const c10::Error& e) {
     // LibTorch's messages carry a C++ backtrace after the first line; keep the first line.
     message = e.what_without_backtrace();
@@ -110,13 +119,18 @@ void Runner::run() {
   m_done = true;
 }
 
-RunStatus Runner::trainLoop(Trial& trial, std::string& message) {
+RunStatus Runner::trainLoop(Trial& trial, int64_t checkpointEvery, std::string& message) {
   const TrialPlan plan = trial.plan();
   const int64_t totalEpochs = (plan.totalSteps + plan.stepsPerEpoch - 1) / plan.stepsPerEpoch;
+  const int64_t firstStep = m_options.resume ? m_options.resume->step : 0;
+  const bool checkpointing = !m_options.checkpointDir.empty() && trial.supportsCheckpoints();
+  CheckpointKeeper keeper(m_experiment->selectionMetric());
+  if (m_options.resume) keeper.add(firstStep, m_options.resume->checkpointPath, std::nullopt);
   double lossSum = 0;
   int64_t lossCount = 0;
+  int64_t evaluations = 0;
 
-  for (int64_t step = 0; step < plan.totalSteps; ++step) {
+  for (int64_t step = firstStep; step < plan.totalSteps; ++step) {
     if (!waitWhilePaused(trial, step)) {
       message = "cancelled after " + std::to_string(step) + " steps";
       return RunStatus::Cancelled;
@@ -136,29 +150,59 @@ RunStatus Runner::trainLoop(Trial& trial, std::string& message) {
     ++lossCount;
 
     const bool last = stepsDone == plan.totalSteps;
-    if (stepsDone % plan.logEvery == 0 || last) {
-      const double meanLoss = lossSum / static_cast<double>(lossCount);
+    const bool logNow = stepsDone % plan.logEvery == 0 || last;
+    const bool evaluateNow = last || (plan.evalEvery > 0 && stepsDone % plan.evalEvery == 0);
+    if (!logNow && !evaluateNow) continue;
+    const double meanLoss = lossCount ? lossSum / static_cast<double>(lossCount) : NAN;
+    if (logNow && lossCount) {
       m_sink.onEvent(MetricEvent{"train/loss", stepsDone, elapsed(), meanLoss});
-      m_sink.onEvent(ProgressEvent{stepsDone, plan.totalSteps, stepsDone / plan.stepsPerEpoch,
-                                   totalEpochs, elapsed(), meanLoss});
       lossSum = 0;
       lossCount = 0;
     }
-    if (last || (plan.evalEvery > 0 && stepsDone % plan.evalEvery == 0))
-      evaluateAndReport(trial, stepsDone, last);
+    if (evaluateNow) {
+      const auto score = evaluateAndReport(trial, stepsDone, last);
+      ++evaluations;
+      const bool due = last || (checkpointEvery > 0 && evaluations % checkpointEvery == 0);
+      if (checkpointing && due) saveCheckpoint(trial, stepsDone, score, keeper);
+    }
+    m_sink.onEvent(ProgressEvent{stepsDone, plan.totalSteps, stepsDone / plan.stepsPerEpoch,
+                                 totalEpochs, elapsed(), meanLoss, evaluateNow});
   }
   if (plan.totalSteps == 0) evaluateAndReport(trial, 0, true);
   answerRequests(trial, plan.totalSteps);
   return RunStatus::Finished;
 }
 
-void Runner::evaluateAndReport(Trial& trial, int64_t stepsDone, bool final) {
+std::optional<double> Runner::evaluateAndReport(Trial& trial, int64_t stepsDone, bool final) {
   EvalReport report;
   trial.evaluate(stepsDone, final, report);
   const double now = elapsed();
-  for (auto& [key, value] : report.metrics) m_sink.onEvent(MetricEvent{key, stepsDone, now, value});
+  const auto selection = m_experiment->selectionMetric();
+  std::optional<double> score;
+  for (auto& [key, value] : report.metrics) {
+    m_sink.onEvent(MetricEvent{key, stepsDone, now, value});
+    if (selection && key == selection->key) score = value;
+  }
   for (auto& snapshot : report.snapshots)
     m_sink.onEvent(SnapshotEvent{stepsDone, now, std::move(snapshot), 0});
+  return score;
+}
+
+void Runner::saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<double> score,
+                            CheckpointKeeper& keeper) {
+  namespace fs = std::filesystem;
+  fs::create_directories(m_options.checkpointDir);
+  const auto path = (fs::path(m_options.checkpointDir) /
+                     ("step-" + std::to_string(stepsDone) + ".pt")).string();
+  // Write then rename, so a crash never leaves a half-written file under the final name.
+  trial.saveCheckpoint(path + ".partial");
+  fs::rename(path + ".partial", path);
+  m_sink.onEvent(CheckpointEvent{stepsDone, path, false});
+  for (const auto& old : keeper.add(stepsDone, path, score)) {
+    std::error_code ec;
+    fs::remove(old, ec);
+    m_sink.onEvent(CheckpointEvent{0, old, true});
+  }
 }
 
 void Runner::answerRequests(Trial& trial, int64_t stepsDone) {

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -30,8 +31,17 @@
 
 namespace fl {
 
+struct ResumePoint {
+  std::string checkpointPath;
+  int64_t step = 0;  // the checkpoint's step: training continues at step + 1
+};
+
 struct RunnerOptions {
   int threads = 0;  // intra-op threads for this run; 0 keeps LibTorch's default
+  // Where checkpoints go (created when needed); empty: no checkpoints. How often is the
+  // config's `checkpoint_every` (evaluations); the last and the best are kept.
+  std::string checkpointDir;
+  std::optional<ResumePoint> resume;
 };
 
 class Runner {
@@ -59,8 +69,11 @@ class Runner {
   };
 
   void run();
-  RunStatus trainLoop(class Trial& trial, std::string& message);
-  void evaluateAndReport(Trial& trial, int64_t stepsDone, bool final);
+  RunStatus trainLoop(Trial& trial, int64_t checkpointEvery, std::string& message);
+  // Evaluates, emits the results and returns the selection metric's value, if any.
+  std::optional<double> evaluateAndReport(Trial& trial, int64_t stepsDone, bool final);
+  void saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<double> score,
+                      class CheckpointKeeper& keeper);
   void answerRequests(Trial& trial, int64_t stepsDone);
   // Blocks while paused (still answering probes); returns false once cancelled.
   bool waitWhilePaused(Trial& trial, int64_t stepsDone);

@@ -50,15 +50,17 @@ void FlatAdam::step() {
   m_flatParams.addcdiv_(m_expAvg, m_denominator, -m_options.lr() / biasCorrection1);
 }
 
-void FlatAdam::loadState(const torch::Tensor& firstMoment, const torch::Tensor& secondMoment,
-                         int64_t stepCount) {
-  TORCH_CHECK(firstMoment.numel() == m_expAvg.numel() && secondMoment.numel() == m_expAvg.numel(),
-              "optimizer state has ", firstMoment.numel(), " values, the model ",
-              m_expAvg.numel());
+void FlatAdam::loadState(const State& state) {
+  const int64_t n = m_flatParams.numel();
+  TORCH_CHECK(state.parameters.numel() == n && state.firstMoment.numel() == n &&
+                  state.secondMoment.numel() == n,
+              "checkpoint holds ", state.parameters.numel(), " parameters, the model has ", n,
+              " (was it saved with another configuration?)");
   torch::NoGradGuard noGrad;
-  m_expAvg.copy_(firstMoment.reshape({-1}));
-  m_expAvgSq.copy_(secondMoment.reshape({-1}));
-  m_step = stepCount;
+  m_flatParams.copy_(state.parameters.reshape({-1}));
+  m_expAvg.copy_(state.firstMoment.reshape({-1}));
+  m_expAvgSq.copy_(state.secondMoment.reshape({-1}));
+  m_step = state.stepCount;
 }
 
 }  // namespace fl::optim

@@ -40,11 +40,17 @@ class FlatAdam {
   double lr() const { return m_options.lr(); }
   int64_t stepCount() const { return m_step; }
 
-  // The whole optimiser state, for checkpoints: the moment buffers and the step count.
-  const torch::Tensor& firstMoment() const { return m_expAvg; }
-  const torch::Tensor& secondMoment() const { return m_expAvgSq; }
-  void loadState(const torch::Tensor& firstMoment, const torch::Tensor& secondMoment,
-                 int64_t stepCount);
+  // Everything a checkpoint needs: the parameters themselves (they live in the flat buffer),
+  // the moment buffers and the step count. loadState copies into the existing buffers, so the
+  // model's parameters stay views of them (Module::load would re-seat them instead).
+  struct State {
+    torch::Tensor parameters;
+    torch::Tensor firstMoment;
+    torch::Tensor secondMoment;
+    int64_t stepCount = 0;
+  };
+  State state() const { return {m_flatParams, m_expAvg, m_expAvgSq, m_step}; }
+  void loadState(const State& state);
 
  private:
   FlatAdamOptions m_options;

@@ -16,6 +16,9 @@ class FourierHeadExperiment : public Experiment {
   std::vector<PanelSpec> panels() const override;
   std::vector<Preset> presets() const override;
   std::vector<ProbeInput> probeInputs() const override;
+  std::optional<SelectionMetric> selectionMetric() const override {
+    return SelectionMetric{"test/kl", /*lowerIsBetter=*/true};
+  }
   std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
 
 #include <torch/torch.h>
@@ -228,6 +229,40 @@ Snapshot FourierHeadTrial::spectrumSnapshot(const torch::Tensor& features) {
   for (int64_t i = 0; i <= m_settings.frequencies; ++i) k.push_back(static_cast<float>(i));
   return makeSnapshot("spectrum/abs_c", magnitude.mean(/*dim=*/0), {{"frequency k", "", k}},
                       "mean |c_k|");
+}
+
+void FourierHeadTrial::saveCheckpoint(const std::string& path) const {
+  torch::serialize::OutputArchive archive;
+  const auto state = m_optimizer->state();
+  archive.write("parameters", state.parameters);  // every model parameter, flat
+  archive.write("adam.first_moment", state.firstMoment);
+  archive.write("adam.second_moment", state.secondMoment);
+  archive.write("adam.step", torch::tensor(state.stepCount, torch::kLong));
+  // The data order: this epoch's permutation and the shuffle stream's state.
+  std::ostringstream rng;
+  rng << m_shuffleRng;
+  archive.write("shuffle.rng", c10::IValue(rng.str()));
+  if (m_permutation.defined()) archive.write("shuffle.permutation", m_permutation);
+  archive.save_to(path);
+}
+
+void FourierHeadTrial::loadCheckpoint(const std::string& path) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(path, m_device);
+  optim::FlatAdam::State state;
+  torch::Tensor step;
+  archive.read("parameters", state.parameters);
+  archive.read("adam.first_moment", state.firstMoment);
+  archive.read("adam.second_moment", state.secondMoment);
+  archive.read("adam.step", step);
+  state.stepCount = step.item<int64_t>();
+  m_optimizer->loadState(state);
+  c10::IValue rng;
+  archive.read("shuffle.rng", rng);
+  std::istringstream in(rng.toStringRef());
+  in >> m_shuffleRng;
+  torch::Tensor permutation;
+  if (archive.try_read("shuffle.permutation", permutation)) m_permutation = permutation.to(m_device);
 }
 
 std::vector<Snapshot> FourierHeadTrial::probe(const std::map<std::string, double>& inputs) {

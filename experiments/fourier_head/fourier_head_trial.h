@@ -46,6 +46,9 @@ class FourierHeadTrial : public Trial {
   double trainStep(int64_t stepIndex) override;
   void evaluate(int64_t stepsDone, bool final, EvalReport& out) override;
   std::vector<Snapshot> probe(const std::map<std::string, double>& inputs) override;
+  bool supportsCheckpoints() const override { return true; }
+  void saveCheckpoint(const std::string& path) const override;
+  void loadCheckpoint(const std::string& path) override;
 
   static constexpr int64_t kGridPoints = 401;  // the fine grid for continuous densities
 

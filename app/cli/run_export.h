@@ -1,0 +1,16 @@
+// `fourierlab-cli runs export`: writes metrics (and, to a file, snapshots) as CSV or JSON.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/store/run_store.h"
+
+namespace fl::cli {
+
+// CSV to --out (or stdout) holds the metrics; with --out, the snapshots go beside it as
+// <out without .csv>.snapshots.csv. JSON holds both. Returns the exit code.
+int exportRuns(const store::RunStore& store, const std::vector<store::RunRecord>& runs,
+               const std::string& format, const std::string& out);
+
+}  // namespace fl::cli

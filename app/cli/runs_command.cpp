@@ -1,0 +1,245 @@
+// `fourierlab-cli runs ...`: browse and edit the run store.
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "app/cli/run_export.h"
+#include "core/store/run_store.h"
+
+namespace fl::cli {
+
+namespace {
+
+using store::RunRecord;
+using store::RunStore;
+
+std::string formatTime(double unixSeconds) {
+  if (unixSeconds <= 0) return "-";
+  const auto t = static_cast<std::time_t>(unixSeconds);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", std::localtime(&t));
+  return buf;
+}
+
+nlohmann::json jsonNumber(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+nlohmann::json summariesJson(const RunRecord& r) {
+  nlohmann::json m = nlohmann::json::object();
+  for (const auto& s : r.metrics)
+    m[s.key] = {{"last", jsonNumber(s.last)}, {"last_step", s.lastStep}, {"min", jsonNumber(s.min)},
+                {"min_step", s.minStep}, {"max", jsonNumber(s.max)}, {"max_step", s.maxStep},
+                {"count", s.count}};
+  return m;
+}
+
+nlohmann::json finalMetrics(const RunRecord& r) {
+  nlohmann::json m = nlohmann::json::object();
+  for (const auto& s : r.metrics) m[s.key] = jsonNumber(s.last);
+  return m;
+}
+
+nlohmann::json runJson(const RunRecord& r, bool full) {
+  nlohmann::json j = {{"id", r.id},
+                      {"experiment", r.experiment},
+                      {"name", r.name},
+                      {"status", toString(r.status)},
+                      {"created", r.created},
+                      {"device", r.device},
+                      {"seed", r.seed},
+                      {"tags", r.tags},
+                      {"last_step", r.lastStep},
+                      {"total_steps", r.totalSteps},
+                      {"metrics", finalMetrics(r)}};
+  if (full) {
+    j["config"] = r.config;
+    j["started"] = r.started;
+    j["finished"] = r.finished;
+    j["app_version"] = r.appVersion;
+    j["build"] = r.build;
+    j["notes"] = r.notes;
+    j["message"] = r.message;
+    j["archived"] = r.archived;
+    j["summaries"] = summariesJson(r);
+  }
+  return j;
+}
+
+std::string shortMetrics(const RunRecord& r) {
+  std::string out;
+  for (const auto& s : r.metrics) {
+    if (s.key.rfind("test/", 0) != 0 && s.key.rfind("val/", 0) != 0) continue;
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%s%s=%.4g", out.empty() ? "" : " ", s.key.c_str(), s.last);
+    out += buf;
+  }
+  return out;
+}
+
+int list(const RunStore& store, const RunsArgs& args) {
+  store::RunFilter filter;
+  filter.experiment = args.experiment;
+  filter.tag = args.tag;
+  filter.text = args.text;
+  filter.includeArchived = args.all;
+  if (!args.status.empty()) {
+    filter.status = store::parseRunStatus(args.status);
+    if (!filter.status) {
+      std::fprintf(stderr, "error: --status must be one of queued, running, finished, cancelled, "
+                           "failed, interrupted; got '%s'\n", args.status.c_str());
+      return kExitBadUsage;
+    }
+  }
+  const auto runs = store.listRuns(filter);
+  if (args.json) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& r : runs) all.push_back(runJson(r, false));
+    std::printf("%s\n", all.dump().c_str());
+    return kExitOk;
+  }
+  std::printf("%5s  %-14s %-20s %-11s %-19s %s\n", "id", "experiment", "name", "status",
+              "created", "final metrics");
+  for (const auto& r : runs)
+    std::printf("%5lld  %-14s %-20s %-11s %-19s %s\n", static_cast<long long>(r.id),
+                r.experiment.c_str(), r.name.c_str(), toString(r.status).c_str(),
+                formatTime(r.created).c_str(), shortMetrics(r).c_str());
+  return kExitOk;
+}
+
+int show(const RunRecord& r, bool json) {
+  if (json) {
+    std::printf("%s\n", runJson(r, true).dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("run %lld  %s  %s\n", static_cast<long long>(r.id), r.experiment.c_str(),
+              r.name.c_str());
+  std::printf("  status    %s%s%s\n", toString(r.status).c_str(), r.message.empty() ? "" : ": ",
+              r.message.c_str());
+  std::printf("  created   %s   started %s   finished %s\n", formatTime(r.created).c_str(),
+              formatTime(r.started).c_str(), formatTime(r.finished).c_str());
+  std::printf("  device    %s   seed %lld   steps %lld/%lld\n", r.device.c_str(),
+              static_cast<long long>(r.seed), static_cast<long long>(r.lastStep),
+              static_cast<long long>(r.totalSteps));
+  std::printf("  versions  fourierlab %s, %s\n", r.appVersion.c_str(), r.build.dump().c_str());
+  std::string tags;
+  for (const auto& t : r.tags) tags += (tags.empty() ? "" : ", ") + t;
+  std::printf("  tags      %s\n  notes     %s\n  config    %s\n", tags.c_str(), r.notes.c_str(),
+              r.config.dump().c_str());
+  std::printf("  %-22s %12s %12s %10s %12s %10s %8s\n", "metric", "last", "min", "at step",
+              "max", "at step", "points");
+  for (const auto& s : r.metrics)
+    std::printf("  %-22s %12.6g %12.6g %10lld %12.6g %10lld %8lld\n", s.key.c_str(), s.last,
+                s.min, static_cast<long long>(s.minStep), s.max,
+                static_cast<long long>(s.maxStep), static_cast<long long>(s.count));
+  return kExitOk;
+}
+
+int compare(const std::vector<RunRecord>& runs, bool json) {
+  // Config keys whose values are not the same in every run.
+  std::set<std::string> keys;
+  for (const auto& r : runs)
+    for (const auto& [k, v] : r.config.items()) keys.insert(k);
+  std::vector<std::string> differing;
+  for (const auto& k : keys) {
+    bool same = true;
+    for (const auto& r : runs)
+      same = same && r.config.value(k, nlohmann::json()) == runs.front().config.value(k, nlohmann::json());
+    if (!same) differing.push_back(k);
+  }
+  std::set<std::string> metricKeys;
+  for (const auto& r : runs)
+    for (const auto& s : r.metrics) metricKeys.insert(s.key);
+
+  if (json) {
+    nlohmann::json j = {{"runs", nlohmann::json::array()}, {"config_differences", differing}};
+    for (const auto& r : runs) {
+      nlohmann::json diff = nlohmann::json::object();
+      for (const auto& k : differing) diff[k] = r.config.value(k, nlohmann::json());
+      j["runs"].push_back({{"id", r.id}, {"name", r.name}, {"experiment", r.experiment},
+                           {"status", toString(r.status)}, {"config", diff},
+                           {"metrics", finalMetrics(r)}});
+    }
+    std::printf("%s\n", j.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("%-22s", "");
+  for (const auto& r : runs) std::printf(" %14s", ("run " + std::to_string(r.id)).c_str());
+  std::printf("\n");
+  if (differing.empty()) std::printf("(identical configs)\n");
+  for (const auto& k : differing) {
+    std::printf("%-22s", k.c_str());
+    for (const auto& r : runs) std::printf(" %14s", r.config.value(k, nlohmann::json()).dump().c_str());
+    std::printf("\n");
+  }
+  std::printf("%-22s", "status");
+  for (const auto& r : runs) std::printf(" %14s", toString(r.status).c_str());
+  std::printf("\n");
+  for (const auto& key : metricKeys) {
+    std::printf("%-22s", key.c_str());
+    for (const auto& r : runs) {
+      double v = NAN;
+      for (const auto& s : r.metrics)
+        if (s.key == key) v = s.last;
+      std::printf(" %14.6g", v);
+    }
+    std::printf("\n");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int runsCommand(const RunsArgs& args) {
+  const std::string path = args.db.empty() ? RunStore::defaultPath() : args.db;
+  try {
+    RunStore store(path);
+    if (args.action == "list") return list(store, args);
+
+    std::vector<RunRecord> runs;
+    for (auto id : args.ids) {
+      auto r = store.run(id);
+      if (!r) {
+        std::fprintf(stderr, "error: no run %lld in %s\n", static_cast<long long>(id),
+                     store.path().c_str());
+        return kExitBadUsage;
+      }
+      runs.push_back(std::move(*r));
+    }
+    if (args.action == "show") return show(runs.front(), args.json);
+    if (args.action == "compare") {
+      if (runs.size() < 2) {
+        std::fprintf(stderr, "error: compare needs at least two run ids\n");
+        return kExitBadUsage;
+      }
+      return compare(runs, args.json);
+    }
+    if (args.action == "export") return exportRuns(store, runs, args.format, args.out);
+    const int64_t id = runs.front().id;
+    if (args.action == "tag") store.addTags(id, args.words);
+    else if (args.action == "untag") for (const auto& t : args.words) store.removeTag(id, t);
+    else if (args.action == "note") store.setNotes(id, args.words.front());
+    else if (args.action == "rename") store.rename(id, args.words.front());
+    else if (args.action == "archive") for (const auto& r : runs) store.setArchived(r.id, true);
+    else if (args.action == "delete") {
+      std::vector<int64_t> ids;
+      for (const auto& r : runs) {
+        if (r.status == RunStatus::Running) {
+          std::fprintf(stderr, "error: run %lld is running; cancel it first\n",
+                       static_cast<long long>(r.id));
+          return kExitBadUsage;
+        }
+        ids.push_back(r.id);
+      }
+      std::fprintf(stderr, "deleted %d run(s)\n", store.deleteRuns(ids));
+    }
+    return kExitOk;
+  } catch (const store::StoreError& e) {
+    std::fprintf(stderr, "store error: %s\n", e.what());
+    return kExitStoreError;
+  }
+}
+
+}  // namespace fl::cli

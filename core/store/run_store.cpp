@@ -1,0 +1,564 @@
+#include "core/store/run_store.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <type_traits>
+
+#include "core/store/schema.h"
+#include "fourierlab/version.h"
+
+namespace fl::store {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kRunColumns =
+    "id, experiment, name, status, config, device, seed, created, started, finished, "
+    "app_version, build, notes, message, last_step, total_steps, archived";
+
+double nowSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+uint32_t bigEndian32(const unsigned char* p) {
+  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
+}
+
+// Rejects, without writing a byte, a file that cannot be an intact SQLite database: a wrong
+// header, or fewer bytes than its header's page count says (a truncated copy).
+void checkFileLooksIntact(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return;
+  const auto size = fs::file_size(path, ec);
+  if (ec || size == 0) return;  // an empty file becomes a new store
+  std::ifstream in(path, std::ios::binary);
+  unsigned char header[100] = {0};
+  in.read(reinterpret_cast<char*>(header), sizeof(header));
+  if (!in) throw StoreError(path, "is not a database (shorter than an SQLite header)");
+  if (std::memcmp(header, "SQLite format 3\0", 16) != 0)
+    throw StoreError(path, "is not an SQLite database (wrong file header)");
+  uint32_t pageSize = (uint32_t(header[16]) << 8) | header[17];
+  if (pageSize == 1) pageSize = 65536;
+  const uint32_t pageCount = bigEndian32(header + 28);
+  const bool countValid = bigEndian32(header + 24) == bigEndian32(header + 92);
+  if (countValid && pageCount > 0 && size < uint64_t(pageSize) * pageCount)
+    throw StoreError(path, "is truncated or corrupt (" + std::to_string(size) +
+                               " bytes, its header says " +
+                               std::to_string(uint64_t(pageSize) * pageCount) + ")");
+}
+
+struct SeriesBatch {
+  int64_t count = 0;
+  double last = NAN;
+  int64_t lastStep = std::numeric_limits<int64_t>::min();
+  double min = NAN;
+  int64_t minStep = 0;
+  double max = NAN;
+  int64_t maxStep = 0;
+};
+
+std::string toJsonText(const std::vector<SnapshotAxis>& axes) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& a : axes) j.push_back({{"label", a.label}, {"unit", a.unit}, {"ticks", a.ticks}});
+  return j.dump();
+}
+
+std::vector<SnapshotAxis> axesFromJson(const std::string& text) {
+  std::vector<SnapshotAxis> axes;
+  for (const auto& a : nlohmann::json::parse(text))
+    axes.push_back({a.value("label", ""), a.value("unit", ""), a.value("ticks", std::vector<float>{})});
+  return axes;
+}
+
+std::string placeholders(size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += i ? ",?" : "?";
+  return out;
+}
+
+}  // namespace
+
+std::optional<RunStatus> parseRunStatus(const std::string& text) {
+  for (auto s : {RunStatus::Queued, RunStatus::Running, RunStatus::Finished, RunStatus::Cancelled,
+                 RunStatus::Failed, RunStatus::Interrupted})
+    if (toString(s) == text) return s;
+  return std::nullopt;
+}
+
+std::string RunStore::defaultPath() {
+  const char* xdg = std::getenv("XDG_DATA_HOME");
+  fs::path base;
+  if (xdg && *xdg) {
+    base = xdg;
+  } else {
+    const char* home = std::getenv("HOME");
+    base = fs::path(home && *home ? home : ".") / ".local" / "share";
+  }
+  return (base / "fourierlab" / "runs.db").string();
+}
+
+RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutMs)
+    : m_db([&] {
+        // Absolute, so artifact paths stored relative to the database's folder resolve.
+        const std::string path = fs::absolute(givenPath).lexically_normal().string();
+        if (!readOnly) {
+          std::error_code ec;
+          const auto parent = fs::path(path).parent_path();
+          if (!parent.empty()) fs::create_directories(parent, ec);
+          if (ec) throw StoreError(path, "cannot create its folder: " + ec.message());
+        }
+        checkFileLooksIntact(path);
+        return Database::open(path, /*create=*/!readOnly, readOnly);
+      }()),
+      m_readOnly(readOnly) {
+  if (!readOnly && m_db.isReadOnly())
+    throw StoreError(path(), "is read-only (no write permission for this user)");
+  configureConnection(busyTimeoutMs);
+  readSchemaVersion(m_db);  // refuses a foreign or newer file before anything is written
+  if (readOnly) return;
+  m_db.exec("PRAGMA journal_mode = WAL");
+  migrate(m_db);
+  markDeadRunsInterrupted();
+}
+
+void RunStore::configureConnection(int busyTimeoutMs) {
+  m_db.exec("PRAGMA busy_timeout = " + std::to_string(busyTimeoutMs));
+  m_db.exec("PRAGMA foreign_keys = ON");
+  // In WAL mode NORMAL loses no committed transaction when the process dies, only on power loss.
+  m_db.exec("PRAGMA synchronous = NORMAL");
+}
+
+std::string RunStore::artifactFolder(int64_t runId) const {
+  return path() + ".files/run-" + std::to_string(runId);
+}
+
+void RunStore::markDeadRunsInterrupted() {
+  auto s = m_db.prepare(
+      "SELECT id, host, pid, pid_start FROM runs WHERE status IN ('running', 'queued')");
+  std::vector<std::pair<int64_t, ProcessIdentity>> dead;
+  while (s.step()) {
+    ProcessIdentity writer{s.text(1), s.int64(2), s.int64(3)};
+    if (livenessOf(writer) == Liveness::Dead) dead.emplace_back(s.int64(0), writer);
+  }
+  if (dead.empty()) return;
+  Transaction tx(m_db);
+  auto update = m_db.prepare(
+      "UPDATE runs SET status = 'interrupted', finished = ?, message = ? "
+      "WHERE id = ? AND status IN ('running', 'queued')");
+  for (const auto& [id, writer] : dead) {
+    update.bind(1, nowSeconds())
+        .bind(2, "its process (pid " + std::to_string(writer.pid) + " on " + writer.host +
+                     ") ended without finishing; data up to its last write is kept")
+        .bind(3, id)
+        .run();
+  }
+  tx.commit();
+}
+
+int64_t RunStore::createRun(const NewRun& run) {
+  const auto writer = currentProcess();
+  Transaction tx(m_db);
+  auto s = m_db.prepare(
+      "INSERT INTO runs(experiment, name, status, config, seed, created, app_version, build, "
+      "host, pid, pid_start) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)");
+  s.bind(1, run.experiment)
+      .bind(2, run.name)
+      .bind(3, run.config.dump())
+      .bind(4, run.config.value("seed", int64_t(0)))
+      .bind(5, nowSeconds())
+      .bind(6, FOURIERLAB_VERSION)
+      .bind(7, run.build.dump())
+      .bind(8, writer.host)
+      .bind(9, writer.pid)
+      .bind(10, writer.startTicks)
+      .run();
+  const int64_t id = m_db.lastInsertId();
+  auto tag = m_db.prepare("INSERT OR IGNORE INTO tags(run_id, tag) VALUES (?, ?)");
+  for (const auto& t : run.tags) tag.bind(1, id).bind(2, t).run();
+  tx.commit();
+  return id;
+}
+
+RunRecord RunStore::readRun(Statement& s) const {
+  RunRecord r;
+  r.id = s.int64(0);
+  r.experiment = s.text(1);
+  r.name = s.text(2);
+  r.status = parseRunStatus(s.text(3)).value_or(RunStatus::Failed);
+  r.config = nlohmann::json::parse(s.text(4), nullptr, /*allow_exceptions=*/false);
+  r.device = s.text(5);
+  r.seed = s.int64(6);
+  r.created = s.real(7);
+  r.started = s.isNull(8) ? 0 : s.real(8);
+  r.finished = s.isNull(9) ? 0 : s.real(9);
+  r.appVersion = s.text(10);
+  r.build = nlohmann::json::parse(s.text(11), nullptr, false);
+  r.notes = s.text(12);
+  r.message = s.text(13);
+  r.lastStep = s.int64(14);
+  r.totalSteps = s.int64(15);
+  r.archived = s.int64(16) != 0;
+  return r;
+}
+
+std::optional<RunRecord> RunStore::run(int64_t id) const {
+  auto s = m_db.prepare(std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?");
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  std::vector<RunRecord> one{readRun(s)};
+  attachTagsAndSummaries(one);
+  return one.front();
+}
+
+std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
+  std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE 1";
+  if (!filter.includeArchived) sql += " AND archived = 0";
+  if (!filter.experiment.empty()) sql += " AND experiment = :experiment";
+  if (filter.status) sql += " AND status = :status";
+  if (!filter.tag.empty()) sql += " AND id IN (SELECT run_id FROM tags WHERE tag = :tag)";
+  if (!filter.text.empty())
+    sql += " AND (instr(lower(name), lower(:text)) OR instr(lower(notes), lower(:text)) OR "
+           "instr(lower(experiment), lower(:text)))";
+  sql += " ORDER BY id";
+  auto s = m_db.prepare(sql);
+  auto bindNamed = [&](const char* name, const std::string& value) {
+    const int index = s.parameterIndex(name);
+    if (index > 0) s.bind(index, value);
+  };
+  bindNamed(":experiment", filter.experiment);
+  if (filter.status) bindNamed(":status", toString(*filter.status));
+  bindNamed(":tag", filter.tag);
+  bindNamed(":text", filter.text);
+  std::vector<RunRecord> runs;
+  while (s.step()) runs.push_back(readRun(s));
+  attachTagsAndSummaries(runs);
+  return runs;
+}
+
+void RunStore::attachTagsAndSummaries(std::vector<RunRecord>& runs) const {
+  if (runs.empty()) return;
+  std::map<int64_t, RunRecord*> byId;
+  for (auto& r : runs) byId[r.id] = &r;
+  // One pass over each table (bounded by the listed id range), never over the metric history.
+  const std::string range = " WHERE run_id BETWEEN " + std::to_string(byId.begin()->first) +
+                            " AND " + std::to_string(byId.rbegin()->first);
+  auto tags = m_db.prepare("SELECT run_id, tag FROM tags" + range + " ORDER BY run_id, tag");
+  while (tags.step())
+    if (auto it = byId.find(tags.int64(0)); it != byId.end()) it->second->tags.push_back(tags.text(1));
+  auto series = m_db.prepare(
+      "SELECT run_id, key, count, last, last_step, min, min_step, max, max_step FROM series" +
+      range + " ORDER BY run_id, key");
+  while (series.step()) {
+    auto it = byId.find(series.int64(0));
+    if (it == byId.end()) continue;
+    MetricSummary m;
+    m.key = series.text(1);
+    m.count = series.int64(2);
+    m.last = series.isNull(3) ? NAN : series.real(3);
+    m.lastStep = series.int64(4);
+    m.min = series.isNull(5) ? NAN : series.real(5);
+    m.minStep = series.int64(6);
+    m.max = series.isNull(7) ? NAN : series.real(7);
+    m.maxStep = series.int64(8);
+    it->second->metrics.push_back(m);
+  }
+}
+
+void RunStore::rename(int64_t id, const std::string& name) {
+  auto s = m_db.prepare("UPDATE runs SET name = ? WHERE id = ?");
+  s.bind(1, name).bind(2, id).run();
+}
+
+void RunStore::setNotes(int64_t id, const std::string& notes) {
+  auto s = m_db.prepare("UPDATE runs SET notes = ? WHERE id = ?");
+  s.bind(1, notes).bind(2, id).run();
+}
+
+void RunStore::addTags(int64_t id, const std::vector<std::string>& tags) {
+  Transaction tx(m_db);
+  auto s = m_db.prepare("INSERT OR IGNORE INTO tags(run_id, tag) VALUES (?, ?)");
+  for (const auto& t : tags) s.bind(1, id).bind(2, t).run();
+  tx.commit();
+}
+
+void RunStore::removeTag(int64_t id, const std::string& tag) {
+  auto s = m_db.prepare("DELETE FROM tags WHERE run_id = ? AND tag = ?");
+  s.bind(1, id).bind(2, tag).run();
+}
+
+void RunStore::setArchived(int64_t id, bool archived) {
+  auto s = m_db.prepare("UPDATE runs SET archived = ? WHERE id = ?");
+  s.bind(1, int64_t(archived ? 1 : 0)).bind(2, id).run();
+}
+
+int RunStore::deleteRuns(const std::vector<int64_t>& ids) {
+  if (ids.empty()) return 0;
+  Transaction tx(m_db);
+  auto s = m_db.prepare("DELETE FROM runs WHERE id IN (" + placeholders(ids.size()) + ")");
+  for (size_t i = 0; i < ids.size(); ++i) s.bind(static_cast<int>(i + 1), ids[i]);
+  s.run();
+  const int deleted = m_db.changes();
+  tx.commit();
+  for (auto id : ids) {
+    std::error_code ec;
+    fs::remove_all(artifactFolder(id), ec);  // the rows are gone; a stale file is harmless
+  }
+  for (auto it = m_seriesIds.begin(); it != m_seriesIds.end();)
+    it = std::find(ids.begin(), ids.end(), it->first.first) != ids.end() ? m_seriesIds.erase(it) : std::next(it);
+  return deleted;
+}
+
+void RunStore::markRunning(int64_t id, const std::string& device, int64_t totalSteps,
+                           const ProcessIdentity& writer) {
+  auto s = m_db.prepare(
+      "UPDATE runs SET status = 'running', device = ?, started = coalesce(started, ?), "
+      "finished = NULL, message = '', total_steps = ?, host = ?, pid = ?, pid_start = ? "
+      "WHERE id = ?");
+  s.bind(1, device).bind(2, nowSeconds()).bind(3, totalSteps).bind(4, writer.host)
+      .bind(5, writer.pid).bind(6, writer.startTicks).bind(7, id).run();
+}
+
+void RunStore::finishRun(int64_t id, RunStatus status, const std::string& message) {
+  auto s = m_db.prepare("UPDATE runs SET status = ?, message = ?, finished = ? WHERE id = ?");
+  s.bind(1, toString(status)).bind(2, message).bind(3, nowSeconds()).bind(4, id).run();
+}
+
+int64_t RunStore::seriesId(int64_t runId, const std::string& key) {
+  const auto cacheKey = std::make_pair(runId, key);
+  if (auto it = m_seriesIds.find(cacheKey); it != m_seriesIds.end()) return it->second;
+  auto insert = m_db.prepare("INSERT OR IGNORE INTO series(run_id, key) VALUES (?, ?)");
+  insert.bind(1, runId).bind(2, key).run();
+  auto select = m_db.prepare("SELECT id FROM series WHERE run_id = ? AND key = ?");
+  select.bind(1, runId).bind(2, key);
+  select.step();
+  const int64_t id = select.int64(0);
+  m_seriesIds[cacheKey] = id;
+  return id;
+}
+
+void RunStore::writeEvents(int64_t id, const std::vector<Event>& events) {
+  if (events.empty()) return;
+  Transaction tx(m_db);
+  auto insertMetric = m_db.prepare(
+      "INSERT OR REPLACE INTO metrics(series_id, step, wall, value) VALUES (?, ?, ?, ?)");
+  std::optional<Statement> insertSnapshot;
+  std::map<int64_t, SeriesBatch> batches;
+  int64_t lastStep = -1;
+  int64_t totalSteps = -1;
+  for (const auto& event : events) {
+    if (auto* m = std::get_if<MetricEvent>(&event)) {
+      const int64_t series = seriesId(id, m->key);
+      insertMetric.bind(1, series).bind(2, m->step).bind(3, m->wallSeconds);
+      if (std::isfinite(m->value)) insertMetric.bind(4, m->value);
+      else insertMetric.bindNull(4);
+      insertMetric.run();
+      auto& b = batches[series];
+      ++b.count;
+      if (m->step >= b.lastStep) {
+        b.lastStep = m->step;
+        b.last = m->value;
+      }
+      if (std::isfinite(m->value)) {
+        if (std::isnan(b.min) || m->value < b.min) { b.min = m->value; b.minStep = m->step; }
+        if (std::isnan(b.max) || m->value > b.max) { b.max = m->value; b.maxStep = m->step; }
+      }
+    } else if (auto* s = std::get_if<SnapshotEvent>(&event)) {
+      if (s->requestId != 0) continue;  // probe answers are transient, not history
+      if (!insertSnapshot)
+        insertSnapshot.emplace(m_db.prepare(
+            "INSERT INTO snapshots(run_id, step, name, shape, data, axes, value_label, meta) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+      const auto& snap = s->snapshot;
+      insertSnapshot->bind(1, id).bind(2, s->step).bind(3, snap.name)
+          .bind(4, nlohmann::json(snap.shape).dump())
+          .bindBlob(5, snap.data.data(), snap.data.size() * sizeof(float))
+          .bind(6, toJsonText(snap.axes)).bind(7, snap.valueLabel).bind(8, snap.meta.dump());
+      insertSnapshot->run();
+    } else if (auto* p = std::get_if<ProgressEvent>(&event)) {
+      lastStep = std::max(lastStep, p->step);
+      totalSteps = p->totalSteps;
+    } else if (auto* st = std::get_if<StatusEvent>(&event)) {
+      if (st->status == RunStatus::Running)
+        markRunning(id, st->device, 0, currentProcess());
+      else if (isTerminal(st->status))
+        finishRun(id, st->status, st->message);
+    } else if (auto* c = std::get_if<CheckpointEvent>(&event)) {
+      if (!c->removed) {
+        addCheckpoint(id, c->step, c->path);
+      } else {
+        const auto removed = fs::path(c->path).lexically_normal().string();
+        for (const auto& existing : checkpoints(id))
+          if (existing.path == removed) removeCheckpoint(existing.id);
+      }
+    }
+  }
+  auto updateSeries = m_db.prepare(
+      "UPDATE series SET count = count + ?1, "
+      "last = CASE WHEN last_step IS NULL OR ?2 >= last_step THEN ?3 ELSE last END, "
+      "last_step = CASE WHEN last_step IS NULL OR ?2 >= last_step THEN ?2 ELSE last_step END, "
+      "min = CASE WHEN ?4 IS NOT NULL AND (min IS NULL OR ?4 < min) THEN ?4 ELSE min END, "
+      "min_step = CASE WHEN ?4 IS NOT NULL AND (min IS NULL OR ?4 < min) THEN ?5 ELSE min_step END, "
+      "max = CASE WHEN ?6 IS NOT NULL AND (max IS NULL OR ?6 > max) THEN ?6 ELSE max END, "
+      "max_step = CASE WHEN ?6 IS NOT NULL AND (max IS NULL OR ?6 > max) THEN ?7 ELSE max_step END "
+      "WHERE id = ?8");
+  for (const auto& [series, b] : batches) {
+    updateSeries.bind(1, b.count).bind(2, b.lastStep);
+    if (std::isfinite(b.last)) updateSeries.bind(3, b.last); else updateSeries.bindNull(3);
+    if (std::isnan(b.min)) updateSeries.bindNull(4); else updateSeries.bind(4, b.min);
+    updateSeries.bind(5, b.minStep);
+    if (std::isnan(b.max)) updateSeries.bindNull(6); else updateSeries.bind(6, b.max);
+    updateSeries.bind(7, b.maxStep).bind(8, series);
+    updateSeries.run();
+  }
+  if (lastStep >= 0) {
+    auto s = m_db.prepare("UPDATE runs SET last_step = max(last_step, ?), total_steps = ? WHERE id = ?");
+    s.bind(1, lastStep).bind(2, totalSteps).bind(3, id).run();
+  }
+  tx.commit();
+}
+
+void RunStore::addCheckpoint(int64_t id, int64_t step, const std::string& path) {
+  std::error_code ec;
+  const auto bytes = fs::file_size(path, ec);
+  const auto relative = fs::relative(path, fs::path(this->path()).parent_path(), ec);
+  auto s = m_db.prepare(
+      "INSERT INTO artifacts(run_id, kind, step, path, bytes, created) VALUES (?, 'checkpoint', ?, ?, ?, ?)");
+  s.bind(1, id).bind(2, step).bind(3, ec ? path : relative.string())
+      .bind(4, static_cast<int64_t>(bytes)).bind(5, nowSeconds()).run();
+}
+
+std::vector<Checkpoint> RunStore::checkpoints(int64_t id) const {
+  auto s = m_db.prepare(
+      "SELECT id, step, path, bytes FROM artifacts WHERE run_id = ? AND kind = 'checkpoint' "
+      "ORDER BY step");
+  s.bind(1, id);
+  std::vector<Checkpoint> out;
+  const auto folder = fs::path(path()).parent_path();
+  while (s.step()) {
+    fs::path p = s.text(2);
+    if (p.is_relative()) p = folder / p;
+    out.push_back({s.int64(0), s.int64(1), p.lexically_normal().string(), s.int64(3)});
+  }
+  return out;
+}
+
+void RunStore::removeCheckpoint(int64_t checkpointId) {
+  std::string file;
+  {
+    auto s = m_db.prepare("SELECT path FROM artifacts WHERE id = ?");
+    s.bind(1, checkpointId);
+    if (!s.step()) return;
+    fs::path p = s.text(0);
+    file = (p.is_relative() ? fs::path(path()).parent_path() / p : p).string();
+  }
+  auto del = m_db.prepare("DELETE FROM artifacts WHERE id = ?");
+  del.bind(1, checkpointId).run();
+  std::error_code ec;
+  fs::remove(file, ec);
+}
+
+void RunStore::truncateAfter(int64_t id, int64_t step) {
+  Transaction tx(m_db);
+  auto metrics = m_db.prepare(
+      "DELETE FROM metrics WHERE series_id IN (SELECT id FROM series WHERE run_id = ?1) AND step > ?2");
+  metrics.bind(1, id).bind(2, step).run();
+  auto snaps = m_db.prepare("DELETE FROM snapshots WHERE run_id = ? AND step > ?");
+  snaps.bind(1, id).bind(2, step).run();
+  // Summaries from what is left (a resume is rare; listing stays O(runs)).
+  auto summary = m_db.prepare(
+      "UPDATE series SET "
+      "count = (SELECT count(*) FROM metrics m WHERE m.series_id = series.id), "
+      "last_step = (SELECT max(step) FROM metrics m WHERE m.series_id = series.id), "
+      "last = (SELECT value FROM metrics m WHERE m.series_id = series.id ORDER BY step DESC LIMIT 1), "
+      "min = (SELECT min(value) FROM metrics m WHERE m.series_id = series.id), "
+      "min_step = (SELECT step FROM metrics m WHERE m.series_id = series.id AND value IS NOT NULL ORDER BY value ASC, step LIMIT 1), "
+      "max = (SELECT max(value) FROM metrics m WHERE m.series_id = series.id), "
+      "max_step = (SELECT step FROM metrics m WHERE m.series_id = series.id AND value IS NOT NULL ORDER BY value DESC, step LIMIT 1) "
+      "WHERE run_id = ?");
+  summary.bind(1, id).run();
+  auto run = m_db.prepare("UPDATE runs SET last_step = ? WHERE id = ?");
+  run.bind(1, step).bind(2, id).run();
+  tx.commit();
+  // Checkpoints after the step describe a future that no longer exists.
+  for (const auto& c : checkpoints(id))
+    if (c.step > step) removeCheckpoint(c.id);
+}
+
+std::vector<std::string> RunStore::metricKeys(int64_t id) const {
+  auto s = m_db.prepare("SELECT key FROM series WHERE run_id = ? ORDER BY key");
+  s.bind(1, id);
+  std::vector<std::string> keys;
+  while (s.step()) keys.push_back(s.text(0));
+  return keys;
+}
+
+std::vector<MetricPoint> RunStore::metric(int64_t id, const std::string& key) const {
+  auto count = m_db.prepare("SELECT id, count FROM series WHERE run_id = ? AND key = ?");
+  count.bind(1, id).bind(2, key);
+  if (!count.step()) return {};
+  const int64_t series = count.int64(0);
+  std::vector<MetricPoint> points;
+  points.reserve(static_cast<size_t>(std::max<int64_t>(0, count.int64(1))));
+  auto s = m_db.prepare("SELECT step, wall, value FROM metrics WHERE series_id = ? ORDER BY step");
+  s.bind(1, series);
+  while (s.step()) points.push_back({s.int64(0), s.real(1), s.isNull(2) ? NAN : s.real(2)});
+  return points;
+}
+
+std::vector<MetricSummary> RunStore::summaries(int64_t id) const {
+  auto r = run(id);
+  return r ? r->metrics : std::vector<MetricSummary>{};
+}
+
+std::vector<std::string> RunStore::snapshotNames(int64_t id) const {
+  auto s = m_db.prepare("SELECT DISTINCT name FROM snapshots WHERE run_id = ? ORDER BY name");
+  s.bind(1, id);
+  std::vector<std::string> names;
+  while (s.step()) names.push_back(s.text(0));
+  return names;
+}
+
+std::vector<StoredSnapshot> RunStore::snapshots(int64_t id, const std::string& name,
+                                                bool latestOnly) const {
+  std::string sql =
+      "SELECT step, name, shape, data, axes, value_label, meta FROM snapshots "
+      "WHERE run_id = ? AND name = ? ORDER BY step";
+  if (latestOnly) sql += " DESC LIMIT 1";
+  auto s = m_db.prepare(sql);
+  s.bind(1, id).bind(2, name);
+  std::vector<StoredSnapshot> out;
+  while (s.step()) {
+    StoredSnapshot st;
+    st.step = s.int64(0);
+    st.snapshot.name = s.text(1);
+    st.snapshot.shape = nlohmann::json::parse(s.text(2)).get<std::vector<int64_t>>();
+    const auto bytes = s.blob(3);
+    st.snapshot.data.resize(bytes.size() / sizeof(float));
+    std::memcpy(st.snapshot.data.data(), bytes.data(), st.snapshot.data.size() * sizeof(float));
+    st.snapshot.axes = axesFromJson(s.text(4));
+    st.snapshot.valueLabel = s.text(5);
+    st.snapshot.meta = nlohmann::json::parse(s.text(6), nullptr, false);
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+int RunStore::schemaVersion() const { return readSchemaVersion(m_db); }
+
+std::string RunStore::integrityCheck() const {
+  auto s = m_db.prepare("PRAGMA integrity_check");
+  std::string out;
+  while (s.step()) out += (out.empty() ? "" : "\n") + s.text(0);
+  return out;
+}
+
+}  // namespace fl::store

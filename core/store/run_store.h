@@ -1,0 +1,165 @@
+// RunStore: every run FourierLab made, in one SQLite file (schema in schema.h). The CLI and the
+// GUI read and edit runs through it; StoreSink writes a live run's events through it.
+//
+//   RunStore store(RunStore::defaultPath());           // creates or upgrades; may throw
+//   int64_t id = store.createRun({"fourier-head", "", config, {"sweep"}});
+//   for (const RunRecord& r : store.listRuns({})) ...
+//
+// Threading: one RunStore is one SQLite connection, used by one thread at a time. Open one per
+// thread (StoreSink opens its own for its writer thread); WAL mode lets readers and the writer
+// work at once. Errors are thrown as StoreError naming the file; nothing is half-written
+// (every change is one transaction).
+//
+// On open, runs left `running` by a process that is dead (same host, pid and start time gone)
+// become `interrupted`, keeping everything written up to their last batch.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/engine/events.h"
+#include "core/store/process_identity.h"
+#include "core/store/sqlite_handle.h"
+
+namespace fl::store {
+
+struct MetricSummary {
+  std::string key;
+  int64_t count = 0;
+  double last = 0;
+  int64_t lastStep = 0;
+  double min = 0;
+  int64_t minStep = 0;
+  double max = 0;
+  int64_t maxStep = 0;
+};
+
+struct RunRecord {
+  int64_t id = 0;
+  std::string experiment;
+  std::string name;
+  RunStatus status = RunStatus::Queued;
+  nlohmann::json config;
+  std::string device;
+  int64_t seed = 0;
+  double created = 0;  // Unix seconds
+  double started = 0;  // 0 when not yet
+  double finished = 0;
+  std::string appVersion;
+  nlohmann::json build;
+  std::string notes;
+  std::string message;
+  int64_t lastStep = 0;
+  int64_t totalSteps = 0;
+  bool archived = false;
+  std::vector<std::string> tags;
+  std::vector<MetricSummary> metrics;  // filled by listRuns and run()
+};
+
+struct NewRun {
+  std::string experiment;
+  std::string name;
+  nlohmann::json config;
+  std::vector<std::string> tags;
+  nlohmann::json build = nlohmann::json::object();
+};
+
+struct RunFilter {
+  std::string experiment;
+  std::optional<RunStatus> status;
+  std::string tag;
+  std::string text;  // matched against name, notes and experiment
+  bool includeArchived = false;
+};
+
+struct MetricPoint {
+  int64_t step = 0;
+  double wall = 0;
+  double value = 0;  // NaN when the run reported NaN
+};
+
+struct StoredSnapshot {
+  int64_t step = 0;
+  Snapshot snapshot;
+};
+
+struct Checkpoint {
+  int64_t id = 0;
+  int64_t step = 0;
+  std::string path;  // absolute
+  int64_t bytes = 0;
+};
+
+std::optional<RunStatus> parseRunStatus(const std::string& text);
+
+class RunStore {
+ public:
+  // $XDG_DATA_HOME/fourierlab/runs.db, or ~/.local/share/fourierlab/runs.db.
+  static std::string defaultPath();
+
+  // Opens or creates the store; creates its folder when needed. readOnly never writes (no
+  // migration, no marking of dead runs).
+  // busyTimeoutMs: how long a write waits for another process's write lock before failing.
+  explicit RunStore(const std::string& path, bool readOnly = false, int busyTimeoutMs = 5000);
+
+  const std::string& path() const { return m_db.path(); }
+  // Where checkpoints and other files of run `id` live: <db>.files/run-<id>/.
+  std::string artifactFolder(int64_t runId) const;
+
+  // --- runs
+  int64_t createRun(const NewRun& run);
+  std::optional<RunRecord> run(int64_t id) const;
+  std::vector<RunRecord> listRuns(const RunFilter& filter = {}) const;
+  void rename(int64_t id, const std::string& name);
+  void setNotes(int64_t id, const std::string& notes);
+  void addTags(int64_t id, const std::vector<std::string>& tags);
+  void removeTag(int64_t id, const std::string& tag);
+  void setArchived(int64_t id, bool archived);
+  // Deletes the runs with their metrics, snapshots, artifacts and files. Returns how many.
+  int deleteRuns(const std::vector<int64_t>& ids);
+
+  // --- a live run (StoreSink)
+  void markRunning(int64_t id, const std::string& device, int64_t totalSteps,
+                   const ProcessIdentity& writer);
+  void finishRun(int64_t id, RunStatus status, const std::string& message);
+  // Writes one batch of events in one transaction: metrics (and their summaries), snapshots,
+  // progress, status changes and checkpoints (probe answers are not history: skipped).
+  void writeEvents(int64_t id, const std::vector<Event>& events);
+  void addCheckpoint(int64_t id, int64_t step, const std::string& path);
+  void removeCheckpoint(int64_t checkpointId);  // and its file
+  std::vector<Checkpoint> checkpoints(int64_t id) const;  // by step
+
+  // Resume: drops every metric and snapshot after `step`, recomputes the summaries.
+  void truncateAfter(int64_t id, int64_t step);
+
+  // --- reading a run's history
+  std::vector<std::string> metricKeys(int64_t id) const;
+  std::vector<MetricPoint> metric(int64_t id, const std::string& key) const;
+  std::vector<MetricSummary> summaries(int64_t id) const;
+  std::vector<std::string> snapshotNames(int64_t id) const;
+  // All stored steps of one snapshot name, or only the latest when latestOnly.
+  std::vector<StoredSnapshot> snapshots(int64_t id, const std::string& name,
+                                        bool latestOnly = false) const;
+
+  int schemaVersion() const;
+  // PRAGMA integrity_check: "ok" or the problems found.
+  std::string integrityCheck() const;
+
+ private:
+  void configureConnection(int busyTimeoutMs);
+  void markDeadRunsInterrupted();
+  RunRecord readRun(Statement& s) const;
+  void attachTagsAndSummaries(std::vector<RunRecord>& runs) const;
+  int64_t seriesId(int64_t runId, const std::string& key);
+
+  Database m_db;
+  bool m_readOnly;
+  std::map<std::pair<int64_t, std::string>, int64_t> m_seriesIds;  // cache for writers
+};
+
+}  // namespace fl::store

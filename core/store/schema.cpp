@@ -1,0 +1,134 @@
+#include "core/store/schema.h"
+
+#include <string>
+
+namespace fl::store {
+
+const char* const kSchemaVersion1 = R"sql(
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE runs (
+  id          INTEGER PRIMARY KEY,
+  experiment  TEXT NOT NULL,
+  name        TEXT NOT NULL DEFAULT '',
+  status      TEXT NOT NULL,
+  config      TEXT NOT NULL,            -- JSON, complete (defaults filled in)
+  device      TEXT NOT NULL DEFAULT '',
+  seed        INTEGER,
+  created     REAL NOT NULL,            -- Unix seconds
+  started     REAL,
+  finished    REAL,
+  app_version TEXT NOT NULL DEFAULT '',
+  build       TEXT NOT NULL DEFAULT '{}', -- JSON: LibTorch, CUDA, BLAS, host
+  notes       TEXT NOT NULL DEFAULT '',
+  message     TEXT NOT NULL DEFAULT '', -- why it failed / was interrupted
+  last_step   INTEGER NOT NULL DEFAULT 0,
+  total_steps INTEGER NOT NULL DEFAULT 0,
+  host        TEXT NOT NULL DEFAULT '', -- the writing process, to tell a dead run
+  pid         INTEGER NOT NULL DEFAULT 0,
+  pid_start   INTEGER NOT NULL DEFAULT 0 -- its start time (clock ticks), so a reused pid is not it
+);
+CREATE INDEX runs_by_experiment ON runs(experiment, created);
+CREATE INDEX runs_by_status ON runs(status);
+CREATE TABLE tags (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  tag    TEXT NOT NULL,
+  PRIMARY KEY (run_id, tag)
+) WITHOUT ROWID;
+CREATE INDEX tags_by_tag ON tags(tag);
+CREATE TABLE series (
+  id        INTEGER PRIMARY KEY,
+  run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key       TEXT NOT NULL,
+  count     INTEGER NOT NULL DEFAULT 0,
+  last      REAL, last_step INTEGER,
+  min       REAL, min_step  INTEGER,
+  max       REAL, max_step  INTEGER,
+  UNIQUE (run_id, key)
+);
+CREATE TABLE metrics (
+  series_id INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,
+  step      INTEGER NOT NULL,
+  wall      REAL NOT NULL,
+  value     REAL,                       -- NULL for NaN
+  PRIMARY KEY (series_id, step)
+) WITHOUT ROWID;
+CREATE TABLE snapshots (
+  id          INTEGER PRIMARY KEY,
+  run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step        INTEGER NOT NULL,
+  name        TEXT NOT NULL,
+  shape       TEXT NOT NULL,            -- JSON array
+  data        BLOB NOT NULL,            -- float32, row-major, little-endian
+  axes        TEXT NOT NULL,            -- JSON: [{label, unit, ticks}]
+  value_label TEXT NOT NULL DEFAULT '',
+  meta        TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX snapshots_by_run ON snapshots(run_id, name, step);
+CREATE TABLE artifacts (
+  id      INTEGER PRIMARY KEY,
+  run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  kind    TEXT NOT NULL,                -- 'checkpoint'
+  step    INTEGER NOT NULL,
+  path    TEXT NOT NULL,                -- relative to the database's folder
+  bytes   INTEGER NOT NULL DEFAULT 0,
+  created REAL NOT NULL
+);
+CREATE INDEX artifacts_by_run ON artifacts(run_id, kind, step);
+)sql";
+
+namespace {
+
+constexpr const char* kApplicationMarker = "fourierlab";
+
+int versionInsideTransaction(const Database& db) {
+  auto hasMeta = db.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
+  hasMeta.step();
+  if (hasMeta.int64(0) == 0) {
+    auto anyTable = db.prepare("SELECT count(*) FROM sqlite_master");
+    anyTable.step();
+    if (anyTable.int64(0) > 0)
+      throw StoreError(db.path(), "is an SQLite database but not a FourierLab run store");
+    return 0;
+  }
+  auto s = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
+  if (!s.step()) throw StoreError(db.path(), "has no schema version: not a FourierLab run store");
+  return std::stoi(s.text(0));
+}
+
+void checkNotNewer(const Database& db, int version) {
+  if (version > kSchemaVersion)
+    throw StoreError(db.path(), "was written by a newer FourierLab (schema version " +
+                                    std::to_string(version) + ", this build reads up to " +
+                                    std::to_string(kSchemaVersion) +
+                                    "); left untouched, upgrade FourierLab to open it");
+}
+
+}  // namespace
+
+int readSchemaVersion(const Database& db) {
+  const int version = versionInsideTransaction(db);
+  checkNotNewer(db, version);
+  return version;
+}
+
+void migrate(const Database& db) {
+  if (readSchemaVersion(db) == kSchemaVersion) return;  // the common case: no write lock
+  Transaction tx(db);
+  const int from = readSchemaVersion(db);  // again, now that we hold the write lock
+  if (from < 1) {
+    db.exec(kSchemaVersion1);
+    db.exec(std::string("INSERT INTO meta(key, value) VALUES ('application', '") +
+            kApplicationMarker + "'), ('schema_version', '1')");
+  }
+  if (from < 2) {
+    db.exec("ALTER TABLE runs ADD COLUMN archived INTEGER NOT NULL DEFAULT 0");
+  }
+  db.exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
+          "' WHERE key = 'schema_version'");
+  tx.commit();
+}
+
+}  // namespace fl::store

@@ -1,0 +1,26 @@
+// The run store's schema and its cumulative forward migrations.
+//
+// Version history (never edit a released step; add one):
+//   1  runs, tags, series (one per run and metric key, with its summary), metrics, snapshots,
+//      artifacts, meta(schema_version)
+//   2  runs.archived: archived runs are hidden from the default listing
+#pragma once
+
+#include "core/store/sqlite_handle.h"
+
+namespace fl::store {
+
+constexpr int kSchemaVersion = 2;
+
+// The DDL of version 1 alone: tests use it to write an old database and check the upgrade.
+extern const char* const kSchemaVersion1;
+
+// Reads the version (0 for an empty database). Throws StoreError when the file is not a
+// FourierLab store or is newer than this build (it is then left untouched).
+int readSchemaVersion(const Database& db);
+
+// Brings the database to kSchemaVersion in one transaction (BEGIN IMMEDIATE, so two processes
+// creating the same fresh file at once serialise: the second finds it done).
+void migrate(const Database& db);
+
+}  // namespace fl::store

@@ -1,0 +1,159 @@
+#include "core/store/sqlite_handle.h"
+
+#include <sqlite3.h>
+
+namespace fl::store {
+
+void SqliteCloser::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+void StatementFinalizer::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+
+namespace {
+
+std::string describe(sqlite3* db, int rc) {
+  const int extended = db ? sqlite3_extended_errcode(db) : rc;
+  std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  if ((extended & 0xff) == SQLITE_BUSY || (extended & 0xff) == SQLITE_LOCKED)
+    message += " (another process holds the write lock past the busy timeout)";
+  return message;
+}
+
+}  // namespace
+
+Statement::Statement(sqlite3_stmt* stmt, std::string path) : m_stmt(stmt), m_path(std::move(path)) {}
+
+#define FL_CHECK_BIND(call)                                                                   \
+  do {                                                                                        \
+    if ((call) != SQLITE_OK)                                                                  \
+      throw StoreError(m_path, std::string("bind failed: ") +                                 \
+                                   sqlite3_errmsg(sqlite3_db_handle(m_stmt.get())));          \
+  } while (0)
+
+Statement& Statement::bind(int index, int64_t value) {
+  FL_CHECK_BIND(sqlite3_bind_int64(m_stmt.get(), index, value));
+  return *this;
+}
+Statement& Statement::bind(int index, double value) {
+  FL_CHECK_BIND(sqlite3_bind_double(m_stmt.get(), index, value));
+  return *this;
+}
+Statement& Statement::bind(int index, const std::string& value) {
+  FL_CHECK_BIND(sqlite3_bind_text(m_stmt.get(), index, value.data(),
+                                  static_cast<int>(value.size()), SQLITE_TRANSIENT));
+  return *this;
+}
+Statement& Statement::bindBlob(int index, const void* data, size_t bytes) {
+  FL_CHECK_BIND(sqlite3_bind_blob64(m_stmt.get(), index, data, bytes, SQLITE_TRANSIENT));
+  return *this;
+}
+Statement& Statement::bindNull(int index) {
+  FL_CHECK_BIND(sqlite3_bind_null(m_stmt.get(), index));
+  return *this;
+}
+#undef FL_CHECK_BIND
+
+int Statement::parameterIndex(const char* name) const {
+  return sqlite3_bind_parameter_index(m_stmt.get(), name);
+}
+
+bool Statement::step() {
+  const int rc = sqlite3_step(m_stmt.get());
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  sqlite3* db = sqlite3_db_handle(m_stmt.get());
+  const std::string message = describe(db, rc);
+  sqlite3_reset(m_stmt.get());
+  throw StoreError(m_path, message);
+}
+
+void Statement::run() {
+  while (step()) {
+  }
+  reset();
+}
+
+void Statement::reset() {
+  sqlite3_reset(m_stmt.get());
+  sqlite3_clear_bindings(m_stmt.get());
+}
+
+int64_t Statement::int64(int column) const { return sqlite3_column_int64(m_stmt.get(), column); }
+double Statement::real(int column) const { return sqlite3_column_double(m_stmt.get(), column); }
+bool Statement::isNull(int column) const {
+  return sqlite3_column_type(m_stmt.get(), column) == SQLITE_NULL;
+}
+std::string Statement::text(int column) const {
+  const auto* p = sqlite3_column_text(m_stmt.get(), column);
+  const int n = sqlite3_column_bytes(m_stmt.get(), column);
+  return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(n)) : std::string();
+}
+std::vector<uint8_t> Statement::blob(int column) const {
+  const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(m_stmt.get(), column));
+  const int n = sqlite3_column_bytes(m_stmt.get(), column);
+  return p ? std::vector<uint8_t>(p, p + n) : std::vector<uint8_t>();
+}
+
+Database::Database(sqlite3* db, std::string path) : m_db(db), m_path(std::move(path)) {}
+
+Database Database::open(const std::string& path, bool create, bool readOnly) {
+  sqlite3* raw = nullptr;
+  int flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+  if (create && !readOnly) flags |= SQLITE_OPEN_CREATE;
+  flags |= SQLITE_OPEN_NOMUTEX;  // each connection is used by one thread at a time
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  Database db(raw, path);
+  if (rc != SQLITE_OK) {
+    const std::string message = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    throw StoreError(path, "cannot open: " + message);
+  }
+  sqlite3_extended_result_codes(raw, 1);
+  return db;
+}
+
+Statement Database::prepare(const std::string& sql) const {
+  sqlite3_stmt* stmt = nullptr;
+  const int rc =
+      sqlite3_prepare_v2(m_db.get(), sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    fail("cannot prepare '" + sql.substr(0, 60) + "'");
+  }
+  return Statement(stmt, m_path);
+}
+
+void Database::exec(const std::string& sql) const {
+  char* error = nullptr;
+  const int rc = sqlite3_exec(m_db.get(), sql.c_str(), nullptr, nullptr, &error);
+  if (rc != SQLITE_OK) {
+    std::string message = error ? error : describe(m_db.get(), rc);
+    sqlite3_free(error);
+    if ((rc & 0xff) == SQLITE_BUSY) message += " (another process holds the write lock past the busy timeout)";
+    throw StoreError(m_path, message);
+  }
+}
+
+bool Database::isReadOnly() const { return sqlite3_db_readonly(m_db.get(), "main") == 1; }
+int64_t Database::lastInsertId() const { return sqlite3_last_insert_rowid(m_db.get()); }
+int Database::changes() const { return sqlite3_changes(m_db.get()); }
+
+void Database::fail(const std::string& what) const {
+  throw StoreError(m_path, what + ": " + describe(m_db.get(), sqlite3_errcode(m_db.get())));
+}
+
+Transaction::Transaction(const Database& db) : m_db(db) { m_db.exec("BEGIN IMMEDIATE"); }
+
+Transaction::~Transaction() {
+  if (!m_done) {
+    try {
+      m_db.exec("ROLLBACK");
+    } catch (...) {
+      // Nothing more to do: SQLite rolls back a failed transaction itself.
+    }
+  }
+}
+
+void Transaction::commit() {
+  m_db.exec("COMMIT");
+  m_done = true;
+}
+
+}  // namespace fl::store

@@ -43,7 +43,7 @@ void checkFileLooksIntact(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   unsigned char header[100] = {0};
   in.read(reinterpret_cast<char*>(header), sizeof(header));
-  if (!in) throw StoreError(path, "is not a database (shorter than an SQLite header)");
+  if (!in) throw StoreError(path, "is not an SQLite database (too short for an SQLite header)");
   if (std::memcmp(header, "SQLite format 3\0", 16) != 0)
     throw StoreError(path, "is not an SQLite database (wrong file header)");
   uint32_t pageSize = (uint32_t(header[16]) << 8) | header[17];

@@ -1,0 +1,341 @@
+// Tests core/store/run_store.h: runs and their metadata, metric summaries against a direct
+// computation, filters, schema creation and upgrade, refusal of foreign, newer, truncated and
+// locked files (left byte-for-byte unchanged), dead-run detection, delete, truncation.
+#include <QtTest>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <sqlite3.h>
+
+#include "core/store/run_store.h"
+#include "core/store/schema.h"
+
+using fl::store::RunStore;
+using fl::store::StoreError;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+fl::MetricEvent metric(const std::string& key, int64_t step, double value) {
+  return fl::MetricEvent{key, step, static_cast<double>(step) * 0.01, value};
+}
+
+void execRaw(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  char* error = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    const std::string message = error ? error : "?";
+    sqlite3_free(error);
+    sqlite3_close(db);
+    qFatal("%s", message.c_str());
+  }
+  sqlite3_close(db);
+}
+
+// The identity of a process that has exited: a real pid, now gone.
+fl::store::ProcessIdentity deadProcess() {
+  auto me = fl::store::currentProcess();
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  waitpid(child, nullptr, 0);
+  return {me.host, child, 12345};
+}
+
+void expectStoreError(const std::function<void()>& f, const QString& fragment) {
+  try {
+    f();
+    QFAIL("expected a StoreError");
+  } catch (const StoreError& e) {
+    QVERIFY2(QString(e.what()).contains(fragment), e.what());
+  }
+}
+
+}  // namespace
+
+class TestRunStore : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  std::string path(const char* name) const { return (fs::path(m_dir.path().toStdString()) / name).string(); }
+
+ private slots:
+  void freshStoreHasCurrentSchemaAndWal() {
+    RunStore store(path("fresh.db"));
+    QCOMPARE(store.schemaVersion(), fl::store::kSchemaVersion);
+    QCOMPARE(store.integrityCheck(), std::string("ok"));
+    QVERIFY(fs::exists(path("fresh.db") + "-wal"));
+  }
+
+  void runMetadataRoundTrips() {
+    RunStore store(path("meta.db"));
+    const nlohmann::json config = {{"lr", 0.01}, {"seed", 7}};
+    const int64_t id = store.createRun({"fourier-head", "baseline", config, {"a", "b"}, {{"host", "h"}}});
+    store.rename(id, "renamed");
+    store.setNotes(id, "a note, with \"quotes\"");
+    store.addTags(id, {"c", "a"});
+    store.removeTag(id, "b");
+    auto r = store.run(id).value();
+    QCOMPARE(r.experiment, std::string("fourier-head"));
+    QCOMPARE(r.name, std::string("renamed"));
+    QCOMPARE(r.notes, std::string("a note, with \"quotes\""));
+    QCOMPARE(r.config, config);
+    QCOMPARE(r.seed, int64_t(7));
+    QCOMPARE(r.tags, (std::vector<std::string>{"a", "c"}));
+    QCOMPARE(fl::toString(r.status), std::string("queued"));
+    QVERIFY(!store.run(id + 100));
+  }
+
+  void summariesMatchADirectComputation() {
+    RunStore store(path("summary.db"));
+    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    std::mt19937 rng(1);
+    std::normal_distribution<double> noise;
+    std::vector<double> values;
+    // Several batches, with a NaN in the middle that must not become the minimum.
+    for (int batch = 0; batch < 5; ++batch) {
+      std::vector<fl::Event> events;
+      for (int i = 0; i < 40; ++i) {
+        const int64_t step = batch * 40 + i + 1;
+        const double v = step == 77 ? std::nan("") : noise(rng);
+        values.push_back(v);
+        events.push_back(metric("train/loss", step, v));
+      }
+      store.writeEvents(id, events);
+    }
+    double mn = 1e300, mx = -1e300;
+    int64_t mnStep = 0, mxStep = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (std::isnan(values[i])) continue;
+      if (values[i] < mn) { mn = values[i]; mnStep = static_cast<int64_t>(i) + 1; }
+      if (values[i] > mx) { mx = values[i]; mxStep = static_cast<int64_t>(i) + 1; }
+    }
+    auto s = store.run(id)->metrics.at(0);
+    QCOMPARE(s.count, int64_t(200));
+    QCOMPARE(s.min, mn);
+    QCOMPARE(s.minStep, mnStep);
+    QCOMPARE(s.max, mx);
+    QCOMPARE(s.maxStep, mxStep);
+    QCOMPARE(s.last, values.back());
+    QCOMPARE(s.lastStep, int64_t(200));
+    auto points = store.metric(id, "train/loss");
+    QCOMPARE(points.size(), size_t(200));
+    QVERIFY(std::isnan(points[76].value));
+    QCOMPARE(points[5].value, values[5]);
+  }
+
+  void snapshotsRoundTrip() {
+    RunStore store(path("snap.db"));
+    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    fl::Snapshot s;
+    s.name = "pdf/pred";
+    s.shape = {2, 3};
+    s.data = {0.1f, 0.2f, 0.7f, 0.3f, 0.3f, 0.4f};
+    s.axes = {{"input", "", {}}, {"z", "", {-0.5f, 0.f, 0.5f}}};
+    s.valueLabel = "probability";
+    s.meta = {{"inputs", {1, 2}}};
+    fl::SnapshotEvent probe{10, 1.0, s, /*requestId=*/3};  // probe answers are not stored
+    store.writeEvents(id, {fl::SnapshotEvent{10, 1.0, s, 0}, fl::SnapshotEvent{20, 2.0, s, 0}, probe});
+    auto all = store.snapshots(id, "pdf/pred");
+    QCOMPARE(all.size(), size_t(2));
+    auto latest = store.snapshots(id, "pdf/pred", true);
+    QCOMPARE(latest.front().step, int64_t(20));
+    QCOMPARE(latest.front().snapshot.data, s.data);
+    QCOMPARE(latest.front().snapshot.shape, s.shape);
+    QCOMPARE(latest.front().snapshot.axes[1].ticks, s.axes[1].ticks);
+    QCOMPARE(latest.front().snapshot.meta, s.meta);
+    QCOMPARE(store.snapshotNames(id), std::vector<std::string>{"pdf/pred"});
+  }
+
+  void listFiltersByExperimentStatusTagAndText() {
+    RunStore store(path("list.db"));
+    const int64_t a = store.createRun({"fourier-head", "alpha", nlohmann::json::object(), {"sweep"}, {}});
+    const int64_t b = store.createRun({"fope", "beta", nlohmann::json::object(), {}, {}});
+    const int64_t c = store.createRun({"fourier-head", "gamma", nlohmann::json::object(), {"sweep"}, {}});
+    store.finishRun(c, fl::RunStatus::Finished, "");
+    store.setNotes(b, "Uses ALiBi");
+    auto ids = [](const std::vector<fl::store::RunRecord>& runs) {
+      std::vector<int64_t> out;
+      for (const auto& r : runs) out.push_back(r.id);
+      return out;
+    };
+    QCOMPARE(ids(store.listRuns()), (std::vector<int64_t>{a, b, c}));
+    fl::store::RunFilter f;
+    f.experiment = "fourier-head";
+    QCOMPARE(ids(store.listRuns(f)), (std::vector<int64_t>{a, c}));
+    f = {};
+    f.status = fl::RunStatus::Finished;
+    QCOMPARE(ids(store.listRuns(f)), (std::vector<int64_t>{c}));
+    f = {};
+    f.tag = "sweep";
+    QCOMPARE(ids(store.listRuns(f)), (std::vector<int64_t>{a, c}));
+    f = {};
+    f.text = "alibi";  // case-insensitive, in the notes
+    QCOMPARE(ids(store.listRuns(f)), (std::vector<int64_t>{b}));
+    store.setArchived(a, true);
+    QCOMPARE(ids(store.listRuns()), (std::vector<int64_t>{b, c}));
+    f = {};
+    f.includeArchived = true;
+    QCOMPARE(ids(store.listRuns(f)).size(), size_t(3));
+  }
+
+  void deleteRemovesOnlyThatRunsData() {
+    const std::string p = path("delete.db");
+    RunStore store(p);
+    const int64_t keep = store.createRun({"x", "keep", nlohmann::json::object(), {"t"}, {}});
+    const int64_t gone = store.createRun({"x", "gone", nlohmann::json::object(), {"t"}, {}});
+    fl::Snapshot s;
+    s.name = "a";
+    s.shape = {1};
+    s.data = {1.f};
+    for (int64_t id : {keep, gone}) {
+      store.writeEvents(id, {metric("m", 1, 1.0), metric("m", 2, 2.0), fl::SnapshotEvent{2, 0, s, 0}});
+      fs::create_directories(store.artifactFolder(id));
+      const auto file = store.artifactFolder(id) + "/step-2.pt";
+      std::ofstream(file) << "checkpoint";
+      store.addCheckpoint(id, 2, file);
+    }
+    QCOMPARE(store.deleteRuns({gone}), 1);
+    QVERIFY(!store.run(gone));
+    QVERIFY(!fs::exists(store.artifactFolder(gone)));
+    QCOMPARE(store.metric(keep, "m").size(), size_t(2));
+    QCOMPARE(store.snapshots(keep, "a").size(), size_t(1));
+    QCOMPARE(store.checkpoints(keep).size(), size_t(1));
+    QVERIFY(fs::exists(store.artifactFolder(keep) + "/step-2.pt"));
+    // Nothing of the deleted run is left in any table.
+    sqlite3* db = nullptr;
+    sqlite3_open(p.c_str(), &db);
+    for (const char* sql : {"SELECT count(*) FROM series WHERE run_id = 2",
+                            "SELECT count(*) FROM metrics WHERE series_id NOT IN (SELECT id FROM series)",
+                            "SELECT count(*) FROM snapshots WHERE run_id = 2",
+                            "SELECT count(*) FROM artifacts WHERE run_id = 2",
+                            "SELECT count(*) FROM tags WHERE run_id = 2"}) {
+      sqlite3_stmt* st = nullptr;
+      sqlite3_prepare_v2(db, sql, -1, &st, nullptr);
+      sqlite3_step(st);
+      QVERIFY2(sqlite3_column_int(st, 0) == 0, sql);
+      sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+  }
+
+  void truncateAfterDropsLaterPointsAndRecomputesSummaries() {
+    RunStore store(path("truncate.db"));
+    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    std::vector<fl::Event> events;
+    for (int64_t step = 1; step <= 10; ++step) events.push_back(metric("m", step, step == 9 ? -5.0 : double(step)));
+    store.writeEvents(id, events);
+    store.truncateAfter(id, 6);
+    auto s = store.run(id)->metrics.at(0);
+    QCOMPARE(s.count, int64_t(6));
+    QCOMPARE(s.last, 6.0);
+    QCOMPARE(s.lastStep, int64_t(6));
+    QCOMPARE(s.min, 1.0);  // the -5 at step 9 is gone
+    QCOMPARE(s.minStep, int64_t(1));
+    QCOMPARE(s.max, 6.0);
+    QCOMPARE(store.metric(id, "m").back().step, int64_t(6));
+  }
+
+  void runsOfDeadProcessesBecomeInterrupted() {
+    const std::string p = path("dead.db");
+    int64_t deadRun, liveRun;
+    {
+      RunStore store(p);
+      deadRun = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+      liveRun = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+      store.markRunning(deadRun, "cpu", 100, deadProcess());
+      store.markRunning(liveRun, "cpu", 100, fl::store::currentProcess());
+      store.writeEvents(deadRun, {metric("m", 1, 1.0)});
+    }
+    RunStore reopened(p);
+    auto dead = reopened.run(deadRun).value();
+    QCOMPARE(fl::toString(dead.status), std::string("interrupted"));
+    QVERIFY(dead.message.find("ended without finishing") != std::string::npos);
+    QCOMPARE(reopened.metric(deadRun, "m").size(), size_t(1));  // its data is kept
+    QCOMPARE(fl::toString(reopened.run(liveRun)->status), std::string("running"));
+  }
+
+  void olderSchemaIsUpgradedKeepingData() {
+    const std::string p = path("v1.db");
+    execRaw(p, std::string(fl::store::kSchemaVersion1) +
+                   "INSERT INTO meta VALUES ('application', 'fourierlab'), ('schema_version', '1');"
+                   "INSERT INTO runs(experiment, name, status, config, created) "
+                   "VALUES ('fourier-head', 'old', 'finished', '{}', 1.0);");
+    RunStore store(p);
+    QCOMPARE(store.schemaVersion(), fl::store::kSchemaVersion);
+    auto runs = store.listRuns();
+    QCOMPARE(runs.size(), size_t(1));
+    QCOMPARE(runs[0].name, std::string("old"));
+    QVERIFY(!runs[0].archived);
+  }
+
+  void refusedFilesAreLeftByteForByteUnchanged_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("text file") << "text" << "is not an SQLite database";
+    QTest::newRow("truncated") << "truncated" << "is truncated or corrupt";
+    QTest::newRow("newer schema") << "newer" << "was written by a newer FourierLab (schema version 99";
+    QTest::newRow("foreign database") << "foreign" << "not a FourierLab run store";
+  }
+  void refusedFilesAreLeftByteForByteUnchanged() {
+    QFETCH(QString, kind);
+    QFETCH(QString, message);
+    const std::string p = path(("refuse-" + kind.toStdString() + ".db").c_str());
+    if (kind == "text") {
+      std::ofstream(p) << "hello, this is not a database\n";
+    } else if (kind == "truncated") {
+      { RunStore store(p); store.createRun({"x", "", nlohmann::json::object(), {}, {}}); }
+      execRaw(p, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;");
+      fs::resize_file(p, fs::file_size(p) / 2);
+    } else if (kind == "newer") {
+      { RunStore store(p); }
+      execRaw(p, "UPDATE meta SET value = '99' WHERE key = 'schema_version'; PRAGMA journal_mode=DELETE;");
+    } else {
+      execRaw(p, "CREATE TABLE accounts(id INTEGER); INSERT INTO accounts VALUES (1);");
+    }
+    const std::string before = readBytes(p);
+    expectStoreError([&] { RunStore store(p); }, message);
+    QVERIFY2(QString(readBytes(p) == before ? "same" : "changed") == "same", "file was modified");
+    try {
+      RunStore store(p);
+    } catch (const StoreError& e) {
+      QVERIFY(std::string(e.what()).find(p) != std::string::npos);  // the message names the file
+    }
+  }
+
+  void lockedPastTheTimeoutIsAClearError() {
+    const std::string p = path("locked.db");
+    { RunStore store(p); }
+    sqlite3* holder = nullptr;
+    sqlite3_open(p.c_str(), &holder);
+    sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+    RunStore store(p, false, /*busyTimeoutMs=*/200);
+    expectStoreError([&] { store.createRun({"x", "", nlohmann::json::object(), {}, {}}); },
+                     "another process holds the write lock");
+    sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(holder);
+    store.createRun({"x", "", nlohmann::json::object(), {}, {}});  // free again: it works
+    QCOMPARE(store.listRuns().size(), size_t(1));
+  }
+
+  void defaultPathFollowsXdg() {
+    qputenv("XDG_DATA_HOME", "/tmp/xdg-test");
+    QCOMPARE(RunStore::defaultPath(), std::string("/tmp/xdg-test/fourierlab/runs.db"));
+    qunsetenv("XDG_DATA_HOME");
+    qputenv("HOME", "/home/someone");
+    QCOMPARE(RunStore::defaultPath(), std::string("/home/someone/.local/share/fourierlab/runs.db"));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestRunStore)
+#include "test_run_store.moc"

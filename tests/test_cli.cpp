@@ -37,8 +37,14 @@ nlohmann::json lastJsonLine(const QString& out) {
 class TestCli : public QObject {
   Q_OBJECT
 
+  QTemporaryDir m_home;
+
  private slots:
-  void initTestCase() { QVERIFY2(QFileInfo(cliPath()).isExecutable(), qPrintable(cliPath())); }
+  void initTestCase() {
+    QVERIFY2(QFileInfo(cliPath()).isExecutable(), qPrintable(cliPath()));
+    // Runs go to the default store: keep it inside this test's temporary folder.
+    qputenv("XDG_DATA_HOME", m_home.path().toUtf8());
+  }
 
   void listShowsExperimentsParamsAndPresets() {
     auto r = runCli({"list", "--json"});

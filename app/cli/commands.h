@@ -34,7 +34,9 @@ struct RunsArgs {
   std::string db;
   std::string action;  // list, show, export, tag, note, rename, delete, archive, compare
   std::vector<int64_t> ids;
-  std::vector<std::string> words;  // tags, the note, the name
+  int64_t id = 0;                  // commands on one run
+  std::vector<std::string> words;  // tags
+  std::string value;               // the note, the new name
   std::string experiment, status, tag, text;
   bool all = false;  // list: include archived runs
   bool json = false;

@@ -58,24 +58,24 @@ int main(int argc, char** argv) {
   runsList->add_flag("--all", runsArgs.all, "Include archived runs");
   runsList->add_flag("--json", runsArgs.json, "Print a JSON array");
   auto* show = runs->add_subcommand("show", "Config, status, timings, metric summaries, tags, notes");
-  show->add_option("id", runsArgs.ids, "Run id")->required()->expected(1);
+  show->add_option("id", runsArgs.id, "Run id")->required();
   show->add_flag("--json", runsArgs.json, "Print as JSON");
   auto* exportRuns = runs->add_subcommand("export", "Metrics (long format) and snapshots");
   exportRuns->add_option("ids", runsArgs.ids, "Run ids")->required();
   exportRuns->add_option("--format", runsArgs.format, "csv or json")->check(CLI::IsMember({"csv", "json"}));
   exportRuns->add_option("--out", runsArgs.out, "Output file (default: stdout)");
   auto* tag = runs->add_subcommand("tag", "Add tags to a run");
-  tag->add_option("id", runsArgs.ids, "Run id")->required()->expected(1);
+  tag->add_option("id", runsArgs.id, "Run id")->required();
   tag->add_option("tags", runsArgs.words, "Tags")->required();
   auto* untag = runs->add_subcommand("untag", "Remove tags from a run");
-  untag->add_option("id", runsArgs.ids, "Run id")->required()->expected(1);
+  untag->add_option("id", runsArgs.id, "Run id")->required();
   untag->add_option("tags", runsArgs.words, "Tags")->required();
   auto* note = runs->add_subcommand("note", "Set a run's notes");
-  note->add_option("id", runsArgs.ids, "Run id")->required()->expected(1);
-  note->add_option("text", runsArgs.words, "The notes")->required()->expected(1);
+  note->add_option("id", runsArgs.id, "Run id")->required();
+  note->add_option("text", runsArgs.value, "The notes")->required();
   auto* rename = runs->add_subcommand("rename", "Rename a run");
-  rename->add_option("id", runsArgs.ids, "Run id")->required()->expected(1);
-  rename->add_option("name", runsArgs.words, "The new name")->required()->expected(1);
+  rename->add_option("id", runsArgs.id, "Run id")->required();
+  rename->add_option("name", runsArgs.value, "The new name")->required();
   auto* remove = runs->add_subcommand("delete", "Delete runs with their metrics, snapshots and files");
   remove->add_option("ids", runsArgs.ids, "Run ids")->required();
   auto* archive = runs->add_subcommand("archive", "Hide runs from the default listing");
@@ -99,5 +99,6 @@ int main(int argc, char** argv) {
     return fl::cli::runCommand(registry, runArgs);
   }
   runsArgs.action = runs->get_subcommands().front()->get_name();
+  if (runsArgs.id != 0) runsArgs.ids = {runsArgs.id};
   return fl::cli::runsCommand(runsArgs);
 }

@@ -220,8 +220,8 @@ int runsCommand(const RunsArgs& args) {
     const int64_t id = runs.front().id;
     if (args.action == "tag") store.addTags(id, args.words);
     else if (args.action == "untag") for (const auto& t : args.words) store.removeTag(id, t);
-    else if (args.action == "note") store.setNotes(id, args.words.front());
-    else if (args.action == "rename") store.rename(id, args.words.front());
+    else if (args.action == "note") store.setNotes(id, args.value);
+    else if (args.action == "rename") store.rename(id, args.value);
     else if (args.action == "archive") for (const auto& r : runs) store.setArchived(r.id, true);
     else if (args.action == "delete") {
       std::vector<int64_t> ids;

@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <set>
+#include <thread>
 #include <type_traits>
 
 #include "core/store/schema.h"
@@ -29,31 +29,29 @@ double nowSeconds() {
       .count();
 }
 
-uint32_t bigEndian32(const unsigned char* p) {
-  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
-}
-
-// Rejects, without writing a byte, a file that cannot be an intact SQLite database: a wrong
-// header, or fewer bytes than its header's page count says (a truncated copy).
-void checkFileLooksIntact(const std::string& path) {
+// Rejects, without writing a byte, a database with fewer bytes than its header's page count
+// says (a truncated copy). Uses stat and SQLite only: opening the file through another
+// descriptor and closing it would drop this process's POSIX locks on it, which lets another
+// process overwrite live data (sqlite.org/howtocorrupt.html, section 2.2).
+void checkNotTruncated(const Database& db) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) return;
-  const auto size = fs::file_size(path, ec);
-  if (ec || size == 0) return;  // an empty file becomes a new store
-  std::ifstream in(path, std::ios::binary);
-  unsigned char header[100] = {0};
-  in.read(reinterpret_cast<char*>(header), sizeof(header));
-  if (!in) throw StoreError(path, "is not an SQLite database (too short for an SQLite header)");
-  if (std::memcmp(header, "SQLite format 3\0", 16) != 0)
-    throw StoreError(path, "is not an SQLite database (wrong file header)");
-  uint32_t pageSize = (uint32_t(header[16]) << 8) | header[17];
-  if (pageSize == 1) pageSize = 65536;
-  const uint32_t pageCount = bigEndian32(header + 28);
-  const bool countValid = bigEndian32(header + 24) == bigEndian32(header + 92);
-  if (countValid && pageCount > 0 && size < uint64_t(pageSize) * pageCount)
-    throw StoreError(path, "is truncated or corrupt (" + std::to_string(size) +
-                               " bytes, its header says " +
-                               std::to_string(uint64_t(pageSize) * pageCount) + ")");
+  const auto walBytes = fs::file_size(db.path() + "-wal", ec);
+  if (!ec && walBytes > 0) return;  // pages may live in the WAL: the main file can be shorter
+  const auto bytes = fs::file_size(db.path(), ec);
+  if (ec) return;
+  int64_t pageCount = 0, pageSize = 0;
+  try {
+    auto count = db.prepare("PRAGMA page_count");
+    if (count.step()) pageCount = count.int64(0);
+    auto size = db.prepare("PRAGMA page_size");
+    if (size.step()) pageSize = size.int64(0);
+  } catch (const StoreError& e) {
+    throw StoreError(db.path(), std::string("is truncated or corrupt (") + e.what() + ")");
+  }
+  if (static_cast<int64_t>(bytes) < pageCount * pageSize)
+    throw StoreError(db.path(), "is truncated or corrupt (" + std::to_string(bytes) +
+                                    " bytes, its header says " +
+                                    std::to_string(pageCount * pageSize) + ")");
 }
 
 struct SeriesBatch {
@@ -116,18 +114,31 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
           if (!parent.empty()) fs::create_directories(parent, ec);
           if (ec) throw StoreError(path, "cannot create its folder: " + ec.message());
         }
-        checkFileLooksIntact(path);
         return Database::open(path, /*create=*/!readOnly, readOnly);
       }()),
       m_readOnly(readOnly) {
   if (!readOnly && m_db.isReadOnly())
     throw StoreError(path(), "is read-only (no write permission for this user)");
   configureConnection(busyTimeoutMs);
-  readSchemaVersion(m_db);  // refuses a foreign or newer file before anything is written
-  if (readOnly) return;
-  m_db.exec("PRAGMA journal_mode = WAL");
-  migrate(m_db);
-  markDeadRunsInterrupted();
+  // Some lock conflicts (WAL recovery, a journal-mode change while another process creates the
+  // same fresh file) answer SQLITE_BUSY at once, without the busy handler: retry those until
+  // the busy timeout has passed.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(busyTimeoutMs, 100));
+  while (true) {
+    try {
+      readSchemaVersion(m_db);  // refuses a foreign or newer file before anything is written
+      checkNotTruncated(m_db);
+      if (readOnly) return;
+      enableWal();
+      migrate(m_db);
+      markDeadRunsInterrupted();
+      return;
+    } catch (const StoreError& e) {
+      if (!e.isBusy() || std::chrono::steady_clock::now() > deadline) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
 }
 
 void RunStore::configureConnection(int busyTimeoutMs) {
@@ -135,6 +146,15 @@ void RunStore::configureConnection(int busyTimeoutMs) {
   m_db.exec("PRAGMA foreign_keys = ON");
   // In WAL mode NORMAL loses no committed transaction when the process dies, only on power loss.
   m_db.exec("PRAGMA synchronous = NORMAL");
+}
+
+void RunStore::enableWal() {
+  // The pragma answers the mode in force: while another process is creating the same fresh
+  // file it can answer "delete" without an error, and a connection left in rollback mode next
+  // to WAL writers overwrites their pages. Report that as busy, so the caller retries.
+  auto s = m_db.prepare("PRAGMA journal_mode = WAL");
+  if (!s.step() || s.text(0) != "wal")
+    throw StoreError(path(), "cannot switch to WAL mode: another process keeps it busy", true);
 }
 
 std::string RunStore::artifactFolder(int64_t runId) const {

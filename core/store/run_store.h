@@ -152,6 +152,7 @@ class RunStore {
 
  private:
   void configureConnection(int busyTimeoutMs);
+  void enableWal();
   void markDeadRunsInterrupted();
   RunRecord readRun(Statement& s) const;
   void attachTagsAndSummaries(std::vector<RunRecord>& runs) const;

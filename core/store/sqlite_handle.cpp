@@ -9,12 +9,24 @@ void StatementFinalizer::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s)
 
 namespace {
 
+bool isBusyCode(int rc) { return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED; }
+
 std::string describe(sqlite3* db, int rc) {
   const int extended = db ? sqlite3_extended_errcode(db) : rc;
   std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  if ((extended & 0xff) == SQLITE_BUSY || (extended & 0xff) == SQLITE_LOCKED)
-    message += " (another process holds the write lock past the busy timeout)";
-  return message;
+  switch (extended & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return message + " (another process holds the write lock past the busy timeout)";
+    case SQLITE_CORRUPT:
+      return "is truncated or corrupt (" + message + ")";
+    case SQLITE_NOTADB:
+      return "is not an SQLite database (" + message + ")";
+    case SQLITE_READONLY:
+      return "is read-only (" + message + ")";
+    default:
+      return message;
+  }
 }
 
 }  // namespace
@@ -62,7 +74,7 @@ bool Statement::step() {
   sqlite3* db = sqlite3_db_handle(m_stmt.get());
   const std::string message = describe(db, rc);
   sqlite3_reset(m_stmt.get());
-  throw StoreError(m_path, message);
+  throw StoreError(m_path, message, isBusyCode(rc));
 }
 
 void Statement::run() {
@@ -121,14 +133,8 @@ Statement Database::prepare(const std::string& sql) const {
 }
 
 void Database::exec(const std::string& sql) const {
-  char* error = nullptr;
-  const int rc = sqlite3_exec(m_db.get(), sql.c_str(), nullptr, nullptr, &error);
-  if (rc != SQLITE_OK) {
-    std::string message = error ? error : describe(m_db.get(), rc);
-    sqlite3_free(error);
-    if ((rc & 0xff) == SQLITE_BUSY) message += " (another process holds the write lock past the busy timeout)";
-    throw StoreError(m_path, message);
-  }
+  const int rc = sqlite3_exec(m_db.get(), sql.c_str(), nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) throw StoreError(m_path, describe(m_db.get(), rc), isBusyCode(rc));
 }
 
 bool Database::isReadOnly() const { return sqlite3_db_readonly(m_db.get(), "main") == 1; }
@@ -136,7 +142,8 @@ int64_t Database::lastInsertId() const { return sqlite3_last_insert_rowid(m_db.g
 int Database::changes() const { return sqlite3_changes(m_db.get()); }
 
 void Database::fail(const std::string& what) const {
-  throw StoreError(m_path, what + ": " + describe(m_db.get(), sqlite3_errcode(m_db.get())));
+  const int rc = sqlite3_errcode(m_db.get());
+  throw StoreError(m_path, what + ": " + describe(m_db.get(), rc), isBusyCode(rc));
 }
 
 Transaction::Transaction(const Database& db) : m_db(db) { m_db.exec("BEGIN IMMEDIATE"); }

@@ -24,12 +24,15 @@ namespace fl::store {
 // "runs.db: file is not a database". Callers (app/) decide how to show it.
 class StoreError : public std::runtime_error {
  public:
-  StoreError(const std::string& path, const std::string& problem)
-      : std::runtime_error(path + ": " + problem), m_path(path) {}
+  StoreError(const std::string& path, const std::string& problem, bool busy = false)
+      : std::runtime_error(path + ": " + problem), m_path(path), m_busy(busy) {}
   const std::string& path() const { return m_path; }
+  // Another connection held a lock: trying again later can succeed.
+  bool isBusy() const { return m_busy; }
 
  private:
   std::string m_path;
+  bool m_busy = false;
 };
 
 struct SqliteCloser {

@@ -1,0 +1,264 @@
+// Tests fourierlab-cli with the run store, as a user runs it: history commands, exit code 3 with
+// the file named and left unchanged for every kind of bad database, kill -9 mid-run then
+// resume, and two processes writing into one database at once.
+#include <QtTest>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int exitCode = -1;
+  QString out;
+  QString err;
+};
+
+QString cliPath() { return QString::fromLocal8Bit(qgetenv("FOURIERLAB_CLI")); }
+
+Result runCli(const QStringList& args, int timeoutMs = 120000) {
+  QProcess p;
+  p.start(cliPath(), args);
+  if (!p.waitForFinished(timeoutMs)) {
+    p.kill();
+    p.waitForFinished();
+  }
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+          QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+nlohmann::json lastJson(const QString& out) {
+  return nlohmann::json::parse(out.trimmed().split('\n').last().toStdString());
+}
+
+std::string readBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+int64_t queryInt(const std::string& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_busy_timeout(h, 5000);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr);
+  int64_t v = -1;
+  if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return v;
+}
+
+const QStringList kTiny{"--set", "samples=300", "--set", "epochs=3", "--device", "cpu"};
+
+}  // namespace
+
+class TestCliStore : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  QString db(const QString& name) const { return m_dir.path() + "/" + name; }
+
+ private slots:
+  void historyCommandsWork() {
+    const QString d = db("history.db");
+    auto a = runCli(QStringList{"run", "fourier-head", "--db", d, "--name", "fourier", "--tag", "x",
+                                "--json"} + kTiny);
+    QCOMPARE(a.exitCode, 0);
+    QCOMPARE(lastJson(a.out)["run_id"].get<int>(), 1);
+    auto b = runCli(QStringList{"run", "fourier-head", "--db", d, "--preset", "paper-linear",
+                                "--json"} + kTiny);
+    QCOMPARE(b.exitCode, 0);
+
+    auto list = runCli({"runs", "--db", d, "list", "--json"});
+    QCOMPARE(list.exitCode, 0);
+    auto runs = nlohmann::json::parse(list.out.toStdString());
+    QCOMPARE(runs.size(), size_t(2));
+    for (const char* key : {"id", "experiment", "name", "status", "created", "metrics"})
+      QVERIFY2(runs[0].contains(key), key);
+    QCOMPARE(runs[0]["name"].get<std::string>(), std::string("fourier"));
+    QCOMPARE(runs[0]["status"].get<std::string>(), std::string("finished"));
+    QVERIFY(runs[0]["metrics"]["test/kl"].is_number());
+
+    QCOMPARE(runCli({"runs", "--db", d, "tag", "2", "baseline", "linear"}).exitCode, 0);
+    QCOMPARE(runCli({"runs", "--db", d, "note", "2", "the linear head"}).exitCode, 0);
+    QCOMPARE(runCli({"runs", "--db", d, "rename", "2", "linear"}).exitCode, 0);
+    auto filtered = nlohmann::json::parse(
+        runCli({"runs", "--db", d, "list", "--tag", "baseline", "--json"}).out.toStdString());
+    QCOMPARE(filtered.size(), size_t(1));
+    QCOMPARE(filtered[0]["name"].get<std::string>(), std::string("linear"));
+
+    auto show = runCli({"runs", "--db", d, "show", "2", "--json"});
+    auto shown = nlohmann::json::parse(show.out.toStdString());
+    QCOMPARE(shown["notes"].get<std::string>(), std::string("the linear head"));
+    QCOMPARE(shown["config"]["head"].get<std::string>(), std::string("linear"));
+    QVERIFY(shown["summaries"]["test/kl"].contains("min_step"));
+    QVERIFY(shown["build"].contains("torch_version"));
+
+    auto compare = runCli({"runs", "--db", d, "compare", "1", "2", "--json"});
+    auto cmp = nlohmann::json::parse(compare.out.toStdString());
+    QCOMPARE(cmp["config_differences"], nlohmann::json({"head"}));  // only what differs
+
+    const QString csv = db("export.csv");
+    QCOMPARE(runCli({"runs", "--db", d, "export", "1", "2", "--out", csv}).exitCode, 0);
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const auto lines = QString::fromUtf8(file.readAll()).trimmed().split('\n');
+    QCOMPARE(lines.first(), QString("run_id,experiment,name,key,step,wall_seconds,value"));
+    QVERIFY(lines.size() > 10);
+    QVERIFY(QFileInfo::exists(db("export.snapshots.csv")));
+    auto json = runCli({"runs", "--db", d, "export", "1", "--format", "json"});
+    QCOMPARE(nlohmann::json::parse(json.out.toStdString())["runs"][0]["metrics"]["test/kl"].size(), size_t(1));
+
+    QCOMPARE(runCli({"runs", "--db", d, "delete", "1"}).exitCode, 0);
+    QCOMPARE(nlohmann::json::parse(runCli({"runs", "--db", d, "list", "--json"}).out.toStdString()).size(), size_t(1));
+    auto missing = runCli({"runs", "--db", d, "show", "1"});
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY(missing.err.contains("no run 1 in"));
+  }
+
+  void badDatabasesExitThreeNamingTheFileUnchanged_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("not sqlite") << "text" << "is not an SQLite database";
+    QTest::newRow("truncated") << "truncated" << "is truncated or corrupt";
+    QTest::newRow("newer") << "newer" << "was written by a newer FourierLab";
+    QTest::newRow("locked") << "locked" << "another process holds the write lock";
+  }
+  void badDatabasesExitThreeNamingTheFileUnchanged() {
+    QFETCH(QString, kind);
+    QFETCH(QString, message);
+    const QString d = db("bad-" + kind + ".db");
+    const std::string path = d.toStdString();
+    sqlite3* holder = nullptr;
+    if (kind == "text") {
+      std::ofstream(path) << std::string(4096, 'x');
+    } else {
+      QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
+      sqlite3_open(path.c_str(), &holder);
+      sqlite3_exec(holder, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+      if (kind == "truncated") {
+        sqlite3_exec(holder, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
+        sqlite3_close(holder);
+        holder = nullptr;
+        fs::resize_file(path, fs::file_size(path) / 2);
+      } else if (kind == "newer") {
+        sqlite3_exec(holder, "UPDATE meta SET value='7' WHERE key='schema_version'; PRAGMA journal_mode=DELETE",
+                     nullptr, nullptr, nullptr);
+        sqlite3_close(holder);
+        holder = nullptr;
+      } else {
+        sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);  // held past 5 s
+      }
+    }
+    const std::string before = readBytes(path);
+    auto r = runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny);
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.contains(message) && r.err.contains(d), qPrintable(r.err));
+    QVERIFY2(readBytes(path) == before, "the file was modified");
+    auto list = runCli({"runs", "--db", d, "list"});
+    if (kind != "locked") QCOMPARE(list.exitCode, 3);  // reading a locked store still works
+    if (holder) {
+      sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+      sqlite3_close(holder);
+    }
+  }
+
+  void readOnlyDatabaseExitsThree() {
+    const QString d = db("readonly.db");
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
+    const std::string path = d.toStdString();
+    {
+      sqlite3* h = nullptr;
+      sqlite3_open(path.c_str(), &h);
+      sqlite3_exec(h, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
+      sqlite3_close(h);
+    }
+    fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    fs::permissions(m_dir.path().toStdString(), fs::perms::all);  // others may enter the folder
+    const std::string before = readBytes(path);
+    QProcess p;
+    if (geteuid() == 0) {
+      // Root may write anything: run the CLI as an unprivileged user instead.
+      if (QStandardPaths::findExecutable("setpriv").isEmpty()) QSKIP("setpriv not available");
+      p.start("setpriv", QStringList{"--reuid=65534", "--regid=65534", "--clear-groups", cliPath(),
+                                     "run", "fourier-head", "--db", d} + kTiny);
+    } else {
+      p.start(cliPath(), QStringList{"run", "fourier-head", "--db", d} + kTiny);
+    }
+    QVERIFY(p.waitForFinished(60000));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitCode(), 3);
+    QVERIFY2(err.contains("read-only") && err.contains(d), qPrintable(err));
+    QVERIFY(readBytes(path) == before);
+  }
+
+  void killNineThenResume() {
+    const QString d = db("kill.db");
+    const std::string path = d.toStdString();
+    // ~2500 steps an epoch, evaluated and checkpointed every epoch, 12 epochs: several seconds.
+    QProcess p;
+    p.start(cliPath(), {"run", "fourier-head", "--db", d, "--device", "cpu", "--set", "samples=100000",
+                        "--set", "epochs=12", "--set", "eval_every=1", "--set", "checkpoint_every=1",
+                        "--set", "snapshot_inputs=2"});
+    QVERIFY(p.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(fs::exists(path) && queryInt(path, "SELECT count(*) FROM artifacts") >= 1, 60000);
+    QTest::qWait(300);
+    ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
+    QVERIFY(p.waitForFinished(10000));
+    QCOMPARE(p.exitStatus(), QProcess::CrashExit);
+
+    // Reopened: intact, the run interrupted, its metrics up to the last batch kept.
+    auto list = runCli({"runs", "--db", d, "list", "--json"});
+    QCOMPARE(list.exitCode, 0);
+    auto run = nlohmann::json::parse(list.out.toStdString())[0];
+    QCOMPARE(run["status"].get<std::string>(), std::string("interrupted"));
+    QCOMPARE(queryInt(path, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'"), int64_t(1));
+    const int64_t evaluatedBefore = queryInt(path, "SELECT count FROM series WHERE key = 'test/kl'");
+    QVERIFY(evaluatedBefore >= 1);
+    QVERIFY(evaluatedBefore < 12);
+
+    auto resumed = runCli({"run", "--db", d, "--resume", "1", "--json"}, 180000);
+    QCOMPARE(resumed.exitCode, 0);
+    QVERIFY(resumed.err.contains("resuming run 1 from its checkpoint at step"));
+    auto summary = lastJson(resumed.out);
+    QCOMPARE(summary["run_id"].get<int>(), 1);
+    QCOMPARE(summary["status"].get<std::string>(), std::string("finished"));
+    // One point per epoch and evaluation, no duplicate or missing step.
+    QCOMPARE(queryInt(path, "SELECT count FROM series WHERE key = 'train/loss'"), int64_t(12));
+    QCOMPARE(queryInt(path, "SELECT count(*) FROM metrics m JOIN series s ON s.id = m.series_id WHERE s.key = 'train/loss'"), int64_t(12));
+    QCOMPARE(queryInt(path, "SELECT count(DISTINCT step) FROM metrics m JOIN series s ON s.id = m.series_id WHERE s.key = 'test/kl'"), int64_t(12));
+    auto shown = nlohmann::json::parse(runCli({"runs", "--db", d, "show", "1", "--json"}).out.toStdString());
+    QCOMPARE(shown["status"].get<std::string>(), std::string("finished"));
+    QCOMPARE(shown["last_step"], shown["total_steps"]);
+    // A finished run does not resume.
+    auto again = runCli({"run", "--db", d, "--resume", "1"});
+    QCOMPARE(again.exitCode, 2);
+    QVERIFY(again.err.contains("only interrupted or cancelled runs resume"));
+  }
+
+  void twoProcessesWriteIntoOneFreshDatabase() {
+    const QString d = db("shared.db");
+    QProcess a, b;
+    const QStringList args = QStringList{"run", "fourier-head", "--db", d, "--set", "samples=2000",
+                                         "--set", "epochs=4", "--set", "eval_every=1", "--device", "cpu"};
+    a.start(cliPath(), args);
+    b.start(cliPath(), args);
+    QVERIFY(a.waitForFinished(120000) && b.waitForFinished(120000));
+    QCOMPARE(a.exitCode(), 0);
+    QCOMPARE(b.exitCode(), 0);
+    const std::string path = d.toStdString();
+    QCOMPARE(queryInt(path, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(2));
+    QCOMPARE(queryInt(path, "SELECT min(count) FROM series WHERE key = 'test/kl'"), int64_t(4));
+    QCOMPARE(queryInt(path, "SELECT max(count) FROM series WHERE key = 'test/kl'"), int64_t(4));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliStore)
+#include "test_cli_store.moc"

@@ -146,6 +146,7 @@ void RunStore::configureConnection(int busyTimeoutMs) {
   m_db.exec("PRAGMA foreign_keys = ON");
   // In WAL mode NORMAL loses no committed transaction when the process dies, only on power loss.
   m_db.exec("PRAGMA synchronous = NORMAL");
+  m_db.exec("PRAGMA cache_size = -32768");  // 32 MiB: a batch of inserts stays in memory
 }
 
 void RunStore::enableWal() {
@@ -365,11 +366,40 @@ int64_t RunStore::seriesId(int64_t runId, const std::string& key) {
   return id;
 }
 
+void RunStore::insertMetricRows(std::vector<MetricRow>& rows) {
+  // In key order, rows append to the end of each series' range of the (series, step) index
+  // instead of landing all over it; and many rows per statement save the per-statement work.
+  std::sort(rows.begin(), rows.end(), [](const MetricRow& a, const MetricRow& b) {
+    return a.series != b.series ? a.series < b.series : a.step < b.step;
+  });
+  constexpr size_t kRowsPerStatement = 64;
+  auto sqlFor = [](size_t n) {
+    std::string sql = "INSERT OR REPLACE INTO metrics(series_id, step, wall, value) VALUES ";
+    for (size_t i = 0; i < n; ++i) sql += i ? ",(?,?,?,?)" : "(?,?,?,?)";
+    return sql;
+  };
+  std::optional<Statement> full;
+  for (size_t start = 0; start < rows.size(); start += kRowsPerStatement) {
+    const size_t n = std::min(kRowsPerStatement, rows.size() - start);
+    std::optional<Statement> partial;
+    if (n == kRowsPerStatement && !full) full.emplace(m_db.prepare(sqlFor(n)));
+    if (n != kRowsPerStatement) partial.emplace(m_db.prepare(sqlFor(n)));
+    Statement& insert = n == kRowsPerStatement ? *full : *partial;
+    for (size_t i = 0; i < n; ++i) {
+      const auto& r = rows[start + i];
+      const int base = static_cast<int>(4 * i);
+      insert.bind(base + 1, r.series).bind(base + 2, r.step).bind(base + 3, r.wall);
+      if (std::isfinite(r.value)) insert.bind(base + 4, r.value);
+      else insert.bindNull(base + 4);
+    }
+    insert.run();
+  }
+}
+
 void RunStore::writeEvents(int64_t id, const std::vector<Event>& events) {
   if (events.empty()) return;
+  std::vector<MetricRow> rows;
   Transaction tx(m_db);
-  auto insertMetric = m_db.prepare(
-      "INSERT OR REPLACE INTO metrics(series_id, step, wall, value) VALUES (?, ?, ?, ?)");
   std::optional<Statement> insertSnapshot;
   std::map<int64_t, SeriesBatch> batches;
   int64_t lastStep = -1;
@@ -377,10 +407,7 @@ void RunStore::writeEvents(int64_t id, const std::vector<Event>& events) {
   for (const auto& event : events) {
     if (auto* m = std::get_if<MetricEvent>(&event)) {
       const int64_t series = seriesId(id, m->key);
-      insertMetric.bind(1, series).bind(2, m->step).bind(3, m->wallSeconds);
-      if (std::isfinite(m->value)) insertMetric.bind(4, m->value);
-      else insertMetric.bindNull(4);
-      insertMetric.run();
+      rows.push_back({series, m->step, m->wallSeconds, m->value});
       auto& b = batches[series];
       ++b.count;
       if (m->step >= b.lastStep) {
@@ -391,8 +418,7 @@ void RunStore::writeEvents(int64_t id, const std::vector<Event>& events) {
         if (std::isnan(b.min) || m->value < b.min) { b.min = m->value; b.minStep = m->step; }
         if (std::isnan(b.max) || m->value > b.max) { b.max = m->value; b.maxStep = m->step; }
       }
-    } else if (auto* s = std::get_if<SnapshotEvent>(&event)) {
-      if (s->requestId != 0) continue;  // probe answers are transient, not history
+    } else if (auto* s = std::get_if<SnapshotEvent>(&event)) {      if (s->requestId != 0) continue;  // probe answers are transient, not history
       if (!insertSnapshot)
         insertSnapshot.emplace(m_db.prepare(
             "INSERT INTO snapshots(run_id, step, name, shape, data, axes, value_label, meta) "
@@ -421,6 +447,7 @@ void RunStore::writeEvents(int64_t id, const std::vector<Event>& events) {
       }
     }
   }
+  insertMetricRows(rows);
   auto updateSeries = m_db.prepare(
       "UPDATE series SET count = count + ?1, "
       "last = CASE WHEN last_step IS NULL OR ?2 >= last_step THEN ?3 ELSE last END, "

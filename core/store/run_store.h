@@ -157,6 +157,13 @@ class RunStore {
   RunRecord readRun(Statement& s) const;
   void attachTagsAndSummaries(std::vector<RunRecord>& runs) const;
   int64_t seriesId(int64_t runId, const std::string& key);
+  struct MetricRow {
+    int64_t series;
+    int64_t step;
+    double wall;
+    double value;
+  };
+  void insertMetricRows(std::vector<MetricRow>& rows);
 
   Database m_db;
   bool m_readOnly;

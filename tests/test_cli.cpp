@@ -6,33 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-namespace {
+#include "tests/cli_process.h"
 
-struct Result {
-  int exitCode = -1;
-  QString out;
-  QString err;
-};
-
-QString cliPath() { return QString::fromLocal8Bit(qgetenv("FOURIERLAB_CLI")); }
-
-Result runCli(const QStringList& args, int timeoutMs = 120000) {
-  QProcess p;
-  p.start(cliPath(), args);
-  if (!p.waitForFinished(timeoutMs)) {
-    p.kill();
-    p.waitForFinished();
-  }
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-          QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
-
-nlohmann::json lastJsonLine(const QString& out) {
-  const auto lines = out.trimmed().split('\n');
-  return nlohmann::json::parse(lines.last().toStdString());
-}
-
-}  // namespace
+using fl::testing::cliPath;
+using fl::testing::runCli;
+using fl::testing::lastJsonLine;
 
 class TestCli : public QObject {
   Q_OBJECT

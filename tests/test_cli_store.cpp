@@ -8,34 +8,17 @@
 #include <fstream>
 
 #include <nlohmann/json.hpp>
+
+#include "tests/cli_process.h"
+
+using fl::testing::cliPath;
+using fl::testing::runCli;
+using fl::testing::lastJsonLine;
 #include <sqlite3.h>
 
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Result {
-  int exitCode = -1;
-  QString out;
-  QString err;
-};
-
-QString cliPath() { return QString::fromLocal8Bit(qgetenv("FOURIERLAB_CLI")); }
-
-Result runCli(const QStringList& args, int timeoutMs = 120000) {
-  QProcess p;
-  p.start(cliPath(), args);
-  if (!p.waitForFinished(timeoutMs)) {
-    p.kill();
-    p.waitForFinished();
-  }
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-          QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
-
-nlohmann::json lastJson(const QString& out) {
-  return nlohmann::json::parse(out.trimmed().split('\n').last().toStdString());
-}
 
 std::string readBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -71,7 +54,7 @@ class TestCliStore : public QObject {
     auto a = runCli(QStringList{"run", "fourier-head", "--db", d, "--name", "fourier", "--tag", "x",
                                 "--json"} + kTiny);
     QCOMPARE(a.exitCode, 0);
-    QCOMPARE(lastJson(a.out)["run_id"].get<int>(), 1);
+    QCOMPARE(lastJsonLine(a.out)["run_id"].get<int>(), 1);
     auto b = runCli(QStringList{"run", "fourier-head", "--db", d, "--preset", "paper-linear",
                                 "--json"} + kTiny);
     QCOMPARE(b.exitCode, 0);
@@ -227,7 +210,7 @@ class TestCliStore : public QObject {
     auto resumed = runCli({"run", "--db", d, "--resume", "1", "--json"}, 180000);
     QCOMPARE(resumed.exitCode, 0);
     QVERIFY(resumed.err.contains("resuming run 1 from its checkpoint at step"));
-    auto summary = lastJson(resumed.out);
+    auto summary = lastJsonLine(resumed.out);
     QCOMPARE(summary["run_id"].get<int>(), 1);
     QCOMPARE(summary["status"].get<std::string>(), std::string("finished"));
     // One point per epoch and evaluation, no duplicate or missing step.

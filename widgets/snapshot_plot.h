@@ -1,0 +1,48 @@
+// SnapshotPlot: draws the latest snapshots a panel names. Curves mode: for one chosen row
+// (e.g. a test input), each named snapshot as a curve over its last axis; bin probabilities
+// are drawn as a step density (probability / bin width) so they share the axis with densities
+// on a fine grid. Bars mode: a 1-D snapshot as bars (e.g. |c_k| per frequency).
+#pragma once
+
+#include <QMap>
+#include <QStringList>
+#include <QWidget>
+
+#include "core/engine/events.h"
+
+class QCustomPlot;
+class QSpinBox;
+class QLabel;
+
+namespace fl::widgets {
+
+class SnapshotPlot : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum class Mode { Curves, Bars };
+
+  SnapshotPlot(const QString& title, Mode mode, const QStringList& series, const QString& xLabel,
+               const QString& yLabel, QWidget* parent = nullptr);
+
+  void setSnapshot(const Snapshot& snapshot, int64_t step);
+  void clear();
+  void refresh();
+  int row() const;
+  QCustomPlot* plot() const { return m_plot; }
+  bool hasData() const { return !m_latest.isEmpty(); }
+
+ private:
+  void drawCurves();
+  void drawBars();
+
+  Mode m_mode;
+  QStringList m_series;
+  QCustomPlot* m_plot;
+  QSpinBox* m_row = nullptr;
+  QLabel* m_caption;
+  QMap<QString, Snapshot> m_latest;
+  int64_t m_step = 0;
+};
+
+}  // namespace fl::widgets

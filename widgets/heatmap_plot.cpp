@@ -22,6 +22,7 @@ HeatmapPlot::HeatmapPlot(const QString& title, const QString& series, const QStr
   m_map->setColorScale(scale);
   m_map->setGradient(QCPColorGradient::gpThermal);
   m_plot->setMinimumSize(260, 180);
+  m_plot->xAxis->ticker()->setTickCount(4);  // small panels: keep tick labels apart
 }
 
 void HeatmapPlot::addSnapshot(const Snapshot& snapshot, int64_t step) {

@@ -54,7 +54,17 @@ SnapshotPlot::SnapshotPlot(const QString& title, Mode mode, const QStringList& s
   m_plot->yAxis->setLabel(yLabel);
   m_plot->legend->setVisible(mode == Mode::Curves);
   m_plot->legend->setFont(QFont("sans", 8));
+  // The legend gets its own row under the axes, so it never hides data.
+  auto* legendRow = new QCPLayoutGrid;
+  m_plot->plotLayout()->addElement(2, 0, legendRow);
+  legendRow->setMargins(QMargins(5, 0, 5, 5));
+  legendRow->addElement(0, 0, m_plot->legend);
+  m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  m_plot->legend->setBorderPen(Qt::NoPen);
+  m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
+  m_plot->legend->setWrap(2);
   m_plot->setMinimumSize(260, 180);
+  m_plot->xAxis->ticker()->setTickCount(4);  // small panels: keep tick labels apart
 }
 
 int SnapshotPlot::row() const { return m_row ? m_row->value() : 0; }
@@ -99,7 +109,9 @@ void SnapshotPlot::drawCurves() {
       for (auto& v : y) v /= width;
     }
     auto* graph = m_plot->addGraph();
-    graph->setName(name);
+    // "pdf/pred_grid" -> "predicted (density)", "pdf/true" -> "true (bins)".
+    const QString who = name.contains("true") ? "true" : "predicted";
+    graph->setName(who + (probability ? " (bins)" : " (density)"));
     const bool truth = name.contains("true");
     QPen pen(truth ? QColor(40, 40, 40) : runColor(1), probability ? 1.0 : 2.0);
     if (probability) pen.setStyle(Qt::DashLine);

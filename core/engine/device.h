@@ -21,7 +21,4 @@ struct ResolvedDevice {
 // ordinal does not exist.
 ResolvedDevice resolveDevice(const std::string& spec);
 
-// "cpu" and one "cuda:N" per visible CUDA device: what a device picker lists.
-std::vector<std::string> availableDevices();
-
 }  // namespace fl

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fl {
 
@@ -19,5 +20,9 @@ std::optional<DeviceSpec> parseDeviceSpec(const std::string& text, std::string* 
 
 // The message for a malformed device string, or nothing when it parses.
 std::optional<std::string> checkDeviceSpec(const std::string& text);
+
+// "cpu" and one "cuda:N" per CUDA device LibTorch sees: what a device picker lists.
+// (Declared here, torch-free, for the GUI; defined with the torch code in device.cpp.)
+std::vector<std::string> availableDevices();
 
 }  // namespace fl

@@ -1,0 +1,135 @@
+#include "app/gui/launch_panel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "core/engine/device_spec.h"
+#include "widgets/config_form.h"
+
+namespace fl::gui {
+
+LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
+    : QWidget(parent), m_registry(registry), m_experiment(new QComboBox(this)),
+      m_preset(new QComboBox(this)), m_device(new QComboBox(this)),
+      m_form(new widgets::ConfigForm(this)), m_problem(new QLabel(this)),
+      m_reference(new QLabel(this)), m_run(new QPushButton("Run", this)),
+      m_parallel(new QSpinBox(this)) {
+  auto* layout = new QVBoxLayout(this);
+  auto* top = new QFormLayout;
+  for (const auto& e : m_registry.all())
+    m_experiment->addItem(QString::fromStdString(e->title()), QString::fromStdString(e->name()));
+  top->addRow("Experiment", m_experiment);
+  top->addRow("Preset", m_preset);
+  m_device->addItem("auto");
+  for (const auto& d : availableDevices()) m_device->addItem(QString::fromStdString(d));
+  m_device->setToolTip("auto picks CUDA when LibTorch sees it, else the CPU");
+  top->addRow("Device", m_device);
+  m_parallel->setRange(1, 16);
+  m_parallel->setValue(2);
+  m_parallel->setToolTip("How many queued runs train at the same time");
+  top->addRow("Parallel runs", m_parallel);
+  layout->addLayout(top);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(m_form);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  layout->addWidget(scroll, 1);
+  m_reference->setWordWrap(true);
+  m_reference->setStyleSheet("color: #335;");
+  layout->addWidget(m_reference);
+  m_problem->setWordWrap(true);
+  m_problem->setStyleSheet("color: #b00020;");
+  layout->addWidget(m_problem);
+  m_run->setToolTip("Run with this config (Ctrl+R)");
+  layout->addWidget(m_run);
+
+  connect(m_experiment, &QComboBox::currentIndexChanged, this, [this] {
+    rebuildForm();
+    emit experimentChanged();
+  });
+  connect(m_preset, &QComboBox::currentIndexChanged, this, [this] {
+    auto e = experiment();
+    if (!e) return;
+    m_form->setSpecs(e->allParams());
+    if (auto preset = e->findPreset(presetName().toStdString())) {
+      m_form->setValues(preset->overrides);
+      m_reference->setText(preset->reference.is_null()
+                               ? QString::fromStdString(preset->description)
+                               : QString::fromStdString(preset->description + "\nReference: " +
+                                                        preset->reference.value("source", "")));
+    } else {
+      m_reference->clear();
+    }
+    updateValidity();
+  });
+  connect(m_form, &widgets::ConfigForm::changed, this, &LaunchPanel::updateValidity);
+  connect(m_run, &QPushButton::clicked, this, &LaunchPanel::runRequested);
+  rebuildForm();
+}
+
+std::shared_ptr<const Experiment> LaunchPanel::experiment() const {
+  return m_registry.find(m_experiment->currentData().toString().toStdString());
+}
+
+void LaunchPanel::selectExperiment(const QString& name) {
+  const int index = m_experiment->findData(name);
+  if (index >= 0) m_experiment->setCurrentIndex(index);
+}
+
+bool LaunchPanel::selectPreset(const QString& name) {
+  const int index = m_preset->findText(name);
+  if (index < 0) return false;
+  m_preset->setCurrentIndex(index);
+  return true;
+}
+
+QString LaunchPanel::presetName() const {
+  return m_preset->currentIndex() <= 0 ? QString() : m_preset->currentText();
+}
+
+int LaunchPanel::parallelRuns() const { return m_parallel->value(); }
+
+void LaunchPanel::rebuildForm() {
+  auto e = experiment();
+  if (!e) return;
+  m_preset->blockSignals(true);
+  m_preset->clear();
+  m_preset->addItem("(defaults)");
+  for (const auto& p : e->presets()) m_preset->addItem(QString::fromStdString(p.name));
+  m_preset->blockSignals(false);
+  m_form->setSpecs(e->allParams());
+  m_reference->clear();
+  updateValidity();
+}
+
+ValidatedConfig LaunchPanel::config() const {
+  auto e = experiment();
+  ValidatedConfig out;
+  if (!e) {
+    out.issues.push_back({"", "no experiment selected"});
+    return out;
+  }
+  auto values = m_form->values();
+  values["device"] = m_device->currentText().toStdString();
+  out = validateConfig(e->allParams(), values);
+  // Text the form could not parse is missing from `values`; say why, once per field.
+  for (const auto& issue : m_form->issues()) {
+    bool known = false;
+    for (const auto& existing : out.issues) known = known || existing.key == issue.key;
+    if (!known) out.issues.push_back(issue);
+  }
+  return out;
+}
+
+void LaunchPanel::updateValidity() {
+  const auto c = config();
+  m_run->setEnabled(c.ok());
+  m_problem->setText(c.ok() ? QString() : "Cannot run: " + QString::fromStdString(c.summary()));
+}
+
+}  // namespace fl::gui

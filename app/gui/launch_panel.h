@@ -1,0 +1,60 @@
+// LaunchPanel: the Configure side of the window: experiment picker, presets, device selector
+// (what LibTorch sees), the generated parameter form, and Run, disabled with the reason shown
+// while the config is invalid.
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "core/engine/registry.h"
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+
+namespace fl::widgets {
+class ConfigForm;
+}
+
+namespace fl::gui {
+
+class LaunchPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  LaunchPanel(const ExperimentRegistry& registry, QWidget* parent = nullptr);
+
+  std::shared_ptr<const Experiment> experiment() const;
+  void selectExperiment(const QString& name);
+  bool selectPreset(const QString& name);
+  QString presetName() const;
+  // The validated config of the form, with the device picked; issues when invalid.
+  ValidatedConfig config() const;
+  int parallelRuns() const;
+  QPushButton* runButton() const { return m_run; }
+  widgets::ConfigForm* form() const { return m_form; }
+
+ signals:
+  void runRequested();
+  void experimentChanged();
+
+ private:
+  void rebuildForm();
+  void updateValidity();
+
+  const ExperimentRegistry& m_registry;
+  QComboBox* m_experiment;
+  QComboBox* m_preset;
+  QComboBox* m_device;
+  widgets::ConfigForm* m_form;
+  QLabel* m_problem;
+  QLabel* m_reference;
+  QPushButton* m_run;
+  QSpinBox* m_parallel;
+};
+
+}  // namespace fl::gui

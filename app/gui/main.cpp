@@ -1,0 +1,60 @@
+// fourierlab: the desktop lab. The composition root: builds the registry and the run store,
+// then the window, and connects them.
+//   fourierlab [--db PATH] [--start EXPERIMENT [--preset NAME]] [--open RUN_ID]
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QMessageBox>
+#include <QTimer>
+
+#include <cstdio>
+
+#include "app/gui/launch_panel.h"
+#include "app/gui/main_window.h"
+#include "core/store/run_store.h"
+#include "experiments/builtin_experiments.h"
+#include "fourierlab/version.h"
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("FourierLab");
+  QApplication::setApplicationVersion(FOURIERLAB_VERSION);
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription("FourierLab: a desktop lab for Fourier-structured neural layers");
+  parser.addHelpOption();
+  parser.addVersionOption();
+  QCommandLineOption db("db", "Run store file (default: $XDG_DATA_HOME/fourierlab/runs.db).", "path");
+  QCommandLineOption start("start", "Launch a run of EXPERIMENT at start-up.", "experiment");
+  QCommandLineOption preset("preset", "With --start: the preset to use.", "name");
+  QCommandLineOption open("open", "Open a stored run.", "run-id");
+  parser.addOptions({db, start, preset, open});
+  parser.process(app);
+
+  fl::ExperimentRegistry registry;
+  fl::registerBuiltinExperiments(registry);
+
+  const std::string path = parser.isSet(db) ? parser.value(db).toStdString()
+                                            : fl::store::RunStore::defaultPath();
+  std::unique_ptr<fl::store::RunStore> store;
+  try {
+    store = std::make_unique<fl::store::RunStore>(path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "store error: %s\n", e.what());
+    QMessageBox::critical(nullptr, "FourierLab", QString("Cannot open the run store:\n%1").arg(e.what()));
+    return 3;
+  }
+
+  fl::gui::MainWindow window(registry, std::move(store));
+  window.show();
+  if (parser.isSet(start)) {
+    window.launchPanel()->selectExperiment(parser.value(start));
+    if (parser.isSet(preset) && !window.launchPanel()->selectPreset(parser.value(preset))) {
+      std::fprintf(stderr, "error: unknown preset '%s'\n", qPrintable(parser.value(preset)));
+      return 2;
+    }
+    QTimer::singleShot(0, &window, [&window] { window.launch(); });
+  } else if (parser.isSet(open)) {
+    window.openStoredRun(parser.value(open).toLongLong());
+  }
+  return app.exec();
+}

@@ -1,0 +1,334 @@
+#include "app/gui/main_window.h"
+
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QShortcut>
+#include <QSlider>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "app/gui/launch_panel.h"
+#include "app/gui/run_session.h"
+#include "core/engine/build_info.h"
+#include "core/store/run_store.h"
+#include "widgets/dashboard.h"
+#include "widgets/run_colors.h"
+
+namespace fl::gui {
+
+namespace {
+
+QString eta(const ProgressEvent& p) {
+  if (p.step <= 0 || p.totalSteps <= 0) return "-";
+  const double left = p.wallSeconds * (p.totalSteps - p.step) / p.step;
+  return QString("%1:%2").arg(static_cast<int>(left) / 60).arg(static_cast<int>(left) % 60, 2, 10, QChar('0'));
+}
+
+QTableWidgetItem* item(const QString& text) {
+  auto* i = new QTableWidgetItem(text);
+  i->setFlags(i->flags() & ~Qt::ItemIsEditable);
+  return i;
+}
+
+QTableWidgetItem* numberItem(double v) {
+  auto* i = item(std::isfinite(v) ? QString::number(v, 'g', 5) : "-");
+  i->setData(Qt::EditRole, v);  // sorts as a number
+  return i;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store::RunStore> store,
+                       QWidget* parent)
+    : QMainWindow(parent), m_registry(registry), m_store(std::move(store)),
+      m_launch(new LaunchPanel(registry, this)), m_dashboard(new widgets::Dashboard(this)),
+      m_tabs(new QTabWidget(this)), m_runs(new QTableWidget(0, 7, this)),
+      m_history(new QTableWidget(0, 0, this)), m_smoothing(new QSlider(Qt::Horizontal, this)),
+      m_focusLabel(new QLabel(this)), m_timer(new QTimer(this)) {
+  setWindowTitle("FourierLab");
+
+  auto* configureDock = new QDockWidget("Configure", this);
+  configureDock->setObjectName("configure");
+  configureDock->setWidget(m_launch);
+  addDockWidget(Qt::LeftDockWidgetArea, configureDock);
+
+  auto* live = new QWidget(this);
+  auto* liveLayout = new QVBoxLayout(live);
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(m_focusLabel, 1);
+  controls->addWidget(new QLabel("Smoothing", live));
+  m_smoothing->setRange(0, 99);
+  m_smoothing->setMaximumWidth(160);
+  m_smoothing->setToolTip("EMA weight; the raw curve stays faint behind the smoothed one");
+  controls->addWidget(m_smoothing);
+  liveLayout->addLayout(controls);
+  liveLayout->addWidget(m_dashboard, 1);
+  m_tabs->addTab(live, "Live");
+  m_tabs->addTab(m_history, "History");
+  setCentralWidget(m_tabs);
+
+  m_runs->setHorizontalHeaderLabels({"run", "name", "status", "progress", "ETA", "device", "message"});
+  m_runs->horizontalHeader()->setStretchLastSection(true);
+  m_runs->setColumnWidth(3, 160);
+  m_runs->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_runs->verticalHeader()->hide();
+  auto* queue = new QWidget(this);
+  auto* queueLayout = new QVBoxLayout(queue);
+  queueLayout->addWidget(m_runs);
+  auto* stop = new QPushButton("Stop selected run", queue);
+  stop->setToolTip("Cancel the focused run after its current step (Ctrl+.)");
+  queueLayout->addWidget(stop);
+  auto* queueDock = new QDockWidget("Runs", this);
+  queueDock->setObjectName("runs");
+  queueDock->setWidget(queue);
+  addDockWidget(Qt::BottomDockWidgetArea, queueDock);
+
+  m_history->setSortingEnabled(true);
+  m_history->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_history->verticalHeader()->hide();
+
+  statusBar()->showMessage(QString("Run store: %1   |   %2")
+                               .arg(QString::fromStdString(m_store->path()))
+                               .arg(QString::fromStdString("LibTorch " + currentBuildInfo().torchVersion)));
+
+  connect(m_launch, &LaunchPanel::runRequested, this, [this] { launch(); });
+  connect(m_launch, &LaunchPanel::experimentChanged, this, [this] {
+    if (auto e = m_launch->experiment()) m_dashboard->setPanels(e->panels());
+  });
+  connect(stop, &QPushButton::clicked, this, &MainWindow::stopFocused);
+  connect(m_runs, &QTableWidget::cellClicked, this, [this](int row, int) {
+    focusRun(m_runs->item(row, 0)->data(Qt::UserRole).toLongLong());
+  });
+  connect(m_history, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+    openStoredRun(m_history->item(row, 0)->data(Qt::EditRole).toLongLong());
+  });
+  connect(m_smoothing, &QSlider::valueChanged, this, [this](int v) { m_dashboard->setSmoothing(v / 100.0); });
+  connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
+    if (m_tabs->widget(index) == m_history) refreshHistory();
+  });
+  new QShortcut(QKeySequence("Ctrl+R"), this, [this] { launch(); });
+  new QShortcut(QKeySequence("Ctrl+."), this, [this] { stopFocused(); });
+
+  if (auto e = m_launch->experiment()) m_dashboard->setPanels(e->panels());
+  connect(m_timer, &QTimer::timeout, this, &MainWindow::tick);
+  m_timer->start(33);  // ~30 Hz: drain, coalesce, replot what changed
+
+  QSettings settings("FourierLab", "FourierLab");
+  restoreGeometry(settings.value("geometry").toByteArray());
+  restoreState(settings.value("windowState").toByteArray());
+  if (!settings.contains("geometry")) resize(1500, 950);
+}
+
+MainWindow::~MainWindow() = default;
+
+int64_t MainWindow::launch() {
+  auto experiment = m_launch->experiment();
+  const auto config = m_launch->config();
+  if (!experiment || !config.ok()) {
+    showError("The config is invalid:\n" + QString::fromStdString(config.summary()));
+    return 0;
+  }
+  int64_t id = 0;
+  const std::string name = m_launch->presetName().isEmpty()
+                               ? config.values.value("head", std::string())
+                               : m_launch->presetName().toStdString();
+  try {
+    id = m_store->createRun({experiment->name(), name, config.values, {}, currentBuildInfo().toJson()});
+  } catch (const std::exception& e) {
+    showError(QString("Cannot record the run: %1").arg(e.what()));
+    return 0;
+  }
+  auto* session = new RunSession(experiment, config.values, m_store->path(), id, name, this);
+  m_sessions.push_back(session);
+  focusRun(id);
+  startQueued();
+  updateRunsTable();
+  return id;
+}
+
+void MainWindow::startQueued() {
+  int running = 0;
+  for (auto* s : m_sessions) running += s->started() && !s->done();
+  for (auto* s : m_sessions) {
+    if (running >= m_launch->parallelRuns()) break;
+    if (!s->started() && !s->done()) {
+      s->start();
+      ++running;
+    }
+  }
+}
+
+void MainWindow::stopFocused() {
+  for (auto* s : m_sessions)
+    if (s->live().id == m_focused) s->cancel();
+}
+
+void MainWindow::focusRun(int64_t runId) {
+  if (runId == m_focused) return;
+  m_focused = runId;
+  m_dashboard->clearData();
+  // Curves so far come from the store (the session's queue only holds what is new).
+  openStoredRun(runId);
+}
+
+void MainWindow::openStoredRun(int64_t runId) {
+  m_focused = runId;
+  auto run = m_store->run(runId);
+  if (!run) return;
+  if (auto e = m_registry.find(run->experiment)) {
+    m_launch->selectExperiment(QString::fromStdString(e->name()));
+    m_dashboard->setPanels(e->panels());
+  }
+  for (const auto& key : m_store->metricKeys(runId)) {
+    std::vector<double> steps, values;
+    for (const auto& p : m_store->metric(runId, key)) {
+      steps.push_back(static_cast<double>(p.step));
+      values.push_back(p.value);
+    }
+    m_dashboard->setMetric(runId, key, std::move(steps), std::move(values));
+  }
+  for (const auto& name : m_store->snapshotNames(runId))
+    for (const auto& s : m_store->snapshots(runId, name)) m_dashboard->addSnapshot(s.snapshot, s.step);
+  m_focusLabel->setText(QString("<b style='color:%1'>run %2</b> %3 — %4")
+                            .arg(widgets::runColor(runId).name())
+                            .arg(runId)
+                            .arg(QString::fromStdString(run->name))
+                            .arg(QString::fromStdString(toString(run->status))));
+  m_dashboard->refresh();
+  m_tabs->setCurrentIndex(0);
+}
+
+void MainWindow::tick() {
+  bool anyChange = false;
+  for (auto* s : m_sessions) {
+    if (!s->started()) continue;
+    RunDelta delta = s->drain();
+    if (delta.empty()) continue;
+    anyChange = true;
+    if (s->live().id != m_focused) continue;
+    for (auto& [key, series] : delta.metrics)
+      m_dashboard->appendMetric(s->live().id, key, series.first, series.second);
+    for (const auto& snap : delta.snapshots)
+      if (snap.requestId == 0) m_dashboard->addSnapshot(snap.snapshot, snap.step);
+  }
+  if (!anyChange) return;
+  for (auto* s : m_sessions)
+    if (s->live().id == m_focused)
+      m_focusLabel->setText(QString("<b style='color:%1'>run %2</b> %3 — %4 %5")
+                                .arg(widgets::runColor(m_focused).name())
+                                .arg(m_focused)
+                                .arg(QString::fromStdString(s->live().name))
+                                .arg(QString::fromStdString(toString(s->live().status)))
+                                .arg(QString::fromStdString(s->live().device)));
+  m_dashboard->refresh();
+  startQueued();
+  updateRunsTable();
+}
+
+void MainWindow::updateRunsTable() {
+  m_runs->setRowCount(static_cast<int>(m_sessions.size()));
+  for (size_t i = 0; i < m_sessions.size(); ++i) {
+    const auto& live = m_sessions[i]->live();
+    const int row = static_cast<int>(i);
+    auto* id = item(QString::number(live.id));
+    id->setData(Qt::UserRole, QVariant::fromValue<qlonglong>(live.id));
+    id->setForeground(widgets::runColor(live.id));
+    m_runs->setItem(row, 0, id);
+    m_runs->setItem(row, 1, item(QString::fromStdString(live.name)));
+    m_runs->setItem(row, 2, item(QString::fromStdString(toString(live.status))));
+    auto* bar = qobject_cast<QProgressBar*>(m_runs->cellWidget(row, 3));
+    if (!bar) {
+      bar = new QProgressBar(m_runs);
+      m_runs->setCellWidget(row, 3, bar);
+    }
+    bar->setRange(0, 1000);
+    bar->setValue(live.progress.totalSteps > 0
+                      ? static_cast<int>(1000 * live.progress.step / live.progress.totalSteps)
+                      : 0);
+    bar->setFormat(QString("epoch %1/%2").arg(live.progress.epoch).arg(live.progress.totalEpochs));
+    m_runs->setItem(row, 4, item(m_sessions[i]->done() ? "-" : eta(live.progress)));
+    m_runs->setItem(row, 5, item(QString::fromStdString(live.device)));
+    m_runs->setItem(row, 6, item(QString::fromStdString(live.message)));
+  }
+}
+
+void MainWindow::refreshHistory() {
+  std::vector<store::RunRecord> runs;
+  try {
+    runs = m_store->listRuns({});
+  } catch (const std::exception& e) {
+    showError(e.what());
+    return;
+  }
+  QStringList metricKeys;
+  for (const auto& r : runs)
+    for (const auto& m : r.metrics)
+      if (!metricKeys.contains(QString::fromStdString(m.key))) metricKeys << QString::fromStdString(m.key);
+  QStringList headers{"id", "experiment", "name", "status", "created", "tags"};
+  for (const auto& k : metricKeys) headers << k + " (last)" << k + " (min)";
+  m_history->setSortingEnabled(false);
+  m_history->clear();
+  m_history->setColumnCount(headers.size());
+  m_history->setHorizontalHeaderLabels(headers);
+  m_history->setRowCount(static_cast<int>(runs.size()));
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    const int row = static_cast<int>(i);
+    auto* id = numberItem(static_cast<double>(r.id));
+    id->setForeground(widgets::runColor(r.id));
+    m_history->setItem(row, 0, id);
+    m_history->setItem(row, 1, item(QString::fromStdString(r.experiment)));
+    m_history->setItem(row, 2, item(QString::fromStdString(r.name)));
+    m_history->setItem(row, 3, item(QString::fromStdString(toString(r.status))));
+    m_history->setItem(row, 4, item(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.created)).toString("yyyy-MM-dd hh:mm")));
+    QStringList tags;
+    for (const auto& t : r.tags) tags << QString::fromStdString(t);
+    m_history->setItem(row, 5, item(tags.join(", ")));
+    for (const auto& m : r.metrics) {
+      const int column = 6 + 2 * static_cast<int>(metricKeys.indexOf(QString::fromStdString(m.key)));
+      m_history->setItem(row, column, numberItem(m.last));
+      m_history->setItem(row, column + 1, numberItem(m.min));
+    }
+  }
+  m_history->setSortingEnabled(true);
+  m_history->resizeColumnsToContents();
+}
+
+void MainWindow::showError(const QString& what) {
+  statusBar()->showMessage(what, 10000);
+  if (isVisible()) QMessageBox::warning(this, "FourierLab", what);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  int active = 0;
+  for (auto* s : m_sessions) active += s->started() && !s->done();
+  if (active > 0 && isVisible() &&
+      QMessageBox::question(this, "FourierLab",
+                            QString("%1 run(s) are still training. Cancel them and quit?").arg(active)) !=
+          QMessageBox::Yes) {
+    event->ignore();
+    return;
+  }
+  for (auto* s : m_sessions) s->cancel();
+  for (auto* s : m_sessions) delete s;  // joins the training threads, flushes the store
+  m_sessions.clear();
+  QSettings settings("FourierLab", "FourierLab");
+  settings.setValue("geometry", saveGeometry());
+  settings.setValue("windowState", saveState());
+  event->accept();
+}
+
+}  // namespace fl::gui

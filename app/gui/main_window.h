@@ -1,0 +1,75 @@
+// MainWindow: wiring only. Configure (LaunchPanel, left), watch (Dashboard of the focused run,
+// centre), the run queue (bottom) and the history of the run store (a tab). Runs train on
+// their own threads; a 30 Hz timer drains their events and replots what changed.
+#pragma once
+
+#include <QMainWindow>
+
+#include <memory>
+#include <vector>
+
+#include "core/engine/registry.h"
+
+class QLabel;
+class QTableWidget;
+class QTabWidget;
+class QTimer;
+class QSlider;
+
+namespace fl::store {
+class RunStore;
+}
+namespace fl::widgets {
+class Dashboard;
+}
+
+namespace fl::gui {
+
+class LaunchPanel;
+class RunSession;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store::RunStore> store,
+             QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  LaunchPanel* launchPanel() const { return m_launch; }
+  widgets::Dashboard* dashboard() const { return m_dashboard; }
+  QTableWidget* runsTable() const { return m_runs; }
+  QTableWidget* historyTable() const { return m_history; }
+  const std::vector<RunSession*>& sessions() const { return m_sessions; }
+
+  // Queues a run of the launch panel's current config; returns its run id (0 on error).
+  int64_t launch();
+  void stopFocused();
+  void openStoredRun(int64_t runId);
+  void refreshHistory();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void tick();
+  void startQueued();
+  void focusRun(int64_t runId);
+  void updateRunsTable();
+  void showError(const QString& what);
+
+  const ExperimentRegistry& m_registry;
+  std::unique_ptr<store::RunStore> m_store;
+  LaunchPanel* m_launch;
+  widgets::Dashboard* m_dashboard;
+  QTabWidget* m_tabs;
+  QTableWidget* m_runs;
+  QTableWidget* m_history;
+  QSlider* m_smoothing;
+  QLabel* m_focusLabel;
+  QTimer* m_timer;
+  std::vector<RunSession*> m_sessions;
+  int64_t m_focused = 0;
+};
+
+}  // namespace fl::gui

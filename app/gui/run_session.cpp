@@ -1,0 +1,81 @@
+#include "app/gui/run_session.h"
+
+#include <type_traits>
+
+#include "core/engine/runner.h"
+#include "core/store/run_store.h"
+#include "core/store/store_sink.h"
+
+namespace fl::gui {
+
+RunSession::RunSession(std::shared_ptr<const Experiment> experiment, nlohmann::json config,
+                       std::string storePath, int64_t runId, std::string name, QObject* parent)
+    : QObject(parent),
+      m_experiment(std::move(experiment)),
+      m_config(std::move(config)),
+      m_storePath(std::move(storePath)) {
+  m_live.id = runId;
+  m_live.experiment = m_experiment->name();
+  m_live.name = std::move(name);
+}
+
+RunSession::~RunSession() {
+  if (m_runner) {
+    m_runner->cancel();
+    m_runner->join();
+  }
+  if (m_storeSink) m_storeSink->close();
+}
+
+void RunSession::start() {
+  if (m_started) return;
+  m_started = true;
+  m_storeSink = std::make_unique<store::StoreSink>(m_storePath, m_live.id);
+  m_sinks = std::make_unique<FanOutSink>(std::vector<EventSink*>{m_storeSink.get(), &m_queue});
+  RunnerOptions options;
+  options.checkpointDir = m_storePath + ".files/run-" + std::to_string(m_live.id);
+  m_runner = std::make_unique<Runner>(m_experiment, m_config, *m_sinks, options);
+  m_runner->start();
+}
+
+void RunSession::cancel() {
+  if (m_runner) m_runner->cancel();
+  else {
+    m_live.status = RunStatus::Cancelled;
+    m_live.message = "cancelled before it started";
+  }
+}
+
+int64_t RunSession::requestProbe(const std::map<std::string, double>& inputs) {
+  return m_runner ? m_runner->requestProbe(inputs) : 0;
+}
+
+RunDelta RunSession::drain() {
+  RunDelta delta;
+  for (auto& event : m_queue.takeAll()) {
+    std::visit(
+        [&](auto& e) {
+          using T = std::decay_t<decltype(e)>;
+          if constexpr (std::is_same_v<T, MetricEvent>) {
+            auto& series = delta.metrics[e.key];
+            series.first.push_back(static_cast<double>(e.step));
+            series.second.push_back(e.value);
+            m_live.lastMetrics[e.key] = e.value;
+          } else if constexpr (std::is_same_v<T, SnapshotEvent>) {
+            delta.snapshots.push_back(std::move(e));
+          } else if constexpr (std::is_same_v<T, ProgressEvent>) {
+            m_live.progress = e;
+          } else if constexpr (std::is_same_v<T, StatusEvent>) {
+            m_live.status = e.status;
+            if (!e.device.empty()) m_live.device = e.device;
+            m_live.message = e.message;
+            delta.statusChanged = true;
+          }
+        },
+        event);
+  }
+  if (done() && m_storeSink) m_storeSink->close();  // all written before the window says so
+  return delta;
+}
+
+}  // namespace fl::gui

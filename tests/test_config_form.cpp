@@ -1,0 +1,79 @@
+// Tests widgets/config_form.h: the form is generated from a parameter list, rejects bad
+// values with the key named and marks the field, and applies presets.
+#include <QtTest>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QSpinBox>
+
+#include "widgets/config_form.h"
+
+using fl::ParamSpec;
+
+class TestConfigForm : public QObject {
+  Q_OBJECT
+
+  std::vector<ParamSpec> specs() const {
+    return {ParamSpec::integer("epochs", 500, 1, 1000, "passes").inGroup("training"),
+            ParamSpec::real("lr", 1e-3, 0.0, 1.0, "learning rate").exclusiveMinimum(),
+            ParamSpec::choice("head", "fourier", {"linear", "fourier"}, "head"),
+            ParamSpec::flag("learnable", false, "train it")};
+  }
+
+ private slots:
+  void fieldsFollowTheDeclaredTypes() {
+    fl::widgets::ConfigForm form;
+    form.setSpecs(specs());
+    auto* epochs = qobject_cast<QSpinBox*>(form.field("epochs"));
+    QVERIFY(epochs);
+    QCOMPARE(epochs->minimum(), 1);
+    QCOMPARE(epochs->maximum(), 1000);
+    QCOMPARE(epochs->value(), 500);
+    QVERIFY(qobject_cast<QLineEdit*>(form.field("lr")));
+    auto* head = qobject_cast<QComboBox*>(form.field("head"));
+    QCOMPARE(head->count(), 2);
+    QVERIFY(qobject_cast<QCheckBox*>(form.field("learnable")));
+    QVERIFY(form.field("lr")->toolTip().contains("learning rate"));
+    QVERIFY(form.issues().empty());
+    QCOMPARE(form.values()["head"].get<std::string>(), std::string("fourier"));
+  }
+
+  void badValuesAreMarkedAndNamed_data() {
+    QTest::addColumn<QString>("text");
+    QTest::newRow("not a number") << "fast";
+    QTest::newRow("out of range") << "0";
+    QTest::newRow("empty") << "";
+  }
+  void badValuesAreMarkedAndNamed() {
+    QFETCH(QString, text);
+    fl::widgets::ConfigForm form;
+    form.setSpecs(specs());
+    QSignalSpy changed(&form, &fl::widgets::ConfigForm::changed);
+    auto* lr = qobject_cast<QLineEdit*>(form.field("lr"));
+    lr->setText(text);
+    QVERIFY(changed.count() >= 1);
+    const auto issues = form.issues();
+    QCOMPARE(issues.size(), size_t(1));
+    QCOMPARE(issues[0].key, std::string("lr"));
+    QVERIFY(issues[0].message.find("'lr' must be a number in (0, 1]") != std::string::npos);
+    QVERIFY(!lr->styleSheet().isEmpty());
+    QVERIFY(lr->toolTip().contains("must be"));
+    lr->setText("0.01");
+    QVERIFY(form.issues().empty());
+    QVERIFY(lr->styleSheet().isEmpty());
+  }
+
+  void presetsSetOnlyTheirKeys() {
+    fl::widgets::ConfigForm form;
+    form.setSpecs(specs());
+    form.setValues({{"head", "linear"}, {"lr", 0.5}});
+    auto v = form.values();
+    QCOMPARE(v["head"].get<std::string>(), std::string("linear"));
+    QCOMPARE(v["lr"].get<double>(), 0.5);
+    QCOMPARE(v["epochs"].get<int>(), 500);
+  }
+};
+
+QTEST_MAIN(TestConfigForm)
+#include "test_config_form.moc"

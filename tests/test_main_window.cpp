@@ -1,0 +1,117 @@
+// Tests app/gui/main_window.h offscreen: Run starts a run whose metrics reach the plots and
+// the store, Stop cancels it, an invalid config disables Run with the reason, the history
+// lists and sorts stored runs, and a stored run opens with its plots.
+#include <QtTest>
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+
+#include "app/gui/launch_panel.h"
+#include "app/gui/main_window.h"
+#include "app/gui/run_session.h"
+#include "core/store/run_store.h"
+#include "experiments/builtin_experiments.h"
+#include "widgets/config_form.h"
+#include "widgets/dashboard.h"
+#include "widgets/metric_plot.h"
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  fl::ExperimentRegistry m_registry;
+
+  std::unique_ptr<fl::gui::MainWindow> makeWindow(const QString& db) {
+    auto store = std::make_unique<fl::store::RunStore>((m_dir.path() + "/" + db).toStdString());
+    auto w = std::make_unique<fl::gui::MainWindow>(m_registry, std::move(store));
+    w->launchPanel()->selectExperiment("fourier-head");
+    auto* form = w->launchPanel()->form();
+    qobject_cast<QSpinBox*>(form->field("samples"))->setValue(400);
+    qobject_cast<QSpinBox*>(form->field("eval_every"))->setValue(1);
+    return w;
+  }
+
+ private slots:
+  void initTestCase() {
+    fl::registerBuiltinExperiments(m_registry);
+    QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
+  }
+
+  void runReachesPlotsAndStore() {
+    auto w = makeWindow("run.db");
+    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(3);
+    const int64_t id = w->launch();
+    QVERIFY(id > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->live().status == fl::RunStatus::Finished, 5000);
+    QTest::qWait(100);  // one more tick drains the last events
+    size_t points = 0;
+    for (auto* plot : w->dashboard()->metricPlots())
+      for (const auto& name : plot->curveNames()) points += plot->pointCount(name);
+    QVERIFY2(points >= 3 + 4 * 3, qPrintable(QString::number(points)));  // loss + 4 test metrics
+    fl::store::RunStore store((m_dir.path() + "/run.db").toStdString());
+    auto run = store.run(id).value();
+    QCOMPARE(fl::toString(run.status), std::string("finished"));
+    QCOMPARE(store.metric(id, "test/kl").size(), size_t(3));
+    QCOMPARE(w->runsTable()->rowCount(), 1);
+    QCOMPARE(w->runsTable()->item(0, 2)->text(), QString("finished"));
+  }
+
+  void stopCancelsTheRun() {
+    auto w = makeWindow("stop.db");
+    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(100000);
+    const int64_t id = w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->live().progress.step > 0, 30000);
+    w->stopFocused();
+    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 10000);
+    QCOMPARE(fl::toString(w->sessions().back()->live().status), std::string("cancelled"));
+    fl::store::RunStore store((m_dir.path() + "/stop.db").toStdString());
+    QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status), std::string("cancelled"), 5000);
+  }
+
+  void invalidConfigDisablesRunWithTheReason() {
+    auto w = makeWindow("invalid.db");
+    auto* lr = qobject_cast<QLineEdit*>(w->launchPanel()->form()->field("lr"));
+    lr->setText("-1");
+    QVERIFY(!w->launchPanel()->runButton()->isEnabled());
+    QVERIFY(!w->launchPanel()->config().ok());
+    QVERIFY(w->launchPanel()->config().summary().find("'lr'") != std::string::npos);
+    QCOMPARE(w->launch(), int64_t(0));
+    lr->setText("0.001");
+    QVERIFY(w->launchPanel()->runButton()->isEnabled());
+  }
+
+  void historyListsSortsAndOpensStoredRuns() {
+    const auto path = (m_dir.path() + "/history.db").toStdString();
+    {
+      fl::store::RunStore store(path);
+      for (int i = 0; i < 3; ++i) {
+        const int64_t id = store.createRun({"fourier-head", "r" + std::to_string(i), {{"seed", i}}, {}, {}});
+        store.writeEvents(id, {fl::MetricEvent{"test/kl", 10, 0.1, 0.5 - 0.1 * i},
+                               fl::MetricEvent{"train/loss", 10, 0.1, 3.0}});
+        store.finishRun(id, fl::RunStatus::Finished, "");
+      }
+    }
+    auto w = makeWindow("history.db");
+    w->refreshHistory();
+    auto* table = w->historyTable();
+    QCOMPARE(table->rowCount(), 3);
+    int klColumn = -1;
+    for (int c = 0; c < table->columnCount(); ++c)
+      if (table->horizontalHeaderItem(c)->text() == "test/kl (last)") klColumn = c;
+    QVERIFY(klColumn >= 0);
+    table->sortItems(klColumn, Qt::AscendingOrder);
+    QCOMPARE(table->item(0, 2)->text(), QString("r2"));  // lowest KL first
+    w->openStoredRun(1);
+    size_t points = 0;
+    for (auto* plot : w->dashboard()->metricPlots())
+      for (const auto& name : plot->curveNames()) points += plot->pointCount(name);
+    QCOMPARE(points, size_t(2));
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

@@ -9,6 +9,8 @@
 #include <QSpinBox>
 #include <QTableWidget>
 
+#include <set>
+
 #include "app/gui/launch_panel.h"
 #include "app/gui/main_window.h"
 #include "app/gui/run_session.h"
@@ -82,6 +84,31 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->launch(), int64_t(0));
     lr->setText("0.001");
     QVERIFY(w->launchPanel()->runButton()->isEnabled());
+  }
+
+  void comparisonRunsEachVariantOnTheSameDataAndSeed() {
+    auto w = makeWindow("compare.db");
+    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(2);
+    const auto ids = w->launchComparison();
+    QCOMPARE(ids.size(), size_t(4));
+    for (auto* s : w->sessions()) QTRY_VERIFY_WITH_TIMEOUT(s->done(), 60000);
+    QTest::qWait(100);
+    fl::store::RunStore store((m_dir.path() + "/compare.db").toStdString());
+    std::set<std::string> heads;
+    for (auto id : ids) {
+      auto run = store.run(id).value();
+      QCOMPARE(fl::toString(run.status), std::string("finished"));
+      QCOMPARE(run.config["seed"], store.run(ids[0])->config["seed"]);
+      QCOMPARE(run.config["dataset"], store.run(ids[0])->config["dataset"]);
+      heads.insert(run.config["head"].get<std::string>() + std::to_string(run.config["frequencies"].get<int>()));
+    }
+    QCOMPARE(heads.size(), size_t(4));
+    // The KL panel overlays one curve per arm.
+    QStringList klCurves;
+    for (auto* plot : w->dashboard()->metricPlots())
+      for (const auto& name : plot->curveNames())
+        if (name.endsWith("test/kl")) klCurves << name;
+    QCOMPARE(klCurves.size(), 4);
   }
 
   void historyListsSortsAndOpensStoredRuns() {

@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
@@ -18,6 +19,7 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
       m_preset(new QComboBox(this)), m_device(new QComboBox(this)),
       m_form(new widgets::ConfigForm(this)), m_problem(new QLabel(this)),
       m_reference(new QLabel(this)), m_run(new QPushButton("Run", this)),
+      m_compare(new QPushButton("Run comparison", this)),
       m_parallel(new QSpinBox(this)) {
   auto* layout = new QVBoxLayout(this);
   auto* top = new QFormLayout;
@@ -30,7 +32,7 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   m_device->setToolTip("auto picks CUDA when LibTorch sees it, else the CPU");
   top->addRow("Device", m_device);
   m_parallel->setRange(1, 16);
-  m_parallel->setValue(2);
+  m_parallel->setValue(4);  // a comparison's arms train side by side
   m_parallel->setToolTip("How many queued runs train at the same time");
   top->addRow("Parallel runs", m_parallel);
   layout->addLayout(top);
@@ -46,7 +48,10 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   m_problem->setStyleSheet("color: #b00020;");
   layout->addWidget(m_problem);
   m_run->setToolTip("Run with this config (Ctrl+R)");
-  layout->addWidget(m_run);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(m_run);
+  buttons->addWidget(m_compare);
+  layout->addLayout(buttons);
 
   connect(m_experiment, &QComboBox::currentIndexChanged, this, [this] {
     rebuildForm();
@@ -69,6 +74,7 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   });
   connect(m_form, &widgets::ConfigForm::changed, this, &LaunchPanel::updateValidity);
   connect(m_run, &QPushButton::clicked, this, &LaunchPanel::runRequested);
+  connect(m_compare, &QPushButton::clicked, this, &LaunchPanel::comparisonRequested);
   rebuildForm();
 }
 
@@ -129,6 +135,14 @@ ValidatedConfig LaunchPanel::config() const {
 void LaunchPanel::updateValidity() {
   const auto c = config();
   m_run->setEnabled(c.ok());
+  auto e = experiment();
+  QStringList arms;
+  if (e)
+    for (const auto& v : e->comparisonVariants()) arms << QString::fromStdString(v.label);
+  m_compare->setEnabled(c.ok() && !arms.isEmpty());
+  m_compare->setToolTip(arms.isEmpty() ? "This experiment declares no comparison"
+                                       : "One run each, same data and seed: " + arms.join(", ") +
+                                             " (Ctrl+Shift+R)");
   m_problem->setText(c.ok() ? QString() : "Cannot run: " + QString::fromStdString(c.summary()));
 }
 

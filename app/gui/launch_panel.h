@@ -36,10 +36,12 @@ class LaunchPanel : public QWidget {
   ValidatedConfig config() const;
   int parallelRuns() const;
   QPushButton* runButton() const { return m_run; }
+  QPushButton* compareButton() const { return m_compare; }
   widgets::ConfigForm* form() const { return m_form; }
 
  signals:
   void runRequested();
+  void comparisonRequested();
   void experimentChanged();
 
  private:
@@ -54,6 +56,7 @@ class LaunchPanel : public QWidget {
   QLabel* m_problem;
   QLabel* m_reference;
   QPushButton* m_run;
+  QPushButton* m_compare;
   QSpinBox* m_parallel;
 };
 

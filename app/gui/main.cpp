@@ -1,6 +1,6 @@
 // fourierlab: the desktop lab. The composition root: builds the registry and the run store,
 // then the window, and connects them.
-//   fourierlab [--db PATH] [--start EXPERIMENT [--preset NAME]] [--open RUN_ID]
+//   fourierlab [--db PATH] [--start EXPERIMENT [--preset NAME] [--compare]] [--open RUN_ID]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
@@ -27,7 +27,9 @@ int main(int argc, char** argv) {
   QCommandLineOption start("start", "Launch a run of EXPERIMENT at start-up.", "experiment");
   QCommandLineOption preset("preset", "With --start: the preset to use.", "name");
   QCommandLineOption open("open", "Open a stored run.", "run-id");
-  parser.addOptions({db, start, preset, open});
+  QCommandLineOption compare("compare", "With --start: launch the experiment's comparison "
+                                        "(e.g. linear vs Fourier heads) side by side.");
+  parser.addOptions({db, start, preset, open, compare});
   parser.process(app);
 
   fl::ExperimentRegistry registry;
@@ -52,7 +54,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: unknown preset '%s'\n", qPrintable(parser.value(preset)));
       return 2;
     }
-    QTimer::singleShot(0, &window, [&window] { window.launch(); });
+    const bool comparison = parser.isSet(compare);
+    QTimer::singleShot(0, &window, [&window, comparison] {
+      if (comparison) window.launchComparison();
+      else window.launch();
+    });
   } else if (parser.isSet(open)) {
     window.openStoredRun(parser.value(open).toLongLong());
   }

@@ -18,6 +18,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include "app/gui/launch_panel.h"
@@ -105,6 +106,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
                                .arg(QString::fromStdString("LibTorch " + currentBuildInfo().torchVersion)));
 
   connect(m_launch, &LaunchPanel::runRequested, this, [this] { launch(); });
+  connect(m_launch, &LaunchPanel::comparisonRequested, this, [this] { launchComparison(); });
   connect(m_launch, &LaunchPanel::experimentChanged, this, [this] {
     if (auto e = m_launch->experiment()) m_dashboard->setPanels(e->panels());
   });
@@ -120,6 +122,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
     if (m_tabs->widget(index) == m_history) refreshHistory();
   });
   new QShortcut(QKeySequence("Ctrl+R"), this, [this] { launch(); });
+  new QShortcut(QKeySequence("Ctrl+Shift+R"), this, [this] { launchComparison(); });
   new QShortcut(QKeySequence("Ctrl+."), this, [this] { stopFocused(); });
 
   if (auto e = m_launch->experiment()) m_dashboard->setPanels(e->panels());
@@ -135,16 +138,38 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
 MainWindow::~MainWindow() = default;
 
 int64_t MainWindow::launch() {
+  const std::string name = m_launch->presetName().toStdString();
+  return launchWith(nlohmann::json::object(), name);
+}
+
+std::vector<int64_t> MainWindow::launchComparison() {
   auto experiment = m_launch->experiment();
-  const auto config = m_launch->config();
+  std::vector<int64_t> ids;
+  if (!experiment) return ids;
+  for (const auto& variant : experiment->comparisonVariants()) {
+    const int64_t id = launchWith(variant.overrides, variant.label);
+    if (id == 0) break;
+    ids.push_back(id);
+  }
+  if (ids.empty()) return ids;
+  focusRun(ids.front());
+  m_overlaid.assign(ids.begin() + 1, ids.end());
+  return ids;
+}
+
+int64_t MainWindow::launchWith(const nlohmann::json& overrides, const std::string& name) {
+  auto experiment = m_launch->experiment();
+  auto config = m_launch->config();
+  if (experiment && config.ok() && !overrides.empty()) {
+    auto values = config.values;
+    for (const auto& [k, v] : overrides.items()) values[k] = v;
+    config = validateConfig(experiment->allParams(), values);
+  }
   if (!experiment || !config.ok()) {
     showError("The config is invalid:\n" + QString::fromStdString(config.summary()));
     return 0;
   }
   int64_t id = 0;
-  const std::string name = m_launch->presetName().isEmpty()
-                               ? config.values.value("head", std::string())
-                               : m_launch->presetName().toStdString();
   try {
     id = m_store->createRun({experiment->name(), name, config.values, {}, currentBuildInfo().toJson()});
   } catch (const std::exception& e) {
@@ -157,6 +182,11 @@ int64_t MainWindow::launch() {
   startQueued();
   updateRunsTable();
   return id;
+}
+
+bool MainWindow::isShown(int64_t runId) const {
+  return runId == m_focused ||
+         std::find(m_overlaid.begin(), m_overlaid.end(), runId) != m_overlaid.end();
 }
 
 void MainWindow::startQueued() {
@@ -177,6 +207,7 @@ void MainWindow::stopFocused() {
 }
 
 void MainWindow::focusRun(int64_t runId) {
+  m_overlaid.clear();
   if (runId == m_focused) return;
   m_focused = runId;
   m_dashboard->clearData();
@@ -218,9 +249,10 @@ void MainWindow::tick() {
     RunDelta delta = s->drain();
     if (delta.empty()) continue;
     anyChange = true;
-    if (s->live().id != m_focused) continue;
+    if (!isShown(s->live().id)) continue;
     for (auto& [key, series] : delta.metrics)
       m_dashboard->appendMetric(s->live().id, key, series.first, series.second);
+    if (s->live().id != m_focused) continue;  // snapshots: the focused run's
     for (const auto& snap : delta.snapshots)
       if (snap.requestId == 0) m_dashboard->addSnapshot(snap.snapshot, snap.step);
   }

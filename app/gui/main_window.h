@@ -6,6 +6,9 @@
 #include <QMainWindow>
 
 #include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "core/engine/registry.h"
@@ -44,6 +47,8 @@ class MainWindow : public QMainWindow {
 
   // Queues a run of the launch panel's current config; returns its run id (0 on error).
   int64_t launch();
+  // Launches one run per declared comparison variant; their curves overlay on the dashboard.
+  std::vector<int64_t> launchComparison();
   void stopFocused();
   void openStoredRun(int64_t runId);
   void refreshHistory();
@@ -55,6 +60,8 @@ class MainWindow : public QMainWindow {
   void tick();
   void startQueued();
   void focusRun(int64_t runId);
+  int64_t launchWith(const nlohmann::json& overrides, const std::string& name);
+  bool isShown(int64_t runId) const;
   void updateRunsTable();
   void showError(const QString& what);
 
@@ -69,7 +76,8 @@ class MainWindow : public QMainWindow {
   QLabel* m_focusLabel;
   QTimer* m_timer;
   std::vector<RunSession*> m_sessions;
-  int64_t m_focused = 0;
+  int64_t m_focused = 0;              // the run whose snapshots the dashboard shows
+  std::vector<int64_t> m_overlaid;    // further runs whose curves it overlays (a comparison)
 };
 
 }  // namespace fl::gui

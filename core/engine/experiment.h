@@ -83,6 +83,12 @@ class Trial {
   virtual void loadCheckpoint(const std::string& path);
 };
 
+// One arm of a one-click comparison: a label and what it overrides in the current config.
+struct Variant {
+  std::string label;
+  nlohmann::json overrides;
+};
+
 // Which metric ranks checkpoints (the keep policy keeps the last and the best).
 struct SelectionMetric {
   std::string key;
@@ -100,6 +106,8 @@ class Experiment {
   virtual std::vector<Preset> presets() const = 0;
   virtual std::vector<ProbeInput> probeInputs() const { return {}; }
   virtual std::optional<SelectionMetric> selectionMetric() const { return std::nullopt; }
+  // The variants "Run comparison" launches side by side, on the same data and seed.
+  virtual std::vector<Variant> comparisonVariants() const { return {}; }
   // Builds the model and data; throws std::runtime_error with a clear message on bad input
   // (e.g. an unreadable corpus). Called with the global torch seed set to ctx.seed.
   virtual std::unique_ptr<Trial> createTrial(const TrialContext& ctx) const = 0;

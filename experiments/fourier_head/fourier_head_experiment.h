@@ -16,6 +16,13 @@ class FourierHeadExperiment : public Experiment {
   std::vector<PanelSpec> panels() const override;
   std::vector<Preset> presets() const override;
   std::vector<ProbeInput> probeInputs() const override;
+  std::vector<Variant> comparisonVariants() const override {
+    // The paper's comparison: the linear baseline against Fourier heads of growing N.
+    return {{"linear", {{"head", "linear"}}},
+            {"fourier N=4", {{"head", "fourier"}, {"frequencies", 4}}},
+            {"fourier N=12", {{"head", "fourier"}, {"frequencies", 12}}},
+            {"fourier N=20", {{"head", "fourier"}, {"frequencies", 20}}}};
+  }
   std::optional<SelectionMetric> selectionMetric() const override {
     return SelectionMetric{"test/kl", /*lowerIsBetter=*/true};
   }

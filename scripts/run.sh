@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The main job: set up, build, and run the default experiment, the Fourier head paper's
-# gmm2 benchmark with the Fourier head (N = 12), headless with progress on stderr.
+# The main job: set up, build, and open the desktop lab with its ready demo: the Fourier head
+# paper's comparison on gmm2 (a linear head against Fourier heads with N = 4, 12, 20, same data
+# and seed), training live side by side, recorded in the default run store.
+# Arguments go to `fourierlab` (e.g. --db PATH). Headless: build/app/fourierlab-cli.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-exec build/app/fourierlab-cli run fourier-head --preset paper-fourier --set dataset=gmm2 "$@"
+exec build/app/fourierlab --start fourier-head --compare "$@"

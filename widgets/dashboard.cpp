@@ -11,9 +11,6 @@ namespace fl::widgets {
 
 namespace {
 
-QString curveName(int64_t runId, const std::string& key) {
-  return QString("run %1 %2").arg(runId).arg(QString::fromStdString(key));
-}
 
 QStringList toStringList(const std::vector<std::string>& items) {
   QStringList out;
@@ -29,6 +26,7 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
   for (auto* w : m_panels) w->deleteLater();
   m_panels.clear();
   m_plotForKey.clear();
+  m_seriesInPanel.clear();
   m_snapshotPlots.clear();
   m_heatmaps.clear();
   int index = 0;
@@ -40,7 +38,10 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
         auto* plot = new MetricPlot(title, QString::fromStdString(p.xLabel),
                                     QString::fromStdString(p.yLabel), this);
         plot->setLogY(p.logY);
-        for (const auto& key : p.series) m_plotForKey[QString::fromStdString(key)] = plot;
+        for (const auto& key : p.series) {
+          m_plotForKey[QString::fromStdString(key)] = plot;
+          m_seriesInPanel[QString::fromStdString(key)] = static_cast<int>(p.series.size());
+        }
         w = plot;
         break;
       }
@@ -77,6 +78,17 @@ void Dashboard::clearData() {
   for (auto* plot : metricPlots()) plot->clearCurves();
   for (auto* plot : m_snapshotPlots) plot->clear();
   for (auto* plot : m_heatmaps) plot->clear();
+}
+
+void Dashboard::setRunLabel(int64_t runId, const QString& label) { m_runLabels[runId] = label; }
+
+QString Dashboard::curveName(int64_t runId, const std::string& key) const {
+  // "#3 fourier N=12", plus the metric's last path part when the panel shows several.
+  QString name = QString("#%1").arg(runId);
+  if (m_runLabels.contains(runId)) name += " " + m_runLabels[runId];
+  if (m_seriesInPanel.value(QString::fromStdString(key)) > 1)
+    name += " " + QString::fromStdString(key).section('/', -1);
+  return name;
 }
 
 void Dashboard::setMetric(int64_t runId, const std::string& key, std::vector<double> steps,

@@ -35,15 +35,21 @@ class Dashboard : public QWidget {
                     const std::vector<double>& values);
   void addSnapshot(const Snapshot& snapshot, int64_t step);
   void setSmoothing(double weight);
+  // The name legends use for a run ("#3 fourier N=12"); the id alone when unset.
+  void setRunLabel(int64_t runId, const QString& label);
   void refresh();
 
   QList<MetricPlot*> metricPlots() const;
   QWidget* panel(const QString& id) const { return m_panels.value(id); }
 
  private:
+  QString curveName(int64_t runId, const std::string& key) const;
+
   QGridLayout* m_grid;
   QMap<QString, QWidget*> m_panels;
   QMap<QString, MetricPlot*> m_plotForKey;  // metric key -> its plot
+  QMap<QString, int> m_seriesInPanel;       // metric key -> how many keys its plot shows
+  QMap<int64_t, QString> m_runLabels;
   QList<SnapshotPlot*> m_snapshotPlots;
   QList<HeatmapPlot*> m_heatmaps;
 };

@@ -42,11 +42,16 @@ void HeatmapPlot::clear() {
   m_steps.clear();
   m_columns.clear();
   m_map->data()->clear();
+  m_map->setVisible(false);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void HeatmapPlot::refresh() {
-  if (m_columns.empty()) return;
+  m_map->setVisible(!m_columns.empty());
+  if (m_columns.empty()) {
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    return;
+  }
   const int nx = static_cast<int>(m_columns.size());
   const int ny = static_cast<int>(m_columns.front().size());
   m_map->data()->setSize(nx, ny);

@@ -45,6 +45,7 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
   m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   m_plot->legend->setBorderPen(Qt::NoPen);
   m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
+  m_plot->legend->setWrap(2);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   m_plot->setMinimumSize(260, 180);
   m_plot->xAxis->ticker()->setTickCount(4);  // small panels: keep tick labels apart

@@ -89,7 +89,7 @@ void SnapshotPlot::refresh() {
   m_plot->clearPlottables();
   if (m_mode == Mode::Curves) drawCurves();
   else drawBars();
-  m_caption->setText(m_latest.isEmpty() ? "waiting for the first evaluation"
+  m_caption->setText(m_latest.isEmpty() ? "no data for this run (yet)"
                                         : QString("step %1").arg(m_step));
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -176,6 +176,7 @@ int64_t MainWindow::launchWith(const nlohmann::json& overrides, const std::strin
     showError(QString("Cannot record the run: %1").arg(e.what()));
     return 0;
   }
+  m_dashboard->setRunLabel(id, QString::fromStdString(name));
   auto* session = new RunSession(experiment, config.values, m_store->path(), id, name, this);
   m_sessions.push_back(session);
   focusRun(id);
@@ -219,6 +220,7 @@ void MainWindow::openStoredRun(int64_t runId) {
   m_focused = runId;
   auto run = m_store->run(runId);
   if (!run) return;
+  m_dashboard->setRunLabel(runId, QString::fromStdString(run->name));
   if (auto e = m_registry.find(run->experiment)) {
     m_launch->selectExperiment(QString::fromStdString(e->name()));
     m_dashboard->setPanels(e->panels());

@@ -19,6 +19,8 @@
 #include "widgets/config_form.h"
 #include "widgets/dashboard.h"
 #include "widgets/metric_plot.h"
+#include "widgets/probe_panel.h"
+#include "widgets/snapshot_plot.h"
 
 class TestMainWindow : public QObject {
   Q_OBJECT
@@ -72,6 +74,32 @@ class TestMainWindow : public QObject {
     QCOMPARE(fl::toString(w->sessions().back()->live().status), std::string("cancelled"));
     fl::store::RunStore store((m_dir.path() + "/stop.db").toStdString());
     QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status), std::string("cancelled"), 5000);
+  }
+
+  void probeReturnsTheDensityForChosenInputs() {
+    auto w = makeWindow("probe.db");
+    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(100000);
+    w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->live().progress.step > 0, 30000);
+    auto* probe = w->probePanel();
+    QVERIFY(probe);
+    probe->setInput("x", 0.5);
+    probe->setInput("y", -0.25);
+    QSignalSpy asked(probe, &fl::widgets::ProbePanel::probeRequested);
+    QTRY_VERIFY_WITH_TIMEOUT(asked.count() >= 1, 2000);  // debounced
+    QTRY_VERIFY_WITH_TIMEOUT([&] {
+      auto* pred = probe->plot()->latest("probe/pred_grid");
+      return pred && std::abs(pred->meta["inputs"][0]["x"].get<double>() - 0.5) < 1e-9 &&
+             std::abs(pred->meta["inputs"][0]["y"].get<double>() + 0.25) < 1e-9;
+    }(), 10000);
+    auto* truth = probe->plot()->latest("probe/true_grid");
+    QVERIFY(truth);
+    // The true gmm2 density at (0.5, -0.25) peaks near z = 0.5 and z = -0.25.
+    const auto& ticks = truth->axes.back().ticks;
+    const auto peak = std::max_element(truth->data.begin(), truth->data.end()) - truth->data.begin();
+    QVERIFY(std::abs(ticks[peak] - 0.5) < 0.05 || std::abs(ticks[peak] + 0.25) < 0.05);
+    w->stopFocused();
+    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 10000);
   }
 
   void invalidConfigDisablesRunWithTheReason() {

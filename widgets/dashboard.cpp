@@ -126,6 +126,13 @@ void Dashboard::refresh() {
   for (auto* plot : m_heatmaps) plot->refresh();
 }
 
+void Dashboard::addPanelWidget(const QString& id, QWidget* widget) {
+  const int index = static_cast<int>(m_panels.size());
+  widget->setObjectName(id);
+  m_panels[id] = widget;
+  m_grid->addWidget(widget, index / 3, index % 3);
+}
+
 QList<MetricPlot*> Dashboard::metricPlots() const {
   QList<MetricPlot*> out;
   for (auto* plot : m_plotForKey)

@@ -39,6 +39,8 @@ class Dashboard : public QWidget {
   void setRunLabel(int64_t runId, const QString& label);
   void refresh();
 
+  // Places a panel built by the owner (e.g. the probe) in the grid.
+  void addPanelWidget(const QString& id, QWidget* widget);
   QList<MetricPlot*> metricPlots() const;
   QWidget* panel(const QString& id) const { return m_panels.value(id); }
 

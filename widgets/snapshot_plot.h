@@ -31,6 +31,11 @@ class SnapshotPlot : public QWidget {
   int row() const;
   QCustomPlot* plot() const { return m_plot; }
   bool hasData() const { return !m_latest.isEmpty(); }
+  // The latest snapshot of one series, or null.
+  const Snapshot* latest(const QString& name) const {
+    auto it = m_latest.find(name);
+    return it == m_latest.end() ? nullptr : &it.value();
+  }
 
  private:
   void drawCurves();

@@ -26,6 +26,7 @@
 #include "core/engine/build_info.h"
 #include "core/store/run_store.h"
 #include "widgets/dashboard.h"
+#include "widgets/probe_panel.h"
 #include "widgets/run_colors.h"
 
 namespace fl::gui {
@@ -108,7 +109,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_launch, &LaunchPanel::runRequested, this, [this] { launch(); });
   connect(m_launch, &LaunchPanel::comparisonRequested, this, [this] { launchComparison(); });
   connect(m_launch, &LaunchPanel::experimentChanged, this, [this] {
-    if (auto e = m_launch->experiment()) m_dashboard->setPanels(e->panels());
+    if (auto e = m_launch->experiment()) buildPanels(*e);
   });
   connect(stop, &QPushButton::clicked, this, &MainWindow::stopFocused);
   connect(m_runs, &QTableWidget::cellClicked, this, [this](int row, int) {
@@ -125,7 +126,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   new QShortcut(QKeySequence("Ctrl+Shift+R"), this, [this] { launchComparison(); });
   new QShortcut(QKeySequence("Ctrl+."), this, [this] { stopFocused(); });
 
-  if (auto e = m_launch->experiment()) m_dashboard->setPanels(e->panels());
+  if (auto e = m_launch->experiment()) buildPanels(*e);
   connect(m_timer, &QTimer::timeout, this, &MainWindow::tick);
   m_timer->start(33);  // ~30 Hz: drain, coalesce, replot what changed
 
@@ -223,7 +224,7 @@ void MainWindow::openStoredRun(int64_t runId) {
   m_dashboard->setRunLabel(runId, QString::fromStdString(run->name));
   if (auto e = m_registry.find(run->experiment)) {
     m_launch->selectExperiment(QString::fromStdString(e->name()));
-    m_dashboard->setPanels(e->panels());
+    buildPanels(*e);
   }
   for (const auto& key : m_store->metricKeys(runId)) {
     std::vector<double> steps, values;
@@ -255,8 +256,17 @@ void MainWindow::tick() {
     for (auto& [key, series] : delta.metrics)
       m_dashboard->appendMetric(s->live().id, key, series.first, series.second);
     if (s->live().id != m_focused) continue;  // snapshots: the focused run's
-    for (const auto& snap : delta.snapshots)
-      if (snap.requestId == 0) m_dashboard->addSnapshot(snap.snapshot, snap.step);
+    bool evaluated = false;
+    for (const auto& snap : delta.snapshots) {
+      // Probe answers arrive in request order: the last one drawn is the newest.
+      if (snap.requestId != 0 && m_probe) m_probe->setAnswer(snap.snapshot, snap.step);
+      else if (snap.requestId == 0) {
+        m_dashboard->addSnapshot(snap.snapshot, snap.step);
+        evaluated = true;
+      }
+    }
+    // After each evaluation, ask the probe again: it shows what the model predicts now.
+    if (evaluated && !s->done()) askProbe();
   }
   if (!anyChange) return;
   for (auto* s : m_sessions)
@@ -339,6 +349,35 @@ void MainWindow::refreshHistory() {
   }
   m_history->setSortingEnabled(true);
   m_history->resizeColumnsToContents();
+}
+
+void MainWindow::buildPanels(const Experiment& experiment) {
+  m_dashboard->setPanels(experiment.panels());
+  m_probe = nullptr;
+  for (const auto& panel : experiment.panels()) {
+    if (panel.kind != PanelKind::Probe) continue;
+    QList<widgets::ProbeSlider> sliders;
+    for (const auto& in : experiment.probeInputs())
+      sliders << widgets::ProbeSlider{QString::fromStdString(in.name), in.minimum, in.maximum,
+                                      in.defaultValue, QString::fromStdString(in.help)};
+    QStringList series;
+    for (const auto& s : panel.series) series << QString::fromStdString(s);
+    m_probe = new widgets::ProbePanel(QString::fromStdString(panel.title), series, sliders, m_dashboard);
+    m_probe->setToolTip(QString::fromStdString(panel.help));
+    connect(m_probe, &widgets::ProbePanel::probeRequested, this, &MainWindow::askProbe);
+    m_dashboard->addPanelWidget(QString::fromStdString(panel.id), m_probe);
+  }
+}
+
+void MainWindow::askProbe() {
+  if (!m_probe) return;
+  for (auto* s : m_sessions)
+    if (s->live().id == m_focused && s->started() && !s->done()) {
+      s->requestProbe(m_probe->inputs());
+      m_probe->setNote("");
+      return;
+    }
+  m_probe->setNote("The probe asks a live run; start one (or resume this one) to probe it.");
 }
 
 void MainWindow::showError(const QString& what) {

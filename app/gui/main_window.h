@@ -24,6 +24,7 @@ class RunStore;
 }
 namespace fl::widgets {
 class Dashboard;
+class ProbePanel;
 }
 
 namespace fl::gui {
@@ -41,6 +42,7 @@ class MainWindow : public QMainWindow {
 
   LaunchPanel* launchPanel() const { return m_launch; }
   widgets::Dashboard* dashboard() const { return m_dashboard; }
+  widgets::ProbePanel* probePanel() const { return m_probe; }
   QTableWidget* runsTable() const { return m_runs; }
   QTableWidget* historyTable() const { return m_history; }
   const std::vector<RunSession*>& sessions() const { return m_sessions; }
@@ -64,6 +66,8 @@ class MainWindow : public QMainWindow {
   bool isShown(int64_t runId) const;
   void updateRunsTable();
   void showError(const QString& what);
+  void buildPanels(const Experiment& experiment);
+  void askProbe();
 
   const ExperimentRegistry& m_registry;
   std::unique_ptr<store::RunStore> m_store;
@@ -76,6 +80,7 @@ class MainWindow : public QMainWindow {
   QLabel* m_focusLabel;
   QTimer* m_timer;
   std::vector<RunSession*> m_sessions;
+  widgets::ProbePanel* m_probe = nullptr;
   int64_t m_focused = 0;              // the run whose snapshots the dashboard shows
   std::vector<int64_t> m_overlaid;    // further runs whose curves it overlays (a comparison)
 };

@@ -64,6 +64,22 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->runsTable()->item(0, 2)->text(), QString("finished"));
   }
 
+  void paperPresetRunsSayWhetherTheyFallInThePapersSpread() {
+    auto w = makeWindow("paper.db");
+    QVERIFY(w->launchPanel()->selectPreset("paper-fourier"));
+    auto* form = w->launchPanel()->form();
+    qobject_cast<QSpinBox*>(form->field("samples"))->setValue(400);
+    qobject_cast<QSpinBox*>(form->field("epochs"))->setValue(2);
+    w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 60000);
+    const auto verdict = QString::fromStdString(w->sessions().back()->live().verdict);
+    QVERIFY2(verdict.contains("test/kl") && verdict.contains("vs paper 0.146 ± 0.033") &&
+                 verdict.contains("the paper's spread"),
+             qPrintable(verdict));
+    QTest::qWait(100);
+    QCOMPARE(w->runsTable()->item(0, 6)->text(), verdict);
+  }
+
   void stopCancelsTheRun() {
     auto w = makeWindow("stop.db");
     qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(100000);

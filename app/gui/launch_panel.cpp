@@ -98,6 +98,13 @@ QString LaunchPanel::presetName() const {
   return m_preset->currentIndex() <= 0 ? QString() : m_preset->currentText();
 }
 
+nlohmann::json LaunchPanel::presetReference() const {
+  auto e = experiment();
+  if (!e || presetName().isEmpty()) return nullptr;
+  auto preset = e->findPreset(presetName().toStdString());
+  return preset ? preset->reference : nlohmann::json();
+}
+
 int LaunchPanel::parallelRuns() const { return m_parallel->value(); }
 
 void LaunchPanel::rebuildForm() {

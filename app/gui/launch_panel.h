@@ -32,6 +32,8 @@ class LaunchPanel : public QWidget {
   void selectExperiment(const QString& name);
   bool selectPreset(const QString& name);
   QString presetName() const;
+  // The selected preset's published figures (null when none).
+  nlohmann::json presetReference() const;
   // The validated config of the form, with the device picked; issues when invalid.
   ValidatedConfig config() const;
   int parallelRuns() const;

@@ -179,6 +179,7 @@ int64_t MainWindow::launchWith(const nlohmann::json& overrides, const std::strin
   }
   m_dashboard->setRunLabel(id, QString::fromStdString(name));
   auto* session = new RunSession(experiment, config.values, m_store->path(), id, name, this);
+  if (overrides.empty()) session->setReference(m_launch->presetReference());
   m_sessions.push_back(session);
   focusRun(id);
   startQueued();
@@ -271,12 +272,13 @@ void MainWindow::tick() {
   if (!anyChange) return;
   for (auto* s : m_sessions)
     if (s->live().id == m_focused)
-      m_focusLabel->setText(QString("<b style='color:%1'>run %2</b> %3 — %4 %5")
+      m_focusLabel->setText(QString("<b style='color:%1'>run %2</b> %3 — %4 %5 %6")
                                 .arg(widgets::runColor(m_focused).name())
                                 .arg(m_focused)
                                 .arg(QString::fromStdString(s->live().name))
                                 .arg(QString::fromStdString(toString(s->live().status)))
-                                .arg(QString::fromStdString(s->live().device)));
+                                .arg(QString::fromStdString(s->live().device))
+                                .arg(QString::fromStdString(s->live().verdict).toHtmlEscaped()));
   m_dashboard->refresh();
   startQueued();
   updateRunsTable();
@@ -305,7 +307,10 @@ void MainWindow::updateRunsTable() {
     bar->setFormat(QString("epoch %1/%2").arg(live.progress.epoch).arg(live.progress.totalEpochs));
     m_runs->setItem(row, 4, item(m_sessions[i]->done() ? "-" : eta(live.progress)));
     m_runs->setItem(row, 5, item(QString::fromStdString(live.device)));
-    m_runs->setItem(row, 6, item(QString::fromStdString(live.message)));
+    const bool verdict = !live.verdict.empty();
+    auto* message = item(QString::fromStdString(verdict ? live.verdict : live.message));
+    if (verdict) message->setForeground(live.verdict.find("outside") == std::string::npos ? QColor(0, 110, 0) : QColor(170, 0, 0));
+    m_runs->setItem(row, 6, message);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <type_traits>
 
+#include "core/engine/reference_check.h"
 #include "core/engine/runner.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
@@ -73,6 +74,10 @@ RunDelta RunSession::drain() {
           }
         },
         event);
+  }
+  if (delta.statusChanged && m_live.status == RunStatus::Finished && !m_reference.is_null()) {
+    for (const auto& v : checkAgainstReference(m_reference, m_config, m_live.lastMetrics))
+      m_live.verdict += (m_live.verdict.empty() ? "" : "; ") + v.text;
   }
   if (done() && m_storeSink) m_storeSink->close();  // all written before the window says so
   return delta;

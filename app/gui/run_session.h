@@ -36,6 +36,7 @@ struct LiveRun {
   std::string device;
   ProgressEvent progress;
   std::map<std::string, double> lastMetrics;
+  std::string verdict;  // once finished: the metrics against the preset's published figures
 };
 
 // New data since the previous drain, in arrival order.
@@ -54,6 +55,8 @@ class RunSession : public QObject {
              std::string storePath, int64_t runId, std::string name, QObject* parent = nullptr);
   ~RunSession() override;
 
+  // Published figures to compare with when the run finishes (Preset::reference).
+  void setReference(nlohmann::json reference) { m_reference = std::move(reference); }
   void start();
   void cancel();
   int64_t requestProbe(const std::map<std::string, double>& inputs);
@@ -69,6 +72,7 @@ class RunSession : public QObject {
   nlohmann::json m_config;
   std::string m_storePath;
   LiveRun m_live;
+  nlohmann::json m_reference;
   EventQueue m_queue;
   std::unique_ptr<store::StoreSink> m_storeSink;
   std::unique_ptr<FanOutSink> m_sinks;

@@ -1,0 +1,36 @@
+// Tests core/engine/reference_check.h: a run's metrics against a preset's published figures.
+#include <QtTest>
+
+#include "core/engine/reference_check.h"
+
+class TestReferenceCheck : public QObject {
+  Q_OBJECT
+
+  nlohmann::json reference() const {
+    return nlohmann::json::parse(R"({"by": "dataset", "values": {
+        "gmm2": {"test/kl": [0.146, 0.033], "test/smoothness": [0.038, null]}}})");
+  }
+
+ private slots:
+  void withinAndOutsideTheSpread() {
+    auto inside = fl::checkAgainstReference(reference(), {{"dataset", "gmm2"}},
+                                            {{"test/kl", 0.17}, {"test/smoothness", 0.04}});
+    QCOMPARE(inside.size(), size_t(2));
+    const auto& kl = inside[0].metric == "test/kl" ? inside[0] : inside[1];
+    QVERIFY(kl.withinSpread.value());
+    QCOMPARE(kl.text, std::string("test/kl 0.170 vs paper 0.146 ± 0.033: within the paper's spread"));
+    const auto& smooth = inside[0].metric == "test/kl" ? inside[1] : inside[0];
+    QVERIFY(!smooth.withinSpread.has_value());  // no spread published: no verdict
+    auto outside = fl::checkAgainstReference(reference(), {{"dataset", "gmm2"}}, {{"test/kl", 0.2}});
+    QVERIFY(!outside.at(0).withinSpread.value());
+  }
+
+  void otherRowsOrMissingMetricsGiveNothing() {
+    QVERIFY(fl::checkAgainstReference(reference(), {{"dataset", "beta"}}, {{"test/kl", 0.1}}).empty());
+    QVERIFY(fl::checkAgainstReference(reference(), {{"dataset", "gmm2"}}, {}).empty());
+    QVERIFY(fl::checkAgainstReference(nullptr, {{"dataset", "gmm2"}}, {{"test/kl", 0.1}}).empty());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestReferenceCheck)
+#include "test_reference_check.moc"

@@ -11,6 +11,7 @@
 
 #include <set>
 
+#include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
 #include "app/gui/main_window.h"
 #include "app/gui/run_session.h"
@@ -168,7 +169,7 @@ class TestMainWindow : public QObject {
     }
     auto w = makeWindow("history.db");
     w->refreshHistory();
-    auto* table = w->historyTable();
+    auto* table = w->history()->table();
     QCOMPARE(table->rowCount(), 3);
     int klColumn = -1;
     for (int c = 0; c < table->columnCount(); ++c)
@@ -176,11 +177,34 @@ class TestMainWindow : public QObject {
     QVERIFY(klColumn >= 0);
     table->sortItems(klColumn, Qt::AscendingOrder);
     QCOMPARE(table->item(0, 2)->text(), QString("r2"));  // lowest KL first
+    // Seeds differ: the config column shows them.
+    bool seedColumn = false;
+    for (int c = 0; c < table->columnCount(); ++c) seedColumn |= table->horizontalHeaderItem(c)->text() == "seed";
+    QVERIFY(seedColumn);
+    w->history()->filterText()->setText("r1");
+    QCOMPARE(table->rowCount(), 1);
+    w->history()->filterText()->clear();
     w->openStoredRun(1);
     size_t points = 0;
     for (auto* plot : w->dashboard()->metricPlots())
       for (const auto& name : plot->curveNames()) points += plot->pointCount(name);
     QCOMPARE(points, size_t(2));
+
+    // Export writes valid files; delete removes the run.
+    const QString csv = m_dir.path() + "/history-export.csv";
+    QString error;
+    QVERIFY(w->history()->exportRuns({1, 2}, csv, &error));
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const auto lines = QString::fromUtf8(file.readAll()).trimmed().split('\n');
+    QCOMPARE(lines.size(), 1 + 4);  // header + 2 runs x 2 points
+    const QString json = m_dir.path() + "/history-export.json";
+    QVERIFY(w->history()->exportRuns({3}, json, &error));
+    QFile jf(json);
+    QVERIFY(jf.open(QIODevice::ReadOnly));
+    QCOMPARE(nlohmann::json::parse(jf.readAll().toStdString())["runs"][0]["name"].get<std::string>(), std::string("r2"));
+    QCOMPARE(w->history()->deleteRuns({2}), 1);
+    QCOMPARE(table->rowCount(), 2);
   }
 };
 

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
 #include "app/gui/run_session.h"
 #include "core/engine/build_info.h"
@@ -45,11 +46,6 @@ QTableWidgetItem* item(const QString& text) {
   return i;
 }
 
-QTableWidgetItem* numberItem(double v) {
-  auto* i = item(std::isfinite(v) ? QString::number(v, 'g', 5) : "-");
-  i->setData(Qt::EditRole, v);  // sorts as a number
-  return i;
-}
 
 }  // namespace
 
@@ -58,7 +54,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
     : QMainWindow(parent), m_registry(registry), m_store(std::move(store)),
       m_launch(new LaunchPanel(registry, this)), m_dashboard(new widgets::Dashboard(this)),
       m_tabs(new QTabWidget(this)), m_runs(new QTableWidget(0, 7, this)),
-      m_history(new QTableWidget(0, 0, this)), m_smoothing(new QSlider(Qt::Horizontal, this)),
+      m_history(nullptr), m_smoothing(new QSlider(Qt::Horizontal, this)),
       m_focusLabel(new QLabel(this)), m_timer(new QTimer(this)) {
   setWindowTitle("FourierLab");
 
@@ -67,6 +63,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   configureDock->setWidget(m_launch);
   addDockWidget(Qt::LeftDockWidgetArea, configureDock);
 
+  m_history = new HistoryView(*m_store, this);
   auto* live = new QWidget(this);
   auto* liveLayout = new QVBoxLayout(live);
   auto* controls = new QHBoxLayout;
@@ -98,9 +95,6 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   queueDock->setWidget(queue);
   addDockWidget(Qt::BottomDockWidgetArea, queueDock);
 
-  m_history->setSortingEnabled(true);
-  m_history->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_history->verticalHeader()->hide();
 
   statusBar()->showMessage(QString("Run store: %1   |   %2")
                                .arg(QString::fromStdString(m_store->path()))
@@ -115,9 +109,8 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_runs, &QTableWidget::cellClicked, this, [this](int row, int) {
     focusRun(m_runs->item(row, 0)->data(Qt::UserRole).toLongLong());
   });
-  connect(m_history, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-    openStoredRun(m_history->item(row, 0)->data(Qt::EditRole).toLongLong());
-  });
+  connect(m_history, &HistoryView::openRequested, this, &MainWindow::openStoredRun);
+  connect(m_history, &HistoryView::storeError, this, &MainWindow::showError);
   connect(m_smoothing, &QSlider::valueChanged, this, [this](int v) { m_dashboard->setSmoothing(v / 100.0); });
   connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
     if (m_tabs->widget(index) == m_history) refreshHistory();
@@ -314,47 +307,7 @@ void MainWindow::updateRunsTable() {
   }
 }
 
-void MainWindow::refreshHistory() {
-  std::vector<store::RunRecord> runs;
-  try {
-    runs = m_store->listRuns({});
-  } catch (const std::exception& e) {
-    showError(e.what());
-    return;
-  }
-  QStringList metricKeys;
-  for (const auto& r : runs)
-    for (const auto& m : r.metrics)
-      if (!metricKeys.contains(QString::fromStdString(m.key))) metricKeys << QString::fromStdString(m.key);
-  QStringList headers{"id", "experiment", "name", "status", "created", "tags"};
-  for (const auto& k : metricKeys) headers << k + " (last)" << k + " (min)";
-  m_history->setSortingEnabled(false);
-  m_history->clear();
-  m_history->setColumnCount(headers.size());
-  m_history->setHorizontalHeaderLabels(headers);
-  m_history->setRowCount(static_cast<int>(runs.size()));
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const auto& r = runs[i];
-    const int row = static_cast<int>(i);
-    auto* id = numberItem(static_cast<double>(r.id));
-    id->setForeground(widgets::runColor(r.id));
-    m_history->setItem(row, 0, id);
-    m_history->setItem(row, 1, item(QString::fromStdString(r.experiment)));
-    m_history->setItem(row, 2, item(QString::fromStdString(r.name)));
-    m_history->setItem(row, 3, item(QString::fromStdString(toString(r.status))));
-    m_history->setItem(row, 4, item(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.created)).toString("yyyy-MM-dd hh:mm")));
-    QStringList tags;
-    for (const auto& t : r.tags) tags << QString::fromStdString(t);
-    m_history->setItem(row, 5, item(tags.join(", ")));
-    for (const auto& m : r.metrics) {
-      const int column = 6 + 2 * static_cast<int>(metricKeys.indexOf(QString::fromStdString(m.key)));
-      m_history->setItem(row, column, numberItem(m.last));
-      m_history->setItem(row, column + 1, numberItem(m.min));
-    }
-  }
-  m_history->setSortingEnabled(true);
-  m_history->resizeColumnsToContents();
-}
+void MainWindow::refreshHistory() { m_history->refresh(); }
 
 void MainWindow::buildPanels(const Experiment& experiment) {
   m_dashboard->setPanels(experiment.panels());

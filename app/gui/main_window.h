@@ -29,6 +29,7 @@ class ProbePanel;
 
 namespace fl::gui {
 
+class HistoryView;
 class LaunchPanel;
 class RunSession;
 
@@ -44,7 +45,7 @@ class MainWindow : public QMainWindow {
   widgets::Dashboard* dashboard() const { return m_dashboard; }
   widgets::ProbePanel* probePanel() const { return m_probe; }
   QTableWidget* runsTable() const { return m_runs; }
-  QTableWidget* historyTable() const { return m_history; }
+  HistoryView* history() const { return m_history; }
   const std::vector<RunSession*>& sessions() const { return m_sessions; }
 
   // Queues a run of the launch panel's current config; returns its run id (0 on error).
@@ -75,7 +76,7 @@ class MainWindow : public QMainWindow {
   widgets::Dashboard* m_dashboard;
   QTabWidget* m_tabs;
   QTableWidget* m_runs;
-  QTableWidget* m_history;
+  HistoryView* m_history;
   QSlider* m_smoothing;
   QLabel* m_focusLabel;
   QTimer* m_timer;

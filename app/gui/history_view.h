@@ -1,0 +1,52 @@
+// HistoryView: every run in the store as a sortable table (parameters that differ and metric
+// summaries as columns), filtered by experiment, status, tag and text; open, rename, tag, note,
+// delete (confirmed) and export (CSV/JSON) the selected runs.
+#pragma once
+
+#include <QWidget>
+
+#include <cstdint>
+#include <vector>
+
+class QComboBox;
+class QLineEdit;
+class QTableWidget;
+
+namespace fl::store {
+class RunStore;
+}
+
+namespace fl::gui {
+
+class HistoryView : public QWidget {
+  Q_OBJECT
+
+ public:
+  HistoryView(store::RunStore& store, QWidget* parent = nullptr);
+
+  void refresh();
+  QTableWidget* table() const { return m_table; }
+  QLineEdit* filterText() const { return m_text; }
+  std::vector<int64_t> selectedIds() const;
+  // Deletes without asking (the button asks first); returns how many.
+  int deleteRuns(const std::vector<int64_t>& ids);
+  // Writes the runs to `path` as CSV (metrics; snapshots beside it) or JSON by its suffix.
+  bool exportRuns(const std::vector<int64_t>& ids, const QString& path, QString* error);
+
+ signals:
+  void openRequested(int64_t runId);
+  void storeError(const QString& message);
+
+ private:
+  void askDelete();
+  void askExport();
+  void askEdit(const QString& what);
+
+  store::RunStore& m_store;
+  QTableWidget* m_table;
+  QLineEdit* m_text;
+  QComboBox* m_status;
+  QLineEdit* m_tag;
+};
+
+}  // namespace fl::gui

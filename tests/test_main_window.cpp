@@ -93,6 +93,25 @@ class TestMainWindow : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status), std::string("cancelled"), 5000);
   }
 
+  void exportWritesPlotsMetricsAndConfig() {
+    auto w = makeWindow("export.db");
+    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(2);
+    w->resize(1400, 900);
+    const int64_t id = w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 60000);
+    QTest::qWait(100);
+    const auto files = w->exportShownRun(m_dir.path() + "/export");
+    QVERIFY(files.contains(m_dir.path() + QString("/export/run-%1-kl.png").arg(id)));
+    QVERIFY(files.contains(m_dir.path() + QString("/export/run-%1-pdf.pdf").arg(id)));
+    QImage png(m_dir.path() + QString("/export/run-%1-kl.png").arg(id));
+    QVERIFY(!png.isNull() && png.width() > 100);
+    QFile pdf(m_dir.path() + QString("/export/run-%1-pdf.pdf").arg(id));
+    QVERIFY(pdf.open(QIODevice::ReadOnly) && pdf.read(5) == "%PDF-");
+    QFile config(m_dir.path() + QString("/export/run-%1-config.json").arg(id));
+    QVERIFY(config.open(QIODevice::ReadOnly));
+    QCOMPARE(nlohmann::json::parse(config.readAll().toStdString())["epochs"].get<int>(), 2);
+  }
+
   void probeReturnsTheDensityForChosenInputs() {
     auto w = makeWindow("probe.db");
     qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(100000);

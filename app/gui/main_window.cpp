@@ -1,6 +1,9 @@
 #include "app/gui/main_window.h"
 
 #include <QCloseEvent>
+#include <QDir>
+#include <QFileDialog>
+#include <QMenuBar>
 #include <QDateTime>
 #include <QDockWidget>
 #include <QHBoxLayout>
@@ -26,6 +29,8 @@
 #include "app/gui/run_session.h"
 #include "core/engine/build_info.h"
 #include "core/store/run_store.h"
+#include <qcustomplot.h>
+
 #include "widgets/dashboard.h"
 #include "widgets/probe_panel.h"
 #include "widgets/run_colors.h"
@@ -115,7 +120,17 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
     if (m_tabs->widget(index) == m_history) refreshHistory();
   });
-  new QShortcut(QKeySequence("Ctrl+R"), this, [this] { launch(); });
+  auto* file = menuBar()->addMenu("&File");
+  file->addAction("Export the shown run (plots PNG/PDF, metrics CSV, config JSON)…",
+                  QKeySequence("Ctrl+E"), this, [this] {
+                    const QString folder = QFileDialog::getExistingDirectory(this, "Export to folder");
+                    if (!folder.isEmpty()) exportShownRun(folder);
+                  });
+  file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);
+  auto* runMenu = menuBar()->addMenu("&Run");
+  runMenu->addAction("Run", QKeySequence("Ctrl+R"), this, [this] { launch(); });
+  runMenu->addAction("Run comparison", QKeySequence("Ctrl+Shift+R"), this, [this] { launchComparison(); });
+  runMenu->addAction("Stop the shown run", QKeySequence("Ctrl+."), this, [this] { stopFocused(); });
   new QShortcut(QKeySequence("Ctrl+Shift+R"), this, [this] { launchComparison(); });
   new QShortcut(QKeySequence("Ctrl+."), this, [this] { stopFocused(); });
 
@@ -308,6 +323,32 @@ void MainWindow::updateRunsTable() {
 }
 
 void MainWindow::refreshHistory() { m_history->refresh(); }
+
+QStringList MainWindow::exportShownRun(const QString& folder) {
+  QStringList written;
+  if (m_focused == 0) return written;
+  QDir().mkpath(folder);
+  const QString stem = QString("%1/run-%2").arg(folder).arg(m_focused);
+  for (auto* plot : m_dashboard->findChildren<QCustomPlot*>()) {
+    const QString panel = plot->parentWidget() ? plot->parentWidget()->objectName() : QString();
+    if (panel.isEmpty()) continue;
+    const QString base = stem + "-" + panel;
+    if (plot->savePng(base + ".png", 0, 0, 2.0)) written << base + ".png";
+    if (plot->savePdf(base + ".pdf")) written << base + ".pdf";
+  }
+  QString error;
+  if (m_history->exportRuns({m_focused}, stem + "-metrics.csv", &error)) written << stem + "-metrics.csv";
+  if (auto run = m_store->run(m_focused)) {
+    QFile config(stem + "-config.json");
+    if (config.open(QIODevice::WriteOnly)) {
+      config.write(QByteArray::fromStdString(run->config.dump(2)));
+      written << config.fileName();
+    }
+  }
+  if (!error.isEmpty()) showError(error);
+  statusBar()->showMessage(QString("Exported %1 files to %2").arg(written.size()).arg(folder), 10000);
+  return written;
+}
 
 void MainWindow::buildPanels(const Experiment& experiment) {
   m_dashboard->setPanels(experiment.panels());

@@ -55,6 +55,9 @@ class MainWindow : public QMainWindow {
   void stopFocused();
   void openStoredRun(int64_t runId);
   void refreshHistory();
+  // Writes every panel of the shown run as PNG and PDF, its metrics as CSV and its config as
+  // JSON into `folder`; returns the files written.
+  QStringList exportShownRun(const QString& folder);
 
  protected:
   void closeEvent(QCloseEvent* event) override;

@@ -3,6 +3,8 @@
 // metric points. Uses a temporary database under /tmp (or $TMPDIR).
 //
 //   build/bench/bench_run_store [points]
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>

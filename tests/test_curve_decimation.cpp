@@ -79,6 +79,19 @@ class TestCurveDecimation : public QObject {
     QVERIFY(std::abs(s[3] - 3.0) < 1e-12);
     QCOMPARE(fl::widgets::smoothEma(y, 0.0)[3], 4.0);
   }
+
+  void extendingTheEmaEqualsRecomputingIt() {
+    std::mt19937 rng(5);
+    std::normal_distribution<double> noise;
+    std::vector<double> y;
+    std::vector<double> extended;
+    fl::widgets::EmaState state;
+    for (int chunk = 0; chunk < 10; ++chunk) {
+      for (int i = 0; i < 37; ++i) y.push_back(noise(rng));
+      fl::widgets::extendEma(y, 0.8, state, extended);
+    }
+    QCOMPARE(extended, fl::widgets::smoothEma(y, 0.8));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestCurveDecimation)

@@ -45,18 +45,23 @@ Curve decimateMinMax(const std::vector<double>& x, const std::vector<double>& y,
   return out;
 }
 
-std::vector<double> smoothEma(const std::vector<double>& y, double weight) {
-  std::vector<double> out(y.size());
-  double last = 0;
-  double count = 0;
-  for (size_t i = 0; i < y.size(); ++i) {
+void extendEma(const std::vector<double>& y, double weight, EmaState& state,
+               std::vector<double>& smoothed) {
+  for (size_t i = smoothed.size(); i < y.size(); ++i) {
     if (std::isfinite(y[i])) {
-      last = last * weight + (1 - weight) * y[i];
-      ++count;
+      state.last = state.last * weight + (1 - weight) * y[i];
+      ++state.count;
     }
-    const double debias = weight > 0 ? 1 - std::pow(weight, count) : 1;
-    out[i] = count > 0 ? last / debias : NAN;
+    const double debias = weight > 0 ? 1 - std::pow(weight, state.count) : 1;
+    smoothed.push_back(state.count > 0 ? state.last / debias : NAN);
   }
+}
+
+std::vector<double> smoothEma(const std::vector<double>& y, double weight) {
+  std::vector<double> out;
+  out.reserve(y.size());
+  EmaState state;
+  extendEma(y, weight, state, out);
   return out;
 }
 

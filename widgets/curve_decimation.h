@@ -23,4 +23,13 @@ Curve decimateMinMax(const std::vector<double>& x, const std::vector<double>& y,
 // 0 = no smoothing. NaNs are skipped (their position repeats the running value).
 std::vector<double> smoothEma(const std::vector<double>& y, double weight);
 
+// The same EMA, continued: extends `smoothed` (the EMA of y's first smoothed.size() values,
+// with `state` carried between calls) to cover all of y. A live curve pays only for new points.
+struct EmaState {
+  double last = 0;
+  double count = 0;
+};
+void extendEma(const std::vector<double>& y, double weight, EmaState& state,
+               std::vector<double>& smoothed);
+
 }  // namespace fl::widgets

@@ -76,6 +76,8 @@ void MetricPlot::setCurve(const QString& name, const QColor& color, std::vector<
   it->color = color;
   it->x = std::move(x);
   it->y = std::move(y);
+  it->smoothed.clear();
+  it->ema = {};
 }
 
 void MetricPlot::appendToCurve(const QString& name, const std::vector<double>& x,
@@ -120,6 +122,10 @@ void MetricPlot::setLogY(bool logY) {
 
 void MetricPlot::setSmoothing(double weight) {
   m_smoothing = std::clamp(weight, 0.0, 0.999);
+  for (auto& c : m_curves) {
+    c.smoothed.clear();  // another weight: start over
+    c.ema = {};
+  }
   refresh();
 }
 
@@ -145,9 +151,12 @@ void MetricPlot::redecimate() {
     const Curve raw = decimateMinMax(c.x, c.y, range.lower, range.upper, columns);
     c.raw->setData(toQVector(raw.x), toQVector(raw.y), /*alreadySorted=*/true);
     c.raw->setPen(QPen(smoothing ? faded(c.color) : c.color, smoothing ? 1.0 : 1.6));
+    // A translucent antialiased line costs ~30 ms per replot for a dense curve; the faint raw
+    // curve behind a smoothed one does not need antialiasing.
+    c.raw->setAntialiased(!smoothing);
     if (smoothing) {
-      const Curve smooth =
-          decimateMinMax(c.x, smoothEma(c.y, m_smoothing), range.lower, range.upper, columns);
+      extendEma(c.y, m_smoothing, c.ema, c.smoothed);
+      const Curve smooth = decimateMinMax(c.x, c.smoothed, range.lower, range.upper, columns);
       c.smooth->setData(toQVector(smooth.x), toQVector(smooth.y), true);
       c.smooth->setPen(QPen(c.color, 1.8));
     } else {

@@ -15,6 +15,8 @@
 
 #include <vector>
 
+#include "widgets/curve_decimation.h"
+
 class QCustomPlot;
 class QCPGraph;
 class QLabel;
@@ -56,6 +58,8 @@ class MetricPlot : public QWidget {
     std::vector<double> y;
     QCPGraph* raw = nullptr;
     QCPGraph* smooth = nullptr;
+    std::vector<double> smoothed;  // EMA of y at m_smoothing, extended as points arrive
+    EmaState ema;
   };
   void redecimate();
   void showValueAt(QMouseEvent* event);

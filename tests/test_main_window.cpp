@@ -222,6 +222,16 @@ class TestMainWindow : public QObject {
     QFile jf(json);
     QVERIFY(jf.open(QIODevice::ReadOnly));
     QCOMPARE(nlohmann::json::parse(jf.readAll().toStdString())["runs"][0]["name"].get<std::string>(), std::string("r2"));
+    // Compare overlays the stored runs and lists only the config values that differ.
+    w->compareRuns({1, 2, 3});
+    QStringList klCurves;
+    for (auto* plot : w->dashboard()->metricPlots())
+      if (plot->objectName() == "kl") klCurves = plot->curveNames();
+    QCOMPARE(klCurves.size(), 3);
+    auto* diff = w->configDiffTable();
+    QCOMPARE(diff->rowCount(), 3);
+    QCOMPARE(diff->columnCount(), 2);  // run, seed
+    QCOMPARE(diff->horizontalHeaderItem(1)->text(), QString("seed"));
     QCOMPARE(w->history()->deleteRuns({2}), 1);
     QCOMPARE(table->rowCount(), 2);
   }

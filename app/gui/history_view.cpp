@@ -65,12 +65,15 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   filters->addWidget(m_status);
   filters->addWidget(m_tag, 1);
   auto* open = new QPushButton("Open", this);
+  auto* compare = new QPushButton("Compare", this);
+  compare->setToolTip("Overlay the selected runs' curves on shared axes, with a table of the "
+                      "config values that differ");
   auto* rename = new QPushButton("Rename…", this);
   auto* tag = new QPushButton("Tag…", this);
   auto* note = new QPushButton("Note…", this);
   auto* exportButton = new QPushButton("Export…", this);
   auto* remove = new QPushButton("Delete…", this);
-  for (auto* b : {open, rename, tag, note, exportButton, remove}) filters->addWidget(b);
+  for (auto* b : {open, compare, rename, tag, note, exportButton, remove}) filters->addWidget(b);
   layout->addLayout(filters);
   layout->addWidget(m_table, 1);
   m_table->setSortingEnabled(true);
@@ -86,6 +89,10 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   connect(open, &QPushButton::clicked, this, [this] {
     auto ids = selectedIds();
     if (!ids.empty()) emit openRequested(ids.front());
+  });
+  connect(compare, &QPushButton::clicked, this, [this] {
+    auto ids = selectedIds();
+    if (ids.size() >= 2) emit compareRequested(ids);
   });
   connect(rename, &QPushButton::clicked, this, [this] { askEdit("rename"); });
   connect(tag, &QPushButton::clicked, this, [this] { askEdit("tag"); });

@@ -35,6 +35,7 @@ class HistoryView : public QWidget {
 
  signals:
   void openRequested(int64_t runId);
+  void compareRequested(std::vector<int64_t> runIds);
   void storeError(const QString& message);
 
  private:

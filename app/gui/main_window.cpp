@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
@@ -59,6 +60,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
     : QMainWindow(parent), m_registry(registry), m_store(std::move(store)),
       m_launch(new LaunchPanel(registry, this)), m_dashboard(new widgets::Dashboard(this)),
       m_tabs(new QTabWidget(this)), m_runs(new QTableWidget(0, 7, this)),
+      m_configDiff(new QTableWidget(this)),
       m_history(nullptr), m_smoothing(new QSlider(Qt::Horizontal, this)),
       m_focusLabel(new QLabel(this)), m_timer(new QTimer(this)) {
   setWindowTitle("FourierLab");
@@ -80,6 +82,10 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   controls->addWidget(m_smoothing);
   liveLayout->addLayout(controls);
   liveLayout->addWidget(m_dashboard, 1);
+  m_configDiff->setVisible(false);  // shown while comparing: the config values that differ
+  m_configDiff->setMaximumHeight(130);
+  m_configDiff->verticalHeader()->hide();
+  liveLayout->addWidget(m_configDiff);
   m_tabs->addTab(live, "Live");
   m_tabs->addTab(m_history, "History");
   setCentralWidget(m_tabs);
@@ -115,6 +121,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
     focusRun(m_runs->item(row, 0)->data(Qt::UserRole).toLongLong());
   });
   connect(m_history, &HistoryView::openRequested, this, &MainWindow::openStoredRun);
+  connect(m_history, &HistoryView::compareRequested, this, &MainWindow::compareRuns);
   connect(m_history, &HistoryView::storeError, this, &MainWindow::showError);
   connect(m_smoothing, &QSlider::valueChanged, this, [this](int v) { m_dashboard->setSmoothing(v / 100.0); });
   connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
@@ -141,6 +148,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   QSettings settings("FourierLab", "FourierLab");
   restoreGeometry(settings.value("geometry").toByteArray());
   restoreState(settings.value("windowState").toByteArray());
+  if (settings.contains("experiment")) m_launch->selectExperiment(settings.value("experiment").toString());
   if (!settings.contains("geometry")) resize(1500, 950);
 }
 
@@ -235,14 +243,8 @@ void MainWindow::openStoredRun(int64_t runId) {
     m_launch->selectExperiment(QString::fromStdString(e->name()));
     buildPanels(*e);
   }
-  for (const auto& key : m_store->metricKeys(runId)) {
-    std::vector<double> steps, values;
-    for (const auto& p : m_store->metric(runId, key)) {
-      steps.push_back(static_cast<double>(p.step));
-      values.push_back(p.value);
-    }
-    m_dashboard->setMetric(runId, key, std::move(steps), std::move(values));
-  }
+  m_configDiff->setVisible(false);
+  loadStoredCurves(runId);
   for (const auto& name : m_store->snapshotNames(runId))
     for (const auto& s : m_store->snapshots(runId, name)) m_dashboard->addSnapshot(s.snapshot, s.step);
   m_focusLabel->setText(QString("<b style='color:%1'>run %2</b> %3 — %4")
@@ -252,6 +254,60 @@ void MainWindow::openStoredRun(int64_t runId) {
                             .arg(QString::fromStdString(toString(run->status))));
   m_dashboard->refresh();
   m_tabs->setCurrentIndex(0);
+}
+
+void MainWindow::loadStoredCurves(int64_t runId) {
+  for (const auto& key : m_store->metricKeys(runId)) {
+    std::vector<double> steps, values;
+    for (const auto& p : m_store->metric(runId, key)) {
+      steps.push_back(static_cast<double>(p.step));
+      values.push_back(p.value);
+    }
+    m_dashboard->setMetric(runId, key, std::move(steps), std::move(values));
+  }
+}
+
+void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
+  if (runIds.empty()) return;
+  m_focused = 0;
+  focusRun(runIds.front());
+  std::vector<store::RunRecord> runs;
+  for (auto id : runIds) {
+    auto run = m_store->run(id);
+    if (!run) continue;
+    runs.push_back(*run);
+    if (id == runIds.front()) continue;
+    m_dashboard->setRunLabel(id, QString::fromStdString(run->name));
+    loadStoredCurves(id);
+    m_overlaid.push_back(id);  // live ones keep appending
+  }
+  // The config values that differ, one column per run.
+  std::set<std::string> keys;
+  for (const auto& r : runs)
+    for (const auto& [k, v] : r.config.items()) keys.insert(k);
+  QStringList differing;
+  for (const auto& k : keys) {
+    std::set<std::string> values;
+    for (const auto& r : runs) values.insert(r.config.value(k, nlohmann::json()).dump());
+    if (values.size() > 1) differing << QString::fromStdString(k);
+  }
+  m_configDiff->clear();
+  m_configDiff->setRowCount(static_cast<int>(runs.size()));
+  m_configDiff->setColumnCount(differing.size() + 1);
+  m_configDiff->setHorizontalHeaderLabels(QStringList{"run"} + differing);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    auto* id = item(QString("#%1 %2").arg(runs[i].id).arg(QString::fromStdString(runs[i].name)));
+    id->setForeground(widgets::runColor(runs[i].id));
+    m_configDiff->setItem(static_cast<int>(i), 0, id);
+    for (int c = 0; c < differing.size(); ++c) {
+      const auto v = runs[i].config.value(differing[c].toStdString(), nlohmann::json());
+      m_configDiff->setItem(static_cast<int>(i), c + 1,
+                            item(QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump())));
+    }
+  }
+  m_configDiff->resizeColumnsToContents();
+  m_configDiff->setVisible(true);
+  m_dashboard->refresh();
 }
 
 void MainWindow::tick() {
@@ -400,6 +456,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   QSettings settings("FourierLab", "FourierLab");
   settings.setValue("geometry", saveGeometry());
   settings.setValue("windowState", saveState());
+  if (auto e = m_launch->experiment()) settings.setValue("experiment", QString::fromStdString(e->name()));
   event->accept();
 }
 

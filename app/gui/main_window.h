@@ -54,6 +54,10 @@ class MainWindow : public QMainWindow {
   std::vector<int64_t> launchComparison();
   void stopFocused();
   void openStoredRun(int64_t runId);
+  // Overlays stored or live runs on the dashboard (the first one's snapshots) and lists the
+  // config values that differ between them.
+  void compareRuns(const std::vector<int64_t>& runIds);
+  QTableWidget* configDiffTable() const { return m_configDiff; }
   void refreshHistory();
   // Writes every panel of the shown run as PNG and PDF, its metrics as CSV and its config as
   // JSON into `folder`; returns the files written.
@@ -69,6 +73,7 @@ class MainWindow : public QMainWindow {
   int64_t launchWith(const nlohmann::json& overrides, const std::string& name);
   bool isShown(int64_t runId) const;
   void updateRunsTable();
+  void loadStoredCurves(int64_t runId);
   void showError(const QString& what);
   void buildPanels(const Experiment& experiment);
   void askProbe();
@@ -79,6 +84,7 @@ class MainWindow : public QMainWindow {
   widgets::Dashboard* m_dashboard;
   QTabWidget* m_tabs;
   QTableWidget* m_runs;
+  QTableWidget* m_configDiff;
   HistoryView* m_history;
   QSlider* m_smoothing;
   QLabel* m_focusLabel;

@@ -21,6 +21,7 @@ HeatmapPlot::HeatmapPlot(const QString& title, const QString& series, const QStr
   m_plot->plotLayout()->addElement(1, 1, scale);
   m_map->setColorScale(scale);
   m_map->setGradient(QCPColorGradient::gpThermal);
+  m_map->setVisible(false);  // until the first column arrives
   m_plot->setMinimumSize(260, 180);
   m_plot->xAxis->ticker()->setTickCount(4);  // small panels: keep tick labels apart
 }

@@ -4,6 +4,8 @@
 
 #include <qcustomplot.h>
 
+#include "widgets/plot_frame.h"
+
 namespace fl::widgets {
 
 HeatmapPlot::HeatmapPlot(const QString& title, const QString& series, const QString& yLabel,
@@ -12,18 +14,13 @@ HeatmapPlot::HeatmapPlot(const QString& title, const QString& series, const QStr
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot);
-  m_plot->plotLayout()->insertRow(0);
-  m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, title, QFont("sans", 10, QFont::Bold)));
-  m_plot->xAxis->setLabel("step");
-  m_plot->yAxis->setLabel(yLabel);
+  setUpPlotFrame(m_plot, title, "step", yLabel, /*legend=*/false);
   m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
   auto* scale = new QCPColorScale(m_plot);
   m_plot->plotLayout()->addElement(1, 1, scale);
   m_map->setColorScale(scale);
   m_map->setGradient(QCPColorGradient::gpThermal);
   m_map->setVisible(false);  // until the first column arrives
-  m_plot->setMinimumSize(260, 180);
-  m_plot->xAxis->ticker()->setTickCount(4);  // small panels: keep tick labels apart
 }
 
 void HeatmapPlot::addSnapshot(const Snapshot& snapshot, int64_t step) {

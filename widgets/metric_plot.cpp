@@ -8,6 +8,8 @@
 
 #include <qcustomplot.h>
 
+#include "widgets/plot_frame.h"
+
 #include "widgets/curve_decimation.h"
 
 namespace fl::widgets {
@@ -31,24 +33,8 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
   layout->addWidget(m_plot, 1);
   layout->addWidget(m_hover);
   m_hover->setText(" ");
-  m_plot->plotLayout()->insertRow(0);
-  m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, title, QFont("sans", 10, QFont::Bold)));
-  m_plot->xAxis->setLabel(xLabel);
-  m_plot->yAxis->setLabel(yLabel);
-  m_plot->legend->setVisible(true);
-  m_plot->legend->setFont(QFont("sans", 8));
-  // The legend gets its own row under the axes, so it never hides data.
-  auto* legendRow = new QCPLayoutGrid;
-  m_plot->plotLayout()->addElement(2, 0, legendRow);
-  legendRow->setMargins(QMargins(5, 0, 5, 5));
-  legendRow->addElement(0, 0, m_plot->legend);
-  m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  m_plot->legend->setBorderPen(Qt::NoPen);
-  m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
-  m_plot->legend->setWrap(2);
+  setUpPlotFrame(m_plot, title, xLabel, yLabel, /*legend=*/true);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-  m_plot->setMinimumSize(260, 180);
-  m_plot->xAxis->ticker()->setTickCount(4);  // small panels: keep tick labels apart
   connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
           [this](const QCPRange&) {
             if (!m_autoRange) redecimate();

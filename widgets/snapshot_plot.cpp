@@ -7,6 +7,8 @@
 
 #include <qcustomplot.h>
 
+#include "widgets/plot_frame.h"
+
 #include "widgets/run_colors.h"
 
 namespace fl::widgets {
@@ -48,23 +50,7 @@ SnapshotPlot::SnapshotPlot(const QString& title, Mode mode, const QStringList& s
     bottom->addWidget(m_row);
   }
   layout->addLayout(bottom);
-  m_plot->plotLayout()->insertRow(0);
-  m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, title, QFont("sans", 10, QFont::Bold)));
-  m_plot->xAxis->setLabel(xLabel);
-  m_plot->yAxis->setLabel(yLabel);
-  m_plot->legend->setVisible(mode == Mode::Curves);
-  m_plot->legend->setFont(QFont("sans", 8));
-  // The legend gets its own row under the axes, so it never hides data.
-  auto* legendRow = new QCPLayoutGrid;
-  m_plot->plotLayout()->addElement(2, 0, legendRow);
-  legendRow->setMargins(QMargins(5, 0, 5, 5));
-  legendRow->addElement(0, 0, m_plot->legend);
-  m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  m_plot->legend->setBorderPen(Qt::NoPen);
-  m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
-  m_plot->legend->setWrap(2);
-  m_plot->setMinimumSize(260, 180);
-  m_plot->xAxis->ticker()->setTickCount(4);  // small panels: keep tick labels apart
+  setUpPlotFrame(m_plot, title, xLabel, yLabel, /*legend=*/mode == Mode::Curves);
 }
 
 int SnapshotPlot::row() const { return m_row ? m_row->value() : 0; }

@@ -129,6 +129,8 @@ void MetricPlot::refresh() {
 }
 
 void MetricPlot::redecimate() {
+  // Past four curves a legend would crowd out the data; the hover line names them instead.
+  m_plot->legend->setVisible(m_curves.size() <= 4);
   const QCPRange range = m_plot->xAxis->range();
   const int columns = std::max(50, m_plot->axisRect()->width());
   double yLo = std::numeric_limits<double>::infinity(), yHi = -yLo;

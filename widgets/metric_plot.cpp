@@ -130,7 +130,10 @@ void MetricPlot::refresh() {
 
 void MetricPlot::redecimate() {
   // Past four curves a legend would crowd out the data; the hover line names them instead.
-  m_plot->legend->setVisible(m_curves.size() <= 4);
+  const bool legend = m_curves.size() <= 4;
+  m_plot->legend->setVisible(legend);
+  // A hidden layout element still takes its room: collapse it too.
+  m_plot->legend->setMaximumSize(QWIDGETSIZE_MAX, legend ? QWIDGETSIZE_MAX : 0);
   const QCPRange range = m_plot->xAxis->range();
   const int columns = std::max(50, m_plot->axisRect()->width());
   double yLo = std::numeric_limits<double>::infinity(), yHi = -yLo;

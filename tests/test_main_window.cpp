@@ -63,6 +63,15 @@ class TestMainWindow : public QObject {
     QCOMPARE(store.metric(id, "test/kl").size(), size_t(3));
     QCOMPARE(w->runsTable()->rowCount(), 1);
     QCOMPARE(w->runsTable()->item(0, 2)->text(), QString("finished"));
+
+    // The finished run's probe answers from its last checkpoint.
+    auto* probe = w->probePanel();
+    probe->setInput("x", -0.5);
+    probe->setInput("y", 0.5);
+    QTRY_VERIFY_WITH_TIMEOUT([&] {
+      auto* pred = probe->plot()->latest("probe/pred_grid");
+      return pred && std::abs(pred->meta["inputs"][0]["x"].get<double>() + 0.5) < 1e-9;
+    }(), 15000);
   }
 
   void paperPresetRunsSayWhetherTheyFallInThePapersSpread() {

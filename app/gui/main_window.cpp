@@ -27,6 +27,7 @@
 
 #include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
+#include "app/gui/probe_server.h"
 #include "app/gui/run_session.h"
 #include "core/engine/build_info.h"
 #include "core/store/run_store.h"
@@ -227,6 +228,7 @@ void MainWindow::stopFocused() {
 
 void MainWindow::focusRun(int64_t runId) {
   m_overlaid.clear();
+  if (m_probeServer && m_probeServer->runId() != runId) m_probeServer.reset();
   if (runId == m_focused) return;
   m_focused = runId;
   m_dashboard->clearData();
@@ -311,6 +313,15 @@ void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
 }
 
 void MainWindow::tick() {
+  if (m_probeServer && m_probe) {
+    std::string failure;
+    for (const auto& answer : m_probeServer->takeAnswers(&failure))
+      m_probe->setAnswer(answer.snapshot, answer.step);
+    if (!failure.empty()) {
+      m_probe->setNote(QString::fromStdString("The probe failed: " + failure));
+      m_probeServer.reset();
+    }
+  }
   bool anyChange = false;
   for (auto* s : m_sessions) {
     if (!s->started()) continue;
@@ -425,14 +436,28 @@ void MainWindow::buildPanels(const Experiment& experiment) {
 }
 
 void MainWindow::askProbe() {
-  if (!m_probe) return;
+  if (!m_probe || m_focused == 0) return;
   for (auto* s : m_sessions)
     if (s->live().id == m_focused && s->started() && !s->done()) {
       s->requestProbe(m_probe->inputs());
       m_probe->setNote("");
       return;
     }
-  m_probe->setNote("The probe asks a live run; start one (or resume this one) to probe it.");
+  // Not training: answer from the run's last checkpoint.
+  if (!m_probeServer || m_probeServer->runId() != m_focused) {
+    m_probeServer.reset();
+    auto run = m_store->run(m_focused);
+    auto experiment = run ? m_registry.find(run->experiment) : nullptr;
+    const auto checkpoints = run ? m_store->checkpoints(m_focused) : std::vector<store::Checkpoint>{};
+    if (!experiment || checkpoints.empty()) {
+      m_probe->setNote("This run has no checkpoint to probe; start or resume it.");
+      return;
+    }
+    m_probeServer = std::make_unique<ProbeServer>(experiment, run->config, checkpoints.back().path,
+                                                  checkpoints.back().step, m_focused);
+    m_probe->setNote(QString("Answering from the checkpoint at step %1.").arg(checkpoints.back().step));
+  }
+  m_probeServer->request(m_probe->inputs());
 }
 
 void MainWindow::showError(const QString& what) {

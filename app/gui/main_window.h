@@ -30,6 +30,7 @@ class ProbePanel;
 namespace fl::gui {
 
 class HistoryView;
+class ProbeServer;
 class LaunchPanel;
 class RunSession;
 
@@ -91,6 +92,7 @@ class MainWindow : public QMainWindow {
   QTimer* m_timer;
   std::vector<RunSession*> m_sessions;
   widgets::ProbePanel* m_probe = nullptr;
+  std::unique_ptr<ProbeServer> m_probeServer;  // probes the shown run when it is not training
   int64_t m_focused = 0;              // the run whose snapshots the dashboard shows
   std::vector<int64_t> m_overlaid;    // further runs whose curves it overlays (a comparison)
 };

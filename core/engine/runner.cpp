@@ -105,7 +105,9 @@ void Runner::run() {
                                   std::to_string(m_options.resume->step),
                               elapsed()});
     }
-    status = trainLoop(*trial, config.values.at("checkpoint_every").get<int64_t>(), message);
+    status = m_options.serveProbesOnly
+                 ? serveProbes(*trial, message)
+                 : trainLoop(*trial, config.values.at("checkpoint_every").get<int64_t>(), message);
   } catch (const c10::Error& e) {
     // LibTorch's messages carry a C++ backtrace after the first line; keep the first line.
     message = e.what_without_backtrace();
@@ -203,6 +205,18 @@ void Runner::saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<doubl
     fs::remove(old, ec);
     m_sink.onEvent(CheckpointEvent{0, old, true});
   }
+}
+
+RunStatus Runner::serveProbes(Trial& trial, std::string& message) {
+  const int64_t step = m_options.resume ? m_options.resume->step : 0;
+  while (!m_cancel) {
+    answerRequests(trial, step);
+    std::unique_lock<std::mutex> lock(m_requestMutex);
+    m_wake.wait_for(lock, std::chrono::milliseconds(200),
+                    [this] { return m_cancel || !m_requests.empty(); });
+  }
+  message = "probe server stopped";
+  return RunStatus::Cancelled;
 }
 
 void Runner::answerRequests(Trial& trial, int64_t stepsDone) {

@@ -42,6 +42,9 @@ struct RunnerOptions {
   // config's `checkpoint_every` (evaluations); the last and the best are kept.
   std::string checkpointDir;
   std::optional<ResumePoint> resume;
+  // With `resume`: load the checkpoint, then only answer probe requests until cancelled (the
+  // probe of a finished run). No training, no evaluation; ends as cancelled.
+  bool serveProbesOnly = false;
 };
 
 class Runner {
@@ -70,6 +73,7 @@ class Runner {
 
   void run();
   RunStatus trainLoop(Trial& trial, int64_t checkpointEvery, std::string& message);
+  RunStatus serveProbes(Trial& trial, std::string& message);
   // Evaluates, emits the results and returns the selection metric's value, if any.
   std::optional<double> evaluateAndReport(Trial& trial, int64_t stepsDone, bool final);
   void saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<double> score,

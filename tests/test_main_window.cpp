@@ -61,6 +61,14 @@ class TestMainWindow : public QObject {
     auto run = store.run(id).value();
     QCOMPARE(fl::toString(run.status), std::string("finished"));
     QCOMPARE(store.metric(id, "test/kl").size(), size_t(3));
+    // The live metrics table shows the run's last values.
+    auto* metrics = w->metricsTable();
+    QVERIFY(metrics && metrics->rowCount() == 1);
+    QStringList columns;
+    for (int c = 0; c < metrics->columnCount(); ++c) columns << metrics->horizontalHeaderItem(c)->text();
+    const int kl = columns.indexOf("test/kl");
+    QVERIFY(kl > 0);
+    QVERIFY(std::abs(metrics->item(0, kl)->text().toDouble() - store.metric(id, "test/kl").back().value) < 1e-4);
     QCOMPARE(w->runsTable()->rowCount(), 1);
     QCOMPARE(w->runsTable()->item(0, 2)->text(), QString("finished"));
 

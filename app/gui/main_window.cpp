@@ -249,6 +249,7 @@ void MainWindow::openStoredRun(int64_t runId) {
   loadStoredCurves(runId);
   for (const auto& name : m_store->snapshotNames(runId))
     for (const auto& s : m_store->snapshots(runId, name)) m_dashboard->addSnapshot(s.snapshot, s.step);
+  updateMetricsTable();
   m_focusLabel->setText(QString("<b style='color:%1'>run %2</b> %3 — %4")
                             .arg(widgets::runColor(runId).name())
                             .arg(runId)
@@ -309,6 +310,7 @@ void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
   }
   m_configDiff->resizeColumnsToContents();
   m_configDiff->setVisible(true);
+  updateMetricsTable();
   m_dashboard->refresh();
 }
 
@@ -355,6 +357,7 @@ void MainWindow::tick() {
                                 .arg(QString::fromStdString(s->live().device))
                                 .arg(QString::fromStdString(s->live().verdict).toHtmlEscaped()));
   m_dashboard->refresh();
+  updateMetricsTable();
   startQueued();
   updateRunsTable();
 }
@@ -420,6 +423,10 @@ QStringList MainWindow::exportShownRun(const QString& folder) {
 void MainWindow::buildPanels(const Experiment& experiment) {
   m_dashboard->setPanels(experiment.panels());
   m_probe = nullptr;
+  m_metricsTable = new QTableWidget(m_dashboard);
+  m_metricsTable->verticalHeader()->hide();
+  m_metricsTable->setToolTip("The latest value of every metric of the shown runs");
+  m_dashboard->addPanelWidget("metrics_table", m_metricsTable);
   for (const auto& panel : experiment.panels()) {
     if (panel.kind != PanelKind::Probe) continue;
     QList<widgets::ProbeSlider> sliders;
@@ -458,6 +465,47 @@ void MainWindow::askProbe() {
     m_probe->setNote(QString("Answering from the checkpoint at step %1.").arg(checkpoints.back().step));
   }
   m_probeServer->request(m_probe->inputs());
+}
+
+void MainWindow::updateMetricsTable() {
+  if (!m_metricsTable) return;
+  std::vector<int64_t> shown{m_focused};
+  shown.insert(shown.end(), m_overlaid.begin(), m_overlaid.end());
+  std::vector<std::pair<int64_t, std::map<std::string, double>>> rows;
+  for (auto id : shown) {
+    if (id == 0) continue;
+    std::map<std::string, double> values;
+    bool live = false;
+    for (auto* s : m_sessions)
+      if (s->live().id == id && s->started()) {
+        values = s->live().lastMetrics;
+        live = true;
+      }
+    if (!live)
+      if (auto run = m_store->run(id))
+        for (const auto& m : run->metrics) values[m.key] = m.last;
+    rows.emplace_back(id, std::move(values));
+  }
+  std::set<std::string> keys;
+  for (const auto& [id, values] : rows)
+    for (const auto& [k, v] : values) keys.insert(k);
+  QStringList headers{"run"};
+  for (const auto& k : keys) headers << QString::fromStdString(k);
+  m_metricsTable->setColumnCount(headers.size());
+  m_metricsTable->setHorizontalHeaderLabels(headers);
+  m_metricsTable->setRowCount(static_cast<int>(rows.size()));
+  for (size_t r = 0; r < rows.size(); ++r) {
+    auto* id = item(QString("#%1").arg(rows[r].first));
+    id->setForeground(widgets::runColor(rows[r].first));
+    m_metricsTable->setItem(static_cast<int>(r), 0, id);
+    int c = 1;
+    for (const auto& k : keys) {
+      auto it = rows[r].second.find(k);
+      m_metricsTable->setItem(static_cast<int>(r), c++,
+                              item(it == rows[r].second.end() ? "-" : QString::number(it->second, 'g', 5)));
+    }
+  }
+  m_metricsTable->resizeColumnsToContents();
 }
 
 void MainWindow::showError(const QString& what) {

@@ -59,6 +59,7 @@ class MainWindow : public QMainWindow {
   // config values that differ between them.
   void compareRuns(const std::vector<int64_t>& runIds);
   QTableWidget* configDiffTable() const { return m_configDiff; }
+  QTableWidget* metricsTable() const { return m_metricsTable; }
   void refreshHistory();
   // Writes every panel of the shown run as PNG and PDF, its metrics as CSV and its config as
   // JSON into `folder`; returns the files written.
@@ -75,6 +76,7 @@ class MainWindow : public QMainWindow {
   bool isShown(int64_t runId) const;
   void updateRunsTable();
   void loadStoredCurves(int64_t runId);
+  void updateMetricsTable();
   void showError(const QString& what);
   void buildPanels(const Experiment& experiment);
   void askProbe();
@@ -86,6 +88,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* m_tabs;
   QTableWidget* m_runs;
   QTableWidget* m_configDiff;
+  QTableWidget* m_metricsTable = nullptr;  // last value of every metric of the shown runs
   HistoryView* m_history;
   QSlider* m_smoothing;
   QLabel* m_focusLabel;

@@ -9,7 +9,7 @@ PACKAGES=(
   libopenblas0-openmp         # fast BLAS for LibTorch (the reference BLAS is ~15x slower)
   libsqlite3-dev
   nlohmann-json3-dev libcli11-dev
-  qt6-base-dev qt6-base-dev-tools libqcustomplot-dev
+  qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev
   libgl-dev                   # Qt6Gui's CMake config wants OpenGL headers
 )
 

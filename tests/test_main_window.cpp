@@ -124,6 +124,8 @@ class TestMainWindow : public QObject {
     QVERIFY(!png.isNull() && png.width() > 100);
     QFile pdf(m_dir.path() + QString("/export/run-%1-pdf.pdf").arg(id));
     QVERIFY(pdf.open(QIODevice::ReadOnly) && pdf.read(5) == "%PDF-");
+    QFile svg(m_dir.path() + QString("/export/run-%1-kl.svg").arg(id));
+    QVERIFY(svg.open(QIODevice::ReadOnly) && svg.readAll().contains("<svg"));
     QFile config(m_dir.path() + QString("/export/run-%1-config.json").arg(id));
     QVERIFY(config.open(QIODevice::ReadOnly));
     QCOMPARE(nlohmann::json::parse(config.readAll().toStdString())["epochs"].get<int>(), 2);

@@ -1,5 +1,7 @@
 #include "widgets/plot_frame.h"
 
+#include <QSvgGenerator>
+
 #include <qcustomplot.h>
 
 namespace fl::widgets {
@@ -23,6 +25,18 @@ void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLab
   plot->legend->setBorderPen(Qt::NoPen);
   plot->legend->setWrap(2);
   plot->plotLayout()->setRowStretchFactor(2, 0.001);
+}
+
+bool savePlotSvg(QCustomPlot* plot, const QString& path) {
+  QSvgGenerator generator;
+  generator.setFileName(path);
+  generator.setSize(plot->size());
+  generator.setViewBox(QRect(QPoint(0, 0), plot->size()));
+  generator.setTitle(path);
+  QCPPainter painter;
+  if (!painter.begin(&generator)) return false;
+  plot->toPainter(&painter, plot->width(), plot->height());
+  return painter.end();
 }
 
 }  // namespace fl::widgets

@@ -12,4 +12,7 @@ namespace fl::widgets {
 void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLabel,
                     const QString& yLabel, bool legend);
 
+// Writes the plot as SVG at its current size (QCustomPlot saves PNG and PDF itself).
+bool savePlotSvg(QCustomPlot* plot, const QString& path);
+
 }  // namespace fl::widgets

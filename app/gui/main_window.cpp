@@ -34,6 +34,7 @@
 #include <qcustomplot.h>
 
 #include "widgets/dashboard.h"
+#include "widgets/plot_frame.h"
 #include "widgets/probe_panel.h"
 #include "widgets/run_colors.h"
 
@@ -129,7 +130,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
     if (m_tabs->widget(index) == m_history) refreshHistory();
   });
   auto* file = menuBar()->addMenu("&File");
-  file->addAction("Export the shown run (plots PNG/PDF, metrics CSV, config JSON)…",
+  file->addAction("Export the shown run (plots PNG/PDF/SVG, metrics CSV, config JSON)…",
                   QKeySequence("Ctrl+E"), this, [this] {
                     const QString folder = QFileDialog::getExistingDirectory(this, "Export to folder");
                     if (!folder.isEmpty()) exportShownRun(folder);
@@ -405,6 +406,7 @@ QStringList MainWindow::exportShownRun(const QString& folder) {
     const QString base = stem + "-" + panel;
     if (plot->savePng(base + ".png", 0, 0, 2.0)) written << base + ".png";
     if (plot->savePdf(base + ".pdf")) written << base + ".pdf";
+    if (widgets::savePlotSvg(plot, base + ".svg")) written << base + ".svg";
   }
   QString error;
   if (m_history->exportRuns({m_focused}, stem + "-metrics.csv", &error)) written << stem + "-metrics.csv";

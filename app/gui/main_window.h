@@ -61,7 +61,7 @@ class MainWindow : public QMainWindow {
   QTableWidget* configDiffTable() const { return m_configDiff; }
   QTableWidget* metricsTable() const { return m_metricsTable; }
   void refreshHistory();
-  // Writes every panel of the shown run as PNG and PDF, its metrics as CSV and its config as
+  // Writes every panel of the shown run as PNG, PDF and SVG, its metrics as CSV and its config as
   // JSON into `folder`; returns the files written.
   QStringList exportShownRun(const QString& folder);
 

@@ -108,6 +108,8 @@ class TestMainWindow : public QObject {
     QCOMPARE(fl::toString(w->sessions().back()->live().status), std::string("cancelled"));
     fl::store::RunStore store((m_dir.path() + "/stop.db").toStdString());
     QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status), std::string("cancelled"), 5000);
+    // A cancelled run without a checkpoint cannot resume: said, not crashed.
+    QVERIFY(!w->resumeRun(id) || !store.checkpoints(id).empty());
   }
 
   void exportWritesPlotsMetricsAndConfig() {
@@ -155,6 +157,27 @@ class TestMainWindow : public QObject {
     QVERIFY(std::abs(ticks[peak] - 0.5) < 0.05 || std::abs(ticks[peak] + 0.25) < 0.05);
     w->stopFocused();
     QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 10000);
+  }
+
+  void resumeContinuesACancelledRunWithoutOverlap() {
+    auto w = makeWindow("resume.db");
+    auto* form = w->launchPanel()->form();
+    qobject_cast<QSpinBox*>(form->field("epochs"))->setValue(6);
+    qobject_cast<QSpinBox*>(form->field("checkpoint_every"))->setValue(1);
+    qobject_cast<QSpinBox*>(form->field("samples"))->setValue(20000);  // 500 steps an epoch
+    const int64_t id = w->launch();
+    fl::store::RunStore store((m_dir.path() + "/resume.db").toStdString());
+    QTRY_VERIFY_WITH_TIMEOUT(!store.checkpoints(id).empty(), 60000);
+    w->stopFocused();
+    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status), std::string("cancelled"), 5000);
+    if (store.run(id)->lastStep >= 3000) QSKIP("the run finished before it could be stopped");
+    QVERIFY(w->resumeRun(id));
+    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 60000);
+    QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status), std::string("finished"), 5000);
+    const auto kl = store.metric(id, "test/kl");
+    QCOMPARE(kl.size(), size_t(6));  // one per epoch, none twice
+    for (size_t i = 0; i < kl.size(); ++i) QCOMPARE(kl[i].step, int64_t(500 * (i + 1)));
   }
 
   void invalidConfigDisablesRunWithTheReason() {

@@ -14,6 +14,7 @@
 #include "core/engine/device.h"
 #include "core/engine/event_queue.h"
 #include "core/engine/runner.h"
+#include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
 
@@ -66,55 +67,24 @@ std::optional<int> prepareFresh(const ExperimentRegistry& registry, const RunArg
 }
 
 // Loads a stored run to continue: its experiment, its config, its last checkpoint.
-std::optional<int> prepareResume(const ExperimentRegistry& registry, store::RunStore& store,
-                                 const RunArgs& args, Prepared& out) {
-  auto run = store.run(args.resume);
-  if (!run) {
-    std::fprintf(stderr, "error: no run %lld in %s\n", static_cast<long long>(args.resume),
-                 store.path().c_str());
-    return kExitBadUsage;
-  }
-  if (run->status != RunStatus::Interrupted && run->status != RunStatus::Cancelled) {
-    std::fprintf(stderr, "error: run %lld is %s; only interrupted or cancelled runs resume\n",
-                 static_cast<long long>(run->id), toString(run->status).c_str());
-    return kExitBadUsage;
-  }
-  if (!args.experiment.empty() && args.experiment != run->experiment) {
-    std::fprintf(stderr, "error: run %lld is a '%s' run, not '%s'\n",
-                 static_cast<long long>(run->id), run->experiment.c_str(), args.experiment.c_str());
-    return kExitBadUsage;
-  }
+std::optional<int> prepareResumeArgs(const ExperimentRegistry& registry, store::RunStore& store,
+                                     const RunArgs& args, Prepared& out) {
   if (!args.assignments.empty() || !args.preset.empty()) {
     std::fprintf(stderr, "error: --resume continues the stored config; --set and --preset "
                          "do not apply\n");
     return kExitBadUsage;
   }
-  out.experiment = registry.find(run->experiment);
-  if (!out.experiment) {
-    std::fprintf(stderr, "error: run %lld is of experiment '%s', unknown to this build\n",
-                 static_cast<long long>(run->id), run->experiment.c_str());
+  auto plan = store::prepareResume(registry, store, args.resume, args.device, args.experiment);
+  if (!plan.ok()) {
+    std::fprintf(stderr, "error: %s\n", plan.error.c_str());
     return kExitBadUsage;
   }
-  nlohmann::json overrides = run->config;
-  if (!args.device.empty()) overrides["device"] = args.device;
-  out.config = validateConfig(out.experiment->allParams(), overrides);
-  if (!out.config.ok()) {
-    std::fprintf(stderr, "error: run %lld's stored config no longer validates: %s\n",
-                 static_cast<long long>(run->id), out.config.summary().c_str());
-    return kExitBadUsage;
-  }
-  const auto checkpoints = store.checkpoints(run->id);
-  if (checkpoints.empty()) {
-    std::fprintf(stderr, "error: run %lld has no checkpoint to resume from\n",
-                 static_cast<long long>(run->id));
-    return kExitBadUsage;
-  }
-  const auto& last = checkpoints.back();
-  store.truncateAfter(run->id, last.step);  // the curves continue without overlap
-  out.runId = run->id;
-  out.resume = ResumePoint{last.path, last.step};
+  out.experiment = plan.experiment;
+  out.config = plan.config;
+  out.runId = plan.runId;
+  out.resume = plan.point;
   std::fprintf(stderr, "resuming run %lld from its checkpoint at step %lld\n",
-               static_cast<long long>(run->id), static_cast<long long>(last.step));
+               static_cast<long long>(plan.runId), static_cast<long long>(plan.point.step));
   return std::nullopt;
 }
 
@@ -130,7 +100,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     }
     store.emplace(dbPath);
     if (args.resume != 0) {
-      if (auto code = prepareResume(registry, *store, args, prepared)) return *code;
+      if (auto code = prepareResumeArgs(registry, *store, args, prepared)) return *code;
     }
   } catch (const store::StoreError& e) {
     std::fprintf(stderr, "store error: %s\n", e.what());

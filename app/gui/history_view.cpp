@@ -68,12 +68,14 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   auto* compare = new QPushButton("Compare", this);
   compare->setToolTip("Overlay the selected runs' curves on shared axes, with a table of the "
                       "config values that differ");
+  auto* resume = new QPushButton("Resume", this);
+  resume->setToolTip("Continue an interrupted or cancelled run from its last checkpoint");
   auto* rename = new QPushButton("Rename…", this);
   auto* tag = new QPushButton("Tag…", this);
   auto* note = new QPushButton("Note…", this);
   auto* exportButton = new QPushButton("Export…", this);
   auto* remove = new QPushButton("Delete…", this);
-  for (auto* b : {open, compare, rename, tag, note, exportButton, remove}) filters->addWidget(b);
+  for (auto* b : {open, compare, resume, rename, tag, note, exportButton, remove}) filters->addWidget(b);
   layout->addLayout(filters);
   layout->addWidget(m_table, 1);
   m_table->setSortingEnabled(true);
@@ -93,6 +95,10 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   connect(compare, &QPushButton::clicked, this, [this] {
     auto ids = selectedIds();
     if (ids.size() >= 2) emit compareRequested(ids);
+  });
+  connect(resume, &QPushButton::clicked, this, [this] {
+    auto ids = selectedIds();
+    if (!ids.empty()) emit resumeRequested(ids.front());
   });
   connect(rename, &QPushButton::clicked, this, [this] { askEdit("rename"); });
   connect(tag, &QPushButton::clicked, this, [this] { askEdit("tag"); });

@@ -36,6 +36,7 @@ class HistoryView : public QWidget {
  signals:
   void openRequested(int64_t runId);
   void compareRequested(std::vector<int64_t> runIds);
+  void resumeRequested(int64_t runId);
   void storeError(const QString& message);
 
  private:

@@ -30,6 +30,7 @@
 #include "app/gui/probe_server.h"
 #include "app/gui/run_session.h"
 #include "core/engine/build_info.h"
+#include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
 #include <qcustomplot.h>
 
@@ -124,6 +125,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   });
   connect(m_history, &HistoryView::openRequested, this, &MainWindow::openStoredRun);
   connect(m_history, &HistoryView::compareRequested, this, &MainWindow::compareRuns);
+  connect(m_history, &HistoryView::resumeRequested, this, &MainWindow::resumeRun);
   connect(m_history, &HistoryView::storeError, this, &MainWindow::showError);
   connect(m_smoothing, &QSlider::valueChanged, this, [this](int v) { m_dashboard->setSmoothing(v / 100.0); });
   connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
@@ -203,6 +205,35 @@ int64_t MainWindow::launchWith(const nlohmann::json& overrides, const std::strin
   startQueued();
   updateRunsTable();
   return id;
+}
+
+bool MainWindow::resumeRun(int64_t runId) {
+  for (auto* s : m_sessions)
+    if (s->live().id == runId && !s->done()) {
+      showError(QString("Run %1 is still in the queue or training.").arg(runId));
+      return false;
+    }
+  store::ResumePlan plan;
+  try {
+    plan = store::prepareResume(m_registry, *m_store, runId);
+  } catch (const std::exception& e) {
+    showError(e.what());
+    return false;
+  }
+  if (!plan.ok()) {
+    showError(QString::fromStdString(plan.error));
+    return false;
+  }
+  auto run = m_store->run(runId);
+  auto* session = new RunSession(plan.experiment, plan.config.values, m_store->path(), runId,
+                                 run ? run->name : std::string(), this);
+  session->setResume(plan.point);
+  m_sessions.push_back(session);
+  m_focused = 0;
+  focusRun(runId);  // the stored curves up to the checkpoint, then live
+  startQueued();
+  updateRunsTable();
+  return true;
 }
 
 bool MainWindow::isShown(int64_t runId) const {

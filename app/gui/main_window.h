@@ -58,6 +58,9 @@ class MainWindow : public QMainWindow {
   // Overlays stored or live runs on the dashboard (the first one's snapshots) and lists the
   // config values that differ between them.
   void compareRuns(const std::vector<int64_t>& runIds);
+  // Continues an interrupted or cancelled run from its last checkpoint; false with a message
+  // when it cannot.
+  bool resumeRun(int64_t runId);
   QTableWidget* configDiffTable() const { return m_configDiff; }
   QTableWidget* metricsTable() const { return m_metricsTable; }
   void refreshHistory();

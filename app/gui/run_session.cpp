@@ -35,6 +35,7 @@ void RunSession::start() {
   m_sinks = std::make_unique<FanOutSink>(std::vector<EventSink*>{m_storeSink.get(), &m_queue});
   RunnerOptions options;
   options.checkpointDir = m_storePath + ".files/run-" + std::to_string(m_live.id);
+  options.resume = m_resume;
   m_runner = std::make_unique<Runner>(m_experiment, m_config, *m_sinks, options);
   m_runner->start();
 }

@@ -16,6 +16,7 @@
 #include "core/engine/event_queue.h"
 #include "core/engine/events.h"
 #include "core/engine/experiment.h"
+#include "core/engine/runner.h"
 
 namespace fl {
 class Runner;
@@ -57,6 +58,8 @@ class RunSession : public QObject {
 
   // Published figures to compare with when the run finishes (Preset::reference).
   void setReference(nlohmann::json reference) { m_reference = std::move(reference); }
+  // Continue from a checkpoint instead of starting fresh (see store::prepareResume).
+  void setResume(ResumePoint point) { m_resume = std::move(point); }
   void start();
   void cancel();
   int64_t requestProbe(const std::map<std::string, double>& inputs);
@@ -73,6 +76,7 @@ class RunSession : public QObject {
   std::string m_storePath;
   LiveRun m_live;
   nlohmann::json m_reference;
+  std::optional<ResumePoint> m_resume;
   EventQueue m_queue;
   std::unique_ptr<store::StoreSink> m_storeSink;
   std::unique_ptr<FanOutSink> m_sinks;

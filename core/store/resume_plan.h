@@ -1,0 +1,31 @@
+// What continuing a stored run needs, shared by `fourierlab-cli run --resume` and the GUI:
+// the run must be interrupted or cancelled, of a known experiment, with a config that still
+// validates and a checkpoint. Preparing it drops the run's metrics and snapshots after the
+// checkpoint's step, so the continued curves never overlap.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/engine/config.h"
+#include "core/engine/registry.h"
+#include "core/engine/runner.h"
+#include "core/store/run_store.h"
+
+namespace fl::store {
+
+struct ResumePlan {
+  std::shared_ptr<const Experiment> experiment;
+  ValidatedConfig config;
+  int64_t runId = 0;
+  ResumePoint point;
+  std::string error;  // why it cannot resume; empty when it can
+  bool ok() const { return error.empty(); }
+};
+
+// `device`, when not empty, replaces the stored device (e.g. resume a CPU run on CUDA);
+// `expectedExperiment`, when not empty, must be the run's. Nothing is dropped unless it can go on.
+ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, int64_t runId,
+                         const std::string& device = "", const std::string& expectedExperiment = "");
+
+}  // namespace fl::store

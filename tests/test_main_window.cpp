@@ -215,6 +215,10 @@ class TestMainWindow : public QObject {
       for (const auto& name : plot->curveNames())
         if (plot->parent() && plot->objectName() == "kl") klCurves << name;
     QCOMPARE(klCurves.size(), 4);
+    // The PDF panel overlays the other arms' predicted densities over the shown run's.
+    auto* pdf = qobject_cast<fl::widgets::SnapshotPlot*>(w->dashboard()->panel("pdf"));
+    QVERIFY(pdf);
+    QCOMPARE(pdf->overlayCount(), 3);
   }
 
   void historyListsSortsAndOpensStoredRuns() {

@@ -116,6 +116,11 @@ void Dashboard::addSnapshot(const Snapshot& snapshot, int64_t step) {
   for (auto* plot : m_heatmaps) plot->addSnapshot(snapshot, step);
 }
 
+void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot) {
+  const QString label = QString("#%1 %2").arg(runId).arg(m_runLabels.value(runId));
+  for (auto* plot : m_snapshotPlots) plot->setOverlaySnapshot(runId, label, snapshot);
+}
+
 void Dashboard::setSmoothing(double weight) {
   for (auto* plot : metricPlots()) plot->setSmoothing(weight);
 }

@@ -34,6 +34,8 @@ class Dashboard : public QWidget {
   void appendMetric(int64_t runId, const std::string& key, const std::vector<double>& steps,
                     const std::vector<double>& values);
   void addSnapshot(const Snapshot& snapshot, int64_t step);
+  // A snapshot of another shown run (a comparison): overlaid on the curve panels.
+  void addOverlaySnapshot(int64_t runId, const Snapshot& snapshot);
   void setSmoothing(double weight);
   // The name legends use for a run ("#3 fourier N=12"); the id alone when unset.
   void setRunLabel(int64_t runId, const QString& label);

@@ -65,8 +65,16 @@ void SnapshotPlot::setSnapshot(const Snapshot& snapshot, int64_t step) {
   }
 }
 
+void SnapshotPlot::setOverlaySnapshot(int64_t runId, const QString& label, const Snapshot& snapshot) {
+  const QString name = QString::fromStdString(snapshot.name);
+  // Only continuous predictions overlay well; bins and truths stay the shown run's.
+  if (!m_series.contains(name) || name.contains("true") || snapshot.valueLabel == "probability") return;
+  m_overlays[runId] = {label, snapshot};
+}
+
 void SnapshotPlot::clear() {
   m_latest.clear();
+  m_overlays.clear();
   m_plot->clearPlottables();
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -111,6 +119,15 @@ void SnapshotPlot::drawCurves() {
       m_caption->setToolTip(QString::fromStdString(in.dump()));
     }
     ++index;
+  }
+  for (auto it = m_overlays.cbegin(); it != m_overlays.cend(); ++it) {
+    QVector<double> x, y;
+    if (!rowOf(it->snapshot, row(), x, y)) continue;
+    auto* graph = m_plot->addGraph();
+    graph->setName(it->label);
+    graph->setPen(QPen(runColor(it.key()), 1.6));
+    graph->setData(x, y, true);
+    for (double v : y) yMax = std::max(yMax, v);
   }
   m_plot->xAxis->setRange(-1, 1);
   m_plot->yAxis->setRange(0, yMax > 0 ? yMax * 1.1 : 1);

@@ -26,7 +26,11 @@ class SnapshotPlot : public QWidget {
                const QString& yLabel, QWidget* parent = nullptr);
 
   void setSnapshot(const Snapshot& snapshot, int64_t step);
+  // Another run's prediction to overlay (a comparison): its predicted-density series are drawn
+  // in the run's colour over the shown run's truth and prediction.
+  void setOverlaySnapshot(int64_t runId, const QString& label, const Snapshot& snapshot);
   void clear();
+  int overlayCount() const { return m_overlays.size(); }
   void refresh();
   int row() const;
   QCustomPlot* plot() const { return m_plot; }
@@ -47,6 +51,11 @@ class SnapshotPlot : public QWidget {
   QSpinBox* m_row = nullptr;
   QLabel* m_caption;
   QMap<QString, Snapshot> m_latest;
+  struct Overlay {
+    QString label;
+    Snapshot snapshot;
+  };
+  QMap<int64_t, Overlay> m_overlays;  // by run id
   int64_t m_step = 0;
 };
 

@@ -314,6 +314,9 @@ void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
     if (id == runIds.front()) continue;
     m_dashboard->setRunLabel(id, QString::fromStdString(run->name));
     loadStoredCurves(id);
+    for (const auto& name : m_store->snapshotNames(id))
+      for (const auto& s : m_store->snapshots(id, name, /*latestOnly=*/true))
+        m_dashboard->addOverlaySnapshot(id, s.snapshot);
     m_overlaid.push_back(id);  // live ones keep appending
   }
   // The config values that differ, one column per run.
@@ -365,7 +368,11 @@ void MainWindow::tick() {
     if (!isShown(s->live().id)) continue;
     for (auto& [key, series] : delta.metrics)
       m_dashboard->appendMetric(s->live().id, key, series.first, series.second);
-    if (s->live().id != m_focused) continue;  // snapshots: the focused run's
+    if (s->live().id != m_focused) {  // an overlaid run: its predictions over the shown one's
+      for (const auto& snap : delta.snapshots)
+        if (snap.requestId == 0) m_dashboard->addOverlaySnapshot(s->live().id, snap.snapshot);
+      continue;
+    }
     bool evaluated = false;
     for (const auto& snap : delta.snapshots) {
       // Probe answers arrive in request order: the last one drawn is the newest.

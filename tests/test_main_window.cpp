@@ -249,6 +249,10 @@ class TestMainWindow : public QObject {
     w->history()->filterText()->setText("r1");
     QCOMPARE(table->rowCount(), 1);
     w->history()->filterText()->clear();
+    QCOMPARE(w->history()->experimentFilter()->count(), 2);  // "any" + fourier-head
+    w->history()->experimentFilter()->setCurrentIndex(1);
+    QCOMPARE(table->rowCount(), 3);
+    w->history()->experimentFilter()->setCurrentIndex(0);
     w->openStoredRun(1);
     size_t points = 0;
     for (auto* plot : w->dashboard()->metricPlots())

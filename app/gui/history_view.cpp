@@ -55,13 +55,15 @@ std::vector<std::string> differingKeys(const std::vector<store::RunRecord>& runs
 
 HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
     : QWidget(parent), m_store(store), m_table(new QTableWidget(this)), m_text(new QLineEdit(this)),
-      m_status(new QComboBox(this)), m_tag(new QLineEdit(this)) {
+      m_status(new QComboBox(this)), m_experiment(new QComboBox(this)), m_tag(new QLineEdit(this)) {
   auto* layout = new QVBoxLayout(this);
   auto* filters = new QHBoxLayout;
   m_text->setPlaceholderText("filter: name, notes, experiment");
   m_tag->setPlaceholderText("tag");
   m_status->addItems({"any status", "finished", "running", "cancelled", "failed", "interrupted", "queued"});
+  m_experiment->addItem("any experiment");
   filters->addWidget(m_text, 2);
+  filters->addWidget(m_experiment);
   filters->addWidget(m_status);
   filters->addWidget(m_tag, 1);
   auto* open = new QPushButton("Open", this);
@@ -85,6 +87,7 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   connect(m_text, &QLineEdit::textChanged, this, &HistoryView::refresh);
   connect(m_tag, &QLineEdit::textChanged, this, &HistoryView::refresh);
   connect(m_status, &QComboBox::currentIndexChanged, this, &HistoryView::refresh);
+  connect(m_experiment, &QComboBox::currentIndexChanged, this, &HistoryView::refresh);
   connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
     emit openRequested(m_table->item(row, 0)->data(Qt::EditRole).toLongLong());
   });
@@ -120,8 +123,18 @@ void HistoryView::refresh() {
   filter.text = m_text->text().toStdString();
   filter.tag = m_tag->text().trimmed().toStdString();
   if (m_status->currentIndex() > 0) filter.status = store::parseRunStatus(m_status->currentText().toStdString());
+  if (m_experiment->currentIndex() > 0) filter.experiment = m_experiment->currentText().toStdString();
   std::vector<store::RunRecord> runs;
   try {
+    // The experiment list offers every experiment in the store, whatever the other filters.
+    QStringList experiments;
+    for (const auto& name : m_store.experimentNames()) experiments << QString::fromStdString(name);
+    const QString current = m_experiment->currentText();
+    m_experiment->blockSignals(true);
+    while (m_experiment->count() > 1) m_experiment->removeItem(1);
+    m_experiment->addItems(experiments);
+    m_experiment->setCurrentText(current);
+    m_experiment->blockSignals(false);
     runs = m_store.listRuns(filter);
   } catch (const std::exception& e) {
     emit storeError(e.what());

@@ -27,6 +27,7 @@ class HistoryView : public QWidget {
   void refresh();
   QTableWidget* table() const { return m_table; }
   QLineEdit* filterText() const { return m_text; }
+  QComboBox* experimentFilter() const { return m_experiment; }
   std::vector<int64_t> selectedIds() const;
   // Deletes without asking (the button asks first); returns how many.
   int deleteRuns(const std::vector<int64_t>& ids);
@@ -48,6 +49,7 @@ class HistoryView : public QWidget {
   QTableWidget* m_table;
   QLineEdit* m_text;
   QComboBox* m_status;
+  QComboBox* m_experiment;
   QLineEdit* m_tag;
 };
 

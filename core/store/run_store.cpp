@@ -265,6 +265,13 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   return runs;
 }
 
+std::vector<std::string> RunStore::experimentNames() const {
+  auto s = m_db.prepare("SELECT DISTINCT experiment FROM runs ORDER BY experiment");
+  std::vector<std::string> names;
+  while (s.step()) names.push_back(s.text(0));
+  return names;
+}
+
 void RunStore::attachTagsAndSummaries(std::vector<RunRecord>& runs) const {
   if (runs.empty()) return;
   std::map<int64_t, RunRecord*> byId;

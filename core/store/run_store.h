@@ -115,6 +115,7 @@ class RunStore {
   int64_t createRun(const NewRun& run);
   std::optional<RunRecord> run(int64_t id) const;
   std::vector<RunRecord> listRuns(const RunFilter& filter = {}) const;
+  std::vector<std::string> experimentNames() const;  // distinct, sorted
   void rename(int64_t id, const std::string& name);
   void setNotes(int64_t id, const std::string& notes);
   void addTags(int64_t id, const std::vector<std::string>& tags);

@@ -3,6 +3,7 @@
 // lists and sorts stored runs, and a stored run opens with its plots.
 #include <QtTest>
 
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>

@@ -292,12 +292,15 @@ void MainWindow::openStoredRun(int64_t runId) {
 }
 
 void MainWindow::loadStoredCurves(int64_t runId) {
+  auto& last = m_storedLast[runId];
+  last.clear();
   for (const auto& key : m_store->metricKeys(runId)) {
     std::vector<double> steps, values;
     for (const auto& p : m_store->metric(runId, key)) {
       steps.push_back(static_cast<double>(p.step));
       values.push_back(p.value);
     }
+    if (!values.empty()) last[key] = values.back();
     m_dashboard->setMetric(runId, key, std::move(steps), std::move(values));
   }
 }
@@ -521,9 +524,7 @@ void MainWindow::updateMetricsTable() {
         values = s->live().lastMetrics;
         live = true;
       }
-    if (!live)
-      if (auto run = m_store->run(id))
-        for (const auto& m : run->metrics) values[m.key] = m.last;
+    if (!live) values = m_storedLast[id];  // read once, when its curves were loaded
     rows.emplace_back(id, std::move(values));
   }
   std::set<std::string> keys;

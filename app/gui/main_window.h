@@ -5,6 +5,7 @@
 
 #include <QMainWindow>
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -92,6 +93,7 @@ class MainWindow : public QMainWindow {
   QTableWidget* m_runs;
   QTableWidget* m_configDiff;
   QTableWidget* m_metricsTable = nullptr;  // last value of every metric of the shown runs
+  std::map<int64_t, std::map<std::string, double>> m_storedLast;  // of runs loaded from the store
   HistoryView* m_history;
   QSlider* m_smoothing;
   QLabel* m_focusLabel;

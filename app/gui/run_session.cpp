@@ -80,7 +80,8 @@ RunDelta RunSession::drain() {
     for (const auto& v : checkAgainstReference(m_reference, m_config, m_live.lastMetrics))
       m_live.verdict += (m_live.verdict.empty() ? "" : "; ") + v.text;
   }
-  if (done() && m_storeSink) m_storeSink->close();  // all written before the window says so
+  // No close() here: it would make the GUI thread wait for the writer. The sink writes a
+  // terminal status at once, and the destructor flushes whatever is left.
   return delta;
 }
 

@@ -568,11 +568,6 @@ std::vector<MetricPoint> RunStore::metric(int64_t id, const std::string& key) co
   return points;
 }
 
-std::vector<MetricSummary> RunStore::summaries(int64_t id) const {
-  auto r = run(id);
-  return r ? r->metrics : std::vector<MetricSummary>{};
-}
-
 std::vector<std::string> RunStore::snapshotNames(int64_t id) const {
   auto s = m_db.prepare("SELECT DISTINCT name FROM snapshots WHERE run_id = ? ORDER BY name");
   s.bind(1, id);

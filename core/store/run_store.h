@@ -141,7 +141,6 @@ class RunStore {
   // --- reading a run's history
   std::vector<std::string> metricKeys(int64_t id) const;
   std::vector<MetricPoint> metric(int64_t id, const std::string& key) const;
-  std::vector<MetricSummary> summaries(int64_t id) const;
   std::vector<std::string> snapshotNames(int64_t id) const;
   // All stored steps of one snapshot name, or only the latest when latestOnly.
   std::vector<StoredSnapshot> snapshots(int64_t id, const std::string& name,

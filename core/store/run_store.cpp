@@ -34,11 +34,10 @@ double nowSeconds() {
 // descriptor and closing it would drop this process's POSIX locks on it, which lets another
 // process overwrite live data (sqlite.org/howtocorrupt.html, section 2.2).
 void checkNotTruncated(const Database& db) {
-  std::error_code ec;
-  const auto walBytes = fs::file_size(db.path() + "-wal", ec);
-  if (!ec && walBytes > 0) return;  // pages may live in the WAL: the main file can be shorter
-  const auto bytes = fs::file_size(db.path(), ec);
-  if (ec) return;
+  // Order matters while another process is creating or writing the same file: read the page
+  // count first (it may come from pages still in the WAL), then look for the WAL, then at the
+  // main file. Pages leave the WAL only by being checkpointed into the main file, so a page
+  // counted in the first step is found by one of the two stats after it.
   int64_t pageCount = 0, pageSize = 0;
   try {
     auto count = db.prepare("PRAGMA page_count");
@@ -46,8 +45,14 @@ void checkNotTruncated(const Database& db) {
     auto size = db.prepare("PRAGMA page_size");
     if (size.step()) pageSize = size.int64(0);
   } catch (const StoreError& e) {
+    if (e.isBusy()) throw;
     throw StoreError(db.path(), std::string("is truncated or corrupt (") + e.what() + ")");
   }
+  std::error_code ec;
+  const auto walBytes = fs::file_size(db.path() + "-wal", ec);
+  if (!ec && walBytes > 0) return;  // pages may live in the WAL: the main file can be shorter
+  const auto bytes = fs::file_size(db.path(), ec);
+  if (ec) return;
   if (static_cast<int64_t>(bytes) < pageCount * pageSize)
     throw StoreError(db.path(), "is truncated or corrupt (" + std::to_string(bytes) +
                                     " bytes, its header says " +

@@ -64,6 +64,7 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
       }
       case PanelKind::SnapshotHeatmap:
       case PanelKind::Probe:
+      case PanelKind::Verdict:
         continue;  // built by their owners (the probe needs a live run to ask)
     }
     w->setObjectName(QString::fromStdString(p.id));

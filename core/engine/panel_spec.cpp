@@ -10,6 +10,7 @@ std::string toString(PanelKind kind) {
     case PanelKind::SnapshotHeatmap: return "snapshot-heatmap";
     case PanelKind::HeatmapOverSteps: return "heatmap-over-steps";
     case PanelKind::Probe: return "probe";
+    case PanelKind::Verdict: return "verdict";
   }
   return "?";
 }

@@ -15,10 +15,18 @@ enum class PanelKind {
   SnapshotHeatmap,    // a 2-D snapshot as an image (e.g. coefficient matrices)
   HeatmapOverSteps,   // a 1-D snapshot stacked over steps: step x index (spectrum evolution)
   Probe,              // the interactive probe: sliders for the inputs, curves for the answer
+  Verdict,            // a judgement in words from the latest snapshot's meta (e.g. LEAKS)
 };
 
 std::string toString(PanelKind kind);
 
+// Series conventions the dashboard understands:
+// - a MetricLines series ending in '*' is a prefix: "val/ppl@*" shows every key that starts
+//   with "val/ppl@" (their number depends on the config, e.g. one per evaluation length);
+// - a snapshot's meta may carry "row_labels" (one name per leading row: a curve per row is drawn
+//   in SnapshotCurves, a selector offered in SnapshotHeatmap), "labels" (category names for the
+//   last axis, e.g. ablation bars) and, for Verdict panels, "verdict" (short text), "ok" (bool)
+//   and "detail" (a sentence).
 struct PanelSpec {
   std::string id;
   std::string title;

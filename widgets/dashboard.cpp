@@ -3,19 +3,30 @@
 #include <QGridLayout>
 
 #include "widgets/heatmap_plot.h"
+#include "widgets/matrix_heatmap_plot.h"
 #include "widgets/metric_plot.h"
 #include "widgets/run_colors.h"
 #include "widgets/snapshot_plot.h"
+#include "widgets/verdict_panel.h"
 
 namespace fl::widgets {
 
 namespace {
 
-
 QStringList toStringList(const std::vector<std::string>& items) {
   QStringList out;
   for (const auto& s : items) out << QString::fromStdString(s);
   return out;
+}
+
+// The legend suffix of a key matched by a prefix: what follows the prefix, plus the word the
+// prefix cut ("qk/period_h*": "h3") or the symbol it ends on ("val/ppl@*": "@512"), since a
+// bare "3" or "512" would not say what it counts.
+QString prefixSuffix(const QString& key, const QString& prefix) {
+  int start = static_cast<int>(prefix.size());
+  while (start > 0 && prefix[start - 1].isLetter()) --start;
+  if (start == prefix.size() && start > 0 && !QString("/_.- ").contains(prefix[start - 1])) --start;
+  return key.mid(start);
 }
 
 }  // namespace
@@ -25,47 +36,71 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent), m_grid(new QGridLayout(
 void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
   for (auto* w : m_panels) w->deleteLater();
   m_panels.clear();
-  m_plotForKey.clear();
-  m_seriesInPanel.clear();
+  m_metricPlots.clear();
+  m_slots.clear();
+  m_prefixes.clear();
+  m_keysInPlot.clear();
   m_snapshotPlots.clear();
   m_heatmaps.clear();
+  m_matrixHeatmaps.clear();
+  m_verdicts.clear();
   int index = 0;
   for (const auto& p : panels) {
     const QString title = QString::fromStdString(p.title);
+    const QString xLabel = QString::fromStdString(p.xLabel);
+    const QString yLabel = QString::fromStdString(p.yLabel);
     QWidget* w = nullptr;
     switch (p.kind) {
       case PanelKind::MetricLines: {
-        auto* plot = new MetricPlot(title, QString::fromStdString(p.xLabel),
-                                    QString::fromStdString(p.yLabel), this);
+        auto* plot = new MetricPlot(title, xLabel, yLabel, this);
         plot->setLogY(p.logY);
-        for (const auto& key : p.series) {
-          m_plotForKey[QString::fromStdString(key)] = plot;
-          m_seriesInPanel[QString::fromStdString(key)] = static_cast<int>(p.series.size());
+        // A lone exact key needs no suffix; prefixes always do (their keys are many).
+        const bool several = p.series.size() > 1;
+        int position = 0;
+        for (const auto& series : p.series) {
+          const QString key = QString::fromStdString(series);
+          if (key.endsWith('*')) m_prefixes << PrefixSeries{key.chopped(1), plot};
+          else m_slots[key] = {plot, position++, several ? key.section('/', -1) : QString()};
         }
+        m_keysInPlot[plot] = position;
+        m_metricPlots << plot;
         w = plot;
         break;
       }
       case PanelKind::SnapshotCurves:
       case PanelKind::SnapshotBars: {
-        auto* plot = new SnapshotPlot(
-            title, p.kind == PanelKind::SnapshotBars ? SnapshotPlot::Mode::Bars : SnapshotPlot::Mode::Curves,
-            toStringList(p.series), QString::fromStdString(p.xLabel), QString::fromStdString(p.yLabel), this);
+        const auto mode = p.kind == PanelKind::SnapshotBars ? SnapshotPlot::Mode::Bars
+                                                            : SnapshotPlot::Mode::Curves;
+        auto* plot = new SnapshotPlot(title, mode, toStringList(p.series), xLabel, yLabel, this);
+        plot->setLogY(p.logY);
         m_snapshotPlots << plot;
         w = plot;
         break;
       }
       case PanelKind::HeatmapOverSteps: {
         if (p.series.empty()) continue;
-        auto* plot = new HeatmapPlot(title, QString::fromStdString(p.series.front()),
-                                     QString::fromStdString(p.yLabel), this);
+        auto* plot = new HeatmapPlot(title, QString::fromStdString(p.series.front()), yLabel, this);
+        plot->setLogScale(p.logY);
         m_heatmaps << plot;
         w = plot;
         break;
       }
-      case PanelKind::SnapshotHeatmap:
+      case PanelKind::SnapshotHeatmap: {
+        if (p.series.empty()) continue;
+        auto* plot = new MatrixHeatmapPlot(title, toStringList(p.series), xLabel, yLabel, this);
+        m_matrixHeatmaps << plot;
+        w = plot;
+        break;
+      }
+      case PanelKind::Verdict: {
+        if (p.series.empty()) continue;
+        auto* verdict = new VerdictPanel(title, QString::fromStdString(p.series.front()), this);
+        m_verdicts << verdict;
+        w = verdict;
+        break;
+      }
       case PanelKind::Probe:
-      case PanelKind::Verdict:
-        continue;  // built by their owners (the probe needs a live run to ask)
+        continue;  // built by its owner: it needs a live run to ask
     }
     w->setObjectName(QString::fromStdString(p.id));
     w->setToolTip(QString::fromStdString(p.help));
@@ -76,45 +111,61 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
 }
 
 void Dashboard::clearData() {
-  for (auto* plot : metricPlots()) plot->clearCurves();
+  for (auto* plot : m_metricPlots) plot->clearCurves();
   for (auto* plot : m_snapshotPlots) plot->clear();
   for (auto* plot : m_heatmaps) plot->clear();
+  for (auto* plot : m_matrixHeatmaps) plot->clear();
+  for (auto* verdict : m_verdicts) verdict->clear();
 }
 
 void Dashboard::setRunLabel(int64_t runId, const QString& label) { m_runLabels[runId] = label; }
 
-QString Dashboard::curveName(int64_t runId, const std::string& key) const {
-  // "#3 fourier N=12", plus the metric's last path part when the panel shows several.
+const Dashboard::KeySlot& Dashboard::slotFor(const std::string& key) {
+  const QString k = QString::fromStdString(key);
+  auto it = m_slots.find(k);
+  if (it != m_slots.end()) return it.value();
+  // First sight of a key no panel names exactly: place it by prefix once, then look it up.
+  // Keys no panel shows are remembered too (with no plot), so they cost one lookup per tick.
+  KeySlot slot;
+  for (const auto& p : m_prefixes)
+    if (k.startsWith(p.prefix)) {
+      slot = {p.plot, m_keysInPlot[p.plot]++, prefixSuffix(k, p.prefix)};
+      break;
+    }
+  return m_slots.insert(k, slot).value();
+}
+
+QString Dashboard::curveName(int64_t runId, const KeySlot& slot) const {
+  // "#3 fourier N=12", plus which key when the panel shows several ("mse_argmax", "@512").
   QString name = QString("#%1").arg(runId);
   if (m_runLabels.contains(runId)) name += " " + m_runLabels[runId];
-  if (m_seriesInPanel.value(QString::fromStdString(key)) > 1)
-    name += " " + QString::fromStdString(key).section('/', -1);
+  if (!slot.suffix.isEmpty()) name += " " + slot.suffix;
   return name;
 }
 
 void Dashboard::setMetric(int64_t runId, const std::string& key, std::vector<double> steps,
                           std::vector<double> values) {
-  auto* plot = m_plotForKey.value(QString::fromStdString(key));
-  if (!plot) return;
-  // Within one run, a panel's curves differ by key: vary the shade of the run's colour.
-  QColor color = runColor(runId);
-  const int position = static_cast<int>(plot->curveNames().size());
-  if (position > 0) color = color.darker(100 + 40 * position);
-  plot->setCurve(curveName(runId, key), color, std::move(steps), std::move(values));
+  const KeySlot& slot = slotFor(key);
+  if (!slot.plot) return;
+  // Within one run, a panel's curves differ by key: a shade of the run's colour per key.
+  slot.plot->setCurve(curveName(runId, slot), shade(runColor(runId), slot.position),
+                      std::move(steps), std::move(values));
 }
 
 void Dashboard::appendMetric(int64_t runId, const std::string& key, const std::vector<double>& steps,
                              const std::vector<double>& values) {
-  auto* plot = m_plotForKey.value(QString::fromStdString(key));
-  if (!plot) return;
-  const QString name = curveName(runId, key);
-  if (!plot->curveNames().contains(name)) setMetric(runId, key, steps, values);
-  else plot->appendToCurve(name, steps, values);
+  const KeySlot& slot = slotFor(key);
+  if (!slot.plot) return;
+  const QString name = curveName(runId, slot);
+  if (!slot.plot->curveNames().contains(name)) setMetric(runId, key, steps, values);
+  else slot.plot->appendToCurve(name, steps, values);
 }
 
 void Dashboard::addSnapshot(const Snapshot& snapshot, int64_t step) {
   for (auto* plot : m_snapshotPlots) plot->setSnapshot(snapshot, step);
   for (auto* plot : m_heatmaps) plot->addSnapshot(snapshot, step);
+  for (auto* plot : m_matrixHeatmaps) plot->setSnapshot(snapshot, step);
+  for (auto* verdict : m_verdicts) verdict->setSnapshot(snapshot, step);
 }
 
 void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot) {
@@ -123,13 +174,14 @@ void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot) {
 }
 
 void Dashboard::setSmoothing(double weight) {
-  for (auto* plot : metricPlots()) plot->setSmoothing(weight);
+  for (auto* plot : m_metricPlots) plot->setSmoothing(weight);
 }
 
 void Dashboard::refresh() {
-  for (auto* plot : metricPlots()) plot->refresh();
+  for (auto* plot : m_metricPlots) plot->refresh();
   for (auto* plot : m_snapshotPlots) plot->refresh();
   for (auto* plot : m_heatmaps) plot->refresh();
+  for (auto* plot : m_matrixHeatmaps) plot->refresh();
 }
 
 void Dashboard::addPanelWidget(const QString& id, QWidget* widget) {
@@ -137,13 +189,6 @@ void Dashboard::addPanelWidget(const QString& id, QWidget* widget) {
   widget->setObjectName(id);
   m_panels[id] = widget;
   m_grid->addWidget(widget, index / 3, index % 3);
-}
-
-QList<MetricPlot*> Dashboard::metricPlots() const {
-  QList<MetricPlot*> out;
-  for (auto* plot : m_plotForKey)
-    if (!out.contains(plot)) out << plot;
-  return out;
 }
 
 }  // namespace fl::widgets

@@ -1,8 +1,13 @@
 // Dashboard: the grid of plots an experiment declared (PanelSpec), fed with plain values.
 // Several runs can be shown at once: metric curves are keyed by run, each in its run's colour;
-// snapshot panels show the focused run. The owner calls refresh() once per GUI tick.
+// snapshot panels show the focused run, with other runs' curves overlaid where that reads well.
+// The owner calls refresh() once per GUI tick.
+//
+// Metric series are exact keys or, ending in '*', prefixes: "val/ppl@*" gives one curve per
+// key starting with "val/ppl@" (legend "@64", "@512", ...), however many the config makes.
 #pragma once
 
+#include <QList>
 #include <QMap>
 #include <QWidget>
 
@@ -18,6 +23,8 @@ namespace fl::widgets {
 class MetricPlot;
 class SnapshotPlot;
 class HeatmapPlot;
+class MatrixHeatmapPlot;
+class VerdictPanel;
 
 class Dashboard : public QWidget {
   Q_OBJECT
@@ -43,19 +50,35 @@ class Dashboard : public QWidget {
 
   // Places a panel built by the owner (e.g. the probe) in the grid.
   void addPanelWidget(const QString& id, QWidget* widget);
-  QList<MetricPlot*> metricPlots() const;
+  QList<MetricPlot*> metricPlots() const { return m_metricPlots; }
   QWidget* panel(const QString& id) const { return m_panels.value(id); }
 
  private:
-  QString curveName(int64_t runId, const std::string& key) const;
+  // Where a metric key is drawn: its plot, its place among that plot's keys (which shade of the
+  // run colour) and the legend suffix telling it from the plot's other keys (empty when alone).
+  struct KeySlot {
+    MetricPlot* plot = nullptr;
+    int position = 0;
+    QString suffix;
+  };
+  const KeySlot& slotFor(const std::string& key);
+  QString curveName(int64_t runId, const KeySlot& slot) const;
 
   QGridLayout* m_grid;
   QMap<QString, QWidget*> m_panels;
-  QMap<QString, MetricPlot*> m_plotForKey;  // metric key -> its plot
-  QMap<QString, int> m_seriesInPanel;       // metric key -> how many keys its plot shows
+  QList<MetricPlot*> m_metricPlots;
+  QMap<QString, KeySlot> m_slots;  // metric key -> slot: declared keys, then prefix matches
+  struct PrefixSeries {
+    QString prefix;  // "val/ppl@" from "val/ppl@*"
+    MetricPlot* plot;
+  };
+  QList<PrefixSeries> m_prefixes;       // in declaration order: the first match wins
+  QMap<MetricPlot*, int> m_keysInPlot;  // keys placed so far per plot: the next one's position
   QMap<int64_t, QString> m_runLabels;
   QList<SnapshotPlot*> m_snapshotPlots;
   QList<HeatmapPlot*> m_heatmaps;
+  QList<MatrixHeatmapPlot*> m_matrixHeatmaps;
+  QList<VerdictPanel*> m_verdicts;
 };
 
 }  // namespace fl::widgets

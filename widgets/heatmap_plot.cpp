@@ -2,8 +2,11 @@
 
 #include <QVBoxLayout>
 
+#include <limits>
+
 #include <qcustomplot.h>
 
+#include "widgets/cell_axis.h"
 #include "widgets/plot_frame.h"
 
 namespace fl::widgets {
@@ -19,8 +22,18 @@ HeatmapPlot::HeatmapPlot(const QString& title, const QString& series, const QStr
   auto* scale = new QCPColorScale(m_plot);
   m_plot->plotLayout()->addElement(1, 1, scale);
   m_map->setColorScale(scale);
-  m_map->setGradient(QCPColorGradient::gpThermal);
+  QCPColorGradient gradient(QCPColorGradient::gpThermal);
+  gradient.setNanHandling(QCPColorGradient::nhTransparent);  // blank, not a colour, on a log scale
+  m_map->setGradient(gradient);
   m_map->setVisible(false);  // until the first column arrives
+}
+
+void HeatmapPlot::setLogScale(bool logScale) {
+  m_logScale = logScale;
+  m_map->setDataScaleType(logScale ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  auto* axis = m_map->colorScale()->axis();
+  if (logScale) axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  else axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
 }
 
 void HeatmapPlot::addSnapshot(const Snapshot& snapshot, int64_t step) {
@@ -34,11 +47,13 @@ void HeatmapPlot::addSnapshot(const Snapshot& snapshot, int64_t step) {
   }
   m_steps.push_back(step);
   m_columns.push_back(snapshot.data);
+  m_ticks = snapshot.axes.empty() ? std::vector<float>{} : snapshot.axes.back().ticks;
 }
 
 void HeatmapPlot::clear() {
   m_steps.clear();
   m_columns.clear();
+  m_ticks.clear();
   m_map->data()->clear();
   m_map->setVisible(false);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
@@ -52,12 +67,16 @@ void HeatmapPlot::refresh() {
   }
   const int nx = static_cast<int>(m_columns.size());
   const int ny = static_cast<int>(m_columns.front().size());
+  const auto [yLo, yHi] = layOutCells(m_plot->yAxis, m_ticks, ny);
   m_map->data()->setSize(nx, ny);
   m_map->data()->setRange(QCPRange(m_steps.front(), std::max<double>(m_steps.back(), m_steps.front() + 1)),
-                          QCPRange(0, std::max(ny - 1, 1)));
+                          QCPRange(yLo, yHi));
+  const double blank = std::numeric_limits<double>::quiet_NaN();
   for (int i = 0; i < nx; ++i)
-    for (int k = 0; k < ny && k < static_cast<int>(m_columns[i].size()); ++k)
-      m_map->data()->setCell(i, k, m_columns[i][k]);
+    for (int k = 0; k < ny && k < static_cast<int>(m_columns[i].size()); ++k) {
+      const double v = m_columns[i][k];
+      m_map->data()->setCell(i, k, m_logScale && !(v > 0) ? blank : v);
+    }
   m_map->rescaleDataRange(true);
   m_plot->rescaleAxes();
   m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -1,5 +1,7 @@
 // HeatmapPlot: a 1-D snapshot stacked over steps (step x index), e.g. the Fourier spectrum
-// |c_k| at every evaluation: how learned frequencies evolve during training.
+// |c_k| at every evaluation: how learned frequencies evolve during training. The y axis reads
+// in the snapshot's own coordinates (its last axis's ticks: frequencies, evaluation lengths),
+// and setLogScale() colours by the logarithm of the values (perplexities).
 #pragma once
 
 #include <QWidget>
@@ -21,17 +23,22 @@ class HeatmapPlot : public QWidget {
               QWidget* parent = nullptr);
 
   void addSnapshot(const Snapshot& snapshot, int64_t step);
+  // Log colour scale; values <= 0 are left blank.
+  void setLogScale(bool logScale);
   void clear();
   void refresh();
   size_t columns() const { return m_steps.size(); }
   QCustomPlot* plot() const { return m_plot; }
+  QCPColorMap* colorMap() const { return m_map; }
 
  private:
   QString m_series;
   QCustomPlot* m_plot;
   QCPColorMap* m_map;
+  bool m_logScale = false;
   std::vector<int64_t> m_steps;
   std::vector<std::vector<float>> m_columns;
+  std::vector<float> m_ticks;  // of the latest snapshot's last axis
 };
 
 }  // namespace fl::widgets

@@ -16,4 +16,13 @@ inline QColor runColor(int64_t runId) {
   return palette[static_cast<size_t>((runId % 10 + 10) % 10)];
 }
 
+// Shade `position` of a colour, for several curves of one run in one panel (one per metric key
+// or snapshot row): the run stays recognisable by hue while its curves differ. Alternates darker
+// and lighter so that six or so shades stay apart instead of sliding into black.
+inline QColor shade(const QColor& color, int position) {
+  if (position <= 0) return color;
+  const int step = (position + 1) / 2;  // 1, 1, 2, 2, 3, ...
+  return position % 2 == 1 ? color.darker(100 + 45 * step) : color.lighter(100 + 35 * step);
+}
+
 }  // namespace fl::widgets

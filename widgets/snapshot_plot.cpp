@@ -5,30 +5,91 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <cmath>
+#include <limits>
+
 #include <qcustomplot.h>
 
 #include "widgets/plot_frame.h"
-
 #include "widgets/run_colors.h"
+#include "widgets/snapshot_data.h"
 
 namespace fl::widgets {
 
 namespace {
 
-// The values of row `row` of a snapshot over its last axis, and that axis's coordinates.
-bool rowOf(const Snapshot& s, int row, QVector<double>& x, QVector<double>& y) {
-  if (s.shape.empty() || s.axes.empty()) return false;
-  const int64_t width = s.shape.back();
-  const int64_t rows = s.numel() / std::max<int64_t>(width, 1);
-  if (row >= rows) return false;
-  const auto& ticks = s.axes.back().ticks;
-  x.resize(static_cast<int>(width));
-  y.resize(static_cast<int>(width));
-  for (int64_t i = 0; i < width; ++i) {
-    x[i] = ticks.size() == static_cast<size_t>(width) ? ticks[i] : static_cast<double>(i);
-    y[i] = s.data[static_cast<size_t>(row * width + i)];
+// What is drawn, so the axes follow the data instead of a fixed range.
+struct Extent {
+  double xLo = std::numeric_limits<double>::infinity();
+  double xHi = -std::numeric_limits<double>::infinity();
+  double yLo = std::numeric_limits<double>::infinity();
+  double yHi = -std::numeric_limits<double>::infinity();
+  void addX(double x) {
+    xLo = std::min(xLo, x);
+    xHi = std::max(xHi, x);
   }
-  return true;
+  void addY(double y) {
+    yLo = std::min(yLo, y);
+    yHi = std::max(yHi, y);
+  }
+};
+
+// The Fourier head's PDF series ("pdf/true", "pdf/pred_grid", "probe/pred"...) are named by
+// role (truth or prediction); any other series by its snapshot name.
+bool isTruth(const QString& name) { return name.contains("true"); }
+bool isPdfSeries(const QString& name) { return isTruth(name) || name.contains("pred"); }
+
+// Dash patterns telling overlaid runs apart where colour already means the row.
+Qt::PenStyle overlayStyle(int overlay) {
+  static const Qt::PenStyle styles[] = {Qt::DashLine, Qt::DotLine, Qt::DashDotLine, Qt::DashDotDotLine};
+  return styles[overlay % 4];
+}
+
+// Adds one curve; values a log axis cannot show become gaps (NaN), as do non-finite ones.
+// `halfBin` widens the x extent for step-drawn bins, so the outer half bins are not cut off.
+QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QPen& pen,
+                   const QVector<double>& x, QVector<double> y, bool logY, double halfBin,
+                   Extent& extent) {
+  for (int i = 0; i < y.size(); ++i) {
+    if (!std::isfinite(y[i]) || (logY && y[i] <= 0)) y[i] = std::numeric_limits<double>::quiet_NaN();
+    else extent.addY(y[i]);
+    extent.addX(x[i] - halfBin);
+    extent.addX(x[i] + halfBin);
+  }
+  auto* graph = plot->addGraph();
+  graph->setName(name);
+  graph->setPen(pen);
+  graph->setData(x, y);
+  return graph;
+}
+
+void applyRanges(QCustomPlot* plot, const Extent& e, bool logY) {
+  if (e.xLo <= e.xHi)
+    plot->xAxis->setRange(e.xLo, e.xHi > e.xLo ? e.xHi : e.xLo + 1);
+  if (!(e.yLo <= e.yHi)) return;
+  if (logY) {
+    plot->yAxis->setRange(e.yLo / 1.2, e.yHi * 1.2);
+    return;
+  }
+  // Keep zero in view (densities, perplexities and magnitudes read against it), pad the top.
+  const double lo = std::min(0.0, e.yLo);
+  const double hi = std::max(0.0, e.yHi);
+  const double span = hi > lo ? hi - lo : 1.0;
+  plot->yAxis->setRange(lo < 0 ? lo - 0.05 * span : lo, hi > lo ? hi + 0.1 * span : lo + 1);
+}
+
+// Category labels on the x axis; more than a few are slanted so they do not overlap.
+void setTextTicks(QCPAxis* axis, const QVector<double>& at, const QStringList& labels) {
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  for (int i = 0; i < labels.size(); ++i) ticker->addTick(at[i], labels[i]);
+  axis->setTicker(ticker);
+  axis->setTickLabelRotation(labels.size() > 3 ? 30 : 0);
+}
+
+void setNumericTicks(QCPAxis* axis) {
+  axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  axis->ticker()->setTickCount(4);  // as setUpPlotFrame
+  axis->setTickLabelRotation(0);
 }
 
 }  // namespace
@@ -47,36 +108,58 @@ SnapshotPlot::SnapshotPlot(const QString& title, Mode mode, const QStringList& s
     m_row->setPrefix("input #");
     m_row->setRange(0, 0);
     connect(m_row, qOverload<int>(&QSpinBox::valueChanged), this, [this] { refresh(); });
+    m_row->setVisible(false);  // until a snapshot with several rows arrives
     bottom->addWidget(m_row);
   }
   layout->addLayout(bottom);
-  setUpPlotFrame(m_plot, title, xLabel, yLabel, /*legend=*/mode == Mode::Curves);
+  // Bars need a legend only to tell several series apart.
+  const bool legend = mode == Mode::Curves || series.size() > 1;
+  setUpPlotFrame(m_plot, title, xLabel, yLabel, legend);
 }
 
 int SnapshotPlot::row() const { return m_row ? m_row->value() : 0; }
 
+void SnapshotPlot::setLogY(bool logY) {
+  m_logY = logY;
+  m_plot->yAxis->setScaleType(logY ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  if (logY) m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  else m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+}
+
 void SnapshotPlot::setSnapshot(const Snapshot& snapshot, int64_t step) {
-  if (!m_series.contains(QString::fromStdString(snapshot.name))) return;
-  m_latest[QString::fromStdString(snapshot.name)] = snapshot;
+  const QString name = QString::fromStdString(snapshot.name);
+  if (!m_series.contains(name)) return;
+  m_latest[name] = snapshot;
   m_step = step;
-  if (m_row && !snapshot.shape.empty()) {
-    const int64_t rows = snapshot.numel() / std::max<int64_t>(snapshot.shape.back(), 1);
-    m_row->setMaximum(static_cast<int>(std::max<int64_t>(rows - 1, 0)));
-  }
+  // Row-labelled snapshots draw every row: only the others are browsed by row.
+  if (m_row && metaStrings(snapshot, "row_labels").isEmpty())
+    m_row->setMaximum(static_cast<int>(std::max<int64_t>(rowCount(snapshot) - 1, 0)));
+  updateRowSelector();
 }
 
 void SnapshotPlot::setOverlaySnapshot(int64_t runId, const QString& label, const Snapshot& snapshot) {
   const QString name = QString::fromStdString(snapshot.name);
-  // Only continuous predictions overlay well; bins and truths stay the shown run's.
-  if (!m_series.contains(name) || name.contains("true") || snapshot.valueLabel == "probability") return;
-  m_overlays[runId] = {label, snapshot};
+  // Truths are the same for every run and bins would clutter: those stay the shown run's.
+  if (!m_series.contains(name) || isTruth(name) || snapshot.valueLabel == "probability") return;
+  m_overlays[runId].label = label;
+  m_overlays[runId].snapshots[name] = snapshot;
 }
 
 void SnapshotPlot::clear() {
   m_latest.clear();
   m_overlays.clear();
   m_plot->clearPlottables();
+  updateRowSelector();
   m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SnapshotPlot::updateRowSelector() {
+  if (!m_row) return;
+  // Only offered when there are rows to pick: row-labelled snapshots draw all of theirs, and a
+  // single-row snapshot (perplexity by length) has nothing to pick.
+  bool browsable = false;
+  for (const auto& s : m_latest) browsable |= metaStrings(s, "row_labels").isEmpty() && rowCount(s) > 1;
+  m_row->setVisible(browsable);
 }
 
 void SnapshotPlot::refresh() {
@@ -89,67 +172,126 @@ void SnapshotPlot::refresh() {
 }
 
 void SnapshotPlot::drawCurves() {
-  int index = 0;
-  double yMax = 0;
-  for (const auto& name : m_series) {
+  Extent extent;
+  for (int index = 0; index < m_series.size(); ++index) {
+    const QString& name = m_series[index];
     auto it = m_latest.find(name);
     if (it == m_latest.end()) continue;
-    QVector<double> x, y;
-    if (!rowOf(*it, row(), x, y)) continue;
-    const bool probability = it->valueLabel == "probability";
-    if (probability && x.size() > 1) {
-      // Probability per bin -> density, drawn as steps centred on the bins.
-      const double width = x[1] - x[0];
-      for (auto& v : y) v /= width;
+    const Snapshot& s = *it;
+    const QStringList rowLabels = metaStrings(s, "row_labels");
+    const bool everyRow = !rowLabels.isEmpty() && rowLabels.size() == rowCount(s);
+    const bool probability = s.valueLabel == "probability";
+    const int64_t first = everyRow ? 0 : row();
+    const int64_t last = everyRow ? rowCount(s) - 1 : row();
+    for (int64_t r = first; r <= last; ++r) {
+      QVector<double> x, y;
+      if (!rowOf(s, r, x, y)) continue;
+      double halfBin = 0;
+      if (probability && x.size() > 1) {
+        // Probability per bin -> density, drawn as steps centred on the bins.
+        const double width = x[1] - x[0];
+        for (auto& v : y) v /= width;
+        halfBin = width / 2;
+      }
+      QString label = name;
+      QPen pen(runColor(1 + index), 2.0);
+      if (isPdfSeries(name)) {
+        // "pdf/pred_grid" -> "predicted (density)", "pdf/true" -> "true (bins)".
+        label = QString(isTruth(name) ? "true" : "predicted") + (probability ? " (bins)" : " (density)");
+        pen = QPen(isTruth(name) ? QColor(40, 40, 40) : runColor(1), probability ? 1.0 : 2.0);
+        if (probability) pen.setStyle(Qt::DashLine);
+      }
+      if (everyRow) {
+        // Colour says the row; a second series in the panel is told apart by its dashes.
+        label = m_series.size() > 1 ? label + " " + rowLabels[r] : rowLabels[r];
+        pen.setColor(runColor(1 + r));
+        if (index > 0) pen.setStyle(overlayStyle(index - 1));
+      }
+      auto* graph = addCurve(m_plot, label, pen, x, y, m_logY, halfBin, extent);
+      if (probability) graph->setLineStyle(QCPGraph::lsStepCenter);
     }
-    auto* graph = m_plot->addGraph();
-    // "pdf/pred_grid" -> "predicted (density)", "pdf/true" -> "true (bins)".
-    const QString who = name.contains("true") ? "true" : "predicted";
-    graph->setName(who + (probability ? " (bins)" : " (density)"));
-    const bool truth = name.contains("true");
-    QPen pen(truth ? QColor(40, 40, 40) : runColor(1), probability ? 1.0 : 2.0);
-    if (probability) pen.setStyle(Qt::DashLine);
-    graph->setPen(pen);
-    if (probability) graph->setLineStyle(QCPGraph::lsStepCenter);
-    graph->setData(x, y, true);
-    for (double v : y) yMax = std::max(yMax, v);
-    const auto& meta = it->meta;
+    const auto& meta = s.meta;
     if (meta.contains("inputs") && row() < static_cast<int>(meta["inputs"].size())) {
       const auto& in = meta["inputs"][row()];
       m_caption->setToolTip(QString::fromStdString(in.dump()));
     }
-    ++index;
   }
-  for (auto it = m_overlays.cbegin(); it != m_overlays.cend(); ++it) {
-    QVector<double> x, y;
-    if (!rowOf(it->snapshot, row(), x, y)) continue;
-    auto* graph = m_plot->addGraph();
-    graph->setName(it->label);
-    graph->setPen(QPen(runColor(it.key()), 1.6));
-    graph->setData(x, y, true);
-    for (double v : y) yMax = std::max(yMax, v);
+  int overlay = 0;
+  for (auto run = m_overlays.cbegin(); run != m_overlays.cend(); ++run, ++overlay) {
+    for (auto it = run->snapshots.cbegin(); it != run->snapshots.cend(); ++it) {
+      const Snapshot& s = it.value();
+      const QStringList rowLabels = metaStrings(s, "row_labels");
+      const bool everyRow = !rowLabels.isEmpty() && rowLabels.size() == rowCount(s);
+      const int64_t first = everyRow ? 0 : row();
+      const int64_t last = everyRow ? rowCount(s) - 1 : row();
+      for (int64_t r = first; r <= last; ++r) {
+        QVector<double> x, y;
+        if (!rowOf(s, r, x, y)) continue;
+        QString label = run->label;
+        if (m_series.size() > 1 && !isPdfSeries(it.key())) label += " " + it.key();
+        QPen pen(runColor(run.key()), 1.6);
+        if (everyRow) {
+          // Same colour per row as the shown run, so a row is compared across runs by colour.
+          label += " " + rowLabels[r];
+          pen.setColor(runColor(1 + r));
+          pen.setStyle(overlayStyle(overlay));
+        }
+        addCurve(m_plot, label, pen, x, y, m_logY, 0, extent);
+      }
+    }
   }
-  m_plot->xAxis->setRange(-1, 1);
-  m_plot->yAxis->setRange(0, yMax > 0 ? yMax * 1.1 : 1);
+  applyRanges(m_plot, extent, m_logY);
 }
 
 void SnapshotPlot::drawBars() {
-  for (const auto& name : m_series) {
-    auto it = m_latest.find(name);
-    if (it == m_latest.end()) continue;
+  QList<const Snapshot*> shown;
+  for (const auto& name : m_series)
+    if (auto it = m_latest.find(name); it != m_latest.end()) shown << &it.value();
+  Extent extent;
+  QStringList labels;
+  QVector<double> labelAt;
+  const int n = shown.size();
+  for (int i = 0; i < n; ++i) {
     QVector<double> x, y;
-    if (!rowOf(*it, 0, x, y)) continue;
+    if (!rowOf(*shown[i], 0, x, y) || x.isEmpty()) continue;
+    double spacing = std::numeric_limits<double>::infinity();  // between categories
+    for (int k = 1; k < x.size(); ++k)
+      if (x[k] > x[k - 1]) spacing = std::min(spacing, x[k] - x[k - 1]);
+    if (!std::isfinite(spacing)) spacing = 1;
+    if (labels.isEmpty()) {
+      labels = metaStrings(*shown[i], "labels");
+      if (labels.size() == x.size()) labelAt = x;
+      else labels.clear();
+    }
+    // Several series stand side by side within each category.
+    const double width = (n > 1 ? 0.8 : 0.7) * spacing / n;
+    const double offset = (i - (n - 1) / 2.0) * width;
+    QVector<double> keys, values;
+    for (int k = 0; k < x.size(); ++k) {
+      extent.addX(x[k] - 0.6 * spacing);
+      extent.addX(x[k] + 0.6 * spacing);
+      if (!std::isfinite(y[k]) || (m_logY && y[k] <= 0)) continue;  // not drawable
+      keys << x[k] + offset;
+      values << y[k];
+      extent.addY(y[k]);
+    }
     auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
-    bars->setName(name);
-    bars->setBrush(runColor(1));
+    bars->setName(QString::fromStdString(shown[i]->name));
+    bars->setBrush(runColor(1 + i));
     bars->setPen(Qt::NoPen);
-    bars->setWidth(0.7);
-    bars->setData(x, y, true);
-    m_plot->xAxis->setRange(x.front() - 0.7, x.back() + 0.7);
-    double hi = 0;
-    for (double v : y) hi = std::max(hi, v);
-    m_plot->yAxis->setRange(0, hi > 0 ? hi * 1.1 : 1);
+    bars->setWidth(width);
+    bars->setData(keys, values);
   }
+  if (!labels.isEmpty()) {
+    setTextTicks(m_plot->xAxis, labelAt, labels);
+    m_textTicks = true;
+  } else if (m_textTicks) {
+    setNumericTicks(m_plot->xAxis);
+    m_textTicks = false;
+  }
+  // On a log axis bars rise from below the plot: leave the smallest one some height.
+  if (m_logY && extent.yLo <= extent.yHi) extent.addY(extent.yLo / 3);
+  applyRanges(m_plot, extent, m_logY);
 }
 
 }  // namespace fl::widgets

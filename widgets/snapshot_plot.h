@@ -1,7 +1,16 @@
-// SnapshotPlot: draws the latest snapshots a panel names. Curves mode: for one chosen row
-// (e.g. a test input), each named snapshot as a curve over its last axis; bin probabilities
-// are drawn as a step density (probability / bin width) so they share the axis with densities
-// on a fine grid. Bars mode: a 1-D snapshot as bars (e.g. |c_k| per frequency).
+// SnapshotPlot: draws the latest snapshots a panel names.
+//
+// Curves mode: each named snapshot as a curve over its last axis, for one chosen row (e.g. a
+// test input, picked with a spin box), or for every row when the snapshot's meta carries
+// "row_labels" (one labelled curve per row, no spin box). Fourier-head PDFs keep their meaning:
+// "true"/"pred" series are named truth and prediction, and bin probabilities are drawn as a
+// step density (probability / bin width) so they share the axis with densities on a fine grid.
+// Other series are named after the snapshot. The x range follows the data; setLogY() gives a
+// log y axis (non-positive values are skipped). Other runs' snapshots of the same names
+// (a comparison) are overlaid in their run colours.
+//
+// Bars mode: 1-D snapshots as bars (e.g. |c_k| per frequency), several series side by side in
+// distinct colours with a legend; meta "labels" name the bars on the x axis (ablations).
 #pragma once
 
 #include <QMap>
@@ -25,14 +34,17 @@ class SnapshotPlot : public QWidget {
   SnapshotPlot(const QString& title, Mode mode, const QStringList& series, const QString& xLabel,
                const QString& yLabel, QWidget* parent = nullptr);
 
+  void setLogY(bool logY);
+  bool logY() const { return m_logY; }
   void setSnapshot(const Snapshot& snapshot, int64_t step);
-  // Another run's prediction to overlay (a comparison): its predicted-density series are drawn
-  // in the run's colour over the shown run's truth and prediction.
+  // Another run's snapshot to overlay (a comparison), drawn in the run's colour. Truths and bin
+  // probabilities stay the shown run's: only continuous predictions and generic curves overlay.
   void setOverlaySnapshot(int64_t runId, const QString& label, const Snapshot& snapshot);
   void clear();
-  int overlayCount() const { return m_overlays.size(); }
+  int overlayCount() const { return m_overlays.size(); }  // runs overlaid
   void refresh();
   int row() const;
+  QSpinBox* rowSelector() const { return m_row; }  // null in bars mode
   QCustomPlot* plot() const { return m_plot; }
   bool hasData() const { return !m_latest.isEmpty(); }
   // The latest snapshot of one series, or null.
@@ -44,16 +56,19 @@ class SnapshotPlot : public QWidget {
  private:
   void drawCurves();
   void drawBars();
+  void updateRowSelector();
 
   Mode m_mode;
   QStringList m_series;
   QCustomPlot* m_plot;
   QSpinBox* m_row = nullptr;
   QLabel* m_caption;
+  bool m_logY = false;
+  bool m_textTicks = false;  // the x axis shows bar labels
   QMap<QString, Snapshot> m_latest;
   struct Overlay {
     QString label;
-    Snapshot snapshot;
+    QMap<QString, Snapshot> snapshots;  // by name
   };
   QMap<int64_t, Overlay> m_overlays;  // by run id
   int64_t m_step = 0;

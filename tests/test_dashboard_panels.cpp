@@ -1,0 +1,308 @@
+// Tests widgets/dashboard.h with the panels transformer experiments declare: prefix metric
+// series, row-labelled and generic snapshot curves (with overlays and log axes), labelled bars,
+// matrix heatmaps with a slice selector, heatmaps over steps labelled with their ticks, and
+// verdicts. Widgets only (no torch), so it builds and runs in seconds.
+#include <QtTest>
+
+#include <QComboBox>
+#include <QSpinBox>
+
+#include <qcustomplot.h>
+
+#include "widgets/dashboard.h"
+#include "widgets/heatmap_plot.h"
+#include "widgets/matrix_heatmap_plot.h"
+#include "widgets/metric_plot.h"
+#include "widgets/run_colors.h"
+#include "widgets/snapshot_plot.h"
+#include "widgets/verdict_panel.h"
+
+using fl::PanelKind;
+using fl::PanelSpec;
+using fl::Snapshot;
+using fl::SnapshotAxis;
+using namespace fl::widgets;
+
+namespace {
+
+PanelSpec panel(const std::string& id, PanelKind kind, std::vector<std::string> series,
+                bool logY = false) {
+  return {id, id, kind, std::move(series), "x", "y", logY, ""};
+}
+
+Snapshot snapshot(const std::string& name, std::vector<int64_t> shape, std::vector<float> data,
+                  std::vector<SnapshotAxis> axes,
+                  nlohmann::json meta = nlohmann::json::object()) {
+  Snapshot s;
+  s.name = name;
+  s.shape = std::move(shape);
+  s.data = std::move(data);
+  s.axes = std::move(axes);
+  s.meta = std::move(meta);
+  return s;
+}
+
+int finitePoints(const QCPGraph* graph) {
+  int n = 0;
+  for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
+    n += std::isfinite(it->value);
+  return n;
+}
+
+QList<QCPBars*> barsOf(QCustomPlot* plot) {
+  QList<QCPBars*> out;
+  for (int i = 0; i < plot->plottableCount(); ++i)
+    if (auto* bars = qobject_cast<QCPBars*>(plot->plottable(i))) out << bars;
+  return out;
+}
+
+}  // namespace
+
+class TestDashboardPanels : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void prefixSeriesGiveOneCurvePerKey() {
+    Dashboard d;
+    d.setPanels({panel("ppl", PanelKind::MetricLines, {"val/ppl@*"}, true),
+                 panel("periods", PanelKind::MetricLines, {"qk/period_h*"}),
+                 panel("long", PanelKind::MetricLines, {"val/ppl@1024"}),
+                 panel("loss", PanelKind::MetricLines, {"train/loss"})});
+    d.setRunLabel(1, "gpt");
+    d.setMetric(1, "val/ppl@64", {1, 2}, {30, 20});
+    d.setMetric(1, "val/ppl@128", {1, 2}, {32, 21});
+    d.appendMetric(1, "val/ppl@512", {1}, {40});  // live: the first append creates the curve
+    d.appendMetric(1, "val/ppl@512", {2}, {35});
+    d.setMetric(1, "val/ppl@1024", {2}, {50});  // an exact key wins over a prefix
+    d.setMetric(1, "qk/period_h3", {1}, {7});
+    d.setMetric(1, "train/loss", {1}, {3});
+    d.setMetric(1, "other/thing", {1}, {1});  // no panel: ignored
+    d.setMetric(2, "val/ppl@64", {1}, {28});  // another run: its own curve
+
+    auto* ppl = qobject_cast<MetricPlot*>(d.panel("ppl"));
+    QVERIFY(ppl);
+    const QStringList names = ppl->curveNames();
+    QCOMPARE(names.size(), 4);
+    QVERIFY(names.contains("#1 gpt @64"));
+    QVERIFY(names.contains("#1 gpt @128"));
+    QVERIFY(names.contains("#2 @64"));
+    QCOMPARE(ppl->pointCount("#1 gpt @512"), size_t(2));
+    QCOMPARE(qobject_cast<MetricPlot*>(d.panel("periods"))->curveNames(), QStringList{"#1 gpt h3"});
+    QCOMPARE(qobject_cast<MetricPlot*>(d.panel("long"))->curveNames(), QStringList{"#1 gpt"});
+    QCOMPARE(qobject_cast<MetricPlot*>(d.panel("loss"))->curveNames(), QStringList{"#1 gpt"});
+    QCOMPARE(d.metricPlots().size(), 4);  // prefix-only panels are listed too (smoothing, export)
+    d.clearData();
+    QVERIFY(ppl->curveNames().isEmpty());
+  }
+
+  void rowLabelsDrawEveryRow() {
+    Dashboard d;
+    d.setPanels({panel("by_pos", PanelKind::SnapshotCurves, {"loss/by_position"})});
+    d.addSnapshot(snapshot("loss/by_position", {3, 4}, {1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6},
+                           {{"layer", "", {}}, {"position", "", {0, 10, 20, 30}}},
+                           {{"row_labels", {"L0", "L1", "L2"}}}),
+                  5);
+    d.refresh();
+    auto* plot = qobject_cast<SnapshotPlot*>(d.panel("by_pos"));
+    QVERIFY(plot);
+    QCOMPARE(plot->plot()->graphCount(), 3);
+    for (int r = 0; r < 3; ++r) {
+      QCOMPARE(plot->plot()->graph(r)->name(), QString("L%1").arg(r));
+      QCOMPARE(plot->plot()->graph(r)->data()->size(), 4);
+    }
+    QCOMPARE(plot->plot()->graph(2)->data()->at(3)->value, 6.0);
+    QVERIFY(plot->plot()->graph(0)->pen().color() != plot->plot()->graph(1)->pen().color());
+    QVERIFY(plot->rowSelector()->isHidden());  // every row is drawn: nothing to pick
+    // x follows the data, not the PDFs' [-1, 1].
+    QCOMPARE(plot->plot()->xAxis->range().lower, 0.0);
+    QCOMPARE(plot->plot()->xAxis->range().upper, 30.0);
+  }
+
+  void genericCurvesOverlayOtherRunsOnALogAxis() {
+    Dashboard d;
+    d.setPanels({panel("ppl_len", PanelKind::SnapshotCurves, {"ppl/by_length"}, /*logY=*/true)});
+    d.setRunLabel(2, "rope");
+    const std::vector<SnapshotAxis> axes{{"length", "tokens", {64, 128, 256, 512}}};
+    d.addSnapshot(snapshot("ppl/by_length", {4}, {20, 25, 0, 60}, axes), 100);
+    d.addOverlaySnapshot(2, snapshot("ppl/by_length", {4}, {20, 22, 30, 40}, axes));
+    d.refresh();
+    auto* plot = qobject_cast<SnapshotPlot*>(d.panel("ppl_len"));
+    QVERIFY(plot);
+    QCOMPARE(plot->overlayCount(), 1);
+    QVERIFY(plot->rowSelector()->isHidden());  // one row: nothing to pick
+    QCOMPARE(plot->plot()->graphCount(), 2);
+    QCOMPARE(plot->plot()->graph(0)->name(), QString("ppl/by_length"));
+    QCOMPARE(plot->plot()->graph(1)->name(), QString("#2 rope"));
+    QCOMPARE(plot->plot()->graph(1)->pen().color(), runColor(2));
+    QCOMPARE(plot->plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    QCOMPARE(finitePoints(plot->plot()->graph(0)), 3);  // the zero cannot sit on a log axis
+    QVERIFY(plot->plot()->yAxis->range().lower > 0);
+    QCOMPARE(plot->plot()->xAxis->range().lower, 64.0);
+    QCOMPARE(plot->plot()->xAxis->range().upper, 512.0);
+  }
+
+  // The Fourier head's PDF panel keeps its names, densities and range.
+  void pdfSnapshotsKeepTheirMeaning() {
+    Dashboard d;
+    d.setPanels({panel("pdf", PanelKind::SnapshotCurves, {"pdf/true", "pdf/pred"})});
+    const std::vector<SnapshotAxis> axes{{"input", "", {}}, {"z", "", {-0.75f, -0.25f, 0.25f, 0.75f}}};
+    auto truth = snapshot("pdf/true", {2, 4}, {0.25f, 0.25f, 0.25f, 0.25f, 0, 0, 0.5f, 0.5f}, axes);
+    truth.valueLabel = "probability";
+    auto pred = truth;
+    pred.name = "pdf/pred";
+    d.addSnapshot(truth, 3);
+    d.addSnapshot(pred, 3);
+    d.addOverlaySnapshot(2, pred);  // bins do not overlay
+    d.refresh();
+    auto* plot = qobject_cast<SnapshotPlot*>(d.panel("pdf"));
+    QCOMPARE(plot->overlayCount(), 0);
+    QCOMPARE(plot->plot()->graphCount(), 2);
+    QCOMPARE(plot->plot()->graph(0)->name(), QString("true (bins)"));
+    QCOMPARE(plot->plot()->graph(1)->name(), QString("predicted (bins)"));
+    QCOMPARE(plot->plot()->graph(0)->data()->at(0)->value, 0.5);  // 0.25 / bin width 0.5
+    QCOMPARE(plot->plot()->xAxis->range().lower, -1.0);  // the outer half bins included
+    QCOMPARE(plot->plot()->xAxis->range().upper, 1.0);
+    QVERIFY(!plot->rowSelector()->isHidden());
+    QCOMPARE(plot->rowSelector()->maximum(), 1);
+    plot->rowSelector()->setValue(1);
+    QCOMPARE(plot->plot()->graph(0)->data()->at(3)->value, 1.0);
+  }
+
+  void barsUseTextLabelsAndDistinctColours() {
+    Dashboard d;
+    d.setPanels({panel("ablation", PanelKind::SnapshotBars, {"ablation/ppl", "ablation/ppl_long"},
+                       /*logY=*/true)});
+    const nlohmann::json meta{{"labels", {"full", "-low MLP", "-high attn"}}};
+    d.addSnapshot(snapshot("ablation/ppl", {3}, {10, 0, 15}, {{"variant", "", {}}}, meta), 9);
+    d.addSnapshot(snapshot("ablation/ppl_long", {3}, {11, 13, 16}, {{"variant", "", {}}}, meta), 9);
+    d.refresh();
+    auto* plot = qobject_cast<SnapshotPlot*>(d.panel("ablation"));
+    QVERIFY(plot);
+    const auto bars = barsOf(plot->plot());
+    QCOMPARE(bars.size(), 2);
+    QCOMPARE(bars[0]->data()->size(), 2);  // the zero bar cannot sit on a log axis
+    QCOMPARE(bars[1]->data()->size(), 3);
+    QVERIFY(bars[0]->brush().color() != bars[1]->brush().color());
+    QVERIFY(plot->plot()->legend->visible());
+    auto ticker = plot->plot()->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(ticker);
+    QCOMPARE(ticker->ticks().values(), (QList<QString>{"full", "-low MLP", "-high attn"}));
+    QCOMPARE(ticker->ticks().keys(), (QList<double>{0, 1, 2}));
+    QCOMPARE(plot->plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+  }
+
+  void matrixHeatmapSliceSelectorSwitchesSlices() {
+    Dashboard d;
+    d.setPanels({panel("attn", PanelKind::SnapshotHeatmap, {"attn/pattern", "attn/scores"})});
+    std::vector<float> data(12);
+    for (int i = 0; i < 12; ++i) data[i] = static_cast<float>(i);
+    d.addSnapshot(snapshot("attn/pattern", {2, 2, 3}, data,
+                           {{"head", "", {}}, {"query", "tok", {}}, {"key", "tok", {}}}),
+                  7);
+    d.refresh();
+    auto* plot = qobject_cast<MatrixHeatmapPlot*>(d.panel("attn"));
+    QVERIFY(plot);
+    auto* cells = plot->colorMap()->data();
+    QCOMPARE(cells->keySize(), 3);    // columns: the last axis
+    QCOMPARE(cells->valueSize(), 2);  // rows
+    QCOMPARE(cells->cell(0, 0), 0.0);
+    QCOMPARE(cells->cell(2, 1), 5.0);  // row 1, column 2 of head 0
+    auto* slice = plot->sliceSelector();
+    QVERIFY(!slice->isHidden());
+    QCOMPARE(slice->prefix(), QString("head "));
+    QCOMPARE(slice->maximum(), 1);
+    slice->setValue(1);
+    QCOMPARE(cells->cell(0, 0), 6.0);
+    QCOMPARE(cells->cell(2, 1), 11.0);
+    QCOMPARE(plot->plot()->xAxis->label(), QString("key (tok)"));
+    QCOMPARE(plot->plot()->yAxis->label(), QString("query (tok)"));
+    QVERIFY(plot->colorMap()->gradient() == QCPColorGradient(QCPColorGradient::gpThermal));
+
+    // A second series, with both signs: picked with the combo, diverging colours around zero.
+    d.addSnapshot(snapshot("attn/scores", {2, 2}, {-1, 2, 0.5f, -3}, {{"query", "", {}}, {"key", "", {}}}), 7);
+    QVERIFY(!plot->seriesSelector()->isHidden());
+    plot->seriesSelector()->setCurrentIndex(1);
+    QCOMPARE(plot->colorMap()->data()->keySize(), 2);
+    QCOMPARE(plot->colorMap()->data()->cell(1, 1), -3.0);
+    QVERIFY(plot->sliceSelector()->isHidden());
+    QVERIFY(plot->colorMap()->gradient() == QCPColorGradient(QCPColorGradient::gpPolar));
+    QCOMPARE(plot->colorMap()->dataRange().lower, -3.0);
+    QCOMPARE(plot->colorMap()->dataRange().upper, 3.0);
+
+    d.clearData();
+    QVERIFY(!plot->hasData());
+    QVERIFY(!plot->colorMap()->visible());
+  }
+
+  void heatmapOverStepsLabelsTheYAxisWithTicks() {
+    Dashboard d;
+    d.setPanels({panel("ppl_steps", PanelKind::HeatmapOverSteps, {"ppl/by_length"}, /*logY=*/true),
+                 panel("spectrum", PanelKind::HeatmapOverSteps, {"spectrum/abs_c"})});
+    for (int step : {10, 20}) {
+      d.addSnapshot(snapshot("ppl/by_length", {4}, {20, 25, 30, 60}, {{"length", "", {64, 128, 256, 512}}}), step);
+      d.addSnapshot(snapshot("spectrum/abs_c", {4}, {1, 0.5f, 0.2f, 0.1f}, {{"k", "", {1, 2, 3, 4}}}), step);
+    }
+    d.refresh();
+    auto* ppl = qobject_cast<HeatmapPlot*>(d.panel("ppl_steps"));
+    QVERIFY(ppl);
+    QCOMPARE(ppl->columns(), size_t(2));
+    // Uneven lengths: cells by index, labelled with the lengths.
+    auto ticker = ppl->plot()->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(ticker);
+    QCOMPARE(ticker->ticks().values(), (QList<QString>{"64", "128", "256", "512"}));
+    QCOMPARE(ticker->ticks().keys(), (QList<double>{0, 1, 2, 3}));
+    QCOMPARE(ppl->colorMap()->dataScaleType(), QCPAxis::stLogarithmic);
+    // Even ticks: the axis reads in their units.
+    auto* spectrum = qobject_cast<HeatmapPlot*>(d.panel("spectrum"));
+    QVERIFY(!spectrum->plot()->yAxis->ticker().dynamicCast<QCPAxisTickerText>());
+    QCOMPARE(spectrum->colorMap()->data()->valueRange().lower, 1.0);
+    QCOMPARE(spectrum->colorMap()->data()->valueRange().upper, 4.0);
+    QCOMPARE(spectrum->colorMap()->dataScaleType(), QCPAxis::stLinear);
+  }
+
+  void verdictShowsTheLatestJudgement() {
+    Dashboard d;
+    d.setPanels({panel("causality", PanelKind::Verdict, {"check/causality"})});
+    auto* verdict = qobject_cast<VerdictPanel*>(d.panel("causality"));
+    QVERIFY(verdict);
+    QCOMPARE(verdict->verdict(), QString("no verdict yet"));
+    QVERIFY(!verdict->ok().has_value());
+
+    d.addSnapshot(snapshot("check/causality", {1}, {1}, {{"check", "", {}}},
+                           {{"verdict", "LEAKS"}, {"ok", false},
+                            {"detail", "Changing token 7 moved the logits at position 3."}}),
+                  10);
+    QCOMPARE(verdict->verdict(), QString("LEAKS"));
+    QCOMPARE(verdict->ok(), std::optional<bool>(false));
+    QVERIFY(verdict->detail().contains("Changing token 7 moved the logits at position 3."));
+    QVERIFY(verdict->verdictColor().red() > 2 * verdict->verdictColor().green());
+
+    d.addSnapshot(snapshot("other/thing", {1}, {0}, {{"x", "", {}}}, {{"verdict", "nope"}}), 11);
+    QCOMPARE(verdict->verdict(), QString("LEAKS"));  // not its series
+
+    d.addSnapshot(snapshot("check/causality", {1}, {0}, {{"check", "", {}}},
+                           {{"verdict", "causal"}, {"ok", true}, {"detail", "No position sees the future."}}),
+                  20);
+    QCOMPARE(verdict->verdict(), QString("causal"));
+    QCOMPARE(verdict->ok(), std::optional<bool>(true));
+    QVERIFY(verdict->verdictColor().green() > 2 * verdict->verdictColor().red());
+
+    d.clearData();
+    QCOMPARE(verdict->verdict(), QString("no verdict yet"));
+  }
+
+  // MainWindow::exportShownRun writes every QCustomPlot whose parent is a named panel.
+  void newPlotsAreFoundByTheExport() {
+    Dashboard d;
+    d.setPanels({panel("attn", PanelKind::SnapshotHeatmap, {"attn/pattern"}),
+                 panel("ppl_steps", PanelKind::HeatmapOverSteps, {"ppl/by_length"}),
+                 panel("ablation", PanelKind::SnapshotBars, {"ablation/ppl"})});
+    QStringList panels;
+    for (auto* plot : d.findChildren<QCustomPlot*>()) panels << plot->parentWidget()->objectName();
+    panels.sort();
+    QCOMPARE(panels, (QStringList{"ablation", "attn", "ppl_steps"}));
+  }
+};
+
+QTEST_MAIN(TestDashboardPanels)
+#include "test_dashboard_panels.moc"

@@ -1,0 +1,50 @@
+#include "widgets/cell_axis.h"
+
+#include <cmath>
+
+#include <qcustomplot.h>
+
+namespace fl::widgets {
+
+namespace {
+
+bool evenlySpaced(const std::vector<float>& ticks) {
+  if (ticks.size() < 2) return true;
+  const double step = ticks[1] - ticks[0];
+  if (step == 0) return false;
+  for (size_t i = 2; i < ticks.size(); ++i)
+    if (std::abs((ticks[i] - ticks[i - 1]) - step) > 1e-3 * std::abs(step)) return false;
+  return true;
+}
+
+// A text ticker at most ~8 labels long: more would overlap in a dashboard cell.
+QSharedPointer<QCPAxisTickerText> tickLabels(const std::vector<float>& ticks) {
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  const size_t stride = std::max<size_t>(1, (ticks.size() + 7) / 8);
+  for (size_t i = 0; i < ticks.size(); i += stride)
+    ticker->addTick(static_cast<double>(i), QString::number(ticks[i], 'g', 6));
+  ticker->setSubTickCount(0);
+  return ticker;
+}
+
+}  // namespace
+
+std::pair<double, double> layOutCells(QCPAxis* axis, const std::vector<float>& ticks, int cells) {
+  const bool hasTicks = ticks.size() == static_cast<size_t>(cells) && cells > 0;
+  if (hasTicks && !evenlySpaced(ticks)) {
+    axis->setTicker(tickLabels(ticks));
+    return {0.0, std::max(cells - 1, 1) * 1.0};
+  }
+  // Back to numeric ticks if an earlier snapshot needed labels.
+  if (axis->ticker().dynamicCast<QCPAxisTickerText>()) {
+    const int count = axis->ticker()->tickCount();
+    axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    axis->ticker()->setTickCount(count);
+  }
+  if (!hasTicks) return {0.0, std::max(cells - 1, 1) * 1.0};
+  // One cell: QCPColorMap stretches it over the whole range, so centre a unit-wide cell.
+  if (cells == 1) return {ticks[0] - 0.5, ticks[0] + 0.5};
+  return {ticks.front(), ticks.back()};
+}
+
+}  // namespace fl::widgets

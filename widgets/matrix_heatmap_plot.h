@@ -1,0 +1,66 @@
+// MatrixHeatmapPlot: the latest 2-D snapshot of a panel as an image, rows x columns (e.g. a
+// coefficient matrix, an attention pattern), with a colour scale. A 3-D snapshot (slices x rows
+// x columns, e.g. one matrix per head) shows one slice, picked with a spin box named after the
+// leading axis ("head 2"). When the panel names several series, a combo picks the one shown.
+//
+// Axes are titled from the snapshot's axes (label and unit) and read in their tick coordinates;
+// row 0 is at the top, as a matrix is written. Data with both signs gets a diverging gradient
+// centred on zero, so sign is readable at a glance; other data a thermal one. The colour range
+// covers all slices, so switching heads keeps the colours' meaning.
+#pragma once
+
+#include <QMap>
+#include <QStringList>
+#include <QWidget>
+
+#include "core/engine/events.h"
+
+class QComboBox;
+class QCustomPlot;
+class QCPColorMap;
+class QLabel;
+class QSpinBox;
+
+namespace fl::widgets {
+
+class MatrixHeatmapPlot : public QWidget {
+  Q_OBJECT
+
+ public:
+  // xLabel/yLabel title the axes when the snapshot's axes have no labels.
+  MatrixHeatmapPlot(const QString& title, const QStringList& series, const QString& xLabel,
+                    const QString& yLabel, QWidget* parent = nullptr);
+
+  void setSnapshot(const Snapshot& snapshot, int64_t step);
+  void clear();
+  // Redraws when a snapshot arrived since the last call (a large matrix is not redrawn every
+  // GUI tick for other panels' sake).
+  void refresh();
+  bool hasData() const { return !m_latest.isEmpty(); }
+  QCustomPlot* plot() const { return m_plot; }
+  QCPColorMap* colorMap() const { return m_map; }
+  QSpinBox* sliceSelector() const { return m_slice; }
+  QComboBox* seriesSelector() const { return m_which; }
+
+ private:
+  struct Latest {
+    Snapshot snapshot;
+    int64_t step = 0;
+  };
+  const Latest* shown() const;
+  void redraw();
+  void draw(const Latest& latest);
+
+  QStringList m_series;
+  QString m_xLabel;
+  QString m_yLabel;
+  QCustomPlot* m_plot;
+  QCPColorMap* m_map;
+  QComboBox* m_which;
+  QSpinBox* m_slice;
+  QLabel* m_caption;
+  QMap<QString, Latest> m_latest;  // by series name
+  bool m_dirty = true;
+};
+
+}  // namespace fl::widgets

@@ -1,0 +1,42 @@
+// VerdictPanel: a judgement in words, large enough not to be missed (e.g. "LEAKS" in red when a
+// causality check fails). It shows the latest snapshot named by the panel's series: meta
+// "verdict" (short text), "ok" (green when true, red when false, grey when absent) and
+// "detail" (a sentence underneath). See core/engine/panel_spec.h.
+#pragma once
+
+#include <QColor>
+#include <QWidget>
+
+#include <optional>
+
+#include "core/engine/events.h"
+
+class QLabel;
+
+namespace fl::widgets {
+
+class VerdictPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  VerdictPanel(const QString& title, const QString& series, QWidget* parent = nullptr);
+
+  // Snapshots of other names are ignored; the last one given is shown.
+  void setSnapshot(const Snapshot& snapshot, int64_t step);
+  void clear();
+
+  QString verdict() const;
+  QString detail() const;
+  std::optional<bool> ok() const { return m_ok; }
+  QColor verdictColor() const;
+
+ private:
+  void display(const QString& verdict, const QString& detail, std::optional<bool> ok);
+
+  QString m_series;
+  QLabel* m_verdict;
+  QLabel* m_detail;
+  std::optional<bool> m_ok;
+};
+
+}  // namespace fl::widgets

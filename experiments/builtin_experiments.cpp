@@ -1,11 +1,13 @@
 #include "experiments/builtin_experiments.h"
 
+#include "experiments/fope/fope_experiment.h"
 #include "experiments/fourier_head/fourier_head_experiment.h"
 
 namespace fl {
 
 void registerBuiltinExperiments(ExperimentRegistry& registry) {
   registry.add(std::make_shared<fourier_head::FourierHeadExperiment>());
+  registry.add(std::make_shared<fope::FopeExperiment>());
 }
 
 }  // namespace fl

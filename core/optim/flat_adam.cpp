@@ -6,8 +6,12 @@
 
 namespace fl::optim {
 
-FlatAdam::FlatAdam(std::vector<torch::Tensor> parameters, FlatAdamOptions options)
+FlatAdam::FlatAdam(std::vector<torch::Tensor> parameters, FlatAdamOptions options,
+                   std::vector<bool> decay)
     : m_options(options), m_parameters(std::move(parameters)) {
+  TORCH_CHECK(decay.empty() || decay.size() == m_parameters.size(),
+              "FlatAdam: the decay mask has ", decay.size(), " entries for ",
+              m_parameters.size(), " parameters");
   TORCH_CHECK(!m_parameters.empty(), "FlatAdam needs at least one parameter");
   const auto tensorOptions = m_parameters.front().options();
   int64_t total = 0;
@@ -28,6 +32,15 @@ FlatAdam::FlatAdam(std::vector<torch::Tensor> parameters, FlatAdamOptions option
     p.mutable_grad() = m_flatGrads.narrow(0, offset, n).view(p.sizes());
     offset += n;
   }
+  if (m_options.weightDecay() > 0) {
+    m_decayMask = torch::ones({total}, tensorOptions);
+    offset = 0;
+    for (size_t i = 0; i < m_parameters.size(); ++i) {
+      const int64_t n = m_parameters[i].numel();
+      if (!decay.empty() && !decay[i]) m_decayMask.narrow(0, offset, n).zero_();
+      offset += n;
+    }
+  }
   m_expAvg = torch::zeros({total}, tensorOptions);
   m_expAvgSq = torch::zeros({total}, tensorOptions);
   m_denominator = torch::empty({total}, tensorOptions);
@@ -43,11 +56,20 @@ void FlatAdam::step() {
   const double biasCorrection1 = 1.0 - std::pow(beta1, static_cast<double>(m_step));
   const double biasCorrection2 = 1.0 - std::pow(beta2, static_cast<double>(m_step));
 
+  if (m_decayMask.defined())  // decoupled: p <- p - lr * wd * p, before the Adam update
+    m_flatParams.addcmul_(m_decayMask, m_flatParams, -m_options.lr() * m_options.weightDecay());
   m_expAvg.mul_(beta1).add_(m_flatGrads, 1.0 - beta1);
   m_expAvgSq.mul_(beta2).addcmul_(m_flatGrads, m_flatGrads, 1.0 - beta2);
   torch::sqrt_out(m_denominator, m_expAvgSq);
   m_denominator.div_(std::sqrt(biasCorrection2)).add_(m_options.eps());
   m_flatParams.addcdiv_(m_expAvg, m_denominator, -m_options.lr() / biasCorrection1);
+}
+
+double FlatAdam::clipGradNorm(double maxNorm) {
+  torch::NoGradGuard noGrad;
+  const double norm = m_flatGrads.norm().item<double>();
+  if (norm > maxNorm) m_flatGrads.mul_(maxNorm / (norm + 1e-6));
+  return norm;
 }
 
 void FlatAdam::loadState(const State& state) {

@@ -1,0 +1,54 @@
+#include "core/nn/transformer/causal_self_attention.h"
+
+#include <cmath>
+#include <limits>
+
+#include <torch/torch.h>
+
+namespace fl::nn {
+
+CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout,
+                                                 PositionEncoding position,
+                                                 std::shared_ptr<QkFilterImpl> filter)
+    : m_heads(heads), m_position(std::move(position)), m_filter(std::move(filter)) {
+  TORCH_CHECK(dModel % heads == 0, "d_model ", dModel, " is not divisible by ", heads, " heads");
+  m_qkv = register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(dModel, 3 * dModel).bias(false)));
+  m_out = register_module("out", torch::nn::Linear(torch::nn::LinearOptions(dModel, dModel).bias(false)));
+  m_dropout = register_module("dropout", torch::nn::Dropout(dropout));
+  if (m_filter) register_module("qk_filter", m_filter);
+  // The position encoding is shared by every layer and registered once, by the model.
+}
+
+const torch::Tensor& CausalSelfAttentionImpl::additiveMask(int64_t length,
+                                                           const torch::TensorOptions& options) {
+  auto bias = m_position->scoreBias(length, options);
+  const bool fresh = m_mask.defined() && m_mask.size(-1) == length &&
+                     m_mask.device() == options.device() && m_mask.dtype() == options.dtype() &&
+                     (bias.defined() == (m_mask.dim() == 3));
+  if (fresh) return m_mask;
+  auto future = torch::ones({length, length}, torch::kBool).triu(1).to(options.device());
+  auto mask = torch::zeros({length, length}, options)
+                  .masked_fill(future, -std::numeric_limits<float>::infinity());
+  m_mask = bias.defined() ? (bias + mask).contiguous() : mask;
+  return m_mask;
+}
+
+torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
+  const int64_t b = x.size(0), t = x.size(1), d = x.size(2), hd = d / m_heads;
+  // (B, T, 3d) -> 3 x (B, H, T, D)
+  auto qkv = m_qkv->forward(x).view({b, t, 3, m_heads, hd}).permute({2, 0, 3, 1, 4});
+  auto q = qkv[0], k = qkv[1], v = qkv[2];
+  if (m_filter) {
+    q = m_filter->forward(q);
+    k = m_filter->forward(k);
+  }
+  std::tie(q, k) = m_position->rotate(q, k);
+  auto scores = torch::matmul(q, k.transpose(-2, -1));  // (B, H, T, T)
+  // In place: the T x T matrices dominate a step's memory traffic.
+  scores.mul_(1.0 / std::sqrt(static_cast<double>(hd))).add_(additiveMask(t, scores.options()));
+  auto weights = m_dropout->forward(torch::softmax(scores, -1));
+  auto y = torch::matmul(weights, v);  // (B, H, T, D)
+  return m_out->forward(y.transpose(1, 2).reshape({b, t, d}));
+}
+
+}  // namespace fl::nn

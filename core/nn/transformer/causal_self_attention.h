@@ -1,0 +1,46 @@
+// Causal multi-head self-attention with pluggable position encoding and Q/K filter:
+//
+//   q, k, v = split(W_qkv x)                       (B, H, T, D each)
+//   q, k    = filter(q), filter(k)                 optional (FourierQK)
+//   q, k    = position.rotate(q, k)                rope / fope
+//   scores  = q k^T / sqrt(D) + position.scoreBias  alibi
+//   y       = W_o softmax(causal(scores)) v
+#pragma once
+
+#include <memory>
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/types.h>
+
+#include "core/nn/transformer/position_encoding.h"
+#include "core/nn/transformer/qk_filter.h"
+
+namespace fl::nn {
+
+class CausalSelfAttentionImpl : public torch::nn::Module {
+ public:
+  CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout,
+                          PositionEncoding position, std::shared_ptr<QkFilterImpl> filter);
+
+  torch::Tensor forward(const torch::Tensor& x);  // (B, T, d) -> (B, T, d)
+
+  torch::nn::Linear outputProjection() const { return m_out; }
+  std::shared_ptr<QkFilterImpl> filter() const { return m_filter; }
+
+ private:
+  // The causal mask (plus ALiBi's bias) as one additive (.., T, T) tensor, kept between steps.
+  const torch::Tensor& additiveMask(int64_t length, const torch::TensorOptions& options);
+
+  int64_t m_heads;
+  torch::nn::Linear m_qkv{nullptr};
+  torch::nn::Linear m_out{nullptr};
+  torch::nn::Dropout m_dropout{nullptr};
+  PositionEncoding m_position;
+  std::shared_ptr<QkFilterImpl> m_filter;
+  torch::Tensor m_mask;
+};
+TORCH_MODULE(CausalSelfAttention);
+
+}  // namespace fl::nn

@@ -1,0 +1,143 @@
+#include "core/nn/transformer/gpt.h"
+
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "core/nn/transformer/rms_norm.h"
+
+namespace fl::nn {
+
+std::optional<NormKind> parseNormKind(const std::string& name) {
+  if (name == "rmsnorm") return NormKind::Rms;
+  if (name == "layernorm") return NormKind::Layer;
+  return std::nullopt;
+}
+
+std::optional<MlpKind> parseMlpKind(const std::string& name) {
+  if (name == "gelu") return MlpKind::Gelu;
+  if (name == "swiglu") return MlpKind::SwiGlu;
+  return std::nullopt;
+}
+
+namespace {
+
+torch::nn::AnyModule makeNorm(NormKind kind, int64_t d) {
+  if (kind == NormKind::Rms) return torch::nn::AnyModule(RmsNorm(d));
+  return torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
+}
+
+torch::nn::Linear linear(int64_t in, int64_t out) {
+  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
+}
+
+int64_t mlpHidden(int64_t d, int64_t ratio, MlpKind kind) {
+  // SwiGLU has three matrices: 2/3 of the hidden width keeps the parameter count.
+  if (kind == MlpKind::SwiGlu) return std::max<int64_t>(1, 2 * ratio * d / 3);
+  return ratio * d;
+}
+
+}  // namespace
+
+MlpImpl::MlpImpl(int64_t d, int64_t ratio, MlpKind kind, double dropout) : m_kind(kind) {
+  const int64_t hidden = mlpHidden(d, ratio, kind);
+  m_up = register_module("up", linear(d, hidden));
+  if (kind == MlpKind::SwiGlu) m_gate = register_module("gate", linear(d, hidden));
+  m_down = register_module("down", linear(hidden, d));
+  m_dropout = register_module("dropout", torch::nn::Dropout(dropout));
+}
+
+torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
+  auto h = m_kind == MlpKind::SwiGlu ? torch::silu(m_gate->forward(x)) * m_up->forward(x)
+                                     : torch::gelu(m_up->forward(x));
+  return m_dropout->forward(m_down->forward(h));
+}
+
+BlockImpl::BlockImpl(const GptOptions& o, PositionEncoding position, int64_t layer)
+    : m_layer(layer) {
+  m_norm1 = makeNorm(o.norm, o.dModel);
+  m_norm2 = makeNorm(o.norm, o.dModel);
+  register_module("norm1", m_norm1.ptr());
+  register_module("norm2", m_norm2.ptr());
+  m_attention = register_module(
+      "attention", CausalSelfAttention(o.dModel, o.heads, o.dropout, std::move(position),
+                                       o.qkFilter ? o.qkFilter(layer) : nullptr));
+  m_mlp = register_module("mlp", Mlp(o.dModel, o.mlpRatio, o.mlp, o.dropout));
+}
+
+torch::Tensor BlockImpl::forward(torch::Tensor x, const SublayerHook& hook) {
+  auto a = m_attention->forward(m_norm1.forward(x));
+  if (hook) a = hook(m_layer, Sublayer::Attention, a);
+  x = x + a;
+  auto m = m_mlp->forward(m_norm2.forward(x));
+  if (hook) m = hook(m_layer, Sublayer::Mlp, m);
+  return x + m;
+}
+
+GptImpl::GptImpl(GptOptions options) : m_options(std::move(options)) {
+  auto& o = m_options;
+  TORCH_CHECK(o.vocabSize > 0 && o.layers > 0 && o.heads > 0, "a transformer needs a vocabulary, "
+              "layers and heads");
+  TORCH_CHECK(o.dModel % o.heads == 0, "d_model ", o.dModel, " is not divisible by ", o.heads,
+              " heads");
+  o.position.dModel = o.dModel;
+  o.position.heads = o.heads;
+  m_tokens = register_module("tokens", torch::nn::Embedding(o.vocabSize, o.dModel));
+  m_position = register_module("position", PositionEncoding(o.position));
+  m_blockList = register_module("blocks", torch::nn::ModuleList());
+  for (int64_t l = 0; l < o.layers; ++l) {
+    m_blocks.push_back(Block(o, m_position, l));
+    m_blockList->push_back(m_blocks.back());
+  }
+  m_finalNorm = makeNorm(o.norm, o.dModel);
+  register_module("final_norm", m_finalNorm.ptr());
+  if (!o.tiedHead) m_head = register_module("head", linear(o.dModel, o.vocabSize));
+
+  // nanoGPT's initialisation: N(0, 0.02), residual projections scaled by 1/sqrt(2 L).
+  torch::NoGradGuard noGrad;
+  for (auto& module : modules(/*include_self=*/false)) {
+    if (auto* l = module->as<torch::nn::Linear>()) torch::nn::init::normal_(l->weight, 0.0, 0.02);
+  }
+  torch::nn::init::normal_(m_tokens->weight, 0.0, 0.02);
+  const double residualStd = 0.02 / std::sqrt(2.0 * static_cast<double>(o.layers));
+  for (auto& block : m_blocks) {
+    torch::nn::init::normal_(block->attention()->outputProjection()->weight, 0.0, residualStd);
+    torch::nn::init::normal_(block->mlp()->outputProjection()->weight, 0.0, residualStd);
+  }
+}
+
+torch::Tensor GptImpl::hidden(const torch::Tensor& tokens, const SublayerHook& hook) {
+  auto x = m_tokens->forward(tokens);
+  auto positions = m_position->absolute(tokens.size(1));
+  if (positions.defined()) x = x + positions;
+  for (auto& block : m_blocks) x = block->forward(x, hook);
+  return m_finalNorm.forward(x);
+}
+
+torch::Tensor GptImpl::unembedding() const {
+  return m_options.tiedHead ? m_tokens->weight : m_head->weight;
+}
+
+torch::Tensor GptImpl::forward(const torch::Tensor& tokens, const SublayerHook& hook) {
+  return torch::matmul(hidden(tokens, hook), unembedding().t());
+}
+
+int64_t GptImpl::parameterCount() const {
+  int64_t n = 0;
+  for (const auto& p : parameters()) n += p.numel();
+  return n;
+}
+
+double GptImpl::trainingFlopsPerToken(int64_t length) const {
+  const double d = static_cast<double>(m_options.dModel);
+  const double hidden = static_cast<double>(mlpHidden(m_options.dModel, m_options.mlpRatio, m_options.mlp));
+  const double mlpMatrices = m_options.mlp == MlpKind::SwiGlu ? 3.0 : 2.0;
+  const double perLayerMacs = 4.0 * d * d                  // qkv + output projection
+                              + mlpMatrices * d * hidden     // MLP
+                              + 2.0 * static_cast<double>(length) * d;  // QK^T and AV (full T x T)
+  const double macs = static_cast<double>(m_options.layers) * perLayerMacs +
+                      d * static_cast<double>(m_options.vocabSize);
+  return 3.0 * 2.0 * macs;
+}
+
+}  // namespace fl::nn

@@ -1,0 +1,123 @@
+#include "core/nn/transformer/position_encoding.h"
+
+#include <torch/torch.h>
+
+#include "core/nn/transformer/alibi.h"
+#include "core/nn/transformer/rotary.h"
+
+namespace fl::nn {
+
+std::vector<std::string> positionKindNames() { return {"none", "learned", "rope", "alibi", "fope"}; }
+
+std::optional<PositionKind> parsePositionKind(const std::string& name) {
+  if (name == "none") return PositionKind::None;
+  if (name == "learned") return PositionKind::Learned;
+  if (name == "rope") return PositionKind::Rope;
+  if (name == "alibi") return PositionKind::Alibi;
+  if (name == "fope") return PositionKind::Fope;
+  return std::nullopt;
+}
+
+std::string toString(PositionKind kind) {
+  switch (kind) {
+    case PositionKind::None: return "none";
+    case PositionKind::Learned: return "learned";
+    case PositionKind::Rope: return "rope";
+    case PositionKind::Alibi: return "alibi";
+    case PositionKind::Fope: return "fope";
+  }
+  return "?";
+}
+
+PositionEncodingImpl::PositionEncodingImpl(PositionOptions options) : m_options(options) {
+  TORCH_CHECK(options.heads > 0 && options.dModel % options.heads == 0, "d_model ",
+              options.dModel, " is not divisible by ", options.heads, " heads");
+  switch (options.kind) {
+    case PositionKind::None:
+      break;
+    case PositionKind::Learned:
+      m_table = register_module("table", torch::nn::Embedding(options.maxLength, options.dModel));
+      torch::nn::init::normal_(m_table->weight, 0.0, 0.02);
+      break;
+    case PositionKind::Alibi:
+      m_slopes = nn::alibiSlopes(options.heads);
+      break;
+    case PositionKind::Rope:
+    case PositionKind::Fope: {
+      m_baseFrequencies = ropeFrequencies(options.headDim(), options.theta);
+      m_frequencies = options.clipFloor ? clipFloorFrequencies(m_baseFrequencies, options.trainLength)
+                                        : m_baseFrequencies;
+      if (options.kind == PositionKind::Fope) {
+        FourierPositionOptions f;
+        f.heads = options.heads;
+        f.headDim = options.headDim();
+        for (double w : m_frequencies)
+          if (w > 0) f.keptFrequencies.push_back(w);  // clipped ones leave the series
+        const auto kept = static_cast<int64_t>(f.keptFrequencies.size());
+        f.seriesPairs = options.fopeAllPairs ? kept : officialSeriesPairs(kept, f.headDim);
+        f.gain = options.fopeGain;
+        f.learnable = options.fopeLearnable;
+        m_fourier = register_module("fourier", FourierPosition(f));
+      }
+      break;
+    }
+  }
+}
+
+bool PositionEncodingImpl::isRotary() const {
+  return m_options.kind == PositionKind::Rope || m_options.kind == PositionKind::Fope;
+}
+
+torch::Tensor PositionEncodingImpl::absolute(int64_t length) const {
+  if (m_options.kind != PositionKind::Learned) return {};
+  TORCH_CHECK(length <= m_options.maxLength, "learned positions cover ", m_options.maxLength,
+              " tokens; asked for ", length);
+  return m_table->weight.narrow(0, 0, length);
+}
+
+std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::rotaryFactors(
+    int64_t length, const torch::TensorOptions& options) {
+  // Learnable FoPE coefficients change every step: only constant tables are cached.
+  const bool constant = !(m_fourier && m_options.fopeLearnable);
+  if (constant && m_cachedCos.defined() && m_cachedCos.size(-2) == length &&
+      m_cachedCos.device() == options.device() && m_cachedCos.dtype() == options.dtype())
+    return {m_cachedCos, m_cachedSin};
+  torch::Tensor cos, sin;
+  if (m_fourier) {
+    std::tie(cos, sin) = m_fourier->factors(length);
+  } else {
+    auto angles = rotaryAngles(m_frequencies, length, 0, options);
+    cos = torch::cos(angles);
+    sin = torch::sin(angles);
+  }
+  cos = cos.to(options.dtype());
+  sin = sin.to(options.dtype());
+  if (constant) {
+    m_cachedCos = cos.detach();
+    m_cachedSin = sin.detach();
+  }
+  return {cos, sin};
+}
+
+std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::rotate(const torch::Tensor& q,
+                                                                     const torch::Tensor& k) {
+  if (!isRotary()) return {q, k};
+  auto [cos, sin] = rotaryFactors(q.size(-2), q.options());
+  return {rotatePairs(q, cos, sin), rotatePairs(k, cos, sin)};
+}
+
+torch::Tensor PositionEncodingImpl::scoreBias(int64_t length, const torch::TensorOptions& options) {
+  if (m_options.kind != PositionKind::Alibi) return {};
+  if (!(m_cachedBias.defined() && m_cachedBias.size(-1) == length &&
+        m_cachedBias.device() == options.device() && m_cachedBias.dtype() == options.dtype()))
+    m_cachedBias = alibiBias(m_slopes, length, options);
+  return m_cachedBias;
+}
+
+}  // namespace fl::nn
+
+namespace fl::nn {
+void PositionEncodingImpl::invalidateCache() {
+  m_cachedCos = m_cachedSin = m_cachedBias = torch::Tensor();
+}
+}  // namespace fl::nn

@@ -1,0 +1,79 @@
+// PositionEncoding: where a transformer learns order, as one module with three hooks, so the
+// attention code stays the same for every encoding:
+//   absolute(T)     added to the token embeddings      (learned)
+//   rotate(q, k)    applied to queries and keys          (rope, fope)
+//   scoreBias(T)    added to the attention scores        (alibi)
+// Each hook is the identity / undefined for the encodings that do not use it (none uses none).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/types.h>
+
+#include "core/nn/transformer/fourier_position.h"
+
+namespace fl::nn {
+
+enum class PositionKind { None, Learned, Rope, Alibi, Fope };
+
+std::vector<std::string> positionKindNames();  // none, learned, rope, alibi, fope
+std::optional<PositionKind> parsePositionKind(const std::string& name);
+std::string toString(PositionKind kind);
+
+struct PositionOptions {
+  PositionKind kind = PositionKind::Rope;
+  int64_t dModel = 128;
+  int64_t heads = 4;
+  int64_t trainLength = 64;    // for floor clipping
+  int64_t maxLength = 64;      // learned: rows of the table (positions beyond are an error)
+  double theta = 10000;        // rope / fope base
+  bool clipFloor = false;      // rope / fope: frequencies below 2 pi / trainLength -> 0
+  double fopeGain = 0.3;
+  bool fopeLearnable = false;
+  bool fopeAllPairs = false;   // every kept frequency gets a pair (default: official min(K, D/4))
+
+  int64_t headDim() const { return dModel / heads; }
+};
+
+class PositionEncodingImpl : public torch::nn::Module {
+ public:
+  explicit PositionEncodingImpl(PositionOptions options);
+
+  // (T, dModel) to add to the token embeddings, or undefined.
+  torch::Tensor absolute(int64_t length) const;
+  // q, k: (B, H, T, D). Rotated copies, or q and k themselves.
+  std::pair<torch::Tensor, torch::Tensor> rotate(const torch::Tensor& q, const torch::Tensor& k);
+  // (H, T, T) to add to the scores, or undefined.
+  torch::Tensor scoreBias(int64_t length, const torch::TensorOptions& options);
+
+  // Drops the cached tables: call after loading coefficients (a checkpoint).
+  void invalidateCache();
+
+  const PositionOptions& options() const { return m_options; }
+  bool isRotary() const;
+  // RoPE's frequencies before and after floor clipping (empty unless rotary).
+  const std::vector<double>& baseFrequencies() const { return m_baseFrequencies; }
+  const std::vector<double>& frequencies() const { return m_frequencies; }
+  FourierPosition fourier() const { return m_fourier; }  // null unless fope
+  const std::vector<double>& alibiSlopes() const { return m_slopes; }
+
+ private:
+  std::pair<torch::Tensor, torch::Tensor> rotaryFactors(int64_t length,
+                                                        const torch::TensorOptions& options);
+
+  PositionOptions m_options;
+  std::vector<double> m_baseFrequencies;
+  std::vector<double> m_frequencies;
+  std::vector<double> m_slopes;
+  torch::nn::Embedding m_table{nullptr};
+  FourierPosition m_fourier{nullptr};
+  // Constant tables kept between steps (the same length every training step).
+  torch::Tensor m_cachedCos, m_cachedSin, m_cachedBias;
+};
+TORCH_MODULE(PositionEncoding);
+
+}  // namespace fl::nn

@@ -1,0 +1,36 @@
+// Char-level corpora: a UTF-8 text file read whole, or the built-in structured text, and the
+// vocabulary that maps its characters (code points) to token ids.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fl::text {
+
+// Reads a UTF-8 text file. Throws std::runtime_error naming the path when it is missing,
+// unreadable, a folder, empty, binary (a NUL byte) or not UTF-8 (with the byte offset).
+std::u32string loadTextFile(const std::string& path);
+
+// Characters -> token ids 0..size-1, in code-point order (so ids are stable for a corpus).
+class CharVocabulary {
+ public:
+  CharVocabulary() = default;
+  // Every character of `text` plus `extra` (e.g. the passkey task's digits).
+  CharVocabulary(const std::u32string& text, const std::u32string& extra = {});
+
+  int64_t size() const { return static_cast<int64_t>(m_chars.size()); }
+  bool contains(char32_t c) const { return m_ids.count(c) > 0; }
+  int32_t id(char32_t c) const;  // throws for a character outside the vocabulary
+  char32_t character(int32_t id) const { return m_chars.at(static_cast<size_t>(id)); }
+  std::vector<int32_t> encode(const std::u32string& text) const;
+  std::u32string decode(const std::vector<int32_t>& ids) const;
+  const std::u32string& characters() const { return m_chars; }
+
+ private:
+  std::u32string m_chars;
+  std::map<char32_t, int32_t> m_ids;
+};
+
+}  // namespace fl::text

@@ -1,0 +1,15 @@
+// UTF-8 decoding for the char-level corpora: one token per Unicode code point.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace fl::text {
+
+// Decodes `bytes`; on malformed input returns nullopt and sets `badOffset` to the byte offset
+// of the first invalid sequence.
+std::optional<std::u32string> decodeUtf8(const std::string& bytes, size_t* badOffset = nullptr);
+std::string encodeUtf8(const std::u32string& text);
+std::string encodeUtf8(char32_t c);
+
+}  // namespace fl::text

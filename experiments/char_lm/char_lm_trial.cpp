@@ -1,0 +1,161 @@
+#include "experiments/char_lm/char_lm_trial.h"
+
+#include <sstream>
+
+#include <torch/torch.h>
+
+#include "core/engine/seeding.h"
+
+namespace fl::char_lm {
+
+namespace {
+lm::CharLmDataOptions dataOptions(const CharLmSettings& s, const std::u32string& extra) {
+  lm::CharLmDataOptions o;
+  o.corpusPath = s.corpus;
+  o.syntheticCharacters = s.syntheticCharacters;
+  o.extraCharacters = extra;
+  return o;
+}
+}  // namespace
+
+CharLmTrial::CharLmTrial(const CharLmSettings& settings, nn::GptOptions model, c10::Device device,
+                         uint64_t seed, const std::u32string& extraCharacters)
+    : m_settings(settings),
+      m_device(device),
+      m_data(dataOptions(settings, extraCharacters), seed),
+      m_batchRng(makeStream(seed, "batches")) {
+  model.vocabSize = m_data.vocabulary().size();
+  model.dModel = settings.dModel;
+  model.heads = settings.heads;
+  model.layers = settings.layers;
+  model.mlpRatio = settings.mlpRatio;
+  model.norm = nn::parseNormKind(settings.norm).value();
+  model.mlp = nn::parseMlpKind(settings.mlp).value();
+  model.tiedHead = settings.tiedHead;
+  model.dropout = settings.dropout;
+  model.position.trainLength = settings.trainLength;
+  if (settings.dModel % settings.heads != 0)
+    throw std::invalid_argument("d_model " + std::to_string(settings.dModel) +
+                                " is not divisible by heads " + std::to_string(settings.heads));
+  m_model = nn::Gpt(model);  // the Runner seeded the global generator (SeededScope)
+  m_model->to(device);
+
+  // AdamW's decay applies to matrices only: not to norms, biases or learned frequencies.
+  std::vector<torch::Tensor> parameters;
+  std::vector<bool> decay;
+  for (const auto& item : m_model->named_parameters()) {
+    parameters.push_back(item.value());
+    decay.push_back(item.value().dim() >= 2);
+  }
+  m_optimizer = std::make_unique<optim::FlatAdam>(
+      parameters,
+      optim::FlatAdamOptions().lr(settings.lr).beta1(0.9).beta2(0.95).weightDecay(settings.weightDecay),
+      decay);
+  m_schedule = {settings.lr, std::min(settings.minLr, settings.lr), settings.warmupSteps,
+                settings.steps};
+}
+
+TrialPlan CharLmTrial::plan() const {
+  TrialPlan p;
+  p.totalSteps = m_settings.steps;
+  p.stepsPerEpoch = m_settings.steps;
+  p.logEvery = std::max<int64_t>(1, std::min<int64_t>(10, m_settings.evalEvery));
+  p.evalEvery = m_settings.evalEvery;
+  return p;
+}
+
+std::pair<torch::Tensor, torch::Tensor> CharLmTrial::nextBatch(std::mt19937_64& rng) {
+  return m_data.sampleTrainBatch(m_settings.batchSize, m_settings.trainLength, rng);
+}
+
+double CharLmTrial::trainStep(int64_t stepIndex) {
+  m_model->train();
+  auto [inputs, targets] = nextBatch(m_batchRng);
+  inputs = inputs.to(m_device);
+  targets = targets.to(m_device);
+  m_optimizer->setLr(m_schedule.at(stepIndex));
+  m_optimizer->zeroGrad();
+  auto logits = m_model->forward(inputs);
+  auto loss = torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}),
+                                                   targets.reshape({-1}));
+  loss.backward();
+  if (m_settings.gradClip > 0) m_optimizer->clipGradNorm(m_settings.gradClip);
+  m_optimizer->step();
+  return loss.item<double>();
+}
+
+int64_t CharLmTrial::evaluationChunk(int64_t length) const {
+  // ~64 MiB of float scores per chunk: heads x T x T x 4 bytes per window.
+  const double perWindow = 4.0 * static_cast<double>(m_settings.heads) * static_cast<double>(length) *
+                           static_cast<double>(length);
+  return std::max<int64_t>(1, static_cast<int64_t>((64.0 * 1024 * 1024) / perWindow));
+}
+
+torch::Tensor CharLmTrial::logProbabilities(const torch::Tensor& inputs) {
+  torch::NoGradGuard noGrad;
+  m_model->eval();
+  const int64_t chunk = evaluationChunk(inputs.size(1));
+  std::vector<torch::Tensor> parts;
+  for (int64_t i = 0; i < inputs.size(0); i += chunk) {
+    auto x = inputs.narrow(0, i, std::min(chunk, inputs.size(0) - i)).to(m_device);
+    parts.push_back(torch::log_softmax(m_model->forward(x), -1).to(torch::kCPU));
+  }
+  return torch::cat(parts, 0);
+}
+
+double CharLmTrial::meanLoss(const torch::Tensor& inputs, const torch::Tensor& targets) {
+  torch::NoGradGuard noGrad;
+  m_model->eval();
+  const int64_t chunk = evaluationChunk(inputs.size(1));
+  double total = 0;
+  for (int64_t i = 0; i < inputs.size(0); i += chunk) {
+    const int64_t n = std::min(chunk, inputs.size(0) - i);
+    auto x = inputs.narrow(0, i, n).to(m_device);
+    auto y = targets.narrow(0, i, n).to(m_device);
+    auto logits = m_model->forward(x);
+    auto loss = torch::nn::functional::cross_entropy(
+        logits.view({-1, logits.size(-1)}), y.reshape({-1}),
+        torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+    total += loss.item<double>();
+  }
+  return total / static_cast<double>(inputs.numel());
+}
+
+void CharLmTrial::saveCheckpoint(const std::string& path) const {
+  torch::serialize::OutputArchive archive;
+  const auto state = m_optimizer->state();
+  archive.write("parameters", state.parameters);
+  archive.write("adam.first_moment", state.firstMoment);
+  archive.write("adam.second_moment", state.secondMoment);
+  archive.write("adam.step", torch::tensor(state.stepCount, torch::kLong));
+  for (const auto& b : m_model->named_buffers()) archive.write("buffer." + b.key(), b.value());
+  std::ostringstream rng;
+  rng << m_batchRng;
+  archive.write("batches.rng", c10::IValue(rng.str()));
+  archive.save_to(path);
+}
+
+void CharLmTrial::loadCheckpoint(const std::string& path) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(path, m_device);
+  optim::FlatAdam::State state;
+  torch::Tensor step;
+  archive.read("parameters", state.parameters);
+  archive.read("adam.first_moment", state.firstMoment);
+  archive.read("adam.second_moment", state.secondMoment);
+  archive.read("adam.step", step);
+  state.stepCount = step.item<int64_t>();
+  m_optimizer->loadState(state);
+  torch::NoGradGuard noGrad;
+  for (auto& b : m_model->named_buffers()) {
+    torch::Tensor saved;
+    if (archive.try_read("buffer." + b.key(), saved)) b.value().copy_(saved);
+  }
+  m_model->position()->invalidateCache();
+  c10::IValue rng;
+  archive.read("batches.rng", rng);
+  std::istringstream in(rng.toStringRef());
+  in >> m_batchRng;
+}
+
+}  // namespace fl::char_lm

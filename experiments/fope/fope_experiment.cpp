@@ -1,0 +1,63 @@
+#include "experiments/fope/fope_experiment.h"
+
+#include "core/engine/preset_json.h"
+#include "experiments/fope/fope_settings.h"
+#include "experiments/fope/fope_trial.h"
+#include "experiments/fope_presets.h"  // generated from presets/*.json
+
+namespace fl::fope {
+
+std::string FopeExperiment::description() const {
+  return "Train a small char-level transformer at train_len and measure perplexity and passkey "
+         "retrieval at 1, 2, 4 and 8 times that length, comparing position encodings: NoPE, "
+         "learned, RoPE, ALiBi and FoPE (Fourier series per dimension, floor frequencies "
+         "clipped). Without a corpus it trains on built-in text with known periods.";
+}
+
+std::vector<ParamSpec> FopeExperiment::params() const { return fopeParams(); }
+
+std::vector<PanelSpec> FopeExperiment::panels() const {
+  return {
+      {"loss", "Loss", PanelKind::MetricLines, {"train/loss", "val/loss"}, "step",
+       "cross-entropy (nats)", true, "Training loss and validation loss at train_len"},
+      {"ppl_vs_length", "Perplexity against evaluation length", PanelKind::SnapshotCurves,
+       {"ppl/by_length"}, "evaluation length (tokens)", "perplexity", true,
+       "Validation perplexity at 1x, 2x, 4x, 8x train_len at the latest evaluation; compared runs "
+       "are overlaid"},
+      {"ppl_over_training", "Perplexity by length over training", PanelKind::HeatmapOverSteps,
+       {"ppl/by_length"}, "step", "evaluation length (tokens)", true,
+       "How perplexity at each evaluation length moved during training"},
+      {"ppl_curves", "Perplexity per length", PanelKind::MetricLines, {"val/ppl@*"}, "step",
+       "perplexity", true, "One curve per evaluation length"},
+      {"passkey_vs_length", "Passkey accuracy against length", PanelKind::SnapshotCurves,
+       {"passkey/by_length"}, "evaluation length (tokens)", "exact-key accuracy", false,
+       "Share of passkey prompts whose every key digit the model retrieves"},
+      {"passkey_curves", "Passkey accuracy per length", PanelKind::MetricLines, {"passkey/acc@*"},
+       "step", "accuracy", false, "One curve per evaluation length"},
+      {"frequencies", "RoPE frequencies in use", PanelKind::SnapshotBars,
+       {"freq/in_use", "freq/clipped"}, "dimension pair j", "w_j (rad/token)", true,
+       "Frequencies kept, and those below 2 pi / train_len clipped to zero (shown at their "
+       "original value)"},
+      {"fope_coefficients", "FoPE coefficients per head", PanelKind::SnapshotHeatmap,
+       {"fope/coef_cos", "fope/coef_sin"}, "dimension pair j", "frequency w_f", false,
+       "C_cos and C_sin: how much of each kept frequency feeds each dimension pair"},
+  };
+}
+
+std::vector<Preset> FopeExperiment::presets() const {
+  return parsePresets(::fl::presets_json::kFope);
+}
+
+std::vector<Variant> FopeExperiment::comparisonVariants() const {
+  return {{"RoPE", {{"position", "rope"}}},
+          {"FoPE", {{"position", "fope"}}},
+          {"ALiBi", {{"position", "alibi"}}},
+          {"NoPE", {{"position", "none"}}}};
+}
+
+std::unique_ptr<Trial> FopeExperiment::createTrial(const TrialContext& context) const {
+  return std::make_unique<FopeTrial>(FopeSettings::fromConfig(context.config), context.device,
+                                     context.seed);
+}
+
+}  // namespace fl::fope

@@ -1,0 +1,24 @@
+// Experiment `fope`: length generalisation of position encodings (NoPE, learned, RoPE, ALiBi,
+// FoPE) in a small char-level transformer (Hua et al., arXiv 2412.17739; PAPERS.md section 2).
+#pragma once
+
+#include "core/engine/experiment.h"
+
+namespace fl::fope {
+
+class FopeExperiment : public Experiment {
+ public:
+  std::string name() const override { return "fope"; }
+  std::string title() const override { return "FoPE: length generalisation"; }
+  std::string description() const override;
+  std::vector<ParamSpec> params() const override;
+  std::vector<PanelSpec> panels() const override;
+  std::vector<Preset> presets() const override;
+  std::optional<SelectionMetric> selectionMetric() const override {
+    return SelectionMetric{"val/loss", true};
+  }
+  std::vector<Variant> comparisonVariants() const override;
+  std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
+};
+
+}  // namespace fl::fope

@@ -1,0 +1,106 @@
+#include "experiments/fope/fope_settings.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/text/passkey.h"
+
+namespace fl::fope {
+
+std::optional<std::string> checkFactorList(const std::string& text) {
+  std::stringstream in(text);
+  std::string item;
+  int count = 0;
+  while (std::getline(in, item, ',')) {
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (...) {
+      used = 0;
+    }
+    while (used < item.size() && item[used] == ' ') ++used;
+    if (used != item.size() || item.empty() || v < 1 || v > 1024)
+      return "'" + item + "' is not a whole number in [1, 1024]; expected e.g. 1,2,4,8";
+    ++count;
+  }
+  if (count == 0) return std::string("expected a comma-separated list such as 1,2,4,8");
+  return std::nullopt;
+}
+
+std::vector<int64_t> parseFactorList(const std::string& text) {
+  std::vector<int64_t> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) out.push_back(std::stoll(item));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<int64_t> FopeSettings::evalLengths() const {
+  std::vector<int64_t> lengths;
+  for (int64_t f : evalFactors) lengths.push_back(f * lm.trainLength);
+  return lengths;
+}
+
+FopeSettings FopeSettings::fromConfig(const nlohmann::json& c) {
+  FopeSettings s;
+  s.lm = char_lm::CharLmSettings::fromConfig(c);
+  s.position = nn::parsePositionKind(c.at("position").get<std::string>()).value();
+  s.ropeTheta = c.at("rope_theta").get<double>();
+  const auto clip = c.at("clip_floor").get<std::string>();
+  s.clipFloor = clip == "on" || (clip == "auto" && s.position == nn::PositionKind::Fope);
+  s.fopeGain = c.at("fope_gain").get<double>();
+  s.fopeLearnable = c.at("fope_learnable").get<bool>();
+  s.fopeAllPairs = c.at("fope_pairs").get<std::string>() == "all";
+  s.evalFactors = parseFactorList(c.at("eval_factors").get<std::string>());
+  s.passkeyDigits = c.at("passkey_digits").get<int64_t>();
+  s.passkeyMix = c.at("passkey_mix").get<double>();
+  s.passkeySamples = c.at("passkey_samples").get<int64_t>();
+  return s;
+}
+
+std::vector<ParamSpec> fopeParams() {
+  using P = ParamSpec;
+  char_lm::CharLmSettings defaults;  // the tiny model: 2 layers, d 128, 4 heads, train_len 64
+  std::vector<ParamSpec> params{
+      P::choice("position", "fope", nn::positionKindNames(),
+                "Position encoding: none (NoPE), learned absolute, rope, alibi, fope")
+          .inGroup("position"),
+      P::real("rope_theta", 10000, 2, 1e9, "RoPE/FoPE base: w_j = theta^(-2j/D)")
+          .logarithmic()
+          .inGroup("position"),
+      P::choice("clip_floor", "auto", {"auto", "on", "off"},
+                "Zero the frequencies below 2 pi / train_len (FoPE's floor clipping); auto: on "
+                "for fope, off for rope")
+          .inGroup("position"),
+      P::real("fope_gain", 0.3, 0.0, 10.0,
+              "FoPE: Xavier-normal gain of the coefficient matrices (official: 0.3 for 60M)")
+          .inGroup("position"),
+      P::flag("fope_learnable", false, "FoPE: train the coefficients (official configs: fixed)")
+          .inGroup("position"),
+      P::choice("fope_pairs", "official", {"official", "all"},
+                "FoPE: which dimension pairs get a Fourier series: official = min(kept "
+                "frequencies, head_dim/4), the rest constant; all = one per kept frequency")
+          .inGroup("position"),
+  };
+  auto shared = char_lm::charLmParams(defaults);
+  params.insert(params.end(), shared.begin(), shared.end());
+  auto factors = P::text("eval_factors", "1,2,4,8",
+                         "Evaluation lengths as multiples of train_len (comma-separated)")
+                     .inGroup("evaluation");
+  factors.textCheck = checkFactorList;
+  params.push_back(factors);
+  params.push_back(P::integer("passkey_digits", 4, 1, 32, "Digits of the passkey").inGroup("evaluation"));
+  params.push_back(P::real("passkey_mix", 0.2, 0.0, 1.0,
+                           "Share of training sequences that are passkey samples at train_len "
+                           "(0: the model never sees the task)")
+                       .inGroup("training"));
+  params.push_back(P::integer("passkey_samples", 32, 0, 100000,
+                              "Passkey samples per evaluation length (0: skip the task)")
+                       .inGroup("evaluation"));
+  return params;
+}
+
+}  // namespace fl::fope

@@ -1,0 +1,175 @@
+#include "experiments/fope/fope_trial.h"
+
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "core/engine/seeding.h"
+#include "core/nn/transformer/rotary.h"
+#include "core/text/passkey.h"
+
+namespace fl::fope {
+
+namespace {
+
+std::vector<float> toFloats(const torch::Tensor& t) {
+  auto c = t.detach().to(torch::kCPU).to(torch::kFloat).contiguous();
+  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
+
+std::vector<float> toFloats(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
+
+Snapshot byLength(std::string name, const std::vector<int64_t>& lengths,
+                  const std::vector<double>& values, std::string valueLabel, std::string row) {
+  Snapshot s;
+  s.name = std::move(name);
+  s.shape = {1, static_cast<int64_t>(values.size())};
+  s.data.assign(values.begin(), values.end());
+  s.axes = {{"run", "", {}}, {"evaluation length", "tokens", toFloats(lengths)}};
+  s.valueLabel = std::move(valueLabel);
+  s.meta["row_labels"] = {std::move(row)};
+  return s;
+}
+
+}  // namespace
+
+nn::GptOptions fopeModelOptions(const FopeSettings& s) {
+  nn::GptOptions o;
+  o.position.kind = s.position;
+  o.position.theta = s.ropeTheta;
+  o.position.clipFloor = s.clipFloor;
+  o.position.fopeGain = s.fopeGain;
+  o.position.fopeLearnable = s.fopeLearnable;
+  o.position.fopeAllPairs = s.fopeAllPairs;
+  // Learned positions need a row for every evaluated position: rows past train_len are never
+  // trained, which is what extrapolating absolute positions means.
+  const auto lengths = s.evalLengths();
+  o.position.maxLength = std::max(s.lm.trainLength, lengths.empty() ? 0 : lengths.back());
+  return o;
+}
+
+FopeTrial::FopeTrial(const FopeSettings& settings, c10::Device device, uint64_t seed)
+    : CharLmTrial(settings.lm, fopeModelOptions(settings), device, seed, text::passkeyAlphabet()),
+      m_fope(settings),
+      m_seed(seed) {
+  if (settings.passkeyMix > 0 &&
+      settings.lm.trainLength + 1 < text::minimumPasskeyLength(settings.passkeyDigits))
+    throw std::invalid_argument(
+        "passkey_mix > 0 needs train_len >= " +
+        std::to_string(text::minimumPasskeyLength(settings.passkeyDigits) - 1) + " for " +
+        std::to_string(settings.passkeyDigits) + "-digit keys (train_len is " +
+        std::to_string(settings.lm.trainLength) + "); lower passkey_digits or set passkey_mix=0");
+}
+
+std::pair<torch::Tensor, torch::Tensor> FopeTrial::nextBatch(std::mt19937_64& rng) {
+  auto [inputs, targets] = CharLmTrial::nextBatch(rng);
+  const int64_t rows = static_cast<int64_t>(std::lround(m_fope.passkeyMix * inputs.size(0)));
+  const int64_t t = m_fope.lm.trainLength;
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto sample = text::makePasskeySample(t + 1, m_fope.passkeyDigits, rng);
+    const auto ids = data().vocabulary().encode(sample.text);
+    auto row = torch::tensor(std::vector<int64_t>(ids.begin(), ids.end()), torch::kLong);
+    inputs[r].copy_(row.narrow(0, 0, t));
+    targets[r].copy_(row.narrow(0, 1, t));
+  }
+  return {inputs, targets};
+}
+
+double FopeTrial::perplexity(int64_t length) {
+  const int64_t windows = std::max<int64_t>(1, m_fope.lm.evalTokens / length);
+  auto [x, y] = data().validationWindows(windows, length);
+  return std::exp(meanLoss(x, y));
+}
+
+double FopeTrial::passkeyAccuracy(int64_t length, int64_t samples) {
+  auto rng = makeStream(m_seed, "passkey-eval");
+  rng.discard(static_cast<unsigned long long>(length));  // different samples per length
+  std::vector<text::PasskeySample> batch;
+  auto inputs = torch::empty({samples, length}, torch::kLong);
+  for (int64_t i = 0; i < samples; ++i) {
+    // One character more than the context: the model reads `length` and predicts the key's end.
+    batch.push_back(text::makePasskeySample(length + 1, m_fope.passkeyDigits, rng));
+    const auto ids = data().vocabulary().encode(batch.back().text);
+    inputs[i].copy_(torch::tensor(std::vector<int64_t>(ids.begin(), ids.end() - 1), torch::kLong));
+  }
+  auto predicted = logProbabilities(inputs).argmax(-1);  // (N, T): prediction of token t+1
+  int64_t correct = 0;
+  for (int64_t i = 0; i < samples; ++i) {
+    const auto& s = batch[static_cast<size_t>(i)];
+    bool all = true;
+    for (int64_t d = 0; d < m_fope.passkeyDigits && all; ++d) {
+      const int64_t target = data().vocabulary().id(s.key[static_cast<size_t>(d)]);
+      all = predicted[i][s.answerAt + d - 1].item<int64_t>() == target;
+    }
+    correct += all ? 1 : 0;
+  }
+  return static_cast<double>(correct) / static_cast<double>(samples);
+}
+
+void FopeTrial::evaluate(int64_t, bool, EvalReport& out) {
+  const auto lengths = m_fope.evalLengths();
+  const std::string label = nn::toString(m_fope.position);
+  std::vector<double> ppl, passkey;
+  std::vector<int64_t> passkeyLengths;
+  for (int64_t length : lengths) {
+    ppl.push_back(perplexity(length));
+    out.metric("val/ppl@" + std::to_string(length), ppl.back());
+    if (length == m_fope.lm.trainLength) out.metric("val/loss", std::log(ppl.back()));
+    if (m_fope.passkeySamples > 0 &&
+        length + 1 >= text::minimumPasskeyLength(m_fope.passkeyDigits)) {
+      passkey.push_back(passkeyAccuracy(length, m_fope.passkeySamples));
+      passkeyLengths.push_back(length);
+      out.metric("passkey/acc@" + std::to_string(length), passkey.back());
+    }
+  }
+  out.snapshot(byLength("ppl/by_length", lengths, ppl, "perplexity", label));
+  if (!passkey.empty())
+    out.snapshot(byLength("passkey/by_length", passkeyLengths, passkey, "accuracy", label));
+  frequencySnapshots(out);
+}
+
+void FopeTrial::frequencySnapshots(EvalReport& out) const {
+  auto position = model()->position();
+  if (!position->isRotary()) return;
+  const auto& base = position->baseFrequencies();
+  const auto& used = position->frequencies();
+  const int64_t pairs = static_cast<int64_t>(base.size());
+  std::vector<float> pairIndex(base.size());
+  Snapshot inUse, clipped;
+  for (size_t j = 0; j < base.size(); ++j) pairIndex[j] = static_cast<float>(j);
+  for (auto* s : {&inUse, &clipped}) {
+    s->shape = {pairs};
+    s->axes = {{"dimension pair j", "", pairIndex}};
+    s->valueLabel = "frequency (rad/token)";
+    s->meta["floor"] = nn::floorFrequency(m_fope.lm.trainLength);
+  }
+  inUse.name = "freq/in_use";
+  clipped.name = "freq/clipped";
+  for (size_t j = 0; j < base.size(); ++j) {
+    inUse.data.push_back(static_cast<float>(used[j]));
+    clipped.data.push_back(used[j] == 0.0 && base[j] > 0.0 ? static_cast<float>(base[j]) : 0.f);
+  }
+  out.snapshot(inUse);
+  out.snapshot(clipped);
+
+  if (auto fourier = position->fourier()) {
+    const auto& kept = fourier->options().keptFrequencies;
+    std::vector<float> keptTicks(kept.begin(), kept.end());
+    std::vector<float> seriesPairs;
+    for (int64_t j = 0; j < fourier->options().seriesPairs; ++j) seriesPairs.push_back(static_cast<float>(j));
+    for (const auto& [name, coefficients] :
+         {std::pair<std::string, torch::Tensor>{"fope/coef_cos", fourier->cosCoefficients()},
+          {"fope/coef_sin", fourier->sinCoefficients()}}) {
+      Snapshot s;
+      s.name = name;
+      s.shape = coefficients.sizes().vec();  // (heads, K, M)
+      s.data = toFloats(coefficients);
+      s.axes = {{"head", "", {}}, {"frequency w_f", "rad/token", keptTicks},
+                {"dimension pair j", "", seriesPairs}};
+      s.valueLabel = "coefficient";
+      out.snapshot(std::move(s));
+    }
+  }
+}
+
+}  // namespace fl::fope

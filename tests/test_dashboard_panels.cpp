@@ -141,6 +141,26 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(plot->plot()->xAxis->range().upper, 512.0);
   }
 
+  // A run's by-length curve is one labelled row: the shown run and the overlaid one are told
+  // apart by their run colours, as in the metric panels.
+  void singleLabelledRowsTakeRunColours() {
+    Dashboard d;
+    d.setPanels({panel("ppl_len", PanelKind::SnapshotCurves, {"ppl/by_length"}, /*logY=*/true)});
+    d.setShownRun(5);
+    d.setRunLabel(6, "FoPE");
+    const std::vector<SnapshotAxis> axes{{"run", "", {}}, {"length", "tokens", {64, 128, 256, 512}}};
+    d.addSnapshot(snapshot("ppl/by_length", {1, 4}, {20, 25, 40, 60}, axes, {{"row_labels", {"rope"}}}), 100);
+    d.addOverlaySnapshot(6, snapshot("ppl/by_length", {1, 4}, {20, 21, 23, 25}, axes, {{"row_labels", {"fope"}}}));
+    d.refresh();
+    auto* plot = qobject_cast<SnapshotPlot*>(d.panel("ppl_len"));
+    QCOMPARE(plot->plot()->graphCount(), 2);
+    QCOMPARE(plot->plot()->graph(0)->name(), QString("rope"));
+    QCOMPARE(plot->plot()->graph(0)->pen().color(), runColor(5));
+    QCOMPARE(plot->plot()->graph(1)->name(), QString("#6 FoPE"));
+    QCOMPARE(plot->plot()->graph(1)->pen().color(), runColor(6));
+    QCOMPARE(plot->plot()->graph(1)->pen().style(), Qt::SolidLine);
+  }
+
   // The Fourier head's PDF panel keeps its names, densities and range.
   void pdfSnapshotsKeepTheirMeaning() {
     Dashboard d;

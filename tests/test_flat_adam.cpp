@@ -43,6 +43,64 @@ class TestFlatAdam : public QObject {
     QCOMPARE(flatAdam.stepCount(), int64_t(100));
   }
 
+  void withWeightDecayMatchesTorchAdamWOnTheMaskedParameters() {
+    // Decay on the weight matrices only (the mask), as AdamW with two parameter groups.
+    auto reference = makeModel();
+    auto flat = makeModel();
+    std::vector<torch::Tensor> decayed, plain;
+    std::vector<bool> mask;
+    for (auto& p : reference->parameters()) (p.dim() >= 2 ? decayed : plain).push_back(p);
+    for (auto& p : flat->parameters()) mask.push_back(p.dim() >= 2);
+    std::vector<torch::optim::OptimizerParamGroup> groups{
+        torch::optim::OptimizerParamGroup(decayed, std::make_unique<torch::optim::AdamWOptions>(
+                                                       torch::optim::AdamWOptions(1e-2).betas({0.9, 0.95}).weight_decay(0.1))),
+        torch::optim::OptimizerParamGroup(plain, std::make_unique<torch::optim::AdamWOptions>(
+                                                     torch::optim::AdamWOptions(1e-2).betas({0.9, 0.95}).weight_decay(0.0)))};
+    torch::optim::AdamW adamw(groups, torch::optim::AdamWOptions(1e-2));
+    fl::optim::FlatAdam flatAdam(
+        flat->parameters(),
+        fl::optim::FlatAdamOptions().lr(1e-2).beta1(0.9).beta2(0.95).weightDecay(0.1), mask);
+    torch::manual_seed(5);
+    for (int step = 0; step < 60; ++step) {
+      auto x = torch::randn({16, 3});
+      auto y = torch::randn({16, 2});
+      adamw.zero_grad();
+      torch::mse_loss(reference->forward(x), y).backward();
+      adamw.step();
+      flatAdam.zeroGrad();
+      torch::mse_loss(flat->forward(x), y).backward();
+      flatAdam.step();
+    }
+    auto a = reference->parameters();
+    auto b = flat->parameters();
+    for (size_t i = 0; i < a.size(); ++i)
+      QVERIFY2(torch::allclose(a[i], b[i], 1e-5, 1e-6),
+               qPrintable(QString("parameter %1 differs by %2").arg(i).arg((a[i] - b[i]).abs().max().item<double>())));
+  }
+
+  void clipGradNormMatchesTorchClipGradNorm() {
+    auto reference = makeModel();
+    auto flat = makeModel();
+    fl::optim::FlatAdam flatAdam(flat->parameters(), fl::optim::FlatAdamOptions());
+    torch::manual_seed(6);
+    auto x = torch::randn({16, 3}) * 10;
+    reference->forward(x).pow(2).sum().backward();
+    flat->forward(x).pow(2).sum().backward();
+    const double expected = torch::nn::utils::clip_grad_norm_(reference->parameters(), 0.5);
+    const double norm = flatAdam.clipGradNorm(0.5);
+    QVERIFY(std::abs(norm - expected) <= 1e-4 * expected);
+    QVERIFY(norm > 0.5);  // it did clip
+    auto a = reference->parameters();
+    auto b = flat->parameters();
+    for (size_t i = 0; i < a.size(); ++i) QVERIFY(torch::allclose(a[i].grad(), b[i].grad(), 1e-5, 1e-7));
+  }
+
+  void aDecayMaskOfTheWrongSizeIsRejected() {
+    auto model = makeModel();
+    QVERIFY_THROWS_EXCEPTION(c10::Error, fl::optim::FlatAdam(model->parameters(),
+                                                             fl::optim::FlatAdamOptions().weightDecay(0.1), {true}));
+  }
+
   void gradientsLandInTheFlatBufferAndZeroGradClearsThem() {
     auto model = makeModel();
     fl::optim::FlatAdam adam(model->parameters(), fl::optim::FlatAdamOptions());

@@ -1,0 +1,250 @@
+// Tests core/nn/transformer: position encodings against their formulas and properties, FoPE's
+// reduction to RoPE, floor clipping, ALiBi's slopes, and causality of the whole model.
+#include <QtTest>
+
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "core/nn/transformer/alibi.h"
+#include "core/nn/transformer/gpt.h"
+#include "core/nn/transformer/position_encoding.h"
+#include "core/nn/transformer/rotary.h"
+
+using namespace fl::nn;
+
+namespace {
+
+PositionOptions positionOptions(PositionKind kind, int64_t d = 32, int64_t heads = 2) {
+  PositionOptions o;
+  o.kind = kind;
+  o.dModel = d;
+  o.heads = heads;
+  o.trainLength = 16;
+  o.maxLength = 64;
+  return o;
+}
+
+double maxAbs(const torch::Tensor& t) { return t.abs().max().item<double>(); }
+
+}  // namespace
+
+class TestTransformer : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void ropeScoresDependOnlyOnRelativePosition() {
+    // Shift query and key positions together: the same scores, for random vectors.
+    torch::manual_seed(1);
+    const auto w = ropeFrequencies(16, 10000);
+    for (int trial = 0; trial < 20; ++trial) {
+      auto q = torch::randn({1, 16}, torch::kDouble);
+      auto k = torch::randn({1, 16}, torch::kDouble);
+      const int64_t i = trial * 7 % 50, j = trial * 3 % 40, shift = 13 + trial * 11;
+      auto score = [&](int64_t pi, int64_t pj) {
+        auto a = rotaryAngles(w, 1, pi, torch::kDouble);
+        auto b = rotaryAngles(w, 1, pj, torch::kDouble);
+        return (rotatePairs(q, torch::cos(a), torch::sin(a)) * rotatePairs(k, torch::cos(b), torch::sin(b)))
+            .sum()
+            .item<double>();
+      };
+      QVERIFY(std::abs(score(i, j) - score(i + shift, j + shift)) < 1e-9);
+    }
+  }
+
+  void ropeScoreMatrixIsToeplitzThroughTheModule() {
+    // The same q and k at every position: score(i, j) must depend on i - j only.
+    PositionEncoding rope(positionOptions(PositionKind::Rope));
+    auto q = torch::randn({1, 2, 1, 16}).expand({1, 2, 12, 16}).contiguous();
+    auto k = torch::randn({1, 2, 1, 16}).expand({1, 2, 12, 16}).contiguous();
+    auto [rq, rk] = rope->rotate(q, k);
+    auto s = torch::matmul(rq, rk.transpose(-2, -1))[0];  // (H, T, T)
+    for (int64_t d = -11; d <= 11; ++d) {
+      auto diagonal = s.diagonal(d, -2, -1);
+      QVERIFY(maxAbs(diagonal - diagonal.select(-1, 0).unsqueeze(-1)) < 1e-4);
+    }
+    // And it is not constant across diagonals (positions matter at all).
+    QVERIFY(std::abs(s[0][5][5].item<double>() - s[0][5][0].item<double>()) > 1e-3);
+  }
+
+  void ropeRotationMatchesTheFormula() {
+    const auto w = ropeFrequencies(8, 10000);
+    QCOMPARE(w.size(), size_t(4));
+    QVERIFY(std::abs(w[0] - 1.0) < 1e-12);
+    QVERIFY(std::abs(w[3] - std::pow(10000.0, -6.0 / 8.0)) < 1e-12);
+    auto x = torch::arange(8, torch::kDouble).view({1, 8}) + 1;
+    auto a = rotaryAngles(w, 1, 5, torch::kDouble);
+    auto y = rotatePairs(x, torch::cos(a), torch::sin(a));
+    for (int j = 0; j < 4; ++j) {  // pair (x_j, x_{j+4}) rotated by 5 w_j
+      const double c = std::cos(5 * w[j]), s = std::sin(5 * w[j]);
+      const double x1 = j + 1, x2 = j + 5;
+      QVERIFY(std::abs(y[0][j].item<double>() - (x1 * c - x2 * s)) < 1e-9);
+      QVERIFY(std::abs(y[0][j + 4].item<double>() - (x2 * c + x1 * s)) < 1e-9);
+    }
+  }
+
+  void fopeWithIdentityCoefficientsAndNoClippingEqualsRope() {
+    auto o = positionOptions(PositionKind::Fope, 64, 4);
+    o.fopeAllPairs = true;
+    o.clipFloor = false;
+    PositionEncoding fope(o);
+    fope->fourier()->resetToIdentity();
+    PositionEncoding rope(positionOptions(PositionKind::Rope, 64, 4));
+    auto q = torch::randn({2, 4, 40, 16});
+    auto k = torch::randn({2, 4, 40, 16});
+    auto [fq, fk] = fope->rotate(q, k);
+    auto [rq, rk] = rope->rotate(q, k);
+    QVERIFY2(maxAbs(fq - rq) < 1e-5, qPrintable(QString::number(maxAbs(fq - rq))));
+    QVERIFY(maxAbs(fk - rk) < 1e-5);
+    // With the official random initialisation it is no longer RoPE.
+    o.fopeAllPairs = true;
+    PositionEncoding noisy(o);
+    QVERIFY(maxAbs(noisy->rotate(q, k).first - rq) > 1e-2);
+  }
+
+  void floorClippingZeroesExactlyTheFrequenciesBelowTwoPiOverTrainLength() {
+    for (int64_t trainLength : {8, 16, 64, 512}) {
+      auto o = positionOptions(PositionKind::Rope, 128, 2);
+      o.trainLength = trainLength;
+      o.clipFloor = true;
+      PositionEncoding rope(o);
+      const double floor = 2 * M_PI / static_cast<double>(trainLength);
+      const auto& base = rope->baseFrequencies();
+      const auto& used = rope->frequencies();
+      int clipped = 0;
+      for (size_t j = 0; j < base.size(); ++j) {
+        const double expected = std::pow(10000.0, -2.0 * j / 64.0);
+        QVERIFY(std::abs(base[j] - expected) < 1e-12);
+        if (expected < floor) {
+          QCOMPARE(used[j], 0.0);
+          ++clipped;
+        } else {
+          QCOMPARE(used[j], base[j]);
+        }
+      }
+      QVERIFY(clipped > 0);
+      // FoPE drops the clipped ones from its series and keeps the others.
+      o.kind = PositionKind::Fope;
+      PositionEncoding fope(o);
+      QCOMPARE(fope->fourier()->options().keptFrequencies.size(), base.size() - clipped);
+      QCOMPARE(fope->fourier()->options().seriesPairs,
+               std::min<int64_t>(static_cast<int64_t>(base.size()) - clipped, 64 / 4));
+    }
+  }
+
+  void clippedRopePairsAreNotRotated() {
+    auto o = positionOptions(PositionKind::Rope, 32, 2);
+    o.trainLength = 4;
+    o.clipFloor = true;
+    PositionEncoding rope(o);
+    auto q = torch::randn({1, 2, 10, 16});
+    auto [rq, rk] = rope->rotate(q, q);
+    const auto& used = rope->frequencies();
+    for (size_t j = 0; j < used.size(); ++j) {
+      if (used[j] != 0.0) continue;
+      QVERIFY(maxAbs(rq.select(-1, j) - q.select(-1, j)) < 1e-6);
+      QVERIFY(maxAbs(rq.select(-1, j + 8) - q.select(-1, j + 8)) < 1e-6);
+    }
+  }
+
+  void alibiSlopesAndBiasesMatchThePaper() {
+    const auto eight = alibiSlopes(8);
+    for (int h = 0; h < 8; ++h) QVERIFY(std::abs(eight[h] - std::pow(2.0, -(h + 1))) < 1e-12);
+    // Six heads: the four of 4 heads, then every other slope of 8 heads (reference code).
+    const std::vector<double> six{0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125};
+    const auto got = alibiSlopes(6);
+    for (int h = 0; h < 6; ++h) QVERIFY(std::abs(got[h] - six[h]) < 1e-12);
+    auto bias = alibiBias(eight, 10, torch::kDouble);
+    for (int h = 0; h < 8; ++h)
+      for (int i = 0; i < 10; ++i)
+        for (int j = 0; j <= i; ++j)
+          QVERIFY(std::abs(bias[h][i][j].item<double>() + eight[h] * (i - j)) < 1e-12);
+  }
+
+  void theModelIsCausalForEveryPositionEncoding() {
+    for (const auto& name : positionKindNames()) {
+      torch::manual_seed(2);
+      GptOptions o;
+      o.vocabSize = 11;
+      o.dModel = 32;
+      o.heads = 4;
+      o.layers = 2;
+      o.position.kind = *parsePositionKind(name);
+      o.position.trainLength = 8;
+      o.position.maxLength = 24;
+      o.position.clipFloor = true;
+      Gpt model(o);
+      model->eval();
+      auto tokens = torch::randint(11, {3, 24}, torch::kLong);
+      auto before = model->forward(tokens);
+      for (int64_t t : {0, 5, 17, 23}) {
+        auto changed = tokens.clone();
+        changed.narrow(1, t, 24 - t).random_(11);
+        auto after = model->forward(changed);
+        if (t > 0)
+          QVERIFY2(maxAbs(after.narrow(1, 0, t) - before.narrow(1, 0, t)) < 1e-5,
+                   qPrintable(QString::fromStdString(name) + " leaks into positions before " + QString::number(t)));
+        QVERIFY(maxAbs(after.narrow(1, t, 24 - t) - before.narrow(1, t, 24 - t)) > 1e-4);
+      }
+    }
+  }
+
+  void learnedPositionsRefuseLengthsPastTheirTable() {
+    GptOptions o;
+    o.vocabSize = 5;
+    o.dModel = 16;
+    o.heads = 2;
+    o.layers = 1;
+    o.position.kind = PositionKind::Learned;
+    o.position.maxLength = 8;
+    Gpt model(o);
+    try {
+      model->forward(torch::zeros({1, 9}, torch::kLong));
+      QFAIL("expected an error");
+    } catch (const c10::Error& e) {
+      QVERIFY(QString(e.what()).contains("learned positions cover 8 tokens; asked for 9"));
+    }
+  }
+
+  void flopsPerTokenCountsEveryMatmul() {
+    GptOptions o;
+    o.vocabSize = 65;
+    o.dModel = 128;
+    o.heads = 4;
+    o.layers = 2;
+    Gpt model(o);
+    // Per layer: qkv 3d^2 + out d^2 + MLP 8 d^2 MACs, QK^T and AV 2 T d; head d V.
+    const double macs = 2 * (12.0 * 128 * 128 + 2.0 * 64 * 128) + 128.0 * 65;
+    QCOMPARE(model->trainingFlopsPerToken(64), 6 * macs);
+    // And the parameter count of those matrices plus embeddings and norms.
+    QCOMPARE(model->parameterCount(), int64_t(2 * 12 * 128 * 128 + 2 * 65 * 128 + 5 * 128));
+  }
+
+  void sublayerHookSeesAndReplacesEveryOutput() {
+    GptOptions o;
+    o.vocabSize = 7;
+    o.dModel = 16;
+    o.heads = 2;
+    o.layers = 3;
+    Gpt model(o);
+    model->eval();
+    auto tokens = torch::randint(7, {2, 5}, torch::kLong);
+    int calls = 0;
+    auto zeroAll = [&](int64_t, Sublayer, torch::Tensor out) {
+      ++calls;
+      return torch::zeros_like(out);
+    };
+    auto ablated = model->forward(tokens, zeroAll);
+    QCOMPARE(calls, 6);
+    // With every sublayer removed, the logits are the unembedded normalised token embedding.
+    auto direct = torch::matmul(torch::nn::functional::normalize(
+                                    model->tokenEmbedding()->forward(tokens),
+                                    torch::nn::functional::NormalizeFuncOptions().dim(-1)) *
+                                    std::sqrt(16.0),
+                                model->unembedding().t());
+    QVERIFY(maxAbs(ablated - direct) < 1e-3);
+  }
+};
+
+QTEST_APPLESS_MAIN(TestTransformer)
+#include "test_transformer.moc"

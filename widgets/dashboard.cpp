@@ -73,6 +73,7 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
                                                             : SnapshotPlot::Mode::Curves;
         auto* plot = new SnapshotPlot(title, mode, toStringList(p.series), xLabel, yLabel, this);
         plot->setLogY(p.logY);
+        plot->setShownRun(m_shownRun);
         m_snapshotPlots << plot;
         w = plot;
         break;
@@ -119,6 +120,11 @@ void Dashboard::clearData() {
 }
 
 void Dashboard::setRunLabel(int64_t runId, const QString& label) { m_runLabels[runId] = label; }
+
+void Dashboard::setShownRun(int64_t runId) {
+  m_shownRun = runId;
+  for (auto* plot : m_snapshotPlots) plot->setShownRun(runId);
+}
 
 const Dashboard::KeySlot& Dashboard::slotFor(const std::string& key) {
   const QString k = QString::fromStdString(key);

@@ -46,6 +46,8 @@ class Dashboard : public QWidget {
   void setSmoothing(double weight);
   // The name legends use for a run ("#3 fourier N=12"); the id alone when unset.
   void setRunLabel(int64_t runId, const QString& label);
+  // The run addSnapshot() is fed from (the focused one): its snapshot curves take its colour.
+  void setShownRun(int64_t runId);
   void refresh();
 
   // Places a panel built by the owner (e.g. the probe) in the grid.
@@ -75,6 +77,7 @@ class Dashboard : public QWidget {
   QList<PrefixSeries> m_prefixes;       // in declaration order: the first match wins
   QMap<MetricPlot*, int> m_keysInPlot;  // keys placed so far per plot: the next one's position
   QMap<int64_t, QString> m_runLabels;
+  int64_t m_shownRun = 1;
   QList<SnapshotPlot*> m_snapshotPlots;
   QList<HeatmapPlot*> m_heatmaps;
   QList<MatrixHeatmapPlot*> m_matrixHeatmaps;

@@ -194,7 +194,7 @@ void SnapshotPlot::drawCurves() {
         halfBin = width / 2;
       }
       QString label = name;
-      QPen pen(runColor(1 + index), 2.0);
+      QPen pen(shade(runColor(m_shownRun), index), 2.0);
       if (isPdfSeries(name)) {
         // "pdf/pred_grid" -> "predicted (density)", "pdf/true" -> "true (bins)".
         label = QString(isTruth(name) ? "true" : "predicted") + (probability ? " (bins)" : " (density)");
@@ -202,10 +202,12 @@ void SnapshotPlot::drawCurves() {
         if (probability) pen.setStyle(Qt::DashLine);
       }
       if (everyRow) {
-        // Colour says the row; a second series in the panel is told apart by its dashes.
         label = m_series.size() > 1 ? label + " " + rowLabels[r] : rowLabels[r];
-        pen.setColor(runColor(1 + r));
-        if (index > 0) pen.setStyle(overlayStyle(index - 1));
+        if (last > 0) {
+          // Colour says the row; a second series in the panel is told apart by its dashes.
+          pen.setColor(runColor(1 + r));
+          if (index > 0) pen.setStyle(overlayStyle(index - 1));
+        }
       }
       auto* graph = addCurve(m_plot, label, pen, x, y, m_logY, halfBin, extent);
       if (probability) graph->setLineStyle(QCPGraph::lsStepCenter);
@@ -230,8 +232,9 @@ void SnapshotPlot::drawCurves() {
         QString label = run->label;
         if (m_series.size() > 1 && !isPdfSeries(it.key())) label += " " + it.key();
         QPen pen(runColor(run.key()), 1.6);
-        if (everyRow) {
+        if (everyRow && last > 0) {
           // Same colour per row as the shown run, so a row is compared across runs by colour.
+          // (A single labelled row is just the run's curve: its run colour tells it apart.)
           label += " " + rowLabels[r];
           pen.setColor(runColor(1 + r));
           pen.setStyle(overlayStyle(overlay));

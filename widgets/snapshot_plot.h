@@ -36,6 +36,9 @@ class SnapshotPlot : public QWidget {
 
   void setLogY(bool logY);
   bool logY() const { return m_logY; }
+  // The run whose snapshots setSnapshot() gives: generic curves take its colour, as its metric
+  // curves do, so a comparison reads the same in every panel. Run 1's colour until set.
+  void setShownRun(int64_t runId) { m_shownRun = runId; }
   void setSnapshot(const Snapshot& snapshot, int64_t step);
   // Another run's snapshot to overlay (a comparison), drawn in the run's colour. Truths and bin
   // probabilities stay the shown run's: only continuous predictions and generic curves overlay.
@@ -64,6 +67,7 @@ class SnapshotPlot : public QWidget {
   QSpinBox* m_row = nullptr;
   QLabel* m_caption;
   bool m_logY = false;
+  int64_t m_shownRun = 1;
   bool m_textTicks = false;  // the x axis shows bar labels
   QMap<QString, Snapshot> m_latest;
   struct Overlay {

@@ -270,6 +270,7 @@ void MainWindow::focusRun(int64_t runId) {
 
 void MainWindow::openStoredRun(int64_t runId) {
   m_focused = runId;
+  m_dashboard->setShownRun(runId);  // its snapshot curves in its colour, like its metrics
   auto run = m_store->run(runId);
   if (!run) return;
   m_dashboard->setRunLabel(runId, QString::fromStdString(run->name));

@@ -7,6 +7,7 @@
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 
+#include "core/engine/allocator_tuning.h"
 #include "core/engine/checkpoint_keeper.h"
 #include "core/engine/config.h"
 #include "core/engine/device.h"
@@ -37,6 +38,7 @@ Runner::~Runner() {
 }
 
 void Runner::start() {
+  keepLargeAllocationsInHeap();  // process-wide, once: per-step T x T temporaries reuse the heap
   m_startTime = std::chrono::steady_clock::now();
   m_thread = std::thread([this] { run(); });
 }

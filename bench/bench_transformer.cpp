@@ -1,0 +1,85 @@
+// Training throughput of the char-level transformer (experiments/fope) for the tiny and small
+// presets: tokens/s and achieved matmul GFLOP/s, beside this machine's sgemm peak measured in
+// the same process on the same threads, and the share of CPU time spent in the kernel (glibc
+// mmap/munmap churn of per-step temporaries; see core/engine/allocator_tuning.h).
+//
+//   build/bench/bench_transformer [steps=20] [threads=all]
+//   FOURIERLAB_MALLOC_TUNING=0 build/bench/bench_transformer    # without the allocator tuning
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include "bench/bench_common.h"
+#include "core/engine/allocator_tuning.h"
+#include "core/engine/registry.h"
+#include "core/engine/seeding.h"
+#include "experiments/fope/fope_experiment.h"
+#include "experiments/fope/fope_trial.h"
+
+namespace {
+
+double cpuSeconds(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; }
+
+struct Usage {
+  double user = 0, system = 0;
+  static Usage now() {
+    rusage r{};
+    getrusage(RUSAGE_SELF, &r);
+    return {cpuSeconds(r.ru_utime), cpuSeconds(r.ru_stime)};
+  }
+};
+
+void benchPreset(const std::string& preset, const std::string& position, int steps, double peak) {
+  fl::fope::FopeExperiment experiment;
+  auto config = fl::buildConfig(experiment, preset, {"position=" + position, "passkey_mix=0"});
+  if (!config.ok()) {
+    std::fprintf(stderr, "%s\n", config.summary().c_str());
+    std::exit(2);
+  }
+  const auto settings = fl::fope::FopeSettings::fromConfig(config.values);
+  std::unique_ptr<fl::fope::FopeTrial> trial;
+  {
+    fl::SeededScope seeded(1);
+    trial = std::make_unique<fl::fope::FopeTrial>(settings, torch::kCPU, 1);
+  }
+  int64_t step = 0;
+  for (int i = 0; i < 3; ++i) trial->trainStep(step++);  // warm-up: allocator, thread pool
+  const auto before = Usage::now();
+  const double seconds = fl::bench::secondsPerCall([&] { trial->trainStep(step++); }, steps, 1);
+  const auto after = Usage::now();
+  const double tokens = static_cast<double>(settings.lm.batchSize * settings.lm.trainLength);
+  const double flops = trial->model()->trainingFlopsPerToken(settings.lm.trainLength) * tokens;
+  const double gflops = flops / seconds / 1e9;
+  const double cpu = (after.user - before.user) + (after.system - before.system);
+  std::printf("%-6s %-5s %6.1fM params  %8.1f ms/step  %9.0f tokens/s  %6.1f GFLOP/s  %4.0f%% of "
+              "sgemm peak  kernel %4.1f%% of CPU time\n",
+              preset.c_str(), position.c_str(), trial->model()->parameterCount() / 1e6,
+              seconds * 1e3, tokens / seconds, gflops, 100.0 * gflops / peak,
+              cpu > 0 ? 100.0 * (after.system - before.system) / cpu : 0.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int steps = argc > 1 ? std::atoi(argv[1]) : 20;
+  if (argc > 2) at::set_num_threads(std::atoi(argv[2]));
+  else at::set_num_threads(static_cast<int>(std::thread::hardware_concurrency()));
+  const auto tuning = fl::keepLargeAllocationsInHeap();
+  fl::bench::printEnvironment("bench_transformer");
+  std::printf("allocator tuning: %s\n",
+              tuning.applied ? ("mmap threshold " + std::to_string(tuning.mmapThreshold >> 20) +
+                                " MiB, trim threshold " + std::to_string(tuning.trimThreshold >> 20) + " MiB")
+                                   .c_str()
+                             : "off (glibc defaults)");
+  const double peak = fl::bench::measureSgemmGflops(1024);
+  std::printf("threads %d, sgemm 1024^3 peak %.1f GFLOP/s\n\n", at::get_num_threads(), peak);
+  for (const char* preset : {"tiny", "small"})
+    for (const char* position : {"rope", "fope"}) benchPreset(preset, position, steps, peak);
+  return 0;
+}

@@ -1,0 +1,23 @@
+// Allocator tuning for training loops: keep large per-step temporaries in the heap.
+//
+// glibc serves allocations above M_MMAP_THRESHOLD (128 KiB, adapting up to 32 MiB) with a
+// fresh mmap and returns them with munmap. A transformer step allocates and frees the same
+// T x T attention matrices every step, so each step maps, faults in and unmaps them again:
+// up to 40% of a step in the kernel (bench/bench_transformer prints user and system time).
+// Raising the threshold to its maximum and the trim threshold above it lets freed blocks be
+// reused by the next step instead.
+#pragma once
+
+namespace fl {
+
+struct AllocatorTuning {
+  bool applied = false;
+  long mmapThreshold = 0;  // bytes
+  long trimThreshold = 0;
+};
+
+// Applies the tuning once per process (later calls return the first result). Does nothing
+// (applied = false) without glibc, or when FOURIERLAB_MALLOC_TUNING=0 is set (for comparisons).
+AllocatorTuning keepLargeAllocationsInHeap();
+
+}  // namespace fl

@@ -144,6 +144,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   runner.start();
 
   std::map<std::string, double> finalMetrics;
+  std::map<std::string, nlohmann::json> verdicts;  // snapshot name -> its latest verdict meta
   StatusEvent finalStatus;
   std::string device;
   bool done = false;
@@ -152,6 +153,9 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     for (auto& event : events.waitAndTakeAll(std::chrono::milliseconds(100))) {
       progress.handle(event);
       if (auto* metric = std::get_if<MetricEvent>(&event)) finalMetrics[metric->key] = metric->value;
+      if (auto* snapshot = std::get_if<SnapshotEvent>(&event))
+        if (snapshot->snapshot.meta.contains("verdict"))
+          verdicts[snapshot->snapshot.name] = snapshot->snapshot.meta;
       if (auto* status = std::get_if<StatusEvent>(&event)) {
         if (!status->device.empty()) device = status->device;
         if (isTerminal(status->status)) {
@@ -181,8 +185,16 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   std::fprintf(stderr, "run %lld: %s %s in %s on %s\n", static_cast<long long>(prepared.runId),
                experiment->name().c_str(), toString(finalStatus.status).c_str(),
                formatDuration(seconds).c_str(), device.c_str());
-  for (const auto& [key, value] : finalMetrics)
-    std::fprintf(stderr, "  %-20s %.6g\n", key.c_str(), value);
+  // Verdicts first (e.g. LEAKS), so no one reads a loss without them.
+  for (const auto& [name, meta] : verdicts)
+    std::fprintf(stderr, "  %s: %s -- %s\n", name.c_str(), meta.value("verdict", "").c_str(),
+                 meta.value("detail", "").c_str());
+  for (const auto& [key, value] : finalMetrics) {
+    std::string mark;
+    for (const auto& [name, meta] : verdicts)
+      if (key.rfind("val/", 0) == 0 && !meta.value("ok", true)) mark = "   " + meta.value("verdict", "");
+    std::fprintf(stderr, "  %-20s %.6g%s\n", key.c_str(), value, mark.c_str());
+  }
 
   if (args.json) {
     nlohmann::json summary = {
@@ -196,6 +208,10 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
         {"run_id", prepared.runId},
         {"db", store->path()},
     };
+    if (!verdicts.empty()) {
+      summary["verdicts"] = nlohmann::json::object();
+      for (const auto& [name, meta] : verdicts) summary["verdicts"][name] = meta;
+    }
     if (!finalStatus.message.empty() && finalStatus.status != RunStatus::Finished)
       summary["message"] = finalStatus.message;
     std::printf("%s\n", summary.dump().c_str());

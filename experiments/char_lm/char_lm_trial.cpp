@@ -40,12 +40,15 @@ CharLmTrial::CharLmTrial(const CharLmSettings& settings, nn::GptOptions model, c
   m_model = nn::Gpt(model);  // the Runner seeded the global generator (SeededScope)
   m_model->to(device);
 
-  // AdamW's decay applies to matrices only: not to norms, biases or learned frequencies.
+  // AdamW's decay applies to weight matrices only: not to norms, biases, FoPE coefficients or
+  // FourierQK's log-frequencies (decay would pull every centre towards bin 1).
   std::vector<torch::Tensor> parameters;
   std::vector<bool> decay;
   for (const auto& item : m_model->named_parameters()) {
+    const auto& name = item.key();
+    const bool isWeight = name.size() >= 6 && name.compare(name.size() - 6, 6, "weight") == 0;
     parameters.push_back(item.value());
-    decay.push_back(item.value().dim() >= 2);
+    decay.push_back(isWeight && item.value().dim() >= 2);
   }
   m_optimizer = std::make_unique<optim::FlatAdam>(
       parameters,

@@ -1,0 +1,25 @@
+// Experiment `fourier-qk`: spectral filtering of queries and keys before attention (Zeris,
+// 2026; PAPERS.md section 3), with a built-in leakage detector that labels every run causal or
+// LEAKS.
+#pragma once
+
+#include "core/engine/experiment.h"
+
+namespace fl::fourier_qk {
+
+class FourierQkExperiment : public Experiment {
+ public:
+  std::string name() const override { return "fourier-qk"; }
+  std::string title() const override { return "FourierQK: spectral Q/K filters and leakage"; }
+  std::string description() const override;
+  std::vector<ParamSpec> params() const override;
+  std::vector<PanelSpec> panels() const override;
+  std::vector<Preset> presets() const override;
+  std::optional<SelectionMetric> selectionMetric() const override {
+    return SelectionMetric{"val/loss", true};
+  }
+  std::vector<Variant> comparisonVariants() const override;
+  std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
+};
+
+}  // namespace fl::fourier_qk

@@ -1,0 +1,96 @@
+#include "experiments/fourier_qk/fourier_qk_settings.h"
+
+#include <cmath>
+
+#include "core/nn/qk_filters/causal_kernel_filter.h"
+#include "core/nn/qk_filters/spectral_filter.h"
+
+namespace fl::fourier_qk {
+
+std::vector<std::string> variantNames() {
+  return {"none", "random", "fourier", "multi", "gaussian", "mexican_hat", "causal_morlet"};
+}
+
+FourierQkSettings FourierQkSettings::fromConfig(const nlohmann::json& c) {
+  FourierQkSettings s;
+  s.lm = char_lm::CharLmSettings::fromConfig(c);
+  s.variant = c.at("variant").get<std::string>();
+  s.position = nn::parsePositionKind(c.at("position").get<std::string>()).value();
+  s.sigmaBins = c.at("sigma").get<double>();
+  s.initialBin = c.at("init_bin").get<double>();
+  s.centres = c.at("centres").get<int64_t>();
+  s.kernelLength = c.at("kernel_len").get<int64_t>();
+  s.kernelScale = c.at("kernel_scale").get<double>();
+  s.causalityTolerance = c.at("causality_tolerance").get<double>();
+  s.probeWindows = c.at("probe_windows").get<int64_t>();
+  return s;
+}
+
+std::vector<double> FourierQkSettings::initialCentres() const {
+  if (variant != "multi") return {initialBin};
+  std::vector<double> bins;
+  const double top = static_cast<double>(lm.trainLength / 2);
+  for (int64_t k = 0; k < centres; ++k) bins.push_back(std::min(initialBin * std::pow(2.0, k), top));
+  return bins;
+}
+
+std::vector<ParamSpec> fourierQkParams() {
+  using P = ParamSpec;
+  char_lm::CharLmSettings d;  // the tiny CPU model; context 256 as in the paper
+  d.trainLength = 256;
+  d.batchSize = 16;
+  d.steps = 600;
+  d.lr = 2e-3;
+  d.minLr = 2e-4;
+  d.warmupSteps = 50;
+  d.evalEvery = 100;
+  d.evalTokens = 16384;
+  d.norm = "layernorm";
+  std::vector<ParamSpec> params{
+      P::choice("variant", "fourier", variantNames(),
+                "Q/K preprocessing: none (standard attention); random, fourier, multi: spectral "
+                "filters over the whole window (NOT causal); gaussian, mexican_hat, "
+                "causal_morlet: causal time-domain kernels")
+          .inGroup("filter"),
+      P::real("sigma", 2.0, 0.1, 64.0, "fourier/multi: Gaussian width in frequency bins (author: 2)")
+          .inGroup("filter"),
+      P::real("init_bin", 4.0, 0.5, 4096.0,
+              "fourier/multi: initial centre in bins of the training window (author: 4 = a "
+              "64-token period at 256); multi doubles it for each further centre")
+          .inGroup("filter"),
+      P::integer("centres", 4, 1, 32, "multi: learnable centres per head (paper: 4)").inGroup("filter"),
+      P::integer("kernel_len", 16, 1, 1024, "Causal kernels: taps (how far back they look)")
+          .inGroup("filter"),
+      P::real("kernel_scale", 4.0, 0.1, 1024.0, "Causal kernels: scale in tokens").inGroup("filter"),
+      P::choice("position", "learned", nn::positionKindNames(),
+                "Position encoding (the author's model: learned absolute)")
+          .inGroup("model"),
+  };
+  auto shared = char_lm::charLmParams(d);
+  params.insert(params.end(), shared.begin(), shared.end());
+  params.push_back(P::real("causality_tolerance", 1e-4, 0.0, 1.0,
+                           "Largest change in earlier log-probabilities still counted as causal "
+                           "(float round-off is ~1e-6)")
+                       .logarithmic()
+                       .inGroup("evaluation"));
+  params.push_back(P::integer("probe_windows", 8, 1, 1024,
+                              "Validation windows the causality probe perturbs")
+                       .inGroup("evaluation"));
+  return params;
+}
+
+std::shared_ptr<nn::QkFilterImpl> makeQkFilter(const FourierQkSettings& s) {
+  const int64_t heads = s.lm.heads, t = s.lm.trainLength;
+  if (s.variant == "none") return nullptr;
+  if (s.variant == "random") return std::make_shared<nn::RandomSpectralFilterImpl>(heads, t);
+  if (s.variant == "fourier" || s.variant == "multi") {
+    const auto bins = s.initialCentres();
+    return std::make_shared<nn::GaussianBandFilterImpl>(heads, t, static_cast<int64_t>(bins.size()),
+                                                        s.sigmaBins, bins);
+  }
+  if (auto kernel = nn::parseCausalKernel(s.variant))
+    return std::make_shared<nn::CausalKernelFilterImpl>(*kernel, s.kernelLength, s.kernelScale);
+  throw std::invalid_argument("unknown variant '" + s.variant + "'");
+}
+
+}  // namespace fl::fourier_qk

@@ -1,0 +1,40 @@
+// The FourierQK experiment's settings: the shared char-LM settings plus the Q/K filter variant
+// and the leakage probes.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/nn/transformer/position_encoding.h"
+#include "core/nn/transformer/qk_filter.h"
+#include "experiments/char_lm/char_lm_settings.h"
+
+namespace fl::fourier_qk {
+
+std::vector<std::string> variantNames();  // none, random, fourier, multi, gaussian, mexican_hat, causal_morlet
+
+struct FourierQkSettings {
+  char_lm::CharLmSettings lm;
+  std::string variant = "fourier";
+  nn::PositionKind position = nn::PositionKind::Learned;
+  double sigmaBins = 2.0;
+  double initialBin = 4.0;
+  int64_t centres = 4;  // multi
+  int64_t kernelLength = 16;
+  double kernelScale = 4.0;
+  double causalityTolerance = 1e-4;
+  int64_t probeWindows = 8;
+
+  static FourierQkSettings fromConfig(const nlohmann::json& config);
+  // The initial centres (train-window bins) of `fourier` (one) or `multi` (K, doubling).
+  std::vector<double> initialCentres() const;
+};
+
+std::vector<ParamSpec> fourierQkParams();
+
+// The variant's filter for one layer (null for `none`). Random filters draw from torch's
+// generator, so build the model inside the run's SeededScope.
+std::shared_ptr<nn::QkFilterImpl> makeQkFilter(const FourierQkSettings& settings);
+
+}  // namespace fl::fourier_qk

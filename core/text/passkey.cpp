@@ -5,8 +5,10 @@
 namespace fl::text {
 
 namespace {
+// The filler never says "is" nor "key", so the key statement is the only earlier match of the
+// question's "the key is ": retrieval is an induction-head copy, learnable by small models.
 const std::u32string kFiller =
-    U"the grass is green. the sky is blue. the sun is yellow. here we go. there and back again. ";
+    U"the grass grows green. the sky stays blue. the sun shines. here we go. there and back again. ";
 std::u32string statement(const std::u32string& key) {
   return U"the key is " + key + U". ";
 }

@@ -81,7 +81,7 @@ double FopeTrial::perplexity(int64_t length) {
   return std::exp(meanLoss(x, y));
 }
 
-double FopeTrial::passkeyAccuracy(int64_t length, int64_t samples) {
+FopeTrial::PasskeyScore FopeTrial::passkeyAccuracy(int64_t length, int64_t samples) {
   auto rng = makeStream(m_seed, "passkey-eval");
   rng.discard(static_cast<unsigned long long>(length));  // different samples per length
   std::vector<text::PasskeySample> batch;
@@ -93,17 +93,19 @@ double FopeTrial::passkeyAccuracy(int64_t length, int64_t samples) {
     inputs[i].copy_(torch::tensor(std::vector<int64_t>(ids.begin(), ids.end() - 1), torch::kLong));
   }
   auto predicted = logProbabilities(inputs).argmax(-1);  // (N, T): prediction of token t+1
-  int64_t correct = 0;
+  int64_t exact = 0, digits = 0;
   for (int64_t i = 0; i < samples; ++i) {
     const auto& s = batch[static_cast<size_t>(i)];
-    bool all = true;
-    for (int64_t d = 0; d < m_fope.passkeyDigits && all; ++d) {
+    int64_t right = 0;
+    for (int64_t d = 0; d < m_fope.passkeyDigits; ++d) {
       const int64_t target = data().vocabulary().id(s.key[static_cast<size_t>(d)]);
-      all = predicted[i][s.answerAt + d - 1].item<int64_t>() == target;
+      right += predicted[i][s.answerAt + d - 1].item<int64_t>() == target ? 1 : 0;
     }
-    correct += all ? 1 : 0;
+    exact += right == m_fope.passkeyDigits ? 1 : 0;
+    digits += right;
   }
-  return static_cast<double>(correct) / static_cast<double>(samples);
+  return {static_cast<double>(exact) / static_cast<double>(samples),
+          static_cast<double>(digits) / static_cast<double>(samples * m_fope.passkeyDigits)};
 }
 
 void FopeTrial::evaluate(int64_t, bool, EvalReport& out) {
@@ -117,9 +119,11 @@ void FopeTrial::evaluate(int64_t, bool, EvalReport& out) {
     if (length == m_fope.lm.trainLength) out.metric("val/loss", std::log(ppl.back()));
     if (m_fope.passkeySamples > 0 &&
         length + 1 >= text::minimumPasskeyLength(m_fope.passkeyDigits)) {
-      passkey.push_back(passkeyAccuracy(length, m_fope.passkeySamples));
+      const auto score = passkeyAccuracy(length, m_fope.passkeySamples);
+      passkey.push_back(score.exact);
       passkeyLengths.push_back(length);
-      out.metric("passkey/acc@" + std::to_string(length), passkey.back());
+      out.metric("passkey/acc@" + std::to_string(length), score.exact);
+      out.metric("passkey/digit_acc@" + std::to_string(length), score.digits);
     }
   }
   out.snapshot(byLength("ppl/by_length", lengths, ppl, "perplexity", label));

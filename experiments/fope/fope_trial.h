@@ -18,7 +18,11 @@ class FopeTrial : public char_lm::CharLmTrial {
 
   // Share of the samples whose every key digit is the model's argmax (teacher-forced: the same
   // as exact greedy retrieval). Samples are drawn from a fixed stream, the same at every call.
-  double passkeyAccuracy(int64_t length, int64_t samples);
+  struct PasskeyScore {
+    double exact = 0;   // every digit right
+    double digits = 0;  // share of digits right (partial retrieval)
+  };
+  PasskeyScore passkeyAccuracy(int64_t length, int64_t samples);
   double perplexity(int64_t length);
 
  protected:

@@ -1,0 +1,54 @@
+#include "experiments/addition/addition_experiment.h"
+
+#include "core/engine/preset_json.h"
+#include "experiments/addition/addition_settings.h"
+#include "experiments/addition/addition_trial.h"
+#include "experiments/addition_presets.h"  // generated from presets/*.json
+
+namespace fl::addition {
+
+std::string AdditionExperiment::description() const {
+  return "A small GPT learns a + b = c where every number is one token. Watch the DFT of the "
+         "number embeddings over the number axis as it trains, compare random with Fourier-feature "
+         "embeddings, and ablate low or high frequencies of the attention and MLP outputs in "
+         "logit space, as in the paper's Table 1.";
+}
+
+std::vector<ParamSpec> AdditionExperiment::params() const { return additionParams(); }
+
+std::vector<PanelSpec> AdditionExperiment::panels() const {
+  return {
+      {"accuracy", "Accuracy", PanelKind::MetricLines, {"train/acc", "test/acc"}, "step",
+       "exact answer", false, "Share of problems whose answer token is the model's argmax"},
+      {"loss", "Training loss", PanelKind::MetricLines, {"train/loss"}, "step", "cross-entropy",
+       true, "At the answer position"},
+      {"spectrum", "Number-embedding spectrum", PanelKind::SnapshotBars, {"spectrum/embedding"},
+       "frequency k (period M/k)", "|DFT| over the number axis", false,
+       "Magnitude per frequency of the number-embedding matrix (k = 0: the mean)"},
+      {"spectrum_evolution", "Embedding spectrum over training", PanelKind::HeatmapOverSteps,
+       {"spectrum/embedding"}, "step", "frequency k", false, "How the frequencies emerge"},
+      {"top_periods", "Strongest periods", PanelKind::MetricLines, {"spectrum/top*"}, "step",
+       "numbers per cycle", true, "The top periods of the embedding spectrum (the paper: 2, 2.5, 5, 10)"},
+      {"ablation", "Logit-lens filter ablation", PanelKind::SnapshotBars, {"ablation/acc"}, "",
+       "test accuracy", false,
+       "Test accuracy with the low or high frequencies removed from the MLP or attention outputs"},
+      {"ablation_curves", "Ablated accuracy over training", PanelKind::MetricLines,
+       {"test/acc_*"}, "step", "test accuracy", false, "Each ablation at every evaluation"},
+  };
+}
+
+std::vector<Preset> AdditionExperiment::presets() const {
+  return parsePresets(::fl::presets_json::kAddition);
+}
+
+std::vector<Variant> AdditionExperiment::comparisonVariants() const {
+  return {{"random embeddings", {{"embedding_init", "random"}}},
+          {"Fourier embeddings", {{"embedding_init", "fourier"}}}};
+}
+
+std::unique_ptr<Trial> AdditionExperiment::createTrial(const TrialContext& context) const {
+  return std::make_unique<AdditionTrial>(AdditionSettings::fromConfig(context.config),
+                                         context.device, context.seed);
+}
+
+}  // namespace fl::addition

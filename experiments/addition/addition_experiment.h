@@ -1,0 +1,25 @@
+// Experiment `addition`: watch a small transformer learn a + b with single-token numbers, and
+// whether Fourier-feature number embeddings help (Zhou et al., arXiv 2406.03445; PAPERS.md
+// section 4).
+#pragma once
+
+#include "core/engine/experiment.h"
+
+namespace fl::addition {
+
+class AdditionExperiment : public Experiment {
+ public:
+  std::string name() const override { return "addition"; }
+  std::string title() const override { return "Addition with Fourier features"; }
+  std::string description() const override;
+  std::vector<ParamSpec> params() const override;
+  std::vector<PanelSpec> panels() const override;
+  std::vector<Preset> presets() const override;
+  std::optional<SelectionMetric> selectionMetric() const override {
+    return SelectionMetric{"test/acc", false};
+  }
+  std::vector<Variant> comparisonVariants() const override;
+  std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
+};
+
+}  // namespace fl::addition

@@ -1,0 +1,200 @@
+#include "experiments/addition/addition_trial.h"
+
+#include <sstream>
+
+#include <torch/torch.h>
+
+#include "core/analysis/number_spectrum.h"
+#include "core/engine/seeding.h"
+#include "experiments/addition/number_embedding_init.h"
+
+namespace fl::addition {
+
+namespace {
+std::vector<float> toFloats(const torch::Tensor& t) {
+  auto c = t.detach().to(torch::kCPU).to(torch::kFloat).contiguous();
+  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
+
+}  // namespace
+
+AdditionTrial::AdditionTrial(const AdditionSettings& s, c10::Device device, uint64_t seed)
+    : m_settings(s), m_device(device), m_batchRng(makeStream(seed, "batches")) {
+  auto splitRng = makeStream(seed, "split");
+  m_split = splitPairs(s.task, s.testFraction, splitRng);
+  if (s.dModel % s.heads != 0)
+    throw std::invalid_argument("d_model " + std::to_string(s.dModel) + " is not divisible by heads " +
+                                std::to_string(s.heads));
+  nn::GptOptions o;
+  o.vocabSize = s.task.vocabularySize();
+  o.dModel = s.dModel;
+  o.heads = s.heads;
+  o.layers = s.layers;
+  o.mlpRatio = s.mlpRatio;
+  o.norm = nn::parseNormKind(s.norm).value();
+  o.tiedHead = s.tiedHead;
+  o.position.kind = nn::PositionKind::Learned;
+  o.position.maxLength = AdditionTask::kSequenceLength;
+  m_model = nn::Gpt(o);  // the Runner seeded the global generator
+  if (s.embeddingInit == "fourier")
+    writeFourierFeatures(m_model->tokenEmbedding()->weight, s.task.numberTokens(), s.fourierPeriods,
+                         s.fourierAmplitude);
+  m_model->to(device);
+
+  std::vector<torch::Tensor> parameters;
+  std::vector<bool> decay;
+  for (const auto& item : m_model->named_parameters()) {
+    const auto& name = item.key();
+    const bool isWeight = name.size() >= 6 && name.compare(name.size() - 6, 6, "weight") == 0;
+    parameters.push_back(item.value());
+    // Frozen number embeddings must not decay either (they are restored after each step).
+    decay.push_back(isWeight && item.value().dim() >= 2);
+  }
+  m_optimizer = std::make_unique<optim::FlatAdam>(
+      parameters,
+      optim::FlatAdamOptions().lr(s.lr).beta1(0.9).beta2(0.98).weightDecay(s.weightDecay), decay);
+  if (s.embeddingFrozen) m_frozenRows = numberEmbedding().detach().clone();
+  m_split.trainInputs = m_split.trainInputs.to(device);
+  m_split.trainAnswers = m_split.trainAnswers.to(device);
+  m_split.testInputs = m_split.testInputs.to(device);
+  m_split.testAnswers = m_split.testAnswers.to(device);
+  m_schedule = {s.lr, std::min(s.minLr, s.lr), s.warmupSteps, s.steps};
+}
+
+TrialPlan AdditionTrial::plan() const {
+  TrialPlan p;
+  p.totalSteps = m_settings.steps;
+  p.stepsPerEpoch = std::max<int64_t>(1, m_split.trainInputs.size(0) / m_settings.batchSize);
+  p.logEvery = std::max<int64_t>(1, std::min<int64_t>(20, m_settings.evalEvery));
+  p.evalEvery = m_settings.evalEvery;
+  return p;
+}
+
+torch::Tensor AdditionTrial::numberEmbedding() const {
+  return m_model->tokenEmbedding()->weight.narrow(0, 0, m_settings.task.numberTokens());
+}
+
+torch::Tensor AdditionTrial::answerLogits(const torch::Tensor& inputs, const nn::SublayerHook& hook) {
+  return m_model->forward(inputs, hook).select(1, AdditionTask::kSequenceLength - 1);  // after '='
+}
+
+double AdditionTrial::trainStep(int64_t stepIndex) {
+  m_model->train();
+  const int64_t n = m_split.trainInputs.size(0);
+  std::uniform_int_distribution<int64_t> pick(0, n - 1);
+  std::vector<int64_t> rows(static_cast<size_t>(m_settings.batchSize));
+  for (auto& r : rows) r = pick(m_batchRng);
+  auto index = torch::tensor(rows, torch::kLong).to(m_device);
+  auto inputs = m_split.trainInputs.index_select(0, index);
+  auto answers = m_split.trainAnswers.index_select(0, index);
+  m_optimizer->setLr(m_schedule.at(stepIndex));
+  m_optimizer->zeroGrad();
+  auto loss = torch::nn::functional::cross_entropy(answerLogits(inputs, nullptr), answers);
+  loss.backward();
+  if (m_settings.gradClip > 0) m_optimizer->clipGradNorm(m_settings.gradClip);
+  m_optimizer->step();
+  if (m_frozenRows.defined()) {
+    torch::NoGradGuard noGrad;
+    numberEmbedding().copy_(m_frozenRows);
+  }
+  return loss.item<double>();
+}
+
+double AdditionTrial::accuracy(bool test, const Ablation* ablation) {
+  torch::NoGradGuard noGrad;
+  m_model->eval();
+  const auto& inputs = test ? m_split.testInputs : m_split.trainInputs;
+  const auto& answers = test ? m_split.testAnswers : m_split.trainAnswers;
+  nn::SublayerHook hook;
+  if (ablation) {
+    auto unembedding = m_model->unembedding().narrow(0, 0, m_settings.task.numberTokens()).detach();
+    auto pinv = torch::linalg::pinv(unembedding.to(torch::kCPU)).to(m_device);  // (d, M)
+    hook = makeAblationHook(*ablation, unembedding, pinv, m_settings.cutoffPeriod);
+  }
+  int64_t correct = 0;
+  const int64_t chunk = 8192;
+  for (int64_t i = 0; i < inputs.size(0); i += chunk) {
+    const int64_t n = std::min(chunk, inputs.size(0) - i);
+    auto predicted = answerLogits(inputs.narrow(0, i, n), hook).argmax(-1);
+    correct += predicted.eq(answers.narrow(0, i, n)).sum().item<int64_t>();
+  }
+  return static_cast<double>(correct) / static_cast<double>(inputs.size(0));
+}
+
+void AdditionTrial::evaluate(int64_t, bool, EvalReport& out) {
+  const double testAcc = accuracy(true);
+  out.metric("train/acc", accuracy(false));
+  out.metric("test/acc", testAcc);
+
+  // The number-embedding spectrum over the number axis.
+  const int64_t numbers = m_settings.task.numberTokens();
+  auto magnitudes = analysis::numberAxisMagnitudes(numberEmbedding().detach().to(torch::kCPU));
+  const auto peaks = analysis::topPeriods(magnitudes, numbers, m_settings.topPeriods);
+  for (size_t i = 0; i < peaks.size(); ++i)
+    out.metric("spectrum/top" + std::to_string(i + 1) + "_period", peaks[i].period);
+  Snapshot spectrum;
+  spectrum.name = "spectrum/embedding";
+  spectrum.shape = {magnitudes.size(0)};
+  spectrum.data = toFloats(magnitudes);
+  std::vector<float> bins;
+  for (int64_t k = 0; k < magnitudes.size(0); ++k) bins.push_back(static_cast<float>(k));
+  spectrum.axes = {{"frequency k (period " + std::to_string(numbers) + "/k numbers)", "", bins}};
+  spectrum.valueLabel = "|DFT| of the number embeddings";
+  nlohmann::json top = nlohmann::json::array();
+  for (const auto& p : peaks) top.push_back({{"k", p.bin}, {"period", p.period}});
+  spectrum.meta["top"] = top;
+  out.snapshot(std::move(spectrum));
+
+  // The logit-lens ablations.
+  std::vector<float> accuracies{static_cast<float>(testAcc)};
+  nlohmann::json labels = nlohmann::json::array({"full"});
+  for (const auto& ablation : paperAblations()) {
+    const double acc = accuracy(true, &ablation);
+    out.metric("test/acc_" + ablation.key, acc);
+    accuracies.push_back(static_cast<float>(acc));
+    labels.push_back(ablation.label);
+  }
+  Snapshot bars;
+  bars.name = "ablation/acc";
+  bars.shape = {static_cast<int64_t>(accuracies.size())};
+  bars.data = accuracies;
+  std::vector<float> index;
+  for (size_t i = 0; i < accuracies.size(); ++i) index.push_back(static_cast<float>(i));
+  bars.axes = {{"ablation", "", index}};
+  bars.valueLabel = "test accuracy";
+  bars.meta["labels"] = labels;
+  bars.meta["cutoff_period"] = m_settings.cutoffPeriod;
+  out.snapshot(std::move(bars));
+}
+
+void AdditionTrial::saveCheckpoint(const std::string& path) const {
+  torch::serialize::OutputArchive archive;
+  const auto state = m_optimizer->state();
+  archive.write("parameters", state.parameters);
+  archive.write("adam.first_moment", state.firstMoment);
+  archive.write("adam.second_moment", state.secondMoment);
+  archive.write("adam.step", torch::tensor(state.stepCount, torch::kLong));
+  std::ostringstream rng;
+  rng << m_batchRng;
+  archive.write("batches.rng", c10::IValue(rng.str()));
+  archive.save_to(path);
+}
+
+void AdditionTrial::loadCheckpoint(const std::string& path) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(path, m_device);
+  optim::FlatAdam::State state;
+  torch::Tensor step;
+  archive.read("parameters", state.parameters);
+  archive.read("adam.first_moment", state.firstMoment);
+  archive.read("adam.second_moment", state.secondMoment);
+  archive.read("adam.step", step);
+  state.stepCount = step.item<int64_t>();
+  m_optimizer->loadState(state);
+  c10::IValue rng;
+  archive.read("batches.rng", rng);
+  std::istringstream in(rng.toStringRef());
+  in >> m_batchRng;
+}
+
+}  // namespace fl::addition

@@ -1,0 +1,48 @@
+// AdditionTrial: a small GPT learns a + b = c with single-token numbers. Every evaluation
+// reports train and test accuracy, the DFT of the number-embedding matrix over the number axis
+// (with its strongest periods), and the logit-lens filter ablations of the paper's Table 1.
+#pragma once
+
+#include <memory>
+#include <random>
+
+#include "core/engine/experiment.h"
+#include "core/nn/transformer/gpt.h"
+#include "core/optim/flat_adam.h"
+#include "core/optim/lr_schedule.h"
+#include "experiments/addition/addition_settings.h"
+#include "experiments/addition/logit_lens_ablation.h"
+
+namespace fl::addition {
+
+class AdditionTrial : public Trial {
+ public:
+  AdditionTrial(const AdditionSettings& settings, c10::Device device, uint64_t seed);
+
+  TrialPlan plan() const override;
+  double trainStep(int64_t stepIndex) override;
+  void evaluate(int64_t stepsDone, bool final, EvalReport& out) override;
+  bool supportsCheckpoints() const override { return true; }
+  void saveCheckpoint(const std::string& path) const override;
+  void loadCheckpoint(const std::string& path) override;
+
+  // Accuracy of the answer token on a split, optionally under an ablation.
+  double accuracy(bool test, const Ablation* ablation = nullptr);
+  // The number tokens' rows of the embedding (M, d).
+  torch::Tensor numberEmbedding() const;
+  nn::Gpt model() const { return m_model; }
+
+ private:
+  torch::Tensor answerLogits(const torch::Tensor& inputs, const nn::SublayerHook& hook);
+
+  AdditionSettings m_settings;
+  c10::Device m_device;
+  PairSplit m_split;
+  nn::Gpt m_model{nullptr};
+  std::unique_ptr<optim::FlatAdam> m_optimizer;
+  optim::WarmupCosine m_schedule;
+  std::mt19937_64 m_batchRng;
+  torch::Tensor m_frozenRows;  // the number rows to restore after each step, when frozen
+};
+
+}  // namespace fl::addition

@@ -1,0 +1,55 @@
+#include "experiments/addition/number_embedding_init.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+namespace fl::addition {
+
+std::optional<std::string> checkPeriodList(const std::string& text) {
+  std::stringstream in(text);
+  std::string item;
+  int count = 0;
+  while (std::getline(in, item, ',')) {
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || !(v >= 2.0))
+      return "'" + item + "' is not a period >= 2 (numbers per cycle); expected e.g. 2,2.5,5,10,100";
+    ++count;
+  }
+  if (count == 0) return std::string("expected a comma-separated list such as 2,2.5,5,10,100");
+  return std::nullopt;
+}
+
+std::vector<double> parsePeriodList(const std::string& text) {
+  std::vector<double> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) out.push_back(std::stod(item));
+  return out;
+}
+
+void writeFourierFeatures(torch::Tensor embedding, int64_t numbers,
+                          const std::vector<double>& periods, double amplitude) {
+  const int64_t needed = 2 * static_cast<int64_t>(periods.size());
+  if (needed > embedding.size(1))
+    throw std::invalid_argument("fourier embedding: " + std::to_string(periods.size()) +
+                                " periods need " + std::to_string(needed) +
+                                " dimensions, d_model is " + std::to_string(embedding.size(1)));
+  torch::NoGradGuard noGrad;
+  auto n = torch::arange(numbers, torch::kDouble);
+  for (size_t i = 0; i < periods.size(); ++i) {
+    auto angle = 2.0 * M_PI * n / periods[i];
+    embedding.narrow(0, 0, numbers).select(1, 2 * static_cast<int64_t>(i)).copy_(amplitude * torch::cos(angle));
+    embedding.narrow(0, 0, numbers).select(1, 2 * static_cast<int64_t>(i) + 1).copy_(amplitude * torch::sin(angle));
+  }
+}
+
+}  // namespace fl::addition

@@ -1,0 +1,176 @@
+// Tests experiments/addition and core/analysis/number_spectrum: the DFT analysis finds planted
+// periods, the band split removes exactly the intended frequencies, the logit-lens ablation
+// removes that band from a sublayer's logits, the task's split, the Fourier initialisation, and
+// a tiny model learning modular addition.
+#include <QtTest>
+
+#include <cmath>
+#include <set>
+
+#include <torch/torch.h>
+
+#include "core/analysis/number_spectrum.h"
+#include "core/engine/registry.h"
+#include "core/engine/seeding.h"
+#include "experiments/addition/addition_experiment.h"
+#include "experiments/addition/addition_trial.h"
+#include "experiments/addition/logit_lens_ablation.h"
+#include "experiments/addition/number_embedding_init.h"
+
+using namespace fl;
+
+namespace {
+
+double maxAbs(const torch::Tensor& t) { return t.abs().max().item<double>(); }
+
+torch::Tensor wave(int64_t numbers, double period, double phase = 0) {
+  auto n = torch::arange(numbers, torch::kDouble);
+  return torch::cos(2 * M_PI * n / period + phase);
+}
+
+std::unique_ptr<addition::AdditionTrial> makeTrial(const std::vector<std::string>& assignments,
+                                                   uint64_t seed = 3) {
+  addition::AdditionExperiment experiment;
+  auto config = buildConfig(experiment, "", assignments);
+  if (!config.ok()) throw std::invalid_argument(config.summary());
+  SeededScope seeded(seed);
+  return std::make_unique<addition::AdditionTrial>(
+      addition::AdditionSettings::fromConfig(config.values), c10::kCPU, seed);
+}
+
+}  // namespace
+
+class TestAddition : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void theSpectrumFindsPlantedPeriods() {
+    torch::manual_seed(1);
+    const int64_t m = 200;
+    for (double period : {2.0, 5.0, 10.0, 40.0}) {
+      auto e = torch::randn({m, 32}, torch::kDouble) * 0.05;
+      e.select(1, 3) += wave(m, period, 0.3);
+      e.select(1, 17) += 0.5 * wave(m, period, 1.1);
+      const auto peaks = analysis::topPeriods(analysis::numberAxisMagnitudes(e), m, 3);
+      QCOMPARE(peaks.front().period, period);
+      QCOMPARE(peaks.front().bin, static_cast<int64_t>(m / period));
+    }
+    // Two planted periods come out as the top two, the stronger first.
+    auto e = torch::zeros({200, 8}, torch::kDouble);
+    e.select(1, 0) += 2.0 * wave(200, 10);
+    e.select(1, 1) += wave(200, 2.5);
+    const auto peaks = analysis::topPeriods(analysis::numberAxisMagnitudes(e), 200, 2);
+    QCOMPARE(peaks[0].period, 10.0);
+    QCOMPARE(peaks[1].period, 2.5);
+  }
+
+  void theBandSplitRemovesExactlyTheIntendedFrequencies() {
+    const int64_t m = 520;
+    // Periods 130 and 13 are low, 10 and 2 are high at the paper's cut-off of 10.4 (all whole bins of 520).
+    auto low = wave(m, 130) + 0.5 * wave(m, 13, 0.7);
+    auto high = 0.8 * wave(m, 10, 0.2) + 0.3 * wave(m, 2);
+    auto z = (low + high + 1.5).unsqueeze(0);  // and a constant, which is low
+    auto bands = analysis::splitByPeriod(z, 10.4);
+    QVERIFY(maxAbs(bands.low[0] - (low + 1.5)) < 1e-9);
+    QVERIFY(maxAbs(bands.high[0] - high) < 1e-9);
+    // Random signals: the parts add up, and each has no energy in the other's bins.
+    torch::manual_seed(2);
+    for (int trial = 0; trial < 20; ++trial) {
+      const int64_t n = 50 + trial * 17;
+      auto r = torch::randn({3, n}, torch::kDouble);
+      auto b = analysis::splitByPeriod(r, 4.0 + trial);
+      QVERIFY(maxAbs(b.low + b.high - r) < 1e-9);
+      auto lowSpectrum = torch::fft::rfft(b.low, n, -1).abs();
+      auto highSpectrum = torch::fft::rfft(b.high, n, -1).abs();
+      for (int64_t k = 0; k <= n / 2; ++k) {
+        const bool isHigh = k > 0 && static_cast<double>(n) / k <= 4.0 + trial;
+        QVERIFY((isHigh ? lowSpectrum : highSpectrum).select(-1, k).max().item<double>() < 1e-8);
+      }
+    }
+  }
+
+  void theAblationHookRemovesTheBandFromTheSublayersLogits() {
+    // d >= M and a full-rank unembedding: the band is removed exactly, at the last position only.
+    torch::manual_seed(3);
+    const int64_t m = 24, d = 40;
+    auto u = torch::randn({m, d}, torch::kDouble);
+    auto pinv = torch::linalg::pinv(u);
+    auto out = torch::randn({5, 4, d}, torch::kDouble);
+    for (const auto& ablation : addition::paperAblations()) {
+      auto hook = addition::makeAblationHook(ablation, u, pinv, 6.0);
+      auto result = hook(0, nn::Sublayer::Mlp, out);
+      if (!ablation.mlp) {
+        QVERIFY(torch::equal(result, out));
+        continue;
+      }
+      QVERIFY(torch::equal(result.narrow(1, 0, 3), out.narrow(1, 0, 3)));
+      auto before = analysis::splitByPeriod(torch::matmul(out.select(1, 3), u.t()), 6.0);
+      auto after = analysis::splitByPeriod(torch::matmul(result.select(1, 3), u.t()), 6.0);
+      auto removed = ablation.removeLow ? after.low : after.high;
+      auto kept = ablation.removeLow ? after.high : after.low;
+      auto keptBefore = ablation.removeLow ? before.high : before.low;
+      QVERIFY(maxAbs(removed) < 1e-8);
+      QVERIFY(maxAbs(kept - keptBefore) < 1e-8);
+    }
+  }
+
+  void pairsSplitIntoDisjointTrainAndTestWithCorrectAnswers() {
+    for (bool modular : {false, true}) {
+      addition::AdditionTask task{13, modular};
+      std::mt19937_64 rng(5);
+      auto split = addition::splitPairs(task, 0.25, rng);
+      QCOMPARE(split.testInputs.size(0) + split.trainInputs.size(0), int64_t(169));
+      QCOMPARE(split.testInputs.size(0), int64_t(42));
+      std::set<std::pair<int64_t, int64_t>> seen;
+      for (auto* part : {&split.trainInputs, &split.testInputs}) {
+        const auto& answers = part == &split.trainInputs ? split.trainAnswers : split.testAnswers;
+        for (int64_t i = 0; i < part->size(0); ++i) {
+          const int64_t a = (*part)[i][0].item<int64_t>(), b = (*part)[i][2].item<int64_t>();
+          QCOMPARE((*part)[i][1].item<int64_t>(), task.plusToken());
+          QCOMPARE((*part)[i][3].item<int64_t>(), task.equalsToken());
+          QCOMPARE(answers[i].item<int64_t>(), modular ? (a + b) % 13 : a + b);
+          QVERIFY(seen.insert({a, b}).second);
+        }
+      }
+      QCOMPARE(seen.size(), size_t(169));
+      QCOMPARE(task.vocabularySize(), modular ? int64_t(15) : int64_t(27));
+    }
+  }
+
+  void fourierInitWritesTheFeaturesAndFrozenRowsStayFixed() {
+    auto trial = makeTrial({"operands=20", "d_model=32", "heads=2", "layers=1", "steps=10",
+                            "embedding_init=fourier", "fourier_periods=2,5,10", "fourier_amplitude=0.5",
+                            "embedding_frozen=true"});
+    auto e = trial->numberEmbedding().detach().clone();
+    QCOMPARE(e.size(0), int64_t(39));
+    for (int64_t n = 0; n < 39; ++n) {
+      QVERIFY(std::abs(e[n][2].item<double>() - 0.5 * std::cos(2 * M_PI * n / 5)) < 1e-6);
+      QVERIFY(std::abs(e[n][5].item<double>() - 0.5 * std::sin(2 * M_PI * n / 10)) < 1e-6);
+    }
+    const auto peaks = analysis::topPeriods(analysis::numberAxisMagnitudes(e), 39, 3);
+    QVERIFY(std::abs(peaks[0].period - 39.0 / 4) < 1e-9 || std::abs(peaks[0].period - 39.0 / 8) < 1e-9 ||
+            std::abs(peaks[0].period - 39.0 / 19) < 1e-9);  // the bins nearest periods 10, 5, 2
+    for (int64_t i = 0; i < 10; ++i) trial->trainStep(i);
+    QVERIFY(torch::equal(trial->numberEmbedding(), e));
+    // Too many periods for the width is a clear error.
+    try {
+      makeTrial({"d_model=8", "heads=2", "embedding_init=fourier", "fourier_periods=2,3,4,5,6"});
+      QFAIL("expected an error");
+    } catch (const std::invalid_argument& error) {
+      QVERIFY(QString(error.what()).contains("5 periods need 10 dimensions, d_model is 8"));
+    }
+  }
+
+  void aTinyModelLearnsModularAddition() {
+    auto trial = makeTrial({"operands=11", "modular=true", "test_fraction=0.2", "d_model=64",
+                            "heads=4", "layers=1", "batch_size=64", "steps=600", "lr=0.003",
+                            "warmup=20", "weight_decay=0.5"});
+    for (int64_t i = 0; i < 600; ++i) trial->trainStep(i);
+    const double train = trial->accuracy(false), test = trial->accuracy(true);
+    QVERIFY2(train > 0.99, qPrintable(QString("train %1 test %2").arg(train).arg(test)));
+    QVERIFY2(test > 0.5, qPrintable(QString("train %1 test %2").arg(train).arg(test)));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestAddition)
+#include "test_addition.moc"

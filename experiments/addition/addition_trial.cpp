@@ -6,17 +6,13 @@
 
 #include "core/analysis/number_spectrum.h"
 #include "core/engine/seeding.h"
+#include "core/engine/tensor_values.h"
+#include "core/optim/decay_selection.h"
+#include "core/optim/flat_adam_checkpoint.h"
 #include "experiments/addition/number_embedding_init.h"
 
 namespace fl::addition {
 
-namespace {
-std::vector<float> toFloats(const torch::Tensor& t) {
-  auto c = t.detach().to(torch::kCPU).to(torch::kFloat).contiguous();
-  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-}
-
-}  // namespace
 
 AdditionTrial::AdditionTrial(const AdditionSettings& s, c10::Device device, uint64_t seed)
     : m_settings(s), m_device(device), m_batchRng(makeStream(seed, "batches")) {
@@ -41,18 +37,12 @@ AdditionTrial::AdditionTrial(const AdditionSettings& s, c10::Device device, uint
                          s.fourierAmplitude);
   m_model->to(device);
 
-  std::vector<torch::Tensor> parameters;
-  std::vector<bool> decay;
-  for (const auto& item : m_model->named_parameters()) {
-    const auto& name = item.key();
-    const bool isWeight = name.size() >= 6 && name.compare(name.size() - 6, 6, "weight") == 0;
-    parameters.push_back(item.value());
-    // Frozen number embeddings must not decay either (they are restored after each step).
-    decay.push_back(isWeight && item.value().dim() >= 2);
-  }
+  // Frozen number embeddings are restored after each step, decay or not.
+  auto selection = optim::decayWeightMatricesOnly(m_model->named_parameters());
   m_optimizer = std::make_unique<optim::FlatAdam>(
-      parameters,
-      optim::FlatAdamOptions().lr(s.lr).beta1(0.9).beta2(0.98).weightDecay(s.weightDecay), decay);
+      selection.parameters,
+      optim::FlatAdamOptions().lr(s.lr).beta1(0.9).beta2(0.98).weightDecay(s.weightDecay),
+      selection.decay);
   if (s.embeddingFrozen) m_frozenRows = numberEmbedding().detach().clone();
   m_split.trainInputs = m_split.trainInputs.to(device);
   m_split.trainAnswers = m_split.trainAnswers.to(device);
@@ -135,7 +125,7 @@ void AdditionTrial::evaluate(int64_t, bool, EvalReport& out) {
   Snapshot spectrum;
   spectrum.name = "spectrum/embedding";
   spectrum.shape = {magnitudes.size(0)};
-  spectrum.data = toFloats(magnitudes);
+  spectrum.data = toFloatVector(magnitudes);
   std::vector<float> bins;
   for (int64_t k = 0; k < magnitudes.size(0); ++k) bins.push_back(static_cast<float>(k));
   spectrum.axes = {{"frequency k (period " + std::to_string(numbers) + "/k numbers)", "", bins}};
@@ -169,32 +159,16 @@ void AdditionTrial::evaluate(int64_t, bool, EvalReport& out) {
 
 void AdditionTrial::saveCheckpoint(const std::string& path) const {
   torch::serialize::OutputArchive archive;
-  const auto state = m_optimizer->state();
-  archive.write("parameters", state.parameters);
-  archive.write("adam.first_moment", state.firstMoment);
-  archive.write("adam.second_moment", state.secondMoment);
-  archive.write("adam.step", torch::tensor(state.stepCount, torch::kLong));
-  std::ostringstream rng;
-  rng << m_batchRng;
-  archive.write("batches.rng", c10::IValue(rng.str()));
+  optim::writeOptimizerState(archive, *m_optimizer);
+  optim::writeStreamState(archive, "batches.rng", m_batchRng);
   archive.save_to(path);
 }
 
 void AdditionTrial::loadCheckpoint(const std::string& path) {
   torch::serialize::InputArchive archive;
   archive.load_from(path, m_device);
-  optim::FlatAdam::State state;
-  torch::Tensor step;
-  archive.read("parameters", state.parameters);
-  archive.read("adam.first_moment", state.firstMoment);
-  archive.read("adam.second_moment", state.secondMoment);
-  archive.read("adam.step", step);
-  state.stepCount = step.item<int64_t>();
-  m_optimizer->loadState(state);
-  c10::IValue rng;
-  archive.read("batches.rng", rng);
-  std::istringstream in(rng.toStringRef());
-  in >> m_batchRng;
+  optim::readOptimizerState(archive, *m_optimizer);
+  optim::readStreamState(archive, "batches.rng", m_batchRng);
 }
 
 }  // namespace fl::addition

@@ -5,6 +5,8 @@
 #include <torch/torch.h>
 
 #include "core/engine/seeding.h"
+#include "core/optim/decay_selection.h"
+#include "core/optim/flat_adam_checkpoint.h"
 
 namespace fl::char_lm {
 
@@ -40,20 +42,11 @@ CharLmTrial::CharLmTrial(const CharLmSettings& settings, nn::GptOptions model, c
   m_model = nn::Gpt(model);  // the Runner seeded the global generator (SeededScope)
   m_model->to(device);
 
-  // AdamW's decay applies to weight matrices only: not to norms, biases, FoPE coefficients or
-  // FourierQK's log-frequencies (decay would pull every centre towards bin 1).
-  std::vector<torch::Tensor> parameters;
-  std::vector<bool> decay;
-  for (const auto& item : m_model->named_parameters()) {
-    const auto& name = item.key();
-    const bool isWeight = name.size() >= 6 && name.compare(name.size() - 6, 6, "weight") == 0;
-    parameters.push_back(item.value());
-    decay.push_back(isWeight && item.value().dim() >= 2);
-  }
+  auto selection = optim::decayWeightMatricesOnly(m_model->named_parameters());
   m_optimizer = std::make_unique<optim::FlatAdam>(
-      parameters,
+      selection.parameters,
       optim::FlatAdamOptions().lr(settings.lr).beta1(0.9).beta2(0.95).weightDecay(settings.weightDecay),
-      decay);
+      selection.decay);
   m_schedule = {settings.lr, std::min(settings.minLr, settings.lr), settings.warmupSteps,
                 settings.steps};
 }
@@ -126,39 +119,23 @@ double CharLmTrial::meanLoss(const torch::Tensor& inputs, const torch::Tensor& t
 
 void CharLmTrial::saveCheckpoint(const std::string& path) const {
   torch::serialize::OutputArchive archive;
-  const auto state = m_optimizer->state();
-  archive.write("parameters", state.parameters);
-  archive.write("adam.first_moment", state.firstMoment);
-  archive.write("adam.second_moment", state.secondMoment);
-  archive.write("adam.step", torch::tensor(state.stepCount, torch::kLong));
+  optim::writeOptimizerState(archive, *m_optimizer);
   for (const auto& b : m_model->named_buffers()) archive.write("buffer." + b.key(), b.value());
-  std::ostringstream rng;
-  rng << m_batchRng;
-  archive.write("batches.rng", c10::IValue(rng.str()));
+  optim::writeStreamState(archive, "batches.rng", m_batchRng);
   archive.save_to(path);
 }
 
 void CharLmTrial::loadCheckpoint(const std::string& path) {
   torch::serialize::InputArchive archive;
   archive.load_from(path, m_device);
-  optim::FlatAdam::State state;
-  torch::Tensor step;
-  archive.read("parameters", state.parameters);
-  archive.read("adam.first_moment", state.firstMoment);
-  archive.read("adam.second_moment", state.secondMoment);
-  archive.read("adam.step", step);
-  state.stepCount = step.item<int64_t>();
-  m_optimizer->loadState(state);
+  optim::readOptimizerState(archive, *m_optimizer);
   torch::NoGradGuard noGrad;
   for (auto& b : m_model->named_buffers()) {
     torch::Tensor saved;
     if (archive.try_read("buffer." + b.key(), saved)) b.value().copy_(saved);
   }
   m_model->position()->invalidateCache();
-  c10::IValue rng;
-  archive.read("batches.rng", rng);
-  std::istringstream in(rng.toStringRef());
-  in >> m_batchRng;
+  optim::readStreamState(archive, "batches.rng", m_batchRng);
 }
 
 }  // namespace fl::char_lm

@@ -5,17 +5,13 @@
 #include <torch/torch.h>
 
 #include "core/engine/seeding.h"
+#include "core/engine/tensor_values.h"
 #include "core/nn/transformer/rotary.h"
 #include "core/text/passkey.h"
 
 namespace fl::fope {
 
 namespace {
-
-std::vector<float> toFloats(const torch::Tensor& t) {
-  auto c = t.detach().to(torch::kCPU).to(torch::kFloat).contiguous();
-  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-}
 
 std::vector<float> toFloats(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
 
@@ -167,7 +163,7 @@ void FopeTrial::frequencySnapshots(EvalReport& out) const {
       Snapshot s;
       s.name = name;
       s.shape = coefficients.sizes().vec();  // (heads, K, M)
-      s.data = toFloats(coefficients);
+      s.data = toFloatVector(coefficients);
       s.axes = {{"head", "", {}}, {"frequency w_f", "rad/token", keptTicks},
                 {"dimension pair j", "", seriesPairs}};
       s.valueLabel = "coefficient";

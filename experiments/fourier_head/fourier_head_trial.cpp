@@ -8,9 +8,11 @@
 #include <torch/torch.h>
 
 #include "core/engine/seeding.h"
+#include "core/engine/tensor_values.h"
 #include "core/nn/fourier_head.h"
 #include "core/nn/gmm_head.h"
 #include "core/nn/linear_head.h"
+#include "core/optim/flat_adam_checkpoint.h"
 
 namespace fl::fourier_head {
 
@@ -20,10 +22,6 @@ torch::Tensor toTensor(const std::vector<float>& values, std::vector<int64_t> sh
   return torch::tensor(values, torch::kFloat).view(shape);
 }
 
-std::vector<float> toVector(const torch::Tensor& t) {
-  auto c = t.to(torch::kCPU).to(torch::kFloat).contiguous();  // device sync point
-  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-}
 
 
 Snapshot makeSnapshot(std::string name, const torch::Tensor& values,
@@ -31,7 +29,7 @@ Snapshot makeSnapshot(std::string name, const torch::Tensor& values,
   Snapshot s;
   s.name = std::move(name);
   s.shape = values.sizes().vec();
-  s.data = toVector(values);
+  s.data = toFloatVector(values);
   s.axes = std::move(axes);
   s.valueLabel = std::move(valueLabel);
   return s;
@@ -207,8 +205,8 @@ std::vector<Snapshot> FourierHeadTrial::pdfSnapshots(const std::string& prefix,
           toyTrueDensity(m_settings.dataset, m_settings.variance, s.x, s.y, grid[g])));
   }
   const SnapshotAxis inputAxis{"input", "", {}};
-  const SnapshotAxis binAxis{"z", "", toVector(m_centers)};
-  const SnapshotAxis gridAxis{"z", "", toVector(m_grid)};
+  const SnapshotAxis binAxis{"z", "", toFloatVector(m_centers)};
+  const SnapshotAxis gridAxis{"z", "", toFloatVector(m_grid)};
   std::vector<Snapshot> snaps{
       makeSnapshot(prefix + "/true", truePmf, {inputAxis, binAxis}, "probability"),
       makeSnapshot(prefix + "/pred", q, {inputAxis, binAxis}, "probability"),
@@ -233,15 +231,9 @@ Snapshot FourierHeadTrial::spectrumSnapshot(const torch::Tensor& features) {
 
 void FourierHeadTrial::saveCheckpoint(const std::string& path) const {
   torch::serialize::OutputArchive archive;
-  const auto state = m_optimizer->state();
-  archive.write("parameters", state.parameters);  // every model parameter, flat
-  archive.write("adam.first_moment", state.firstMoment);
-  archive.write("adam.second_moment", state.secondMoment);
-  archive.write("adam.step", torch::tensor(state.stepCount, torch::kLong));
+  optim::writeOptimizerState(archive, *m_optimizer);
   // The data order: this epoch's permutation and the shuffle stream's state.
-  std::ostringstream rng;
-  rng << m_shuffleRng;
-  archive.write("shuffle.rng", c10::IValue(rng.str()));
+  optim::writeStreamState(archive, "shuffle.rng", m_shuffleRng);
   if (m_permutation.defined()) archive.write("shuffle.permutation", m_permutation);
   archive.save_to(path);
 }
@@ -249,18 +241,8 @@ void FourierHeadTrial::saveCheckpoint(const std::string& path) const {
 void FourierHeadTrial::loadCheckpoint(const std::string& path) {
   torch::serialize::InputArchive archive;
   archive.load_from(path, m_device);
-  optim::FlatAdam::State state;
-  torch::Tensor step;
-  archive.read("parameters", state.parameters);
-  archive.read("adam.first_moment", state.firstMoment);
-  archive.read("adam.second_moment", state.secondMoment);
-  archive.read("adam.step", step);
-  state.stepCount = step.item<int64_t>();
-  m_optimizer->loadState(state);
-  c10::IValue rng;
-  archive.read("shuffle.rng", rng);
-  std::istringstream in(rng.toStringRef());
-  in >> m_shuffleRng;
+  optim::readOptimizerState(archive, *m_optimizer);
+  optim::readStreamState(archive, "shuffle.rng", m_shuffleRng);
   torch::Tensor permutation;
   if (archive.try_read("shuffle.permutation", permutation)) m_permutation = permutation.to(m_device);
 }

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "core/engine/seeding.h"
+#include "core/engine/tensor_values.h"
 #include "core/nn/qk_filters/causal_kernel_filter.h"
 #include "core/nn/qk_filters/spectral_filter.h"
 
@@ -21,10 +22,6 @@ nn::GptOptions modelOptions(const FourierQkSettings& s) {
   return o;
 }
 
-std::vector<float> toFloats(const torch::Tensor& t) {
-  auto c = t.detach().to(torch::kCPU).to(torch::kFloat).contiguous();
-  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-}
 
 std::string formatNumber(double v) {
   char buffer[32];
@@ -119,7 +116,7 @@ void FourierQkTrial::filterSnapshots(EvalReport& out) const {
   Snapshot s;
   s.name = "qk/response";
   s.shape = response.sizes().vec();
-  s.data = toFloats(response.abs());
+  s.data = toFloatVector(response.abs());
   std::vector<float> bins;
   for (int64_t b = 0; b < response.size(1); ++b) bins.push_back(static_cast<float>(b));
   s.axes = {{"head", "", {}}, {"frequency", "cycles per " + std::to_string(t) + " tokens", bins}};
@@ -136,7 +133,7 @@ void FourierQkTrial::filterSnapshots(EvalReport& out) const {
     p.name = "qk/periods";
     const int64_t layers = periods.size(0), columns = periods.size(1) * periods.size(2);
     p.shape = {layers, columns};
-    p.data = toFloats(periods.reshape({layers, columns}));
+    p.data = toFloatVector(periods.reshape({layers, columns}));
     p.axes = {{"layer", "", {}}, {periods.size(2) > 1 ? "head x centre" : "head", "", {}}};
     p.valueLabel = "period (tokens per cycle)";
     out.snapshot(std::move(p));

@@ -1,0 +1,43 @@
+#include "core/optim/flat_adam_checkpoint.h"
+
+#include <sstream>
+
+#include <torch/torch.h>
+
+namespace fl::optim {
+
+void writeOptimizerState(torch::serialize::OutputArchive& archive, const FlatAdam& optimizer) {
+  const auto state = optimizer.state();
+  archive.write("parameters", state.parameters);  // every model parameter, flat
+  archive.write("adam.first_moment", state.firstMoment);
+  archive.write("adam.second_moment", state.secondMoment);
+  archive.write("adam.step", torch::tensor(state.stepCount, torch::kLong));
+}
+
+void readOptimizerState(torch::serialize::InputArchive& archive, FlatAdam& optimizer) {
+  FlatAdam::State state;
+  torch::Tensor step;
+  archive.read("parameters", state.parameters);
+  archive.read("adam.first_moment", state.firstMoment);
+  archive.read("adam.second_moment", state.secondMoment);
+  archive.read("adam.step", step);
+  state.stepCount = step.item<int64_t>();
+  optimizer.loadState(state);
+}
+
+void writeStreamState(torch::serialize::OutputArchive& archive, const std::string& key,
+                      const std::mt19937_64& stream) {
+  std::ostringstream text;
+  text << stream;
+  archive.write(key, c10::IValue(text.str()));
+}
+
+void readStreamState(torch::serialize::InputArchive& archive, const std::string& key,
+                     std::mt19937_64& stream) {
+  c10::IValue text;
+  archive.read(key, text);
+  std::istringstream in(text.toStringRef());
+  in >> stream;
+}
+
+}  // namespace fl::optim

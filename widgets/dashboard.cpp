@@ -56,11 +56,17 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
         plot->setLogY(p.logY);
         // A lone exact key needs no suffix; prefixes always do (their keys are many).
         const bool several = p.series.size() > 1;
+        // The key's last part names it in the legend ("mse_argmax"), unless two keys share it
+        // ("train/loss", "val/loss"): then the whole key.
+        QStringList lastParts;
+        for (const auto& series : p.series) lastParts << QString::fromStdString(series).section('/', -1);
         int position = 0;
         for (const auto& series : p.series) {
           const QString key = QString::fromStdString(series);
+          const QString last = key.section('/', -1);
+          const QString suffix = !several ? QString() : lastParts.count(last) > 1 ? key : last;
           if (key.endsWith('*')) m_prefixes << PrefixSeries{key.chopped(1), plot};
-          else m_slots[key] = {plot, position++, several ? key.section('/', -1) : QString()};
+          else m_slots[key] = {plot, position++, suffix};
         }
         m_keysInPlot[plot] = position;
         m_metricPlots << plot;

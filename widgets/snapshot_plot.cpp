@@ -68,7 +68,10 @@ void applyRanges(QCustomPlot* plot, const Extent& e, bool logY) {
     plot->xAxis->setRange(e.xLo, e.xHi > e.xLo ? e.xHi : e.xLo + 1);
   if (!(e.yLo <= e.yHi)) return;
   if (logY) {
-    plot->yAxis->setRange(e.yLo / 1.2, e.yHi * 1.2);
+    // Whole decades: within less than one, the log ticker falls back to linear steps that
+    // crowd together at the top of a log axis.
+    plot->yAxis->setRange(std::pow(10.0, std::floor(std::log10(e.yLo))),
+                          std::pow(10.0, std::ceil(std::log10(e.yHi * 1.0001))));
     return;
   }
   // Keep zero in view (densities, perplexities and magnitudes read against it), pad the top.

@@ -51,6 +51,47 @@ class TestCli : public QObject {
     QVERIFY(r.err.contains("eval step"));
   }
 
+  void transformerExperimentsAreListed() {
+    auto j = nlohmann::json::parse(runCli({"list", "--json"}).out.toStdString());
+    QStringList names;
+    for (const auto& e : j) names << QString::fromStdString(e["name"].get<std::string>());
+    QCOMPARE(names, (QStringList{"fourier-head", "fope", "fourier-qk", "addition"}));
+  }
+
+  void aBadCorpusFailsTheRunNamingThePath() {
+    QTemporaryDir dir;
+    const QString missing = dir.filePath("nope.txt");
+    auto r = runCli({"run", "fope", "--preset", "tiny", "--set", "corpus=" + missing, "--json"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("corpus '" + missing + "': no such file"), qPrintable(r.err));
+    QCOMPARE(lastJsonLine(r.out)["status"].get<std::string>(), std::string("failed"));
+    QFile binary(dir.filePath("data.bin"));
+    QVERIFY(binary.open(QIODevice::WriteOnly));
+    binary.write(QByteArray("text\0more", 9));
+    binary.close();
+    r = runCli({"run", "fourier-qk", "--set", "corpus=" + binary.fileName()});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("is binary, not text (a NUL byte at offset 4)"), qPrintable(r.err));
+  }
+
+  void aLeakingFilterIsLabelledInTheSummary() {
+    const QStringList tiny{"--set", "d_model=32", "--set", "heads=2", "--set", "layers=1",
+                           "--set", "train_len=32", "--set", "batch_size=4", "--set", "steps=20",
+                           "--set", "eval_every=20", "--set", "eval_tokens=256",
+                           "--set", "synthetic_chars=20000", "--device", "cpu", "--json"};
+    auto leaky = runCli(QStringList{"run", "fourier-qk", "--set", "variant=fourier"} + tiny);
+    QCOMPARE(leaky.exitCode, 0);
+    QVERIFY2(leaky.err.contains("leak/verdict: LEAKS"), qPrintable(leaky.err));
+    QVERIFY(QRegularExpression("val/loss\\s+\\S+\\s+LEAKS").match(leaky.err).hasMatch());
+    auto j = lastJsonLine(leaky.out);
+    QCOMPARE(j["verdicts"]["leak/verdict"]["verdict"].get<std::string>(), std::string("LEAKS"));
+    auto causal = runCli(QStringList{"run", "fourier-qk", "--set", "variant=mexican_hat"} + tiny);
+    QCOMPARE(causal.exitCode, 0);
+    QVERIFY(causal.err.contains("leak/verdict: causal"));
+    QVERIFY(!causal.err.contains("LEAKS"));
+    QCOMPARE(lastJsonLine(causal.out)["verdicts"]["leak/verdict"]["ok"].get<bool>(), true);
+  }
+
   void badConfigExitsTwoNamingTheKey_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");

@@ -112,10 +112,16 @@ class TestQkFilters : public QObject {
   void theCausalityProbeSeparatesCausalFromLeakingVariants() {
     for (const char* variant : {"none", "gaussian", "mexican_hat", "causal_morlet", "random", "fourier", "multi"}) {
       auto trial = makeTrial(variant);
-      for (int64_t i = 0; i < 40; ++i) trial->trainStep(i);
-      const double probe = trial->causalityProbe();
       const bool causal = std::string(variant) != "fourier" && std::string(variant) != "multi" &&
                           std::string(variant) != "random";
+      // The filters alone show their structure before any training: exactly 0 or order 1.
+      const double filterProbe = trial->filterCausalityProbe();
+      if (causal)
+        QVERIFY2(filterProbe == 0.0, qPrintable(QString("%1: %2").arg(variant).arg(filterProbe)));
+      else
+        QVERIFY2(filterProbe > 1e-2, qPrintable(QString("%1: %2").arg(variant).arg(filterProbe)));
+      for (int64_t i = 0; i < 40; ++i) trial->trainStep(i);
+      const double probe = trial->causalityProbe();
       if (causal)
         QVERIFY2(probe < 1e-4, qPrintable(QString("%1: %2").arg(variant).arg(probe)));
       else

@@ -24,10 +24,11 @@ std::vector<PanelSpec> FourierQkExperiment::panels() const {
       {"loss", "Loss: ordered and shuffled validation", PanelKind::MetricLines,
        {"train/loss", "val/loss", "val/loss_shuffled"}, "step", "cross-entropy (nats)", true,
        "A model that uses order loses much more on shuffled text; a small gap signals leakage"},
-      {"leak", "Leakage probes", PanelKind::MetricLines, {"leak/gap", "leak/causality"}, "step",
-       "nats", false,
+      {"leak", "Leakage probes", PanelKind::MetricLines,
+       {"leak/gap", "leak/causality", "leak/filter_causality"}, "step", "nats / relative", false,
        "leak/gap = shuffled - ordered validation loss; leak/causality = largest change of "
-       "earlier log-probabilities when later tokens change (0 when causal)"},
+       "earlier log-probabilities when later tokens change (0 when causal); "
+       "leak/filter_causality = the same for the Q/K filters alone, relative to their output"},
       {"periods", "Learned periods per head (layer 0)", PanelKind::MetricLines, {"qk/period_h*"},
        "step", "tokens per cycle", true, "train_len / f for each learned centre f"},
       {"response", "Filter response |phi| (layer 0)", PanelKind::SnapshotCurves, {"qk/response"},

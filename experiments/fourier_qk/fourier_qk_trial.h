@@ -3,7 +3,10 @@
 //   val/loss, val/loss_shuffled (each window's characters shuffled) and leak/gap = their
 //   difference (a small gap: the model barely uses order, or it reads the future);
 //   leak/causality: replace the tokens from a random position t on and take the largest change
-//   of the log-probabilities at positions before t (0 for a causal model, up to round-off).
+//   of the log-probabilities at positions before t (0 for a causal model, up to round-off);
+//   leak/filter_causality: the same for the Q/K filters alone on random inputs, relative to
+//   their output's size. Weights can hide a leak early in training (an untrained model barely
+//   attends); the filter probe shows the structure. Either one above tolerance: LEAKS.
 #pragma once
 
 #include "experiments/char_lm/char_lm_trial.h"
@@ -19,6 +22,7 @@ class FourierQkTrial : public char_lm::CharLmTrial {
 
   // The probes, public for the tests.
   double causalityProbe();
+  double filterCausalityProbe() const;
   std::pair<double, double> orderedAndShuffledLoss();
   // Learned centres of every layer as periods in tokens: (layers, heads, K); undefined for
   // variants without learned centres.
@@ -26,7 +30,7 @@ class FourierQkTrial : public char_lm::CharLmTrial {
 
  private:
   void filterSnapshots(EvalReport& out) const;
-  Snapshot verdict(double causality, double gap) const;
+  Snapshot verdict(double causality, double filterCausality, double gap) const;
 
   FourierQkSettings m_qk;
   uint64_t m_seed;

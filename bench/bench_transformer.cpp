@@ -53,7 +53,7 @@ void benchPreset(const std::string& preset, const std::string& position, int ste
   const auto before = Usage::now();
   const double seconds = fl::bench::secondsPerCall([&] { trial->trainStep(step++); }, steps, 1);
   const auto after = Usage::now();
-  const double tokens = static_cast<double>(settings.lm.batchSize * settings.lm.trainLength);
+  const double tokens = static_cast<double>(settings.lm.training.batchSize * settings.lm.trainLength);
   const double flops = trial->model()->trainingFlopsPerToken(settings.lm.trainLength) * tokens;
   const double gflops = flops / seconds / 1e9;
   const double cpu = (after.user - before.user) + (after.system - before.system);

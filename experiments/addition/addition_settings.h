@@ -8,6 +8,7 @@
 
 #include "core/engine/param_spec.h"
 #include "experiments/addition/addition_task.h"
+#include "experiments/common/transformer_settings.h"
 
 namespace fl::addition {
 
@@ -18,20 +19,8 @@ struct AdditionSettings {
   std::vector<double> fourierPeriods{2, 2.5, 5, 10, 100};
   double fourierAmplitude = 1.0;
   bool embeddingFrozen = false;
-  int64_t dModel = 128;
-  int64_t heads = 4;
-  int64_t layers = 2;
-  int64_t mlpRatio = 4;
-  std::string norm = "layernorm";
-  bool tiedHead = true;
-  int64_t batchSize = 256;
-  int64_t steps = 3000;
-  double lr = 1e-3;
-  double minLr = 1e-4;
-  int64_t warmupSteps = 100;
-  double weightDecay = 0.1;
-  double gradClip = 1.0;
-  int64_t evalEvery = 100;
+  transformer_setup::ModelShape model;
+  transformer_setup::AdamWSchedule training;
   double cutoffPeriod = 10.4;
   int64_t topPeriods = 5;
 

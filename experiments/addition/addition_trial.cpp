@@ -18,17 +18,9 @@ AdditionTrial::AdditionTrial(const AdditionSettings& s, c10::Device device, uint
     : m_settings(s), m_device(device), m_batchRng(makeStream(seed, "batches")) {
   auto splitRng = makeStream(seed, "split");
   m_split = splitPairs(s.task, s.testFraction, splitRng);
-  if (s.dModel % s.heads != 0)
-    throw std::invalid_argument("d_model " + std::to_string(s.dModel) + " is not divisible by heads " +
-                                std::to_string(s.heads));
   nn::GptOptions o;
   o.vocabSize = s.task.vocabularySize();
-  o.dModel = s.dModel;
-  o.heads = s.heads;
-  o.layers = s.layers;
-  o.mlpRatio = s.mlpRatio;
-  o.norm = nn::parseNormKind(s.norm).value();
-  o.tiedHead = s.tiedHead;
+  s.model.applyTo(o);
   o.position.kind = nn::PositionKind::Learned;
   o.position.maxLength = AdditionTask::kSequenceLength;
   m_model = nn::Gpt(o);  // the Runner seeded the global generator
@@ -40,23 +32,22 @@ AdditionTrial::AdditionTrial(const AdditionSettings& s, c10::Device device, uint
   // Frozen number embeddings are restored after each step, decay or not.
   auto selection = optim::decayWeightMatricesOnly(m_model->named_parameters());
   m_optimizer = std::make_unique<optim::FlatAdam>(
-      selection.parameters,
-      optim::FlatAdamOptions().lr(s.lr).beta1(0.9).beta2(0.98).weightDecay(s.weightDecay),
-      selection.decay);
+      selection.parameters, s.training.adamOptions(/*beta2=*/0.98), selection.decay);
   if (s.embeddingFrozen) m_frozenRows = numberEmbedding().detach().clone();
   m_split.trainInputs = m_split.trainInputs.to(device);
   m_split.trainAnswers = m_split.trainAnswers.to(device);
   m_split.testInputs = m_split.testInputs.to(device);
   m_split.testAnswers = m_split.testAnswers.to(device);
-  m_schedule = {s.lr, std::min(s.minLr, s.lr), s.warmupSteps, s.steps};
+  m_schedule = s.training.schedule();
 }
 
 TrialPlan AdditionTrial::plan() const {
   TrialPlan p;
-  p.totalSteps = m_settings.steps;
-  p.stepsPerEpoch = std::max<int64_t>(1, m_split.trainInputs.size(0) / m_settings.batchSize);
-  p.logEvery = std::max<int64_t>(1, std::min<int64_t>(20, m_settings.evalEvery));
-  p.evalEvery = m_settings.evalEvery;
+  const auto& t = m_settings.training;
+  p.totalSteps = t.steps;
+  p.stepsPerEpoch = std::max<int64_t>(1, m_split.trainInputs.size(0) / t.batchSize);
+  p.logEvery = std::max<int64_t>(1, std::min<int64_t>(20, t.evalEvery));
+  p.evalEvery = t.evalEvery;
   return p;
 }
 
@@ -72,7 +63,7 @@ double AdditionTrial::trainStep(int64_t stepIndex) {
   m_model->train();
   const int64_t n = m_split.trainInputs.size(0);
   std::uniform_int_distribution<int64_t> pick(0, n - 1);
-  std::vector<int64_t> rows(static_cast<size_t>(m_settings.batchSize));
+  std::vector<int64_t> rows(static_cast<size_t>(m_settings.training.batchSize));
   for (auto& r : rows) r = pick(m_batchRng);
   auto index = torch::tensor(rows, torch::kLong).to(m_device);
   auto inputs = m_split.trainInputs.index_select(0, index);
@@ -81,7 +72,7 @@ double AdditionTrial::trainStep(int64_t stepIndex) {
   m_optimizer->zeroGrad();
   auto loss = torch::nn::functional::cross_entropy(answerLogits(inputs, nullptr), answers);
   loss.backward();
-  if (m_settings.gradClip > 0) m_optimizer->clipGradNorm(m_settings.gradClip);
+  if (m_settings.training.gradClip > 0) m_optimizer->clipGradNorm(m_settings.training.gradClip);
   m_optimizer->step();
   if (m_frozenRows.defined()) {
     torch::NoGradGuard noGrad;

@@ -1,39 +1,26 @@
 #include "experiments/addition/number_embedding_init.h"
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 
 #include <torch/torch.h>
 
+#include "experiments/common/number_list.h"
+
 namespace fl::addition {
 
 std::optional<std::string> checkPeriodList(const std::string& text) {
-  std::stringstream in(text);
-  std::string item;
-  int count = 0;
-  while (std::getline(in, item, ',')) {
-    size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(item, &used);
-    } catch (...) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || !(v >= 2.0))
-      return "'" + item + "' is not a period >= 2 (numbers per cycle); expected e.g. 2,2.5,5,10,100";
-    ++count;
-  }
-  if (count == 0) return std::string("expected a comma-separated list such as 2,2.5,5,10,100");
-  return std::nullopt;
+  return transformer_setup::checkNumberList(
+      text,
+      [](double v) -> std::optional<std::string> {
+        if (!(v >= 2.0)) return "is not a period >= 2 (numbers per cycle)";
+        return std::nullopt;
+      },
+      "2,2.5,5,10,100");
 }
 
 std::vector<double> parsePeriodList(const std::string& text) {
-  std::vector<double> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) out.push_back(std::stod(item));
-  return out;
+  return transformer_setup::parseNumberList(text);
 }
 
 void writeFourierFeatures(torch::Tensor embedding, int64_t numbers,

@@ -27,41 +27,29 @@ CharLmTrial::CharLmTrial(const CharLmSettings& settings, nn::GptOptions model, c
       m_data(dataOptions(settings, extraCharacters), seed),
       m_batchRng(makeStream(seed, "batches")) {
   model.vocabSize = m_data.vocabulary().size();
-  model.dModel = settings.dModel;
-  model.heads = settings.heads;
-  model.layers = settings.layers;
-  model.mlpRatio = settings.mlpRatio;
-  model.norm = nn::parseNormKind(settings.norm).value();
-  model.mlp = nn::parseMlpKind(settings.mlp).value();
-  model.tiedHead = settings.tiedHead;
-  model.dropout = settings.dropout;
+  settings.model.applyTo(model);
   model.position.trainLength = settings.trainLength;
-  if (settings.dModel % settings.heads != 0)
-    throw std::invalid_argument("d_model " + std::to_string(settings.dModel) +
-                                " is not divisible by heads " + std::to_string(settings.heads));
   m_model = nn::Gpt(model);  // the Runner seeded the global generator (SeededScope)
   m_model->to(device);
 
   auto selection = optim::decayWeightMatricesOnly(m_model->named_parameters());
   m_optimizer = std::make_unique<optim::FlatAdam>(
-      selection.parameters,
-      optim::FlatAdamOptions().lr(settings.lr).beta1(0.9).beta2(0.95).weightDecay(settings.weightDecay),
-      selection.decay);
-  m_schedule = {settings.lr, std::min(settings.minLr, settings.lr), settings.warmupSteps,
-                settings.steps};
+      selection.parameters, settings.training.adamOptions(/*beta2=*/0.95), selection.decay);
+  m_schedule = settings.training.schedule();
 }
 
 TrialPlan CharLmTrial::plan() const {
   TrialPlan p;
-  p.totalSteps = m_settings.steps;
-  p.stepsPerEpoch = m_settings.steps;
-  p.logEvery = std::max<int64_t>(1, std::min<int64_t>(10, m_settings.evalEvery));
-  p.evalEvery = m_settings.evalEvery;
+  const auto& t = m_settings.training;
+  p.totalSteps = t.steps;
+  p.stepsPerEpoch = t.steps;
+  p.logEvery = std::max<int64_t>(1, std::min<int64_t>(10, t.evalEvery));
+  p.evalEvery = t.evalEvery;
   return p;
 }
 
 std::pair<torch::Tensor, torch::Tensor> CharLmTrial::nextBatch(std::mt19937_64& rng) {
-  return m_data.sampleTrainBatch(m_settings.batchSize, m_settings.trainLength, rng);
+  return m_data.sampleTrainBatch(m_settings.training.batchSize, m_settings.trainLength, rng);
 }
 
 double CharLmTrial::trainStep(int64_t stepIndex) {
@@ -75,14 +63,14 @@ double CharLmTrial::trainStep(int64_t stepIndex) {
   auto loss = torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}),
                                                    targets.reshape({-1}));
   loss.backward();
-  if (m_settings.gradClip > 0) m_optimizer->clipGradNorm(m_settings.gradClip);
+  if (m_settings.training.gradClip > 0) m_optimizer->clipGradNorm(m_settings.training.gradClip);
   m_optimizer->step();
   return loss.item<double>();
 }
 
 int64_t CharLmTrial::evaluationChunk(int64_t length) const {
   // ~64 MiB of float scores per chunk: heads x T x T x 4 bytes per window.
-  const double perWindow = 4.0 * static_cast<double>(m_settings.heads) * static_cast<double>(length) *
+  const double perWindow = 4.0 * static_cast<double>(m_settings.model.heads) * static_cast<double>(length) *
                            static_cast<double>(length);
   return std::max<int64_t>(1, static_cast<int64_t>((64.0 * 1024 * 1024) / perWindow));
 }

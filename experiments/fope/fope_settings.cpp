@@ -1,38 +1,26 @@
 #include "experiments/fope/fope_settings.h"
 
 #include <algorithm>
-#include <sstream>
+#include <cmath>
 
 #include "core/text/passkey.h"
+#include "experiments/common/number_list.h"
 
 namespace fl::fope {
 
 std::optional<std::string> checkFactorList(const std::string& text) {
-  std::stringstream in(text);
-  std::string item;
-  int count = 0;
-  while (std::getline(in, item, ',')) {
-    size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (...) {
-      used = 0;
-    }
-    while (used < item.size() && item[used] == ' ') ++used;
-    if (used != item.size() || item.empty() || v < 1 || v > 1024)
-      return "'" + item + "' is not a whole number in [1, 1024]; expected e.g. 1,2,4,8";
-    ++count;
-  }
-  if (count == 0) return std::string("expected a comma-separated list such as 1,2,4,8");
-  return std::nullopt;
+  return transformer_setup::checkNumberList(
+      text,
+      [](double v) -> std::optional<std::string> {
+        if (v != std::floor(v) || v < 1 || v > 1024) return "is not a whole number in [1, 1024]";
+        return std::nullopt;
+      },
+      "1,2,4,8");
 }
 
 std::vector<int64_t> parseFactorList(const std::string& text) {
   std::vector<int64_t> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) out.push_back(std::stoll(item));
+  for (double v : transformer_setup::parseNumberList(text)) out.push_back(static_cast<int64_t>(v));
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

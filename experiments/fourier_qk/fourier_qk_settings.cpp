@@ -38,14 +38,14 @@ std::vector<ParamSpec> fourierQkParams() {
   using P = ParamSpec;
   char_lm::CharLmSettings d;  // the tiny CPU model; context 256 as in the paper
   d.trainLength = 256;
-  d.batchSize = 16;
-  d.steps = 600;
-  d.lr = 2e-3;
-  d.minLr = 2e-4;
-  d.warmupSteps = 50;
-  d.evalEvery = 100;
+  d.training.batchSize = 16;
+  d.training.steps = 600;
+  d.training.lr = 2e-3;
+  d.training.minLr = 2e-4;
+  d.training.warmupSteps = 50;
+  d.training.evalEvery = 100;
   d.evalTokens = 16384;
-  d.norm = "layernorm";
+  d.model.norm = "layernorm";
   std::vector<ParamSpec> params{
       P::choice("variant", "fourier", variantNames(),
                 "Q/K preprocessing: none (standard attention); random, fourier, multi: spectral "
@@ -80,7 +80,7 @@ std::vector<ParamSpec> fourierQkParams() {
 }
 
 std::shared_ptr<nn::QkFilterImpl> makeQkFilter(const FourierQkSettings& s) {
-  const int64_t heads = s.lm.heads, t = s.lm.trainLength;
+  const int64_t heads = s.lm.model.heads, t = s.lm.trainLength;
   if (s.variant == "none") return nullptr;
   if (s.variant == "random") return std::make_shared<nn::RandomSpectralFilterImpl>(heads, t);
   if (s.variant == "fourier" || s.variant == "multi") {

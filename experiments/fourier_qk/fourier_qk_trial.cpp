@@ -77,7 +77,7 @@ double FourierQkTrial::causalityProbe() {
 
 double FourierQkTrial::filterCausalityProbe() const {
   torch::NoGradGuard noGrad;
-  const int64_t t = m_qk.lm.trainLength, heads = m_qk.lm.heads, hd = m_qk.lm.dModel / heads;
+  const int64_t t = m_qk.lm.trainLength, heads = m_qk.lm.model.heads, hd = m_qk.lm.model.dModel / heads;
   auto rng = makeStream(m_seed, "filter-causality-probe");
   const int64_t cut = static_cast<int64_t>(rng() % static_cast<uint64_t>(t - 1)) + 1;
   torch::Tensor x, changed;

@@ -23,6 +23,7 @@
 #include "widgets/metric_plot.h"
 #include "widgets/probe_panel.h"
 #include "widgets/snapshot_plot.h"
+#include "widgets/verdict_panel.h"
 
 class TestMainWindow : public QObject {
   Q_OBJECT
@@ -220,6 +221,56 @@ class TestMainWindow : public QObject {
     auto* pdf = qobject_cast<fl::widgets::SnapshotPlot*>(w->dashboard()->panel("pdf"));
     QVERIFY(pdf);
     QCOMPARE(pdf->overlayCount(), 3);
+  }
+
+  void aLeakingFourierQkRunIsLabelledLeaksBesideItsLoss() {
+    auto w = makeWindow("qk.db");
+    w->launchPanel()->selectExperiment("fourier-qk");
+    w->launchPanel()->form()->setValues({{"variant", "fourier"}, {"d_model", 32}, {"heads", 2},
+                                         {"layers", 1}, {"train_len", 32}, {"batch_size", 4},
+                                         {"steps", 20}, {"eval_every", 10}, {"eval_tokens", 256},
+                                         {"synthetic_chars", 20000}});
+    QVERIFY(w->launch() > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 60000);
+    QTest::qWait(100);
+    auto* verdict = qobject_cast<fl::widgets::VerdictPanel*>(w->dashboard()->panel("verdict"));
+    QVERIFY(verdict);
+    QCOMPARE(verdict->verdict(), QString("LEAKS"));
+    QCOMPARE(verdict->ok(), std::optional<bool>(false));
+    const QString message = w->runsTable()->item(0, 6)->text();
+    QVERIFY2(message.startsWith("LEAKS (val/loss "), qPrintable(message));
+    QCOMPARE(w->runsTable()->item(0, 6)->foreground().color(), QColor(170, 0, 0));
+  }
+
+  void aFopeComparisonOverlaysPerplexityAgainstLength() {
+    auto w = makeWindow("fope.db");
+    w->launchPanel()->selectExperiment("fope");
+    w->launchPanel()->form()->setValues({{"d_model", 32}, {"heads", 2}, {"layers", 1},
+                                         {"train_len", 16}, {"batch_size", 4}, {"steps", 10},
+                                         {"eval_every", 5}, {"eval_tokens", 256},
+                                         {"synthetic_chars", 20000}, {"passkey_mix", 0.0},
+                                         {"passkey_samples", 4}, {"eval_factors", "1,4"}});
+    const auto ids = w->launchComparison();
+    QCOMPARE(ids.size(), size_t(4));  // RoPE, FoPE, ALiBi, NoPE
+    for (auto* s : w->sessions()) QTRY_VERIFY_WITH_TIMEOUT(s->done(), 60000);
+    QTest::qWait(100);
+    std::set<std::string> positions;
+    fl::store::RunStore store((m_dir.path() + "/fope.db").toStdString());
+    for (auto id : ids) {
+      auto run = store.run(id).value();
+      QCOMPARE(fl::toString(run.status), std::string("finished"));
+      positions.insert(run.config["position"].get<std::string>());
+      QCOMPARE(store.metric(id, "val/ppl@64").size(), size_t(2));
+    }
+    QCOMPARE(positions, (std::set<std::string>{"rope", "fope", "alibi", "none"}));
+    // Perplexity per length: one curve per run and length (prefix series "val/ppl@*").
+    QStringList pplCurves;
+    for (auto* plot : w->dashboard()->metricPlots())
+      if (plot->objectName() == "ppl_curves") pplCurves = plot->curveNames();
+    QCOMPARE(pplCurves.size(), 8);
+    auto* byLength = qobject_cast<fl::widgets::SnapshotPlot*>(w->dashboard()->panel("ppl_vs_length"));
+    QVERIFY(byLength);
+    QCOMPARE(byLength->overlayCount(), 3);
   }
 
   void historyListsSortsAndOpensStoredRuns() {

@@ -398,7 +398,9 @@ void MainWindow::tick() {
                                 .arg(QString::fromStdString(s->live().name))
                                 .arg(QString::fromStdString(toString(s->live().status)))
                                 .arg(QString::fromStdString(s->live().device))
-                                .arg(QString::fromStdString(s->live().verdict).toHtmlEscaped()));
+                                .arg(QString::fromStdString(s->live().judgement.empty() ? s->live().verdict
+                                                                                        : s->live().summary())
+                                         .toHtmlEscaped()));
   m_dashboard->refresh();
   updateMetricsTable();
   startQueued();
@@ -428,9 +430,12 @@ void MainWindow::updateRunsTable() {
     bar->setFormat(QString("epoch %1/%2").arg(live.progress.epoch).arg(live.progress.totalEpochs));
     m_runs->setItem(row, 4, item(m_sessions[i]->done() ? "-" : eta(live.progress)));
     m_runs->setItem(row, 5, item(QString::fromStdString(live.device)));
-    const bool verdict = !live.verdict.empty();
-    auto* message = item(QString::fromStdString(verdict ? live.verdict : live.message));
-    if (verdict) message->setForeground(live.verdict.find("outside") == std::string::npos ? QColor(0, 110, 0) : QColor(170, 0, 0));
+    auto* message = item(QString::fromStdString(live.summary()));
+    // Red for a failed judgement (LEAKS) or a result outside the paper's spread.
+    const bool bad = (!live.judgement.empty() && !live.judgementOk) ||
+                     live.verdict.find("outside") != std::string::npos;
+    const bool judged = !live.judgement.empty() || !live.verdict.empty();
+    if (judged) message->setForeground(bad ? QColor(170, 0, 0) : QColor(0, 110, 0));
     m_runs->setItem(row, 6, message);
   }
 }

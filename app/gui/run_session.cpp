@@ -1,5 +1,7 @@
 #include "app/gui/run_session.h"
 
+#include <cstdio>
+
 #include <type_traits>
 
 #include "core/engine/reference_check.h"
@@ -52,6 +54,21 @@ int64_t RunSession::requestProbe(const std::map<std::string, double>& inputs) {
   return m_runner ? m_runner->requestProbe(inputs) : 0;
 }
 
+std::string LiveRun::summary() const {
+  std::string text;
+  if (!judgement.empty()) {
+    text = judgement;
+    if (auto loss = lastMetrics.find("val/loss"); loss != lastMetrics.end()) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%.4g", loss->second);
+      text += std::string(" (val/loss ") + value + ")";
+    }
+  }
+  const std::string rest = !verdict.empty() ? verdict : message;
+  if (!rest.empty()) text += (text.empty() ? "" : "; ") + rest;
+  return text;
+}
+
 RunDelta RunSession::drain() {
   RunDelta delta;
   for (auto& event : m_queue.takeAll()) {
@@ -64,6 +81,11 @@ RunDelta RunSession::drain() {
             series.second.push_back(e.value);
             m_live.lastMetrics[e.key] = e.value;
           } else if constexpr (std::is_same_v<T, SnapshotEvent>) {
+            const auto& meta = e.snapshot.meta;
+            if (meta.contains("verdict") && e.requestId == 0) {
+              m_live.judgement = meta.value("verdict", "");
+              m_live.judgementOk = meta.value("ok", true);
+            }
             delta.snapshots.push_back(std::move(e));
           } else if constexpr (std::is_same_v<T, ProgressEvent>) {
             m_live.progress = e;

@@ -38,6 +38,13 @@ struct LiveRun {
   ProgressEvent progress;
   std::map<std::string, double> lastMetrics;
   std::string verdict;  // once finished: the metrics against the preset's published figures
+  // The experiment's own judgement from its latest snapshot with a "verdict" (e.g. "LEAKS").
+  std::string judgement;
+  bool judgementOk = true;
+
+  // What the Runs table says of a run: the judgement beside the validation loss, the paper
+  // verdict, or the status message.
+  std::string summary() const;
 };
 
 // New data since the previous drain, in arrival order.

@@ -1,7 +1,9 @@
 #include "experiments/fourier_qk/fourier_qk_trial.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 
 #include <torch/torch.h>
 

@@ -90,14 +90,15 @@ class TestAddition : public QObject {
   }
 
   void theAblationHookRemovesTheBandFromTheSublayersLogits() {
-    // d >= M and a full-rank unembedding: the band is removed exactly, at the last position only.
+    // d >= M and a full-rank unembedding: the band is removed exactly and the other kept, at the
+    // last position only.
     torch::manual_seed(3);
     const int64_t m = 24, d = 40;
     auto u = torch::randn({m, d}, torch::kDouble);
-    auto pinv = torch::linalg::pinv(u);
     auto out = torch::randn({5, 4, d}, torch::kDouble);
     for (const auto& ablation : addition::paperAblations()) {
-      auto hook = addition::makeAblationHook(ablation, u, pinv, 6.0);
+      auto hook = addition::makeAblationHook(
+          ablation, addition::bandRemovalMatrix(u, ablation.removeLow, 6.0));
       auto result = hook(0, nn::Sublayer::Mlp, out);
       if (!ablation.mlp) {
         QVERIFY(torch::equal(result, out));
@@ -111,6 +112,17 @@ class TestAddition : public QObject {
       auto keptBefore = ablation.removeLow ? before.high : before.low;
       QVERIFY(maxAbs(removed) < 1e-8);
       QVERIFY(maxAbs(kept - keptBefore) < 1e-8);
+    }
+    // More numbers than dimensions (the tiny preset: 199 numbers, d 128): the band is still
+    // removed exactly, by the smallest change of o.
+    const int64_t many = 60, narrow = 16;
+    auto wide = torch::randn({many, narrow}, torch::kDouble);
+    auto o = torch::randn({7, narrow}, torch::kDouble);
+    for (bool removeLow : {true, false}) {
+      auto r = addition::bandRemovalMatrix(wide, removeLow, 6.0);
+      auto after = analysis::splitByPeriod(torch::matmul(o - torch::matmul(o, r.t()), wide.t()), 6.0);
+      QVERIFY(maxAbs(removeLow ? after.low : after.high) < 1e-8);
+      QVERIFY(maxAbs(torch::matmul(r, r) - r) < 1e-8);  // a projection: the smallest change
     }
   }
 

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "core/nn/transformer/alibi.h"
+#include "core/nn/transformer/fourier_position.h"
 #include "core/nn/transformer/gpt.h"
 #include "core/nn/transformer/position_encoding.h"
 #include "core/nn/transformer/rotary.h"
@@ -42,8 +43,8 @@ class TestTransformer : public QObject {
       auto k = torch::randn({1, 16}, torch::kDouble);
       const int64_t i = trial * 7 % 50, j = trial * 3 % 40, shift = 13 + trial * 11;
       auto score = [&](int64_t pi, int64_t pj) {
-        auto a = rotaryAngles(w, 1, pi, torch::kDouble);
-        auto b = rotaryAngles(w, 1, pj, torch::kDouble);
+        auto a = rotaryAngles(w, 1, pi);
+        auto b = rotaryAngles(w, 1, pj);
         return (rotatePairs(q, torch::cos(a), torch::sin(a)) * rotatePairs(k, torch::cos(b), torch::sin(b)))
             .sum()
             .item<double>();
@@ -73,7 +74,7 @@ class TestTransformer : public QObject {
     QVERIFY(std::abs(w[0] - 1.0) < 1e-12);
     QVERIFY(std::abs(w[3] - std::pow(10000.0, -6.0 / 8.0)) < 1e-12);
     auto x = torch::arange(8, torch::kDouble).view({1, 8}) + 1;
-    auto a = rotaryAngles(w, 1, 5, torch::kDouble);
+    auto a = rotaryAngles(w, 1, 5);
     auto y = rotatePairs(x, torch::cos(a), torch::sin(a));
     for (int j = 0; j < 4; ++j) {  // pair (x_j, x_{j+4}) rotated by 5 w_j
       const double c = std::cos(5 * w[j]), s = std::sin(5 * w[j]);
@@ -100,6 +101,27 @@ class TestTransformer : public QObject {
     o.fopeAllPairs = true;
     PositionEncoding noisy(o);
     QVERIFY(maxAbs(noisy->rotate(q, k).first - rq) > 1e-2);
+  }
+
+  void fopeStepIdentityFollowsTheOfficialRule() {
+    // K = 10 kept frequencies onto M = 4 pairs: pair j starts on frequency j * ceil(10 / 4).
+    FourierPositionOptions o;
+    o.heads = 2;
+    o.headDim = 16;
+    for (int f = 0; f < 10; ++f) o.keptFrequencies.push_back(1.0 / (f + 1));
+    o.seriesPairs = 4;
+    o.gain = 0.0;
+    FourierPosition fope(o);
+    auto c = fope->cosCoefficients()[1];
+    for (int64_t f = 0; f < 10; ++f)
+      for (int64_t j = 0; j < 4; ++j)
+        QCOMPARE(c[f][j].item<double>(), f == 3 * j ? 1.0 : 0.0);
+    // The pairs past M get the official padding: both factors 1 at every position.
+    auto [cos, sin] = fope->factors(7);
+    QCOMPARE(cos.sizes().vec(), (std::vector<int64_t>{2, 7, 8}));
+    QCOMPARE(maxAbs(cos.narrow(-1, 4, 4) - 1.0), 0.0);
+    QCOMPARE(maxAbs(sin.narrow(-1, 4, 4) - 1.0), 0.0);
+    QVERIFY(maxAbs(cos[0].select(-1, 1) - torch::cos(torch::arange(7, torch::kDouble) / 4.0).to(torch::kFloat)) < 1e-6);
   }
 
   void floorClippingZeroesExactlyTheFrequenciesBelowTwoPiOverTrainLength() {

@@ -88,9 +88,9 @@ double AdditionTrial::accuracy(bool test, const Ablation* ablation) {
   const auto& answers = test ? m_split.testAnswers : m_split.trainAnswers;
   nn::SublayerHook hook;
   if (ablation) {
-    auto unembedding = m_model->unembedding().narrow(0, 0, m_settings.task.numberTokens()).detach();
-    auto pinv = torch::linalg::pinv(unembedding.to(torch::kCPU)).to(m_device);  // (d, M)
-    hook = makeAblationHook(*ablation, unembedding, pinv, m_settings.cutoffPeriod);
+    auto unembedding = m_model->unembedding().narrow(0, 0, m_settings.task.numberTokens());
+    hook = makeAblationHook(*ablation, bandRemovalMatrix(unembedding, ablation->removeLow,
+                                                         m_settings.cutoffPeriod));
   }
   int64_t correct = 0;
   const int64_t chunk = 8192;

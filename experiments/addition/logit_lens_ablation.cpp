@@ -17,17 +17,24 @@ std::vector<Ablation> paperAblations() {
   };
 }
 
-nn::SublayerHook makeAblationHook(const Ablation& ablation, torch::Tensor unembedding,
-                                  torch::Tensor pseudoInverse, double cutoffPeriod) {
+torch::Tensor bandRemovalMatrix(const torch::Tensor& unembedding, bool removeLow,
+                                double cutoffPeriod) {
+  auto u = unembedding.detach().to(torch::kCPU).to(torch::kDouble);  // (M, d)
+  const int64_t numbers = u.size(0), d = u.size(1);
+  auto bands = analysis::splitByPeriod(u.t(), cutoffPeriod);         // over the number axis
+  auto a = (removeLow ? bands.low : bands.high).t();                  // (M, d): band logits = A o
+  auto r = numbers <= d ? torch::matmul(torch::linalg::pinv(u), a)
+                        : torch::matmul(torch::linalg::pinv(a), a);
+  return r.to(unembedding.dtype()).to(unembedding.device());
+}
+
+nn::SublayerHook makeAblationHook(const Ablation& ablation, torch::Tensor removal) {
   return [=](int64_t, nn::Sublayer which, torch::Tensor out) {
     const bool chosen = which == nn::Sublayer::Attention ? ablation.attention : ablation.mlp;
     if (!chosen) return out;
     const int64_t last = out.size(1) - 1;
-    auto o = out.select(1, last);                                   // (B, d)
-    auto z = torch::matmul(o, unembedding.t());                     // (B, M): logits per number
-    auto bands = analysis::splitByPeriod(z, cutoffPeriod);
-    auto removed = ablation.removeLow ? bands.low : bands.high;     // (B, M)
-    auto replaced = o - torch::matmul(removed, pseudoInverse.t());  // (B, d)
+    auto o = out.select(1, last);                               // (B, d)
+    auto replaced = o - torch::matmul(o, removal.t());          // o - R o
     auto result = out.clone();
     result.select(1, last).copy_(replaced);
     return result;

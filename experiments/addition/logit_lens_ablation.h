@@ -1,7 +1,13 @@
-// The logit-lens filter ablation of Zhou et al.: a sublayer's output at the answer position is
-// read in logit space over the number tokens (z = U_num o), split over the number axis into
-// low and high frequencies, one band removed, and the change put back in the residual stream
-// (o' = o - pinv(U_num) z_removed, the smallest change of o that removes that band).
+// The logit-lens filter ablation of Zhou et al.: a sublayer's output o at the answer position is
+// read in logit space over the number tokens (z = U o, U the number tokens' unembeddings, M x d),
+// split over the number axis into low and high frequencies, one band removed, and the change
+// put back in the residual stream.
+//
+// With A = the band's part of U (each column of U filtered over the number axis), the band's
+// logits are exactly A o. When U has full row rank (M <= d) o' = o - pinv(U) A o removes the band
+// and leaves the other untouched. With more numbers than dimensions both cannot hold; then
+// o' = o - pinv(A) A o, the smallest change that removes the band exactly (the other band moves
+// a little). Both are o' = o - R o with a d x d matrix R computed once per evaluation.
 #pragma once
 
 #include <string>
@@ -24,9 +30,10 @@ struct Ablation {
 // The paper's Table 1 combinations (attention / MLP x low / high removed) and both modules.
 std::vector<Ablation> paperAblations();
 
-// A hook applying `ablation` to every layer's chosen sublayers at the last position.
-// `unembedding` is U_num (M, d); `pseudoInverse` its pinv (d, M).
-nn::SublayerHook makeAblationHook(const Ablation& ablation, torch::Tensor unembedding,
-                                  torch::Tensor pseudoInverse, double cutoffPeriod);
+// R (d, d) for removing the low (or high) band of U (M, d), as above.
+torch::Tensor bandRemovalMatrix(const torch::Tensor& unembedding, bool removeLow, double cutoffPeriod);
+
+// A hook applying o' = o - R o to every layer's chosen sublayers at the last position.
+nn::SublayerHook makeAblationHook(const Ablation& ablation, torch::Tensor removal);
 
 }  // namespace fl::addition

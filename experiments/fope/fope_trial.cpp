@@ -1,5 +1,6 @@
 #include "experiments/fope/fope_trial.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <torch/torch.h>
@@ -78,8 +79,8 @@ double FopeTrial::perplexity(int64_t length) {
 }
 
 FopeTrial::PasskeyScore FopeTrial::passkeyAccuracy(int64_t length, int64_t samples) {
-  auto rng = makeStream(m_seed, "passkey-eval");
-  rng.discard(static_cast<unsigned long long>(length));  // different samples per length
+  // Its own stream per length: the same samples at every evaluation, independent across lengths.
+  auto rng = makeStream(m_seed, ("passkey-eval/" + std::to_string(length)).c_str());
   std::vector<text::PasskeySample> batch;
   auto inputs = torch::empty({samples, length}, torch::kLong);
   for (int64_t i = 0; i < samples; ++i) {
@@ -112,7 +113,7 @@ void FopeTrial::evaluate(int64_t, bool, EvalReport& out) {
   for (int64_t length : lengths) {
     ppl.push_back(perplexity(length));
     out.metric("val/ppl@" + std::to_string(length), ppl.back());
-    if (length == m_fope.lm.trainLength) out.metric("val/loss", std::log(ppl.back()));
+
     if (m_fope.passkeySamples > 0 &&
         length + 1 >= text::minimumPasskeyLength(m_fope.passkeyDigits)) {
       const auto score = passkeyAccuracy(length, m_fope.passkeySamples);
@@ -122,6 +123,10 @@ void FopeTrial::evaluate(int64_t, bool, EvalReport& out) {
       out.metric("passkey/digit_acc@" + std::to_string(length), score.digits);
     }
   }
+  // val/loss at train_len ranks checkpoints, whether or not the factors include 1.
+  const auto at = std::find(lengths.begin(), lengths.end(), m_fope.lm.trainLength);
+  out.metric("val/loss", at != lengths.end() ? std::log(ppl[static_cast<size_t>(at - lengths.begin())])
+                                             : std::log(perplexity(m_fope.lm.trainLength)));
   out.snapshot(byLength("ppl/by_length", lengths, ppl, "perplexity", label));
   if (!passkey.empty())
     out.snapshot(byLength("passkey/by_length", passkeyLengths, passkey, "accuracy", label));

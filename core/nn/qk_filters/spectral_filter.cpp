@@ -18,7 +18,7 @@ torch::Tensor SpectralFilterImpl::binsInTrainUnits(int64_t length,
 torch::Tensor SpectralFilterImpl::forward(const torch::Tensor& x) {
   const int64_t t = x.size(-2);
   auto spectrum = torch::fft::rfft(x, t, /*dim=*/-2);                     // (B, H, T/2+1, D)
-  auto phi = response(t).to(x.dtype()).unsqueeze(0).unsqueeze(-1);        // (1, H, T/2+1, 1)
+  auto phi = response(t).to(x.device(), x.dtype()).unsqueeze(0).unsqueeze(-1);  // (1, H, T/2+1, 1)
   return torch::fft::irfft(spectrum * phi, t, /*dim=*/-2);
 }
 

@@ -29,11 +29,13 @@ std::vector<double> alibiSlopes(int64_t heads) {
 
 torch::Tensor alibiBias(const std::vector<double>& slopes, int64_t length,
                         const torch::TensorOptions& options) {
-  auto i = torch::arange(length, torch::kDouble).unsqueeze(1);
-  auto j = torch::arange(length, torch::kDouble).unsqueeze(0);
-  auto distance = (i - j).abs();                                        // (T, T)
-  auto m = torch::tensor(slopes, torch::kDouble).view({-1, 1, 1});      // (H, 1, 1)
-  return (-m * distance.unsqueeze(0)).to(options);
+  // Built where it is used, in its dtype: distances are exact in float up to 2^24 tokens, and a
+  // double (H, T, T) on the host would be the largest temporary of a long evaluation.
+  auto i = torch::arange(length, options).unsqueeze(1);
+  auto j = torch::arange(length, options).unsqueeze(0);
+  auto distance = (i - j).abs();                                            // (T, T)
+  auto m = torch::tensor(slopes, torch::kDouble).to(options).view({-1, 1, 1});  // (H, 1, 1)
+  return -m * distance.unsqueeze(0);
 }
 
 }  // namespace fl::nn

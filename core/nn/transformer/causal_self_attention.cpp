@@ -19,20 +19,6 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t dModel, int64_t heads, 
   // The position encoding is shared by every layer and registered once, by the model.
 }
 
-const torch::Tensor& CausalSelfAttentionImpl::additiveMask(int64_t length,
-                                                           const torch::TensorOptions& options) {
-  auto bias = m_position->scoreBias(length, options);
-  const bool fresh = m_mask.defined() && m_mask.size(-1) == length &&
-                     m_mask.device() == options.device() && m_mask.dtype() == options.dtype() &&
-                     (bias.defined() == (m_mask.dim() == 3));
-  if (fresh) return m_mask;
-  auto future = torch::ones({length, length}, torch::kBool).triu(1).to(options.device());
-  auto mask = torch::zeros({length, length}, options)
-                  .masked_fill(future, -std::numeric_limits<float>::infinity());
-  m_mask = bias.defined() ? (bias + mask).contiguous() : mask;
-  return m_mask;
-}
-
 torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   const int64_t b = x.size(0), t = x.size(1), d = x.size(2), hd = d / m_heads;
   // (B, T, 3d) -> 3 x (B, H, T, D)
@@ -45,7 +31,7 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   std::tie(q, k) = m_position->rotate(q, k);
   auto scores = torch::matmul(q, k.transpose(-2, -1));  // (B, H, T, T)
   // In place: the T x T matrices dominate a step's memory traffic.
-  scores.mul_(1.0 / std::sqrt(static_cast<double>(hd))).add_(additiveMask(t, scores.options()));
+  scores.mul_(1.0 / std::sqrt(static_cast<double>(hd))).add_(m_position->attentionMask(t, scores.options()));
   auto weights = m_dropout->forward(torch::softmax(scores, -1));
   auto y = torch::matmul(weights, v);  // (B, H, T, D)
   return m_out->forward(y.transpose(1, 2).reshape({b, t, d}));

@@ -30,16 +30,12 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
   std::shared_ptr<QkFilterImpl> filter() const { return m_filter; }
 
  private:
-  // The causal mask (plus ALiBi's bias) as one additive (.., T, T) tensor, kept between steps.
-  const torch::Tensor& additiveMask(int64_t length, const torch::TensorOptions& options);
-
   int64_t m_heads;
   torch::nn::Linear m_qkv{nullptr};
   torch::nn::Linear m_out{nullptr};
   torch::nn::Dropout m_dropout{nullptr};
   PositionEncoding m_position;
   std::shared_ptr<QkFilterImpl> m_filter;
-  torch::Tensor m_mask;
 };
 TORCH_MODULE(CausalSelfAttention);
 

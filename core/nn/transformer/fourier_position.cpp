@@ -40,8 +40,11 @@ FourierPositionImpl::FourierPositionImpl(FourierPositionOptions options)
 torch::Tensor FourierPositionImpl::stepIdentity() const {
   const int64_t k = static_cast<int64_t>(m_options.keptFrequencies.size());
   const int64_t m = m_options.seriesPairs;
+  // The official rule: pair j starts on frequency j * ceil(K / M), none when that is past K.
   auto eye = torch::zeros({k, m});
-  for (int64_t j = 0; j < m; ++j) eye[j * k / m][j] = 1.0;
+  const int64_t stride = (k + m - 1) / m;
+  for (int64_t j = 0; j < m; ++j)
+    if (j * stride < k) eye[j * stride][j] = 1.0;
   return eye;
 }
 
@@ -54,10 +57,10 @@ void FourierPositionImpl::resetToIdentity() {
 
 std::pair<torch::Tensor, torch::Tensor> FourierPositionImpl::factors(int64_t length) const {
   const auto options = m_cos.options().requires_grad(false);
-  auto angles = rotaryAngles(m_options.keptFrequencies, length, 0, options);  // (T, K)
+  auto angles = rotaryAngles(m_options.keptFrequencies, length, 0);  // (T, K), double
   // (T, K) x (H, K, M) -> (H, T, M)
-  auto cosFactor = torch::matmul(torch::cos(angles), m_cos);
-  auto sinFactor = torch::matmul(torch::sin(angles), m_sin);
+  auto cosFactor = torch::matmul(torch::cos(angles).to(options), m_cos);
+  auto sinFactor = torch::matmul(torch::sin(angles).to(options), m_sin);
   const int64_t pad = m_options.headDim / 2 - m_options.seriesPairs;
   if (pad > 0) {
     // The official padding: both factors 1 on the pairs without a series.

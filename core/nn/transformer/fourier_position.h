@@ -8,7 +8,7 @@
 // f runs over the kept frequencies (clipped floor frequencies are dropped from the series).
 // Pairs j >= `seriesPairs` get the official padding: both factors 1, a position-independent map.
 // Initialisation: Xavier-normal (gain) plus a "step identity" so that pair j starts on
-// frequency floor(j * K / M); fixed (a buffer) unless learnable.
+// frequency j * ceil(K / M) (the official rule); fixed (a buffer) unless learnable.
 #pragma once
 
 #include <vector>
@@ -38,7 +38,8 @@ class FourierPositionImpl : public torch::nn::Module {
   std::pair<torch::Tensor, torch::Tensor> factors(int64_t length) const;
 
   // Sets both matrices to the step identity without noise (gain 0): with every frequency kept
-  // and M = K, FoPE then equals RoPE exactly.
+  // and M = K, FoPE then equals RoPE exactly. The owner's cached tables must be dropped after
+  // (PositionEncodingImpl::invalidateCache).
   void resetToIdentity();
 
   const torch::Tensor& cosCoefficients() const { return m_cos; }  // (heads, K, M)

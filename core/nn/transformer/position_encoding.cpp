@@ -1,5 +1,7 @@
 #include "core/nn/transformer/position_encoding.h"
 
+#include <limits>
+
 #include <torch/torch.h>
 
 #include "core/nn/transformer/alibi.h"
@@ -86,9 +88,9 @@ std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::rotaryFactors(
   if (m_fourier) {
     std::tie(cos, sin) = m_fourier->factors(length);
   } else {
-    auto angles = rotaryAngles(m_frequencies, length, 0, options);
-    cos = torch::cos(angles);
-    sin = torch::sin(angles);
+    auto angles = rotaryAngles(m_frequencies, length, 0);
+    cos = torch::cos(angles).to(options);
+    sin = torch::sin(angles).to(options);
   }
   cos = cos.to(options.dtype());
   sin = sin.to(options.dtype());
@@ -108,16 +110,27 @@ std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::rotate(const torch
 
 torch::Tensor PositionEncodingImpl::scoreBias(int64_t length, const torch::TensorOptions& options) {
   if (m_options.kind != PositionKind::Alibi) return {};
-  if (!(m_cachedBias.defined() && m_cachedBias.size(-1) == length &&
-        m_cachedBias.device() == options.device() && m_cachedBias.dtype() == options.dtype()))
-    m_cachedBias = alibiBias(m_slopes, length, options);
-  return m_cachedBias;
+  return alibiBias(m_slopes, length, options);
+}
+
+const torch::Tensor& PositionEncodingImpl::attentionMask(int64_t length,
+                                                         const torch::TensorOptions& options) {
+  if (m_cachedMask.defined() && m_cachedMask.size(-1) == length &&
+      m_cachedMask.device() == options.device() && m_cachedMask.dtype() == options.dtype())
+    return m_cachedMask;
+  m_cachedMask = torch::Tensor();  // free the old one before building the new
+  auto future = torch::ones({length, length}, options.dtype(torch::kBool)).triu(1);
+  auto mask = torch::zeros({length, length}, options)
+                  .masked_fill_(future, -std::numeric_limits<float>::infinity());
+  auto bias = scoreBias(length, options);
+  m_cachedMask = bias.defined() ? bias.add_(mask) : mask;
+  return m_cachedMask;
 }
 
 }  // namespace fl::nn
 
 namespace fl::nn {
 void PositionEncodingImpl::invalidateCache() {
-  m_cachedCos = m_cachedSin = m_cachedBias = torch::Tensor();
+  m_cachedCos = m_cachedSin = m_cachedMask = torch::Tensor();
 }
 }  // namespace fl::nn

@@ -49,6 +49,10 @@ class PositionEncodingImpl : public torch::nn::Module {
   std::pair<torch::Tensor, torch::Tensor> rotate(const torch::Tensor& q, const torch::Tensor& k);
   // (H, T, T) to add to the scores, or undefined.
   torch::Tensor scoreBias(int64_t length, const torch::TensorOptions& options);
+  // The causal mask plus scoreBias as one additive tensor, (T, T) or (H, T, T): built once per
+  // length and device and shared by every layer (the T x T tables dominate memory at long
+  // evaluation lengths).
+  const torch::Tensor& attentionMask(int64_t length, const torch::TensorOptions& options);
 
   // Drops the cached tables: call after loading coefficients (a checkpoint).
   void invalidateCache();
@@ -72,7 +76,7 @@ class PositionEncodingImpl : public torch::nn::Module {
   torch::nn::Embedding m_table{nullptr};
   FourierPosition m_fourier{nullptr};
   // Constant tables kept between steps (the same length every training step).
-  torch::Tensor m_cachedCos, m_cachedSin, m_cachedBias;
+  torch::Tensor m_cachedCos, m_cachedSin, m_cachedMask;
 };
 TORCH_MODULE(PositionEncoding);
 

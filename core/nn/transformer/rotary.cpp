@@ -31,12 +31,10 @@ torch::Tensor rotatePairs(const torch::Tensor& x, const torch::Tensor& cos, cons
   return torch::cat({a * cos - b * sin, b * cos + a * sin}, -1);
 }
 
-torch::Tensor rotaryAngles(const std::vector<double>& frequencies, int64_t length, int64_t offset,
-                           const torch::TensorOptions& options) {
-  // Angles in double: w * t loses digits in float32 once t reaches thousands.
+torch::Tensor rotaryAngles(const std::vector<double>& frequencies, int64_t length, int64_t offset) {
   auto positions = torch::arange(offset, offset + length, torch::kDouble).unsqueeze(1);
   auto w = torch::tensor(frequencies, torch::kDouble).unsqueeze(0);
-  return (positions * w).to(options);
+  return positions * w;
 }
 
 }  // namespace fl::nn

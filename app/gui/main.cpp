@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
   QCommandLineOption db("db", "Run store file (default: $XDG_DATA_HOME/fourierlab/runs.db).", "path");
   QCommandLineOption start("start", "Launch a run of EXPERIMENT at start-up.", "experiment");
   QCommandLineOption preset("preset", "With --start: the preset to use.", "name");
-  QCommandLineOption open("open", "Open a stored run.", "run-id");
+  QCommandLineOption open("open", "Open a stored run, or several to compare them overlaid "
+                                  "(comma-separated, e.g. 3,4,5,6).", "run-ids");
   QCommandLineOption compare("compare", "With --start: launch the experiment's comparison "
                                         "(e.g. linear vs Fourier heads) side by side.");
   parser.addOptions({db, start, preset, open, compare});
@@ -60,7 +61,18 @@ int main(int argc, char** argv) {
       else window.launch();
     });
   } else if (parser.isSet(open)) {
-    window.openStoredRun(parser.value(open).toLongLong());
+    std::vector<int64_t> ids;
+    for (const auto& part : parser.value(open).split(',', Qt::SkipEmptyParts)) {
+      bool ok = false;
+      const qlonglong id = part.trimmed().toLongLong(&ok);
+      if (!ok || id <= 0) {
+        std::fprintf(stderr, "error: --open: '%s' is not a run id\n", qPrintable(part));
+        return 2;
+      }
+      ids.push_back(id);
+    }
+    if (ids.size() == 1) window.openStoredRun(ids.front());
+    else window.compareRuns(ids);
   }
   return app.exec();
 }

@@ -273,7 +273,7 @@ void MainWindow::openStoredRun(int64_t runId) {
   m_dashboard->setShownRun(runId);  // its snapshot curves in its colour, like its metrics
   auto run = m_store->run(runId);
   if (!run) return;
-  m_dashboard->setRunLabel(runId, QString::fromStdString(run->name));
+  if (!run->name.empty()) m_dashboard->setRunLabel(runId, QString::fromStdString(run->name));
   if (auto e = m_registry.find(run->experiment)) {
     m_launch->selectExperiment(QString::fromStdString(e->name()));
     buildPanels(*e);
@@ -308,21 +308,9 @@ void MainWindow::loadStoredCurves(int64_t runId) {
 
 void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
   if (runIds.empty()) return;
-  m_focused = 0;
-  focusRun(runIds.front());
   std::vector<store::RunRecord> runs;
-  for (auto id : runIds) {
-    auto run = m_store->run(id);
-    if (!run) continue;
-    runs.push_back(*run);
-    if (id == runIds.front()) continue;
-    m_dashboard->setRunLabel(id, QString::fromStdString(run->name));
-    loadStoredCurves(id);
-    for (const auto& name : m_store->snapshotNames(id))
-      for (const auto& s : m_store->snapshots(id, name, /*latestOnly=*/true))
-        m_dashboard->addOverlaySnapshot(id, s.snapshot);
-    m_overlaid.push_back(id);  // live ones keep appending
-  }
+  for (auto id : runIds)
+    if (auto run = m_store->run(id)) runs.push_back(*run);
   // The config values that differ, one column per run.
   std::set<std::string> keys;
   for (const auto& r : runs)
@@ -332,6 +320,29 @@ void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
     std::set<std::string> values;
     for (const auto& r : runs) values.insert(r.config.value(k, nlohmann::json()).dump());
     if (values.size() > 1) differing << QString::fromStdString(k);
+  }
+  // An unnamed run is labelled by what sets it apart ("fope", "fourier 12"), so legends say
+  // which curve is which.
+  auto labelOf = [&](const store::RunRecord& r) {
+    if (!r.name.empty()) return QString::fromStdString(r.name);
+    QStringList parts;
+    for (const auto& k : differing) {
+      const auto v = r.config.value(k.toStdString(), nlohmann::json());
+      parts << QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    return parts.join(' ');
+  };
+  for (const auto& r : runs) m_dashboard->setRunLabel(r.id, labelOf(r));
+  m_focused = 0;
+  focusRun(runIds.front());
+  for (const auto& r : runs) {
+    if (r.id == runIds.front()) continue;
+    m_dashboard->setRunLabel(r.id, labelOf(r));
+    loadStoredCurves(r.id);
+    for (const auto& name : m_store->snapshotNames(r.id))
+      for (const auto& s : m_store->snapshots(r.id, name, /*latestOnly=*/true))
+        m_dashboard->addOverlaySnapshot(r.id, s.snapshot);
+    m_overlaid.push_back(r.id);  // live ones keep appending
   }
   m_configDiff->clear();
   m_configDiff->setRowCount(static_cast<int>(runs.size()));

@@ -3,8 +3,9 @@
 // the same process on the same threads, and the share of CPU time spent in the kernel (glibc
 // mmap/munmap churn of per-step temporaries; see core/engine/allocator_tuning.h).
 //
-//   build/bench/bench_transformer [steps=20] [threads=all]
+//   build/bench/bench_transformer [steps=20] [threads=all] [device=cpu]
 //   FOURIERLAB_MALLOC_TUNING=0 build/bench/bench_transformer    # without the allocator tuning
+//   build/bench/bench_transformer 20 0 cuda                      # on a GPU: its own matmul peak
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -35,7 +36,25 @@ struct Usage {
   }
 };
 
-void benchPreset(const std::string& preset, const std::string& position, int steps, double peak) {
+// The device's float matmul rate: n x n x n products, synchronised by reading one element.
+double matmulPeakGflops(const c10::Device& device, int n) {
+  if (device.is_cpu()) return fl::bench::measureSgemmGflops(n);
+  auto a = torch::randn({n, n}, torch::TensorOptions().device(device));
+  auto b = torch::randn({n, n}, torch::TensorOptions().device(device));
+  auto c = torch::mm(a, b);
+  c[0][0].item<float>();
+  const int repeats = 50;
+  const double seconds = fl::bench::secondsPerCall(
+      [&] {
+        for (int i = 0; i < repeats; ++i) torch::mm_out(c, a, b);
+        c[0][0].item<float>();
+      },
+      1, 3);
+  return 2.0 * n * n * n * repeats / seconds / 1e9;
+}
+
+void benchPreset(const std::string& preset, const std::string& position, int steps, double peak,
+                 const c10::Device& device) {
   fl::fope::FopeExperiment experiment;
   auto config = fl::buildConfig(experiment, preset, {"position=" + position, "passkey_mix=0"});
   if (!config.ok()) {
@@ -46,7 +65,7 @@ void benchPreset(const std::string& preset, const std::string& position, int ste
   std::unique_ptr<fl::fope::FopeTrial> trial;
   {
     fl::SeededScope seeded(1);
-    trial = std::make_unique<fl::fope::FopeTrial>(settings, torch::kCPU, 1);
+    trial = std::make_unique<fl::fope::FopeTrial>(settings, device, 1);
   }
   int64_t step = 0;
   for (int i = 0; i < 3; ++i) trial->trainStep(step++);  // warm-up: allocator, thread pool
@@ -68,8 +87,9 @@ void benchPreset(const std::string& preset, const std::string& position, int ste
 
 int main(int argc, char** argv) {
   const int steps = argc > 1 ? std::atoi(argv[1]) : 20;
-  if (argc > 2) at::set_num_threads(std::atoi(argv[2]));
+  if (argc > 2 && std::atoi(argv[2]) > 0) at::set_num_threads(std::atoi(argv[2]));
   else at::set_num_threads(static_cast<int>(std::thread::hardware_concurrency()));
+  const c10::Device device(argc > 3 ? argv[3] : "cpu");
   const auto tuning = fl::keepLargeAllocationsInHeap();
   fl::bench::printEnvironment("bench_transformer");
   std::printf("allocator tuning: %s\n",
@@ -77,9 +97,13 @@ int main(int argc, char** argv) {
                                 " MiB, trim threshold " + std::to_string(tuning.trimThreshold >> 20) + " MiB")
                                    .c_str()
                              : "off (glibc defaults)");
-  const double peak = fl::bench::measureSgemmGflops(1024);
-  std::printf("threads %d, sgemm 1024^3 peak %.1f GFLOP/s\n\n", at::get_num_threads(), peak);
-  for (const char* preset : {"tiny", "small"})
-    for (const char* position : {"rope", "fope"}) benchPreset(preset, position, steps, peak);
+  const int n = device.is_cpu() ? 1024 : 8192;
+  const double peak = matmulPeakGflops(device, n);
+  std::printf("device %s, threads %d, float matmul %d^3 peak %.1f GFLOP/s\n\n",
+              device.str().c_str(), at::get_num_threads(), n, peak);
+  std::vector<const char*> presets{"tiny", "small"};
+  if (!device.is_cpu()) presets.push_back("paper-60m");
+  for (const char* preset : presets)
+    for (const char* position : {"rope", "fope"}) benchPreset(preset, position, steps, peak, device);
   return 0;
 }

@@ -85,6 +85,11 @@ class TestCli : public QObject {
     QVERIFY(QRegularExpression("val/loss\\s+\\S+\\s+LEAKS").match(leaky.err).hasMatch());
     auto j = lastJsonLine(leaky.out);
     QCOMPARE(j["verdicts"]["leak/verdict"]["verdict"].get<std::string>(), std::string("LEAKS"));
+    // The stored run keeps the verdict as its status message: lists show it.
+    const QString id = QString::number(j["run_id"].get<int>());
+    auto shown = nlohmann::json::parse(runCli({"runs", "show", id, "--json"}).out.toStdString());
+    QVERIFY(QString::fromStdString(shown["message"].get<std::string>()).startsWith("LEAKS -- "));
+    QVERIFY(runCli({"runs", "list"}).out.contains("finished:LEAKS"));
     auto causal = runCli(QStringList{"run", "fourier-qk", "--set", "variant=mexican_hat"} + tiny);
     QCOMPARE(causal.exitCode, 0);
     QVERIFY(causal.err.contains("leak/verdict: causal"));

@@ -100,12 +100,17 @@ int list(const RunStore& store, const RunsArgs& args) {
     std::printf("%s\n", all.dump().c_str());
     return kExitOk;
   }
-  std::printf("%5s  %-14s %-20s %-11s %-19s %s\n", "id", "experiment", "name", "status",
+  std::printf("%5s  %-14s %-20s %-16s %-19s %s\n", "id", "experiment", "name", "status",
               "created", "final metrics");
-  for (const auto& r : runs)
-    std::printf("%5lld  %-14s %-20s %-11s %-19s %s\n", static_cast<long long>(r.id),
-                r.experiment.c_str(), r.name.c_str(), toString(r.status).c_str(),
+  for (const auto& r : runs) {
+    // A finished run's message is its experiment's verdict ("LEAKS -- ..."): its first word.
+    std::string status = toString(r.status);
+    if (r.status == RunStatus::Finished && !r.message.empty())
+      status += ":" + r.message.substr(0, r.message.find(" -- "));
+    std::printf("%5lld  %-14s %-20s %-16s %-19s %s\n", static_cast<long long>(r.id),
+                r.experiment.c_str(), r.name.c_str(), status.c_str(),
                 formatTime(r.created).c_str(), shortMetrics(r).c_str());
+  }
   return kExitOk;
 }
 

@@ -162,7 +162,14 @@ void HistoryView::refresh() {
     m_table->setItem(row, 0, id);
     m_table->setItem(row, 1, textItem(QString::fromStdString(r.experiment)));
     m_table->setItem(row, 2, textItem(QString::fromStdString(r.name)));
-    m_table->setItem(row, 3, textItem(QString::fromStdString(toString(r.status))));
+    // A finished run's message is its experiment's verdict ("LEAKS -- ..."): shown beside it.
+    const QString message = QString::fromStdString(r.message);
+    QString status = QString::fromStdString(toString(r.status));
+    if (r.status == RunStatus::Finished && !message.isEmpty())
+      status += ": " + message.section(" -- ", 0, 0);
+    auto* statusItem = textItem(status);
+    statusItem->setToolTip(message);
+    m_table->setItem(row, 3, statusItem);
     m_table->setItem(row, 4, textItem(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.created)).toString("yyyy-MM-dd hh:mm")));
     QStringList tags;
     for (const auto& t : r.tags) tags << QString::fromStdString(t);

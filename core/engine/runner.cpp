@@ -118,6 +118,7 @@ void Runner::run() {
     message = e.what();
     status = RunStatus::Failed;
   }
+  if (status == RunStatus::Finished && message.empty()) message = m_verdict;
   m_finalStatus = status;
   emitStatus(status, message, 0);
   m_done = true;
@@ -187,8 +188,11 @@ std::optional<double> Runner::evaluateAndReport(Trial& trial, int64_t stepsDone,
     m_sink.onEvent(MetricEvent{key, stepsDone, now, value});
     if (selection && key == selection->key) score = value;
   }
-  for (auto& snapshot : report.snapshots)
+  for (auto& snapshot : report.snapshots) {
+    if (snapshot.meta.contains("verdict"))
+      m_verdict = snapshot.meta.value("verdict", "") + " -- " + snapshot.meta.value("detail", "");
     m_sink.onEvent(SnapshotEvent{stepsDone, now, std::move(snapshot), 0});
+  }
   return score;
 }
 

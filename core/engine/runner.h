@@ -95,6 +95,9 @@ class Runner {
   std::atomic<bool> m_paused{false};
   std::atomic<bool> m_done{false};
   std::atomic<RunStatus> m_finalStatus{RunStatus::Queued};
+  // The latest judgement an evaluation gave (a snapshot whose meta has "verdict"), as
+  // "VERDICT -- detail": a finished run's status message, so every list shows it.
+  std::string m_verdict;
 
   std::mutex m_requestMutex;
   std::condition_variable m_wake;

@@ -116,6 +116,7 @@ class TestFopeExperiment : public QObject {
     c["passkey_mix"] = "0.25";
     c["train_len"] = "48";
     c["fope_learnable"] = "true";
+    c["dropout"] = "0.1";  // its masks come from the model's own generator, saved too
     auto a = makeTrial(config(c));
     for (int64_t i = 0; i < 5; ++i) a->trainStep(i);
     a->saveCheckpoint(path);
@@ -124,6 +125,24 @@ class TestFopeExperiment : public QObject {
     auto b = makeTrial(config(c));
     b->loadCheckpoint(path);
     for (int64_t i = 5; i < 10; ++i) QCOMPARE(b->trainStep(i), expected[static_cast<size_t>(i - 5)]);
+  }
+
+  void interleavedRunsWithDropoutGiveTheSameLossesAsRunsAlone() {
+    // Two runs stepping in turn in one process (the GUI's parallel runs) must not share dropout
+    // randomness: each gives the losses it gives alone.
+    auto c = tinyModel();
+    c["dropout"] = "0.2";
+    std::vector<double> alone;
+    {
+      auto solo = makeTrial(config(c), 5);
+      for (int64_t i = 0; i < 6; ++i) alone.push_back(solo->trainStep(i));
+    }
+    auto a = makeTrial(config(c), 5);
+    auto b = makeTrial(config(c), 6);
+    for (int64_t i = 0; i < 6; ++i) {
+      QCOMPARE(a->trainStep(i), alone[static_cast<size_t>(i)]);
+      b->trainStep(i);
+    }
   }
 
   void badSettingsAreRejectedWithTheReason() {

@@ -21,6 +21,7 @@ AdditionTrial::AdditionTrial(const AdditionSettings& s, c10::Device device, uint
   nn::GptOptions o;
   o.vocabSize = s.task.vocabularySize();
   s.model.applyTo(o);
+  o.dropoutSeed = makeStream(seed, "dropout")();
   o.position.kind = nn::PositionKind::Learned;
   o.position.maxLength = AdditionTask::kSequenceLength;
   m_model = nn::Gpt(o);  // the Runner seeded the global generator
@@ -152,6 +153,7 @@ void AdditionTrial::saveCheckpoint(const std::string& path) const {
   torch::serialize::OutputArchive archive;
   optim::writeOptimizerState(archive, *m_optimizer);
   optim::writeStreamState(archive, "batches.rng", m_batchRng);
+  archive.write("dropout.rng", m_model->dropoutGenerator().get_state());
   archive.save_to(path);
 }
 
@@ -160,6 +162,9 @@ void AdditionTrial::loadCheckpoint(const std::string& path) {
   archive.load_from(path, m_device);
   optim::readOptimizerState(archive, *m_optimizer);
   optim::readStreamState(archive, "batches.rng", m_batchRng);
+  torch::Tensor dropoutState;
+  if (archive.try_read("dropout.rng", dropoutState))
+    m_model->dropoutGenerator().set_state(dropoutState.to(torch::kCPU));
 }
 
 }  // namespace fl::addition

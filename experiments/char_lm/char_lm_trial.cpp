@@ -28,6 +28,7 @@ CharLmTrial::CharLmTrial(const CharLmSettings& settings, nn::GptOptions model, c
       m_batchRng(makeStream(seed, "batches")) {
   model.vocabSize = m_data.vocabulary().size();
   settings.model.applyTo(model);
+  model.dropoutSeed = makeStream(seed, "dropout")();
   model.position.trainLength = settings.trainLength;
   m_model = nn::Gpt(model);  // the Runner seeded the global generator (SeededScope)
   m_model->to(device);
@@ -110,6 +111,7 @@ void CharLmTrial::saveCheckpoint(const std::string& path) const {
   optim::writeOptimizerState(archive, *m_optimizer);
   for (const auto& b : m_model->named_buffers()) archive.write("buffer." + b.key(), b.value());
   optim::writeStreamState(archive, "batches.rng", m_batchRng);
+  archive.write("dropout.rng", m_model->dropoutGenerator().get_state());
   archive.save_to(path);
 }
 
@@ -124,6 +126,9 @@ void CharLmTrial::loadCheckpoint(const std::string& path) {
   }
   m_model->position()->invalidateCache();
   optim::readStreamState(archive, "batches.rng", m_batchRng);
+  torch::Tensor dropoutState;
+  if (archive.try_read("dropout.rng", dropoutState))
+    m_model->dropoutGenerator().set_state(dropoutState.to(torch::kCPU));
 }
 
 }  // namespace fl::char_lm

@@ -8,13 +8,14 @@
 namespace fl::nn {
 
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout,
-                                                 PositionEncoding position,
+                                                 at::Generator generator, PositionEncoding position,
                                                  std::shared_ptr<QkFilterImpl> filter)
     : m_heads(heads), m_position(std::move(position)), m_filter(std::move(filter)) {
   TORCH_CHECK(dModel % heads == 0, "d_model ", dModel, " is not divisible by ", heads, " heads");
   m_qkv = register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(dModel, 3 * dModel).bias(false)));
   m_out = register_module("out", torch::nn::Linear(torch::nn::LinearOptions(dModel, dModel).bias(false)));
-  m_dropout = register_module("dropout", torch::nn::Dropout(dropout));
+  m_attentionDropout = register_module("attention_dropout", SeededDropout(dropout, generator));
+  m_residualDropout = register_module("residual_dropout", SeededDropout(dropout, generator));
   if (m_filter) register_module("qk_filter", m_filter);
   // The position encoding is shared by every layer and registered once, by the model.
 }
@@ -32,9 +33,9 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   auto scores = torch::matmul(q, k.transpose(-2, -1));  // (B, H, T, T)
   // In place: the T x T matrices dominate a step's memory traffic.
   scores.mul_(1.0 / std::sqrt(static_cast<double>(hd))).add_(m_position->attentionMask(t, scores.options()));
-  auto weights = m_dropout->forward(torch::softmax(scores, -1));
+  auto weights = m_attentionDropout->forward(torch::softmax(scores, -1));
   auto y = torch::matmul(weights, v);  // (B, H, T, D)
-  return m_out->forward(y.transpose(1, 2).reshape({b, t, d}));
+  return m_residualDropout->forward(m_out->forward(y.transpose(1, 2).reshape({b, t, d})));
 }
 
 }  // namespace fl::nn

@@ -16,12 +16,13 @@
 
 #include "core/nn/transformer/position_encoding.h"
 #include "core/nn/transformer/qk_filter.h"
+#include "core/nn/transformer/seeded_dropout.h"
 
 namespace fl::nn {
 
 class CausalSelfAttentionImpl : public torch::nn::Module {
  public:
-  CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout,
+  CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout, at::Generator generator,
                           PositionEncoding position, std::shared_ptr<QkFilterImpl> filter);
 
   torch::Tensor forward(const torch::Tensor& x);  // (B, T, d) -> (B, T, d)
@@ -33,7 +34,8 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
   int64_t m_heads;
   torch::nn::Linear m_qkv{nullptr};
   torch::nn::Linear m_out{nullptr};
-  torch::nn::Dropout m_dropout{nullptr};
+  SeededDropout m_attentionDropout{nullptr};  // on the attention weights
+  SeededDropout m_residualDropout{nullptr};   // on the output, as nanoGPT
   PositionEncoding m_position;
   std::shared_ptr<QkFilterImpl> m_filter;
 };

@@ -39,12 +39,13 @@ int64_t mlpHidden(int64_t d, int64_t ratio, MlpKind kind) {
 
 }  // namespace
 
-MlpImpl::MlpImpl(int64_t d, int64_t ratio, MlpKind kind, double dropout) : m_kind(kind) {
+MlpImpl::MlpImpl(int64_t d, int64_t ratio, MlpKind kind, double dropout, at::Generator generator)
+    : m_kind(kind) {
   const int64_t hidden = mlpHidden(d, ratio, kind);
   m_up = register_module("up", linear(d, hidden));
   if (kind == MlpKind::SwiGlu) m_gate = register_module("gate", linear(d, hidden));
   m_down = register_module("down", linear(hidden, d));
-  m_dropout = register_module("dropout", torch::nn::Dropout(dropout));
+  m_dropout = register_module("dropout", SeededDropout(dropout, std::move(generator)));
 }
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
@@ -53,16 +54,17 @@ torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
   return m_dropout->forward(m_down->forward(h));
 }
 
-BlockImpl::BlockImpl(const GptOptions& o, PositionEncoding position, int64_t layer)
+BlockImpl::BlockImpl(const GptOptions& o, PositionEncoding position, at::Generator generator,
+                     int64_t layer)
     : m_layer(layer) {
   m_norm1 = makeNorm(o.norm, o.dModel);
   m_norm2 = makeNorm(o.norm, o.dModel);
   register_module("norm1", m_norm1.ptr());
   register_module("norm2", m_norm2.ptr());
   m_attention = register_module(
-      "attention", CausalSelfAttention(o.dModel, o.heads, o.dropout, std::move(position),
+      "attention", CausalSelfAttention(o.dModel, o.heads, o.dropout, generator, std::move(position),
                                        o.qkFilter ? o.qkFilter(layer) : nullptr));
-  m_mlp = register_module("mlp", Mlp(o.dModel, o.mlpRatio, o.mlp, o.dropout));
+  m_mlp = register_module("mlp", Mlp(o.dModel, o.mlpRatio, o.mlp, o.dropout, generator));
 }
 
 torch::Tensor BlockImpl::forward(torch::Tensor x, const SublayerHook& hook) {
@@ -82,11 +84,13 @@ GptImpl::GptImpl(GptOptions options) : m_options(std::move(options)) {
               " heads");
   o.position.dModel = o.dModel;
   o.position.heads = o.heads;
+  m_dropoutGenerator = makeDropoutGenerator(o.dropoutSeed);
   m_tokens = register_module("tokens", torch::nn::Embedding(o.vocabSize, o.dModel));
+  m_embeddingDropout = register_module("embedding_dropout", SeededDropout(o.dropout, m_dropoutGenerator));
   m_position = register_module("position", PositionEncoding(o.position));
   m_blockList = register_module("blocks", torch::nn::ModuleList());
   for (int64_t l = 0; l < o.layers; ++l) {
-    m_blocks.push_back(Block(o, m_position, l));
+    m_blocks.push_back(Block(o, m_position, m_dropoutGenerator, l));
     m_blockList->push_back(m_blocks.back());
   }
   m_finalNorm = makeNorm(o.norm, o.dModel);
@@ -110,6 +114,7 @@ torch::Tensor GptImpl::hidden(const torch::Tensor& tokens, const SublayerHook& h
   auto x = m_tokens->forward(tokens);
   auto positions = m_position->absolute(tokens.size(1));
   if (positions.defined()) x = x + positions;
+  x = m_embeddingDropout->forward(x);
   for (auto& block : m_blocks) x = block->forward(x, hook);
   return m_finalNorm.forward(x);
 }

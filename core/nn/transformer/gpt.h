@@ -46,6 +46,7 @@ struct GptOptions {
   MlpKind mlp = MlpKind::Gelu;
   bool tiedHead = false;
   double dropout = 0.0;
+  uint64_t dropoutSeed = 0;  // the model's own dropout generator (see seeded_dropout.h)
   PositionOptions position;  // its dModel and heads are overwritten with the model's
   // Builds the Q/K filter of layer l, or returns null for none.
   std::function<std::shared_ptr<QkFilterImpl>(int64_t layer)> qkFilter;
@@ -55,20 +56,21 @@ using SublayerHook = std::function<torch::Tensor(int64_t layer, Sublayer which, 
 
 class MlpImpl : public torch::nn::Module {
  public:
-  MlpImpl(int64_t dModel, int64_t ratio, MlpKind kind, double dropout);
+  MlpImpl(int64_t dModel, int64_t ratio, MlpKind kind, double dropout, at::Generator generator);
   torch::Tensor forward(const torch::Tensor& x);
   torch::nn::Linear outputProjection() const { return m_down; }
 
  private:
   MlpKind m_kind;
   torch::nn::Linear m_up{nullptr}, m_gate{nullptr}, m_down{nullptr};
-  torch::nn::Dropout m_dropout{nullptr};
+  SeededDropout m_dropout{nullptr};
 };
 TORCH_MODULE(Mlp);
 
 class BlockImpl : public torch::nn::Module {
  public:
-  BlockImpl(const GptOptions& options, PositionEncoding position, int64_t layer);
+  BlockImpl(const GptOptions& options, PositionEncoding position, at::Generator generator,
+            int64_t layer);
   torch::Tensor forward(torch::Tensor x, const SublayerHook& hook);
 
   CausalSelfAttention attention() const { return m_attention; }
@@ -99,13 +101,17 @@ class GptImpl : public torch::nn::Module {
   const std::vector<Block>& blocks() const { return m_blocks; }
 
   int64_t parameterCount() const;
+  // The dropout generator, for checkpoints (its state continues a run bit for bit).
+  at::Generator dropoutGenerator() const { return m_dropoutGenerator; }
   // Multiply-add FLOPs (2 per MAC) of one training step (forward + backward = 3 x forward) per
   // token at sequence length T: the dense layers, QK^T and AV, and the head.
   double trainingFlopsPerToken(int64_t length) const;
 
  private:
   GptOptions m_options;
+  at::Generator m_dropoutGenerator;
   torch::nn::Embedding m_tokens{nullptr};
+  SeededDropout m_embeddingDropout{nullptr};
   PositionEncoding m_position{nullptr};
   std::vector<Block> m_blocks;
   torch::nn::ModuleList m_blockList{nullptr};

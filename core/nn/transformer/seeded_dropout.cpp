@@ -1,0 +1,22 @@
+#include "core/nn/transformer/seeded_dropout.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/torch.h>
+
+namespace fl::nn {
+
+SeededDropoutImpl::SeededDropoutImpl(double p, at::Generator generator)
+    : m_p(p), m_generator(std::move(generator)) {}
+
+torch::Tensor SeededDropoutImpl::forward(const torch::Tensor& x) {
+  if (!is_training() || m_p <= 0) return x;
+  if (!x.device().is_cpu()) return torch::dropout(x, m_p, /*train=*/true);
+  auto keep = torch::empty_like(x).bernoulli_(1.0 - m_p, m_generator);
+  return x * keep / (1.0 - m_p);
+}
+
+at::Generator makeDropoutGenerator(uint64_t seed) {
+  return at::make_generator<at::CPUGeneratorImpl>(seed);
+}
+
+}  // namespace fl::nn

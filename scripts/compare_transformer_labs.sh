@@ -14,6 +14,7 @@ corpus=${3:-}
 cli="$build/app/fourierlab-cli"
 db=${DB:-$build/compare.db}
 out=${OUT_DIR:-$(mktemp -d)}
+mkdir -p "$out"
 preset=${PRESET:-tiny}
 threads=${THREADS:-2}
 extra=()

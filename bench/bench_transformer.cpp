@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -56,7 +57,10 @@ double matmulPeakGflops(const c10::Device& device, int n) {
 void benchPreset(const std::string& preset, const std::string& position, int steps, double peak,
                  const c10::Device& device) {
   fl::fope::FopeExperiment experiment;
-  auto config = fl::buildConfig(experiment, preset, {"position=" + position, "passkey_mix=0"});
+  std::vector<std::string> assignments{"position=" + position, "passkey_mix=0"};
+  if (std::filesystem::exists(FOURIERLAB_BENCH_CORPUS))
+    assignments.push_back(std::string("corpus=") + FOURIERLAB_BENCH_CORPUS);
+  auto config = fl::buildConfig(experiment, preset, assignments);
   if (!config.ok()) {
     std::fprintf(stderr, "%s\n", config.summary().c_str());
     std::exit(2);
@@ -97,6 +101,9 @@ int main(int argc, char** argv) {
                                 " MiB, trim threshold " + std::to_string(tuning.trimThreshold >> 20) + " MiB")
                                    .c_str()
                              : "off (glibc defaults)");
+  std::printf("corpus: %s\n", std::filesystem::exists(FOURIERLAB_BENCH_CORPUS)
+                                  ? FOURIERLAB_BENCH_CORPUS
+                                  : "built-in structured text (set FOURIERLAB_BENCH_CORPUS)");
   const int n = device.is_cpu() ? 1024 : 8192;
   const double peak = matmulPeakGflops(device, n);
   std::printf("device %s, threads %d, float matmul %d^3 peak %.1f GFLOP/s\n\n",

@@ -1,7 +1,6 @@
 #include "core/analysis/number_spectrum.h"
 
 #include <algorithm>
-#include <limits>
 
 #include <torch/torch.h>
 
@@ -10,14 +9,6 @@ namespace fl::analysis {
 torch::Tensor numberAxisMagnitudes(const torch::Tensor& rows) {
   auto spectrum = torch::fft::rfft(rows.to(torch::kFloat), c10::nullopt, /*dim=*/0);  // (M/2+1, d)
   return spectrum.abs().pow(2).sum(-1).sqrt();
-}
-
-std::vector<double> binPeriods(int64_t numbers) {
-  std::vector<double> periods;
-  for (int64_t k = 0; k <= numbers / 2; ++k)
-    periods.push_back(k == 0 ? std::numeric_limits<double>::infinity()
-                             : static_cast<double>(numbers) / static_cast<double>(k));
-  return periods;
 }
 
 std::vector<PeriodPeak> topPeriods(const torch::Tensor& magnitudes, int64_t numbers, int64_t count) {

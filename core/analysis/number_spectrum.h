@@ -12,9 +12,6 @@ namespace fl::analysis {
 // |DFT| per frequency: for E (M, d), the L2 norm over d of rfft(E, dim 0): (M/2 + 1).
 torch::Tensor numberAxisMagnitudes(const torch::Tensor& rows);
 
-// Periods M / k of frequency bins k = 0 .. M/2 (k = 0: infinity).
-std::vector<double> binPeriods(int64_t numbers);
-
 struct PeriodPeak {
   int64_t bin = 0;
   double period = 0;

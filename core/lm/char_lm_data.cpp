@@ -15,14 +15,9 @@ torch::Tensor toTensor(const std::vector<int32_t>& ids) {
 }  // namespace
 
 CharLmData::CharLmData(const CharLmDataOptions& options, uint64_t seed) {
-  std::u32string corpus;
-  if (options.corpusPath.empty()) {
-    corpus = text::generateStructuredText(options.syntheticCharacters, seed);
-    m_source = "built-in structured text (" + std::to_string(corpus.size()) + " characters)";
-  } else {
-    corpus = text::loadTextFile(options.corpusPath);
-    m_source = options.corpusPath + " (" + std::to_string(corpus.size()) + " characters)";
-  }
+  const std::u32string corpus = options.corpusPath.empty()
+                                   ? text::generateStructuredText(options.syntheticCharacters, seed)
+                                   : text::loadTextFile(options.corpusPath);
   if (corpus.size() < 100)
     throw std::runtime_error("corpus '" + (options.corpusPath.empty() ? "built-in" : options.corpusPath) +
                              "': only " + std::to_string(corpus.size()) +

@@ -27,7 +27,6 @@ class CharLmData {
   const text::CharVocabulary& vocabulary() const { return m_vocabulary; }
   const torch::Tensor& train() const { return m_train; }            // (N) int64, CPU
   const torch::Tensor& validation() const { return m_validation; }  // (M) int64, CPU
-  std::string source() const { return m_source; }                   // for logs: path or "built-in"
 
   // `batch` random windows of length+1 tokens from the training split: inputs (B, T) and
   // next-token targets (B, T).
@@ -41,7 +40,6 @@ class CharLmData {
   text::CharVocabulary m_vocabulary;
   torch::Tensor m_train;
   torch::Tensor m_validation;
-  std::string m_source;
 };
 
 }  // namespace fl::lm

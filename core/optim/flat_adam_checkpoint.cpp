@@ -40,4 +40,16 @@ void readStreamState(torch::serialize::InputArchive& archive, const std::string&
   in >> stream;
 }
 
+void writeGeneratorState(torch::serialize::OutputArchive& archive, const std::string& key,
+                         const at::Generator& generator) {
+  archive.write(key, generator.get_state());
+}
+
+void readGeneratorState(torch::serialize::InputArchive& archive, const std::string& key,
+                        at::Generator& generator) {
+  torch::Tensor state;
+  // Archives load onto the trial's device; a CPU generator takes its state on the CPU.
+  if (archive.try_read(key, state)) generator.set_state(state.to(torch::kCPU));
+}
+
 }  // namespace fl::optim

@@ -1,11 +1,12 @@
 // Checkpoint pieces every trial writes: FlatAdam's state (which holds the model's parameters,
-// see flat_adam.h) and the state of a std::mt19937_64 stream (the data order), so a resumed run
-// continues bit for bit.
+// see flat_adam.h), the state of a std::mt19937_64 stream (the data order) and of a LibTorch
+// generator (dropout masks), so a resumed run continues bit for bit.
 #pragma once
 
 #include <random>
 #include <string>
 
+#include <ATen/core/Generator.h>
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
@@ -20,5 +21,11 @@ void writeStreamState(torch::serialize::OutputArchive& archive, const std::strin
                       const std::mt19937_64& stream);
 void readStreamState(torch::serialize::InputArchive& archive, const std::string& key,
                      std::mt19937_64& stream);
+
+void writeGeneratorState(torch::serialize::OutputArchive& archive, const std::string& key,
+                         const at::Generator& generator);
+// Leaves the generator as it is when the checkpoint predates the key.
+void readGeneratorState(torch::serialize::InputArchive& archive, const std::string& key,
+                        at::Generator& generator);
 
 }  // namespace fl::optim

@@ -26,7 +26,6 @@ class CharVocabulary {
   char32_t character(int32_t id) const { return m_chars.at(static_cast<size_t>(id)); }
   std::vector<int32_t> encode(const std::u32string& text) const;
   std::u32string decode(const std::vector<int32_t>& ids) const;
-  const std::u32string& characters() const { return m_chars; }
 
  private:
   std::u32string m_chars;

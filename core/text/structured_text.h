@@ -12,7 +12,6 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace fl::text {
 
@@ -20,7 +19,6 @@ struct StructuredTextPeriods {
   static constexpr int64_t kWord = 5;
   static constexpr int64_t kLine = 30;
   static constexpr int64_t kStanza = 121;
-  static std::vector<int64_t> all() { return {kWord, kLine, kStanza}; }
 };
 
 // At least `characters` characters (whole stanzas), drawn with `seed`.

@@ -153,7 +153,7 @@ void AdditionTrial::saveCheckpoint(const std::string& path) const {
   torch::serialize::OutputArchive archive;
   optim::writeOptimizerState(archive, *m_optimizer);
   optim::writeStreamState(archive, "batches.rng", m_batchRng);
-  archive.write("dropout.rng", m_model->dropoutGenerator().get_state());
+  optim::writeGeneratorState(archive, "dropout.rng", m_model->dropoutGenerator());
   archive.save_to(path);
 }
 
@@ -162,9 +162,8 @@ void AdditionTrial::loadCheckpoint(const std::string& path) {
   archive.load_from(path, m_device);
   optim::readOptimizerState(archive, *m_optimizer);
   optim::readStreamState(archive, "batches.rng", m_batchRng);
-  torch::Tensor dropoutState;
-  if (archive.try_read("dropout.rng", dropoutState))
-    m_model->dropoutGenerator().set_state(dropoutState.to(torch::kCPU));
+  auto dropout = m_model->dropoutGenerator();
+  optim::readGeneratorState(archive, "dropout.rng", dropout);
 }
 
 }  // namespace fl::addition

@@ -111,7 +111,7 @@ void CharLmTrial::saveCheckpoint(const std::string& path) const {
   optim::writeOptimizerState(archive, *m_optimizer);
   for (const auto& b : m_model->named_buffers()) archive.write("buffer." + b.key(), b.value());
   optim::writeStreamState(archive, "batches.rng", m_batchRng);
-  archive.write("dropout.rng", m_model->dropoutGenerator().get_state());
+  optim::writeGeneratorState(archive, "dropout.rng", m_model->dropoutGenerator());
   archive.save_to(path);
 }
 
@@ -126,9 +126,8 @@ void CharLmTrial::loadCheckpoint(const std::string& path) {
   }
   m_model->position()->invalidateCache();
   optim::readStreamState(archive, "batches.rng", m_batchRng);
-  torch::Tensor dropoutState;
-  if (archive.try_read("dropout.rng", dropoutState))
-    m_model->dropoutGenerator().set_state(dropoutState.to(torch::kCPU));
+  auto dropout = m_model->dropoutGenerator();
+  optim::readGeneratorState(archive, "dropout.rng", dropout);
 }
 
 }  // namespace fl::char_lm

@@ -11,7 +11,6 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t dModel, int64_t heads, 
                                                  at::Generator generator, PositionEncoding position,
                                                  std::shared_ptr<QkFilterImpl> filter)
     : m_heads(heads), m_position(std::move(position)), m_filter(std::move(filter)) {
-  TORCH_CHECK(dModel % heads == 0, "d_model ", dModel, " is not divisible by ", heads, " heads");
   m_qkv = register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(dModel, 3 * dModel).bias(false)));
   m_out = register_module("out", torch::nn::Linear(torch::nn::LinearOptions(dModel, dModel).bias(false)));
   m_attentionDropout = register_module("attention_dropout", SeededDropout(dropout, generator));

@@ -88,12 +88,12 @@ std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::rotaryFactors(
   if (m_fourier) {
     std::tie(cos, sin) = m_fourier->factors(length);
   } else {
-    auto angles = rotaryAngles(m_frequencies, length, 0);
-    cos = torch::cos(angles).to(options);
-    sin = torch::sin(angles).to(options);
+    auto angles = rotaryAngles(m_frequencies, length, 0);  // double: cos and sin before rounding
+    cos = torch::cos(angles);
+    sin = torch::sin(angles);
   }
-  cos = cos.to(options.dtype());
-  sin = sin.to(options.dtype());
+  cos = cos.to(options);
+  sin = sin.to(options);
   if (constant) {
     m_cachedCos = cos.detach();
     m_cachedSin = sin.detach();

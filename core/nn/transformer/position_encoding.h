@@ -63,7 +63,6 @@ class PositionEncodingImpl : public torch::nn::Module {
   const std::vector<double>& baseFrequencies() const { return m_baseFrequencies; }
   const std::vector<double>& frequencies() const { return m_frequencies; }
   FourierPosition fourier() const { return m_fourier; }  // null unless fope
-  const std::vector<double>& alibiSlopes() const { return m_slopes; }
 
  private:
   std::pair<torch::Tensor, torch::Tensor> rotaryFactors(int64_t length,

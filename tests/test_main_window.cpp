@@ -240,6 +240,12 @@ class TestMainWindow : public QObject {
     const QString message = w->runsTable()->item(0, 6)->text();
     QVERIFY2(message.startsWith("LEAKS (val/loss "), qPrintable(message));
     QCOMPARE(w->runsTable()->item(0, 6)->foreground().color(), QColor(170, 0, 0));
+    // The stored run keeps its verdict: the history's status column shows it.
+    w->refreshHistory();
+    QTRY_VERIFY_WITH_TIMEOUT(w->history()->table()->rowCount() == 1, 5000);
+    auto* status = w->history()->table()->item(0, 3);
+    QCOMPARE(status->text(), QString("finished: LEAKS"));
+    QVERIFY(status->toolTip().startsWith("LEAKS -- "));
   }
 
   void aFopeComparisonOverlaysPerplexityAgainstLength() {

@@ -30,6 +30,33 @@ class TestReferenceCheck : public QObject {
     QVERIFY(fl::checkAgainstReference(reference(), {{"dataset", "gmm2"}}, {}).empty());
     QVERIFY(fl::checkAgainstReference(nullptr, {{"dataset", "gmm2"}}, {{"test/kl", 0.1}}).empty());
   }
+
+  void theBestValueWhenThePaperReportsTheBest() {
+    auto ref = reference();
+    ref["stat"] = "min";
+    auto v = fl::checkAgainstReference(ref, {{"dataset", "gmm2"}}, {{"test/kl", 0.3}}, {{"test/kl", 0.15}});
+    const auto& kl = v[0].metric == "test/kl" ? v[0] : v[1];
+    QCOMPARE(kl.value, 0.15);
+    QCOMPARE(kl.text, std::string("best test/kl 0.150 vs paper 0.146 ± 0.033: within the paper's spread"));
+    // Without a minimum recorded, the last value stands in.
+    v = fl::checkAgainstReference(ref, {{"dataset", "gmm2"}}, {{"test/kl", 0.3}}, {});
+    QCOMPARE(v.at(0).value, 0.3);
+  }
+
+  void describesTheExpectedFiguresBeforeARun() {
+    auto ref = reference();
+    ref["source"] = "Table 1";
+    QCOMPARE(fl::describeReference(ref),
+             std::string("Expected (Table 1):\ndataset gmm2: test/kl 0.146 ± 0.033, test/smoothness 0.038"));
+    QCOMPARE(fl::describeReference(nullptr), std::string());
+  }
+
+  void verdictsJoinInOneLine() {
+    auto v = fl::checkAgainstReference(reference(), {{"dataset", "gmm2"}},
+                                       {{"test/kl", 0.2}, {"test/smoothness", 0.04}});
+    QCOMPARE(fl::joinVerdicts(v), v[0].text + "; " + v[1].text);
+    QCOMPARE(fl::joinVerdicts({}), std::string());
+  }
 };
 
 QTEST_APPLESS_MAIN(TestReferenceCheck)

@@ -65,6 +65,28 @@ class ScriptedExperiment : public fl::Experiment {
   Script& m_script;
 };
 
+// The scripted experiment with a paper preset: `dataset` picks the reference row, `width` is
+// part of the model, `eval_inputs` only of the evaluation.
+class PaperExperiment : public ScriptedExperiment {
+ public:
+  PaperExperiment(Script& s, std::string stat) : ScriptedExperiment(s), m_stat(std::move(stat)) {}
+  std::vector<fl::ParamSpec> params() const override {
+    return {fl::ParamSpec::choice("dataset", "a", {"a", "b"}, "").inGroup("data"),
+            fl::ParamSpec::integer("width", 4, 1, 64, ""),
+            fl::ParamSpec::integer("eval_inputs", 8, 1, 64, "").inGroup("evaluation")};
+  }
+  std::vector<fl::Preset> presets() const override {
+    fl::Preset paper{"paper", "", {{"width", 8}}, nullptr};
+    paper.reference = {{"source", "a paper"}, {"by", "dataset"},
+                       {"values", {{"a", {{"test/steps", {12.0, 1.0}}}}, {"b", {{"test/steps", {30.0, 1.0}}}}}}};
+    if (!m_stat.empty()) paper.reference["stat"] = m_stat;
+    return {paper};
+  }
+
+ private:
+  std::string m_stat;
+};
+
 nlohmann::json cpuConfig() { return {{"seed", 1}, {"device", "cpu"}}; }
 
 std::vector<fl::Event> runToEnd(std::shared_ptr<const fl::Experiment> e, nlohmann::json config) {
@@ -138,6 +160,28 @@ class TestRunner : public QObject {
     QVERIFY2(status.message.find("loss became nan at step 8 (epoch 2)") != std::string::npos,
              status.message.c_str());
     QCOMPARE(script.taken.load(), int64_t(8));
+    QCOMPARE(status.step, int64_t(8));  // where it failed, also as a number
+  }
+
+  void aFinishedRunOfAPapersConfigurationSaysHowItCompares() {
+    Script script;
+    script.steps = 12;  // test/steps: 5, 10, 12
+    auto paperConfig = [](nlohmann::json extra) {
+      nlohmann::json c = {{"seed", 3}, {"device", "cpu"}, {"width", 8}};
+      if (extra.is_object()) c.update(extra);
+      return c;
+    };
+    auto messageOf = [&](std::string stat, nlohmann::json extra) {
+      return lastStatus(runToEnd(std::make_shared<PaperExperiment>(script, stat), paperConfig(extra))).message;
+    };
+    QCOMPARE(messageOf("", {}), std::string("test/steps 12.000 vs paper 12.000 ± 1.000: within the paper's spread"));
+    // The row follows the dataset; seeds and evaluation settings do not matter.
+    QCOMPARE(messageOf("", {{"dataset", "b"}, {"eval_inputs", 3}, {"seed", 9}}),
+             std::string("test/steps 12.000 vs paper 30.000 ± 1.000: outside the paper's spread"));
+    // "stat": "min" compares the best value reached.
+    QCOMPARE(messageOf("min", {}), std::string("best test/steps 5.000 vs paper 12.000 ± 1.000: outside the paper's spread"));
+    // Another model is not the paper's: no comparison.
+    QCOMPARE(messageOf("", {{"width", 4}}), std::string());
   }
 
   void pausedRunTakesNoStepsButAnswersProbes() {

@@ -201,7 +201,7 @@ void SnapshotPlot::drawCurves() {
       if (isPdfSeries(name)) {
         // "pdf/pred_grid" -> "predicted (density)", "pdf/true" -> "true (bins)".
         label = QString(isTruth(name) ? "true" : "predicted") + (probability ? " (bins)" : " (density)");
-        pen = QPen(isTruth(name) ? QColor(40, 40, 40) : runColor(1), probability ? 1.0 : 2.0);
+        pen = QPen(isTruth(name) ? QColor(40, 40, 40) : runColor(m_shownRun), probability ? 1.0 : 2.0);
         if (probability) pen.setStyle(Qt::DashLine);
       }
       if (everyRow) {
@@ -283,7 +283,7 @@ void SnapshotPlot::drawBars() {
     }
     auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     bars->setName(QString::fromStdString(shown[i]->name));
-    bars->setBrush(runColor(1 + i));
+    bars->setBrush(shade(runColor(m_shownRun), i));  // the run's colour, as in every panel
     bars->setPen(Qt::NoPen);
     bars->setWidth(width);
     bars->setData(keys, values);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +11,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/console_progress.h"
+#include "core/engine/preset_verdicts.h"
 #include "core/engine/build_info.h"
 #include "core/engine/device.h"
 #include "core/engine/event_queue.h"
@@ -144,6 +146,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   runner.start();
 
   std::map<std::string, double> finalMetrics;
+  std::map<std::string, double> lowestMetrics;  // for references that compare the best value
   std::map<std::string, nlohmann::json> verdicts;  // snapshot name -> its latest verdict meta
   StatusEvent finalStatus;
   std::string device;
@@ -152,7 +155,12 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   while (!done) {
     for (auto& event : events.waitAndTakeAll(std::chrono::milliseconds(100))) {
       progress.handle(event);
-      if (auto* metric = std::get_if<MetricEvent>(&event)) finalMetrics[metric->key] = metric->value;
+      if (auto* metric = std::get_if<MetricEvent>(&event)) {
+        finalMetrics[metric->key] = metric->value;
+        auto lowest = lowestMetrics.find(metric->key);
+        if (lowest == lowestMetrics.end()) lowestMetrics.emplace(metric->key, metric->value);
+        else lowest->second = std::min(lowest->second, metric->value);
+      }
       if (auto* snapshot = std::get_if<SnapshotEvent>(&event))
         if (snapshot->snapshot.meta.contains("verdict"))
           verdicts[snapshot->snapshot.name] = snapshot->snapshot.meta;
@@ -195,6 +203,12 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
       if (key.rfind("val/", 0) == 0 && !meta.value("ok", true)) mark = "   " + meta.value("verdict", "");
     std::fprintf(stderr, "  %-20s %.6g%s\n", key.c_str(), value, mark.c_str());
   }
+  // Against the published figures of every preset this config is (e.g. paper-fourier on gmm2).
+  const auto paper = finalStatus.status == RunStatus::Finished
+                         ? checkAgainstPresets(*experiment, config.values, finalMetrics,
+                                               lowestMetrics)
+                         : std::vector<ReferenceVerdict>{};
+  for (const auto& v : paper) std::fprintf(stderr, "  paper (%s): %s\n", v.preset.c_str(), v.text.c_str());
 
   if (args.json) {
     nlohmann::json summary = {
@@ -211,6 +225,16 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     if (!verdicts.empty()) {
       summary["verdicts"] = nlohmann::json::object();
       for (const auto& [name, meta] : verdicts) summary["verdicts"][name] = meta;
+    }
+    if (!paper.empty()) {
+      summary["paper"] = nlohmann::json::array();
+      for (const auto& v : paper) {
+        nlohmann::json row = {{"preset", v.preset}, {"metric", v.metric}, {"value", v.value},
+                              {"paper_mean", v.paperMean}, {"text", v.text}};
+        row["paper_std"] = v.paperStd ? nlohmann::json(*v.paperStd) : nlohmann::json();
+        row["within_spread"] = v.withinSpread ? nlohmann::json(*v.withinSpread) : nlohmann::json();
+        summary["paper"].push_back(std::move(row));
+      }
     }
     if (!finalStatus.message.empty() && finalStatus.status != RunStatus::Finished)
       summary["message"] = finalStatus.message;

@@ -11,6 +11,8 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QTableWidget>
+#include <QSettings>
+#include <QColor>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -69,7 +71,7 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   auto* open = new QPushButton("Open", this);
   auto* compare = new QPushButton("Compare", this);
   compare->setToolTip("Overlay the selected runs' curves on shared axes, with a table of the "
-                      "config values that differ");
+                      "config values that differ (Ctrl+Shift+C)");
   auto* resume = new QPushButton("Resume", this);
   resume->setToolTip("Continue an interrupted or cancelled run from its last checkpoint");
   auto* rename = new QPushButton("Rename…", this);
@@ -162,13 +164,18 @@ void HistoryView::refresh() {
     m_table->setItem(row, 0, id);
     m_table->setItem(row, 1, textItem(QString::fromStdString(r.experiment)));
     m_table->setItem(row, 2, textItem(QString::fromStdString(r.name)));
-    // A finished run's message is its experiment's verdict ("LEAKS -- ..."): shown beside it.
+    // A finished run's message is its verdicts ("LEAKS -- detail; val/loss 1.2 vs paper 0.3"):
+    // the first one's headline beside the status, all of it in the tooltip. Failed runs and
+    // bad verdicts in red.
     const QString message = QString::fromStdString(r.message);
     QString status = QString::fromStdString(toString(r.status));
     if (r.status == RunStatus::Finished && !message.isEmpty())
-      status += ": " + message.section(" -- ", 0, 0);
+      status += ": " + message.section("; ", 0, 0).section(" -- ", 0, 0);
     auto* statusItem = textItem(status);
     statusItem->setToolTip(message);
+    if (r.status == RunStatus::Failed || message.startsWith("LEAKS") ||
+        message.contains("outside the paper's spread"))
+      statusItem->setForeground(QColor(170, 0, 0));
     m_table->setItem(row, 3, statusItem);
     m_table->setItem(row, 4, textItem(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.created)).toString("yyyy-MM-dd hh:mm")));
     QStringList tags;
@@ -262,6 +269,28 @@ void HistoryView::askEdit(const QString& what) {
     emit storeError(e.what());
   }
   refresh();
+}
+
+void HistoryView::saveSettings(QSettings& settings) const {
+  settings.setValue("history/text", m_text->text());
+  settings.setValue("history/tag", m_tag->text());
+  settings.setValue("history/status", m_status->currentText());
+  settings.setValue("history/experiment", m_experiment->currentText());
+  settings.setValue("history/sortColumn", m_table->horizontalHeader()->sortIndicatorSection());
+  settings.setValue("history/sortOrder", static_cast<int>(m_table->horizontalHeader()->sortIndicatorOrder()));
+}
+
+void HistoryView::restoreSettings(const QSettings& settings) {
+  m_text->setText(settings.value("history/text").toString());
+  m_tag->setText(settings.value("history/tag").toString());
+  m_status->setCurrentText(settings.value("history/status", "any status").toString());
+  // The experiment list is filled from the store on refresh; keep the wish until then.
+  const QString experiment = settings.value("history/experiment").toString();
+  if (!experiment.isEmpty() && m_experiment->findText(experiment) < 0) m_experiment->addItem(experiment);
+  m_experiment->setCurrentText(experiment.isEmpty() ? "any experiment" : experiment);
+  if (settings.contains("history/sortColumn"))
+    m_table->sortByColumn(settings.value("history/sortColumn").toInt(),
+                          static_cast<Qt::SortOrder>(settings.value("history/sortOrder").toInt()));
 }
 
 }  // namespace fl::gui

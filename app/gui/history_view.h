@@ -9,6 +9,7 @@
 #include <vector>
 
 class QComboBox;
+class QSettings;
 class QLineEdit;
 class QTableWidget;
 
@@ -31,6 +32,9 @@ class HistoryView : public QWidget {
   std::vector<int64_t> selectedIds() const;
   // Deletes without asking (the button asks first); returns how many.
   int deleteRuns(const std::vector<int64_t>& ids);
+  // Filters and sort order, kept across sessions.
+  void saveSettings(QSettings& settings) const;
+  void restoreSettings(const QSettings& settings);
   // Writes the runs to `path` as CSV (metrics; snapshots beside it) or JSON by its suffix.
   bool exportRuns(const std::vector<int64_t>& ids, const QString& path, QString* error);
 

@@ -10,9 +10,23 @@
 #include <QVBoxLayout>
 
 #include "core/engine/device_spec.h"
+#include "core/engine/reference_check.h"
 #include "widgets/config_form.h"
 
 namespace fl::gui {
+
+namespace {
+
+// The form shows every parameter but `device`: the Device combo above owns it, so there is one
+// control for it, not two that disagree.
+std::vector<ParamSpec> formSpecs(const Experiment& experiment) {
+  std::vector<ParamSpec> specs;
+  for (const auto& spec : experiment.allParams())
+    if (spec.name != "device") specs.push_back(spec);
+  return specs;
+}
+
+}  // namespace
 
 LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
     : QWidget(parent), m_registry(registry), m_experiment(new QComboBox(this)),
@@ -60,13 +74,15 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   connect(m_preset, &QComboBox::currentIndexChanged, this, [this] {
     auto e = experiment();
     if (!e) return;
-    m_form->setSpecs(e->allParams());
+    m_form->setSpecs(formSpecs(*e));
     if (auto preset = e->findPreset(presetName().toStdString())) {
       m_form->setValues(preset->overrides);
-      m_reference->setText(preset->reference.is_null()
-                               ? QString::fromStdString(preset->description)
-                               : QString::fromStdString(preset->description + "\nReference: " +
-                                                        preset->reference.value("source", "")));
+      if (preset->overrides.contains("device") && preset->overrides["device"].is_string())
+        selectDevice(QString::fromStdString(preset->overrides["device"].get<std::string>()));
+      QString text = QString::fromStdString(preset->description);
+      if (!preset->reference.is_null())
+        text += "\n" + QString::fromStdString(describeReference(preset->reference));
+      m_reference->setText(text);
     } else {
       m_reference->clear();
     }
@@ -82,10 +98,23 @@ std::shared_ptr<const Experiment> LaunchPanel::experiment() const {
   return m_registry.find(m_experiment->currentData().toString().toStdString());
 }
 
-void LaunchPanel::selectExperiment(const QString& name) {
+bool LaunchPanel::selectExperiment(const QString& name) {
   const int index = m_experiment->findData(name);
-  if (index >= 0) m_experiment->setCurrentIndex(index);
+  if (index < 0) return false;
+  m_experiment->setCurrentIndex(index);
+  return true;
 }
+
+bool LaunchPanel::selectDevice(const QString& device) {
+  const int index = m_device->findText(device);
+  if (index < 0) return false;
+  m_device->setCurrentIndex(index);
+  return true;
+}
+
+QString LaunchPanel::device() const { return m_device->currentText(); }
+
+void LaunchPanel::setParallelRuns(int n) { m_parallel->setValue(n); }
 
 bool LaunchPanel::selectPreset(const QString& name) {
   const int index = m_preset->findText(name);
@@ -98,13 +127,6 @@ QString LaunchPanel::presetName() const {
   return m_preset->currentIndex() <= 0 ? QString() : m_preset->currentText();
 }
 
-nlohmann::json LaunchPanel::presetReference() const {
-  auto e = experiment();
-  if (!e || presetName().isEmpty()) return nullptr;
-  auto preset = e->findPreset(presetName().toStdString());
-  return preset ? preset->reference : nlohmann::json();
-}
-
 int LaunchPanel::parallelRuns() const { return m_parallel->value(); }
 
 void LaunchPanel::rebuildForm() {
@@ -115,7 +137,7 @@ void LaunchPanel::rebuildForm() {
   m_preset->addItem("(defaults)");
   for (const auto& p : e->presets()) m_preset->addItem(QString::fromStdString(p.name));
   m_preset->blockSignals(false);
-  m_form->setSpecs(e->allParams());
+  m_form->setSpecs(formSpecs(*e));
   m_reference->clear();
   updateValidity();
 }

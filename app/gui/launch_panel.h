@@ -29,14 +29,16 @@ class LaunchPanel : public QWidget {
   LaunchPanel(const ExperimentRegistry& registry, QWidget* parent = nullptr);
 
   std::shared_ptr<const Experiment> experiment() const;
-  void selectExperiment(const QString& name);
+  // false when no experiment or device has that name (nothing changes then).
+  bool selectExperiment(const QString& name);
   bool selectPreset(const QString& name);
+  bool selectDevice(const QString& device);
   QString presetName() const;
-  // The selected preset's published figures (null when none).
-  nlohmann::json presetReference() const;
+  QString device() const;
   // The validated config of the form, with the device picked; issues when invalid.
   ValidatedConfig config() const;
   int parallelRuns() const;
+  void setParallelRuns(int n);
   QPushButton* runButton() const { return m_run; }
   QPushButton* compareButton() const { return m_compare; }
   widgets::ConfigForm* form() const { return m_form; }

@@ -3,7 +3,10 @@
 //   fourierlab [--db PATH] [--start EXPERIMENT [--preset NAME] [--compare]] [--open RUN_ID]
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileDialog>
+#include <QGuiApplication>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QTimer>
 
 #include <cstdio>
@@ -33,46 +36,86 @@ int main(int argc, char** argv) {
   parser.addOptions({db, start, preset, open, compare});
   parser.process(app);
 
+  // Mistakes on the command line are said and refused (exit 2), never silently ignored.
+  auto usageError = [](const QString& what) {
+    std::fprintf(stderr, "error: %s\n", qPrintable(what));
+    return 2;
+  };
+  if (parser.isSet(preset) && !parser.isSet(start)) return usageError("--preset needs --start EXPERIMENT");
+  if (parser.isSet(compare) && !parser.isSet(start)) return usageError("--compare needs --start EXPERIMENT");
+  if (parser.isSet(start) && parser.isSet(open)) return usageError("--start and --open cannot be combined");
+  std::vector<int64_t> openIds;
+  if (parser.isSet(open)) {
+    for (const auto& part : parser.value(open).split(',', Qt::SkipEmptyParts)) {
+      bool ok = false;
+      const qlonglong id = part.trimmed().toLongLong(&ok);
+      if (!ok || id <= 0) return usageError(QString("--open: '%1' is not a run id").arg(part));
+      openIds.push_back(id);
+    }
+    if (openIds.empty()) return usageError("--open needs run ids, e.g. --open 3 or --open 3,4,5");
+  }
+
   fl::ExperimentRegistry registry;
   fl::registerBuiltinExperiments(registry);
 
-  const std::string path = parser.isSet(db) ? parser.value(db).toStdString()
-                                            : fl::store::RunStore::defaultPath();
+  std::string path = parser.isSet(db) ? parser.value(db).toStdString()
+                                      : fl::store::RunStore::defaultPath();
   std::unique_ptr<fl::store::RunStore> store;
-  try {
-    store = std::make_unique<fl::store::RunStore>(path);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "store error: %s\n", e.what());
-    QMessageBox::critical(nullptr, "FourierLab", QString("Cannot open the run store:\n%1").arg(e.what()));
-    return 3;
+  // A store that cannot be opened is said (stderr and a dialog) and left as it is; on a screen
+  // the user may pick another file or a new one instead of losing the session.
+  const bool interactive = QGuiApplication::platformName() != "offscreen";
+  while (!store) {
+    try {
+      store = std::make_unique<fl::store::RunStore>(path);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "store error: %s\n", e.what());
+      if (!interactive) return 3;
+      QMessageBox box(QMessageBox::Critical, "FourierLab",
+                      QString("Cannot open the run store:\n%1\n\nThe file was left as it is.").arg(e.what()));
+      auto* other = box.addButton("Use another file…", QMessageBox::AcceptRole);
+      box.addButton("Quit", QMessageBox::RejectRole);
+      box.exec();
+      if (box.clickedButton() != other) return 3;
+      const QString chosen = QFileDialog::getSaveFileName(
+          nullptr, "Run store (an existing one, or a new file)", QString(), "Run stores (*.db);;All files (*)",
+          nullptr, QFileDialog::DontConfirmOverwrite);
+      if (chosen.isEmpty()) return 3;
+      path = chosen.toStdString();
+    }
   }
 
+  for (auto id : openIds)
+    if (!store->run(id))
+      return usageError(QString("--open: there is no run %1 in %2").arg(id).arg(QString::fromStdString(path)));
+
   fl::gui::MainWindow window(registry, std::move(store));
+  if (parser.isSet(start)) {
+    if (!window.launchPanel()->selectExperiment(parser.value(start))) {
+      QStringList names;
+      for (const auto& e : registry.all()) names << QString::fromStdString(e->name());
+      return usageError(QString("--start: unknown experiment '%1' (one of: %2)")
+                            .arg(parser.value(start), names.join(", ")));
+    }
+    // Without --preset the experiment's defaults, whatever preset the last session left.
+    const QString presetName = parser.isSet(preset) ? parser.value(preset) : QString("(defaults)");
+    if (!window.launchPanel()->selectPreset(presetName)) {
+      QStringList names;
+      if (auto e = window.launchPanel()->experiment())
+        for (const auto& p : e->presets()) names << QString::fromStdString(p.name);
+      return usageError(QString("--preset: '%1' is not a preset of %2 (one of: %3)")
+                            .arg(parser.value(preset), parser.value(start), names.join(", ")));
+    }
+  }
   window.show();
   if (parser.isSet(start)) {
-    window.launchPanel()->selectExperiment(parser.value(start));
-    if (parser.isSet(preset) && !window.launchPanel()->selectPreset(parser.value(preset))) {
-      std::fprintf(stderr, "error: unknown preset '%s'\n", qPrintable(parser.value(preset)));
-      return 2;
-    }
     const bool comparison = parser.isSet(compare);
     QTimer::singleShot(0, &window, [&window, comparison] {
       if (comparison) window.launchComparison();
       else window.launch();
     });
-  } else if (parser.isSet(open)) {
-    std::vector<int64_t> ids;
-    for (const auto& part : parser.value(open).split(',', Qt::SkipEmptyParts)) {
-      bool ok = false;
-      const qlonglong id = part.trimmed().toLongLong(&ok);
-      if (!ok || id <= 0) {
-        std::fprintf(stderr, "error: --open: '%s' is not a run id\n", qPrintable(part));
-        return 2;
-      }
-      ids.push_back(id);
-    }
-    if (ids.size() == 1) window.openStoredRun(ids.front());
-    else window.compareRuns(ids);
+  } else if (!openIds.empty()) {
+    if (openIds.size() == 1) window.openStoredRun(openIds.front());
+    else window.compareRuns(openIds);
   }
   return app.exec();
 }

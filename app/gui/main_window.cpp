@@ -13,7 +13,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
-#include <QShortcut>
 #include <QSlider>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -23,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "app/gui/history_view.h"
@@ -38,6 +38,7 @@
 #include "widgets/plot_frame.h"
 #include "widgets/probe_panel.h"
 #include "widgets/run_colors.h"
+#include "widgets/snapshot_plot.h"
 
 namespace fl::gui {
 
@@ -142,18 +143,23 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   runMenu->addAction("Run", QKeySequence("Ctrl+R"), this, [this] { launch(); });
   runMenu->addAction("Run comparison", QKeySequence("Ctrl+Shift+R"), this, [this] { launchComparison(); });
   runMenu->addAction("Stop the shown run", QKeySequence("Ctrl+."), this, [this] { stopFocused(); });
-  new QShortcut(QKeySequence("Ctrl+Shift+R"), this, [this] { launchComparison(); });
-  new QShortcut(QKeySequence("Ctrl+."), this, [this] { stopFocused(); });
+  // One action per key sequence: a second QShortcut with the same keys makes Qt call both
+  // ambiguous and fire neither.
+  auto* historyMenu = menuBar()->addMenu("&History");
+  historyMenu->addAction("Compare the runs selected in History", QKeySequence("Ctrl+Shift+C"), this,
+                         [this] {
+                           const auto ids = m_history->selectedIds();
+                           if (ids.size() >= 2) compareRuns(ids);
+                           else showError("Select two or more runs in the History tab to compare them.");
+                         });
+  historyMenu->addAction("Show History", QKeySequence("Ctrl+H"), this,
+                         [this] { m_tabs->setCurrentWidget(m_history); });
 
   if (auto e = m_launch->experiment()) buildPanels(*e);
   connect(m_timer, &QTimer::timeout, this, &MainWindow::tick);
   m_timer->start(33);  // ~30 Hz: drain, coalesce, replot what changed
 
-  QSettings settings("FourierLab", "FourierLab");
-  restoreGeometry(settings.value("geometry").toByteArray());
-  restoreState(settings.value("windowState").toByteArray());
-  if (settings.contains("experiment")) m_launch->selectExperiment(settings.value("experiment").toString());
-  if (!settings.contains("geometry")) resize(1500, 950);
+  restoreSettings();
 }
 
 MainWindow::~MainWindow() = default;
@@ -199,7 +205,6 @@ int64_t MainWindow::launchWith(const nlohmann::json& overrides, const std::strin
   }
   m_dashboard->setRunLabel(id, QString::fromStdString(name));
   auto* session = new RunSession(experiment, config.values, m_store->path(), id, name, this);
-  if (overrides.empty()) session->setReference(m_launch->presetReference());
   m_sessions.push_back(session);
   focusRun(id);
   startQueued();
@@ -264,7 +269,7 @@ void MainWindow::focusRun(int64_t runId) {
   if (runId == m_focused) return;
   m_focused = runId;
   m_dashboard->clearData();
-  // Curves so far come from the store (the session's queue only holds what is new).
+  // Curves so far: the store's and, for a live run, its session's (see loadCurves).
   openStoredRun(runId);
 }
 
@@ -279,31 +284,82 @@ void MainWindow::openStoredRun(int64_t runId) {
     buildPanels(*e);
   }
   m_configDiff->setVisible(false);
-  loadStoredCurves(runId);
-  for (const auto& name : m_store->snapshotNames(runId))
-    for (const auto& s : m_store->snapshots(runId, name)) m_dashboard->addSnapshot(s.snapshot, s.step);
+  loadCurves(runId);
+  for (const auto& s : snapshotsOf(runId, /*latestOnly=*/false)) m_dashboard->addSnapshot(s.snapshot, s.step);
   updateMetricsTable();
+  // A finished run's message is its verdicts (LEAKS, the paper's figures): shown with it.
+  QString status = QString::fromStdString(toString(run->status));
+  if (!run->message.empty()) status += ": " + QString::fromStdString(run->message).toHtmlEscaped();
   m_focusLabel->setText(QString("<b style='color:%1'>run %2</b> %3 — %4")
                             .arg(widgets::runColor(runId).name())
                             .arg(runId)
                             .arg(QString::fromStdString(run->name))
-                            .arg(QString::fromStdString(toString(run->status))));
+                            .arg(status));
   m_dashboard->refresh();
   m_tabs->setCurrentIndex(0);
 }
 
-void MainWindow::loadStoredCurves(int64_t runId) {
-  auto& last = m_storedLast[runId];
-  last.clear();
+namespace {
+
+// The last step of a run to read from the store: all of a stored run, a resumed live run's
+// past up to its checkpoint, nothing of a fresh live run (its session has all of it).
+int64_t storedPartOf(const RunSession* live) {
+  if (!live) return std::numeric_limits<int64_t>::max();
+  return live->firstStep() > 0 ? live->firstStep() : -1;
+}
+
+}  // namespace
+
+const RunSession* MainWindow::liveSession(int64_t runId) const {
+  for (auto* s : m_sessions)
+    if (s->live().id == runId && s->started()) return s;
+  return nullptr;
+}
+
+void MainWindow::loadCurves(int64_t runId) {
+  // A live run: the store up to where this session started (a resumed run's past), then
+  // everything the session reported, which the store may not have written yet.
+  const RunSession* live = liveSession(runId);
+  const int64_t storedUpTo = storedPartOf(live);
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> curves;
   for (const auto& key : m_store->metricKeys(runId)) {
-    std::vector<double> steps, values;
+    auto& [steps, values] = curves[key];
     for (const auto& p : m_store->metric(runId, key)) {
+      if (p.step > storedUpTo) break;
       steps.push_back(static_cast<double>(p.step));
       values.push_back(p.value);
     }
-    if (!values.empty()) last[key] = values.back();
-    m_dashboard->setMetric(runId, key, std::move(steps), std::move(values));
   }
+  if (live)
+    for (const auto& [key, series] : live->history().metrics) {
+      auto& [steps, values] = curves[key];
+      steps.insert(steps.end(), series.first.begin(), series.first.end());
+      values.insert(values.end(), series.second.begin(), series.second.end());
+    }
+  auto& last = m_storedLast[runId];
+  last.clear();
+  for (auto& [key, series] : curves) {
+    if (!series.second.empty()) last[key] = series.second.back();
+    m_dashboard->setMetric(runId, key, std::move(series.first), std::move(series.second));
+  }
+}
+
+std::vector<store::StoredSnapshot> MainWindow::snapshotsOf(int64_t runId, bool latestOnly) const {
+  const RunSession* live = liveSession(runId);
+  const int64_t storedUpTo = storedPartOf(live);
+  std::vector<store::StoredSnapshot> out;
+  for (const auto& name : m_store->snapshotNames(runId))
+    for (auto& s : m_store->snapshots(runId, name, latestOnly && !live))
+      if (s.step <= storedUpTo) out.push_back(std::move(s));
+  if (live)
+    for (const auto& e : live->history().snapshots) out.push_back({e.step, e.snapshot});
+  if (latestOnly) {  // the newest of each name
+    std::map<std::string, store::StoredSnapshot> newest;
+    for (auto& s : out) newest[s.snapshot.name] = std::move(s);
+    out.clear();
+    for (auto& [name, s] : newest) out.push_back(std::move(s));
+  }
+  return out;
 }
 
 void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
@@ -338,10 +394,8 @@ void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
   for (const auto& r : runs) {
     if (r.id == runIds.front()) continue;
     m_dashboard->setRunLabel(r.id, labelOf(r));
-    loadStoredCurves(r.id);
-    for (const auto& name : m_store->snapshotNames(r.id))
-      for (const auto& s : m_store->snapshots(r.id, name, /*latestOnly=*/true))
-        m_dashboard->addOverlaySnapshot(r.id, s.snapshot);
+    loadCurves(r.id);
+    for (const auto& s : snapshotsOf(r.id, /*latestOnly=*/true)) m_dashboard->addOverlaySnapshot(r.id, s.snapshot);
     m_overlaid.push_back(r.id);  // live ones keep appending
   }
   m_configDiff->clear();
@@ -409,8 +463,9 @@ void MainWindow::tick() {
                                 .arg(QString::fromStdString(s->live().name))
                                 .arg(QString::fromStdString(toString(s->live().status)))
                                 .arg(QString::fromStdString(s->live().device))
-                                .arg(QString::fromStdString(s->live().judgement.empty() ? s->live().verdict
-                                                                                        : s->live().summary())
+                                .arg(QString::fromStdString(s->done() || !s->live().judgement.empty()
+                                                                ? s->live().summary()
+                                                                : std::string())
                                          .toHtmlEscaped()));
   m_dashboard->refresh();
   updateMetricsTable();
@@ -442,11 +497,13 @@ void MainWindow::updateRunsTable() {
     m_runs->setItem(row, 4, item(m_sessions[i]->done() ? "-" : eta(live.progress)));
     m_runs->setItem(row, 5, item(QString::fromStdString(live.device)));
     auto* message = item(QString::fromStdString(live.summary()));
-    // Red for a failed judgement (LEAKS) or a result outside the paper's spread.
-    const bool bad = (!live.judgement.empty() && !live.judgementOk) ||
-                     live.verdict.find("outside") != std::string::npos;
-    const bool judged = !live.judgement.empty() || !live.verdict.empty();
-    if (judged) message->setForeground(bad ? QColor(170, 0, 0) : QColor(0, 110, 0));
+    message->setToolTip(message->text());
+    // Red for a failed run, a failed judgement (LEAKS) or a result outside the paper's spread;
+    // green for one within it.
+    const bool failed = live.status == RunStatus::Failed;
+    if (failed || live.judged())
+      message->setForeground(failed || live.judgedBad() ? QColor(170, 0, 0) : QColor(0, 110, 0));
+    if (failed) m_runs->item(row, 2)->setForeground(QColor(170, 0, 0));
     m_runs->setItem(row, 6, message);
   }
 }
@@ -482,6 +539,7 @@ QStringList MainWindow::exportShownRun(const QString& folder) {
 
 void MainWindow::buildPanels(const Experiment& experiment) {
   m_dashboard->setPanels(experiment.panels());
+  m_dashboard->setSmoothing(m_smoothing->value() / 100.0);  // new plots start unsmoothed
   m_probe = nullptr;
   m_metricsTable = new QTableWidget(m_dashboard);
   m_metricsTable->verticalHeader()->hide();
@@ -497,6 +555,7 @@ void MainWindow::buildPanels(const Experiment& experiment) {
     for (const auto& s : panel.series) series << QString::fromStdString(s);
     m_probe = new widgets::ProbePanel(QString::fromStdString(panel.title), series, sliders, m_dashboard);
     m_probe->setToolTip(QString::fromStdString(panel.help));
+    if (m_focused != 0) m_probe->plot()->setShownRun(m_focused);
     connect(m_probe, &widgets::ProbePanel::probeRequested, this, &MainWindow::askProbe);
     m_dashboard->addPanelWidget(QString::fromStdString(panel.id), m_probe);
   }
@@ -584,11 +643,33 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   for (auto* s : m_sessions) s->cancel();
   for (auto* s : m_sessions) delete s;  // joins the training threads, flushes the store
   m_sessions.clear();
+  saveSettings();
+  event->accept();
+}
+
+void MainWindow::restoreSettings() {
+  QSettings settings("FourierLab", "FourierLab");
+  restoreGeometry(settings.value("geometry").toByteArray());
+  restoreState(settings.value("windowState").toByteArray());
+  if (settings.contains("experiment")) m_launch->selectExperiment(settings.value("experiment").toString());
+  if (settings.contains("preset")) m_launch->selectPreset(settings.value("preset").toString());
+  if (settings.contains("device")) m_launch->selectDevice(settings.value("device").toString());
+  if (settings.contains("parallelRuns")) m_launch->setParallelRuns(settings.value("parallelRuns").toInt());
+  m_smoothing->setValue(settings.value("smoothing", 0).toInt());
+  m_history->restoreSettings(settings);
+  if (!settings.contains("geometry")) resize(1500, 950);
+}
+
+void MainWindow::saveSettings() const {
   QSettings settings("FourierLab", "FourierLab");
   settings.setValue("geometry", saveGeometry());
   settings.setValue("windowState", saveState());
   if (auto e = m_launch->experiment()) settings.setValue("experiment", QString::fromStdString(e->name()));
-  event->accept();
+  settings.setValue("preset", m_launch->presetName());
+  settings.setValue("device", m_launch->device());
+  settings.setValue("parallelRuns", m_launch->parallelRuns());
+  settings.setValue("smoothing", m_smoothing->value());
+  m_history->saveSettings(settings);
 }
 
 }  // namespace fl::gui

@@ -22,6 +22,7 @@ class QSlider;
 
 namespace fl::store {
 class RunStore;
+struct StoredSnapshot;
 }
 namespace fl::widgets {
 class Dashboard;
@@ -79,11 +80,17 @@ class MainWindow : public QMainWindow {
   int64_t launchWith(const nlohmann::json& overrides, const std::string& name);
   bool isShown(int64_t runId) const;
   void updateRunsTable();
-  void loadStoredCurves(int64_t runId);
+  // The run's curves and snapshots, from the store and, while it is live, from its session.
+  void loadCurves(int64_t runId);
+  std::vector<store::StoredSnapshot> snapshotsOf(int64_t runId, bool latestOnly) const;
+  const RunSession* liveSession(int64_t runId) const;
   void updateMetricsTable();
   void showError(const QString& what);
   void buildPanels(const Experiment& experiment);
   void askProbe();
+  // Layout, experiment, preset, device, parallel runs, smoothing and the history's filters.
+  void restoreSettings();
+  void saveSettings() const;
 
   const ExperimentRegistry& m_registry;
   std::unique_ptr<store::RunStore> m_store;

@@ -4,7 +4,6 @@
 
 #include <type_traits>
 
-#include "core/engine/reference_check.h"
 #include "core/engine/runner.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
@@ -64,9 +63,22 @@ std::string LiveRun::summary() const {
       text += std::string(" (val/loss ") + value + ")";
     }
   }
-  const std::string rest = !verdict.empty() ? verdict : message;
+  // A finished run's message repeats the judgement ("LEAKS -- detail; ..."): keep what follows.
+  std::string rest = message;
+  if (!judgement.empty() && rest.rfind(judgement + " -- ", 0) == 0) {
+    const auto end = rest.find("; ");
+    rest = end == std::string::npos ? std::string() : rest.substr(end + 2);
+  }
   if (!rest.empty()) text += (text.empty() ? "" : "; ") + rest;
   return text;
+}
+
+bool LiveRun::judged() const {
+  return !judgement.empty() || message.find(" vs paper ") != std::string::npos;
+}
+
+bool LiveRun::judgedBad() const {
+  return (!judgement.empty() && !judgementOk) || message.find("outside the paper's spread") != std::string::npos;
 }
 
 RunDelta RunSession::drain() {
@@ -76,9 +88,10 @@ RunDelta RunSession::drain() {
         [&](auto& e) {
           using T = std::decay_t<decltype(e)>;
           if constexpr (std::is_same_v<T, MetricEvent>) {
-            auto& series = delta.metrics[e.key];
-            series.first.push_back(static_cast<double>(e.step));
-            series.second.push_back(e.value);
+            for (auto* series : {&delta.metrics[e.key], &m_history.metrics[e.key]}) {
+              series->first.push_back(static_cast<double>(e.step));
+              series->second.push_back(e.value);
+            }
             m_live.lastMetrics[e.key] = e.value;
           } else if constexpr (std::is_same_v<T, SnapshotEvent>) {
             const auto& meta = e.snapshot.meta;
@@ -86,6 +99,7 @@ RunDelta RunSession::drain() {
               m_live.judgement = meta.value("verdict", "");
               m_live.judgementOk = meta.value("ok", true);
             }
+            if (e.requestId == 0) m_history.snapshots.push_back(e);
             delta.snapshots.push_back(std::move(e));
           } else if constexpr (std::is_same_v<T, ProgressEvent>) {
             m_live.progress = e;
@@ -97,10 +111,6 @@ RunDelta RunSession::drain() {
           }
         },
         event);
-  }
-  if (delta.statusChanged && m_live.status == RunStatus::Finished && !m_reference.is_null()) {
-    for (const auto& v : checkAgainstReference(m_reference, m_config, m_live.lastMetrics))
-      m_live.verdict += (m_live.verdict.empty() ? "" : "; ") + v.text;
   }
   // No close() here: it would make the GUI thread wait for the writer. The sink writes a
   // terminal status at once, and the destructor flushes whatever is left.

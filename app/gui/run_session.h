@@ -37,14 +37,17 @@ struct LiveRun {
   std::string device;
   ProgressEvent progress;
   std::map<std::string, double> lastMetrics;
-  std::string verdict;  // once finished: the metrics against the preset's published figures
   // The experiment's own judgement from its latest snapshot with a "verdict" (e.g. "LEAKS").
   std::string judgement;
   bool judgementOk = true;
 
-  // What the Runs table says of a run: the judgement beside the validation loss, the paper
-  // verdict, or the status message.
+  // What the Runs table says of a run: the judgement beside the validation loss, then the
+  // status message (a finished run's says how it compares with the paper's figures).
   std::string summary() const;
+  // Judged at all (a judgement, or a comparison with published figures), and badly (LEAKS, or
+  // outside the paper's spread)?
+  bool judged() const;
+  bool judgedBad() const;
 };
 
 // New data since the previous drain, in arrival order.
@@ -55,6 +58,14 @@ struct RunDelta {
   bool empty() const { return metrics.empty() && snapshots.empty() && !statusChanged; }
 };
 
+// Everything this session's Runner reported (metrics and evaluation snapshots). The window
+// draws a live run from it rather than from the store: the store writer flushes about once a
+// second, so reading the store would miss what was drained but not yet written.
+struct RunHistory {
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> metrics;
+  std::vector<SnapshotEvent> snapshots;
+};
+
 class RunSession : public QObject {
   Q_OBJECT
 
@@ -63,8 +74,6 @@ class RunSession : public QObject {
              std::string storePath, int64_t runId, std::string name, QObject* parent = nullptr);
   ~RunSession() override;
 
-  // Published figures to compare with when the run finishes (Preset::reference).
-  void setReference(nlohmann::json reference) { m_reference = std::move(reference); }
   // Continue from a checkpoint instead of starting fresh (see store::prepareResume).
   void setResume(ResumePoint point) { m_resume = std::move(point); }
   void start();
@@ -73,6 +82,10 @@ class RunSession : public QObject {
   RunDelta drain();
 
   const LiveRun& live() const { return m_live; }
+  const RunHistory& history() const { return m_history; }
+  // The step this session starts from: 0, or a resumed run's checkpoint (the store holds the
+  // curves up to it).
+  int64_t firstStep() const { return m_resume ? m_resume->step : 0; }
   bool started() const { return m_started; }
   bool done() const { return isTerminal(m_live.status); }
   const std::shared_ptr<const Experiment>& experiment() const { return m_experiment; }
@@ -82,7 +95,7 @@ class RunSession : public QObject {
   nlohmann::json m_config;
   std::string m_storePath;
   LiveRun m_live;
-  nlohmann::json m_reference;
+  RunHistory m_history;
   std::optional<ResumePoint> m_resume;
   EventQueue m_queue;
   std::unique_ptr<store::StoreSink> m_storeSink;

@@ -3,11 +3,27 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/engine/config.h"
+
 namespace fl {
+
+namespace {
+
+std::string formatFigure(const nlohmann::json& figure) {
+  char buf[64];
+  if (figure.size() > 1 && figure[1].is_number())
+    std::snprintf(buf, sizeof buf, "%.3g ± %.2g", figure[0].get<double>(), figure[1].get<double>());
+  else
+    std::snprintf(buf, sizeof buf, "%.3g", figure[0].get<double>());
+  return buf;
+}
+
+}  // namespace
 
 std::vector<ReferenceVerdict> checkAgainstReference(const nlohmann::json& reference,
                                                     const nlohmann::json& config,
-                                                    const std::map<std::string, double>& metrics) {
+                                                    const std::map<std::string, double>& last,
+                                                    const std::map<std::string, double>& lowest) {
   std::vector<ReferenceVerdict> out;
   if (!reference.is_object() || !reference.contains("values")) return out;
   const std::string by = reference.value("by", "");
@@ -15,27 +31,70 @@ std::vector<ReferenceVerdict> checkAgainstReference(const nlohmann::json& refere
   const auto& values = reference["values"];
   const std::string row = config[by].get<std::string>();
   if (!values.contains(row)) return out;
+  const bool best = reference.value("stat", "") == "min";
   for (const auto& [metric, figure] : values[row].items()) {
-    auto it = metrics.find(metric);
-    if (it == metrics.end() || !figure.is_array() || figure.empty() || !figure[0].is_number()) continue;
+    const double* value = nullptr;
+    if (auto it = last.find(metric); it != last.end()) value = &it->second;
+    if (best)
+      if (auto low = lowest.find(metric); low != lowest.end()) value = &low->second;
+    if (!value || !figure.is_array() || figure.empty() || !figure[0].is_number()) continue;
     ReferenceVerdict v;
     v.metric = metric;
     v.paperMean = figure[0].get<double>();
     if (figure.size() > 1 && figure[1].is_number()) v.paperStd = figure[1].get<double>();
-    v.value = it->second;
+    v.value = *value;
+    const std::string label = best ? "best " + metric : metric;
     char buf[200];
     if (v.paperStd) {
       v.withinSpread = std::abs(v.value - v.paperMean) <= *v.paperStd;
-      std::snprintf(buf, sizeof(buf), "%s %.3f vs paper %.3f ± %.3f: %s", metric.c_str(), v.value,
+      std::snprintf(buf, sizeof(buf), "%s %.3f vs paper %.3f ± %.3f: %s", label.c_str(), v.value,
                     v.paperMean, *v.paperStd,
                     *v.withinSpread ? "within the paper's spread" : "outside the paper's spread");
     } else {
-      std::snprintf(buf, sizeof(buf), "%s %.3f vs paper %.3f", metric.c_str(), v.value, v.paperMean);
+      std::snprintf(buf, sizeof(buf), "%s %.3f vs paper %.3f", label.c_str(), v.value, v.paperMean);
     }
     v.text = buf;
     out.push_back(std::move(v));
   }
   return out;
+}
+
+bool isPresetConfig(const std::vector<ParamSpec>& specs, const nlohmann::json& presetOverrides,
+                    const std::string& rowKey, const nlohmann::json& config) {
+  const ValidatedConfig expected = validateConfig(specs, presetOverrides);
+  if (!expected.ok() || !config.is_object()) return false;
+  for (const auto& spec : specs) {
+    if (spec.group == "run" || spec.group == "evaluation" || spec.name == rowKey) continue;
+    if (!config.contains(spec.name)) return false;
+    const auto& mine = config[spec.name];
+    const auto& theirs = expected.values[spec.name];
+    // 0 and 0.0 are the same setting.
+    if (mine.is_number() && theirs.is_number() ? mine.get<double>() != theirs.get<double>() : mine != theirs)
+      return false;
+  }
+  return true;
+}
+
+std::string joinVerdicts(const std::vector<ReferenceVerdict>& verdicts) {
+  std::string text;
+  for (const auto& v : verdicts) text += (text.empty() ? "" : "; ") + v.text;
+  return text;
+}
+
+std::string describeReference(const nlohmann::json& reference) {
+  if (!reference.is_object() || !reference.contains("values")) return {};
+  std::string text = "Expected (" + reference.value("source", std::string("published figures")) + "):";
+  const bool best = reference.value("stat", "") == "min";
+  for (const auto& [row, figures] : reference["values"].items()) {
+    text += "\n" + reference.value("by", std::string()) + " " + row + ": ";
+    bool first = true;
+    for (const auto& [metric, figure] : figures.items()) {
+      if (!figure.is_array() || figure.empty() || !figure[0].is_number()) continue;
+      text += (first ? "" : ", ") + (best ? "best " : std::string()) + metric + " " + formatFigure(figure);
+      first = false;
+    }
+  }
+  return text;
 }
 
 }  // namespace fl

@@ -1,6 +1,8 @@
 // Compares a finished run's metrics with the published figures a preset carries
 // (Preset::reference): {"source": "...", "by": "dataset", "values": {"gmm2": {"test/kl":
-// [mean, std]}}}. "by" names the config key that selects the row.
+// [mean, std]}}}. "by" names the config key that selects the row; "stat": "min" compares the
+// best (lowest) value the run reached instead of its last, for papers that report the best
+// evaluation.
 #pragma once
 
 #include <map>
@@ -10,9 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/engine/param_spec.h"
+
 namespace fl {
 
 struct ReferenceVerdict {
+  std::string preset;  // whose reference, when found through checkAgainstPresets
   std::string metric;
   double paperMean = 0;
   std::optional<double> paperStd;  // absent when the paper gives no spread
@@ -22,8 +27,24 @@ struct ReferenceVerdict {
   std::string text;  // "test/kl 0.143 vs paper 0.146 ± 0.033: within the paper's spread"
 };
 
+// `last` holds each metric's final value, `lowest` its minimum (used by "stat": "min"; falls
+// back to `last` when a metric is missing there).
 std::vector<ReferenceVerdict> checkAgainstReference(const nlohmann::json& reference,
                                                     const nlohmann::json& config,
-                                                    const std::map<std::string, double>& metrics);
+                                                    const std::map<std::string, double>& last,
+                                                    const std::map<std::string, double>& lowest = {});
+
+// Does `config` train what a preset with these overrides trains? Every parameter must equal
+// the preset's value (its override or the default) except `rowKey` (the reference's "by"),
+// the run settings (seed, device, checkpoints) and the evaluation settings.
+bool isPresetConfig(const std::vector<ParamSpec>& specs, const nlohmann::json& presetOverrides,
+                    const std::string& rowKey, const nlohmann::json& config);
+
+// The verdicts' texts joined with "; " (empty when none).
+std::string joinVerdicts(const std::vector<ReferenceVerdict>& verdicts);
+
+// The published figures, for showing before a run: "Expected (<source>):" then one line per
+// row, e.g. "gmm2: test/kl 0.146 ± 0.033, test/smoothness 0.038".
+std::string describeReference(const nlohmann::json& reference);
 
 }  // namespace fl

@@ -11,6 +11,7 @@
 #include "core/engine/checkpoint_keeper.h"
 #include "core/engine/config.h"
 #include "core/engine/device.h"
+#include "core/engine/preset_verdicts.h"
 #include "core/engine/seeding.h"
 
 namespace fl {
@@ -110,6 +111,7 @@ void Runner::run() {
     status = m_options.serveProbesOnly
                  ? serveProbes(*trial, message)
                  : trainLoop(*trial, config.values.at("checkpoint_every").get<int64_t>(), message);
+    if (status == RunStatus::Finished) message = finishedSummary(config.values);
   } catch (const c10::Error& e) {
     // LibTorch's messages carry a C++ backtrace after the first line; keep the first line.
     message = e.what_without_backtrace();
@@ -118,10 +120,17 @@ void Runner::run() {
     message = e.what();
     status = RunStatus::Failed;
   }
-  if (status == RunStatus::Finished && message.empty()) message = m_verdict;
   m_finalStatus = status;
-  emitStatus(status, message, 0);
+  emitStatus(status, message, m_lastStep);
   m_done = true;
+}
+
+std::string Runner::finishedSummary(const nlohmann::json& config) const {
+  std::string text = m_verdict;
+  const std::string paper =
+      joinVerdicts(checkAgainstPresets(*m_experiment, config, m_lastEval, m_lowestEval));
+  if (!paper.empty()) text += (text.empty() ? "" : "; ") + paper;
+  return text;
 }
 
 RunStatus Runner::trainLoop(Trial& trial, int64_t checkpointEvery, std::string& message) {
@@ -136,6 +145,7 @@ RunStatus Runner::trainLoop(Trial& trial, int64_t checkpointEvery, std::string& 
   int64_t evaluations = 0;
 
   for (int64_t step = firstStep; step < plan.totalSteps; ++step) {
+    m_lastStep = step;
     if (!waitWhilePaused(trial, step)) {
       message = "cancelled after " + std::to_string(step) + " steps";
       return RunStatus::Cancelled;
@@ -144,6 +154,7 @@ RunStatus Runner::trainLoop(Trial& trial, int64_t checkpointEvery, std::string& 
 
     const double loss = trial.trainStep(step);
     const int64_t stepsDone = step + 1;
+    m_lastStep = stepsDone;
     if (!std::isfinite(loss)) {
       message = "training loss became " + formatLoss(loss) + " at step " +
                 std::to_string(stepsDone) + " (epoch " +
@@ -186,6 +197,10 @@ std::optional<double> Runner::evaluateAndReport(Trial& trial, int64_t stepsDone,
   std::optional<double> score;
   for (auto& [key, value] : report.metrics) {
     m_sink.onEvent(MetricEvent{key, stepsDone, now, value});
+    m_lastEval[key] = value;
+    auto lowest = m_lowestEval.find(key);
+    if (lowest == m_lowestEval.end()) m_lowestEval.emplace(key, value);
+    else if (value < lowest->second) lowest->second = value;
     if (selection && key == selection->key) score = value;
   }
   for (auto& snapshot : report.snapshots) {

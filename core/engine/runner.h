@@ -82,6 +82,9 @@ class Runner {
   // Blocks while paused (still answering probes); returns false once cancelled.
   bool waitWhilePaused(Trial& trial, int64_t stepsDone);
   double elapsed() const;
+  // A finished run's status message: the experiment's judgement (e.g. "LEAKS -- ...") and how
+  // its metrics compare with the published figures of every preset it matches.
+  std::string finishedSummary(const nlohmann::json& config) const;
   void emitStatus(RunStatus status, std::string message, int64_t step);
 
   std::shared_ptr<const Experiment> m_experiment;
@@ -98,6 +101,10 @@ class Runner {
   // The latest judgement an evaluation gave (a snapshot whose meta has "verdict"), as
   // "VERDICT -- detail": a finished run's status message, so every list shows it.
   std::string m_verdict;
+  // Every evaluated metric's last and lowest value, for the comparison with published figures.
+  std::map<std::string, double> m_lastEval;
+  std::map<std::string, double> m_lowestEval;
+  int64_t m_lastStep = 0;  // the status events' step: where a run failed or was cancelled
 
   std::mutex m_requestMutex;
   std::condition_variable m_wake;

@@ -48,10 +48,10 @@ std::vector<ParamSpec> FourierHeadExperiment::params() const {
           .logarithmic()
           .inGroup("training"),
       P::integer("eval_every", 10, 1, 100000, "Evaluate on the test split every this many epochs")
-          .inGroup("training"),
+          .inGroup("evaluation"),
       P::integer("snapshot_inputs", 8, 1, 256,
                  "Test inputs whose PDFs are recorded at each evaluation (all at the end)")
-          .inGroup("training"),
+          .inGroup("evaluation"),
   };
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reproduces the Fourier head paper's Table 1 with fourierlab-cli: three heads x three datasets
 # x seeds (default: the paper's 1 2 3 42), two runs at a time, then prints a Markdown table of
-# mean ± std (KL, MSE) and mean (smoothness) beside the paper's figures.
+# mean ± std (KL, MSE) and mean (smoothness) beside the paper's figures. The runs are recorded
+# in their own store ($DB, default $OUT_DIR/table1.db), not the user's default one.
 #   scripts/reproduce_fourier_head_table1.sh [build-dir] [seeds...]
 set -euo pipefail
 build=${1:-build}
@@ -10,6 +11,8 @@ seeds=${*:-1 2 3 42}
 cli="$build/app/fourierlab-cli"
 out=${OUT_DIR:-$(mktemp -d)}
 mkdir -p "$out"
+db=${DB:-$out/table1.db}
+echo "runs recorded in $db; JSON summaries in $out" >&2
 jobs=()
 for dataset in gaussian gmm2 beta; do
   for preset in paper-linear paper-gmm paper-fourier; do
@@ -19,7 +22,7 @@ for dataset in gaussian gmm2 beta; do
   done
 done
 printf '%s\n' "${jobs[@]}" | xargs -P 2 -L 1 bash -c '
-  "$0" run fourier-head --preset "$2" --set dataset="$1" --set seed="$3" --device cpu --threads 1 --json \
+  "$0" run fourier-head --preset "$2" --set dataset="$1" --set seed="$3" --device cpu --threads 1 --json --db "'"$db"'" \
     2>/dev/null | tail -n 1 > "'"$out"'/$1-$2-$3.json"' "$cli"
 python3 - "$out" <<'PY'
 import json, glob, os, statistics, sys

@@ -44,7 +44,8 @@ class TestConfig : public QObject {
     QTest::newRow("bad choice") << R"({"head": "mlp"})" << "head" << "'head' must be one of linear, fourier, gmm, got \"mlp\"";
     QTest::newRow("bool as string") << R"({"learnable": "yes"})" << "learnable" << "must be true or false";
     QTest::newRow("bad device") << R"({"device": "gpu"})" << "device" << "device must be auto, cpu, cuda or cuda:N, got 'gpu'";
-    QTest::newRow("negative seed") << R"({"seed": -1})" << "seed" << "'seed' must be an integer in [0,";
+    QTest::newRow("negative seed") << R"({"seed": -1})" << "seed" << "'seed' must be an integer in [0, 2147483647], got -1";
+    QTest::newRow("huge seed") << R"({"seed": 3000000000})" << "seed" << "'seed' must be an integer in [0, 2147483647], got 3000000000";
   }
   void badValuesAreRejected() {
     QFETCH(QString, json);

@@ -118,6 +118,17 @@ class TestDistributionMetrics : public QObject {
     }
   }
 
+  void manyRowsAreScoredInBlocksLikeOneByOne() {
+    // More rows than one block (4096): every row's score is its own, across the boundaries.
+    fl::metrics::SmoothnessMetric metric(12);
+    torch::manual_seed(5);
+    auto q = torch::softmax(torch::randn({9000, 12}), 1);
+    auto all = metric(q);
+    QCOMPARE(all.size(0), int64_t(9000));
+    for (int64_t i : {0, 4095, 4096, 8191, 8192, 8999})
+      QVERIFY(torch::allclose(all[i], metric(q[i].unsqueeze(0))[0], 1e-6, 1e-6));
+  }
+
   void uniformIsPerfectlySmoothAndSpikesAreNot() {
     fl::metrics::SmoothnessMetric metric(50);
     auto uniform = torch::full({1, 50}, 1.0 / 50);

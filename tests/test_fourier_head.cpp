@@ -8,6 +8,8 @@
 #include <torch/torch.h>
 
 #include "core/nn/fourier_head.h"
+#include "core/nn/gmm_head.h"
+#include "core/nn/linear_head.h"
 
 using fl::nn::FourierHead;
 using fl::nn::FourierHeadOptions;
@@ -182,6 +184,32 @@ class TestFourierHead : public QObject {
     auto head = FourierHead(FourierHeadOptions(32, 50, 12));
     auto w = head->named_parameters()["linear.weight"];
     QVERIFY(torch::allclose(w, reference->weight * 0.01));
+  }
+
+  // A drop-in for a linear layer: a sequence model's (B, T, d) states work as (B*T, d) rows do,
+  // for every head, and so does the penalty (a mean over all rows).
+  void everyHeadTakesLeadingDimensionsLikeALinearLayer() {
+    torch::manual_seed(11);
+    std::vector<std::shared_ptr<fl::nn::DistributionHeadImpl>> heads{
+        makeHead(6, 20, 5, 1e-3, 3).ptr(),
+        fl::nn::GmmHead(fl::nn::GmmHeadOptions(6, 20, 4)).ptr(),
+        fl::nn::LinearHead(6, 20).ptr()};
+    auto h = torch::randn({3, 7, 6}, torch::kDouble);
+    auto grid = torch::linspace(-1, 1, 33, torch::kDouble);
+    for (auto& head : heads) {
+      head->to(torch::kDouble);
+      auto sequence = head->forward(h);
+      auto rows = head->forward(h.reshape({21, 6}));
+      QCOMPARE(sequence.logits.sizes().vec(), (std::vector<int64_t>{3, 7, 20}));
+      QVERIFY(torch::allclose(sequence.logits.reshape({21, 20}), rows.logits));
+      QCOMPARE(sequence.penalty.defined(), rows.penalty.defined());
+      if (rows.penalty.defined()) QVERIFY(torch::allclose(sequence.penalty, rows.penalty));
+      auto p = head->density(h, grid);
+      QCOMPARE(p.sizes().vec(), (std::vector<int64_t>{3, 7, 33}));
+      QVERIFY(torch::allclose(p.reshape({21, 33}), head->density(h.reshape({21, 6}), grid)));
+      // One position's density is that position's row's.
+      QVERIFY(torch::allclose(p[2][4], head->density(h[2][4].unsqueeze(0), grid)[0]));
+    }
   }
 };
 

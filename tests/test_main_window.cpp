@@ -259,8 +259,13 @@ class TestMainWindow : public QObject {
     QCOMPARE(fl::toString(w->sessions().back()->live().status), std::string("cancelled"));
     fl::store::RunStore store((m_dir.path() + "/stop.db").toStdString());
     QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status), std::string("cancelled"), 5000);
-    // A cancelled run without a checkpoint cannot resume: said, not crashed.
-    QVERIFY(!w->resumeRun(id) || !store.checkpoints(id).empty());
+    // Cancelling keeps the work: a checkpoint where it stopped, so it resumes from there.
+    const auto message = store.run(id)->message;
+    QVERIFY2(message.find("; checkpoint saved") != std::string::npos, message.c_str());
+    const int64_t stoppedAt = std::stoll(message.substr(std::string("cancelled after ").size()));
+    QVERIFY(stoppedAt > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!store.checkpoints(id).empty() && store.checkpoints(id).back().step == stoppedAt, 5000);
+    QVERIFY(w->resumeRun(id));
   }
 
   void exportWritesPlotsMetricsAndConfig() {

@@ -2,6 +2,8 @@
 // true density (a chi-square goodness-of-fit test on many samples), binning, normalisation.
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "experiments/fourier_head/toy_datasets.h"
@@ -126,6 +128,54 @@ class TestToyDatasets : public QObject {
     QCOMPARE(toBin(0.0, 50), int64_t(25));
     QCOMPARE(toBin(-0.01, 50), int64_t(24));
     for (int i = 0; i < 50; ++i) QCOMPARE(toBin(binCenter(i, 50), 50), int64_t(i));
+  }
+
+  // The inputs as the paper draws them: x ~ U(-0.8, 0.8) for every dataset; y ~ U(-0.8, 0.8)
+  // for gmm2, y ~ N(x, variance) otherwise. Chi-square over 20 equal-probability cells each.
+  void inputsFollowTheirDistributions_data() {
+    QTest::addColumn<QString>("dataset");
+    QTest::newRow("gaussian") << "gaussian";
+    QTest::newRow("gmm2") << "gmm2";
+    QTest::newRow("beta") << "beta";
+  }
+  void inputsFollowTheirDistributions() {
+    QFETCH(QString, dataset);
+    const auto d = *parseToyDataset(dataset.toStdString());
+    const double var = 0.02;
+    const int n = 20000, cells = 20;
+    std::vector<int> xCells(cells, 0), yCells(cells, 0);
+    std::mt19937_64 rng(77);
+    auto cellOfUniform = [&](double v) { return std::min(cells - 1, static_cast<int>((v + 0.8) / 1.6 * cells)); };
+    // Standard normal CDF: the cell of y - x under N(0, var) has equal probability 1/cells.
+    auto cellOfNormal = [&](double v) {
+      const double u = 0.5 * std::erfc(-v / std::sqrt(2.0 * var));
+      return std::min(cells - 1, static_cast<int>(u * cells));
+    };
+    for (int i = 0; i < n; ++i) {
+      const auto s = drawToySample(d, var, rng);
+      QVERIFY(s.x >= -0.8 && s.x <= 0.8);
+      ++xCells[cellOfUniform(s.x)];
+      ++yCells[d == ToyDataset::Gmm2 ? cellOfUniform(s.y) : cellOfNormal(s.y - s.x)];
+    }
+    auto chi2 = [&](const std::vector<int>& counts) {
+      const double e = static_cast<double>(n) / cells;
+      double c = 0;
+      for (int k : counts) c += (k - e) * (k - e) / e;
+      return c;
+    };
+    const double limit = (cells - 1) + 5 * std::sqrt(2.0 * (cells - 1));  // 5 sd, as above
+    QVERIFY2(chi2(xCells) < limit, qPrintable(QString("x: chi2 %1").arg(chi2(xCells))));
+    QVERIFY2(chi2(yCells) < limit, qPrintable(QString("y: chi2 %1").arg(chi2(yCells))));
+    // The same check tells a wrong spread: y - x against N(0, 2 var) fails.
+    if (d != ToyDataset::Gmm2) {
+      std::vector<int> wrong(cells, 0);
+      std::mt19937_64 again(77);
+      for (int i = 0; i < n; ++i) {
+        const auto s = drawToySample(d, var, again);
+        ++wrong[cellOfNormal((s.y - s.x) / std::sqrt(2.0))];
+      }
+      QVERIFY(chi2(wrong) > 10 * limit);
+    }
   }
 
   void inputsStayInTheirStatedRanges() {

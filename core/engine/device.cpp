@@ -10,7 +10,8 @@ namespace fl {
 namespace {
 
 std::string cpuDescription() {
-  return "cpu (" + std::to_string(at::get_num_threads()) + " threads)";
+  const int threads = at::get_num_threads();
+  return "cpu (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
 }
 
 }  // namespace

@@ -9,8 +9,10 @@ namespace fl {
 
 namespace {
 
-std::string formatNumber(double v) {
+std::string formatNumber(double v, bool integer = false) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  // Integer limits exactly (2147483647, not 2.14748e+09): the message is what one types.
+  if (integer) return std::to_string(static_cast<long long>(v));
   std::ostringstream out;
   out << v;
   return out.str();
@@ -23,8 +25,9 @@ std::string joined(const std::vector<std::string>& items) {
 }
 
 std::string rangeText(const ParamSpec& s) {
-  return std::string(s.minimumExclusive ? "(" : "[") + formatNumber(s.minimum) + ", " +
-         formatNumber(s.maximum) + "]";
+  const bool integer = s.type == ParamType::Int;
+  return std::string(s.minimumExclusive ? "(" : "[") + formatNumber(s.minimum, integer) + ", " +
+         formatNumber(s.maximum, integer) + "]";
 }
 
 }  // namespace

@@ -143,11 +143,21 @@ RunStatus Runner::trainLoop(Trial& trial, int64_t checkpointEvery, std::string& 
   double lossSum = 0;
   int64_t lossCount = 0;
   int64_t evaluations = 0;
+  int64_t lastCheckpointStep = firstStep;
 
   for (int64_t step = firstStep; step < plan.totalSteps; ++step) {
     m_lastStep = step;
     if (!waitWhilePaused(trial, step)) {
       message = "cancelled after " + std::to_string(step) + " steps";
+      // Keep the work: a cancelled run resumes where it stopped, not at its last checkpoint.
+      if (checkpointing && step > lastCheckpointStep) {
+        try {
+          saveCheckpoint(trial, step, std::nullopt, keeper);
+          message += "; checkpoint saved";
+        } catch (const std::exception& e) {
+          message += "; its checkpoint could not be saved: " + std::string(e.what());
+        }
+      }
       return RunStatus::Cancelled;
     }
     answerRequests(trial, step);
@@ -179,7 +189,10 @@ RunStatus Runner::trainLoop(Trial& trial, int64_t checkpointEvery, std::string& 
       const auto score = evaluateAndReport(trial, stepsDone, last);
       ++evaluations;
       const bool due = last || (checkpointEvery > 0 && evaluations % checkpointEvery == 0);
-      if (checkpointing && due) saveCheckpoint(trial, stepsDone, score, keeper);
+      if (checkpointing && due) {
+        saveCheckpoint(trial, stepsDone, score, keeper);
+        lastCheckpointStep = stepsDone;
+      }
     }
     m_sink.onEvent(ProgressEvent{stepsDone, plan.totalSteps, stepsDone / plan.stepsPerEpoch,
                                  totalEpochs, elapsed(), meanLoss, evaluateNow});

@@ -1,5 +1,7 @@
 #include "core/metrics/distribution_metrics.h"
 
+#include <algorithm>
+
 #include <cmath>
 
 #include <torch/torch.h>
@@ -63,9 +65,16 @@ SmoothnessMetric::SmoothnessMetric(int64_t bins, int64_t maxSigma) {
 torch::Tensor SmoothnessMetric::operator()(const torch::Tensor& q) const {
   auto ops = m_residualOperators.to(q.device()).to(q.dtype());  // (S, m, m)
   auto w = m_weights.to(q.device()).to(q.dtype());               // (S)
-  auto residual = torch::einsum("smn,bn->bsm", {ops, q});        // (B, S, m)
-  auto norms = residual.pow(2).sum(/*dim=*/2).sqrt();            // (B, S)
-  return (norms * w.unsqueeze(0)).sum(/*dim=*/1);                // (B)
+  // In blocks of rows: the (rows, S, m) residual of a 200,000-row test set would need GBs.
+  constexpr int64_t kRowsPerBlock = 4096;
+  std::vector<torch::Tensor> blocks;
+  for (int64_t start = 0; start < q.size(0); start += kRowsPerBlock) {
+    auto rows = q.narrow(0, start, std::min(kRowsPerBlock, q.size(0) - start));
+    auto residual = torch::einsum("smn,bn->bsm", {ops, rows});   // (b, S, m)
+    auto norms = residual.pow(2).sum(/*dim=*/2).sqrt();          // (b, S)
+    blocks.push_back((norms * w.unsqueeze(0)).sum(/*dim=*/1));   // (b)
+  }
+  return blocks.empty() ? torch::zeros({0}, q.options()) : torch::cat(blocks);  // (B)
 }
 
 }  // namespace fl::metrics

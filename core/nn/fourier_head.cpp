@@ -37,7 +37,8 @@ torch::Tensor FourierHeadImpl::fourierBasis(const torch::Tensor& z) const {
   //   Re A(z) = sum_j u_j cos(pi j z) - v_j sin(pi j z)
   //   Im A(z) = sum_j u_j sin(pi j z) + v_j cos(pi j z)
   const int64_t n1 = m_options.frequencies() + 1;
-  auto j = torch::arange(n1, torch::kDouble).unsqueeze(1);  // (N+1, 1)
+  // On z's device: a CPU basis times a CUDA z is an error, not a silent copy.
+  auto j = torch::arange(n1, z.options().dtype(torch::kDouble)).unsqueeze(1);  // (N+1, 1)
   auto angle = M_PI * j * z.to(torch::kDouble).unsqueeze(0);  // (N+1, Z)
   auto c = torch::cos(angle);
   auto s = torch::sin(angle);
@@ -55,7 +56,7 @@ torch::Tensor FourierHeadImpl::squaredMagnitude(const torch::Tensor& a,
   return reIm.pow(2).view({a.size(0), 2, zCount}).sum(/*dim=*/1);  // (B, Z): |A(z)|^2
 }
 
-HeadOutput FourierHeadImpl::forward(const torch::Tensor& h) {
+HeadOutput FourierHeadImpl::forwardRows(const torch::Tensor& h) {
   auto a = amplitudes(h);                              // (B, 2(N+1))
   // p(z) = |A(z)|^2 / (2 c_0); the normalisation over bins cancels 2 c_0, so skip it here.
   auto s = squaredMagnitude(a, m_binBasis);            // (B, m)
@@ -66,7 +67,7 @@ HeadOutput FourierHeadImpl::forward(const torch::Tensor& h) {
   return out;
 }
 
-torch::Tensor FourierHeadImpl::density(const torch::Tensor& h, const torch::Tensor& z) {
+torch::Tensor FourierHeadImpl::densityRows(const torch::Tensor& h, const torch::Tensor& z) {
   auto a = amplitudes(h);
   auto c0 = a.pow(2).sum(/*dim=*/1, /*keepdim=*/true);  // (B, 1): sum_j |a_j|^2
   return squaredMagnitude(a, fourierBasis(z).to(h.device())) / (2.0 * c0);

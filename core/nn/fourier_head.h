@@ -41,8 +41,8 @@ class FourierHeadImpl : public DistributionHeadImpl {
 
   // logits = log(q + 1e-5) with q the density at the bin centres, normalised over bins;
   // penalty = gamma * 2 * mean_batch(sum_k 2 pi^2 k^2 |c_k|^2) when gamma > 0.
-  HeadOutput forward(const torch::Tensor& h) override;
-  torch::Tensor density(const torch::Tensor& h, const torch::Tensor& z) override;
+  HeadOutput forwardRows(const torch::Tensor& h) override;
+  torch::Tensor densityRows(const torch::Tensor& h, const torch::Tensor& z) override;
   int64_t bins() const override { return m_options.bins(); }
 
   // (B, 2(N+1)): real parts then imaginary parts of a_0..a_N.

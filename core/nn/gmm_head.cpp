@@ -21,7 +21,7 @@ torch::Tensor GmmHeadImpl::means(const torch::Tensor& h) { return torch::tanh(m_
 
 torch::Tensor GmmHeadImpl::stddevs() const { return torch::softplus(m_rawStd); }
 
-torch::Tensor GmmHeadImpl::density(const torch::Tensor& h, const torch::Tensor& z) {
+torch::Tensor GmmHeadImpl::densityRows(const torch::Tensor& h, const torch::Tensor& z) {
   auto mu = means(h).unsqueeze(2);                           // (B, G, 1)
   auto sigma = stddevs().view({1, -1, 1});                   // (1, G, 1)
   auto x = z.to(h.dtype()).to(h.device()).view({1, 1, -1});  // (1, 1, Z)
@@ -30,8 +30,8 @@ torch::Tensor GmmHeadImpl::density(const torch::Tensor& h, const torch::Tensor& 
   return pdf.mean(/*dim=*/1);                                // (B, Z): equal weights
 }
 
-HeadOutput GmmHeadImpl::forward(const torch::Tensor& h) {
-  auto p = density(h, m_centers);                   // (B, m)
+HeadOutput GmmHeadImpl::forwardRows(const torch::Tensor& h) {
+  auto p = densityRows(h, m_centers);                   // (B, m)
   auto q = p / p.sum(/*dim=*/1, /*keepdim=*/true);
   return {torch::log(q + 1e-5), torch::Tensor()};
 }

@@ -23,8 +23,8 @@ class GmmHeadImpl : public DistributionHeadImpl {
  public:
   explicit GmmHeadImpl(GmmHeadOptions options);
 
-  HeadOutput forward(const torch::Tensor& h) override;  // no penalty
-  torch::Tensor density(const torch::Tensor& h, const torch::Tensor& z) override;
+  HeadOutput forwardRows(const torch::Tensor& h) override;  // no penalty
+  torch::Tensor densityRows(const torch::Tensor& h, const torch::Tensor& z) override;
   int64_t bins() const override { return m_options.bins(); }
 
   torch::Tensor means(const torch::Tensor& h);  // (B, G) in (-1, 1)

@@ -13,8 +13,8 @@ class LinearHeadImpl : public DistributionHeadImpl {
  public:
   LinearHeadImpl(int64_t inFeatures, int64_t bins);
 
-  HeadOutput forward(const torch::Tensor& h) override;
-  torch::Tensor density(const torch::Tensor& h, const torch::Tensor& z) override;
+  HeadOutput forwardRows(const torch::Tensor& h) override;
+  torch::Tensor densityRows(const torch::Tensor& h, const torch::Tensor& z) override;
   int64_t bins() const override { return m_bins; }
 
  private:

@@ -99,6 +99,19 @@ class TestCliStore : public QObject {
     auto json = runCli({"runs", "--db", d, "export", "1", "--format", "json"});
     QCOMPARE(nlohmann::json::parse(json.out.toStdString())["runs"][0]["metrics"]["test/kl"].size(), size_t(1));
 
+    // #3 (audit): --db is accepted after the subcommand too, not only between `runs` and it.
+    auto listAfter = runCli({"runs", "list", "--json", "--db", d});
+    QCOMPARE(listAfter.exitCode, 0);
+    QCOMPARE(nlohmann::json::parse(listAfter.out.toStdString()),
+             nlohmann::json::parse(runCli({"runs", "--db", d, "list", "--json"}).out.toStdString()));
+    auto showAfter = runCli({"runs", "show", "2", "--db", d, "--json"});
+    QCOMPARE(showAfter.exitCode, 0);
+    QCOMPARE(nlohmann::json::parse(showAfter.out.toStdString())["name"].get<std::string>(),
+             std::string("linear"));
+    QCOMPARE(runCli({"runs", "note", "2", "edited", "--db", d}).exitCode, 0);
+    QCOMPARE(nlohmann::json::parse(runCli({"runs", "--db", d, "show", "2", "--json"}).out.toStdString())
+                 ["notes"].get<std::string>(), std::string("edited"));
+
     QCOMPARE(runCli({"runs", "--db", d, "delete", "1"}).exitCode, 0);
     QCOMPARE(nlohmann::json::parse(runCli({"runs", "--db", d, "list", "--json"}).out.toStdString()).size(), size_t(1));
     auto missing = runCli({"runs", "--db", d, "show", "1"});

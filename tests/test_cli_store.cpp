@@ -96,6 +96,13 @@ class TestCliStore : public QObject {
     QCOMPARE(lines.first(), QString("run_id,experiment,name,key,step,wall_seconds,value"));
     QVERIFY(lines.size() > 10);
     QVERIFY(QFileInfo::exists(db("export.snapshots.csv")));
+    QVERIFY(QFileInfo(db("export.snapshots.csv")).size() > 0);
+    // #3 (audit): CSV on stdout cannot carry the snapshots; it must say so, not drop them silently.
+    auto toStdout = runCli({"runs", "--db", d, "export", "1"});
+    QCOMPARE(toStdout.exitCode, 0);
+    QVERIFY(toStdout.out.startsWith("run_id,experiment,name,key,step,wall_seconds,value"));
+    QVERIFY2(toStdout.err.contains("snapshots") && toStdout.err.contains("--out"),
+             qPrintable(toStdout.err));
     auto json = runCli({"runs", "--db", d, "export", "1", "--format", "json"});
     QCOMPARE(nlohmann::json::parse(json.out.toStdString())["runs"][0]["metrics"]["test/kl"].size(), size_t(1));
 

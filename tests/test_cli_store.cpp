@@ -132,6 +132,8 @@ class TestCliStore : public QObject {
     QTest::newRow("not sqlite") << "text" << "is not an SQLite database";
     QTest::newRow("truncated") << "truncated" << "is truncated or corrupt";
     QTest::newRow("newer") << "newer" << "was written by a newer FourierLab";
+    // #3 (audit): the newer version only in the -wal, which a read-write close would checkpoint.
+    QTest::newRow("newer, in the WAL") << "newer-wal" << "was written by a newer FourierLab";
     QTest::newRow("locked") << "locked" << "another process holds the write lock";
   }
   void badDatabasesExitThreeNamingTheFileUnchanged() {
@@ -142,6 +144,17 @@ class TestCliStore : public QObject {
     sqlite3* holder = nullptr;
     if (kind == "text") {
       std::ofstream(path) << std::string(4096, 'x');
+    } else if (kind == "newer-wal") {
+      const QString source = db("bad-newer-wal-source.db");
+      QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", source} + kTiny).exitCode, 0);
+      sqlite3* writer = nullptr;
+      sqlite3_open(source.toStdString().c_str(), &writer);
+      sqlite3_exec(writer, "PRAGMA wal_autocheckpoint=0; UPDATE meta SET value='7' WHERE key='schema_version'",
+                   nullptr, nullptr, nullptr);
+      for (const char* suffix : {"", "-wal", "-shm"})  // copied while open: 7 lives only in the WAL
+        fs::copy_file(source.toStdString() + suffix, path + suffix, fs::copy_options::overwrite_existing);
+      sqlite3_close(writer);
+      QVERIFY(fs::file_size(path + "-wal") > 0);
     } else {
       QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
       sqlite3_open(path.c_str(), &holder);
@@ -161,12 +174,20 @@ class TestCliStore : public QObject {
       }
     }
     const std::string before = readBytes(path);
+    // Only WAL content matters. (An empty -wal, as in the locked case, may go: this process's
+    // readBytes of the main file drops the holder's POSIX locks, so a closing CLI believes it is
+    // the last connection.)
+    const bool hadWal = fs::exists(path + "-wal") && fs::file_size(path + "-wal") > 0;
+    const std::string walBefore = hadWal ? readBytes(path + "-wal") : "";
     auto r = runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny);
     QCOMPARE(r.exitCode, 3);
     QVERIFY2(r.err.contains(message) && r.err.contains(d), qPrintable(r.err));
     QVERIFY2(readBytes(path) == before, "the file was modified");
     auto list = runCli({"runs", "--db", d, "list"});
     if (kind != "locked") QCOMPARE(list.exitCode, 3);  // reading a locked store still works
+    QVERIFY2(readBytes(path) == before, "the file was modified by runs list");
+    if (hadWal) QVERIFY2(fs::exists(path + "-wal") && readBytes(path + "-wal") == walBefore,
+                         "the -wal was modified");
     if (holder) {
       sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
       sqlite3_close(holder);

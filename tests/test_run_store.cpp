@@ -61,6 +61,25 @@ void expectStoreError(const std::function<void()>& f, const QString& fragment) {
   }
 }
 
+// Copies `source` with its -wal and -shm to `copy` while `writer` still has it open: the copy's
+// latest transactions then live only in its -wal, as after a crash (the writer never checkpoints).
+void copyWhileOpen(const std::string& source, const std::string& copy) {
+  for (const char* suffix : {"", "-wal", "-shm"})
+    if (fs::exists(source + suffix))
+      fs::copy_file(source + suffix, copy + suffix, fs::copy_options::overwrite_existing);
+}
+
+// A store whose newer schema version is only in its -wal: opening it must not checkpoint.
+void writeNewerSchemaIntoTheWalOnly(const std::string& source, const std::string& copy) {
+  { RunStore store(source); store.createRun({"x", "", nlohmann::json::object(), {}, {}}); }
+  sqlite3* writer = nullptr;
+  sqlite3_open(source.c_str(), &writer);
+  sqlite3_exec(writer, "PRAGMA wal_autocheckpoint = 0; "
+               "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr, nullptr, nullptr);
+  copyWhileOpen(source, copy);
+  sqlite3_close(writer);
+}
+
 }  // namespace
 
 class TestRunStore : public QObject {
@@ -311,6 +330,22 @@ class TestRunStore : public QObject {
     } catch (const StoreError& e) {
       QVERIFY(std::string(e.what()).find(p) != std::string::npos);  // the message names the file
     }
+  }
+
+  // #3 (audit): SQLite checkpoints on close, so refusing through a read-write connection copied
+  // the WAL into the main file and deleted the -wal.
+  void newerSchemaOnlyInTheWalIsLeftUntouched() {
+    const std::string p = path("newer-in-wal.db");
+    writeNewerSchemaIntoTheWalOnly(path("newer-in-wal-source.db"), p);
+    QVERIFY(fs::file_size(p + "-wal") > 0);
+    const std::string db = readBytes(p), wal = readBytes(p + "-wal");
+    expectStoreError([&] { RunStore store(p); }, "was written by a newer FourierLab (schema version 99");
+    expectStoreError([&] { RunStore store(p, /*readOnly=*/true); }, "schema version 99");
+    QVERIFY2(readBytes(p) == db, "the main file was modified");
+    QVERIFY2(fs::exists(p + "-wal") && readBytes(p + "-wal") == wal, "the -wal was modified");
+    // The -shm is only SQLite's index of the WAL (readers update their marks in it): it stays,
+    // but is not byte-identical.
+    QVERIFY(fs::exists(p + "-shm"));
   }
 
   void lockedPastTheTimeoutIsAClearError() {

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <limits>
 #include <set>
-#include <thread>
 #include <type_traits>
 
+#include "core/store/open_checks.h"
 #include "core/store/schema.h"
 #include "fourierlab/version.h"
 
@@ -27,36 +27,6 @@ constexpr const char* kRunColumns =
 double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// Rejects, without writing a byte, a database with fewer bytes than its header's page count
-// says (a truncated copy). Uses stat and SQLite only: opening the file through another
-// descriptor and closing it would drop this process's POSIX locks on it, which lets another
-// process overwrite live data (sqlite.org/howtocorrupt.html, section 2.2).
-void checkNotTruncated(const Database& db) {
-  // Order matters while another process is creating or writing the same file: read the page
-  // count first (it may come from pages still in the WAL), then look for the WAL, then at the
-  // main file. Pages leave the WAL only by being checkpointed into the main file, so a page
-  // counted in the first step is found by one of the two stats after it.
-  int64_t pageCount = 0, pageSize = 0;
-  try {
-    auto count = db.prepare("PRAGMA page_count");
-    if (count.step()) pageCount = count.int64(0);
-    auto size = db.prepare("PRAGMA page_size");
-    if (size.step()) pageSize = size.int64(0);
-  } catch (const StoreError& e) {
-    if (e.isBusy()) throw;
-    throw StoreError(db.path(), std::string("is truncated or corrupt (") + e.what() + ")");
-  }
-  std::error_code ec;
-  const auto walBytes = fs::file_size(db.path() + "-wal", ec);
-  if (!ec && walBytes > 0) return;  // pages may live in the WAL: the main file can be shorter
-  const auto bytes = fs::file_size(db.path(), ec);
-  if (ec) return;
-  if (static_cast<int64_t>(bytes) < pageCount * pageSize)
-    throw StoreError(db.path(), "is truncated or corrupt (" + std::to_string(bytes) +
-                                    " bytes, its header says " +
-                                    std::to_string(pageCount * pageSize) + ")");
 }
 
 struct SeriesBatch {
@@ -118,6 +88,9 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
           const auto parent = fs::path(path).parent_path();
           if (!parent.empty()) fs::create_directories(parent, ec);
           if (ec) throw StoreError(path, "cannot create its folder: " + ec.message());
+          // A read-write connection that closes last checkpoints: a refused file's WAL would
+          // end up in its main file. Vet WAL content through one that cannot.
+          vetWalContent(path, busyTimeoutMs);
         }
         return Database::open(path, /*create=*/!readOnly, readOnly);
       }()),
@@ -125,25 +98,13 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
   if (!readOnly && m_db.isReadOnly())
     throw StoreError(path(), "is read-only (no write permission for this user)");
   configureConnection(busyTimeoutMs);
-  // Some lock conflicts (WAL recovery, a journal-mode change while another process creates the
-  // same fresh file) answer SQLITE_BUSY at once, without the busy handler: retry those until
-  // the busy timeout has passed.
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(busyTimeoutMs, 100));
-  while (true) {
-    try {
-      readSchemaVersion(m_db);  // refuses a foreign or newer file before anything is written
-      checkNotTruncated(m_db);
-      if (readOnly) return;
-      enableWal();
-      migrate(m_db);
-      markDeadRunsInterrupted();
-      return;
-    } catch (const StoreError& e) {
-      if (!e.isBusy() || std::chrono::steady_clock::now() > deadline) throw;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
+  retryWhileBusy(busyTimeoutMs, [&] {
+    checkExistingFile(m_db);  // refuses a foreign, newer or truncated file before any write
+    if (readOnly) return;
+    enableWal();
+    migrate(m_db);
+    markDeadRunsInterrupted();
+  });
 }
 
 void RunStore::configureConnection(int busyTimeoutMs) {

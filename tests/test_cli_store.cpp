@@ -38,6 +38,18 @@ int64_t queryInt(const std::string& db, const std::string& sql) {
   return v;
 }
 
+// Overwrites four pages in the middle of the file (not its header, not its end) with garbage:
+// the file keeps its size, so only reading the pages shows the damage.
+void corruptMiddlePages(const std::string& path) {
+  const auto pageSize = 4096;
+  const auto pages = static_cast<long>(fs::file_size(path) / pageSize);
+  if (pages < 8) qFatal("%s has too few pages (%ld) to corrupt the middle", path.c_str(), pages);
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp((pages / 2 - 2) * pageSize);
+  const std::string garbage(4 * pageSize, '\x5a');
+  f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+}
+
 const QStringList kTiny{"--set", "samples=300", "--set", "epochs=3", "--device", "cpu"};
 
 }  // namespace
@@ -135,6 +147,8 @@ class TestCliStore : public QObject {
     // #3 (audit): the newer version only in the -wal, which a read-write close would checkpoint.
     QTest::newRow("newer, in the WAL") << "newer-wal" << "was written by a newer FourierLab";
     QTest::newRow("locked") << "locked" << "another process holds the write lock";
+    // #3 (audit): a corrupt page in the middle was accepted and written to (exit 0).
+    QTest::newRow("corrupt page") << "corrupt" << "is corrupt";
   }
   void badDatabasesExitThreeNamingTheFileUnchanged() {
     QFETCH(QString, kind);
@@ -159,11 +173,12 @@ class TestCliStore : public QObject {
       QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
       sqlite3_open(path.c_str(), &holder);
       sqlite3_exec(holder, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
-      if (kind == "truncated") {
+      if (kind == "truncated" || kind == "corrupt") {
         sqlite3_exec(holder, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
         sqlite3_close(holder);
         holder = nullptr;
-        fs::resize_file(path, fs::file_size(path) / 2);
+        if (kind == "truncated") fs::resize_file(path, fs::file_size(path) / 2);
+        else corruptMiddlePages(path);
       } else if (kind == "newer") {
         sqlite3_exec(holder, "UPDATE meta SET value='7' WHERE key='schema_version'; PRAGMA journal_mode=DELETE",
                      nullptr, nullptr, nullptr);

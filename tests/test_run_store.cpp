@@ -61,6 +61,18 @@ void expectStoreError(const std::function<void()>& f, const QString& fragment) {
   }
 }
 
+// Overwrites four pages in the middle of the file (not its header, not its end) with garbage:
+// the file keeps its size, so only reading the pages shows the damage.
+void corruptMiddlePages(const std::string& path) {
+  const auto pageSize = 4096;
+  const auto pages = static_cast<long>(fs::file_size(path) / pageSize);
+  if (pages < 8) qFatal("%s has too few pages (%ld) to corrupt the middle", path.c_str(), pages);
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp((pages / 2 - 2) * pageSize);
+  const std::string garbage(4 * pageSize, '\x5a');
+  f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+}
+
 // Copies `source` with its -wal and -shm to `copy` while `writer` still has it open: the copy's
 // latest transactions then live only in its -wal, as after a crash (the writer never checkpoints).
 void copyWhileOpen(const std::string& source, const std::string& copy) {
@@ -305,6 +317,8 @@ class TestRunStore : public QObject {
     QTest::newRow("truncated") << "truncated" << "is truncated or corrupt";
     QTest::newRow("newer schema") << "newer" << "was written by a newer FourierLab (schema version 99";
     QTest::newRow("foreign database") << "foreign" << "not a FourierLab run store";
+    // #3 (audit): a corrupt page in the middle was accepted and written to.
+    QTest::newRow("corrupt page") << "corrupt" << "is corrupt";
   }
   void refusedFilesAreLeftByteForByteUnchanged() {
     QFETCH(QString, kind);
@@ -316,6 +330,16 @@ class TestRunStore : public QObject {
       { RunStore store(p); store.createRun({"x", "", nlohmann::json::object(), {}, {}}); }
       execRaw(p, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;");
       fs::resize_file(p, fs::file_size(p) / 2);
+    } else if (kind == "corrupt") {
+      {
+        RunStore store(p);
+        const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+        std::vector<fl::Event> events;
+        for (int64_t step = 1; step <= 5000; ++step) events.push_back(metric("m", step, 1.0 / step));
+        store.writeEvents(id, events);
+      }
+      execRaw(p, "PRAGMA journal_mode=DELETE;");
+      corruptMiddlePages(p);
     } else if (kind == "newer") {
       { RunStore store(p); }
       execRaw(p, "UPDATE meta SET value = '99' WHERE key = 'schema_version'; PRAGMA journal_mode=DELETE;");

@@ -90,7 +90,9 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
           if (ec) throw StoreError(path, "cannot create its folder: " + ec.message());
           // A read-write connection that closes last checkpoints: a refused file's WAL would
           // end up in its main file. Vet WAL content through one that cannot.
-          vetWalContent(path, busyTimeoutMs);
+          // Corruption is looked for here, before the first write, not found by a later one:
+          // quick_check reads every page (its cost on a big store: bench_run_store).
+          m_pagesChecked = vetWalContent(path, busyTimeoutMs, /*checkPages=*/true);
         }
         return Database::open(path, /*create=*/!readOnly, readOnly);
       }()),
@@ -99,7 +101,8 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
     throw StoreError(path(), "is read-only (no write permission for this user)");
   configureConnection(busyTimeoutMs);
   retryWhileBusy(busyTimeoutMs, [&] {
-    checkExistingFile(m_db);  // refuses a foreign, newer or truncated file before any write
+    // Refuses a foreign, newer, truncated or corrupt file before any write.
+    checkExistingFile(m_db, /*checkPages=*/!readOnly && !m_pagesChecked);
     if (readOnly) return;
     enableWal();
     migrate(m_db);

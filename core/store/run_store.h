@@ -10,6 +10,9 @@
 // work at once. Errors are thrown as StoreError naming the file; nothing is half-written
 // (every change is one transaction).
 //
+// Opening a file read-write first checks it (PRAGMA quick_check included) and refuses a foreign,
+// newer, truncated or corrupt one, leaving it and its -wal byte-for-byte as they were.
+//
 // On open, runs left `running` by a process that is dead (same host, pid and start time gone)
 // become `interrupted`, keeping everything written up to their last batch.
 #pragma once
@@ -165,6 +168,8 @@ class RunStore {
   };
   void insertMetricRows(std::vector<MetricRow>& rows);
 
+  // Declared before m_db: opening m_db sets it when the pages were checked on the way.
+  bool m_pagesChecked = false;
   Database m_db;
   bool m_readOnly;
   std::map<std::pair<int64_t, std::string>, int64_t> m_seriesIds;  // cache for writers

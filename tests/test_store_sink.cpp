@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <mutex>
 
 #include <sqlite3.h>
 
@@ -57,6 +58,25 @@ class CheckpointCollector : public fl::EventSink {
   std::map<int64_t, std::string> m_copies;
 };
 
+// Whether each superseded checkpoint file still existed when the Runner announced it.
+class RemovalWitness : public fl::EventSink {
+ public:
+  void onEvent(const fl::Event& e) override {
+    if (auto* c = std::get_if<fl::CheckpointEvent>(&e); c && c->removed) {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_existed.push_back(fs::exists(c->path));
+    }
+  }
+  std::vector<bool> existed() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_existed;
+  }
+
+ private:
+  std::mutex m_mutex;
+  std::vector<bool> m_existed;
+};
+
 }  // namespace
 
 class TestStoreSink : public QObject {
@@ -106,6 +126,33 @@ class TestStoreSink : public QObject {
     size_t files = 0;
     for (const auto& f : fs::directory_iterator(store.artifactFolder(id))) files += f.is_regular_file();
     QCOMPARE(files, checkpoints.size());
+  }
+
+  // #3 (audit): the Runner deleted superseded checkpoint files before the writer thread had
+  // committed the new checkpoint's row, so a kill -9 between the two left the store naming a
+  // deleted file. Now the Runner only announces them; the store deletes them after its commit.
+  void supersededCheckpointsAreDeletedOnlyByTheStore() {
+    const auto db = path("superseded.db");
+    RunStore store(db);
+    const auto config = smallConfig();
+    const int64_t id = store.createRun({"fourier-head", "", config, {}, {}});
+    RemovalWitness witness;
+    fl::store::StoreSink sink(db, id);
+    fl::FanOutSink both({&witness, &sink});
+    fl::RunnerOptions options;
+    options.checkpointDir = store.artifactFolder(id);
+    fl::Runner runner(fourierHead(), config, both, options);
+    runner.start();
+    runner.join();
+    sink.close();
+    QVERIFY(!sink.error());
+    const auto existed = witness.existed();
+    QVERIFY(!existed.empty());  // 6 checkpoints, at most 2 kept
+    for (bool e : existed) QVERIFY(e);
+    for (const auto& c : store.checkpoints(id)) QVERIFY(fs::exists(c.path));
+    size_t files = 0;
+    for (const auto& f : fs::directory_iterator(store.artifactFolder(id))) files += f.is_regular_file();
+    QCOMPARE(files, store.checkpoints(id).size());  // the store deleted the superseded ones
   }
 
   void evaluationsAreFlushedWithoutWaitingForTheInterval() {

@@ -374,6 +374,18 @@ void RunStore::insertMetricRows(std::vector<MetricRow>& rows) {
 
 void RunStore::writeEvents(int64_t id, const std::vector<Event>& events) {
   if (events.empty()) return;
+  std::vector<std::string> supersededFiles;
+  writeBatch(id, events, supersededFiles);
+  // Only now that the commit dropped their rows: a crash before this line leaves a stray file,
+  // never a row naming a file that is gone.
+  for (const auto& file : supersededFiles) {
+    std::error_code ec;
+    fs::remove(file, ec);
+  }
+}
+
+void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
+                          std::vector<std::string>& supersededFiles) {
   std::vector<MetricRow> rows;
   Transaction tx(m_db);
   std::optional<Statement> insertSnapshot;
@@ -419,7 +431,8 @@ void RunStore::writeEvents(int64_t id, const std::vector<Event>& events) {
       } else {
         const auto removed = fs::path(c->path).lexically_normal().string();
         for (const auto& existing : checkpoints(id))
-          if (existing.path == removed) removeCheckpoint(existing.id);
+          if (existing.path == removed) forgetCheckpoint(existing.id);
+        supersededFiles.push_back(removed);
       }
     }
   }
@@ -475,18 +488,23 @@ std::vector<Checkpoint> RunStore::checkpoints(int64_t id) const {
 }
 
 void RunStore::removeCheckpoint(int64_t checkpointId) {
+  const std::string file = forgetCheckpoint(checkpointId);  // committed: not in a transaction
+  std::error_code ec;
+  if (!file.empty()) fs::remove(file, ec);
+}
+
+std::string RunStore::forgetCheckpoint(int64_t checkpointId) {
   std::string file;
   {
     auto s = m_db.prepare("SELECT path FROM artifacts WHERE id = ?");
     s.bind(1, checkpointId);
-    if (!s.step()) return;
+    if (!s.step()) return file;
     fs::path p = s.text(0);
     file = (p.is_relative() ? fs::path(path()).parent_path() / p : p).string();
   }
   auto del = m_db.prepare("DELETE FROM artifacts WHERE id = ?");
   del.bind(1, checkpointId).run();
-  std::error_code ec;
-  fs::remove(file, ec);
+  return file;
 }
 
 void RunStore::truncateAfter(int64_t id, int64_t step) {

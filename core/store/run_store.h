@@ -132,10 +132,11 @@ class RunStore {
                    const ProcessIdentity& writer);
   void finishRun(int64_t id, RunStatus status, const std::string& message);
   // Writes one batch of events in one transaction: metrics (and their summaries), snapshots,
-  // progress, status changes and checkpoints (probe answers are not history: skipped).
+  // progress, status changes and checkpoints (probe answers are not history: skipped). The files
+  // of checkpoints the batch marks removed are deleted after the commit, not before.
   void writeEvents(int64_t id, const std::vector<Event>& events);
   void addCheckpoint(int64_t id, int64_t step, const std::string& path);
-  void removeCheckpoint(int64_t checkpointId);  // and its file
+  void removeCheckpoint(int64_t checkpointId);  // its row, then its file (not in a transaction)
   std::vector<Checkpoint> checkpoints(int64_t id) const;  // by step
 
   // Resume: drops every metric and snapshot after `step`, recomputes the summaries.
@@ -159,6 +160,9 @@ class RunStore {
   void markDeadRunsInterrupted();
   RunRecord readRun(Statement& s) const;
   void attachTagsAndSummaries(std::vector<RunRecord>& runs) const;
+  void writeBatch(int64_t id, const std::vector<Event>& events,
+                  std::vector<std::string>& supersededFiles);
+  std::string forgetCheckpoint(int64_t checkpointId);  // deletes the row; returns its file
   int64_t seriesId(int64_t runId, const std::string& key);
   struct MetricRow {
     int64_t series;

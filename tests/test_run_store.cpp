@@ -310,6 +310,28 @@ class TestRunStore : public QObject {
     QVERIFY(!runs[0].archived);
   }
 
+  // #3 (audit): a batch that failed after inserting a series row kept the row's id in the cache;
+  // the rollback removed the row, and the retried batch wrote metrics against a missing series.
+  void aBatchRetriedAfterARollbackIsWritten() {
+    const std::string p = path("retry.db");
+    RunStore store(p);
+    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    // Fails the batch after its metric created the series row for "new/key".
+    execRaw(p, "CREATE TRIGGER refuse_boom BEFORE INSERT ON snapshots WHEN NEW.name = 'boom' "
+               "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
+    fl::Snapshot boom;
+    boom.name = "boom";
+    boom.shape = {1};
+    boom.data = {1.0f};
+    expectStoreError([&] {
+      store.writeEvents(id, {metric("new/key", 1, 0.5), fl::SnapshotEvent{1, 0.01, boom, 0}});
+    }, "injected failure");
+    QCOMPARE(store.metric(id, "new/key").size(), size_t(0));
+    store.writeEvents(id, {metric("new/key", 1, 0.5), metric("new/key", 2, 0.25)});  // the retry
+    QCOMPARE(store.metric(id, "new/key").size(), size_t(2));
+    QCOMPARE(store.run(id)->metrics.at(0).count, int64_t(2));
+  }
+
   void refusedFilesAreLeftByteForByteUnchanged_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("message");

@@ -375,7 +375,14 @@ void RunStore::insertMetricRows(std::vector<MetricRow>& rows) {
 void RunStore::writeEvents(int64_t id, const std::vector<Event>& events) {
   if (events.empty()) return;
   std::vector<std::string> supersededFiles;
-  writeBatch(id, events, supersededFiles);
+  try {
+    writeBatch(id, events, supersededFiles);
+  } catch (...) {
+    // The rollback took back the series rows this batch inserted: forget every cached id, or
+    // the retried batch would point its metrics at rows that no longer exist.
+    m_seriesIds.clear();
+    throw;
+  }
   // Only now that the commit dropped their rows: a crash before this line leaves a stray file,
   // never a row naming a file that is gone.
   for (const auto& file : supersededFiles) {

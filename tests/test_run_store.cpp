@@ -43,6 +43,18 @@ void execRaw(const std::string& path, const std::string& sql) {
   sqlite3_close(db);
 }
 
+std::string queryText(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr);
+  std::string out = "(no row)";
+  if (sqlite3_step(s) == SQLITE_ROW) out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return out;
+}
+
 // The identity of a process that has exited: a real pid, now gone.
 fl::store::ProcessIdentity deadProcess() {
   auto me = fl::store::currentProcess();
@@ -308,6 +320,24 @@ class TestRunStore : public QObject {
     QCOMPARE(runs.size(), size_t(1));
     QCOMPARE(runs[0].name, std::string("old"));
     QVERIFY(!runs[0].archived);
+  }
+
+  // A migration that fails part-way leaves the file at its old version, none of its steps kept.
+  // The failure is injected by a trigger that refuses the final version update, after step 2
+  // has added runs.archived.
+  void aFailingMigrationRollsBack() {
+    const std::string p = path("v1-failing.db");
+    execRaw(p, std::string(fl::store::kSchemaVersion1) +
+                   "INSERT INTO meta VALUES ('application', 'fourierlab'), ('schema_version', '1');"
+                   "INSERT INTO runs(experiment, name, status, config, created) "
+                   "VALUES ('fourier-head', 'old', 'finished', '{}', 1.0);"
+                   "CREATE TRIGGER refuse_upgrade BEFORE UPDATE ON meta "
+                   "BEGIN SELECT RAISE(ABORT, 'injected migration failure'); END;");
+    expectStoreError([&] { RunStore store(p); }, "injected migration failure");
+    QCOMPARE(queryText(p, "SELECT value FROM meta WHERE key = 'schema_version'"), std::string("1"));
+    QCOMPARE(queryText(p, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'archived'"),
+             std::string("0"));
+    QCOMPARE(queryText(p, "SELECT name FROM runs"), std::string("old"));
   }
 
   // #3 (audit): a batch that failed after inserting a series row kept the row's id in the cache;

@@ -170,6 +170,51 @@ class TestStoreSink : public QObject {
     QCOMPARE(store.metric(id, "train/loss").size(), size_t(1));
   }
 
+  // A training-loss point (no evaluation to flush it) is on disk within the default 1 s flush
+  // interval, visible to another connection while the sink is still open.
+  void aTrainingPointReachesTheDiskWithinTheDefaultInterval() {
+    const auto db = path("interval.db");
+    const int64_t id = RunStore(db).createRun({"x", "", nlohmann::json::object(), {}, {}});
+    fl::store::StoreSink sink(db, id);
+    QTest::qWait(100);  // the writer is waiting on its interval, as during a run
+    const auto sent = std::chrono::steady_clock::now();
+    sink.onEvent(fl::MetricEvent{"train/loss", 1, 0.1, 2.0});
+    RunStore reader(db, /*readOnly=*/true);
+    // 1 s plus slack for two shared cores; the point must not wait for close().
+    QTRY_COMPARE_WITH_TIMEOUT(reader.metric(id, "train/loss").size(), size_t(1), 1800);
+    const auto waited = std::chrono::steady_clock::now() - sent;
+    QVERIFY2(waited < std::chrono::milliseconds(1800),
+             qPrintable(QString::number(std::chrono::duration<double>(waited).count())));
+    sink.close();
+  }
+
+  // checkpoint_every = N writes a checkpoint after every Nth evaluation, and one at the end.
+  void checkpointEveryNEvaluations() {
+    const auto config = smallConfig({"checkpoint_every=4"});
+    fl::EventQueue queue;
+    fl::RunnerOptions options;
+    options.checkpointDir = path("every-4");
+    fl::Runner runner(fourierHead(), config, queue, options);
+    runner.start();
+    runner.join();
+    std::vector<int64_t> evaluated, checkpointed;
+    int64_t lastStep = -1;
+    for (const auto& e : queue.takeAll()) {
+      if (auto* p = std::get_if<fl::ProgressEvent>(&e)) {
+        if (p->evaluated) evaluated.push_back(p->step);
+        lastStep = p->totalSteps;
+      }
+      if (auto* c = std::get_if<fl::CheckpointEvent>(&e); c && !c->removed)
+        checkpointed.push_back(c->step);
+    }
+    QVERIFY(evaluated.size() > 4);
+    QCOMPARE(evaluated.back(), lastStep);
+    std::vector<int64_t> expected;
+    for (size_t i = 0; i < evaluated.size(); ++i)
+      if ((i + 1) % 4 == 0 || i + 1 == evaluated.size()) expected.push_back(evaluated[i]);
+    QCOMPARE(checkpointed, expected);
+  }
+
   void aLockedDatabaseDelaysButLosesNothing() {
     const auto db = path("locked.db");
     RunStore store(db);

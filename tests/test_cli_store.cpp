@@ -38,6 +38,18 @@ int64_t queryInt(const std::string& db, const std::string& sql) {
   return v;
 }
 
+// Overwrites four pages in the middle of the file (not its header, not its end) with garbage:
+// the file keeps its size, so only reading the pages shows the damage.
+void corruptMiddlePages(const std::string& path) {
+  const auto pageSize = 4096;
+  const auto pages = static_cast<long>(fs::file_size(path) / pageSize);
+  if (pages < 8) qFatal("%s has too few pages (%ld) to corrupt the middle", path.c_str(), pages);
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp((pages / 2 - 2) * pageSize);
+  const std::string garbage(4 * pageSize, '\x5a');
+  f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+}
+
 const QStringList kTiny{"--set", "samples=300", "--set", "epochs=3", "--device", "cpu"};
 
 }  // namespace
@@ -96,8 +108,28 @@ class TestCliStore : public QObject {
     QCOMPARE(lines.first(), QString("run_id,experiment,name,key,step,wall_seconds,value"));
     QVERIFY(lines.size() > 10);
     QVERIFY(QFileInfo::exists(db("export.snapshots.csv")));
+    QVERIFY(QFileInfo(db("export.snapshots.csv")).size() > 0);
+    // #3 (audit): CSV on stdout cannot carry the snapshots; it must say so, not drop them silently.
+    auto toStdout = runCli({"runs", "--db", d, "export", "1"});
+    QCOMPARE(toStdout.exitCode, 0);
+    QVERIFY(toStdout.out.startsWith("run_id,experiment,name,key,step,wall_seconds,value"));
+    QVERIFY2(toStdout.err.contains("snapshots") && toStdout.err.contains("--out"),
+             qPrintable(toStdout.err));
     auto json = runCli({"runs", "--db", d, "export", "1", "--format", "json"});
     QCOMPARE(nlohmann::json::parse(json.out.toStdString())["runs"][0]["metrics"]["test/kl"].size(), size_t(1));
+
+    // #3 (audit): --db is accepted after the subcommand too, not only between `runs` and it.
+    auto listAfter = runCli({"runs", "list", "--json", "--db", d});
+    QCOMPARE(listAfter.exitCode, 0);
+    QCOMPARE(nlohmann::json::parse(listAfter.out.toStdString()),
+             nlohmann::json::parse(runCli({"runs", "--db", d, "list", "--json"}).out.toStdString()));
+    auto showAfter = runCli({"runs", "show", "2", "--db", d, "--json"});
+    QCOMPARE(showAfter.exitCode, 0);
+    QCOMPARE(nlohmann::json::parse(showAfter.out.toStdString())["name"].get<std::string>(),
+             std::string("linear"));
+    QCOMPARE(runCli({"runs", "note", "2", "edited", "--db", d}).exitCode, 0);
+    QCOMPARE(nlohmann::json::parse(runCli({"runs", "--db", d, "show", "2", "--json"}).out.toStdString())
+                 ["notes"].get<std::string>(), std::string("edited"));
 
     QCOMPARE(runCli({"runs", "--db", d, "delete", "1"}).exitCode, 0);
     QCOMPARE(nlohmann::json::parse(runCli({"runs", "--db", d, "list", "--json"}).out.toStdString()).size(), size_t(1));
@@ -112,7 +144,11 @@ class TestCliStore : public QObject {
     QTest::newRow("not sqlite") << "text" << "is not an SQLite database";
     QTest::newRow("truncated") << "truncated" << "is truncated or corrupt";
     QTest::newRow("newer") << "newer" << "was written by a newer FourierLab";
+    // #3 (audit): the newer version only in the -wal, which a read-write close would checkpoint.
+    QTest::newRow("newer, in the WAL") << "newer-wal" << "was written by a newer FourierLab";
     QTest::newRow("locked") << "locked" << "another process holds the write lock";
+    // #3 (audit): a corrupt page in the middle was accepted and written to (exit 0).
+    QTest::newRow("corrupt page") << "corrupt" << "is corrupt";
   }
   void badDatabasesExitThreeNamingTheFileUnchanged() {
     QFETCH(QString, kind);
@@ -122,15 +158,27 @@ class TestCliStore : public QObject {
     sqlite3* holder = nullptr;
     if (kind == "text") {
       std::ofstream(path) << std::string(4096, 'x');
+    } else if (kind == "newer-wal") {
+      const QString source = db("bad-newer-wal-source.db");
+      QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", source} + kTiny).exitCode, 0);
+      sqlite3* writer = nullptr;
+      sqlite3_open(source.toStdString().c_str(), &writer);
+      sqlite3_exec(writer, "PRAGMA wal_autocheckpoint=0; UPDATE meta SET value='7' WHERE key='schema_version'",
+                   nullptr, nullptr, nullptr);
+      for (const char* suffix : {"", "-wal", "-shm"})  // copied while open: 7 lives only in the WAL
+        fs::copy_file(source.toStdString() + suffix, path + suffix, fs::copy_options::overwrite_existing);
+      sqlite3_close(writer);
+      QVERIFY(fs::file_size(path + "-wal") > 0);
     } else {
       QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
       sqlite3_open(path.c_str(), &holder);
       sqlite3_exec(holder, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
-      if (kind == "truncated") {
+      if (kind == "truncated" || kind == "corrupt") {
         sqlite3_exec(holder, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
         sqlite3_close(holder);
         holder = nullptr;
-        fs::resize_file(path, fs::file_size(path) / 2);
+        if (kind == "truncated") fs::resize_file(path, fs::file_size(path) / 2);
+        else corruptMiddlePages(path);
       } else if (kind == "newer") {
         sqlite3_exec(holder, "UPDATE meta SET value='7' WHERE key='schema_version'; PRAGMA journal_mode=DELETE",
                      nullptr, nullptr, nullptr);
@@ -141,12 +189,20 @@ class TestCliStore : public QObject {
       }
     }
     const std::string before = readBytes(path);
+    // Only WAL content matters. (An empty -wal, as in the locked case, may go: this process's
+    // readBytes of the main file drops the holder's POSIX locks, so a closing CLI believes it is
+    // the last connection.)
+    const bool hadWal = fs::exists(path + "-wal") && fs::file_size(path + "-wal") > 0;
+    const std::string walBefore = hadWal ? readBytes(path + "-wal") : "";
     auto r = runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny);
     QCOMPARE(r.exitCode, 3);
     QVERIFY2(r.err.contains(message) && r.err.contains(d), qPrintable(r.err));
     QVERIFY2(readBytes(path) == before, "the file was modified");
     auto list = runCli({"runs", "--db", d, "list"});
     if (kind != "locked") QCOMPARE(list.exitCode, 3);  // reading a locked store still works
+    QVERIFY2(readBytes(path) == before, "the file was modified by runs list");
+    if (hadWal) QVERIFY2(fs::exists(path + "-wal") && readBytes(path + "-wal") == walBefore,
+                         "the -wal was modified");
     if (holder) {
       sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
       sqlite3_close(holder);

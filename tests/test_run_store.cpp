@@ -43,6 +43,18 @@ void execRaw(const std::string& path, const std::string& sql) {
   sqlite3_close(db);
 }
 
+std::string queryText(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr);
+  std::string out = "(no row)";
+  if (sqlite3_step(s) == SQLITE_ROW) out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return out;
+}
+
 // The identity of a process that has exited: a real pid, now gone.
 fl::store::ProcessIdentity deadProcess() {
   auto me = fl::store::currentProcess();
@@ -59,6 +71,37 @@ void expectStoreError(const std::function<void()>& f, const QString& fragment) {
   } catch (const StoreError& e) {
     QVERIFY2(QString(e.what()).contains(fragment), e.what());
   }
+}
+
+// Overwrites four pages in the middle of the file (not its header, not its end) with garbage:
+// the file keeps its size, so only reading the pages shows the damage.
+void corruptMiddlePages(const std::string& path) {
+  const auto pageSize = 4096;
+  const auto pages = static_cast<long>(fs::file_size(path) / pageSize);
+  if (pages < 8) qFatal("%s has too few pages (%ld) to corrupt the middle", path.c_str(), pages);
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp((pages / 2 - 2) * pageSize);
+  const std::string garbage(4 * pageSize, '\x5a');
+  f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+}
+
+// Copies `source` with its -wal and -shm to `copy` while `writer` still has it open: the copy's
+// latest transactions then live only in its -wal, as after a crash (the writer never checkpoints).
+void copyWhileOpen(const std::string& source, const std::string& copy) {
+  for (const char* suffix : {"", "-wal", "-shm"})
+    if (fs::exists(source + suffix))
+      fs::copy_file(source + suffix, copy + suffix, fs::copy_options::overwrite_existing);
+}
+
+// A store whose newer schema version is only in its -wal: opening it must not checkpoint.
+void writeNewerSchemaIntoTheWalOnly(const std::string& source, const std::string& copy) {
+  { RunStore store(source); store.createRun({"x", "", nlohmann::json::object(), {}, {}}); }
+  sqlite3* writer = nullptr;
+  sqlite3_open(source.c_str(), &writer);
+  sqlite3_exec(writer, "PRAGMA wal_autocheckpoint = 0; "
+               "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr, nullptr, nullptr);
+  copyWhileOpen(source, copy);
+  sqlite3_close(writer);
 }
 
 }  // namespace
@@ -279,6 +322,46 @@ class TestRunStore : public QObject {
     QVERIFY(!runs[0].archived);
   }
 
+  // A migration that fails part-way leaves the file at its old version, none of its steps kept.
+  // The failure is injected by a trigger that refuses the final version update, after step 2
+  // has added runs.archived.
+  void aFailingMigrationRollsBack() {
+    const std::string p = path("v1-failing.db");
+    execRaw(p, std::string(fl::store::kSchemaVersion1) +
+                   "INSERT INTO meta VALUES ('application', 'fourierlab'), ('schema_version', '1');"
+                   "INSERT INTO runs(experiment, name, status, config, created) "
+                   "VALUES ('fourier-head', 'old', 'finished', '{}', 1.0);"
+                   "CREATE TRIGGER refuse_upgrade BEFORE UPDATE ON meta "
+                   "BEGIN SELECT RAISE(ABORT, 'injected migration failure'); END;");
+    expectStoreError([&] { RunStore store(p); }, "injected migration failure");
+    QCOMPARE(queryText(p, "SELECT value FROM meta WHERE key = 'schema_version'"), std::string("1"));
+    QCOMPARE(queryText(p, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'archived'"),
+             std::string("0"));
+    QCOMPARE(queryText(p, "SELECT name FROM runs"), std::string("old"));
+  }
+
+  // #3 (audit): a batch that failed after inserting a series row kept the row's id in the cache;
+  // the rollback removed the row, and the retried batch wrote metrics against a missing series.
+  void aBatchRetriedAfterARollbackIsWritten() {
+    const std::string p = path("retry.db");
+    RunStore store(p);
+    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    // Fails the batch after its metric created the series row for "new/key".
+    execRaw(p, "CREATE TRIGGER refuse_boom BEFORE INSERT ON snapshots WHEN NEW.name = 'boom' "
+               "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
+    fl::Snapshot boom;
+    boom.name = "boom";
+    boom.shape = {1};
+    boom.data = {1.0f};
+    expectStoreError([&] {
+      store.writeEvents(id, {metric("new/key", 1, 0.5), fl::SnapshotEvent{1, 0.01, boom, 0}});
+    }, "injected failure");
+    QCOMPARE(store.metric(id, "new/key").size(), size_t(0));
+    store.writeEvents(id, {metric("new/key", 1, 0.5), metric("new/key", 2, 0.25)});  // the retry
+    QCOMPARE(store.metric(id, "new/key").size(), size_t(2));
+    QCOMPARE(store.run(id)->metrics.at(0).count, int64_t(2));
+  }
+
   void refusedFilesAreLeftByteForByteUnchanged_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("message");
@@ -286,6 +369,8 @@ class TestRunStore : public QObject {
     QTest::newRow("truncated") << "truncated" << "is truncated or corrupt";
     QTest::newRow("newer schema") << "newer" << "was written by a newer FourierLab (schema version 99";
     QTest::newRow("foreign database") << "foreign" << "not a FourierLab run store";
+    // #3 (audit): a corrupt page in the middle was accepted and written to.
+    QTest::newRow("corrupt page") << "corrupt" << "is corrupt";
   }
   void refusedFilesAreLeftByteForByteUnchanged() {
     QFETCH(QString, kind);
@@ -297,6 +382,16 @@ class TestRunStore : public QObject {
       { RunStore store(p); store.createRun({"x", "", nlohmann::json::object(), {}, {}}); }
       execRaw(p, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;");
       fs::resize_file(p, fs::file_size(p) / 2);
+    } else if (kind == "corrupt") {
+      {
+        RunStore store(p);
+        const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+        std::vector<fl::Event> events;
+        for (int64_t step = 1; step <= 5000; ++step) events.push_back(metric("m", step, 1.0 / step));
+        store.writeEvents(id, events);
+      }
+      execRaw(p, "PRAGMA journal_mode=DELETE;");
+      corruptMiddlePages(p);
     } else if (kind == "newer") {
       { RunStore store(p); }
       execRaw(p, "UPDATE meta SET value = '99' WHERE key = 'schema_version'; PRAGMA journal_mode=DELETE;");
@@ -311,6 +406,22 @@ class TestRunStore : public QObject {
     } catch (const StoreError& e) {
       QVERIFY(std::string(e.what()).find(p) != std::string::npos);  // the message names the file
     }
+  }
+
+  // #3 (audit): SQLite checkpoints on close, so refusing through a read-write connection copied
+  // the WAL into the main file and deleted the -wal.
+  void newerSchemaOnlyInTheWalIsLeftUntouched() {
+    const std::string p = path("newer-in-wal.db");
+    writeNewerSchemaIntoTheWalOnly(path("newer-in-wal-source.db"), p);
+    QVERIFY(fs::file_size(p + "-wal") > 0);
+    const std::string db = readBytes(p), wal = readBytes(p + "-wal");
+    expectStoreError([&] { RunStore store(p); }, "was written by a newer FourierLab (schema version 99");
+    expectStoreError([&] { RunStore store(p, /*readOnly=*/true); }, "schema version 99");
+    QVERIFY2(readBytes(p) == db, "the main file was modified");
+    QVERIFY2(fs::exists(p + "-wal") && readBytes(p + "-wal") == wal, "the -wal was modified");
+    // The -shm is only SQLite's index of the WAL (readers update their marks in it): it stays,
+    // but is not byte-identical.
+    QVERIFY(fs::exists(p + "-shm"));
   }
 
   void lockedPastTheTimeoutIsAClearError() {

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <mutex>
 
 #include <sqlite3.h>
 
@@ -57,6 +58,25 @@ class CheckpointCollector : public fl::EventSink {
   std::map<int64_t, std::string> m_copies;
 };
 
+// Whether each superseded checkpoint file still existed when the Runner announced it.
+class RemovalWitness : public fl::EventSink {
+ public:
+  void onEvent(const fl::Event& e) override {
+    if (auto* c = std::get_if<fl::CheckpointEvent>(&e); c && c->removed) {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_existed.push_back(fs::exists(c->path));
+    }
+  }
+  std::vector<bool> existed() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_existed;
+  }
+
+ private:
+  std::mutex m_mutex;
+  std::vector<bool> m_existed;
+};
+
 }  // namespace
 
 class TestStoreSink : public QObject {
@@ -108,6 +128,33 @@ class TestStoreSink : public QObject {
     QCOMPARE(files, checkpoints.size());
   }
 
+  // #3 (audit): the Runner deleted superseded checkpoint files before the writer thread had
+  // committed the new checkpoint's row, so a kill -9 between the two left the store naming a
+  // deleted file. Now the Runner only announces them; the store deletes them after its commit.
+  void supersededCheckpointsAreDeletedOnlyByTheStore() {
+    const auto db = path("superseded.db");
+    RunStore store(db);
+    const auto config = smallConfig();
+    const int64_t id = store.createRun({"fourier-head", "", config, {}, {}});
+    RemovalWitness witness;
+    fl::store::StoreSink sink(db, id);
+    fl::FanOutSink both({&witness, &sink});
+    fl::RunnerOptions options;
+    options.checkpointDir = store.artifactFolder(id);
+    fl::Runner runner(fourierHead(), config, both, options);
+    runner.start();
+    runner.join();
+    sink.close();
+    QVERIFY(!sink.error());
+    const auto existed = witness.existed();
+    QVERIFY(!existed.empty());  // 6 checkpoints, at most 2 kept
+    for (bool e : existed) QVERIFY(e);
+    for (const auto& c : store.checkpoints(id)) QVERIFY(fs::exists(c.path));
+    size_t files = 0;
+    for (const auto& f : fs::directory_iterator(store.artifactFolder(id))) files += f.is_regular_file();
+    QCOMPARE(files, store.checkpoints(id).size());  // the store deleted the superseded ones
+  }
+
   void evaluationsAreFlushedWithoutWaitingForTheInterval() {
     const auto db = path("flush.db");
     RunStore store(db);
@@ -121,6 +168,51 @@ class TestStoreSink : public QObject {
     QCOMPARE(store.metric(id, "train/loss").size(), size_t(0));
     sink.close();  // close writes the rest
     QCOMPARE(store.metric(id, "train/loss").size(), size_t(1));
+  }
+
+  // A training-loss point (no evaluation to flush it) is on disk within the default 1 s flush
+  // interval, visible to another connection while the sink is still open.
+  void aTrainingPointReachesTheDiskWithinTheDefaultInterval() {
+    const auto db = path("interval.db");
+    const int64_t id = RunStore(db).createRun({"x", "", nlohmann::json::object(), {}, {}});
+    fl::store::StoreSink sink(db, id);
+    QTest::qWait(100);  // the writer is waiting on its interval, as during a run
+    const auto sent = std::chrono::steady_clock::now();
+    sink.onEvent(fl::MetricEvent{"train/loss", 1, 0.1, 2.0});
+    RunStore reader(db, /*readOnly=*/true);
+    // 1 s plus slack for two shared cores; the point must not wait for close().
+    QTRY_COMPARE_WITH_TIMEOUT(reader.metric(id, "train/loss").size(), size_t(1), 1800);
+    const auto waited = std::chrono::steady_clock::now() - sent;
+    QVERIFY2(waited < std::chrono::milliseconds(1800),
+             qPrintable(QString::number(std::chrono::duration<double>(waited).count())));
+    sink.close();
+  }
+
+  // checkpoint_every = N writes a checkpoint after every Nth evaluation, and one at the end.
+  void checkpointEveryNEvaluations() {
+    const auto config = smallConfig({"checkpoint_every=4"});
+    fl::EventQueue queue;
+    fl::RunnerOptions options;
+    options.checkpointDir = path("every-4");
+    fl::Runner runner(fourierHead(), config, queue, options);
+    runner.start();
+    runner.join();
+    std::vector<int64_t> evaluated, checkpointed;
+    int64_t lastStep = -1;
+    for (const auto& e : queue.takeAll()) {
+      if (auto* p = std::get_if<fl::ProgressEvent>(&e)) {
+        if (p->evaluated) evaluated.push_back(p->step);
+        lastStep = p->totalSteps;
+      }
+      if (auto* c = std::get_if<fl::CheckpointEvent>(&e); c && !c->removed)
+        checkpointed.push_back(c->step);
+    }
+    QVERIFY(evaluated.size() > 4);
+    QCOMPARE(evaluated.back(), lastStep);
+    std::vector<int64_t> expected;
+    for (size_t i = 0; i < evaluated.size(); ++i)
+      if ((i + 1) % 4 == 0 || i + 1 == evaluated.size()) expected.push_back(evaluated[i]);
+    QCOMPARE(checkpointed, expected);
   }
 
   void aLockedDatabaseDelaysButLosesNothing() {

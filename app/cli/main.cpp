@@ -50,6 +50,9 @@ int main(int argc, char** argv) {
   auto* runs = app.add_subcommand("runs", "Browse and edit the run store");
   runs->require_subcommand(1);
   addDbOption(runs, runsArgs.db);
+  // `runs list --db PATH` as well as `runs --db PATH list`: a subcommand hands the options it
+  // does not know (here --db) back to `runs`.
+  runs->fallthrough();
   auto* runsList = runs->add_subcommand("list", "All runs with their final metrics");
   runsList->add_option("--experiment", runsArgs.experiment, "Only this experiment");
   runsList->add_option("--status", runsArgs.status, "Only runs with this status");

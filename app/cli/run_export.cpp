@@ -24,6 +24,12 @@ bool openOrComplain(std::ofstream& file, const std::string& path) {
   return static_cast<bool>(file);
 }
 
+bool anySnapshots(const store::RunStore& store, const std::vector<store::RunRecord>& runs) {
+  for (const auto& r : runs)
+    if (!store.snapshotNames(r.id).empty()) return true;
+  return false;
+}
+
 }  // namespace
 
 int exportRuns(const store::RunStore& store, const std::vector<store::RunRecord>& runs,
@@ -44,6 +50,11 @@ int exportRuns(const store::RunStore& store, const std::vector<store::RunRecord>
       if (!openOrComplain(snapshots, snapshotsPathFor(out))) return kExitBadUsage;
       store::writeSnapshotsCsv(store, runs, snapshots);
       std::fprintf(stderr, "wrote %s and %s\n", out.c_str(), snapshotsPathFor(out).c_str());
+    } else if (anySnapshots(store, runs)) {
+      // One CSV stream cannot hold two tables; say so rather than drop the snapshots unseen.
+      std::fprintf(stderr, "note: the CSV on stdout holds the metrics only; these runs have "
+                           "snapshots: write them with --out PATH (to PATH.snapshots.csv) or "
+                           "use --format json\n");
     }
   }
   stream.flush();

@@ -9,7 +9,8 @@
 namespace fl::cli {
 
 // CSV to --out (or stdout) holds the metrics; with --out, the snapshots go beside it as
-// <out without .csv>.snapshots.csv. JSON holds both. Returns the exit code.
+// <out without .csv>.snapshots.csv; to stdout, a note on stderr says the snapshots were left
+// out. JSON holds both. Returns the exit code.
 int exportRuns(const store::RunStore& store, const std::vector<store::RunRecord>& runs,
                const std::string& format, const std::string& out);
 

@@ -234,11 +234,12 @@ void Runner::saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<doubl
   trial.saveCheckpoint(path + ".partial");
   fs::rename(path + ".partial", path);
   m_sink.onEvent(CheckpointEvent{stepsDone, path, false});
-  for (const auto& old : keeper.add(stepsDone, path, score)) {
-    std::error_code ec;
-    fs::remove(old, ec);
+  // Superseded files are announced, not deleted: the run store's writer deletes each one once
+  // the transaction that drops its row has committed. Deleting here raced that writer, and a
+  // kill -9 in between left the store naming a file that was gone (a run that cannot resume).
+  // Without a store, the superseded files stay for whoever owns checkpointDir.
+  for (const auto& old : keeper.add(stepsDone, path, score))
     m_sink.onEvent(CheckpointEvent{0, old, true});
-  }
 }
 
 RunStatus Runner::serveProbes(Trial& trial, std::string& message) {

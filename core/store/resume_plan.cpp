@@ -1,6 +1,10 @@
 #include "core/store/resume_plan.h"
 
+#include <filesystem>
+
 namespace fl::store {
+
+namespace fs = std::filesystem;
 
 ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, int64_t runId,
                          const std::string& device, const std::string& expectedExperiment) {
@@ -32,15 +36,30 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
     plan.error = "run " + id + "'s stored config no longer validates: " + plan.config.summary();
     return plan;
   }
+  // Newest first, the first whose file is really there: a file can be gone while its row stays
+  // (deleted by hand, or a crash between the keep policy and the store). Nothing is dropped
+  // before one is found, so a run that cannot resume stays exactly as it was.
   const auto checkpoints = store.checkpoints(runId);
-  if (checkpoints.empty()) {
-    plan.error = "run " + id + " has no checkpoint to resume from";
+  std::string missing;
+  const Checkpoint* chosen = nullptr;
+  for (auto it = checkpoints.rbegin(); it != checkpoints.rend() && !chosen; ++it) {
+    std::error_code ec;
+    if (fs::is_regular_file(it->path, ec)) chosen = &*it;
+    else missing += (missing.empty() ? "" : ", ") + it->path;
+  }
+  if (!chosen) {
+    plan.error = checkpoints.empty()
+                     ? "run " + id + " has no checkpoint to resume from"
+                     : "run " + id + "'s checkpoint files are missing (" + missing +
+                           "); nothing was changed";
     return plan;
   }
-  const auto& last = checkpoints.back();
-  store.truncateAfter(runId, last.step);
+  if (!missing.empty())
+    plan.note = "skipped missing checkpoint files (" + missing + "); resuming from step " +
+                std::to_string(chosen->step);
+  store.truncateAfter(runId, chosen->step);
   plan.runId = runId;
-  plan.point = ResumePoint{last.path, last.step};
+  plan.point = ResumePoint{chosen->path, chosen->step};
   return plan;
 }
 

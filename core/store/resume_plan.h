@@ -1,7 +1,7 @@
 // What continuing a stored run needs, shared by `fourierlab-cli run --resume` and the GUI:
 // the run must be interrupted or cancelled, of a known experiment, with a config that still
-// validates and a checkpoint. Preparing it drops the run's metrics and snapshots after the
-// checkpoint's step, so the continued curves never overlap.
+// validates and a checkpoint whose file exists (the newest such). Preparing it drops the run's
+// metrics and snapshots after that checkpoint's step, so the continued curves never overlap.
 #pragma once
 
 #include <memory>
@@ -20,6 +20,7 @@ struct ResumePlan {
   int64_t runId = 0;
   ResumePoint point;
   std::string error;  // why it cannot resume; empty when it can
+  std::string note;   // when newer checkpoints were skipped (files missing): which, for the user
   bool ok() const { return error.empty(); }
 };
 

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <limits>
 #include <set>
-#include <thread>
 #include <type_traits>
 
+#include "core/store/open_checks.h"
 #include "core/store/schema.h"
 #include "fourierlab/version.h"
 
@@ -27,36 +27,6 @@ constexpr const char* kRunColumns =
 double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// Rejects, without writing a byte, a database with fewer bytes than its header's page count
-// says (a truncated copy). Uses stat and SQLite only: opening the file through another
-// descriptor and closing it would drop this process's POSIX locks on it, which lets another
-// process overwrite live data (sqlite.org/howtocorrupt.html, section 2.2).
-void checkNotTruncated(const Database& db) {
-  // Order matters while another process is creating or writing the same file: read the page
-  // count first (it may come from pages still in the WAL), then look for the WAL, then at the
-  // main file. Pages leave the WAL only by being checkpointed into the main file, so a page
-  // counted in the first step is found by one of the two stats after it.
-  int64_t pageCount = 0, pageSize = 0;
-  try {
-    auto count = db.prepare("PRAGMA page_count");
-    if (count.step()) pageCount = count.int64(0);
-    auto size = db.prepare("PRAGMA page_size");
-    if (size.step()) pageSize = size.int64(0);
-  } catch (const StoreError& e) {
-    if (e.isBusy()) throw;
-    throw StoreError(db.path(), std::string("is truncated or corrupt (") + e.what() + ")");
-  }
-  std::error_code ec;
-  const auto walBytes = fs::file_size(db.path() + "-wal", ec);
-  if (!ec && walBytes > 0) return;  // pages may live in the WAL: the main file can be shorter
-  const auto bytes = fs::file_size(db.path(), ec);
-  if (ec) return;
-  if (static_cast<int64_t>(bytes) < pageCount * pageSize)
-    throw StoreError(db.path(), "is truncated or corrupt (" + std::to_string(bytes) +
-                                    " bytes, its header says " +
-                                    std::to_string(pageCount * pageSize) + ")");
 }
 
 struct SeriesBatch {
@@ -118,6 +88,11 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
           const auto parent = fs::path(path).parent_path();
           if (!parent.empty()) fs::create_directories(parent, ec);
           if (ec) throw StoreError(path, "cannot create its folder: " + ec.message());
+          // A read-write connection that closes last checkpoints: a refused file's WAL would
+          // end up in its main file. Vet WAL content through one that cannot.
+          // Corruption is looked for here, before the first write, not found by a later one:
+          // quick_check reads every page (its cost on a big store: bench_run_store).
+          m_pagesChecked = vetWalContent(path, busyTimeoutMs, /*checkPages=*/true);
         }
         return Database::open(path, /*create=*/!readOnly, readOnly);
       }()),
@@ -125,25 +100,14 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
   if (!readOnly && m_db.isReadOnly())
     throw StoreError(path(), "is read-only (no write permission for this user)");
   configureConnection(busyTimeoutMs);
-  // Some lock conflicts (WAL recovery, a journal-mode change while another process creates the
-  // same fresh file) answer SQLITE_BUSY at once, without the busy handler: retry those until
-  // the busy timeout has passed.
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(busyTimeoutMs, 100));
-  while (true) {
-    try {
-      readSchemaVersion(m_db);  // refuses a foreign or newer file before anything is written
-      checkNotTruncated(m_db);
-      if (readOnly) return;
-      enableWal();
-      migrate(m_db);
-      markDeadRunsInterrupted();
-      return;
-    } catch (const StoreError& e) {
-      if (!e.isBusy() || std::chrono::steady_clock::now() > deadline) throw;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
+  retryWhileBusy(busyTimeoutMs, [&] {
+    // Refuses a foreign, newer, truncated or corrupt file before any write.
+    checkExistingFile(m_db, /*checkPages=*/!readOnly && !m_pagesChecked);
+    if (readOnly) return;
+    enableWal();
+    migrate(m_db);
+    markDeadRunsInterrupted();
+  });
 }
 
 void RunStore::configureConnection(int busyTimeoutMs) {
@@ -410,6 +374,25 @@ void RunStore::insertMetricRows(std::vector<MetricRow>& rows) {
 
 void RunStore::writeEvents(int64_t id, const std::vector<Event>& events) {
   if (events.empty()) return;
+  std::vector<std::string> supersededFiles;
+  try {
+    writeBatch(id, events, supersededFiles);
+  } catch (...) {
+    // The rollback took back the series rows this batch inserted: forget every cached id, or
+    // the retried batch would point its metrics at rows that no longer exist.
+    m_seriesIds.clear();
+    throw;
+  }
+  // Only now that the commit dropped their rows: a crash before this line leaves a stray file,
+  // never a row naming a file that is gone.
+  for (const auto& file : supersededFiles) {
+    std::error_code ec;
+    fs::remove(file, ec);
+  }
+}
+
+void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
+                          std::vector<std::string>& supersededFiles) {
   std::vector<MetricRow> rows;
   Transaction tx(m_db);
   std::optional<Statement> insertSnapshot;
@@ -455,7 +438,8 @@ void RunStore::writeEvents(int64_t id, const std::vector<Event>& events) {
       } else {
         const auto removed = fs::path(c->path).lexically_normal().string();
         for (const auto& existing : checkpoints(id))
-          if (existing.path == removed) removeCheckpoint(existing.id);
+          if (existing.path == removed) forgetCheckpoint(existing.id);
+        supersededFiles.push_back(removed);
       }
     }
   }
@@ -511,18 +495,23 @@ std::vector<Checkpoint> RunStore::checkpoints(int64_t id) const {
 }
 
 void RunStore::removeCheckpoint(int64_t checkpointId) {
+  const std::string file = forgetCheckpoint(checkpointId);  // committed: not in a transaction
+  std::error_code ec;
+  if (!file.empty()) fs::remove(file, ec);
+}
+
+std::string RunStore::forgetCheckpoint(int64_t checkpointId) {
   std::string file;
   {
     auto s = m_db.prepare("SELECT path FROM artifacts WHERE id = ?");
     s.bind(1, checkpointId);
-    if (!s.step()) return;
+    if (!s.step()) return file;
     fs::path p = s.text(0);
     file = (p.is_relative() ? fs::path(path()).parent_path() / p : p).string();
   }
   auto del = m_db.prepare("DELETE FROM artifacts WHERE id = ?");
   del.bind(1, checkpointId).run();
-  std::error_code ec;
-  fs::remove(file, ec);
+  return file;
 }
 
 void RunStore::truncateAfter(int64_t id, int64_t step) {

@@ -10,6 +10,9 @@
 // work at once. Errors are thrown as StoreError naming the file; nothing is half-written
 // (every change is one transaction).
 //
+// Opening a file read-write first checks it (PRAGMA quick_check included) and refuses a foreign,
+// newer, truncated or corrupt one, leaving it and its -wal byte-for-byte as they were.
+//
 // On open, runs left `running` by a process that is dead (same host, pid and start time gone)
 // become `interrupted`, keeping everything written up to their last batch.
 #pragma once
@@ -129,10 +132,11 @@ class RunStore {
                    const ProcessIdentity& writer);
   void finishRun(int64_t id, RunStatus status, const std::string& message);
   // Writes one batch of events in one transaction: metrics (and their summaries), snapshots,
-  // progress, status changes and checkpoints (probe answers are not history: skipped).
+  // progress, status changes and checkpoints (probe answers are not history: skipped). The files
+  // of checkpoints the batch marks removed are deleted after the commit, not before.
   void writeEvents(int64_t id, const std::vector<Event>& events);
   void addCheckpoint(int64_t id, int64_t step, const std::string& path);
-  void removeCheckpoint(int64_t checkpointId);  // and its file
+  void removeCheckpoint(int64_t checkpointId);  // its row, then its file (not in a transaction)
   std::vector<Checkpoint> checkpoints(int64_t id) const;  // by step
 
   // Resume: drops every metric and snapshot after `step`, recomputes the summaries.
@@ -156,6 +160,9 @@ class RunStore {
   void markDeadRunsInterrupted();
   RunRecord readRun(Statement& s) const;
   void attachTagsAndSummaries(std::vector<RunRecord>& runs) const;
+  void writeBatch(int64_t id, const std::vector<Event>& events,
+                  std::vector<std::string>& supersededFiles);
+  std::string forgetCheckpoint(int64_t checkpointId);  // deletes the row; returns its file
   int64_t seriesId(int64_t runId, const std::string& key);
   struct MetricRow {
     int64_t series;
@@ -165,6 +172,8 @@ class RunStore {
   };
   void insertMetricRows(std::vector<MetricRow>& rows);
 
+  // Declared before m_db: opening m_db sets it when the pages were checked on the way.
+  bool m_pagesChecked = false;
   Database m_db;
   bool m_readOnly;
   std::map<std::pair<int64_t, std::string>, int64_t> m_seriesIds;  // cache for writers

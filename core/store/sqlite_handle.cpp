@@ -118,7 +118,13 @@ Database Database::open(const std::string& path, bool create, bool readOnly) {
     throw StoreError(path, "cannot open: " + message);
   }
   sqlite3_extended_result_codes(raw, 1);
+  if (readOnly) db.setCheckpointOnClose(false);
   return db;
+}
+
+void Database::setCheckpointOnClose(bool enabled) const {
+  // SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE exists since SQLite 3.28 (Debian 12 has 3.40).
+  sqlite3_db_config(m_db.get(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, enabled ? 0 : 1, nullptr);
 }
 
 Statement Database::prepare(const std::string& sql) const {

@@ -75,8 +75,12 @@ class Statement {
 class Database {
  public:
   // Opens (creating when allowed) the file. Never writes to it: a file that is not a database
-  // stays untouched until a statement is run.
+  // stays untouched until a statement is run. A read-only connection never checkpoints on close.
   static Database open(const std::string& path, bool create, bool readOnly = false);
+
+  // Whether closing this connection, when it is the last one, copies the WAL into the main file
+  // (SQLite's default). Off while a file is still being vetted: a refused file keeps its -wal.
+  void setCheckpointOnClose(bool enabled) const;
 
   Statement prepare(const std::string& sql) const;
   void exec(const std::string& sql) const;  // one or more statements, no results

@@ -87,6 +87,7 @@ std::optional<int> prepareResumeArgs(const ExperimentRegistry& registry, store::
   out.resume = plan.point;
   std::fprintf(stderr, "resuming run %lld from its checkpoint at step %lld\n",
                static_cast<long long>(plan.runId), static_cast<long long>(plan.point.step));
+  if (!plan.note.empty()) std::fprintf(stderr, "note: %s\n", plan.note.c_str());
   return std::nullopt;
 }
 

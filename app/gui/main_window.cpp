@@ -233,6 +233,7 @@ bool MainWindow::resumeRun(int64_t runId) {
   auto* session = new RunSession(plan.experiment, plan.config.values, m_store->path(), runId,
                                  run ? run->name : std::string(), this);
   session->setResume(plan.point);
+  if (!plan.note.empty()) statusBar()->showMessage(QString::fromStdString(plan.note), 15000);
   m_sessions.push_back(session);
   m_focused = 0;
   focusRun(runId);  // the stored curves up to the checkpoint, then live

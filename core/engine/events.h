@@ -64,7 +64,9 @@ struct ProgressEvent {
   bool evaluated = false;  // an evaluation's metrics and snapshots precede this event
 };
 
-// A checkpoint file was written (or, when `removed`, deleted by the keep policy).
+// A checkpoint file was written (or, when `removed`, dropped by the keep policy: the run store
+// deletes the file once it has committed the removal, so a crash never leaves a row pointing
+// at a deleted file).
 struct CheckpointEvent {
   int64_t step = 0;
   std::string path;

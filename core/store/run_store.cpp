@@ -79,7 +79,7 @@ std::string RunStore::defaultPath() {
   return (base / "fourierlab" / "runs.db").string();
 }
 
-RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutMs)
+RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutMs, bool checkPages)
     : m_db([&] {
         // Absolute, so artifact paths stored relative to the database's folder resolve.
         const std::string path = fs::absolute(givenPath).lexically_normal().string();
@@ -92,7 +92,7 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
           // end up in its main file. Vet WAL content through one that cannot.
           // Corruption is looked for here, before the first write, not found by a later one:
           // quick_check reads every page (its cost on a big store: bench_run_store).
-          m_pagesChecked = vetWalContent(path, busyTimeoutMs, /*checkPages=*/true);
+          m_pagesChecked = vetWalContent(path, busyTimeoutMs, checkPages) || !checkPages;
         }
         return Database::open(path, /*create=*/!readOnly, readOnly);
       }()),

@@ -15,6 +15,7 @@
 #include "widgets/metric_plot.h"
 #include "widgets/run_colors.h"
 #include "widgets/snapshot_plot.h"
+#include "widgets/step_ticker.h"
 #include "widgets/verdict_panel.h"
 
 using fl::PanelKind;
@@ -62,6 +63,32 @@ class TestDashboardPanels : public QObject {
   Q_OBJECT
 
  private slots:
+  void stepAxesWriteShortLabels() {
+    QCOMPARE(fl::widgets::compactCount(0), QString("0"));
+    QCOMPARE(fl::widgets::compactCount(750), QString("750"));
+    QCOMPARE(fl::widgets::compactCount(20000), QString("20k"));
+    QCOMPARE(fl::widgets::compactCount(2500), QString("2.5k"));
+    QCOMPARE(fl::widgets::compactCount(1500000), QString("1.5M"));
+    QCOMPARE(fl::widgets::compactCount(-40000), QString("-40k"));
+    fl::widgets::MetricPlot plot("loss", "step", "cross-entropy");
+    QVERIFY(plot.plot()->xAxis->ticker().dynamicCast<fl::widgets::StepTicker>());
+  }
+
+  // Legends sit right of the axes, one entry per row, and step aside past ten entries.
+  void legendsShowUpToTenEntries() {
+    fl::widgets::MetricPlot plot("loss", "step", "cross-entropy");
+    plot.resize(500, 300);
+    for (int i = 0; i < 10; ++i)
+      plot.setCurve(QString("#%1 a long run name").arg(i), Qt::red, {0, 1}, {1.0, 0.5});
+    plot.refresh();
+    QVERIFY(plot.plot()->legend->visible());
+    QCOMPARE(plot.plot()->legend->itemCount(), 10);
+    QCOMPARE(plot.plot()->legend->columnCount(), 1);
+    plot.setCurve("#10 one more", Qt::blue, {0, 1}, {1.0, 0.5});
+    plot.refresh();
+    QVERIFY(!plot.plot()->legend->visible());
+  }
+
   void prefixSeriesGiveOneCurvePerKey() {
     Dashboard d;
     d.setPanels({panel("ppl", PanelKind::MetricLines, {"val/ppl@*"}, true),

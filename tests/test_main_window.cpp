@@ -144,12 +144,14 @@ class TestMainWindow : public QObject {
     // Run comparison: one run per declared arm (linear, Fourier N = 4, 12, 20).
     QTest::keySequence(w.get(), QKeySequence("Ctrl+Shift+R"));
     QCOMPARE(w->sessions().size(), size_t(4));
-    // Stop: the shown run (the first arm) is cancelled, the others go on.
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().front()->live().progress.step > 0, 30000);
+    // Stop: the shown run (the paper's N = 12 arm, shown first) is cancelled, the others go on.
+    auto* shown = w->sessions()[2];
+    QCOMPARE(shown->live().name, std::string("fourier N=12"));
+    QTRY_VERIFY_WITH_TIMEOUT(shown->live().progress.step > 0, 30000);
     QTest::keySequence(w.get(), QKeySequence("Ctrl+."));
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().front()->done(), 10000);
-    QCOMPARE(fl::toString(w->sessions().front()->live().status), std::string("cancelled"));
-    QVERIFY(!w->sessions().back()->done());
+    QTRY_VERIFY_WITH_TIMEOUT(shown->done(), 10000);
+    QCOMPARE(fl::toString(shown->live().status), std::string("cancelled"));
+    QVERIFY(!w->sessions().front()->done() && !w->sessions().back()->done());
     // Run: one more.
     QTest::keySequence(w.get(), QKeySequence("Ctrl+R"));
     QCOMPARE(w->sessions().size(), size_t(5));

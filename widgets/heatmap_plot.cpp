@@ -79,6 +79,7 @@ void HeatmapPlot::refresh() {
     }
   m_map->rescaleDataRange(true);
   m_plot->rescaleAxes();
+  fitTicks(m_plot);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -129,11 +129,8 @@ void MetricPlot::refresh() {
 }
 
 void MetricPlot::redecimate() {
-  // Past four curves a legend would crowd out the data; the hover line names them instead.
-  const bool legend = m_curves.size() <= 4;
-  m_plot->legend->setVisible(legend);
-  // A hidden layout element still takes its room: collapse it too.
-  m_plot->legend->setMaximumSize(QWIDGETSIZE_MAX, legend ? QWIDGETSIZE_MAX : 0);
+  fitLegend(m_plot);
+  fitTicks(m_plot);
   const QCPRange range = m_plot->xAxis->range();
   const int columns = std::max(50, m_plot->axisRect()->width());
   double yLo = std::numeric_limits<double>::infinity(), yHi = -yLo;

@@ -2,7 +2,11 @@
 
 #include <QSvgGenerator>
 
+#include <algorithm>
+
 #include <qcustomplot.h>
+
+#include "widgets/step_ticker.h"
 
 namespace fl::widgets {
 
@@ -13,18 +17,37 @@ void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLab
   plot->xAxis->setLabel(xLabel);
   plot->yAxis->setLabel(yLabel);
   plot->setMinimumSize(260, 180);
+  if (xLabel == "step") plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
   plot->xAxis->ticker()->setTickCount(4);
   plot->legend->setVisible(legend);
   if (!legend) return;
   plot->legend->setFont(QFont("sans", 8));
-  auto* legendRow = new QCPLayoutGrid;
-  plot->plotLayout()->addElement(2, 0, legendRow);
-  legendRow->setMargins(QMargins(5, 0, 5, 5));
-  legendRow->addElement(0, 0, plot->legend);
-  plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  auto* legendColumn = new QCPLayoutGrid;
+  plot->plotLayout()->addElement(1, 1, legendColumn);
+  legendColumn->setMargins(QMargins(0, 5, 5, 5));
+  legendColumn->addElement(0, 0, plot->legend);
+  plot->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+  plot->legend->setWrap(0);  // one column
   plot->legend->setBorderPen(Qt::NoPen);
-  plot->legend->setWrap(2);
-  plot->plotLayout()->setRowStretchFactor(2, 0.001);
+  plot->legend->setRowSpacing(0);
+  plot->legend->setIconSize(18, 10);
+  legendColumn->setRowStretchFactor(0, 1);
+  plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+}
+
+void fitLegend(QCustomPlot* plot) {
+  const int entries = plot->legend->itemCount();
+  const bool shown = entries > 0 && entries <= kMaxLegendEntries;
+  plot->legend->setVisible(shown);
+  plot->legend->setMaximumSize(shown ? QWIDGETSIZE_MAX : 0, QWIDGETSIZE_MAX);
+}
+
+void fitTicks(QCustomPlot* plot) {
+  const int width = plot->axisRect()->width();
+  if (width <= 0) return;
+  const int count = std::clamp(width / 60, 2, 6);
+  // Text tickers place their own labels (one per category).
+  if (!plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>()) plot->xAxis->ticker()->setTickCount(count);
 }
 
 bool savePlotSvg(QCustomPlot* plot, const QString& path) {

@@ -116,8 +116,8 @@ SnapshotPlot::SnapshotPlot(const QString& title, Mode mode, const QStringList& s
   }
   layout->addLayout(bottom);
   // Bars need a legend only to tell several series apart.
-  const bool legend = mode == Mode::Curves || series.size() > 1;
-  setUpPlotFrame(m_plot, title, xLabel, yLabel, legend);
+  m_legend = mode == Mode::Curves || series.size() > 1;
+  setUpPlotFrame(m_plot, title, xLabel, yLabel, m_legend);
 }
 
 int SnapshotPlot::row() const { return m_row ? m_row->value() : 0; }
@@ -169,6 +169,8 @@ void SnapshotPlot::refresh() {
   m_plot->clearPlottables();
   if (m_mode == Mode::Curves) drawCurves();
   else drawBars();
+  if (m_legend) fitLegend(m_plot);
+  fitTicks(m_plot);
   m_caption->setText(m_latest.isEmpty() ? "no data for this run (yet)"
                                         : QString("step %1").arg(m_step));
   m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -68,6 +68,7 @@ class SnapshotPlot : public QWidget {
   QLabel* m_caption;
   bool m_logY = false;
   int64_t m_shownRun = 1;
+  bool m_legend = true;  // curves, or several series of bars
   bool m_textTicks = false;  // the x axis shows bar labels
   QMap<QString, Snapshot> m_latest;
   struct Overlay {

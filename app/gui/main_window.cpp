@@ -78,10 +78,13 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   auto* live = new QWidget(this);
   auto* liveLayout = new QVBoxLayout(live);
   auto* controls = new QHBoxLayout;
+  // The focus line can be long (a run's verdicts): it wraps rather than squeezing the slider.
+  m_focusLabel->setWordWrap(true);
+  m_focusLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   controls->addWidget(m_focusLabel, 1);
   controls->addWidget(new QLabel("Smoothing", live));
   m_smoothing->setRange(0, 99);
-  m_smoothing->setMaximumWidth(160);
+  m_smoothing->setFixedWidth(140);
   m_smoothing->setToolTip("EMA weight; the raw curve stays faint behind the smoothed one");
   controls->addWidget(m_smoothing);
   liveLayout->addLayout(controls);
@@ -105,6 +108,9 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   auto* stop = new QPushButton("Stop selected run", queue);
   stop->setToolTip("Cancel the focused run after its current step (Ctrl+.)");
   queueLayout->addWidget(stop);
+  // Room for a comparison's four arms without scrolling.
+  m_runs->setMinimumHeight(m_runs->horizontalHeader()->sizeHint().height() +
+                           4 * m_runs->verticalHeader()->defaultSectionSize() + 4);
   auto* queueDock = new QDockWidget("Runs", this);
   queueDock->setObjectName("runs");
   queueDock->setWidget(queue);
@@ -173,14 +179,18 @@ std::vector<int64_t> MainWindow::launchComparison() {
   auto experiment = m_launch->experiment();
   std::vector<int64_t> ids;
   if (!experiment) return ids;
+  int64_t shown = 0;
   for (const auto& variant : experiment->comparisonVariants()) {
     const int64_t id = launchWith(variant.overrides, variant.label);
     if (id == 0) break;
     ids.push_back(id);
+    if (variant.shownFirst) shown = id;
   }
   if (ids.empty()) return ids;
-  focusRun(ids.front());
-  m_overlaid.assign(ids.begin() + 1, ids.end());
+  if (shown == 0) shown = ids.front();
+  focusRun(shown);
+  for (auto id : ids)
+    if (id != shown) m_overlaid.push_back(id);
   return ids;
 }
 

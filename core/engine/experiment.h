@@ -87,6 +87,9 @@ class Trial {
 struct Variant {
   std::string label;
   nlohmann::json overrides;
+  // The arm whose snapshots the dashboard shows when the comparison starts (the others are
+  // overlaid); the first arm when none says so.
+  bool shownFirst = false;
 };
 
 // Which metric ranks checkpoints (the keep policy keeps the last and the best).

@@ -43,7 +43,7 @@ std::vector<Preset> AdditionExperiment::presets() const {
 
 std::vector<Variant> AdditionExperiment::comparisonVariants() const {
   return {{"random embeddings", {{"embedding_init", "random"}}},
-          {"Fourier embeddings", {{"embedding_init", "fourier"}}}};
+          {"Fourier embeddings", {{"embedding_init", "fourier"}}, /*shownFirst=*/true}};
 }
 
 std::unique_ptr<Trial> AdditionExperiment::createTrial(const TrialContext& context) const {

@@ -251,6 +251,36 @@ class TestMainWindow : public QObject {
     QVERIFY2(err.contains("error: " + message), qPrintable(err));
   }
 
+  void aQueuedRunStoppedBeforeItStartsIsRecordedCancelled() {
+    auto w = makeWindow("queued.db");
+    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(100000);
+    w->launchPanel()->setParallelRuns(1);
+    const int64_t first = w->launch();
+    const int64_t second = w->launch();  // waits for the first: shown, and stopped while queued
+    QVERIFY(!w->sessions().back()->started());
+    w->stopFocused();
+    QCOMPARE(fl::toString(w->sessions().back()->live().status), std::string("cancelled"));
+    fl::store::RunStore store((m_dir.path() + "/queued.db").toStdString());
+    QCOMPARE(fl::toString(store.run(second)->status), std::string("cancelled"));
+    QVERIFY(first != second);
+  }
+
+  void aCorruptStoreIsRefusedWithExitThreeAndLeftAsItWas() {
+    const QString path = m_dir.path() + "/not-a-store.db";
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray(8192, 'x'));
+    file.close();
+    QProcess gui;
+    gui.start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_GUI")), {"--db", path});
+    QVERIFY(gui.waitForFinished(30000));
+    QCOMPARE(gui.exitCode(), 3);
+    const QString err = QString::fromUtf8(gui.readAllStandardError());
+    QVERIFY2(err.contains("store error: ") && err.contains(path), qPrintable(err));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), QByteArray(8192, 'x'));
+  }
+
   void stopCancelsTheRun() {
     auto w = makeWindow("stop.db");
     qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(100000);

@@ -34,6 +34,8 @@ QString prefixSuffix(const QString& key, const QString& prefix) {
 Dashboard::Dashboard(QWidget* parent) : QWidget(parent), m_grid(new QGridLayout(this)) {}
 
 void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
+  m_allDirty = true;
+  m_dirty.clear();
   for (auto* w : m_panels) w->deleteLater();
   m_panels.clear();
   m_metricPlots.clear();
@@ -118,6 +120,7 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
 }
 
 void Dashboard::clearData() {
+  m_allDirty = true;
   for (auto* plot : m_metricPlots) plot->clearCurves();
   for (auto* plot : m_snapshotPlots) plot->clear();
   for (auto* plot : m_heatmaps) plot->clear();
@@ -129,6 +132,7 @@ void Dashboard::setRunLabel(int64_t runId, const QString& label) { m_runLabels[r
 
 void Dashboard::setShownRun(int64_t runId) {
   m_shownRun = runId;
+  m_allDirty = true;
   for (auto* plot : m_snapshotPlots) plot->setShownRun(runId);
 }
 
@@ -162,6 +166,7 @@ void Dashboard::setMetric(int64_t runId, const std::string& key, std::vector<dou
   // Within one run, a panel's curves differ by key: a shade of the run's colour per key.
   slot.plot->setCurve(curveName(runId, slot), shade(runColor(runId), slot.position),
                       std::move(steps), std::move(values));
+  m_dirty.insert(slot.plot);
 }
 
 void Dashboard::appendMetric(int64_t runId, const std::string& key, const std::vector<double>& steps,
@@ -171,9 +176,11 @@ void Dashboard::appendMetric(int64_t runId, const std::string& key, const std::v
   const QString name = curveName(runId, slot);
   if (!slot.plot->curveNames().contains(name)) setMetric(runId, key, steps, values);
   else slot.plot->appendToCurve(name, steps, values);
+  m_dirty.insert(slot.plot);
 }
 
 void Dashboard::addSnapshot(const Snapshot& snapshot, int64_t step) {
+  m_snapshotsChanged = true;
   for (auto* plot : m_snapshotPlots) plot->setSnapshot(snapshot, step);
   for (auto* plot : m_heatmaps) plot->addSnapshot(snapshot, step);
   for (auto* plot : m_matrixHeatmaps) plot->setSnapshot(snapshot, step);
@@ -182,6 +189,7 @@ void Dashboard::addSnapshot(const Snapshot& snapshot, int64_t step) {
 
 void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot) {
   const QString label = QString("#%1 %2").arg(runId).arg(m_runLabels.value(runId));
+  m_snapshotsChanged = true;
   for (auto* plot : m_snapshotPlots) plot->setOverlaySnapshot(runId, label, snapshot);
 }
 
@@ -190,10 +198,18 @@ void Dashboard::setSmoothing(double weight) {
 }
 
 void Dashboard::refresh() {
-  for (auto* plot : m_metricPlots) plot->refresh();
-  for (auto* plot : m_snapshotPlots) plot->refresh();
-  for (auto* plot : m_heatmaps) plot->refresh();
-  for (auto* plot : m_matrixHeatmaps) plot->refresh();
+  // Only what changed: a live tick usually brings a few loss points, and redrawing the snapshot
+  // panels and heatmaps 30 times a second would take CPU from training.
+  for (auto* plot : m_metricPlots)
+    if (m_allDirty || m_dirty.contains(plot)) plot->refresh();
+  if (m_allDirty || m_snapshotsChanged) {
+    for (auto* plot : m_snapshotPlots) plot->refresh();
+    for (auto* plot : m_heatmaps) plot->refresh();
+    for (auto* plot : m_matrixHeatmaps) plot->refresh();
+  }
+  m_dirty.clear();
+  m_allDirty = false;
+  m_snapshotsChanged = false;
 }
 
 void Dashboard::addPanelWidget(const QString& id, QWidget* widget) {

@@ -9,6 +9,7 @@
 
 #include <QList>
 #include <QMap>
+#include <QSet>
 #include <QWidget>
 
 #include <vector>
@@ -78,6 +79,11 @@ class Dashboard : public QWidget {
   QMap<MetricPlot*, int> m_keysInPlot;  // keys placed so far per plot: the next one's position
   QMap<int64_t, QString> m_runLabels;
   int64_t m_shownRun = 1;
+  // What refresh() must redraw: metric plots given points, snapshot panels when any snapshot
+  // came, everything after a change of run or panels.
+  QSet<MetricPlot*> m_dirty;
+  bool m_snapshotsChanged = true;
+  bool m_allDirty = true;
   QList<SnapshotPlot*> m_snapshotPlots;
   QList<HeatmapPlot*> m_heatmaps;
   QList<MatrixHeatmapPlot*> m_matrixHeatmaps;

@@ -45,7 +45,7 @@ void fitLegend(QCustomPlot* plot) {
 void fitTicks(QCustomPlot* plot) {
   const int width = plot->axisRect()->width();
   if (width <= 0) return;
-  const int count = std::clamp(width / 60, 2, 6);
+  const int count = std::clamp(width / 70, 1, 6);
   // Text tickers place their own labels (one per category).
   if (!plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>()) plot->xAxis->ticker()->setTickCount(count);
 }

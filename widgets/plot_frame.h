@@ -17,7 +17,7 @@ void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLab
 constexpr int kMaxLegendEntries = 10;
 void fitLegend(QCustomPlot* plot);
 
-// As many x ticks as the axis has room for (one per ~60 px, 2 to 6), so labels never touch in
+// As many x ticks as the axis has room for (one per ~70 px, 1 to 6), so labels never touch in
 // a narrow cell. Uses the axis width of the last layout; call before each replot.
 void fitTicks(QCustomPlot* plot);
 

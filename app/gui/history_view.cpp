@@ -196,6 +196,8 @@ void HistoryView::refresh() {
   }
   m_table->setSortingEnabled(true);
   m_table->resizeColumnsToContents();
+  // A long verdict is elided (its tooltip has all of it) so the metric columns stay in view.
+  if (m_table->columnWidth(3) > 280) m_table->setColumnWidth(3, 280);
 }
 
 int HistoryView::deleteRuns(const std::vector<int64_t>& ids) {

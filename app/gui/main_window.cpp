@@ -90,7 +90,6 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   liveLayout->addLayout(controls);
   liveLayout->addWidget(m_dashboard, 1);
   m_configDiff->setVisible(false);  // shown while comparing: the config values that differ
-  m_configDiff->setMaximumHeight(130);
   m_configDiff->verticalHeader()->hide();
   liveLayout->addWidget(m_configDiff);
   m_tabs->addTab(live, "Live");
@@ -271,7 +270,22 @@ void MainWindow::startQueued() {
 
 void MainWindow::stopFocused() {
   for (auto* s : m_sessions)
-    if (s->live().id == m_focused) s->cancel();
+    if (s->live().id == m_focused) cancelSession(s);
+  updateRunsTable();
+}
+
+void MainWindow::cancelSession(RunSession* session) {
+  const bool queued = !session->started() && !session->done();
+  session->cancel();
+  // A run that never started has no writer to record it: say so here, or the next start would
+  // find it "queued" by a dead process and call it interrupted.
+  if (queued) {
+    try {
+      m_store->finishRun(session->live().id, RunStatus::Cancelled, session->live().message);
+    } catch (const std::exception& e) {
+      showError(QString("Cannot record the cancelled run: %1").arg(e.what()));
+    }
+  }
 }
 
 void MainWindow::focusRun(int64_t runId) {
@@ -424,6 +438,10 @@ void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
     }
   }
   m_configDiff->resizeColumnsToContents();
+  // Every compared run's row visible (up to six, then it scrolls).
+  m_configDiff->setFixedHeight(m_configDiff->horizontalHeader()->sizeHint().height() +
+                               std::min<int>(static_cast<int>(runs.size()), 6) *
+                                   m_configDiff->verticalHeader()->defaultSectionSize() + 4);
   m_configDiff->setVisible(true);
   updateMetricsTable();
   m_dashboard->refresh();
@@ -440,11 +458,13 @@ void MainWindow::tick() {
     }
   }
   bool anyChange = false;
+  bool statusChanged = false;
   for (auto* s : m_sessions) {
     if (!s->started()) continue;
     RunDelta delta = s->drain();
     if (delta.empty()) continue;
     anyChange = true;
+    statusChanged = statusChanged || delta.statusChanged;
     if (!isShown(s->live().id)) continue;
     for (auto& [key, series] : delta.metrics)
       m_dashboard->appendMetric(s->live().id, key, series.first, series.second);
@@ -466,6 +486,11 @@ void MainWindow::tick() {
     if (evaluated && !s->done()) askProbe();
   }
   if (!anyChange) return;
+  m_dashboard->refresh();
+  startQueued();
+  // Tables a few times a second (they rebuild their items), and at once when a status changes.
+  if (!statusChanged && m_tablesUpdated.isValid() && m_tablesUpdated.elapsed() < 250) return;
+  m_tablesUpdated.start();
   for (auto* s : m_sessions)
     if (s->live().id == m_focused)
       m_focusLabel->setText(QString("<b style='color:%1'>run %2</b> %3 — %4 %5 %6")
@@ -478,9 +503,7 @@ void MainWindow::tick() {
                                                                 ? s->live().summary()
                                                                 : std::string())
                                          .toHtmlEscaped()));
-  m_dashboard->refresh();
   updateMetricsTable();
-  startQueued();
   updateRunsTable();
 }
 
@@ -651,7 +674,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     event->ignore();
     return;
   }
-  for (auto* s : m_sessions) s->cancel();
+  for (auto* s : m_sessions) cancelSession(s);
   for (auto* s : m_sessions) delete s;  // joins the training threads, flushes the store
   m_sessions.clear();
   saveSettings();

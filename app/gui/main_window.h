@@ -3,6 +3,7 @@
 // their own threads; a 30 Hz timer drains their events and replots what changed.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 
 #include <map>
@@ -76,6 +77,7 @@ class MainWindow : public QMainWindow {
  private:
   void tick();
   void startQueued();
+  void cancelSession(RunSession* session);
   void focusRun(int64_t runId);
   int64_t launchWith(const nlohmann::json& overrides, const std::string& name);
   bool isShown(int64_t runId) const;
@@ -105,6 +107,7 @@ class MainWindow : public QMainWindow {
   QSlider* m_smoothing;
   QLabel* m_focusLabel;
   QTimer* m_timer;
+  QElapsedTimer m_tablesUpdated;  // the Runs and metrics tables are redrawn at most 4 times a second
   std::vector<RunSession*> m_sessions;
   widgets::ProbePanel* m_probe = nullptr;
   std::unique_ptr<ProbeServer> m_probeServer;  // probes the shown run when it is not training

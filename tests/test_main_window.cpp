@@ -126,7 +126,8 @@ class TestMainWindow : public QObject {
     auto* table = w->history()->table();
     QCOMPARE(table->rowCount(), 1);
     auto* status = table->item(0, 3);
-    QCOMPARE(status->text(), QString("finished: test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread"));
+    QCOMPARE(status->text(), QString("finished: outside paper"));
+    QCOMPARE(status->toolTip(), QString("test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread"));
     QCOMPARE(status->foreground().color(), QColor(170, 0, 0));
     w->openStoredRun(id);
     const auto labels = w->findChildren<QLabel*>();

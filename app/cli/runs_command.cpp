@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "core/engine/reference_check.h"
 #include "app/cli/run_export.h"
 #include "core/store/run_store.h"
 
@@ -100,14 +101,15 @@ int list(const RunStore& store, const RunsArgs& args) {
     std::printf("%s\n", all.dump().c_str());
     return kExitOk;
   }
-  std::printf("%5s  %-14s %-20s %-16s %-19s %s\n", "id", "experiment", "name", "status",
+  std::printf("%5s  %-14s %-20s %-22s %-19s %s\n", "id", "experiment", "name", "status",
               "created", "final metrics");
   for (const auto& r : runs) {
-    // A finished run's message is its experiment's verdict ("LEAKS -- ..."): its first word.
+    // A finished run's message is its verdicts ("LEAKS -- ...; ... within the paper's
+    // spread"): in a few words beside the status (`runs show` has all of it).
     std::string status = toString(r.status);
-    if (r.status == RunStatus::Finished && !r.message.empty())
-      status += ":" + r.message.substr(0, r.message.find(" -- "));
-    std::printf("%5lld  %-14s %-20s %-16s %-19s %s\n", static_cast<long long>(r.id),
+    const std::string headline = r.status == RunStatus::Finished ? verdictHeadline(r.message) : "";
+    if (!headline.empty()) status += ":" + headline;
+    std::printf("%5lld  %-14s %-20s %-22s %-19s %s\n", static_cast<long long>(r.id),
                 r.experiment.c_str(), r.name.c_str(), status.c_str(),
                 formatTime(r.created).c_str(), shortMetrics(r).c_str());
   }

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <set>
 
+#include "core/engine/reference_check.h"
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
 #include "widgets/run_colors.h"
@@ -169,12 +170,11 @@ void HistoryView::refresh() {
     // bad verdicts in red.
     const QString message = QString::fromStdString(r.message);
     QString status = QString::fromStdString(toString(r.status));
-    if (r.status == RunStatus::Finished && !message.isEmpty())
-      status += ": " + message.section("; ", 0, 0).section(" -- ", 0, 0);
+    const QString headline = QString::fromStdString(verdictHeadline(r.message));
+    if (r.status == RunStatus::Finished && !headline.isEmpty()) status += ": " + headline;
     auto* statusItem = textItem(status);
     statusItem->setToolTip(message);
-    if (r.status == RunStatus::Failed || message.startsWith("LEAKS") ||
-        message.contains("outside the paper's spread"))
+    if (r.status == RunStatus::Failed || headline.contains("LEAKS") || headline.contains("outside"))
       statusItem->setForeground(QColor(170, 0, 0));
     m_table->setItem(row, 3, statusItem);
     m_table->setItem(row, 4, textItem(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.created)).toString("yyyy-MM-dd hh:mm")));

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_process.h"
+#include "tests/store_damage.h"
 
 using fl::testing::cliPath;
 using fl::testing::runCli;
@@ -36,18 +37,6 @@ int64_t queryInt(const std::string& db, const std::string& sql) {
   sqlite3_finalize(st);
   sqlite3_close(h);
   return v;
-}
-
-// Overwrites four pages in the middle of the file (not its header, not its end) with garbage:
-// the file keeps its size, so only reading the pages shows the damage.
-void corruptMiddlePages(const std::string& path) {
-  const auto pageSize = 4096;
-  const auto pages = static_cast<long>(fs::file_size(path) / pageSize);
-  if (pages < 8) qFatal("%s has too few pages (%ld) to corrupt the middle", path.c_str(), pages);
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekp((pages / 2 - 2) * pageSize);
-  const std::string garbage(4 * pageSize, '\x5a');
-  f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
 }
 
 const QStringList kTiny{"--set", "samples=300", "--set", "epochs=3", "--device", "cpu"};
@@ -178,7 +167,7 @@ class TestCliStore : public QObject {
         sqlite3_close(holder);
         holder = nullptr;
         if (kind == "truncated") fs::resize_file(path, fs::file_size(path) / 2);
-        else corruptMiddlePages(path);
+        else fl::testing::corruptMiddlePages(path);
       } else if (kind == "newer") {
         sqlite3_exec(holder, "UPDATE meta SET value='7' WHERE key='schema_version'; PRAGMA journal_mode=DELETE",
                      nullptr, nullptr, nullptr);

@@ -381,6 +381,22 @@ class TestMainWindow : public QObject {
     QVERIFY(w->launchPanel()->runButton()->isEnabled());
   }
 
+  void comparisonLaunchesOnlyTheChosenArms() {
+    auto w = makeWindow("arms.db");
+    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(2);
+    QVERIFY(!w->launchPanel()->chooseVariants({"no such arm"}));
+    QVERIFY(w->launchPanel()->chooseVariants({"linear", "fourier N=20"}));
+    const auto ids = w->launchComparison();
+    QCOMPARE(ids.size(), size_t(2));
+    QCOMPARE(w->sessions().front()->live().name, std::string("linear"));
+    QCOMPARE(w->sessions().back()->live().name, std::string("fourier N=20"));
+    // Nothing ticked: the button says why it is off.
+    QVERIFY(w->launchPanel()->chooseVariants({}));
+    QVERIFY(!w->launchPanel()->compareButton()->isEnabled());
+    QVERIFY(w->launchPanel()->compareButton()->toolTip().contains("No arm is ticked"));
+    for (auto* s : w->sessions()) QTRY_VERIFY_WITH_TIMEOUT(s->done(), 60000);
+  }
+
   void comparisonRunsEachVariantOnTheSameDataAndSeed() {
     auto w = makeWindow("compare.db");
     qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(2);

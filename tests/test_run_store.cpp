@@ -14,6 +14,7 @@
 
 #include "core/store/run_store.h"
 #include "core/store/schema.h"
+#include "tests/store_damage.h"
 
 using fl::store::RunStore;
 using fl::store::StoreError;
@@ -71,18 +72,6 @@ void expectStoreError(const std::function<void()>& f, const QString& fragment) {
   } catch (const StoreError& e) {
     QVERIFY2(QString(e.what()).contains(fragment), e.what());
   }
-}
-
-// Overwrites four pages in the middle of the file (not its header, not its end) with garbage:
-// the file keeps its size, so only reading the pages shows the damage.
-void corruptMiddlePages(const std::string& path) {
-  const auto pageSize = 4096;
-  const auto pages = static_cast<long>(fs::file_size(path) / pageSize);
-  if (pages < 8) qFatal("%s has too few pages (%ld) to corrupt the middle", path.c_str(), pages);
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekp((pages / 2 - 2) * pageSize);
-  const std::string garbage(4 * pageSize, '\x5a');
-  f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
 }
 
 // Copies `source` with its -wal and -shm to `copy` while `writer` still has it open: the copy's
@@ -391,7 +380,7 @@ class TestRunStore : public QObject {
         store.writeEvents(id, events);
       }
       execRaw(p, "PRAGMA journal_mode=DELETE;");
-      corruptMiddlePages(p);
+      fl::testing::corruptMiddlePages(p);
     } else if (kind == "newer") {
       { RunStore store(p); }
       execRaw(p, "UPDATE meta SET value = '99' WHERE key = 'schema_version'; PRAGMA journal_mode=DELETE;");

@@ -1,9 +1,13 @@
 #include "app/gui/launch_panel.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
+#include <QToolButton>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
@@ -33,7 +37,7 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
       m_preset(new QComboBox(this)), m_device(new QComboBox(this)),
       m_form(new widgets::ConfigForm(this)), m_problem(new QLabel(this)),
       m_reference(new QLabel(this)), m_run(new QPushButton("Run", this)),
-      m_compare(new QPushButton("Run comparison", this)),
+      m_compare(new QPushButton("Run comparison", this)), m_arms(new QToolButton(this)),
       m_parallel(new QSpinBox(this)) {
   auto* layout = new QVBoxLayout(this);
   auto* top = new QFormLayout;
@@ -65,6 +69,11 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(m_run);
   buttons->addWidget(m_compare);
+  m_arms->setText("Arms");
+  m_arms->setToolTip("Which arms Run comparison launches");
+  m_arms->setPopupMode(QToolButton::InstantPopup);
+  m_arms->setMenu(new QMenu(m_arms));
+  buttons->addWidget(m_arms);
   layout->addLayout(buttons);
 
   connect(m_experiment, &QComboBox::currentIndexChanged, this, [this] {
@@ -139,7 +148,40 @@ void LaunchPanel::rebuildForm() {
   m_preset->blockSignals(false);
   m_form->setSpecs(formSpecs(*e));
   m_reference->clear();
+  rebuildArms();
   updateValidity();
+}
+
+void LaunchPanel::rebuildArms() {
+  auto* menu = m_arms->menu();
+  menu->clear();
+  auto e = experiment();
+  if (!e) return;
+  for (const auto& v : e->comparisonVariants()) {
+    auto* arm = menu->addAction(QString::fromStdString(v.label));
+    arm->setCheckable(true);
+    arm->setChecked(true);
+    connect(arm, &QAction::toggled, this, &LaunchPanel::updateValidity);
+  }
+}
+
+std::vector<Variant> LaunchPanel::chosenVariants() const {
+  std::vector<Variant> chosen;
+  auto e = experiment();
+  if (!e) return chosen;
+  const auto arms = m_arms->menu()->actions();
+  const auto all = e->comparisonVariants();
+  for (size_t i = 0; i < all.size() && i < static_cast<size_t>(arms.size()); ++i)
+    if (arms[static_cast<int>(i)]->isChecked()) chosen.push_back(all[i]);
+  return chosen;
+}
+
+bool LaunchPanel::chooseVariants(const QStringList& labels) {
+  const auto arms = m_arms->menu()->actions();
+  for (const auto& label : labels)
+    if (std::none_of(arms.begin(), arms.end(), [&](QAction* a) { return a->text() == label; })) return false;
+  for (auto* arm : arms) arm->setChecked(labels.contains(arm->text()));
+  return true;
 }
 
 ValidatedConfig LaunchPanel::config() const {
@@ -166,12 +208,14 @@ void LaunchPanel::updateValidity() {
   m_run->setEnabled(c.ok());
   auto e = experiment();
   QStringList arms;
-  if (e)
-    for (const auto& v : e->comparisonVariants()) arms << QString::fromStdString(v.label);
+  for (const auto& v : chosenVariants()) arms << QString::fromStdString(v.label);
+  const bool declared = e && !e->comparisonVariants().empty();
+  m_arms->setEnabled(declared);
   m_compare->setEnabled(c.ok() && !arms.isEmpty());
-  m_compare->setToolTip(arms.isEmpty() ? "This experiment declares no comparison"
-                                       : "One run each, same data and seed: " + arms.join(", ") +
-                                             " (Ctrl+Shift+R)");
+  m_compare->setToolTip(!declared        ? "This experiment declares no comparison"
+                        : arms.isEmpty() ? "No arm is ticked (Arms menu)"
+                                         : "One run each, same data and seed: " + arms.join(", ") +
+                                               " (Ctrl+Shift+R)");
   m_problem->setText(c.ok() ? QString() : "Cannot run: " + QString::fromStdString(c.summary()));
 }
 

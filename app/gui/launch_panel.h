@@ -15,6 +15,7 @@ class QComboBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
+class QToolButton;
 
 namespace fl::widgets {
 class ConfigForm;
@@ -41,6 +42,10 @@ class LaunchPanel : public QWidget {
   void setParallelRuns(int n);
   QPushButton* runButton() const { return m_run; }
   QPushButton* compareButton() const { return m_compare; }
+  // The comparison arms ticked in the arms menu (all of the experiment's, until one is unticked).
+  std::vector<Variant> chosenVariants() const;
+  // Ticks exactly the arms with these labels (for tests and scripts); false if one is unknown.
+  bool chooseVariants(const QStringList& labels);
   widgets::ConfigForm* form() const { return m_form; }
 
  signals:
@@ -50,6 +55,7 @@ class LaunchPanel : public QWidget {
 
  private:
   void rebuildForm();
+  void rebuildArms();
   void updateValidity();
 
   const ExperimentRegistry& m_registry;
@@ -61,6 +67,7 @@ class LaunchPanel : public QWidget {
   QLabel* m_reference;
   QPushButton* m_run;
   QPushButton* m_compare;
+  QToolButton* m_arms;  // its menu ticks which arms "Run comparison" launches
   QSpinBox* m_parallel;
 };
 

@@ -179,7 +179,7 @@ std::vector<int64_t> MainWindow::launchComparison() {
   std::vector<int64_t> ids;
   if (!experiment) return ids;
   int64_t shown = 0;
-  for (const auto& variant : experiment->comparisonVariants()) {
+  for (const auto& variant : m_launch->chosenVariants()) {
     const int64_t id = launchWith(variant.overrides, variant.label);
     if (id == 0) break;
     ids.push_back(id);

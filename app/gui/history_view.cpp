@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QTableWidget>
+#include <QTimer>
 #include <QSettings>
 #include <QColor>
 #include <QVBoxLayout>
@@ -58,7 +59,8 @@ std::vector<std::string> differingKeys(const std::vector<store::RunRecord>& runs
 
 HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
     : QWidget(parent), m_store(store), m_table(new QTableWidget(this)), m_text(new QLineEdit(this)),
-      m_status(new QComboBox(this)), m_experiment(new QComboBox(this)), m_tag(new QLineEdit(this)) {
+      m_status(new QComboBox(this)), m_experiment(new QComboBox(this)), m_tag(new QLineEdit(this)),
+      m_typing(new QTimer(this)) {
   auto* layout = new QVBoxLayout(this);
   auto* filters = new QHBoxLayout;
   m_text->setPlaceholderText("filter: name, notes, experiment");
@@ -87,8 +89,12 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->verticalHeader()->hide();
 
-  connect(m_text, &QLineEdit::textChanged, this, &HistoryView::refresh);
-  connect(m_tag, &QLineEdit::textChanged, this, &HistoryView::refresh);
+  // Typing refreshes once it pauses (150 ms), not at every key: each refresh reads the store.
+  m_typing->setSingleShot(true);
+  m_typing->setInterval(150);
+  connect(m_typing, &QTimer::timeout, this, &HistoryView::refresh);
+  connect(m_text, &QLineEdit::textChanged, m_typing, qOverload<>(&QTimer::start));
+  connect(m_tag, &QLineEdit::textChanged, m_typing, qOverload<>(&QTimer::start));
   connect(m_status, &QComboBox::currentIndexChanged, this, &HistoryView::refresh);
   connect(m_experiment, &QComboBox::currentIndexChanged, this, &HistoryView::refresh);
   connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {

@@ -12,6 +12,7 @@ class QComboBox;
 class QSettings;
 class QLineEdit;
 class QTableWidget;
+class QTimer;
 
 namespace fl::store {
 class RunStore;
@@ -55,6 +56,7 @@ class HistoryView : public QWidget {
   QComboBox* m_status;
   QComboBox* m_experiment;
   QLineEdit* m_tag;
+  QTimer* m_typing;  // a refresh once the filter text stops changing
 };
 
 }  // namespace fl::gui

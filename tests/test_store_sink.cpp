@@ -77,6 +77,23 @@ class RemovalWitness : public fl::EventSink {
   std::vector<bool> m_existed;
 };
 
+// Trains the small fourier-head config into a new run of `store` through a StoreSink (with
+// checkpoints), showing every event to `witness` as well; returns the run id.
+int64_t trainInto(RunStore& store, fl::EventSink& witness) {
+  const auto config = smallConfig();
+  const int64_t id = store.createRun({"fourier-head", "", config, {}, {}});
+  fl::store::StoreSink sink(store.path(), id);
+  fl::FanOutSink both({&witness, &sink});
+  fl::RunnerOptions options;
+  options.checkpointDir = store.artifactFolder(id);
+  fl::Runner runner(fourierHead(), config, both, options);
+  runner.start();
+  runner.join();
+  sink.close();
+  if (sink.error()) qFatal("the store sink failed: %s", sink.error()->c_str());
+  return id;
+}
+
 }  // namespace
 
 class TestStoreSink : public QObject {
@@ -89,18 +106,8 @@ class TestStoreSink : public QObject {
   void aLiveRunIsRecordedCompletely() {
     const auto db = path("live.db");
     RunStore store(db);
-    const auto config = smallConfig();
-    const int64_t id = store.createRun({"fourier-head", "live", config, {}, {}});
     fl::EventQueue queue;
-    fl::store::StoreSink sink(db, id);
-    fl::FanOutSink both({&sink, &queue});
-    fl::RunnerOptions options;
-    options.checkpointDir = store.artifactFolder(id);
-    fl::Runner runner(fourierHead(), config, both, options);
-    runner.start();
-    runner.join();
-    sink.close();
-    QVERIFY(!sink.error());
+    const int64_t id = trainInto(store, queue);
 
     size_t metricEvents = 0, snapshotEvents = 0;
     for (const auto& e : queue.takeAll()) {
@@ -134,18 +141,8 @@ class TestStoreSink : public QObject {
   void supersededCheckpointsAreDeletedOnlyByTheStore() {
     const auto db = path("superseded.db");
     RunStore store(db);
-    const auto config = smallConfig();
-    const int64_t id = store.createRun({"fourier-head", "", config, {}, {}});
     RemovalWitness witness;
-    fl::store::StoreSink sink(db, id);
-    fl::FanOutSink both({&witness, &sink});
-    fl::RunnerOptions options;
-    options.checkpointDir = store.artifactFolder(id);
-    fl::Runner runner(fourierHead(), config, both, options);
-    runner.start();
-    runner.join();
-    sink.close();
-    QVERIFY(!sink.error());
+    const int64_t id = trainInto(store, witness);
     const auto existed = witness.existed();
     QVERIFY(!existed.empty());  // 6 checkpoints, at most 2 kept
     for (bool e : existed) QVERIFY(e);

@@ -70,6 +70,10 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(fl::widgets::compactCount(2500), QString("2.5k"));
     QCOMPARE(fl::widgets::compactCount(1500000), QString("1.5M"));
     QCOMPARE(fl::widgets::compactCount(-40000), QString("-40k"));
+    // Zoomed in, neighbouring ticks never share a label.
+    QCOMPARE(fl::widgets::compactCount(10025), QString("10025"));
+    QCOMPARE(fl::widgets::compactCount(10050), QString("10050"));
+    QCOMPARE(fl::widgets::compactCount(1025), QString("1025"));
     fl::widgets::MetricPlot plot("loss", "step", "cross-entropy");
     QVERIFY(plot.plot()->xAxis->ticker().dynamicCast<fl::widgets::StepTicker>());
   }

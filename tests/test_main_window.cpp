@@ -367,6 +367,14 @@ class TestMainWindow : public QObject {
     const auto kl = store.metric(id, "test/kl");
     QCOMPARE(kl.size(), size_t(6));  // one per epoch, none twice
     for (size_t i = 0; i < kl.size(); ++i) QCOMPARE(kl[i].step, int64_t(500 * (i + 1)));
+    // Shown again, the run is drawn whole: its past from the store, the rest from the resumed
+    // session (not from the stopped one, which ended at the stop).
+    w->openStoredRun(id);
+    for (auto* plot : w->dashboard()->metricPlots()) {
+      if (plot->objectName() != "kl") continue;
+      const QString curve = plot->curveNames().filter(QString("#%1").arg(id)).value(0);
+      QCOMPARE(plot->pointCount(curve), size_t(6));
+    }
   }
 
   void invalidConfigDisablesRunWithTheReason() {

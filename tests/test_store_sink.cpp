@@ -174,14 +174,11 @@ class TestStoreSink : public QObject {
     const int64_t id = RunStore(db).createRun({"x", "", nlohmann::json::object(), {}, {}});
     fl::store::StoreSink sink(db, id);
     QTest::qWait(100);  // the writer is waiting on its interval, as during a run
-    const auto sent = std::chrono::steady_clock::now();
     sink.onEvent(fl::MetricEvent{"train/loss", 1, 0.1, 2.0});
     RunStore reader(db, /*readOnly=*/true);
-    // 1 s plus slack for two shared cores; the point must not wait for close().
-    QTRY_COMPARE_WITH_TIMEOUT(reader.metric(id, "train/loss").size(), size_t(1), 1800);
-    const auto waited = std::chrono::steady_clock::now() - sent;
-    QVERIFY2(waited < std::chrono::milliseconds(1800),
-             qPrintable(QString::number(std::chrono::duration<double>(waited).count())));
+    // 1 s plus ample slack for two shared cores: what matters is that the point does not wait
+    // for close() (the sink stays open until after the check).
+    QTRY_COMPARE_WITH_TIMEOUT(reader.metric(id, "train/loss").size(), size_t(1), 3000);
     sink.close();
   }
 

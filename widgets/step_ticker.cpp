@@ -8,8 +8,12 @@ QString compactCount(double value) {
   const double magnitude = std::abs(value);
   if (magnitude < 1000) return QString::number(value, 'g', 4);
   const bool millions = magnitude >= 1e6;
-  // At most three significant digits: ticks are round numbers, so nothing is lost.
-  return QString::number(value / (millions ? 1e6 : 1e3), 'g', 3) + (millions ? "M" : "k");
+  const double unit = millions ? 1e6 : 1e3;
+  // Three significant digits say a round tick exactly (20k, 1.5M); a zoomed-in tick they would
+  // round (10025 -> "10k", like its neighbour) is written out whole instead.
+  const QString compact = QString::number(value / unit, 'g', 3);
+  if (std::abs(compact.toDouble() * unit - value) > 1e-9 * magnitude) return QString::number(value, 'f', 0);
+  return compact + (millions ? "M" : "k");
 }
 
 QString StepTicker::getTickLabel(double tick, const QLocale&, QChar, int) { return compactCount(tick); }

@@ -14,7 +14,8 @@ class StepTicker : public QCPAxisTicker {
   QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
 };
 
-// "20k", "1.5M", "750": what StepTicker writes for `value`.
+// "20k", "1.5M", "750": what StepTicker writes for `value`; a value three digits cannot say
+// exactly (10025) is written whole.
 QString compactCount(double value);
 
 }  // namespace fl::widgets

@@ -336,8 +336,9 @@ int64_t storedPartOf(const RunSession* live) {
 }  // namespace
 
 const RunSession* MainWindow::liveSession(int64_t runId) const {
-  for (auto* s : m_sessions)
-    if (s->live().id == runId && s->started()) return s;
+  // The newest: a run stopped and resumed in this window has an older, finished session too.
+  for (auto it = m_sessions.rbegin(); it != m_sessions.rend(); ++it)
+    if ((*it)->live().id == runId && (*it)->started()) return *it;
   return nullptr;
 }
 
@@ -485,11 +486,16 @@ void MainWindow::tick() {
     // After each evaluation, ask the probe again: it shows what the model predicts now.
     if (evaluated && !s->done()) askProbe();
   }
-  if (!anyChange) return;
-  m_dashboard->refresh();
-  startQueued();
-  // Tables a few times a second (they rebuild their items), and at once when a status changes.
+  if (anyChange) {
+    m_dashboard->refresh();
+    startQueued();
+    m_tablesPending = true;
+  }
+  // Tables a few times a second (they rebuild their items), and at once when a status changes;
+  // a skipped update is caught up by a later tick even if no event comes.
+  if (!m_tablesPending) return;
   if (!statusChanged && m_tablesUpdated.isValid() && m_tablesUpdated.elapsed() < 250) return;
+  m_tablesPending = false;
   m_tablesUpdated.start();
   for (auto* s : m_sessions)
     if (s->live().id == m_focused)

@@ -108,6 +108,7 @@ class MainWindow : public QMainWindow {
   QLabel* m_focusLabel;
   QTimer* m_timer;
   QElapsedTimer m_tablesUpdated;  // the Runs and metrics tables are redrawn at most 4 times a second
+  bool m_tablesPending = false;   // new data since they were last redrawn
   std::vector<RunSession*> m_sessions;
   widgets::ProbePanel* m_probe = nullptr;
   std::unique_ptr<ProbeServer> m_probeServer;  // probes the shown run when it is not training

@@ -36,6 +36,7 @@ class ScriptedTrial : public fl::Trial {
     out.metric("test/steps", static_cast<double>(stepsDone));
     out.metric("test/final", final ? 1.0 : 0.0);
   }
+  void loadCheckpoint(const std::string&) override {}  // nothing to restore: steps are scripted
   std::vector<fl::Snapshot> probe(const std::map<std::string, double>& inputs) override {
     fl::Snapshot s;
     s.name = "probe/echo";
@@ -182,6 +183,15 @@ class TestRunner : public QObject {
     QCOMPARE(messageOf("min", {}), std::string("best test/steps 5.000 vs paper 12.000 ± 1.000: outside the paper's spread"));
     // Another model is not the paper's: no comparison.
     QCOMPARE(messageOf("", {{"width", 4}}), std::string());
+    // A resumed run's best counts its past (from the store) as well as what it evaluates now.
+    fl::EventQueue queue;
+    fl::RunnerOptions options;
+    options.resume = fl::ResumePoint{"unused", 5, {{"test/steps", 0.5}}};
+    fl::Runner resumed(std::make_shared<PaperExperiment>(script, "min"), paperConfig({}), queue, options);
+    resumed.start();
+    resumed.join();
+    QCOMPARE(lastStatus(queue.takeAll()).message,
+             std::string("best test/steps 0.500 vs paper 12.000 ± 1.000: outside the paper's spread"));
   }
 
   void pausedRunTakesNoStepsButAnswersProbes() {

@@ -147,7 +147,9 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   runner.start();
 
   std::map<std::string, double> finalMetrics;
-  std::map<std::string, double> lowestMetrics;  // for references that compare the best value
+  // For references that compare the best value; a resumed run's past counts too.
+  std::map<std::string, double> lowestMetrics =
+      prepared.resume ? prepared.resume->lowestBefore : std::map<std::string, double>{};
   std::map<std::string, nlohmann::json> verdicts;  // snapshot name -> its latest verdict meta
   StatusEvent finalStatus;
   std::string device;

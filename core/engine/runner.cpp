@@ -103,6 +103,7 @@ void Runner::run() {
     }
     if (m_options.resume) {
       trial->loadCheckpoint(m_options.resume->checkpointPath);
+      m_lowestEval = m_options.resume->lowestBefore;
       m_sink.onEvent(LogEvent{LogLevel::Info,
                               "resumed from the checkpoint at step " +
                                   std::to_string(m_options.resume->step),

@@ -34,6 +34,9 @@ namespace fl {
 struct ResumePoint {
   std::string checkpointPath;
   int64_t step = 0;  // the checkpoint's step: training continues at step + 1
+  // Each metric's lowest value up to `step` (the run's past, from the store): a comparison with
+  // a paper's best value must see the evaluations before the interruption too.
+  std::map<std::string, double> lowestBefore;
 };
 
 struct RunnerOptions {

@@ -59,7 +59,10 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
                 std::to_string(chosen->step);
   store.truncateAfter(runId, chosen->step);
   plan.runId = runId;
-  plan.point = ResumePoint{chosen->path, chosen->step};
+  plan.point = ResumePoint{chosen->path, chosen->step, {}};
+  if (auto past = store.run(runId))  // its summaries now cover the steps up to the checkpoint
+    for (const auto& m : past->metrics)
+      if (m.count > 0) plan.point.lowestBefore[m.key] = m.min;
   return plan;
 }
 

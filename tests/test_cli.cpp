@@ -2,6 +2,8 @@
 // messages and the JSON summary on the last line of stdout.
 #include <QtTest>
 
+#include <cmath>
+
 #include <csignal>
 
 #include <nlohmann/json.hpp>
@@ -49,6 +51,25 @@ class TestCli : public QObject {
     QVERIFY(j["seconds"].get<double>() > 0);
     // Progress went to stderr, plain lines since stderr is not a terminal here.
     QVERIFY(r.err.contains("eval step"));
+    // 2 epochs is not the paper's configuration: no comparison with it.
+    QVERIFY(!j.contains("paper"));
+  }
+
+  // The paper's configuration (evaluation settings and seed free) is compared with Table 1, on
+  // stderr and in the JSON, as the Runner judged it.
+  void aPaperConfigurationRunSaysHowItCompares() {
+    auto r = runCli({"run", "fourier-head", "--preset", "paper-linear", "--set", "dataset=gmm2",
+                     "--set", "eval_every=100", "--device", "cpu", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    auto j = lastJsonLine(r.out);
+    QVERIFY2(j.contains("paper"), r.out.toUtf8().constData());
+    const auto& kl = j["paper"][0];
+    QCOMPARE(kl["preset"].get<std::string>(), std::string("paper-linear"));
+    QCOMPARE(kl["metric"].get<std::string>(), std::string("test/kl"));
+    QCOMPARE(kl["value"].get<double>(), j["metrics"]["test/kl"].get<double>());
+    QCOMPARE(kl["paper_mean"].get<double>(), 0.238);
+    QCOMPARE(kl["within_spread"].get<bool>(), std::abs(kl["value"].get<double>() - 0.238) <= 0.032);
+    QVERIFY(r.err.contains("paper (paper-linear): test/kl "));
   }
 
   void transformerExperimentsAreListed() {

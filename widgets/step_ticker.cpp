@@ -12,8 +12,8 @@ QString compactCount(double value) {
   // Three significant digits say a round tick exactly (20k, 1.5M); a zoomed-in tick they would
   // round (10025 -> "10k", like its neighbour) is written out whole instead.
   const QString compact = QString::number(value / unit, 'g', 3);
-  if (std::abs(compact.toDouble() * unit - value) > 1e-9 * magnitude) return QString::number(value, 'f', 0);
-  return compact + (millions ? "M" : "k");
+  const bool exact = std::abs(compact.toDouble() * unit - value) <= 1e-9 * magnitude;
+  return exact ? compact + (millions ? "M" : "k") : QString::number(value, 'f', 0);
 }
 
 QString StepTicker::getTickLabel(double tick, const QLocale&, QChar, int) { return compactCount(tick); }

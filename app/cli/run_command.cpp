@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,7 +10,6 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/console_progress.h"
-#include "core/engine/preset_verdicts.h"
 #include "core/engine/build_info.h"
 #include "core/engine/device.h"
 #include "core/engine/event_queue.h"
@@ -147,9 +145,6 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   runner.start();
 
   std::map<std::string, double> finalMetrics;
-  // For references that compare the best value; a resumed run's past counts too.
-  std::map<std::string, double> lowestMetrics =
-      prepared.resume ? prepared.resume->lowestBefore : std::map<std::string, double>{};
   std::map<std::string, nlohmann::json> verdicts;  // snapshot name -> its latest verdict meta
   StatusEvent finalStatus;
   std::string device;
@@ -158,12 +153,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   while (!done) {
     for (auto& event : events.waitAndTakeAll(std::chrono::milliseconds(100))) {
       progress.handle(event);
-      if (auto* metric = std::get_if<MetricEvent>(&event)) {
-        finalMetrics[metric->key] = metric->value;
-        auto lowest = lowestMetrics.find(metric->key);
-        if (lowest == lowestMetrics.end()) lowestMetrics.emplace(metric->key, metric->value);
-        else lowest->second = std::min(lowest->second, metric->value);
-      }
+      if (auto* metric = std::get_if<MetricEvent>(&event)) finalMetrics[metric->key] = metric->value;
       if (auto* snapshot = std::get_if<SnapshotEvent>(&event))
         if (snapshot->snapshot.meta.contains("verdict"))
           verdicts[snapshot->snapshot.name] = snapshot->snapshot.meta;
@@ -206,11 +196,9 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
       if (key.rfind("val/", 0) == 0 && !meta.value("ok", true)) mark = "   " + meta.value("verdict", "");
     std::fprintf(stderr, "  %-20s %.6g%s\n", key.c_str(), value, mark.c_str());
   }
-  // Against the published figures of every preset this config is (e.g. paper-fourier on gmm2).
-  const auto paper = finalStatus.status == RunStatus::Finished
-                         ? checkAgainstPresets(*experiment, config.values, finalMetrics,
-                                               lowestMetrics)
-                         : std::vector<ReferenceVerdict>{};
+  // Against the published figures of every preset this config is (e.g. paper-fourier on gmm2),
+  // as the Runner judged it.
+  const auto& paper = runner.paperVerdicts();
   for (const auto& v : paper) std::fprintf(stderr, "  paper (%s): %s\n", v.preset.c_str(), v.text.c_str());
 
   if (args.json) {

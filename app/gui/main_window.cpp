@@ -313,13 +313,8 @@ void MainWindow::openStoredRun(int64_t runId) {
   for (const auto& s : snapshotsOf(runId, /*latestOnly=*/false)) m_dashboard->addSnapshot(s.snapshot, s.step);
   updateMetricsTable();
   // A finished run's message is its verdicts (LEAKS, the paper's figures): shown with it.
-  QString status = QString::fromStdString(toString(run->status));
-  if (!run->message.empty()) status += ": " + QString::fromStdString(run->message).toHtmlEscaped();
-  m_focusLabel->setText(QString("<b style='color:%1'>run %2</b> %3 — %4")
-                            .arg(widgets::runColor(runId).name())
-                            .arg(runId)
-                            .arg(QString::fromStdString(run->name))
-                            .arg(status));
+  showFocusLine(runId, run->name,
+                toString(run->status) + (run->message.empty() ? "" : ": " + run->message));
   m_dashboard->refresh();
   m_tabs->setCurrentIndex(0);
 }
@@ -335,6 +330,14 @@ int64_t storedPartOf(const RunSession* live) {
 
 }  // namespace
 
+void MainWindow::showFocusLine(int64_t runId, const std::string& name, const std::string& state) {
+  m_focusLabel->setText(QString("<b style='color:%1'>run %2</b> %3 — %4")
+                            .arg(widgets::runColor(runId).name())
+                            .arg(runId)
+                            .arg(QString::fromStdString(name).toHtmlEscaped())
+                            .arg(QString::fromStdString(state).toHtmlEscaped()));
+}
+
 const RunSession* MainWindow::liveSession(int64_t runId) const {
   // The newest: a run stopped and resumed in this window has an older, finished session too.
   for (auto it = m_sessions.rbegin(); it != m_sessions.rend(); ++it)
@@ -348,14 +351,15 @@ void MainWindow::loadCurves(int64_t runId) {
   const RunSession* live = liveSession(runId);
   const int64_t storedUpTo = storedPartOf(live);
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> curves;
-  for (const auto& key : m_store->metricKeys(runId)) {
-    auto& [steps, values] = curves[key];
-    for (const auto& p : m_store->metric(runId, key)) {
-      if (p.step > storedUpTo) break;
-      steps.push_back(static_cast<double>(p.step));
-      values.push_back(p.value);
+  if (storedUpTo >= 0)  // a fresh live run's session has all of it: no store reads at all
+    for (const auto& key : m_store->metricKeys(runId)) {
+      auto& [steps, values] = curves[key];
+      for (const auto& p : m_store->metric(runId, key)) {
+        if (p.step > storedUpTo) break;
+        steps.push_back(static_cast<double>(p.step));
+        values.push_back(p.value);
+      }
     }
-  }
   if (live)
     for (const auto& [key, series] : live->history().metrics) {
       auto& [steps, values] = curves[key];
@@ -374,9 +378,10 @@ std::vector<store::StoredSnapshot> MainWindow::snapshotsOf(int64_t runId, bool l
   const RunSession* live = liveSession(runId);
   const int64_t storedUpTo = storedPartOf(live);
   std::vector<store::StoredSnapshot> out;
-  for (const auto& name : m_store->snapshotNames(runId))
-    for (auto& s : m_store->snapshots(runId, name, latestOnly && !live))
-      if (s.step <= storedUpTo) out.push_back(std::move(s));
+  if (storedUpTo >= 0)
+    for (const auto& name : m_store->snapshotNames(runId))
+      for (auto& s : m_store->snapshots(runId, name, latestOnly && !live))
+        if (s.step <= storedUpTo) out.push_back(std::move(s));
   if (live)
     for (const auto& e : live->history().snapshots) out.push_back({e.step, e.snapshot});
   if (latestOnly) {  // the newest of each name
@@ -497,18 +502,14 @@ void MainWindow::tick() {
   if (!statusChanged && m_tablesUpdated.isValid() && m_tablesUpdated.elapsed() < 250) return;
   m_tablesPending = false;
   m_tablesUpdated.start();
-  for (auto* s : m_sessions)
-    if (s->live().id == m_focused)
-      m_focusLabel->setText(QString("<b style='color:%1'>run %2</b> %3 — %4 %5 %6")
-                                .arg(widgets::runColor(m_focused).name())
-                                .arg(m_focused)
-                                .arg(QString::fromStdString(s->live().name))
-                                .arg(QString::fromStdString(toString(s->live().status)))
-                                .arg(QString::fromStdString(s->live().device))
-                                .arg(QString::fromStdString(s->done() || !s->live().judgement.empty()
-                                                                ? s->live().summary()
-                                                                : std::string())
-                                         .toHtmlEscaped()));
+  for (auto it = m_sessions.rbegin(); it != m_sessions.rend(); ++it) {  // the newest of the run
+    if ((*it)->live().id != m_focused) continue;
+    const auto& live = (*it)->live();
+    const std::string verdicts = (*it)->done() || !live.judgement.empty() ? live.summary() : "";
+    showFocusLine(m_focused, live.name,
+                  toString(live.status) + " " + live.device + (verdicts.empty() ? "" : " " + verdicts));
+    break;
+  }
   updateMetricsTable();
   updateRunsTable();
 }

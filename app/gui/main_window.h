@@ -86,6 +86,8 @@ class MainWindow : public QMainWindow {
   void loadCurves(int64_t runId);
   std::vector<store::StoredSnapshot> snapshotsOf(int64_t runId, bool latestOnly) const;
   const RunSession* liveSession(int64_t runId) const;
+  // The line above the dashboard: the shown run in its colour, its name and its state.
+  void showFocusLine(int64_t runId, const std::string& name, const std::string& state);
   void updateMetricsTable();
   void showError(const QString& what);
   void buildPanels(const Experiment& experiment);

@@ -4,6 +4,7 @@
 
 #include <type_traits>
 
+#include "core/engine/reference_check.h"
 #include "core/engine/runner.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
@@ -73,12 +74,14 @@ std::string LiveRun::summary() const {
   return text;
 }
 
+// The paper's part of the verdict is read from the message the way every list reads it.
 bool LiveRun::judged() const {
-  return !judgement.empty() || message.find(" vs paper ") != std::string::npos;
+  return !judgement.empty() || verdictHeadline(message).find("paper") != std::string::npos;
 }
 
 bool LiveRun::judgedBad() const {
-  return (!judgement.empty() && !judgementOk) || message.find("outside the paper's spread") != std::string::npos;
+  return (!judgement.empty() && !judgementOk) ||
+         verdictHeadline(message).find("outside paper") != std::string::npos;
 }
 
 RunDelta RunSession::drain() {

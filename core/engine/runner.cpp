@@ -126,10 +126,10 @@ void Runner::run() {
   m_done = true;
 }
 
-std::string Runner::finishedSummary(const nlohmann::json& config) const {
+std::string Runner::finishedSummary(const nlohmann::json& config) {
   std::string text = m_verdict;
-  const std::string paper =
-      joinVerdicts(checkAgainstPresets(*m_experiment, config, m_lastEval, m_lowestEval));
+  m_paperVerdicts = checkAgainstPresets(*m_experiment, config, m_lastEval, m_lowestEval);
+  const std::string paper = joinVerdicts(m_paperVerdicts);
   if (!paper.empty()) text += (text.empty() ? "" : "; ") + paper;
   return text;
 }

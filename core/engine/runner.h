@@ -28,6 +28,7 @@
 
 #include "core/engine/events.h"
 #include "core/engine/experiment.h"
+#include "core/engine/reference_check.h"
 
 namespace fl {
 
@@ -67,6 +68,9 @@ class Runner {
 
   bool isDone() const { return m_done.load(); }
   RunStatus finalStatus() const { return m_finalStatus.load(); }
+  // A finished run against the published figures of every preset it matches (empty for other
+  // runs); read after join(). The status message carries the same as text.
+  const std::vector<ReferenceVerdict>& paperVerdicts() const { return m_paperVerdicts; }
 
  private:
   struct ProbeRequest {
@@ -87,7 +91,7 @@ class Runner {
   double elapsed() const;
   // A finished run's status message: the experiment's judgement (e.g. "LEAKS -- ...") and how
   // its metrics compare with the published figures of every preset it matches.
-  std::string finishedSummary(const nlohmann::json& config) const;
+  std::string finishedSummary(const nlohmann::json& config);
   void emitStatus(RunStatus status, std::string message, int64_t step);
 
   std::shared_ptr<const Experiment> m_experiment;
@@ -107,6 +111,7 @@ class Runner {
   // Every evaluated metric's last and lowest value, for the comparison with published figures.
   std::map<std::string, double> m_lastEval;
   std::map<std::string, double> m_lowestEval;
+  std::vector<ReferenceVerdict> m_paperVerdicts;
   int64_t m_lastStep = 0;  // the status events' step: where a run failed or was cancelled
 
   std::mutex m_requestMutex;

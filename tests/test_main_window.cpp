@@ -11,6 +11,7 @@
 #include <QTableWidget>
 
 #include <QProcess>
+#include <QSettings>
 #include <QSlider>
 #include <qcustomplot.h>
 
@@ -280,6 +281,34 @@ class TestMainWindow : public QObject {
     QVERIFY2(err.contains("store error: ") && err.contains(path), qPrintable(err));
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll(), QByteArray(8192, 'x'));
+  }
+
+  void theDeviceHasOneControl() {
+    auto w = makeWindow("device.db");
+    QVERIFY(!w->launchPanel()->form()->field("device"));  // not in the form: the combo owns it
+    QVERIFY(w->launchPanel()->selectDevice("cpu"));
+    QCOMPARE(w->launchPanel()->config().values["device"].get<std::string>(), std::string("cpu"));
+    QVERIFY(!w->launchPanel()->selectDevice("tpu"));
+  }
+
+  void settingsAreKeptBetweenSessions() {
+    {
+      auto w = makeWindow("settings.db");
+      QVERIFY(w->launchPanel()->selectPreset("paper-gmm"));
+      QVERIFY(w->launchPanel()->selectDevice("cpu"));
+      w->launchPanel()->setParallelRuns(2);
+      w->findChild<QSlider*>()->setValue(40);
+      w->history()->filterText()->setText("abc");
+      w->show();
+      QVERIFY(w->close());  // closing saves them
+    }
+    auto w = makeWindow("settings.db");
+    QCOMPARE(w->launchPanel()->presetName(), QString("paper-gmm"));
+    QCOMPARE(w->launchPanel()->device(), QString("cpu"));
+    QCOMPARE(w->launchPanel()->parallelRuns(), 2);
+    QCOMPARE(w->findChild<QSlider*>()->value(), 40);
+    QCOMPARE(w->history()->filterText()->text(), QString("abc"));
+    QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing
   }
 
   void stopCancelsTheRun() {

@@ -21,7 +21,8 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
     return plan;
   }
   if (!expectedExperiment.empty() && expectedExperiment != run->experiment) {
-    plan.error = "run " + id + " is a '" + run->experiment + "' run, not '" + expectedExperiment + "'";
+    plan.error =
+        "run " + id + " is a '" + run->experiment + "' run, not '" + expectedExperiment + "'";
     return plan;
   }
   plan.experiment = registry.find(run->experiment);
@@ -36,34 +37,45 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
     plan.error = "run " + id + "'s stored config no longer validates: " + plan.config.summary();
     return plan;
   }
+  const CheckpointChoice choice = newestExistingCheckpoint(store, runId);
+  if (!choice.chosen) {
+    plan.error = choice.recorded == 0 ? "run " + id + " has no checkpoint to resume from"
+                                      : "run " + id + "'s checkpoint files are missing (" +
+                                            choice.missing + "); nothing was changed";
+    return plan;
+  }
+  if (!choice.missing.empty())
+    plan.note = "skipped missing checkpoint files (" + choice.missing + "); resuming from step " +
+                std::to_string(choice.chosen->step);
+  plan.runId = runId;
+  plan.point = rewindTo(store, runId, *choice.chosen);
+  return plan;
+}
+
+CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId) {
   // Newest first, the first whose file is really there: a file can be gone while its row stays
   // (deleted by hand, or a crash between the keep policy and the store). Nothing is dropped
   // before one is found, so a run that cannot resume stays exactly as it was.
+  CheckpointChoice choice;
   const auto checkpoints = store.checkpoints(runId);
-  std::string missing;
-  const Checkpoint* chosen = nullptr;
-  for (auto it = checkpoints.rbegin(); it != checkpoints.rend() && !chosen; ++it) {
+  choice.recorded = checkpoints.size();
+  for (auto it = checkpoints.rbegin(); it != checkpoints.rend() && !choice.chosen; ++it) {
     std::error_code ec;
-    if (fs::is_regular_file(it->path, ec)) chosen = &*it;
-    else missing += (missing.empty() ? "" : ", ") + it->path;
+    if (fs::is_regular_file(it->path, ec))
+      choice.chosen = *it;
+    else
+      choice.missing += (choice.missing.empty() ? "" : ", ") + it->path;
   }
-  if (!chosen) {
-    plan.error = checkpoints.empty()
-                     ? "run " + id + " has no checkpoint to resume from"
-                     : "run " + id + "'s checkpoint files are missing (" + missing +
-                           "); nothing was changed";
-    return plan;
-  }
-  if (!missing.empty())
-    plan.note = "skipped missing checkpoint files (" + missing + "); resuming from step " +
-                std::to_string(chosen->step);
-  store.truncateAfter(runId, chosen->step);
-  plan.runId = runId;
-  plan.point = ResumePoint{chosen->path, chosen->step, {}};
+  return choice;
+}
+
+ResumePoint rewindTo(RunStore& store, int64_t runId, const Checkpoint& checkpoint) {
+  store.truncateAfter(runId, checkpoint.step);
+  ResumePoint point{checkpoint.path, checkpoint.step, {}};
   if (auto past = store.run(runId))  // its summaries now cover the steps up to the checkpoint
     for (const auto& m : past->metrics)
-      if (m.count > 0) plan.point.lowestBefore[m.key] = m.min;
-  return plan;
+      if (m.count > 0) point.lowestBefore[m.key] = m.min;
+  return point;
 }
 
 }  // namespace fl::store

@@ -12,6 +12,7 @@
 
 #include "core/store/open_checks.h"
 #include "core/store/schema.h"
+#include "core/study/config_hash.h"
 #include "fourierlab/version.h"
 
 namespace fl::store {
@@ -22,7 +23,7 @@ namespace {
 
 constexpr const char* kRunColumns =
     "id, experiment, name, status, config, device, seed, created, started, finished, "
-    "app_version, build, notes, message, last_step, total_steps, archived";
+    "app_version, build, notes, message, last_step, total_steps, archived, uid, config_hash";
 
 double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
@@ -155,11 +156,17 @@ void RunStore::markDeadRunsInterrupted() {
 }
 
 int64_t RunStore::createRun(const NewRun& run) {
-  const auto writer = currentProcess();
   Transaction tx(m_db);
+  const int64_t id = insertRun(run);
+  tx.commit();
+  return id;
+}
+
+int64_t RunStore::insertRun(const NewRun& run) {
+  const auto writer = currentProcess();
   auto s = m_db.prepare(
       "INSERT INTO runs(experiment, name, status, config, seed, created, app_version, build, "
-      "host, pid, pid_start) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)");
+      "host, pid, pid_start, uid, config_hash) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, run.experiment)
       .bind(2, run.name)
       .bind(3, run.config.dump())
@@ -170,11 +177,12 @@ int64_t RunStore::createRun(const NewRun& run) {
       .bind(8, writer.host)
       .bind(9, writer.pid)
       .bind(10, writer.startTicks)
+      .bind(11, newUid())
+      .bind(12, study::configHash(run.experiment, run.config))
       .run();
   const int64_t id = m_db.lastInsertId();
   auto tag = m_db.prepare("INSERT OR IGNORE INTO tags(run_id, tag) VALUES (?, ?)");
   for (const auto& t : run.tags) tag.bind(1, id).bind(2, t).run();
-  tx.commit();
   return id;
 }
 
@@ -197,6 +205,8 @@ RunRecord RunStore::readRun(Statement& s) const {
   r.lastStep = s.int64(14);
   r.totalSteps = s.int64(15);
   r.archived = s.int64(16) != 0;
+  r.uid = s.isNull(17) ? "" : s.text(17);
+  r.configHash = s.text(18);
   return r;
 }
 

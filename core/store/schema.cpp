@@ -1,6 +1,11 @@
 #include "core/store/schema.h"
 
+#include <random>
 #include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/study/config_hash.h"
 
 namespace fl::store {
 
@@ -79,7 +84,62 @@ CREATE TABLE artifacts (
 CREATE INDEX artifacts_by_run ON artifacts(run_id, kind, step);
 )sql";
 
+const char* const kSchemaVersion3 = R"sql(
+ALTER TABLE runs ADD COLUMN config_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN uid TEXT;
+CREATE INDEX runs_by_hash ON runs(config_hash);
+CREATE TABLE studies (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  uid         TEXT NOT NULL UNIQUE,
+  name        TEXT NOT NULL,
+  experiment  TEXT NOT NULL,
+  spec        TEXT NOT NULL,            -- JSON StudySpec, axes in their declared order
+  spec_hash   TEXT NOT NULL,            -- the same spec is the same study
+  created     REAL NOT NULL,
+  notes       TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX studies_by_spec ON studies(spec_hash);
+CREATE TABLE study_cells (
+  study_id    INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+  cell        INTEGER NOT NULL,         -- its place in the expansion
+  arm         TEXT NOT NULL DEFAULT '',
+  axes        TEXT NOT NULL,            -- JSON: the axis values, without the seed
+  seed        INTEGER NOT NULL,
+  config      TEXT NOT NULL,            -- JSON, validated and complete
+  config_hash TEXT NOT NULL,
+  run_id      INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+  PRIMARY KEY (study_id, cell)
+) WITHOUT ROWID;
+CREATE INDEX study_cells_by_run ON study_cells(run_id);
+)sql";
+
+std::string newUid() {
+  static thread_local std::mt19937_64 rng{std::random_device{}() ^
+                                          (static_cast<uint64_t>(std::random_device{}()) << 32)};
+  static const char* const kHex = "0123456789abcdef";
+  std::string uid;
+  for (int part = 0; part < 2; ++part) {
+    uint64_t bits = rng();
+    for (int i = 0; i < 16; ++i, bits >>= 4) uid += kHex[bits & 15];
+  }
+  return uid;
+}
+
 namespace {
+
+// Version 3 gives every existing run its uid and its config hash (computed here: SQL cannot).
+void identifyExistingRuns(const Database& db) {
+  auto read = db.prepare("SELECT id, experiment, config FROM runs");
+  auto write = db.prepare("UPDATE runs SET uid = ?, config_hash = ? WHERE id = ?");
+  while (read.step()) {
+    const auto config = nlohmann::json::parse(read.text(2), nullptr, /*allow_exceptions=*/false);
+    write.bind(1, newUid())
+        .bind(2, config.is_object() ? study::configHash(read.text(1), config) : std::string())
+        .bind(3, read.int64(0))
+        .run();
+  }
+  db.exec("CREATE UNIQUE INDEX runs_by_uid ON runs(uid)");
+}
 
 constexpr const char* kApplicationMarker = "fourierlab";
 
@@ -125,6 +185,10 @@ void migrate(const Database& db) {
   }
   if (from < 2) {
     db.exec("ALTER TABLE runs ADD COLUMN archived INTEGER NOT NULL DEFAULT 0");
+  }
+  if (from < 3) {
+    db.exec(kSchemaVersion3);
+    identifyExistingRuns(db);
   }
   db.exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
           "' WHERE key = 'schema_version'");

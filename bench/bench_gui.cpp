@@ -20,12 +20,14 @@
 
 #include "app/gui/launch_panel.h"
 #include "app/gui/main_window.h"
-#include "app/gui/run_session.h"
+#include "app/gui/run_view.h"
+#include "app/gui/run_views.h"
 #include "core/engine/event_queue.h"
 #include "core/engine/registry.h"
 #include "core/engine/runner.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
+#include "core/study/thread_budget.h"
 #include "experiments/builtin_experiments.h"
 #include "widgets/config_form.h"
 #include "widgets/metric_plot.h"
@@ -91,6 +93,11 @@ int main(int argc, char** argv) {
     fl::FanOutSink sink({&storeSink, &queue});
     fl::RunnerOptions options;
     options.checkpointDir = store.artifactFolder(id);
+    // The threads the window's queue gives one such run (the studies' thread budget), so the
+    // two differ only by the window's own work.
+    options.threads = fl::study::planThreadBudget(fl::study::availableCores(), 1,
+                                                  experiment->usefulThreads(config))
+                          .threadsPerRun;
     fl::Runner runner(experiment, config, sink, options);
     QElapsedTimer t;
     t.start();
@@ -111,8 +118,10 @@ int main(int argc, char** argv) {
     qobject_cast<QSpinBox*>(window.launchPanel()->form()->field("epochs"))->setValue(epochs);
     QEventLoop loop;
     QTimer poll;
+    int64_t id = 0;
     QObject::connect(&poll, &QTimer::timeout, [&] {
-      if (window.sessions().back()->done()) loop.quit();
+      const fl::gui::RunView* view = id ? window.views().find(id) : nullptr;
+      if (view && fl::isTerminal(view->status())) loop.quit();
     });
     poll.start(50);
     QTimer probe;
@@ -127,7 +136,7 @@ int main(int argc, char** argv) {
     }
     QElapsedTimer t;
     t.start();
-    window.launch();
+    id = window.launch();
     loop.exec();
     return t.nsecsElapsed() / 1e9;
   };

@@ -1,4 +1,5 @@
-// Registers every experiment that ships with FourierLab. Called by the composition roots
+// Registers every experiment that ships with FourierLab (each folder of experiments/ with its
+// fourierlab_experiment() line in experiments/CMakeLists.txt). Called by the composition roots
 // (app/cli, app/gui) and by tests that need the real experiments.
 #pragma once
 

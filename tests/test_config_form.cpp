@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QWheelEvent>
 
 #include "widgets/config_form.h"
 
@@ -62,6 +63,61 @@ class TestConfigForm : public QObject {
     lr->setText("0.01");
     QVERIFY(form.issues().empty());
     QVERIFY(lr->styleSheet().isEmpty());
+  }
+
+  // Scrolling the form over a field changes nothing unless the field has focus (#14).
+  void theWheelChangesOnlyAFocusedField() {
+    QWidget window;
+    auto* form = new fl::widgets::ConfigForm(&window);
+    form->setSpecs(specs());
+    window.resize(400, 400);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* epochs = qobject_cast<QSpinBox*>(form->field("epochs"));
+    auto* head = qobject_cast<QComboBox*>(form->field("head"));
+    auto wheel = [](QWidget* w) {
+      const QPoint at = w->rect().center();
+      QWheelEvent event(at, w->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                        Qt::NoScrollPhase, false);
+      QApplication::sendEvent(w, &event);
+    };
+    QVERIFY(!epochs->hasFocus());
+    wheel(epochs);
+    wheel(head);
+    QCOMPARE(epochs->value(), 500);
+    QCOMPARE(head->currentText(), QString("fourier"));
+    QCOMPARE(epochs->focusPolicy(), Qt::StrongFocus);  // a wheel does not give it focus either
+    epochs->setFocus();
+    QTRY_VERIFY(epochs->hasFocus());
+    wheel(epochs);
+    QCOMPARE(epochs->value(), 501);
+  }
+
+  // Any parameter can hold a list of values: a study's axis, in the CLI's --grid syntax (#14).
+  void aParameterCanHoldAListOfValues() {
+    fl::widgets::ConfigForm form;
+    form.setSpecs(specs());
+    QVERIFY(form.axes().empty());
+    QVERIFY(form.setList("epochs", "2,4,...,10"));
+    QVERIFY(form.isVaried("epochs"));
+    QVERIFY(form.field("epochs")->isHidden());
+    const auto axes = form.axes();
+    QCOMPARE(axes.size(), size_t(1));
+    QCOMPARE(axes[0].key, std::string("epochs"));
+    QCOMPARE(axes[0].values.size(), size_t(5));
+    QCOMPARE(axes[0].values.back().get<int>(), 10);
+    QCOMPARE(form.values()["epochs"].get<int>(), 2);  // the config stays valid: the first value
+    QVERIFY(form.issues().empty());
+    form.setList("head", "linear,nope");
+    QCOMPARE(form.axes().size(), size_t(1));  // the bad list is left out, and said:
+    const auto issues = form.issues();
+    QCOMPARE(issues.size(), size_t(1));
+    QCOMPARE(issues[0].key, std::string("head"));
+    QVERIFY(issues[0].message.find("nope") != std::string::npos);
+    QVERIFY(!form.listField("head")->styleSheet().isEmpty());
+    QVERIFY(form.setList("head", ""));  // an empty list: back to one value
+    QVERIFY(!form.isVaried("head"));
+    QVERIFY(!form.setList("no_such", "1,2"));
   }
 
   void presetsSetOnlyTheirKeys() {

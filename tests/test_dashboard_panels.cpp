@@ -78,8 +78,9 @@ class TestDashboardPanels : public QObject {
     QVERIFY(plot.plot()->xAxis->ticker().dynamicCast<fl::widgets::StepTicker>());
   }
 
-  // Legends sit right of the axes, one entry per row, and step aside past ten entries.
-  void legendsShowUpToTenEntries() {
+  // Legends sit right of the axes, one entry per row while the height holds them, then in two
+  // columns, and step aside (hover names the curves) only when even that does not fit. #14
+  void legendsNameEveryEntryTheyHaveRoomFor() {
     fl::widgets::MetricPlot plot("loss", "step", "cross-entropy");
     plot.resize(500, 300);
     for (int i = 0; i < 10; ++i)
@@ -88,7 +89,11 @@ class TestDashboardPanels : public QObject {
     QVERIFY(plot.plot()->legend->visible());
     QCOMPARE(plot.plot()->legend->itemCount(), 10);
     QCOMPARE(plot.plot()->legend->columnCount(), 1);
-    plot.setCurve("#10 one more", Qt::blue, {0, 1}, {1.0, 0.5});
+    for (int i = 10; i < 30; ++i) plot.setCurve(QString("#%1 more").arg(i), Qt::blue, {0, 1}, {1.0, 0.5});
+    plot.refresh();
+    QVERIFY(plot.plot()->legend->visible());
+    QCOMPARE(plot.plot()->legend->columnCount(), 2);
+    for (int i = 30; i < 80; ++i) plot.setCurve(QString("#%1 too many").arg(i), Qt::blue, {0, 1}, {1.0, 0.5});
     plot.refresh();
     QVERIFY(!plot.plot()->legend->visible());
   }
@@ -142,7 +147,10 @@ class TestDashboardPanels : public QObject {
       QCOMPARE(plot->plot()->graph(r)->data()->size(), 4);
     }
     QCOMPARE(plot->plot()->graph(2)->data()->at(3)->value, 6.0);
-    QVERIFY(plot->plot()->graph(0)->pen().color() != plot->plot()->graph(1)->pen().color());
+    // One run's rows: its colour, told apart by line style (#14).
+    QCOMPARE(plot->plot()->graph(0)->pen().color(), plot->plot()->graph(1)->pen().color());
+    QVERIFY(plot->plot()->graph(0)->pen().style() != plot->plot()->graph(1)->pen().style());
+    QVERIFY(plot->plot()->graph(1)->pen().style() != plot->plot()->graph(2)->pen().style());
     QVERIFY(plot->rowSelector()->isHidden());  // every row is drawn: nothing to pick
     // x follows the data, not the PDFs' [-1, 1].
     QCOMPARE(plot->plot()->xAxis->range().lower, 0.0);
@@ -164,7 +172,8 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(plot->plot()->graphCount(), 2);
     QCOMPARE(plot->plot()->graph(0)->name(), QString("ppl/by_length"));
     QCOMPARE(plot->plot()->graph(1)->name(), QString("#2 rope"));
-    QCOMPARE(plot->plot()->graph(1)->pen().color(), runColor(2));
+    QCOMPARE(plot->plot()->graph(1)->pen().color(), d.colors().of(2));
+    QVERIFY(d.colors().of(2) != plot->plot()->graph(0)->pen().color());
     QCOMPARE(plot->plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
     QCOMPARE(finitePoints(plot->plot()->graph(0)), 3);  // the zero cannot sit on a log axis
     QVERIFY(plot->plot()->yAxis->range().lower > 0);
@@ -186,21 +195,25 @@ class TestDashboardPanels : public QObject {
     auto* plot = qobject_cast<SnapshotPlot*>(d.panel("ppl_len"));
     QCOMPARE(plot->plot()->graphCount(), 2);
     QCOMPARE(plot->plot()->graph(0)->name(), QString("rope"));
-    QCOMPARE(plot->plot()->graph(0)->pen().color(), runColor(5));
+    QCOMPARE(plot->plot()->graph(0)->pen().color(), d.colors().of(5));
     QCOMPARE(plot->plot()->graph(1)->name(), QString("#6 FoPE"));
-    QCOMPARE(plot->plot()->graph(1)->pen().color(), runColor(6));
+    QCOMPARE(plot->plot()->graph(1)->pen().color(), d.colors().of(6));
+    QVERIFY(d.colors().of(5) != d.colors().of(6));
     QCOMPARE(plot->plot()->graph(1)->pen().style(), Qt::SolidLine);
   }
 
-  // The Fourier head's PDF panel keeps its names, densities and range.
+  // The Fourier head's PDF panel keeps its names, densities and range: the snapshots declare
+  // their roles (truth, prediction), whatever their names (#14).
   void pdfSnapshotsKeepTheirMeaning() {
     Dashboard d;
-    d.setPanels({panel("pdf", PanelKind::SnapshotCurves, {"pdf/true", "pdf/pred"})});
+    d.setPanels({panel("pdf", PanelKind::SnapshotCurves, {"dist/a", "dist/b"})});
     const std::vector<SnapshotAxis> axes{{"input", "", {}}, {"z", "", {-0.75f, -0.25f, 0.25f, 0.75f}}};
-    auto truth = snapshot("pdf/true", {2, 4}, {0.25f, 0.25f, 0.25f, 0.25f, 0, 0, 0.5f, 0.5f}, axes);
+    auto truth = snapshot("dist/a", {2, 4}, {0.25f, 0.25f, 0.25f, 0.25f, 0, 0, 0.5f, 0.5f}, axes);
     truth.valueLabel = "probability";
+    truth.role = fl::SnapshotRole::Truth;
     auto pred = truth;
-    pred.name = "pdf/pred";
+    pred.name = "dist/b";
+    pred.role = fl::SnapshotRole::Prediction;
     d.addSnapshot(truth, 3);
     d.addSnapshot(pred, 3);
     d.addOverlaySnapshot(2, pred);  // bins do not overlay
@@ -210,6 +223,7 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(plot->plot()->graphCount(), 2);
     QCOMPARE(plot->plot()->graph(0)->name(), QString("true (bins)"));
     QCOMPARE(plot->plot()->graph(1)->name(), QString("predicted (bins)"));
+    QCOMPARE(plot->plot()->graph(0)->pen().color(), fl::widgets::truthColor());
     QCOMPARE(plot->plot()->graph(0)->data()->at(0)->value, 0.5);  // 0.25 / bin width 0.5
     QCOMPARE(plot->plot()->xAxis->range().lower, -1.0);  // the outer half bins included
     QCOMPARE(plot->plot()->xAxis->range().upper, 1.0);
@@ -233,7 +247,8 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(bars.size(), 2);
     QCOMPARE(bars[0]->data()->size(), 2);  // the zero bar cannot sit on a log axis
     QCOMPARE(bars[1]->data()->size(), 3);
-    QVERIFY(bars[0]->brush().color() != bars[1]->brush().color());
+    // One run's two series: its colour, told apart by the fill.
+    QVERIFY(bars[0]->brush().style() != bars[1]->brush().style());
     QVERIFY(plot->plot()->legend->visible());
     auto ticker = plot->plot()->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
     QVERIFY(ticker);
@@ -340,6 +355,36 @@ class TestDashboardPanels : public QObject {
 
     d.clearData();
     QCOMPARE(verdict->verdict(), QString("no verdict yet"));
+  }
+
+  // Whole-number coordinates (frequencies k, heads) get whole-number ticks (#14).
+  void wholeNumberCoordinatesGetWholeTicks() {
+    Dashboard d;
+    d.setPanels({panel("spectrum", PanelKind::SnapshotBars, {"spectrum/abs_c"})});
+    d.addSnapshot(snapshot("spectrum/abs_c", {4}, {1.0f, 0.5f, 0.25f, 0.1f}, {{"k", "", {0, 1, 2, 3}}}), 1);
+    d.resize(500, 300);
+    d.refresh();
+    auto* plot = qobject_cast<SnapshotPlot*>(d.panel("spectrum"));
+    plot->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(!plot->plot()->xAxis->tickVector().isEmpty());
+    for (double tick : plot->plot()->xAxis->tickVector()) QCOMPARE(tick, std::round(tick));
+  }
+
+  // A panel maximised fills the dashboard; the others come back with it (#14).
+  void aPanelCanBeMaximisedAndRestored() {
+    Dashboard d;
+    d.setPanels({panel("a", PanelKind::MetricLines, {"a"}), panel("b", PanelKind::MetricLines, {"b"}),
+                 panel("c", PanelKind::MetricLines, {"c"})});
+    d.resize(1200, 700);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    d.maximize("b");
+    QCOMPARE(d.maximized(), QString("b"));
+    QVERIFY(d.panel("a")->isHidden() && !d.panel("b")->isHidden());
+    d.maximize(QString());
+    QVERIFY(!d.panel("a")->isHidden() && !d.panel("c")->isHidden());
+    d.resize(500, 700);  // room for one column only
+    QTRY_COMPARE(d.columns(), 1);
   }
 
   // MainWindow::exportShownRun writes every QCustomPlot whose parent is a named panel.

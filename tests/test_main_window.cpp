@@ -1,37 +1,109 @@
-// Tests app/gui/main_window.h offscreen: Run starts a run whose metrics reach the plots and
-// the store, Stop cancels it, an invalid config disables Run with the reason, the history
-// lists and sorts stored runs, and a stored run opens with its plots.
+// Tests app/gui/main_window.h offscreen, as a user drives it: Run starts a run whose metrics
+// reach the plots, the tables and the store; Stop cancels it; an invalid config disables Run
+// with the reason; comparisons, studies and History; and the window's habits (issue 14): no
+// stale state after switching experiments, a comparison kept when one of its runs is clicked,
+// the History sorted by column key with empty columns left out, Delete asking with No as the
+// default, the empty store offering the demo, a first window that fits the screen. Every wait
+// is on a condition (QTRY_*), every table column is found by its name or key.
 #include <QtTest>
 
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPushButton>
-#include <QSpinBox>
-#include <QTableWidget>
-
+#include <QMessageBox>
 #include <QProcess>
+#include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSlider>
+#include <QSpinBox>
+#include <QTableView>
+
 #include <qcustomplot.h>
 
 #include <algorithm>
 #include <set>
 
+#include "app/gui/history_model.h"
 #include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
 #include "app/gui/main_window.h"
-#include "app/gui/run_session.h"
+#include "app/gui/metrics_table_model.h"
+#include "app/gui/run_display.h"
+#include "app/gui/run_queue.h"
+#include "app/gui/run_views.h"
+#include "app/gui/runs_table_model.h"
+#include "app/gui/study_view.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
 #include "experiments/builtin_experiments.h"
 #include "widgets/config_form.h"
 #include "widgets/dashboard.h"
+#include "widgets/frozen_columns_view.h"
 #include "widgets/metric_plot.h"
 #include "widgets/probe_panel.h"
 #include "widgets/run_colors.h"
 #include "widgets/snapshot_plot.h"
+#include "widgets/study_figure_plot.h"
+#include "widgets/study_table_model.h"
+#include "widgets/text_table_model.h"
 #include "widgets/verdict_panel.h"
+
+using fl::gui::MainWindow;
+using fl::gui::RunsTableModel;
+
+namespace {
+
+// The run's view says it is over: its terminal status was drained (and drawn in that tick).
+bool isOver(const MainWindow& w, int64_t id) {
+  const fl::gui::RunView* view = w.views().find(id);
+  return view && fl::isTerminal(view->status()) && !w.queue()->isTraining(id);
+}
+
+bool allOver(const MainWindow& w) {
+  return std::all_of(w.queue()->runs().begin(), w.queue()->runs().end(),
+                     [&](int64_t id) { return isOver(w, id); }) &&
+         w.queue()->waitingCount() == 0;
+}
+
+QString runsCell(const MainWindow& w, int64_t id, int column) {
+  const int row = w.runsModel()->rowOf(id);
+  return w.runsModel()->data(w.runsModel()->index(row, column), Qt::DisplayRole).toString();
+}
+
+size_t pointsIn(const fl::widgets::Dashboard& d, const QString& panel, int64_t id) {
+  for (auto* plot : d.metricPlots()) {
+    if (plot->objectName() != panel) continue;
+    const QString curve = plot->curveNames().filter(QString("#%1").arg(id)).value(0);
+    return curve.isEmpty() ? 0 : plot->pointCount(curve);
+  }
+  return 0;
+}
+
+QSpinBox* spin(MainWindow& w, const char* name) {
+  return qobject_cast<QSpinBox*>(w.launchPanel()->form()->field(name));
+}
+
+// Clicks the Runs table's row of a run, with modifiers (Ctrl adds it to the selection).
+void clickRun(MainWindow& w, int64_t id, Qt::KeyboardModifiers modifiers = {}) {
+  QTableView* table = w.runsTable();
+  const QModelIndex index = table->model()->index(w.runsModel()->rowOf(id), RunsTableModel::kName);
+  QTest::mouseClick(table->viewport(), Qt::LeftButton, modifiers, table->visualRect(index).center());
+}
+
+// Answers the next modal message box with `button`, noting which button was its default.
+void answerNextMessageBox(QMessageBox::StandardButton button, QMessageBox::StandardButton* defaultOne,
+                          QString* text = nullptr) {
+  QTimer::singleShot(50, [=] {
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    if (!box) return answerNextMessageBox(button, defaultOne, text);
+    if (defaultOne) *defaultOne = box->standardButton(box->defaultButton());
+    if (text) *text = box->text();
+    box->button(button) ? box->button(button)->click() : box->accept();
+  });
+}
+
+}  // namespace
 
 class TestMainWindow : public QObject {
   Q_OBJECT
@@ -39,13 +111,12 @@ class TestMainWindow : public QObject {
   QTemporaryDir m_dir;
   fl::ExperimentRegistry m_registry;
 
-  std::unique_ptr<fl::gui::MainWindow> makeWindow(const QString& db) {
+  std::unique_ptr<MainWindow> makeWindow(const QString& db) {
     auto store = std::make_unique<fl::store::RunStore>((m_dir.path() + "/" + db).toStdString());
-    auto w = std::make_unique<fl::gui::MainWindow>(m_registry, std::move(store));
+    auto w = std::make_unique<MainWindow>(m_registry, std::move(store));
     w->launchPanel()->selectExperiment("fourier-head");
-    auto* form = w->launchPanel()->form();
-    qobject_cast<QSpinBox*>(form->field("samples"))->setValue(400);
-    qobject_cast<QSpinBox*>(form->field("eval_every"))->setValue(1);
+    spin(*w, "samples")->setValue(400);
+    spin(*w, "eval_every")->setValue(1);
     return w;
   }
 
@@ -53,37 +124,36 @@ class TestMainWindow : public QObject {
   void initTestCase() {
     fl::registerBuiltinExperiments(m_registry);
     QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
+    QSettings("FourierLab", "FourierLab").clear();
   }
 
-  void runReachesPlotsAndStore() {
+  void runReachesPlotsTablesAndStore() {
     auto w = makeWindow("run.db");
-    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(3);
+    spin(*w, "epochs")->setValue(3);
     const int64_t id = w->launch();
     QVERIFY(id > 0);
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 60000);
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->live().status == fl::RunStatus::Finished, 5000);
-    QTest::qWait(100);  // one more tick drains the last events
-    size_t points = 0;
-    for (auto* plot : w->dashboard()->metricPlots())
-      for (const auto& name : plot->curveNames()) points += plot->pointCount(name);
-    QVERIFY2(points >= 3 + 4 * 3, qPrintable(QString::number(points)));  // loss + 4 test metrics
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
+    QCOMPARE(w->views().find(id)->status(), fl::RunStatus::Finished);
     fl::store::RunStore store((m_dir.path() + "/run.db").toStdString());
-    auto run = store.run(id).value();
-    QCOMPARE(fl::toString(run.status), std::string("finished"));
+    QTRY_COMPARE_WITH_TIMEOUT(store.run(id)->status, fl::RunStatus::Finished, 5000);
     QCOMPARE(store.metric(id, "test/kl").size(), size_t(3));
+    // Every point reached the plots: the loss per epoch and each test metric per evaluation.
+    QCOMPARE(pointsIn(*w->display()->dashboard(), "loss", id), size_t(3));
+    QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", id), size_t(3));
     // The live metrics table shows the run's last values.
-    auto* metrics = w->metricsTable();
-    QVERIFY(metrics && metrics->rowCount() == 1);
-    QStringList columns;
-    for (int c = 0; c < metrics->columnCount(); ++c) columns << metrics->horizontalHeaderItem(c)->text();
-    const int kl = columns.indexOf("test/kl");
+    auto* metrics = w->display()->metricsModel();
+    QCOMPARE(metrics->rowCount(), 1);
+    const int kl = metrics->column("test/kl");
     QVERIFY(kl > 0);
-    QVERIFY(std::abs(metrics->item(0, kl)->text().toDouble() - store.metric(id, "test/kl").back().value) < 1e-4);
-    QCOMPARE(w->runsTable()->rowCount(), 1);
-    QCOMPARE(w->runsTable()->item(0, 2)->text(), QString("finished"));
+    QVERIFY(std::abs(metrics->data(metrics->index(0, kl), Qt::DisplayRole).toDouble() -
+                     store.metric(id, "test/kl").back().value) < 1e-4);
+    QCOMPARE(w->runsModel()->rowCount(), 1);
+    QCOMPARE(runsCell(*w, id, RunsTableModel::kStatus), QString("finished"));
+    QCOMPARE(runsCell(*w, id, RunsTableModel::kProgress), QString("epoch 3/3"));
+    QCOMPARE(runsCell(*w, id, RunsTableModel::kThreads), QString());  // no longer training
 
     // The finished run's probe answers from its last checkpoint.
-    auto* probe = w->probePanel();
+    auto* probe = w->display()->probePanel();
     probe->setInput("x", -0.5);
     probe->setInput("y", 0.5);
     QTRY_VERIFY_WITH_TIMEOUT([&] {
@@ -95,129 +165,134 @@ class TestMainWindow : public QObject {
   void paperPresetsShowTheirFiguresAndShortenedRunsAreNotCompared() {
     auto w = makeWindow("paper.db");
     QVERIFY(w->launchPanel()->selectPreset("paper-fourier"));
+    QVERIFY(!w->launchPanel()->presetModified());
     // Before the run: what the paper measured.
     const auto labels = w->launchPanel()->findChildren<QLabel*>();
     QVERIFY(std::any_of(labels.begin(), labels.end(), [](QLabel* l) {
       return l->text().contains("dataset gmm2: test/kl 0.146 ± 0.033");
     }));
     // A 2-epoch run of it is not the paper's configuration: no verdict, nothing in red.
-    auto* form = w->launchPanel()->form();
-    qobject_cast<QSpinBox*>(form->field("samples"))->setValue(400);
-    qobject_cast<QSpinBox*>(form->field("epochs"))->setValue(2);
-    w->launch();
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 60000);
-    QTest::qWait(100);
-    QVERIFY(!w->sessions().back()->live().judged());
-    QVERIFY(!w->runsTable()->item(0, 6)->text().contains("vs paper"));
+    spin(*w, "samples")->setValue(400);
+    spin(*w, "epochs")->setValue(2);
+    QVERIFY(w->launchPanel()->presetModified());  // the preset says it was edited (#14)
+    const int64_t id = w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
+    QVERIFY(w->views().find(id)->verdicts().empty());
+    QVERIFY(!runsCell(*w, id, RunsTableModel::kVerdict).contains("paper"));
   }
 
-  void aStoredRunShowsItsPaperVerdictInRedWhenOutside() {
+  void aStoredRunShowsItsTypedVerdictInRedWhenOutside() {
     const QString path = m_dir.path() + "/stored-verdict.db";
     int64_t id = 0;
     {
       fl::store::RunStore store(path.toStdString());
       id = store.createRun({"fourier-head", "paper-fourier", {{"dataset", "gmm2"}}, {}, {}});
       fl::store::StoreSink sink(path.toStdString(), id);
-      sink.onEvent(fl::StatusEvent{fl::RunStatus::Finished,
-                                   "test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread", "cpu", 10, 1.0});
+      fl::Verdict outside;
+      outside.source = fl::VerdictSource::Paper;
+      outside.subject = "test/kl";
+      outside.label = fl::kOutsidePaper;
+      outside.passed = false;
+      outside.detail = "test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread";
+      fl::StatusEvent finished{fl::RunStatus::Finished, "words nobody parses", "cpu", 10, 1.0, {}};
+      finished.verdicts = {outside};
+      sink.onEvent(finished);
       sink.close();
     }
     auto w = makeWindow("stored-verdict.db");
     w->refreshHistory();
-    auto* table = w->history()->table();
-    QCOMPARE(table->rowCount(), 1);
-    auto* status = table->item(0, 3);
-    QCOMPARE(status->text(), QString("finished: outside paper"));
-    QCOMPARE(status->toolTip(), QString("test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread"));
-    QCOMPARE(status->foreground().color(), QColor(170, 0, 0));
+    auto* model = w->history()->model();
+    QCOMPARE(model->rowCount(), 1);
+    const QModelIndex verdict = model->index(0, model->column("verdict"));
+    QCOMPARE(verdict.data().toString(), QString("outside paper"));
+    QCOMPARE(verdict.data(Qt::ToolTipRole).toString(),
+             QString("test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread"));
+    QCOMPARE(verdict.data(Qt::ForegroundRole).value<QColor>(), QColor(170, 0, 0));
     w->openStoredRun(id);
-    const auto labels = w->findChildren<QLabel*>();
-    QVERIFY(std::any_of(labels.begin(), labels.end(), [](QLabel* l) {
-      return l->text().contains("outside the paper's spread") && l->text().contains("run ");
-    }));
+    const QString line = w->display()->focusLine()->text();
+    QVERIFY2(line.contains("outside the paper") && line.contains("run ") && line.contains("#aa0000"),
+             qPrintable(line));
   }
 
   void shortcutsReachTheirActions() {
     auto w = makeWindow("shortcuts.db");
-    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(100000);
+    spin(*w, "epochs")->setValue(100000);
     w->show();
     QApplication::setActiveWindow(w.get());
     QVERIFY(QTest::qWaitForWindowActive(w.get()));
     // Run comparison: one run per declared arm (linear, Fourier N = 4, 12, 20).
     QTest::keySequence(w.get(), QKeySequence("Ctrl+Shift+R"));
-    QCOMPARE(w->sessions().size(), size_t(4));
-    // Stop: the shown run (the paper's N = 12 arm, shown first) is cancelled, the others go on.
-    auto* shown = w->sessions()[2];
-    QCOMPARE(shown->live().name, std::string("fourier N=12"));
-    QTRY_VERIFY_WITH_TIMEOUT(shown->live().progress.step > 0, 30000);
+    QCOMPARE(w->queue()->runs().size(), size_t(4));
+    // The paper's N = 12 arm is shown first, the others overlaid.
+    const int64_t shown = w->display()->focused();
+    QCOMPARE(w->views().find(shown)->name(), std::string("fourier N=12"));
+    QCOMPARE(w->display()->shown().size(), size_t(4));
+    QTRY_VERIFY_WITH_TIMEOUT(w->views().find(shown)->progress().step > 0, 30000);
+    // Stop: the shown run is cancelled, the others go on.
     QTest::keySequence(w.get(), QKeySequence("Ctrl+."));
-    QTRY_VERIFY_WITH_TIMEOUT(shown->done(), 10000);
-    QCOMPARE(fl::toString(shown->live().status), std::string("cancelled"));
-    QVERIFY(!w->sessions().front()->done() && !w->sessions().back()->done());
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, shown), 10000);
+    QCOMPARE(w->views().find(shown)->status(), fl::RunStatus::Cancelled);
+    QVERIFY(!isOver(*w, w->queue()->runs().front()));
     // Run: one more.
     QTest::keySequence(w.get(), QKeySequence("Ctrl+R"));
-    QCOMPARE(w->sessions().size(), size_t(5));
+    QCOMPARE(w->queue()->runs().size(), size_t(5));
     // Compare the runs selected in History.
     w->refreshHistory();
     w->history()->table()->selectAll();
     QTest::keySequence(w.get(), QKeySequence("Ctrl+Shift+C"));
-    QVERIFY(w->configDiffTable()->isVisibleTo(w.get()));
-    QCOMPARE(w->configDiffTable()->rowCount(), 5);
-    for (auto* s : w->sessions()) s->cancel();
-    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(w->sessions().begin(), w->sessions().end(),
-                                         [](auto* s) { return s->done(); }), 20000);
+    QVERIFY(w->display()->configDiffTable()->isVisibleTo(w.get()));
+    QCOMPARE(w->display()->configDiffModel()->rowCount(), 5);
+    w->queue()->cancelAll();
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 20000);
   }
 
-  void smoothingStaysAppliedWhenThePanelsAreRebuilt() {
+  void smoothingSaysItsWeightAndStaysAppliedWhenThePanelsAreRebuilt() {
     auto w = makeWindow("smoothing.db");
-    auto* slider = w->findChild<QSlider*>();
-    QVERIFY(slider);
-    slider->setValue(60);
-    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(2);
-    w->launch();  // focusing the new run rebuilds the dashboard
-    QVERIFY(!w->dashboard()->metricPlots().isEmpty());
-    for (auto* plot : w->dashboard()->metricPlots()) QCOMPARE(plot->smoothing(), 0.6);
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 60000);
+    w->display()->smoothing()->setValue(60);
+    const auto labels = w->display()->findChildren<QLabel*>();
+    QVERIFY(std::any_of(labels.begin(), labels.end(), [](QLabel* l) { return l->text() == "0.60"; }));
+    w->launchPanel()->selectExperiment("fope");  // another experiment: new panels
+    w->launchPanel()->selectExperiment("fourier-head");
+    QVERIFY(!w->display()->dashboard()->metricPlots().isEmpty());
+    for (auto* plot : w->display()->dashboard()->metricPlots()) QCOMPARE(plot->smoothing(), 0.6);
   }
 
   void switchingBetweenLiveRunsLosesNoPoints() {
     auto w = makeWindow("switch.db");
-    auto* form = w->launchPanel()->form();
-    qobject_cast<QSpinBox*>(form->field("epochs"))->setValue(3000);
-    qobject_cast<QSpinBox*>(form->field("eval_every"))->setValue(30);
+    spin(*w, "epochs")->setValue(3000);
+    spin(*w, "eval_every")->setValue(30);
+    w->launchPanel()->setParallelRuns(2);
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
     const int64_t first = w->launch();
     const int64_t second = w->launch();  // shown; the first trains unseen
     // While both train, show the first again, then the second, then the first.
     for (int64_t id : {first, second, first}) {
-      QTest::qWait(400);
-      QVERIFY(!w->sessions().front()->done() && !w->sessions().back()->done());
-      auto* table = w->runsTable();
-      for (int row = 0; row < table->rowCount(); ++row)
-        if (table->item(row, 0)->text().toLongLong() == id) QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualItemRect(table->item(row, 0)).center());
+      const int64_t before = w->views().find(id)->progress().step;
+      QTRY_VERIFY_WITH_TIMEOUT(w->views().find(id)->progress().step > before, 30000);
+      QVERIFY(!isOver(*w, first) && !isOver(*w, second));
+      clickRun(*w, id);
+      QCOMPARE(w->display()->focused(), id);
     }
-    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(w->sessions().begin(), w->sessions().end(),
-                                         [](auto* s) { return s->done(); }), 60000);
-    QTest::qWait(100);
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 120000);
     fl::store::RunStore store((m_dir.path() + "/switch.db").toStdString());
-    for (auto* plot : w->dashboard()->metricPlots()) {
-      if (plot->objectName() != "kl") continue;
-      const QString curve = plot->curveNames().filter(QString("#%1").arg(first)).value(0);
-      QVERIFY2(!curve.isEmpty(), qPrintable(plot->curveNames().join(", ")));
-      // Every evaluation once: none lost between the store's last flush and the switch, none twice.
-      QCOMPARE(plot->pointCount(curve), store.metric(first, "test/kl").size());
-      QCOMPARE(plot->pointCount(curve), size_t(100));
-    }
+    // Every evaluation once: none lost between the store's last flush and the switch, none twice.
+    QTRY_COMPARE_WITH_TIMEOUT(store.metric(first, "test/kl").size(), size_t(100), 5000);
+    QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", first), size_t(100));
+    QCOMPARE(w->views().find(first)->metrics().at("test/kl").steps.size(), size_t(100));
   }
 
-  void aRunKeepsItsColourInEveryPanel() {
+  void runsShownTogetherHaveTheirOwnColourInEveryPanel() {
     auto w = makeWindow("colours.db");
-    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(2);
-    w->launch();
-    const int64_t id = w->launch();  // the second run: not the first colour
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 60000);
-    QTest::qWait(100);
-    const QColor colour = fl::widgets::runColor(id);
-    auto* pdf = w->dashboard()->panel("pdf")->findChild<QCustomPlot*>();
+    spin(*w, "epochs")->setValue(2);
+    w->launchPanel()->chooseVariants({"linear", "fourier N=12"});
+    const auto ids = w->launchComparison();
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
+    auto& colors = w->display()->dashboard()->colors();
+    QVERIFY(colors.of(ids[0]) != colors.of(ids[1]));
+    const int64_t shown = w->display()->focused();
+    const QColor colour = colors.of(shown);
+    auto* pdf = w->display()->dashboard()->panel("pdf")->findChild<QCustomPlot*>();
     bool predicted = false;
     for (int g = 0; g < pdf->graphCount(); ++g)
       if (pdf->graph(g)->name().startsWith("predicted")) {
@@ -225,9 +300,12 @@ class TestMainWindow : public QObject {
         predicted = true;
       }
     QVERIFY(predicted);
-    auto* spectrum = w->dashboard()->panel("spectrum")->findChild<QCustomPlot*>();
+    auto* spectrum = w->display()->dashboard()->panel("spectrum")->findChild<QCustomPlot*>();
     QVERIFY(spectrum->plottableCount() > 0);
     QCOMPARE(qobject_cast<QCPBars*>(spectrum->plottable(0))->brush().color(), colour);
+    // The tables show the same colours.
+    const QModelIndex swatch = w->runsModel()->index(w->runsModel()->rowOf(shown), RunsTableModel::kRun);
+    QCOMPARE(swatch.data(Qt::DecorationRole).value<QColor>(), colour);
   }
 
   void theCommandLineRefusesMistakes_data() {
@@ -239,6 +317,8 @@ class TestMainWindow : public QObject {
     QTest::newRow("preset alone") << QStringList{"--preset", "demo"} << "--preset needs --start EXPERIMENT";
     QTest::newRow("bad id") << QStringList{"--open", "3,x"} << "--open: 'x' is not a run id";
     QTest::newRow("missing run") << QStringList{"--open", "42"} << "--open: there is no run 42 in ";
+    QTest::newRow("bad study id") << QStringList{"--study", "x"} << "--study: 'x' is not a study id";
+    QTest::newRow("missing study") << QStringList{"--study", "7"} << "--study: there is no study 7 in ";
   }
 
   void theCommandLineRefusesMistakes() {
@@ -255,16 +335,19 @@ class TestMainWindow : public QObject {
 
   void aQueuedRunStoppedBeforeItStartsIsRecordedCancelled() {
     auto w = makeWindow("queued.db");
-    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(100000);
+    spin(*w, "epochs")->setValue(100000);
     w->launchPanel()->setParallelRuns(1);
     const int64_t first = w->launch();
     const int64_t second = w->launch();  // waits for the first: shown, and stopped while queued
-    QVERIFY(!w->sessions().back()->started());
+    QVERIFY(w->queue()->isWaiting(second));
+    QCOMPARE(runsCell(*w, second, RunsTableModel::kStatus), QString("waiting"));
     w->stopFocused();
-    QCOMPARE(fl::toString(w->sessions().back()->live().status), std::string("cancelled"));
+    QCOMPARE(w->views().find(second)->status(), fl::RunStatus::Cancelled);
     fl::store::RunStore store((m_dir.path() + "/queued.db").toStdString());
-    QCOMPARE(fl::toString(store.run(second)->status), std::string("cancelled"));
+    QCOMPARE(store.run(second)->status, fl::RunStatus::Cancelled);
     QVERIFY(first != second);
+    w->queue()->cancelAll();
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 20000);
   }
 
   void aCorruptStoreIsRefusedWithExitThreeAndLeftAsItWas() {
@@ -297,8 +380,9 @@ class TestMainWindow : public QObject {
       QVERIFY(w->launchPanel()->selectPreset("paper-gmm"));
       QVERIFY(w->launchPanel()->selectDevice("cpu"));
       w->launchPanel()->setParallelRuns(2);
-      w->findChild<QSlider*>()->setValue(40);
+      w->display()->smoothing()->setValue(40);
       w->history()->filterText()->setText("abc");
+      w->history()->sortByKey("name", Qt::DescendingOrder);
       w->show();
       QVERIFY(w->close());  // closing saves them
     }
@@ -306,37 +390,64 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->launchPanel()->presetName(), QString("paper-gmm"));
     QCOMPARE(w->launchPanel()->device(), QString("cpu"));
     QCOMPARE(w->launchPanel()->parallelRuns(), 2);
-    QCOMPARE(w->findChild<QSlider*>()->value(), 40);
+    QCOMPARE(w->display()->smoothing()->value(), 40);
     QCOMPARE(w->history()->filterText()->text(), QString("abc"));
+    QCOMPARE(w->history()->sortKey(), QString("name"));
     QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing
   }
 
-  void stopCancelsTheRun() {
+  // A first start sizes the window to the screen it opens on; Parallel runs starts at auto,
+  // which the budget fills in (2 runs x 1 thread on 2 cores for the Fourier head, not 4).
+  void aFirstWindowFitsItsScreenAndParallelRunsIsAuto() {
+    QSettings("FourierLab", "FourierLab").clear();
+    auto w = makeWindow("first.db");
+    const QRect screen = w->screen()->availableGeometry();
+    QVERIFY(w->width() <= screen.width() && w->height() <= screen.height());
+    QCOMPARE(w->launchPanel()->parallelRuns(), 0);
+    auto* parallel = w->launchPanel()->findChildren<QSpinBox*>().front();
+    QVERIFY2(parallel->specialValueText().startsWith("auto ("), qPrintable(parallel->specialValueText()));
+    QCOMPARE(w->queue()->requestedParallel(), 0);
+  }
+
+  void stopCancelsTheRunAndResumeKeepsItsRow() {
     auto w = makeWindow("stop.db");
-    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(100000);
+    spin(*w, "epochs")->setValue(6);
+    spin(*w, "checkpoint_every")->setValue(1);
+    spin(*w, "samples")->setValue(20000);  // 500 steps an epoch
     const int64_t id = w->launch();
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->live().progress.step > 0, 30000);
-    w->stopFocused();
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 10000);
-    QCOMPARE(fl::toString(w->sessions().back()->live().status), std::string("cancelled"));
     fl::store::RunStore store((m_dir.path() + "/stop.db").toStdString());
-    QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status), std::string("cancelled"), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(!store.checkpoints(id).empty(), 60000);
+    w->stopFocused();
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 10000);
+    if (w->views().find(id)->status() == fl::RunStatus::Finished) QSKIP("it finished before the stop");
+    QCOMPARE(w->views().find(id)->status(), fl::RunStatus::Cancelled);
+    QTRY_COMPARE_WITH_TIMEOUT(store.run(id)->status, fl::RunStatus::Cancelled, 5000);
     // Cancelling keeps the work: a checkpoint where it stopped, so it resumes from there.
     const auto message = store.run(id)->message;
     QVERIFY2(message.find("; checkpoint saved") != std::string::npos, message.c_str());
     const int64_t stoppedAt = std::stoll(message.substr(std::string("cancelled after ").size()));
-    QVERIFY(stoppedAt > 0);
     QTRY_VERIFY_WITH_TIMEOUT(!store.checkpoints(id).empty() && store.checkpoints(id).back().step == stoppedAt, 5000);
     QVERIFY(w->resumeRun(id));
+    QCOMPARE(w->runsModel()->rowCount(), 1);  // resuming adds no second row (#14)
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
+    QTRY_COMPARE_WITH_TIMEOUT(store.run(id)->status, fl::RunStatus::Finished, 5000);
+    const auto kl = store.metric(id, "test/kl");
+    QCOMPARE(kl.size(), size_t(6));  // one per epoch, none twice
+    for (size_t i = 0; i < kl.size(); ++i) QCOMPARE(kl[i].step, int64_t(500 * (i + 1)));
+    // Shown, the run is drawn whole: its past from the store, the rest from the resumed session.
+    QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", id), size_t(6));
+    w->openStoredRun(id);
+    QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", id), size_t(6));
   }
 
   void exportWritesPlotsMetricsAndConfig() {
     auto w = makeWindow("export.db");
-    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(2);
+    spin(*w, "epochs")->setValue(2);
     w->resize(1400, 900);
     const int64_t id = w->launch();
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 60000);
-    QTest::qWait(100);
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
+    fl::store::RunStore store((m_dir.path() + "/export.db").toStdString());
+    QTRY_VERIFY_WITH_TIMEOUT(store.metric(id, "test/kl").size() == 2, 5000);
     const auto files = w->exportShownRun(m_dir.path() + "/export");
     QVERIFY(files.contains(m_dir.path() + QString("/export/run-%1-kl.png").arg(id)));
     QVERIFY(files.contains(m_dir.path() + QString("/export/run-%1-pdf.pdf").arg(id)));
@@ -349,14 +460,16 @@ class TestMainWindow : public QObject {
     QFile config(m_dir.path() + QString("/export/run-%1-config.json").arg(id));
     QVERIFY(config.open(QIODevice::ReadOnly));
     QCOMPARE(nlohmann::json::parse(config.readAll().toStdString())["epochs"].get<int>(), 2);
+    QFile csv(m_dir.path() + QString("/export/run-%1-metrics.csv").arg(id));
+    QVERIFY(csv.open(QIODevice::ReadOnly) && csv.readAll().contains("test/kl"));
   }
 
   void probeReturnsTheDensityForChosenInputs() {
     auto w = makeWindow("probe.db");
-    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(100000);
-    w->launch();
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->live().progress.step > 0, 30000);
-    auto* probe = w->probePanel();
+    spin(*w, "epochs")->setValue(100000);
+    const int64_t id = w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(w->views().find(id)->progress().step > 0, 30000);
+    auto* probe = w->display()->probePanel();
     QVERIFY(probe);
     probe->setInput("x", 0.5);
     probe->setInput("y", -0.25);
@@ -369,41 +482,13 @@ class TestMainWindow : public QObject {
     }(), 10000);
     auto* truth = probe->plot()->latest("probe/true_grid");
     QVERIFY(truth);
+    QCOMPARE(truth->role, fl::SnapshotRole::Truth);
     // The true gmm2 density at (0.5, -0.25) peaks near z = 0.5 and z = -0.25.
     const auto& ticks = truth->axes.back().ticks;
     const auto peak = std::max_element(truth->data.begin(), truth->data.end()) - truth->data.begin();
     QVERIFY(std::abs(ticks[peak] - 0.5) < 0.05 || std::abs(ticks[peak] + 0.25) < 0.05);
     w->stopFocused();
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 10000);
-  }
-
-  void resumeContinuesACancelledRunWithoutOverlap() {
-    auto w = makeWindow("resume.db");
-    auto* form = w->launchPanel()->form();
-    qobject_cast<QSpinBox*>(form->field("epochs"))->setValue(6);
-    qobject_cast<QSpinBox*>(form->field("checkpoint_every"))->setValue(1);
-    qobject_cast<QSpinBox*>(form->field("samples"))->setValue(20000);  // 500 steps an epoch
-    const int64_t id = w->launch();
-    fl::store::RunStore store((m_dir.path() + "/resume.db").toStdString());
-    QTRY_VERIFY_WITH_TIMEOUT(!store.checkpoints(id).empty(), 60000);
-    w->stopFocused();
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 10000);
-    QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status), std::string("cancelled"), 5000);
-    if (store.run(id)->lastStep >= 3000) QSKIP("the run finished before it could be stopped");
-    QVERIFY(w->resumeRun(id));
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 60000);
-    QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status), std::string("finished"), 5000);
-    const auto kl = store.metric(id, "test/kl");
-    QCOMPARE(kl.size(), size_t(6));  // one per epoch, none twice
-    for (size_t i = 0; i < kl.size(); ++i) QCOMPARE(kl[i].step, int64_t(500 * (i + 1)));
-    // Shown again, the run is drawn whole: its past from the store, the rest from the resumed
-    // session (not from the stopped one, which ended at the stop).
-    w->openStoredRun(id);
-    for (auto* plot : w->dashboard()->metricPlots()) {
-      if (plot->objectName() != "kl") continue;
-      const QString curve = plot->curveNames().filter(QString("#%1").arg(id)).value(0);
-      QCOMPARE(plot->pointCount(curve), size_t(6));
-    }
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 10000);
   }
 
   void invalidConfigDisablesRunWithTheReason() {
@@ -418,49 +503,85 @@ class TestMainWindow : public QObject {
     QVERIFY(w->launchPanel()->runButton()->isEnabled());
   }
 
-  void comparisonLaunchesOnlyTheChosenArms() {
+  void comparisonLaunchesOnlyTheChosenArmsOnTheSameDataAndSeed() {
     auto w = makeWindow("arms.db");
-    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(2);
+    spin(*w, "epochs")->setValue(2);
     QVERIFY(!w->launchPanel()->chooseVariants({"no such arm"}));
     QVERIFY(w->launchPanel()->chooseVariants({"linear", "fourier N=20"}));
     const auto ids = w->launchComparison();
     QCOMPARE(ids.size(), size_t(2));
-    QCOMPARE(w->sessions().front()->live().name, std::string("linear"));
-    QCOMPARE(w->sessions().back()->live().name, std::string("fourier N=20"));
+    QCOMPARE(w->views().find(ids[0])->name(), std::string("linear"));
+    QCOMPARE(w->views().find(ids[1])->name(), std::string("fourier N=20"));
     // Nothing ticked: the button says why it is off.
     QVERIFY(w->launchPanel()->chooseVariants({}));
     QVERIFY(!w->launchPanel()->compareButton()->isEnabled());
     QVERIFY(w->launchPanel()->compareButton()->toolTip().contains("No arm is ticked"));
-    for (auto* s : w->sessions()) QTRY_VERIFY_WITH_TIMEOUT(s->done(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
+    fl::store::RunStore store((m_dir.path() + "/arms.db").toStdString());
+    QCOMPARE(store.run(ids[1])->config["seed"], store.run(ids[0])->config["seed"]);
+    QCOMPARE(store.run(ids[1])->config["dataset"], store.run(ids[0])->config["dataset"]);
+    // The KL panel overlays one curve per arm, the PDF panel the other arm's prediction.
+    QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", ids[0]), size_t(2));
+    QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", ids[1]), size_t(2));
+    auto* pdf = qobject_cast<fl::widgets::SnapshotPlot*>(w->display()->dashboard()->panel("pdf"));
+    QCOMPARE(pdf->overlayCount(), 1);
   }
 
-  void comparisonRunsEachVariantOnTheSameDataAndSeed() {
-    auto w = makeWindow("compare.db");
-    qobject_cast<QSpinBox*>(w->launchPanel()->form()->field("epochs"))->setValue(2);
-    const auto ids = w->launchComparison();
-    QCOMPARE(ids.size(), size_t(4));
-    for (auto* s : w->sessions()) QTRY_VERIFY_WITH_TIMEOUT(s->done(), 60000);
-    QTest::qWait(100);
-    fl::store::RunStore store((m_dir.path() + "/compare.db").toStdString());
-    std::set<std::string> heads;
-    for (auto id : ids) {
-      auto run = store.run(id).value();
-      QCOMPARE(fl::toString(run.status), std::string("finished"));
-      QCOMPARE(run.config["seed"], store.run(ids[0])->config["seed"]);
-      QCOMPARE(run.config["dataset"], store.run(ids[0])->config["dataset"]);
-      heads.insert(run.config["head"].get<std::string>() + std::to_string(run.config["frequencies"].get<int>()));
+  // Selecting runs in the Runs table overlays them; a click on one of them focuses it and keeps
+  // the comparison; a click elsewhere shows that run alone, the comparison one click away. #14
+  void theRunsTableOverlaysItsSelectionAndNeverLosesAComparisonInOneClick() {
+    auto w = makeWindow("select.db");
+    spin(*w, "epochs")->setValue(2);
+    const int64_t a = w->launch(), b = w->launch(), c = w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
+    w->resize(1280, 720);
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    clickRun(*w, a);
+    clickRun(*w, c, Qt::ControlModifier);
+    QCOMPARE(w->display()->shown(), (std::vector<int64_t>{c, a}));  // the last clicked focused
+    QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", a), size_t(2));
+    clickRun(*w, a);  // one of the comparison: focused, the comparison kept
+    QCOMPARE(w->display()->focused(), a);
+    QCOMPARE(w->display()->shown().size(), size_t(2));
+    clickRun(*w, b);  // another run: alone, with the way back
+    QCOMPARE(w->display()->shown(), (std::vector<int64_t>{b}));
+    QVERIFY(w->display()->canGoBack());
+    QVERIFY(w->display()->backToComparison());
+    QCOMPARE(std::set<int64_t>(w->display()->shown().begin(), w->display()->shown().end()),
+             (std::set<int64_t>{a, c}));
+  }
+
+  // Switching the experiment leaves nothing of the previous runs on screen. #14
+  void switchingTheExperimentLeavesNoStaleState() {
+    auto w = makeWindow("stale.db");
+    spin(*w, "epochs")->setValue(2);
+    const int64_t id = w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
+    QVERIFY(!w->display()->focusLine()->text().isEmpty());
+    QCOMPARE(w->display()->metricsModel()->rowCount(), 1);
+    w->launchPanel()->selectExperiment("fope");
+    QVERIFY(w->display()->focusLine()->text().isEmpty());
+    QCOMPARE(w->display()->metricsModel()->rowCount(), 0);
+    QVERIFY(w->display()->shown().empty());
+    QVERIFY(w->display()->dashboard()->panel("ppl_curves"));
+    for (auto* plot : w->display()->dashboard()->metricPlots()) QVERIFY(plot->curveNames().isEmpty());
+  }
+
+  void comparingRunsOfDifferentExperimentsWarns() {
+    const auto path = (m_dir.path() + "/mixed.db").toStdString();
+    int64_t head = 0, fope = 0;
+    {
+      fl::store::RunStore store(path);
+      head = store.createRun({"fourier-head", "h", {{"seed", 1}}, {}, {}});
+      fope = store.createRun({"fope", "f", {{"seed", 1}}, {}, {}});
     }
-    QCOMPARE(heads.size(), size_t(4));
-    // The KL panel overlays one curve per arm.
-    QStringList klCurves;
-    for (auto* plot : w->dashboard()->metricPlots())
-      for (const auto& name : plot->curveNames())
-        if (plot->parent() && plot->objectName() == "kl") klCurves << name;
-    QCOMPARE(klCurves.size(), 4);
-    // The PDF panel overlays the other arms' predicted densities over the shown run's.
-    auto* pdf = qobject_cast<fl::widgets::SnapshotPlot*>(w->dashboard()->panel("pdf"));
-    QVERIFY(pdf);
-    QCOMPARE(pdf->overlayCount(), 3);
+    auto w = makeWindow("mixed.db");
+    w->compareRuns({head, fope});
+    QVERIFY(w->display()->warning()->isVisibleTo(w->display()));
+    QVERIFY(w->display()->warning()->text().contains("different experiments"));
+    w->compareRuns({head});
+    QVERIFY(!w->display()->warning()->isVisibleTo(w->display()));
   }
 
   void aLeakingFourierQkRunIsLabelledLeaksBesideItsLoss() {
@@ -470,22 +591,28 @@ class TestMainWindow : public QObject {
                                          {"layers", 1}, {"train_len", 32}, {"batch_size", 4},
                                          {"steps", 20}, {"eval_every", 10}, {"eval_tokens", 256},
                                          {"synthetic_chars", 20000}});
-    QVERIFY(w->launch() > 0);
-    QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 60000);
-    QTest::qWait(100);
-    auto* verdict = qobject_cast<fl::widgets::VerdictPanel*>(w->dashboard()->panel("verdict"));
+    const int64_t id = w->launch();
+    QVERIFY(id > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
+    auto* verdict = qobject_cast<fl::widgets::VerdictPanel*>(w->display()->dashboard()->panel("verdict"));
     QVERIFY(verdict);
     QCOMPARE(verdict->verdict(), QString("LEAKS"));
     QCOMPARE(verdict->ok(), std::optional<bool>(false));
-    const QString message = w->runsTable()->item(0, 6)->text();
+    const QString message = runsCell(*w, id, RunsTableModel::kVerdict);
     QVERIFY2(message.startsWith("LEAKS (val/loss "), qPrintable(message));
-    QCOMPARE(w->runsTable()->item(0, 6)->foreground().color(), QColor(170, 0, 0));
-    // The stored run keeps its verdict: the history's status column shows it.
+    const QModelIndex cell = w->runsModel()->index(0, RunsTableModel::kVerdict);
+    QCOMPARE(cell.data(Qt::ForegroundRole).value<QColor>(), QColor(170, 0, 0));
+    // A step-based run counts steps, not "epoch 0/1". #14
+    QCOMPARE(runsCell(*w, id, RunsTableModel::kProgress), QString("step 20/20"));
+    // The stored run keeps its typed verdict: the history's verdict column shows it.
+    fl::store::RunStore store((m_dir.path() + "/qk.db").toStdString());
+    QTRY_VERIFY_WITH_TIMEOUT(!store.run(id)->verdicts.empty(), 5000);
     w->refreshHistory();
-    QTRY_VERIFY_WITH_TIMEOUT(w->history()->table()->rowCount() == 1, 5000);
-    auto* status = w->history()->table()->item(0, 3);
-    QCOMPARE(status->text(), QString("finished: LEAKS"));
-    QVERIFY(status->toolTip().startsWith("LEAKS -- "));
+    auto* model = w->history()->model();
+    QCOMPARE(model->rowCount(), 1);
+    const QModelIndex stored = model->index(0, model->column("verdict"));
+    QCOMPARE(stored.data().toString(), QString("LEAKS"));
+    QVERIFY(stored.data(Qt::ToolTipRole).toString().startsWith("LEAKS -- "));
   }
 
   void aFopeComparisonOverlaysPerplexityAgainstLength() {
@@ -498,91 +625,198 @@ class TestMainWindow : public QObject {
                                          {"passkey_samples", 4}, {"eval_factors", "1,4"}});
     const auto ids = w->launchComparison();
     QCOMPARE(ids.size(), size_t(4));  // RoPE, FoPE, ALiBi, NoPE
-    for (auto* s : w->sessions()) QTRY_VERIFY_WITH_TIMEOUT(s->done(), 60000);
-    QTest::qWait(100);
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 120000);
     std::set<std::string> positions;
     fl::store::RunStore store((m_dir.path() + "/fope.db").toStdString());
     for (auto id : ids) {
-      auto run = store.run(id).value();
-      QCOMPARE(fl::toString(run.status), std::string("finished"));
-      positions.insert(run.config["position"].get<std::string>());
+      QTRY_COMPARE_WITH_TIMEOUT(store.run(id)->status, fl::RunStatus::Finished, 5000);
+      positions.insert(store.run(id)->config["position"].get<std::string>());
       QCOMPARE(store.metric(id, "val/ppl@64").size(), size_t(2));
     }
     QCOMPARE(positions, (std::set<std::string>{"rope", "fope", "alibi", "none"}));
     // Perplexity per length: one curve per run and length (prefix series "val/ppl@*").
     QStringList pplCurves;
-    for (auto* plot : w->dashboard()->metricPlots())
+    for (auto* plot : w->display()->dashboard()->metricPlots())
       if (plot->objectName() == "ppl_curves") pplCurves = plot->curveNames();
     QCOMPARE(pplCurves.size(), 8);
-    auto* byLength = qobject_cast<fl::widgets::SnapshotPlot*>(w->dashboard()->panel("ppl_vs_length"));
+    auto* byLength = qobject_cast<fl::widgets::SnapshotPlot*>(w->display()->dashboard()->panel("ppl_vs_length"));
     QVERIFY(byLength);
     QCOMPARE(byLength->overlayCount(), 3);
   }
 
-  void historyListsSortsAndOpensStoredRuns() {
+  void historyListsSortsByKeyAndOpensStoredRuns() {
     const auto path = (m_dir.path() + "/history.db").toStdString();
     {
       fl::store::RunStore store(path);
       for (int i = 0; i < 3; ++i) {
         const int64_t id = store.createRun({"fourier-head", "r" + std::to_string(i), {{"seed", i}}, {}, {}});
         store.writeEvents(id, {fl::MetricEvent{"test/kl", 10, 0.1, 0.5 - 0.1 * i},
-                               fl::MetricEvent{"train/loss", 10, 0.1, 3.0}});
+                               fl::MetricEvent{"train/loss", 10, 0.1, 3.0},
+                               fl::MetricEvent{"test/never", 10, 0.1, NAN}});
         store.finishRun(id, fl::RunStatus::Finished, "");
       }
     }
     auto w = makeWindow("history.db");
     w->refreshHistory();
-    auto* table = w->history()->table();
-    QCOMPARE(table->rowCount(), 3);
-    int klColumn = -1;
-    for (int c = 0; c < table->columnCount(); ++c)
-      if (table->horizontalHeaderItem(c)->text() == "test/kl (last)") klColumn = c;
-    QVERIFY(klColumn >= 0);
-    table->sortItems(klColumn, Qt::AscendingOrder);
-    QCOMPARE(table->item(0, 2)->text(), QString("r2"));  // lowest KL first
-    // Seeds differ: the config column shows them.
-    bool seedColumn = false;
-    for (int c = 0; c < table->columnCount(); ++c) seedColumn |= table->horizontalHeaderItem(c)->text() == "seed";
-    QVERIFY(seedColumn);
-    w->history()->filterText()->setText("r1");  // filtered once typing pauses
-    QTRY_COMPARE(table->rowCount(), 1);
-    w->history()->filterText()->clear();
-    QTRY_COMPARE(table->rowCount(), 3);
-    QCOMPARE(w->history()->experimentFilter()->count(), 2);  // "any" + fourier-head
-    w->history()->experimentFilter()->setCurrentIndex(1);
-    QCOMPARE(table->rowCount(), 3);
-    w->history()->experimentFilter()->setCurrentIndex(0);
+    auto* history = w->history();
+    auto* model = history->model();
+    QCOMPARE(model->rowCount(), 3);
+    // id and name stay in view while the other columns scroll.
+    QCOMPARE(model->key(0), QString("id"));
+    QCOMPARE(model->key(1), QString("name"));
+    QCOMPARE(history->table()->frozenColumns(), 2);
+    QVERIFY(model->column("config:seed") >= 0);  // seeds differ: a column
+    QCOMPARE(model->column("metric:test/never:last"), -1);  // no value anywhere: left out
+    QVERIFY(history->sortByKey("metric:test/kl:last", Qt::AscendingOrder));
+    QCOMPARE(history->shownIds(), (std::vector<int64_t>{3, 2, 1}));  // lowest KL first
+    // A run with another metric adds columns; the sort follows its key, not its old position.
+    {
+      fl::store::RunStore store(path);
+      const int64_t id = store.createRun({"fourier-head", "r3", {{"seed", 3}}, {}, {}});
+      store.writeEvents(id, {fl::MetricEvent{"a/first", 10, 0.1, 1.0}, fl::MetricEvent{"test/kl", 10, 0.1, 0.05}});
+      store.finishRun(id, fl::RunStatus::Finished, "");
+    }
+    w->refreshHistory();
+    QCOMPARE(history->shownIds(), (std::vector<int64_t>{4, 3, 2, 1}));
+    QCOMPARE(history->sortKey(), QString("metric:test/kl:last"));
+    history->filterText()->setText("r1");  // filtered once typing pauses
+    QTRY_COMPARE(model->rowCount(), 1);
+    history->filterText()->clear();
+    QTRY_COMPARE(model->rowCount(), 4);
+    QCOMPARE(history->experimentFilter()->count(), 2);  // "any" + fourier-head
     w->openStoredRun(1);
-    size_t points = 0;
-    for (auto* plot : w->dashboard()->metricPlots())
-      for (const auto& name : plot->curveNames()) points += plot->pointCount(name);
-    QCOMPARE(points, size_t(2));
+    QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", 1), size_t(1));
+    QCOMPARE(pointsIn(*w->display()->dashboard(), "loss", 1), size_t(1));
 
-    // Export writes valid files; delete removes the run.
+    // Export writes valid files.
     const QString csv = m_dir.path() + "/history-export.csv";
     QString error;
-    QVERIFY(w->history()->exportRuns({1, 2}, csv, &error));
+    QVERIFY(history->exportRuns({1, 2}, csv, &error));
     QFile file(csv);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const auto lines = QString::fromUtf8(file.readAll()).trimmed().split('\n');
-    QCOMPARE(lines.size(), 1 + 4);  // header + 2 runs x 2 points
+    QCOMPARE(lines.size(), 1 + 6);  // header + 2 runs x 3 points
     const QString json = m_dir.path() + "/history-export.json";
-    QVERIFY(w->history()->exportRuns({3}, json, &error));
+    QVERIFY(history->exportRuns({3}, json, &error));
     QFile jf(json);
     QVERIFY(jf.open(QIODevice::ReadOnly));
     QCOMPARE(nlohmann::json::parse(jf.readAll().toStdString())["runs"][0]["name"].get<std::string>(), std::string("r2"));
     // Compare overlays the stored runs and lists only the config values that differ.
     w->compareRuns({1, 2, 3});
     QStringList klCurves;
-    for (auto* plot : w->dashboard()->metricPlots())
+    for (auto* plot : w->display()->dashboard()->metricPlots())
       if (plot->objectName() == "kl") klCurves = plot->curveNames();
     QCOMPARE(klCurves.size(), 3);
-    auto* diff = w->configDiffTable();
+    auto* diff = w->display()->configDiffModel();
     QCOMPARE(diff->rowCount(), 3);
     QCOMPARE(diff->columnCount(), 2);  // run, seed
-    QCOMPARE(diff->horizontalHeaderItem(1)->text(), QString("seed"));
-    QCOMPARE(w->history()->deleteRuns({2}), 1);
+    QCOMPARE(diff->column("seed"), 1);
+    // Delete asks first, No by default; deleted runs leave no stale row.
+    w->show();
+    history->selectIds({2});
+    QMessageBox::StandardButton defaultButton = QMessageBox::NoButton;
+    answerNextMessageBox(QMessageBox::No, &defaultButton);
+    auto buttons = history->findChildren<QPushButton*>();
+    auto remove = std::find_if(buttons.begin(), buttons.end(), [](QPushButton* b) { return b->text() == "Delete…"; });
+    QVERIFY(remove != buttons.end());
+    (*remove)->click();
+    QCOMPARE(defaultButton, QMessageBox::No);
+    QCOMPARE(model->rowCount(), 4);
+    QCOMPARE(history->deleteRuns({2}), 1);
+    QCOMPARE(model->rowCount(), 3);
+    QCOMPARE(model->rowOf(2), -1);
+  }
+
+  // Studies in the window: parameters with lists of values and a seeds list make a study whose
+  // size is shown before launching; it runs in the queue under the budget; its view fills in
+  // as runs finish; it is listed in History. A built-in study shows its size too. #14
+  void aStudyIsLaunchedWatchedAndListed() {
+    auto w = makeWindow("study.db");
+    auto* launch = w->launchPanel();
+    spin(*w, "epochs")->setValue(2);
+    QVERIFY(launch->selectStudy("table1"));
+    QCOMPARE(launch->studyPlan().runs, int64_t(36));
+    QVERIFY(launch->selectStudy(""));
+    QVERIFY(!launch->studyPlan().ok());  // nothing varies yet
+    QVERIFY(launch->form()->setList("frequencies", "4,8"));
+    QVERIFY(launch->form()->setList("seed", "1,2"));
+    QVERIFY(!launch->runButton()->isEnabled());  // lists: Run study, not Run
+    const auto plan = launch->studyPlan();
+    QVERIFY2(plan.ok(), plan.errors.empty() ? "" : plan.errors.front().c_str());
+    QCOMPARE(plan.runs, int64_t(4));
+    QTRY_VERIFY(launch->studySummary()->text().contains("4 runs"));
+    QTRY_VERIFY(launch->studyButton()->isEnabled());
+    const int64_t studyId = w->launchStudy();
+    QVERIFY(studyId > 0);
+    QCOMPARE(w->tabs()->currentWidget(), w->studyView());
+    QVERIFY(w->queue()->trainingCount() <= w->queue()->budget().parallel);
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 120000);
+    QCOMPARE(w->queue()->runs().size(), size_t(4));
+    auto* table = w->studyView()->tableModel();
+    QTRY_COMPARE_WITH_TIMEOUT(table->text(0, "runs"), QString("2/2"), 5000);
     QCOMPARE(table->rowCount(), 2);
+    QVERIFY(table->text(0, "test/kl").contains("±"));
+    QCOMPARE(w->studyView()->figure()->panelCount(), 1);
+    for (const auto& row : w->studyView()->grid()->rows())
+      for (const auto& cell : row.cells) QCOMPARE(cell.status, QString("finished"));
+    // Launched again, the same study is found, not stored twice; nothing is left to train.
+    QCOMPARE(w->launchStudy(), studyId);
+    QCOMPARE(w->queue()->runs().size(), size_t(4));
+    // Listed in History, once the store writers have written the last statuses.
+    QTRY_COMPARE_WITH_TIMEOUT((w->refreshHistory(), w->history()->studiesModel()->text(0, "finished")),
+                              QString("4"), 5000);
+    QCOMPARE(w->history()->studiesModel()->rowCount(), 1);
+  }
+
+  // Every registered experiment gets its form, its panels and its studies' sizes: a new
+  // experiment (its folder and its line in experiments/CMakeLists.txt) is covered here as is.
+  void everyRegisteredExperimentGetsItsFormPanelsAndStudies() {
+    auto w = makeWindow("every.db");
+    for (const auto& e : m_registry.all()) {
+      const QString name = QString::fromStdString(e->name());
+      QVERIFY(w->launchPanel()->selectExperiment(name));
+      for (const auto& p : e->allParams())
+        QVERIFY2(p.name == "device" || w->launchPanel()->form()->field(QString::fromStdString(p.name)),
+                 qPrintable(name + ": " + QString::fromStdString(p.name)));
+      for (const auto& panel : e->panels())
+        QVERIFY2(w->display()->dashboard()->panel(QString::fromStdString(panel.id)),
+                 qPrintable(name + ": " + QString::fromStdString(panel.id)));
+      QVERIFY(w->display()->dashboard()->panel("metrics_table"));
+      for (const auto& study : e->studies()) {
+        QVERIFY(w->launchPanel()->selectStudy(QString::fromStdString(study.name)));
+        const auto plan = w->launchPanel()->studyPlan();
+        QVERIFY2(plan.ok() && plan.runs > 0 &&
+                     plan.runs <= static_cast<int64_t>(fl::study::countRuns(study)),
+                 qPrintable(name + " " + QString::fromStdString(study.name)));
+      }
+      QVERIFY(w->launchPanel()->selectStudy(""));
+    }
+  }
+
+  // An empty store says what to do, with the demo one click away. #14
+  void anEmptyStoreOffersTheDemo() {
+    auto w = makeWindow("empty.db");
+    w->resize(1280, 720);
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    const auto buttons = w->display()->findChildren<QPushButton*>();
+    auto demo = std::find_if(buttons.begin(), buttons.end(), [](QPushButton* b) { return b->text() == "Start the demo"; });
+    QVERIFY(demo != buttons.end() && (*demo)->isVisible());
+    spin(*w, "epochs")->setValue(100000);
+    (*demo)->click();
+    QCOMPARE(w->queue()->runs().size(), size_t(4));
+    QCOMPARE(w->display()->shown().size(), size_t(4));
+    QVERIFY(!(*demo)->isVisible());
+    // Closing asks about the runs still training only, No by default.
+    QMessageBox::StandardButton defaultButton = QMessageBox::NoButton;
+    QString text;
+    QTRY_VERIFY_WITH_TIMEOUT(w->queue()->trainingCount() > 0, 10000);
+    answerNextMessageBox(QMessageBox::No, &defaultButton, &text);
+    QVERIFY(!w->close());
+    QCOMPARE(defaultButton, QMessageBox::No);
+    QVERIFY2(text.startsWith(QString("%1 run(s) are still training").arg(w->queue()->trainingCount())), qPrintable(text));
+    w->queue()->cancelAll();
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 20000);
   }
 };
 

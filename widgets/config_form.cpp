@@ -1,14 +1,21 @@
 #include "widgets/config_form.h"
 
+#include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include <climits>
+
+#include "core/study/axis_values.h"
 
 namespace fl::widgets {
 
@@ -26,6 +33,8 @@ QString groupTitle(const std::string& group) {
   return g.isEmpty() ? "Parameters" : g.left(1).toUpper() + g.mid(1);
 }
 
+const char* const kInvalidStyle = "QLineEdit { background: #ffd6d6; }";
+
 }  // namespace
 
 ConfigForm::ConfigForm(QWidget* parent) : QWidget(parent), m_layout(new QVBoxLayout(this)) {
@@ -36,9 +45,10 @@ void ConfigForm::setSpecs(const std::vector<ParamSpec>& specs) {
   for (auto* g : m_groups) g->deleteLater();
   m_groups.clear();
   m_fields.clear();
+  m_lists.clear();
+  m_toggles.clear();
   m_specs = specs;
   QMap<QString, QFormLayout*> forms;
-  QStringList order;
   for (const auto& spec : m_specs) {
     const QString title = groupTitle(spec.group);
     if (!forms.contains(title)) {
@@ -47,16 +57,49 @@ void ConfigForm::setSpecs(const std::vector<ParamSpec>& specs) {
       m_groups.append(box);
       m_layout->addWidget(box);
     }
+    const QString name = QString::fromStdString(spec.name);
     auto* field = makeField(spec);
-    field->setObjectName(QString::fromStdString(spec.name));
+    field->setObjectName(name);
     field->setToolTip(tooltipFor(spec));
-    m_fields[QString::fromStdString(spec.name)] = field;
-    forms[title]->addRow(QString::fromStdString(spec.name), field);
+    m_fields[name] = field;
+    // The same row holds the list editor, shown instead of the field while it is varied.
+    auto* list = new QLineEdit(this);
+    list->setObjectName(name + "_list");
+    list->setPlaceholderText(spec.type == ParamType::Int || spec.type == ParamType::Float
+                                 ? "values, e.g. 2,4,...,20"
+                                 : "values, e.g. a,b,c");
+    list->setVisible(false);
+    connect(list, &QLineEdit::textChanged, this, [this] {
+      markFields();
+      emit changed();
+    });
+    auto* toggle = new QToolButton(this);
+    toggle->setText("⋯");
+    toggle->setCheckable(true);
+    toggle->setAutoRaise(true);
+    toggle->setToolTip(QString("Vary %1 over several values (a study)").arg(name));
+    connect(toggle, &QToolButton::toggled, this, [this, spec](bool on) { setVaried(spec, on); });
+    auto* row = new QWidget(this);
+    auto* rowLayout = new QHBoxLayout(row);
+    rowLayout->setContentsMargins(0, 0, 0, 0);
+    rowLayout->setSpacing(2);
+    rowLayout->addWidget(field, 1);
+    rowLayout->addWidget(list, 1);
+    rowLayout->addWidget(toggle);
+    m_lists[name] = list;
+    m_toggles[name] = toggle;
+    forms[title]->addRow(name, row);
   }
   markFields();
 }
 
 QWidget* ConfigForm::makeField(const ParamSpec& spec) {
+  auto guarded = [this](QWidget* w) {
+    // The wheel changes a value only once the field has focus (a click or Tab gives it).
+    w->setFocusPolicy(Qt::StrongFocus);
+    w->installEventFilter(this);
+    return w;
+  };
   switch (spec.type) {
     case ParamType::Int: {
       auto* box = new QSpinBox(this);
@@ -64,7 +107,7 @@ QWidget* ConfigForm::makeField(const ParamSpec& spec) {
                     static_cast<int>(std::min<double>(spec.maximum, INT_MAX)));
       box->setValue(spec.defaultValue.get<int>());
       connect(box, qOverload<int>(&QSpinBox::valueChanged), this, [this] { markFields(); emit changed(); });
-      return box;
+      return guarded(box);
     }
     case ParamType::Bool: {
       auto* box = new QCheckBox(this);
@@ -77,7 +120,7 @@ QWidget* ConfigForm::makeField(const ParamSpec& spec) {
       for (const auto& c : spec.choices) box->addItem(QString::fromStdString(c));
       box->setCurrentText(QString::fromStdString(spec.defaultValue.get<std::string>()));
       connect(box, &QComboBox::currentTextChanged, this, [this] { markFields(); emit changed(); });
-      return box;
+      return guarded(box);
     }
     case ParamType::Float:
     case ParamType::Text: {
@@ -91,6 +134,72 @@ QWidget* ConfigForm::makeField(const ParamSpec& spec) {
     }
   }
   return new QWidget(this);
+}
+
+bool ConfigForm::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::Wheel) {
+    auto* widget = qobject_cast<QWidget*>(watched);
+    if (widget && !widget->hasFocus()) {
+      // Not for this field: the form around it scrolls instead.
+      if (widget->parentWidget()) QCoreApplication::sendEvent(widget->parentWidget(), event);
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+QString ConfigForm::currentText(const ParamSpec& spec) const {
+  const auto values = this->values();
+  if (!values.contains(spec.name)) return {};
+  const auto& v = values[spec.name];
+  return QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump());
+}
+
+void ConfigForm::setVaried(const ParamSpec& spec, bool varied) {
+  const QString name = QString::fromStdString(spec.name);
+  QLineEdit* list = m_lists.value(name);
+  QWidget* field = m_fields.value(name);
+  if (!list || !field) return;
+  if (varied && list->text().isEmpty()) list->setText(currentText(spec));
+  field->setVisible(!varied);
+  list->setVisible(varied);
+  if (auto* toggle = m_toggles.value(name); toggle && toggle->isChecked() != varied) {
+    const QSignalBlocker block(toggle);
+    toggle->setChecked(varied);
+  }
+  if (varied) list->setFocus();
+  markFields();
+  emit changed();
+}
+
+bool ConfigForm::setList(const QString& name, const QString& text) {
+  const ParamSpec* spec = nullptr;
+  for (const auto& s : m_specs)
+    if (QString::fromStdString(s.name) == name) spec = &s;
+  if (!spec) return false;
+  m_lists[name]->setText(text);
+  setVaried(*spec, !text.isEmpty());
+  return true;
+}
+
+bool ConfigForm::isVaried(const QString& name) const {
+  auto* list = m_lists.value(name);
+  return list && !list->isHidden();
+}
+
+QString ConfigForm::listText(const QString& name) const {
+  return isVaried(name) ? m_lists.value(name)->text().trimmed() : QString();
+}
+
+std::vector<study::Axis> ConfigForm::axes() const {
+  std::vector<study::Axis> out;
+  for (const auto& spec : m_specs) {
+    const QString name = QString::fromStdString(spec.name);
+    if (!isVaried(name)) continue;
+    auto parsed = study::parseAxisValues(spec, listText(name).toStdString());
+    if (!parsed.error) out.push_back({spec.name, parsed.values});
+  }
+  return out;
 }
 
 void ConfigForm::setValues(const nlohmann::json& values) {
@@ -117,7 +226,13 @@ std::optional<std::string> ConfigForm::textError(const ParamSpec& spec, const QS
 nlohmann::json ConfigForm::values() const {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& spec : m_specs) {
-    QWidget* w = m_fields.value(QString::fromStdString(spec.name));
+    const QString name = QString::fromStdString(spec.name);
+    if (isVaried(name)) {
+      auto parsed = study::parseAxisValues(spec, listText(name).toStdString());
+      if (!parsed.error && !parsed.values.empty()) out[spec.name] = parsed.values.front();
+      continue;
+    }
+    QWidget* w = m_fields.value(name);
     if (auto* box = qobject_cast<QSpinBox*>(w)) out[spec.name] = box->value();
     else if (auto* check = qobject_cast<QCheckBox*>(w)) out[spec.name] = check->isChecked();
     else if (auto* combo = qobject_cast<QComboBox*>(w)) out[spec.name] = combo->currentText().toStdString();
@@ -131,20 +246,38 @@ nlohmann::json ConfigForm::values() const {
 
 std::vector<ConfigIssue> ConfigForm::issues() const {
   std::vector<ConfigIssue> out;
-  for (const auto& spec : m_specs)
-    if (auto* edit = qobject_cast<QLineEdit*>(m_fields.value(QString::fromStdString(spec.name))))
+  for (const auto& spec : m_specs) {
+    const QString name = QString::fromStdString(spec.name);
+    if (isVaried(name)) {
+      auto parsed = study::parseAxisValues(spec, listText(name).toStdString());
+      if (parsed.error) out.push_back({spec.name, *parsed.error});
+      continue;
+    }
+    if (auto* edit = qobject_cast<QLineEdit*>(m_fields.value(name)))
       if (auto error = textError(spec, edit->text())) out.push_back({spec.name, *error});
+  }
   auto validated = validateConfig(m_specs, values());
-  out.insert(out.end(), validated.issues.begin(), validated.issues.end());
+  for (const auto& issue : validated.issues) {
+    bool known = false;
+    for (const auto& existing : out) known = known || existing.key == issue.key;
+    if (!known) out.push_back(issue);
+  }
   return out;
 }
 
 void ConfigForm::markFields() {
   for (const auto& spec : m_specs) {
-    auto* edit = qobject_cast<QLineEdit*>(m_fields.value(QString::fromStdString(spec.name)));
+    const QString name = QString::fromStdString(spec.name);
+    if (auto* list = m_lists.value(name); list && isVaried(name)) {
+      const auto parsed = study::parseAxisValues(spec, listText(name).toStdString());
+      list->setStyleSheet(parsed.error ? kInvalidStyle : "");
+      list->setToolTip(parsed.error ? QString::fromStdString(*parsed.error)
+                                    : QString("%1 values: %2").arg(parsed.values.size()).arg(tooltipFor(spec)));
+    }
+    auto* edit = qobject_cast<QLineEdit*>(m_fields.value(name));
     if (!edit) continue;
     const auto error = textError(spec, edit->text());
-    edit->setStyleSheet(error ? "QLineEdit { background: #ffd6d6; }" : "");
+    edit->setStyleSheet(error ? kInvalidStyle : "");
     edit->setToolTip(error ? QString::fromStdString(*error) : tooltipFor(spec));
   }
 }

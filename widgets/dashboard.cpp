@@ -1,6 +1,10 @@
 #include "widgets/dashboard.h"
 
 #include <QGridLayout>
+#include <QMenu>
+#include <QResizeEvent>
+
+#include <algorithm>
 
 #include "widgets/heatmap_plot.h"
 #include "widgets/matrix_heatmap_plot.h"
@@ -31,13 +35,87 @@ QString prefixSuffix(const QString& key, const QString& prefix) {
 
 }  // namespace
 
-Dashboard::Dashboard(QWidget* parent) : QWidget(parent), m_grid(new QGridLayout(this)) {}
+// Panels keep at least this size: below it a legend and four tick labels no longer fit. A
+// dashboard with more rows than its height holds scrolls (its owner puts it in a scroll area).
+constexpr int kMinPanelWidth = 380;
+constexpr int kMinPanelHeight = 230;
+
+Dashboard::Dashboard(QWidget* parent)
+    : QWidget(parent),
+      m_ownColors(std::make_unique<RunColors>()),
+      m_colors(m_ownColors.get()),
+      m_grid(new QGridLayout(this)) {
+  m_grid->setContentsMargins(0, 0, 0, 0);
+}
+
+Dashboard::~Dashboard() = default;
+
+void Dashboard::setColors(RunColors* colors) { m_colors = colors ? colors : m_ownColors.get(); }
+
+int Dashboard::columnsFor(int width) const {
+  return std::clamp(width / kMinPanelWidth, 1, 3);
+}
+
+void Dashboard::place(const QString& id, QWidget* widget) {
+  widget->setObjectName(id);
+  m_panels[id] = widget;
+  m_order << id;
+  // Right-click any panel: maximise it, or bring the others back.
+  widget->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(widget, &QWidget::customContextMenuRequested, this, [this, id, widget](const QPoint& at) {
+    QMenu menu;
+    if (m_maximized.isEmpty())
+      menu.addAction("Maximise this panel", this, [this, id] { maximize(id); });
+    else
+      menu.addAction("Show all panels", this, [this] { maximize(QString()); });
+    menu.exec(widget->mapToGlobal(at));
+  });
+  relayout();
+}
+
+void Dashboard::relayout() {
+  m_columns = columnsFor(width() > 0 ? width() : kMinPanelWidth * 3);
+  while (m_grid->count() > 0) m_grid->takeAt(0);  // the widgets stay, only their places go
+  int index = 0;
+  for (const auto& id : m_order) {
+    QWidget* w = m_panels.value(id);
+    if (!w) continue;
+    const bool shown = m_maximized.isEmpty() || id == m_maximized;
+    w->setVisible(shown);
+    if (!shown) continue;
+    m_grid->addWidget(w, index / m_columns, index % m_columns);
+    ++index;
+  }
+  for (int c = 0; c < 3; ++c) m_grid->setColumnStretch(c, c < m_columns ? 1 : 0);
+  const int rows = (index + m_columns - 1) / std::max(1, m_columns);
+  setMinimumHeight(rows * kMinPanelHeight);
+}
+
+void Dashboard::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (columnsFor(width()) != m_columns) relayout();
+}
+
+void Dashboard::maximize(const QString& id) {
+  const QString next = m_panels.contains(id) ? id : QString();
+  if (next == m_maximized) return;
+  m_maximized = next;
+  relayout();
+  m_allDirty = true;
+  refresh();
+  emit maximizedChanged(m_maximized);
+}
 
 void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
   m_allDirty = true;
   m_dirty.clear();
-  for (auto* w : m_panels) w->deleteLater();
+  for (auto* w : m_panels) {
+    w->hide();
+    w->deleteLater();
+  }
   m_panels.clear();
+  m_order.clear();
+  m_maximized.clear();
   m_metricPlots.clear();
   m_slots.clear();
   m_prefixes.clear();
@@ -46,7 +124,6 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
   m_heatmaps.clear();
   m_matrixHeatmaps.clear();
   m_verdicts.clear();
-  int index = 0;
   for (const auto& p : panels) {
     const QString title = QString::fromStdString(p.title);
     const QString xLabel = QString::fromStdString(p.xLabel);
@@ -81,7 +158,7 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
                                                             : SnapshotPlot::Mode::Curves;
         auto* plot = new SnapshotPlot(title, mode, toStringList(p.series), xLabel, yLabel, this);
         plot->setLogY(p.logY);
-        plot->setShownRun(m_shownRun);
+        plot->setShownRun(m_shownRun, m_colors->of(m_shownRun));
         m_snapshotPlots << plot;
         w = plot;
         break;
@@ -111,11 +188,8 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
       case PanelKind::Probe:
         continue;  // built by its owner: it needs a live run to ask
     }
-    w->setObjectName(QString::fromStdString(p.id));
-    w->setToolTip(QString::fromStdString(p.help));
-    m_panels[QString::fromStdString(p.id)] = w;
-    m_grid->addWidget(w, index / 3, index % 3);
-    ++index;
+    w->setToolTip(QString::fromStdString(p.help) + "\n(Right-click: maximise this panel.)");
+    place(QString::fromStdString(p.id), w);
   }
 }
 
@@ -133,7 +207,7 @@ void Dashboard::setRunLabel(int64_t runId, const QString& label) { m_runLabels[r
 void Dashboard::setShownRun(int64_t runId) {
   m_shownRun = runId;
   m_allDirty = true;
-  for (auto* plot : m_snapshotPlots) plot->setShownRun(runId);
+  for (auto* plot : m_snapshotPlots) plot->setShownRun(runId, m_colors->of(runId));
 }
 
 const Dashboard::KeySlot& Dashboard::slotFor(const std::string& key) {
@@ -163,8 +237,8 @@ void Dashboard::setMetric(int64_t runId, const std::string& key, std::vector<dou
                           std::vector<double> values) {
   const KeySlot& slot = slotFor(key);
   if (!slot.plot) return;
-  // Within one run, a panel's curves differ by key: a shade of the run's colour per key.
-  slot.plot->setCurve(curveName(runId, slot), shade(runColor(runId), slot.position),
+  // Within one run, a panel's curves differ by key: a line style per key, the run's colour.
+  slot.plot->setCurve(curveName(runId, slot), seriesPen(m_colors->of(runId), slot.position),
                       std::move(steps), std::move(values));
   m_dirty.insert(slot.plot);
 }
@@ -188,9 +262,10 @@ void Dashboard::addSnapshot(const Snapshot& snapshot, int64_t step) {
 }
 
 void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot) {
-  const QString label = QString("#%1 %2").arg(runId).arg(m_runLabels.value(runId));
+  const QString label = QString("#%1 %2").arg(runId).arg(m_runLabels.value(runId)).trimmed();
   m_snapshotsChanged = true;
-  for (auto* plot : m_snapshotPlots) plot->setOverlaySnapshot(runId, label, snapshot);
+  for (auto* plot : m_snapshotPlots)
+    plot->setOverlaySnapshot(runId, label, m_colors->of(runId), snapshot);
 }
 
 void Dashboard::setSmoothing(double weight) {
@@ -212,11 +287,6 @@ void Dashboard::refresh() {
   m_snapshotsChanged = false;
 }
 
-void Dashboard::addPanelWidget(const QString& id, QWidget* widget) {
-  const int index = static_cast<int>(m_panels.size());
-  widget->setObjectName(id);
-  m_panels[id] = widget;
-  m_grid->addWidget(widget, index / 3, index % 3);
-}
+void Dashboard::addPanelWidget(const QString& id, QWidget* widget) { place(id, widget); }
 
 }  // namespace fl::widgets

@@ -1,7 +1,10 @@
 // Dashboard: the grid of plots an experiment declared (PanelSpec), fed with plain values.
-// Several runs can be shown at once: metric curves are keyed by run, each in its run's colour;
-// snapshot panels show the focused run, with other runs' curves overlaid where that reads well.
-// The owner calls refresh() once per GUI tick.
+// Several runs can be shown at once: metric curves are keyed by run, each in its run's colour
+// (RunColors, shared with the window's tables), a run's several keys in one panel told apart by
+// line style; snapshot panels show the focused run, with other runs' curves overlaid where that
+// reads well. As many columns as the width holds (panels keep a readable size); any panel can
+// be maximised (its context menu, or maximize()) and the others brought back. The owner calls
+// refresh() once per GUI tick.
 //
 // Metric series are exact keys or, ending in '*', prefixes: "val/ppl@*" gives one curve per
 // key starting with "val/ppl@" (legend "@64", "@512", ...), however many the config makes.
@@ -12,15 +15,18 @@
 #include <QSet>
 #include <QWidget>
 
+#include <memory>
 #include <vector>
 
 #include "core/engine/events.h"
 #include "core/engine/panel_spec.h"
 
 class QGridLayout;
+class QLabel;
 
 namespace fl::widgets {
 
+class RunColors;
 class MetricPlot;
 class SnapshotPlot;
 class HeatmapPlot;
@@ -32,6 +38,11 @@ class Dashboard : public QWidget {
 
  public:
   explicit Dashboard(QWidget* parent = nullptr);
+  ~Dashboard() override;
+
+  // The colours of runs, shared with the window's tables (the dashboard's own until set).
+  void setColors(RunColors* colors);
+  RunColors& colors() const { return *m_colors; }
 
   // Rebuilds the panels (drops all data). Probe panels are built by their owner, not here.
   void setPanels(const std::vector<PanelSpec>& panels);
@@ -49,12 +60,25 @@ class Dashboard : public QWidget {
   void setRunLabel(int64_t runId, const QString& label);
   // The run addSnapshot() is fed from (the focused one): its snapshot curves take its colour.
   void setShownRun(int64_t runId);
+  int64_t shownRun() const { return m_shownRun; }
   void refresh();
 
   // Places a panel built by the owner (e.g. the probe) in the grid.
   void addPanelWidget(const QString& id, QWidget* widget);
   QList<MetricPlot*> metricPlots() const { return m_metricPlots; }
   QWidget* panel(const QString& id) const { return m_panels.value(id); }
+  QStringList panelIds() const { return m_order; }
+
+  // Shows one panel alone, filling the dashboard; an empty id shows them all again.
+  void maximize(const QString& id);
+  QString maximized() const { return m_maximized; }
+  int columns() const { return m_columns; }
+
+ signals:
+  void maximizedChanged(const QString& id);
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   // Where a metric key is drawn: its plot, its place among that plot's keys (which shade of the
@@ -66,9 +90,17 @@ class Dashboard : public QWidget {
   };
   const KeySlot& slotFor(const std::string& key);
   QString curveName(int64_t runId, const KeySlot& slot) const;
+  void place(const QString& id, QWidget* widget);
+  void relayout();
+  int columnsFor(int width) const;
 
+  std::unique_ptr<RunColors> m_ownColors;
+  RunColors* m_colors;
   QGridLayout* m_grid;
   QMap<QString, QWidget*> m_panels;
+  QStringList m_order;  // panels in declaration order
+  QString m_maximized;
+  int m_columns = 3;
   QList<MetricPlot*> m_metricPlots;
   QMap<QString, KeySlot> m_slots;  // metric key -> slot: declared keys, then prefix matches
   struct PrefixSeries {
@@ -78,7 +110,7 @@ class Dashboard : public QWidget {
   QList<PrefixSeries> m_prefixes;       // in declaration order: the first match wins
   QMap<MetricPlot*, int> m_keysInPlot;  // keys placed so far per plot: the next one's position
   QMap<int64_t, QString> m_runLabels;
-  int64_t m_shownRun = 1;
+  int64_t m_shownRun = 0;
   // What refresh() must redraw: metric plots given points, snapshot panels when any snapshot
   // came, everything after a change of run or panels.
   QSet<MetricPlot*> m_dirty;

@@ -1,16 +1,18 @@
 #include "widgets/metric_plot.h"
 
-#include <QLabel>
+#include <QMouseEvent>
+#include <QToolTip>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include <qcustomplot.h>
 
-#include "widgets/plot_frame.h"
-
 #include "widgets/curve_decimation.h"
+#include "widgets/plot_frame.h"
+#include "widgets/step_ticker.h"
 
 namespace fl::widgets {
 
@@ -23,18 +25,38 @@ QColor faded(QColor c) {
   return c;
 }
 
+// A y range for values lo..hi: 5% padding, and for a constant curve a span the eye can read
+// (not ±1e-12 around it, where every tick label is the same number).
+std::pair<double, double> paddedRange(double lo, double hi) {
+  const double span = hi - lo;
+  const double magnitude = std::max(std::abs(lo), std::abs(hi));
+  if (span <= 1e-9 * std::max(1.0, magnitude)) {
+    const double pad = magnitude > 0 ? 0.1 * magnitude : 1.0;
+    return {lo - pad, hi + pad};
+  }
+  return {lo - 0.05 * span, hi + 0.05 * span};
+}
+
 }  // namespace
 
 MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QString& yLabel,
                        QWidget* parent)
-    : QWidget(parent), m_plot(new QCustomPlot(this)), m_hover(new QLabel(this)) {
+    : QWidget(parent), m_plot(new QCustomPlot(this)), m_crosshair(nullptr) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot, 1);
-  layout->addWidget(m_hover);
-  m_hover->setText(" ");
   setUpPlotFrame(m_plot, title, xLabel, yLabel, /*legend=*/true);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  // The crosshair lives on its own buffered layer: moving it repaints that layer only.
+  m_plot->addLayer("crosshair", m_plot->layer("overlay"), QCustomPlot::limBelow);
+  m_plot->layer("crosshair")->setMode(QCPLayer::lmBuffered);
+  m_crosshair = new QCPItemStraightLine(m_plot);
+  m_crosshair->setLayer("crosshair");
+  m_crosshair->setPen(QPen(QColor(120, 120, 120), 1, Qt::DashLine));
+  m_crosshair->setVisible(false);
+  m_crosshair->setSelectable(false);
+  m_plot->setMouseTracking(true);
+  m_plot->installEventFilter(this);
   connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
           [this](const QCPRange&) {
             if (!m_autoRange) redecimate();
@@ -45,10 +67,15 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
     m_autoRange = true;  // double-click: back to following the data
     refresh();
   });
-  connect(m_plot, &QCustomPlot::mouseMove, this, &MetricPlot::showValueAt);
+  connect(m_plot, &QCustomPlot::mouseMove, this, &MetricPlot::showReadout);
 }
 
-void MetricPlot::setCurve(const QString& name, const QColor& color, std::vector<double> x,
+bool MetricPlot::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_plot && event->type() == QEvent::Leave) hideReadout();
+  return QWidget::eventFilter(watched, event);
+}
+
+void MetricPlot::setCurve(const QString& name, const QPen& pen, std::vector<double> x,
                           std::vector<double> y) {
   auto it = m_curves.find(name);
   if (it == m_curves.end()) {
@@ -56,10 +83,11 @@ void MetricPlot::setCurve(const QString& name, const QColor& color, std::vector<
     c.raw = m_plot->addGraph();
     c.smooth = m_plot->addGraph();
     c.raw->setName(name);
+    c.smooth->setName(name);
     c.smooth->removeFromLegend();
     it = m_curves.insert(name, c);
   }
-  it->color = color;
+  it->pen = pen;
   it->x = std::move(x);
   it->y = std::move(y);
   it->smoothed.clear();
@@ -91,6 +119,11 @@ size_t MetricPlot::pointCount(const QString& name) const {
   return it == m_curves.end() ? 0 : it->x.size();
 }
 
+QPen MetricPlot::curvePen(const QString& name) const {
+  auto it = m_curves.find(name);
+  return it == m_curves.end() ? QPen() : it->pen;
+}
+
 int MetricPlot::drawnPointCount(const QString& name) const {
   auto it = m_curves.find(name);
   return it == m_curves.end() ? 0 : it->raw->data()->size();
@@ -98,6 +131,7 @@ int MetricPlot::drawnPointCount(const QString& name) const {
 
 void MetricPlot::setLogY(bool logY) {
   m_logY = logY;
+  m_wholeY = false;
   m_plot->yAxis->setScaleType(logY ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
   if (logY)
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
@@ -123,65 +157,122 @@ void MetricPlot::refresh() {
         lo = std::min(lo, c.x.front());
         hi = std::max(hi, c.x.back());
       }
-    if (std::isfinite(lo)) m_plot->xAxis->setRange(lo, hi > lo ? hi : lo + 1);
+    // A lone step sits in the middle of a small range instead of on the edge of [s, s + 1].
+    if (std::isfinite(lo)) {
+      if (hi > lo) m_plot->xAxis->setRange(lo, hi);
+      else m_plot->xAxis->setRange(lo - 1, lo + 1);
+    }
   }
   redecimate();
 }
 
 void MetricPlot::redecimate() {
-  fitLegend(m_plot);
-  fitTicks(m_plot);
   const QCPRange range = m_plot->xAxis->range();
   const int columns = std::max(50, m_plot->axisRect()->width());
   double yLo = std::numeric_limits<double>::infinity(), yHi = -yLo;
+  bool whole = !m_logY;
+  const bool smoothing = m_smoothing > 0;
   for (auto& c : m_curves) {
-    const bool smoothing = m_smoothing > 0;
     const Curve raw = decimateMinMax(c.x, c.y, range.lower, range.upper, columns);
     c.raw->setData(toQVector(raw.x), toQVector(raw.y), /*alreadySorted=*/true);
-    c.raw->setPen(QPen(smoothing ? faded(c.color) : c.color, smoothing ? 1.0 : 1.6));
+    QPen rawPen = c.pen;
+    if (smoothing) {
+      rawPen.setColor(faded(c.pen.color()));
+      rawPen.setWidthF(1.0);
+      rawPen.setStyle(Qt::SolidLine);
+    }
+    c.raw->setPen(rawPen);
+    // A single evaluation is a point: without a marker a one-point line draws nothing.
+    c.raw->setScatterStyle(c.x.size() == 1 ? QCPScatterStyle(QCPScatterStyle::ssDisc, c.pen.color(), 6)
+                                           : QCPScatterStyle());
     // Antialiasing a decimated curve (several points per pixel column) costs ~35 ms a replot
     // for 1M points and shows nothing more; sparse curves keep it.
     const bool dense = raw.x.size() > static_cast<size_t>(2 * columns);
     c.raw->setAntialiased(!dense && !smoothing);
     c.smooth->setAntialiased(!dense);
+    // The legend shows the curve drawn solid: the smoothed one while smoothing.
     if (smoothing) {
       extendEma(c.y, m_smoothing, c.ema, c.smoothed);
       const Curve smooth = decimateMinMax(c.x, c.smoothed, range.lower, range.upper, columns);
       c.smooth->setData(toQVector(smooth.x), toQVector(smooth.y), true);
-      c.smooth->setPen(QPen(c.color, 1.8));
+      QPen smoothPen = c.pen;
+      smoothPen.setWidthF(c.pen.widthF() + 0.2);
+      c.smooth->setPen(smoothPen);
+      if (c.raw->removeFromLegend()) c.smooth->addToLegend();
     } else {
       c.smooth->data()->clear();
+      if (c.smooth->removeFromLegend()) c.raw->addToLegend();
     }
     for (double v : raw.y)
       if (std::isfinite(v) && (!m_logY || v > 0)) {
         yLo = std::min(yLo, v);
         yHi = std::max(yHi, v);
+        whole = whole && v == std::round(v);
       }
   }
   if (m_autoRange && std::isfinite(yLo)) {
-    if (m_logY)
+    if (m_logY) {
       m_plot->yAxis->setRange(yLo / 1.2, yHi * 1.2);
-    else {
-      const double pad = std::max(1e-12, (yHi - yLo) * 0.05);
-      m_plot->yAxis->setRange(yLo - pad, yHi + pad);
+    } else {
+      const auto [lo, hi] = paddedRange(yLo, yHi);
+      m_plot->yAxis->setRange(lo, hi);
     }
   }
+  // Whole-number series (periods, counts) get whole-number ticks.
+  if (!m_logY && std::isfinite(yLo) && whole != m_wholeY) {
+    m_wholeY = whole;
+    m_plot->yAxis->setTicker(whole ? QSharedPointer<QCPAxisTicker>(new IntegerTicker)
+                                   : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  }
+  fitLegend(m_plot);
+  fitTicks(m_plot);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void MetricPlot::showValueAt(QMouseEvent* event) {
-  const double x = m_plot->xAxis->pixelToCoord(event->pos().x());
-  QString text;
+QString MetricPlot::readoutAt(const QPoint& pos) const {
+  if (!m_plot->axisRect()->rect().contains(pos)) return {};
+  const double x = m_plot->xAxis->pixelToCoord(pos.x());
+  QString rows;
   for (auto it = m_curves.cbegin(); it != m_curves.cend(); ++it) {
     const auto& c = it.value();
     if (c.x.empty()) continue;
-    auto pos = std::lower_bound(c.x.begin(), c.x.end(), x);
-    if (pos == c.x.end()) --pos;
-    const size_t i = static_cast<size_t>(pos - c.x.begin());
-    text += QString("%1%2: %3 @ %4").arg(text.isEmpty() ? "" : "   ", it.key())
-                .arg(c.y[i], 0, 'g', 6).arg(c.x[i], 0, 'f', 0);
+    // The nearest step on either side.
+    auto at = std::lower_bound(c.x.begin(), c.x.end(), x);
+    if (at == c.x.end() || (at != c.x.begin() && x - *(at - 1) < *at - x)) --at;
+    const size_t i = static_cast<size_t>(at - c.x.begin());
+    QString value = QString::number(c.y[i], 'g', 6);
+    if (m_smoothing > 0 && i < c.smoothed.size())
+      value = QString("%1 (smoothed %2)").arg(value, QString::number(c.smoothed[i], 'g', 6));
+    rows += QString("<tr><td style='color:%1'>&#9632;</td><td>%2</td><td align=right>%3</td>"
+                    "<td>@ %4</td></tr>")
+                .arg(c.pen.color().name(), it.key().toHtmlEscaped(), value,
+                     QString::number(c.x[i], 'f', 0));
   }
-  m_hover->setText(text.isEmpty() ? " " : text);
+  return rows.isEmpty() ? QString() : "<table cellspacing=2>" + rows + "</table>";
+}
+
+bool MetricPlot::crosshairVisible() const { return m_crosshair->visible(); }
+
+void MetricPlot::showReadout(QMouseEvent* event) {
+  const QString text = readoutAt(event->pos());
+  if (text.isEmpty()) {
+    hideReadout();
+    return;
+  }
+  const double x = m_plot->xAxis->pixelToCoord(event->pos().x());
+  m_crosshair->point1->setCoords(x, 0);
+  m_crosshair->point2->setCoords(x, 1);
+  m_crosshair->setVisible(true);
+  m_plot->layer("crosshair")->replot();
+  // A tooltip is its own small window: the plot and the window keep their sizes.
+  QToolTip::showText(event->globalPosition().toPoint() + QPoint(14, 8), text, m_plot);
+}
+
+void MetricPlot::hideReadout() {
+  if (!m_crosshair->visible()) return;
+  m_crosshair->setVisible(false);
+  m_plot->layer("crosshair")->replot();
+  QToolTip::hideText();
 }
 
 }  // namespace fl::widgets

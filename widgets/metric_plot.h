@@ -1,15 +1,19 @@
 // MetricPlot: curves of metrics over steps (QCustomPlot), for live runs and stored ones.
 // Long curves are decimated per pixel column (min/max) on every replot and zoom, never
-// truncated; a smoothing weight draws an EMA over a faint raw curve; the y axis can be a true
-// log axis. Hovering shows the exact value under the cursor.
+// truncated; a smoothing weight draws an EMA over a faint raw curve (the legend keeps the
+// solid colour); the y axis can be a true log axis. Hovering draws a crosshair and a tooltip
+// with every curve's value at that step, inside the plot (the window never grows for it).
+// A constant curve gets a readable range, a lone point a marker, whole-number values whole
+// ticks.
 //
-//   plot->setCurve("run 3 train/loss", color, steps, values);   // replaces
-//   plot->appendToCurve("run 3 train/loss", newSteps, newValues);
-//   plot->refresh();                                              // one queued replot
+//   plot->setCurve("#3 train/loss", pen, steps, values);   // replaces
+//   plot->appendToCurve("#3 train/loss", newSteps, newValues);
+//   plot->refresh();                                        // one queued replot
 #pragma once
 
 #include <QColor>
 #include <QMap>
+#include <QPen>
 #include <QString>
 #include <QWidget>
 
@@ -19,7 +23,7 @@
 
 class QCustomPlot;
 class QCPGraph;
-class QLabel;
+class QCPItemStraightLine;
 class QMouseEvent;
 
 namespace fl::widgets {
@@ -31,14 +35,19 @@ class MetricPlot : public QWidget {
   explicit MetricPlot(const QString& title, const QString& xLabel, const QString& yLabel,
                       QWidget* parent = nullptr);
 
-  void setCurve(const QString& name, const QColor& color, std::vector<double> x,
+  void setCurve(const QString& name, const QPen& pen, std::vector<double> x,
                 std::vector<double> y);
+  void setCurve(const QString& name, const QColor& color, std::vector<double> x,
+                std::vector<double> y) {
+    setCurve(name, QPen(color, 1.6), std::move(x), std::move(y));
+  }
   void appendToCurve(const QString& name, const std::vector<double>& x,
                      const std::vector<double>& y);
   void removeCurve(const QString& name);
   void clearCurves();
   QStringList curveNames() const { return m_curves.keys(); }
   size_t pointCount(const QString& name) const;
+  QPen curvePen(const QString& name) const;
 
   void setLogY(bool logY);
   bool logY() const { return m_logY; }
@@ -51,9 +60,17 @@ class MetricPlot : public QWidget {
   int drawnPointCount(const QString& name) const;
   QCustomPlot* plot() const { return m_plot; }
 
+  // The readout for the pointer at widget position `pos` (what the tooltip shows): one line per
+  // curve with its value at the nearest step; empty outside the axes.
+  QString readoutAt(const QPoint& pos) const;
+  bool crosshairVisible() const;
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
   struct CurveData {
-    QColor color;
+    QPen pen;
     std::vector<double> x;
     std::vector<double> y;
     QCPGraph* raw = nullptr;
@@ -62,12 +79,14 @@ class MetricPlot : public QWidget {
     EmaState ema;
   };
   void redecimate();
-  void showValueAt(QMouseEvent* event);
+  void showReadout(QMouseEvent* event);
+  void hideReadout();
 
   QCustomPlot* m_plot;
-  QLabel* m_hover;
+  QCPItemStraightLine* m_crosshair;
   QMap<QString, CurveData> m_curves;
   bool m_logY = false;
+  bool m_wholeY = false;  // the y ticker is an IntegerTicker
   double m_smoothing = 0;
   bool m_autoRange = true;
 };

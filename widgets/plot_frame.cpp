@@ -10,10 +10,50 @@
 
 namespace fl::widgets {
 
+namespace {
+
+// A legend entry whose name is elided in the middle to a width, so a long run name never
+// widens the legend column past its share of the plot. The tooltip of the plot (hover) and
+// the tables still say the whole name.
+class ElidedLegendItem : public QCPPlottableLegendItem {
+ public:
+  ElidedLegendItem(QCPLegend* legend, QCPAbstractPlottable* plottable, int maxTextWidth)
+      : QCPPlottableLegendItem(legend, plottable), m_maxTextWidth(maxTextWidth) {}
+  void setMaxTextWidth(int width) { m_maxTextWidth = width; }
+
+ protected:
+  QString shownText() const {
+    return QFontMetrics(getFont()).elidedText(mPlottable->name(), Qt::ElideMiddle, m_maxTextWidth);
+  }
+  // The base class draws the icon (only it may) and the name: it is given the elided name for
+  // the time of the call.
+  void draw(QCPPainter* painter) override {
+    if (!mPlottable) return;
+    const QString full = mPlottable->name();
+    mPlottable->setName(shownText());
+    QCPPlottableLegendItem::draw(painter);
+    mPlottable->setName(full);
+  }
+  QSize minimumOuterSizeHint() const override {
+    if (!mPlottable) return {};
+    const QString full = mPlottable->name();
+    mPlottable->setName(shownText());
+    const QSize size = QCPPlottableLegendItem::minimumOuterSizeHint();
+    mPlottable->setName(full);
+    return size;
+  }
+
+ private:
+  int m_maxTextWidth;
+};
+
+}  // namespace
+
 void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLabel,
                     const QString& yLabel, bool legend) {
   plot->plotLayout()->insertRow(0);
-  plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title, QFont("sans", 10, QFont::Bold)));
+  auto* titleElement = new QCPTextElement(plot, title, QFont("sans", 10, QFont::Bold));
+  plot->plotLayout()->addElement(0, 0, titleElement);
   plot->xAxis->setLabel(xLabel);
   plot->yAxis->setLabel(yLabel);
   plot->setMinimumSize(260, 180);
@@ -27,19 +67,47 @@ void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLab
   legendColumn->setMargins(QMargins(0, 5, 5, 5));
   legendColumn->addElement(0, 0, plot->legend);
   plot->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
-  plot->legend->setWrap(0);  // one column
+  plot->legend->setWrap(0);  // one column until fitLegend says otherwise
   plot->legend->setBorderPen(Qt::NoPen);
   plot->legend->setRowSpacing(0);
+  plot->legend->setColumnSpacing(6);
   plot->legend->setIconSize(18, 10);
   legendColumn->setRowStretchFactor(0, 1);
   plot->plotLayout()->setColumnStretchFactor(1, 0.001);
 }
 
 void fitLegend(QCustomPlot* plot) {
-  const int entries = plot->legend->itemCount();
-  const bool shown = entries > 0 && entries <= kMaxLegendEntries;
-  plot->legend->setVisible(shown);
-  plot->legend->setMaximumSize(shown ? QWIDGETSIZE_MAX : 0, QWIDGETSIZE_MAX);
+  QCPLegend* legend = plot->legend;
+  const int entries = legend->itemCount();
+  const int textWidth = std::max(
+      40, static_cast<int>(kLegendWidthShare * plot->width()) - legend->iconSize().width() - 12);
+  // Entries that elide their names (converted once; later additions come in plain).
+  QList<QCPAbstractPlottable*> plain;
+  for (int i = 0; i < entries; ++i)
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
+      if (!dynamic_cast<ElidedLegendItem*>(item)) plain << item->plottable();
+  if (!plain.isEmpty()) {
+    QList<QCPAbstractPlottable*> order;
+    for (int i = 0; i < entries; ++i)
+      if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
+        order << item->plottable();
+    legend->clearItems();
+    for (auto* p : order) legend->addItem(new ElidedLegendItem(legend, p, textWidth));
+  }
+  for (int i = 0; i < legend->itemCount(); ++i)
+    if (auto* item = dynamic_cast<ElidedLegendItem*>(legend->item(i))) item->setMaxTextWidth(textWidth);
+  // How many rows the plot's height holds, then one or two columns of them.
+  const int rowHeight = QFontMetrics(legend->font()).height() + 1;
+  const int rows = std::max(1, (plot->height() - 60) / rowHeight);
+  const int columns = entries <= rows ? 1 : entries <= 2 * rows ? 2 : 0;
+  const bool shown = entries > 0 && columns > 0;
+  legend->setVisible(shown);
+  const int wrap = columns == 2 ? (entries + 1) / 2 : 0;
+  if (legend->wrap() != wrap) {
+    legend->setWrap(wrap);
+    legend->setFillOrder(QCPLayoutGrid::foRowsFirst, /*rearrange=*/true);
+  }
+  legend->setMaximumSize(shown ? QWIDGETSIZE_MAX : 0, QWIDGETSIZE_MAX);
 }
 
 void fitTicks(QCustomPlot* plot) {

@@ -1,6 +1,6 @@
-// The common frame of every FourierLab plot: a bold title row, axis labels, a one-column legend
-// in its own column right of the axes (so it never hides data and long run names are never
-// cut), a minimum size for dashboard cells, and few x ticks so labels stay apart in small panels.
+// The common frame of every FourierLab plot: a bold title row, axis labels, a legend in its own
+// column right of the axes (so it never hides data), a minimum size for dashboard cells, and
+// few x ticks so labels stay apart in small panels.
 #pragma once
 
 #include <QString>
@@ -12,9 +12,13 @@ namespace fl::widgets {
 void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLabel,
                     const QString& yLabel, bool legend);
 
-// Shows the legend when it has between 1 and kMaxLegendEntries entries; past that it would
-// squeeze the axes, and hovering names the curves instead. A hidden legend gives its room back.
-constexpr int kMaxLegendEntries = 10;
+// The legend's share of the plot's width at most: longer names are elided in the middle
+// ("#12 fourier N…expected"), so the axes keep the rest.
+constexpr double kLegendWidthShare = 0.34;
+
+// Lays the legend out for the plot's current size: every entry named, one column when they fit
+// the height, two when that fits the width share, none (hover names the curves) past that; names
+// elided to the width share. Call before each replot.
 void fitLegend(QCustomPlot* plot);
 
 // As many x ticks as the axis has room for (one per ~70 px, 1 to 6), so labels never touch in

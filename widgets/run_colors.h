@@ -1,28 +1,47 @@
-// A stable colour per run: the same run id gets the same colour in every plot and table.
+// Colours of runs. A run gets a colour the first time it is shown and keeps it; runs shown
+// together never share one: when the palette has wrapped around (the eleventh run of a
+// session), a run that would clash with another one on screen takes the first colour none of
+// them has. One RunColors serves the whole window, so a run has the same colour in every plot
+// and table. Within one run, the series of a panel differ by line style (seriesPen), never by
+// paler shades of the run's colour.
+//
+//   RunColors colors;
+//   colors.makeDistinct({3, 13});      // shown together: two colours
+//   plot->setCurve(name, colors.of(3), ...);
 #pragma once
 
 #include <QColor>
+#include <QPen>
 
 #include <cstdint>
+#include <map>
+#include <vector>
 
 namespace fl::widgets {
 
-inline QColor runColor(int64_t runId) {
-  // A qualitative palette (Tableau 10), cycled by id.
-  static const QColor palette[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
-                                   QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75),
-                                   QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34),
-                                   QColor(23, 190, 207)};
-  return palette[static_cast<size_t>((runId % 10 + 10) % 10)];
-}
+// Ten hues readable on white (Tableau 10 with its grey dropped and its olive and cyan darkened,
+// which were pale lines on white), in the order runs take them.
+int runPaletteSize();
+QColor runPaletteColor(int index);
 
-// Shade `position` of a colour, for several curves of one run in one panel (one per metric key
-// or snapshot row): the run stays recognisable by hue while its curves differ. Alternates darker
-// and lighter so that six or so shades stay apart instead of sliding into black.
-inline QColor shade(const QColor& color, int position) {
-  if (position <= 0) return color;
-  const int step = (position + 1) / 2;  // 1, 1, 2, 2, 3, ...
-  return position % 2 == 1 ? color.darker(100 + 45 * step) : color.lighter(100 + 35 * step);
-}
+class RunColors {
+ public:
+  // The run's colour: the next one in turn at first sight, then always the same.
+  QColor of(int64_t runId);
+  // Runs shown together get pairwise distinct colours (as long as the palette has enough);
+  // earlier runs in the list keep theirs.
+  void makeDistinct(const std::vector<int64_t>& runIds);
+
+ private:
+  std::map<int64_t, int> m_index;
+  int m_next = 0;
+};
+
+// The pen of series `position` among one run's series in a panel: the run's colour, a line
+// style per position (solid, dashed, dotted, dash-dot, dash-dot-dot), darker past five.
+QPen seriesPen(const QColor& runColor, int position, double width = 1.6);
+
+// The neutral colour of a truth (the same for every run: drawn once, not per run).
+QColor truthColor();
 
 }  // namespace fl::widgets

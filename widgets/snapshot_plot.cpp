@@ -13,6 +13,7 @@
 #include "widgets/plot_frame.h"
 #include "widgets/run_colors.h"
 #include "widgets/snapshot_data.h"
+#include "widgets/step_ticker.h"
 
 namespace fl::widgets {
 
@@ -34,15 +35,11 @@ struct Extent {
   }
 };
 
-// The Fourier head's PDF series ("pdf/true", "pdf/pred_grid", "probe/pred"...) are named by
-// role (truth or prediction); any other series by its snapshot name.
-bool isTruth(const QString& name) { return name.contains("true"); }
-bool isPdfSeries(const QString& name) { return isTruth(name) || name.contains("pred"); }
-
-// Dash patterns telling overlaid runs apart where colour already means the row.
-Qt::PenStyle overlayStyle(int overlay) {
-  static const Qt::PenStyle styles[] = {Qt::DashLine, Qt::DotLine, Qt::DashDotLine, Qt::DashDotDotLine};
-  return styles[overlay % 4];
+// "predicted (density)", "true (bins)": what a truth or a prediction is called in a legend.
+QString roleLabel(const Snapshot& s) {
+  const bool probability = s.valueLabel == "probability";
+  return QString(s.role == SnapshotRole::Truth ? "true" : "predicted") +
+         (probability ? " (bins)" : " (density)");
 }
 
 // Adds one curve; values a log axis cannot show become gaps (NaN), as do non-finite ones.
@@ -79,6 +76,18 @@ void applyRanges(QCustomPlot* plot, const Extent& e, bool logY) {
   const double hi = std::max(0.0, e.yHi);
   const double span = hi > lo ? hi - lo : 1.0;
   plot->yAxis->setRange(lo < 0 ? lo - 0.05 * span : lo, hi > lo ? hi + 0.1 * span : lo + 1);
+}
+
+// Whole-number coordinates (heads, layers, frequencies k) get whole-number ticks; others the
+// default ticker. Text tickers (bar labels) are left alone.
+void matchTicker(QCPAxis* axis, bool whole) {
+  if (axis->ticker().dynamicCast<QCPAxisTickerText>() || axis->scaleType() == QCPAxis::stLogarithmic)
+    return;
+  const bool isWhole = !axis->ticker().dynamicCast<IntegerTicker>().isNull();
+  if (whole == isWhole) return;
+  axis->setTicker(whole ? QSharedPointer<QCPAxisTicker>(new IntegerTicker)
+                        : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  axis->ticker()->setTickCount(4);
 }
 
 // Category labels on the x axis; more than a few are slanted so they do not overlap.
@@ -140,11 +149,15 @@ void SnapshotPlot::setSnapshot(const Snapshot& snapshot, int64_t step) {
   updateRowSelector();
 }
 
-void SnapshotPlot::setOverlaySnapshot(int64_t runId, const QString& label, const Snapshot& snapshot) {
+void SnapshotPlot::setOverlaySnapshot(int64_t runId, const QString& label, const QColor& color,
+                                      const Snapshot& snapshot) {
   const QString name = QString::fromStdString(snapshot.name);
   // Truths are the same for every run and bins would clutter: those stay the shown run's.
-  if (!m_series.contains(name) || isTruth(name) || snapshot.valueLabel == "probability") return;
+  if (!m_series.contains(name) || snapshot.role == SnapshotRole::Truth ||
+      snapshot.valueLabel == "probability")
+    return;
   m_overlays[runId].label = label;
+  m_overlays[runId].color = color;
   m_overlays[runId].snapshots[name] = snapshot;
 }
 
@@ -178,6 +191,7 @@ void SnapshotPlot::refresh() {
 
 void SnapshotPlot::drawCurves() {
   Extent extent;
+  QVector<double> allX;
   for (int index = 0; index < m_series.size(); ++index) {
     const QString& name = m_series[index];
     auto it = m_latest.find(name);
@@ -191,6 +205,7 @@ void SnapshotPlot::drawCurves() {
     for (int64_t r = first; r <= last; ++r) {
       QVector<double> x, y;
       if (!rowOf(s, r, x, y)) continue;
+      allX += x;
       double halfBin = 0;
       if (probability && x.size() > 1) {
         // Probability per bin -> density, drawn as steps centred on the bins.
@@ -199,20 +214,16 @@ void SnapshotPlot::drawCurves() {
         halfBin = width / 2;
       }
       QString label = name;
-      QPen pen(shade(runColor(m_shownRun), index), 2.0);
-      if (isPdfSeries(name)) {
-        // "pdf/pred_grid" -> "predicted (density)", "pdf/true" -> "true (bins)".
-        label = QString(isTruth(name) ? "true" : "predicted") + (probability ? " (bins)" : " (density)");
-        pen = QPen(isTruth(name) ? QColor(40, 40, 40) : runColor(m_shownRun), probability ? 1.0 : 2.0);
+      // Within the run, series and rows differ by line style; the colour is the run's.
+      QPen pen = seriesPen(m_shownColor, index, 2.0);
+      if (s.role != SnapshotRole::Series) {
+        label = roleLabel(s);
+        pen = QPen(s.role == SnapshotRole::Truth ? truthColor() : m_shownColor, probability ? 1.0 : 2.0);
         if (probability) pen.setStyle(Qt::DashLine);
       }
       if (everyRow) {
         label = m_series.size() > 1 ? label + " " + rowLabels[r] : rowLabels[r];
-        if (last > 0) {
-          // Colour says the row; a second series in the panel is told apart by its dashes.
-          pen.setColor(runColor(1 + r));
-          if (index > 0) pen.setStyle(overlayStyle(index - 1));
-        }
+        if (last > 0) pen = seriesPen(m_shownColor, static_cast<int>(r) + index * static_cast<int>(last + 1), 2.0);
       }
       auto* graph = addCurve(m_plot, label, pen, x, y, m_logY, halfBin, extent);
       if (probability) graph->setLineStyle(QCPGraph::lsStepCenter);
@@ -223,10 +234,10 @@ void SnapshotPlot::drawCurves() {
       m_caption->setToolTip(QString::fromStdString(in.dump()));
     }
   }
-  int overlay = 0;
-  for (auto run = m_overlays.cbegin(); run != m_overlays.cend(); ++run, ++overlay) {
+  for (auto run = m_overlays.cbegin(); run != m_overlays.cend(); ++run) {
     for (auto it = run->snapshots.cbegin(); it != run->snapshots.cend(); ++it) {
       const Snapshot& s = it.value();
+      const int index = static_cast<int>(m_series.indexOf(it.key()));
       const QStringList rowLabels = metaStrings(s, "row_labels");
       const bool everyRow = !rowLabels.isEmpty() && rowLabels.size() == rowCount(s);
       const int64_t first = everyRow ? 0 : row();
@@ -234,21 +245,23 @@ void SnapshotPlot::drawCurves() {
       for (int64_t r = first; r <= last; ++r) {
         QVector<double> x, y;
         if (!rowOf(s, r, x, y)) continue;
+        allX += x;
         QString label = run->label;
-        if (m_series.size() > 1 && !isPdfSeries(it.key())) label += " " + it.key();
-        QPen pen(runColor(run.key()), 1.6);
+        if (m_series.size() > 1 && s.role == SnapshotRole::Series) label += " " + it.key();
+        QPen pen = s.role == SnapshotRole::Prediction ? QPen(run->color, 1.6)
+                                                      : seriesPen(run->color, index, 1.6);
         if (everyRow && last > 0) {
-          // Same colour per row as the shown run, so a row is compared across runs by colour.
-          // (A single labelled row is just the run's curve: its run colour tells it apart.)
+          // The same line style per row as the shown run's, so a row is compared across runs.
+          // (A single labelled row is just the run's curve: its colour tells it apart.)
           label += " " + rowLabels[r];
-          pen.setColor(runColor(1 + r));
-          pen.setStyle(overlayStyle(overlay));
+          pen = seriesPen(run->color, static_cast<int>(r) + index * static_cast<int>(last + 1), 1.6);
         }
         addCurve(m_plot, label, pen, x, y, m_logY, 0, extent);
       }
     }
   }
   applyRanges(m_plot, extent, m_logY);
+  matchTicker(m_plot->xAxis, allWholeNumbers(allX));
 }
 
 void SnapshotPlot::drawBars() {
@@ -285,8 +298,12 @@ void SnapshotPlot::drawBars() {
     }
     auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     bars->setName(QString::fromStdString(shown[i]->name));
-    bars->setBrush(shade(runColor(m_shownRun), i));  // the run's colour, as in every panel
-    bars->setPen(Qt::NoPen);
+    // The run's colour, as in every panel; several series of one run differ by fill pattern.
+    static const Qt::BrushStyle patterns[] = {Qt::SolidPattern, Qt::BDiagPattern, Qt::Dense4Pattern,
+                                              Qt::FDiagPattern, Qt::CrossPattern};
+    bars->setBrush(QBrush(m_shownColor, patterns[i % 5]));
+    if (i > 0) bars->setPen(QPen(m_shownColor, 1));
+    if (i == 0) bars->setPen(Qt::NoPen);
     bars->setWidth(width);
     bars->setData(keys, values);
   }
@@ -300,6 +317,14 @@ void SnapshotPlot::drawBars() {
   // On a log axis bars rise from below the plot: leave the smallest one some height.
   if (m_logY && extent.yLo <= extent.yHi) extent.addY(extent.yLo / 3);
   applyRanges(m_plot, extent, m_logY);
+  if (!m_textTicks) {
+    QVector<double> keys;
+    for (const auto* s : shown) {
+      QVector<double> x, y;
+      if (rowOf(*s, 0, x, y)) keys += x;
+    }
+    matchTicker(m_plot->xAxis, allWholeNumbers(keys));
+  }
 }
 
 }  // namespace fl::widgets

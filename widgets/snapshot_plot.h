@@ -2,17 +2,20 @@
 //
 // Curves mode: each named snapshot as a curve over its last axis, for one chosen row (e.g. a
 // test input, picked with a spin box), or for every row when the snapshot's meta carries
-// "row_labels" (one labelled curve per row, no spin box). Fourier-head PDFs keep their meaning:
-// "true"/"pred" series are named truth and prediction, and bin probabilities are drawn as a
+// "row_labels" (one labelled curve per row, rows told apart by line style, no spin box). A
+// snapshot's declared role decides how it reads: a truth is drawn once in a neutral colour, a
+// prediction in the run's colour and overlaid in comparisons; bin probabilities are drawn as a
 // step density (probability / bin width) so they share the axis with densities on a fine grid.
-// Other series are named after the snapshot. The x range follows the data; setLogY() gives a
-// log y axis (non-positive values are skipped). Other runs' snapshots of the same names
-// (a comparison) are overlaid in their run colours.
+// Other series are named after the snapshot. The x range follows the data (whole-number ticks
+// for whole-number coordinates); setLogY() gives a log y axis (non-positive values are
+// skipped). Other runs' snapshots of the same names (a comparison) are overlaid in their run
+// colours, each row in the same line style as the shown run's.
 //
 // Bars mode: 1-D snapshots as bars (e.g. |c_k| per frequency), several series side by side in
 // distinct colours with a legend; meta "labels" name the bars on the x axis (ablations).
 #pragma once
 
+#include <QColor>
 #include <QMap>
 #include <QStringList>
 #include <QWidget>
@@ -36,13 +39,17 @@ class SnapshotPlot : public QWidget {
 
   void setLogY(bool logY);
   bool logY() const { return m_logY; }
-  // The run whose snapshots setSnapshot() gives: generic curves take its colour, as its metric
-  // curves do, so a comparison reads the same in every panel. Run 1's colour until set.
-  void setShownRun(int64_t runId) { m_shownRun = runId; }
+  // The run whose snapshots setSnapshot() gives, and its colour: its curves take it, as its
+  // metric curves do, so a comparison reads the same in every panel.
+  void setShownRun(int64_t runId, const QColor& color) {
+    m_shownRun = runId;
+    m_shownColor = color;
+  }
   void setSnapshot(const Snapshot& snapshot, int64_t step);
-  // Another run's snapshot to overlay (a comparison), drawn in the run's colour. Truths and bin
+  // Another run's snapshot to overlay (a comparison), drawn in its colour. Truths and bin
   // probabilities stay the shown run's: only continuous predictions and generic curves overlay.
-  void setOverlaySnapshot(int64_t runId, const QString& label, const Snapshot& snapshot);
+  void setOverlaySnapshot(int64_t runId, const QString& label, const QColor& color,
+                          const Snapshot& snapshot);
   void clear();
   int overlayCount() const { return m_overlays.size(); }  // runs overlaid
   void refresh();
@@ -67,12 +74,14 @@ class SnapshotPlot : public QWidget {
   QSpinBox* m_row = nullptr;
   QLabel* m_caption;
   bool m_logY = false;
-  int64_t m_shownRun = 1;
+  int64_t m_shownRun = 0;
+  QColor m_shownColor = QColor(31, 119, 180);
   bool m_legend = true;  // curves, or several series of bars
   bool m_textTicks = false;  // the x axis shows bar labels
   QMap<QString, Snapshot> m_latest;
   struct Overlay {
     QString label;
+    QColor color;
     QMap<QString, Snapshot> snapshots;  // by name
   };
   QMap<int64_t, Overlay> m_overlays;  // by run id

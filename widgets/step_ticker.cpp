@@ -16,6 +16,29 @@ QString compactCount(double value) {
   return exact ? compact + (millions ? "M" : "k") : QString::number(value, 'f', 0);
 }
 
+double IntegerTicker::getTickStep(const QCPRange& range) {
+  const double step = QCPAxisTicker::getTickStep(range);
+  // 2.5 would put ticks between whole numbers: 2 keeps them on them.
+  return step < 1 ? 1.0 : std::floor(step);
+}
+
+int IntegerTicker::getSubTickCount(double tickStep) {
+  // Sub-ticks only where they land on whole numbers.
+  const int whole = static_cast<int>(std::lround(tickStep));
+  if (whole <= 1) return 0;
+  return whole <= 5 ? whole - 1 : QCPAxisTicker::getSubTickCount(tickStep);
+}
+
 QString StepTicker::getTickLabel(double tick, const QLocale&, QChar, int) { return compactCount(tick); }
+
+bool allWholeNumbers(const QVector<double>& values) {
+  bool any = false;
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    if (v != std::round(v)) return false;
+    any = true;
+  }
+  return any;
+}
 
 }  // namespace fl::widgets

@@ -1,15 +1,23 @@
-// StepTicker: tick labels for step counts that stay short in a small dashboard cell: 20000 is
-// "20k", 1500000 is "1.5M". Five-digit labels four to an axis ran into each other there.
+// Tickers for counts. StepTicker labels step counts short enough for a small dashboard cell
+// (20000 is "20k", 1500000 is "1.5M"; five-digit labels four to an axis ran into each other
+// there) and never puts a tick between two steps. IntegerTicker does the same for any axis
+// whose values are whole numbers (layers, heads, frequencies, periods): no 2.5th head.
 #pragma once
 
 #include <qcustomplot.h>
 
 namespace fl::widgets {
 
-class StepTicker : public QCPAxisTicker {
+class IntegerTicker : public QCPAxisTicker {
  public:
-  StepTicker() { setTickCount(4); }
+  IntegerTicker() { setTickCount(4); }
 
+ protected:
+  double getTickStep(const QCPRange& range) override;
+  int getSubTickCount(double tickStep) override;
+};
+
+class StepTicker : public IntegerTicker {
  protected:
   QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
 };
@@ -17,5 +25,8 @@ class StepTicker : public QCPAxisTicker {
 // "20k", "1.5M", "750": what StepTicker writes for `value`; a value three digits cannot say
 // exactly (10025) is written whole.
 QString compactCount(double value);
+
+// True when every finite value is a whole number (and there is at least one).
+bool allWholeNumbers(const QVector<double>& values);
 
 }  // namespace fl::widgets

@@ -6,60 +6,56 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
-#include <QTableWidget>
-#include <QTimer>
 #include <QSettings>
-#include <QColor>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
-#include <cmath>
 #include <fstream>
 #include <set>
 
-#include "core/engine/reference_check.h"
+#include "app/gui/history_model.h"
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
-#include "widgets/run_colors.h"
+#include "core/study/study_store.h"
+#include "widgets/frozen_columns_view.h"
+#include "widgets/text_table_model.h"
 
 namespace fl::gui {
 
 namespace {
 
-QTableWidgetItem* textItem(const QString& text) {
-  auto* i = new QTableWidgetItem(text);
-  i->setFlags(i->flags() & ~Qt::ItemIsEditable);
-  return i;
-}
-
-QTableWidgetItem* numberItem(double v) {
-  auto* i = textItem(std::isfinite(v) ? QString::number(v, 'g', 5) : "-");
-  i->setData(Qt::EditRole, v);  // sorts as a number
-  return i;
-}
-
-// Config keys whose values differ between the listed runs: the columns worth showing.
-std::vector<std::string> differingKeys(const std::vector<store::RunRecord>& runs) {
-  std::set<std::string> keys;
-  for (const auto& r : runs)
-    for (const auto& [k, v] : r.config.items()) keys.insert(k);
-  std::vector<std::string> out;
-  for (const auto& k : keys) {
-    std::set<std::string> seen;
-    for (const auto& r : runs) seen.insert(r.config.value(k, nlohmann::json()).dump());
-    if (seen.size() > 1) out.push_back(k);
-  }
-  return out;
+QTableView* makeStudiesTable(QWidget* parent) {
+  auto* table = new QTableView(parent);
+  table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table->setSelectionMode(QAbstractItemView::SingleSelection);
+  table->verticalHeader()->hide();
+  table->horizontalHeader()->setStretchLastSection(true);
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  return table;
 }
 
 }  // namespace
 
 HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
-    : QWidget(parent), m_store(store), m_table(new QTableWidget(this)), m_text(new QLineEdit(this)),
-      m_status(new QComboBox(this)), m_experiment(new QComboBox(this)), m_tag(new QLineEdit(this)),
+    : QWidget(parent),
+      m_store(store),
+      m_model(new HistoryModel(this)),
+      m_proxy(new QSortFilterProxyModel(this)),
+      m_table(new widgets::FrozenColumnsView(HistoryModel::kFrozenColumns, this)),
+      m_studiesModel(new widgets::TextTableModel(this)),
+      m_studies(makeStudiesTable(this)),
+      m_text(new QLineEdit(this)),
+      m_status(new QComboBox(this)),
+      m_experiment(new QComboBox(this)),
+      m_tag(new QLineEdit(this)),
       m_typing(new QTimer(this)) {
   auto* layout = new QVBoxLayout(this);
   auto* filters = new QHBoxLayout;
@@ -83,11 +79,35 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   auto* exportButton = new QPushButton("Export…", this);
   auto* remove = new QPushButton("Delete…", this);
   for (auto* b : {open, compare, resume, rename, tag, note, exportButton, remove}) filters->addWidget(b);
-  layout->addLayout(filters);
-  layout->addWidget(m_table, 1);
+
+  m_studies->setModel(m_studiesModel);
+  m_studies->setToolTip("Double-click a study to open its view: progress, figure and table");
+  m_proxy->setSourceModel(m_model);
+  m_proxy->setSortRole(HistoryModel::kSortRole);
+  m_table->setModel(m_proxy);
   m_table->setSortingEnabled(true);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->verticalHeader()->hide();
+  m_table->frozenView()->setSortingEnabled(false);
+
+  auto* studiesBox = new QWidget(this);
+  auto* studiesLayout = new QVBoxLayout(studiesBox);
+  studiesLayout->setContentsMargins(0, 0, 0, 0);
+  studiesLayout->addWidget(new QLabel("<b>Studies</b>", studiesBox));
+  studiesLayout->addWidget(m_studies);
+  auto* runsBox = new QWidget(this);
+  auto* runsLayout = new QVBoxLayout(runsBox);
+  runsLayout->setContentsMargins(0, 0, 0, 0);
+  runsLayout->addWidget(new QLabel("<b>Runs</b>", runsBox));
+  runsLayout->addLayout(filters);
+  runsLayout->addWidget(m_table, 1);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(studiesBox);
+  split->addWidget(runsBox);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 4);
+  layout->addWidget(split);
 
   // Typing refreshes once it pauses (150 ms), not at every key: each refresh reads the store.
   m_typing->setSingleShot(true);
@@ -97,8 +117,19 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   connect(m_tag, &QLineEdit::textChanged, m_typing, qOverload<>(&QTimer::start));
   connect(m_status, &QComboBox::currentIndexChanged, this, &HistoryView::refresh);
   connect(m_experiment, &QComboBox::currentIndexChanged, this, &HistoryView::refresh);
-  connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-    emit openRequested(m_table->item(row, 0)->data(Qt::EditRole).toLongLong());
+  connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this,
+          [this](int column, Qt::SortOrder order) {
+            const QString key = m_model->key(column);
+            if (key.isEmpty()) return;
+            m_sortKey = key;
+            m_sortOrder = order;
+          });
+  connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    const QModelIndex source = m_proxy->mapToSource(index);
+    if (source.isValid()) emit openRequested(m_model->run(source.row()).id);
+  });
+  connect(m_studies, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    emit studyOpenRequested(m_studiesModel->rowKey(index.row()).toLongLong());
   });
   connect(open, &QPushButton::clicked, this, [this] {
     auto ids = selectedIds();
@@ -119,15 +150,77 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   connect(remove, &QPushButton::clicked, this, &HistoryView::askDelete);
 }
 
-std::vector<int64_t> HistoryView::selectedIds() const {
-  std::set<int> rows;
-  for (auto* i : m_table->selectedItems()) rows.insert(i->row());
+std::vector<int64_t> HistoryView::shownIds() const {
   std::vector<int64_t> ids;
-  for (int r : rows) ids.push_back(m_table->item(r, 0)->data(Qt::EditRole).toLongLong());
+  for (int r = 0; r < m_proxy->rowCount(); ++r)
+    ids.push_back(m_model->run(m_proxy->mapToSource(m_proxy->index(r, 0)).row()).id);
   return ids;
 }
 
+std::vector<int64_t> HistoryView::selectedIds() const {
+  std::set<int> rows;
+  for (const auto& index : m_table->selectionModel()->selectedIndexes()) rows.insert(index.row());
+  std::vector<int64_t> ids;
+  for (int r : rows) ids.push_back(m_model->run(m_proxy->mapToSource(m_proxy->index(r, 0)).row()).id);
+  return ids;
+}
+
+void HistoryView::selectIds(const std::vector<int64_t>& ids) {
+  m_table->clearSelection();
+  for (auto id : ids) {
+    const int row = m_model->rowOf(id);
+    if (row < 0) continue;
+    const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
+    m_table->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+  }
+}
+
+bool HistoryView::sortByKey(const QString& key, Qt::SortOrder order) {
+  m_sortKey = key;
+  m_sortOrder = order;
+  const int column = m_model->column(key);
+  if (column < 0) return false;
+  m_table->sortByColumn(column, order);
+  return true;
+}
+
+QString HistoryView::sortKey() const { return m_sortKey; }
+
+void HistoryView::refreshStudies() {
+  std::vector<study::StudyRecord> studies;
+  try {
+    studies = study::StudyStore(m_store).list();
+  } catch (const std::exception& e) {
+    emit storeError(e.what());
+    return;
+  }
+  QVector<QVector<widgets::TextCell>> rows;
+  QVector<QVariant> keys;
+  for (const auto& s : studies) {
+    auto count = [&](const char* status) {
+      auto it = s.statusCounts.find(status);
+      return it == s.statusCounts.end() ? 0 : it->second;
+    };
+    const QString status = QString::fromStdString(s.status());
+    rows.push_back({{QString::number(s.id), static_cast<qlonglong>(s.id), {}, {}},
+                    {QString::fromStdString(s.name), {}, {}, QString::fromStdString(s.spec.title)},
+                    {QString::fromStdString(s.experiment), {}, {}, {}},
+                    {QString::number(s.cells), static_cast<qlonglong>(s.cells), {}, {}},
+                    {QString::number(count("finished")), static_cast<qlonglong>(count("finished")), {}, {}},
+                    {QString::number(count("failed")), static_cast<qlonglong>(count("failed")),
+                     count("failed") ? QColor(170, 0, 0) : QColor(), {}},
+                    {status, {}, {}, {}},
+                    {QDateTime::fromSecsSinceEpoch(static_cast<qint64>(s.created)).toString("yyyy-MM-dd hh:mm"),
+                     s.created, {}, {}}});
+    keys.push_back(static_cast<qlonglong>(s.id));
+  }
+  m_studiesModel->setRows({"id", "study", "experiment", "runs", "finished", "failed", "status", "created"},
+                          std::move(rows), std::move(keys));
+  m_studies->resizeColumnsToContents();
+}
+
 void HistoryView::refresh() {
+  refreshStudies();
   store::RunFilter filter;
   filter.text = m_text->text().toStdString();
   filter.tag = m_tag->text().trimmed().toStdString();
@@ -149,61 +242,24 @@ void HistoryView::refresh() {
     emit storeError(e.what());
     return;
   }
-  QStringList metricKeys;
-  for (const auto& r : runs)
-    for (const auto& m : r.metrics)
-      if (!metricKeys.contains(QString::fromStdString(m.key))) metricKeys << QString::fromStdString(m.key);
-  const auto params = differingKeys(runs);
-  QStringList headers{"id", "experiment", "name", "status", "created", "tags"};
-  for (const auto& p : params) headers << QString::fromStdString(p);
-  for (const auto& k : metricKeys) headers << k + " (last)" << k + " (min)" << k + " (max)";
-  m_table->setSortingEnabled(false);
-  m_table->clear();
-  m_table->setColumnCount(headers.size());
-  m_table->setHorizontalHeaderLabels(headers);
-  m_table->setRowCount(static_cast<int>(runs.size()));
-  const int metricBase = 6 + static_cast<int>(params.size());
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const auto& r = runs[i];
-    const int row = static_cast<int>(i);
-    auto* id = numberItem(static_cast<double>(r.id));
-    id->setForeground(widgets::runColor(r.id));
-    m_table->setItem(row, 0, id);
-    m_table->setItem(row, 1, textItem(QString::fromStdString(r.experiment)));
-    m_table->setItem(row, 2, textItem(QString::fromStdString(r.name)));
-    // A finished run's message is its verdicts ("LEAKS -- detail; val/loss 1.2 vs paper 0.3"):
-    // the first one's headline beside the status, all of it in the tooltip. Failed runs and
-    // bad verdicts in red.
-    const QString message = QString::fromStdString(r.message);
-    QString status = QString::fromStdString(toString(r.status));
-    const QString headline = QString::fromStdString(verdictHeadline(r.message));
-    if (r.status == RunStatus::Finished && !headline.isEmpty()) status += ": " + headline;
-    auto* statusItem = textItem(status);
-    statusItem->setToolTip(message);
-    if (r.status == RunStatus::Failed || headline.contains("LEAKS") || headline.contains("outside"))
-      statusItem->setForeground(QColor(170, 0, 0));
-    m_table->setItem(row, 3, statusItem);
-    m_table->setItem(row, 4, textItem(QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.created)).toString("yyyy-MM-dd hh:mm")));
-    QStringList tags;
-    for (const auto& t : r.tags) tags << QString::fromStdString(t);
-    m_table->setItem(row, 5, textItem(tags.join(", ")));
-    for (size_t p = 0; p < params.size(); ++p) {
-      const auto v = r.config.value(params[p], nlohmann::json());
-      m_table->setItem(row, 6 + static_cast<int>(p),
-                       v.is_number() ? numberItem(v.get<double>())
-                                     : textItem(QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump())));
-    }
-    for (const auto& m : r.metrics) {
-      const int column = metricBase + 3 * static_cast<int>(metricKeys.indexOf(QString::fromStdString(m.key)));
-      m_table->setItem(row, column, numberItem(m.last));
-      m_table->setItem(row, column + 1, numberItem(m.min));
-      m_table->setItem(row, column + 2, numberItem(m.max));
-    }
+  const auto selected = selectedIds();
+  const QString sortKey = m_sortKey;
+  const Qt::SortOrder sortOrder = m_sortOrder;
+  m_model->setRuns(std::move(runs));
+  // The same column as before, wherever the new columns put it.
+  if (!sortByKey(sortKey, sortOrder)) {
+    m_sortKey = sortKey;  // kept for when a later listing has that column again
+    m_table->sortByColumn(0, Qt::AscendingOrder);
+    m_sortKey = sortKey;
+    m_sortOrder = sortOrder;
   }
-  m_table->setSortingEnabled(true);
   m_table->resizeColumnsToContents();
   // A long verdict is elided (its tooltip has all of it) so the metric columns stay in view.
-  if (m_table->columnWidth(3) > 280) m_table->setColumnWidth(3, 280);
+  for (const char* key : {"verdict", "name"}) {
+    const int c = m_model->column(key);
+    if (c >= 0 && m_table->columnWidth(c) > 260) m_table->setColumnWidth(c, 260);
+  }
+  selectIds(selected);
 }
 
 int HistoryView::deleteRuns(const std::vector<int64_t>& ids) {
@@ -241,10 +297,13 @@ bool HistoryView::exportRuns(const std::vector<int64_t>& ids, const QString& pat
 void HistoryView::askDelete() {
   const auto ids = selectedIds();
   if (ids.empty()) return;
-  if (QMessageBox::question(this, "Delete runs",
-                            QString("Delete %1 run(s) with their metrics, snapshots and checkpoints? "
-                                    "This cannot be undone.").arg(ids.size())) == QMessageBox::Yes)
-    deleteRuns(ids);
+  // No is the default: Enter on this dialog must never delete.
+  const auto answer = QMessageBox::question(
+      this, "Delete runs",
+      QString("Delete %1 run(s) with their metrics, snapshots and checkpoints? This cannot be undone.")
+          .arg(ids.size()),
+      QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+  if (answer == QMessageBox::Yes) deleteRuns(ids);
 }
 
 void HistoryView::askExport() {
@@ -261,7 +320,8 @@ void HistoryView::askEdit(const QString& what) {
   const auto ids = selectedIds();
   if (ids.empty()) return;
   bool ok = false;
-  const QString text = QInputDialog::getText(this, what, what == "tag" ? "Tags (comma separated)" : what, QLineEdit::Normal, "", &ok);
+  const QString text = QInputDialog::getText(this, what, what == "tag" ? "Tags (comma separated)" : what,
+                                             QLineEdit::Normal, "", &ok);
   if (!ok) return;
   try {
     for (auto id : ids) {
@@ -284,8 +344,8 @@ void HistoryView::saveSettings(QSettings& settings) const {
   settings.setValue("history/tag", m_tag->text());
   settings.setValue("history/status", m_status->currentText());
   settings.setValue("history/experiment", m_experiment->currentText());
-  settings.setValue("history/sortColumn", m_table->horizontalHeader()->sortIndicatorSection());
-  settings.setValue("history/sortOrder", static_cast<int>(m_table->horizontalHeader()->sortIndicatorOrder()));
+  settings.setValue("history/sortKey", m_sortKey);
+  settings.setValue("history/sortOrder", static_cast<int>(m_sortOrder));
 }
 
 void HistoryView::restoreSettings(const QSettings& settings) {
@@ -296,9 +356,9 @@ void HistoryView::restoreSettings(const QSettings& settings) {
   const QString experiment = settings.value("history/experiment").toString();
   if (!experiment.isEmpty() && m_experiment->findText(experiment) < 0) m_experiment->addItem(experiment);
   m_experiment->setCurrentText(experiment.isEmpty() ? "any experiment" : experiment);
-  if (settings.contains("history/sortColumn"))
-    m_table->sortByColumn(settings.value("history/sortColumn").toInt(),
-                          static_cast<Qt::SortOrder>(settings.value("history/sortOrder").toInt()));
+  // By key: the columns of the next listing need not be those of the last one.
+  m_sortKey = settings.value("history/sortKey", "id").toString();
+  m_sortOrder = static_cast<Qt::SortOrder>(settings.value("history/sortOrder", 0).toInt());
 }
 
 }  // namespace fl::gui

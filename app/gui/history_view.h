@@ -1,6 +1,8 @@
-// HistoryView: every run in the store as a sortable table (parameters that differ and metric
-// summaries as columns), filtered by experiment, status, tag and text; open, rename, tag, note,
-// delete (confirmed) and export (CSV/JSON) the selected runs.
+// HistoryView: the run store. Above, its studies (double-click opens one); below, every run as a
+// sortable table whose id and name stay in view while the other columns scroll: the config
+// values that differ and each metric's last / min / max, filtered by text, experiment, status
+// and tag. Open, compare, resume, rename, tag, note, delete (confirmed, No by default) and
+// export (CSV/JSON) the selected runs. The sort is kept by column key across sessions.
 #pragma once
 
 #include <QWidget>
@@ -9,16 +11,23 @@
 #include <vector>
 
 class QComboBox;
-class QSettings;
 class QLineEdit;
-class QTableWidget;
+class QSettings;
+class QSortFilterProxyModel;
+class QTableView;
 class QTimer;
 
 namespace fl::store {
 class RunStore;
 }
+namespace fl::widgets {
+class FrozenColumnsView;
+class TextTableModel;
+}
 
 namespace fl::gui {
+
+class HistoryModel;
 
 class HistoryView : public QWidget {
   Q_OBJECT
@@ -27,10 +36,19 @@ class HistoryView : public QWidget {
   HistoryView(store::RunStore& store, QWidget* parent = nullptr);
 
   void refresh();
-  QTableWidget* table() const { return m_table; }
+  HistoryModel* model() const { return m_model; }
+  widgets::FrozenColumnsView* table() const { return m_table; }
+  QTableView* studiesTable() const { return m_studies; }
+  widgets::TextTableModel* studiesModel() const { return m_studiesModel; }
   QLineEdit* filterText() const { return m_text; }
   QComboBox* experimentFilter() const { return m_experiment; }
+  // The listed runs' ids in the order the table shows them, and the selected ones.
+  std::vector<int64_t> shownIds() const;
   std::vector<int64_t> selectedIds() const;
+  void selectIds(const std::vector<int64_t>& ids);
+  // Sorts by a column key ("metric:test/kl:last"); false when no listed run has that column.
+  bool sortByKey(const QString& key, Qt::SortOrder order);
+  QString sortKey() const;
   // Deletes without asking (the button asks first); returns how many.
   int deleteRuns(const std::vector<int64_t>& ids);
   // Filters and sort order, kept across sessions.
@@ -43,20 +61,28 @@ class HistoryView : public QWidget {
   void openRequested(int64_t runId);
   void compareRequested(std::vector<int64_t> runIds);
   void resumeRequested(int64_t runId);
+  void studyOpenRequested(int64_t studyId);
   void storeError(const QString& message);
 
  private:
   void askDelete();
   void askExport();
   void askEdit(const QString& what);
+  void refreshStudies();
 
   store::RunStore& m_store;
-  QTableWidget* m_table;
+  HistoryModel* m_model;
+  QSortFilterProxyModel* m_proxy;
+  widgets::FrozenColumnsView* m_table;
+  widgets::TextTableModel* m_studiesModel;
+  QTableView* m_studies;
   QLineEdit* m_text;
   QComboBox* m_status;
   QComboBox* m_experiment;
   QLineEdit* m_tag;
   QTimer* m_typing;  // a refresh once the filter text stops changing
+  QString m_sortKey = "id";
+  Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };
 
 }  // namespace fl::gui

@@ -7,14 +7,16 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
-#include <QToolButton>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "core/engine/device_spec.h"
 #include "core/engine/reference_check.h"
+#include "core/study/thread_budget.h"
 #include "widgets/config_form.h"
 
 namespace fl::gui {
@@ -33,25 +35,44 @@ std::vector<ParamSpec> formSpecs(const Experiment& experiment) {
 }  // namespace
 
 LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
-    : QWidget(parent), m_registry(registry), m_experiment(new QComboBox(this)),
-      m_preset(new QComboBox(this)), m_device(new QComboBox(this)),
-      m_form(new widgets::ConfigForm(this)), m_problem(new QLabel(this)),
-      m_reference(new QLabel(this)), m_run(new QPushButton("Run", this)),
-      m_compare(new QPushButton("Run comparison", this)), m_arms(new QToolButton(this)),
-      m_parallel(new QSpinBox(this)) {
+    : QWidget(parent),
+      m_registry(registry),
+      m_experiment(new QComboBox(this)),
+      m_preset(new QComboBox(this)),
+      m_modified(new QLabel("modified", this)),
+      m_device(new QComboBox(this)),
+      m_parallel(new QSpinBox(this)),
+      m_form(new widgets::ConfigForm(this)),
+      m_problem(new QLabel(this)),
+      m_reference(new QLabel(this)),
+      m_run(new QPushButton("Run", this)),
+      m_compare(new QPushButton("Run comparison", this)),
+      m_arms(new QToolButton(this)),
+      m_study(new QComboBox(this)),
+      m_studySummary(new QLabel(this)),
+      m_runStudy(new QPushButton("Run study", this)),
+      m_studyDelay(new QTimer(this)) {
   auto* layout = new QVBoxLayout(this);
   auto* top = new QFormLayout;
   for (const auto& e : m_registry.all())
     m_experiment->addItem(QString::fromStdString(e->title()), QString::fromStdString(e->name()));
   top->addRow("Experiment", m_experiment);
-  top->addRow("Preset", m_preset);
+  auto* presetRow = new QHBoxLayout;
+  presetRow->addWidget(m_preset, 1);
+  m_modified->setStyleSheet("color: #8a5a00; font-style: italic;");
+  m_modified->setToolTip("The form differs from the preset's values");
+  m_modified->setVisible(false);
+  presetRow->addWidget(m_modified);
+  top->addRow("Preset", presetRow);
   m_device->addItem("auto");
   for (const auto& d : availableDevices()) m_device->addItem(QString::fromStdString(d));
   m_device->setToolTip("auto picks CUDA when LibTorch sees it, else the CPU");
   top->addRow("Device", m_device);
-  m_parallel->setRange(1, 16);
-  m_parallel->setValue(4);  // a comparison's arms train side by side
-  m_parallel->setToolTip("How many queued runs train at the same time");
+  m_parallel->setRange(0, 16);
+  m_parallel->setValue(0);
+  m_parallel->setToolTip("How many queued runs train at the same time. auto: as many as the "
+                         "cores allow with the threads each run can use (the studies' thread "
+                         "budget), so runs never fight over the cores");
   top->addRow("Parallel runs", m_parallel);
   layout->addLayout(top);
   auto* scroll = new QScrollArea(this);
@@ -75,31 +96,34 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   m_arms->setMenu(new QMenu(m_arms));
   buttons->addWidget(m_arms);
   layout->addLayout(buttons);
+  // Studies: a built-in one, or the parameters given several values with their ⋯ buttons.
+  auto* studyRow = new QHBoxLayout;
+  m_study->setToolTip("A study the experiment declares (the paper's tables and figures), or "
+                      "none: the form's parameters that hold several values");
+  studyRow->addWidget(m_study, 1);
+  m_runStudy->setToolTip("Launch every run of the study (Ctrl+Shift+S)");
+  studyRow->addWidget(m_runStudy);
+  layout->addLayout(studyRow);
+  m_studySummary->setWordWrap(true);
+  layout->addWidget(m_studySummary);
 
+  m_studyDelay->setSingleShot(true);
+  m_studyDelay->setInterval(120);
+  connect(m_studyDelay, &QTimer::timeout, this, &LaunchPanel::updateStudy);
   connect(m_experiment, &QComboBox::currentIndexChanged, this, [this] {
     rebuildForm();
     emit experimentChanged();
   });
-  connect(m_preset, &QComboBox::currentIndexChanged, this, [this] {
-    auto e = experiment();
-    if (!e) return;
-    m_form->setSpecs(formSpecs(*e));
-    if (auto preset = e->findPreset(presetName().toStdString())) {
-      m_form->setValues(preset->overrides);
-      if (preset->overrides.contains("device") && preset->overrides["device"].is_string())
-        selectDevice(QString::fromStdString(preset->overrides["device"].get<std::string>()));
-      QString text = QString::fromStdString(preset->description);
-      if (!preset->reference.is_null())
-        text += "\n" + QString::fromStdString(describeReference(preset->reference));
-      m_reference->setText(text);
-    } else {
-      m_reference->clear();
-    }
-    updateValidity();
-  });
+  connect(m_preset, &QComboBox::currentIndexChanged, this, &LaunchPanel::applyPreset);
   connect(m_form, &widgets::ConfigForm::changed, this, &LaunchPanel::updateValidity);
+  connect(m_study, &QComboBox::currentIndexChanged, this, &LaunchPanel::updateValidity);
+  connect(m_device, &QComboBox::currentIndexChanged, this, &LaunchPanel::updateValidity);
+  connect(m_parallel, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
+    emit parallelRunsChanged(v);
+  });
   connect(m_run, &QPushButton::clicked, this, &LaunchPanel::runRequested);
   connect(m_compare, &QPushButton::clicked, this, &LaunchPanel::comparisonRequested);
+  connect(m_runStudy, &QPushButton::clicked, this, &LaunchPanel::studyRequested);
   rebuildForm();
 }
 
@@ -121,9 +145,21 @@ bool LaunchPanel::selectDevice(const QString& device) {
   return true;
 }
 
+bool LaunchPanel::selectStudy(const QString& name) {
+  const int index = name.isEmpty() ? 0 : m_study->findData(name);
+  if (index < 0) return false;
+  m_study->setCurrentIndex(index);
+  updateStudy();
+  return true;
+}
+
 QString LaunchPanel::device() const { return m_device->currentText(); }
 
+QString LaunchPanel::studyName() const { return m_study->currentData().toString(); }
+
 void LaunchPanel::setParallelRuns(int n) { m_parallel->setValue(n); }
+
+int LaunchPanel::parallelRuns() const { return m_parallel->value(); }
 
 bool LaunchPanel::selectPreset(const QString& name) {
   const int index = m_preset->findText(name);
@@ -136,7 +172,26 @@ QString LaunchPanel::presetName() const {
   return m_preset->currentIndex() <= 0 ? QString() : m_preset->currentText();
 }
 
-int LaunchPanel::parallelRuns() const { return m_parallel->value(); }
+bool LaunchPanel::presetModified() const { return m_modified->isVisibleTo(this); }
+
+void LaunchPanel::applyPreset() {
+  auto e = experiment();
+  if (!e) return;
+  m_form->setSpecs(formSpecs(*e));
+  if (auto preset = e->findPreset(presetName().toStdString())) {
+    m_form->setValues(preset->overrides);
+    if (preset->overrides.contains("device") && preset->overrides["device"].is_string())
+      selectDevice(QString::fromStdString(preset->overrides["device"].get<std::string>()));
+    QString text = QString::fromStdString(preset->description);
+    if (!preset->reference.is_null())
+      text += "\n" + QString::fromStdString(describeReference(preset->reference));
+    m_reference->setText(text);
+  } else {
+    m_reference->clear();
+  }
+  m_presetValues = m_form->values();
+  updateValidity();
+}
 
 void LaunchPanel::rebuildForm() {
   auto e = experiment();
@@ -146,10 +201,21 @@ void LaunchPanel::rebuildForm() {
   m_preset->addItem("(defaults)");
   for (const auto& p : e->presets()) m_preset->addItem(QString::fromStdString(p.name));
   m_preset->blockSignals(false);
-  m_form->setSpecs(formSpecs(*e));
-  m_reference->clear();
   rebuildArms();
-  updateValidity();
+  rebuildStudies();
+  applyPreset();
+}
+
+void LaunchPanel::rebuildStudies() {
+  m_study->blockSignals(true);
+  m_study->clear();
+  m_study->addItem("(the form's lists of values)", QString());
+  auto e = experiment();
+  if (e)
+    for (const auto& s : e->studies())
+      m_study->addItem(QString::fromStdString(s.name + (s.title.empty() ? "" : ": " + s.title)),
+                       QString::fromStdString(s.name));
+  m_study->blockSignals(false);
 }
 
 void LaunchPanel::rebuildArms() {
@@ -203,20 +269,69 @@ ValidatedConfig LaunchPanel::config() const {
   return out;
 }
 
+StudyPlan LaunchPanel::studyPlan() const {
+  StudyRequest request;
+  request.experiment = experiment();
+  request.values = m_form->values();
+  request.values["device"] = m_device->currentText().toStdString();
+  request.axes = m_form->axes();
+  request.builtin = studyName().toStdString();
+  StudyPlan plan = planStudy(request);
+  // A list the form cannot read is named before anything else.
+  for (const auto& issue : m_form->issues()) plan.errors.insert(plan.errors.begin(), issue.message);
+  return plan;
+}
+
+void LaunchPanel::updateStudy() {
+  const StudyPlan plan = studyPlan();
+  m_runStudy->setEnabled(plan.ok());
+  if (plan.ok()) {
+    auto e = experiment();
+    QString budget;
+    if (e) {
+      const auto b = study::planThreadBudget(study::availableCores(), plan.runs,
+                                             e->usefulThreads(config().values), parallelRuns());
+      budget = QString::fromStdString(", " + b.describe());
+    }
+    m_studySummary->setStyleSheet("");
+    m_studySummary->setText(QString("Run study makes <b>%1</b>%2")
+                                .arg(QString::fromStdString(plan.summary).toHtmlEscaped(), budget));
+  } else {
+    m_studySummary->setStyleSheet("color: #666;");
+    m_studySummary->setText(QString::fromStdString(plan.errors.empty() ? "" : plan.errors.front()));
+  }
+}
+
+void LaunchPanel::updateParallelText() {
+  auto e = experiment();
+  if (!e) return;
+  // What auto means for this config: the budget for a full queue of such runs.
+  const int cores = study::availableCores();
+  const auto b = study::planThreadBudget(cores, cores, e->usefulThreads(config().values));
+  m_parallel->setSpecialValueText(QString("auto (%1)").arg(QString::fromStdString(b.describe())));
+}
+
 void LaunchPanel::updateValidity() {
   const auto c = config();
-  m_run->setEnabled(c.ok());
+  const bool lists = !m_form->axes().empty();
+  m_run->setEnabled(c.ok() && !lists);
+  m_run->setToolTip(lists ? "Some parameters hold several values: Run study launches them"
+                          : "Run with this config (Ctrl+R)");
   auto e = experiment();
   QStringList arms;
   for (const auto& v : chosenVariants()) arms << QString::fromStdString(v.label);
   const bool declared = e && !e->comparisonVariants().empty();
   m_arms->setEnabled(declared);
-  m_compare->setEnabled(c.ok() && !arms.isEmpty());
+  m_compare->setEnabled(c.ok() && !arms.isEmpty() && !lists);
   m_compare->setToolTip(!declared        ? "This experiment declares no comparison"
                         : arms.isEmpty() ? "No arm is ticked (Arms menu)"
                                          : "One run each, same data and seed: " + arms.join(", ") +
                                                " (Ctrl+Shift+R)");
   m_problem->setText(c.ok() ? QString() : "Cannot run: " + QString::fromStdString(c.summary()));
+  // "modified" once the form is no longer what the preset (or the defaults) set.
+  m_modified->setVisible(!m_presetValues.is_null() && m_form->values() != m_presetValues);
+  updateParallelText();
+  m_studyDelay->start();
 }
 
 }  // namespace fl::gui

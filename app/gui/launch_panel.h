@@ -1,6 +1,9 @@
-// LaunchPanel: the Configure side of the window: experiment picker, presets, device selector
-// (what LibTorch sees), the generated parameter form, and Run, disabled with the reason shown
-// while the config is invalid.
+// LaunchPanel: the Configure side of the window: experiment picker, presets (marked "modified"
+// once the form differs from the preset), device selector (what LibTorch sees), parallel runs
+// (auto: the thread budget decides), the generated parameter form, and the launch buttons:
+// Run (one run), Run comparison (one run per ticked arm) and Run study (a built-in study, or
+// the form's parameters that hold lists of values), each disabled with the reason while it
+// cannot start; the number of runs a study makes is shown before it is launched.
 #pragma once
 
 #include <QWidget>
@@ -9,12 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/study_plan.h"
 #include "core/engine/registry.h"
 
 class QComboBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
+class QTimer;
 class QToolButton;
 
 namespace fl::widgets {
@@ -30,18 +35,26 @@ class LaunchPanel : public QWidget {
   LaunchPanel(const ExperimentRegistry& registry, QWidget* parent = nullptr);
 
   std::shared_ptr<const Experiment> experiment() const;
-  // false when no experiment or device has that name (nothing changes then).
+  // false when no experiment, preset, study or device has that name (nothing changes then).
   bool selectExperiment(const QString& name);
   bool selectPreset(const QString& name);
   bool selectDevice(const QString& device);
+  bool selectStudy(const QString& name);  // "" for none
   QString presetName() const;
+  bool presetModified() const;
   QString device() const;
+  QString studyName() const;
   // The validated config of the form, with the device picked; issues when invalid.
   ValidatedConfig config() const;
+  // 0: the thread budget decides (the default); else that many runs at once.
   int parallelRuns() const;
   void setParallelRuns(int n);
+  // What Run study launches now (its spec, its number of runs, or why it cannot).
+  StudyPlan studyPlan() const;
   QPushButton* runButton() const { return m_run; }
   QPushButton* compareButton() const { return m_compare; }
+  QPushButton* studyButton() const { return m_runStudy; }
+  QLabel* studySummary() const { return m_studySummary; }
   // The comparison arms ticked in the arms menu (all of the experiment's, until one is unticked).
   std::vector<Variant> chosenVariants() const;
   // Ticks exactly the arms with these labels (for tests and scripts); false if one is unknown.
@@ -51,24 +64,36 @@ class LaunchPanel : public QWidget {
  signals:
   void runRequested();
   void comparisonRequested();
+  void studyRequested();
   void experimentChanged();
+  void parallelRunsChanged(int runs);
 
  private:
   void rebuildForm();
   void rebuildArms();
+  void rebuildStudies();
+  void applyPreset();
   void updateValidity();
+  void updateStudy();
+  void updateParallelText();
 
   const ExperimentRegistry& m_registry;
   QComboBox* m_experiment;
   QComboBox* m_preset;
+  QLabel* m_modified;
   QComboBox* m_device;
+  QSpinBox* m_parallel;
   widgets::ConfigForm* m_form;
   QLabel* m_problem;
   QLabel* m_reference;
   QPushButton* m_run;
   QPushButton* m_compare;
   QToolButton* m_arms;  // its menu ticks which arms "Run comparison" launches
-  QSpinBox* m_parallel;
+  QComboBox* m_study;
+  QLabel* m_studySummary;
+  QPushButton* m_runStudy;
+  QTimer* m_studyDelay;  // expanding a study on every key would be wasted work
+  nlohmann::json m_presetValues;  // the form's values right after the preset was applied
 };
 
 }  // namespace fl::gui

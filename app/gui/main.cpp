@@ -1,20 +1,24 @@
 // fourierlab: the desktop lab. The composition root: builds the registry and the run store,
 // then the window, and connects them.
 //   fourierlab [--db PATH] [--start EXPERIMENT [--preset NAME] [--compare]] [--open RUN_ID]
+//              [--study STUDY_ID] [--history]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileDialog>
 #include <QGuiApplication>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
 
+#include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
 #include "app/gui/main_window.h"
 #include "core/engine/openmp_wait_policy.h"
 #include "core/store/run_store.h"
+#include "core/study/study_store.h"
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
 
@@ -35,7 +39,10 @@ int main(int argc, char** argv) {
                                   "(comma-separated, e.g. 3,4,5,6).", "run-ids");
   QCommandLineOption compare("compare", "With --start: launch the experiment's comparison "
                                         "(e.g. linear vs Fourier heads) side by side.");
-  parser.addOptions({db, start, preset, open, compare});
+  QCommandLineOption studyOption("study", "Open a stored study's view (its progress, figure and "
+                                          "table; `fourierlab-cli sweep list` lists them).", "study-id");
+  QCommandLineOption historyOption("history", "Start on the History tab.");
+  parser.addOptions({db, start, preset, open, compare, studyOption, historyOption});
   parser.process(app);
 
   // Mistakes on the command line are said and refused (exit 2), never silently ignored.
@@ -90,6 +97,16 @@ int main(int argc, char** argv) {
     if (!store->run(id))
       return usageError(QString("--open: there is no run %1 in %2").arg(id).arg(QString::fromStdString(path)));
 
+  int64_t studyId = 0;
+  if (parser.isSet(studyOption)) {
+    bool ok = false;
+    studyId = parser.value(studyOption).toLongLong(&ok);
+    if (!ok || studyId <= 0)
+      return usageError(QString("--study: '%1' is not a study id").arg(parser.value(studyOption)));
+    if (!fl::study::StudyStore(*store).study(studyId))
+      return usageError(QString("--study: there is no study %1 in %2").arg(studyId).arg(QString::fromStdString(path)));
+  }
+
   fl::gui::MainWindow window(registry, std::move(store));
   if (parser.isSet(start)) {
     if (!window.launchPanel()->selectExperiment(parser.value(start))) {
@@ -118,6 +135,11 @@ int main(int argc, char** argv) {
   } else if (!openIds.empty()) {
     if (openIds.size() == 1) window.openStoredRun(openIds.front());
     else window.compareRuns(openIds);
+  }
+  if (studyId) window.openStudy(studyId);
+  if (parser.isSet(historyOption)) {
+    window.refreshHistory();
+    window.tabs()->setCurrentWidget(window.history());
   }
   return app.exec();
 }

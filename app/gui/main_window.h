@@ -1,41 +1,42 @@
-// MainWindow: wiring only. Configure (LaunchPanel, left), watch (Dashboard of the focused run,
-// centre), the run queue (bottom) and the history of the run store (a tab). Runs train on
-// their own threads; a 30 Hz timer drains their events and replots what changed.
+// MainWindow: layout, menus and wiring only. Configure (LaunchPanel, left dock), the runs of
+// the queue (Runs dock, bottom), and three tabs: Live (RunDisplay: the shown runs' dashboard),
+// Study (StudyView) and History. The run model lives in RunViews (one view per run), the
+// scheduling in RunQueue (the thread budget); a 30 Hz timer drains the queue into the views and
+// hands what changed to the display, the tables and the study view.
 #pragma once
 
-#include <QElapsedTimer>
 #include <QMainWindow>
 
-#include <map>
+#include <cstdint>
 #include <memory>
-#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
-#include <vector>
 
 #include "core/engine/registry.h"
 
-class QLabel;
-class QTableWidget;
+class QDockWidget;
 class QTabWidget;
+class QTableView;
 class QTimer;
-class QSlider;
 
 namespace fl::store {
 class RunStore;
-struct StoredSnapshot;
 }
 namespace fl::widgets {
-class Dashboard;
-class ProbePanel;
+class RunColors;
 }
 
 namespace fl::gui {
 
 class HistoryView;
-class ProbeServer;
 class LaunchPanel;
-class RunSession;
+class RunDisplay;
+class RunQueue;
+class RunViews;
+class RunsDock;
+class RunsTableModel;
+class StudyView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -46,29 +47,30 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   LaunchPanel* launchPanel() const { return m_launch; }
-  widgets::Dashboard* dashboard() const { return m_dashboard; }
-  widgets::ProbePanel* probePanel() const { return m_probe; }
-  QTableWidget* runsTable() const { return m_runs; }
+  RunDisplay* display() const { return m_display; }
+  RunQueue* queue() const { return m_queue; }
+  RunViews& views() const { return *m_views; }
   HistoryView* history() const { return m_history; }
-  const std::vector<RunSession*>& sessions() const { return m_sessions; }
+  StudyView* studyView() const { return m_study; }
+  QTableView* runsTable() const;
+  RunsTableModel* runsModel() const { return m_runsModel; }
+  RunsDock* runsDock() const { return m_runsDock; }
+  QTabWidget* tabs() const { return m_tabs; }
+  store::RunStore& store() const { return *m_store; }
 
   // Queues a run of the launch panel's current config; returns its run id (0 on error).
   int64_t launch();
-  // Launches one run per declared comparison variant; their curves overlay on the dashboard.
+  // Launches one run per chosen comparison arm, shown overlaid.
   std::vector<int64_t> launchComparison();
+  // Stores and queues the study the launch panel plans; returns its id (0 on error).
+  int64_t launchStudy();
+  void startDemo();
+  void openStudy(int64_t studyId);
   void stopFocused();
   void openStoredRun(int64_t runId);
-  // Overlays stored or live runs on the dashboard (the first one's snapshots) and lists the
-  // config values that differ between them.
   void compareRuns(const std::vector<int64_t>& runIds);
-  // Continues an interrupted or cancelled run from its last checkpoint; false with a message
-  // when it cannot.
   bool resumeRun(int64_t runId);
-  QTableWidget* configDiffTable() const { return m_configDiff; }
-  QTableWidget* metricsTable() const { return m_metricsTable; }
   void refreshHistory();
-  // Writes every panel of the shown run as PNG, PDF and SVG, its metrics as CSV and its config as
-  // JSON into `folder`; returns the files written.
   QStringList exportShownRun(const QString& folder);
 
  protected:
@@ -76,46 +78,24 @@ class MainWindow : public QMainWindow {
 
  private:
   void tick();
-  void startQueued();
-  void cancelSession(RunSession* session);
-  void focusRun(int64_t runId);
   int64_t launchWith(const nlohmann::json& overrides, const std::string& name);
-  bool isShown(int64_t runId) const;
-  void updateRunsTable();
-  // The run's curves and snapshots, from the store and, while it is live, from its session.
-  void loadCurves(int64_t runId);
-  std::vector<store::StoredSnapshot> snapshotsOf(int64_t runId, bool latestOnly) const;
-  const RunSession* liveSession(int64_t runId) const;
-  // The line above the dashboard: the shown run in its colour, its name and its state.
-  void showFocusLine(int64_t runId, const std::string& name, const std::string& state);
-  void updateMetricsTable();
+  void buildMenus();
   void showError(const QString& what);
-  void buildPanels(const Experiment& experiment);
-  void askProbe();
-  // Layout, experiment, preset, device, parallel runs, smoothing and the history's filters.
-  void restoreSettings();
-  void saveSettings() const;
 
   const ExperimentRegistry& m_registry;
   std::unique_ptr<store::RunStore> m_store;
+  std::unique_ptr<RunViews> m_views;
+  std::unique_ptr<widgets::RunColors> m_colors;
+  RunQueue* m_queue;
   LaunchPanel* m_launch;
-  widgets::Dashboard* m_dashboard;
-  QTabWidget* m_tabs;
-  QTableWidget* m_runs;
-  QTableWidget* m_configDiff;
-  QTableWidget* m_metricsTable = nullptr;  // last value of every metric of the shown runs
-  std::map<int64_t, std::map<std::string, double>> m_storedLast;  // of runs loaded from the store
+  RunDisplay* m_display;
+  StudyView* m_study;
   HistoryView* m_history;
-  QSlider* m_smoothing;
-  QLabel* m_focusLabel;
+  QTabWidget* m_tabs;
+  RunsTableModel* m_runsModel;
+  QDockWidget* m_configureDock;
+  RunsDock* m_runsDock;
   QTimer* m_timer;
-  QElapsedTimer m_tablesUpdated;  // the Runs and metrics tables are redrawn at most 4 times a second
-  bool m_tablesPending = false;   // new data since they were last redrawn
-  std::vector<RunSession*> m_sessions;
-  widgets::ProbePanel* m_probe = nullptr;
-  std::unique_ptr<ProbeServer> m_probeServer;  // probes the shown run when it is not training
-  int64_t m_focused = 0;              // the run whose snapshots the dashboard shows
-  std::vector<int64_t> m_overlaid;    // further runs whose curves it overlays (a comparison)
 };
 
 }  // namespace fl::gui

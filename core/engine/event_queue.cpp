@@ -18,6 +18,21 @@ bool isTerminal(RunStatus status) {
   return status != RunStatus::Queued && status != RunStatus::Running;
 }
 
+std::string toString(SnapshotRole role) {
+  switch (role) {
+    case SnapshotRole::Truth: return "truth";
+    case SnapshotRole::Prediction: return "prediction";
+    case SnapshotRole::Series: break;
+  }
+  return "series";
+}
+
+SnapshotRole parseSnapshotRole(const std::string& text) {
+  if (text == "truth") return SnapshotRole::Truth;
+  if (text == "prediction") return SnapshotRole::Prediction;
+  return SnapshotRole::Series;
+}
+
 int64_t Snapshot::numel() const {
   int64_t n = 1;
   for (auto d : shape) n *= d;

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/engine/verdict.h"
+
 namespace fl {
 
 enum class RunStatus { Queued, Running, Finished, Cancelled, Failed, Interrupted };
@@ -34,10 +36,19 @@ struct SnapshotAxis {
   std::vector<float> ticks;
 };
 
+// What a snapshot is to a reader, declared by the experiment so that widgets never guess from
+// its name: a prediction of the model (drawn in the run's colour and overlaid in comparisons),
+// the truth it is measured against (drawn once, neutral), or any other series.
+enum class SnapshotRole { Series, Truth, Prediction };
+
+std::string toString(SnapshotRole role);  // "series", "truth", "prediction"
+SnapshotRole parseSnapshotRole(const std::string& text);  // unknown text: Series
+
 // A named array at one step: `pdf/pred` (test input x bin), `spectrum/abs_c` (frequency), ...
 // Row-major float32, shape.size() == axes.size().
 struct Snapshot {
   std::string name;
+  SnapshotRole role = SnapshotRole::Series;
   std::vector<int64_t> shape;
   std::vector<float> data;
   std::vector<SnapshotAxis> axes;
@@ -79,6 +90,9 @@ struct StatusEvent {
   std::string device;   // "cpu", "cuda:0" once known
   int64_t step = 0;
   double wallSeconds = 0;
+  // A finished run's verdicts (the experiment's judgement, the comparison with the paper);
+  // `message` says the same in words for people.
+  std::vector<Verdict> verdicts;
 };
 
 enum class LogLevel { Info, Warning, Error };

@@ -77,6 +77,7 @@ void Runner::emitStatus(RunStatus status, std::string message, int64_t step) {
   e.device = m_deviceName;
   e.step = step;
   e.wallSeconds = elapsed();
+  if (isTerminal(status)) e.verdicts = m_verdicts;  // empty unless it finished
   m_sink.onEvent(e);
 }
 
@@ -127,8 +128,10 @@ void Runner::run() {
 }
 
 std::string Runner::finishedSummary(const nlohmann::json& config) {
-  std::string text = m_verdict;
+  std::string text = m_verdict ? m_verdict->detail : std::string();
   m_paperVerdicts = checkAgainstPresets(*m_experiment, config, m_lastEval, m_lowestEval);
+  if (m_verdict) m_verdicts.push_back(*m_verdict);
+  for (const auto& paper : m_paperVerdicts) m_verdicts.push_back(verdictOfReference(paper));
   const std::string paper = joinVerdicts(m_paperVerdicts);
   if (!paper.empty()) text += (text.empty() ? "" : "; ") + paper;
   return text;
@@ -218,8 +221,7 @@ std::optional<double> Runner::evaluateAndReport(Trial& trial, int64_t stepsDone,
     if (selection && key == selection->key) score = value;
   }
   for (auto& snapshot : report.snapshots) {
-    if (snapshot.meta.contains("verdict"))
-      m_verdict = snapshot.meta.value("verdict", "") + " -- " + snapshot.meta.value("detail", "");
+    if (auto verdict = verdictOfSnapshot(snapshot)) m_verdict = std::move(verdict);
     m_sink.onEvent(SnapshotEvent{stepsDone, now, std::move(snapshot), 0});
   }
   return score;

@@ -71,6 +71,9 @@ class Runner {
   // A finished run against the published figures of every preset it matches (empty for other
   // runs); read after join(). The status message carries the same as text.
   const std::vector<ReferenceVerdict>& paperVerdicts() const { return m_paperVerdicts; }
+  // Every verdict of a finished run (the experiment's, then the paper's), as its terminal
+  // StatusEvent carries them; read after join().
+  const std::vector<Verdict>& verdicts() const { return m_verdicts; }
 
  private:
   struct ProbeRequest {
@@ -105,9 +108,10 @@ class Runner {
   std::atomic<bool> m_paused{false};
   std::atomic<bool> m_done{false};
   std::atomic<RunStatus> m_finalStatus{RunStatus::Queued};
-  // The latest judgement an evaluation gave (a snapshot whose meta has "verdict"), as
-  // "VERDICT -- detail": a finished run's status message, so every list shows it.
-  std::string m_verdict;
+  // The latest verdict an evaluation gave (a snapshot whose meta states one): part of a
+  // finished run's verdicts and, as "VERDICT -- detail", of its status message.
+  std::optional<Verdict> m_verdict;
+  std::vector<Verdict> m_verdicts;  // a finished run's, attached to its terminal status
   // Every evaluated metric's last and lowest value, for the comparison with published figures.
   std::map<std::string, double> m_lastEval;
   std::map<std::string, double> m_lowestEval;

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "core/store/open_checks.h"
+#include "core/store/run_verdicts.h"
 #include "core/store/schema.h"
 #include "core/study/config_hash.h"
 #include "fourierlab/version.h"
@@ -278,6 +279,8 @@ void RunStore::attachTagsAndSummaries(std::vector<RunRecord>& runs) const {
     m.maxStep = series.int64(8);
     it->second->metrics.push_back(m);
   }
+  for (auto& [id, verdicts] : readVerdicts(m_db, byId.begin()->first, byId.rbegin()->first))
+    if (auto it = byId.find(id); it != byId.end()) it->second->verdicts = std::move(verdicts);
 }
 
 void RunStore::rename(int64_t id, const std::string& name) {
@@ -426,13 +429,14 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
     } else if (auto* s = std::get_if<SnapshotEvent>(&event)) {      if (s->requestId != 0) continue;  // probe answers are transient, not history
       if (!insertSnapshot)
         insertSnapshot.emplace(m_db.prepare(
-            "INSERT INTO snapshots(run_id, step, name, shape, data, axes, value_label, meta) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+            "INSERT INTO snapshots(run_id, step, name, shape, data, axes, value_label, meta, "
+            "role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
       const auto& snap = s->snapshot;
       insertSnapshot->bind(1, id).bind(2, s->step).bind(3, snap.name)
           .bind(4, nlohmann::json(snap.shape).dump())
           .bindBlob(5, snap.data.data(), snap.data.size() * sizeof(float))
-          .bind(6, toJsonText(snap.axes)).bind(7, snap.valueLabel).bind(8, snap.meta.dump());
+          .bind(6, toJsonText(snap.axes)).bind(7, snap.valueLabel).bind(8, snap.meta.dump())
+          .bind(9, toString(snap.role));
       insertSnapshot->run();
     } else if (auto* p = std::get_if<ProgressEvent>(&event)) {
       lastStep = std::max(lastStep, p->step);
@@ -440,8 +444,10 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
     } else if (auto* st = std::get_if<StatusEvent>(&event)) {
       if (st->status == RunStatus::Running)
         markRunning(id, st->device, 0, currentProcess());
-      else if (isTerminal(st->status))
+      else if (isTerminal(st->status)) {
         finishRun(id, st->status, st->message);
+        writeVerdicts(m_db, id, st->verdicts);
+      }
     } else if (auto* c = std::get_if<CheckpointEvent>(&event)) {
       if (!c->removed) {
         addCheckpoint(id, c->step, c->path);
@@ -583,7 +589,7 @@ std::vector<std::string> RunStore::snapshotNames(int64_t id) const {
 std::vector<StoredSnapshot> RunStore::snapshots(int64_t id, const std::string& name,
                                                 bool latestOnly) const {
   std::string sql =
-      "SELECT step, name, shape, data, axes, value_label, meta FROM snapshots "
+      "SELECT step, name, shape, data, axes, value_label, meta, role FROM snapshots "
       "WHERE run_id = ? AND name = ? ORDER BY step";
   if (latestOnly) sql += " DESC LIMIT 1";
   auto s = m_db.prepare(sql);
@@ -600,6 +606,7 @@ std::vector<StoredSnapshot> RunStore::snapshots(int64_t id, const std::string& n
     st.snapshot.axes = axesFromJson(s.text(4));
     st.snapshot.valueLabel = s.text(5);
     st.snapshot.meta = nlohmann::json::parse(s.text(6), nullptr, false);
+    st.snapshot.role = parseSnapshotRole(s.text(7));
     out.push_back(std::move(st));
   }
   return out;

@@ -64,6 +64,7 @@ struct RunRecord {
   std::string configHash;  // study::configHash: equal for the same experiment, config and seed
   std::vector<std::string> tags;
   std::vector<MetricSummary> metrics;  // filled by listRuns and run()
+  std::vector<Verdict> verdicts;       // a finished run's, filled by listRuns and run()
 };
 
 struct NewRun {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/store/run_verdicts.h"
 #include "core/study/config_hash.h"
 
 namespace fl::store {
@@ -113,6 +114,32 @@ CREATE TABLE study_cells (
 CREATE INDEX study_cells_by_run ON study_cells(run_id);
 )sql";
 
+// Issue 14 (gui branch): a run's verdicts as rows, and each snapshot's declared role. RENUMBER
+// at merge if another branch's migration also claims version 4.
+const char* const kSchemaVersion4 = R"sql(
+CREATE TABLE run_verdicts (
+  run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  position    INTEGER NOT NULL,           -- the order the Runner stated them in
+  source      TEXT NOT NULL,              -- 'experiment' | 'paper'
+  subject     TEXT NOT NULL,              -- the judging snapshot, or the metric
+  label       TEXT NOT NULL,              -- 'LEAKS', 'within paper', ...
+  passed      INTEGER,                    -- 1, 0, or NULL when nothing to judge by
+  detail      TEXT NOT NULL DEFAULT '',
+  value       REAL,
+  paper_mean  REAL,
+  paper_std   REAL,
+  preset      TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, position)
+) WITHOUT ROWID;
+ALTER TABLE snapshots ADD COLUMN role TEXT NOT NULL DEFAULT 'series';
+-- The only snapshots stored before roles were declared that are truths or predictions: the
+-- Fourier head's densities (experiments/fourier_head/fourier_head_trial.cpp).
+UPDATE snapshots SET role = 'truth'
+  WHERE name IN ('pdf/true', 'pdf/true_grid', 'probe/true', 'probe/true_grid');
+UPDATE snapshots SET role = 'prediction'
+  WHERE name IN ('pdf/pred', 'pdf/pred_grid', 'probe/pred', 'probe/pred_grid');
+)sql";
+
 std::string newUid() {
   static thread_local std::mt19937_64 rng{std::random_device{}() ^
                                           (static_cast<uint64_t>(std::random_device{}()) << 32)};
@@ -189,6 +216,10 @@ void migrate(const Database& db) {
   if (from < 3) {
     db.exec(kSchemaVersion3);
     identifyExistingRuns(db);
+  }
+  if (from < 4) {  // issue 14, gui branch: renumber at merge if needed (see kSchemaVersion4)
+    db.exec(kSchemaVersion4);
+    recoverVerdictsOfExistingRuns(db);
   }
   db.exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
           "' WHERE key = 'schema_version'");

@@ -16,7 +16,9 @@
 
 namespace fl::store {
 
-constexpr int kSchemaVersion = 3;
+// Version 4 is the gui branch's (issue 14: typed verdicts, declared snapshot roles); if another
+// branch's migration takes 4 first, renumber this one at merge (schema.cpp, kSchemaVersion4).
+constexpr int kSchemaVersion = 4;
 
 // The DDL of version 1 alone: tests use it to write an old database and check the upgrade.
 extern const char* const kSchemaVersion1;

@@ -12,6 +12,7 @@
 #include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
+#include "core/study/cell_launch.h"
 #include "core/study/study_store.h"
 
 namespace fl::study {
@@ -153,17 +154,14 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
     started.cell = cell;
     started.runId = claim.runId;
     started.label = run->label;
-    nlohmann::json config = studies.cellConfig(m_studyId, cell);
-    if (!m_options.device.empty()) config["device"] = m_options.device;
-    const ValidatedConfig validated = validateConfig(experiment->allParams(), config);
-    if (!validated.ok()) {
-      runs.finishRun(claim.runId, RunStatus::Failed,
-                     "its stored config no longer validates: " + validated.summary());
+    const CellLaunch launch =
+        prepareCellLaunch(runs, studies, *experiment, m_studyId, cell, claim, m_options.device);
+    if (!launch.ok()) {
       ++progress.failed;
       StudyRunReport ended = started;
       ended.ended = true;
       ended.status = "failed";
-      ended.message = validated.summary();
+      ended.message = launch.error;
       updateEta();
       report(ended, progress);
       return;
@@ -171,20 +169,13 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
     RunnerOptions options;
     options.threads = outcome.budget.threadsPerRun;
     options.checkpointDir = runs.artifactFolder(claim.runId);
-    if (claim.kind == CellClaim::Kind::Resume) {
-      options.resume = store::rewindTo(runs, claim.runId, *claim.checkpoint);
-      started.how = "resumed from step " + std::to_string(claim.checkpoint->step);
-    } else if (claim.kind == CellClaim::Kind::Restart) {
-      runs.truncateAfter(claim.runId, 0);
-      started.how = "restarted (was " + claim.previousStatus + ")";
-    } else {
-      started.how = "new";
-    }
+    options.resume = launch.resume;
+    started.how = launch.how;
     run->storeSink = std::make_unique<store::StoreSink>(runs.path(), claim.runId);
     run->outcome = std::make_unique<RunOutcomeSink>(wakeMutex, wake);
     run->sinks = std::make_unique<FanOutSink>(
         std::vector<EventSink*>{run->storeSink.get(), run->outcome.get()});
-    run->runner = std::make_unique<Runner>(experiment, validated.values, *run->sinks, options);
+    run->runner = std::make_unique<Runner>(experiment, launch.config, *run->sinks, options);
     run->started = Clock::now();
     run->runner->start();
     active.push_back(std::move(run));

@@ -226,6 +226,9 @@ std::vector<Snapshot> FourierHeadTrial::pdfSnapshots(const std::string& prefix,
                    {inputAxis, gridAxis}, "density"),
   };
   for (auto& s : snaps) s.meta["inputs"] = rows;
+  // Declared, so the plots draw the truth once and the prediction in the run's colour.
+  snaps[0].role = snaps[2].role = SnapshotRole::Truth;
+  snaps[1].role = snaps[3].role = SnapshotRole::Prediction;
   return snaps;
 }
 

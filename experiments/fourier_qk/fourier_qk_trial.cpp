@@ -180,8 +180,8 @@ Snapshot FourierQkTrial::verdict(double causality, double filterCausality, doubl
   s.data = {static_cast<float>(causality), static_cast<float>(filterCausality), static_cast<float>(gap)};
   s.axes = {{"probe", "", {}}};
   s.meta["labels"] = {"leak/causality", "leak/filter_causality", "leak/gap"};
-  s.meta["ok"] = !leaks;
-  s.meta["verdict"] = leaks ? "LEAKS" : "causal";
+  s.meta[kVerdictMetaPassed] = !leaks;
+  s.meta[kVerdictMetaLabel] = leaks ? "LEAKS" : "causal";
   std::string detail = "changing tokens from position t on moves earlier log-probabilities by up to " +
                        formatNumber(causality) + " nats (tolerance " +
                        formatNumber(m_qk.causalityTolerance) + "), the Q/K filters alone by " +
@@ -190,7 +190,7 @@ Snapshot FourierQkTrial::verdict(double causality, double filterCausality, doubl
                        (claimed ? "causal" : "non-causal") + ".";
   if (leaks && claimed) detail += " It claims to be causal but is not: a bug.";
   if (leaks) detail += " Its validation loss is not a language-modelling result: positions read the future.";
-  s.meta["detail"] = detail;
+  s.meta[kVerdictMetaDetail] = detail;
   return s;
 }
 

@@ -1,0 +1,154 @@
+#include "app/gui/history_model.h"
+
+#include <QColor>
+#include <QDateTime>
+
+#include <cmath>
+#include <set>
+
+namespace fl::gui {
+
+namespace {
+
+const QColor kBad(170, 0, 0);
+const QColor kGood(0, 110, 0);
+
+const store::MetricSummary* summaryOf(const store::RunRecord& run, const std::string& key) {
+  for (const auto& m : run.metrics)
+    if (m.key == key) return &m;
+  return nullptr;
+}
+
+QString jsonText(const nlohmann::json& v) {
+  return QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump());
+}
+
+}  // namespace
+
+void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
+  beginResetModel();
+  m_runs = std::move(runs);
+  m_keys = QStringList{"id", "name", "experiment", "status", "verdict", "created", "tags"};
+  m_titles = QStringList{"id", "name", "experiment", "status", "verdict", "created", "tags"};
+  // Config values that differ between the listed runs.
+  std::set<std::string> configKeys;
+  for (const auto& r : m_runs)
+    if (r.config.is_object())
+      for (const auto& [k, v] : r.config.items()) configKeys.insert(k);
+  for (const auto& k : configKeys) {
+    std::set<std::string> seen;
+    for (const auto& r : m_runs) seen.insert(r.config.is_object() ? r.config.value(k, nlohmann::json()).dump() : "null");
+    if (seen.size() > 1) {
+      m_keys << "config:" + QString::fromStdString(k);
+      m_titles << QString::fromStdString(k);
+    }
+  }
+  QStringList metrics;
+  for (const auto& r : m_runs)
+    for (const auto& m : r.metrics)
+      if (!metrics.contains(QString::fromStdString(m.key))) metrics << QString::fromStdString(m.key);
+  for (const auto& m : metrics)
+    for (const char* stat : {"last", "min", "max"}) {
+      m_keys << "metric:" + m + ":" + stat;
+      m_titles << QString("%1 (%2)").arg(m, stat);
+    }
+  // Columns where no listed run has a value say nothing: left out (the first ones stay).
+  for (int c = static_cast<int>(m_keys.size()) - 1; c >= kFrozenColumns; --c) {
+    bool any = false;
+    for (const auto& r : m_runs) {
+      const QVariant v = value(r, m_keys[c], kSortRole);
+      any = any || (v.isValid() && !v.toString().isEmpty());
+    }
+    if (!any) {
+      m_keys.removeAt(c);
+      m_titles.removeAt(c);
+    }
+  }
+  endResetModel();
+}
+
+int HistoryModel::rowOf(int64_t runId) const {
+  for (size_t i = 0; i < m_runs.size(); ++i)
+    if (m_runs[i].id == runId) return static_cast<int>(i);
+  return -1;
+}
+
+int HistoryModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(m_runs.size());
+}
+
+int HistoryModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(m_keys.size());
+}
+
+QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::DisplayRole) return m_titles.value(section);
+  if (role == Qt::UserRole) return m_keys.value(section);
+  return {};
+}
+
+QVariant HistoryModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
+  return value(m_runs[static_cast<size_t>(index.row())], m_keys[index.column()], role);
+}
+
+QVariant HistoryModel::value(const store::RunRecord& r, const QString& key, int role) const {
+  const bool display = role == Qt::DisplayRole;
+  const bool sort = role == kSortRole;
+  if (key == "id") {
+    if (display) return QString::number(r.id);
+    if (sort || role == Qt::UserRole) return QVariant::fromValue<qlonglong>(r.id);
+    return {};
+  }
+  if (key == "name") return display || sort ? QVariant(QString::fromStdString(r.name)) : QVariant();
+  if (key == "experiment")
+    return display || sort ? QVariant(QString::fromStdString(r.experiment)) : QVariant();
+  if (key == "status") {
+    if (display || sort) return QString::fromStdString(toString(r.status));
+    if (role == Qt::ForegroundRole && r.status == RunStatus::Failed) return kBad;
+    if (role == Qt::ToolTipRole && !r.message.empty()) return QString::fromStdString(r.message);
+    return {};
+  }
+  if (key == "verdict") {
+    const auto passed = verdictsPassed(r.verdicts);
+    if (display || sort) return QString::fromStdString(verdictHeadline(r.verdicts));
+    if (role == Qt::ToolTipRole && !r.verdicts.empty()) return QString::fromStdString(verdictDetails(r.verdicts));
+    if (role == Qt::ForegroundRole && passed) return *passed ? kGood : kBad;
+    return {};
+  }
+  if (key == "created") {
+    if (sort) return r.created;
+    if (display)
+      return QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.created)).toString("yyyy-MM-dd hh:mm");
+    return {};
+  }
+  if (key == "tags") {
+    QStringList tags;
+    for (const auto& t : r.tags) tags << QString::fromStdString(t);
+    return display || sort ? QVariant(tags.join(", ")) : QVariant();
+  }
+  if (key.startsWith("config:")) {
+    const std::string k = key.mid(7).toStdString();
+    if (!r.config.is_object() || !r.config.contains(k) || r.config[k].is_null()) return {};
+    const auto& v = r.config[k];
+    if (sort && v.is_number()) return v.get<double>();
+    return display || sort ? QVariant(jsonText(v)) : QVariant();
+  }
+  if (key.startsWith("metric:")) {
+    const int split = static_cast<int>(key.lastIndexOf(':'));
+    const auto* m = summaryOf(r, key.mid(7, split - 7).toStdString());
+    if (!m) return {};
+    const QString stat = key.mid(split + 1);
+    const double v = stat == "last" ? m->last : stat == "min" ? m->min : m->max;
+    if (!std::isfinite(v)) return display ? QVariant("-") : QVariant();
+    if (sort) return v;
+    if (display) return QString::number(v, 'g', 5);
+    if (role == Qt::ToolTipRole)
+      return QString("at step %1").arg(stat == "last" ? m->lastStep : stat == "min" ? m->minStep : m->maxStep);
+    return {};
+  }
+  return {};
+}
+
+}  // namespace fl::gui

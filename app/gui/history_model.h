@@ -1,0 +1,49 @@
+// HistoryModel: the stored runs the History lists, as a table: id and name first (the view
+// keeps them in place), then experiment, status, verdict, created, tags, the config values that
+// differ between the listed runs and each metric's last / min / max. Every column has a key
+// ("id", "config:frequencies", "metric:test/kl:last") that stays the same however the listed
+// runs change the columns, so a sort or a test finds its column by key, not by position. A
+// column where every listed run has no value (a mix of experiments) is left out.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QStringList>
+
+#include <vector>
+
+#include "core/store/run_store.h"
+
+namespace fl::gui {
+
+class HistoryModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  using QAbstractTableModel::QAbstractTableModel;
+
+  void setRuns(std::vector<store::RunRecord> runs);
+  const store::RunRecord& run(int row) const { return m_runs.at(static_cast<size_t>(row)); }
+  int rowOf(int64_t runId) const;
+
+  // The column with this key, or -1.
+  int column(const QString& key) const { return m_keys.indexOf(key); }
+  QString key(int column) const { return m_keys.value(column); }
+  const QStringList& keys() const { return m_keys; }
+  static constexpr int kFrozenColumns = 2;  // id, name
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+  static constexpr int kSortRole = Qt::UserRole + 43;
+
+ private:
+  QVariant value(const store::RunRecord& run, const QString& key, int role) const;
+
+  std::vector<store::RunRecord> m_runs;
+  QStringList m_keys;
+  QStringList m_titles;
+};
+
+}  // namespace fl::gui

@@ -1,0 +1,428 @@
+#include "app/gui/run_display.h"
+
+#include <QDir>
+#include <QFile>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSlider>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+#include <qcustomplot.h>
+
+#include "app/gui/metrics_table_model.h"
+#include "app/gui/probe_router.h"
+#include "app/gui/run_queue.h"
+#include "app/gui/run_views.h"
+#include "core/store/run_export.h"
+#include "core/store/run_store.h"
+#include "widgets/dashboard.h"
+#include "widgets/plot_frame.h"
+#include "widgets/probe_panel.h"
+#include "widgets/run_colors.h"
+#include "widgets/snapshot_plot.h"
+#include "widgets/text_table_model.h"
+
+namespace fl::gui {
+
+namespace {
+
+QString jsonText(const nlohmann::json& v) {
+  return QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump());
+}
+
+QTableView* makeTable(QWidget* parent) {
+  auto* table = new QTableView(parent);
+  table->verticalHeader()->hide();
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  return table;
+}
+
+}  // namespace
+
+RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& store, RunViews& views,
+                       RunQueue& queue, widgets::RunColors& colors, QWidget* parent)
+    : QWidget(parent),
+      m_registry(registry),
+      m_store(store),
+      m_views(views),
+      m_queue(queue),
+      m_colors(colors),
+      m_pages(new QStackedWidget(this)),
+      m_welcome(new QLabel(this)),
+      m_demo(new QPushButton("Start the demo", this)),
+      m_focusLine(new QLabel(this)),
+      m_back(new QLabel(this)),
+      m_warning(new QLabel(this)),
+      m_smoothing(new QSlider(Qt::Horizontal, this)),
+      m_smoothingValue(new QLabel(this)),
+      m_dashboard(new widgets::Dashboard(this)),
+      m_metricsModel(new MetricsTableModel(views, colors, this)),
+      m_diffModel(new widgets::TextTableModel(this)),
+      m_diffTable(makeTable(this)),
+      m_probeRouter(std::make_unique<ProbeRouter>(registry, store, queue)) {
+  m_dashboard->setColors(&colors);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  auto* controls = new QHBoxLayout;
+  // The focus line can be long (a run's verdicts): it wraps rather than squeezing the slider.
+  m_focusLine->setWordWrap(true);
+  m_focusLine->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  m_focusLine->setTextFormat(Qt::RichText);
+  controls->addWidget(m_focusLine, 1);
+  m_back->setTextFormat(Qt::RichText);
+  m_back->setVisible(false);
+  connect(m_back, &QLabel::linkActivated, this, [this] { backToComparison(); });
+  controls->addWidget(m_back);
+  auto* smoothingLabel = new QLabel("Smoothing", this);
+  controls->addWidget(smoothingLabel);
+  m_smoothing->setRange(0, 99);
+  m_smoothing->setFixedWidth(120);
+  const QString smoothingHelp =
+      "EMA weight, as TensorBoard's: each point is weight x the previous smoothed value + "
+      "(1 - weight) x its own. 0 draws the raw curve; the raw curve stays faint behind.";
+  m_smoothing->setToolTip(smoothingHelp);
+  smoothingLabel->setToolTip(smoothingHelp);
+  controls->addWidget(m_smoothing);
+  m_smoothingValue->setMinimumWidth(QFontMetrics(font()).horizontalAdvance("0.00") + 4);
+  m_smoothingValue->setText("0.00");
+  controls->addWidget(m_smoothingValue);
+  layout->addLayout(controls);
+  m_warning->setWordWrap(true);
+  m_warning->setStyleSheet("background: #fff3cd; color: #664d03; padding: 3px;");
+  m_warning->setVisible(false);
+  layout->addWidget(m_warning);
+
+  // Page 0: what to do when nothing is shown; page 1: the dashboard, scrolling when the
+  // window is too small for its panels.
+  auto* welcome = new QWidget(this);
+  auto* welcomeLayout = new QVBoxLayout(welcome);
+  m_welcome->setWordWrap(true);
+  m_welcome->setAlignment(Qt::AlignCenter);
+  m_welcome->setTextFormat(Qt::RichText);
+  welcomeLayout->addStretch(1);
+  welcomeLayout->addWidget(m_welcome);
+  auto* demoRow = new QHBoxLayout;
+  demoRow->addStretch(1);
+  m_demo->setToolTip("The Fourier head paper's comparison on gmm2: a linear head against Fourier "
+                     "heads with N = 4, 12 and 20, side by side (about a minute on two cores)");
+  demoRow->addWidget(m_demo);
+  demoRow->addStretch(1);
+  welcomeLayout->addLayout(demoRow);
+  welcomeLayout->addStretch(2);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(m_dashboard);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_pages->addWidget(welcome);
+  m_pages->addWidget(scroll);
+  layout->addWidget(m_pages, 1);
+  m_diffTable->setModel(m_diffModel);
+  m_diffTable->setVisible(false);  // shown while comparing: the config values that differ
+  layout->addWidget(m_diffTable);
+  setStoreEmpty(false);
+
+  connect(m_demo, &QPushButton::clicked, this, &RunDisplay::demoRequested);
+  connect(m_smoothing, &QSlider::valueChanged, this, [this](int v) {
+    m_dashboard->setSmoothing(v / 100.0);
+    m_smoothingValue->setText(QString::number(v / 100.0, 'f', 2));
+  });
+}
+
+RunDisplay::~RunDisplay() = default;
+
+void RunDisplay::setStoreEmpty(bool empty) {
+  m_storeEmpty = empty;
+  m_welcome->setText(
+      empty ? "<h3>This run store is empty</h3><p>Pick an experiment and press <b>Run</b> "
+              "(Ctrl+R) to train the form's config, <b>Run comparison</b> for its arms side by "
+              "side, or <b>Run study</b> for a paper's table or figure.</p><p>Or start the demo: "
+              "the Fourier head paper's comparison, training live.</p>"
+            : "<h3>No run shown</h3><p>Press <b>Run</b> (Ctrl+R) to train the form's config, or "
+              "open runs from <b>History</b> (Ctrl+H): double-click one, or select several and "
+              "Compare.</p>");
+  m_demo->setVisible(empty);
+  m_pages->setCurrentIndex(m_shown.empty() ? 0 : 1);
+}
+
+void RunDisplay::setExperiment(std::shared_ptr<const Experiment> experiment) {
+  if (!experiment || (m_experiment && experiment->name() == m_experiment->name())) return;
+  m_experiment = std::move(experiment);
+  // Nothing of the previous experiment's runs stays: header, curves, tables.
+  m_shown.clear();
+  m_comparison.clear();
+  rebuildPanels();
+  m_metricsModel->setRuns({});
+  updateFocusLine();
+  updateConfigDiff();
+  m_warning->setVisible(false);
+  setStoreEmpty(m_storeEmpty && !m_everShown);
+}
+
+void RunDisplay::rebuildPanels() {
+  m_dashboard->setPanels(m_experiment->panels());
+  m_dashboard->setSmoothing(m_smoothing->value() / 100.0);  // new plots start unsmoothed
+  m_metricsTable = makeTable(m_dashboard);
+  m_metricsTable->setModel(m_metricsModel);
+  m_metricsTable->setToolTip("The latest value of every metric of the shown runs");
+  m_dashboard->addPanelWidget("metrics_table", m_metricsTable);
+  m_probe = nullptr;
+  for (const auto& panel : m_experiment->panels()) {
+    if (panel.kind != PanelKind::Probe) continue;
+    QList<widgets::ProbeSlider> sliders;
+    for (const auto& in : m_experiment->probeInputs())
+      sliders << widgets::ProbeSlider{QString::fromStdString(in.name), in.minimum, in.maximum,
+                                      in.defaultValue, QString::fromStdString(in.help)};
+    QStringList series;
+    for (const auto& s : panel.series) series << QString::fromStdString(s);
+    m_probe = new widgets::ProbePanel(QString::fromStdString(panel.title), series, sliders, m_dashboard);
+    m_probe->setToolTip(QString::fromStdString(panel.help));
+    m_dashboard->addPanelWidget(QString::fromStdString(panel.id), m_probe);
+  }
+  m_probeRouter->setPanel(m_probe);
+}
+
+QString RunDisplay::labelOf(int64_t runId) const {
+  const RunView* view = m_views.find(runId);
+  if (!view) return {};
+  if (!view->name().empty()) return QString::fromStdString(view->name());
+  // An unnamed run (a study's) is labelled by what sets it apart from the others shown.
+  QStringList parts;
+  if (m_shown.size() > 1 && view->config().is_object())
+    for (const auto& [key, value] : view->config().items()) {
+      bool differs = false;
+      for (auto other : m_shown)
+        if (const RunView* o = m_views.find(other); o && o->config().value(key, nlohmann::json()) != value)
+          differs = true;
+      if (differs) parts << jsonText(value);
+    }
+  return parts.join(' ');
+}
+
+void RunDisplay::setShown(std::vector<int64_t> runIds) {
+  // Views first (the store is read here, once per run), then the panels of the focused run's
+  // experiment.
+  std::vector<int64_t> shown;
+  for (auto id : runIds)
+    if (m_views.get(id) && std::find(shown.begin(), shown.end(), id) == shown.end()) shown.push_back(id);
+  if (shown.empty()) return;
+  const RunView* first = m_views.find(shown.front());
+  auto experiment = m_registry.find(first->experiment());
+  if (experiment && (!m_experiment || experiment->name() != m_experiment->name())) {
+    m_experiment = experiment;
+    rebuildPanels();
+  } else {
+    m_dashboard->clearData();
+  }
+  m_shown = std::move(shown);
+  m_everShown = true;
+  if (m_shown.size() > 1) m_comparison = m_shown;
+  m_colors.makeDistinct(m_shown);
+  std::set<std::string> experiments;
+  for (auto id : m_shown) experiments.insert(m_views.find(id)->experiment());
+  if (experiments.size() > 1) {
+    QStringList names;
+    for (const auto& e : experiments) names << QString::fromStdString(e);
+    m_warning->setText(QString("These runs are of different experiments (%1): the panels are %2's; "
+                               "the other runs' curves appear only where their metric names match.")
+                           .arg(names.join(", "), QString::fromStdString(first->experiment())));
+  }
+  m_warning->setVisible(experiments.size() > 1);
+  m_dashboard->setShownRun(m_shown.front());
+  if (m_probe) m_probe->plot()->setShownRun(m_shown.front(), m_colors.of(m_shown.front()));
+  for (auto id : m_shown) m_dashboard->setRunLabel(id, labelOf(id));
+  for (auto id : m_shown) draw(id);
+  m_dashboard->refresh();
+  m_probeRouter->setRun(m_shown.front());
+  m_metricsModel->setRuns(m_shown);
+  updateFocusLine();
+  updateConfigDiff();
+  m_pages->setCurrentIndex(1);
+  if (m_experiment) emit experimentShown(QString::fromStdString(m_experiment->name()));
+}
+
+void RunDisplay::draw(int64_t runId) {
+  const RunView* view = m_views.find(runId);
+  if (!view) return;
+  for (const auto& [key, series] : view->metrics())
+    m_dashboard->setMetric(runId, key, series.steps, series.values);
+  if (runId == focused()) {
+    for (const auto& s : view->snapshots()) m_dashboard->addSnapshot(s.snapshot, s.step);
+  } else {
+    for (const auto* s : view->latestSnapshots()) m_dashboard->addOverlaySnapshot(runId, s->snapshot);
+  }
+}
+
+void RunDisplay::showRun(int64_t runId) { setShown({runId}); }
+
+void RunDisplay::compare(const std::vector<int64_t>& runIds) { setShown(runIds); }
+
+void RunDisplay::focusRun(int64_t runId) {
+  if (runId == focused()) return;
+  auto it = std::find(m_shown.begin(), m_shown.end(), runId);
+  if (it == m_shown.end()) {
+    showRun(runId);
+    return;
+  }
+  std::vector<int64_t> reordered{runId};
+  for (auto id : m_shown)
+    if (id != runId) reordered.push_back(id);
+  setShown(reordered);
+}
+
+void RunDisplay::showSelection(const std::vector<int64_t>& runIds) {
+  if (runIds.size() == 1) focusRun(runIds.front());
+  else if (runIds.size() > 1) compare(runIds);
+}
+
+bool RunDisplay::canGoBack() const {
+  if (m_comparison.size() < 2) return false;
+  std::set<int64_t> a(m_comparison.begin(), m_comparison.end()), b(m_shown.begin(), m_shown.end());
+  return a != b;
+}
+
+bool RunDisplay::backToComparison() {
+  if (!canGoBack()) return false;
+  // The run shown alone stays focused when it was part of the comparison.
+  std::vector<int64_t> ids = m_comparison;
+  if (auto it = std::find(ids.begin(), ids.end(), focused()); it != ids.end()) std::rotate(ids.begin(), it, it + 1);
+  setShown(ids);
+  return true;
+}
+
+void RunDisplay::apply(const RunDeltas& deltas) {
+  m_probeRouter->take(deltas);
+  bool changed = false, statusChanged = false;
+  for (auto id : m_shown) {
+    auto it = deltas.find(id);
+    if (it == deltas.end()) continue;
+    const RunDelta& delta = it->second;
+    const RunView* view = m_views.find(id);
+    if (!view) continue;
+    for (const auto& [key, from] : delta.metricsFrom) {
+      const auto& series = view->metrics().at(key);
+      const std::vector<double> steps(series.steps.begin() + static_cast<long>(from), series.steps.end());
+      const std::vector<double> values(series.values.begin() + static_cast<long>(from), series.values.end());
+      m_dashboard->appendMetric(id, key, steps, values);
+      changed = true;
+    }
+    for (size_t i = delta.snapshotsFrom; i < delta.snapshotsTo; ++i) {
+      const auto& s = view->snapshots()[i];
+      if (id == focused()) m_dashboard->addSnapshot(s.snapshot, s.step);
+      else m_dashboard->addOverlaySnapshot(id, s.snapshot);
+      changed = true;
+    }
+    statusChanged = statusChanged || delta.statusChanged;
+    changed = changed || delta.progressed;
+  }
+  if (!changed && !statusChanged) return;
+  m_dashboard->refresh();
+  // Tables and the focus line a few times a second, and at once when a status changes.
+  if (!statusChanged && m_tablesUpdated.isValid() && m_tablesUpdated.elapsed() < 250) return;
+  m_tablesUpdated.start();
+  m_metricsModel->update();
+  updateFocusLine();
+}
+
+void RunDisplay::updateFocusLine() {
+  const RunView* view = focused() ? m_views.find(focused()) : nullptr;
+  m_back->setVisible(canGoBack());
+  m_back->setText(QString("<a href='#'>&larr; back to the comparison of %1 runs</a>").arg(m_comparison.size()));
+  if (!view) {
+    m_focusLine->clear();
+    return;
+  }
+  QString state = QString::fromStdString(toString(view->status()));
+  if (m_queue.isWaiting(view->id())) state = "waiting";
+  if (!view->device().empty()) state += " on " + QString::fromStdString(view->device());
+  if (view->status() == RunStatus::Failed && !view->message().empty())
+    state += ": " + QString::fromStdString(view->message()).toHtmlEscaped();
+  QString verdicts;
+  if (!view->verdicts().empty()) {
+    const auto passed = verdictsPassed(view->verdicts());
+    const QString color = !passed ? "#333" : *passed ? "#006e00" : "#aa0000";
+    verdicts = QString(" &mdash; <span style='color:%1'>%2</span>")
+                   .arg(color, QString::fromStdString(verdictDetails(view->verdicts())).toHtmlEscaped());
+  }
+  m_focusLine->setText(QString("<b style='color:%1'>run %2</b> %3 &mdash; %4%5")
+                           .arg(m_colors.of(view->id()).name())
+                           .arg(view->id())
+                           .arg(QString::fromStdString(view->name()).toHtmlEscaped(), state, verdicts));
+}
+
+void RunDisplay::updateConfigDiff() {
+  if (m_shown.size() < 2) {
+    m_diffTable->setVisible(false);
+    return;
+  }
+  std::set<std::string> keys;
+  for (auto id : m_shown)
+    if (const RunView* v = m_views.find(id); v && v->config().is_object())
+      for (const auto& [k, value] : v->config().items()) keys.insert(k);
+  QStringList headers{"run"};
+  std::vector<std::string> differing;
+  for (const auto& k : keys) {
+    std::set<std::string> values;
+    for (auto id : m_shown) values.insert(m_views.find(id)->config().value(k, nlohmann::json()).dump());
+    if (values.size() > 1) {
+      differing.push_back(k);
+      headers << QString::fromStdString(k);
+    }
+  }
+  QVector<QVector<widgets::TextCell>> rows;
+  QVector<QVariant> keysOfRows;
+  for (auto id : m_shown) {
+    const RunView* v = m_views.find(id);
+    QVector<widgets::TextCell> row;
+    row.push_back({QString("#%1 %2").arg(id).arg(QString::fromStdString(v->name())), {}, m_colors.of(id), {}});
+    for (const auto& k : differing) row.push_back({jsonText(v->config().value(k, nlohmann::json())), {}, {}, {}});
+    rows.push_back(row);
+    keysOfRows.push_back(QVariant::fromValue<qlonglong>(id));
+  }
+  m_diffModel->setRows(headers, std::move(rows), std::move(keysOfRows));
+  // Every compared run's row visible (up to six, then it scrolls).
+  m_diffTable->setFixedHeight(m_diffTable->horizontalHeader()->sizeHint().height() +
+                              std::min<int>(static_cast<int>(m_shown.size()), 6) *
+                                  m_diffTable->verticalHeader()->defaultSectionSize() + 4);
+  m_diffTable->setVisible(true);
+}
+
+QStringList RunDisplay::exportShown(const QString& folder, QString* error) {
+  QStringList written;
+  if (focused() == 0) return written;
+  QDir().mkpath(folder);
+  const QString stem = QString("%1/run-%2").arg(folder).arg(focused());
+  for (const auto& panel : m_dashboard->panelIds()) {
+    auto* plot = m_dashboard->panel(panel)->findChild<QCustomPlot*>();
+    if (!plot) continue;
+    const QString base = stem + "-" + panel;
+    if (plot->savePng(base + ".png", 0, 0, 2.0)) written << base + ".png";
+    if (plot->savePdf(base + ".pdf")) written << base + ".pdf";
+    if (widgets::savePlotSvg(plot, base + ".svg")) written << base + ".svg";
+  }
+  if (auto run = m_store.run(focused())) {
+    std::ofstream csv((stem + "-metrics.csv").toStdString(), std::ios::binary | std::ios::trunc);
+    store::writeMetricsCsv(m_store, {*run}, csv);
+    if (csv) written << stem + "-metrics.csv";
+    else if (error) *error = "cannot write " + stem + "-metrics.csv";
+    QFile config(stem + "-config.json");
+    if (config.open(QIODevice::WriteOnly)) {
+      config.write(QByteArray::fromStdString(run->config.dump(2)));
+      written << config.fileName();
+    }
+  }
+  return written;
+}
+
+}  // namespace fl::gui

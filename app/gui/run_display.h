@@ -1,0 +1,128 @@
+// RunDisplay: the Live tab. Shows one run, or several compared (the first is focused: its
+// snapshots; the others' curves and predictions are overlaid), drawn from their RunViews and
+// appended on every tick; a line above names the focused run in its colour with its state and
+// verdicts; the config values that differ between compared runs below; a smoothing slider that
+// says its EMA weight. Clicking another run within a comparison focuses it and keeps the
+// comparison; showing a run alone keeps the comparison one click away ("back to the
+// comparison"). Comparing runs of different experiments says so. With nothing shown it says
+// what to do (and offers the demo on an empty store).
+#pragma once
+
+#include <QElapsedTimer>
+#include <QWidget>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "app/gui/run_view.h"
+#include "core/engine/registry.h"
+
+class QLabel;
+class QPushButton;
+class QSlider;
+class QStackedWidget;
+class QTableView;
+
+namespace fl::store {
+class RunStore;
+}
+namespace fl::widgets {
+class Dashboard;
+class ProbePanel;
+class RunColors;
+class TextTableModel;
+}
+
+namespace fl::gui {
+
+class MetricsTableModel;
+class ProbeRouter;
+class RunQueue;
+class RunViews;
+
+class RunDisplay : public QWidget {
+  Q_OBJECT
+
+ public:
+  RunDisplay(const ExperimentRegistry& registry, store::RunStore& store, RunViews& views,
+             RunQueue& queue, widgets::RunColors& colors, QWidget* parent = nullptr);
+  ~RunDisplay() override;
+
+  // The panels of an experiment. Another experiment than the shown one clears the display
+  // (no header, metrics or curves of the previous runs stay).
+  void setExperiment(std::shared_ptr<const Experiment> experiment);
+  // One run alone. A comparison shown before stays one click away (backToComparison).
+  void showRun(int64_t runId);
+  // Several runs: the first focused, the others overlaid.
+  void compare(const std::vector<int64_t>& runIds);
+  // A run of the shown comparison becomes the focused one (the others stay overlaid); any
+  // other run is shown alone.
+  void focusRun(int64_t runId);
+  // Runs picked in a list: one is focused (keeping the comparison it belongs to), several are
+  // compared.
+  void showSelection(const std::vector<int64_t>& runIds);
+  bool canGoBack() const;
+  bool backToComparison();
+  // New data of any run: what the shown ones reported is drawn.
+  void apply(const RunDeltas& deltas);
+
+  int64_t focused() const { return m_shown.empty() ? 0 : m_shown.front(); }
+  const std::vector<int64_t>& shown() const { return m_shown; }
+  // Every panel of the shown run as PNG, PDF and SVG, its metrics as CSV and its config as
+  // JSON, into `folder`; returns the files written.
+  QStringList exportShown(const QString& folder, QString* error);
+  // What the empty display says: the demo is offered when the store has no run yet.
+  void setStoreEmpty(bool empty);
+
+  widgets::Dashboard* dashboard() const { return m_dashboard; }
+  widgets::ProbePanel* probePanel() const { return m_probe; }
+  QTableView* metricsTable() const { return m_metricsTable; }
+  MetricsTableModel* metricsModel() const { return m_metricsModel; }
+  QTableView* configDiffTable() const { return m_diffTable; }
+  widgets::TextTableModel* configDiffModel() const { return m_diffModel; }
+  QSlider* smoothing() const { return m_smoothing; }
+  QLabel* focusLine() const { return m_focusLine; }
+  QLabel* warning() const { return m_warning; }
+
+ signals:
+  void experimentShown(const QString& name);
+  void demoRequested();
+
+ private:
+  void rebuildPanels();
+  void setShown(std::vector<int64_t> runIds);
+  void draw(int64_t runId);
+  void updateFocusLine();
+  void updateConfigDiff();
+  QString labelOf(int64_t runId) const;
+
+  const ExperimentRegistry& m_registry;
+  store::RunStore& m_store;
+  RunViews& m_views;
+  RunQueue& m_queue;
+  widgets::RunColors& m_colors;
+  std::shared_ptr<const Experiment> m_experiment;
+  std::vector<int64_t> m_shown;       // the focused run first
+  std::vector<int64_t> m_comparison;  // the last comparison shown, for backToComparison()
+  QStackedWidget* m_pages;
+  QLabel* m_welcome;
+  QPushButton* m_demo;
+  QLabel* m_focusLine;
+  QLabel* m_back;
+  QLabel* m_warning;
+  QSlider* m_smoothing;
+  QLabel* m_smoothingValue;
+  widgets::Dashboard* m_dashboard;
+  widgets::ProbePanel* m_probe = nullptr;
+  QTableView* m_metricsTable = nullptr;
+  MetricsTableModel* m_metricsModel;
+  widgets::TextTableModel* m_diffModel;
+  QTableView* m_diffTable;
+  std::unique_ptr<ProbeRouter> m_probeRouter;
+  bool m_storeEmpty = false;
+  bool m_everShown = false;  // then the store is no longer empty
+  QElapsedTimer m_tablesUpdated;  // the metrics table and the focus line: at most 4 Hz
+};
+
+}  // namespace fl::gui

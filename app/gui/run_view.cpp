@@ -1,0 +1,102 @@
+#include "app/gui/run_view.h"
+
+#include <algorithm>
+#include <type_traits>
+
+namespace fl::gui {
+
+RunView::RunView(int64_t id, std::string experiment, std::string name, nlohmann::json config)
+    : m_id(id),
+      m_experiment(std::move(experiment)),
+      m_name(std::move(name)),
+      m_config(std::move(config)) {}
+
+std::unique_ptr<RunView> RunView::load(const store::RunStore& store, int64_t id) {
+  auto record = store.run(id);
+  if (!record) return nullptr;
+  auto view = std::make_unique<RunView>(id, record->experiment, record->name, record->config);
+  view->m_status = record->status;
+  view->m_message = record->message;
+  view->m_device = record->device;
+  view->m_verdicts = record->verdicts;
+  view->m_progress.step = record->lastStep;
+  view->m_progress.totalSteps = record->totalSteps;
+  for (const auto& key : store.metricKeys(id)) {
+    auto& series = view->m_metrics[key];
+    for (const auto& p : store.metric(id, key)) {
+      series.steps.push_back(static_cast<double>(p.step));
+      series.values.push_back(p.value);
+    }
+  }
+  for (const auto& name : store.snapshotNames(id))
+    for (auto& s : store.snapshots(id, name)) view->m_snapshots.push_back(std::move(s));
+  // One timeline, as a live run receives them: by step, names in a fixed order within a step.
+  std::stable_sort(view->m_snapshots.begin(), view->m_snapshots.end(),
+                   [](const store::StoredSnapshot& a, const store::StoredSnapshot& b) {
+                     return a.step < b.step;
+                   });
+  return view;
+}
+
+void RunView::setStatus(RunStatus status, std::string message) {
+  m_status = status;
+  m_message = std::move(message);
+}
+
+bool RunView::countsEpochs() const {
+  return m_config.is_object() && m_config.contains("epochs") && !m_config.contains("steps");
+}
+
+RunDelta RunView::apply(std::vector<Event> events) {
+  RunDelta delta;
+  delta.snapshotsFrom = delta.snapshotsTo = m_snapshots.size();
+  for (auto& event : events) {
+    std::visit(
+        [&](auto& e) {
+          using T = std::decay_t<decltype(e)>;
+          if constexpr (std::is_same_v<T, MetricEvent>) {
+            auto& series = m_metrics[e.key];
+            delta.metricsFrom.emplace(e.key, series.steps.size());  // keeps the first
+            series.steps.push_back(static_cast<double>(e.step));
+            series.values.push_back(e.value);
+          } else if constexpr (std::is_same_v<T, SnapshotEvent>) {
+            if (e.requestId != 0) {
+              delta.probeAnswers.push_back(std::move(e));
+              return;
+            }
+            // While it trains, the latest judgement of an evaluation is the run's verdict.
+            if (auto verdict = verdictOfSnapshot(e.snapshot)) m_verdicts = {*verdict};
+            m_snapshots.push_back({e.step, std::move(e.snapshot)});
+          } else if constexpr (std::is_same_v<T, ProgressEvent>) {
+            m_progress = e;
+            delta.progressed = true;
+          } else if constexpr (std::is_same_v<T, StatusEvent>) {
+            m_status = e.status;
+            if (!e.device.empty()) m_device = e.device;
+            m_message = e.message;
+            if (isTerminal(e.status)) m_verdicts = e.verdicts;
+            delta.statusChanged = true;
+          }
+        },
+        event);
+  }
+  delta.snapshotsTo = m_snapshots.size();
+  return delta;
+}
+
+std::map<std::string, double> RunView::lastValues() const {
+  std::map<std::string, double> out;
+  for (const auto& [key, series] : m_metrics)
+    if (!series.values.empty()) out[key] = series.values.back();
+  return out;
+}
+
+std::vector<const store::StoredSnapshot*> RunView::latestSnapshots() const {
+  std::map<std::string, const store::StoredSnapshot*> newest;
+  for (const auto& s : m_snapshots) newest[s.snapshot.name] = &s;
+  std::vector<const store::StoredSnapshot*> out;
+  for (const auto& [name, s] : newest) out.push_back(s);
+  return out;
+}
+
+}  // namespace fl::gui

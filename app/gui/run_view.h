@@ -1,0 +1,98 @@
+// RunView: what the window knows of one run, kept once. Loaded from the store when the run is
+// first shown (or when a session starts training it: a resumed run's past), then appended by
+// the events its session drains. The dashboard, the tables and the probe read it; nothing else
+// keeps run data. The store writer flushes about once a second, so a live run is never read
+// back from the store: its view already has every point the Runner reported.
+//
+//   std::unique_ptr<RunView> view = RunView::load(store, id);   // null when there is no run
+//   RunDelta d = view->apply(session.takeEvents());
+//   for (const auto& [key, from] : d.metricsFrom) draw(view->metrics().at(key), from);
+//
+// Qt-free. One thread (the GUI's).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/engine/events.h"
+#include "core/store/run_store.h"
+
+namespace fl::gui {
+
+struct MetricSeries {
+  std::vector<double> steps;
+  std::vector<double> values;
+};
+
+// What one apply() added, as positions in the view (the new data is read from there).
+struct RunDelta {
+  std::map<std::string, size_t> metricsFrom;  // metric key -> index of its first new point
+  size_t snapshotsFrom = 0;                   // index of the first new evaluation snapshot
+  size_t snapshotsTo = 0;
+  std::vector<SnapshotEvent> probeAnswers;  // transient: drawn, never kept
+  bool statusChanged = false;
+  bool progressed = false;
+
+  bool evaluated() const { return snapshotsTo > snapshotsFrom; }
+  bool empty() const {
+    return metricsFrom.empty() && !evaluated() && probeAnswers.empty() && !statusChanged &&
+           !progressed;
+  }
+};
+
+using RunDeltas = std::map<int64_t, RunDelta>;
+
+class RunView {
+ public:
+  RunView(int64_t id, std::string experiment, std::string name, nlohmann::json config);
+  // The run as stored: its record, every metric point and every evaluation snapshot.
+  static std::unique_ptr<RunView> load(const store::RunStore& store, int64_t id);
+
+  // Appends a session's events in their order. A probe answer is passed on, not kept.
+  RunDelta apply(std::vector<Event> events);
+
+  int64_t id() const { return m_id; }
+  const std::string& experiment() const { return m_experiment; }
+  const std::string& name() const { return m_name; }
+  void setName(std::string name) { m_name = std::move(name); }
+  const nlohmann::json& config() const { return m_config; }
+  RunStatus status() const { return m_status; }
+  // Training counts from its first Running status to its terminal one; a queued run is not.
+  bool isTraining() const { return m_status == RunStatus::Running; }
+  void setStatus(RunStatus status, std::string message);
+  const std::string& message() const { return m_message; }
+  const std::string& device() const { return m_device; }
+  const ProgressEvent& progress() const { return m_progress; }
+  // Step-based runs (a `steps` parameter, no `epochs`) are told in steps, the others in epochs.
+  bool countsEpochs() const;
+  // A finished run's verdicts; while it trains, the latest one its evaluations gave.
+  const std::vector<Verdict>& verdicts() const { return m_verdicts; }
+
+  const std::map<std::string, MetricSeries>& metrics() const { return m_metrics; }
+  // Each metric's latest value (by step).
+  std::map<std::string, double> lastValues() const;
+  // Evaluation snapshots in arrival (step) order.
+  const std::vector<store::StoredSnapshot>& snapshots() const { return m_snapshots; }
+  // The newest snapshot of each name.
+  std::vector<const store::StoredSnapshot*> latestSnapshots() const;
+
+ private:
+  int64_t m_id;
+  std::string m_experiment;
+  std::string m_name;
+  nlohmann::json m_config;
+  RunStatus m_status = RunStatus::Queued;
+  std::string m_message;
+  std::string m_device;
+  ProgressEvent m_progress;
+  std::vector<Verdict> m_verdicts;
+  std::map<std::string, MetricSeries> m_metrics;
+  std::vector<store::StoredSnapshot> m_snapshots;
+};
+
+}  // namespace fl::gui

@@ -1,0 +1,45 @@
+#include "app/gui/runs_dock.h"
+
+#include <QHeaderView>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "app/gui/runs_table_model.h"
+#include "widgets/progress_delegate.h"
+
+namespace fl::gui {
+
+RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
+    : QDockWidget("Runs", parent), m_model(model), m_table(new QTableView(this)) {
+  setObjectName("runs");
+  m_table->setModel(model);
+  m_table->setItemDelegateForColumn(RunsTableModel::kProgress, new widgets::ProgressDelegate(m_table));
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  m_table->verticalHeader()->hide();
+  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table->setColumnWidth(RunsTableModel::kProgress, 150);
+  m_table->setToolTip("Click a run to show it; Ctrl- or Shift-click several to overlay them");
+  auto* panel = new QWidget(this);
+  auto* layout = new QVBoxLayout(panel);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->addWidget(m_table);
+  auto* stop = new QPushButton("Stop the shown run", panel);
+  stop->setToolTip("Cancel the shown run after its current step; it keeps a checkpoint (Ctrl+.)");
+  layout->addWidget(stop);
+  setWidget(panel);
+  connect(stop, &QPushButton::clicked, this, &RunsDock::stopRequested);
+  // A click, not any change of selection: rows added by the queue never move the display.
+  connect(m_table, &QTableView::clicked, this, [this] {
+    std::vector<int64_t> ids;
+    for (const auto& index : m_table->selectionModel()->selectedRows()) ids.push_back(m_model->runAt(index.row()));
+    const int64_t current = m_model->runAt(m_table->currentIndex().row());
+    if (auto it = std::find(ids.begin(), ids.end(), current); it != ids.end()) std::rotate(ids.begin(), it, it + 1);
+    if (!ids.empty()) emit showRequested(ids);
+  });
+}
+
+}  // namespace fl::gui

@@ -1,0 +1,55 @@
+// RunsTableModel: the Runs dock's table: one row per run of the queue (a resumed run keeps its
+// row), read from the RunViews: status, progress (steps, or epochs for epoch-based runs), ETA,
+// threads, device and the verdict or the reason it failed. Rows are added when the queue adds
+// a run and repainted by dataChanged when a run reports, never rebuilt.
+#pragma once
+
+#include <QAbstractTableModel>
+
+#include <cstdint>
+
+#include "app/gui/run_view.h"
+
+namespace fl::widgets {
+class RunColors;
+}
+
+namespace fl::gui {
+
+class RunQueue;
+class RunViews;
+
+class RunsTableModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { kRun, kName, kStatus, kProgress, kEta, kThreads, kDevice, kVerdict, kColumnCount };
+
+  RunsTableModel(const RunQueue& queue, RunViews& views, widgets::RunColors& colors,
+                 QObject* parent = nullptr);
+
+  // The rows of runs that reported (or changed state) since the last call are repainted.
+  void update(const RunDeltas& deltas);
+  void updateRun(int64_t runId);
+  int64_t runAt(int row) const;
+  int rowOf(int64_t runId) const;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+  // What the Progress column says: "step 300/1000" or "epoch 3/10".
+  static QString progressText(const RunView& view);
+  static QString etaText(const ProgressEvent& progress);
+
+ private:
+  void rowAdded();
+
+  const RunQueue& m_queue;
+  RunViews& m_views;
+  widgets::RunColors& m_colors;
+  int m_rows = 0;
+};
+
+}  // namespace fl::gui

@@ -1,0 +1,395 @@
+#include "app/gui/study_view.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "app/gui/run_queue.h"
+#include "app/gui/run_views.h"
+#include "core/store/run_store.h"
+#include "core/study/study_expansion.h"
+#include "core/study/study_figure.h"
+#include "core/study/study_table.h"
+#include "widgets/study_figure_plot.h"
+#include "widgets/study_progress_grid.h"
+#include "widgets/study_table_model.h"
+
+namespace fl::gui {
+
+namespace {
+
+QString settingLabel(const study::StudyRunResult& r) {
+  QStringList parts;
+  if (!r.arm.empty()) parts << QString::fromStdString(r.arm) + ":";
+  for (const auto& [key, value] : r.axes.items())
+    parts << QString::fromStdString(key + "=" + study::valueText(value));
+  return parts.join(' ');
+}
+
+std::string settingKey(const study::StudyRunResult& r) { return r.arm + "|" + r.axes.dump(); }
+
+QComboBox* choice(QWidget* parent, const QString& tip) {
+  auto* box = new QComboBox(parent);
+  box->setToolTip(tip);
+  box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  return box;
+}
+
+}  // namespace
+
+StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, QWidget* parent)
+    : QWidget(parent),
+      m_store(store),
+      m_views(views),
+      m_queue(queue),
+      m_title(new QLabel(this)),
+      m_summary(new QLabel(this)),
+      m_resume(new QPushButton("Resume study", this)),
+      m_stop(new QPushButton("Stop study", this)),
+      m_grid(new widgets::StudyProgressGrid(this)),
+      m_metric(choice(this, "The metric on the y axis (the study's figure may show several)")),
+      m_x(choice(this, "The axis on the x axis")),
+      m_group(choice(this, "One line per value of this axis")),
+      m_panel(choice(this, "One row of panels per value of this axis")),
+      m_band(choice(this, "The band drawn around each mean line, over the seeds")),
+      m_figurePages(new QStackedWidget(this)),
+      m_figure(new widgets::StudyFigurePlot(this)),
+      m_figureNote(new QLabel(this)),
+      m_tableModel(new widgets::StudyTableModel(this)),
+      m_proxy(new QSortFilterProxyModel(this)),
+      m_table(new QTableView(this)),
+      m_redraw(new QTimer(this)) {
+  auto* layout = new QVBoxLayout(this);
+  auto* header = new QHBoxLayout;
+  m_title->setTextFormat(Qt::RichText);
+  m_title->setWordWrap(true);
+  header->addWidget(m_title, 1);
+  m_resume->setToolTip("Queue the study's unfinished runs (finished ones are kept; interrupted "
+                       "ones continue from their checkpoints)");
+  m_stop->setToolTip("Cancel the study's waiting and training runs (each keeps a checkpoint)");
+  header->addWidget(m_resume);
+  header->addWidget(m_stop);
+  layout->addLayout(header);
+  m_summary->setTextFormat(Qt::RichText);
+  layout->addWidget(m_summary);
+
+  auto* gridBox = new QWidget(this);
+  auto* gridLayout = new QVBoxLayout(gridBox);
+  gridLayout->setContentsMargins(0, 0, 0, 0);
+  auto* gridScroll = new QScrollArea(gridBox);
+  gridScroll->setWidget(m_grid);
+  gridScroll->setWidgetResizable(false);
+  gridScroll->setFrameShape(QFrame::NoFrame);
+  gridLayout->addWidget(gridScroll, 1);
+  QString legend;
+  for (const char* status : {"finished", "running", "missing", "failed", "cancelled"})
+    legend += QString("<span style='color:%1'>&#9632;</span> %2 &nbsp;")
+                  .arg(widgets::StudyProgressGrid::statusColor(status).name(),
+                       QString(status) == "missing" ? "waiting" : status);
+  auto* legendLabel = new QLabel(legend + "<br>Click a setting to compare its runs", gridBox);
+  legendLabel->setTextFormat(Qt::RichText);
+  gridLayout->addWidget(legendLabel);
+
+  auto* figureBox = new QWidget(this);
+  auto* figureLayout = new QVBoxLayout(figureBox);
+  figureLayout->setContentsMargins(0, 0, 0, 0);
+  auto* controls = new QHBoxLayout;
+  for (auto [label, box] : {std::pair<const char*, QComboBox*>{"metric", m_metric},
+                            {"x", m_x},
+                            {"lines", m_group},
+                            {"panels", m_panel},
+                            {"band", m_band}}) {
+    controls->addWidget(new QLabel(label, figureBox));
+    controls->addWidget(box);
+  }
+  controls->addStretch(1);
+  figureLayout->addLayout(controls);
+  m_figureNote->setAlignment(Qt::AlignCenter);
+  m_figureNote->setWordWrap(true);
+  m_figurePages->addWidget(m_figureNote);
+  m_figurePages->addWidget(m_figure);
+  figureLayout->addWidget(m_figurePages, 1);
+
+  m_proxy->setSourceModel(m_tableModel);
+  m_proxy->setSortRole(widgets::StudyTableModel::kSortRole);
+  m_table->setModel(m_proxy);
+  m_table->setSortingEnabled(true);
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->verticalHeader()->hide();
+  m_table->setToolTip("Mean ± std over seeds per setting, beside the paper's value and verdict. "
+                      "Double-click a setting to compare its runs");
+
+  auto* top = new QSplitter(Qt::Horizontal, this);
+  top->addWidget(gridBox);
+  top->addWidget(figureBox);
+  top->setStretchFactor(0, 1);
+  top->setStretchFactor(1, 3);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(top);
+  split->addWidget(m_table);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  layout->addWidget(split, 1);
+
+  m_band->addItems({"half", "std", "minmax", "none"});
+  m_band->setItemData(0, "mean ± 0.67 std: the paper's 50% interval", Qt::ToolTipRole);
+  m_redraw->setSingleShot(true);
+  m_redraw->setInterval(500);
+  connect(m_redraw, &QTimer::timeout, this, &StudyView::refresh);
+  for (auto* box : {m_metric, m_x, m_group, m_panel, m_band})
+    connect(box, &QComboBox::currentIndexChanged, this, [this] {
+      if (!m_filling) drawFigure();
+    });
+  connect(m_grid, &widgets::StudyProgressGrid::rowClicked, this, [this](int row) {
+    const auto& rows = m_grid->rows();
+    if (row < 0 || row >= rows.size()) return;
+    std::vector<int64_t> ids;
+    for (const auto& cell : rows[row].cells)
+      if (cell.runId) ids.push_back(cell.runId);
+    if (!ids.empty()) emit compareRequested(ids);
+  });
+  connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    compareSetting(m_tableModel->cell(m_proxy->mapToSource(index).row()));
+  });
+  connect(&m_queue, &RunQueue::runEnded, this, [this](int64_t, int64_t studyId) {
+    if (studyId && studyId == m_studyId && !m_redraw->isActive()) m_redraw->start();
+  });
+  connect(m_resume, &QPushButton::clicked, this, [this] {
+    if (m_studyId) emit resumeRequested(m_studyId);
+  });
+  connect(m_stop, &QPushButton::clicked, this, [this] {
+    if (m_studyId) emit stopRequested(m_studyId);
+  });
+  setStudy(0);
+}
+
+bool StudyView::setStudy(int64_t studyId) {
+  m_studyId = 0;
+  m_record.reset();
+  if (studyId != 0) {
+    m_record = study::StudyStore(m_store).study(studyId);
+    if (!m_record) return false;
+    m_studyId = studyId;
+  }
+  fillChoices();
+  refresh();
+  return true;
+}
+
+void StudyView::fillChoices() {
+  m_filling = true;
+  for (auto* box : {m_metric, m_x, m_group, m_panel}) box->clear();
+  if (m_record) {
+    const auto& spec = m_record->spec;
+    const auto axes = study::axisOrderOf(spec);
+    const study::FigureLayout* declared = spec.figures.empty() ? nullptr : &spec.figures.front();
+    // The study's figure first (its metrics side by side), then each metric alone.
+    std::vector<std::string> metrics;
+    if (declared && declared->metrics.size() > 1) {
+      QStringList joined;
+      for (const auto& m : declared->metrics) joined << QString::fromStdString(m);
+      m_metric->addItem(joined.join(", "), joined);
+    }
+    if (spec.table)
+      for (const auto& m : spec.table->metrics) metrics.push_back(m);
+    if (declared)
+      for (const auto& m : declared->metrics) metrics.push_back(m);
+    if (spec.references)
+      for (const auto& row : spec.references->rows)
+        for (const auto& [m, v] : row.values) metrics.push_back(m);
+    std::set<std::string> seen;
+    for (const auto& m : metrics)
+      if (seen.insert(m).second) m_metric->addItem(QString::fromStdString(m), QStringList{QString::fromStdString(m)});
+    m_group->addItem("(none)", QString());
+    m_panel->addItem("(none)", QString());
+    for (const auto& a : axes) {
+      const QString axis = QString::fromStdString(a);
+      m_x->addItem(axis, axis);
+      m_group->addItem(axis, axis);
+      m_panel->addItem(axis, axis);
+    }
+    if (declared) {
+      m_x->setCurrentIndex(m_x->findData(QString::fromStdString(declared->x)));
+      m_group->setCurrentIndex(std::max(0, m_group->findData(QString::fromStdString(declared->group))));
+      m_panel->setCurrentIndex(std::max(0, m_panel->findData(QString::fromStdString(declared->panel))));
+      m_band->setCurrentText(QString::fromStdString(declared->band));
+    } else if (axes.size() > 1) {
+      m_group->setCurrentIndex(2);  // the second axis
+    }
+  }
+  m_filling = false;
+}
+
+study::FigureLayout StudyView::chosenLayout() const {
+  study::FigureLayout layout;
+  const auto& spec = m_record->spec;
+  layout.x = m_x->currentData().toString().toStdString();
+  for (const auto& m : m_metric->currentData().toStringList()) layout.metrics.push_back(m.toStdString());
+  layout.group = m_group->currentData().toString().toStdString();
+  layout.panel = m_panel->currentData().toString().toStdString();
+  if (layout.group == layout.x) layout.group.clear();
+  if (layout.panel == layout.x || layout.panel == layout.group) layout.panel.clear();
+  layout.band = m_band->currentText().toStdString();
+  // The study's own figure for this x lends its titles and scale.
+  for (const auto& f : spec.figures)
+    if (f.x == layout.x) {
+      layout.xTitle = f.xTitle;
+      layout.yTitles = f.yTitles;
+      layout.logX = f.logX;
+      layout.categoricalX = f.categoricalX;
+    }
+  return layout;
+}
+
+void StudyView::apply(const RunDeltas& deltas) {
+  if (!m_studyId) return;
+  for (const auto& [id, delta] : deltas)
+    if (delta.statusChanged && m_queue.studyOf(id) == m_studyId && !m_redraw->isActive()) m_redraw->start();
+}
+
+void StudyView::refresh() {
+  m_results.clear();
+  m_cells.clear();
+  m_resume->setEnabled(m_studyId != 0);
+  m_stop->setEnabled(m_studyId != 0);
+  if (!m_record) {
+    m_title->setText("<h3>No study shown</h3>Launch one with <b>Run study</b> (a built-in study, or "
+                     "parameters given several values with their ⋯ buttons), or open one from History.");
+    m_summary->clear();
+    m_grid->setRows({}, {});
+    m_tableModel->setAggregate({}, {}, {}, std::nullopt);
+    m_figureNote->setText("");
+    m_figurePages->setCurrentWidget(m_figureNote);
+    return;
+  }
+  const auto& spec = m_record->spec;
+  try {
+    m_results = study::StudyStore(m_store).results(m_studyId);
+  } catch (const std::exception& e) {
+    m_summary->setText(QString("Cannot read the study: %1").arg(e.what()));
+    return;
+  }
+  // The live runs over the store's rows: their status now and every value they reported.
+  std::map<std::string, int64_t> counts;
+  int64_t waiting = 0;
+  for (auto& r : m_results) {
+    const RunView* view = r.runId ? m_views.find(r.runId) : nullptr;
+    if (view && m_queue.studyOf(r.runId) == m_studyId) {
+      r.status = toString(view->status());
+      for (const auto& [key, series] : view->metrics()) {
+        if (series.values.empty()) continue;
+        r.last[key] = series.values.back();
+        r.lowest[key] = *std::min_element(series.values.begin(), series.values.end());
+      }
+    }
+    ++counts[r.status];
+    waiting += r.runId == 0 || m_queue.isWaiting(r.runId);
+  }
+  m_title->setText(QString("<h3>Study %1: %2</h3>%3")
+                       .arg(m_studyId)
+                       .arg(QString::fromStdString(spec.title.empty() ? m_record->name : spec.title).toHtmlEscaped(),
+                            QString::fromStdString(spec.description).toHtmlEscaped()));
+  QStringList parts;
+  for (const auto& [status, n] : counts)
+    if (status != "missing") parts << QString("%1 %2").arg(n).arg(QString::fromStdString(status));
+  if (counts.count("missing")) parts << QString("%1 not started").arg(counts["missing"]);
+  m_summary->setText(QString("<b>%1 runs</b>: %2").arg(m_results.size()).arg(parts.join(", ")));
+  const std::string stat = spec.references ? spec.references->stat : "last";
+  m_cells = study::aggregate(m_results, stat);
+  drawGrid(m_cells);
+  study::StudyTableInput input;
+  input.cells = m_cells;
+  input.references = spec.references ? &*spec.references : nullptr;
+  const auto metrics = study::defaultMetrics(input, spec.table ? spec.table->metrics : std::vector<std::string>{});
+  m_tableModel->setAggregate(m_cells, study::axisOrderOf(spec), metrics, spec.references);
+  if (m_metric->count() == 0 && !metrics.empty()) {
+    // A study without a declared figure: its metrics, known once runs report them.
+    m_filling = true;
+    for (const auto& m : metrics)
+      m_metric->addItem(QString::fromStdString(m), QStringList{QString::fromStdString(m)});
+    m_filling = false;
+  }
+  m_table->resizeColumnsToContents();
+  drawFigure();
+}
+
+void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {
+  std::vector<int64_t> seeds = m_record->spec.seeds;
+  if (seeds.empty())
+    for (const auto& r : m_results)
+      if (std::find(seeds.begin(), seeds.end(), r.seed) == seeds.end()) seeds.push_back(r.seed);
+  QStringList columns;
+  for (auto s : seeds) columns << QString("seed %1").arg(s);
+  QVector<widgets::GridRow> rows;
+  std::map<std::string, int> rowOf;
+  for (const auto& r : m_results) {
+    auto [it, added] = rowOf.emplace(settingKey(r), static_cast<int>(rows.size()));
+    if (added) {
+      widgets::GridRow row;
+      row.label = settingLabel(r);
+      row.cells.resize(static_cast<int>(seeds.size()));
+      for (auto& c : row.cells) c.status = "missing";
+      rows.push_back(row);
+    }
+    const int column = static_cast<int>(std::find(seeds.begin(), seeds.end(), r.seed) - seeds.begin());
+    if (column >= rows[it->second].cells.size()) continue;
+    widgets::GridCell& cell = rows[it->second].cells[column];
+    cell.runId = r.runId;
+    cell.status = r.runId && m_queue.isWaiting(r.runId) ? "queued" : QString::fromStdString(r.status);
+    QString tip = QString("%1 seed=%2\n").arg(settingLabel(r)).arg(r.seed);
+    tip += r.runId ? QString("run #%1: %2").arg(r.runId).arg(cell.status) : QString("not started yet");
+    for (const auto& [key, value] : r.last)
+      if (key.rfind("train/", 0) != 0)
+        tip += QString("\n%1 %2").arg(QString::fromStdString(key)).arg(value, 0, 'g', 4);
+    if (!r.message.empty() && r.status != "finished") tip += "\n" + QString::fromStdString(r.message);
+    cell.toolTip = tip;
+  }
+  m_grid->setRows(rows, columns);
+  m_grid->adjustSize();
+}
+
+void StudyView::drawFigure() {
+  if (!m_record || m_x->count() == 0 || m_metric->count() == 0) {
+    m_figureNote->setText(m_record ? "This study has no axis or metric to draw." : "");
+    m_figurePages->setCurrentWidget(m_figureNote);
+    return;
+  }
+  const auto& spec = m_record->spec;
+  try {
+    const auto figure = study::buildStudyFigure(m_cells, chosenLayout(),
+                                                spec.references ? &*spec.references : nullptr,
+                                                study::axisOrderOf(spec),
+                                                spec.title.empty() ? m_record->name : spec.title);
+    m_figure->setFigure(figure);
+    m_figurePages->setCurrentWidget(m_figure);
+  } catch (const std::invalid_argument& e) {
+    // Typically: no run has finished yet. Said in place of the figure.
+    QString why = QString::fromStdString(e.what());
+    if (why.contains("no finished run")) why = "The figure appears as the first runs finish.\n(" + why + ")";
+    m_figureNote->setText(why);
+    m_figurePages->setCurrentWidget(m_figureNote);
+  }
+}
+
+void StudyView::compareSetting(const study::AggregateCell& cell) {
+  std::vector<int64_t> ids;
+  for (auto id : cell.runIds)
+    if (id) ids.push_back(id);
+  if (!ids.empty()) emit compareRequested(ids);
+}
+
+}  // namespace fl::gui

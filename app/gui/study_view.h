@@ -1,0 +1,109 @@
+// StudyView: one stored study, filling in live as its runs finish. A progress grid (one row per
+// setting, one cell per seed, coloured by the run's status; hover names the run), the paper-
+// style figure (widgets/study_figure_plot: mean lines with a band over seeds, baselines dashed,
+// the paper's points; metric, x axis, group, panels and band chosen above it), and the
+// aggregated table with the paper's values and verdicts (widgets/study_table_model). Clicking a
+// setting (its row in the grid or the table) asks to compare its runs. Everything is computed
+// by the engine's aggregate() and buildStudyFigure(), from the store's results with the queue's
+// live runs laid over them (the store writer lags the live runs by up to a second).
+#pragma once
+
+#include <QWidget>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "app/gui/run_view.h"
+#include "core/study/study_store.h"
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSortFilterProxyModel;
+class QStackedWidget;
+class QTableView;
+class QTimer;
+
+namespace fl::store {
+class RunStore;
+}
+namespace fl::widgets {
+class StudyFigurePlot;
+class StudyProgressGrid;
+class StudyTableModel;
+}
+
+namespace fl::gui {
+
+class RunQueue;
+class RunViews;
+
+class StudyView : public QWidget {
+  Q_OBJECT
+
+ public:
+  StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, QWidget* parent = nullptr);
+
+  // Shows a study (0: none); false when the store has no such study.
+  bool setStudy(int64_t studyId);
+  int64_t studyId() const { return m_studyId; }
+  // Reads the study again (its results, the live runs over them) and redraws.
+  void refresh();
+  // The runs of this study that reported: a status change redraws (at most every half second).
+  void apply(const RunDeltas& deltas);
+
+  // The results as drawn: the store's, with the live runs' status and metrics over them.
+  const std::vector<study::StudyRunResult>& results() const { return m_results; }
+  widgets::StudyProgressGrid* grid() const { return m_grid; }
+  widgets::StudyFigurePlot* figure() const { return m_figure; }
+  widgets::StudyTableModel* tableModel() const { return m_tableModel; }
+  QTableView* table() const { return m_table; }
+  QComboBox* metricChoice() const { return m_metric; }
+  QComboBox* xChoice() const { return m_x; }
+  QComboBox* groupChoice() const { return m_group; }
+  QComboBox* panelChoice() const { return m_panel; }
+  QComboBox* bandChoice() const { return m_band; }
+  QLabel* figureNote() const { return m_figureNote; }
+  QLabel* summary() const { return m_summary; }
+
+ signals:
+  void compareRequested(std::vector<int64_t> runIds);
+  void resumeRequested(int64_t studyId);
+  void stopRequested(int64_t studyId);
+
+ private:
+  void fillChoices();
+  void drawFigure();
+  void drawGrid(const std::vector<study::AggregateCell>& cells);
+  void compareSetting(const study::AggregateCell& cell);
+  study::FigureLayout chosenLayout() const;
+
+  store::RunStore& m_store;
+  RunViews& m_views;
+  RunQueue& m_queue;
+  int64_t m_studyId = 0;
+  std::optional<study::StudyRecord> m_record;
+  std::vector<study::StudyRunResult> m_results;
+  std::vector<study::AggregateCell> m_cells;
+  QLabel* m_title;
+  QLabel* m_summary;
+  QPushButton* m_resume;
+  QPushButton* m_stop;
+  widgets::StudyProgressGrid* m_grid;
+  QComboBox* m_metric;
+  QComboBox* m_x;
+  QComboBox* m_group;
+  QComboBox* m_panel;
+  QComboBox* m_band;
+  QStackedWidget* m_figurePages;
+  widgets::StudyFigurePlot* m_figure;
+  QLabel* m_figureNote;
+  widgets::StudyTableModel* m_tableModel;
+  QSortFilterProxyModel* m_proxy;
+  QTableView* m_table;
+  QTimer* m_redraw;  // coalesces the redraws of a burst of finishing runs
+  bool m_filling = false;
+};
+
+}  // namespace fl::gui

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Takes the README's screenshots of the lab under Xvfb, at 1280x720 and 1920x1080: a run's
+# dashboard, a comparison, the study view of Table 1 and of the frequency figure, and History.
+# The studies are shortened (fewer epochs and samples) so they train in a few minutes on two
+# cores; the pictures show the layout, not the paper's numbers (those are in the README's
+# study section). Needs xvfb and imagemagick (apt-get install xvfb imagemagick) and a build.
+#
+#   scripts/screenshots.sh            # writes docs/screenshot-*-1280x720.png and -1920x1080.png
+set -eu
+cd "$(dirname "$0")/.."
+CLI=build/app/fourierlab-cli
+GUI=build/app/fourierlab
+WORK=${WORK:-/tmp/fourierlab-screenshots}
+DB=$WORK/lab.db
+mkdir -p "$WORK"
+if [ ! -f "$DB" ]; then
+  "$CLI" sweep run fourier-head --study table1 --set epochs=20 --db "$DB"
+  "$CLI" sweep run fourier-head --study frequencies --set epochs=10 --set samples=1000 --db "$DB"
+fi
+# The runs of Table 1 on gmm2 with seed 1: one opened alone, its three heads compared; the
+# studies by name.
+query() { python3 -c "import json, sqlite3, sys; db = sqlite3.connect(sys.argv[1]); $1" "$DB"; }
+ids=$(query '
+runs = [(i, json.loads(c)) for i, c in db.execute("SELECT id, config FROM runs")]
+runs = [(i, c) for i, c in runs if c.get("dataset") == "gmm2" and c.get("seed") == 1 and c.get("epochs") == 20]
+print(",".join(str(i) for i, c in sorted(runs, key=lambda r: r[1]["head"] != "fourier")))')
+single=${ids%%,*}
+table1=$(query 'print(db.execute("SELECT id FROM studies WHERE name = ?", ("table1",)).fetchone()[0])')
+frequencies=$(query 'print(db.execute("SELECT id FROM studies WHERE name = ?", ("frequencies",)).fetchone()[0])')
+
+shot() {  # SIZE NAME ARGS...: starts the lab on a fresh screen, waits, takes the screen
+  size=$1
+  name=$2
+  shift 2
+  XDG_CONFIG_HOME="$WORK/config-$name-$size" xvfb-run -a -s "-screen 0 ${size}x24" sh -c "
+    QT_QPA_PLATFORM=xcb $GUI --db $DB -geometry ${size}+0+0 $* &
+    pid=\$!
+    sleep ${SHOT_DELAY:-12}
+    import -window root docs/screenshot-$name-$size.png
+    kill \$pid"
+  echo "docs/screenshot-$name-$size.png"
+}
+
+for size in 1280x720 1920x1080; do
+  shot "$size" dashboard --open "$single"
+  shot "$size" compare --open "$ids"
+  shot "$size" study-table1 --study "$table1"
+  shot "$size" study-frequencies --study "$frequencies"
+  shot "$size" history --history
+done

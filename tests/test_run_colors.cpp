@@ -1,0 +1,61 @@
+// Tests widgets/run_colors.h (issue 14): every run on screen together gets a colour of its own,
+// even past the palette's ten (ids 2 and 12 used to be the same green); a run keeps its colour;
+// one run's series differ by pen; the palette has no pale lines on white.
+#include <QtTest>
+
+#include <set>
+
+#include "widgets/run_colors.h"
+
+using fl::widgets::RunColors;
+
+class TestRunColors : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void runsShownTogetherHaveDistinctColours() {
+    RunColors colors;
+    for (int64_t id = 1; id <= 11; ++id) colors.of(id);  // the palette wraps at the eleventh
+    QCOMPARE(colors.of(1), colors.of(11));
+    colors.makeDistinct({2, 12});
+    QVERIFY(colors.of(2) != colors.of(12));
+    const std::vector<int64_t> shown{1, 11, 21, 31, 3};
+    colors.makeDistinct(shown);
+    std::set<QRgb> seen;
+    for (auto id : shown) seen.insert(colors.of(id).rgb());
+    QCOMPARE(seen.size(), shown.size());
+  }
+
+  void aRunKeepsItsColour() {
+    RunColors colors;
+    const QColor first = colors.of(7);
+    colors.of(8);
+    colors.makeDistinct({7, 8});
+    QCOMPARE(colors.of(7), first);  // the first of a group keeps its colour
+  }
+
+  void aRunsSeriesDifferByPen() {
+    std::set<std::pair<int, QRgb>> pens;
+    for (int i = 0; i < 15; ++i) {
+      const QPen pen = fl::widgets::seriesPen(QColor(31, 119, 180), i);
+      pens.insert({static_cast<int>(pen.style()), pen.color().rgb()});
+    }
+    QCOMPARE(pens.size(), size_t(15));
+  }
+
+  void thePaletteReadsOnWhite() {
+    std::set<QRgb> colors;
+    for (int i = 0; i < fl::widgets::runPaletteSize(); ++i) {
+      const QColor c = fl::widgets::runPaletteColor(i);
+      colors.insert(c.rgb());
+      // Relative luminance below that of pale yellow-green (188, 189, 34): enough contrast with
+      // white for a 1.6 px line.
+      const double luminance = 0.2126 * c.redF() + 0.7152 * c.greenF() + 0.0722 * c.blueF();
+      QVERIFY2(luminance < 0.62, qPrintable(c.name()));
+    }
+    QCOMPARE(static_cast<int>(colors.size()), fl::widgets::runPaletteSize());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestRunColors)
+#include "test_run_colors.moc"

@@ -1,0 +1,233 @@
+// Tests app/gui/run_queue.h: the window's runs train under the studies' thread budget (on two
+// cores, runs of a tiny model two at a time with one thread each; the user's Parallel runs
+// wins), a waiting run cancelled is recorded cancelled, a resumed run keeps its row, and a
+// study's cells are claimed as slots free, each trained once.
+#include <QtTest>
+
+#include <ATen/Parallel.h>
+
+#include <atomic>
+#include <thread>
+
+#include "app/gui/run_queue.h"
+#include "app/gui/run_views.h"
+#include "core/engine/config.h"
+#include "core/store/run_store.h"
+#include "core/study/study_expansion.h"
+#include "core/study/study_store.h"
+#include "experiments/builtin_experiments.h"
+
+using fl::gui::RunQueue;
+using fl::gui::RunViews;
+
+namespace {
+
+// Records how many runs stepped at once and with how many intra-op threads.
+struct Probe {
+  std::atomic<int> active{0};
+  std::atomic<int> maxActive{0};
+  std::atomic<int> maxThreads{0};
+};
+Probe g_probe;
+
+void raise(std::atomic<int>& max, int value) {
+  for (int seen = max; value > seen && !max.compare_exchange_weak(seen, value);) {
+  }
+}
+
+class SleepyTrial : public fl::Trial {
+ public:
+  explicit SleepyTrial(int64_t width) : m_width(width) {}
+  fl::TrialPlan plan() const override { return {8, 4, 4, 4}; }
+  double trainStep(int64_t) override {
+    raise(g_probe.maxActive, ++g_probe.active);
+    raise(g_probe.maxThreads, at::get_num_threads());
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    --g_probe.active;
+    return 1.0;
+  }
+  void evaluate(int64_t stepsDone, bool, fl::EvalReport& out) override {
+    out.metric("test/width", static_cast<double>(m_width));
+  }
+
+ private:
+  int64_t m_width;
+};
+
+class SleepyExperiment : public fl::Experiment {
+ public:
+  std::string name() const override { return "sleepy"; }
+  std::string title() const override { return "sleepy"; }
+  std::string description() const override { return ""; }
+  std::vector<fl::ParamSpec> params() const override {
+    return {fl::ParamSpec::integer("width", 1, 1, 100, "")};
+  }
+  std::vector<fl::PanelSpec> panels() const override { return {}; }
+  std::vector<fl::Preset> presets() const override { return {}; }
+  int usefulThreads(const nlohmann::json&) const override { return 1; }  // a tiny model
+  std::unique_ptr<fl::Trial> createTrial(const fl::TrialContext& c) const override {
+    return std::make_unique<SleepyTrial>(c.config.at("width").get<int64_t>());
+  }
+};
+
+fl::ExperimentRegistry& registry() {
+  static fl::ExperimentRegistry r = [] {
+    fl::ExperimentRegistry reg;
+    fl::registerBuiltinExperiments(reg);
+    reg.add(std::make_shared<SleepyExperiment>());
+    return reg;
+  }();
+  return r;
+}
+
+nlohmann::json sleepyConfig(int width) {
+  return fl::validateConfig(registry().find("sleepy")->allParams(),
+                            {{"width", width}, {"device", "cpu"}})
+      .values;
+}
+
+// Drains the queue until every run it has is over (the window's tick, in a loop).
+bool drainUntilIdle(RunQueue& queue, RunViews& views, int timeoutMs = 60000) {
+  QElapsedTimer t;
+  t.start();
+  while (t.elapsed() < timeoutMs) {
+    queue.drain();
+    bool idle = queue.waitingCount() == 0 && queue.trainingCount() == 0;
+    for (auto id : queue.runs())
+      idle = idle && views.find(id) && fl::isTerminal(views.find(id)->status());
+    if (idle) return true;
+    QTest::qWait(20);
+  }
+  return false;
+}
+
+}  // namespace
+
+class TestRunQueue : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  std::string path(const char* name) const { return (m_dir.path() + "/" + name).toStdString(); }
+
+ private slots:
+  void fourierHeadRunsTrainTwoAtATimeWithOneThreadOnTwoCores() {
+    fl::store::RunStore store(path("budget.db"));
+    RunViews views(store);
+    RunQueue queue(registry(), store, views);
+    queue.setCores(2);
+    auto head = registry().find("fourier-head");
+    const auto config = fl::validateConfig(head->allParams(), nlohmann::json::object()).values;
+    const auto budget = queue.budgetFor(*head, config, 4);
+    QCOMPARE(budget.parallel, 2);  // not 4 on 2 cores
+    QCOMPARE(budget.threadsPerRun, 1);
+    QCOMPARE(budget.describe(), std::string("2 parallel runs x 1 thread on 2 cores"));
+    queue.setRequestedParallel(4);  // the user's choice wins, past the cores
+    QCOMPARE(queue.budgetFor(*head, config, 4).parallel, 4);
+  }
+
+  void noMoreRunsTrainAtOnceThanTheBudgetAllows() {
+    g_probe.maxActive = 0;
+    g_probe.maxThreads = 0;
+    fl::store::RunStore store(path("parallel.db"));
+    RunViews views(store);
+    RunQueue queue(registry(), store, views);
+    queue.setCores(2);
+    std::string error;
+    for (int i = 0; i < 5; ++i)
+      QVERIFY(queue.add(registry().find("sleepy"), sleepyConfig(i + 1), "r", &error) > 0);
+    QCOMPARE(queue.trainingCount(), 2);
+    QCOMPARE(queue.waitingCount(), int64_t(3));
+    QCOMPARE(queue.threadsOf(queue.runs()[0]), 1);
+    QVERIFY(drainUntilIdle(queue, views));
+    QCOMPARE(queue.runs().size(), size_t(5));
+    QVERIFY(g_probe.maxActive <= 2);
+    QCOMPARE(g_probe.maxThreads.load(), 1);
+    for (auto id : queue.runs()) QCOMPARE(views.find(id)->status(), fl::RunStatus::Finished);
+  }
+
+  void theUsersParallelRunsWins() {
+    g_probe.maxActive = 0;
+    fl::store::RunStore store(path("one.db"));
+    RunViews views(store);
+    RunQueue queue(registry(), store, views);
+    queue.setCores(2);
+    queue.setRequestedParallel(1);
+    std::string error;
+    for (int i = 0; i < 3; ++i) queue.add(registry().find("sleepy"), sleepyConfig(1), "r", &error);
+    QCOMPARE(queue.trainingCount(), 1);
+    QVERIFY(drainUntilIdle(queue, views));
+    QCOMPARE(g_probe.maxActive.load(), 1);
+  }
+
+  void aWaitingRunCancelledIsRecordedCancelled() {
+    fl::store::RunStore store(path("cancel.db"));
+    RunViews views(store);
+    RunQueue queue(registry(), store, views);
+    queue.setCores(1);
+    std::string error;
+    queue.add(registry().find("sleepy"), sleepyConfig(1), "first", &error);
+    const int64_t waiting = queue.add(registry().find("sleepy"), sleepyConfig(2), "second", &error);
+    QVERIFY(queue.isWaiting(waiting));
+    QSignalSpy ended(&queue, &RunQueue::runEnded);
+    queue.cancel(waiting);
+    QCOMPARE(ended.count(), 1);
+    QVERIFY(!queue.isWaiting(waiting));
+    QCOMPARE(views.find(waiting)->status(), fl::RunStatus::Cancelled);
+    QCOMPARE(store.run(waiting)->status, fl::RunStatus::Cancelled);
+    QVERIFY(drainUntilIdle(queue, views));
+  }
+
+  void aResumedRunKeepsItsRowAndItsCurvesWhole() {
+    fl::store::RunStore store(path("resume.db"));
+    RunViews views(store);
+    RunQueue queue(registry(), store, views);
+    auto head = registry().find("fourier-head");
+    const auto config = fl::validateConfig(head->allParams(), {{"samples", 20000},
+                                                                {"epochs", 4},
+                                                                {"eval_every", 1},
+                                                                {"checkpoint_every", 1},
+                                                                {"device", "cpu"}})
+                            .values;
+    std::string error;
+    const int64_t id = queue.add(head, config, "resumed", &error);
+    QTRY_VERIFY_WITH_TIMEOUT((queue.drain(), !store.checkpoints(id).empty()), 60000);
+    queue.cancel(id);
+    QVERIFY(drainUntilIdle(queue, views));
+    if (views.find(id)->status() == fl::RunStatus::Finished) QSKIP("it finished before the stop");
+    QVERIFY(queue.resume(id, &error));
+    QCOMPARE(queue.runs().size(), size_t(1));  // the same row, not a second one
+    QVERIFY(drainUntilIdle(queue, views));
+    QCOMPARE(views.find(id)->status(), fl::RunStatus::Finished);
+    // The view: the store's past up to the checkpoint, then the resumed session's points.
+    const auto& kl = views.find(id)->metrics().at("test/kl");
+    QCOMPARE(kl.steps, (std::vector<double>{500, 1000, 1500, 2000}));
+  }
+
+  void aStudysCellsAreClaimedAsSlotsFreeAndEachTrainsOnce() {
+    fl::store::RunStore store(path("study.db"));
+    auto spec = fl::study::StudySpec::fromText(R"({"name": "w", "grid": {"width": [1, 2, 3]},
+                                                   "seeds": [1, 2]})");
+    spec.experiment = "sleepy";
+    const auto expansion = fl::study::expandStudy(*registry().find("sleepy"), spec);
+    QVERIFY(expansion.ok());
+    const int64_t studyId = fl::study::StudyStore(store).create(spec, expansion);
+    RunViews views(store);
+    RunQueue queue(registry(), store, views);
+    queue.setCores(2);
+    std::string error;
+    QCOMPARE(queue.addStudy(studyId, &error), int64_t(6));
+    QCOMPARE(queue.trainingCount(), 2);  // claimed two, the others wait unclaimed
+    QVERIFY(drainUntilIdle(queue, views));
+    QCOMPARE(queue.runs().size(), size_t(6));
+    for (auto id : queue.runs()) QCOMPARE(queue.studyOf(id), studyId);
+    const auto results = fl::study::StudyStore(store).results(studyId);
+    for (const auto& r : results) QCOMPARE(r.status, std::string("finished"));
+    QCOMPARE(store.listRuns().size(), size_t(6));  // none trained twice
+    // Queued again, a finished study has nothing left to train.
+    QCOMPARE(queue.addStudy(studyId, &error), int64_t(0));
+    QVERIFY(error.find("finished") != std::string::npos);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestRunQueue)
+#include "test_run_queue.moc"

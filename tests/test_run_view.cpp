@@ -1,0 +1,117 @@
+// Tests app/gui/run_view.h and run_views.h: a run's view is the store's history once, then
+// each drained event once (no point missing or repeated), keeps evaluation snapshots but not
+// probe answers, takes its verdicts from its terminal status (its latest judgement while it
+// trains), and RunViews loads a view once and lets spare ones go.
+#include <QtTest>
+
+#include "app/gui/run_view.h"
+#include "app/gui/run_views.h"
+#include "core/store/run_store.h"
+
+using fl::gui::RunDelta;
+using fl::gui::RunView;
+using fl::gui::RunViews;
+
+namespace {
+
+fl::MetricEvent metric(const std::string& key, int64_t step, double value) {
+  return fl::MetricEvent{key, step, 0.01 * static_cast<double>(step), value};
+}
+
+fl::SnapshotEvent snapshot(const std::string& name, int64_t step, int64_t requestId = 0,
+                           nlohmann::json meta = nlohmann::json::object()) {
+  fl::Snapshot s;
+  s.name = name;
+  s.shape = {2};
+  s.data = {static_cast<float>(step), 1.0f};
+  s.meta = std::move(meta);
+  return fl::SnapshotEvent{step, 0.0, s, requestId};
+}
+
+}  // namespace
+
+class TestRunView : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  std::string path(const char* name) const { return (m_dir.path() + "/" + name).toStdString(); }
+
+ private slots:
+  void theStoreThenTheEventsGiveEveryPointOnce() {
+    fl::store::RunStore store(path("view.db"));
+    const int64_t id = store.createRun({"fourier-head", "r", {{"epochs", 3}}, {}, {}});
+    std::vector<fl::Event> past;
+    for (int64_t step = 1; step <= 5; ++step) past.push_back(metric("test/kl", step, 1.0 / step));
+    past.push_back(snapshot("pdf/pred", 5));
+    store.writeEvents(id, past);  // a resumed run's past, up to its checkpoint
+
+    auto view = RunView::load(store, id);
+    QVERIFY(view);
+    QCOMPARE(view->name(), std::string("r"));
+    QCOMPARE(view->metrics().at("test/kl").steps.size(), size_t(5));
+    QCOMPARE(view->snapshots().size(), size_t(1));
+    QVERIFY(view->countsEpochs());
+
+    RunDelta d = view->apply({fl::StatusEvent{fl::RunStatus::Running, "", "cpu", 5, 0.0, {}},
+                              metric("test/kl", 6, 0.2), metric("train/loss", 6, 3.0),
+                              snapshot("pdf/pred", 6), snapshot("probe/pred_grid", 6, /*requestId=*/7),
+                              metric("test/kl", 7, 0.1),
+                              fl::ProgressEvent{7, 9, 2, 3, 1.0, 3.0, true}});
+    QVERIFY(d.statusChanged && d.progressed && d.evaluated());
+    QCOMPARE(d.metricsFrom.at("test/kl"), size_t(5));  // new points start after the store's
+    QCOMPARE(d.metricsFrom.at("train/loss"), size_t(0));
+    QCOMPARE(d.snapshotsFrom, size_t(1));
+    QCOMPARE(d.snapshotsTo, size_t(2));
+    QCOMPARE(d.probeAnswers.size(), size_t(1));  // passed on, not kept
+    const auto& kl = view->metrics().at("test/kl");
+    QCOMPARE(kl.steps, (std::vector<double>{1, 2, 3, 4, 5, 6, 7}));  // none missing, none twice
+    QCOMPARE(view->snapshots().size(), size_t(2));
+    QCOMPARE(view->lastValues().at("test/kl"), 0.1);
+    QCOMPARE(view->progress().step, int64_t(7));
+    QVERIFY(view->isTraining());
+    QCOMPARE(view->device(), std::string("cpu"));
+    QVERIFY(view->apply({}).empty());
+  }
+
+  void verdictsComeFromTheJudgementWhileTrainingThenFromTheTerminalStatus() {
+    RunView view(1, "fourier-qk", "", nlohmann::json::object());
+    view.apply({snapshot("leak/verdict", 10, 0, {{"verdict", "LEAKS"}, {"ok", false}})});
+    QCOMPARE(view.verdicts().size(), size_t(1));
+    QCOMPARE(view.verdicts()[0].label, std::string("LEAKS"));
+    QCOMPARE(view.verdicts()[0].passed, std::optional<bool>(false));
+    fl::Verdict paper;
+    paper.label = fl::kWithinPaper;
+    paper.passed = true;
+    fl::StatusEvent finished{fl::RunStatus::Finished, "done", "cpu", 20, 2.0, {}};
+    finished.verdicts = {view.verdicts()[0], paper};
+    view.apply({finished});
+    QCOMPARE(view.verdicts().size(), size_t(2));
+    QCOMPARE(view.status(), fl::RunStatus::Finished);
+    QCOMPARE(view.message(), std::string("done"));
+  }
+
+  void viewsAreLoadedOnceAndSpareOnesGo() {
+    fl::store::RunStore store(path("views.db"));
+    std::vector<int64_t> ids;
+    for (size_t i = 0; i < RunViews::kSpareViews + 4; ++i)
+      ids.push_back(store.createRun({"fourier-head", "r", nlohmann::json::object(), {}, {}}));
+    store.writeEvents(ids[0], {metric("m", 1, 1.0)});
+    RunViews views(store);
+    RunView* first = views.get(ids[0]);
+    QVERIFY(first);
+    QCOMPARE(views.get(ids[0]), first);
+    store.writeEvents(ids[0], {metric("m", 2, 2.0)});
+    // Loaded once: later store writes are not read back (the session's events bring them).
+    QCOMPARE(views.get(ids[0])->metrics().at("m").steps.size(), size_t(1));
+    QCOMPARE(views.reload(ids[0])->metrics().at("m").steps.size(), size_t(2));
+    QVERIFY(!views.get(9999));
+    for (auto id : ids) QVERIFY(views.get(id));
+    views.keep({ids.back()});
+    QCOMPARE(views.size(), RunViews::kSpareViews + 1);
+    QVERIFY(views.find(ids.back()));
+    QVERIFY(!views.find(ids[0]));  // the oldest went first
+  }
+};
+
+QTEST_GUILESS_MAIN(TestRunView)
+#include "test_run_view.moc"

@@ -1,0 +1,154 @@
+// Tests app/gui/study_view.h: a study's progress grid (a row per setting, a cell per seed with
+// its run's status), its aggregated table (mean ± std over the finished seeds, the paper's value
+// and the verdict, as `sweep table` computes them) and its figure, and that a click on a
+// setting asks to compare that setting's runs. The runs are written straight into the store
+// with known values, so every number is checked against a hand computation.
+#include <QtTest>
+
+#include <QComboBox>
+#include <QLabel>
+#include <QTableView>
+
+#include "app/gui/run_queue.h"
+#include "app/gui/run_views.h"
+#include "app/gui/study_view.h"
+#include "core/store/run_store.h"
+#include "core/study/study_expansion.h"
+#include "core/study/study_store.h"
+#include "widgets/study_figure_plot.h"
+#include "widgets/study_progress_grid.h"
+#include "widgets/study_table_model.h"
+
+namespace {
+
+class KnownTrial : public fl::Trial {
+ public:
+  fl::TrialPlan plan() const override { return {1, 1, 1, 1}; }
+  double trainStep(int64_t) override { return 0; }
+  void evaluate(int64_t, bool, fl::EvalReport&) override {}
+};
+
+class KnownExperiment : public fl::Experiment {
+ public:
+  std::string name() const override { return "known"; }
+  std::string title() const override { return "known"; }
+  std::string description() const override { return ""; }
+  std::vector<fl::ParamSpec> params() const override {
+    return {fl::ParamSpec::integer("width", 1, 1, 100, "")};
+  }
+  std::vector<fl::PanelSpec> panels() const override { return {}; }
+  std::vector<fl::Preset> presets() const override { return {}; }
+  std::unique_ptr<fl::Trial> createTrial(const fl::TrialContext&) const override {
+    return std::make_unique<KnownTrial>();
+  }
+};
+
+}  // namespace
+
+class TestStudyView : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  fl::ExperimentRegistry m_registry;
+
+  // width 1, 2 x seeds 1, 2, 3; test/m = 10 x width + seed; the cell width 2, seed 3 not run.
+  int64_t makeStudy(fl::store::RunStore& store) {
+    auto spec = fl::study::StudySpec::fromText(R"({"name": "known", "title": "Known values",
+        "grid": {"width": [1, 2]}, "seeds": [1, 2, 3],
+        "references": {"source": "hand", "rows": [
+          {"where": {"width": 1}, "values": {"test/m": [12.5, 1.0]}},
+          {"where": {"width": 2}, "values": {"test/m": [30.0, 1.0]}}]},
+        "figures": [{"x": "width", "metrics": ["test/m"], "band": "std"}]})");
+    spec.experiment = "known";
+    const auto expansion = fl::study::expandStudy(*m_registry.find("known"), spec);
+    if (!expansion.ok()) qFatal("%s", expansion.errors.front().c_str());
+    fl::study::StudyStore studies(store);
+    const int64_t id = studies.create(spec, expansion);
+    for (const auto& cell : expansion.cells) {
+      const int width = cell.axes.at("width").get<int>();
+      if (width == 2 && cell.seed == 3) continue;
+      const auto claim = studies.claim(id, cell.index);
+      store.writeEvents(claim.runId, {fl::MetricEvent{"test/m", 1, 0.1, 10.0 * width + static_cast<double>(cell.seed)}});
+      store.finishRun(claim.runId, fl::RunStatus::Finished, "");
+    }
+    return id;
+  }
+
+  int rowWithWidth(const fl::widgets::StudyTableModel& model, const QString& width) {
+    for (int r = 0; r < model.rowCount(); ++r)
+      if (model.text(r, "width") == width) return r;
+    return -1;
+  }
+
+ private slots:
+  void initTestCase() { m_registry.add(std::make_shared<KnownExperiment>()); }
+
+  void theTableGridAndFigureSayWhatTheRunsGave() {
+    fl::store::RunStore store((m_dir.path() + "/study.db").toStdString());
+    const int64_t id = makeStudy(store);
+    fl::gui::RunViews views(store);
+    fl::gui::RunQueue queue(m_registry, store, views);
+    fl::gui::StudyView view(store, views, queue);
+    view.resize(1200, 800);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.setStudy(id));
+    QVERIFY(!view.setStudy(999) && view.studyId() == 0);
+    QVERIFY(view.setStudy(id));
+
+    auto* model = view.tableModel();
+    QCOMPARE(model->rowCount(), 2);
+    const int one = rowWithWidth(*model, "1"), two = rowWithWidth(*model, "2");
+    QVERIFY(one >= 0 && two >= 0);
+    // width 1: 11, 12, 13 -> mean 12, sample std 1; width 2: 21, 22 -> 21.5 ± 0.707.
+    QCOMPARE(model->text(one, "test/m"), QString("12.000 ± 1.000"));
+    QCOMPARE(model->text(two, "test/m"), QString("21.500 ± 0.707"));
+    QCOMPARE(model->text(one, "runs"), QString("3/3"));
+    QCOMPARE(model->text(two, "runs"), QString("2/3"));
+    QCOMPARE(model->text(one, "test/m paper"), QString("12.500 ± 1.000"));
+    QCOMPARE(model->text(one, "test/m verdict"), QString("within"));
+    QCOMPARE(model->text(two, "test/m verdict"), QString("outside"));
+    const QModelIndex outside = model->index(two, model->column("test/m verdict"));
+    QCOMPARE(model->data(outside, Qt::ForegroundRole).value<QColor>(), QColor(170, 0, 0));
+
+    const auto& rows = view.grid()->rows();
+    QCOMPARE(rows.size(), 2);
+    QCOMPARE(rows[0].cells.size(), 3);
+    QCOMPARE(rows[0].cells[0].status, QString("finished"));
+    QCOMPARE(rows[1].cells[2].status, QString("missing"));
+    QCOMPARE(rows[1].cells[2].runId, int64_t(0));
+    QVERIFY(rows[0].cells[1].toolTip.contains("test/m 12"));
+    QVERIFY(view.summary()->text().contains("5 finished") && view.summary()->text().contains("1 not started"));
+
+    QCOMPARE(view.figure()->panelCount(), 1);
+    QVERIFY(view.figure()->graphCount() >= 2);  // the mean line and its band at least
+    QCOMPARE(view.metricChoice()->currentText(), QString("test/m"));
+    QCOMPARE(view.xChoice()->currentText(), QString("width"));
+
+    // A click on a setting's label asks to compare its runs (its three seeds).
+    QSignalSpy compare(&view, &fl::gui::StudyView::compareRequested);
+    view.grid()->resize(view.grid()->sizeHint());
+    const QRect firstCell = view.grid()->cellRect(0, 0);
+    QTest::mouseClick(view.grid(), Qt::LeftButton, {}, QPoint(5, firstCell.center().y()));
+    QCOMPARE(compare.count(), 1);
+    QCOMPARE(compare.front().front().value<std::vector<int64_t>>().size(), size_t(3));
+  }
+
+  void beforeAnyRunFinishesTheFigureSaysItWillAppear() {
+    fl::store::RunStore store((m_dir.path() + "/fresh.db").toStdString());
+    auto spec = fl::study::StudySpec::fromText(R"({"name": "fresh", "grid": {"width": [1, 2]}})");
+    spec.experiment = "known";
+    const auto expansion = fl::study::expandStudy(*m_registry.find("known"), spec);
+    const int64_t id = fl::study::StudyStore(store).create(spec, expansion);
+    fl::gui::RunViews views(store);
+    fl::gui::RunQueue queue(m_registry, store, views);
+    fl::gui::StudyView view(store, views, queue);
+    QVERIFY(view.setStudy(id));
+    QCOMPARE(view.grid()->rows().size(), 2);
+    QVERIFY(view.figureNote()->isVisibleTo(&view) || view.figureNote()->text().contains("appear") ||
+            view.figureNote()->text().contains("no axis or metric"));
+  }
+};
+
+QTEST_MAIN(TestStudyView)
+#include "test_study_view.moc"

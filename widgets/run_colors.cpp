@@ -1,0 +1,53 @@
+#include "widgets/run_colors.h"
+
+#include <set>
+
+namespace fl::widgets {
+
+namespace {
+
+const QColor kPalette[] = {QColor(31, 119, 180),  QColor(255, 127, 14), QColor(44, 160, 44),
+                           QColor(214, 39, 40),   QColor(148, 103, 189), QColor(140, 86, 75),
+                           QColor(227, 119, 194), QColor(0, 140, 150),  QColor(128, 128, 0),
+                           QColor(40, 60, 140)};
+constexpr int kSize = sizeof(kPalette) / sizeof(kPalette[0]);
+
+}  // namespace
+
+int runPaletteSize() { return kSize; }
+
+QColor runPaletteColor(int index) { return kPalette[((index % kSize) + kSize) % kSize]; }
+
+QColor RunColors::of(int64_t runId) {
+  auto it = m_index.find(runId);
+  if (it == m_index.end()) it = m_index.emplace(runId, m_next++ % kSize).first;
+  return kPalette[it->second];
+}
+
+void RunColors::makeDistinct(const std::vector<int64_t>& runIds) {
+  std::set<int> taken;
+  for (auto id : runIds) {
+    of(id);
+    int& index = m_index[id];
+    if (taken.count(index) && static_cast<int>(taken.size()) < kSize)
+      for (int candidate = 0; candidate < kSize; ++candidate)
+        if (!taken.count(candidate)) {
+          index = candidate;
+          break;
+        }
+    taken.insert(index);
+  }
+}
+
+QPen seriesPen(const QColor& runColor, int position, double width) {
+  static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
+                                        Qt::DashDotDotLine};
+  const int round = position / 5;
+  QPen pen(round == 0 ? runColor : runColor.darker(100 + 45 * round), width);
+  pen.setStyle(styles[position % 5]);
+  return pen;
+}
+
+QColor truthColor() { return QColor(40, 40, 40); }
+
+}  // namespace fl::widgets

@@ -1,0 +1,62 @@
+// StudyProgressGrid: a study's runs at a glance: one row per setting (its axis values), one cell
+// per seed, coloured by the run's status (finished, training, waiting, failed, cancelled or
+// interrupted). Hovering a cell names its run and its final metrics; clicking a row's label or
+// a cell asks for that setting's runs (the owner compares them). Qt only: the owner fills it
+// from the study's results.
+#pragma once
+
+#include <QColor>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <QWidget>
+
+#include <cstdint>
+
+namespace fl::widgets {
+
+struct GridCell {
+  int64_t runId = 0;  // 0: not started
+  QString status;     // a run status ("finished", "running", ...) or "missing"
+  QString toolTip;
+};
+
+struct GridRow {
+  QString label;  // "dataset=gmm2 head=fourier"
+  QVector<GridCell> cells;
+};
+
+class StudyProgressGrid : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit StudyProgressGrid(QWidget* parent = nullptr);
+
+  void setRows(QVector<GridRow> rows, QStringList columnLabels);
+  const QVector<GridRow>& rows() const { return m_rows; }
+  // The colour a status is drawn in (the legend under the grid uses the same).
+  static QColor statusColor(const QString& status);
+  // The cell (row, column) under a point, or (-1, -1); a row's label gives column -1.
+  std::pair<int, int> cellAt(const QPoint& point) const;
+  QRect cellRect(int row, int column) const;
+  QSize sizeHint() const override;
+
+ signals:
+  void rowClicked(int row);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  bool event(QEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+
+ private:
+  int labelWidth() const;
+
+  QVector<GridRow> m_rows;
+  QStringList m_columns;
+  static constexpr int kCell = 16;
+  static constexpr int kGap = 3;
+  static constexpr int kHeader = 18;
+};
+
+}  // namespace fl::widgets

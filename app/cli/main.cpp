@@ -5,7 +5,6 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/sweep_options.h"
-#include "core/engine/openmp_wait_policy.h"
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
 
@@ -18,7 +17,6 @@ void addDbOption(CLI::App* command, std::string& db) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  fl::ensurePassiveOpenMpWait(argv);
   fl::ExperimentRegistry registry;
   fl::registerBuiltinExperiments(registry);
 

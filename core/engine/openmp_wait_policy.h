@@ -1,17 +1,19 @@
 // OpenMP's wait policy for this process. LibTorch and OpenBLAS share libgomp, whose idle
 // threads spin (busy-wait) by default; with several runs on a few busy cores the spinning
 // teams steal each other's time (a toy run was 8x slower with two OpenMP teams on two busy
-// cores). PASSIVE makes idle threads sleep. libgomp reads OMP_WAIT_POLICY once, when the
-// library loads, before main() runs, so the only way to set it from inside is to start the
-// program again with it set: call this first thing in main().
+// cores). PASSIVE makes idle threads sleep.
 //
-//   int main(int argc, char** argv) { fl::ensurePassiveOpenMpWait(argv); ... }
-//
-// A user's own OMP_WAIT_POLICY is kept. If re-executing fails, the program goes on as it was.
+// libgomp reads OMP_WAIT_POLICY once, in its library constructor, before main() runs. A
+// program that links this file sets it earlier still, from the executable's .preinit_array
+// (which the dynamic loader runs before any shared library's constructors), unless the user set
+// it. Programs call openMpWaitPolicy() (to show it), which also makes the linker keep the hook.
 #pragma once
+
+#include <string>
 
 namespace fl {
 
-void ensurePassiveOpenMpWait(char** argv);
+// The policy this process runs with: "PASSIVE", or what the user's environment said.
+std::string openMpWaitPolicy();
 
 }  // namespace fl

@@ -5,6 +5,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/sweep_options.h"
+#include "core/engine/openmp_wait_policy.h"
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
 
@@ -98,6 +99,9 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : fl::cli::kExitBadUsage;
   }
+  // The commands that train start again with OpenMP's passive wait policy (see its header).
+  const bool trains = *run || (*sweep && (sweep->got_subcommand("run") || sweep->got_subcommand("resume")));
+  if (trains) fl::ensurePassiveOpenMpWait(argv);
   if (*list) return fl::cli::listCommand(registry, listJson);
   if (*run) {
     if (runArgs.experiment.empty() && runArgs.resume == 0) {

@@ -19,10 +19,8 @@
 #include "fourierlab/version.h"
 
 int main(int argc, char** argv) {
+  fl::ensurePassiveOpenMpWait(argv);  // first: it may start the program again
   QApplication app(argc, argv);
-  // Training threads sleep when idle, as the parallel runs share the cores (see the header);
-  // kept for the About box.
-  app.setProperty("openmpWaitPolicy", QString::fromStdString(fl::openMpWaitPolicy()));
   QApplication::setApplicationName("FourierLab");
   QApplication::setApplicationVersion(FOURIERLAB_VERSION);
 

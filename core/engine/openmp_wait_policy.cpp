@@ -1,19 +1,16 @@
 #include "core/engine/openmp_wait_policy.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 
 namespace fl {
 
-namespace {
-
-// Runs before libgomp's constructor reads the environment (see the header). Only setenv: the
-// C library is initialised by then, nothing else is.
-void setPassiveWaitPolicy(int, char**, char**) { setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0); }
-
-__attribute__((section(".preinit_array"), used)) void (*const kPreinitHook)(int, char**, char**) =
-    setPassiveWaitPolicy;
-
-}  // namespace
+void ensurePassiveOpenMpWait(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY")) return;  // the user's choice, or already started again
+  if (setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0) != 0) return;
+  execv("/proc/self/exe", argv);  // returns only on failure: carry on with the default policy
+}
 
 std::string openMpWaitPolicy() {
   const char* policy = std::getenv("OMP_WAIT_POLICY");

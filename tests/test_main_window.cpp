@@ -520,9 +520,14 @@ class TestMainWindow : public QObject {
     fl::store::RunStore store((m_dir.path() + "/arms.db").toStdString());
     QCOMPARE(store.run(ids[1])->config["seed"], store.run(ids[0])->config["seed"]);
     QCOMPARE(store.run(ids[1])->config["dataset"], store.run(ids[0])->config["dataset"]);
-    // The KL panel overlays one curve per arm, the PDF panel the other arm's prediction.
+    // The KL panel overlays one curve per arm and KL definition (test/kl, test/kl_exact), the
+    // PDF panel the other arm's prediction.
     QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", ids[0]), size_t(2));
     QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", ids[1]), size_t(2));
+    QStringList klCurves;
+    for (auto* plot : w->display()->dashboard()->metricPlots())
+      if (plot->objectName() == "kl") klCurves << plot->curveNames();
+    QCOMPARE(klCurves.size(), 4);
     auto* pdf = qobject_cast<fl::widgets::SnapshotPlot*>(w->display()->dashboard()->panel("pdf"));
     QCOMPARE(pdf->overlayCount(), 1);
   }

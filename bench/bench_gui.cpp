@@ -7,9 +7,9 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QSpinBox>
 #include <QTimer>
-#include <QEventLoop>
 
 #include <algorithm>
 #include <cmath>
@@ -58,8 +58,9 @@ int main(int argc, char** argv) {
       plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
       best = std::min(best, t.nsecsElapsed() / 1e6);
     }
-    std::printf("replot, 1,000,000 points: %.1f ms (best of 5; %d points drawn after min/max decimation)\n",
-                best, plot.drawnPointCount("run 1 train/loss"));
+    std::printf(
+        "replot, 1,000,000 points: %.1f ms (best of 5; %d points drawn after min/max decimation)\n",
+        best, plot.drawnPointCount("run 1 train/loss"));
     plot.setSmoothing(0.9);
     t.restart();
     plot.refresh();
@@ -69,9 +70,10 @@ int main(int argc, char** argv) {
     t.restart();
     plot.refresh();
     plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
-    std::printf("replot with smoothing, 1,000,000 points: %.1f ms when the weight changes, "
-                "%.1f ms per live tick after (the EMA is extended, not recomputed)\n",
-                first, t.nsecsElapsed() / 1e6);
+    std::printf(
+        "replot with smoothing, 1,000,000 points: %.1f ms when the weight changes, "
+        "%.1f ms per live tick after (the EMA is extended, not recomputed)\n",
+        first, t.nsecsElapsed() / 1e6);
   }
 
   // 2. Throughput: headless, then with the window drawing every 33 ms.
@@ -79,8 +81,10 @@ int main(int argc, char** argv) {
   fl::registerBuiltinExperiments(registry);
   auto experiment = registry.find("fourier-head");
   const auto config = fl::buildConfig(*experiment, "paper-fourier",
-                                      {"epochs=" + std::to_string(epochs), "device=cpu"}).values;
-  const auto folder = fs::temp_directory_path() / ("fourierlab-bench-gui-" + std::to_string(getpid()));
+                                      {"epochs=" + std::to_string(epochs), "device=cpu"})
+                          .values;
+  const auto folder =
+      fs::temp_directory_path() / ("fourierlab-bench-gui-" + std::to_string(getpid()));
   fs::create_directories(folder);
   // Headless as fourierlab-cli runs: the Runner writing into a store through its sink, so the
   // difference with the window is the window's own work (draining, drawing).
@@ -110,7 +114,8 @@ int main(int argc, char** argv) {
   // ticks). With `stalls`, a 2 ms precise timer measures how long the GUI thread is busy at a
   // stretch (drain, replot, tables): an event waits at most one 33 ms tick period plus that.
   auto runWindowed = [&](int round, std::vector<double>* stalls) {
-    auto store = std::make_unique<fl::store::RunStore>((folder / ("bench" + std::to_string(round) + ".db")).string());
+    auto store = std::make_unique<fl::store::RunStore>(
+        (folder / ("bench" + std::to_string(round) + ".db")).string());
     fl::gui::MainWindow window(registry, std::move(store));
     window.resize(1500, 950);
     window.show();
@@ -141,16 +146,18 @@ int main(int argc, char** argv) {
     return t.nsecsElapsed() / 1e9;
   };
   const double steps = epochs * 125.0;
-  std::printf("training, paper-fourier gmm2, %d epochs (%.0f steps), headless (into a store, as the "
-              "CLI) then with the window attached and drawing, 3 rounds:\n",
-              epochs, steps);
+  std::printf(
+      "training, paper-fourier gmm2, %d epochs (%.0f steps), headless (into a store, as the "
+      "CLI) then with the window attached and drawing, 3 rounds:\n",
+      epochs, steps);
   std::vector<double> slowdowns;
   for (int round = 0; round < 3; ++round) {
     const double headless = runHeadless(round);
     const double windowed = runWindowed(round, nullptr);
     slowdowns.push_back(100.0 * (windowed / headless - 1.0));
-    std::printf("  round %d: headless %.2f s (%.0f steps/s), window %.2f s (%.0f steps/s): %+.1f %%\n",
-                round + 1, headless, steps / headless, windowed, steps / windowed, slowdowns.back());
+    std::printf(
+        "  round %d: headless %.2f s (%.0f steps/s), window %.2f s (%.0f steps/s): %+.1f %%\n",
+        round + 1, headless, steps / headless, windowed, steps / windowed, slowdowns.back());
   }
   std::sort(slowdowns.begin(), slowdowns.end());
   std::printf("  median slowdown with the window: %+.1f %%\n", slowdowns[1]);
@@ -158,10 +165,11 @@ int main(int argc, char** argv) {
   runWindowed(3, &stalls);
   std::sort(stalls.begin(), stalls.end());
   auto quantile = [&](double q) { return stalls[static_cast<size_t>(q * (stalls.size() - 1))]; };
-  std::printf("GUI thread busy at a stretch while it trains (a 2 ms timer's lateness, %zu samples): "
-              "median %.2f ms, p99 %.1f ms, max %.1f ms; an event reaches the screen within one "
-              "33 ms tick plus that: <= %.0f ms\n",
-              stalls.size(), quantile(0.5), quantile(0.99), stalls.back(), 33.0 + stalls.back());
+  std::printf(
+      "GUI thread busy at a stretch while it trains (a 2 ms timer's lateness, %zu samples): "
+      "median %.2f ms, p99 %.1f ms, max %.1f ms; an event reaches the screen within one "
+      "33 ms tick plus that: <= %.0f ms\n",
+      stalls.size(), quantile(0.5), quantile(0.99), stalls.back(), 33.0 + stalls.back());
   fs::remove_all(folder);
   return 0;
 }

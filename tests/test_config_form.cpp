@@ -77,8 +77,8 @@ class TestConfigForm : public QObject {
     auto* head = qobject_cast<QComboBox*>(form->field("head"));
     auto wheel = [](QWidget* w) {
       const QPoint at = w->rect().center();
-      QWheelEvent event(at, w->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
-                        Qt::NoScrollPhase, false);
+      QWheelEvent event(at, w->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton,
+                        Qt::NoModifier, Qt::NoScrollPhase, false);
       QApplication::sendEvent(w, &event);
     };
     QVERIFY(!epochs->hasFocus());

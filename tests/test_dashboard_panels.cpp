@@ -32,8 +32,7 @@ PanelSpec panel(const std::string& id, PanelKind kind, std::vector<std::string> 
 }
 
 Snapshot snapshot(const std::string& name, std::vector<int64_t> shape, std::vector<float> data,
-                  std::vector<SnapshotAxis> axes,
-                  nlohmann::json meta = nlohmann::json::object()) {
+                  std::vector<SnapshotAxis> axes, nlohmann::json meta = nlohmann::json::object()) {
   Snapshot s;
   s.name = name;
   s.shape = std::move(shape);
@@ -89,11 +88,13 @@ class TestDashboardPanels : public QObject {
     QVERIFY(plot.plot()->legend->visible());
     QCOMPARE(plot.plot()->legend->itemCount(), 10);
     QCOMPARE(plot.plot()->legend->columnCount(), 1);
-    for (int i = 10; i < 30; ++i) plot.setCurve(QString("#%1 more").arg(i), Qt::blue, {0, 1}, {1.0, 0.5});
+    for (int i = 10; i < 30; ++i)
+      plot.setCurve(QString("#%1 more").arg(i), Qt::blue, {0, 1}, {1.0, 0.5});
     plot.refresh();
     QVERIFY(plot.plot()->legend->visible());
     QCOMPARE(plot.plot()->legend->columnCount(), 2);
-    for (int i = 30; i < 80; ++i) plot.setCurve(QString("#%1 too many").arg(i), Qt::blue, {0, 1}, {1.0, 0.5});
+    for (int i = 30; i < 80; ++i)
+      plot.setCurve(QString("#%1 too many").arg(i), Qt::blue, {0, 1}, {1.0, 0.5});
     plot.refresh();
     QVERIFY(!plot.plot()->legend->visible());
   }
@@ -188,9 +189,12 @@ class TestDashboardPanels : public QObject {
     d.setPanels({panel("ppl_len", PanelKind::SnapshotCurves, {"ppl/by_length"}, /*logY=*/true)});
     d.setShownRun(5);
     d.setRunLabel(6, "FoPE");
-    const std::vector<SnapshotAxis> axes{{"run", "", {}}, {"length", "tokens", {64, 128, 256, 512}}};
-    d.addSnapshot(snapshot("ppl/by_length", {1, 4}, {20, 25, 40, 60}, axes, {{"row_labels", {"rope"}}}), 100);
-    d.addOverlaySnapshot(6, snapshot("ppl/by_length", {1, 4}, {20, 21, 23, 25}, axes, {{"row_labels", {"fope"}}}));
+    const std::vector<SnapshotAxis> axes{{"run", "", {}},
+                                         {"length", "tokens", {64, 128, 256, 512}}};
+    d.addSnapshot(
+        snapshot("ppl/by_length", {1, 4}, {20, 25, 40, 60}, axes, {{"row_labels", {"rope"}}}), 100);
+    d.addOverlaySnapshot(
+        6, snapshot("ppl/by_length", {1, 4}, {20, 21, 23, 25}, axes, {{"row_labels", {"fope"}}}));
     d.refresh();
     auto* plot = qobject_cast<SnapshotPlot*>(d.panel("ppl_len"));
     QCOMPARE(plot->plot()->graphCount(), 2);
@@ -207,7 +211,8 @@ class TestDashboardPanels : public QObject {
   void pdfSnapshotsKeepTheirMeaning() {
     Dashboard d;
     d.setPanels({panel("pdf", PanelKind::SnapshotCurves, {"dist/a", "dist/b"})});
-    const std::vector<SnapshotAxis> axes{{"input", "", {}}, {"z", "", {-0.75f, -0.25f, 0.25f, 0.75f}}};
+    const std::vector<SnapshotAxis> axes{{"input", "", {}},
+                                         {"z", "", {-0.75f, -0.25f, 0.25f, 0.75f}}};
     auto truth = snapshot("dist/a", {2, 4}, {0.25f, 0.25f, 0.25f, 0.25f, 0, 0, 0.5f, 0.5f}, axes);
     truth.valueLabel = "probability";
     truth.role = fl::SnapshotRole::Truth;
@@ -225,7 +230,7 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(plot->plot()->graph(1)->name(), QString("predicted (bins)"));
     QCOMPARE(plot->plot()->graph(0)->pen().color(), fl::widgets::truthColor());
     QCOMPARE(plot->plot()->graph(0)->data()->at(0)->value, 0.5);  // 0.25 / bin width 0.5
-    QCOMPARE(plot->plot()->xAxis->range().lower, -1.0);  // the outer half bins included
+    QCOMPARE(plot->plot()->xAxis->range().lower, -1.0);           // the outer half bins included
     QCOMPARE(plot->plot()->xAxis->range().upper, 1.0);
     QVERIFY(!plot->rowSelector()->isHidden());
     QCOMPARE(plot->rowSelector()->maximum(), 1);
@@ -285,7 +290,9 @@ class TestDashboardPanels : public QObject {
     QVERIFY(plot->colorMap()->gradient() == QCPColorGradient(QCPColorGradient::gpThermal));
 
     // A second series, with both signs: picked with the combo, diverging colours around zero.
-    d.addSnapshot(snapshot("attn/scores", {2, 2}, {-1, 2, 0.5f, -3}, {{"query", "", {}}, {"key", "", {}}}), 7);
+    d.addSnapshot(
+        snapshot("attn/scores", {2, 2}, {-1, 2, 0.5f, -3}, {{"query", "", {}}, {"key", "", {}}}),
+        7);
     QVERIFY(!plot->seriesSelector()->isHidden());
     plot->seriesSelector()->setCurrentIndex(1);
     QCOMPARE(plot->colorMap()->data()->keySize(), 2);
@@ -305,8 +312,11 @@ class TestDashboardPanels : public QObject {
     d.setPanels({panel("ppl_steps", PanelKind::HeatmapOverSteps, {"ppl/by_length"}, /*logY=*/true),
                  panel("spectrum", PanelKind::HeatmapOverSteps, {"spectrum/abs_c"})});
     for (int step : {10, 20}) {
-      d.addSnapshot(snapshot("ppl/by_length", {4}, {20, 25, 30, 60}, {{"length", "", {64, 128, 256, 512}}}), step);
-      d.addSnapshot(snapshot("spectrum/abs_c", {4}, {1, 0.5f, 0.2f, 0.1f}, {{"k", "", {1, 2, 3, 4}}}), step);
+      d.addSnapshot(
+          snapshot("ppl/by_length", {4}, {20, 25, 30, 60}, {{"length", "", {64, 128, 256, 512}}}),
+          step);
+      d.addSnapshot(
+          snapshot("spectrum/abs_c", {4}, {1, 0.5f, 0.2f, 0.1f}, {{"k", "", {1, 2, 3, 4}}}), step);
     }
     d.refresh();
     auto* ppl = qobject_cast<HeatmapPlot*>(d.panel("ppl_steps"));
@@ -335,7 +345,8 @@ class TestDashboardPanels : public QObject {
     QVERIFY(!verdict->ok().has_value());
 
     d.addSnapshot(snapshot("check/causality", {1}, {1}, {{"check", "", {}}},
-                           {{"verdict", "LEAKS"}, {"ok", false},
+                           {{"verdict", "LEAKS"},
+                            {"ok", false},
                             {"detail", "Changing token 7 moved the logits at position 3."}}),
                   10);
     QCOMPARE(verdict->verdict(), QString("LEAKS"));
@@ -346,9 +357,10 @@ class TestDashboardPanels : public QObject {
     d.addSnapshot(snapshot("other/thing", {1}, {0}, {{"x", "", {}}}, {{"verdict", "nope"}}), 11);
     QCOMPARE(verdict->verdict(), QString("LEAKS"));  // not its series
 
-    d.addSnapshot(snapshot("check/causality", {1}, {0}, {{"check", "", {}}},
-                           {{"verdict", "causal"}, {"ok", true}, {"detail", "No position sees the future."}}),
-                  20);
+    d.addSnapshot(
+        snapshot("check/causality", {1}, {0}, {{"check", "", {}}},
+                 {{"verdict", "causal"}, {"ok", true}, {"detail", "No position sees the future."}}),
+        20);
     QCOMPARE(verdict->verdict(), QString("causal"));
     QCOMPARE(verdict->ok(), std::optional<bool>(true));
     QVERIFY(verdict->verdictColor().green() > 2 * verdict->verdictColor().red());
@@ -361,7 +373,8 @@ class TestDashboardPanels : public QObject {
   void wholeNumberCoordinatesGetWholeTicks() {
     Dashboard d;
     d.setPanels({panel("spectrum", PanelKind::SnapshotBars, {"spectrum/abs_c"})});
-    d.addSnapshot(snapshot("spectrum/abs_c", {4}, {1.0f, 0.5f, 0.25f, 0.1f}, {{"k", "", {0, 1, 2, 3}}}), 1);
+    d.addSnapshot(
+        snapshot("spectrum/abs_c", {4}, {1.0f, 0.5f, 0.25f, 0.1f}, {{"k", "", {0, 1, 2, 3}}}), 1);
     d.resize(500, 300);
     d.refresh();
     auto* plot = qobject_cast<SnapshotPlot*>(d.panel("spectrum"));
@@ -373,7 +386,8 @@ class TestDashboardPanels : public QObject {
   // A panel maximised fills the dashboard; the others come back with it (#14).
   void aPanelCanBeMaximisedAndRestored() {
     Dashboard d;
-    d.setPanels({panel("a", PanelKind::MetricLines, {"a"}), panel("b", PanelKind::MetricLines, {"b"}),
+    d.setPanels({panel("a", PanelKind::MetricLines, {"a"}),
+                 panel("b", PanelKind::MetricLines, {"b"}),
                  panel("c", PanelKind::MetricLines, {"c"})});
     d.resize(1200, 700);
     d.show();

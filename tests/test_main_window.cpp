@@ -88,12 +88,13 @@ QSpinBox* spin(MainWindow& w, const char* name) {
 void clickRun(MainWindow& w, int64_t id, Qt::KeyboardModifiers modifiers = {}) {
   QTableView* table = w.runsTable();
   const QModelIndex index = table->model()->index(w.runsModel()->rowOf(id), RunsTableModel::kName);
-  QTest::mouseClick(table->viewport(), Qt::LeftButton, modifiers, table->visualRect(index).center());
+  QTest::mouseClick(table->viewport(), Qt::LeftButton, modifiers,
+                    table->visualRect(index).center());
 }
 
 // Answers the next modal message box with `button`, noting which button was its default.
-void answerNextMessageBox(QMessageBox::StandardButton button, QMessageBox::StandardButton* defaultOne,
-                          QString* text = nullptr) {
+void answerNextMessageBox(QMessageBox::StandardButton button,
+                          QMessageBox::StandardButton* defaultOne, QString* text = nullptr) {
   QTimer::singleShot(50, [=] {
     auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
     if (!box) return answerNextMessageBox(button, defaultOne, text);
@@ -156,10 +157,12 @@ class TestMainWindow : public QObject {
     auto* probe = w->display()->probePanel();
     probe->setInput("x", -0.5);
     probe->setInput("y", 0.5);
-    QTRY_VERIFY_WITH_TIMEOUT([&] {
-      auto* pred = probe->plot()->latest("probe/pred_grid");
-      return pred && std::abs(pred->meta["inputs"][0]["x"].get<double>() + 0.5) < 1e-9;
-    }(), 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          auto* pred = probe->plot()->latest("probe/pred_grid");
+          return pred && std::abs(pred->meta["inputs"][0]["x"].get<double>() + 0.5) < 1e-9;
+        }(),
+        15000);
   }
 
   void paperPresetsShowTheirFiguresAndShortenedRunsAreNotCompared() {
@@ -210,8 +213,9 @@ class TestMainWindow : public QObject {
     QCOMPARE(verdict.data(Qt::ForegroundRole).value<QColor>(), QColor(170, 0, 0));
     w->openStoredRun(id);
     const QString line = w->display()->focusLine()->text();
-    QVERIFY2(line.contains("outside the paper") && line.contains("run ") && line.contains("#aa0000"),
-             qPrintable(line));
+    QVERIFY2(
+        line.contains("outside the paper") && line.contains("run ") && line.contains("#aa0000"),
+        qPrintable(line));
   }
 
   void shortcutsReachTheirActions() {
@@ -250,7 +254,8 @@ class TestMainWindow : public QObject {
     auto w = makeWindow("smoothing.db");
     w->display()->smoothing()->setValue(60);
     const auto labels = w->display()->findChildren<QLabel*>();
-    QVERIFY(std::any_of(labels.begin(), labels.end(), [](QLabel* l) { return l->text() == "0.60"; }));
+    QVERIFY(
+        std::any_of(labels.begin(), labels.end(), [](QLabel* l) { return l->text() == "0.60"; }));
     w->launchPanel()->selectExperiment("fope");  // another experiment: new panels
     w->launchPanel()->selectExperiment("fourier-head");
     QVERIFY(!w->display()->dashboard()->metricPlots().isEmpty());
@@ -304,21 +309,27 @@ class TestMainWindow : public QObject {
     QVERIFY(spectrum->plottableCount() > 0);
     QCOMPARE(qobject_cast<QCPBars*>(spectrum->plottable(0))->brush().color(), colour);
     // The tables show the same colours.
-    const QModelIndex swatch = w->runsModel()->index(w->runsModel()->rowOf(shown), RunsTableModel::kRun);
+    const QModelIndex swatch =
+        w->runsModel()->index(w->runsModel()->rowOf(shown), RunsTableModel::kRun);
     QCOMPARE(swatch.data(Qt::DecorationRole).value<QColor>(), colour);
   }
 
   void theCommandLineRefusesMistakes_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
-    QTest::newRow("unknown experiment") << QStringList{"--start", "nope"} << "--start: unknown experiment 'nope' (one of: ";
-    QTest::newRow("unknown preset") << QStringList{"--start", "fourier-head", "--preset", "nope"}
-                                    << "--preset: 'nope' is not a preset of fourier-head (one of: demo, ";
-    QTest::newRow("preset alone") << QStringList{"--preset", "demo"} << "--preset needs --start EXPERIMENT";
+    QTest::newRow("unknown experiment")
+        << QStringList{"--start", "nope"} << "--start: unknown experiment 'nope' (one of: ";
+    QTest::newRow("unknown preset")
+        << QStringList{"--start", "fourier-head", "--preset", "nope"}
+        << "--preset: 'nope' is not a preset of fourier-head (one of: demo, ";
+    QTest::newRow("preset alone") << QStringList{"--preset", "demo"}
+                                  << "--preset needs --start EXPERIMENT";
     QTest::newRow("bad id") << QStringList{"--open", "3,x"} << "--open: 'x' is not a run id";
     QTest::newRow("missing run") << QStringList{"--open", "42"} << "--open: there is no run 42 in ";
-    QTest::newRow("bad study id") << QStringList{"--study", "x"} << "--study: 'x' is not a study id";
-    QTest::newRow("missing study") << QStringList{"--study", "7"} << "--study: there is no study 7 in ";
+    QTest::newRow("bad study id") << QStringList{"--study", "x"}
+                                  << "--study: 'x' is not a study id";
+    QTest::newRow("missing study")
+        << QStringList{"--study", "7"} << "--study: there is no study 7 in ";
   }
 
   void theCommandLineRefusesMistakes() {
@@ -326,7 +337,8 @@ class TestMainWindow : public QObject {
     QFETCH(QString, message);
     QProcess gui;
     gui.setProcessChannelMode(QProcess::SeparateChannels);
-    gui.start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_GUI")), QStringList{"--db", m_dir.path() + "/cli-args.db"} + args);
+    gui.start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_GUI")),
+              QStringList{"--db", m_dir.path() + "/cli-args.db"} + args);
     QVERIFY(gui.waitForFinished(30000));
     QCOMPARE(gui.exitCode(), 2);
     const QString err = QString::fromUtf8(gui.readAllStandardError());
@@ -405,7 +417,8 @@ class TestMainWindow : public QObject {
     QVERIFY(w->width() <= screen.width() && w->height() <= screen.height());
     QCOMPARE(w->launchPanel()->parallelRuns(), 0);
     auto* parallel = w->launchPanel()->findChildren<QSpinBox*>().front();
-    QVERIFY2(parallel->specialValueText().startsWith("auto ("), qPrintable(parallel->specialValueText()));
+    QVERIFY2(parallel->specialValueText().startsWith("auto ("),
+             qPrintable(parallel->specialValueText()));
     QCOMPARE(w->queue()->requestedParallel(), 0);
   }
 
@@ -419,14 +432,16 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!store.checkpoints(id).empty(), 60000);
     w->stopFocused();
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 10000);
-    if (w->views().find(id)->status() == fl::RunStatus::Finished) QSKIP("it finished before the stop");
+    if (w->views().find(id)->status() == fl::RunStatus::Finished)
+      QSKIP("it finished before the stop");
     QCOMPARE(w->views().find(id)->status(), fl::RunStatus::Cancelled);
     QTRY_COMPARE_WITH_TIMEOUT(store.run(id)->status, fl::RunStatus::Cancelled, 5000);
     // Cancelling keeps the work: a checkpoint where it stopped, so it resumes from there.
     const auto message = store.run(id)->message;
     QVERIFY2(message.find("; checkpoint saved") != std::string::npos, message.c_str());
     const int64_t stoppedAt = std::stoll(message.substr(std::string("cancelled after ").size()));
-    QTRY_VERIFY_WITH_TIMEOUT(!store.checkpoints(id).empty() && store.checkpoints(id).back().step == stoppedAt, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !store.checkpoints(id).empty() && store.checkpoints(id).back().step == stoppedAt, 5000);
     QVERIFY(w->resumeRun(id));
     QCOMPARE(w->runsModel()->rowCount(), 1);  // resuming adds no second row (#14)
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
@@ -475,17 +490,20 @@ class TestMainWindow : public QObject {
     probe->setInput("y", -0.25);
     QSignalSpy asked(probe, &fl::widgets::ProbePanel::probeRequested);
     QTRY_VERIFY_WITH_TIMEOUT(asked.count() >= 1, 2000);  // debounced
-    QTRY_VERIFY_WITH_TIMEOUT([&] {
-      auto* pred = probe->plot()->latest("probe/pred_grid");
-      return pred && std::abs(pred->meta["inputs"][0]["x"].get<double>() - 0.5) < 1e-9 &&
-             std::abs(pred->meta["inputs"][0]["y"].get<double>() + 0.25) < 1e-9;
-    }(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          auto* pred = probe->plot()->latest("probe/pred_grid");
+          return pred && std::abs(pred->meta["inputs"][0]["x"].get<double>() - 0.5) < 1e-9 &&
+                 std::abs(pred->meta["inputs"][0]["y"].get<double>() + 0.25) < 1e-9;
+        }(),
+        10000);
     auto* truth = probe->plot()->latest("probe/true_grid");
     QVERIFY(truth);
     QCOMPARE(truth->role, fl::SnapshotRole::Truth);
     // The true gmm2 density at (0.5, -0.25) peaks near z = 0.5 and z = -0.25.
     const auto& ticks = truth->axes.back().ticks;
-    const auto peak = std::max_element(truth->data.begin(), truth->data.end()) - truth->data.begin();
+    const auto peak =
+        std::max_element(truth->data.begin(), truth->data.end()) - truth->data.begin();
     QVERIFY(std::abs(ticks[peak] - 0.5) < 0.05 || std::abs(ticks[peak] + 0.25) < 0.05);
     w->stopFocused();
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 10000);
@@ -570,7 +588,8 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->display()->metricsModel()->rowCount(), 0);
     QVERIFY(w->display()->shown().empty());
     QVERIFY(w->display()->dashboard()->panel("ppl_curves"));
-    for (auto* plot : w->display()->dashboard()->metricPlots()) QVERIFY(plot->curveNames().isEmpty());
+    for (auto* plot : w->display()->dashboard()->metricPlots())
+      QVERIFY(plot->curveNames().isEmpty());
   }
 
   void comparingRunsOfDifferentExperimentsWarns() {
@@ -592,14 +611,21 @@ class TestMainWindow : public QObject {
   void aLeakingFourierQkRunIsLabelledLeaksBesideItsLoss() {
     auto w = makeWindow("qk.db");
     w->launchPanel()->selectExperiment("fourier-qk");
-    w->launchPanel()->form()->setValues({{"variant", "fourier"}, {"d_model", 32}, {"heads", 2},
-                                         {"layers", 1}, {"train_len", 32}, {"batch_size", 4},
-                                         {"steps", 20}, {"eval_every", 10}, {"eval_tokens", 256},
+    w->launchPanel()->form()->setValues({{"variant", "fourier"},
+                                         {"d_model", 32},
+                                         {"heads", 2},
+                                         {"layers", 1},
+                                         {"train_len", 32},
+                                         {"batch_size", 4},
+                                         {"steps", 20},
+                                         {"eval_every", 10},
+                                         {"eval_tokens", 256},
                                          {"synthetic_chars", 20000}});
     const int64_t id = w->launch();
     QVERIFY(id > 0);
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
-    auto* verdict = qobject_cast<fl::widgets::VerdictPanel*>(w->display()->dashboard()->panel("verdict"));
+    auto* verdict =
+        qobject_cast<fl::widgets::VerdictPanel*>(w->display()->dashboard()->panel("verdict"));
     QVERIFY(verdict);
     QCOMPARE(verdict->verdict(), QString("LEAKS"));
     QCOMPARE(verdict->ok(), std::optional<bool>(false));
@@ -623,11 +649,18 @@ class TestMainWindow : public QObject {
   void aFopeComparisonOverlaysPerplexityAgainstLength() {
     auto w = makeWindow("fope.db");
     w->launchPanel()->selectExperiment("fope");
-    w->launchPanel()->form()->setValues({{"d_model", 32}, {"heads", 2}, {"layers", 1},
-                                         {"train_len", 16}, {"batch_size", 4}, {"steps", 10},
-                                         {"eval_every", 5}, {"eval_tokens", 256},
-                                         {"synthetic_chars", 20000}, {"passkey_mix", 0.0},
-                                         {"passkey_samples", 4}, {"eval_factors", "1,4"}});
+    w->launchPanel()->form()->setValues({{"d_model", 32},
+                                         {"heads", 2},
+                                         {"layers", 1},
+                                         {"train_len", 16},
+                                         {"batch_size", 4},
+                                         {"steps", 10},
+                                         {"eval_every", 5},
+                                         {"eval_tokens", 256},
+                                         {"synthetic_chars", 20000},
+                                         {"passkey_mix", 0.0},
+                                         {"passkey_samples", 4},
+                                         {"eval_factors", "1,4"}});
     const auto ids = w->launchComparison();
     QCOMPARE(ids.size(), size_t(4));  // RoPE, FoPE, ALiBi, NoPE
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 120000);
@@ -644,7 +677,8 @@ class TestMainWindow : public QObject {
     for (auto* plot : w->display()->dashboard()->metricPlots())
       if (plot->objectName() == "ppl_curves") pplCurves = plot->curveNames();
     QCOMPARE(pplCurves.size(), 8);
-    auto* byLength = qobject_cast<fl::widgets::SnapshotPlot*>(w->display()->dashboard()->panel("ppl_vs_length"));
+    auto* byLength =
+        qobject_cast<fl::widgets::SnapshotPlot*>(w->display()->dashboard()->panel("ppl_vs_length"));
     QVERIFY(byLength);
     QCOMPARE(byLength->overlayCount(), 3);
   }
@@ -654,7 +688,8 @@ class TestMainWindow : public QObject {
     {
       fl::store::RunStore store(path);
       for (int i = 0; i < 3; ++i) {
-        const int64_t id = store.createRun({"fourier-head", "r" + std::to_string(i), {{"seed", i}}, {}, {}});
+        const int64_t id =
+            store.createRun({"fourier-head", "r" + std::to_string(i), {{"seed", i}}, {}, {}});
         store.writeEvents(id, {fl::MetricEvent{"test/kl", 10, 0.1, 0.5 - 0.1 * i},
                                fl::MetricEvent{"train/loss", 10, 0.1, 3.0},
                                fl::MetricEvent{"test/never", 10, 0.1, NAN}});
@@ -670,7 +705,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(model->key(0), QString("id"));
     QCOMPARE(model->key(1), QString("name"));
     QCOMPARE(history->table()->frozenColumns(), 2);
-    QVERIFY(model->column("config:seed") >= 0);  // seeds differ: a column
+    QVERIFY(model->column("config:seed") >= 0);             // seeds differ: a column
     QCOMPARE(model->column("metric:test/never:last"), -1);  // no value anywhere: left out
     QVERIFY(history->sortByKey("metric:test/kl:last", Qt::AscendingOrder));
     QCOMPARE(history->shownIds(), (std::vector<int64_t>{3, 2, 1}));  // lowest KL first
@@ -678,7 +713,8 @@ class TestMainWindow : public QObject {
     {
       fl::store::RunStore store(path);
       const int64_t id = store.createRun({"fourier-head", "r3", {{"seed", 3}}, {}, {}});
-      store.writeEvents(id, {fl::MetricEvent{"a/first", 10, 0.1, 1.0}, fl::MetricEvent{"test/kl", 10, 0.1, 0.05}});
+      store.writeEvents(id, {fl::MetricEvent{"a/first", 10, 0.1, 1.0},
+                             fl::MetricEvent{"test/kl", 10, 0.1, 0.05}});
       store.finishRun(id, fl::RunStatus::Finished, "");
     }
     w->refreshHistory();
@@ -705,7 +741,9 @@ class TestMainWindow : public QObject {
     QVERIFY(history->exportRuns({3}, json, &error));
     QFile jf(json);
     QVERIFY(jf.open(QIODevice::ReadOnly));
-    QCOMPARE(nlohmann::json::parse(jf.readAll().toStdString())["runs"][0]["name"].get<std::string>(), std::string("r2"));
+    QCOMPARE(
+        nlohmann::json::parse(jf.readAll().toStdString())["runs"][0]["name"].get<std::string>(),
+        std::string("r2"));
     // Compare overlays the stored runs and lists only the config values that differ.
     w->compareRuns({1, 2, 3});
     QStringList klCurves;
@@ -722,7 +760,8 @@ class TestMainWindow : public QObject {
     QMessageBox::StandardButton defaultButton = QMessageBox::NoButton;
     answerNextMessageBox(QMessageBox::No, &defaultButton);
     auto buttons = history->findChildren<QPushButton*>();
-    auto remove = std::find_if(buttons.begin(), buttons.end(), [](QPushButton* b) { return b->text() == "Delete…"; });
+    auto remove = std::find_if(buttons.begin(), buttons.end(),
+                               [](QPushButton* b) { return b->text() == "Delete…"; });
     QVERIFY(remove != buttons.end());
     (*remove)->click();
     QCOMPARE(defaultButton, QMessageBox::No);
@@ -768,8 +807,9 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->launchStudy(), studyId);
     QCOMPARE(w->queue()->runs().size(), size_t(4));
     // Listed in History, once the store writers have written the last statuses.
-    QTRY_COMPARE_WITH_TIMEOUT((w->refreshHistory(), w->history()->studiesModel()->text(0, "finished")),
-                              QString("4"), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        (w->refreshHistory(), w->history()->studiesModel()->text(0, "finished")), QString("4"),
+        5000);
     QCOMPARE(w->history()->studiesModel()->rowCount(), 1);
   }
 
@@ -781,8 +821,9 @@ class TestMainWindow : public QObject {
       const QString name = QString::fromStdString(e->name());
       QVERIFY(w->launchPanel()->selectExperiment(name));
       for (const auto& p : e->allParams())
-        QVERIFY2(p.name == "device" || w->launchPanel()->form()->field(QString::fromStdString(p.name)),
-                 qPrintable(name + ": " + QString::fromStdString(p.name)));
+        QVERIFY2(
+            p.name == "device" || w->launchPanel()->form()->field(QString::fromStdString(p.name)),
+            qPrintable(name + ": " + QString::fromStdString(p.name)));
       for (const auto& panel : e->panels())
         QVERIFY2(w->display()->dashboard()->panel(QString::fromStdString(panel.id)),
                  qPrintable(name + ": " + QString::fromStdString(panel.id)));
@@ -805,7 +846,8 @@ class TestMainWindow : public QObject {
     w->show();
     QVERIFY(QTest::qWaitForWindowExposed(w.get()));
     const auto buttons = w->display()->findChildren<QPushButton*>();
-    auto demo = std::find_if(buttons.begin(), buttons.end(), [](QPushButton* b) { return b->text() == "Start the demo"; });
+    auto demo = std::find_if(buttons.begin(), buttons.end(),
+                             [](QPushButton* b) { return b->text() == "Start the demo"; });
     QVERIFY(demo != buttons.end() && (*demo)->isVisible());
     spin(*w, "epochs")->setValue(100000);
     (*demo)->click();
@@ -819,7 +861,9 @@ class TestMainWindow : public QObject {
     answerNextMessageBox(QMessageBox::No, &defaultButton, &text);
     QVERIFY(!w->close());
     QCOMPARE(defaultButton, QMessageBox::No);
-    QVERIFY2(text.startsWith(QString("%1 run(s) are still training").arg(w->queue()->trainingCount())), qPrintable(text));
+    QVERIFY2(
+        text.startsWith(QString("%1 run(s) are still training").arg(w->queue()->trainingCount())),
+        qPrintable(text));
     w->queue()->cancelAll();
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 20000);
   }

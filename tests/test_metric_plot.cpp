@@ -66,7 +66,8 @@ class TestMetricPlot : public QObject {
     plot.setCurve("#1", Qt::blue, {1, 2, 3}, {0.5, 0.5, 0.5});
     plot.refresh();
     const QCPRange y = plot.plot()->yAxis->range();
-    QVERIFY2(y.size() > 0.05 && y.contains(0.5), qPrintable(QString("%1..%2").arg(y.lower).arg(y.upper)));
+    QVERIFY2(y.size() > 0.05 && y.contains(0.5),
+             qPrintable(QString("%1..%2").arg(y.lower).arg(y.upper)));
     plot.setCurve("#1", Qt::blue, {1, 2}, {0.0, 0.0});
     plot.refresh();
     QVERIFY(plot.plot()->yAxis->range().size() >= 1.0);
@@ -105,7 +106,8 @@ class TestMetricPlot : public QObject {
     plot.resize(700, 420);
     const QColor run = fl::widgets::RunColors().of(1);
     for (int i = 0; i < 12; ++i)
-      plot.setCurve(QString("#1 acc_%1").arg(i), fl::widgets::seriesPen(run, i), {1, 2}, {0.1 * i, 0.2});
+      plot.setCurve(QString("#1 acc_%1").arg(i), fl::widgets::seriesPen(run, i), {1, 2},
+                    {0.1 * i, 0.2});
     plot.refresh();
     plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
     std::set<std::pair<int, QRgb>> pens;

@@ -183,10 +183,10 @@ class TestRunQueue : public QObject {
     RunQueue queue(registry(), store, views);
     auto head = registry().find("fourier-head");
     const auto config = fl::validateConfig(head->allParams(), {{"samples", 20000},
-                                                                {"epochs", 4},
-                                                                {"eval_every", 1},
-                                                                {"checkpoint_every", 1},
-                                                                {"device", "cpu"}})
+                                                               {"epochs", 4},
+                                                               {"eval_every", 1},
+                                                               {"checkpoint_every", 1},
+                                                               {"device", "cpu"}})
                             .values;
     std::string error;
     const int64_t id = queue.add(head, config, "resumed", &error);

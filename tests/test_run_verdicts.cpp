@@ -50,8 +50,11 @@ class JudgedExperiment : public fl::Experiment {
   }
   std::vector<fl::PanelSpec> panels() const override { return {}; }
   std::vector<fl::Preset> presets() const override {
-    return {{"paper", "", nlohmann::json::object(),
-             {{"source", "test"}, {"by", "dataset"}, {"values", {{"a", {{"test/m", {0.5, 0.1}}}}}}}}};
+    return {
+        {"paper",
+         "",
+         nlohmann::json::object(),
+         {{"source", "test"}, {"by", "dataset"}, {"values", {{"a", {{"test/m", {0.5, 0.1}}}}}}}}};
   }
   std::unique_ptr<fl::Trial> createTrial(const fl::TrialContext&) const override {
     return std::make_unique<JudgedTrial>();
@@ -103,8 +106,10 @@ class TestRunVerdicts : public QObject {
     QCOMPARE(fl::verdictHeadline({paperVerdict(true)}), std::string("within paper"));
     QCOMPARE(fl::verdictHeadline({leaks, paperVerdict(true), paperVerdict(false)}),
              std::string("LEAKS, outside paper"));
-    QCOMPARE(fl::verdictHeadline({paperVerdict(std::nullopt)}), std::string());  // nothing to judge by
-    QCOMPARE(fl::verdictsPassed({paperVerdict(true), paperVerdict(std::nullopt)}), std::optional<bool>(true));
+    QCOMPARE(fl::verdictHeadline({paperVerdict(std::nullopt)}),
+             std::string());  // nothing to judge by
+    QCOMPARE(fl::verdictsPassed({paperVerdict(true), paperVerdict(std::nullopt)}),
+             std::optional<bool>(true));
     QCOMPARE(fl::verdictsPassed({paperVerdict(true), leaks}), std::optional<bool>(false));
     QCOMPARE(fl::verdictsPassed({paperVerdict(std::nullopt)}), std::optional<bool>());
   }
@@ -187,12 +192,12 @@ class TestRunVerdicts : public QObject {
                             << true << "test/kl" << 0.143 << 0.146 << 0.033 << 1;
     QTest::newRow("outside") << "test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread"
                              << true << "test/kl" << 0.26 << 0.146 << 0.033 << 0;
-    QTest::newRow("best, no spread") << "best val/loss 1.200 vs paper 1.100" << true << "val/loss"
-                                     << 1.2 << 1.1 << -1.0 << -1;
+    QTest::newRow("best, no spread")
+        << "best val/loss 1.200 vs paper 1.100" << true << "val/loss" << 1.2 << 1.1 << -1.0 << -1;
     QTest::newRow("a judgement") << "LEAKS -- changing tokens moves earlier ones" << false << ""
                                  << 0.0 << 0.0 << -1.0 << -1;
-    QTest::newRow("a value that is not a number") << "test/kl x vs paper 0.1" << false << ""
-                                                  << 0.0 << 0.0 << -1.0 << -1;
+    QTest::newRow("a value that is not a number")
+        << "test/kl x vs paper 0.1" << false << "" << 0.0 << 0.0 << -1.0 << -1;
   }
 
   void paperSentencesOfOlderMessagesParse() {

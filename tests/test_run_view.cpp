@@ -52,11 +52,11 @@ class TestRunView : public QObject {
     QCOMPARE(view->snapshots().size(), size_t(1));
     QVERIFY(view->countsEpochs());
 
-    RunDelta d = view->apply({fl::StatusEvent{fl::RunStatus::Running, "", "cpu", 5, 0.0, {}},
-                              metric("test/kl", 6, 0.2), metric("train/loss", 6, 3.0),
-                              snapshot("pdf/pred", 6), snapshot("probe/pred_grid", 6, /*requestId=*/7),
-                              metric("test/kl", 7, 0.1),
-                              fl::ProgressEvent{7, 9, 2, 3, 1.0, 3.0, true}});
+    RunDelta d =
+        view->apply({fl::StatusEvent{fl::RunStatus::Running, "", "cpu", 5, 0.0, {}},
+                     metric("test/kl", 6, 0.2), metric("train/loss", 6, 3.0),
+                     snapshot("pdf/pred", 6), snapshot("probe/pred_grid", 6, /*requestId=*/7),
+                     metric("test/kl", 7, 0.1), fl::ProgressEvent{7, 9, 2, 3, 1.0, 3.0, true}});
     QVERIFY(d.statusChanged && d.progressed && d.evaluated());
     QCOMPARE(d.metricsFrom.at("test/kl"), size_t(5));  // new points start after the store's
     QCOMPARE(d.metricsFrom.at("train/loss"), size_t(0));

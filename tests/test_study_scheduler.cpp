@@ -107,8 +107,6 @@ int64_t createStudy(RunStore& runs, const StudySpec& spec) {
   return StudyStore(runs).create(spec, expansion);
 }
 
-
-
 }  // namespace
 
 class TestStudyScheduler : public QObject {
@@ -270,8 +268,9 @@ class TestStudyScheduler : public QObject {
     // store), well before either finishes.
     std::thread watcher([&] {
       for (int i = 0; i < 3000 && !stop; ++i) {
-        if (queryInt(p, "SELECT count(*) FROM series s JOIN runs r ON r.id = s.run_id WHERE "
-                        "s.key = 'test/kl' AND s.count >= 3 AND r.status = 'running'") >= 2)
+        if (queryInt(p,
+                     "SELECT count(*) FROM series s JOIN runs r ON r.id = s.run_id WHERE "
+                     "s.key = 'test/kl' AND s.count >= 3 AND r.status = 'running'") >= 2)
           stop = SIGINT;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }

@@ -68,7 +68,9 @@ class TestStudyView : public QObject {
       const int width = cell.axes.at("width").get<int>();
       if (width == 2 && cell.seed == 3) continue;
       const auto claim = studies.claim(id, cell.index);
-      store.writeEvents(claim.runId, {fl::MetricEvent{"test/m", 1, 0.1, 10.0 * width + static_cast<double>(cell.seed)}});
+      store.writeEvents(
+          claim.runId,
+          {fl::MetricEvent{"test/m", 1, 0.1, 10.0 * width + static_cast<double>(cell.seed)}});
       store.finishRun(claim.runId, fl::RunStatus::Finished, "");
     }
     return id;
@@ -118,7 +120,8 @@ class TestStudyView : public QObject {
     QCOMPARE(rows[1].cells[2].status, QString("missing"));
     QCOMPARE(rows[1].cells[2].runId, int64_t(0));
     QVERIFY(rows[0].cells[1].toolTip.contains("test/m 12"));
-    QVERIFY(view.summary()->text().contains("5 finished") && view.summary()->text().contains("1 not started"));
+    QVERIFY(view.summary()->text().contains("5 finished") &&
+            view.summary()->text().contains("1 not started"));
 
     QCOMPARE(view.figure()->panelCount(), 1);
     QVERIFY(view.figure()->graphCount() >= 2);  // the mean line and its band at least

@@ -22,8 +22,8 @@ namespace fl::widgets {
 namespace {
 
 QString tooltipFor(const ParamSpec& spec) {
-  QString tip = QString::fromStdString(spec.help) + "\n\nAllowed: " +
-                QString::fromStdString(spec.allowedDescription());
+  QString tip = QString::fromStdString(spec.help) +
+                "\n\nAllowed: " + QString::fromStdString(spec.allowedDescription());
   if (spec.mutability == Mutability::Live) tip += "\nCan change while a run is live.";
   return tip;
 }
@@ -106,20 +106,29 @@ QWidget* ConfigForm::makeField(const ParamSpec& spec) {
       box->setRange(static_cast<int>(std::max<double>(spec.minimum, INT_MIN)),
                     static_cast<int>(std::min<double>(spec.maximum, INT_MAX)));
       box->setValue(spec.defaultValue.get<int>());
-      connect(box, qOverload<int>(&QSpinBox::valueChanged), this, [this] { markFields(); emit changed(); });
+      connect(box, qOverload<int>(&QSpinBox::valueChanged), this, [this] {
+        markFields();
+        emit changed();
+      });
       return guarded(box);
     }
     case ParamType::Bool: {
       auto* box = new QCheckBox(this);
       box->setChecked(spec.defaultValue.get<bool>());
-      connect(box, &QCheckBox::toggled, this, [this] { markFields(); emit changed(); });
+      connect(box, &QCheckBox::toggled, this, [this] {
+        markFields();
+        emit changed();
+      });
       return box;
     }
     case ParamType::Choice: {
       auto* box = new QComboBox(this);
       for (const auto& c : spec.choices) box->addItem(QString::fromStdString(c));
       box->setCurrentText(QString::fromStdString(spec.defaultValue.get<std::string>()));
-      connect(box, &QComboBox::currentTextChanged, this, [this] { markFields(); emit changed(); });
+      connect(box, &QComboBox::currentTextChanged, this, [this] {
+        markFields();
+        emit changed();
+      });
       return guarded(box);
     }
     case ParamType::Float:
@@ -129,7 +138,10 @@ QWidget* ConfigForm::makeField(const ParamSpec& spec) {
                         ? QString::number(spec.defaultValue.get<double>(), 'g', 10)
                         : QString::fromStdString(spec.defaultValue.get<std::string>()));
       edit->setPlaceholderText(QString::fromStdString(spec.allowedDescription()));
-      connect(edit, &QLineEdit::textChanged, this, [this] { markFields(); emit changed(); });
+      connect(edit, &QLineEdit::textChanged, this, [this] {
+        markFields();
+        emit changed();
+      });
       return edit;
     }
   }
@@ -208,12 +220,16 @@ void ConfigForm::setValues(const nlohmann::json& values) {
     if (!values.contains(spec.name)) continue;
     const auto& v = values[spec.name];
     QWidget* w = m_fields.value(QString::fromStdString(spec.name));
-    if (auto* box = qobject_cast<QSpinBox*>(w); box && v.is_number()) box->setValue(v.get<int>());
-    else if (auto* check = qobject_cast<QCheckBox*>(w); check && v.is_boolean()) check->setChecked(v.get<bool>());
-    else if (auto* combo = qobject_cast<QComboBox*>(w); combo && v.is_string()) combo->setCurrentText(QString::fromStdString(v.get<std::string>()));
+    if (auto* box = qobject_cast<QSpinBox*>(w); box && v.is_number())
+      box->setValue(v.get<int>());
+    else if (auto* check = qobject_cast<QCheckBox*>(w); check && v.is_boolean())
+      check->setChecked(v.get<bool>());
+    else if (auto* combo = qobject_cast<QComboBox*>(w); combo && v.is_string())
+      combo->setCurrentText(QString::fromStdString(v.get<std::string>()));
     else if (auto* edit = qobject_cast<QLineEdit*>(w))
-      edit->setText(v.is_number() ? QString::number(v.get<double>(), 'g', 10)
-                                  : QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump()));
+      edit->setText(v.is_number()
+                        ? QString::number(v.get<double>(), 'g', 10)
+                        : QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump()));
   }
   markFields();
   emit changed();
@@ -233,9 +249,12 @@ nlohmann::json ConfigForm::values() const {
       continue;
     }
     QWidget* w = m_fields.value(name);
-    if (auto* box = qobject_cast<QSpinBox*>(w)) out[spec.name] = box->value();
-    else if (auto* check = qobject_cast<QCheckBox*>(w)) out[spec.name] = check->isChecked();
-    else if (auto* combo = qobject_cast<QComboBox*>(w)) out[spec.name] = combo->currentText().toStdString();
+    if (auto* box = qobject_cast<QSpinBox*>(w))
+      out[spec.name] = box->value();
+    else if (auto* check = qobject_cast<QCheckBox*>(w))
+      out[spec.name] = check->isChecked();
+    else if (auto* combo = qobject_cast<QComboBox*>(w))
+      out[spec.name] = combo->currentText().toStdString();
     else if (auto* edit = qobject_cast<QLineEdit*>(w)) {
       auto parsed = parseValue(spec, edit->text().trimmed().toStdString());
       if (!parsed.error) out[spec.name] = parsed.value;
@@ -271,8 +290,9 @@ void ConfigForm::markFields() {
     if (auto* list = m_lists.value(name); list && isVaried(name)) {
       const auto parsed = study::parseAxisValues(spec, listText(name).toStdString());
       list->setStyleSheet(parsed.error ? kInvalidStyle : "");
-      list->setToolTip(parsed.error ? QString::fromStdString(*parsed.error)
-                                    : QString("%1 values: %2").arg(parsed.values.size()).arg(tooltipFor(spec)));
+      list->setToolTip(
+          parsed.error ? QString::fromStdString(*parsed.error)
+                       : QString("%1 values: %2").arg(parsed.values.size()).arg(tooltipFor(spec)));
     }
     auto* edit = qobject_cast<QLineEdit*>(m_fields.value(name));
     if (!edit) continue;

@@ -74,7 +74,7 @@ class ConfigForm : public QWidget {
   QVBoxLayout* m_layout;
   std::vector<ParamSpec> m_specs;
   QMap<QString, QWidget*> m_fields;
-  QMap<QString, QLineEdit*> m_lists;      // the list editor of each parameter (hidden unless varied)
+  QMap<QString, QLineEdit*> m_lists;  // the list editor of each parameter (hidden unless varied)
   QMap<QString, QToolButton*> m_toggles;  // its "⋯" button
   QList<QWidget*> m_groups;
 };

@@ -52,9 +52,7 @@ Dashboard::~Dashboard() = default;
 
 void Dashboard::setColors(RunColors* colors) { m_colors = colors ? colors : m_ownColors.get(); }
 
-int Dashboard::columnsFor(int width) const {
-  return std::clamp(width / kMinPanelWidth, 1, 3);
-}
+int Dashboard::columnsFor(int width) const { return std::clamp(width / kMinPanelWidth, 1, 3); }
 
 void Dashboard::place(const QString& id, QWidget* widget) {
   widget->setObjectName(id);
@@ -138,14 +136,17 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
         // The key's last part names it in the legend ("mse_argmax"), unless two keys share it
         // ("train/loss", "val/loss"): then the whole key.
         QStringList lastParts;
-        for (const auto& series : p.series) lastParts << QString::fromStdString(series).section('/', -1);
+        for (const auto& series : p.series)
+          lastParts << QString::fromStdString(series).section('/', -1);
         int position = 0;
         for (const auto& series : p.series) {
           const QString key = QString::fromStdString(series);
           const QString last = key.section('/', -1);
           const QString suffix = !several ? QString() : lastParts.count(last) > 1 ? key : last;
-          if (key.endsWith('*')) m_prefixes << PrefixSeries{key.chopped(1), plot};
-          else m_slots[key] = {plot, position++, suffix};
+          if (key.endsWith('*'))
+            m_prefixes << PrefixSeries{key.chopped(1), plot};
+          else
+            m_slots[key] = {plot, position++, suffix};
         }
         m_keysInPlot[plot] = position;
         m_metricPlots << plot;
@@ -243,13 +244,15 @@ void Dashboard::setMetric(int64_t runId, const std::string& key, std::vector<dou
   m_dirty.insert(slot.plot);
 }
 
-void Dashboard::appendMetric(int64_t runId, const std::string& key, const std::vector<double>& steps,
-                             const std::vector<double>& values) {
+void Dashboard::appendMetric(int64_t runId, const std::string& key,
+                             const std::vector<double>& steps, const std::vector<double>& values) {
   const KeySlot& slot = slotFor(key);
   if (!slot.plot) return;
   const QString name = curveName(runId, slot);
-  if (!slot.plot->curveNames().contains(name)) setMetric(runId, key, steps, values);
-  else slot.plot->appendToCurve(name, steps, values);
+  if (!slot.plot->curveNames().contains(name))
+    setMetric(runId, key, steps, values);
+  else
+    slot.plot->appendToCurve(name, steps, values);
   m_dirty.insert(slot.plot);
 }
 

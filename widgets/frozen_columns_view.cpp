@@ -34,9 +34,9 @@ FrozenColumnsView::FrozenColumnsView(int frozenColumns, QWidget* parent)
   connect(m_frozen->horizontalHeader(), &QHeaderView::sectionClicked, this, [this](int section) {
     if (!isSortingEnabled()) return;
     const bool same = horizontalHeader()->sortIndicatorSection() == section;
-    const Qt::SortOrder order = same && horizontalHeader()->sortIndicatorOrder() == Qt::AscendingOrder
-                                    ? Qt::DescendingOrder
-                                    : Qt::AscendingOrder;
+    const Qt::SortOrder order =
+        same && horizontalHeader()->sortIndicatorOrder() == Qt::AscendingOrder ? Qt::DescendingOrder
+                                                                               : Qt::AscendingOrder;
     sortByColumn(section, order);
   });
   connect(horizontalHeader(), &QHeaderView::sortIndicatorChanged, m_frozen->horizontalHeader(),
@@ -64,7 +64,8 @@ void FrozenColumnsView::setModel(QAbstractItemModel* model) {
 
 void FrozenColumnsView::updateFrozen() {
   int width = 0;
-  for (int c = 0; c < m_count && model() && c < model()->columnCount(); ++c) width += columnWidth(c);
+  for (int c = 0; c < m_count && model() && c < model()->columnCount(); ++c)
+    width += columnWidth(c);
   m_frozen->setGeometry(verticalHeader()->width() + frameWidth(), frameWidth(), width,
                         viewport()->height() + horizontalHeader()->height());
   m_frozen->setVisible(width > 0);

@@ -18,7 +18,9 @@ namespace fl::widgets {
 
 namespace {
 
-QVector<double> toQVector(const std::vector<double>& v) { return QVector<double>(v.begin(), v.end()); }
+QVector<double> toQVector(const std::vector<double>& v) {
+  return QVector<double>(v.begin(), v.end());
+}
 
 QColor faded(QColor c) {
   c.setAlpha(70);
@@ -159,8 +161,10 @@ void MetricPlot::refresh() {
       }
     // A lone step sits in the middle of a small range instead of on the edge of [s, s + 1].
     if (std::isfinite(lo)) {
-      if (hi > lo) m_plot->xAxis->setRange(lo, hi);
-      else m_plot->xAxis->setRange(lo - 1, lo + 1);
+      if (hi > lo)
+        m_plot->xAxis->setRange(lo, hi);
+      else
+        m_plot->xAxis->setRange(lo - 1, lo + 1);
     }
   }
   redecimate();
@@ -183,8 +187,9 @@ void MetricPlot::redecimate() {
     }
     c.raw->setPen(rawPen);
     // A single evaluation is a point: without a marker a one-point line draws nothing.
-    c.raw->setScatterStyle(c.x.size() == 1 ? QCPScatterStyle(QCPScatterStyle::ssDisc, c.pen.color(), 6)
-                                           : QCPScatterStyle());
+    c.raw->setScatterStyle(c.x.size() == 1
+                               ? QCPScatterStyle(QCPScatterStyle::ssDisc, c.pen.color(), 6)
+                               : QCPScatterStyle());
     // Antialiasing a decimated curve (several points per pixel column) costs ~35 ms a replot
     // for 1M points and shows nothing more; sparse curves keep it.
     const bool dense = raw.x.size() > static_cast<size_t>(2 * columns);
@@ -243,8 +248,9 @@ QString MetricPlot::readoutAt(const QPoint& pos) const {
     QString value = QString::number(c.y[i], 'g', 6);
     if (m_smoothing > 0 && i < c.smoothed.size())
       value = QString("%1 (smoothed %2)").arg(value, QString::number(c.smoothed[i], 'g', 6));
-    rows += QString("<tr><td style='color:%1'>&#9632;</td><td>%2</td><td align=right>%3</td>"
-                    "<td>@ %4</td></tr>")
+    rows += QString(
+                "<tr><td style='color:%1'>&#9632;</td><td>%2</td><td align=right>%3</td>"
+                "<td>@ %4</td></tr>")
                 .arg(c.pen.color().name(), it.key().toHtmlEscaped(), value,
                      QString::number(c.x[i], 'f', 0));
   }

@@ -35,8 +35,7 @@ class MetricPlot : public QWidget {
   explicit MetricPlot(const QString& title, const QString& xLabel, const QString& yLabel,
                       QWidget* parent = nullptr);
 
-  void setCurve(const QString& name, const QPen& pen, std::vector<double> x,
-                std::vector<double> y);
+  void setCurve(const QString& name, const QPen& pen, std::vector<double> x, std::vector<double> y);
   void setCurve(const QString& name, const QColor& color, std::vector<double> x,
                 std::vector<double> y) {
     setCurve(name, QPen(color, 1.6), std::move(x), std::move(y));

@@ -95,7 +95,8 @@ void fitLegend(QCustomPlot* plot) {
     for (auto* p : order) legend->addItem(new ElidedLegendItem(legend, p, textWidth));
   }
   for (int i = 0; i < legend->itemCount(); ++i)
-    if (auto* item = dynamic_cast<ElidedLegendItem*>(legend->item(i))) item->setMaxTextWidth(textWidth);
+    if (auto* item = dynamic_cast<ElidedLegendItem*>(legend->item(i)))
+      item->setMaxTextWidth(textWidth);
   // How many rows the plot's height holds, then one or two columns of them.
   const int rowHeight = QFontMetrics(legend->font()).height() + 1;
   const int rows = std::max(1, (plot->height() - 60) / rowHeight);
@@ -115,7 +116,8 @@ void fitTicks(QCustomPlot* plot) {
   if (width <= 0) return;
   const int count = std::clamp(width / 70, 1, 6);
   // Text tickers place their own labels (one per category).
-  if (!plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>()) plot->xAxis->ticker()->setTickCount(count);
+  if (!plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>())
+    plot->xAxis->ticker()->setTickCount(count);
 }
 
 bool savePlotSvg(QCustomPlot* plot, const QString& path) {

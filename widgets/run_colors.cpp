@@ -6,9 +6,9 @@ namespace fl::widgets {
 
 namespace {
 
-const QColor kPalette[] = {QColor(31, 119, 180),  QColor(255, 127, 14), QColor(44, 160, 44),
+const QColor kPalette[] = {QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
                            QColor(214, 39, 40),   QColor(148, 103, 189), QColor(140, 86, 75),
-                           QColor(227, 119, 194), QColor(0, 140, 150),  QColor(128, 128, 0),
+                           QColor(227, 119, 194), QColor(0, 140, 150),   QColor(128, 128, 0),
                            QColor(40, 60, 140)};
 constexpr int kSize = sizeof(kPalette) / sizeof(kPalette[0]);
 

@@ -48,8 +48,10 @@ QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QPen& pen,
                    const QVector<double>& x, QVector<double> y, bool logY, double halfBin,
                    Extent& extent) {
   for (int i = 0; i < y.size(); ++i) {
-    if (!std::isfinite(y[i]) || (logY && y[i] <= 0)) y[i] = std::numeric_limits<double>::quiet_NaN();
-    else extent.addY(y[i]);
+    if (!std::isfinite(y[i]) || (logY && y[i] <= 0))
+      y[i] = std::numeric_limits<double>::quiet_NaN();
+    else
+      extent.addY(y[i]);
     extent.addX(x[i] - halfBin);
     extent.addX(x[i] + halfBin);
   }
@@ -61,8 +63,7 @@ QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QPen& pen,
 }
 
 void applyRanges(QCustomPlot* plot, const Extent& e, bool logY) {
-  if (e.xLo <= e.xHi)
-    plot->xAxis->setRange(e.xLo, e.xHi > e.xLo ? e.xHi : e.xLo + 1);
+  if (e.xLo <= e.xHi) plot->xAxis->setRange(e.xLo, e.xHi > e.xLo ? e.xHi : e.xLo + 1);
   if (!(e.yLo <= e.yHi)) return;
   if (logY) {
     // Whole decades: within less than one, the log ticker falls back to linear steps that
@@ -81,7 +82,8 @@ void applyRanges(QCustomPlot* plot, const Extent& e, bool logY) {
 // Whole-number coordinates (heads, layers, frequencies k) get whole-number ticks; others the
 // default ticker. Text tickers (bar labels) are left alone.
 void matchTicker(QCPAxis* axis, bool whole) {
-  if (axis->ticker().dynamicCast<QCPAxisTickerText>() || axis->scaleType() == QCPAxis::stLogarithmic)
+  if (axis->ticker().dynamicCast<QCPAxisTickerText>() ||
+      axis->scaleType() == QCPAxis::stLogarithmic)
     return;
   const bool isWhole = !axis->ticker().dynamicCast<IntegerTicker>().isNull();
   if (whole == isWhole) return;
@@ -108,7 +110,10 @@ void setNumericTicks(QCPAxis* axis) {
 
 SnapshotPlot::SnapshotPlot(const QString& title, Mode mode, const QStringList& series,
                            const QString& xLabel, const QString& yLabel, QWidget* parent)
-    : QWidget(parent), m_mode(mode), m_series(series), m_plot(new QCustomPlot(this)),
+    : QWidget(parent),
+      m_mode(mode),
+      m_series(series),
+      m_plot(new QCustomPlot(this)),
       m_caption(new QLabel(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -134,8 +139,10 @@ int SnapshotPlot::row() const { return m_row ? m_row->value() : 0; }
 void SnapshotPlot::setLogY(bool logY) {
   m_logY = logY;
   m_plot->yAxis->setScaleType(logY ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-  if (logY) m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-  else m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  if (logY)
+    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  else
+    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
 }
 
 void SnapshotPlot::setSnapshot(const Snapshot& snapshot, int64_t step) {
@@ -174,14 +181,17 @@ void SnapshotPlot::updateRowSelector() {
   // Only offered when there are rows to pick: row-labelled snapshots draw all of theirs, and a
   // single-row snapshot (perplexity by length) has nothing to pick.
   bool browsable = false;
-  for (const auto& s : m_latest) browsable |= metaStrings(s, "row_labels").isEmpty() && rowCount(s) > 1;
+  for (const auto& s : m_latest)
+    browsable |= metaStrings(s, "row_labels").isEmpty() && rowCount(s) > 1;
   m_row->setVisible(browsable);
 }
 
 void SnapshotPlot::refresh() {
   m_plot->clearPlottables();
-  if (m_mode == Mode::Curves) drawCurves();
-  else drawBars();
+  if (m_mode == Mode::Curves)
+    drawCurves();
+  else
+    drawBars();
   if (m_legend) fitLegend(m_plot);
   fitTicks(m_plot);
   m_caption->setText(m_latest.isEmpty() ? "no data for this run (yet)"
@@ -218,12 +228,15 @@ void SnapshotPlot::drawCurves() {
       QPen pen = seriesPen(m_shownColor, index, 2.0);
       if (s.role != SnapshotRole::Series) {
         label = roleLabel(s);
-        pen = QPen(s.role == SnapshotRole::Truth ? truthColor() : m_shownColor, probability ? 1.0 : 2.0);
+        pen = QPen(s.role == SnapshotRole::Truth ? truthColor() : m_shownColor,
+                   probability ? 1.0 : 2.0);
         if (probability) pen.setStyle(Qt::DashLine);
       }
       if (everyRow) {
         label = m_series.size() > 1 ? label + " " + rowLabels[r] : rowLabels[r];
-        if (last > 0) pen = seriesPen(m_shownColor, static_cast<int>(r) + index * static_cast<int>(last + 1), 2.0);
+        if (last > 0)
+          pen = seriesPen(m_shownColor, static_cast<int>(r) + index * static_cast<int>(last + 1),
+                          2.0);
       }
       auto* graph = addCurve(m_plot, label, pen, x, y, m_logY, halfBin, extent);
       if (probability) graph->setLineStyle(QCPGraph::lsStepCenter);
@@ -254,7 +267,8 @@ void SnapshotPlot::drawCurves() {
           // The same line style per row as the shown run's, so a row is compared across runs.
           // (A single labelled row is just the run's curve: its colour tells it apart.)
           label += " " + rowLabels[r];
-          pen = seriesPen(run->color, static_cast<int>(r) + index * static_cast<int>(last + 1), 1.6);
+          pen =
+              seriesPen(run->color, static_cast<int>(r) + index * static_cast<int>(last + 1), 1.6);
         }
         addCurve(m_plot, label, pen, x, y, m_logY, 0, extent);
       }
@@ -281,8 +295,10 @@ void SnapshotPlot::drawBars() {
     if (!std::isfinite(spacing)) spacing = 1;
     if (labels.isEmpty()) {
       labels = metaStrings(*shown[i], "labels");
-      if (labels.size() == x.size()) labelAt = x;
-      else labels.clear();
+      if (labels.size() == x.size())
+        labelAt = x;
+      else
+        labels.clear();
     }
     // Several series stand side by side within each category.
     const double width = (n > 1 ? 0.8 : 0.7) * spacing / n;

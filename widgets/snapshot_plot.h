@@ -76,7 +76,7 @@ class SnapshotPlot : public QWidget {
   bool m_logY = false;
   int64_t m_shownRun = 0;
   QColor m_shownColor = QColor(31, 119, 180);
-  bool m_legend = true;  // curves, or several series of bars
+  bool m_legend = true;      // curves, or several series of bars
   bool m_textTicks = false;  // the x axis shows bar labels
   QMap<QString, Snapshot> m_latest;
   struct Overlay {

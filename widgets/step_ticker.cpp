@@ -29,7 +29,9 @@ int IntegerTicker::getSubTickCount(double tickStep) {
   return whole <= 5 ? whole - 1 : QCPAxisTicker::getSubTickCount(tickStep);
 }
 
-QString StepTicker::getTickLabel(double tick, const QLocale&, QChar, int) { return compactCount(tick); }
+QString StepTicker::getTickLabel(double tick, const QLocale&, QChar, int) {
+  return compactCount(tick);
+}
 
 bool allWholeNumbers(const QVector<double>& values) {
   bool any = false;

@@ -19,7 +19,8 @@ class IntegerTicker : public QCPAxisTicker {
 
 class StepTicker : public IntegerTicker {
  protected:
-  QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
+  QString getTickLabel(double tick, const QLocale& locale, QChar formatChar,
+                       int precision) override;
 };
 
 // "20k", "1.5M", "750": what StepTicker writes for `value`; a value three digits cannot say

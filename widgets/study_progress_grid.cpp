@@ -37,7 +37,8 @@ int StudyProgressGrid::labelWidth() const {
 }
 
 QRect StudyProgressGrid::cellRect(int row, int column) const {
-  return QRect(labelWidth() + column * (kCell + kGap), kHeader + row * (kCell + kGap), kCell, kCell);
+  return QRect(labelWidth() + column * (kCell + kGap), kHeader + row * (kCell + kGap), kCell,
+               kCell);
 }
 
 QSize StudyProgressGrid::sizeHint() const {
@@ -62,7 +63,8 @@ void StudyProgressGrid::paintEvent(QPaintEvent*) {
   painter.setPen(palette().color(QPalette::WindowText));
   for (int c = 0; c < m_columns.size(); ++c) {
     const QRect r = cellRect(0, c).translated(0, -kHeader).adjusted(-4, 0, 4, kHeader - kCell);
-    painter.drawText(r, Qt::AlignCenter, metrics.elidedText(m_columns[c], Qt::ElideRight, r.width() + 8));
+    painter.drawText(r, Qt::AlignCenter,
+                     metrics.elidedText(m_columns[c], Qt::ElideRight, r.width() + 8));
   }
   for (int r = 0; r < m_rows.size(); ++r) {
     const auto& row = m_rows[r];
@@ -82,9 +84,13 @@ bool StudyProgressGrid::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
     const auto [row, column] = cellAt(help->pos());
-    if (row >= 0 && column >= 0) QToolTip::showText(help->globalPos(), m_rows[row].cells[column].toolTip, this);
-    else if (row >= 0) QToolTip::showText(help->globalPos(), m_rows[row].label + "\nClick to compare its runs", this);
-    else QToolTip::hideText();
+    if (row >= 0 && column >= 0)
+      QToolTip::showText(help->globalPos(), m_rows[row].cells[column].toolTip, this);
+    else if (row >= 0)
+      QToolTip::showText(help->globalPos(), m_rows[row].label + "\nClick to compare its runs",
+                         this);
+    else
+      QToolTip::hideText();
     return true;
   }
   return QWidget::event(event);

@@ -70,7 +70,8 @@ QVariant StudyTableModel::headerData(int section, Qt::Orientation orientation, i
 QString StudyTableModel::text(int row, const QString& title) const {
   const int c = column(title);
   if (c < 0 || row < 0 || row >= rowCount()) return {};
-  return cellData(m_cells[static_cast<size_t>(row)], m_columns[static_cast<size_t>(c)], Qt::DisplayRole)
+  return cellData(m_cells[static_cast<size_t>(row)], m_columns[static_cast<size_t>(c)],
+                  Qt::DisplayRole)
       .toString();
 }
 
@@ -95,7 +96,8 @@ QVariant StudyTableModel::cellData(const study::AggregateCell& cell, const Colum
       if (role == Qt::DisplayRole || role == kSortRole) return QString::fromStdString(cell.arm);
       return {};
     case Kind::Axis: {
-      if (!cell.axes.contains(column.key)) return role == Qt::DisplayRole ? QVariant("") : QVariant();
+      if (!cell.axes.contains(column.key))
+        return role == Qt::DisplayRole ? QVariant("") : QVariant();
       const auto& v = cell.axes.at(column.key);
       if (role == kSortRole && v.is_number()) return v.get<double>();
       if (role == Qt::DisplayRole || role == kSortRole)

@@ -25,11 +25,16 @@ QVariant TextTableModel::data(const QModelIndex& index, int role) const {
   if (index.column() >= row.size()) return {};
   const TextCell& cell = row[index.column()];
   switch (role) {
-    case Qt::DisplayRole: return cell.text;
-    case Qt::ToolTipRole: return cell.toolTip.isEmpty() ? QVariant() : QVariant(cell.toolTip);
-    case Qt::ForegroundRole: return cell.color.isValid() ? QVariant(cell.color) : QVariant();
-    case kSortRole: return cell.sortValue.isValid() ? cell.sortValue : QVariant(cell.text);
-    default: return {};
+    case Qt::DisplayRole:
+      return cell.text;
+    case Qt::ToolTipRole:
+      return cell.toolTip.isEmpty() ? QVariant() : QVariant(cell.toolTip);
+    case Qt::ForegroundRole:
+      return cell.color.isValid() ? QVariant(cell.color) : QVariant();
+    case kSortRole:
+      return cell.sortValue.isValid() ? cell.sortValue : QVariant(cell.text);
+    default:
+      return {};
   }
 }
 

@@ -37,7 +37,8 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
       for (const auto& [k, v] : r.config.items()) configKeys.insert(k);
   for (const auto& k : configKeys) {
     std::set<std::string> seen;
-    for (const auto& r : m_runs) seen.insert(r.config.is_object() ? r.config.value(k, nlohmann::json()).dump() : "null");
+    for (const auto& r : m_runs)
+      seen.insert(r.config.is_object() ? r.config.value(k, nlohmann::json()).dump() : "null");
     if (seen.size() > 1) {
       m_keys << "config:" + QString::fromStdString(k);
       m_titles << QString::fromStdString(k);
@@ -46,7 +47,8 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
   QStringList metrics;
   for (const auto& r : m_runs)
     for (const auto& m : r.metrics)
-      if (!metrics.contains(QString::fromStdString(m.key))) metrics << QString::fromStdString(m.key);
+      if (!metrics.contains(QString::fromStdString(m.key)))
+        metrics << QString::fromStdString(m.key);
   for (const auto& m : metrics)
     for (const char* stat : {"last", "min", "max"}) {
       m_keys << "metric:" + m + ":" + stat;
@@ -113,14 +115,16 @@ QVariant HistoryModel::value(const store::RunRecord& r, const QString& key, int 
   if (key == "verdict") {
     const auto passed = verdictsPassed(r.verdicts);
     if (display || sort) return QString::fromStdString(verdictHeadline(r.verdicts));
-    if (role == Qt::ToolTipRole && !r.verdicts.empty()) return QString::fromStdString(verdictDetails(r.verdicts));
+    if (role == Qt::ToolTipRole && !r.verdicts.empty())
+      return QString::fromStdString(verdictDetails(r.verdicts));
     if (role == Qt::ForegroundRole && passed) return *passed ? kGood : kBad;
     return {};
   }
   if (key == "created") {
     if (sort) return r.created;
     if (display)
-      return QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.created)).toString("yyyy-MM-dd hh:mm");
+      return QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.created))
+          .toString("yyyy-MM-dd hh:mm");
     return {};
   }
   if (key == "tags") {
@@ -145,7 +149,10 @@ QVariant HistoryModel::value(const store::RunRecord& r, const QString& key, int 
     if (sort) return v;
     if (display) return QString::number(v, 'g', 5);
     if (role == Qt::ToolTipRole)
-      return QString("at step %1").arg(stat == "last" ? m->lastStep : stat == "min" ? m->minStep : m->maxStep);
+      return QString("at step %1")
+          .arg(stat == "last"  ? m->lastStep
+               : stat == "min" ? m->minStep
+                               : m->maxStep);
     return {};
   }
   return {};

@@ -61,7 +61,8 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   auto* filters = new QHBoxLayout;
   m_text->setPlaceholderText("filter: name, notes, experiment");
   m_tag->setPlaceholderText("tag");
-  m_status->addItems({"any status", "finished", "running", "cancelled", "failed", "interrupted", "queued"});
+  m_status->addItems(
+      {"any status", "finished", "running", "cancelled", "failed", "interrupted", "queued"});
   m_experiment->addItem("any experiment");
   filters->addWidget(m_text, 2);
   filters->addWidget(m_experiment);
@@ -69,8 +70,9 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   filters->addWidget(m_tag, 1);
   auto* open = new QPushButton("Open", this);
   auto* compare = new QPushButton("Compare", this);
-  compare->setToolTip("Overlay the selected runs' curves on shared axes, with a table of the "
-                      "config values that differ (Ctrl+Shift+C)");
+  compare->setToolTip(
+      "Overlay the selected runs' curves on shared axes, with a table of the "
+      "config values that differ (Ctrl+Shift+C)");
   auto* resume = new QPushButton("Resume", this);
   resume->setToolTip("Continue an interrupted or cancelled run from its last checkpoint");
   auto* rename = new QPushButton("Rename…", this);
@@ -78,7 +80,8 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   auto* note = new QPushButton("Note…", this);
   auto* exportButton = new QPushButton("Export…", this);
   auto* remove = new QPushButton("Delete…", this);
-  for (auto* b : {open, compare, resume, rename, tag, note, exportButton, remove}) filters->addWidget(b);
+  for (auto* b : {open, compare, resume, rename, tag, note, exportButton, remove})
+    filters->addWidget(b);
 
   m_studies->setModel(m_studiesModel);
   m_studies->setToolTip("Double-click a study to open its view: progress, figure and table");
@@ -161,7 +164,8 @@ std::vector<int64_t> HistoryView::selectedIds() const {
   std::set<int> rows;
   for (const auto& index : m_table->selectionModel()->selectedIndexes()) rows.insert(index.row());
   std::vector<int64_t> ids;
-  for (int r : rows) ids.push_back(m_model->run(m_proxy->mapToSource(m_proxy->index(r, 0)).row()).id);
+  for (int r : rows)
+    ids.push_back(m_model->run(m_proxy->mapToSource(m_proxy->index(r, 0)).row()).id);
   return ids;
 }
 
@@ -171,7 +175,8 @@ void HistoryView::selectIds(const std::vector<int64_t>& ids) {
     const int row = m_model->rowOf(id);
     if (row < 0) continue;
     const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
-    m_table->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    m_table->selectionModel()->select(index,
+                                      QItemSelectionModel::Select | QItemSelectionModel::Rows);
   }
 }
 
@@ -202,20 +207,27 @@ void HistoryView::refreshStudies() {
       return it == s.statusCounts.end() ? 0 : it->second;
     };
     const QString status = QString::fromStdString(s.status());
-    rows.push_back({{QString::number(s.id), static_cast<qlonglong>(s.id), {}, {}},
-                    {QString::fromStdString(s.name), {}, {}, QString::fromStdString(s.spec.title)},
-                    {QString::fromStdString(s.experiment), {}, {}, {}},
-                    {QString::number(s.cells), static_cast<qlonglong>(s.cells), {}, {}},
-                    {QString::number(count("finished")), static_cast<qlonglong>(count("finished")), {}, {}},
-                    {QString::number(count("failed")), static_cast<qlonglong>(count("failed")),
-                     count("failed") ? QColor(170, 0, 0) : QColor(), {}},
-                    {status, {}, {}, {}},
-                    {QDateTime::fromSecsSinceEpoch(static_cast<qint64>(s.created)).toString("yyyy-MM-dd hh:mm"),
-                     s.created, {}, {}}});
+    rows.push_back(
+        {{QString::number(s.id), static_cast<qlonglong>(s.id), {}, {}},
+         {QString::fromStdString(s.name), {}, {}, QString::fromStdString(s.spec.title)},
+         {QString::fromStdString(s.experiment), {}, {}, {}},
+         {QString::number(s.cells), static_cast<qlonglong>(s.cells), {}, {}},
+         {QString::number(count("finished")), static_cast<qlonglong>(count("finished")), {}, {}},
+         {QString::number(count("failed")),
+          static_cast<qlonglong>(count("failed")),
+          count("failed") ? QColor(170, 0, 0) : QColor(),
+          {}},
+         {status, {}, {}, {}},
+         {QDateTime::fromSecsSinceEpoch(static_cast<qint64>(s.created))
+              .toString("yyyy-MM-dd hh:mm"),
+          s.created,
+          {},
+          {}}});
     keys.push_back(static_cast<qlonglong>(s.id));
   }
-  m_studiesModel->setRows({"id", "study", "experiment", "runs", "finished", "failed", "status", "created"},
-                          std::move(rows), std::move(keys));
+  m_studiesModel->setRows(
+      {"id", "study", "experiment", "runs", "finished", "failed", "status", "created"},
+      std::move(rows), std::move(keys));
   m_studies->resizeColumnsToContents();
 }
 
@@ -224,8 +236,10 @@ void HistoryView::refresh() {
   store::RunFilter filter;
   filter.text = m_text->text().toStdString();
   filter.tag = m_tag->text().trimmed().toStdString();
-  if (m_status->currentIndex() > 0) filter.status = store::parseRunStatus(m_status->currentText().toStdString());
-  if (m_experiment->currentIndex() > 0) filter.experiment = m_experiment->currentText().toStdString();
+  if (m_status->currentIndex() > 0)
+    filter.status = store::parseRunStatus(m_status->currentText().toStdString());
+  if (m_experiment->currentIndex() > 0)
+    filter.experiment = m_experiment->currentText().toStdString();
   std::vector<store::RunRecord> runs;
   try {
     // The experiment list offers every experiment in the store, whatever the other filters.
@@ -288,7 +302,8 @@ bool HistoryView::exportRuns(const std::vector<int64_t>& ids, const QString& pat
     store::writeMetricsCsv(m_store, runs, out);
     QString snapshots = path;
     snapshots.replace(QRegularExpression("\\.csv$"), "");
-    std::ofstream snap((snapshots + ".snapshots.csv").toStdString(), std::ios::binary | std::ios::trunc);
+    std::ofstream snap((snapshots + ".snapshots.csv").toStdString(),
+                       std::ios::binary | std::ios::trunc);
     store::writeSnapshotsCsv(m_store, runs, snap);
   }
   return static_cast<bool>(out);
@@ -300,7 +315,8 @@ void HistoryView::askDelete() {
   // No is the default: Enter on this dialog must never delete.
   const auto answer = QMessageBox::question(
       this, "Delete runs",
-      QString("Delete %1 run(s) with their metrics, snapshots and checkpoints? This cannot be undone.")
+      QString(
+          "Delete %1 run(s) with their metrics, snapshots and checkpoints? This cannot be undone.")
           .arg(ids.size()),
       QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
   if (answer == QMessageBox::Yes) deleteRuns(ids);
@@ -309,8 +325,8 @@ void HistoryView::askDelete() {
 void HistoryView::askExport() {
   const auto ids = selectedIds();
   if (ids.empty()) return;
-  const QString path = QFileDialog::getSaveFileName(this, "Export runs", "runs.csv",
-                                                    "Metrics CSV (*.csv);;Everything as JSON (*.json)");
+  const QString path = QFileDialog::getSaveFileName(
+      this, "Export runs", "runs.csv", "Metrics CSV (*.csv);;Everything as JSON (*.json)");
   if (path.isEmpty()) return;
   QString error;
   if (!exportRuns(ids, path, &error)) emit storeError(error);
@@ -320,16 +336,19 @@ void HistoryView::askEdit(const QString& what) {
   const auto ids = selectedIds();
   if (ids.empty()) return;
   bool ok = false;
-  const QString text = QInputDialog::getText(this, what, what == "tag" ? "Tags (comma separated)" : what,
-                                             QLineEdit::Normal, "", &ok);
+  const QString text = QInputDialog::getText(
+      this, what, what == "tag" ? "Tags (comma separated)" : what, QLineEdit::Normal, "", &ok);
   if (!ok) return;
   try {
     for (auto id : ids) {
-      if (what == "rename") m_store.rename(id, text.toStdString());
-      else if (what == "note") m_store.setNotes(id, text.toStdString());
+      if (what == "rename")
+        m_store.rename(id, text.toStdString());
+      else if (what == "note")
+        m_store.setNotes(id, text.toStdString());
       else {
         std::vector<std::string> tags;
-        for (const auto& t : text.split(',', Qt::SkipEmptyParts)) tags.push_back(t.trimmed().toStdString());
+        for (const auto& t : text.split(',', Qt::SkipEmptyParts))
+          tags.push_back(t.trimmed().toStdString());
         m_store.addTags(id, tags);
       }
     }
@@ -354,7 +373,8 @@ void HistoryView::restoreSettings(const QSettings& settings) {
   m_status->setCurrentText(settings.value("history/status", "any status").toString());
   // The experiment list is filled from the store on refresh; keep the wish until then.
   const QString experiment = settings.value("history/experiment").toString();
-  if (!experiment.isEmpty() && m_experiment->findText(experiment) < 0) m_experiment->addItem(experiment);
+  if (!experiment.isEmpty() && m_experiment->findText(experiment) < 0)
+    m_experiment->addItem(experiment);
   m_experiment->setCurrentText(experiment.isEmpty() ? "any experiment" : experiment);
   // By key: the columns of the next listing need not be those of the last one.
   m_sortKey = settings.value("history/sortKey", "id").toString();

@@ -23,7 +23,7 @@ class RunStore;
 namespace fl::widgets {
 class FrozenColumnsView;
 class TextTableModel;
-}
+}  // namespace fl::widgets
 
 namespace fl::gui {
 

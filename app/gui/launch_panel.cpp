@@ -70,9 +70,10 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   top->addRow("Device", m_device);
   m_parallel->setRange(0, 16);
   m_parallel->setValue(0);
-  m_parallel->setToolTip("How many queued runs train at the same time. auto: as many as the "
-                         "cores allow with the threads each run can use (the studies' thread "
-                         "budget), so runs never fight over the cores");
+  m_parallel->setToolTip(
+      "How many queued runs train at the same time. auto: as many as the "
+      "cores allow with the threads each run can use (the studies' thread "
+      "budget), so runs never fight over the cores");
   top->addRow("Parallel runs", m_parallel);
   layout->addLayout(top);
   auto* scroll = new QScrollArea(this);
@@ -98,8 +99,9 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   layout->addLayout(buttons);
   // Studies: a built-in one, or the parameters given several values with their ⋯ buttons.
   auto* studyRow = new QHBoxLayout;
-  m_study->setToolTip("A study the experiment declares (the paper's tables and figures), or "
-                      "none: the form's parameters that hold several values");
+  m_study->setToolTip(
+      "A study the experiment declares (the paper's tables and figures), or "
+      "none: the form's parameters that hold several values");
   studyRow->addWidget(m_study, 1);
   m_runStudy->setToolTip("Launch every run of the study (Ctrl+Shift+S)");
   studyRow->addWidget(m_runStudy);
@@ -118,9 +120,8 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   connect(m_form, &widgets::ConfigForm::changed, this, &LaunchPanel::updateValidity);
   connect(m_study, &QComboBox::currentIndexChanged, this, &LaunchPanel::updateValidity);
   connect(m_device, &QComboBox::currentIndexChanged, this, &LaunchPanel::updateValidity);
-  connect(m_parallel, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
-    emit parallelRunsChanged(v);
-  });
+  connect(m_parallel, qOverload<int>(&QSpinBox::valueChanged), this,
+          [this](int v) { emit parallelRunsChanged(v); });
   connect(m_run, &QPushButton::clicked, this, &LaunchPanel::runRequested);
   connect(m_compare, &QPushButton::clicked, this, &LaunchPanel::comparisonRequested);
   connect(m_runStudy, &QPushButton::clicked, this, &LaunchPanel::studyRequested);
@@ -245,7 +246,8 @@ std::vector<Variant> LaunchPanel::chosenVariants() const {
 bool LaunchPanel::chooseVariants(const QStringList& labels) {
   const auto arms = m_arms->menu()->actions();
   for (const auto& label : labels)
-    if (std::none_of(arms.begin(), arms.end(), [&](QAction* a) { return a->text() == label; })) return false;
+    if (std::none_of(arms.begin(), arms.end(), [&](QAction* a) { return a->text() == label; }))
+      return false;
   for (auto* arm : arms) arm->setChecked(labels.contains(arm->text()));
   return true;
 }

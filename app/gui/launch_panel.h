@@ -92,7 +92,7 @@ class LaunchPanel : public QWidget {
   QComboBox* m_study;
   QLabel* m_studySummary;
   QPushButton* m_runStudy;
-  QTimer* m_studyDelay;  // expanding a study on every key would be wasted work
+  QTimer* m_studyDelay;           // expanding a study on every key would be wasted work
   nlohmann::json m_presetValues;  // the form's values right after the preset was applied
 };
 

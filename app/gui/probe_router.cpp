@@ -7,8 +7,8 @@
 
 namespace fl::gui {
 
-ProbeRouter::ProbeRouter(const ExperimentRegistry& registry, store::RunStore& store, RunQueue& queue,
-                         QObject* parent)
+ProbeRouter::ProbeRouter(const ExperimentRegistry& registry, store::RunStore& store,
+                         RunQueue& queue, QObject* parent)
     : QObject(parent), m_registry(registry), m_store(store), m_queue(queue) {}
 
 ProbeRouter::~ProbeRouter() = default;
@@ -42,7 +42,8 @@ void ProbeRouter::ask() {
     }
     m_server = std::make_unique<ProbeServer>(experiment, run->config, checkpoints.back().path,
                                              checkpoints.back().step, m_run);
-    m_panel->setNote(QString("Answering from the checkpoint at step %1.").arg(checkpoints.back().step));
+    m_panel->setNote(
+        QString("Answering from the checkpoint at step %1.").arg(checkpoints.back().step));
   }
   m_server->request(m_panel->inputs());
 }
@@ -51,7 +52,8 @@ void ProbeRouter::take(const RunDeltas& deltas) {
   if (!m_panel) return;
   if (m_server) {
     std::string failure;
-    for (const auto& answer : m_server->takeAnswers(&failure)) m_panel->setAnswer(answer.snapshot, answer.step);
+    for (const auto& answer : m_server->takeAnswers(&failure))
+      m_panel->setAnswer(answer.snapshot, answer.step);
     if (!failure.empty()) {
       m_panel->setNote(QString::fromStdString("The probe failed: " + failure));
       m_server.reset();
@@ -60,7 +62,8 @@ void ProbeRouter::take(const RunDeltas& deltas) {
   auto it = deltas.find(m_run);
   if (it == deltas.end()) return;
   // Answers arrive in request order: the last one drawn is the newest.
-  for (const auto& answer : it->second.probeAnswers) m_panel->setAnswer(answer.snapshot, answer.step);
+  for (const auto& answer : it->second.probeAnswers)
+    m_panel->setAnswer(answer.snapshot, answer.step);
   // After each evaluation, ask again: the panel shows what the model predicts now.
   if (it->second.evaluated() && m_queue.isTraining(m_run)) ask();
 }

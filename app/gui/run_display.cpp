@@ -114,8 +114,9 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
   welcomeLayout->addWidget(m_welcome);
   auto* demoRow = new QHBoxLayout;
   demoRow->addStretch(1);
-  m_demo->setToolTip("The Fourier head paper's comparison on gmm2: a linear head against Fourier "
-                     "heads with N = 4, 12 and 20, side by side (about a minute on two cores)");
+  m_demo->setToolTip(
+      "The Fourier head paper's comparison on gmm2: a linear head against Fourier "
+      "heads with N = 4, 12 and 20, side by side (about a minute on two cores)");
   demoRow->addWidget(m_demo);
   demoRow->addStretch(1);
   welcomeLayout->addLayout(demoRow);
@@ -186,7 +187,8 @@ void RunDisplay::rebuildPanels() {
                                       in.defaultValue, QString::fromStdString(in.help)};
     QStringList series;
     for (const auto& s : panel.series) series << QString::fromStdString(s);
-    m_probe = new widgets::ProbePanel(QString::fromStdString(panel.title), series, sliders, m_dashboard);
+    m_probe =
+        new widgets::ProbePanel(QString::fromStdString(panel.title), series, sliders, m_dashboard);
     m_probe->setToolTip(QString::fromStdString(panel.help));
     m_dashboard->addPanelWidget(QString::fromStdString(panel.id), m_probe);
   }
@@ -203,7 +205,8 @@ QString RunDisplay::labelOf(int64_t runId) const {
     for (const auto& [key, value] : view->config().items()) {
       bool differs = false;
       for (auto other : m_shown)
-        if (const RunView* o = m_views.find(other); o && o->config().value(key, nlohmann::json()) != value)
+        if (const RunView* o = m_views.find(other);
+            o && o->config().value(key, nlohmann::json()) != value)
           differs = true;
       if (differs) parts << jsonText(value);
     }
@@ -215,7 +218,8 @@ void RunDisplay::setShown(std::vector<int64_t> runIds) {
   // experiment.
   std::vector<int64_t> shown;
   for (auto id : runIds)
-    if (m_views.get(id) && std::find(shown.begin(), shown.end(), id) == shown.end()) shown.push_back(id);
+    if (m_views.get(id) && std::find(shown.begin(), shown.end(), id) == shown.end())
+      shown.push_back(id);
   if (shown.empty()) return;
   const RunView* first = m_views.find(shown.front());
   auto experiment = m_registry.find(first->experiment());
@@ -260,7 +264,8 @@ void RunDisplay::draw(int64_t runId) {
   if (runId == focused()) {
     for (const auto& s : view->snapshots()) m_dashboard->addSnapshot(s.snapshot, s.step);
   } else {
-    for (const auto* s : view->latestSnapshots()) m_dashboard->addOverlaySnapshot(runId, s->snapshot);
+    for (const auto* s : view->latestSnapshots())
+      m_dashboard->addOverlaySnapshot(runId, s->snapshot);
   }
 }
 
@@ -282,8 +287,10 @@ void RunDisplay::focusRun(int64_t runId) {
 }
 
 void RunDisplay::showSelection(const std::vector<int64_t>& runIds) {
-  if (runIds.size() == 1) focusRun(runIds.front());
-  else if (runIds.size() > 1) compare(runIds);
+  if (runIds.size() == 1)
+    focusRun(runIds.front());
+  else if (runIds.size() > 1)
+    compare(runIds);
 }
 
 bool RunDisplay::canGoBack() const {
@@ -296,7 +303,8 @@ bool RunDisplay::backToComparison() {
   if (!canGoBack()) return false;
   // The run shown alone stays focused when it was part of the comparison.
   std::vector<int64_t> ids = m_comparison;
-  if (auto it = std::find(ids.begin(), ids.end(), focused()); it != ids.end()) std::rotate(ids.begin(), it, it + 1);
+  if (auto it = std::find(ids.begin(), ids.end(), focused()); it != ids.end())
+    std::rotate(ids.begin(), it, it + 1);
   setShown(ids);
   return true;
 }
@@ -312,15 +320,19 @@ void RunDisplay::apply(const RunDeltas& deltas) {
     if (!view) continue;
     for (const auto& [key, from] : delta.metricsFrom) {
       const auto& series = view->metrics().at(key);
-      const std::vector<double> steps(series.steps.begin() + static_cast<long>(from), series.steps.end());
-      const std::vector<double> values(series.values.begin() + static_cast<long>(from), series.values.end());
+      const std::vector<double> steps(series.steps.begin() + static_cast<long>(from),
+                                      series.steps.end());
+      const std::vector<double> values(series.values.begin() + static_cast<long>(from),
+                                       series.values.end());
       m_dashboard->appendMetric(id, key, steps, values);
       changed = true;
     }
     for (size_t i = delta.snapshotsFrom; i < delta.snapshotsTo; ++i) {
       const auto& s = view->snapshots()[i];
-      if (id == focused()) m_dashboard->addSnapshot(s.snapshot, s.step);
-      else m_dashboard->addOverlaySnapshot(id, s.snapshot);
+      if (id == focused())
+        m_dashboard->addSnapshot(s.snapshot, s.step);
+      else
+        m_dashboard->addOverlaySnapshot(id, s.snapshot);
       changed = true;
     }
     statusChanged = statusChanged || delta.statusChanged;
@@ -338,7 +350,8 @@ void RunDisplay::apply(const RunDeltas& deltas) {
 void RunDisplay::updateFocusLine() {
   const RunView* view = focused() ? m_views.find(focused()) : nullptr;
   m_back->setVisible(canGoBack());
-  m_back->setText(QString("<a href='#'>&larr; back to the comparison of %1 runs</a>").arg(m_comparison.size()));
+  m_back->setText(
+      QString("<a href='#'>&larr; back to the comparison of %1 runs</a>").arg(m_comparison.size()));
   if (!view) {
     m_focusLine->clear();
     return;
@@ -352,13 +365,15 @@ void RunDisplay::updateFocusLine() {
   if (!view->verdicts().empty()) {
     const auto passed = verdictsPassed(view->verdicts());
     const QString color = !passed ? "#333" : *passed ? "#006e00" : "#aa0000";
-    verdicts = QString(" &mdash; <span style='color:%1'>%2</span>")
-                   .arg(color, QString::fromStdString(verdictDetails(view->verdicts())).toHtmlEscaped());
+    verdicts =
+        QString(" &mdash; <span style='color:%1'>%2</span>")
+            .arg(color, QString::fromStdString(verdictDetails(view->verdicts())).toHtmlEscaped());
   }
-  m_focusLine->setText(QString("<b style='color:%1'>run %2</b> %3 &mdash; %4%5")
-                           .arg(m_colors.of(view->id()).name())
-                           .arg(view->id())
-                           .arg(QString::fromStdString(view->name()).toHtmlEscaped(), state, verdicts));
+  m_focusLine->setText(
+      QString("<b style='color:%1'>run %2</b> %3 &mdash; %4%5")
+          .arg(m_colors.of(view->id()).name())
+          .arg(view->id())
+          .arg(QString::fromStdString(view->name()).toHtmlEscaped(), state, verdicts));
 }
 
 void RunDisplay::updateConfigDiff() {
@@ -374,7 +389,8 @@ void RunDisplay::updateConfigDiff() {
   std::vector<std::string> differing;
   for (const auto& k : keys) {
     std::set<std::string> values;
-    for (auto id : m_shown) values.insert(m_views.find(id)->config().value(k, nlohmann::json()).dump());
+    for (auto id : m_shown)
+      values.insert(m_views.find(id)->config().value(k, nlohmann::json()).dump());
     if (values.size() > 1) {
       differing.push_back(k);
       headers << QString::fromStdString(k);
@@ -385,8 +401,12 @@ void RunDisplay::updateConfigDiff() {
   for (auto id : m_shown) {
     const RunView* v = m_views.find(id);
     QVector<widgets::TextCell> row;
-    row.push_back({QString("#%1 %2").arg(id).arg(QString::fromStdString(v->name())), {}, m_colors.of(id), {}});
-    for (const auto& k : differing) row.push_back({jsonText(v->config().value(k, nlohmann::json())), {}, {}, {}});
+    row.push_back({QString("#%1 %2").arg(id).arg(QString::fromStdString(v->name())),
+                   {},
+                   m_colors.of(id),
+                   {}});
+    for (const auto& k : differing)
+      row.push_back({jsonText(v->config().value(k, nlohmann::json())), {}, {}, {}});
     rows.push_back(row);
     keysOfRows.push_back(QVariant::fromValue<qlonglong>(id));
   }
@@ -394,7 +414,8 @@ void RunDisplay::updateConfigDiff() {
   // Every compared run's row visible (up to six, then it scrolls).
   m_diffTable->setFixedHeight(m_diffTable->horizontalHeader()->sizeHint().height() +
                               std::min<int>(static_cast<int>(m_shown.size()), 6) *
-                                  m_diffTable->verticalHeader()->defaultSectionSize() + 4);
+                                  m_diffTable->verticalHeader()->defaultSectionSize() +
+                              4);
   m_diffTable->setVisible(true);
 }
 
@@ -414,8 +435,10 @@ QStringList RunDisplay::exportShown(const QString& folder, QString* error) {
   if (auto run = m_store.run(focused())) {
     std::ofstream csv((stem + "-metrics.csv").toStdString(), std::ios::binary | std::ios::trunc);
     store::writeMetricsCsv(m_store, {*run}, csv);
-    if (csv) written << stem + "-metrics.csv";
-    else if (error) *error = "cannot write " + stem + "-metrics.csv";
+    if (csv)
+      written << stem + "-metrics.csv";
+    else if (error)
+      *error = "cannot write " + stem + "-metrics.csv";
     QFile config(stem + "-config.json");
     if (config.open(QIODevice::WriteOnly)) {
       config.write(QByteArray::fromStdString(run->config.dump(2)));

@@ -32,7 +32,7 @@ class Dashboard;
 class ProbePanel;
 class RunColors;
 class TextTableModel;
-}
+}  // namespace fl::widgets
 
 namespace fl::gui {
 
@@ -121,7 +121,7 @@ class RunDisplay : public QWidget {
   QTableView* m_diffTable;
   std::unique_ptr<ProbeRouter> m_probeRouter;
   bool m_storeEmpty = false;
-  bool m_everShown = false;  // then the store is no longer empty
+  bool m_everShown = false;       // then the store is no longer empty
   QElapsedTimer m_tablesUpdated;  // the metrics table and the focus line: at most 4 Hz
 };
 

@@ -187,7 +187,8 @@ int64_t RunQueue::addStudy(int64_t studyId, std::string* error) {
     m_waiting.push_back({0, studyId, cell});
     ++queued;
   }
-  if (cells.empty() && error) *error = "every run of study " + std::to_string(studyId) + " finished";
+  if (cells.empty() && error)
+    *error = "every run of study " + std::to_string(studyId) + " finished";
   startWaiting();
   return queued;
 }
@@ -216,9 +217,10 @@ void RunQueue::cancel(int64_t runId) {
 }
 
 void RunQueue::cancelStudy(int64_t studyId) {
-  m_waiting.erase(std::remove_if(m_waiting.begin(), m_waiting.end(),
-                                 [&](const Waiting& w) { return w.studyId == studyId && w.cell >= 0; }),
-                  m_waiting.end());
+  m_waiting.erase(
+      std::remove_if(m_waiting.begin(), m_waiting.end(),
+                     [&](const Waiting& w) { return w.studyId == studyId && w.cell >= 0; }),
+      m_waiting.end());
   for (auto& [id, entry] : m_entries)
     if (entry.studyId == studyId) cancel(id);
 }
@@ -282,8 +284,8 @@ bool RunQueue::claimCell(const Waiting& waiting, const study::ThreadBudget& budg
   if (claim.kind == study::CellClaim::Kind::Done ||
       claim.kind == study::CellClaim::Kind::RunningElsewhere)
     return false;
-  const study::CellLaunch launch = study::prepareCellLaunch(m_store, studies, *experiment,
-                                                            waiting.studyId, waiting.cell, claim, "");
+  const study::CellLaunch launch = study::prepareCellLaunch(
+      m_store, studies, *experiment, waiting.studyId, waiting.cell, claim, "");
   auto* view = m_views.reload(claim.runId);
   const auto& result = results[static_cast<size_t>(waiting.cell)];
   if (view && view->name().empty()) view->setName(study::cellLabel(result.axes, result.seed));

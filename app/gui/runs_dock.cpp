@@ -16,7 +16,8 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
     : QDockWidget("Runs", parent), m_model(model), m_table(new QTableView(this)) {
   setObjectName("runs");
   m_table->setModel(model);
-  m_table->setItemDelegateForColumn(RunsTableModel::kProgress, new widgets::ProgressDelegate(m_table));
+  m_table->setItemDelegateForColumn(RunsTableModel::kProgress,
+                                    new widgets::ProgressDelegate(m_table));
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_table->verticalHeader()->hide();
@@ -35,9 +36,11 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
   // A click, not any change of selection: rows added by the queue never move the display.
   connect(m_table, &QTableView::clicked, this, [this] {
     std::vector<int64_t> ids;
-    for (const auto& index : m_table->selectionModel()->selectedRows()) ids.push_back(m_model->runAt(index.row()));
+    for (const auto& index : m_table->selectionModel()->selectedRows())
+      ids.push_back(m_model->runAt(index.row()));
     const int64_t current = m_model->runAt(m_table->currentIndex().row());
-    if (auto it = std::find(ids.begin(), ids.end(), current); it != ids.end()) std::rotate(ids.begin(), it, it + 1);
+    if (auto it = std::find(ids.begin(), ids.end(), current); it != ids.end())
+      std::rotate(ids.begin(), it, it + 1);
     if (!ids.empty()) emit showRequested(ids);
   });
 }

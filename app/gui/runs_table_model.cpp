@@ -52,7 +52,9 @@ void RunsTableModel::update(const RunDeltas& deltas) {
     if (delta.statusChanged || delta.progressed || delta.evaluated()) updateRun(id);
 }
 
-int RunsTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : m_rows; }
+int RunsTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : m_rows;
+}
 
 int RunsTableModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : kColumnCount;
@@ -60,8 +62,8 @@ int RunsTableModel::columnCount(const QModelIndex& parent) const {
 
 QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* const titles[] = {"run", "name", "status", "progress", "ETA", "threads", "device",
-                                       "verdict / message"};
+  static const char* const titles[] = {"run", "name",    "status", "progress",
+                                       "ETA", "threads", "device", "verdict / message"};
   return section >= 0 && section < kColumnCount ? titles[section] : QVariant();
 }
 
@@ -75,7 +77,8 @@ QString RunsTableModel::progressText(const RunView& view) {
 
 QString RunsTableModel::etaText(const ProgressEvent& p) {
   if (p.step <= 0 || p.totalSteps <= 0 || p.step >= p.totalSteps) return "-";
-  const double left = p.wallSeconds * static_cast<double>(p.totalSteps - p.step) / static_cast<double>(p.step);
+  const double left =
+      p.wallSeconds * static_cast<double>(p.totalSteps - p.step) / static_cast<double>(p.step);
   const int seconds = static_cast<int>(left);
   return QString("%1:%2").arg(seconds / 60).arg(seconds % 60, 2, 10, QChar('0'));
 }
@@ -94,22 +97,26 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
       if (role == Qt::UserRole) return QVariant::fromValue<qlonglong>(id);
       return {};
     case kName:
-      if (role == Qt::DisplayRole || role == Qt::ToolTipRole) return QString::fromStdString(view->name());
+      if (role == Qt::DisplayRole || role == Qt::ToolTipRole)
+        return QString::fromStdString(view->name());
       return {};
     case kStatus:
-      if (role == Qt::DisplayRole) return waiting ? QString("waiting") : QString::fromStdString(toString(view->status()));
+      if (role == Qt::DisplayRole)
+        return waiting ? QString("waiting") : QString::fromStdString(toString(view->status()));
       if (role == Qt::ForegroundRole && failed) return kBad;
       return {};
     case kProgress: {
       const auto& p = view->progress();
       if (role == Qt::DisplayRole) return progressText(*view);
       if (role == widgets::kProgressRole)
-        return p.totalSteps > 0 ? QVariant(static_cast<double>(p.step) / static_cast<double>(p.totalSteps))
-                                : QVariant(view->status() == RunStatus::Finished ? 1.0 : 0.0);
+        return p.totalSteps > 0
+                   ? QVariant(static_cast<double>(p.step) / static_cast<double>(p.totalSteps))
+                   : QVariant(view->status() == RunStatus::Finished ? 1.0 : 0.0);
       return {};
     }
     case kEta:
-      if (role == Qt::DisplayRole) return view->isTraining() ? etaText(view->progress()) : QString("-");
+      if (role == Qt::DisplayRole)
+        return view->isTraining() ? etaText(view->progress()) : QString("-");
       return {};
     case kThreads:
       if (role == Qt::DisplayRole) {

@@ -17,7 +17,8 @@ bool sameValue(const nlohmann::json& a, const nlohmann::json& b) {
 // Every key a spec varies or that its arms set: the form must not set those on top.
 std::set<std::string> keysTheStudyOwns(const study::StudySpec& spec) {
   std::set<std::string> keys;
-  auto addAxes = [&](const std::vector<study::Axis>& grid, const std::vector<study::ZipGroup>& zips) {
+  auto addAxes = [&](const std::vector<study::Axis>& grid,
+                     const std::vector<study::ZipGroup>& zips) {
     for (const auto& a : grid) keys.insert(a.key);
     for (const auto& z : zips)
       for (const auto& a : z.axes) keys.insert(a.key);

@@ -77,8 +77,9 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
   m_title->setTextFormat(Qt::RichText);
   m_title->setWordWrap(true);
   header->addWidget(m_title, 1);
-  m_resume->setToolTip("Queue the study's unfinished runs (finished ones are kept; interrupted "
-                       "ones continue from their checkpoints)");
+  m_resume->setToolTip(
+      "Queue the study's unfinished runs (finished ones are kept; interrupted "
+      "ones continue from their checkpoints)");
   m_stop->setToolTip("Cancel the study's waiting and training runs (each keeps a checkpoint)");
   header->addWidget(m_resume);
   header->addWidget(m_stop);
@@ -130,8 +131,9 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->verticalHeader()->hide();
-  m_table->setToolTip("Mean ± std over seeds per setting, beside the paper's value and verdict. "
-                      "Double-click a setting to compare its runs");
+  m_table->setToolTip(
+      "Mean ± std over seeds per setting, beside the paper's value and verdict. "
+      "Double-click a setting to compare its runs");
 
   auto* top = new QSplitter(Qt::Horizontal, this);
   top->addWidget(gridBox);
@@ -213,7 +215,8 @@ void StudyView::fillChoices() {
         for (const auto& [m, v] : row.values) metrics.push_back(m);
     std::set<std::string> seen;
     for (const auto& m : metrics)
-      if (seen.insert(m).second) m_metric->addItem(QString::fromStdString(m), QStringList{QString::fromStdString(m)});
+      if (seen.insert(m).second)
+        m_metric->addItem(QString::fromStdString(m), QStringList{QString::fromStdString(m)});
     m_group->addItem("(none)", QString());
     m_panel->addItem("(none)", QString());
     for (const auto& a : axes) {
@@ -224,8 +227,10 @@ void StudyView::fillChoices() {
     }
     if (declared) {
       m_x->setCurrentIndex(m_x->findData(QString::fromStdString(declared->x)));
-      m_group->setCurrentIndex(std::max(0, m_group->findData(QString::fromStdString(declared->group))));
-      m_panel->setCurrentIndex(std::max(0, m_panel->findData(QString::fromStdString(declared->panel))));
+      m_group->setCurrentIndex(
+          std::max(0, m_group->findData(QString::fromStdString(declared->group))));
+      m_panel->setCurrentIndex(
+          std::max(0, m_panel->findData(QString::fromStdString(declared->panel))));
       m_band->setCurrentText(QString::fromStdString(declared->band));
     } else if (axes.size() > 1) {
       m_group->setCurrentIndex(2);  // the second axis
@@ -238,7 +243,8 @@ study::FigureLayout StudyView::chosenLayout() const {
   study::FigureLayout layout;
   const auto& spec = m_record->spec;
   layout.x = m_x->currentData().toString().toStdString();
-  for (const auto& m : m_metric->currentData().toStringList()) layout.metrics.push_back(m.toStdString());
+  for (const auto& m : m_metric->currentData().toStringList())
+    layout.metrics.push_back(m.toStdString());
   layout.group = m_group->currentData().toString().toStdString();
   layout.panel = m_panel->currentData().toString().toStdString();
   if (layout.group == layout.x) layout.group.clear();
@@ -258,7 +264,8 @@ study::FigureLayout StudyView::chosenLayout() const {
 void StudyView::apply(const RunDeltas& deltas) {
   if (!m_studyId) return;
   for (const auto& [id, delta] : deltas)
-    if (delta.statusChanged && m_queue.studyOf(id) == m_studyId && !m_redraw->isActive()) m_redraw->start();
+    if (delta.statusChanged && m_queue.studyOf(id) == m_studyId && !m_redraw->isActive())
+      m_redraw->start();
 }
 
 void StudyView::refresh() {
@@ -267,8 +274,9 @@ void StudyView::refresh() {
   m_resume->setEnabled(m_studyId != 0);
   m_stop->setEnabled(m_studyId != 0);
   if (!m_record) {
-    m_title->setText("<h3>No study shown</h3>Launch one with <b>Run study</b> (a built-in study, or "
-                     "parameters given several values with their ⋯ buttons), or open one from History.");
+    m_title->setText(
+        "<h3>No study shown</h3>Launch one with <b>Run study</b> (a built-in study, or "
+        "parameters given several values with their ⋯ buttons), or open one from History.");
     m_summary->clear();
     m_grid->setRows({}, {});
     m_tableModel->setAggregate({}, {}, {}, std::nullopt);
@@ -301,7 +309,8 @@ void StudyView::refresh() {
   }
   m_title->setText(QString("<h3>Study %1: %2</h3>%3")
                        .arg(m_studyId)
-                       .arg(QString::fromStdString(spec.title.empty() ? m_record->name : spec.title).toHtmlEscaped(),
+                       .arg(QString::fromStdString(spec.title.empty() ? m_record->name : spec.title)
+                                .toHtmlEscaped(),
                             QString::fromStdString(spec.description).toHtmlEscaped()));
   QStringList parts;
   for (const auto& [status, n] : counts)
@@ -314,7 +323,8 @@ void StudyView::refresh() {
   study::StudyTableInput input;
   input.cells = m_cells;
   input.references = spec.references ? &*spec.references : nullptr;
-  const auto metrics = study::defaultMetrics(input, spec.table ? spec.table->metrics : std::vector<std::string>{});
+  const auto metrics =
+      study::defaultMetrics(input, spec.table ? spec.table->metrics : std::vector<std::string>{});
   m_tableModel->setAggregate(m_cells, study::axisOrderOf(spec), metrics, spec.references);
   if (m_metric->count() == 0 && !metrics.empty()) {
     // A study without a declared figure: its metrics, known once runs report them.
@@ -345,17 +355,21 @@ void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {
       for (auto& c : row.cells) c.status = "missing";
       rows.push_back(row);
     }
-    const int column = static_cast<int>(std::find(seeds.begin(), seeds.end(), r.seed) - seeds.begin());
+    const int column =
+        static_cast<int>(std::find(seeds.begin(), seeds.end(), r.seed) - seeds.begin());
     if (column >= rows[it->second].cells.size()) continue;
     widgets::GridCell& cell = rows[it->second].cells[column];
     cell.runId = r.runId;
-    cell.status = r.runId && m_queue.isWaiting(r.runId) ? "queued" : QString::fromStdString(r.status);
+    cell.status =
+        r.runId && m_queue.isWaiting(r.runId) ? "queued" : QString::fromStdString(r.status);
     QString tip = QString("%1 seed=%2\n").arg(settingLabel(r)).arg(r.seed);
-    tip += r.runId ? QString("run #%1: %2").arg(r.runId).arg(cell.status) : QString("not started yet");
+    tip +=
+        r.runId ? QString("run #%1: %2").arg(r.runId).arg(cell.status) : QString("not started yet");
     for (const auto& [key, value] : r.last)
       if (key.rfind("train/", 0) != 0)
         tip += QString("\n%1 %2").arg(QString::fromStdString(key)).arg(value, 0, 'g', 4);
-    if (!r.message.empty() && r.status != "finished") tip += "\n" + QString::fromStdString(r.message);
+    if (!r.message.empty() && r.status != "finished")
+      tip += "\n" + QString::fromStdString(r.message);
     cell.toolTip = tip;
   }
   m_grid->setRows(rows, columns);
@@ -370,16 +384,16 @@ void StudyView::drawFigure() {
   }
   const auto& spec = m_record->spec;
   try {
-    const auto figure = study::buildStudyFigure(m_cells, chosenLayout(),
-                                                spec.references ? &*spec.references : nullptr,
-                                                study::axisOrderOf(spec),
-                                                spec.title.empty() ? m_record->name : spec.title);
+    const auto figure = study::buildStudyFigure(
+        m_cells, chosenLayout(), spec.references ? &*spec.references : nullptr,
+        study::axisOrderOf(spec), spec.title.empty() ? m_record->name : spec.title);
     m_figure->setFigure(figure);
     m_figurePages->setCurrentWidget(m_figure);
   } catch (const std::invalid_argument& e) {
     // Typically: no run has finished yet. Said in place of the figure.
     QString why = QString::fromStdString(e.what());
-    if (why.contains("no finished run")) why = "The figure appears as the first runs finish.\n(" + why + ")";
+    if (why.contains("no finished run"))
+      why = "The figure appears as the first runs finish.\n(" + why + ")";
     m_figureNote->setText(why);
     m_figurePages->setCurrentWidget(m_figureNote);
   }

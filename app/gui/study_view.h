@@ -32,7 +32,7 @@ namespace fl::widgets {
 class StudyFigurePlot;
 class StudyProgressGrid;
 class StudyTableModel;
-}
+}  // namespace fl::widgets
 
 namespace fl::gui {
 

@@ -19,7 +19,8 @@ void restoreWindowSettings(MainWindow& window) {
   window.restoreGeometry(settings.value("geometry").toByteArray());
   window.restoreState(settings.value("windowState").toByteArray());
   LaunchPanel* launch = window.launchPanel();
-  if (settings.contains("experiment")) launch->selectExperiment(settings.value("experiment").toString());
+  if (settings.contains("experiment"))
+    launch->selectExperiment(settings.value("experiment").toString());
   if (settings.contains("preset")) launch->selectPreset(settings.value("preset").toString());
   if (settings.contains("device")) launch->selectDevice(settings.value("device").toString());
   // "parallel" (0 = auto); the older "parallelRuns" key held a fixed 4 that outran 2 cores.
@@ -30,7 +31,8 @@ void restoreWindowSettings(MainWindow& window) {
     // The first window fits the screen it opens on, with room around it.
     QScreen* screen = window.screen() ? window.screen() : QGuiApplication::primaryScreen();
     const QRect available = screen->availableGeometry();
-    window.resize(std::min(1500, available.width() * 9 / 10), std::min(950, available.height() * 9 / 10));
+    window.resize(std::min(1500, available.width() * 9 / 10),
+                  std::min(950, available.height() * 9 / 10));
   }
 }
 
@@ -39,7 +41,8 @@ void saveWindowSettings(const MainWindow& window) {
   settings.setValue("geometry", window.saveGeometry());
   settings.setValue("windowState", window.saveState());
   const LaunchPanel* launch = window.launchPanel();
-  if (auto e = launch->experiment()) settings.setValue("experiment", QString::fromStdString(e->name()));
+  if (auto e = launch->experiment())
+    settings.setValue("experiment", QString::fromStdString(e->name()));
   settings.setValue("preset", launch->presetName());
   settings.setValue("device", launch->device());
   settings.setValue("parallel", launch->parallelRuns());

@@ -45,6 +45,7 @@
 #include "widgets/run_colors.h"
 #include "widgets/snapshot_plot.h"
 #include "widgets/study_figure_plot.h"
+#include "widgets/study_progress_grid.h"
 #include "widgets/study_table_model.h"
 #include "widgets/text_table_model.h"
 #include "widgets/verdict_panel.h"
@@ -134,7 +135,7 @@ class TestMainWindow : public QObject {
     const int64_t id = w->launch();
     QVERIFY(id > 0);
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
-    QCOMPARE(w->views().find(id)->status(), fl::RunStatus::Finished);
+    QCOMPARE(fl::toString(w->views().find(id)->status()), fl::toString(fl::RunStatus::Finished));
     fl::store::RunStore store((m_dir.path() + "/run.db").toStdString());
     QTRY_COMPARE_WITH_TIMEOUT(store.run(id)->status, fl::RunStatus::Finished, 5000);
     QCOMPARE(store.metric(id, "test/kl").size(), size_t(3));
@@ -235,7 +236,8 @@ class TestMainWindow : public QObject {
     // Stop: the shown run is cancelled, the others go on.
     QTest::keySequence(w.get(), QKeySequence("Ctrl+."));
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, shown), 10000);
-    QCOMPARE(w->views().find(shown)->status(), fl::RunStatus::Cancelled);
+    QCOMPARE(fl::toString(w->views().find(shown)->status()),
+             fl::toString(fl::RunStatus::Cancelled));
     QVERIFY(!isOver(*w, w->queue()->runs().front()));
     // Run: one more.
     QTest::keySequence(w.get(), QKeySequence("Ctrl+R"));
@@ -354,9 +356,10 @@ class TestMainWindow : public QObject {
     QVERIFY(w->queue()->isWaiting(second));
     QCOMPARE(runsCell(*w, second, RunsTableModel::kStatus), QString("waiting"));
     w->stopFocused();
-    QCOMPARE(w->views().find(second)->status(), fl::RunStatus::Cancelled);
+    QCOMPARE(fl::toString(w->views().find(second)->status()),
+             fl::toString(fl::RunStatus::Cancelled));
     fl::store::RunStore store((m_dir.path() + "/queued.db").toStdString());
-    QCOMPARE(store.run(second)->status, fl::RunStatus::Cancelled);
+    QCOMPARE(fl::toString(store.run(second)->status), fl::toString(fl::RunStatus::Cancelled));
     QVERIFY(first != second);
     w->queue()->cancelAll();
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 20000);
@@ -434,7 +437,7 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 10000);
     if (w->views().find(id)->status() == fl::RunStatus::Finished)
       QSKIP("it finished before the stop");
-    QCOMPARE(w->views().find(id)->status(), fl::RunStatus::Cancelled);
+    QCOMPARE(fl::toString(w->views().find(id)->status()), fl::toString(fl::RunStatus::Cancelled));
     QTRY_COMPARE_WITH_TIMEOUT(store.run(id)->status, fl::RunStatus::Cancelled, 5000);
     // Cancelling keeps the work: a checkpoint where it stopped, so it resumes from there.
     const auto message = store.run(id)->message;
@@ -499,7 +502,7 @@ class TestMainWindow : public QObject {
         10000);
     auto* truth = probe->plot()->latest("probe/true_grid");
     QVERIFY(truth);
-    QCOMPARE(truth->role, fl::SnapshotRole::Truth);
+    QCOMPARE(fl::toString(truth->role), fl::toString(fl::SnapshotRole::Truth));
     // The true gmm2 density at (0.5, -0.25) peaks near z = 0.5 and z = -0.25.
     const auto& ticks = truth->axes.back().ticks;
     const auto peak =

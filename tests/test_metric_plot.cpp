@@ -9,6 +9,8 @@
 
 #include <qcustomplot.h>
 
+#include <set>
+
 #include "widgets/metric_plot.h"
 #include "widgets/run_colors.h"
 #include "widgets/step_ticker.h"

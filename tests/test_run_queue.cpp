@@ -142,7 +142,8 @@ class TestRunQueue : public QObject {
     QCOMPARE(queue.runs().size(), size_t(5));
     QVERIFY(g_probe.maxActive <= 2);
     QCOMPARE(g_probe.maxThreads.load(), 1);
-    for (auto id : queue.runs()) QCOMPARE(views.find(id)->status(), fl::RunStatus::Finished);
+    for (auto id : queue.runs())
+      QCOMPARE(fl::toString(views.find(id)->status()), fl::toString(fl::RunStatus::Finished));
   }
 
   void theUsersParallelRunsWins() {
@@ -172,8 +173,8 @@ class TestRunQueue : public QObject {
     queue.cancel(waiting);
     QCOMPARE(ended.count(), 1);
     QVERIFY(!queue.isWaiting(waiting));
-    QCOMPARE(views.find(waiting)->status(), fl::RunStatus::Cancelled);
-    QCOMPARE(store.run(waiting)->status, fl::RunStatus::Cancelled);
+    QCOMPARE(fl::toString(views.find(waiting)->status()), fl::toString(fl::RunStatus::Cancelled));
+    QCOMPARE(fl::toString(store.run(waiting)->status), fl::toString(fl::RunStatus::Cancelled));
     QVERIFY(drainUntilIdle(queue, views));
   }
 
@@ -197,7 +198,7 @@ class TestRunQueue : public QObject {
     QVERIFY(queue.resume(id, &error));
     QCOMPARE(queue.runs().size(), size_t(1));  // the same row, not a second one
     QVERIFY(drainUntilIdle(queue, views));
-    QCOMPARE(views.find(id)->status(), fl::RunStatus::Finished);
+    QCOMPARE(fl::toString(views.find(id)->status()), fl::toString(fl::RunStatus::Finished));
     // The view: the store's past up to the checkpoint, then the resumed session's points.
     const auto& kl = views.find(id)->metrics().at("test/kl");
     QCOMPARE(kl.steps, (std::vector<double>{500, 1000, 1500, 2000}));

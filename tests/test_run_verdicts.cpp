@@ -102,7 +102,7 @@ class TestRunVerdicts : public QObject {
     leaks.source = VerdictSource::Experiment;
     leaks.label = "LEAKS";
     leaks.passed = false;
-    QCOMPARE(fl::verdictHeadline({}), std::string());
+    QCOMPARE(fl::verdictHeadline(std::vector<fl::Verdict>{}), std::string());
     QCOMPARE(fl::verdictHeadline({paperVerdict(true)}), std::string("within paper"));
     QCOMPARE(fl::verdictHeadline({leaks, paperVerdict(true), paperVerdict(false)}),
              std::string("LEAKS, outside paper"));
@@ -126,12 +126,12 @@ class TestRunVerdicts : public QObject {
     QVERIFY(last && last->status == fl::RunStatus::Finished);
     QCOMPARE(last->verdicts.size(), size_t(2));
     const Verdict& own = last->verdicts[0];
-    QCOMPARE(own.source, VerdictSource::Experiment);
+    QCOMPARE(fl::toString(own.source), fl::toString(VerdictSource::Experiment));
     QCOMPARE(own.label, std::string("fine"));
     QCOMPARE(own.passed, std::optional<bool>(true));
     QCOMPARE(own.detail, std::string("fine -- it judged itself"));
     const Verdict& paper = last->verdicts[1];
-    QCOMPARE(paper.source, VerdictSource::Paper);
+    QCOMPARE(fl::toString(paper.source), fl::toString(VerdictSource::Paper));
     QCOMPARE(paper.subject, std::string("test/m"));
     QCOMPARE(paper.passed, std::optional<bool>(true));  // |0.55 - 0.5| <= 0.1
     QCOMPARE(paper.label, std::string(fl::kWithinPaper));
@@ -165,7 +165,7 @@ class TestRunVerdicts : public QObject {
     fl::store::RunStore store(p);
     const auto run = store.run(id).value();
     QCOMPARE(run.verdicts.size(), size_t(3));
-    QCOMPARE(run.verdicts[0].source, VerdictSource::Experiment);
+    QCOMPARE(fl::toString(run.verdicts[0].source), fl::toString(VerdictSource::Experiment));
     QCOMPARE(run.verdicts[0].label, std::string("LEAKS"));
     QCOMPARE(run.verdicts[0].passed, std::optional<bool>(false));
     QVERIFY(std::isnan(run.verdicts[0].value));
@@ -255,7 +255,7 @@ class TestRunVerdicts : public QObject {
     QCOMPARE(store.schemaVersion(), fl::store::kSchemaVersion);
     const auto qkVerdicts = store.run(qk)->verdicts;
     QCOMPARE(qkVerdicts.size(), size_t(2));
-    QCOMPARE(qkVerdicts[0].source, VerdictSource::Experiment);
+    QCOMPARE(fl::toString(qkVerdicts[0].source), fl::toString(VerdictSource::Experiment));
     QCOMPARE(qkVerdicts[0].label, std::string("LEAKS"));
     QCOMPARE(qkVerdicts[0].passed, std::optional<bool>(false));
     QCOMPARE(qkVerdicts[1].subject, std::string("val/loss"));
@@ -265,8 +265,9 @@ class TestRunVerdicts : public QObject {
     QVERIFY(store.run(failed)->verdicts.empty());  // only finished runs were compared
     const auto truths = store.snapshots(head, "pdf/true");
     QCOMPARE(truths.size(), size_t(1));
-    QCOMPARE(truths[0].snapshot.role, fl::SnapshotRole::Truth);
-    QCOMPARE(store.snapshots(qk, "leak/verdict")[0].snapshot.role, fl::SnapshotRole::Series);
+    QCOMPARE(fl::toString(truths[0].snapshot.role), fl::toString(fl::SnapshotRole::Truth));
+    QCOMPARE(fl::toString(store.snapshots(qk, "leak/verdict")[0].snapshot.role),
+             fl::toString(fl::SnapshotRole::Series));
   }
 
   void declaredRolesAreStored() {
@@ -279,7 +280,8 @@ class TestRunVerdicts : public QObject {
     s.data = {1};
     s.role = fl::SnapshotRole::Prediction;
     store.writeEvents(id, {fl::SnapshotEvent{1, 0.0, s, 0}});
-    QCOMPARE(store.snapshots(id, "any/name")[0].snapshot.role, fl::SnapshotRole::Prediction);
+    QCOMPARE(fl::toString(store.snapshots(id, "any/name")[0].snapshot.role),
+             fl::toString(fl::SnapshotRole::Prediction));
   }
 };
 

@@ -86,7 +86,7 @@ class TestRunView : public QObject {
     finished.verdicts = {view.verdicts()[0], paper};
     view.apply({finished});
     QCOMPARE(view.verdicts().size(), size_t(2));
-    QCOMPARE(view.status(), fl::RunStatus::Finished);
+    QCOMPARE(fl::toString(view.status()), fl::toString(fl::RunStatus::Finished));
     QCOMPARE(view.message(), std::string("done"));
   }
 

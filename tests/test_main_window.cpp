@@ -137,7 +137,8 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
     QCOMPARE(fl::toString(w->views().find(id)->status()), fl::toString(fl::RunStatus::Finished));
     fl::store::RunStore store((m_dir.path() + "/run.db").toStdString());
-    QTRY_COMPARE_WITH_TIMEOUT(store.run(id)->status, fl::RunStatus::Finished, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status),
+                              fl::toString(fl::RunStatus::Finished), 5000);
     QCOMPARE(store.metric(id, "test/kl").size(), size_t(3));
     // Every point reached the plots: the loss per epoch and each test metric per evaluation.
     QCOMPARE(pointsIn(*w->display()->dashboard(), "loss", id), size_t(3));
@@ -448,7 +449,8 @@ class TestMainWindow : public QObject {
     QVERIFY(w->resumeRun(id));
     QCOMPARE(w->runsModel()->rowCount(), 1);  // resuming adds no second row (#14)
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
-    QTRY_COMPARE_WITH_TIMEOUT(store.run(id)->status, fl::RunStatus::Finished, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status),
+                              fl::toString(fl::RunStatus::Finished), 5000);
     const auto kl = store.metric(id, "test/kl");
     QCOMPARE(kl.size(), size_t(6));  // one per epoch, none twice
     for (size_t i = 0; i < kl.size(); ++i) QCOMPARE(kl[i].step, int64_t(500 * (i + 1)));
@@ -670,7 +672,8 @@ class TestMainWindow : public QObject {
     std::set<std::string> positions;
     fl::store::RunStore store((m_dir.path() + "/fope.db").toStdString());
     for (auto id : ids) {
-      QTRY_COMPARE_WITH_TIMEOUT(store.run(id)->status, fl::RunStatus::Finished, 5000);
+      QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status),
+                                fl::toString(fl::RunStatus::Finished), 5000);
       positions.insert(store.run(id)->config["position"].get<std::string>());
       QCOMPARE(store.metric(id, "val/ppl@64").size(), size_t(2));
     }

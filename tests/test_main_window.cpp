@@ -439,7 +439,8 @@ class TestMainWindow : public QObject {
     if (w->views().find(id)->status() == fl::RunStatus::Finished)
       QSKIP("it finished before the stop");
     QCOMPARE(fl::toString(w->views().find(id)->status()), fl::toString(fl::RunStatus::Cancelled));
-    QTRY_COMPARE_WITH_TIMEOUT(store.run(id)->status, fl::RunStatus::Cancelled, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status),
+                              fl::toString(fl::RunStatus::Cancelled), 5000);
     // Cancelling keeps the work: a checkpoint where it stopped, so it resumes from there.
     const auto message = store.run(id)->message;
     QVERIFY2(message.find("; checkpoint saved") != std::string::npos, message.c_str());

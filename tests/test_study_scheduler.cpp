@@ -149,7 +149,7 @@ class TestStudyScheduler : public QObject {
       sqlite3_close(h);
     }
     RunStore store(p);
-    QCOMPARE(store.schemaVersion(), 3);
+    QCOMPARE(store.schemaVersion(), fl::store::kSchemaVersion);
     const auto runs = store.listRuns();
     QCOMPARE(runs.size(), size_t(2));
     QCOMPARE(runs[0].uid.size(), size_t(32));

@@ -113,6 +113,28 @@ CREATE TABLE study_cells (
 CREATE INDEX study_cells_by_run ON study_cells(run_id);
 )sql";
 
+const char* const kSchemaVersion4 = R"sql(
+CREATE TABLE study_jobs (
+  id          INTEGER PRIMARY KEY,
+  study_id    INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+  scheduler   TEXT NOT NULL,            -- 'slurm'
+  job_id      TEXT NOT NULL,            -- as the scheduler printed it (sbatch --parsable)
+  work_dir    TEXT NOT NULL,            -- job.json, the script, the tasks' shards
+  tasks       INTEGER NOT NULL,
+  options     TEXT NOT NULL DEFAULT '{}', -- JSON: partition, time, cpus per task, ...
+  submitted   REAL NOT NULL
+);
+CREATE INDEX study_jobs_by_study ON study_jobs(study_id);
+CREATE TABLE study_job_tasks (
+  job         INTEGER NOT NULL REFERENCES study_jobs(id) ON DELETE CASCADE,
+  task        INTEGER NOT NULL,         -- the array index
+  cells       TEXT NOT NULL,            -- JSON array: the study cells it trains
+  collected   REAL,                     -- when its shard was last merged
+  shard_signature TEXT NOT NULL DEFAULT '', -- that shard's size and modification time
+  PRIMARY KEY (job, task)
+) WITHOUT ROWID;
+)sql";
+
 std::string newUid() {
   static thread_local std::mt19937_64 rng{std::random_device{}() ^
                                           (static_cast<uint64_t>(std::random_device{}()) << 32)};
@@ -189,6 +211,9 @@ void migrate(const Database& db) {
   if (from < 3) {
     db.exec(kSchemaVersion3);
     identifyExistingRuns(db);
+  }
+  if (from < 4) {
+    db.exec(kSchemaVersion4);
   }
   db.exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
           "' WHERE key = 'schema_version'");

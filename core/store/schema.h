@@ -8,6 +8,8 @@
 //      each linked to the run that trains it); runs.config_hash (a run's identity, so a config
 //      and seed is trained once) and runs.uid (unique across stores, so merging shards is
 //      idempotent)
+//   4  study_jobs, study_job_tasks: a study's runs sent to a cluster (Slurm job id, work
+//      folder, each array task's cells) and when each task's shard was last merged
 #pragma once
 
 #include <string>
@@ -16,7 +18,7 @@
 
 namespace fl::store {
 
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 // The DDL of version 1 alone: tests use it to write an old database and check the upgrade.
 extern const char* const kSchemaVersion1;

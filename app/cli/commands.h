@@ -47,7 +47,8 @@ struct RunsArgs {
 // `sweep ...`: studies (core/study). One struct for every sweep subcommand.
 struct SweepArgs {
   std::string db;
-  std::string action;  // run, resume, list, show, table, plot, export, delete
+  std::string action;  // run, resume, list, show, table, plot, export, delete, work, status,
+                       // collect
   int64_t id = 0;
   // run: the study, from a built-in one, a file, or the command line (on top of either).
   std::string experiment;
@@ -72,6 +73,14 @@ struct SweepArgs {
   std::string x, group, panel, band, figure, out;
   std::vector<std::string> where;  // KEY=VALUE
   int width = 0, height = 0;
+  // run / resume --slurm: a Slurm job array (core/study/slurm_job.h)
+  bool slurm = false;
+  std::string partition, time, mem, workDir, scratch;
+  int cpusPerTask = 1;
+  int maxParallel = 0;
+  int tasks = 0;
+  // work: one array task (WORK DIR, its task number)
+  int task = -1;
   // delete
   bool keepRuns = false;
   bool json = false;

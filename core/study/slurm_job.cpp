@@ -448,7 +448,7 @@ std::vector<TaskState> taskStates(const StudyJob& job) {
         if (slurmForgot) s.detail = "ended without a last report (killed?)";
       } else {
         s.state = reported == "done" ? "done" : "failed";
-        if (reported != "done") s.detail = reported;
+        if (reported != "done" && reported != "failed") s.detail = reported;  // cancelled
       }
     } else {
       s.source = "task report";

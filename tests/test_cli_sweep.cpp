@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_process.h"
+#include "tests/sqlite_probe.h"
 
 using fl::testing::cliPath;
 using fl::testing::runCli;
@@ -23,19 +24,7 @@ namespace fs = std::filesystem;
 namespace {
 
 int64_t queryInt(const QString& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  if (sqlite3_open_v2(db.toStdString().c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    sqlite3_close(h);
-    return -1;
-  }
-  sqlite3_busy_timeout(h, 5000);
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr);
-  int64_t v = -1;
-  if (st && sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return v;
+  return fl::testing::queryInt(db.toStdString(), sql);
 }
 
 std::string readAll(const QString& path) {

@@ -14,10 +14,13 @@
 
 #include "core/store/run_store.h"
 #include "core/store/schema.h"
+#include "tests/sqlite_probe.h"
 #include "tests/store_damage.h"
 
 using fl::store::RunStore;
 using fl::store::StoreError;
+using fl::testing::deadProcess;
+using fl::testing::queryText;
 namespace fs = std::filesystem;
 
 namespace {
@@ -44,26 +47,7 @@ void execRaw(const std::string& path, const std::string& sql) {
   sqlite3_close(db);
 }
 
-std::string queryText(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* s = nullptr;
-  sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr);
-  std::string out = "(no row)";
-  if (sqlite3_step(s) == SQLITE_ROW) out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return out;
-}
 
-// The identity of a process that has exited: a real pid, now gone.
-fl::store::ProcessIdentity deadProcess() {
-  auto me = fl::store::currentProcess();
-  const pid_t child = fork();
-  if (child == 0) _exit(0);
-  waitpid(child, nullptr, 0);
-  return {me.host, child, 12345};
-}
 
 void expectStoreError(const std::function<void()>& f, const QString& fragment) {
   try {

@@ -35,7 +35,7 @@ fl::study::StudyFigure figure() {
       p.lines.push_back(line);
     }
     p.baselines.push_back({"linear head", {}, {0.5}, {0.45}, {0.55}, {4}});
-    p.references.push_back({"paper", 4, 0.21, 0.03});
+    p.references.push_back({"paper", "gamma = 0", 4, 0.21, 0.03});
     f.panels.push_back(p);
   }
   return f;
@@ -54,12 +54,13 @@ class TestStudyFigurePlot : public QObject {
     plot.resize(1000, 420);
     plot.setFigure(figure());
     QCOMPARE(plot.panelCount(), 2);
-    // Per panel: 2 lines x (band low + band high + mean) + baseline (band 2 + line) + points.
-    QCOMPARE(plot.graphCount(), 2 * (2 * 3 + 3 + 1));
+    // Per panel: 2 lines x (band low + band high + mean) + baseline (band 2 + line) + the
+    // paper's point; one more graph holds the legend's key for the paper's points.
+    QCOMPARE(plot.graphCount(), 2 * (2 * 3 + 3 + 1) + 1);
     QCOMPARE(plot.legendEntries(), 4);  // gamma = 0, gamma = 1e-06, linear head, paper
     // Drawing again replaces, never adds.
     plot.setFigure(figure());
-    QCOMPARE(plot.graphCount(), 20);
+    QCOMPARE(plot.graphCount(), 21);
     QCOMPARE(plot.legendEntries(), 4);
   }
 

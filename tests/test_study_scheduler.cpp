@@ -24,11 +24,14 @@
 #include "core/study/study_scheduler.h"
 #include "core/study/study_store.h"
 #include "experiments/builtin_experiments.h"
+#include "tests/sqlite_probe.h"
 
 using fl::store::RunStore;
 using fl::study::CellClaim;
 using fl::study::StudySpec;
 using fl::study::StudyStore;
+using fl::testing::deadProcess;
+using fl::testing::queryInt;
 
 namespace {
 
@@ -104,25 +107,7 @@ int64_t createStudy(RunStore& runs, const StudySpec& spec) {
   return StudyStore(runs).create(spec, expansion);
 }
 
-fl::store::ProcessIdentity deadProcess() {
-  auto me = fl::store::currentProcess();
-  const pid_t child = fork();
-  if (child == 0) _exit(0);
-  waitpid(child, nullptr, 0);
-  return {me.host, child, 12345};
-}
 
-int64_t queryInt(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr);
-  int64_t v = -1;
-  if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return v;
-}
 
 }  // namespace
 
@@ -276,15 +261,17 @@ class TestStudyScheduler : public QObject {
     int64_t id;
     {
       RunStore runs(p);
-      auto spec = tinyFourierStudy(/*epochs=*/60);
+      auto spec = tinyFourierStudy(/*epochs=*/150);
       spec.overrides["checkpoint_every"] = 0;  // only the checkpoint a cancel saves
       id = createStudy(runs, spec);
     }
     std::atomic<int> stop{0};
-    // As Ctrl-C once two runs have trained a few epochs (their evaluations reach the store).
+    // As Ctrl-C once the two runs training have a few epochs each (their evaluations reach the
+    // store), well before either finishes.
     std::thread watcher([&] {
       for (int i = 0; i < 3000 && !stop; ++i) {
-        if (queryInt(p, "SELECT count(*) FROM series WHERE key = 'test/kl' AND count >= 3") >= 2)
+        if (queryInt(p, "SELECT count(*) FROM series s JOIN runs r ON r.id = s.run_id WHERE "
+                        "s.key = 'test/kl' AND s.count >= 3 AND r.status = 'running'") >= 2)
           stop = SIGINT;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
@@ -321,7 +308,7 @@ class TestStudyScheduler : public QObject {
     QCOMPARE(queryInt(p,
                       "SELECT min(count) FROM series s JOIN runs r ON r.id = s.run_id "
                       "WHERE s.key = 'test/kl'"),
-             int64_t(60));  // every evaluation of every run, once
+             int64_t(150));  // every evaluation of every run, once
     // Running it again trains nothing.
     fl::study::StudyScheduler third(registry(), p, id, {});
     int startedAgain = 0;

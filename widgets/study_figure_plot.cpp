@@ -181,29 +181,33 @@ void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
       seeY(base.lower[0]);
       seeY(base.upper[0]);
     }
-    if (!panel.references.empty()) {
-      std::map<std::string, std::vector<const study::FigurePoint*>> byLabel;
-      for (const auto& p : panel.references) byLabel[p.label].push_back(&p);
-      for (const auto& [label, points] : byLabel) {
-        auto* g = m_plot->addGraph(xAxis, yAxis);
-        QVector<double> x, y, spread;
-        for (const auto* p : points) {
-          x.push_back(p->x);
-          y.push_back(p->y);
-          spread.push_back(p->spread.value_or(0));
-        }
-        g->setData(x, y);
-        g->setLineStyle(QCPGraph::lsNone);
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, Qt::black, Qt::white, 9));
-        g->setPen(QPen(Qt::black, 1.5));
-        g->removeFromLegend();
-        legendOnce(g, label);
+    // The paper's points: a diamond with an error bar of its spread, in the colour of the line
+    // it belongs to; one black legend entry says what diamonds are.
+    for (const auto& point : panel.references) {
+      auto known = colorOf.find(point.line);
+      const QColor color = known == colorOf.end() ? QColor(Qt::black) : known->second;
+      auto* g = m_plot->addGraph(xAxis, yAxis);
+      g->setData(QVector<double>{point.x}, QVector<double>{point.y});
+      g->setLineStyle(QCPGraph::lsNone);
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, Qt::white, 10));
+      g->setPen(QPen(color, 1.8));
+      g->removeFromLegend();
+      if (point.spread) {
         auto* bars = new QCPErrorBars(xAxis, yAxis);
         bars->setDataPlottable(g);
-        bars->setData(spread);
-        bars->setPen(QPen(Qt::black, 1.2));
+        bars->setData(QVector<double>{*point.spread});
+        bars->setPen(QPen(color, 1.4));
         bars->removeFromLegend();
       }
+    }
+    if (!panel.references.empty() && !inLegend["paper"]) {
+      auto* key = m_plot->addGraph(xAxis, yAxis);  // no data: only the legend's key
+      key->setLineStyle(QCPGraph::lsNone);
+      key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, Qt::black, Qt::white, 10));
+      key->setPen(QPen(Qt::black, 1.8));
+      key->removeFromLegend();
+      legendOnce(key, "paper (mean ± std)");
+      inLegend["paper"] = true;
     }
 
     if (!panel.xCategories.empty()) {
@@ -215,7 +219,8 @@ void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
       xAxis->setScaleType(QCPAxis::stLogarithmic);
       xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     }
-    const double xPad = panel.logX ? 0 : 0.04 * (xMax - xMin);
+    // Categories get room for their points at either end.
+    const double xPad = panel.logX ? 0 : panel.xCategories.empty() ? 0.04 * (xMax - xMin) : 0.3;
     xAxis->setRange(xMin - xPad, xMax + xPad);
     if (!std::isfinite(yMin)) yMin = 0, yMax = 1;
     const double yPad = yMax > yMin ? 0.08 * (yMax - yMin) : std::max(1e-3, std::abs(yMax) * 0.1);

@@ -18,7 +18,6 @@ void addDbOption(CLI::App* command, std::string& db) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  fl::ensurePassiveOpenMpWait(argv);
   fl::ExperimentRegistry registry;
   fl::registerBuiltinExperiments(registry);
 
@@ -100,6 +99,9 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : fl::cli::kExitBadUsage;
   }
+  // The commands that train start again with OpenMP's passive wait policy (see its header).
+  const bool trains = *run || (*sweep && (sweep->got_subcommand("run") || sweep->got_subcommand("resume")));
+  if (trains) fl::ensurePassiveOpenMpWait(argv);
   if (*list) return fl::cli::listCommand(registry, listJson);
   if (*run) {
     if (runArgs.experiment.empty() && runArgs.resume == 0) {

@@ -14,6 +14,7 @@
 #include "app/cli/sweep_reading.h"
 #include "app/cli/sweep_spec.h"
 #include "core/engine/device.h"
+#include "core/engine/openmp_wait_policy.h"
 #include "core/store/run_store.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_scheduler.h"
@@ -74,9 +75,8 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
                runs.path().c_str());
   if (toTrain > 0) {
     const auto budget = scheduler.budgetFor(static_cast<int64_t>(toTrain));
-    const char* policy = std::getenv("OMP_WAIT_POLICY");
     std::fprintf(stderr, "budget: %s (OpenMP wait policy: %s)%s\n", budget.describe().c_str(),
-                 policy ? policy : "default",
+                 openMpWaitPolicy().c_str(),
                  budget.oversubscribed() ? "; WARNING: more threads than cores, as requested" : "");
   }
 

@@ -39,9 +39,12 @@ std::string configHash(const std::string& experiment, const nlohmann::json& vali
   nlohmann::json identity = nlohmann::json::object();
   for (const auto& [key, value] : validatedConfig.items())
     if (!isPlacementKey(key)) identity[key] = canonical(value);
+  return stableHash(experiment + "\n" + identity.dump());
+}
+
+std::string stableHash(const std::string& text) {
   char out[17];
-  std::snprintf(out, sizeof out, "%016llx",
-                static_cast<unsigned long long>(fnv1a(experiment + "\n" + identity.dump())));
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(fnv1a(text)));
   return out;
 }
 

@@ -20,4 +20,7 @@ std::string configHash(const std::string& experiment, const nlohmann::json& vali
 // The keys the hash ignores.
 bool isPlacementKey(const std::string& key);
 
+// FNV-1a (64 bit) of a text as 16 lowercase hex digits: stable across builds and machines.
+std::string stableHash(const std::string& text);
+
 }  // namespace fl::study

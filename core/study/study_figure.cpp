@@ -200,11 +200,16 @@ StudyFigure buildStudyFigure(const std::vector<AggregateCell>& allCells, const F
               !matches(nlohmann::json{{layout.panel, panelValue}}, row.where))
             continue;
           if (!matches(layout.where, row.where)) continue;
-          std::string label = "paper";
-          if (!layout.group.empty() && row.where.contains(layout.group))
-            label += ", " + layout.group + " = " + valueText(row.where.at(layout.group));
-          panel.references.push_back(FigurePoint{label, xOf(row.where.at(layout.x)),
-                                                 value->second.mean, value->second.std});
+          // The line it belongs to: the same values of the axes that tell lines apart.
+          std::vector<std::string> parts;
+          bool complete = true;
+          for (const auto& axis : lineAxes) {
+            if (row.where.contains(axis)) parts.push_back(axis + " = " + valueText(row.where.at(axis)));
+            else complete = false;
+          }
+          panel.references.push_back(FigurePoint{"paper", complete ? join(parts, ", ") : "",
+                                                 xOf(row.where.at(layout.x)), value->second.mean,
+                                                 value->second.std});
         }
       }
       fig.panels.push_back(std::move(panel));

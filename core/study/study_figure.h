@@ -26,6 +26,7 @@ struct FigureLine {
 
 struct FigurePoint {
   std::string label;
+  std::string line;  // the label of the line it belongs to ("" when none): drawn in its colour
   double x = 0;
   double y = 0;
   std::optional<double> spread;  // drawn as an error bar

@@ -240,7 +240,8 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
     if (active.empty()) break;
     {
       std::unique_lock<std::mutex> lock(wakeMutex);
-      wake.wait_for(lock, std::chrono::milliseconds(200));
+      // Short enough that a stop request (a signal) reaches the runs within a step or two.
+      wake.wait_for(lock, std::chrono::milliseconds(50));
     }
     if (m_options.stopFlag && m_options.stopFlag->load() != 0) m_cancel = true;
     if (m_cancel)

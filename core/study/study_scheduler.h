@@ -33,7 +33,7 @@ struct StudySchedulerOptions {
   int cores = 0;              // 0: availableCores()
   std::string device;         // "" keeps each cell's configured device
   // When it becomes non-zero (e.g. the number of a signal that arrived), run() cancels as if
-  // cancel() had been called. Read at least every 200 ms.
+  // cancel() had been called. Read at least every 50 ms.
   const std::atomic<int>* stopFlag = nullptr;
 };
 

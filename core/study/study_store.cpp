@@ -7,6 +7,7 @@
 #include "core/engine/build_info.h"
 #include "core/store/resume_plan.h"
 #include "core/store/schema.h"
+#include "core/study/config_hash.h"
 
 namespace fl::study {
 
@@ -18,15 +19,6 @@ namespace {
 
 double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-uint64_t fnv1a(const std::string& text) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
 }
 
 StudyRecord readStudy(Statement& s) {
@@ -45,12 +37,7 @@ constexpr const char* kStudyColumns = "id, uid, name, experiment, spec, created,
 
 }  // namespace
 
-std::string specHash(const StudySpec& spec) {
-  char out[17];
-  std::snprintf(out, sizeof out, "%016llx",
-                static_cast<unsigned long long>(fnv1a(spec.toJson().dump())));
-  return out;
-}
+std::string specHash(const StudySpec& spec) { return stableHash(spec.toJson().dump()); }
 
 std::string StudyRecord::status() const {
   auto count = [&](const char* s) {

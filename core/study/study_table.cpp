@@ -39,9 +39,15 @@ std::string csvField(const std::string& text) {
 
 nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
+// The spread in the mean's format, so a column reads "0.013 ± 0.001", not "± 0.000587".
 std::string meanStd(const MetricStats& s) {
   if (s.n == 0) return kMissing;
-  return formatStat(s.mean) + (std::isfinite(s.std) ? " ± " + formatStat(s.std) : "");
+  if (!std::isfinite(s.std)) return formatStat(s.mean);
+  const double a = std::abs(s.mean);
+  if (a != 0 && (a < 1e-3 || a >= 1e4)) return formatStat(s.mean) + " ± " + formatStat(s.std);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", s.std);
+  return formatStat(s.mean) + " ± " + text;
 }
 
 // "(4)", or "(3 of 4)" when some runs of the setting did not finish.

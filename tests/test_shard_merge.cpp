@@ -28,7 +28,8 @@
 #include "core/study/study_scheduler.h"
 #include "core/study/study_store.h"
 #include "experiments/builtin_experiments.h"
-#include "store_damage.h"
+#include "tests/sqlite_probe.h"
+#include "tests/store_damage.h"
 
 namespace fs = std::filesystem;
 using fl::store::RunStore;
@@ -37,6 +38,7 @@ using fl::study::ShardMergeResult;
 using fl::study::StudyJob;
 using fl::study::StudySpec;
 using fl::study::StudyStore;
+using fl::testing::queryInt;
 
 namespace {
 
@@ -102,18 +104,6 @@ fl::study::ShardTaskOutcome runTask(const JobFolder& folder, int task, const std
                                  [&](const fl::study::StudyRunReport& r, const auto&) {
                                    if (!r.ended && how) how->push_back(r.how);
                                  });
-}
-
-int64_t queryInt(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr);
-  int64_t v = -1;
-  if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return v;
 }
 
 void execRaw(const std::string& db, const std::string& sql) {

@@ -99,8 +99,12 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : fl::cli::kExitBadUsage;
   }
-  // The commands that train start again with OpenMP's passive wait policy (see its header).
-  const bool trains = *run || (*sweep && (sweep->got_subcommand("run") || sweep->got_subcommand("resume")));
+  // The commands that train start again with OpenMP's passive wait policy (see its header):
+  // `sweep work` trains a Slurm task's runs; `sweep run|resume --slurm` only submit them.
+  const bool sweepTrainsHere =
+      sweep->got_subcommand("work") ||
+      ((sweep->got_subcommand("run") || sweep->got_subcommand("resume")) && !sweepArgs.slurm);
+  const bool trains = *run || (*sweep && sweepTrainsHere);
   if (trains) fl::ensurePassiveOpenMpWait(argv);
   if (*list) return fl::cli::listCommand(registry, listJson);
   if (*run) {

@@ -10,6 +10,7 @@
 
 #include "app/cli/console_progress.h"
 #include "app/cli/stop_signals.h"
+#include "core/engine/openmp_wait_policy.h"
 #include "core/store/run_store.h"
 #include "core/study/shard_merge.h"
 #include "core/study/shard_task.h"
@@ -334,8 +335,10 @@ int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args) {
 
   StopSignals signals;
   std::fprintf(
-      stderr, "task %d of the job in %s%s\n", task, options.folder.root.c_str(),
-      options.slurmJobId.empty() ? "" : (" (Slurm job " + options.slurmJobId + ")").c_str());
+      stderr, "task %d of the job in %s%s; OpenMP wait policy: %s\n", task,
+      options.folder.root.c_str(),
+      options.slurmJobId.empty() ? "" : (" (Slurm job " + options.slurmJobId + ")").c_str(),
+      openMpWaitPolicy().c_str());
   study::ShardTaskOutcome outcome;
   try {
     outcome = study::runShardTask(

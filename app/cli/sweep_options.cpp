@@ -92,8 +92,7 @@ CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
   auto* work = sweep->add_subcommand(
       "work", "One task of a Slurm job (its batch script runs this): train its runs into a shard");
   work->add_option("work-dir", a.workDir, "The job's folder (job.json)")->required();
-  work->add_option("--task", a.task,
-                   "The array task (default: $SLURM_ARRAY_TASK_ID)")
+  work->add_option("--task", a.task, "The array task (default: $SLURM_ARRAY_TASK_ID)")
       ->check(CLI::Range(0, 100000));
   work->add_option("--scratch", a.scratch,
                    "Folder for the shard while it trains (default: $SLURM_TMPDIR, $TMPDIR, /tmp)");

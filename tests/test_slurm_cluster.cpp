@@ -6,6 +6,8 @@
 // - collecting twice stores nothing twice; collected runs read and compare like local ones;
 // - a task killed with scancel mid-run: `sweep resume --slurm` sends only its runs, which
 //   continue from their checkpoints;
+// - a task killed with SIGKILL mid-run (no last word, no shard): it shows failed, and
+//   `sweep resume --slurm` trains its runs again from the start, the others kept;
 // - a corrupt shard is refused naming the file, the others merged.
 // Where the cluster cannot start (no slurm-wlm or munge, daemons refused), every test is
 // skipped with the reason (ctest lists the suite as skipped).
@@ -13,6 +15,8 @@
 
 #include <QProcess>
 #include <QRegularExpression>
+
+#include <csignal>
 
 #include <algorithm>
 #include <chrono>
@@ -76,6 +80,21 @@ QStringList tinyStudy(const QString& name, const QString& seeds, int epochs, int
           "device=cpu",
           "--name",
           name};
+}
+
+// The pid of the `fourierlab-cli sweep work ROOT --task N` process, or 0 when none runs.
+pid_t sweepWorkPid(const std::string& root, int task) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmd = fileText(e.path().string() + "/cmdline");
+    std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+    if (cmd.find(" sweep work " + root + " --task " + std::to_string(task) + " ") !=
+        std::string::npos)
+      return static_cast<pid_t>(std::stol(name));
+  }
+  return 0;
 }
 
 QString details(const CliResult& r) {
@@ -305,6 +324,66 @@ class TestSlurmCluster : public QObject {
     QCOMPARE(queryInt(db, "SELECT count(*) FROM runs"), int64_t(8));
     QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(8));
     // The runs that had finished are untouched.
+    const auto after = finalMetrics(db);
+    for (const auto& [hash, metrics] : before) QCOMPARE(after.at(hash), metrics);
+  }
+
+  void aKilledTaskIsTrainedAgainFromTheStart() {
+    const std::string db = path("kill.db");
+    const QString scratch = QString::fromStdString(path("kill-scratch"));
+    // 4 runs of about 10 s, 2 per task, both tasks at once.
+    const auto [id, job] =
+        submit(tinyStudy("kill4", "1,2", 12000, 400), db, {"--tasks", "2", "--scratch", scratch});
+    QVERIFY2(id > 0, qPrintable(job));
+    nlohmann::json last;
+    pid_t victim = 0;
+    auto taskOneTraining = [&](const nlohmann::json& j) {
+      const std::string root = j["work_dir"];
+      if (fileText(root + "/logs/task-1.out").find("start shard run") == std::string::npos)
+        return false;
+      victim = sweepWorkPid(root, 1);
+      return victim > 0;
+    };
+    QVERIFY2(waitFor(db, id, 0, taskOneTraining, last), last.dump(1).c_str());
+    const auto taskOneCells = last["jobs"][0]["tasks"][1]["cells"].get<std::vector<int64_t>>();
+    QCOMPARE(::kill(victim, SIGKILL), 0);
+    QVERIFY2(waitFor(db, id, 0, allEnded, last), last.dump(1).c_str());
+    const auto& tasks = last["jobs"][0]["tasks"];
+    QVERIFY2(tasks[0]["state"] == "done", tasks[0].dump().c_str());
+    // No last word: its report still says running, it published no shard.
+    QVERIFY2(tasks[1]["state"] == "failed", tasks[1].dump().c_str());
+    QCOMPARE(tasks[1]["report"]["state"], "running");
+    QVERIFY(!tasks[1]["published"].get<bool>());
+
+    const auto collect =
+        runCli({"sweep", "collect", QString::number(id), "--db", QString::fromStdString(db)});
+    QVERIFY2(collect.exitCode == 0, qPrintable(details(collect)));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(2));
+    const auto before = finalMetrics(db);
+
+    const auto resume = runCli({"sweep", "resume", QString::number(id), "--slurm", "--scratch",
+                                scratch, "--db", QString::fromStdString(db)});
+    QVERIFY2(resume.exitCode == 0, qPrintable(details(resume)));
+    QVERIFY2(resume.err.contains("submitted Slurm job " + resume.out.trimmed() + ": 2 runs"),
+             qPrintable(resume.err));
+    QVERIFY2(!resume.err.contains("continue from their checkpoints"), qPrintable(resume.err));
+    QVERIFY2(waitFor(db, id, 1, allEnded, last), last.dump(1).c_str());
+    std::set<int64_t> resent;
+    for (const auto& t : last["jobs"][1]["tasks"]) {
+      QVERIFY2(t["state"] == "done", t.dump().c_str());
+      for (int64_t c : t["cells"].get<std::vector<int64_t>>()) resent.insert(c);
+    }
+    QCOMPARE(resent, std::set<int64_t>(taskOneCells.begin(), taskOneCells.end()));
+    const std::string log =
+        fileText(last["jobs"][1]["work_dir"].get<std::string>() + "/logs/task-0.out");
+    QVERIFY2(log.find("(new)") != std::string::npos, log.c_str());
+
+    const auto again =
+        runCli({"sweep", "collect", QString::number(id), "--db", QString::fromStdString(db)});
+    QVERIFY2(again.exitCode == 0, qPrintable(details(again)));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs"), int64_t(4));
+    QCOMPARE(queryInt(db, "SELECT count(DISTINCT uid) FROM runs"), int64_t(4));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(4));
     const auto after = finalMetrics(db);
     for (const auto& [hash, metrics] : before) QCOMPARE(after.at(hash), metrics);
   }

@@ -10,10 +10,10 @@
 #include <QSpinBox>
 #include <QTableWidget>
 
+#include <qcustomplot.h>
 #include <QProcess>
 #include <QSettings>
 #include <QSlider>
-#include <qcustomplot.h>
 
 #include <algorithm>
 #include <set>
@@ -75,10 +75,12 @@ class TestMainWindow : public QObject {
     auto* metrics = w->metricsTable();
     QVERIFY(metrics && metrics->rowCount() == 1);
     QStringList columns;
-    for (int c = 0; c < metrics->columnCount(); ++c) columns << metrics->horizontalHeaderItem(c)->text();
+    for (int c = 0; c < metrics->columnCount(); ++c)
+      columns << metrics->horizontalHeaderItem(c)->text();
     const int kl = columns.indexOf("test/kl");
     QVERIFY(kl > 0);
-    QVERIFY(std::abs(metrics->item(0, kl)->text().toDouble() - store.metric(id, "test/kl").back().value) < 1e-4);
+    QVERIFY(std::abs(metrics->item(0, kl)->text().toDouble() -
+                     store.metric(id, "test/kl").back().value) < 1e-4);
     QCOMPARE(w->runsTable()->rowCount(), 1);
     QCOMPARE(w->runsTable()->item(0, 2)->text(), QString("finished"));
 
@@ -86,10 +88,12 @@ class TestMainWindow : public QObject {
     auto* probe = w->probePanel();
     probe->setInput("x", -0.5);
     probe->setInput("y", 0.5);
-    QTRY_VERIFY_WITH_TIMEOUT([&] {
-      auto* pred = probe->plot()->latest("probe/pred_grid");
-      return pred && std::abs(pred->meta["inputs"][0]["x"].get<double>() + 0.5) < 1e-9;
-    }(), 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          auto* pred = probe->plot()->latest("probe/pred_grid");
+          return pred && std::abs(pred->meta["inputs"][0]["x"].get<double>() + 0.5) < 1e-9;
+        }(),
+        15000);
   }
 
   void paperPresetsShowTheirFiguresAndShortenedRunsAreNotCompared() {
@@ -118,8 +122,9 @@ class TestMainWindow : public QObject {
       fl::store::RunStore store(path.toStdString());
       id = store.createRun({"fourier-head", "paper-fourier", {{"dataset", "gmm2"}}, {}, {}});
       fl::store::StoreSink sink(path.toStdString(), id);
-      sink.onEvent(fl::StatusEvent{fl::RunStatus::Finished,
-                                   "test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread", "cpu", 10, 1.0});
+      sink.onEvent(fl::StatusEvent{
+          fl::RunStatus::Finished,
+          "test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread", "cpu", 10, 1.0});
       sink.close();
     }
     auto w = makeWindow("stored-verdict.db");
@@ -128,7 +133,8 @@ class TestMainWindow : public QObject {
     QCOMPARE(table->rowCount(), 1);
     auto* status = table->item(0, 3);
     QCOMPARE(status->text(), QString("finished: outside paper"));
-    QCOMPARE(status->toolTip(), QString("test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread"));
+    QCOMPARE(status->toolTip(),
+             QString("test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread"));
     QCOMPARE(status->foreground().color(), QColor(170, 0, 0));
     w->openStoredRun(id);
     const auto labels = w->findChildren<QLabel*>();
@@ -164,8 +170,9 @@ class TestMainWindow : public QObject {
     QVERIFY(w->configDiffTable()->isVisibleTo(w.get()));
     QCOMPARE(w->configDiffTable()->rowCount(), 5);
     for (auto* s : w->sessions()) s->cancel();
-    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(w->sessions().begin(), w->sessions().end(),
-                                         [](auto* s) { return s->done(); }), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        std::all_of(w->sessions().begin(), w->sessions().end(), [](auto* s) { return s->done(); }),
+        20000);
   }
 
   void smoothingStaysAppliedWhenThePanelsAreRebuilt() {
@@ -193,10 +200,13 @@ class TestMainWindow : public QObject {
       QVERIFY(!w->sessions().front()->done() && !w->sessions().back()->done());
       auto* table = w->runsTable();
       for (int row = 0; row < table->rowCount(); ++row)
-        if (table->item(row, 0)->text().toLongLong() == id) QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualItemRect(table->item(row, 0)).center());
+        if (table->item(row, 0)->text().toLongLong() == id)
+          QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                            table->visualItemRect(table->item(row, 0)).center());
     }
-    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(w->sessions().begin(), w->sessions().end(),
-                                         [](auto* s) { return s->done(); }), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        std::all_of(w->sessions().begin(), w->sessions().end(), [](auto* s) { return s->done(); }),
+        60000);
     QTest::qWait(100);
     fl::store::RunStore store((m_dir.path() + "/switch.db").toStdString());
     for (auto* plot : w->dashboard()->metricPlots()) {
@@ -233,10 +243,13 @@ class TestMainWindow : public QObject {
   void theCommandLineRefusesMistakes_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
-    QTest::newRow("unknown experiment") << QStringList{"--start", "nope"} << "--start: unknown experiment 'nope' (one of: ";
-    QTest::newRow("unknown preset") << QStringList{"--start", "fourier-head", "--preset", "nope"}
-                                    << "--preset: 'nope' is not a preset of fourier-head (one of: demo, ";
-    QTest::newRow("preset alone") << QStringList{"--preset", "demo"} << "--preset needs --start EXPERIMENT";
+    QTest::newRow("unknown experiment")
+        << QStringList{"--start", "nope"} << "--start: unknown experiment 'nope' (one of: ";
+    QTest::newRow("unknown preset")
+        << QStringList{"--start", "fourier-head", "--preset", "nope"}
+        << "--preset: 'nope' is not a preset of fourier-head (one of: demo, ";
+    QTest::newRow("preset alone") << QStringList{"--preset", "demo"}
+                                  << "--preset needs --start EXPERIMENT";
     QTest::newRow("bad id") << QStringList{"--open", "3,x"} << "--open: 'x' is not a run id";
     QTest::newRow("missing run") << QStringList{"--open", "42"} << "--open: there is no run 42 in ";
   }
@@ -246,8 +259,10 @@ class TestMainWindow : public QObject {
     QFETCH(QString, message);
     QProcess gui;
     gui.setProcessChannelMode(QProcess::SeparateChannels);
-    gui.start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_GUI")), QStringList{"--db", m_dir.path() + "/cli-args.db"} + args);
-    QVERIFY(gui.waitForFinished(30000));
+    gui.start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_GUI")),
+              QStringList{"--db", m_dir.path() + "/cli-args.db"} + args);
+    QVERIFY(gui.waitForFinished(
+        120000));  // a loaded CI machine: the GUI starts twice (see openmp_wait_policy.h)
     QCOMPARE(gui.exitCode(), 2);
     const QString err = QString::fromUtf8(gui.readAllStandardError());
     QVERIFY2(err.contains("error: " + message), qPrintable(err));
@@ -275,7 +290,8 @@ class TestMainWindow : public QObject {
     file.close();
     QProcess gui;
     gui.start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_GUI")), {"--db", path});
-    QVERIFY(gui.waitForFinished(30000));
+    QVERIFY(gui.waitForFinished(
+        120000));  // a loaded CI machine: the GUI starts twice (see openmp_wait_policy.h)
     QCOMPARE(gui.exitCode(), 3);
     const QString err = QString::fromUtf8(gui.readAllStandardError());
     QVERIFY2(err.contains("store error: ") && err.contains(path), qPrintable(err));
@@ -326,7 +342,8 @@ class TestMainWindow : public QObject {
     QVERIFY2(message.find("; checkpoint saved") != std::string::npos, message.c_str());
     const int64_t stoppedAt = std::stoll(message.substr(std::string("cancelled after ").size()));
     QVERIFY(stoppedAt > 0);
-    QTRY_VERIFY_WITH_TIMEOUT(!store.checkpoints(id).empty() && store.checkpoints(id).back().step == stoppedAt, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !store.checkpoints(id).empty() && store.checkpoints(id).back().step == stoppedAt, 5000);
     QVERIFY(w->resumeRun(id));
   }
 
@@ -362,16 +379,19 @@ class TestMainWindow : public QObject {
     probe->setInput("y", -0.25);
     QSignalSpy asked(probe, &fl::widgets::ProbePanel::probeRequested);
     QTRY_VERIFY_WITH_TIMEOUT(asked.count() >= 1, 2000);  // debounced
-    QTRY_VERIFY_WITH_TIMEOUT([&] {
-      auto* pred = probe->plot()->latest("probe/pred_grid");
-      return pred && std::abs(pred->meta["inputs"][0]["x"].get<double>() - 0.5) < 1e-9 &&
-             std::abs(pred->meta["inputs"][0]["y"].get<double>() + 0.25) < 1e-9;
-    }(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          auto* pred = probe->plot()->latest("probe/pred_grid");
+          return pred && std::abs(pred->meta["inputs"][0]["x"].get<double>() - 0.5) < 1e-9 &&
+                 std::abs(pred->meta["inputs"][0]["y"].get<double>() + 0.25) < 1e-9;
+        }(),
+        10000);
     auto* truth = probe->plot()->latest("probe/true_grid");
     QVERIFY(truth);
     // The true gmm2 density at (0.5, -0.25) peaks near z = 0.5 and z = -0.25.
     const auto& ticks = truth->axes.back().ticks;
-    const auto peak = std::max_element(truth->data.begin(), truth->data.end()) - truth->data.begin();
+    const auto peak =
+        std::max_element(truth->data.begin(), truth->data.end()) - truth->data.begin();
     QVERIFY(std::abs(ticks[peak] - 0.5) < 0.05 || std::abs(ticks[peak] + 0.25) < 0.05);
     w->stopFocused();
     QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 10000);
@@ -448,7 +468,8 @@ class TestMainWindow : public QObject {
       QCOMPARE(fl::toString(run.status), std::string("finished"));
       QCOMPARE(run.config["seed"], store.run(ids[0])->config["seed"]);
       QCOMPARE(run.config["dataset"], store.run(ids[0])->config["dataset"]);
-      heads.insert(run.config["head"].get<std::string>() + std::to_string(run.config["frequencies"].get<int>()));
+      heads.insert(run.config["head"].get<std::string>() +
+                   std::to_string(run.config["frequencies"].get<int>()));
     }
     QCOMPARE(heads.size(), size_t(4));
     // The KL panel overlays one curve per arm and KL definition (test/kl, test/kl_exact).
@@ -466,9 +487,15 @@ class TestMainWindow : public QObject {
   void aLeakingFourierQkRunIsLabelledLeaksBesideItsLoss() {
     auto w = makeWindow("qk.db");
     w->launchPanel()->selectExperiment("fourier-qk");
-    w->launchPanel()->form()->setValues({{"variant", "fourier"}, {"d_model", 32}, {"heads", 2},
-                                         {"layers", 1}, {"train_len", 32}, {"batch_size", 4},
-                                         {"steps", 20}, {"eval_every", 10}, {"eval_tokens", 256},
+    w->launchPanel()->form()->setValues({{"variant", "fourier"},
+                                         {"d_model", 32},
+                                         {"heads", 2},
+                                         {"layers", 1},
+                                         {"train_len", 32},
+                                         {"batch_size", 4},
+                                         {"steps", 20},
+                                         {"eval_every", 10},
+                                         {"eval_tokens", 256},
                                          {"synthetic_chars", 20000}});
     QVERIFY(w->launch() > 0);
     QTRY_VERIFY_WITH_TIMEOUT(w->sessions().back()->done(), 60000);
@@ -491,11 +518,18 @@ class TestMainWindow : public QObject {
   void aFopeComparisonOverlaysPerplexityAgainstLength() {
     auto w = makeWindow("fope.db");
     w->launchPanel()->selectExperiment("fope");
-    w->launchPanel()->form()->setValues({{"d_model", 32}, {"heads", 2}, {"layers", 1},
-                                         {"train_len", 16}, {"batch_size", 4}, {"steps", 10},
-                                         {"eval_every", 5}, {"eval_tokens", 256},
-                                         {"synthetic_chars", 20000}, {"passkey_mix", 0.0},
-                                         {"passkey_samples", 4}, {"eval_factors", "1,4"}});
+    w->launchPanel()->form()->setValues({{"d_model", 32},
+                                         {"heads", 2},
+                                         {"layers", 1},
+                                         {"train_len", 16},
+                                         {"batch_size", 4},
+                                         {"steps", 10},
+                                         {"eval_every", 5},
+                                         {"eval_tokens", 256},
+                                         {"synthetic_chars", 20000},
+                                         {"passkey_mix", 0.0},
+                                         {"passkey_samples", 4},
+                                         {"eval_factors", "1,4"}});
     const auto ids = w->launchComparison();
     QCOMPARE(ids.size(), size_t(4));  // RoPE, FoPE, ALiBi, NoPE
     for (auto* s : w->sessions()) QTRY_VERIFY_WITH_TIMEOUT(s->done(), 60000);
@@ -514,7 +548,8 @@ class TestMainWindow : public QObject {
     for (auto* plot : w->dashboard()->metricPlots())
       if (plot->objectName() == "ppl_curves") pplCurves = plot->curveNames();
     QCOMPARE(pplCurves.size(), 8);
-    auto* byLength = qobject_cast<fl::widgets::SnapshotPlot*>(w->dashboard()->panel("ppl_vs_length"));
+    auto* byLength =
+        qobject_cast<fl::widgets::SnapshotPlot*>(w->dashboard()->panel("ppl_vs_length"));
     QVERIFY(byLength);
     QCOMPARE(byLength->overlayCount(), 3);
   }
@@ -524,7 +559,8 @@ class TestMainWindow : public QObject {
     {
       fl::store::RunStore store(path);
       for (int i = 0; i < 3; ++i) {
-        const int64_t id = store.createRun({"fourier-head", "r" + std::to_string(i), {{"seed", i}}, {}, {}});
+        const int64_t id =
+            store.createRun({"fourier-head", "r" + std::to_string(i), {{"seed", i}}, {}, {}});
         store.writeEvents(id, {fl::MetricEvent{"test/kl", 10, 0.1, 0.5 - 0.1 * i},
                                fl::MetricEvent{"train/loss", 10, 0.1, 3.0}});
         store.finishRun(id, fl::RunStatus::Finished, "");
@@ -542,7 +578,8 @@ class TestMainWindow : public QObject {
     QCOMPARE(table->item(0, 2)->text(), QString("r2"));  // lowest KL first
     // Seeds differ: the config column shows them.
     bool seedColumn = false;
-    for (int c = 0; c < table->columnCount(); ++c) seedColumn |= table->horizontalHeaderItem(c)->text() == "seed";
+    for (int c = 0; c < table->columnCount(); ++c)
+      seedColumn |= table->horizontalHeaderItem(c)->text() == "seed";
     QVERIFY(seedColumn);
     w->history()->filterText()->setText("r1");  // filtered once typing pauses
     QTRY_COMPARE(table->rowCount(), 1);
@@ -570,7 +607,9 @@ class TestMainWindow : public QObject {
     QVERIFY(w->history()->exportRuns({3}, json, &error));
     QFile jf(json);
     QVERIFY(jf.open(QIODevice::ReadOnly));
-    QCOMPARE(nlohmann::json::parse(jf.readAll().toStdString())["runs"][0]["name"].get<std::string>(), std::string("r2"));
+    QCOMPARE(
+        nlohmann::json::parse(jf.readAll().toStdString())["runs"][0]["name"].get<std::string>(),
+        std::string("r2"));
     // Compare overlays the stored runs and lists only the config values that differ.
     w->compareRuns({1, 2, 3});
     QStringList klCurves;

@@ -297,6 +297,82 @@ class TestRunStore : public QObject {
     QCOMPARE(fl::toString(reopened.run(liveRun)->status), std::string("running"));
   }
 
+  // #16: deleting the newest run gave its id to the next one.
+  void runIdsAreNeverReused() {
+    const std::string p = path("ids.db");
+    {
+      RunStore store(p);
+      for (int64_t expected = 1; expected <= 3; ++expected)
+        QCOMPARE(store.createRun({"x", "", nlohmann::json::object(), {}, {}}), expected);
+      QCOMPARE(store.deleteRuns({3}), 1);
+      QCOMPARE(store.createRun({"x", "", nlohmann::json::object(), {}, {}}), int64_t(4));
+      QCOMPARE(store.deleteRuns({1, 2, 4}), 3);
+    }
+    RunStore reopened(p);  // remembered in the file, not by the connection
+    QCOMPARE(reopened.createRun({"x", "", nlohmann::json::object(), {}, {}}), int64_t(5));
+  }
+
+  // #16: empty and comma-holding tags were stored.
+  void badTagsAreRefused() {
+    RunStore store(path("tags.db"));
+    QVERIFY_EXCEPTION_THROWN(store.createRun({"x", "", nlohmann::json::object(), {"ok", ""}, {}}),
+                             std::invalid_argument);
+    QVERIFY(store.listRuns({}).empty());
+    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {"ok"}, {}});
+    for (const char* bad : {"", "  ", "a,b", " padded", "line\nbreak"})
+      QVERIFY_EXCEPTION_THROWN(store.addTags(id, {bad}), std::invalid_argument);
+    QCOMPARE(store.run(id)->tags, std::vector<std::string>{"ok"});
+    QVERIFY(!fl::store::tagProblem("two words"));
+  }
+
+  // #16: `runs list --db nodir/x.db` created the folder and an empty store; a zero-byte file
+  // was adopted and rewritten.
+  void requireExistingCreatesNothing() {
+    const std::string missing = path("nodir/x.db");
+    expectStoreError([&] { RunStore::requireExisting(missing); }, "no run store at this path");
+    QVERIFY(!fs::exists(path("nodir")));
+    const std::string empty = path("empty.db");
+    std::ofstream{empty};
+    expectStoreError([&] { RunStore::requireExisting(empty); }, "is an empty file");
+    QCOMPARE(fs::file_size(empty), uintmax_t(0));
+    RunStore{path("real.db")};
+    RunStore::requireExisting(path("real.db"));  // no throw
+  }
+
+  // #16: orphaned and superseded checkpoint files stayed on disk forever.
+  void strayFilesAreRemovedWhenARunEndsOrIsFoundDead() {
+    const std::string p = path("strays.db");
+    int64_t dead, finished;
+    std::string kept;
+    {
+      RunStore store(p);
+      dead = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+      finished = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+      const int64_t deleted = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+      for (auto id : {dead, finished, deleted}) fs::create_directories(store.artifactFolder(id));
+      kept = store.artifactFolder(dead) + "/step-5.pt";
+      std::ofstream(kept) << "checkpoint";
+      store.addCheckpoint(dead, 5, kept);
+      std::ofstream(store.artifactFolder(dead) + "/step-7.pt") << "written, never recorded";
+      std::ofstream(store.artifactFolder(dead) + "/step-9.pt.partial") << "half";
+      store.markRunning(dead, "cpu", 100, deadProcess());
+      // A finished run's last batch: a superseded file whose deletion a crash skipped goes.
+      std::ofstream(store.artifactFolder(finished) + "/step-3.pt") << "superseded";
+      store.markRunning(finished, "cpu", 100, fl::store::currentProcess());
+      store.writeEvents(finished, {fl::StatusEvent{fl::RunStatus::Finished, "", "cpu", 10, 1.0}});
+      QVERIFY(!fs::exists(store.artifactFolder(finished) + "/step-3.pt"));
+      // A deleted run whose folder survived (a crash between the commit and the removal).
+      execRaw(p, "DELETE FROM runs WHERE id = " + std::to_string(deleted));
+      std::ofstream(store.artifactFolder(deleted) + "/step-1.pt") << "orphan";
+    }
+    RunStore reopened(p);
+    QCOMPARE(fl::toString(reopened.run(dead)->status), std::string("interrupted"));
+    QVERIFY(fs::exists(kept));
+    QVERIFY(!fs::exists(reopened.artifactFolder(dead) + "/step-7.pt"));
+    QVERIFY(!fs::exists(reopened.artifactFolder(dead) + "/step-9.pt.partial"));
+    QVERIFY(!fs::exists(reopened.artifactFolder(dead + 2)));
+  }
+
   void olderSchemaIsUpgradedKeepingData() {
     const std::string p = path("v1.db");
     execRaw(p, std::string(fl::store::kSchemaVersion1) +

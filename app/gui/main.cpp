@@ -13,12 +13,17 @@
 
 #include "app/gui/launch_panel.h"
 #include "app/gui/main_window.h"
+#include "core/engine/interrupt_signals.h"
 #include "core/store/run_store.h"
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
+  // SIGTERM (kill, a logout's or a cluster's), SIGHUP and Ctrl-C in the terminal close the
+  // window as Quit does, without asking: every run cancelled cleanly, resumable; then the
+  // shell's exit code for the signal (143, 129, 130).
+  fl::InterruptSignals signals;
   QApplication::setApplicationName("FourierLab");
   QApplication::setApplicationVersion(FOURIERLAB_VERSION);
 
@@ -61,6 +66,15 @@ int main(int argc, char** argv) {
   std::string path = parser.isSet(db) ? parser.value(db).toStdString()
                                       : fl::store::RunStore::defaultPath();
   std::unique_ptr<fl::store::RunStore> store;
+  // Opening stored runs reads: it never creates the store it was pointed at.
+  if (!openIds.empty()) {
+    try {
+      fl::store::RunStore::requireExisting(path);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "store error: %s\n", e.what());
+      return 3;
+    }
+  }
   // A store that cannot be opened is said (stderr and a dialog) and left as it is; on a screen
   // the user may pick another file or a new one instead of losing the session.
   const bool interactive = QGuiApplication::platformName() != "offscreen";
@@ -107,6 +121,15 @@ int main(int argc, char** argv) {
     }
   }
   window.show();
+  QTimer signalWatch;
+  QObject::connect(&signalWatch, &QTimer::timeout, &window, [&] {
+    if (!signals.received()) return;
+    signalWatch.stop();
+    std::fprintf(stderr, "%s: cancelling the runs and closing\n",
+                 fl::InterruptSignals::name(signals.received()).c_str());
+    window.closeCancellingRuns();
+  });
+  signalWatch.start(100);
   if (parser.isSet(start)) {
     const bool comparison = parser.isSet(compare);
     QTimer::singleShot(0, &window, [&window, comparison] {
@@ -117,5 +140,6 @@ int main(int argc, char** argv) {
     if (openIds.size() == 1) window.openStoredRun(openIds.front());
     else window.compareRuns(openIds);
   }
-  return app.exec();
+  const int code = app.exec();
+  return signals.received() ? fl::InterruptSignals::exitCode(signals.received()) : code;
 }

@@ -31,7 +31,7 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
   }
   nlohmann::json values = run->config;
   if (!device.empty()) values["device"] = device;
-  plan.config = validateConfig(plan.experiment->allParams(), values);
+  plan.config = validateRunConfig(*plan.experiment, values);
   if (!plan.config.ok()) {
     plan.error = "run " + id + "'s stored config no longer validates: " + plan.config.summary();
     return plan;
@@ -47,17 +47,27 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
     if (fs::is_regular_file(it->path, ec)) chosen = &*it;
     else missing += (missing.empty() ? "" : ", ") + it->path;
   }
+  if (checkpoints.empty()) {
+    // Killed before its first checkpoint: nothing to lose by training again from the start
+    // (the same config and seed give the same run).
+    store.truncateAfter(runId, 0);
+    store.removeStrayFiles(runId);
+    plan.runId = runId;
+    plan.fromStart = true;
+    plan.note = "run " + id + " has no checkpoint (it stopped before its first): training it "
+                "again from step 0 with the same config and seed";
+    return plan;
+  }
   if (!chosen) {
-    plan.error = checkpoints.empty()
-                     ? "run " + id + " has no checkpoint to resume from"
-                     : "run " + id + "'s checkpoint files are missing (" + missing +
-                           "); nothing was changed";
+    plan.error = "run " + id + "'s checkpoint files are missing (" + missing +
+                 "); nothing was changed";
     return plan;
   }
   if (!missing.empty())
     plan.note = "skipped missing checkpoint files (" + missing + "); resuming from step " +
                 std::to_string(chosen->step);
   store.truncateAfter(runId, chosen->step);
+  store.removeStrayFiles(runId);
   plan.runId = runId;
   plan.point = ResumePoint{chosen->path, chosen->step, {}};
   if (auto past = store.run(runId))  // its summaries now cover the steps up to the checkpoint

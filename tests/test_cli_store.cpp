@@ -13,11 +13,13 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_process.h"
+#include "tests/sqlite_probe.h"
 #include "tests/store_damage.h"
 
 using fl::testing::cliPath;
 using fl::testing::runCli;
 using fl::testing::lastJsonLine;
+using fl::testing::queryInt;
 #include <sqlite3.h>
 
 namespace fs = std::filesystem;
@@ -29,18 +31,6 @@ std::string readBytes(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-int64_t queryInt(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_busy_timeout(h, 5000);
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr);
-  int64_t v = -1;
-  if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return v;
-}
 
 const QStringList kTiny{"--set", "samples=300", "--set", "epochs=3", "--device", "cpu"};
 

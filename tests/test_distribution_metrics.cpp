@@ -89,6 +89,76 @@ class TestDistributionMetrics : public QObject {
     QVERIFY(std::abs(kl[0].item<double>() - (100.0 - std::log(2.0))) < 1e-3);
   }
 
+  // #11: test/kl is the official code's KLDivLoss(batchmean) of log(softmax + 1e-10), here
+  // computed independently in double loops: sum_i t_i (log t_i - log(q_i + 1e-10)) per row.
+  void paperKlMatchesTheOfficialFormulaIncludingEmptyPredictedBins() {
+    std::mt19937 rng(3);
+    std::vector<std::vector<double>> t, q;
+    for (int i = 0; i < 6; ++i) {
+      t.push_back(randomPmf(10, rng, /*withZeros=*/true));
+      q.push_back(randomPmf(10, rng, /*withZeros=*/i % 2 == 0));  // some predicted bins exactly 0
+    }
+    // A head that puts ~0 mass on a true bin: the exact KL is huge, the floored one is capped.
+    t.push_back({0.5, 0.5, 0, 0, 0, 0, 0, 0, 0, 0});
+    q.push_back({1.0, 1e-30, 0, 0, 0, 0, 0, 0, 0, 0});
+    auto kl = fl::metrics::klDivergenceWithFloor(rows(t), rows(q));
+    double batchmean = 0;
+    for (size_t i = 0; i < t.size(); ++i) {
+      double expected = 0;
+      for (size_t j = 0; j < t[i].size(); ++j)
+        if (t[i][j] > 0) expected += t[i][j] * (std::log(t[i][j]) - std::log(q[i][j] + 1e-10));
+      QVERIFY2(std::abs(kl[int64_t(i)].item<double>() - expected) < 1e-9 * std::max(1.0, expected),
+               qPrintable(QString("row %1: %2 vs %3").arg(i).arg(kl[int64_t(i)].item<double>()).arg(expected)));
+      batchmean += expected / double(t.size());
+    }
+    QVERIFY(std::abs(kl.mean().item<double>() - batchmean) < 1e-9);
+    // The near-empty bin costs 0.5 * (log 0.5 - log(1e-30 + 1e-10)) = 0.5 * 22.33, not 0.5 * 68.
+    const double cappedRow = 0.5 * (std::log(0.5) - std::log(1.0 + 1e-10)) +
+                             0.5 * (std::log(0.5) - std::log(1e-30 + 1e-10));
+    QVERIFY(std::abs(kl[6].item<double>() - cappedRow) < 1e-9);
+    QVERIFY(kl[6].item<double>() < 12.0);
+    QVERIFY(fl::metrics::klDivergence(rows(t), torch::log(rows(q)))[6].item<double>() > 30.0);
+  }
+
+  void paperKlAgreesWithTheExactOneForASmoothHead() {
+    // Without near-empty bins the floor changes nothing measurable (the Fourier head's case).
+    auto truth = torch::softmax(torch::randn({4, 50}, torch::kDouble), 1);
+    auto q = torch::softmax(torch::randn({4, 50}, torch::kDouble), 1);
+    QVERIFY(torch::allclose(fl::metrics::klDivergenceWithFloor(truth, q),
+                            fl::metrics::klDivergence(truth, q.log()), 1e-7, 1e-7));
+  }
+
+  // #11: the paper's "MSE (mean)" rounds the expected bin index to the nearest bin.
+  void paperMseRoundsTheExpectedBinIndex() {
+    auto centers = fl::nn::binCenters(4, torch::kDouble);  // -0.75, -0.25, 0.25, 0.75
+    // Expected index 0.2 + 0.6 + 1.2 = 2.0 -> bin 2 (0.25); 0.1*1 + 0.1*2 + 0.1*3 = 0.6 -> bin 1;
+    // 1.5 exactly -> bin 2 (halves to even, as torch.round).
+    auto q = rows({{0.1, 0.2, 0.3, 0.4}, {0.7, 0.1, 0.1, 0.1}, {0.25, 0.25, 0.25, 0.25}});
+    auto target = torch::tensor(std::vector<int64_t>{3, 2, 0});
+    auto mse = fl::metrics::squaredErrorOfRoundedExpectation(q, centers, target);
+    QVERIFY(std::abs(mse[0].item<double>() - 0.25) < 1e-12);  // 0.25 vs 0.75
+    QVERIFY(std::abs(mse[1].item<double>() - 0.25) < 1e-12);  // -0.25 vs 0.25
+    QVERIFY(std::abs(mse[2].item<double>() - 1.0) < 1e-12);   // 0.25 vs -0.75
+    // On random PMFs: the centre of round(sum i q_i), computed here in plain double.
+    std::mt19937 rng(4);
+    std::vector<std::vector<double>> many;
+    std::vector<int64_t> targets;
+    for (int i = 0; i < 200; ++i) {
+      many.push_back(randomPmf(50, rng, true));
+      targets.push_back(int64_t(rng() % 50));
+    }
+    auto c50 = fl::nn::binCenters(50, torch::kDouble);
+    auto got = fl::metrics::squaredErrorOfRoundedExpectation(rows(many), c50,
+                                                             torch::tensor(targets));
+    for (int i = 0; i < 200; ++i) {
+      double e = 0;
+      for (int j = 0; j < 50; ++j) e += j * many[i][j];
+      const double bin = std::nearbyint(e);  // round half to even in the default mode
+      const double centre = -1 + (2 * bin + 1) / 50.0, want = -1 + (2 * targets[i] + 1) / 50.0;
+      QVERIFY(std::abs(got[i].item<double>() - (centre - want) * (centre - want)) < 1e-12);
+    }
+  }
+
   void mseOfExpectationAndArgmaxOnAKnownInput() {
     // 4 bins of [-1, 1]: centres -0.75, -0.25, 0.25, 0.75.
     auto centers = fl::nn::binCenters(4, torch::kDouble);

@@ -495,12 +495,12 @@ class TestMainWindow : public QObject {
       heads.insert(run.config["head"].get<std::string>() + std::to_string(run.config["frequencies"].get<int>()));
     }
     QCOMPARE(heads.size(), size_t(4));
-    // The KL panel overlays one curve per arm.
+    // The KL panel overlays one curve per arm and KL definition (test/kl, test/kl_exact).
     QStringList klCurves;
     for (auto* plot : w->dashboard()->metricPlots())
       for (const auto& name : plot->curveNames())
         if (plot->parent() && plot->objectName() == "kl") klCurves << name;
-    QCOMPARE(klCurves.size(), 4);
+    QCOMPARE(klCurves.size(), 8);
     // The PDF panel overlays the other arms' predicted densities over the shown run's.
     auto* pdf = qobject_cast<fl::widgets::SnapshotPlot*>(w->dashboard()->panel("pdf"));
     QVERIFY(pdf);

@@ -14,10 +14,13 @@
 
 #include "core/store/run_store.h"
 #include "core/store/schema.h"
+#include "tests/sqlite_probe.h"
 #include "tests/store_damage.h"
 
 using fl::store::RunStore;
 using fl::store::StoreError;
+using fl::testing::deadProcess;
+using fl::testing::queryText;
 namespace fs = std::filesystem;
 
 namespace {
@@ -44,26 +47,7 @@ void execRaw(const std::string& path, const std::string& sql) {
   sqlite3_close(db);
 }
 
-std::string queryText(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* s = nullptr;
-  sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr);
-  std::string out = "(no row)";
-  if (sqlite3_step(s) == SQLITE_ROW) out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return out;
-}
 
-// The identity of a process that has exited: a real pid, now gone.
-fl::store::ProcessIdentity deadProcess() {
-  auto me = fl::store::currentProcess();
-  const pid_t child = fork();
-  if (child == 0) _exit(0);
-  waitpid(child, nullptr, 0);
-  return {me.host, child, 12345};
-}
 
 void expectStoreError(const std::function<void()>& f, const QString& fragment) {
   try {
@@ -385,6 +369,60 @@ class TestRunStore : public QObject {
     QCOMPARE(runs.size(), size_t(1));
     QCOMPARE(runs[0].name, std::string("old"));
     QVERIFY(!runs[0].archived);
+  }
+
+  // #16: run ids were reused after the newest run was deleted. Version 4 rebuilds `runs` with
+  // AUTOINCREMENT; a version-3 store keeps its runs, ids, tags, metrics, artifacts and study
+  // links, its foreign keys still cascade, and a deleted newest id is not given again.
+  void version3StoresKeepEverythingAndRetireDeletedIds() {
+    const std::string p = path("v3.db");
+    execRaw(p, std::string(fl::store::kSchemaVersion1) +
+                   "ALTER TABLE runs ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;" +
+                   fl::store::kSchemaVersion3 +
+                   "CREATE UNIQUE INDEX runs_by_uid ON runs(uid);"
+                   "INSERT INTO meta VALUES ('application', 'fourierlab'), ('schema_version', '3');"
+                   "INSERT INTO runs(id, experiment, name, status, config, created, archived, uid, "
+                   "config_hash) VALUES (1, 'x', 'one', 'finished', '{}', 1.0, 0, 'u1', 'h1'),"
+                   "(2, 'x', 'two', 'finished', '{}', 2.0, 1, 'u2', 'h2'),"
+                   "(3, 'x', 'three', 'cancelled', '{}', 3.0, 0, 'u3', 'h3');"
+                   "INSERT INTO tags VALUES (2, 'kept'), (3, 'newest');"
+                   "INSERT INTO series(id, run_id, key, count) VALUES (10, 3, 'train/loss', 1);"
+                   "INSERT INTO metrics VALUES (10, 5, 0.1, 0.5);"
+                   "INSERT INTO artifacts(run_id, kind, step, path, created) "
+                   "VALUES (3, 'checkpoint', 5, 'x', 1.0);"
+                   "INSERT INTO studies(id, uid, name, experiment, spec, spec_hash, created) "
+                   "VALUES (1, 's', 'study', 'x', '{}', 'sh', 1.0);"
+                   "INSERT INTO study_cells VALUES (1, 0, '', '{}', 1, '{}', 'h3', 3);");
+    {
+      RunStore store(p);
+      QCOMPARE(store.schemaVersion(), fl::store::kSchemaVersion);
+      QCOMPARE(store.schemaVersion(), 4);
+      fl::store::RunFilter all;
+      all.includeArchived = true;
+      const auto runs = store.listRuns(all);
+      QCOMPARE(runs.size(), size_t(3));
+      QCOMPARE(store.run(2)->name, std::string("two"));
+      QVERIFY(store.run(2)->archived);
+      QCOMPARE(store.run(2)->uid, std::string("u2"));
+      QCOMPARE(store.run(3)->tags, std::vector<std::string>{"newest"});
+      QCOMPARE(store.checkpoints(3).size(), size_t(1));
+      QCOMPARE(queryText(p, "SELECT count(*) FROM metrics"), std::string("1"));
+      QCOMPARE(queryText(p, "SELECT run_id FROM study_cells"), std::string("3"));
+      {
+        auto foreignKeys = store.database().prepare("PRAGMA foreign_keys");  // back on
+        QVERIFY(foreignKeys.step());
+        QCOMPARE(foreignKeys.int64(0), int64_t(1));
+      }
+      QCOMPARE(store.deleteRuns({3}), 1);  // the cascade still works
+      QCOMPARE(queryText(p, "SELECT count(*) FROM metrics"), std::string("0"));
+      QCOMPARE(queryText(p, "SELECT count(*) FROM tags WHERE run_id = 3"), std::string("0"));
+      QCOMPARE(queryText(p, "SELECT count(*) FROM artifacts"), std::string("0"));
+      QCOMPARE(queryText(p, "SELECT coalesce(run_id, 'null') FROM study_cells"), std::string("null"));
+      QCOMPARE(store.createRun({"x", "", nlohmann::json::object(), {}, {}}), int64_t(4));
+    }
+    QCOMPARE(queryText(p, "PRAGMA integrity_check"), std::string("ok"));
+    QCOMPARE(queryText(p, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'runs_by_%'"),
+             std::string("4"));
   }
 
   // A migration that fails part-way leaves the file at its old version, none of its steps kept.

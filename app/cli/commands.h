@@ -48,8 +48,42 @@ struct RunsArgs {
   std::string out;
 };
 
+// `sweep ...`: studies (core/study). One struct for every sweep subcommand.
+struct SweepArgs {
+  std::string db;
+  std::string action;  // run, resume, list, show, table, plot, export, delete
+  int64_t id = 0;
+  // run: the study, from a built-in one, a file, or the command line (on top of either).
+  std::string experiment;
+  std::string study;      // --study NAME (built-in)
+  std::string studyFile;  // --study-file PATH
+  std::string preset;
+  std::string name;
+  std::vector<std::string> assignments;  // --set KEY=VALUE
+  std::vector<std::string> grid;         // --grid KEY=V1,V2,...
+  std::vector<std::string> zip;          // --zip KEY=V1,V2,KEY2=W1,W2
+  std::string seeds;                     // --seeds 1,2,3,42
+  bool dryRun = false;
+  // run / resume: the thread budget
+  int parallel = 0;
+  int threads = 0;
+  std::string device;
+  // table
+  std::vector<std::string> metrics;
+  std::string rows, cols;
+  std::string format;  // table: md | csv | json; export: csv | json
+  // plot
+  std::string x, group, panel, band, figure, out;
+  std::vector<std::string> where;  // KEY=VALUE
+  int width = 0, height = 0;
+  // delete
+  bool keepRuns = false;
+  bool json = false;
+};
+
 int listCommand(const ExperimentRegistry& registry, bool json);
 int runCommand(const ExperimentRegistry& registry, const RunArgs& args);
 int runsCommand(const RunsArgs& args);
+int sweepCommand(const ExperimentRegistry& registry, const SweepArgs& args);
 
 }  // namespace fl::cli

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "core/study/study_spec.h"
 
 namespace fl::cli {
 
@@ -28,8 +29,13 @@ nlohmann::json experimentToJson(const Experiment& e) {
   for (const auto& p : e.panels())
     panels.push_back({{"id", p.id}, {"title", p.title}, {"kind", toString(p.kind)},
                       {"series", p.series}});
+  nlohmann::json studies = nlohmann::json::array();
+  for (const auto& s : e.studies())
+    studies.push_back({{"name", s.name}, {"title", s.title}, {"description", s.description},
+                       {"runs", study::countRuns(s)}, {"has_references", s.references.has_value()}});
   return {{"name", e.name()},     {"title", e.title()},     {"description", e.description()},
-          {"params", params},     {"presets", presets},     {"panels", panels}};
+          {"params", params},     {"presets", presets},     {"panels", panels},
+          {"studies", studies}};
 }
 
 void printText(const Experiment& e) {
@@ -43,6 +49,14 @@ void printText(const Experiment& e) {
   for (const auto& p : e.presets())
     std::printf("    %-20s %s\n%25s%s\n", p.name.c_str(), p.description.c_str(), "",
                 p.overrides.dump().c_str());
+  const auto studies = e.studies();
+  if (!studies.empty()) {
+    std::printf("\n  studies (fourierlab-cli sweep run %s --study NAME):\n", e.name().c_str());
+    for (const auto& s : studies)
+      std::printf("    %-20s %llu runs%s\n%25s%s\n", s.name.c_str(),
+                  static_cast<unsigned long long>(study::countRuns(s)),
+                  s.references ? ", with the paper's values" : "", "", s.title.c_str());
+  }
   std::printf("\n");
 }
 

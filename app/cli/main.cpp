@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/sweep_options.h"
+#include "core/engine/openmp_wait_policy.h"
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
 
@@ -39,7 +41,8 @@ int main(int argc, char** argv) {
   run->add_option("--set", runArgs.assignments, "Override a parameter: KEY=VALUE (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--device", runArgs.device, "auto | cpu | cuda | cuda:N (same as --set device=)");
-  run->add_option("--threads", runArgs.threads, "Intra-op CPU threads (0: LibTorch's default)")
+  run->add_option("--threads", runArgs.threads,
+                  "Intra-op CPU threads (0: the thread budget: 1 for tiny models, else the cores)")
       ->check(CLI::Range(0, 1024));
   run->add_flag("--json", runArgs.json, "Print a JSON summary as the last line of stdout");
   addDbOption(run, runArgs.db);
@@ -89,12 +92,18 @@ int main(int argc, char** argv) {
   compare->add_option("ids", runsArgs.ids, "Run ids (two or more)")->required();
   compare->add_flag("--json", runsArgs.json, "Print as JSON");
 
+  fl::cli::SweepArgs sweepArgs;
+  auto* sweep = fl::cli::addSweepCommand(app, sweepArgs);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : fl::cli::kExitBadUsage;
   }
+  // The commands that train start again with OpenMP's passive wait policy (see its header).
+  const bool trains = *run || (*sweep && (sweep->got_subcommand("run") || sweep->got_subcommand("resume")));
+  if (trains) fl::ensurePassiveOpenMpWait(argv);
   if (*list) return fl::cli::listCommand(registry, listJson);
   if (*run) {
     runArgs.presetGiven = presetOption->count() > 0;
@@ -103,6 +112,10 @@ int main(int argc, char** argv) {
       return fl::cli::kExitBadUsage;
     }
     return fl::cli::runCommand(registry, runArgs);
+  }
+  if (*sweep) {
+    sweepArgs.action = sweep->get_subcommands().front()->get_name();
+    return fl::cli::sweepCommand(registry, sweepArgs);
   }
   runsArgs.action = runs->get_subcommands().front()->get_name();
   if (runsArgs.id != 0) runsArgs.ids = {runsArgs.id};

@@ -16,6 +16,7 @@
 #include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
+#include "core/study/thread_budget.h"
 
 namespace fl::cli {
 
@@ -146,7 +147,11 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   store::StoreSink storeSink(store->path(), prepared.runId);
   FanOutSink sinks({&storeSink, &events});
   RunnerOptions options;
-  options.threads = args.threads;
+  // The same budget as a study of one run: a tiny model gets one thread, a large one the cores.
+  options.threads = args.threads > 0 ? args.threads
+                                     : study::planThreadBudget(study::availableCores(), 1,
+                                                               experiment->usefulThreads(config.values))
+                                           .threadsPerRun;
   options.checkpointDir = store->artifactFolder(prepared.runId);
   options.resume = prepared.resume;
   Runner runner(experiment, config.values, sinks, options);

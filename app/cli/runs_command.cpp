@@ -10,6 +10,8 @@
 #include "core/engine/reference_check.h"
 #include "app/cli/run_export.h"
 #include "core/store/run_store.h"
+#include "core/study/study_scheduler.h"
+#include "core/study/study_store.h"
 
 namespace fl::cli {
 
@@ -116,9 +118,16 @@ int list(const RunStore& store, const RunsArgs& args) {
   return kExitOk;
 }
 
-int show(const RunRecord& r, bool json) {
+// `memberships`: the studies the run belongs to, with its axis values in each.
+int show(const RunRecord& r, const std::vector<std::pair<int64_t, nlohmann::json>>& memberships,
+         bool json) {
   if (json) {
-    std::printf("%s\n", runJson(r, true).dump(2).c_str());
+    auto j = runJson(r, true);
+    j["uid"] = r.uid;
+    j["config_hash"] = r.configHash;
+    j["studies"] = nlohmann::json::array();
+    for (const auto& [study, axes] : memberships) j["studies"].push_back({{"id", study}, {"axes", axes}});
+    std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
   }
   std::printf("run %lld  %s  %s\n", static_cast<long long>(r.id), r.experiment.c_str(),
@@ -141,6 +150,9 @@ int show(const RunRecord& r, bool json) {
   }
   std::printf("  tags      %s\n  notes     %s\n  config    %s\n", tags.c_str(), r.notes.c_str(),
               r.config.dump().c_str());
+  for (const auto& [study, axes] : memberships)
+    std::printf("  study     %lld, %s\n", static_cast<long long>(study),
+                study::cellLabel(axes, r.seed).c_str());
   std::printf("  %-22s %12s %12s %10s %12s %10s %8s\n", "metric", "last", "min", "at step",
               "max", "at step", "points");
   for (const auto& s : r.metrics)
@@ -230,7 +242,8 @@ int runsCommand(const RunsArgs& args) {
       }
       runs.push_back(std::move(*r));
     }
-    if (args.action == "show") return show(runs.front(), args.json);
+    if (args.action == "show")
+      return show(runs.front(), study::StudyStore(store).studiesOfRun(runs.front().id), args.json);
     if (args.action == "compare") {
       if (runs.size() < 2) {
         std::fprintf(stderr, "error: compare needs at least two run ids\n");

@@ -14,11 +14,13 @@
 #include "app/gui/launch_panel.h"
 #include "app/gui/main_window.h"
 #include "core/engine/interrupt_signals.h"
+#include "core/engine/openmp_wait_policy.h"
 #include "core/store/run_store.h"
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
 
 int main(int argc, char** argv) {
+  fl::ensurePassiveOpenMpWait(argv);  // first: it may start the program again
   QApplication app(argc, argv);
   // SIGTERM (kill, a logout's or a cluster's), SIGHUP and Ctrl-C in the terminal close the
   // window as Quit does, without asking: every run cancelled cleanly, resumable; then the

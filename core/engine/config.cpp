@@ -72,10 +72,11 @@ ValidatedConfig validateConfig(const std::vector<ParamSpec>& specs,
       result.issues.push_back({key, *error});
       continue;
     }
-    // Store integers as integers even when given as 3.0, so configs compare equal.
-    result.values[key] = spec->type == ParamType::Int
-                             ? nlohmann::json(value.get<long long>())
-                             : value;
+    // Integers as integers even when given as 3.0 and floats as floats even when given as 0,
+    // so equal configs are equal JSON (and hash alike).
+    if (spec->type == ParamType::Int) result.values[key] = value.get<long long>();
+    else if (spec->type == ParamType::Float) result.values[key] = value.get<double>();
+    else result.values[key] = value;
   }
   return result;
 }

@@ -20,6 +20,7 @@
 #include "core/engine/events.h"
 #include "core/engine/panel_spec.h"
 #include "core/engine/param_spec.h"
+#include "core/study/study_spec.h"
 
 namespace fl {
 
@@ -119,6 +120,12 @@ class Experiment {
   // Each issue names the keys and their values as given. Called by validateRunConfig() before
   // a run is created, so a bad config is refused with nothing stored.
   virtual std::vector<ConfigIssue> checkConfig(const nlohmann::json& config) const { return {}; }
+  // The paper's studies this experiment declares beside its presets (studies/*.json), each
+  // with the reference values of the table or figure it reproduces.
+  virtual std::vector<study::StudySpec> studies() const { return {}; }
+  // The most intra-op threads one run of this config can use well (0: any number). Tiny models
+  // say 1: a second thread only adds synchronisation (study/thread_budget.h).
+  virtual int usefulThreads(const nlohmann::json& config) const { return 0; }
   // Builds the model and data; throws std::runtime_error with a clear message on bad input
   // (e.g. an unreadable corpus). Called with the global torch seed set to ctx.seed.
   virtual std::unique_ptr<Trial> createTrial(const TrialContext& ctx) const = 0;
@@ -126,6 +133,7 @@ class Experiment {
   // params() followed by the engine's run params: what a config is validated against.
   std::vector<ParamSpec> allParams() const;
   std::optional<Preset> findPreset(const std::string& presetName) const;
+  std::optional<study::StudySpec> findStudy(const std::string& studyName) const;
 };
 
 }  // namespace fl

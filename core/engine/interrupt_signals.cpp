@@ -45,6 +45,8 @@ InterruptSignals::~InterruptSignals() {
 
 int InterruptSignals::received() const { return g_received.load(); }
 
+const std::atomic<int>& InterruptSignals::flag() { return g_received; }
+
 std::string InterruptSignals::name(int signal) {
   switch (signal) {
     case SIGINT: return "SIGINT";

@@ -18,6 +18,7 @@
 // The handler only stores the signal number.
 #pragma once
 
+#include <atomic>
 #include <string>
 
 namespace fl {
@@ -32,6 +33,8 @@ class InterruptSignals {
   // The first of SIGINT, SIGTERM, SIGHUP received since the outermost instance was made; 0
   // when none.
   int received() const;
+  // The same, as the flag a loop on another thread can poll (StudySchedulerOptions::stopFlag).
+  static const std::atomic<int>& flag();
 
   static int exitCode(int signal) { return 128 + signal; }
   static std::string name(int signal);  // "SIGTERM"

@@ -31,4 +31,23 @@ std::vector<Preset> parsePresets(const std::vector<std::string_view>& jsonTexts)
   return out;
 }
 
+std::vector<study::StudySpec> parseStudies(const std::string& experiment,
+                                           const std::vector<std::string_view>& jsonTexts) {
+  std::vector<study::StudySpec> out;
+  for (auto text : jsonTexts) {
+    study::StudySpec spec;
+    try {
+      spec = study::StudySpec::fromText(std::string(text));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("a built-in study of '" + experiment + "': " + e.what());
+    }
+    if (!spec.experiment.empty() && spec.experiment != experiment)
+      throw std::invalid_argument("built-in study '" + spec.name + "' of '" + experiment +
+                                  "' names experiment '" + spec.experiment + "'");
+    spec.experiment = experiment;
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
 }  // namespace fl

@@ -27,6 +27,12 @@ std::optional<Preset> Experiment::findPreset(const std::string& presetName) cons
   return std::nullopt;
 }
 
+std::optional<study::StudySpec> Experiment::findStudy(const std::string& studyName) const {
+  for (auto& s : studies())
+    if (s.name == studyName) return s;
+  return std::nullopt;
+}
+
 void ExperimentRegistry::add(std::shared_ptr<const Experiment> experiment) {
   if (find(experiment->name()))
     throw std::invalid_argument("experiment '" + experiment->name() + "' registered twice");

@@ -14,12 +14,27 @@ torch::Tensor klDivergence(const torch::Tensor& truth, const torch::Tensor& pred
   return (torch::xlogy(truth, truth) - crossTerm).sum(/*dim=*/1);
 }
 
+torch::Tensor klDivergenceWithFloor(const torch::Tensor& truth, const torch::Tensor& q,
+                                    double floor) {
+  return klDivergence(truth, (q + floor).log());
+}
+
 torch::Tensor squaredErrorOfExpectation(const torch::Tensor& q, const torch::Tensor& centers,
                                         const torch::Tensor& targetBins) {
   auto c = centers.to(q.dtype()).to(q.device());
   auto expected = (q * c.unsqueeze(0)).sum(/*dim=*/1);  // (B)
   auto target = c.index_select(0, targetBins);          // (B)
   return (expected - target).pow(2);
+}
+
+torch::Tensor squaredErrorOfRoundedExpectation(const torch::Tensor& q, const torch::Tensor& centers,
+                                               const torch::Tensor& targetBins) {
+  auto c = centers.to(q.dtype()).to(q.device());
+  auto index = torch::arange(q.size(1), q.options());
+  auto expectedIndex = (q * index.unsqueeze(0)).sum(/*dim=*/1);  // (B)
+  // Rounding can only reach a valid bin (q sums to 1), but float sums may overshoot by an ulp.
+  auto bin = expectedIndex.round().clamp(0, q.size(1) - 1).to(torch::kLong);
+  return (c.index_select(0, bin) - c.index_select(0, targetBins)).pow(2);
 }
 
 torch::Tensor squaredErrorOfArgmax(const torch::Tensor& q, const torch::Tensor& centers,
@@ -64,15 +79,15 @@ SmoothnessMetric::SmoothnessMetric(int64_t bins, int64_t maxSigma) {
 
 torch::Tensor SmoothnessMetric::operator()(const torch::Tensor& q) const {
   auto ops = m_residualOperators.to(q.device()).to(q.dtype());  // (S, m, m)
-  auto w = m_weights.to(q.device()).to(q.dtype());               // (S)
+  auto w = m_weights.to(q.device()).to(q.dtype());              // (S)
   // In blocks of rows: the (rows, S, m) residual of a 200,000-row test set would need GBs.
   constexpr int64_t kRowsPerBlock = 4096;
   std::vector<torch::Tensor> blocks;
   for (int64_t start = 0; start < q.size(0); start += kRowsPerBlock) {
     auto rows = q.narrow(0, start, std::min(kRowsPerBlock, q.size(0) - start));
-    auto residual = torch::einsum("smn,bn->bsm", {ops, rows});   // (b, S, m)
-    auto norms = residual.pow(2).sum(/*dim=*/2).sqrt();          // (b, S)
-    blocks.push_back((norms * w.unsqueeze(0)).sum(/*dim=*/1));   // (b)
+    auto residual = torch::einsum("smn,bn->bsm", {ops, rows});  // (b, S, m)
+    auto norms = residual.pow(2).sum(/*dim=*/2).sqrt();         // (b, S)
+    blocks.push_back((norms * w.unsqueeze(0)).sum(/*dim=*/1));  // (b)
   }
   return blocks.empty() ? torch::zeros({0}, q.options()) : torch::cat(blocks);  // (B)
 }

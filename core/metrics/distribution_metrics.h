@@ -11,12 +11,29 @@ namespace fl::metrics {
 
 // KL(truth || predicted) per row from the predicted log-probabilities (e.g. log_softmax of
 // logits): a confident model's probabilities underflow to 0 in float32 where its
-// log-probabilities are still finite. Bins where truth is 0 contribute 0.
+// log-probabilities are still finite. Bins where truth is 0 contribute 0. Exact; FourierLab
+// records it as `test/kl_exact`.
 torch::Tensor klDivergence(const torch::Tensor& truth, const torch::Tensor& predictedLogProbs);
 
+// The paper's KL, as its official code computes it: KLDivLoss of log(q + floor) against the
+// truth, i.e. sum_i t_i (log t_i - log(q_i + 1e-10)) per row (batchmean is the mean of these).
+// The floor caps the penalty of a bin the head gives ~0 mass (-log 1e-10 = 23 nats) where the
+// exact KL is unbounded: it lowers the linear head's KL, not the Fourier head's. The paper's
+// tables use it, so `test/kl` does.
+constexpr double kPaperKlFloor = 1e-10;
+torch::Tensor klDivergenceWithFloor(const torch::Tensor& truth, const torch::Tensor& q,
+                                    double floor = kPaperKlFloor);
+
 // Squared error between the expected bin centre sum_i q_i c_i and the target bin's centre.
+// Exact; recorded as `test/mse_expected_exact`.
 torch::Tensor squaredErrorOfExpectation(const torch::Tensor& q, const torch::Tensor& centers,
                                         const torch::Tensor& targetBins);
+
+// The paper's "MSE (mean)", as its official code computes it: the expected bin index
+// sum_i i q_i rounded to the nearest bin (halves to even, as torch.round), that bin's centre
+// against the target bin's centre. Recorded as `test/mse_expected`.
+torch::Tensor squaredErrorOfRoundedExpectation(const torch::Tensor& q, const torch::Tensor& centers,
+                                               const torch::Tensor& targetBins);
 
 // Squared error between the most probable bin's centre and the target bin's centre.
 torch::Tensor squaredErrorOfArgmax(const torch::Tensor& q, const torch::Tensor& centers,

@@ -21,7 +21,8 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
     return plan;
   }
   if (!expectedExperiment.empty() && expectedExperiment != run->experiment) {
-    plan.error = "run " + id + " is a '" + run->experiment + "' run, not '" + expectedExperiment + "'";
+    plan.error =
+        "run " + id + " is a '" + run->experiment + "' run, not '" + expectedExperiment + "'";
     return plan;
   }
   plan.experiment = registry.find(run->experiment);
@@ -36,44 +37,57 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
     plan.error = "run " + id + "'s stored config no longer validates: " + plan.config.summary();
     return plan;
   }
-  // Newest first, the first whose file is really there: a file can be gone while its row stays
-  // (deleted by hand, or a crash between the keep policy and the store). Nothing is dropped
-  // before one is found, so a run that cannot resume stays exactly as it was.
-  const auto checkpoints = store.checkpoints(runId);
-  std::string missing;
-  const Checkpoint* chosen = nullptr;
-  for (auto it = checkpoints.rbegin(); it != checkpoints.rend() && !chosen; ++it) {
-    std::error_code ec;
-    if (fs::is_regular_file(it->path, ec)) chosen = &*it;
-    else missing += (missing.empty() ? "" : ", ") + it->path;
-  }
-  if (checkpoints.empty()) {
+  const CheckpointChoice choice = newestExistingCheckpoint(store, runId);
+  if (choice.recorded == 0) {
     // Killed before its first checkpoint: nothing to lose by training again from the start
     // (the same config and seed give the same run).
     store.truncateAfter(runId, 0);
     store.removeStrayFiles(runId);
     plan.runId = runId;
     plan.fromStart = true;
-    plan.note = "run " + id + " has no checkpoint (it stopped before its first): training it "
-                "again from step 0 with the same config and seed";
+    plan.note = "run " + id +
+                " has no checkpoint (it stopped before its first): training it again from step 0 "
+                "with the same config and seed";
     return plan;
   }
-  if (!chosen) {
-    plan.error = "run " + id + "'s checkpoint files are missing (" + missing +
+  if (!choice.chosen) {
+    plan.error = "run " + id + "'s checkpoint files are missing (" + choice.missing +
                  "); nothing was changed";
     return plan;
   }
-  if (!missing.empty())
-    plan.note = "skipped missing checkpoint files (" + missing + "); resuming from step " +
-                std::to_string(chosen->step);
-  store.truncateAfter(runId, chosen->step);
-  store.removeStrayFiles(runId);
+  if (!choice.missing.empty())
+    plan.note = "skipped missing checkpoint files (" + choice.missing + "); resuming from step " +
+                std::to_string(choice.chosen->step);
   plan.runId = runId;
-  plan.point = ResumePoint{chosen->path, chosen->step, {}};
+  plan.point = rewindTo(store, runId, *choice.chosen);
+  store.removeStrayFiles(runId);
+  return plan;
+}
+
+CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId) {
+  // Newest first, the first whose file is really there: a file can be gone while its row stays
+  // (deleted by hand, or a crash between the keep policy and the store). Nothing is dropped
+  // before one is found, so a run that cannot resume stays exactly as it was.
+  CheckpointChoice choice;
+  const auto checkpoints = store.checkpoints(runId);
+  choice.recorded = checkpoints.size();
+  for (auto it = checkpoints.rbegin(); it != checkpoints.rend() && !choice.chosen; ++it) {
+    std::error_code ec;
+    if (fs::is_regular_file(it->path, ec))
+      choice.chosen = *it;
+    else
+      choice.missing += (choice.missing.empty() ? "" : ", ") + it->path;
+  }
+  return choice;
+}
+
+ResumePoint rewindTo(RunStore& store, int64_t runId, const Checkpoint& checkpoint) {
+  store.truncateAfter(runId, checkpoint.step);
+  ResumePoint point{checkpoint.path, checkpoint.step, {}};
   if (auto past = store.run(runId))  // its summaries now cover the steps up to the checkpoint
     for (const auto& m : past->metrics)
-      if (m.count > 0) plan.point.lowestBefore[m.key] = m.min;
-  return plan;
+      if (m.count > 0) point.lowestBefore[m.key] = m.min;
+  return point;
 }
 
 }  // namespace fl::store

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/engine/config.h"
@@ -29,9 +30,23 @@ struct ResumePlan {
   bool ok() const { return error.empty(); }
 };
 
+// The newest recorded checkpoint of a run whose file exists, and the recorded ones skipped
+// because their files are gone ("" when none).
+struct CheckpointChoice {
+  std::optional<Checkpoint> chosen;
+  std::string missing;
+  size_t recorded = 0;
+};
+CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId);
+
+// Drops the run's metrics and snapshots after the checkpoint and says where to continue, with
+// each metric's lowest value so far (for "best value" comparisons).
+ResumePoint rewindTo(RunStore& store, int64_t runId, const Checkpoint& checkpoint);
+
 // `device`, when not empty, replaces the stored device (e.g. resume a CPU run on CUDA);
 // `expectedExperiment`, when not empty, must be the run's. Nothing is dropped unless it can go on.
 ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, int64_t runId,
-                         const std::string& device = "", const std::string& expectedExperiment = "");
+                         const std::string& device = "",
+                         const std::string& expectedExperiment = "");
 
 }  // namespace fl::store

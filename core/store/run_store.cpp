@@ -15,6 +15,7 @@
 
 #include "core/store/open_checks.h"
 #include "core/store/schema.h"
+#include "core/study/config_hash.h"
 #include "fourierlab/version.h"
 
 namespace fl::store {
@@ -25,7 +26,7 @@ namespace {
 
 constexpr const char* kRunColumns =
     "id, experiment, name, status, config, device, seed, created, started, finished, "
-    "app_version, build, notes, message, last_step, total_steps, archived";
+    "app_version, build, notes, message, last_step, total_steps, archived, uid, config_hash";
 
 double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
@@ -254,37 +255,36 @@ void RunStore::removeStrayFiles(int64_t id) {
 }
 
 int64_t RunStore::createRun(const NewRun& run) {
+  Transaction tx(m_db);
+  const int64_t id = insertRun(run);
+  tx.commit();
+  return id;
+}
+
+int64_t RunStore::insertRun(const NewRun& run) {
   checkTags(run.tags);
   const auto writer = currentProcess();
-  Transaction tx(m_db);
-  // One past the highest id ever given, not max(id) + 1: a deleted newest run's id stays
-  // retired, so an id in a note, a script or an export never names another run. Kept in
-  // `meta` rather than by AUTOINCREMENT, which would need a schema migration.
-  auto highest = m_db.prepare(
-      "SELECT max(coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'last_run_id'), 0), "
-      "coalesce((SELECT max(id) FROM runs), 0))");
-  highest.step();
-  const int64_t id = highest.int64(0) + 1;
   auto s = m_db.prepare(
-      "INSERT INTO runs(id, experiment, name, status, config, seed, created, app_version, build, "
-      "host, pid, pid_start) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)");
-  s.bind(1, id)
-      .bind(2, run.experiment)
-      .bind(3, run.name)
-      .bind(4, run.config.dump())
-      .bind(5, run.config.value("seed", int64_t(0)))
-      .bind(6, nowSeconds())
-      .bind(7, FOURIERLAB_VERSION)
-      .bind(8, run.build.dump())
-      .bind(9, writer.host)
-      .bind(10, writer.pid)
-      .bind(11, writer.startTicks)
+      "INSERT INTO runs(experiment, name, status, config, seed, created, app_version, build, "
+      "host, pid, pid_start, uid, config_hash) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  s.bind(1, run.experiment)
+      .bind(2, run.name)
+      .bind(3, run.config.dump())
+      .bind(4, run.config.value("seed", int64_t(0)))
+      .bind(5, nowSeconds())
+      .bind(6, FOURIERLAB_VERSION)
+      .bind(7, run.build.dump())
+      .bind(8, writer.host)
+      .bind(9, writer.pid)
+      .bind(10, writer.startTicks)
+      .bind(11, newUid())
+      .bind(12, study::configHash(run.experiment, run.config))
       .run();
-  auto remember = m_db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('last_run_id', ?)");
-  remember.bind(1, std::to_string(id)).run();
+  // AUTOINCREMENT (schema version 4): a deleted newest run's id stays retired, so an id in a
+  // note, a script or an export never names another run.
+  const int64_t id = m_db.lastInsertId();
   auto tag = m_db.prepare("INSERT OR IGNORE INTO tags(run_id, tag) VALUES (?, ?)");
   for (const auto& t : run.tags) tag.bind(1, id).bind(2, t).run();
-  tx.commit();
   return id;
 }
 
@@ -307,6 +307,8 @@ RunRecord RunStore::readRun(Statement& s) const {
   r.lastStep = s.int64(14);
   r.totalSteps = s.int64(15);
   r.archived = s.int64(16) != 0;
+  r.uid = s.isNull(17) ? "" : s.text(17);
+  r.configHash = s.text(18);
   return r;
 }
 

@@ -62,6 +62,8 @@ struct RunRecord {
   int64_t lastStep = 0;
   int64_t totalSteps = 0;
   bool archived = false;
+  std::string uid;         // unique across stores: a run merged twice is stored once
+  std::string configHash;  // study::configHash: equal for the same experiment, config and seed
   std::vector<std::string> tags;
   std::vector<MetricSummary> metrics;  // filled by listRuns and run()
 };
@@ -126,13 +128,18 @@ class RunStore {
                     bool checkPages = true);
 
   const std::string& path() const { return m_db.path(); }
+  // The connection, for the study tables (core/study/study_store.h) that share this file.
+  const Database& database() const { return m_db; }
   // Where checkpoints and other files of run `id` live: <db>.files/run-<id>/.
   std::string artifactFolder(int64_t runId) const;
 
   // --- runs
-  // Ids are never reused, even after the newest run is deleted (meta 'last_run_id'). Throws
+  // Ids are never reused, even after the newest run is deleted (AUTOINCREMENT, schema version 4). Throws
   // std::invalid_argument for a tag tagProblem() refuses.
   int64_t createRun(const NewRun& run);
+  // The same inside a transaction the caller holds (a study claims a setting and creates its
+  // run in one).
+  int64_t insertRun(const NewRun& run);
   std::optional<RunRecord> run(int64_t id) const;
   std::vector<RunRecord> listRuns(const RunFilter& filter = {}) const;
   std::vector<std::string> experimentNames() const;  // distinct, sorted

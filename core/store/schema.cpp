@@ -1,6 +1,11 @@
 #include "core/store/schema.h"
 
+#include <random>
 #include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/study/config_hash.h"
 
 namespace fl::store {
 
@@ -79,7 +84,104 @@ CREATE TABLE artifacts (
 CREATE INDEX artifacts_by_run ON artifacts(run_id, kind, step);
 )sql";
 
+const char* const kSchemaVersion3 = R"sql(
+ALTER TABLE runs ADD COLUMN config_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN uid TEXT;
+CREATE INDEX runs_by_hash ON runs(config_hash);
+CREATE TABLE studies (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  uid         TEXT NOT NULL UNIQUE,
+  name        TEXT NOT NULL,
+  experiment  TEXT NOT NULL,
+  spec        TEXT NOT NULL,            -- JSON StudySpec, axes in their declared order
+  spec_hash   TEXT NOT NULL,            -- the same spec is the same study
+  created     REAL NOT NULL,
+  notes       TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX studies_by_spec ON studies(spec_hash);
+CREATE TABLE study_cells (
+  study_id    INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+  cell        INTEGER NOT NULL,         -- its place in the expansion
+  arm         TEXT NOT NULL DEFAULT '',
+  axes        TEXT NOT NULL,            -- JSON: the axis values, without the seed
+  seed        INTEGER NOT NULL,
+  config      TEXT NOT NULL,            -- JSON, validated and complete
+  config_hash TEXT NOT NULL,
+  run_id      INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+  PRIMARY KEY (study_id, cell)
+) WITHOUT ROWID;
+CREATE INDEX study_cells_by_run ON study_cells(run_id);
+)sql";
+
+// Version 4: `runs` with AUTOINCREMENT, so the id of a deleted newest run is never given again.
+// SQLite cannot add it to a table: the table is rebuilt (foreign keys off meanwhile, see
+// migrate()) with its columns, rows and indexes as they were.
+const char* const kSchemaVersion4 = R"sql(
+CREATE TABLE runs_v4 (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  experiment  TEXT NOT NULL,
+  name        TEXT NOT NULL DEFAULT '',
+  status      TEXT NOT NULL,
+  config      TEXT NOT NULL,
+  device      TEXT NOT NULL DEFAULT '',
+  seed        INTEGER,
+  created     REAL NOT NULL,
+  started     REAL,
+  finished    REAL,
+  app_version TEXT NOT NULL DEFAULT '',
+  build       TEXT NOT NULL DEFAULT '{}',
+  notes       TEXT NOT NULL DEFAULT '',
+  message     TEXT NOT NULL DEFAULT '',
+  last_step   INTEGER NOT NULL DEFAULT 0,
+  total_steps INTEGER NOT NULL DEFAULT 0,
+  host        TEXT NOT NULL DEFAULT '',
+  pid         INTEGER NOT NULL DEFAULT 0,
+  pid_start   INTEGER NOT NULL DEFAULT 0,
+  archived    INTEGER NOT NULL DEFAULT 0,
+  config_hash TEXT NOT NULL DEFAULT '',
+  uid         TEXT
+);
+INSERT INTO runs_v4(id, experiment, name, status, config, device, seed, created, started,
+                    finished, app_version, build, notes, message, last_step, total_steps, host,
+                    pid, pid_start, archived, config_hash, uid)
+  SELECT id, experiment, name, status, config, device, seed, created, started, finished,
+         app_version, build, notes, message, last_step, total_steps, host, pid, pid_start,
+         archived, config_hash, uid FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v4 RENAME TO runs;
+CREATE INDEX runs_by_experiment ON runs(experiment, created);
+CREATE INDEX runs_by_status ON runs(status);
+CREATE INDEX runs_by_hash ON runs(config_hash);
+CREATE UNIQUE INDEX runs_by_uid ON runs(uid);
+)sql";
+
+std::string newUid() {
+  static thread_local std::mt19937_64 rng{std::random_device{}() ^
+                                          (static_cast<uint64_t>(std::random_device{}()) << 32)};
+  static const char* const kHex = "0123456789abcdef";
+  std::string uid;
+  for (int part = 0; part < 2; ++part) {
+    uint64_t bits = rng();
+    for (int i = 0; i < 16; ++i, bits >>= 4) uid += kHex[bits & 15];
+  }
+  return uid;
+}
+
 namespace {
+
+// Version 3 gives every existing run its uid and its config hash (computed here: SQL cannot).
+void identifyExistingRuns(const Database& db) {
+  auto read = db.prepare("SELECT id, experiment, config FROM runs");
+  auto write = db.prepare("UPDATE runs SET uid = ?, config_hash = ? WHERE id = ?");
+  while (read.step()) {
+    const auto config = nlohmann::json::parse(read.text(2), nullptr, /*allow_exceptions=*/false);
+    write.bind(1, newUid())
+        .bind(2, config.is_object() ? study::configHash(read.text(1), config) : std::string())
+        .bind(3, read.int64(0))
+        .run();
+  }
+  db.exec("CREATE UNIQUE INDEX runs_by_uid ON runs(uid)");
+}
 
 constexpr const char* kApplicationMarker = "fourierlab";
 
@@ -114,8 +216,37 @@ int readSchemaVersion(const Database& db) {
   return version;
 }
 
+namespace {
+
+// Foreign keys off for the life of a migration, as they were afterwards. Version 4 drops the old
+// `runs`: with them on, that would delete every run's tags, metrics, snapshots and artifacts
+// (ON DELETE CASCADE). The pragma has no effect inside a transaction, hence outside it.
+class ForeignKeysOff {
+ public:
+  explicit ForeignKeysOff(const Database& db) : m_db(db) {
+    auto s = db.prepare("PRAGMA foreign_keys");
+    m_wasOn = s.step() && s.int64(0) != 0;
+    if (m_wasOn) db.exec("PRAGMA foreign_keys = OFF");
+  }
+  ~ForeignKeysOff() {
+    try {
+      if (m_wasOn) m_db.exec("PRAGMA foreign_keys = ON");
+    } catch (...) {  // never from a destructor; the pragma cannot fail outside a transaction
+    }
+  }
+  ForeignKeysOff(const ForeignKeysOff&) = delete;
+  ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+
+ private:
+  const Database& m_db;
+  bool m_wasOn = false;
+};
+
+}  // namespace
+
 void migrate(const Database& db) {
   if (readSchemaVersion(db) == kSchemaVersion) return;  // the common case: no write lock
+  ForeignKeysOff foreignKeysOff(db);
   Transaction tx(db);
   const int from = readSchemaVersion(db);  // again, now that we hold the write lock
   if (from < 1) {
@@ -125,6 +256,13 @@ void migrate(const Database& db) {
   }
   if (from < 2) {
     db.exec("ALTER TABLE runs ADD COLUMN archived INTEGER NOT NULL DEFAULT 0");
+  }
+  if (from < 3) {
+    db.exec(kSchemaVersion3);
+    identifyExistingRuns(db);
+  }
+  if (from < 4) {
+    db.exec(kSchemaVersion4);
   }
   db.exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
           "' WHERE key = 'schema_version'");

@@ -4,6 +4,7 @@
 #include "experiments/addition/addition_settings.h"
 #include "experiments/addition/addition_trial.h"
 #include "experiments/addition_presets.h"  // generated from presets/*.json
+#include "experiments/addition_studies.h"  // generated from studies/*.json
 
 namespace fl::addition {
 
@@ -39,6 +40,10 @@ std::vector<PanelSpec> AdditionExperiment::panels() const {
 
 std::vector<Preset> AdditionExperiment::presets() const {
   return parsePresets(::fl::presets_json::kAddition);
+}
+
+std::vector<study::StudySpec> AdditionExperiment::studies() const {
+  return parseStudies(name(), ::fl::presets_json::kAdditionStudies);
 }
 
 std::vector<Variant> AdditionExperiment::comparisonVariants() const {

@@ -21,10 +21,10 @@ torch::Tensor bandRemovalMatrix(const torch::Tensor& unembedding, bool removeLow
                                 double cutoffPeriod) {
   auto u = unembedding.detach().to(torch::kCPU).to(torch::kDouble);  // (M, d)
   const int64_t numbers = u.size(0), d = u.size(1);
-  auto bands = analysis::splitByPeriod(u.t(), cutoffPeriod);         // over the number axis
-  auto a = (removeLow ? bands.low : bands.high).t();                  // (M, d): band logits = A o
-  auto r = numbers <= d ? torch::matmul(torch::linalg::pinv(u), a)
-                        : torch::matmul(torch::linalg::pinv(a), a);
+  auto bands = analysis::splitByPeriod(u.t(), cutoffPeriod);  // over the number axis
+  auto a = (removeLow ? bands.low : bands.high).t();          // (M, d): band logits = A o
+  auto r =
+      numbers <= d ? torch::matmul(at::linalg_pinv(u), a) : torch::matmul(at::linalg_pinv(a), a);
   return r.to(unembedding.dtype()).to(unembedding.device());
 }
 
@@ -33,8 +33,8 @@ nn::SublayerHook makeAblationHook(const Ablation& ablation, torch::Tensor remova
     const bool chosen = which == nn::Sublayer::Attention ? ablation.attention : ablation.mlp;
     if (!chosen) return out;
     const int64_t last = out.size(1) - 1;
-    auto o = out.select(1, last);                               // (B, d)
-    auto replaced = o - torch::matmul(o, removal.t());          // o - R o
+    auto o = out.select(1, last);                       // (B, d)
+    auto replaced = o - torch::matmul(o, removal.t());  // o - R o
     auto result = out.clone();
     result.select(1, last).copy_(replaced);
     return result;

@@ -8,6 +8,7 @@
 #include "experiments/fope/fope_settings.h"
 #include "experiments/fope/fope_trial.h"
 #include "experiments/fope_presets.h"  // generated from presets/*.json
+#include "experiments/fope_studies.h"  // generated from studies/*.json
 
 namespace fl::fope {
 
@@ -50,6 +51,10 @@ std::vector<PanelSpec> FopeExperiment::panels() const {
 
 std::vector<Preset> FopeExperiment::presets() const {
   return parsePresets(::fl::presets_json::kFope);
+}
+
+std::vector<study::StudySpec> FopeExperiment::studies() const {
+  return parseStudies(name(), ::fl::presets_json::kFopeStudies);
 }
 
 std::vector<Variant> FopeExperiment::comparisonVariants() const {

@@ -5,6 +5,7 @@
 #include "experiments/fourier_head/fourier_head_trial.h"
 #include "experiments/fourier_head/toy_datasets.h"
 #include "experiments/fourier_head_presets.h"  // generated from presets/*.json
+#include "experiments/fourier_head_studies.h"  // generated from studies/*.json
 
 namespace fl::fourier_head {
 
@@ -59,10 +60,16 @@ std::vector<PanelSpec> FourierHeadExperiment::panels() const {
   return {
       {"loss", "Training loss", PanelKind::MetricLines, {"train/loss"}, "step", "cross-entropy",
        true, "Mean training loss per epoch (with the regulariser when gamma > 0)"},
-      {"kl", "Test KL(true || predicted)", PanelKind::MetricLines, {"test/kl"}, "step", "KL",
-       true, "Mean over test inputs of the KL divergence from the true bin distribution"},
-      {"mse", "Test MSE", PanelKind::MetricLines, {"test/mse_expected", "test/mse_argmax"},
-       "step", "squared error", false, "Expected-value and argmax bin centre against the target"},
+      {"kl", "Test KL(true || predicted)", PanelKind::MetricLines, {"test/kl", "test/kl_exact"},
+       "step", "KL", true,
+       "Mean over test inputs of the KL divergence from the true bin distribution: test/kl as "
+       "the paper computes it (predicted probabilities floored at 1e-10), test/kl_exact without "
+       "the floor"},
+      {"mse", "Test MSE", PanelKind::MetricLines,
+       {"test/mse_expected", "test/mse_argmax", "test/mse_expected_exact"}, "step",
+       "squared error", false,
+       "Bin centre of the rounded expected bin (the paper's MSE mean), of the argmax, and the "
+       "unrounded expected value, against the target's bin centre"},
       {"smoothness", "Test smoothness", PanelKind::MetricLines, {"test/smoothness"}, "step",
        "s(q)", false, "Lower is smoother"},
       {"pdf", "Learned vs true PDF", PanelKind::SnapshotCurves,
@@ -80,6 +87,10 @@ std::vector<PanelSpec> FourierHeadExperiment::panels() const {
 
 std::vector<Preset> FourierHeadExperiment::presets() const {
   return parsePresets(::fl::presets_json::kFourierHead);
+}
+
+std::vector<study::StudySpec> FourierHeadExperiment::studies() const {
+  return parseStudies(name(), ::fl::presets_json::kFourierHeadStudies);
 }
 
 std::vector<ProbeInput> FourierHeadExperiment::probeInputs() const {

@@ -15,6 +15,9 @@ class FourierHeadExperiment : public Experiment {
   std::vector<ParamSpec> params() const override;
   std::vector<PanelSpec> panels() const override;
   std::vector<Preset> presets() const override;
+  std::vector<study::StudySpec> studies() const override;
+  // One thread: its ops (batch 32, width 64) are too small to split (bench_fourier_head).
+  int usefulThreads(const nlohmann::json& config) const override { return 1; }
   std::vector<ProbeInput> probeInputs() const override;
   std::vector<Variant> comparisonVariants() const override {
     // The paper's comparison: the linear baseline against Fourier heads of growing N. The

@@ -5,6 +5,7 @@
 #include "experiments/fourier_qk/fourier_qk_settings.h"
 #include "experiments/fourier_qk/fourier_qk_trial.h"
 #include "experiments/fourier_qk_presets.h"  // generated from presets/*.json
+#include "experiments/fourier_qk_studies.h"  // generated from studies/*.json
 
 namespace fl::fourier_qk {
 
@@ -41,6 +42,10 @@ std::vector<PanelSpec> FourierQkExperiment::panels() const {
 
 std::vector<Preset> FourierQkExperiment::presets() const {
   return parsePresets(::fl::presets_json::kFourierQk);
+}
+
+std::vector<study::StudySpec> FourierQkExperiment::studies() const {
+  return parseStudies(name(), ::fl::presets_json::kFourierQkStudies);
 }
 
 std::vector<Variant> FourierQkExperiment::comparisonVariants() const {

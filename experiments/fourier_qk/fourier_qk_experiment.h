@@ -15,6 +15,7 @@ class FourierQkExperiment : public Experiment {
   std::vector<ParamSpec> params() const override;
   std::vector<PanelSpec> panels() const override;
   std::vector<Preset> presets() const override;
+  std::vector<study::StudySpec> studies() const override;
   std::optional<SelectionMetric> selectionMetric() const override {
     return SelectionMetric{"val/loss", true};
   }

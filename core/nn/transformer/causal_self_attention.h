@@ -5,6 +5,10 @@
 //   q, k    = position.rotate(q, k)                rope / fope
 //   scores  = q k^T / sqrt(D) + position.scoreBias  alibi
 //   y       = W_o softmax(causal(scores)) v
+//
+// On float CPU tensors the last two lines run blocked (blocked_attention.h): no layer holds
+// its (B, H, T, T) scores at once. The plain kernel, which does, serves other devices and
+// dtypes, and side-by-side comparisons.
 #pragma once
 
 #include <memory>
@@ -20,6 +24,12 @@
 
 namespace fl::nn {
 
+enum class AttentionKernel { Blocked, Plain };
+
+// Blocked, unless the environment sets FOURIERLAB_ATTENTION=plain (for benchmarks that compare
+// both in one binary).
+AttentionKernel defaultAttentionKernel();
+
 class CausalSelfAttentionImpl : public torch::nn::Module {
  public:
   CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout, at::Generator generator,
@@ -29,8 +39,17 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
 
   torch::nn::Linear outputProjection() const { return m_out; }
   std::shared_ptr<QkFilterImpl> filter() const { return m_filter; }
+  // How attention is computed (the same results): defaultAttentionKernel() until set.
+  void setKernel(AttentionKernel kernel) { m_kernel = kernel; }
+  AttentionKernel kernel() const { return m_kernel; }
 
  private:
+  // q, k, v: (B, H, T, D) -> (B, H, T, D)
+  torch::Tensor plainAttention(const torch::Tensor& q, const torch::Tensor& k,
+                               const torch::Tensor& v, double scale);
+  torch::Tensor blockedAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                 const torch::Tensor& v, double scale);
+
   int64_t m_heads;
   torch::nn::Linear m_qkv{nullptr};
   torch::nn::Linear m_out{nullptr};
@@ -38,6 +57,7 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
   SeededDropout m_residualDropout{nullptr};   // on the output, as nanoGPT
   PositionEncoding m_position;
   std::shared_ptr<QkFilterImpl> m_filter;
+  AttentionKernel m_kernel = defaultAttentionKernel();
 };
 TORCH_MODULE(CausalSelfAttention);
 

@@ -127,6 +127,10 @@ torch::Tensor GptImpl::forward(const torch::Tensor& tokens, const SublayerHook& 
   return torch::matmul(hidden(tokens, hook), unembedding().t());
 }
 
+void GptImpl::setAttentionKernel(AttentionKernel kernel) {
+  for (auto& block : m_blocks) block->attention()->setKernel(kernel);
+}
+
 int64_t GptImpl::parameterCount() const {
   int64_t n = 0;
   for (const auto& p : parameters()) n += p.numel();

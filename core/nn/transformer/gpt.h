@@ -100,6 +100,9 @@ class GptImpl : public torch::nn::Module {
   torch::nn::Embedding tokenEmbedding() const { return m_tokens; }
   const std::vector<Block>& blocks() const { return m_blocks; }
 
+  // Every layer's attention kernel (the same results; see causal_self_attention.h).
+  void setAttentionKernel(AttentionKernel kernel);
+
   int64_t parameterCount() const;
   // The dropout generator, for checkpoints (its state continues a run bit for bit).
   at::Generator dropoutGenerator() const { return m_dropoutGenerator; }

@@ -49,6 +49,7 @@ class PositionEncodingImpl : public torch::nn::Module {
   std::pair<torch::Tensor, torch::Tensor> rotate(const torch::Tensor& q, const torch::Tensor& k);
   // (H, T, T) to add to the scores, or undefined.
   torch::Tensor scoreBias(int64_t length, const torch::TensorOptions& options);
+  bool hasScoreBias() const { return m_options.kind == PositionKind::Alibi; }
   // The causal mask plus scoreBias as one additive tensor, (T, T) or (H, T, T): built once per
   // length and device and shared by every layer (the T x T tables dominate memory at long
   // evaluation lengths).

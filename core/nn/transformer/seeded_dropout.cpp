@@ -1,5 +1,7 @@
 #include "core/nn/transformer/seeded_dropout.h"
 
+#include <mutex>
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
@@ -13,6 +15,12 @@ torch::Tensor SeededDropoutImpl::forward(const torch::Tensor& x) {
   if (!x.device().is_cpu()) return torch::dropout(x, m_p, /*train=*/true);
   auto keep = torch::empty_like(x).bernoulli_(1.0 - m_p, m_generator);
   return x * keep / (1.0 - m_p);
+}
+
+uint64_t SeededDropoutImpl::drawSeed() {
+  auto* generator = m_generator.get<at::CPUGeneratorImpl>();
+  std::lock_guard<std::mutex> lock(generator->mutex_);
+  return generator->random64();
 }
 
 at::Generator makeDropoutGenerator(uint64_t seed) {

@@ -16,6 +16,14 @@ class SeededDropoutImpl : public torch::nn::Module {
   SeededDropoutImpl(double p, at::Generator generator);
   torch::Tensor forward(const torch::Tensor& x);
 
+  double p() const { return m_p; }
+  // Whether forward drops anything now (training and p > 0).
+  bool active() const { return is_training() && m_p > 0; }
+  // A 64-bit seed from the model's generator, for kernels that draw their own masks from it
+  // (blocked attention): the generator advances by one draw, so checkpoints still continue
+  // a run bit for bit.
+  uint64_t drawSeed();
+
  private:
   double m_p;
   at::Generator m_generator;  // shared with the model's other dropout modules

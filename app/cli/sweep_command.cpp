@@ -1,0 +1,207 @@
+// `fourierlab-cli sweep run|resume`: train a study (core/study) with progress on stderr; the
+// reading subcommands are in sweep_reading.cpp.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "app/cli/commands.h"
+#include "app/cli/console_progress.h"
+#include "app/cli/sweep_reading.h"
+#include "app/cli/sweep_spec.h"
+#include "core/engine/device.h"
+#include "core/engine/interrupt_signals.h"
+#include "core/engine/openmp_wait_policy.h"
+#include "core/store/run_store.h"
+#include "core/study/study_expansion.h"
+#include "core/study/study_scheduler.h"
+#include "core/study/study_store.h"
+#include "core/study/study_table.h"
+
+namespace fl::cli {
+
+namespace {
+
+// The metrics a progress line shows: the study's table metrics, else its test/val metrics.
+std::vector<std::string> headlineMetrics(const study::StudySpec& spec,
+                                         const std::map<std::string, double>& finalMetrics) {
+  std::vector<std::string> keys;
+  if (spec.table)
+    for (const auto& m : spec.table->metrics)
+      if (finalMetrics.count(m)) keys.push_back(m);
+  if (keys.empty())
+    for (const auto& [k, v] : finalMetrics)
+      if (k.rfind("test/", 0) == 0 || k.rfind("val/", 0) == 0) keys.push_back(k);
+  if (keys.size() > 3) keys.resize(3);
+  return keys;
+}
+
+std::string progressPrefix(const study::StudyProgress& p) {
+  char buf[48];
+  const int width = static_cast<int>(std::to_string(p.total).size());
+  std::snprintf(buf, sizeof buf, "[%*lld/%lld]", width, static_cast<long long>(p.finished),
+                static_cast<long long>(p.total));
+  return buf;
+}
+
+std::string progressSuffix(const study::StudyProgress& p) {
+  std::string out;
+  if (p.failed) out += " | " + std::to_string(p.failed) + " failed";
+  if (p.elsewhere) out += " | " + std::to_string(p.elsewhere) + " in another process";
+  if (p.etaSeconds) out += " | ETA " + formatDuration(*p.etaSeconds);
+  return out;
+}
+
+int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, int64_t studyId,
+               const SweepArgs& args) {
+  study::StudySchedulerOptions options;
+  options.requestedParallel = args.parallel;
+  options.requestedThreads = args.threads;
+  options.device = args.device;
+  // Ctrl-C, `kill`, a closed terminal and a cluster's preemption (SIGTERM before SIGKILL) all
+  // stop the study the same way: every run checkpoints where it is and ends cancelled.
+  options.stopFlag = &InterruptSignals::flag();
+  study::StudyScheduler scheduler(registry, dbPath, studyId, options);
+
+  store::RunStore runs(dbPath);
+  study::StudyStore studies(runs);
+  const auto record = studies.study(studyId);
+  const auto toTrain = studies.unfinishedCells(studyId).size();
+  std::fprintf(stderr, "study %lld \"%s\" (%s): %lld runs, %lld finished, %zu to train, in %s\n",
+               static_cast<long long>(studyId), record->name.c_str(), record->experiment.c_str(),
+               static_cast<long long>(record->cells),
+               static_cast<long long>(record->cells - static_cast<int64_t>(toTrain)), toTrain,
+               runs.path().c_str());
+  if (toTrain > 0) {
+    const auto budget = scheduler.budgetFor(static_cast<int64_t>(toTrain));
+    std::fprintf(stderr, "budget: %s (OpenMP wait policy: %s)%s\n", budget.describe().c_str(),
+                 openMpWaitPolicy().c_str(),
+                 budget.oversubscribed() ? "; WARNING: more threads than cores, as requested" : "");
+  }
+
+  InterruptSignals signals;
+  const auto outcome =
+      scheduler.run([&](const study::StudyRunReport& r, const study::StudyProgress& p) {
+        if (!r.ended) {
+          std::fprintf(stderr, "%s start run %lld: %s (%s)\n", progressPrefix(p).c_str(),
+                       static_cast<long long>(r.runId), r.label.c_str(), r.how.c_str());
+          return;
+        }
+        std::string metrics;
+        for (const auto& key : headlineMetrics(record->spec, r.finalMetrics)) {
+          char buf[96];
+          std::snprintf(buf, sizeof buf, " %s=%.4g", key.c_str(), r.finalMetrics.at(key));
+          metrics += buf;
+        }
+        std::fprintf(stderr, "%s run %lld %s in %s: %s%s%s%s\n", progressPrefix(p).c_str(),
+                     static_cast<long long>(r.runId), r.status.c_str(),
+                     formatDuration(r.seconds).c_str(), r.label.c_str(),
+                     metrics.empty() ? "" : " |", metrics.c_str(), progressSuffix(p).c_str());
+        if (r.status == "failed") std::fprintf(stderr, "    why: %s\n", r.message.c_str());
+      });
+  const auto& p = outcome.progress;
+  std::fprintf(stderr, "study %lld: %lld of %lld finished, %lld failed%s in %s\n",
+               static_cast<long long>(studyId), static_cast<long long>(p.finished),
+               static_cast<long long>(p.total), static_cast<long long>(p.failed),
+               p.elsewhere
+                   ? (", " + std::to_string(p.elsewhere) + " trained by another process").c_str()
+                   : "",
+               formatDuration(p.elapsedSeconds).c_str());
+  if (outcome.cancelled) {
+    const int signal = signals.received();
+    std::fprintf(stderr,
+                 "stopped by %s: every run saved a checkpoint; continue with "
+                 "`fourierlab-cli sweep resume %lld`\n",
+                 signal ? InterruptSignals::name(signal).c_str() : "a stop request",
+                 static_cast<long long>(studyId));
+    return signal ? InterruptSignals::exitCode(signal) : kExitCancelled;
+  }
+  if (p.finished == p.total) {
+    SweepArgs table = args;
+    table.id = studyId;
+    table.format = "md";
+    printStudyTable(registry, runs, studyId, table, stdout);
+  } else if (p.elsewhere == 0) {
+    std::fprintf(stderr,
+                 "%lld runs did not finish; `fourierlab-cli sweep show %lld` says why, "
+                 "`sweep resume %lld` trains them again\n",
+                 static_cast<long long>(p.total - p.finished), static_cast<long long>(studyId),
+                 static_cast<long long>(studyId));
+  }
+  return p.failed > 0 ? kExitRunFailed : kExitOk;
+}
+
+int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, const SweepArgs& args) {
+  SweepSpec built = sweepSpecFromArgs(registry, args);
+  if (!built.error.empty()) {
+    std::fprintf(stderr, "error: %s\n", built.error.c_str());
+    return kExitBadUsage;
+  }
+  const study::StudyExpansion expansion = study::expandStudy(*built.experiment, built.spec);
+  if (!expansion.ok()) {
+    for (const auto& e : expansion.errors) std::fprintf(stderr, "error: %s\n", e.c_str());
+    std::fprintf(stderr, "nothing was stored\n");
+    return kExitBadUsage;
+  }
+  if (!args.device.empty()) {
+    try {
+      resolveDevice(args.device);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: --device %s: %s\n", args.device.c_str(), e.what());
+      return kExitBadUsage;
+    }
+  }
+  if (args.dryRun) {
+    std::printf("%s: %zu runs of %s%s\n", built.spec.name.c_str(), expansion.cells.size(),
+                built.spec.experiment.c_str(),
+                expansion.duplicatesDropped ? (" (" + std::to_string(expansion.duplicatesDropped) +
+                                               " duplicate settings dropped)")
+                                                  .c_str()
+                                            : "");
+    for (const auto& cell : expansion.cells)
+      std::printf("  %s%s%s  [%s]\n", cell.arm.empty() ? "" : (cell.arm + ": ").c_str(),
+                  study::cellLabel(cell.axes, cell.seed).c_str(), "", cell.hash.c_str());
+    std::printf("%s\n", built.spec.toJson().dump(2).c_str());
+    return kExitOk;
+  }
+  int64_t studyId = 0;
+  {
+    store::RunStore runs(dbPath);
+    study::StudyStore studies(runs);
+    if (auto same = studies.findSameSpec(built.spec)) {
+      studyId = *same;
+      std::fprintf(stderr, "study %lld has this exact spec: continuing it\n",
+                   static_cast<long long>(studyId));
+    } else {
+      studyId = studies.create(built.spec, expansion);
+    }
+  }
+  return trainStudy(registry, dbPath, studyId, args);
+}
+
+}  // namespace
+
+int sweepCommand(const ExperimentRegistry& registry, const SweepArgs& args) {
+  const std::string dbPath = args.db.empty() ? store::RunStore::defaultPath() : args.db;
+  try {
+    if (args.action == "run") return sweepRun(registry, dbPath, args);
+    if (args.action == "resume") {
+      {
+        store::RunStore::requireExisting(dbPath);  // a resume never creates the store
+        store::RunStore runs(dbPath);
+        if (!study::StudyStore(runs).study(args.id)) {
+          std::fprintf(stderr, "error: no study %lld in %s\n", static_cast<long long>(args.id),
+                       runs.path().c_str());
+          return kExitBadUsage;
+        }
+      }
+      return trainStudy(registry, dbPath, args.id, args);
+    }
+    return sweepReadingCommand(registry, dbPath, args);
+  } catch (const store::StoreError& e) {
+    std::fprintf(stderr, "store error: %s\n", e.what());
+    return kExitStoreError;
+  }
+}
+
+}  // namespace fl::cli

@@ -1,0 +1,106 @@
+#include "app/cli/sweep_options.h"
+
+namespace fl::cli {
+
+namespace {
+
+void addBudget(CLI::App* c, SweepArgs& a) {
+  c->add_option("--parallel", a.parallel,
+                "Runs trained at once (default: the thread budget: cores / threads per run)")
+      ->check(CLI::Range(1, 1024));
+  c->add_option("--threads", a.threads,
+                "Intra-op threads per run (default: 1 for tiny models or many runs)")
+      ->check(CLI::Range(1, 1024));
+  c->add_option("--device", a.device, "auto | cpu | cuda | cuda:N for every run of the study");
+}
+
+void addId(CLI::App* c, SweepArgs& a) {
+  c->add_option("id", a.id, "Study id (see `sweep list`)")->required();
+}
+
+}  // namespace
+
+CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
+  auto* sweep = app.add_subcommand(
+      "sweep", "Studies: a paper's whole sweep (axes x seeds) as one stored, resumable object");
+  sweep->require_subcommand(1);
+  sweep->add_option("--db", a.db, "Run store file (default: $XDG_DATA_HOME/fourierlab/runs.db)");
+  sweep->fallthrough();
+
+  auto* run = sweep->add_subcommand(
+      "run", "Expand a study (built-in, from a file, or --grid/--zip/--seeds) and train it");
+  run->add_option("experiment", a.experiment, "Experiment name (see `list`)");
+  run->add_option("--study", a.study, "A built-in study of the experiment (see `list`)");
+  run->add_option("--study-file", a.studyFile, "A study as a JSON file (see README: Studies)");
+  run->add_option("--preset", a.preset, "Start every run from this preset");
+  run->add_option("--set", a.assignments, "Fix a parameter for every run: KEY=VALUE (repeatable)")
+      ->allow_extra_args(false);
+  run->add_option("--grid", a.grid,
+                  "An axis: KEY=V1,V2,... or KEY=FIRST,SECOND,...,LAST (repeatable: the cartesian "
+                  "product)")
+      ->allow_extra_args(false);
+  run->add_option("--zip", a.zip, "Axes that vary together: KEY=V1,V2,KEY2=W1,W2 (repeatable)")
+      ->allow_extra_args(false);
+  run->add_option("--seeds", a.seeds,
+                  "Seeds of every setting: 1,2,3,42 (mean and spread over them)");
+  run->add_option("--name", a.name, "A name for the study");
+  run->add_flag("--dry-run", a.dryRun, "Print the runs and the spec; train and store nothing");
+  addBudget(run, a);
+
+  auto* resume = sweep->add_subcommand(
+      "resume", "Finish a study: keep finished runs, resume interrupted ones, rerun failed ones");
+  addId(resume, a);
+  addBudget(resume, a);
+
+  auto* list = sweep->add_subcommand("list", "Stored studies with their progress");
+  list->add_flag("--json", a.json, "Print as JSON");
+
+  auto* show = sweep->add_subcommand("show", "A study's spec, status counts and unfinished runs");
+  addId(show, a);
+  show->add_flag("--json", a.json, "Print as JSON");
+
+  auto* table = sweep->add_subcommand(
+      "table", "Mean ± std over seeds per setting, beside the paper's values with a verdict");
+  addId(table, a);
+  table->add_option("--metric", a.metrics, "A metric to show (repeatable; default: the study's)")
+      ->allow_extra_args(false);
+  table->add_option("--rows", a.rows, "The axis down the rows");
+  table->add_option("--cols", a.cols, "The axis across the columns");
+  table->add_option("--format", a.format, "md, csv or json")
+      ->check(CLI::IsMember({"md", "csv", "json"}));
+
+  auto* plot = sweep->add_subcommand(
+      "plot",
+      "The paper-style figure: mean line and band over seeds, baselines dashed, the "
+      "paper's points; SVG, PNG or PDF");
+  addId(plot, a);
+  plot->add_option("--x", a.x, "The axis along the horizontal axis (default: the study's figure)");
+  plot->add_option("--metric", a.metrics, "A metric, one panel each (repeatable)")
+      ->allow_extra_args(false);
+  plot->add_option("--group", a.group, "One line per value of this axis");
+  plot->add_option("--panel", a.panel, "One row of panels per value of this axis");
+  plot->add_option("--band", a.band,
+                   "std (mean ± std), half (± 0.67 std: the paper's 50% interval), minmax, none");
+  plot->add_option("--where", a.where, "Only settings with KEY=VALUE (repeatable)")
+      ->allow_extra_args(false);
+  plot->add_option("--figure", a.figure, "One of the study's declared figures, by name");
+  plot->add_option("--out", a.out, "Output file: .svg, .png or .pdf")->required();
+  plot->add_option("--width", a.width, "Pixels (default: 560 per metric + 200)")
+      ->check(CLI::Range(200, 10000));
+  plot->add_option("--height", a.height, "Pixels (default: 380 per panel row + 90)")
+      ->check(CLI::Range(200, 10000));
+
+  auto* exportStudy = sweep->add_subcommand(
+      "export", "Every run's final metrics and axis values, one row per run (for pandas)");
+  addId(exportStudy, a);
+  exportStudy->add_option("--format", a.format, "csv or json")
+      ->check(CLI::IsMember({"csv", "json"}));
+  exportStudy->add_option("--out", a.out, "Output file (default: stdout)");
+
+  auto* remove = sweep->add_subcommand("delete", "Delete a study and the runs only it uses");
+  addId(remove, a);
+  remove->add_flag("--keep-runs", a.keepRuns, "Keep its runs as ordinary runs");
+  return sweep;
+}
+
+}  // namespace fl::cli

@@ -1,0 +1,113 @@
+#include "app/cli/sweep_spec.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/engine/config.h"
+#include "core/study/axis_values.h"
+
+namespace fl::cli {
+
+namespace {
+
+std::string studyNames(const Experiment& e) {
+  std::string out;
+  for (const auto& s : e.studies()) out += (out.empty() ? "" : ", ") + s.name;
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+SweepSpec sweepSpecFromArgs(const ExperimentRegistry& registry, const SweepArgs& args) {
+  SweepSpec out;
+  auto& spec = out.spec;
+  if (!args.study.empty() && !args.studyFile.empty()) {
+    out.error = "give --study or --study-file, not both";
+    return out;
+  }
+  if (!args.studyFile.empty()) {
+    std::ifstream file(args.studyFile);
+    if (!file) {
+      out.error = "--study-file " + args.studyFile + ": cannot be read";
+      return out;
+    }
+    std::stringstream text;
+    text << file.rdbuf();
+    try {
+      spec = study::StudySpec::fromText(text.str());
+    } catch (const std::invalid_argument& e) {
+      out.error = "--study-file " + args.studyFile + ": " + e.what();
+      return out;
+    }
+    if (!args.experiment.empty() && !spec.experiment.empty() &&
+        spec.experiment != args.experiment) {
+      out.error = "--study-file " + args.studyFile + " is a study of '" + spec.experiment +
+                  "', not '" + args.experiment + "'";
+      return out;
+    }
+    if (spec.experiment.empty()) spec.experiment = args.experiment;
+    if (spec.experiment.empty()) {
+      out.error = "--study-file " + args.studyFile +
+                  ": name the experiment (\"experiment\" in the file, or sweep run EXPERIMENT)";
+      return out;
+    }
+    if (spec.name.empty()) spec.name = args.studyFile;
+  } else {
+    spec.experiment = args.experiment;
+  }
+  if (spec.experiment.empty()) {
+    out.error = "sweep run needs an EXPERIMENT (see `fourierlab-cli list`)";
+    return out;
+  }
+  out.experiment = registry.find(spec.experiment);
+  if (!out.experiment) {
+    out.error = "unknown experiment '" + spec.experiment + "' (known: " + registry.names() + ")";
+    return out;
+  }
+  if (!args.study.empty()) {
+    auto builtin = out.experiment->findStudy(args.study);
+    if (!builtin) {
+      out.error = "unknown study '" + args.study + "' for experiment '" + spec.experiment +
+                  "' (known: " + studyNames(*out.experiment) + ")";
+      return out;
+    }
+    spec = *builtin;
+  }
+
+  const auto specs = out.experiment->allParams();
+  if (!args.preset.empty()) spec.preset = args.preset;
+  for (const auto& assignment : args.assignments)
+    if (auto issue = applyAssignment(specs, assignment, spec.overrides)) {
+      out.error = "--set " + assignment + ": " + issue->message;
+      return out;
+    }
+  for (const auto& text : args.grid) {
+    auto axis = study::parseAxisAssignment(specs, text);
+    if (axis.error) {
+      out.error = "--grid " + text + ": " + *axis.error;
+      return out;
+    }
+    spec.grid.push_back(std::move(axis.axis));
+  }
+  for (const auto& text : args.zip) {
+    auto zip = study::parseZipAssignment(specs, text);
+    if (zip.error) {
+      out.error = *zip.error;
+      return out;
+    }
+    spec.zips.push_back(std::move(zip.zip));
+  }
+  if (!args.seeds.empty()) {
+    auto seeds = study::parseSeeds(*findParam(specs, "seed"), args.seeds);
+    if (seeds.error) {
+      out.error = *seeds.error;
+      return out;
+    }
+    spec.seeds = seeds.seeds;
+  }
+  if (!args.name.empty()) spec.name = args.name;
+  if (spec.name.empty()) spec.name = spec.experiment + " sweep";
+  return out;
+}
+
+}  // namespace fl::cli

@@ -1,0 +1,167 @@
+#include "core/study/axis_values.h"
+
+#include <cmath>
+
+#include "core/engine/config.h"
+
+namespace fl::study {
+
+namespace {
+
+std::vector<std::string> splitCommas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::string current;
+  for (char c : text) {
+    if (c == ',') {
+      parts.push_back(current);
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  parts.push_back(current);
+  for (auto& p : parts) {
+    const auto begin = p.find_first_not_of(" \t");
+    const auto end = p.find_last_not_of(" \t");
+    p = begin == std::string::npos ? "" : p.substr(begin, end - begin + 1);
+  }
+  return parts;
+}
+
+constexpr size_t kMaxRangeValues = 100000;
+
+}  // namespace
+
+AxisParse parseAxisValues(const ParamSpec& spec, const std::string& text) {
+  AxisParse out;
+  const auto parts = splitCommas(text);
+  const std::string where = "'" + spec.name + "'";
+  if (text.find_first_not_of(" \t") == std::string::npos) {
+    out.error = where + " has no values (give KEY=V1,V2,...)";
+    return out;
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i] == "...") {
+      const bool numeric = spec.type == ParamType::Int || spec.type == ParamType::Float;
+      if (!numeric || i != 2 || parts.size() != 4) {
+        out.error =
+            where + ": a range is written FIRST,SECOND,...,LAST (numbers only), got '" + text + "'";
+        return out;
+      }
+      continue;
+    }
+    if (parts[i].empty()) {
+      out.error = where + ": an empty value in '" + text + "'";
+      return out;
+    }
+    ParsedValue parsed = parseValue(spec, parts[i]);
+    if (parsed.error) {
+      out.error = *parsed.error;
+      return out;
+    }
+    out.values.push_back(parsed.value);
+  }
+  if (parts.size() == 4 && parts[2] == "...") {
+    const double first = out.values[0].get<double>();
+    const double step = out.values[1].get<double>() - first;
+    const double last = out.values[2].get<double>();
+    const double count = step == 0 ? -1 : (last - first) / step;
+    if (!(count >= 1) || std::abs(count - std::round(count)) > 1e-9 * std::max(1.0, count) ||
+        count + 1 > kMaxRangeValues) {
+      out.error = where + ": the range '" + text + "' does not reach " + parts[3] +
+                  " in steps of " + nlohmann::json(step).dump();
+      return out;
+    }
+    out.values.clear();
+    const auto n = static_cast<size_t>(std::llround(count)) + 1;
+    for (size_t k = 0; k < n; ++k) {
+      const double v = first + step * static_cast<double>(k);
+      out.values.push_back(spec.type == ParamType::Int ? nlohmann::json(std::llround(v))
+                                                       : nlohmann::json(v));
+      if (auto problem = checkValue(spec, out.values.back())) {
+        out.error = *problem;
+        return out;
+      }
+    }
+  }
+  return out;
+}
+
+AxisAssignment parseAxisAssignment(const std::vector<ParamSpec>& specs, const std::string& text) {
+  AxisAssignment out;
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    out.error = "expected KEY=V1,V2,..., got '" + text + "'";
+    return out;
+  }
+  out.axis.key = text.substr(0, eq);
+  const ParamSpec* spec = findParam(specs, out.axis.key);
+  if (!spec) {
+    std::string known;
+    for (const auto& s : specs) known += (known.empty() ? "" : ", ") + s.name;
+    out.error = "unknown parameter '" + out.axis.key + "' (known: " + known + ")";
+    return out;
+  }
+  AxisParse values = parseAxisValues(*spec, text.substr(eq + 1));
+  out.error = values.error;
+  out.axis.values = std::move(values.values);
+  return out;
+}
+
+ZipAssignment parseZipAssignment(const std::vector<ParamSpec>& specs, const std::string& text) {
+  ZipAssignment out;
+  // Split at each "KEY=": a new key starts where a comma-separated part holds '='.
+  std::vector<std::string> pieces;
+  std::string current;
+  for (const auto& part : splitCommas(text)) {
+    if (part.find('=') != std::string::npos && !current.empty()) {
+      pieces.push_back(current);
+      current.clear();
+    }
+    current += (current.empty() ? "" : ",") + part;
+  }
+  if (!current.empty()) pieces.push_back(current);
+  for (const auto& piece : pieces) {
+    AxisAssignment axis = parseAxisAssignment(specs, piece);
+    if (axis.error) {
+      out.error = "--zip: " + *axis.error;
+      return out;
+    }
+    out.zip.axes.push_back(std::move(axis.axis));
+  }
+  if (out.zip.axes.size() < 2) {
+    out.error = "--zip needs two or more keys that vary together (KEY=V1,V2,KEY2=W1,W2), got '" +
+                text + "'";
+    return out;
+  }
+  for (const auto& axis : out.zip.axes)
+    if (axis.values.size() != out.zip.axes.front().values.size()) {
+      out.error = "--zip: '" + out.zip.axes.front().key + "' has " +
+                  std::to_string(out.zip.axes.front().values.size()) + " values but '" + axis.key +
+                  "' has " + std::to_string(axis.values.size()) +
+                  " (zipped keys need equal lengths)";
+      return out;
+    }
+  return out;
+}
+
+SeedList parseSeeds(const ParamSpec& seedSpec, const std::string& text) {
+  SeedList out;
+  AxisParse parsed = parseAxisValues(seedSpec, text);
+  if (parsed.error) {
+    out.error = "--seeds: " + *parsed.error;
+    return out;
+  }
+  for (const auto& v : parsed.values) {
+    const int64_t seed = v.get<int64_t>();
+    for (int64_t s : out.seeds)
+      if (s == seed) {
+        out.error = "--seeds: seed " + std::to_string(seed) + " is given twice";
+        return out;
+      }
+    out.seeds.push_back(seed);
+  }
+  return out;
+}
+
+}  // namespace fl::study

@@ -1,0 +1,46 @@
+// The text of an axis or a seed list, as typed on the command line or in the GUI's form:
+// "gaussian,gmm2,beta", "0,1e-6", and for numbers an arithmetic range "2,4,...,20" (the first
+// two values give the step, the value after "..." ends it). Each value is parsed and checked
+// by its parameter's spec, so errors name the key and the value as typed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/engine/param_spec.h"
+#include "core/study/study_spec.h"
+
+namespace fl::study {
+
+struct AxisParse {
+  std::vector<nlohmann::json> values;
+  std::optional<std::string> error;
+};
+
+AxisParse parseAxisValues(const ParamSpec& spec, const std::string& text);
+
+// "KEY=V1,V2,..." against the experiment's specs: an Axis, or an error naming the key.
+struct AxisAssignment {
+  Axis axis;
+  std::optional<std::string> error;
+};
+AxisAssignment parseAxisAssignment(const std::vector<ParamSpec>& specs, const std::string& text);
+
+// "KEY=V1,V2,KEY2=W1,W2": axes that vary together (equal lengths).
+struct ZipAssignment {
+  ZipGroup zip;
+  std::optional<std::string> error;
+};
+ZipAssignment parseZipAssignment(const std::vector<ParamSpec>& specs, const std::string& text);
+
+// "1,2,3,42" or "1,2,...,10".
+struct SeedList {
+  std::vector<int64_t> seeds;
+  std::optional<std::string> error;
+};
+SeedList parseSeeds(const ParamSpec& seedSpec, const std::string& text);
+
+}  // namespace fl::study

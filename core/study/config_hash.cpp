@@ -1,0 +1,51 @@
+#include "core/study/config_hash.h"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace fl::study {
+
+namespace {
+
+nlohmann::json canonical(const nlohmann::json& value) {
+  if (value.is_number()) return value.get<double>();
+  if (value.is_object()) {
+    nlohmann::json out = nlohmann::json::object();  // std::map: keys sorted
+    for (const auto& [key, v] : value.items()) out[key] = canonical(v);
+    return out;
+  }
+  if (value.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& v : value) out.push_back(canonical(v));
+    return out;
+  }
+  return value;
+}
+
+uint64_t fnv1a(const std::string& text) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+}  // namespace
+
+bool isPlacementKey(const std::string& key) { return key == "device" || key == "checkpoint_every"; }
+
+std::string configHash(const std::string& experiment, const nlohmann::json& validatedConfig) {
+  nlohmann::json identity = nlohmann::json::object();
+  for (const auto& [key, value] : validatedConfig.items())
+    if (!isPlacementKey(key)) identity[key] = canonical(value);
+  return stableHash(experiment + "\n" + identity.dump());
+}
+
+std::string stableHash(const std::string& text) {
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(fnv1a(text)));
+  return out;
+}
+
+}  // namespace fl::study

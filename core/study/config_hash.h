@@ -1,0 +1,26 @@
+// A run's identity: a stable hash of its experiment and its complete validated config, so a
+// study never trains the same config and seed twice (and reuses a finished run with that hash,
+// from any study or none). Where a run trains (`device`) and how often it saves
+// (`checkpoint_every`) do not change what it learns and are left out.
+//
+// Stable across builds and machines: FNV-1a (64 bit) over a canonical text in which keys are
+// sorted and every number is written as a double, so 0 and 0.0 (a float parameter given as an
+// integer in a JSON file) hash alike.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fl::study {
+
+// 16 lowercase hex digits.
+std::string configHash(const std::string& experiment, const nlohmann::json& validatedConfig);
+
+// The keys the hash ignores.
+bool isPlacementKey(const std::string& key);
+
+// FNV-1a (64 bit) of a text as 16 lowercase hex digits: stable across builds and machines.
+std::string stableHash(const std::string& text);
+
+}  // namespace fl::study

@@ -1,0 +1,108 @@
+#include "core/study/study_aggregate.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace fl::study {
+
+namespace {
+
+bool sameValue(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.is_number() && b.is_number()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    return x == y || std::abs(x - y) <= 1e-12 * std::max(std::abs(x), std::abs(y));
+  }
+  return a == b;
+}
+
+}  // namespace
+
+int AggregateCell::finished() const {
+  auto it = statusCounts.find("finished");
+  return it == statusCounts.end() ? 0 : it->second;
+}
+
+MetricStats describe(const std::vector<double>& values) {
+  MetricStats s;
+  s.values = values;
+  s.n = static_cast<int>(values.size());
+  if (values.empty()) return s;
+  double sum = 0;
+  s.min = s.max = values.front();
+  for (double v : values) {
+    sum += v;
+    s.min = std::min(s.min, v);
+    s.max = std::max(s.max, v);
+  }
+  s.mean = sum / s.n;
+  if (s.n >= 2) {
+    double squares = 0;
+    for (double v : values) squares += (v - s.mean) * (v - s.mean);
+    s.std = std::sqrt(squares / (s.n - 1));
+  }
+  return s;
+}
+
+bool matches(const nlohmann::json& where, const nlohmann::json& values) {
+  for (const auto& [key, expected] : where.items()) {
+    if (!values.contains(key) || !sameValue(values.at(key), expected)) return false;
+  }
+  return true;
+}
+
+std::vector<AggregateCell> aggregate(const std::vector<StudyRunResult>& runs,
+                                     const std::string& stat) {
+  std::vector<AggregateCell> cells;
+  std::map<std::string, size_t> indexOf;  // arm + axes -> cell
+  std::vector<std::map<std::string, std::vector<double>>> values;
+  for (const auto& run : runs) {
+    const std::string key = run.arm + "\n" + run.axes.dump();
+    auto [it, inserted] = indexOf.emplace(key, cells.size());
+    if (inserted) {
+      AggregateCell cell;
+      cell.arm = run.arm;
+      cell.axes = run.axes;
+      cell.config = run.config;
+      cell.config.erase("seed");
+      cells.push_back(std::move(cell));
+      values.emplace_back();
+    }
+    AggregateCell& cell = cells[it->second];
+    cell.seeds.push_back(run.seed);
+    if (run.runId != 0) cell.runIds.push_back(run.runId);
+    ++cell.statusCounts[run.status];
+    if (run.status != "finished") continue;
+    for (const auto& [metric, value] : stat == "min" ? run.lowest : run.last)
+      if (std::isfinite(value)) values[it->second][metric].push_back(value);
+  }
+  for (size_t i = 0; i < cells.size(); ++i)
+    for (const auto& [metric, v] : values[i]) cells[i].metrics[metric] = describe(v);
+  return cells;
+}
+
+std::optional<ReferenceValue> findReference(const StudyReferences& references,
+                                            const nlohmann::json& config,
+                                            const std::string& metric) {
+  for (const auto& row : references.rows) {
+    auto value = row.values.find(metric);
+    if (value != row.values.end() && matches(row.where, config)) return value->second;
+  }
+  return std::nullopt;
+}
+
+std::optional<bool> withinSpread(double mean, const ReferenceValue& reference) {
+  if (!reference.std || !std::isfinite(mean)) return std::nullopt;
+  return std::abs(mean - reference.mean) <= *reference.std;
+}
+
+std::string valueText(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_float()) {
+    std::ostringstream out;
+    out << value.get<double>();
+    return out.str();
+  }
+  return value.dump();
+}
+
+}  // namespace fl::study

@@ -1,0 +1,83 @@
+// Aggregation: a study's runs grouped by their axis values (every axis but the seed), each
+// metric as mean, standard deviation and n over the seeds, next to the paper's value and a
+// verdict where the study carries references.
+//
+// Statistics follow the Fourier-head paper's own aggregation (pandas): the standard deviation
+// is the sample one (n - 1 in the denominator), undefined (NaN) for a single seed. Only
+// finished runs count; a cell lists its other runs' statuses so no one reads a mean of 2 seeds
+// as a mean of 4.
+//
+// Torch-free: the CLI's tables, the figures and the GUI's study view all read these.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/study/study_spec.h"
+
+namespace fl::study {
+
+// One run of a study, as read from the store (or a cell not started yet: runId 0).
+struct StudyRunResult {
+  int64_t cell = 0;
+  int64_t runId = 0;
+  std::string status = "missing";  // a RunStatus name, or "missing" before it starts
+  std::string message;             // why it failed, for `sweep show`
+  std::string arm;
+  nlohmann::json axes = nlohmann::json::object();  // axis values, without the seed
+  nlohmann::json config = nlohmann::json::object();
+  int64_t seed = 0;
+  std::map<std::string, double> last;    // each metric's final value
+  std::map<std::string, double> lowest;  // and its lowest
+};
+
+struct MetricStats {
+  int n = 0;
+  double mean = NAN;
+  double std = NAN;  // sample standard deviation; NaN for n < 2
+  double min = NAN;
+  double max = NAN;
+  std::vector<double> values;  // one per finished run, in seed order
+};
+
+// The runs of one setting (equal axis values), over its seeds.
+struct AggregateCell {
+  std::string arm;
+  nlohmann::json axes = nlohmann::json::object();
+  nlohmann::json config = nlohmann::json::object();  // the setting's config (its first run's)
+  std::vector<int64_t> seeds;
+  std::vector<int64_t> runIds;
+  std::map<std::string, int> statusCounts;  // "finished" -> 3, "failed" -> 1
+  std::map<std::string, MetricStats> metrics;
+
+  int finished() const;
+};
+
+// `stat`: "last" aggregates each run's final value, "min" its lowest (references.stat).
+// Cells keep the order of their first run.
+std::vector<AggregateCell> aggregate(const std::vector<StudyRunResult>& runs,
+                                     const std::string& stat = "last");
+
+MetricStats describe(const std::vector<double>& values);
+
+// The reference row for a setting: the first whose `where` values all equal the config's
+// (numbers compared as numbers, so 0 matches 0.0).
+std::optional<ReferenceValue> findReference(const StudyReferences& references,
+                                            const nlohmann::json& config,
+                                            const std::string& metric);
+
+// Our mean within the paper's mean +- std; nothing without a published spread or a mean.
+std::optional<bool> withinSpread(double mean, const ReferenceValue& reference);
+
+// Does a config or an axes object hold every `where` value?
+bool matches(const nlohmann::json& where, const nlohmann::json& values);
+
+// An axis value as text: "gmm2", "12", "1e-06", "true".
+std::string valueText(const nlohmann::json& value);
+
+}  // namespace fl::study

@@ -1,0 +1,214 @@
+#include "core/study/study_expansion.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "core/engine/config.h"
+#include "core/study/config_hash.h"
+
+namespace fl::study {
+
+namespace {
+
+// One setting: axis values in declaration order.
+using Setting = std::vector<std::pair<std::string, nlohmann::json>>;
+
+std::string knownKeys(const std::vector<ParamSpec>& specs) {
+  std::string out;
+  for (const auto& s : specs)
+    if (s.name != "seed" && !isPlacementKey(s.name)) out += (out.empty() ? "" : ", ") + s.name;
+  return out;
+}
+
+// Checks the axes of one scope (the study's own plus one arm's); returns false on an error.
+void checkAxes(const Experiment& experiment, const std::vector<ParamSpec>& specs,
+               const nlohmann::json& presetOverrides, const std::string& presetName,
+               const nlohmann::json& overrides, const std::vector<const Axis*>& axes,
+               std::vector<std::string>& errors) {
+  std::set<std::string> seen;
+  for (const Axis* axis : axes) {
+    const std::string& key = axis->key;
+    const std::string where = "axis '" + key + "'";
+    if (!seen.insert(key).second) {
+      errors.push_back(where + " is given twice (once per study: a grid or a zip, not both)");
+      continue;
+    }
+    if (key == "seed") {
+      errors.push_back(where + ": seeds are not an axis; use --seeds (\"seeds\" in a study file)");
+      continue;
+    }
+    const ParamSpec* spec = findParam(specs, key);
+    if (!spec) {
+      errors.push_back(where + ": unknown parameter of '" + experiment.name() +
+                       "' (known: " + knownKeys(specs) + ")");
+      continue;
+    }
+    if (isPlacementKey(key)) {
+      errors.push_back(where + ": '" + key +
+                       "' says where or how often a run saves, not what "
+                       "it learns; set it with --set");
+      continue;
+    }
+    if (axis->values.empty()) errors.push_back(where + " has no values");
+    for (const auto& value : axis->values)
+      if (auto problem = checkValue(*spec, value))
+        errors.push_back(where + " value " + value.dump() + ": " + *problem);
+    if (presetOverrides.contains(key))
+      errors.push_back(where + " contradicts preset '" + presetName + "', which sets " + key +
+                       " = " + presetOverrides.at(key).dump() + "; drop the preset or the axis");
+    if (overrides.contains(key))
+      errors.push_back(where + " contradicts --set " + key + "=" + overrides.at(key).dump() +
+                       " (a key is either fixed or an axis)");
+  }
+}
+
+// All settings of grid x zips, last grid axis fastest, zips after the grid.
+std::vector<Setting> settingsOf(const std::vector<const Axis*>& grid,
+                                const std::vector<const ZipGroup*>& zips) {
+  std::vector<Setting> out{{}};
+  for (const Axis* axis : grid) {
+    std::vector<Setting> next;
+    for (const auto& s : out)
+      for (const auto& v : axis->values) {
+        Setting t = s;
+        t.emplace_back(axis->key, v);
+        next.push_back(std::move(t));
+      }
+    out = std::move(next);
+  }
+  for (const ZipGroup* zip : zips) {
+    std::vector<Setting> next;
+    const size_t length = zip->axes.empty() ? 0 : zip->axes.front().values.size();
+    for (const auto& s : out)
+      for (size_t i = 0; i < length; ++i) {
+        Setting t = s;
+        for (const auto& axis : zip->axes) t.emplace_back(axis.key, axis.values[i]);
+        next.push_back(std::move(t));
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> axisOrderOf(const StudySpec& spec) {
+  std::vector<std::string> order;
+  auto add = [&](const std::string& key) {
+    if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
+  };
+  for (const auto& a : spec.grid) add(a.key);
+  for (const auto& z : spec.zips)
+    for (const auto& a : z.axes) add(a.key);
+  for (const auto& arm : spec.arms) {
+    for (const auto& a : arm.grid) add(a.key);
+    for (const auto& z : arm.zips)
+      for (const auto& a : z.axes) add(a.key);
+  }
+  return order;
+}
+
+StudyExpansion expandStudy(const Experiment& experiment, const StudySpec& spec) {
+  StudyExpansion out;
+  out.axisOrder = axisOrderOf(spec);
+  const auto specs = experiment.allParams();
+
+  nlohmann::json presetOverrides = nlohmann::json::object();
+  if (!spec.preset.empty()) {
+    const auto preset = experiment.findPreset(spec.preset);
+    if (!preset) {
+      std::string known;
+      for (const auto& p : experiment.presets()) known += (known.empty() ? "" : ", ") + p.name;
+      out.errors.push_back("unknown preset '" + spec.preset + "' for experiment '" +
+                           experiment.name() + "' (known: " + known + ")");
+      return out;
+    }
+    presetOverrides = preset->overrides;
+  }
+  const uint64_t runs = countRuns(spec);
+  if (runs > kMaxStudyRuns) {
+    out.errors.push_back("the study expands to " +
+                         (runs == UINT64_MAX ? std::string("more than 18446744073709551615")
+                                             : std::to_string(runs)) +
+                         " runs, over the limit of " + std::to_string(kMaxStudyRuns) +
+                         "; narrow an axis or use fewer seeds");
+    return out;
+  }
+  if (runs == 0) {
+    out.errors.push_back("the study has no runs");
+    return out;
+  }
+  const ParamSpec* seedSpec = findParam(specs, "seed");
+  for (int64_t seed : spec.seeds)
+    if (auto problem = checkValue(*seedSpec, seed)) out.errors.push_back("--seeds: " + *problem);
+
+  // The arms; a study without arms is one arm without a name.
+  std::vector<StudyArm> arms = spec.arms;
+  if (arms.empty()) arms.push_back(StudyArm{});
+  std::set<std::string> hashes;
+  for (const auto& arm : arms) {
+    nlohmann::json fixed = spec.overrides;
+    for (const auto& [key, value] : arm.overrides.items()) {
+      if (spec.overrides.contains(key) && spec.overrides.at(key) != value)
+        out.errors.push_back("arm '" + arm.name + "' sets " + key + " = " + value.dump() +
+                             ", which the study fixes at " + spec.overrides.at(key).dump());
+      fixed[key] = value;
+    }
+    std::vector<const Axis*> grid, axes;
+    std::vector<const ZipGroup*> zips;
+    for (const auto& a : spec.grid) grid.push_back(&a);
+    for (const auto& a : arm.grid) grid.push_back(&a);
+    for (const auto& z : spec.zips) zips.push_back(&z);
+    for (const auto& z : arm.zips) zips.push_back(&z);
+    axes = grid;
+    for (const ZipGroup* z : zips)
+      for (const auto& a : z->axes) axes.push_back(&a);
+    checkAxes(experiment, specs, presetOverrides, spec.preset, fixed, axes, out.errors);
+    if (!out.errors.empty()) continue;
+
+    for (const auto& setting : settingsOf(grid, zips)) {
+      nlohmann::json overrides = presetOverrides;
+      for (const auto& [key, value] : fixed.items()) overrides[key] = value;
+      nlohmann::json axisValues = nlohmann::json::object();
+      for (const auto& [key, value] : setting) {
+        overrides[key] = value;
+        axisValues[key] = value;
+      }
+      const std::vector<int64_t> seeds =
+          spec.seeds.empty() ? std::vector<int64_t>{-1} : spec.seeds;  // -1: the config's own
+      for (int64_t seed : seeds) {
+        nlohmann::json withSeed = overrides;
+        if (seed >= 0) withSeed["seed"] = seed;
+        ValidatedConfig config = validateConfig(specs, withSeed);
+        if (!config.ok()) {
+          std::string at;
+          for (const auto& [key, value] : setting)
+            at += (at.empty() ? "" : ", ") + key + "=" + value.dump();
+          for (const auto& issue : config.issues)
+            out.errors.push_back((at.empty() ? "" : "at " + at + ": ") + issue.message);
+          if (out.errors.size() > 20) return out;  // enough to see the pattern
+          continue;
+        }
+        StudyCell cell;
+        cell.arm = arm.name;
+        cell.axes = axisValues;
+        // Axis values as the validated config holds them (0 given for a float reads 0.0).
+        for (auto& [key, value] : cell.axes.items()) value = config.values.at(key);
+        cell.seed = config.values.at("seed").get<int64_t>();
+        cell.config = config.values;
+        cell.hash = configHash(experiment.name(), config.values);
+        if (!hashes.insert(cell.hash).second) {
+          ++out.duplicatesDropped;
+          continue;
+        }
+        cell.index = static_cast<int64_t>(out.cells.size());
+        out.cells.push_back(std::move(cell));
+      }
+    }
+  }
+  if (!out.errors.empty()) out.cells.clear();
+  return out;
+}
+
+}  // namespace fl::study

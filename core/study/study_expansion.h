@@ -1,0 +1,46 @@
+// Expanding a StudySpec into its runs: every arm's grid (cartesian product, last axis fastest)
+// and zipped axes, times the seeds, each as a validated, complete config with its hash. Bad
+// input is refused here, before anything is stored, with messages that name the key and the
+// value: an unknown axis, a value the parameter refuses, an axis that contradicts the preset or
+// an override, an empty axis, more than kMaxStudyRuns runs.
+//
+//   StudyExpansion e = expandStudy(*experiment, spec);
+//   if (!e.ok()) for (auto& error : e.errors) report(error);
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/engine/experiment.h"
+#include "core/study/study_spec.h"
+
+namespace fl::study {
+
+constexpr uint64_t kMaxStudyRuns = 100000;
+
+struct StudyCell {
+  int64_t index = 0;
+  std::string arm;
+  nlohmann::json axes = nlohmann::json::object();  // axis values, without the seed
+  int64_t seed = 0;
+  nlohmann::json config;  // validated and complete
+  std::string hash;       // configHash(experiment, config)
+};
+
+struct StudyExpansion {
+  std::vector<StudyCell> cells;
+  std::vector<std::string> axisOrder;  // every axis, in the order the spec declares them
+  std::vector<std::string> errors;
+  int64_t duplicatesDropped = 0;  // settings that two arms share: trained once
+  bool ok() const { return errors.empty(); }
+};
+
+StudyExpansion expandStudy(const Experiment& experiment, const StudySpec& spec);
+
+// Every axis of a spec in declaration order (the study's tables and figures use it).
+std::vector<std::string> axisOrderOf(const StudySpec& spec);
+
+}  // namespace fl::study

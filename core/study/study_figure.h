@@ -1,0 +1,64 @@
+// StudyFigure: what a paper-style figure of a study shows, as plain numbers: a grid of panels
+// (one row per value of the panel axis, one column per metric), in each a mean line per group
+// with a band over seeds, the baselines (the study's settings without the x axis, e.g. the
+// linear and GMM heads beside the Fourier head's N sweep) as dashed horizontal lines with their
+// bands, and the paper's reference points. widgets/study_figure_plot draws it on screen and into
+// SVG, PNG or PDF; this file decides what is drawn, so it can be tested without a screen.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/study/study_aggregate.h"
+#include "core/study/study_spec.h"
+
+namespace fl::study {
+
+struct FigureLine {
+  std::string label;
+  std::vector<double> x;  // sorted; empty for a baseline (one value, drawn across the panel)
+  std::vector<double> mean;
+  std::vector<double> lower;  // the band; NaN where it is undefined (one seed)
+  std::vector<double> upper;
+  std::vector<int> n;
+};
+
+struct FigurePoint {
+  std::string label;
+  std::string line;  // the label of the line it belongs to ("" when none): drawn in its colour
+  double x = 0;
+  double y = 0;
+  std::optional<double> spread;  // drawn as an error bar
+};
+
+struct FigurePanel {
+  std::string title;
+  std::string xTitle;
+  std::string yTitle;
+  std::string metric;
+  std::vector<FigureLine> lines;
+  std::vector<FigureLine> baselines;
+  std::vector<FigurePoint> references;
+  std::vector<std::string> xCategories;  // tick labels when the x axis is not numeric
+  bool logX = false;
+};
+
+struct StudyFigure {
+  std::string title;
+  std::string bandDescription;  // for the caption: "band: mean ± 0.67 std over seeds ..."
+  int rows = 1;
+  int cols = 1;
+  std::vector<FigurePanel> panels;  // row-major: rows x cols
+
+  int seriesCount() const;  // lines + baselines + reference sets, over all panels
+};
+
+// Throws std::invalid_argument when the layout names an axis the study does not have, or no
+// finished run has a metric.
+StudyFigure buildStudyFigure(const std::vector<AggregateCell>& cells, const FigureLayout& layout,
+                             const StudyReferences* references,
+                             const std::vector<std::string>& axisOrder,
+                             const std::string& studyTitle);
+
+}  // namespace fl::study

@@ -1,0 +1,267 @@
+#include "core/study/study_scheduler.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+#include "core/engine/config.h"
+#include "core/engine/event_queue.h"
+#include "core/engine/runner.h"
+#include "core/store/resume_plan.h"
+#include "core/store/run_store.h"
+#include "core/store/store_sink.h"
+#include "core/study/study_store.h"
+
+namespace fl::study {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Keeps what the progress display needs from a run's stream (its last metric values) and
+// wakes the scheduler when the run ends, so a free slot is refilled at once.
+class RunOutcomeSink : public EventSink {
+ public:
+  RunOutcomeSink(std::mutex& wakeMutex, std::condition_variable& wake)
+      : m_wakeMutex(wakeMutex), m_wake(wake) {}
+
+  void onEvent(const Event& event) override {
+    if (auto* m = std::get_if<MetricEvent>(&event)) {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_last[m->key] = m->value;
+    } else if (auto* s = std::get_if<StatusEvent>(&event)) {
+      if (!isTerminal(s->status)) return;
+      {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_status = s->status;
+        m_message = s->message;
+      }
+      std::lock_guard<std::mutex> lock(m_wakeMutex);
+      m_wake.notify_all();
+    }
+  }
+
+  std::map<std::string, double> last() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_last;
+  }
+  std::pair<RunStatus, std::string> status() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return {m_status, m_message};
+  }
+
+ private:
+  std::mutex& m_wakeMutex;
+  std::condition_variable& m_wake;
+  mutable std::mutex m_mutex;
+  std::map<std::string, double> m_last;
+  RunStatus m_status = RunStatus::Failed;
+  std::string m_message = "ended without a status";
+};
+
+struct ActiveRun {
+  int64_t cell = 0;
+  int64_t runId = 0;
+  std::string label;
+  Clock::time_point started;
+  std::unique_ptr<store::StoreSink> storeSink;
+  std::unique_ptr<RunOutcomeSink> outcome;
+  std::unique_ptr<FanOutSink> sinks;
+  std::unique_ptr<Runner> runner;
+  bool cancelRequested = false;
+};
+
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+}  // namespace
+
+std::string cellLabel(const nlohmann::json& axes, int64_t seed) {
+  std::string out;
+  for (const auto& [key, value] : axes.items())
+    out += (out.empty() ? "" : " ") + key + "=" + valueText(value);
+  return out + (out.empty() ? "" : " ") + "seed=" + std::to_string(seed);
+}
+
+StudyScheduler::StudyScheduler(const ExperimentRegistry& registry, std::string storePath,
+                               int64_t studyId, StudySchedulerOptions options)
+    : m_registry(registry),
+      m_storePath(std::move(storePath)),
+      m_studyId(studyId),
+      m_options(std::move(options)) {}
+
+ThreadBudget StudyScheduler::budgetFor(int64_t cellsToTrain) const {
+  store::RunStore runs(m_storePath, /*readOnly=*/true);
+  StudyStore studies(runs);
+  const auto record = studies.study(m_studyId);
+  int useful = 0;
+  if (record)
+    if (auto experiment = m_registry.find(record->experiment)) {
+      const auto cells = studies.unfinishedCells(m_studyId);
+      if (!cells.empty())
+        useful = experiment->usefulThreads(studies.cellConfig(m_studyId, cells[0]));
+    }
+  return planThreadBudget(m_options.cores > 0 ? m_options.cores : availableCores(), cellsToTrain,
+                          useful, m_options.requestedParallel, m_options.requestedThreads);
+}
+
+StudyOutcome StudyScheduler::run(const Reporter& report) {
+  store::RunStore runs(m_storePath);
+  StudyStore studies(runs);
+  const auto record = studies.study(m_studyId);
+  if (!record) throw store::StoreError(runs.path(), "has no study " + std::to_string(m_studyId));
+  const auto experiment = m_registry.find(record->experiment);
+  if (!experiment)
+    throw std::runtime_error("study " + std::to_string(m_studyId) + " is of experiment '" +
+                             record->experiment + "', unknown to this build");
+
+  std::deque<int64_t> pending;
+  for (int64_t cell : studies.unfinishedCells(m_studyId)) pending.push_back(cell);
+  StudyOutcome outcome;
+  outcome.budget = budgetFor(static_cast<int64_t>(pending.size()));
+  StudyProgress& progress = outcome.progress;
+  progress.total = record->cells;
+  progress.finished = record->cells - static_cast<int64_t>(pending.size());
+  const auto start = Clock::now();
+  int64_t endedHere = 0;
+  std::vector<std::unique_ptr<ActiveRun>> active;
+  std::mutex wakeMutex;
+  std::condition_variable wake;
+  const auto results = studies.results(m_studyId);
+
+  auto updateEta = [&] {
+    progress.elapsedSeconds = secondsSince(start);
+    progress.active = static_cast<int64_t>(active.size());
+    const int64_t left = static_cast<int64_t>(pending.size()) + progress.active;
+    if (endedHere > 0)
+      progress.etaSeconds =
+          progress.elapsedSeconds / static_cast<double>(endedHere) * static_cast<double>(left);
+    else
+      progress.etaSeconds.reset();
+  };
+
+  auto startRun = [&](int64_t cell, const CellClaim& claim) {
+    const auto& result = results.at(static_cast<size_t>(cell));
+    auto run = std::make_unique<ActiveRun>();
+    run->cell = cell;
+    run->runId = claim.runId;
+    run->label = cellLabel(result.axes, result.seed);
+    StudyRunReport started;
+    started.cell = cell;
+    started.runId = claim.runId;
+    started.label = run->label;
+    nlohmann::json config = studies.cellConfig(m_studyId, cell);
+    if (!m_options.device.empty()) config["device"] = m_options.device;
+    const ValidatedConfig validated = validateConfig(experiment->allParams(), config);
+    if (!validated.ok()) {
+      runs.finishRun(claim.runId, RunStatus::Failed,
+                     "its stored config no longer validates: " + validated.summary());
+      ++progress.failed;
+      StudyRunReport ended = started;
+      ended.ended = true;
+      ended.status = "failed";
+      ended.message = validated.summary();
+      updateEta();
+      report(ended, progress);
+      return;
+    }
+    RunnerOptions options;
+    options.threads = outcome.budget.threadsPerRun;
+    options.checkpointDir = runs.artifactFolder(claim.runId);
+    if (claim.kind == CellClaim::Kind::Resume) {
+      options.resume = store::rewindTo(runs, claim.runId, *claim.checkpoint);
+      started.how = "resumed from step " + std::to_string(claim.checkpoint->step);
+    } else if (claim.kind == CellClaim::Kind::Restart) {
+      runs.truncateAfter(claim.runId, 0);
+      started.how = "restarted (was " + claim.previousStatus + ")";
+    } else {
+      started.how = "new";
+    }
+    run->storeSink = std::make_unique<store::StoreSink>(runs.path(), claim.runId);
+    run->outcome = std::make_unique<RunOutcomeSink>(wakeMutex, wake);
+    run->sinks = std::make_unique<FanOutSink>(
+        std::vector<EventSink*>{run->storeSink.get(), run->outcome.get()});
+    run->runner = std::make_unique<Runner>(experiment, validated.values, *run->sinks, options);
+    run->started = Clock::now();
+    run->runner->start();
+    active.push_back(std::move(run));
+    updateEta();
+    report(started, progress);
+  };
+
+  auto collect = [&](ActiveRun& run) {
+    run.runner->join();
+    run.storeSink->close();
+    const auto [status, message] = run.outcome->status();
+    StudyRunReport ended;
+    ended.ended = true;
+    ended.cell = run.cell;
+    ended.runId = run.runId;
+    ended.label = run.label;
+    ended.status = toString(status);
+    ended.message = message;
+    if (auto error = run.storeSink->error())
+      ended.message += (ended.message.empty() ? "" : "; ") + std::string("store: ") + *error;
+    ended.seconds = secondsSince(run.started);
+    ended.finalMetrics = run.outcome->last();
+    if (status == RunStatus::Finished)
+      ++progress.finished;
+    else if (status == RunStatus::Cancelled)
+      ++progress.cancelled;
+    else
+      ++progress.failed;
+    ++endedHere;
+    return ended;
+  };
+
+  while (true) {
+    if (m_options.stopFlag && m_options.stopFlag->load() != 0) m_cancel = true;
+    while (!m_cancel && static_cast<int>(active.size()) < outcome.budget.parallel &&
+           !pending.empty()) {
+      const int64_t cell = pending.front();
+      pending.pop_front();
+      const CellClaim claim = studies.claim(m_studyId, cell);
+      switch (claim.kind) {
+        case CellClaim::Kind::Done:
+          ++progress.finished;
+          break;
+        case CellClaim::Kind::RunningElsewhere:
+          ++progress.elsewhere;
+          break;
+        default:
+          startRun(cell, claim);
+      }
+    }
+    if (active.empty()) break;
+    {
+      std::unique_lock<std::mutex> lock(wakeMutex);
+      // Short enough that a stop request (a signal) reaches the runs within a step or two.
+      wake.wait_for(lock, std::chrono::milliseconds(50));
+    }
+    if (m_options.stopFlag && m_options.stopFlag->load() != 0) m_cancel = true;
+    if (m_cancel)
+      for (auto& run : active)
+        if (!run->cancelRequested) {
+          run->runner->cancel();
+          run->cancelRequested = true;
+        }
+    for (auto it = active.begin(); it != active.end();) {
+      if (!(*it)->runner->isDone()) {
+        ++it;
+        continue;
+      }
+      StudyRunReport ended = collect(**it);
+      it = active.erase(it);
+      updateEta();
+      report(ended, progress);
+    }
+  }
+  outcome.cancelled = m_cancel;
+  updateEta();
+  return outcome;
+}
+
+}  // namespace fl::study

@@ -1,0 +1,94 @@
+// StudyScheduler: trains a stored study's unfinished cells on a pool of runners under a thread
+// budget (parallel runs x threads per run <= cores), each run an ordinary run: its own Runner,
+// its own StoreSink, checkpoints in the store's artifact folder. Finished cells are kept,
+// interrupted and cancelled runs resume from their newest checkpoint, failed and missing ones
+// train from the start; cells another live process trains are left to it. Claims are
+// transactions, so two schedulers on one study never train a cell twice.
+//
+//   StudyScheduler scheduler(registry, storePath, studyId, options);
+//   StudyOutcome outcome = scheduler.run([](const StudyRunReport& r, const StudyProgress& p)
+//   {...});
+//
+// Threading: run() blocks the calling thread, which only claims, starts and collects runs
+// (each Runner trains on its own thread). cancel() may be called from any thread, e.g. after
+// a signal: every active run stops after its current step, saves a checkpoint and ends
+// cancelled, so `sweep resume` continues it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/engine/registry.h"
+#include "core/study/thread_budget.h"
+
+namespace fl::study {
+
+struct StudySchedulerOptions {
+  int requestedParallel = 0;  // --parallel (0: the budget decides)
+  int requestedThreads = 0;   // --threads (0: the budget decides)
+  int cores = 0;              // 0: availableCores()
+  std::string device;         // "" keeps each cell's configured device
+  // When it becomes non-zero (e.g. the number of a signal that arrived), run() cancels as if
+  // cancel() had been called. Read at least every 50 ms.
+  const std::atomic<int>* stopFlag = nullptr;
+};
+
+// One run that started or ended, for the progress display.
+struct StudyRunReport {
+  bool ended = false;
+  int64_t cell = 0;
+  int64_t runId = 0;
+  std::string label;   // "dataset=gmm2 head=fourier seed=3"
+  std::string how;     // started: "new", "resumed from step 31250", "restarted (was failed)"
+  std::string status;  // ended: finished / failed / cancelled
+  std::string message;
+  double seconds = 0;  // ended: its wall time in this process
+  std::map<std::string, double> finalMetrics;
+};
+
+struct StudyProgress {
+  int64_t total = 0;      // cells in the study
+  int64_t finished = 0;   // finished, including before this process
+  int64_t failed = 0;     // ended failed in this process
+  int64_t cancelled = 0;  // ended cancelled in this process
+  int64_t elsewhere = 0;  // trained by another live process
+  int64_t active = 0;     // training now in this process
+  double elapsedSeconds = 0;
+  std::optional<double> etaSeconds;  // for the cells still to train here
+};
+
+struct StudyOutcome {
+  StudyProgress progress;
+  ThreadBudget budget;
+  bool cancelled = false;
+};
+
+class StudyScheduler {
+ public:
+  StudyScheduler(const ExperimentRegistry& registry, std::string storePath, int64_t studyId,
+                 StudySchedulerOptions options = {});
+
+  using Reporter = std::function<void(const StudyRunReport&, const StudyProgress&)>;
+  // Throws store::StoreError when the store cannot be read or written.
+  StudyOutcome run(const Reporter& report);
+  void cancel() { m_cancel = true; }
+
+  // The budget run() will use for `cellsToTrain` cells of this study's experiment.
+  ThreadBudget budgetFor(int64_t cellsToTrain) const;
+
+ private:
+  const ExperimentRegistry& m_registry;
+  std::string m_storePath;
+  int64_t m_studyId;
+  StudySchedulerOptions m_options;
+  std::atomic<bool> m_cancel{false};
+};
+
+// "dataset=gmm2 head=fourier seed=3"
+std::string cellLabel(const nlohmann::json& axes, int64_t seed);
+
+}  // namespace fl::study

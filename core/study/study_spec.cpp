@@ -1,0 +1,315 @@
+#include "core/study/study_spec.h"
+
+#include <limits>
+#include <stdexcept>
+
+namespace fl::study {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+[[noreturn]] void fail(const std::string& where, const std::string& problem) {
+  throw std::invalid_argument(where + ": " + problem);
+}
+
+// ordered_json and json hold the same values; the config side uses json.
+nlohmann::json plain(const ojson& j) { return nlohmann::json::parse(j.dump()); }
+ojson ordered(const nlohmann::json& j) { return ojson::parse(j.dump()); }
+
+std::string textField(const ojson& j, const char* key, const std::string& where) {
+  if (!j.contains(key)) return "";
+  if (!j[key].is_string()) fail(where + key, "must be a string");
+  return j[key].get<std::string>();
+}
+
+std::vector<Axis> parseAxes(const ojson& j, const std::string& where) {
+  if (!j.is_object()) fail(where, "must be an object of KEY: [values]");
+  std::vector<Axis> axes;
+  for (const auto& [key, values] : j.items()) {
+    if (!values.is_array() || values.empty())
+      fail(where + "." + key, "must be a non-empty array of values");
+    Axis axis{key, {}};
+    for (const auto& v : values) axis.values.push_back(plain(v));
+    axes.push_back(std::move(axis));
+  }
+  return axes;
+}
+
+std::vector<ZipGroup> parseZips(const ojson& j, const std::string& where) {
+  if (!j.is_array()) fail(where, "must be an array of {KEY: [values], KEY2: [values]}");
+  std::vector<ZipGroup> zips;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    ZipGroup group{parseAxes(j[i], at)};
+    for (const auto& axis : group.axes)
+      if (axis.values.size() != group.axes.front().values.size())
+        fail(at, "zipped axes need equal lengths ('" + group.axes.front().key + "' has " +
+                     std::to_string(group.axes.front().values.size()) + " values, '" + axis.key +
+                     "' " + std::to_string(axis.values.size()) + ")");
+    zips.push_back(std::move(group));
+  }
+  return zips;
+}
+
+nlohmann::json parseOverrides(const ojson& j, const std::string& where) {
+  if (!j.is_object()) fail(where, "must be an object of KEY: value");
+  return plain(j);
+}
+
+ReferenceValue parseReferenceValue(const ojson& j, const std::string& where) {
+  // [mean, std] or [mean, null] or a bare mean.
+  if (j.is_number()) return {j.get<double>(), std::nullopt};
+  if (!j.is_array() || j.empty() || j.size() > 2 || !j[0].is_number() ||
+      (j.size() == 2 && !j[1].is_number() && !j[1].is_null()))
+    fail(where, "must be [mean, std], [mean, null] or a number");
+  ReferenceValue v{j[0].get<double>(), std::nullopt};
+  if (j.size() == 2 && j[1].is_number()) v.std = j[1].get<double>();
+  return v;
+}
+
+StudyReferences parseReferences(const ojson& j) {
+  if (!j.is_object()) fail("references", "must be an object");
+  StudyReferences r;
+  r.source = textField(j, "source", "references.");
+  r.stat = j.contains("stat") ? textField(j, "stat", "references.") : "last";
+  if (r.stat != "last" && r.stat != "min") fail("references.stat", "must be \"last\" or \"min\"");
+  if (!j.contains("rows") || !j["rows"].is_array()) fail("references.rows", "must be an array");
+  for (size_t i = 0; i < j["rows"].size(); ++i) {
+    const auto& row = j["rows"][i];
+    const std::string at = "references.rows[" + std::to_string(i) + "]";
+    if (!row.is_object() || !row.contains("values") || !row["values"].is_object())
+      fail(at, "needs \"where\" and \"values\" objects");
+    ReferenceRow out;
+    if (row.contains("where")) out.where = parseOverrides(row["where"], at + ".where");
+    for (const auto& [metric, value] : row["values"].items())
+      out.values[metric] = parseReferenceValue(value, at + ".values." + metric);
+    r.rows.push_back(std::move(out));
+  }
+  return r;
+}
+
+std::vector<std::string> stringList(const ojson& j, const std::string& where) {
+  if (!j.is_array()) fail(where, "must be an array of strings");
+  std::vector<std::string> out;
+  for (const auto& v : j) {
+    if (!v.is_string()) fail(where, "must be an array of strings");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+FigureLayout parseFigure(const ojson& j, const std::string& at) {
+  if (!j.is_object()) fail(at, "must be an object");
+  FigureLayout f;
+  f.name = textField(j, "name", at + ".");
+  f.title = textField(j, "title", at + ".");
+  f.x = textField(j, "x", at + ".");
+  if (f.x.empty()) fail(at + ".x", "names the axis on the horizontal axis");
+  if (j.contains("metrics")) f.metrics = stringList(j["metrics"], at + ".metrics");
+  f.group = textField(j, "group", at + ".");
+  f.panel = textField(j, "panel", at + ".");
+  if (j.contains("band")) f.band = textField(j, "band", at + ".");
+  if (f.band != "std" && f.band != "half" && f.band != "minmax" && f.band != "none")
+    fail(at + ".band", "must be std, half, minmax or none");
+  f.xTitle = textField(j, "x_title", at + ".");
+  if (j.contains("y_titles")) {
+    if (!j["y_titles"].is_object()) fail(at + ".y_titles", "must be an object");
+    for (const auto& [metric, title] : j["y_titles"].items()) {
+      if (!title.is_string()) fail(at + ".y_titles." + metric, "must be a string");
+      f.yTitles[metric] = title.get<std::string>();
+    }
+  }
+  if (j.contains("log_x")) {
+    if (!j["log_x"].is_boolean()) fail(at + ".log_x", "must be true or false");
+    f.logX = j["log_x"].get<bool>();
+  }
+  if (j.contains("x_categorical")) {
+    if (!j["x_categorical"].is_boolean()) fail(at + ".x_categorical", "must be true or false");
+    f.categoricalX = j["x_categorical"].get<bool>();
+  }
+  if (j.contains("where")) f.where = parseOverrides(j["where"], at + ".where");
+  return f;
+}
+
+ojson axesToJson(const std::vector<Axis>& axes) {
+  ojson j = ojson::object();
+  for (const auto& a : axes) {
+    ojson values = ojson::array();
+    for (const auto& v : a.values) values.push_back(ordered(v));
+    j[a.key] = values;
+  }
+  return j;
+}
+
+ojson zipsToJson(const std::vector<ZipGroup>& zips) {
+  ojson j = ojson::array();
+  for (const auto& z : zips) j.push_back(axesToJson(z.axes));
+  return j;
+}
+
+uint64_t saturatingMultiply(uint64_t a, uint64_t b) {
+  if (a != 0 && b > std::numeric_limits<uint64_t>::max() / a)
+    return std::numeric_limits<uint64_t>::max();
+  return a * b;
+}
+
+uint64_t settings(const std::vector<Axis>& grid, const std::vector<ZipGroup>& zips) {
+  uint64_t n = 1;
+  for (const auto& a : grid) n = saturatingMultiply(n, a.values.size());
+  for (const auto& z : zips)
+    n = saturatingMultiply(n, z.axes.empty() ? 1 : z.axes[0].values.size());
+  return n;
+}
+
+}  // namespace
+
+StudySpec StudySpec::fromJson(const ojson& j) {
+  if (!j.is_object()) fail("study", "must be a JSON object");
+  static const char* const kKnown[] = {"name",       "title", "description", "experiment", "preset",
+                                       "set",        "grid",  "zip",         "arms",       "seeds",
+                                       "references", "table", "figures"};
+  for (const auto& [key, value] : j.items()) {
+    bool known = false;
+    for (const char* k : kKnown) known = known || key == k;
+    if (!known)
+      fail(key,
+           "unknown field (known: name, title, description, experiment, preset, set, grid, "
+           "zip, arms, seeds, references, table, figures)");
+  }
+  StudySpec s;
+  s.name = textField(j, "name", "");
+  s.title = textField(j, "title", "");
+  s.description = textField(j, "description", "");
+  s.experiment = textField(j, "experiment", "");
+  s.preset = textField(j, "preset", "");
+  if (j.contains("set")) s.overrides = parseOverrides(j["set"], "set");
+  if (j.contains("grid")) s.grid = parseAxes(j["grid"], "grid");
+  if (j.contains("zip")) s.zips = parseZips(j["zip"], "zip");
+  if (j.contains("arms")) {
+    if (!j["arms"].is_array() || j["arms"].empty()) fail("arms", "must be a non-empty array");
+    for (size_t i = 0; i < j["arms"].size(); ++i) {
+      const auto& a = j["arms"][i];
+      const std::string at = "arms[" + std::to_string(i) + "]";
+      if (!a.is_object()) fail(at, "must be an object");
+      StudyArm arm;
+      arm.name = textField(a, "name", at + ".");
+      if (arm.name.empty()) arm.name = "arm " + std::to_string(i + 1);
+      if (a.contains("set")) arm.overrides = parseOverrides(a["set"], at + ".set");
+      if (a.contains("grid")) arm.grid = parseAxes(a["grid"], at + ".grid");
+      if (a.contains("zip")) arm.zips = parseZips(a["zip"], at + ".zip");
+      s.arms.push_back(std::move(arm));
+    }
+  }
+  if (j.contains("seeds")) {
+    if (!j["seeds"].is_array() || j["seeds"].empty()) fail("seeds", "must be a non-empty array");
+    for (const auto& seed : j["seeds"]) {
+      if (!seed.is_number_integer() || seed.get<int64_t>() < 0)
+        fail("seeds", "must hold non-negative integers, got " + seed.dump());
+      s.seeds.push_back(seed.get<int64_t>());
+    }
+  }
+  if (j.contains("references")) s.references = parseReferences(j["references"]);
+  if (j.contains("table")) {
+    const auto& t = j["table"];
+    if (!t.is_object()) fail("table", "must be an object");
+    TableLayout layout;
+    layout.rows = textField(t, "rows", "table.");
+    layout.cols = textField(t, "cols", "table.");
+    if (t.contains("metrics")) layout.metrics = stringList(t["metrics"], "table.metrics");
+    s.table = layout;
+  }
+  if (j.contains("figures")) {
+    if (!j["figures"].is_array()) fail("figures", "must be an array");
+    for (size_t i = 0; i < j["figures"].size(); ++i)
+      s.figures.push_back(parseFigure(j["figures"][i], "figures[" + std::to_string(i) + "]"));
+  }
+  return s;
+}
+
+StudySpec StudySpec::fromText(const std::string& jsonText) {
+  ojson j;
+  try {
+    j = ojson::parse(jsonText);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::invalid_argument(std::string("not valid JSON: ") + e.what());
+  }
+  return fromJson(j);
+}
+
+ojson StudySpec::toJson() const {
+  ojson j = ojson::object();
+  j["name"] = name;
+  if (!title.empty()) j["title"] = title;
+  if (!description.empty()) j["description"] = description;
+  j["experiment"] = experiment;
+  if (!preset.empty()) j["preset"] = preset;
+  if (!overrides.empty()) j["set"] = ordered(overrides);
+  if (!grid.empty()) j["grid"] = axesToJson(grid);
+  if (!zips.empty()) j["zip"] = zipsToJson(zips);
+  if (!arms.empty()) {
+    j["arms"] = ojson::array();
+    for (const auto& a : arms) {
+      ojson arm = {{"name", a.name}};
+      if (!a.overrides.empty()) arm["set"] = ordered(a.overrides);
+      if (!a.grid.empty()) arm["grid"] = axesToJson(a.grid);
+      if (!a.zips.empty()) arm["zip"] = zipsToJson(a.zips);
+      j["arms"].push_back(arm);
+    }
+  }
+  if (!seeds.empty()) j["seeds"] = seeds;
+  if (references) {
+    ojson rows = ojson::array();
+    for (const auto& r : references->rows) {
+      ojson values = ojson::object();
+      for (const auto& [metric, v] : r.values)
+        values[metric] = {v.mean, v.std ? ojson(*v.std) : ojson()};
+      rows.push_back({{"where", ordered(r.where)}, {"values", values}});
+    }
+    j["references"] = {{"source", references->source}, {"stat", references->stat}, {"rows", rows}};
+  }
+  if (table) {
+    ojson t = ojson::object();
+    if (!table->rows.empty()) t["rows"] = table->rows;
+    if (!table->cols.empty()) t["cols"] = table->cols;
+    if (!table->metrics.empty()) t["metrics"] = table->metrics;
+    j["table"] = t;
+  }
+  if (!figures.empty()) {
+    j["figures"] = ojson::array();
+    for (const auto& f : figures) {
+      ojson fig = {{"x", f.x}};
+      if (!f.name.empty()) fig["name"] = f.name;
+      if (!f.title.empty()) fig["title"] = f.title;
+      if (!f.metrics.empty()) fig["metrics"] = f.metrics;
+      if (!f.group.empty()) fig["group"] = f.group;
+      if (!f.panel.empty()) fig["panel"] = f.panel;
+      fig["band"] = f.band;
+      if (!f.xTitle.empty()) fig["x_title"] = f.xTitle;
+      if (!f.yTitles.empty()) fig["y_titles"] = f.yTitles;
+      if (f.logX) fig["log_x"] = true;
+      if (f.categoricalX) fig["x_categorical"] = true;
+      if (!f.where.empty()) fig["where"] = ordered(f.where);
+      j["figures"].push_back(fig);
+    }
+  }
+  return j;
+}
+
+uint64_t countRuns(const StudySpec& spec) {
+  const uint64_t base = settings(spec.grid, spec.zips);
+  uint64_t total = 0;
+  if (spec.arms.empty()) {
+    total = base;
+  } else {
+    for (const auto& arm : spec.arms) {
+      const uint64_t n = saturatingMultiply(base, settings(arm.grid, arm.zips));
+      total = n > std::numeric_limits<uint64_t>::max() - total
+                  ? std::numeric_limits<uint64_t>::max()
+                  : total + n;
+    }
+  }
+  return saturatingMultiply(total, spec.seeds.empty() ? 1 : spec.seeds.size());
+}
+
+}  // namespace fl::study

@@ -1,0 +1,122 @@
+// StudySpec: a paper's whole sweep as one declared object. An experiment, a base config (preset
+// + overrides), axes and seeds; optionally several arms (e.g. the Fourier head over N and gamma,
+// beside the linear and GMM baselines without those axes), the paper's reference values, and
+// how to read it (the table's rows and columns, the figures' axes).
+//
+// The same object comes from a study file (--study-file), a built-in study (beside an
+// experiment's presets, e.g. experiments/fourier_head/studies/table1.json) or the command line
+// (--grid / --zip / --seeds). JSON, with axes in the order they are written:
+//
+//   {"name": "frequencies", "experiment": "fourier-head", "preset": "", "set": {"epochs": 500},
+//    "grid": {"dataset": ["gaussian", "gmm2", "beta"]},
+//    "seeds": [1, 2, 3, 42],
+//    "arms": [{"name": "fourier", "set": {"head": "fourier"},
+//              "grid": {"frequencies": [2, 4, 6], "gamma": [0, 1e-6]}},
+//             {"name": "linear", "set": {"head": "linear"}}],
+//    "zip": [{"frequencies": [2, 4], "gaussians": [1, 2]}],   // axes that vary together
+//    "references": {"source": "...", "stat": "last",
+//                   "rows": [{"where": {"dataset": "gmm2", "head": "linear"},
+//                             "values": {"test/kl": [0.238, 0.032]}}]},
+//    "table": {"rows": "dataset", "cols": "head", "metrics": ["test/kl"]},
+//    "figures": [{"x": "frequencies", "metrics": ["test/kl"], "group": "gamma",
+//                 "panel": "dataset", "band": "half", "x_title": "...", "y_titles": {...}}]}
+//
+// Torch-free: the GUI's widgets read specs too.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fl::study {
+
+// A parameter and the values it takes in the study.
+struct Axis {
+  std::string key;
+  std::vector<nlohmann::json> values;
+};
+
+// Axes that vary together: setting i takes the i-th value of every axis (equal lengths).
+struct ZipGroup {
+  std::vector<Axis> axes;
+};
+
+// One part of a study, with its own overrides and axes on top of the study's own.
+struct StudyArm {
+  std::string name;
+  nlohmann::json overrides = nlohmann::json::object();
+  std::vector<Axis> grid;
+  std::vector<ZipGroup> zips;
+};
+
+// A published mean and, when the paper gives one, its spread.
+struct ReferenceValue {
+  double mean = 0;
+  std::optional<double> std;
+};
+
+// The published figures for the cells whose config has every `where` value.
+struct ReferenceRow {
+  nlohmann::json where = nlohmann::json::object();
+  std::map<std::string, ReferenceValue> values;  // metric -> value
+};
+
+struct StudyReferences {
+  std::string source;
+  // "last": a run's final value is compared; "min": its best (lowest) value, for papers that
+  // report the best evaluation.
+  std::string stat = "last";
+  std::vector<ReferenceRow> rows;
+};
+
+struct TableLayout {
+  std::string rows;  // an axis; empty: every axis but `cols`
+  std::string cols;  // an axis; empty: one value column
+  std::vector<std::string> metrics;
+};
+
+struct FigureLayout {
+  std::string name;
+  std::string title;
+  std::string x;  // the axis on the horizontal axis
+  std::vector<std::string> metrics;
+  std::string group;          // one line per value of this axis ("" : one line)
+  std::string panel;          // one row of panels per value of this axis ("" : one row)
+  std::string band = "half";  // std | half | minmax | none
+  std::string xTitle;
+  std::map<std::string, std::string> yTitles;  // metric -> axis title with units
+  bool logX = false;
+  bool categoricalX = false;  // equal spacing in the order given (e.g. gamma = 0, 1e-6, 1e-5)
+  nlohmann::json where = nlohmann::json::object();  // only cells with these axis values
+};
+
+struct StudySpec {
+  std::string name;
+  std::string title;
+  std::string description;
+  std::string experiment;
+  std::string preset;
+  nlohmann::json overrides = nlohmann::json::object();  // "set"
+  std::vector<Axis> grid;
+  std::vector<ZipGroup> zips;
+  std::vector<StudyArm> arms;  // empty: the study is one arm
+  std::vector<int64_t> seeds;  // empty: the config's own seed
+  std::optional<StudyReferences> references;
+  std::optional<TableLayout> table;
+  std::vector<FigureLayout> figures;
+
+  nlohmann::ordered_json toJson() const;
+  // Throws std::invalid_argument naming the field: "grid.dataset: must be a non-empty array".
+  static StudySpec fromJson(const nlohmann::ordered_json& j);
+  static StudySpec fromText(const std::string& jsonText);  // parse errors say line and column
+};
+
+// Number of runs the spec expands to (arms x grid x zips x seeds), without expanding it.
+// Saturates instead of overflowing, so a huge product is still refused cleanly.
+uint64_t countRuns(const StudySpec& spec);
+
+}  // namespace fl::study

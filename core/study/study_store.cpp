@@ -1,0 +1,314 @@
+#include "core/study/study_store.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "core/engine/build_info.h"
+#include "core/store/resume_plan.h"
+#include "core/store/schema.h"
+#include "core/study/config_hash.h"
+
+namespace fl::study {
+
+namespace fs = std::filesystem;
+using store::Statement;
+using store::Transaction;
+
+namespace {
+
+double nowSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+StudyRecord readStudy(Statement& s) {
+  StudyRecord r;
+  r.id = s.int64(0);
+  r.uid = s.text(1);
+  r.name = s.text(2);
+  r.experiment = s.text(3);
+  r.spec = StudySpec::fromText(s.text(4));
+  r.created = s.real(5);
+  r.notes = s.text(6);
+  return r;
+}
+
+constexpr const char* kStudyColumns = "id, uid, name, experiment, spec, created, notes";
+
+}  // namespace
+
+std::string specHash(const StudySpec& spec) { return stableHash(spec.toJson().dump()); }
+
+std::string StudyRecord::status() const {
+  auto count = [&](const char* s) {
+    auto it = statusCounts.find(s);
+    return it == statusCounts.end() ? int64_t(0) : it->second;
+  };
+  if (count("finished") == cells) return "finished";
+  if (count("running") > 0 || count("queued") > 0) return "running";
+  return "incomplete";
+}
+
+int64_t StudyStore::create(const StudySpec& spec, const StudyExpansion& expansion) {
+  const auto& db = m_runs.database();
+  Transaction tx(db);
+  auto insert = db.prepare(
+      "INSERT INTO studies(uid, name, experiment, spec, spec_hash, created) VALUES (?, ?, ?, ?, ?, "
+      "?)");
+  insert.bind(1, store::newUid())
+      .bind(2, spec.name)
+      .bind(3, spec.experiment)
+      .bind(4, spec.toJson().dump())
+      .bind(5, specHash(spec))
+      .bind(6, nowSeconds())
+      .run();
+  const int64_t id = db.lastInsertId();
+  auto finished = db.prepare(
+      "SELECT id FROM runs WHERE config_hash = ? AND experiment = ? AND status = 'finished' "
+      "ORDER BY id LIMIT 1");
+  auto cell = db.prepare(
+      "INSERT INTO study_cells(study_id, cell, arm, axes, seed, config, config_hash, run_id) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const auto& c : expansion.cells) {
+    finished.bind(1, c.hash).bind(2, spec.experiment);
+    const bool reuse = finished.step();
+    const int64_t runId = reuse ? finished.int64(0) : 0;
+    finished.reset();
+    cell.bind(1, id)
+        .bind(2, c.index)
+        .bind(3, c.arm)
+        .bind(4, c.axes.dump())
+        .bind(5, c.seed)
+        .bind(6, c.config.dump())
+        .bind(7, c.hash);
+    if (reuse)
+      cell.bind(8, runId);
+    else
+      cell.bindNull(8);
+    cell.run();
+  }
+  tx.commit();
+  return id;
+}
+
+std::optional<int64_t> StudyStore::findSameSpec(const StudySpec& spec) const {
+  auto s =
+      m_runs.database().prepare("SELECT id, spec FROM studies WHERE spec_hash = ? ORDER BY id");
+  s.bind(1, specHash(spec));
+  const std::string text = spec.toJson().dump();
+  while (s.step())
+    if (StudySpec::fromText(s.text(1)).toJson().dump() == text) return s.int64(0);
+  return std::nullopt;
+}
+
+std::vector<StudyRecord> StudyStore::list() const {
+  const auto& db = m_runs.database();
+  auto s = db.prepare(std::string("SELECT ") + kStudyColumns + " FROM studies ORDER BY id");
+  std::vector<StudyRecord> out;
+  std::map<int64_t, size_t> index;
+  while (s.step()) {
+    index[s.int64(0)] = out.size();
+    out.push_back(readStudy(s));
+  }
+  auto counts = db.prepare(
+      "SELECT c.study_id, coalesce(r.status, 'missing'), count(*) FROM study_cells c "
+      "LEFT JOIN runs r ON r.id = c.run_id GROUP BY 1, 2");
+  while (counts.step()) {
+    auto it = index.find(counts.int64(0));
+    if (it == index.end()) continue;
+    out[it->second].statusCounts[counts.text(1)] = counts.int64(2);
+    out[it->second].cells += counts.int64(2);
+  }
+  return out;
+}
+
+std::optional<StudyRecord> StudyStore::study(int64_t id) const {
+  const auto& db = m_runs.database();
+  auto s = db.prepare(std::string("SELECT ") + kStudyColumns + " FROM studies WHERE id = ?");
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  StudyRecord r = readStudy(s);
+  auto counts = db.prepare(
+      "SELECT coalesce(r.status, 'missing'), count(*) FROM study_cells c "
+      "LEFT JOIN runs r ON r.id = c.run_id WHERE c.study_id = ? GROUP BY 1");
+  counts.bind(1, id);
+  while (counts.step()) {
+    r.statusCounts[counts.text(0)] = counts.int64(1);
+    r.cells += counts.int64(1);
+  }
+  return r;
+}
+
+std::vector<StudyRunResult> StudyStore::results(int64_t id) const {
+  const auto& db = m_runs.database();
+  auto s = db.prepare(
+      "SELECT c.cell, c.arm, c.axes, c.seed, c.config, c.run_id, coalesce(r.status, 'missing'), "
+      "coalesce(r.message, '') FROM study_cells c LEFT JOIN runs r ON r.id = c.run_id "
+      "WHERE c.study_id = ? ORDER BY c.cell");
+  s.bind(1, id);
+  std::vector<StudyRunResult> out;
+  std::map<int64_t, std::vector<size_t>> byRun;
+  while (s.step()) {
+    StudyRunResult r;
+    r.cell = s.int64(0);
+    r.arm = s.text(1);
+    r.axes = nlohmann::json::parse(s.text(2));
+    r.seed = s.int64(3);
+    r.config = nlohmann::json::parse(s.text(4));
+    r.runId = s.isNull(5) ? 0 : s.int64(5);
+    r.status = s.text(6);
+    r.message = s.text(7);
+    if (r.runId) byRun[r.runId].push_back(out.size());
+    out.push_back(std::move(r));
+  }
+  auto series = db.prepare(
+      "SELECT s.run_id, s.key, s.last, s.min FROM series s WHERE s.run_id IN "
+      "(SELECT run_id FROM study_cells WHERE study_id = ? AND run_id IS NOT NULL)");
+  series.bind(1, id);
+  while (series.step()) {
+    auto it = byRun.find(series.int64(0));
+    if (it == byRun.end()) continue;
+    for (size_t i : it->second) {
+      out[i].last[series.text(1)] = series.isNull(2) ? NAN : series.real(2);
+      out[i].lowest[series.text(1)] = series.isNull(3) ? NAN : series.real(3);
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> StudyStore::unfinishedCells(int64_t id) const {
+  auto s = m_runs.database().prepare(
+      "SELECT c.cell FROM study_cells c LEFT JOIN runs r ON r.id = c.run_id "
+      "WHERE c.study_id = ? AND (r.status IS NULL OR r.status != 'finished') ORDER BY c.cell");
+  s.bind(1, id);
+  std::vector<int64_t> out;
+  while (s.step()) out.push_back(s.int64(0));
+  return out;
+}
+
+nlohmann::json StudyStore::cellConfig(int64_t id, int64_t cell) const {
+  auto s =
+      m_runs.database().prepare("SELECT config FROM study_cells WHERE study_id = ? AND cell = ?");
+  s.bind(1, id).bind(2, cell);
+  if (!s.step()) return nullptr;
+  return nlohmann::json::parse(s.text(0));
+}
+
+CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
+  const auto& db = m_runs.database();
+  const auto me = store::currentProcess();
+  CellClaim claim;
+  Transaction tx(db);
+  auto cell = db.prepare(
+      "SELECT c.run_id, c.config, c.config_hash, s.experiment FROM study_cells c "
+      "JOIN studies s ON s.id = c.study_id WHERE c.study_id = ? AND c.cell = ?");
+  cell.bind(1, id).bind(2, cellIndex);
+  if (!cell.step())
+    throw store::StoreError(
+        db.path(), "study " + std::to_string(id) + " has no cell " + std::to_string(cellIndex));
+  std::optional<int64_t> runId;
+  if (!cell.isNull(0)) runId = cell.int64(0);
+  const auto config = nlohmann::json::parse(cell.text(1));
+  const std::string hash = cell.text(2);
+  const std::string experiment = cell.text(3);
+
+  auto statusOf = [&](int64_t run, store::ProcessIdentity& writer) {
+    auto s = db.prepare("SELECT status, host, pid, pid_start FROM runs WHERE id = ?");
+    s.bind(1, run);
+    if (!s.step()) return std::string();
+    writer = {s.text(1), s.int64(2), s.int64(3)};
+    return s.text(0);
+  };
+  auto link = [&](int64_t run) {
+    auto s = db.prepare("UPDATE study_cells SET run_id = ? WHERE study_id = ? AND cell = ?");
+    s.bind(1, run).bind(2, id).bind(3, cellIndex).run();
+  };
+  auto takeOver = [&](int64_t run) {
+    // Marked running by this process inside the claim: a second process sees it taken.
+    auto s = db.prepare(
+        "UPDATE runs SET status = 'running', finished = NULL, message = '', host = ?, pid = ?, "
+        "pid_start = ? WHERE id = ?");
+    s.bind(1, me.host).bind(2, me.pid).bind(3, me.startTicks).bind(4, run).run();
+  };
+
+  if (!runId) {
+    // Another study (or a plain run) may have trained or started this config already.
+    auto same = db.prepare(
+        "SELECT id FROM runs WHERE config_hash = ? AND experiment = ? "
+        "ORDER BY status = 'finished' DESC, status IN ('interrupted', 'cancelled') DESC, id LIMIT "
+        "1");
+    same.bind(1, hash).bind(2, experiment);
+    if (same.step()) {
+      store::ProcessIdentity writer;
+      const std::string status = statusOf(same.int64(0), writer);
+      const bool live = (status == "running" || status == "queued") &&
+                        store::livenessOf(writer) != store::Liveness::Dead;
+      if (status == "finished" || status == "interrupted" || status == "cancelled" || live)
+        runId = same.int64(0);
+      if (runId) link(*runId);
+    }
+  }
+  if (!runId) {
+    store::NewRun fresh;
+    fresh.experiment = experiment;
+    fresh.config = config;
+    fresh.build = currentBuildInfo().toJson();
+    claim.runId = m_runs.insertRun(fresh);
+    link(claim.runId);
+    takeOver(claim.runId);
+    claim.kind = CellClaim::Kind::Fresh;
+    tx.commit();
+    return claim;
+  }
+  claim.runId = *runId;
+  store::ProcessIdentity writer;
+  const std::string status = statusOf(*runId, writer);
+  claim.previousStatus = status;
+  if (status == "finished") {
+    claim.kind = CellClaim::Kind::Done;
+  } else if ((status == "running" || status == "queued") &&
+             store::livenessOf(writer) != store::Liveness::Dead) {
+    claim.kind = CellClaim::Kind::RunningElsewhere;
+  } else {
+    // Interrupted, cancelled, failed, or running for a process that is gone.
+    const auto choice = store::newestExistingCheckpoint(m_runs, *runId);
+    if (status != "failed" && choice.chosen) {
+      claim.kind = CellClaim::Kind::Resume;
+      claim.checkpoint = choice.chosen;
+    } else {
+      claim.kind = CellClaim::Kind::Restart;
+    }
+    takeOver(*runId);
+  }
+  tx.commit();
+  return claim;
+}
+
+int StudyStore::remove(int64_t id, bool withRuns) {
+  const auto& db = m_runs.database();
+  std::vector<int64_t> runs;
+  if (withRuns) {
+    auto s = db.prepare(
+        "SELECT DISTINCT run_id FROM study_cells WHERE study_id = ?1 AND run_id IS NOT NULL AND "
+        "run_id NOT IN (SELECT run_id FROM study_cells WHERE study_id != ?1 AND run_id IS NOT "
+        "NULL)");
+    s.bind(1, id);
+    while (s.step()) runs.push_back(s.int64(0));
+  }
+  {
+    auto s = db.prepare("DELETE FROM studies WHERE id = ?");
+    s.bind(1, id).run();
+  }
+  return runs.empty() ? 0 : m_runs.deleteRuns(runs);
+}
+
+std::vector<std::pair<int64_t, nlohmann::json>> StudyStore::studiesOfRun(int64_t runId) const {
+  auto s = m_runs.database().prepare(
+      "SELECT study_id, axes FROM study_cells WHERE run_id = ? ORDER BY study_id");
+  s.bind(1, runId);
+  std::vector<std::pair<int64_t, nlohmann::json>> out;
+  while (s.step()) out.emplace_back(s.int64(0), nlohmann::json::parse(s.text(1)));
+  return out;
+}
+
+}  // namespace fl::study

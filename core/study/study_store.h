@@ -1,0 +1,90 @@
+// StudyStore: the study tables of a run store (schema version 3): a study's spec and its
+// cells, each cell one setting x seed linked to the run that trains it. Every run of a study is
+// an ordinary run; the cell adds its study, arm and axis values.
+//
+//   store::RunStore runs(path);
+//   StudyStore studies(runs);
+//   int64_t id = studies.create(spec, expandStudy(experiment, spec));
+//   auto claim = studies.claim(id, cell);   // safe against a second process on the same study
+//
+// Threading: as RunStore (one connection, one thread at a time). Claims are transactions
+// (BEGIN IMMEDIATE), so two processes resuming one study never train one cell twice.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/store/run_store.h"
+#include "core/study/study_aggregate.h"
+#include "core/study/study_expansion.h"
+#include "core/study/study_spec.h"
+
+namespace fl::study {
+
+struct StudyRecord {
+  int64_t id = 0;
+  std::string uid;
+  std::string name;
+  std::string experiment;
+  StudySpec spec;
+  double created = 0;
+  std::string notes;
+  int64_t cells = 0;
+  std::map<std::string, int64_t> statusCounts;  // run status (or "missing") -> cells
+
+  // finished when every cell finished; running while any runs; else "incomplete".
+  std::string status() const;
+};
+
+// What a process may do with one cell, decided in one transaction.
+struct CellClaim {
+  enum class Kind {
+    Done,              // its run finished (here or in another study with the same config)
+    RunningElsewhere,  // another live process trains it
+    Fresh,             // a new run, created and marked running for this process
+    Resume,            // an interrupted or cancelled run with a checkpoint, now ours
+    Restart,           // a failed run or one without a checkpoint: trained again from step 0
+  };
+  Kind kind = Kind::Done;
+  int64_t runId = 0;
+  std::optional<store::Checkpoint> checkpoint;  // Resume
+  std::string previousStatus;                   // Resume / Restart: what it was
+};
+
+class StudyStore {
+ public:
+  explicit StudyStore(store::RunStore& runs) : m_runs(runs) {}
+
+  // Stores the study and its cells; a cell whose config (and seed) some finished run already
+  // trained is linked to that run at once. Returns the id.
+  int64_t create(const StudySpec& spec, const StudyExpansion& expansion);
+  // The study whose spec is exactly this one, if stored (running it again resumes it).
+  std::optional<int64_t> findSameSpec(const StudySpec& spec) const;
+
+  std::optional<StudyRecord> study(int64_t id) const;
+  std::vector<StudyRecord> list() const;
+  // Every cell with its run's status and final metrics, in expansion order.
+  std::vector<StudyRunResult> results(int64_t id) const;
+  // The cells whose run has not finished, in expansion order.
+  std::vector<int64_t> unfinishedCells(int64_t id) const;
+  nlohmann::json cellConfig(int64_t id, int64_t cell) const;
+
+  CellClaim claim(int64_t id, int64_t cell);
+
+  // Deletes the study; with `withRuns`, also its runs that no other study uses (and their
+  // files). Returns the number of runs deleted.
+  int remove(int64_t id, bool withRuns);
+
+  // The study and axis values of a run, for `runs show`: "" when it belongs to none.
+  std::vector<std::pair<int64_t, nlohmann::json>> studiesOfRun(int64_t runId) const;
+
+ private:
+  store::RunStore& m_runs;
+};
+
+std::string specHash(const StudySpec& spec);
+
+}  // namespace fl::study

@@ -1,0 +1,38 @@
+// A study's aggregate as a table: one block per metric, rows and columns from two axes (the
+// paper's layout for Table 1: datasets down, heads across), each cell "mean ± std (n)" beside
+// the paper's value and a within/outside verdict where the study carries references.
+// Markdown for reading, CSV (long format, one line per setting and metric) and JSON for tools.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/study/study_aggregate.h"
+
+namespace fl::study {
+
+struct StudyTableInput {
+  std::string title;                   // "study 3: table1 (fourier-head), 36 runs"
+  std::vector<std::string> axisOrder;  // every axis of the study, in declaration order
+  std::vector<AggregateCell> cells;
+  const StudyReferences* references = nullptr;
+};
+
+struct TableRequest {
+  std::vector<std::string> metrics;  // empty: the layout's, else the referenced, else all
+  std::string rows;                  // empty: every axis but `cols`
+  std::string cols;
+  std::string format = "md";  // md | csv | json
+};
+
+// Throws std::invalid_argument naming a rows/cols axis or a metric the study does not have.
+std::string renderStudyTable(const StudyTableInput& input, const TableRequest& request);
+
+// The metrics a table shows by default (see TableRequest::metrics).
+std::vector<std::string> defaultMetrics(const StudyTableInput& input,
+                                        const std::vector<std::string>& layoutMetrics);
+
+// 0.125, 3.14e-05, 1.23e+04: three decimals where they mean something.
+std::string formatStat(double value);
+
+}  // namespace fl::study

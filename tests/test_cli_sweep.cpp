@@ -1,0 +1,235 @@
+// Tests `fourierlab-cli sweep` as a user runs it (#11): a study trained, listed, tabled,
+// plotted and exported; bad studies refused with exit 2 and nothing stored; a study killed with
+// kill -9 halfway finished by `sweep resume` without training a finished run again; two resumes
+// of one study at once training no run twice.
+#include <QtTest>
+
+#include <QImage>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include <sqlite3.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli_process.h"
+#include "tests/sqlite_probe.h"
+
+using fl::testing::cliPath;
+using fl::testing::runCli;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+int64_t queryInt(const QString& db, const std::string& sql) {
+  return fl::testing::queryInt(db.toStdString(), sql);
+}
+
+std::string readAll(const QString& path) {
+  std::ifstream in(path.toStdString(), std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+QStringList tinyStudy(const QString& db, int epochs, const QString& seeds = "1,2") {
+  return {"sweep",
+          "run",
+          "fourier-head",
+          "--db",
+          db,
+          "--grid",
+          "head=linear,fourier",
+          "--seeds",
+          seeds,
+          "--set",
+          "samples=200",
+          "--set",
+          "epochs=" + QString::number(epochs),
+          "--set",
+          "eval_every=1",
+          "--device",
+          "cpu"};
+}
+
+}  // namespace
+
+class TestCliSweep : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  QString path(const QString& name) const { return m_dir.path() + "/" + name; }
+
+ private slots:
+  void aStudyIsTrainedListedTabledPlottedAndExported() {
+    const QString db = path("study.db");
+    auto r = runCli(tinyStudy(db, 2));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("budget: 2 parallel runs x 1 thread") ||
+                 r.err.contains("budget: 1 run x 1 thread"),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains("OpenMP wait policy: PASSIVE"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("[4/4] run"), qPrintable(r.err));
+    QVERIFY2(r.out.contains("| head = linear | head = fourier |") ||
+                 r.out.contains("| head | test/kl |"),
+             qPrintable(r.out));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(4));
+
+    auto list = runCli({"sweep", "list", "--db", db, "--json"});
+    QCOMPARE(list.exitCode, 0);
+    const auto studies = nlohmann::json::parse(list.out.toStdString());
+    QCOMPARE(studies.size(), size_t(1));
+    QCOMPARE(studies[0]["runs"].get<int>(), 4);
+    QCOMPARE(studies[0]["status"].get<std::string>(), std::string("finished"));
+
+    auto table =
+        runCli({"sweep", "table", "1", "--db", db, "--format", "json", "--metric", "test/kl"});
+    QVERIFY2(table.exitCode == 0, qPrintable(table.err));
+    const auto cells = nlohmann::json::parse(table.out.toStdString())["cells"];
+    QCOMPARE(cells.size(), size_t(2));
+    QCOMPARE(cells[0]["metrics"]["test/kl"]["n"].get<int>(), 2);
+    // The mean is the mean of the two runs' final test/kl, as stored.
+    const double a = cells[0]["metrics"]["test/kl"]["values"][0].get<double>();
+    const double b = cells[0]["metrics"]["test/kl"]["values"][1].get<double>();
+    QVERIFY(std::abs(cells[0]["metrics"]["test/kl"]["mean"].get<double>() - (a + b) / 2) < 1e-12);
+
+    auto exported = runCli({"sweep", "export", "1", "--db", db});
+    QCOMPARE(exported.exitCode, 0);
+    const auto lines = exported.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), 5);  // header + 4 runs
+    QVERIFY2(lines[0].startsWith("study,cell,run_id,status,arm,head,seed,"), qPrintable(lines[0]));
+    QVERIFY(lines[0].contains("test/kl"));
+
+    for (const char* ext : {"svg", "png", "pdf"}) {
+      const QString out = path(QString("figure.") + ext);
+      auto plot = runCli({"sweep", "plot", "1", "--db", db, "--x", "head", "--metric", "test/kl",
+                          "--metric", "test/smoothness", "--out", out, "--width", "900", "--height",
+                          "400"});
+      QVERIFY2(plot.exitCode == 0, qPrintable(plot.err));
+      QVERIFY2(plot.err.contains("2 panels, 2 series"), qPrintable(plot.err));
+      const std::string bytes = readAll(out);
+      if (std::string(ext) == "svg") {
+        QVERIFY(bytes.find("<svg") != std::string::npos);
+        QVERIFY(bytes.find("</svg>") != std::string::npos);
+      } else if (std::string(ext) == "png") {
+        QImage image(out);
+        QCOMPARE(image.width(), 900);
+        QCOMPARE(image.height(), 400);
+      } else {
+        QCOMPARE(bytes.substr(0, 4), std::string("%PDF"));
+        QVERIFY(bytes.find("%%EOF") != std::string::npos);
+      }
+    }
+    // A second identical `sweep run` continues the same study and trains nothing.
+    auto again = runCli(tinyStudy(db, 2));
+    QCOMPARE(again.exitCode, 0);
+    QVERIFY2(again.err.contains("has this exact spec"), qPrintable(again.err));
+    QVERIFY(!again.err.contains("start run"));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs"), int64_t(4));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM studies"), int64_t(1));
+  }
+
+  void badStudiesExitTwoAndStoreNothing_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("unknown axis") << QStringList{"--grid", "heads=linear"}
+                                  << "unknown parameter 'heads'";
+    QTest::newRow("bad value") << QStringList{"--grid", "lr=0.01,-1"}
+                               << "--grid lr=0.01,-1: 'lr' must be a number in (0, 1], got";
+    QTest::newRow("empty axis") << QStringList{"--grid", "head="} << "'head' has no values";
+    QTest::newRow("contradicts preset")
+        << QStringList{"--preset", "paper-fourier", "--grid", "head=linear,gmm"}
+        << "axis 'head' contradicts preset 'paper-fourier'";
+    QTest::newRow("too many runs")
+        << QStringList{"--grid", "samples=100,101,...,1099", "--grid", "epochs=1,2,...,101"}
+        << "the study expands to 101000 runs, over the limit of 100000";
+    QTest::newRow("unknown study")
+        << QStringList{"--study", "table9"}
+        << "unknown study 'table9' for experiment 'fourier-head' (known: ";
+    QTest::newRow("bad seeds") << QStringList{"--seeds", "1,x"} << "--seeds: 'seed' must be";
+    QTest::newRow("missing file") << QStringList{"--study-file", "/nonexistent/s.json"}
+                                  << "--study-file /nonexistent/s.json: cannot be read";
+  }
+  void badStudiesExitTwoAndStoreNothing() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const QString db = path("bad.db");
+    auto r = runCli(QStringList{"sweep", "run", "fourier-head", "--db", db} + args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    QVERIFY(!fs::exists(db.toStdString()));
+  }
+
+  void aStudyKilledHalfwayIsFinishedByResumeWithoutRetraining() {
+    const QString db = path("killed.db");
+    QProcess p;
+    p.start(cliPath(), tinyStudy(db, 150, "1,2,3"));
+    QVERIFY(p.waitForStarted());
+    // Kill once a run has finished and others are training.
+    bool ready = false;
+    for (int i = 0; i < 2000 && !ready; ++i) {
+      QTest::qWait(20);
+      ready = queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'") >= 1 &&
+              queryInt(db, "SELECT count(*) FROM runs WHERE status = 'running'") >= 1;
+    }
+    QVERIFY(ready);
+    ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
+    p.waitForFinished();
+    const int64_t finishedBefore =
+        queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'");
+    const int64_t firstFinished =
+        queryInt(db, "SELECT min(id) FROM runs WHERE status = 'finished'");
+    const int64_t finishedAt =
+        queryInt(db, "SELECT CAST(finished * 1000 AS INTEGER) FROM runs WHERE id = " +
+                         std::to_string(firstFinished));
+    QVERIFY(finishedBefore < 6);
+
+    auto resume = runCli({"sweep", "resume", "1", "--db", db});
+    QVERIFY2(resume.exitCode == 0, qPrintable(resume.err));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs"), int64_t(6));  // nothing duplicated
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(6));
+    QVERIFY2(!resume.err.contains("start run " + QString::number(firstFinished) + ":"),
+             qPrintable(resume.err));
+    QCOMPARE(queryInt(db, "SELECT CAST(finished * 1000 AS INTEGER) FROM runs WHERE id = " +
+                              std::to_string(firstFinished)),
+             finishedAt);
+    QCOMPARE(resume.err.count("start run"), int(6 - finishedBefore));
+    // Every run evaluated 150 times, each step once.
+    QCOMPARE(queryInt(db, "SELECT min(count) FROM series WHERE key = 'test/kl'"), int64_t(150));
+    QCOMPARE(queryInt(db, "SELECT max(count) FROM series WHERE key = 'test/kl'"), int64_t(150));
+    QCOMPARE(queryInt(db,
+                      "SELECT count(*) FROM (SELECT series_id, step FROM metrics GROUP BY 1, 2 "
+                      "HAVING count(*) > 1)"),
+             int64_t(0));
+  }
+
+  void twoResumesOfOneStudyTrainNoRunTwice() {
+    const QString db = path("twice.db");
+    // A study whose first process died right after it began.
+    QProcess first;
+    first.start(cliPath(), tinyStudy(db, 60, "1,2,3"));
+    QVERIFY(first.waitForStarted());
+    for (int i = 0; i < 2000 && queryInt(db, "SELECT count(*) FROM runs") < 1; ++i)
+      QTest::qWait(10);
+    ::kill(static_cast<pid_t>(first.processId()), SIGKILL);
+    first.waitForFinished();
+
+    QProcess a, b;
+    a.start(cliPath(), {"sweep", "resume", "1", "--db", db, "--parallel", "1"});
+    b.start(cliPath(), {"sweep", "resume", "1", "--db", db, "--parallel", "1"});
+    QVERIFY(a.waitForFinished(120000));
+    QVERIFY(b.waitForFinished(120000));
+    QCOMPARE(a.exitCode(), 0);
+    QCOMPARE(b.exitCode(), 0);
+    const QString errs = QString::fromUtf8(a.readAllStandardError() + b.readAllStandardError());
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs"), int64_t(6));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(6));
+    // No cell was started by both: each run id appears in at most one "start run N:" line.
+    for (int64_t id = 1; id <= 6; ++id)
+      QVERIFY2(errs.count("start run " + QString::number(id) + ":") <= 1, qPrintable(errs));
+    QCOMPARE(queryInt(db, "SELECT max(count) FROM series WHERE key = 'test/kl'"), int64_t(60));
+  }
+};
+
+QTEST_MAIN(TestCliSweep)
+#include "test_cli_sweep.moc"

@@ -1,0 +1,252 @@
+// Tests the reading side of studies (#11): mean / std / n over seeds against hand-computed
+// values, the table's verdicts against the paper, the figure's series and bands, and the thread
+// budget.
+#include <QtTest>
+
+#include <cmath>
+
+#include "core/study/study_aggregate.h"
+#include "core/study/study_figure.h"
+#include "core/study/study_table.h"
+#include "core/study/thread_budget.h"
+
+using namespace fl::study;
+
+namespace {
+
+StudyRunResult run(const std::string& dataset, const std::string& head, int64_t seed, double kl,
+                   const std::string& status = "finished", const std::string& arm = "") {
+  StudyRunResult r;
+  r.cell = seed;
+  r.runId = seed + 100;
+  r.status = status;
+  r.arm = arm;
+  r.axes = {{"dataset", dataset}, {"head", head}};
+  r.config = {{"dataset", dataset}, {"head", head}, {"seed", seed}};
+  r.seed = seed;
+  r.last = {{"test/kl", kl}, {"test/smoothness", kl / 10}};
+  r.lowest = {{"test/kl", kl / 2}};
+  return r;
+}
+
+StudyReferences paper() {
+  StudyReferences r;
+  r.source = "Table 1";
+  r.rows.push_back({{{"dataset", "gmm2"}, {"head", "fourier"}}, {{"test/kl", {0.146, 0.033}}}});
+  r.rows.push_back({{{"dataset", "gmm2"}, {"head", "linear"}}, {{"test/kl", {0.238, 0.032}}}});
+  return r;
+}
+
+}  // namespace
+
+class TestStudyAggregate : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void meanAndSampleStdOverSeedsMatchHandComputedValues() {
+    // KL 0.1, 0.2, 0.4: mean 7/30, sample variance ((0.1-m)^2+(0.2-m)^2+(0.4-m)^2)/2.
+    const auto cells = aggregate({run("gmm2", "fourier", 1, 0.1), run("gmm2", "fourier", 2, 0.2),
+                                  run("gmm2", "fourier", 3, 0.4), run("gmm2", "linear", 1, 0.3)});
+    QCOMPARE(cells.size(), size_t(2));
+    const auto& s = cells[0].metrics.at("test/kl");
+    const double m = 0.7 / 3;
+    const double var = ((0.1 - m) * (0.1 - m) + (0.2 - m) * (0.2 - m) + (0.4 - m) * (0.4 - m)) / 2;
+    QCOMPARE(s.n, 3);
+    QVERIFY(std::abs(s.mean - m) < 1e-15);
+    QVERIFY(std::abs(s.std - std::sqrt(var)) < 1e-15);
+    QCOMPARE(s.min, 0.1);
+    QCOMPARE(s.max, 0.4);
+    QVERIFY(std::isnan(cells[1].metrics.at("test/kl").std));  // one seed: no spread
+    QCOMPARE(cells[0].seeds, (std::vector<int64_t>{1, 2, 3}));
+  }
+
+  void onlyFinishedRunsCountAndTheirStatusesAreKept() {
+    const auto cells =
+        aggregate({run("gmm2", "fourier", 1, 0.1), run("gmm2", "fourier", 2, 9.0, "failed"),
+                   run("gmm2", "fourier", 3, 0.3, "running")});
+    QCOMPARE(cells[0].metrics.at("test/kl").n, 1);
+    QCOMPARE(cells[0].statusCounts.at("failed"), 1);
+    QCOMPARE(cells[0].finished(), 1);
+  }
+
+  void bestValuesAggregateWhenThePaperReportsTheBest() {
+    const auto cells =
+        aggregate({run("gmm2", "fourier", 1, 0.2), run("gmm2", "fourier", 2, 0.4)}, "min");
+    QVERIFY(std::abs(cells[0].metrics.at("test/kl").mean - 0.15) < 1e-15);
+  }
+
+  void randomValuesAgreeWithTheDefinition() {
+    std::mt19937 rng(7);
+    std::normal_distribution<double> noise(0.5, 0.2);
+    for (int trial = 0; trial < 200; ++trial) {
+      std::vector<double> v(2 + trial % 9);
+      for (auto& x : v) x = noise(rng);
+      const auto s = describe(v);
+      double sum = 0;
+      for (double x : v) sum += x;
+      const double mean = sum / v.size();
+      double ss = 0;
+      for (double x : v) ss += (x - mean) * (x - mean);
+      QVERIFY(std::abs(s.mean - mean) < 1e-12);
+      QVERIFY(std::abs(s.std - std::sqrt(ss / (v.size() - 1))) < 1e-12);
+      QVERIFY(s.min <= s.mean && s.mean <= s.max);
+    }
+  }
+
+  void tableShowsThePaperBesideOursWithAVerdict() {
+    const auto refs = paper();
+    StudyTableInput in;
+    in.title = "study 1";
+    in.axisOrder = {"dataset", "head"};
+    // Fourier: mean 0.15 (within 0.146 ± 0.033); linear: 0.30 (outside 0.238 ± 0.032).
+    in.cells = aggregate({run("gmm2", "linear", 1, 0.29), run("gmm2", "linear", 2, 0.31),
+                          run("gmm2", "fourier", 1, 0.14), run("gmm2", "fourier", 2, 0.16)});
+    in.references = &refs;
+    TableRequest req;
+    req.rows = "dataset";
+    req.cols = "head";
+    req.metrics = {"test/kl"};
+    const std::string md = renderStudyTable(in, req);
+    QVERIFY2(md.find("| dataset | head = linear | paper | head = fourier | paper |") !=
+                 std::string::npos,
+             md.c_str());
+    QVERIFY2(md.find("| gmm2 | 0.300 ± 0.014 (2) | 0.238 ± 0.032 OUTSIDE | 0.150 ± 0.014 (2) | "
+                     "0.146 ± 0.033 within |") != std::string::npos,
+             md.c_str());
+    QVERIFY2(
+        md.find(
+            "1 of 2 compared values within the paper's spread; outside: test/kl gmm2/linear.") !=
+            std::string::npos,
+        md.c_str());
+
+    req.format = "csv";
+    const std::string csv = renderStudyTable(in, req);
+    QVERIFY2(
+        csv.find(
+            "dataset,head,arm,metric,n,seeds,mean,std,min,max,paper_mean,paper_std,verdict\n") == 0,
+        csv.c_str());
+    QVERIFY2(csv.find("gmm2,fourier,,test/kl,2,2,0.150,0.014,0.140,0.160,0.146,0.033,within") !=
+                 std::string::npos,
+             csv.c_str());
+
+    req.format = "json";
+    const auto j = nlohmann::json::parse(renderStudyTable(in, req));
+    QCOMPARE(j["cells"].size(), size_t(2));
+    QCOMPARE(j["cells"][0]["metrics"]["test/kl"]["within_spread"].get<bool>(), false);
+    QVERIFY(std::abs(j["cells"][1]["metrics"]["test/kl"]["mean"].get<double>() - 0.15) < 1e-12);
+    QCOMPARE(j["cells"][1]["metrics"]["test/kl"]["n"].get<int>(), 2);
+  }
+
+  void tableRefusesAxesAndMetricsTheStudyLacks() {
+    StudyTableInput in;
+    in.title = "t";
+    in.axisOrder = {"dataset", "head"};
+    in.cells = aggregate({run("gmm2", "linear", 1, 0.3)});
+    TableRequest req;
+    req.rows = "variant";
+    QVERIFY_EXCEPTION_THROWN(renderStudyTable(in, req), std::invalid_argument);
+    req.rows = "dataset";
+    req.metrics = {"test/nope"};
+    try {
+      renderStudyTable(in, req);
+      QFAIL("expected an error");
+    } catch (const std::invalid_argument& e) {
+      QVERIFY(std::string(e.what()).find("--metric test/nope") != std::string::npos);
+    }
+  }
+
+  void figureHasALinePerGroupBaselinesAndThePapersPoints() {
+    std::vector<StudyRunResult> runs;
+    int64_t cell = 0;
+    for (double gamma : {0.0, 1e-6})
+      for (int n : {2, 4, 6})
+        for (int64_t seed : {1, 2}) {
+          StudyRunResult r;
+          r.cell = cell++;
+          r.runId = cell;
+          r.status = "finished";
+          r.arm = "Fourier head";
+          r.axes = {{"dataset", "gmm2"}, {"frequencies", n}, {"gamma", gamma}};
+          r.config = r.axes;
+          r.config["head"] = "fourier";
+          r.seed = seed;
+          r.last = {{"test/kl", 0.1 * n + 0.01 * seed + gamma}};
+          runs.push_back(r);
+        }
+    for (int64_t seed : {1, 2}) {
+      StudyRunResult r;
+      r.cell = cell++;
+      r.runId = cell;
+      r.status = "finished";
+      r.arm = "linear head";
+      r.axes = {{"dataset", "gmm2"}};
+      r.config = {{"dataset", "gmm2"}, {"head", "linear"}};
+      r.seed = seed;
+      r.last = {{"test/kl", 0.3 + 0.02 * seed}};
+      runs.push_back(r);
+    }
+    StudyReferences refs;
+    refs.rows.push_back(
+        {{{"dataset", "gmm2"}, {"frequencies", 4}, {"gamma", 0.0}}, {{"test/kl", {0.4, 0.05}}}});
+    FigureLayout layout;
+    layout.x = "frequencies";
+    layout.metrics = {"test/kl"};
+    layout.group = "gamma";
+    layout.panel = "dataset";
+    layout.band = "half";
+    const auto fig = buildStudyFigure(aggregate(runs), layout, &refs,
+                                      {"dataset", "frequencies", "gamma"}, "freq");
+    QCOMPARE(fig.panels.size(), size_t(1));
+    const auto& p = fig.panels[0];
+    QCOMPARE(p.title, std::string("dataset = gmm2"));
+    QCOMPARE(p.lines.size(), size_t(2));
+    QCOMPARE(p.lines[0].label, std::string("gamma = 0"));
+    QCOMPARE(p.lines[0].x, (std::vector<double>{2, 4, 6}));
+    // Seeds 1 and 2 at N = 4: 0.41, 0.42 -> mean 0.415, std 0.00707; band ± 0.67 std.
+    QVERIFY(std::abs(p.lines[0].mean[1] - 0.415) < 1e-12);
+    const double std = std::sqrt(2 * 0.005 * 0.005);
+    QVERIFY(std::abs(p.lines[0].upper[1] - (0.415 + 0.67 * std)) < 1e-12);
+    QVERIFY(std::abs(p.lines[0].lower[1] - (0.415 - 0.67 * std)) < 1e-12);
+    QCOMPARE(p.baselines.size(), size_t(1));
+    QCOMPARE(p.baselines[0].label, std::string("linear head"));
+    QVERIFY(std::abs(p.baselines[0].mean[0] - 0.33) < 1e-12);
+    QCOMPARE(p.references.size(), size_t(1));
+    QCOMPARE(p.references[0].x, 4.0);
+    QCOMPARE(*p.references[0].spread, 0.05);
+    QCOMPARE(fig.seriesCount(), 4);  // 2 lines, 1 baseline, the paper's points
+    layout.band = "minmax";
+    const auto mm =
+        buildStudyFigure(aggregate(runs), layout, &refs, {"dataset", "frequencies", "gamma"}, "f");
+    QVERIFY(std::abs(mm.panels[0].lines[0].lower[1] - 0.41) < 1e-12);
+    layout.x = "lr";
+    QVERIFY_EXCEPTION_THROWN(
+        buildStudyFigure(aggregate(runs), layout, &refs, {"dataset", "frequencies", "gamma"}, "f"),
+        std::invalid_argument);
+  }
+
+  void threadBudgetNeverExceedsTheCores() {
+    for (int cores = 1; cores <= 16; ++cores)
+      for (int64_t runs = 1; runs <= 40; ++runs)
+        for (int useful : {0, 1, 2, 8}) {
+          const auto b = planThreadBudget(cores, runs, useful);
+          QVERIFY(b.parallel * b.threadsPerRun <= cores);
+          QVERIFY(b.parallel >= 1 && b.threadsPerRun >= 1);
+          QVERIFY(b.parallel <= runs);
+          if (runs >= cores) QCOMPARE(b.threadsPerRun, 1);  // many runs: one thread each
+          if (useful == 1) QCOMPARE(b.threadsPerRun, 1);    // tiny models: one thread
+          if (useful > 0) QVERIFY(b.threadsPerRun <= useful);
+        }
+    // A single large run gets the cores.
+    QCOMPARE(planThreadBudget(8, 1, 0).threadsPerRun, 8);
+    // The user's overrides win, and say when they oversubscribe.
+    const auto forced = planThreadBudget(2, 10, 1, 4, 1);
+    QCOMPARE(forced.parallel, 4);
+    QVERIFY(forced.oversubscribed());
+    QCOMPARE(planThreadBudget(2, 10, 0, 0, 2).parallel, 1);
+    QCOMPARE(planThreadBudget(2, 36, 1).describe(),
+             std::string("2 parallel runs x 1 thread on 2 cores"));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestStudyAggregate)
+#include "test_study_aggregate.moc"

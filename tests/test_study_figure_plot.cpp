@@ -1,0 +1,88 @@
+// Tests widgets/study_figure_plot (#11): what a study figure draws (lines with bands, dashed
+// baselines, the paper's points), one legend entry per label across panels, and valid SVG, PNG
+// and PDF files.
+#include <QtTest>
+
+#include <QImage>
+#include <QSvgRenderer>
+
+#include <fstream>
+
+#include "widgets/study_figure_plot.h"
+
+namespace {
+
+fl::study::StudyFigure figure() {
+  fl::study::StudyFigure f;
+  f.title = "KL against N";
+  f.bandDescription = "band: mean ± 0.67 std over seeds";
+  f.rows = 1;
+  f.cols = 2;
+  for (const char* metric : {"test/kl", "test/smoothness"}) {
+    fl::study::FigurePanel p;
+    p.title = "dataset = gmm2";
+    p.metric = metric;
+    p.xTitle = "N";
+    p.yTitle = metric;
+    for (double gamma : {0.0, 1.0}) {
+      fl::study::FigureLine line;
+      line.label = gamma == 0 ? "gamma = 0" : "gamma = 1e-06";
+      line.x = {2, 4, 6};
+      line.mean = {0.3 + gamma, 0.2 + gamma, 0.25 + gamma};
+      line.lower = {0.28 + gamma, 0.18 + gamma, 0.2 + gamma};
+      line.upper = {0.32 + gamma, 0.22 + gamma, 0.3 + gamma};
+      line.n = {4, 4, 4};
+      p.lines.push_back(line);
+    }
+    p.baselines.push_back({"linear head", {}, {0.5}, {0.45}, {0.55}, {4}});
+    p.references.push_back({"paper", "gamma = 0", 4, 0.21, 0.03});
+    f.panels.push_back(p);
+  }
+  return f;
+}
+
+}  // namespace
+
+class TestStudyFigurePlot : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+
+ private slots:
+  void drawsEverySeriesWithOneLegendEntryPerLabel() {
+    fl::widgets::StudyFigurePlot plot;
+    plot.resize(1000, 420);
+    plot.setFigure(figure());
+    QCOMPARE(plot.panelCount(), 2);
+    // Per panel: 2 lines x (band low + band high + mean) + baseline (band 2 + line) + the
+    // paper's point; one more graph holds the legend's key for the paper's points.
+    QCOMPARE(plot.graphCount(), 2 * (2 * 3 + 3 + 1) + 1);
+    QCOMPARE(plot.legendEntries(), 4);  // gamma = 0, gamma = 1e-06, linear head, paper
+    // Drawing again replaces, never adds.
+    plot.setFigure(figure());
+    QCOMPARE(plot.graphCount(), 21);
+    QCOMPARE(plot.legendEntries(), 4);
+  }
+
+  void writesValidSvgPngAndPdf() {
+    fl::widgets::StudyFigurePlot plot;
+    plot.setFigure(figure());
+    const QString svg = m_dir.filePath("f.svg"), png = m_dir.filePath("f.png"),
+                  pdf = m_dir.filePath("f.pdf");
+    QCOMPARE(plot.save(svg, 1100, 450), QString());
+    QCOMPARE(plot.save(png, 1100, 450), QString());
+    QCOMPARE(plot.save(pdf, 1100, 450), QString());
+    QSvgRenderer renderer(svg);
+    QVERIFY(renderer.isValid());
+    QImage image(png);
+    QCOMPARE(image.size(), QSize(1100, 450));
+    std::ifstream in(pdf.toStdString(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    QCOMPARE(bytes.substr(0, 4), std::string("%PDF"));
+    QVERIFY(plot.save(m_dir.filePath("f.gif"), 100, 100).contains(".svg, .png or .pdf"));
+    QVERIFY(plot.save("/nonexistent/dir/f.png", 100, 100).contains("cannot write"));
+  }
+};
+
+QTEST_MAIN(TestStudyFigurePlot)
+#include "test_study_figure_plot.moc"

@@ -1,0 +1,342 @@
+// Tests the study tables and the scheduler (#11): the version-3 migration, linking finished runs
+// with the same config, claims (fresh, done, another process's, restart, resume), two stores
+// claiming one study at once, the thread budget each run really gets, and a cancelled study
+// resumed without training any run twice.
+#include <QtTest>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ATen/Parallel.h>
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <sqlite3.h>
+
+#include "core/engine/registry.h"
+#include "core/store/run_store.h"
+#include "core/store/schema.h"
+#include "core/study/study_expansion.h"
+#include "core/study/study_scheduler.h"
+#include "core/study/study_store.h"
+#include "experiments/builtin_experiments.h"
+#include "tests/sqlite_probe.h"
+
+using fl::store::RunStore;
+using fl::study::CellClaim;
+using fl::study::StudySpec;
+using fl::study::StudyStore;
+using fl::testing::deadProcess;
+using fl::testing::queryInt;
+
+namespace {
+
+// Records the intra-op threads each step really ran with and how many runs stepped at once.
+struct Probe {
+  std::atomic<int> maxThreads{0};
+  std::atomic<int> active{0};
+  std::atomic<int> maxActive{0};
+};
+Probe g_probe;
+
+class ProbeTrial : public fl::Trial {
+ public:
+  fl::TrialPlan plan() const override { return {6, 3, 3, 3}; }
+  double trainStep(int64_t step) override {
+    const int now = ++g_probe.active;
+    for (int seen = g_probe.maxActive;
+         now > seen && !g_probe.maxActive.compare_exchange_weak(seen, now);) {
+    }
+    const int threads = at::get_num_threads();
+    for (int seen = g_probe.maxThreads;
+         threads > seen && !g_probe.maxThreads.compare_exchange_weak(seen, threads);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+    --g_probe.active;
+    return 1.0 / static_cast<double>(step + 1);
+  }
+  void evaluate(int64_t stepsDone, bool, fl::EvalReport& out) override {
+    out.metric("test/steps", static_cast<double>(stepsDone));
+  }
+};
+
+class ProbeExperiment : public fl::Experiment {
+ public:
+  std::string name() const override { return "probe"; }
+  std::string title() const override { return "probe"; }
+  std::string description() const override { return ""; }
+  std::vector<fl::ParamSpec> params() const override {
+    return {fl::ParamSpec::integer("width", 1, 1, 100, "")};
+  }
+  std::vector<fl::PanelSpec> panels() const override { return {}; }
+  std::vector<fl::Preset> presets() const override { return {}; }
+  std::unique_ptr<fl::Trial> createTrial(const fl::TrialContext&) const override {
+    return std::make_unique<ProbeTrial>();
+  }
+};
+
+fl::ExperimentRegistry& registry() {
+  static fl::ExperimentRegistry r = [] {
+    fl::ExperimentRegistry reg;
+    fl::registerBuiltinExperiments(reg);
+    reg.add(std::make_shared<ProbeExperiment>());
+    return reg;
+  }();
+  return r;
+}
+
+StudySpec tinyFourierStudy(int epochs = 2) {
+  auto spec = StudySpec::fromText(R"({"name": "tiny", "grid": {"head": ["linear", "fourier"]},
+                                      "seeds": [1, 2]})");
+  spec.experiment = "fourier-head";
+  spec.overrides = {{"samples", 200},
+                    {"epochs", epochs},
+                    {"eval_every", 1},
+                    {"device", "cpu"},
+                    {"checkpoint_every", 1}};
+  return spec;
+}
+
+int64_t createStudy(RunStore& runs, const StudySpec& spec) {
+  const auto expansion = fl::study::expandStudy(*registry().find(spec.experiment), spec);
+  if (!expansion.ok()) qFatal("%s", expansion.errors.front().c_str());
+  return StudyStore(runs).create(spec, expansion);
+}
+
+
+
+}  // namespace
+
+class TestStudyScheduler : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  std::string path(const char* name) const { return (m_dir.path() + "/" + name).toStdString(); }
+
+ private slots:
+  void version2StoresGainStudiesAndRunIdentities() {
+    const std::string p = path("v2.db");
+    {
+      sqlite3* h = nullptr;
+      sqlite3_open(p.c_str(), &h);
+      const std::string sql =
+          std::string(fl::store::kSchemaVersion1) +
+          "ALTER TABLE runs ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;"
+          "INSERT INTO meta VALUES ('application', 'fourierlab'), ('schema_version', '2');"
+          "INSERT INTO runs(experiment, status, config, created) VALUES "
+          "('fourier-head', 'finished', '{\"gamma\": 0, \"seed\": 1}', 1.0),"
+          "('fourier-head', 'finished', '{\"gamma\": 0.0, \"seed\": 1}', 2.0);";
+      QCOMPARE(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+      sqlite3_close(h);
+    }
+    RunStore store(p);
+    QCOMPARE(store.schemaVersion(), fl::store::kSchemaVersion);
+    const auto runs = store.listRuns();
+    QCOMPARE(runs.size(), size_t(2));
+    QCOMPARE(runs[0].uid.size(), size_t(32));
+    QVERIFY(runs[0].uid != runs[1].uid);
+    QCOMPARE(runs[0].configHash.size(), size_t(16));
+    QCOMPARE(runs[0].configHash, runs[1].configHash);  // 0 and 0.0: one config
+    QVERIFY(StudyStore(store).list().empty());
+  }
+
+  void aStudyReusesFinishedRunsOfTheSameConfig() {
+    RunStore runs(path("reuse.db"));
+    const auto spec = tinyFourierStudy();
+    const auto e = fl::study::expandStudy(*registry().find("fourier-head"), spec);
+    const int64_t existing = runs.createRun({"fourier-head", "", e.cells[1].config, {}, {}});
+    runs.finishRun(existing, fl::RunStatus::Finished, "");
+    StudyStore studies(runs);
+    const int64_t id = studies.create(spec, e);
+    const auto results = studies.results(id);
+    QCOMPARE(results.size(), size_t(4));
+    QCOMPARE(results[1].runId, existing);
+    QCOMPARE(results[1].status, std::string("finished"));
+    QCOMPARE(results[0].status, std::string("missing"));
+    QCOMPARE(studies.unfinishedCells(id), (std::vector<int64_t>{0, 2, 3}));
+    QCOMPARE(studies.findSameSpec(spec).value(), id);
+    auto other = spec;
+    other.seeds = {7};
+    QVERIFY(!studies.findSameSpec(other));
+  }
+
+  void claimsDecideWhoTrainsACell() {
+    RunStore runs(path("claims.db"));
+    StudyStore studies(runs);
+    const int64_t id = createStudy(runs, tinyFourierStudy());
+    const auto first = studies.claim(id, 0);
+    QVERIFY(first.kind == CellClaim::Kind::Fresh);
+    QCOMPARE(fl::toString(runs.run(first.runId)->status), std::string("running"));
+    QVERIFY(!runs.run(first.runId)->configHash.empty());
+    // A live process (this one) holds it.
+    QVERIFY(studies.claim(id, 0).kind == CellClaim::Kind::RunningElsewhere);
+    // Its process died: the run is interrupted and, without a checkpoint, trains from 0.
+    runs.markRunning(first.runId, "cpu", 10, deadProcess());
+    RunStore reopened(path("claims.db"));
+    StudyStore again(reopened);
+    QCOMPARE(fl::toString(reopened.run(first.runId)->status), std::string("interrupted"));
+    auto restart = again.claim(id, 0);
+    QVERIFY(restart.kind == CellClaim::Kind::Restart);
+    QCOMPARE(restart.runId, first.runId);  // the same run, never a duplicate
+    QCOMPARE(restart.previousStatus, std::string("interrupted"));
+    // With a checkpoint file it resumes from it.
+    reopened.finishRun(first.runId, fl::RunStatus::Cancelled, "");
+    const std::string file = reopened.artifactFolder(first.runId) + "/step-5.pt";
+    std::filesystem::create_directories(reopened.artifactFolder(first.runId));
+    std::ofstream(file) << "x";
+    reopened.addCheckpoint(first.runId, 5, file);
+    auto resume = again.claim(id, 0);
+    QVERIFY(resume.kind == CellClaim::Kind::Resume);
+    QCOMPARE(resume.checkpoint->step, int64_t(5));
+    // A failed run trains again from the start.
+    reopened.finishRun(first.runId, fl::RunStatus::Failed, "nan");
+    QVERIFY(again.claim(id, 0).kind == CellClaim::Kind::Restart);
+    reopened.finishRun(first.runId, fl::RunStatus::Finished, "");
+    QVERIFY(again.claim(id, 0).kind == CellClaim::Kind::Done);
+    QCOMPARE(queryInt(path("claims.db"), "SELECT count(*) FROM runs"), int64_t(1));
+  }
+
+  void twoProcessesClaimingOneStudyNeverShareACell() {
+    // Two connections (as two `sweep resume`s would have) claim all cells at once.
+    const std::string p = path("race.db");
+    int64_t id;
+    {
+      RunStore runs(p);
+      auto spec = StudySpec::fromText(
+          R"({"name": "race", "grid": {"lr": [0.001, 0.002, 0.003, 0.004, 0.005]},
+                                          "seeds": [1, 2, 3, 4]})");
+      spec.experiment = "fourier-head";
+      id = createStudy(runs, spec);
+    }
+    std::atomic<int> fresh{0}, taken{0};
+    auto claimAll = [&] {
+      RunStore runs(p);
+      StudyStore studies(runs);
+      for (int64_t cell = 0; cell < 20; ++cell) {
+        const auto c = studies.claim(id, cell);
+        if (c.kind == CellClaim::Kind::Fresh)
+          ++fresh;
+        else if (c.kind == CellClaim::Kind::RunningElsewhere)
+          ++taken;
+      }
+    };
+    std::thread a(claimAll), b(claimAll);
+    a.join();
+    b.join();
+    QCOMPARE(fresh.load(), 20);
+    QCOMPARE(taken.load(), 20);
+    QCOMPARE(queryInt(p, "SELECT count(*) FROM runs"), int64_t(20));
+    QCOMPARE(queryInt(p, "SELECT count(DISTINCT run_id) FROM study_cells"), int64_t(20));
+  }
+
+  void noRunGetsMoreThreadsThanTheBudget() {
+    const std::string p = path("budget.db");
+    int64_t id;
+    {
+      RunStore runs(p);
+      auto spec = StudySpec::fromText(R"({"name": "b", "grid": {"width": [1, 2, 3, 4, 5, 6]}})");
+      spec.experiment = "probe";
+      id = createStudy(runs, spec);
+    }
+    g_probe.maxThreads = 0;
+    g_probe.maxActive = 0;
+    fl::study::StudySchedulerOptions options;
+    options.cores = 2;
+    fl::study::StudyScheduler scheduler(registry(), p, id, options);
+    const auto outcome = scheduler.run([](const auto&, const auto&) {});
+    QCOMPARE(outcome.budget.parallel, 2);
+    QCOMPARE(outcome.budget.threadsPerRun, 1);
+    QCOMPARE(outcome.progress.finished, int64_t(6));
+    QCOMPARE(g_probe.maxThreads.load(), 1);
+    QVERIFY(g_probe.maxActive.load() <= 2);
+    QVERIFY(g_probe.maxActive.load() >= 1);
+  }
+
+  void aCancelledStudyResumesWithoutTrainingARunTwice() {
+    const std::string p = path("resume.db");
+    int64_t id;
+    {
+      RunStore runs(p);
+      auto spec = tinyFourierStudy(/*epochs=*/150);
+      spec.overrides["checkpoint_every"] = 0;  // only the checkpoint a cancel saves
+      id = createStudy(runs, spec);
+    }
+    std::atomic<int> stop{0};
+    // As Ctrl-C once the two runs training have a few epochs each (their evaluations reach the
+    // store), well before either finishes.
+    std::thread watcher([&] {
+      for (int i = 0; i < 3000 && !stop; ++i) {
+        if (queryInt(p, "SELECT count(*) FROM series s JOIN runs r ON r.id = s.run_id WHERE "
+                        "s.key = 'test/kl' AND s.count >= 3 AND r.status = 'running'") >= 2)
+          stop = SIGINT;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+    fl::study::StudySchedulerOptions options;
+    options.cores = 2;
+    options.stopFlag = &stop;
+    fl::study::StudyScheduler first(registry(), p, id, options);
+    const auto cancelled = first.run([](const auto&, const auto&) {});
+    watcher.join();
+    QVERIFY(cancelled.cancelled);
+    QCOMPARE(cancelled.progress.cancelled, int64_t(2));
+    QCOMPARE(queryInt(p, "SELECT count(*) FROM runs WHERE status = 'cancelled'"), int64_t(2));
+    // Each saved a checkpoint where it stopped.
+    QCOMPARE(queryInt(p, "SELECT count(DISTINCT run_id) FROM artifacts"), int64_t(2));
+
+    std::vector<std::string> how;
+    fl::study::StudyScheduler second(registry(), p, id, {});
+    const auto done = second.run([&](const fl::study::StudyRunReport& r, const auto&) {
+      if (!r.ended) how.push_back(r.how);
+    });
+    QVERIFY(!done.cancelled);
+    QCOMPARE(done.progress.finished, int64_t(4));
+    QCOMPARE(queryInt(p, "SELECT count(*) FROM runs"), int64_t(4));
+    QCOMPARE(queryInt(p, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(4));
+    int resumed = 0;
+    for (const auto& h : how) resumed += h.rfind("resumed from step", 0) == 0;
+    QCOMPARE(resumed, 2);
+    // No step recorded twice in any run's curves.
+    QCOMPARE(queryInt(p,
+                      "SELECT count(*) FROM (SELECT series_id, step, count(*) c FROM metrics "
+                      "GROUP BY 1, 2 HAVING c > 1)"),
+             int64_t(0));
+    QCOMPARE(queryInt(p,
+                      "SELECT min(count) FROM series s JOIN runs r ON r.id = s.run_id "
+                      "WHERE s.key = 'test/kl'"),
+             int64_t(150));  // every evaluation of every run, once
+    // Running it again trains nothing.
+    fl::study::StudyScheduler third(registry(), p, id, {});
+    int startedAgain = 0;
+    third.run([&](const fl::study::StudyRunReport& r, const auto&) { startedAgain += !r.ended; });
+    QCOMPARE(startedAgain, 0);
+  }
+
+  void deletingAStudyKeepsRunsOtherStudiesUse() {
+    RunStore runs(path("delete.db"));
+    StudyStore studies(runs);
+    const auto spec = tinyFourierStudy();
+    const int64_t a = createStudy(runs, spec);
+    for (int64_t cell = 0; cell < 4; ++cell) {
+      const auto c = studies.claim(a, cell);
+      runs.finishRun(c.runId, fl::RunStatus::Finished, "");
+    }
+    auto other = spec;
+    other.name = "other";
+    other.seeds = {1};
+    const int64_t b = createStudy(runs, other);  // shares the seed-1 runs
+    QCOMPARE(studies.results(b)[0].status, std::string("finished"));
+    QCOMPARE(studies.remove(a, /*withRuns=*/true), 2);
+    QCOMPARE(runs.listRuns().size(), size_t(2));
+    QVERIFY(!studies.study(a));
+    QCOMPARE(studies.remove(b, /*withRuns=*/false), 0);
+    QCOMPARE(runs.listRuns().size(), size_t(2));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestStudyScheduler)
+#include "test_study_scheduler.moc"

@@ -1,0 +1,279 @@
+// Tests core/study: study specs (JSON and command-line axes), their expansion into runs, the
+// config hash, and the refusals of bad studies (#11).
+#include <QtTest>
+
+#include <set>
+
+#include "core/engine/config.h"
+#include "core/engine/registry.h"
+#include "core/study/axis_values.h"
+#include "core/study/config_hash.h"
+#include "core/study/study_expansion.h"
+#include "experiments/builtin_experiments.h"
+
+using fl::study::StudySpec;
+
+namespace {
+
+fl::ExperimentRegistry& registry() {
+  static fl::ExperimentRegistry r = [] {
+    fl::ExperimentRegistry reg;
+    fl::registerBuiltinExperiments(reg);
+    return reg;
+  }();
+  return r;
+}
+
+const fl::Experiment& fourierHead() { return *registry().find("fourier-head"); }
+
+bool anyContains(const std::vector<std::string>& errors, const std::string& text) {
+  for (const auto& e : errors)
+    if (e.find(text) != std::string::npos) return true;
+  return false;
+}
+
+std::string joined(const std::vector<std::string>& errors) {
+  std::string out;
+  for (const auto& e : errors) out += e + "\n";
+  return out;
+}
+
+}  // namespace
+
+class TestStudySpec : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void gridIsTheCartesianProductWithTheLastAxisFastest() {
+    auto spec = StudySpec::fromText(R"({"name": "g", "grid": {"dataset": ["gaussian", "beta"],
+                                        "head": ["linear", "gmm", "fourier"]}, "seeds": [1, 2]})");
+    spec.experiment = "fourier-head";
+    const auto e = fl::study::expandStudy(fourierHead(), spec);
+    QVERIFY2(e.ok(), joined(e.errors).c_str());
+    QCOMPARE(e.cells.size(), size_t(12));
+    QCOMPARE(fl::study::countRuns(spec), uint64_t(12));
+    QCOMPARE(e.cells[0].axes.dump(), std::string(R"({"dataset":"gaussian","head":"linear"})"));
+    QCOMPARE(e.cells[0].seed, int64_t(1));
+    QCOMPARE(e.cells[1].seed, int64_t(2));  // seeds innermost
+    QCOMPARE(e.cells[2].axes["head"].get<std::string>(), std::string("gmm"));
+    QCOMPARE(e.cells[6].axes["dataset"].get<std::string>(), std::string("beta"));
+    QCOMPARE(e.cells[11].config["head"].get<std::string>(), std::string("fourier"));
+    QCOMPARE(e.cells[11].config["seed"].get<int>(), 2);
+    QCOMPARE(e.axisOrder, (std::vector<std::string>{"dataset", "head"}));
+    std::set<std::string> hashes;
+    for (const auto& c : e.cells) hashes.insert(c.hash);
+    QCOMPARE(hashes.size(), size_t(12));
+    for (size_t i = 0; i < e.cells.size(); ++i) QCOMPARE(e.cells[i].index, int64_t(i));
+  }
+
+  void zippedAxesVaryTogether() {
+    StudySpec spec;
+    spec.experiment = "fourier-head";
+    spec.grid = {{"dataset", {"gmm2", "beta"}}};
+    auto zip = fl::study::parseZipAssignment(fourierHead().allParams(),
+                                             "frequencies=2,4,8,gaussians=1,2,4");
+    QVERIFY(!zip.error);
+    spec.zips.push_back(zip.zip);
+    const auto e = fl::study::expandStudy(fourierHead(), spec);
+    QVERIFY2(e.ok(), joined(e.errors).c_str());
+    QCOMPARE(e.cells.size(), size_t(6));
+    for (const auto& c : e.cells) {
+      const int n = c.config["frequencies"].get<int>(), g = c.config["gaussians"].get<int>();
+      QCOMPARE(g, n == 2 ? 1 : n == 4 ? 2 : 4);
+    }
+    auto unequal =
+        fl::study::parseZipAssignment(fourierHead().allParams(), "frequencies=2,4,gaussians=1");
+    QVERIFY(unequal.error);
+    QVERIFY(unequal.error->find("equal lengths") != std::string::npos);
+  }
+
+  void armsAddTheirOwnAxesAndBaselines() {
+    // The paper's frequency figure: 264 runs.
+    const auto spec = fourierHead().findStudy("frequencies");
+    QVERIFY(spec);
+    const auto e = fl::study::expandStudy(fourierHead(), *spec);
+    QVERIFY2(e.ok(), joined(e.errors).c_str());
+    QCOMPARE(e.cells.size(), size_t(264));
+    int linear = 0, fourier = 0;
+    for (const auto& c : e.cells) {
+      if (c.arm == "linear head") {
+        ++linear;
+        QVERIFY(!c.axes.contains("frequencies"));  // a baseline: no x axis
+      }
+      if (c.arm == "Fourier head") ++fourier;
+    }
+    QCOMPARE(linear, 12);
+    QCOMPARE(fourier, 240);
+  }
+
+  void everyBuiltinStudyExpandsToItsDocumentedSize() {
+    const std::map<std::string, size_t> expected{
+        {"fourier-head/table1", 36}, {"fourier-head/frequencies", 264},
+        {"fourier-head/gamma", 60},  {"fourier-qk/variants", 21},
+        {"fope/encodings", 12},      {"addition/embeddings", 6}};
+    size_t seen = 0;
+    for (const auto& experiment : registry().all())
+      for (const auto& spec : experiment->studies()) {
+        const auto key = experiment->name() + "/" + spec.name;
+        QVERIFY2(expected.count(key), key.c_str());
+        const auto e = fl::study::expandStudy(*experiment, spec);
+        QVERIFY2(e.ok(), (key + ": " + joined(e.errors)).c_str());
+        QCOMPARE(e.cells.size(), expected.at(key));
+        ++seen;
+      }
+    QCOMPARE(seen, expected.size());
+  }
+
+  void table1SharesItsRunsWithTheFrequencyStudy() {
+    // Same config and seed, same hash: a store that ran table1 has 36 of the 264 already.
+    const auto t = fl::study::expandStudy(fourierHead(), *fourierHead().findStudy("table1"));
+    const auto f = fl::study::expandStudy(fourierHead(), *fourierHead().findStudy("frequencies"));
+    std::set<std::string> frequencyHashes;
+    for (const auto& c : f.cells) frequencyHashes.insert(c.hash);
+    for (const auto& c : t.cells) QVERIFY2(frequencyHashes.count(c.hash), c.config.dump().c_str());
+  }
+
+  void specSurvivesJsonInAxisOrder() {
+    const auto spec = *fourierHead().findStudy("frequencies");
+    const auto again = StudySpec::fromJson(spec.toJson());
+    QCOMPARE(again.toJson().dump(), spec.toJson().dump());
+    QCOMPARE(again.arms.size(), size_t(3));
+    QCOMPARE(again.references->rows.size(), spec.references->rows.size());
+    // Axis order is the file's, not alphabetical.
+    auto custom = StudySpec::fromText(R"({"name": "x", "grid": {"lr": [0.1], "head": ["gmm"]}})");
+    QCOMPARE(custom.grid[0].key, std::string("lr"));
+    QCOMPARE(custom.toJson().dump(), StudySpec::fromJson(custom.toJson()).toJson().dump());
+  }
+
+  void badStudyFilesNameTheField_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("not json") << "{"
+                              << "not valid JSON";
+    QTest::newRow("unknown field") << R"({"grids": {}})"
+                                   << "grids: unknown field";
+    QTest::newRow("empty axis") << R"({"grid": {"lr": []}})"
+                                << "grid.lr: must be a non-empty array";
+    QTest::newRow("bad seeds") << R"({"seeds": [1, -2]})"
+                               << "seeds: must hold non-negative integers";
+    QTest::newRow("bad band") << R"({"figures": [{"x": "lr", "band": "wide"}]})"
+                              << "figures[0].band";
+    QTest::newRow("zip lengths") << R"({"zip": [{"lr": [0.1, 0.2], "gamma": [0]}]})"
+                                 << "equal lengths";
+    QTest::newRow("reference value")
+        << R"({"references": {"rows": [{"values": {"test/kl": "x"}}]}})"
+        << "references.rows[0].values.test/kl";
+  }
+  void badStudyFilesNameTheField() {
+    QFETCH(QString, text);
+    QFETCH(QString, message);
+    try {
+      StudySpec::fromText(text.toStdString());
+      QFAIL("expected an error");
+    } catch (const std::invalid_argument& e) {
+      QVERIFY2(std::string(e.what()).find(message.toStdString()) != std::string::npos, e.what());
+    }
+  }
+
+  void badAxesAreRefusedNamingKeyAndValue_data() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("unknown key") << R"({"grid": {"heads": ["linear"]}})"
+                                 << "axis 'heads': unknown parameter of 'fourier-head'";
+    QTest::newRow("bad value") << R"({"grid": {"lr": [0.001, 0]}})"
+                               << "axis 'lr' value 0";
+    QTest::newRow("bad choice")
+        << R"({"grid": {"head": ["linear", "cubic"]}})"
+        << "axis 'head' value \"cubic\": 'head' must be one of linear, fourier, gmm";
+    QTest::newRow("contradicts preset")
+        << R"({"preset": "paper-fourier", "grid": {"head": ["linear", "gmm"]}})"
+        << "axis 'head' contradicts preset 'paper-fourier', which sets head = \"fourier\"";
+    QTest::newRow("contradicts set") << R"({"set": {"epochs": 5}, "grid": {"epochs": [1, 2]}})"
+                                     << "axis 'epochs' contradicts --set epochs=5";
+    QTest::newRow("seed axis") << R"({"grid": {"seed": [1, 2]}})"
+                               << "seeds are not an axis";
+    QTest::newRow("twice") << R"({"grid": {"lr": [0.1]}, "zip": [{"lr": [0.2], "gamma": [0]}]})"
+                           << "axis 'lr' is given twice";
+    QTest::newRow("unknown preset") << R"({"preset": "paper-cubic"})"
+                                    << "unknown preset 'paper-cubic'";
+    QTest::newRow("too many runs")
+        << R"({"grid": {"samples": [100,101,102,103,104,105,106,107,108,109],
+                        "bins": [2,3,4,5,6,7,8,9,10,11], "epochs": [1,2,3,4,5,6,7,8,9,10],
+                        "batch_size": [1,2,3,4,5,6,7,8,9,10], "eval_every": [1,2,3,4,5,6,7,8,9,10]},
+              "seeds": [1, 2]})"
+        << "the study expands to 200000 runs, over the limit of 100000";
+  }
+  void badAxesAreRefusedNamingKeyAndValue() {
+    QFETCH(QString, json);
+    QFETCH(QString, message);
+    auto spec = StudySpec::fromText(json.toStdString());
+    const auto e = fl::study::expandStudy(fourierHead(), spec);
+    QVERIFY(!e.ok());
+    QVERIFY(e.cells.empty());
+    QVERIFY2(anyContains(e.errors, message.toStdString()), joined(e.errors).c_str());
+  }
+
+  void axisTextsParseRangesAndRefuseBadOnes() {
+    const auto specs = fourierHead().allParams();
+    auto n = fl::study::parseAxisAssignment(specs, "frequencies=2,4,...,20");
+    QVERIFY(!n.error);
+    QCOMPARE(n.axis.values.size(), size_t(10));
+    QCOMPARE(n.axis.values.back().get<int>(), 20);
+    auto g = fl::study::parseAxisAssignment(specs, "gamma=0,1e-6");
+    QVERIFY(!g.error);
+    QCOMPARE(g.axis.values[1].get<double>(), 1e-6);
+    auto r = fl::study::parseAxisAssignment(specs, "lr=0.001,0.002,...,0.005");
+    QVERIFY(!r.error);
+    QCOMPARE(r.axis.values.size(), size_t(5));
+    QVERIFY(fl::study::parseAxisAssignment(specs, "frequencies=2,4,...,19").error);  // not reached
+    QVERIFY(fl::study::parseAxisAssignment(specs, "head=linear,...,gmm").error);     // not numbers
+    QVERIFY(fl::study::parseAxisAssignment(specs, "frequencies=").error->find("has no values") !=
+            std::string::npos);
+    QVERIFY(fl::study::parseAxisAssignment(specs, "frequencies=2,,4").error->find("empty value") !=
+            std::string::npos);
+    QVERIFY(fl::study::parseAxisAssignment(specs, "frequencies=2,99")
+                .error->find("'frequencies' must be an integer in [1, 64], got") !=
+            std::string::npos);
+    QVERIFY(
+        fl::study::parseAxisAssignment(specs, "nope=1").error->find("unknown parameter 'nope'") !=
+        std::string::npos);
+    auto seeds = fl::study::parseSeeds(*fl::findParam(specs, "seed"), "1,2,3,42");
+    QCOMPARE(seeds.seeds, (std::vector<int64_t>{1, 2, 3, 42}));
+    QVERIFY(fl::study::parseSeeds(*fl::findParam(specs, "seed"), "1,1").error);
+  }
+
+  void equalConfigsHashAlikeAndPlacementIsIgnored() {
+    const auto specs = fourierHead().allParams();
+    auto a = fl::validateConfig(specs, {{"gamma", 0}, {"seed", 3}});
+    auto b = fl::validateConfig(
+        specs, {{"gamma", 0.0}, {"seed", 3}, {"device", "cpu"}, {"checkpoint_every", 2}});
+    QCOMPARE(fl::study::configHash("fourier-head", a.values),
+             fl::study::configHash("fourier-head", b.values));
+    auto c = fl::validateConfig(specs, {{"gamma", 1e-6}, {"seed", 3}});
+    QVERIFY(fl::study::configHash("fourier-head", a.values) !=
+            fl::study::configHash("fourier-head", c.values));
+    auto d = fl::validateConfig(specs, {{"gamma", 0}, {"seed", 4}});
+    QVERIFY(fl::study::configHash("fourier-head", a.values) !=
+            fl::study::configHash("fourier-head", d.values));
+    QVERIFY(fl::study::configHash("fourier-head", a.values) !=
+            fl::study::configHash("other", a.values));
+    // Stable across builds: a known value (FNV-1a 64 of the canonical text).
+    QCOMPARE(fl::study::configHash("x", {{"b", 1}, {"a", "y"}}).size(), size_t(16));
+    QCOMPARE(fl::study::configHash("x", {{"b", 1}, {"a", "y"}}),
+             fl::study::configHash("x", {{"a", "y"}, {"b", 1.0}}));
+  }
+
+  void aStudyNeverListsOneConfigTwice() {
+    // Two arms that reach the same config: trained once.
+    auto spec = StudySpec::fromText(R"({"arms": [{"name": "a", "set": {"head": "linear"}},
+                                                 {"name": "b", "set": {"head": "linear"}}],
+                                        "seeds": [1, 2]})");
+    const auto e = fl::study::expandStudy(fourierHead(), spec);
+    QVERIFY2(e.ok(), joined(e.errors).c_str());
+    QCOMPARE(e.cells.size(), size_t(2));
+    QCOMPARE(e.duplicatesDropped, int64_t(2));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestStudySpec)
+#include "test_study_spec.moc"

@@ -203,6 +203,51 @@ class TestCliSweep : public QObject {
              int64_t(0));
   }
 
+  // #16: a study stops on SIGTERM and SIGHUP as on Ctrl-C (one handler for `run` and `sweep`):
+  // every active run saves a checkpoint and ends cancelled, the exit code is 128 + the signal,
+  // and `sweep resume` finishes it.
+  void aStudyStopsCleanlyOnSigtermAndSighup_data() {
+    QTest::addColumn<int>("signal");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("name");
+    QTest::newRow("SIGTERM") << int(SIGTERM) << 143 << "SIGTERM";
+    QTest::newRow("SIGHUP") << int(SIGHUP) << 129 << "SIGHUP";
+  }
+  void aStudyStopsCleanlyOnSigtermAndSighup() {
+    QFETCH(int, signal);
+    QFETCH(int, exitCode);
+    QFETCH(QString, name);
+    const QString db = path("signal-" + name + ".db");
+    QProcess p;
+    p.start(cliPath(), tinyStudy(db, 150, "1"));
+    QVERIFY(p.waitForStarted());
+    bool training = false;
+    for (int i = 0; i < 3000 && !training; ++i) {
+      QTest::qWait(20);
+      training = queryInt(db, "SELECT count(*) FROM metrics") > 0 &&
+                 queryInt(db, "SELECT count(*) FROM runs WHERE status = 'running'") >= 1;
+    }
+    QVERIFY(training);
+    ::kill(static_cast<pid_t>(p.processId()), signal);
+    QVERIFY(p.waitForFinished(60000));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == exitCode, qPrintable(err));
+    QVERIFY2(err.contains("stopped by " + name), qPrintable(err));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status IN ('running', 'interrupted')"),
+             int64_t(0));
+    const int64_t cancelled = queryInt(db, "SELECT count(*) FROM runs WHERE status = 'cancelled'");
+    QVERIFY(cancelled >= 1);
+    QCOMPARE(queryInt(db, "SELECT count(DISTINCT run_id) FROM artifacts WHERE run_id IN "
+                          "(SELECT id FROM runs WHERE status = 'cancelled')"),
+             cancelled);  // each stopped run has a checkpoint to go on from
+    auto resume = runCli({"sweep", "resume", "1", "--db", db});
+    QVERIFY2(resume.exitCode == 0, qPrintable(resume.err));
+    QVERIFY2(resume.err.contains("resumed from step"), qPrintable(resume.err));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(2));
+    QCOMPARE(queryInt(db, "SELECT min(count) FROM series WHERE key = 'test/kl'"), int64_t(150));
+  }
+
   void twoResumesOfOneStudyTrainNoRunTwice() {
     const QString db = path("twice.db");
     // A study whose first process died right after it began.

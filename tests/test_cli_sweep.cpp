@@ -248,6 +248,23 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT min(count) FROM series WHERE key = 'test/kl'"), int64_t(150));
   }
 
+  // #16: reading commands never create a store (nor adopt an empty file).
+  void readingAMissingStoreCreatesNothing() {
+    const QString missing = path("nodir/x.db");
+    for (const QStringList& args : {QStringList{"sweep", "list"}, QStringList{"sweep", "show", "1"},
+                                    QStringList{"sweep", "resume", "1"}}) {
+      auto r = runCli(args + QStringList{"--db", missing});
+      QCOMPARE(r.exitCode, 3);
+      QVERIFY2(r.err.contains("no run store at this path"), qPrintable(r.err));
+    }
+    QVERIFY(!fs::exists(path("nodir").toStdString()));
+    const QString empty = path("empty.db");
+    std::ofstream(empty.toStdString()).flush();
+    auto r = runCli({"sweep", "list", "--db", empty});
+    QCOMPARE(r.exitCode, 3);
+    QCOMPARE(fs::file_size(empty.toStdString()), std::uintmax_t(0));
+  }
+
   void twoResumesOfOneStudyTrainNoRunTwice() {
     const QString db = path("twice.db");
     // A study whose first process died right after it began.

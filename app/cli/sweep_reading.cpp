@@ -360,10 +360,7 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
                         const SweepArgs& args) {
   // Reading never creates a store; it opens an existing one read-write so that runs whose
   // process died (kill -9) are marked interrupted before they are counted.
-  if (!fs::exists(dbPath)) {
-    std::fprintf(stderr, "error: no run store at %s\n", dbPath.c_str());
-    return kExitStoreError;
-  }
+  store::RunStore::requireExisting(dbPath);  // nor adopts an empty file
   store::RunStore runs(dbPath);
   StudyStore studies(runs);
   try {

@@ -99,6 +99,17 @@ class TestCliSweep : public QObject {
     QCOMPARE(lines.size(), 5);  // header + 4 runs
     QVERIFY2(lines[0].startsWith("study,cell,run_id,status,arm,head,seed,"), qPrintable(lines[0]));
     QVERIFY(lines[0].contains("test/kl"));
+    // #16: a file the disk cannot take is never claimed: exit 3 naming the file and why, and
+    // nothing is left under the final name (it was "disk full or no permission?", exit 1, and
+    // a device target was replaced by a regular file through the `.partial` rename).
+    auto full = runCli({"sweep", "export", "1", "--db", db, "--out", "/dev/full"});
+    QCOMPARE(full.exitCode, 3);
+    QVERIFY2(full.err.contains("cannot write /dev/full: disk full"), qPrintable(full.err));
+    QVERIFY(fs::is_character_file("/dev/full"));
+    auto nowhere = runCli({"sweep", "export", "1", "--db", db, "--out", path("nowhere/e.csv")});
+    QCOMPARE(nowhere.exitCode, 3);
+    QVERIFY2(nowhere.err.contains("its folder " + path("nowhere") + " does not exist"),
+             qPrintable(nowhere.err));
 
     for (const char* ext : {"svg", "png", "pdf"}) {
       const QString out = path(QString("figure.") + ext);

@@ -175,12 +175,17 @@ class TestCli : public QObject {
     QTest::newRow("device twice") << QStringList{"--set", "device=cpu", "--device", "cpu"}
                                   << "'device' is set twice";
     QTest::newRow("empty preset") << QStringList{"--preset", ""} << "--preset needs a name (known: ";
+    QTest::newRow("exponent integer") << QStringList{"--set", "epochs=1e3"} << "got '1e3'";
+    QTest::newRow("yes for a boolean")
+        << QStringList{"fope", "--preset", "tiny", "--set", "tied_head=yes"}
+        << "'tied_head' must be true or false, got 'yes'";
   }
   void strictValuesExitTwoQuotingWhatWasTyped() {
     QFETCH(QStringList, args);
     QFETCH(QString, message);
     QTemporaryDir dir;
-    auto r = runCli(QStringList{"run", "fourier-head", "--db", dir.filePath("runs.db")} + args);
+    if (args.value(0) != "fope") args.prepend("fourier-head");
+    auto r = runCli(QStringList{"run"} + args + QStringList{"--db", dir.filePath("runs.db")});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains(message), qPrintable(r.err));
     QVERIFY2(!QFileInfo::exists(dir.filePath("runs.db")), "a run was stored");

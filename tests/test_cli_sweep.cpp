@@ -171,6 +171,17 @@ class TestCliSweep : public QObject {
     QVERIFY(!fs::exists(db.toStdString()));
   }
 
+  // #16: settings that pass each key's range but clash are refused for a study too, before any
+  // of its runs exists (they failed one run at a time).
+  void clashingCellsAreRefusedBeforeAnyRunExists() {
+    const QString db = path("clash.db");
+    auto r = runCli({"sweep", "run", "fope", "--db", db, "--preset", "tiny", "--grid",
+                     "heads=2,3", "--seeds", "1"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("at heads=3: 'heads'=3 does not divide 'd_model'="), qPrintable(r.err));
+    QVERIFY(!fs::exists(db.toStdString()));
+  }
+
   void aStudyKilledHalfwayIsFinishedByResumeWithoutRetraining() {
     const QString db = path("killed.db");
     QProcess p;

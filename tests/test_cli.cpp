@@ -299,7 +299,8 @@ class TestCli : public QObject {
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QCOMPARE(p.exitCode(), exitCode);
     err += p.readAllStandardError();
-    QVERIFY2(err.contains(name + ": cancelling after the current step"), err.constData());
+    QVERIFY2(QString::fromUtf8(err).contains(name + ": cancelling after the current step"),
+             err.constData());
     QVERIFY(err.contains("run cancelled"));
     auto j = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
     QCOMPARE(j["status"].get<std::string>(), std::string("cancelled"));

@@ -18,12 +18,12 @@ class TestInterruptSignals : public QObject {
   // #16: SIGTERM and SIGHUP killed a run like kill -9; they are caught as Ctrl-C is.
   void eachSignalIsCaughtAndTheFirstKept() {
     for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
-      fl::InterruptSignals signals;
-      QCOMPARE(signals.received(), 0);
+      fl::InterruptSignals caught;
+      QCOMPARE(caught.received(), 0);
       std::raise(signal);
-      QCOMPARE(signals.received(), signal);
+      QCOMPARE(caught.received(), signal);
       std::raise(signal == SIGINT ? SIGTERM : SIGINT);
-      QCOMPARE(signals.received(), signal);  // the first one decides the exit code
+      QCOMPARE(caught.received(), signal);  // the first one decides the exit code
     }
     QCOMPARE(fl::InterruptSignals::exitCode(SIGINT), 130);
     QCOMPARE(fl::InterruptSignals::exitCode(SIGTERM), 143);

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   // SIGTERM (kill, a logout's or a cluster's), SIGHUP and Ctrl-C in the terminal close the
   // window as Quit does, without asking: every run cancelled cleanly, resumable; then the
   // shell's exit code for the signal (143, 129, 130).
-  fl::InterruptSignals signals;
+  fl::InterruptSignals caught;
   QApplication::setApplicationName("FourierLab");
   QApplication::setApplicationVersion(FOURIERLAB_VERSION);
 
@@ -125,10 +125,10 @@ int main(int argc, char** argv) {
   window.show();
   QTimer signalWatch;
   QObject::connect(&signalWatch, &QTimer::timeout, &window, [&] {
-    if (!signals.received()) return;
+    if (!caught.received()) return;
     signalWatch.stop();
     std::fprintf(stderr, "%s: cancelling the runs and closing\n",
-                 fl::InterruptSignals::name(signals.received()).c_str());
+                 fl::InterruptSignals::name(caught.received()).c_str());
     window.closeCancellingRuns();
   });
   signalWatch.start(100);
@@ -143,5 +143,5 @@ int main(int argc, char** argv) {
     else window.compareRuns(openIds);
   }
   const int code = app.exec();
-  return signals.received() ? fl::InterruptSignals::exitCode(signals.received()) : code;
+  return caught.received() ? fl::InterruptSignals::exitCode(caught.received()) : code;
 }

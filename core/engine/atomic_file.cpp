@@ -75,7 +75,7 @@ class AtomicFile::Buffer : public std::streambuf {
     setp(m_bytes.data(), m_bytes.data() + m_bytes.size());
   }
   int sync() override {
-    m_owner.write(pbase(), static_cast<size_t>(pptr() - pbase()));
+    m_owner.writeRaw(pbase(), static_cast<size_t>(pptr() - pbase()));
     setp(m_bytes.data(), m_bytes.data() + m_bytes.size());
     return m_owner.m_errno == 0 ? 0 : -1;
   }
@@ -92,7 +92,7 @@ class AtomicFile::Buffer : public std::streambuf {
   std::streamsize xsputn(const char* s, std::streamsize n) override {
     if (n > static_cast<std::streamsize>(m_bytes.size())) {
       if (sync() != 0) return 0;
-      m_owner.write(s, static_cast<size_t>(n));
+      m_owner.writeRaw(s, static_cast<size_t>(n));
       return m_owner.m_errno == 0 ? n : 0;
     }
     return std::streambuf::xsputn(s, n);
@@ -134,6 +134,12 @@ void AtomicFile::discard() {
 }
 
 void AtomicFile::write(const void* data, size_t size) {
+  // What the stream still buffers goes first: the bytes land in the order they were given.
+  m_stream->flush();
+  writeRaw(data, size);
+}
+
+void AtomicFile::writeRaw(const void* data, size_t size) {
   const char* bytes = static_cast<const char*>(data);
   while (size > 0 && m_errno == 0) {
     const ssize_t written = ::write(m_fd, bytes, size);

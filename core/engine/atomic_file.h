@@ -63,6 +63,7 @@ class AtomicFile {
  private:
   class Buffer;
   void discard();
+  void writeRaw(const void* data, size_t size);  // past the stream's buffer
 
   std::string m_path;
   std::string m_temporary;  // == m_path when written in place

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -65,6 +66,22 @@ std::vector<SnapshotAxis> axesFromJson(const std::string& text) {
     throw StoreError(path, "its folder " + folder.string() + " is not writable for this user (the "
                            "run store needs to create files beside it; " + error.what() + ")");
   throw error;
+}
+
+// A store in WAL mode writes its -wal and -shm files beside it: in a folder this user cannot
+// write, opening succeeds and the first write fails with "attempt to write a readonly
+// database". Said up front, naming the folder. Files already there and writable (another
+// process has the store open) are enough.
+void requireWritableFolder(const std::string& path) {
+  const auto folder = fs::path(path).parent_path();
+  if (::access(folder.c_str(), W_OK) == 0) return;
+  const int error = errno;
+  const auto writable = [](const std::string& file) { return ::access(file.c_str(), W_OK) == 0; };
+  if (writable(path + "-wal") && writable(path + "-shm")) return;
+  throw StoreError(path, "its folder " + folder.string() +
+                             " is not writable for this user (the run store needs to create "
+                             "files beside it: " +
+                             std::strerror(error) + ")");
 }
 
 std::string placeholders(size_t n) {
@@ -135,6 +152,7 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
           const auto parent = fs::path(path).parent_path();
           if (!parent.empty()) fs::create_directories(parent, ec);
           if (ec) throw StoreError(path, "cannot create its folder: " + ec.message());
+          requireWritableFolder(path);
           // A read-write connection that closes last checkpoints: a refused file's WAL would
           // end up in its main file. Vet WAL content through one that cannot.
           // Corruption is looked for here, before the first write, not found by a later one:

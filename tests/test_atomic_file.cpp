@@ -53,11 +53,14 @@ class TestAtomicFile : public QObject {
   Q_OBJECT
 
   QTemporaryDir m_dir;
-  std::string path(const std::string& name) const { return m_dir.path().toStdString() + "/" + name; }
+  std::string path(const std::string& name) const {
+    return m_dir.path().toStdString() + "/" + name;
+  }
 
  private slots:
   void init() {
-    for (const auto& entry : fs::directory_iterator(m_dir.path().toStdString())) fs::remove_all(entry);
+    for (const auto& entry : fs::directory_iterator(m_dir.path().toStdString()))
+      fs::remove_all(entry);
   }
 
   void aCommittedFileHoldsEverythingAndNothingElseIsLeft() {
@@ -104,7 +107,8 @@ class TestAtomicFile : public QObject {
         threw = true;
         QCOMPARE(e.path(), path("e.json"));
         QCOMPARE(e.errorNumber(), EFBIG);
-        QVERIFY2(std::string(e.what()).rfind("cannot write " + path("e.json") + ": ", 0) == 0, e.what());
+        QVERIFY2(std::string(e.what()).rfind("cannot write " + path("e.json") + ": ", 0) == 0,
+                 e.what());
       }
     }
     QVERIFY(threw);
@@ -120,7 +124,8 @@ class TestAtomicFile : public QObject {
       QFAIL("a write to /dev/full succeeded");
     } catch (const fl::FileWriteError& e) {
       QVERIFY(e.diskFull());
-      QCOMPARE(std::string(e.what()), std::string("cannot write /dev/full: disk full (No space left on device)"));
+      QCOMPARE(std::string(e.what()),
+               std::string("cannot write /dev/full: disk full (No space left on device)"));
     }
   }
 

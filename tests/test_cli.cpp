@@ -90,10 +90,12 @@ class TestCli : public QObject {
     QTest::newRow("binary") << "fourier-qk" << QByteArray("text\0more", 9)
                             << "is binary, not text (a NUL byte at offset 4)";
     QTest::newRow("empty") << "fope" << QByteArray() << "is empty";
-    QTest::newRow("not UTF-8") << "fope" << QByteArray("caf\xe9 au lait") << "is not UTF-8 text (invalid byte at offset 3)";
-    QTest::newRow("too short") << "fourier-qk" << QByteArray("only a few words") << "only 16 characters";
-    QTest::newRow("shorter than train_len") << "fope" << QByteArray(5000, 'a')
-                                            << "'train_len'=64 needs 65 training characters";
+    QTest::newRow("not UTF-8") << "fope" << QByteArray("caf\xe9 au lait")
+                               << "is not UTF-8 text (invalid byte at offset 3)";
+    QTest::newRow("too short") << "fourier-qk" << QByteArray("only a few words")
+                               << "only 16 characters";
+    QTest::newRow("shorter than train_len")
+        << "fope" << QByteArray(5000, 'a') << "'train_len'=64 needs 65 training characters";
   }
   void aBadCorpusIsRefusedBeforeARunExists() {
     QFETCH(QString, experiment);
@@ -106,10 +108,11 @@ class TestCli : public QObject {
       QVERIFY(file.open(QIODevice::WriteOnly));
       file.write(content);
     }
-    QStringList args{"run", experiment, "--preset", "tiny", "--set", "corpus=" + corpus,
-                     "--db", dir.filePath("runs.db")};
+    QStringList args{"run",   experiment,         "--preset", "tiny",
+                     "--set", "corpus=" + corpus, "--db",     dir.filePath("runs.db")};
     if (QTest::currentDataTag() == QString("shorter than train_len"))
-      args << "--set" << "train_len=4800";  // 4500 training characters, fewer than 4801
+      args << "--set"
+           << "train_len=4800";  // 4500 training characters, fewer than 4801
     auto r = runCli(args);
     QCOMPARE(r.exitCode, 2);
     if (QTest::currentDataTag() == QString("shorter than train_len"))
@@ -133,23 +136,26 @@ class TestCli : public QObject {
     QTest::newRow("fope: head size 1 cannot rotate")
         << QStringList{"fope", "--set", "heads=128"}
         << "'heads'=128 gives a head size of 1 ('d_model'=128): 'position'=fope rotates pairs";
-    QTest::newRow("fope: 32-digit passkeys")
-        << QStringList{"fope", "--set", "passkey_digits=32"} << "('passkey_digits'=32) need train_len >= ";
+    QTest::newRow("fope: 32-digit passkeys") << QStringList{"fope", "--set", "passkey_digits=32"}
+                                             << "('passkey_digits'=32) need train_len >= ";
     QTest::newRow("fope: train_len 65536")
         << QStringList{"fope", "--set", "train_len=65536"}
-        << "evaluating windows of 524288 tokens (train_len=65536 x eval_factors=1,2,4,8) needs 524289 "
+        << "evaluating windows of 524288 tokens (train_len=65536 x eval_factors=1,2,4,8) needs "
+           "524289 "
            "validation characters; the built-in text ('synthetic_chars'=400000) has 40000";
     QTest::newRow("fourier-qk: heads do not divide d_model")
-        << QStringList{"fourier-qk", "--set", "heads=3"} << "'heads'=3 does not divide 'd_model'=128";
+        << QStringList{"fourier-qk", "--set", "heads=3"}
+        << "'heads'=3 does not divide 'd_model'=128";
     QTest::newRow("addition: more periods than dimensions")
-        << QStringList{"addition", "--set", "embedding_init=fourier", "--set", "d_model=8",
-                       "--set", "heads=2"}
+        << QStringList{"addition", "--set",  "embedding_init=fourier", "--set", "d_model=8",
+                       "--set",    "heads=2"}
         << "'fourier_periods'=2,2.5,5,10,100 needs 10 embedding dimensions (a cos and a sin per "
            "period), 'd_model' is 8";
     QTest::newRow("addition: an infinite period")
         << QStringList{"addition", "--set", "fourier_periods=2,inf"} << "'inf' is not a number";
     QTest::newRow("addition: a period of 1e9")
-        << QStringList{"addition", "--set", "fourier_periods=1e9"} << "'1e9' is not a period in [2, 1e6]";
+        << QStringList{"addition", "--set", "fourier_periods=1e9"}
+        << "'1e9' is not a period in [2, 1e6]";
   }
   void clashingSettingsAreRefusedBeforeARunExists() {
     QFETCH(QStringList, args);
@@ -166,7 +172,8 @@ class TestCli : public QObject {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
     QTest::newRow("hex") << QStringList{"--set", "epochs=0x10"} << "got '0x10'";
-    QTest::newRow("inf") << QStringList{"--set", "gamma=inf"} << "'gamma' must be a number in [0, 1], got 'inf'";
+    QTest::newRow("inf") << QStringList{"--set", "gamma=inf"}
+                         << "'gamma' must be a number in [0, 1], got 'inf'";
     QTest::newRow("overflow") << QStringList{"--set", "epochs=99999999999999999999"}
                               << "got '99999999999999999999'";
     QTest::newRow("nan") << QStringList{"--set", "lr=nan"} << "got 'nan'";
@@ -174,7 +181,8 @@ class TestCli : public QObject {
                            << "'seed' is set twice ('seed=1', then 'seed=2')";
     QTest::newRow("device twice") << QStringList{"--set", "device=cpu", "--device", "cpu"}
                                   << "'device' is set twice";
-    QTest::newRow("empty preset") << QStringList{"--preset", ""} << "--preset needs a name (known: ";
+    QTest::newRow("empty preset") << QStringList{"--preset", ""}
+                                  << "--preset needs a name (known: ";
     QTest::newRow("exponent integer") << QStringList{"--set", "epochs=1e3"} << "got '1e3'";
     QTest::newRow("yes for a boolean")
         << QStringList{"fope", "--preset", "tiny", "--set", "tied_head=yes"}
@@ -195,10 +203,14 @@ class TestCli : public QObject {
   void badTagsExitTwo_data() {
     QTest::addColumn<QString>("tag");
     QTest::addColumn<QString>("message");
-    QTest::newRow("empty") << "" << "a tag cannot be empty or blank";
-    QTest::newRow("blank") << "   " << "a tag cannot be empty or blank";
-    QTest::newRow("comma") << "a,b" << "tag 'a,b' holds a comma";
-    QTest::newRow("padded") << " a" << "starts or ends with a space";
+    QTest::newRow("empty") << ""
+                           << "a tag cannot be empty or blank";
+    QTest::newRow("blank") << "   "
+                           << "a tag cannot be empty or blank";
+    QTest::newRow("comma") << "a,b"
+                           << "tag 'a,b' holds a comma";
+    QTest::newRow("padded") << " a"
+                            << "starts or ends with a space";
   }
   void badTagsExitTwo() {
     QFETCH(QString, tag);
@@ -236,7 +248,8 @@ class TestCli : public QObject {
   void badConfigExitsTwoNamingTheKey_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
-    QTest::newRow("out of range") << QStringList{"--set", "lr=-1"} << "'lr' must be a number in (0, 1], got '-1'";
+    QTest::newRow("out of range") << QStringList{"--set", "lr=-1"}
+                                  << "'lr' must be a number in (0, 1], got '-1'";
     QTest::newRow("unknown key") << QStringList{"--set", "learning_rate=1"} << "unknown parameter 'learning_rate'";
     QTest::newRow("bad choice") << QStringList{"--set", "head=cnn"} << "'head' must be one of linear, fourier, gmm";
     QTest::newRow("bad preset") << QStringList{"--preset", "paper"} << "unknown preset 'paper'";

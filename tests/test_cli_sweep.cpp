@@ -175,8 +175,8 @@ class TestCliSweep : public QObject {
   // of its runs exists (they failed one run at a time).
   void clashingCellsAreRefusedBeforeAnyRunExists() {
     const QString db = path("clash.db");
-    auto r = runCli({"sweep", "run", "fope", "--db", db, "--preset", "tiny", "--grid",
-                     "heads=2,3", "--seeds", "1"});
+    auto r = runCli({"sweep", "run", "fope", "--db", db, "--preset", "tiny", "--grid", "heads=2,3",
+                     "--seeds", "1"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("at heads=3: 'heads'=3 does not divide 'd_model'="), qPrintable(r.err));
     QVERIFY(!fs::exists(db.toStdString()));
@@ -261,8 +261,9 @@ class TestCliSweep : public QObject {
     QVERIFY(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'cancelled'") >= 1);
     // Each run stopped after a step has a checkpoint to go on from (one stopped before its
     // first step has nothing to keep: resume trains it from the start).
-    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'cancelled' AND last_step > 0 "
-                          "AND id NOT IN (SELECT run_id FROM artifacts)"),
+    QCOMPARE(queryInt(db,
+                      "SELECT count(*) FROM runs WHERE status = 'cancelled' AND last_step > 0 "
+                      "AND id NOT IN (SELECT run_id FROM artifacts)"),
              int64_t(0));
     auto resume = runCli({"sweep", "resume", "1", "--db", db});
     QVERIFY2(resume.exitCode == 0, qPrintable(resume.err));

@@ -289,7 +289,8 @@ class TestMainWindow : public QObject {
   void openingRunsOfAMissingStoreCreatesNothing() {
     const QString folder = m_dir.path() + "/missing";
     QProcess gui;
-    gui.start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_GUI")), {"--open", "1", "--db", folder + "/x.db"});
+    gui.start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_GUI")),
+              {"--open", "1", "--db", folder + "/x.db"});
     QVERIFY(gui.waitForFinished(30000));
     QCOMPARE(gui.exitCode(), 3);
     const QString err = QString::fromUtf8(gui.readAllStandardError());

@@ -417,7 +417,8 @@ class TestRunStore : public QObject {
       QCOMPARE(queryText(p, "SELECT count(*) FROM metrics"), std::string("0"));
       QCOMPARE(queryText(p, "SELECT count(*) FROM tags WHERE run_id = 3"), std::string("0"));
       QCOMPARE(queryText(p, "SELECT count(*) FROM artifacts"), std::string("0"));
-      QCOMPARE(queryText(p, "SELECT coalesce(run_id, 'null') FROM study_cells"), std::string("null"));
+      QCOMPARE(queryText(p, "SELECT coalesce(run_id, 'null') FROM study_cells"),
+               std::string("null"));
       QCOMPARE(store.createRun({"x", "", nlohmann::json::object(), {}, {}}), int64_t(4));
     }
     QCOMPARE(queryText(p, "PRAGMA integrity_check"), std::string("ok"));

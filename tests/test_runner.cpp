@@ -304,7 +304,8 @@ class TestRunner : public QObject {
     QCOMPARE(fl::toString(lastStatus(events).status), fl::toString(fl::RunStatus::Finished));
     std::vector<int64_t> steps;
     for (const auto& e : events)
-      if (auto* c = std::get_if<fl::CheckpointEvent>(&e); c && !c->removed) steps.push_back(c->step);
+      if (auto* c = std::get_if<fl::CheckpointEvent>(&e); c && !c->removed)
+        steps.push_back(c->step);
     QVERIFY(steps.size() >= 2);
     QCOMPARE(steps.back(), int64_t(40));  // and the one at the end
     QVERIFY2(steps.front() < 40, "no checkpoint before the only evaluation");
@@ -321,8 +322,8 @@ class TestRunner : public QObject {
     fl::registerBuiltinExperiments(registry);
     auto e = registry.find("fourier-head");
     // 320 training samples, batch 32: 10 steps an epoch, the first checkpoint after step 10.
-    auto config = fl::buildConfig(*e, "", {"samples=400", "epochs=3", "eval_every=1",
-                                           "checkpoint_every=1", "device=cpu"});
+    auto config = fl::buildConfig(
+        *e, "", {"samples=400", "epochs=3", "eval_every=1", "checkpoint_every=1", "device=cpu"});
     QVERIFY2(config.ok(), config.summary().c_str());
     const auto checkpoint = dir.path().toStdString() + "/step-10.pt";
     std::filesystem::create_symlink("/dev/full", checkpoint + ".partial");
@@ -336,8 +337,9 @@ class TestRunner : public QObject {
     const auto& status = lastStatus(events);
     QCOMPARE(fl::toString(status.status), fl::toString(fl::RunStatus::Failed));
     QVERIFY(status.fileWriteFailed);
-    QVERIFY2(status.message == "cannot write " + checkpoint + ": disk full (No space left on device)",
-             status.message.c_str());
+    QVERIFY2(
+        status.message == "cannot write " + checkpoint + ": disk full (No space left on device)",
+        status.message.c_str());
     QVERIFY(!std::filesystem::exists(std::filesystem::symlink_status(checkpoint + ".partial")));
     QVERIFY(!std::filesystem::exists(checkpoint));
     for (const auto& event : events) QVERIFY(!std::holds_alternative<fl::CheckpointEvent>(event));
@@ -356,7 +358,8 @@ class TestRunner : public QObject {
              status.message.c_str());
     int verdicts = 0;
     for (const auto& e : events)
-      if (auto* s = std::get_if<fl::SnapshotEvent>(&e); s && s->snapshot.name == "train/divergence") {
+      if (auto* s = std::get_if<fl::SnapshotEvent>(&e);
+          s && s->snapshot.name == "train/divergence") {
         ++verdicts;
         QCOMPARE(s->snapshot.meta["verdict"].get<std::string>(), std::string("DIVERGED"));
         QCOMPARE(s->snapshot.meta["ok"].get<bool>(), false);

@@ -29,8 +29,10 @@ std::shared_ptr<const fl::Experiment> fourierHead() {
 
 nlohmann::json smallConfig(const std::vector<std::string>& extra = {}) {
   // Each key once: buildConfig refuses a key set twice. `extra` replaces a default here.
-  std::map<std::string, std::string> byKey{{"samples", "400"},     {"epochs", "6"},
-                                           {"eval_every", "1"},    {"device", "cpu"},
+  std::map<std::string, std::string> byKey{{"samples", "400"},
+                                           {"epochs", "6"},
+                                           {"eval_every", "1"},
+                                           {"device", "cpu"},
                                            {"checkpoint_every", "1"}};
   for (const auto& e : extra) byKey[e.substr(0, e.find('='))] = e.substr(e.find('=') + 1);
   std::vector<std::string> a;

@@ -21,11 +21,12 @@ int main(int argc, char** argv) {
   fl::ExperimentRegistry registry;
   fl::registerBuiltinExperiments(registry);
 
-  CLI::App app{"FourierLab headless runner: train Fourier-structured layers without the GUI.\n"
-               "Exit codes: 0 finished, 1 run failed, 2 bad usage or config (nothing stored),\n"
-               "3 run store or file error (e.g. a full disk; the message names the file),\n"
-               "130/143/129 cancelled cleanly by SIGINT (Ctrl-C) / SIGTERM (kill, timeout,\n"
-               "a cluster's preemption) / SIGHUP (terminal closed): checkpoint saved, resumable."};
+  CLI::App app{
+      "FourierLab headless runner: train Fourier-structured layers without the GUI.\n"
+      "Exit codes: 0 finished, 1 run failed, 2 bad usage or config (nothing stored),\n"
+      "3 run store or file error (e.g. a full disk; the message names the file),\n"
+      "130/143/129 cancelled cleanly by SIGINT (Ctrl-C) / SIGTERM (kill, timeout,\n"
+      "a cluster's preemption) / SIGHUP (terminal closed): checkpoint saved, resumable."};
   app.set_version_flag("--version", FOURIERLAB_VERSION);
   app.require_subcommand(1);
 
@@ -102,7 +103,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : fl::cli::kExitBadUsage;
   }
   // The commands that train start again with OpenMP's passive wait policy (see its header).
-  const bool trains = *run || (*sweep && (sweep->got_subcommand("run") || sweep->got_subcommand("resume")));
+  const bool trains =
+      *run || (*sweep && (sweep->got_subcommand("run") || sweep->got_subcommand("resume")));
   if (trains) fl::ensurePassiveOpenMpWait(argv);
   if (*list) return fl::cli::listCommand(registry, listJson);
   if (*run) {

@@ -26,8 +26,10 @@ namespace {
 int exitCodeFor(const StatusEvent& status, int signal) {
   switch (status.status) {
     case RunStatus::Finished: return kExitOk;
-    case RunStatus::Cancelled: return signal ? InterruptSignals::exitCode(signal) : kExitCancelled;
-    default: return status.fileWriteFailed ? kExitStoreError : kExitRunFailed;
+    case RunStatus::Cancelled:
+      return signal ? InterruptSignals::exitCode(signal) : kExitCancelled;
+    default:
+      return status.fileWriteFailed ? kExitStoreError : kExitRunFailed;
   }
 }
 

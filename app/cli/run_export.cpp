@@ -25,9 +25,10 @@ int exportToStdout(const store::RunStore& store, const std::vector<store::RunRec
     store::writeMetricsCsv(store, runs, std::cout);
     // One CSV stream cannot hold two tables; say so rather than drop the snapshots unseen.
     if (anySnapshots(store, runs))
-      std::fprintf(stderr, "note: the CSV on stdout holds the metrics only; these runs have "
-                           "snapshots: write them with --out PATH (to PATH.snapshots.csv) or "
-                           "use --format json\n");
+      std::fprintf(stderr,
+                   "note: the CSV on stdout holds the metrics only; these runs have "
+                   "snapshots: write them with --out PATH (to PATH.snapshots.csv) or "
+                   "use --format json\n");
   }
   std::cout.flush();
   if (!std::cout) {
@@ -52,8 +53,10 @@ int exportRuns(const store::RunStore& store, const std::vector<store::RunRecord>
     for (const auto& f : written) files += (files.empty() ? "" : " and ") + f;
     std::fprintf(stderr, "wrote %s\n", files.c_str());
     if (written.size() == 1 && format == "csv" && anySnapshots(store, runs))
-      std::fprintf(stderr, "note: %s is not a regular file: the CSV holds the metrics only; use "
-                           "--format json for the snapshots\n", out.c_str());
+      std::fprintf(stderr,
+                   "note: %s is not a regular file: the CSV holds the metrics only; use "
+                   "--format json for the snapshots\n",
+                   out.c_str());
   } catch (const FileWriteError& e) {
     // Nothing is left under the final name: the temporary file is gone.
     std::fprintf(stderr, "error: %s\n", e.what());

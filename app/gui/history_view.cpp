@@ -1,5 +1,6 @@
 #include "app/gui/history_view.h"
 
+#include <QColor>
 #include <QComboBox>
 #include <QDateTime>
 #include <QFileDialog>
@@ -9,10 +10,9 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QTableWidget>
 #include <QTimer>
-#include <QSettings>
-#include <QColor>
 #include <QVBoxLayout>
 
 #include <cmath>

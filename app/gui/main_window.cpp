@@ -675,8 +675,9 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   int active = 0;
   for (auto* s : m_sessions) active += s->started() && !s->done();
   if (active > 0 && isVisible() && m_askBeforeClosing &&
-      QMessageBox::question(this, "FourierLab",
-                            QString("%1 run(s) are still training. Cancel them and quit?").arg(active)) !=
+      QMessageBox::question(
+          this, "FourierLab",
+          QString("%1 run(s) are still training. Cancel them and quit?").arg(active)) !=
           QMessageBox::Yes) {
     event->ignore();
     return;

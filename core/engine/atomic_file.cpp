@@ -55,16 +55,25 @@ std::string describeWriteFailure(const std::string& path, int errorNumber) {
   const std::string system = std::strerror(errorNumber);
   const std::string folder = folderOf(path);
   switch (errorNumber) {
-    case ENOSPC: return "disk full (" + system + ")";
-    case EDQUOT: return "disk quota exceeded (" + system + ")";
-    case ENOENT: return "its folder " + folder + " does not exist";
-    case ENOTDIR: return "its folder " + folder + " is not a folder";
+    case ENOSPC:
+      return "disk full (" + system + ")";
+    case EDQUOT:
+      return "disk quota exceeded (" + system + ")";
+    case ENOENT:
+      return "its folder " + folder + " does not exist";
+    case ENOTDIR:
+      return "its folder " + folder + " is not a folder";
     case EACCES:
-    case EPERM: return "no permission to write in " + folder + " (" + system + ")";
-    case EROFS: return "the file system is read-only (" + system + ")";
-    case EISDIR: return "it is a folder";
-    case EFBIG: return "the file is too large for this file system or process (" + system + ")";
-    default: return system;
+    case EPERM:
+      return "no permission to write in " + folder + " (" + system + ")";
+    case EROFS:
+      return "the file system is read-only (" + system + ")";
+    case EISDIR:
+      return "it is a folder";
+    case EFBIG:
+      return "the file is too large for this file system or process (" + system + ")";
+    default:
+      return system;
   }
 }
 
@@ -106,7 +115,8 @@ class AtomicFile::Buffer : public std::streambuf {
 AtomicFile::AtomicFile(std::string path, TemporaryName name) : m_path(std::move(path)) {
   struct stat target {};
   if (::stat(m_path.c_str(), &target) == 0) {
-    if (S_ISDIR(target.st_mode)) throw FileWriteError(m_path, describeWriteFailure(m_path, EISDIR), EISDIR);
+    if (S_ISDIR(target.st_mode))
+      throw FileWriteError(m_path, describeWriteFailure(m_path, EISDIR), EISDIR);
     m_inPlace = !S_ISREG(target.st_mode);
   }
   if (m_inPlace) {

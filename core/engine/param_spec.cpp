@@ -189,8 +189,9 @@ ParsedValue parseValue(const ParamSpec& spec, const std::string& text) {
   // Every message quotes the value as it was typed, never a converted one (an overflowed
   // integer is not -9223372036854775808, a NaN not "null").
   auto fail = [&](const std::string& why = "") {
-    return ParsedValue{{}, "'" + spec.name + "' must be " + spec.allowedDescription() +
-                               ", got '" + text + "'" + why};
+    return ParsedValue{
+        {},
+        "'" + spec.name + "' must be " + spec.allowedDescription() + ", got '" + text + "'" + why};
   };
   nlohmann::json value;
   switch (spec.type) {
@@ -210,8 +211,10 @@ ParsedValue parseValue(const ParamSpec& spec, const std::string& text) {
       break;
     }
     case ParamType::Bool:
-      if (text == "true") value = true;
-      else if (text == "false") value = false;
+      if (text == "true")
+        value = true;
+      else if (text == "false")
+        value = false;
       else return fail();
       break;
     case ParamType::Choice:

@@ -85,8 +85,8 @@ ValidatedConfig buildConfig(const Experiment& experiment, const std::string& pre
   }
   // Cross-parameter and data checks only on values that parsed: a clash with a value that was
   // refused would say the same thing twice.
-  ValidatedConfig config = issues.empty() ? validateRunConfig(experiment, overrides)
-                                          : validateConfig(specs, overrides);
+  ValidatedConfig config =
+      issues.empty() ? validateRunConfig(experiment, overrides) : validateConfig(specs, overrides);
   config.issues.insert(config.issues.begin(), issues.begin(), issues.end());
   return config;
 }

@@ -112,12 +112,13 @@ void Runner::run() {
                                   std::to_string(m_options.resume->step),
                               elapsed()});
     }
-    status = m_options.serveProbesOnly
-                 ? serveProbes(*trial, message)
-                 : trainLoop(*trial,
-                             CheckpointSchedule(config.values.at("checkpoint_every").get<int64_t>(),
-                                                config.values.at("checkpoint_seconds").get<double>()),
-                             message);
+    status =
+        m_options.serveProbesOnly
+            ? serveProbes(*trial, message)
+            : trainLoop(*trial,
+                        CheckpointSchedule(config.values.at("checkpoint_every").get<int64_t>(),
+                                           config.values.at("checkpoint_seconds").get<double>()),
+                        message);
     if (status == RunStatus::Finished) message = finishedSummary(config.values);
   } catch (const FileWriteError& e) {
     // A checkpoint the disk could not take (full, read-only): said apart, so the CLI can answer

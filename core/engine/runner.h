@@ -95,7 +95,8 @@ class Runner {
   // A finished run's status message: the experiment's judgement (e.g. "LEAKS -- ...") and how
   // its metrics compare with the published figures of every preset it matches.
   std::string finishedSummary(const nlohmann::json& config);
-  void emitStatus(RunStatus status, std::string message, int64_t step, bool fileWriteFailed = false);
+  void emitStatus(RunStatus status, std::string message, int64_t step,
+                  bool fileWriteFailed = false);
 
   std::shared_ptr<const Experiment> m_experiment;
   nlohmann::json m_config;

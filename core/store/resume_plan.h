@@ -23,7 +23,7 @@ struct ResumePlan {
   std::shared_ptr<const Experiment> experiment;
   ValidatedConfig config;
   int64_t runId = 0;
-  ResumePoint point;  // meaningless when fromStart
+  ResumePoint point;       // meaningless when fromStart
   bool fromStart = false;  // no checkpoint was ever recorded: train again from step 0
   std::string error;  // why it cannot resume; empty when it can
   std::string note;   // when newer checkpoints were skipped (files missing): which, for the user

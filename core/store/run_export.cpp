@@ -92,8 +92,9 @@ nlohmann::json runsToJson(const RunStore& store, const std::vector<RunRecord>& r
 
 std::string snapshotsCsvPathFor(const std::string& csvPath) {
   const std::string suffix = ".csv";
-  const bool hasSuffix = csvPath.size() > suffix.size() &&
-                         csvPath.compare(csvPath.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const bool hasSuffix =
+      csvPath.size() > suffix.size() &&
+      csvPath.compare(csvPath.size() - suffix.size(), suffix.size(), suffix) == 0;
   return (hasSuffix ? csvPath.substr(0, csvPath.size() - suffix.size()) : csvPath) +
          ".snapshots.csv";
 }

@@ -21,7 +21,8 @@ void writeSnapshotsCsv(const RunStore& store, const std::vector<RunRecord>& runs
                        std::ostream& out);
 nlohmann::json runsToJson(const RunStore& store, const std::vector<RunRecord>& runs);
 
-// Where a CSV export's snapshots go: runs.csv -> runs.snapshots.csv (other names: + .snapshots.csv).
+// Where a CSV export's snapshots go: runs.csv -> runs.snapshots.csv (other names: +
+// .snapshots.csv).
 std::string snapshotsCsvPathFor(const std::string& csvPath);
 
 // Writes `runs` to the file `path` as both front ends export them: JSON, or the metrics CSV at

@@ -63,8 +63,10 @@ std::vector<SnapshotAxis> axesFromJson(const std::string& text) {
 [[noreturn]] void rethrowNamingFolder(const StoreError& error, const std::string& path) {
   const auto folder = fs::path(path).parent_path();
   if (!error.isBusy() && ::access(folder.c_str(), W_OK) != 0)
-    throw StoreError(path, "its folder " + folder.string() + " is not writable for this user (the "
-                           "run store needs to create files beside it; " + error.what() + ")");
+    throw StoreError(path, "its folder " + folder.string() +
+                               " is not writable for this user (the "
+                               "run store needs to create files beside it; " +
+                               error.what() + ")");
   throw error;
 }
 
@@ -94,7 +96,8 @@ std::string placeholders(size_t n) {
 
 std::optional<std::string> tagProblem(const std::string& tag) {
   const auto blank = [](unsigned char c) { return std::isspace(c) != 0; };
-  if (std::all_of(tag.begin(), tag.end(), blank)) return std::string("a tag cannot be empty or blank");
+  if (std::all_of(tag.begin(), tag.end(), blank))
+    return std::string("a tag cannot be empty or blank");
   if (blank(tag.front()) || blank(tag.back()))
     return "tag '" + tag + "' starts or ends with a space";
   if (tag.find(',') != std::string::npos)

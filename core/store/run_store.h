@@ -134,8 +134,8 @@ class RunStore {
   std::string artifactFolder(int64_t runId) const;
 
   // --- runs
-  // Ids are never reused, even after the newest run is deleted (AUTOINCREMENT, schema version 4). Throws
-  // std::invalid_argument for a tag tagProblem() refuses.
+  // Ids are never reused, even after the newest run is deleted (AUTOINCREMENT, schema version 4).
+  // Throws std::invalid_argument for a tag tagProblem() refuses.
   int64_t createRun(const NewRun& run);
   // The same inside a transaction the caller holds (a study claims a setting and creates its
   // run in one).

@@ -39,11 +39,13 @@ std::vector<ConfigIssue> checkModelAndPosition(const nlohmann::json& config, boo
       nn::ropeFrequencies(headDim, config.at("rope_theta").get<double>()), trainLength);
   for (double w : frequencies)
     if (w > 0) return {};
-  return {{"train_len", value(config, "train_len") + " clips every frequency (all below the floor "
-                        "2 pi / train_len = " + std::to_string(nn::floorFrequency(trainLength)) +
-                        " for a head size of " + std::to_string(headDim) +
-                        "): position=fope needs one to keep; use a longer train_len or "
-                        "clip_floor=off"}};
+  return {{"train_len", value(config, "train_len") +
+                            " clips every frequency (all below the floor "
+                            "2 pi / train_len = " +
+                            std::to_string(nn::floorFrequency(trainLength)) +
+                            " for a head size of " + std::to_string(headDim) +
+                            "): position=fope needs one to keep; use a longer train_len or "
+                            "clip_floor=off"}};
 }
 
 std::vector<ConfigIssue> checkCorpus(const nlohmann::json& config, int64_t longestWindow,
@@ -72,8 +74,8 @@ std::vector<ConfigIssue> checkCorpus(const nlohmann::json& config, int64_t longe
   if (training < trainLength + 1)
     issues.push_back({"train_len", value(config, "train_len") + " needs " +
                                        std::to_string(trainLength + 1) + " training characters; " +
-                                       source + " has " + std::to_string(training) +
-                                       " (90% of " + std::to_string(characters) + ")"});
+                                       source + " has " + std::to_string(training) + " (90% of " +
+                                       std::to_string(characters) + ")"});
   if (validation < longestWindow + 1)
     issues.push_back({"train_len", "evaluating windows of " + std::to_string(longestWindow) +
                                        " tokens (" + windowOrigin + ") needs " +

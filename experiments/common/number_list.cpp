@@ -18,7 +18,8 @@ std::optional<std::string> checkNumberList(
     // Spaces around an item are fine ("1, 2"); the number itself is strict decimal, finite.
     const auto first = item.find_first_not_of(' ');
     const auto last = item.find_last_not_of(' ');
-    const std::string number = first == std::string::npos ? "" : item.substr(first, last - first + 1);
+    const std::string number =
+        first == std::string::npos ? "" : item.substr(first, last - first + 1);
     const double value = isDecimalNumber(number) ? std::strtod(number.c_str(), nullptr) : NAN;
     if (!std::isfinite(value)) return "'" + item + "' is not a number; expected e.g. " + example;
     if (auto why = accept(value)) return "'" + item + "' " + *why + "; expected e.g. " + example;

@@ -70,19 +70,21 @@ std::vector<ConfigIssue> FopeExperiment::checkConfig(const nlohmann::json& confi
   // The same rule FopeTrial enforces, said before a run exists.
   const int64_t needed = text::minimumPasskeyLength(s.passkeyDigits) - 1;
   if (s.passkeyMix > 0 && s.lm.trainLength < needed)
-    issues.push_back({"passkey_digits",
-                      "passkey_mix=" + config.at("passkey_mix").dump() + " trains on passkey "
-                      "samples of train_len characters: " + std::to_string(s.passkeyDigits) +
-                      "-digit keys ('passkey_digits'=" + std::to_string(s.passkeyDigits) +
-                      ") need train_len >= " + std::to_string(needed) + ", 'train_len' is " +
-                      std::to_string(s.lm.trainLength) +
-                      "; lower passkey_digits, raise train_len or set passkey_mix=0"});
+    issues.push_back(
+        {"passkey_digits", "passkey_mix=" + config.at("passkey_mix").dump() +
+                               " trains on passkey "
+                               "samples of train_len characters: " +
+                               std::to_string(s.passkeyDigits) +
+                               "-digit keys ('passkey_digits'=" + std::to_string(s.passkeyDigits) +
+                               ") need train_len >= " + std::to_string(needed) +
+                               ", 'train_len' is " + std::to_string(s.lm.trainLength) +
+                               "; lower passkey_digits, raise train_len or set passkey_mix=0"});
   const auto lengths = s.evalLengths();
   const int64_t longest = std::max(s.lm.trainLength, lengths.empty() ? 0 : lengths.back());
-  for (auto& issue : char_lm::checkCorpus(
-           config, longest,
-           "train_len=" + std::to_string(s.lm.trainLength) + " x eval_factors=" +
-               config.at("eval_factors").get<std::string>()))
+  for (auto& issue :
+       char_lm::checkCorpus(config, longest,
+                            "train_len=" + std::to_string(s.lm.trainLength) +
+                                " x eval_factors=" + config.at("eval_factors").get<std::string>()))
     issues.push_back(std::move(issue));
   return issues;
 }

@@ -308,9 +308,10 @@ class TestRunner : public QObject {
         steps.push_back(c->step);
     QVERIFY(steps.size() >= 2);
     QCOMPARE(steps.back(), int64_t(40));  // and the one at the end
+    // 40 steps of at least 5 ms each last at least 200 ms, so a 50 ms bound must have written
+    // one before the end (lower bounds only: sleeping never takes less). Where exactly depends
+    // on the machine's speed; CheckpointSchedule's own test pins it with a fake clock.
     QVERIFY2(steps.front() < 40, "no checkpoint before the only evaluation");
-    // Not the first step either: 50 ms of 5 ms steps is at least 10 of them.
-    QVERIFY(steps.front() >= 10);
   }
 
   // #16: a checkpoint onto a full disk aborted the process (LibTorch's zip writer throwing from

@@ -14,13 +14,17 @@ enum ExitCode : int {
   kExitRunFailed = 1,
   kExitBadUsage = 2,  // bad arguments or config: the message names the key
   kExitStoreError = 3,
-  kExitCancelled = 130,  // a clean cancel after Ctrl-C (128 + SIGINT)
+  // A clean cancel (checkpoint saved, resumable) after a signal: 128 + its number.
+  kExitHangup = 129,      // SIGHUP: the terminal closed
+  kExitCancelled = 130,   // SIGINT: Ctrl-C
+  kExitTerminated = 143,  // SIGTERM: kill, timeout, a cluster's preemption
 };
 
 struct RunArgs {
   std::string db;  // empty: RunStore::defaultPath()
   std::string experiment;
   std::string preset;
+  bool presetGiven = false;              // --preset was given (an empty name is refused)
   std::vector<std::string> assignments;  // --set KEY=VALUE, in order
   std::string device;                    // --device, applied after the assignments
   bool json = false;

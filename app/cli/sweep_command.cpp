@@ -2,18 +2,16 @@
 // reading subcommands are in sweep_reading.cpp.
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
 #include "app/cli/commands.h"
 #include "app/cli/console_progress.h"
-#include "app/cli/stop_signals.h"
 #include "app/cli/sweep_reading.h"
 #include "app/cli/sweep_slurm.h"
 #include "app/cli/sweep_spec.h"
 #include "core/engine/device.h"
+#include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
 #include "core/store/run_store.h"
 #include "core/study/study_expansion.h"
@@ -61,7 +59,9 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
   options.requestedParallel = args.parallel;
   options.requestedThreads = args.threads;
   options.device = args.device;
-  options.stopFlag = &stopSignal();
+  // Ctrl-C, `kill`, a closed terminal and a cluster's preemption (SIGTERM before SIGKILL) all
+  // stop the study the same way: every run checkpoints where it is and ends cancelled.
+  options.stopFlag = &InterruptSignals::flag();
   study::StudyScheduler scheduler(registry, dbPath, studyId, options);
 
   store::RunStore runs(dbPath);
@@ -80,7 +80,7 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
                  budget.oversubscribed() ? "; WARNING: more threads than cores, as requested" : "");
   }
 
-  StopSignals signals;
+  InterruptSignals signals;
   const auto outcome =
       scheduler.run([&](const study::StudyRunReport& r, const study::StudyProgress& p) {
         if (!r.ended) {
@@ -109,12 +109,13 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
                    : "",
                formatDuration(p.elapsedSeconds).c_str());
   if (outcome.cancelled) {
-    const int signal = stopSignal().load();
+    const int signal = signals.received();
     std::fprintf(stderr,
                  "stopped by %s: every run saved a checkpoint; continue with "
                  "`fourierlab-cli sweep resume %lld`\n",
-                 stopSignalName(signal), static_cast<long long>(studyId));
-    return 128 + (signal ? signal : SIGINT);
+                 signal ? InterruptSignals::name(signal).c_str() : "a stop request",
+                 static_cast<long long>(studyId));
+    return signal ? InterruptSignals::exitCode(signal) : kExitCancelled;
   }
   if (p.finished == p.total) {
     SweepArgs table = args;
@@ -191,6 +192,7 @@ int sweepCommand(const ExperimentRegistry& registry, const SweepArgs& args) {
     if (args.action == "status" || args.action == "collect") return sweepSlurmCommand(dbPath, args);
     if (args.action == "resume") {
       {
+        store::RunStore::requireExisting(dbPath);  // a resume never creates the store
         store::RunStore runs(dbPath);
         if (!study::StudyStore(runs).study(args.id)) {
           std::fprintf(stderr, "error: no study %lld in %s\n", static_cast<long long>(args.id),

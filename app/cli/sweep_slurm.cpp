@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "app/cli/console_progress.h"
-#include "app/cli/stop_signals.h"
+#include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
 #include "core/store/run_store.h"
 #include "core/study/shard_merge.h"
@@ -330,10 +330,10 @@ int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args) {
   options.scheduler.requestedParallel = args.parallel;
   options.scheduler.requestedThreads = args.threads;
   options.scheduler.device = args.device;
-  options.scheduler.stopFlag = &stopSignal();
+  options.scheduler.stopFlag = &InterruptSignals::flag();
   if (const char* id = std::getenv("SLURM_JOB_ID")) options.slurmJobId = id;
 
-  StopSignals signals;
+  InterruptSignals signals;
   std::fprintf(
       stderr, "task %d of the job in %s%s; OpenMP wait policy: %s\n", task,
       options.folder.root.c_str(),
@@ -371,7 +371,7 @@ int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args) {
     std::fprintf(stderr,
                  "stopped by %s: every run saved a checkpoint; `sweep collect` merges them and "
                  "`sweep resume --slurm` continues them\n",
-                 stopSignalName(stopSignal().load()));
+                 InterruptSignals::name(signals.received()).c_str());
   return outcome.exitCode;
 }
 

@@ -199,7 +199,7 @@ int64_t MainWindow::launchWith(const nlohmann::json& overrides, const std::strin
   if (experiment && config.ok() && !overrides.empty()) {
     auto values = config.values;
     for (const auto& [k, v] : overrides.items()) values[k] = v;
-    config = validateConfig(experiment->allParams(), values);
+    config = validateRunConfig(*experiment, values);
   }
   if (!experiment || !config.ok()) {
     showError("The config is invalid:\n" + QString::fromStdString(config.summary()));
@@ -241,7 +241,7 @@ bool MainWindow::resumeRun(int64_t runId) {
   auto run = m_store->run(runId);
   auto* session = new RunSession(plan.experiment, plan.config.values, m_store->path(), runId,
                                  run ? run->name : std::string(), this);
-  session->setResume(plan.point);
+  if (!plan.fromStart) session->setResume(plan.point);
   if (!plan.note.empty()) statusBar()->showMessage(QString::fromStdString(plan.note), 15000);
   m_sessions.push_back(session);
   m_focused = 0;
@@ -674,9 +674,10 @@ void MainWindow::showError(const QString& what) {
 void MainWindow::closeEvent(QCloseEvent* event) {
   int active = 0;
   for (auto* s : m_sessions) active += s->started() && !s->done();
-  if (active > 0 && isVisible() &&
-      QMessageBox::question(this, "FourierLab",
-                            QString("%1 run(s) are still training. Cancel them and quit?").arg(active)) !=
+  if (active > 0 && isVisible() && m_askBeforeClosing &&
+      QMessageBox::question(
+          this, "FourierLab",
+          QString("%1 run(s) are still training. Cancel them and quit?").arg(active)) !=
           QMessageBox::Yes) {
     event->ignore();
     return;
@@ -686,6 +687,11 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   m_sessions.clear();
   saveSettings();
   event->accept();
+}
+
+void MainWindow::closeCancellingRuns() {
+  m_askBeforeClosing = false;
+  close();
 }
 
 void MainWindow::restoreSettings() {

@@ -70,6 +70,9 @@ class MainWindow : public QMainWindow {
   // Writes every panel of the shown run as PNG, PDF and SVG, its metrics as CSV and its config as
   // JSON into `folder`; returns the files written.
   QStringList exportShownRun(const QString& folder);
+  // Closes without asking, cancelling every run cleanly (a checkpoint where each stopped, then
+  // `cancelled`, resumable): the answer to SIGTERM or SIGHUP, when no one is there to ask.
+  void closeCancellingRuns();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -116,6 +119,7 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<ProbeServer> m_probeServer;  // probes the shown run when it is not training
   int64_t m_focused = 0;              // the run whose snapshots the dashboard shows
   std::vector<int64_t> m_overlaid;    // further runs whose curves it overlays (a comparison)
+  bool m_askBeforeClosing = true;     // false once closeCancellingRuns() was called
 };
 
 }  // namespace fl::gui

@@ -79,6 +79,9 @@ struct StatusEvent {
   std::string device;   // "cpu", "cuda:0" once known
   int64_t step = 0;
   double wallSeconds = 0;
+  // A failed run that failed writing a file (a checkpoint onto a full disk, a read-only folder):
+  // the message names the file and the reason; the CLI exits with its store-error code.
+  bool fileWriteFailed = false;
 };
 
 enum class LogLevel { Info, Warning, Error };

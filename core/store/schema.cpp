@@ -135,6 +135,48 @@ CREATE TABLE study_job_tasks (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 5: `runs` with AUTOINCREMENT, so the id of a deleted newest run is never given again.
+// SQLite cannot add it to a table: the table is rebuilt (foreign keys off meanwhile, see
+// migrate()) with its columns, rows and indexes as they were.
+const char* const kSchemaVersion5 = R"sql(
+CREATE TABLE runs_v5 (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  experiment  TEXT NOT NULL,
+  name        TEXT NOT NULL DEFAULT '',
+  status      TEXT NOT NULL,
+  config      TEXT NOT NULL,
+  device      TEXT NOT NULL DEFAULT '',
+  seed        INTEGER,
+  created     REAL NOT NULL,
+  started     REAL,
+  finished    REAL,
+  app_version TEXT NOT NULL DEFAULT '',
+  build       TEXT NOT NULL DEFAULT '{}',
+  notes       TEXT NOT NULL DEFAULT '',
+  message     TEXT NOT NULL DEFAULT '',
+  last_step   INTEGER NOT NULL DEFAULT 0,
+  total_steps INTEGER NOT NULL DEFAULT 0,
+  host        TEXT NOT NULL DEFAULT '',
+  pid         INTEGER NOT NULL DEFAULT 0,
+  pid_start   INTEGER NOT NULL DEFAULT 0,
+  archived    INTEGER NOT NULL DEFAULT 0,
+  config_hash TEXT NOT NULL DEFAULT '',
+  uid         TEXT
+);
+INSERT INTO runs_v5(id, experiment, name, status, config, device, seed, created, started,
+                    finished, app_version, build, notes, message, last_step, total_steps, host,
+                    pid, pid_start, archived, config_hash, uid)
+  SELECT id, experiment, name, status, config, device, seed, created, started, finished,
+         app_version, build, notes, message, last_step, total_steps, host, pid, pid_start,
+         archived, config_hash, uid FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v5 RENAME TO runs;
+CREATE INDEX runs_by_experiment ON runs(experiment, created);
+CREATE INDEX runs_by_status ON runs(status);
+CREATE INDEX runs_by_hash ON runs(config_hash);
+CREATE UNIQUE INDEX runs_by_uid ON runs(uid);
+)sql";
+
 std::string newUid() {
   static thread_local std::mt19937_64 rng{std::random_device{}() ^
                                           (static_cast<uint64_t>(std::random_device{}()) << 32)};
@@ -166,7 +208,8 @@ void identifyExistingRuns(const Database& db) {
 constexpr const char* kApplicationMarker = "fourierlab";
 
 int versionInsideTransaction(const Database& db) {
-  auto hasMeta = db.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
+  auto hasMeta =
+      db.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
   hasMeta.step();
   if (hasMeta.int64(0) == 0) {
     auto anyTable = db.prepare("SELECT count(*) FROM sqlite_master");
@@ -196,8 +239,37 @@ int readSchemaVersion(const Database& db) {
   return version;
 }
 
+namespace {
+
+// Foreign keys off for the life of a migration, as they were afterwards. Version 5 drops the old
+// `runs`: with them on, that would delete every run's tags, metrics, snapshots and artifacts
+// (ON DELETE CASCADE). The pragma has no effect inside a transaction, hence outside it.
+class ForeignKeysOff {
+ public:
+  explicit ForeignKeysOff(const Database& db) : m_db(db) {
+    auto s = db.prepare("PRAGMA foreign_keys");
+    m_wasOn = s.step() && s.int64(0) != 0;
+    if (m_wasOn) db.exec("PRAGMA foreign_keys = OFF");
+  }
+  ~ForeignKeysOff() {
+    try {
+      if (m_wasOn) m_db.exec("PRAGMA foreign_keys = ON");
+    } catch (...) {  // never from a destructor; the pragma cannot fail outside a transaction
+    }
+  }
+  ForeignKeysOff(const ForeignKeysOff&) = delete;
+  ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+
+ private:
+  const Database& m_db;
+  bool m_wasOn = false;
+};
+
+}  // namespace
+
 void migrate(const Database& db) {
   if (readSchemaVersion(db) == kSchemaVersion) return;  // the common case: no write lock
+  ForeignKeysOff foreignKeysOff(db);
   Transaction tx(db);
   const int from = readSchemaVersion(db);  // again, now that we hold the write lock
   if (from < 1) {
@@ -214,6 +286,9 @@ void migrate(const Database& db) {
   }
   if (from < 4) {
     db.exec(kSchemaVersion4);
+  }
+  if (from < 5) {
+    db.exec(kSchemaVersion5);
   }
   db.exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
           "' WHERE key = 'schema_version'");

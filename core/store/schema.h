@@ -10,6 +10,8 @@
 //      idempotent)
 //   4  study_jobs, study_job_tasks: a study's runs sent to a cluster (Slurm job id, work
 //      folder, each array task's cells) and when each task's shard was last merged
+//   5  runs.id AUTOINCREMENT: the id of a deleted newest run is never given again (the table
+//      is rebuilt with its rows, ids and indexes as they were)
 #pragma once
 
 #include <string>
@@ -18,10 +20,12 @@
 
 namespace fl::store {
 
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 // The DDL of version 1 alone: tests use it to write an old database and check the upgrade.
 extern const char* const kSchemaVersion1;
+// Version 3's step alone (after version 1's DDL and version 2's runs.archived): a v3 store.
+extern const char* const kSchemaVersion3;
 
 // Reads the version (0 for an empty database). Throws StoreError when the file is not a
 // FourierLab store or is newer than this build (it is then left untouched).

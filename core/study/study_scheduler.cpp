@@ -157,7 +157,7 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
     started.label = run->label;
     nlohmann::json config = studies.cellConfig(m_studyId, cell);
     if (!m_options.device.empty()) config["device"] = m_options.device;
-    const ValidatedConfig validated = validateConfig(experiment->allParams(), config);
+    const ValidatedConfig validated = validateRunConfig(*experiment, config);
     if (!validated.ok()) {
       runs.finishRun(claim.runId, RunStatus::Failed,
                      "its stored config no longer validates: " + validated.summary());

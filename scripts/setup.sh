@@ -11,6 +11,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev
   libgl-dev                   # Qt6Gui's CMake config wants OpenGL headers
+  slurm-wlm munge             # the Slurm suite's one-node cluster (scripts/slurm/local-cluster.sh)
 )
 
 SUDO=""

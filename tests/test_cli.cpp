@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/store/run_store.h"
 #include "tests/cli_process.h"
 
 using fl::testing::cliPath;
@@ -79,20 +80,146 @@ class TestCli : public QObject {
     QCOMPARE(names, (QStringList{"fourier-head", "fope", "fourier-qk", "addition"}));
   }
 
-  void aBadCorpusFailsTheRunNamingThePath() {
+  // #16: a bad corpus was found by the run (exit 1, a failed run stored); it is refused before
+  // a run exists: exit 2 naming the path, no store created.
+  void aBadCorpusIsRefusedBeforeARunExists_data() {
+    QTest::addColumn<QString>("experiment");
+    QTest::addColumn<QByteArray>("content");  // "-" for no file at all
+    QTest::addColumn<QString>("message");
+    QTest::newRow("missing") << "fope" << QByteArray("-") << "no such file";
+    QTest::newRow("binary") << "fourier-qk" << QByteArray("text\0more", 9)
+                            << "is binary, not text (a NUL byte at offset 4)";
+    QTest::newRow("empty") << "fope" << QByteArray() << "is empty";
+    QTest::newRow("not UTF-8") << "fope" << QByteArray("caf\xe9 au lait")
+                               << "is not UTF-8 text (invalid byte at offset 3)";
+    QTest::newRow("too short") << "fourier-qk" << QByteArray("only a few words")
+                               << "only 16 characters";
+    QTest::newRow("shorter than train_len")
+        << "fope" << QByteArray(5000, 'a') << "'train_len'=64 needs 65 training characters";
+  }
+  void aBadCorpusIsRefusedBeforeARunExists() {
+    QFETCH(QString, experiment);
+    QFETCH(QByteArray, content);
+    QFETCH(QString, message);
     QTemporaryDir dir;
-    const QString missing = dir.filePath("nope.txt");
-    auto r = runCli({"run", "fope", "--preset", "tiny", "--set", "corpus=" + missing, "--json"});
-    QCOMPARE(r.exitCode, 1);
-    QVERIFY2(r.err.contains("corpus '" + missing + "': no such file"), qPrintable(r.err));
-    QCOMPARE(lastJsonLine(r.out)["status"].get<std::string>(), std::string("failed"));
-    QFile binary(dir.filePath("data.bin"));
-    QVERIFY(binary.open(QIODevice::WriteOnly));
-    binary.write(QByteArray("text\0more", 9));
-    binary.close();
-    r = runCli({"run", "fourier-qk", "--set", "corpus=" + binary.fileName()});
-    QCOMPARE(r.exitCode, 1);
-    QVERIFY2(r.err.contains("is binary, not text (a NUL byte at offset 4)"), qPrintable(r.err));
+    const QString corpus = dir.filePath("corpus.txt");
+    if (content != "-") {
+      QFile file(corpus);
+      QVERIFY(file.open(QIODevice::WriteOnly));
+      file.write(content);
+    }
+    QStringList args{"run",   experiment,         "--preset", "tiny",
+                     "--set", "corpus=" + corpus, "--db",     dir.filePath("runs.db")};
+    if (QTest::currentDataTag() == QString("shorter than train_len"))
+      args << "--set"
+           << "train_len=4800";  // 4500 training characters, fewer than 4801
+    auto r = runCli(args);
+    QCOMPARE(r.exitCode, 2);
+    if (QTest::currentDataTag() == QString("shorter than train_len"))
+      message = "'train_len'=4800 needs 4801 training characters; corpus '" + corpus + "' has 4500";
+    else
+      QVERIFY2(r.err.contains("corpus '" + corpus + "'"), qPrintable(r.err));
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    QVERIFY2(!QFileInfo::exists(dir.filePath("runs.db")), "a run was stored");
+  }
+
+  // #16: settings that pass each key's range but clash were found by the run (exit 1, a failed
+  // run stored); each is refused before a run exists, naming the keys and the values.
+  void clashingSettingsAreRefusedBeforeARunExists_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("fope: train_len 4 clips every frequency")
+        << QStringList{"fope", "--set", "train_len=4", "--set", "passkey_mix=0"}
+        << "'train_len'=4 clips every frequency";
+    QTest::newRow("fope: passkey longer than train_len")
+        << QStringList{"fope", "--set", "train_len=4"} << "'train_len' is 4";
+    QTest::newRow("fope: head size 1 cannot rotate")
+        << QStringList{"fope", "--set", "heads=128"}
+        << "'heads'=128 gives a head size of 1 ('d_model'=128): 'position'=fope rotates pairs";
+    QTest::newRow("fope: 32-digit passkeys") << QStringList{"fope", "--set", "passkey_digits=32"}
+                                             << "('passkey_digits'=32) need train_len >= ";
+    QTest::newRow("fope: train_len 65536")
+        << QStringList{"fope", "--set", "train_len=65536"}
+        << "evaluating windows of 524288 tokens (train_len=65536 x eval_factors=1,2,4,8) needs "
+           "524289 "
+           "validation characters; the built-in text ('synthetic_chars'=400000) has 40000";
+    QTest::newRow("fourier-qk: heads do not divide d_model")
+        << QStringList{"fourier-qk", "--set", "heads=3"}
+        << "'heads'=3 does not divide 'd_model'=128";
+    QTest::newRow("addition: more periods than dimensions")
+        << QStringList{"addition", "--set",  "embedding_init=fourier", "--set", "d_model=8",
+                       "--set",    "heads=2"}
+        << "'fourier_periods'=2,2.5,5,10,100 needs 10 embedding dimensions (a cos and a sin per "
+           "period), 'd_model' is 8";
+    QTest::newRow("addition: an infinite period")
+        << QStringList{"addition", "--set", "fourier_periods=2,inf"} << "'inf' is not a number";
+    QTest::newRow("addition: a period of 1e9")
+        << QStringList{"addition", "--set", "fourier_periods=1e9"}
+        << "'1e9' is not a period in [2, 1e6]";
+  }
+  void clashingSettingsAreRefusedBeforeARunExists() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    auto r = runCli(QStringList{"run"} + args + QStringList{"--db", dir.filePath("runs.db")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    QVERIFY2(!QFileInfo::exists(dir.filePath("runs.db")), "a run was stored");
+  }
+
+  // #16: lenient values, a key set twice and an empty preset were all accepted.
+  void strictValuesExitTwoQuotingWhatWasTyped_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("hex") << QStringList{"--set", "epochs=0x10"} << "got '0x10'";
+    QTest::newRow("inf") << QStringList{"--set", "gamma=inf"}
+                         << "'gamma' must be a number in [0, 1], got 'inf'";
+    QTest::newRow("overflow") << QStringList{"--set", "epochs=99999999999999999999"}
+                              << "got '99999999999999999999'";
+    QTest::newRow("nan") << QStringList{"--set", "lr=nan"} << "got 'nan'";
+    QTest::newRow("twice") << QStringList{"--set", "seed=1", "--set", "seed=2"}
+                           << "'seed' is set twice ('seed=1', then 'seed=2')";
+    QTest::newRow("device twice") << QStringList{"--set", "device=cpu", "--device", "cpu"}
+                                  << "'device' is set twice";
+    QTest::newRow("empty preset") << QStringList{"--preset", ""}
+                                  << "--preset needs a name (known: ";
+    QTest::newRow("exponent integer") << QStringList{"--set", "epochs=1e3"} << "got '1e3'";
+    QTest::newRow("yes for a boolean")
+        << QStringList{"fope", "--preset", "tiny", "--set", "tied_head=yes"}
+        << "'tied_head' must be true or false, got 'yes'";
+  }
+  void strictValuesExitTwoQuotingWhatWasTyped() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    if (args.value(0) != "fope") args.prepend("fourier-head");
+    auto r = runCli(QStringList{"run"} + args + QStringList{"--db", dir.filePath("runs.db")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    QVERIFY2(!QFileInfo::exists(dir.filePath("runs.db")), "a run was stored");
+  }
+
+  // #16: empty, blank and comma-holding tags were accepted.
+  void badTagsExitTwo_data() {
+    QTest::addColumn<QString>("tag");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("empty") << ""
+                           << "a tag cannot be empty or blank";
+    QTest::newRow("blank") << "   "
+                           << "a tag cannot be empty or blank";
+    QTest::newRow("comma") << "a,b"
+                           << "tag 'a,b' holds a comma";
+    QTest::newRow("padded") << " a"
+                            << "starts or ends with a space";
+  }
+  void badTagsExitTwo() {
+    QFETCH(QString, tag);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    auto r = runCli({"run", "fourier-head", "--db", dir.filePath("runs.db"), "--tag", tag});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    QVERIFY2(!QFileInfo::exists(dir.filePath("runs.db")), "a run was stored");
   }
 
   void aLeakingFilterIsLabelledInTheSummary() {
@@ -121,7 +248,8 @@ class TestCli : public QObject {
   void badConfigExitsTwoNamingTheKey_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
-    QTest::newRow("out of range") << QStringList{"--set", "lr=-1"} << "'lr' must be a number in (0, 1], got -1";
+    QTest::newRow("out of range") << QStringList{"--set", "lr=-1"}
+                                  << "'lr' must be a number in (0, 1], got '-1'";
     QTest::newRow("unknown key") << QStringList{"--set", "learning_rate=1"} << "unknown parameter 'learning_rate'";
     QTest::newRow("bad choice") << QStringList{"--set", "head=cnn"} << "'head' must be one of linear, fourier, gmm";
     QTest::newRow("bad preset") << QStringList{"--preset", "paper"} << "unknown preset 'paper'";
@@ -150,9 +278,25 @@ class TestCli : public QObject {
     QVERIFY2(r.err.contains("CUDA is not available"), qPrintable(r.err));
   }
 
-  void ctrlCCancelsCleanlyWithExitCode130() {
+  // #16: SIGTERM (kill, timeout, Slurm's preemption) and SIGHUP (a closed terminal) killed
+  // the run like kill -9: left `running`, no checkpoint. They cancel as Ctrl-C does.
+  void signalsCancelCleanlyWithTheirExitCodes_data() {
+    QTest::addColumn<int>("signal");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("name");
+    QTest::newRow("SIGINT") << int(SIGINT) << 130 << "SIGINT";
+    QTest::newRow("SIGTERM") << int(SIGTERM) << 143 << "SIGTERM";
+    QTest::newRow("SIGHUP") << int(SIGHUP) << 129 << "SIGHUP";
+  }
+  void signalsCancelCleanlyWithTheirExitCodes() {
+    QFETCH(int, signal);
+    QFETCH(int, exitCode);
+    QFETCH(QString, name);
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
     QProcess p;
-    p.start(cliPath(), {"run", "fourier-head", "--set", "epochs=100000", "--device", "cpu", "--json"});
+    p.start(cliPath(), {"run", "fourier-head", "--set", "epochs=100000", "--device", "cpu",
+                        "--json", "--db", db});
     QVERIFY(p.waitForStarted());
     // Wait until training is under way (the first evaluation line), then interrupt.
     QElapsedTimer timer;
@@ -163,13 +307,25 @@ class TestCli : public QObject {
       err += p.readAllStandardError();
     }
     QVERIFY2(err.contains("eval step"), err.constData());
-    ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+    ::kill(static_cast<pid_t>(p.processId()), signal);
     QVERIFY(p.waitForFinished(30000));
-    QCOMPARE(p.exitCode(), 130);
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), exitCode);
     err += p.readAllStandardError();
+    QVERIFY2(QString::fromUtf8(err).contains(name + ": cancelling after the current step"),
+             err.constData());
     QVERIFY(err.contains("run cancelled"));
     auto j = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
     QCOMPARE(j["status"].get<std::string>(), std::string("cancelled"));
+    QVERIFY2(j["message"].get<std::string>().find("checkpoint saved") != std::string::npos,
+             j["message"].get<std::string>().c_str());
+    // Stored as cancelled with a checkpoint where it stopped: it resumes from there.
+    fl::store::RunStore store(db.toStdString(), /*readOnly=*/true);
+    QCOMPARE(fl::toString(store.run(1)->status), std::string("cancelled"));
+    const auto checkpoints = store.checkpoints(1);
+    QVERIFY(!checkpoints.empty());
+    QVERIFY(QFileInfo::exists(QString::fromStdString(checkpoints.back().path)));
+    QVERIFY(checkpoints.back().step >= store.run(1)->lastStep);  // where it stopped, not earlier
   }
 };
 

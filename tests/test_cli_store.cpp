@@ -3,6 +3,9 @@
 // resume, and two processes writing into one database at once.
 #include <QtTest>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +33,26 @@ std::string readBytes(const std::string& path) {
 
 
 const QStringList kTiny{"--set", "samples=300", "--set", "epochs=3", "--device", "cpu"};
+
+// Runs the CLI with a limit on the size of any file it writes: a disk that fills up after
+// `bytes`, as seen through the same write calls (EFBIG rather than ENOSPC).
+fl::testing::CliResult runCliWithFileSizeLimit(const QStringList& args, rlim_t bytes) {
+  QProcess p;
+  p.setChildProcessModifier([bytes] {
+    ::signal(SIGXFSZ, SIG_IGN);  // a failed write, not a killed process
+    rlimit limit{bytes, bytes};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+  });
+  p.start(cliPath(), args);
+  p.waitForFinished(120000);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+          QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+QStringList filesIn(const QString& folder) {
+  return QDir(folder).entryList(QDir::Files | QDir::System | QDir::NoDotAndDotDot);
+}
 
 }  // namespace
 
@@ -264,6 +287,183 @@ class TestCliStore : public QObject {
     auto again = runCli({"run", "--db", d, "--resume", "1"});
     QCOMPARE(again.exitCode, 2);
     QVERIFY(again.err.contains("only interrupted or cancelled runs resume"));
+  }
+
+  // #16: a checkpoint onto a full disk aborted the CLI (exit 134, step-N.pt.partial left,
+  // the run later `interrupted`). The checkpoint file is made to land on /dev/full, a device
+  // that is always full, once the run is under way and before its first checkpoint.
+  void aCheckpointOntoAFullDiskExitsThreeWithTheRunFailed() {
+    const QString d = db("full.db");
+    const std::string path = d.toStdString();
+    // 2500 steps an epoch, evaluated every epoch, the first checkpoint after 4 (step 10000).
+    QProcess p;
+    p.start(cliPath(),
+            {"run", "fourier-head", "--db", d, "--device", "cpu", "--set", "samples=100000",
+             "--set", "epochs=6", "--set", "eval_every=1", "--set", "checkpoint_every=4", "--set",
+             "checkpoint_seconds=3600", "--set", "snapshot_inputs=2"});
+    QVERIFY(p.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        fs::exists(path) &&
+            queryInt(path, "SELECT count(*) FROM runs WHERE status = 'running'") == 1,
+        60000);
+    const std::string folder = path + ".files/run-1";
+    fs::create_directories(folder);
+    fs::create_symlink("/dev/full", folder + "/step-10000.pt.partial");
+    QVERIFY(p.waitForFinished(120000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitCode(), 3);
+    const QString reason =
+        "cannot write " + QString::fromStdString(folder) + "/step-10000.pt: disk full";
+    QVERIFY2(err.contains("run failed: " + reason), qPrintable(err));
+    QVERIFY2(!err.contains("finished"), qPrintable(err));
+    QVERIFY(!fs::exists(fs::symlink_status(folder + "/step-10000.pt.partial")));
+    auto shown =
+        nlohmann::json::parse(runCli({"runs", "--db", d, "show", "1", "--json"}).out.toStdString());
+    QCOMPARE(shown["status"].get<std::string>(), std::string("failed"));
+    QVERIFY2(QString::fromStdString(shown["message"].get<std::string>()).contains(reason),
+             shown["message"].get<std::string>().c_str());
+  }
+
+  // #16: `runs export --out FULL/e.csv` exited 0 and printed `wrote` over a truncated file;
+  // JSON left a truncated file; --out onto the full device said both and made a
+  // .snapshots.csv beside it. Now: nothing claimed, nothing left, exit 3 with the reason.
+  void anExportThatCannotBeWrittenIsNeverClaimed() {
+    const QString d = db("export-fail.db");
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d, "--set", "eval_every=1", "--set",
+                                "snapshot_inputs=16"} +
+                    kTiny)
+                 .exitCode,
+             0);
+    for (const char* format : {"csv", "json"}) {
+      auto full =
+          runCli({"runs", "--db", d, "export", "1", "--format", format, "--out", "/dev/full"});
+      QCOMPARE(full.exitCode, 3);
+      QVERIFY2(full.err.contains("cannot write /dev/full: disk full"), qPrintable(full.err));
+      QVERIFY2(!full.err.contains("wrote"), qPrintable(full.err));
+    }
+    QVERIFY(!fs::exists("/dev/full.snapshots.csv"));
+
+    QTemporaryDir out;
+    auto complete = runCli({"runs", "--db", d, "export", "1", "--format", "json", "--out",
+                            out.filePath("whole.json")});
+    QCOMPARE(complete.exitCode, 0);
+    const auto bytes = static_cast<rlim_t>(QFileInfo(out.filePath("whole.json")).size());
+    QVERIFY(bytes > 160 * 1024);  // so that half of it still holds the store's 32 KiB -shm file
+    for (const char* name : {"e.json", "e.csv"}) {
+      const QString target = out.filePath(name);
+      auto r = runCliWithFileSizeLimit(
+          {"runs", "--db", d, "export", "1", "--format",
+           QString(name).endsWith("json") ? "json" : "csv", "--out", target},
+          bytes / 2);
+      QCOMPARE(r.exitCode, 3);
+      // The file that failed is named: for CSV that is the snapshots file beside it (written
+      // before the metrics file is renamed into place, the larger of the two).
+      const QString failed =
+          QString(name).endsWith("json") ? target : out.filePath("e.snapshots.csv");
+      QVERIFY2(r.err.contains("cannot write " + failed + ": the file is too large"),
+               qPrintable(r.err));
+      QVERIFY2(!r.err.contains("wrote"), qPrintable(r.err));
+    }
+    QCOMPARE(filesIn(out.path()), QStringList{"whole.json"});  // no partial file, no snapshots
+
+    // #16: a missing folder was only "cannot write PATH".
+    auto missing =
+        runCli({"runs", "--db", d, "export", "1", "--out", out.filePath("nowhere/e.csv")});
+    QCOMPARE(missing.exitCode, 3);
+    QVERIFY2(missing.err.contains("its folder " + out.filePath("nowhere") + " does not exist"),
+             qPrintable(missing.err));
+  }
+
+  // #16: `runs list --db nodir/x.db` made the folder and an empty store, exit 0; a zero-byte
+  // file was adopted and rewritten. A command that reads creates nothing.
+  void readCommandsCreateNothing() {
+    const QString missing = db("nodir/x.db");
+    const QList<QStringList> commands{
+        {"list"},          {"show", "1"},      {"export", "1"}, {"compare", "1", "2"},
+        {"tag", "1", "t"}, {"note", "1", "n"}, {"delete", "1"}};
+    for (const auto& command : commands) {
+      auto r = runCli(QStringList{"runs", "--db", missing} + command);
+      QCOMPARE(r.exitCode, 3);
+      QVERIFY2(r.err.contains(missing + ": no run store at this path"), qPrintable(r.err));
+    }
+    auto resume = runCli({"run", "--resume", "1", "--db", missing});
+    QCOMPARE(resume.exitCode, 3);
+    QVERIFY(!fs::exists(db("nodir").toStdString()));
+
+    const QString empty = db("zero.db");
+    {
+      QFile f(empty);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+    }
+    auto r = runCli({"runs", "--db", empty, "list"});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.contains("is an empty file, not a run store"), qPrintable(r.err));
+    QCOMPARE(QFileInfo(empty).size(), qint64(0));
+    QVERIFY(!QFileInfo::exists(empty + "-wal") && !QFileInfo::exists(empty + "-shm"));
+  }
+
+  // #16: with the defaults the first checkpoint came at epoch 50 (every 5 evaluations of 10
+  // epochs): 15 of 15 runs killed before it could not resume. A run killed at once resumes.
+  void aRunKilledBeforeItsFirstCheckpointResumes() {
+    const QString d = db("early-kill.db");
+    const std::string path = d.toStdString();
+    QProcess p;
+    p.start(cliPath(), {"run", "fourier-head", "--db", d, "--device", "cpu", "--set", "epochs=60"});
+    QVERIFY(p.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        fs::exists(path) &&
+            queryInt(path, "SELECT count(*) FROM runs WHERE status = 'running'") == 1,
+        60000);
+    ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
+    QVERIFY(p.waitForFinished(10000));
+
+    auto resumed = runCli({"run", "--db", d, "--resume", "1", "--json"}, 240000);
+    QCOMPARE(resumed.exitCode, 0);
+    QVERIFY2(resumed.err.contains("resuming run 1 from"), qPrintable(resumed.err));
+    QCOMPARE(lastJsonLine(resumed.out)["status"].get<std::string>(), std::string("finished"));
+    // One loss point per epoch, one evaluation per 10 epochs: nothing twice, nothing missing.
+    QCOMPARE(queryInt(path,
+                      "SELECT count(*) FROM metrics m JOIN series s ON s.id = m.series_id WHERE "
+                      "s.key = 'train/loss'"),
+             int64_t(60));
+    QCOMPARE(queryInt(path,
+                      "SELECT count(*) FROM metrics m JOIN series s ON s.id = m.series_id WHERE "
+                      "s.key = 'test/kl'"),
+             int64_t(6));
+  }
+
+  // #16: a folder the user cannot write in said "attempt to write a readonly database".
+  void aReadOnlyFolderIsNamed() {
+    if (geteuid() != 0)
+      QSKIP("needs root to run the CLI as another user (see readOnlyDatabaseExitsThree)");
+    if (QStandardPaths::findExecutable("setpriv").isEmpty()) QSKIP("setpriv not available");
+    const QString folder = db("ro-folder");
+    QVERIFY(QDir().mkpath(folder));
+    const QString d = folder + "/runs.db";
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
+    fs::permissions(
+        d.toStdString(),
+        fs::perms::all & ~(fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec));
+    fs::permissions(folder.toStdString(), fs::perms::owner_all | fs::perms::group_read |
+                                              fs::perms::group_exec | fs::perms::others_read |
+                                              fs::perms::others_exec);
+    fs::permissions(m_dir.path().toStdString(), fs::perms::all);
+    QProcess probe;
+    probe.start("setpriv",
+                {"--reuid=65534", "--regid=65534", "--clear-groups", cliPath(), "--version"});
+    if (!probe.waitForFinished(30000) || probe.exitStatus() != QProcess::NormalExit ||
+        probe.exitCode() != 0)
+      QSKIP("uid 65534 cannot run the CLI from this checkout's location");
+    QProcess p;
+    p.start("setpriv", QStringList{"--reuid=65534", "--regid=65534", "--clear-groups", cliPath(),
+                                   "run", "fourier-head", "--db", d} +
+                           kTiny);
+    QVERIFY(p.waitForFinished(60000));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitCode(), 3);
+    QVERIFY2(err.contains("its folder " + folder + " is not writable for this user"),
+             qPrintable(err));
   }
 
   void twoProcessesWriteIntoOneFreshDatabase() {

@@ -99,6 +99,17 @@ class TestCliSweep : public QObject {
     QCOMPARE(lines.size(), 5);  // header + 4 runs
     QVERIFY2(lines[0].startsWith("study,cell,run_id,status,arm,head,seed,"), qPrintable(lines[0]));
     QVERIFY(lines[0].contains("test/kl"));
+    // #16: a file the disk cannot take is never claimed: exit 3 naming the file and why, and
+    // nothing is left under the final name (it was "disk full or no permission?", exit 1, and
+    // a device target was replaced by a regular file through the `.partial` rename).
+    auto full = runCli({"sweep", "export", "1", "--db", db, "--out", "/dev/full"});
+    QCOMPARE(full.exitCode, 3);
+    QVERIFY2(full.err.contains("cannot write /dev/full: disk full"), qPrintable(full.err));
+    QVERIFY(fs::is_character_file("/dev/full"));
+    auto nowhere = runCli({"sweep", "export", "1", "--db", db, "--out", path("nowhere/e.csv")});
+    QCOMPARE(nowhere.exitCode, 3);
+    QVERIFY2(nowhere.err.contains("its folder " + path("nowhere") + " does not exist"),
+             qPrintable(nowhere.err));
 
     for (const char* ext : {"svg", "png", "pdf"}) {
       const QString out = path(QString("figure.") + ext);
@@ -160,6 +171,17 @@ class TestCliSweep : public QObject {
     QVERIFY(!fs::exists(db.toStdString()));
   }
 
+  // #16: settings that pass each key's range but clash are refused for a study too, before any
+  // of its runs exists (they failed one run at a time).
+  void clashingCellsAreRefusedBeforeAnyRunExists() {
+    const QString db = path("clash.db");
+    auto r = runCli({"sweep", "run", "fope", "--db", db, "--preset", "tiny", "--grid", "heads=2,3",
+                     "--seeds", "1"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("at heads=3: 'heads'=3 does not divide 'd_model'="), qPrintable(r.err));
+    QVERIFY(!fs::exists(db.toStdString()));
+  }
+
   void aStudyKilledHalfwayIsFinishedByResumeWithoutRetraining() {
     const QString db = path("killed.db");
     QProcess p;
@@ -201,6 +223,70 @@ class TestCliSweep : public QObject {
                       "SELECT count(*) FROM (SELECT series_id, step FROM metrics GROUP BY 1, 2 "
                       "HAVING count(*) > 1)"),
              int64_t(0));
+  }
+
+  // #16: a study stops on SIGTERM and SIGHUP as on Ctrl-C (one handler for `run` and `sweep`):
+  // every active run saves a checkpoint and ends cancelled, the exit code is 128 + the signal,
+  // and `sweep resume` finishes it.
+  void aStudyStopsCleanlyOnSigtermAndSighup_data() {
+    QTest::addColumn<int>("signal");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("name");
+    QTest::newRow("SIGTERM") << int(SIGTERM) << 143 << "SIGTERM";
+    QTest::newRow("SIGHUP") << int(SIGHUP) << 129 << "SIGHUP";
+  }
+  void aStudyStopsCleanlyOnSigtermAndSighup() {
+    QFETCH(int, signal);
+    QFETCH(int, exitCode);
+    QFETCH(QString, name);
+    const QString db = path("signal-" + name + ".db");
+    QProcess p;
+    p.start(cliPath(), tinyStudy(db, 150, "1"));
+    QVERIFY(p.waitForStarted());
+    bool training = false;
+    for (int i = 0; i < 3000 && !training; ++i) {
+      QTest::qWait(20);
+      training = queryInt(db, "SELECT count(*) FROM metrics") > 0 &&
+                 queryInt(db, "SELECT count(*) FROM runs WHERE status = 'running'") >= 1;
+    }
+    QVERIFY(training);
+    ::kill(static_cast<pid_t>(p.processId()), signal);
+    QVERIFY(p.waitForFinished(60000));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == exitCode, qPrintable(err));
+    QVERIFY2(err.contains("stopped by " + name), qPrintable(err));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status IN ('running', 'interrupted')"),
+             int64_t(0));
+    QVERIFY(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'cancelled'") >= 1);
+    // Each run stopped after a step has a checkpoint to go on from (one stopped before its
+    // first step has nothing to keep: resume trains it from the start).
+    QCOMPARE(queryInt(db,
+                      "SELECT count(*) FROM runs WHERE status = 'cancelled' AND last_step > 0 "
+                      "AND id NOT IN (SELECT run_id FROM artifacts)"),
+             int64_t(0));
+    auto resume = runCli({"sweep", "resume", "1", "--db", db});
+    QVERIFY2(resume.exitCode == 0, qPrintable(resume.err));
+    QVERIFY2(resume.err.contains("resumed from step"), qPrintable(resume.err));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(2));
+    QCOMPARE(queryInt(db, "SELECT min(count) FROM series WHERE key = 'test/kl'"), int64_t(150));
+  }
+
+  // #16: reading commands never create a store (nor adopt an empty file).
+  void readingAMissingStoreCreatesNothing() {
+    const QString missing = path("nodir/x.db");
+    for (const QStringList& args : {QStringList{"sweep", "list"}, QStringList{"sweep", "show", "1"},
+                                    QStringList{"sweep", "resume", "1"}}) {
+      auto r = runCli(args + QStringList{"--db", missing});
+      QCOMPARE(r.exitCode, 3);
+      QVERIFY2(r.err.contains("no run store at this path"), qPrintable(r.err));
+    }
+    QVERIFY(!fs::exists(path("nodir").toStdString()));
+    const QString empty = path("empty.db");
+    std::ofstream(empty.toStdString()).flush();
+    auto r = runCli({"sweep", "list", "--db", empty});
+    QCOMPARE(r.exitCode, 3);
+    QCOMPARE(fs::file_size(empty.toStdString()), std::uintmax_t(0));
   }
 
   void twoResumesOfOneStudyTrainNoRunTwice() {

@@ -80,10 +80,14 @@ class TestConfig : public QObject {
     QTest::addColumn<QString>("assignment");
     QTest::addColumn<QString>("expectedJson");
     QTest::newRow("int") << "epochs=12" << "12";
-    QTest::newRow("int in e-notation") << "epochs=1e2" << "100";
+    QTest::newRow("int with a sign") << "epochs=+12"
+                                     << "12";
     QTest::newRow("float") << "lr=2.5e-4" << "0.00025";
+    QTest::newRow("float without a leading digit") << "lr=.5"
+                                                   << "0.5";
     QTest::newRow("choice") << "head=gmm" << "\"gmm\"";
-    QTest::newRow("bool word") << "learnable=on" << "true";
+    QTest::newRow("bool") << "learnable=true"
+                          << "true";
     QTest::newRow("device ordinal") << "device=cuda:1" << "\"cuda:1\"";
   }
   void assignmentsParseByType() {
@@ -105,6 +109,35 @@ class TestConfig : public QObject {
     QTest::newRow("not a number") << "lr=fast" << "'lr' must be a number in (0, 1], got 'fast'";
     QTest::newRow("trailing junk") << "epochs=12x" << "'epochs' must be an integer";
     QTest::newRow("empty value") << "epochs=" << "'epochs' must be an integer";
+    // #16: strict values. Each was accepted (0x10 as 16, yes as true, inf, a NaN said as
+    // "null", an overflow said as -9223372036854775808); each is refused quoting what was typed.
+    QTest::newRow("hex integer") << "epochs=0x10"
+                                 << "'epochs' must be an integer in [1, 1000], got '0x10'";
+    QTest::newRow("integer in e-notation") << "epochs=1e2"
+                                           << "got '1e2'";
+    QTest::newRow("integer with a space") << "epochs= 12"
+                                          << "got ' 12'";
+    QTest::newRow("integer overflow")
+        << "epochs=99999999999999999999"
+        << "'epochs' must be an integer in [1, 1000], got '99999999999999999999'";
+    QTest::newRow("integer out of range") << "epochs=5000"
+                                          << "got '5000'";
+    QTest::newRow("bool yes") << "learnable=yes"
+                              << "'learnable' must be true or false, got 'yes'";
+    QTest::newRow("bool on") << "learnable=on"
+                             << "got 'on'";
+    QTest::newRow("bool 1") << "learnable=1"
+                            << "got '1'";
+    QTest::newRow("float nan") << "lr=nan"
+                               << "'lr' must be a number in (0, 1], got 'nan'";
+    QTest::newRow("float inf") << "lr=inf"
+                               << "got 'inf'";
+    QTest::newRow("float hex") << "lr=0x1p-3"
+                               << "got '0x1p-3'";
+    QTest::newRow("float overflow") << "lr=1e999"
+                                    << "got '1e999'";
+    QTest::newRow("float out of range") << "lr=2.50"
+                                        << "got '2.50'";
   }
   void malformedAssignmentsAreRejected() {
     QFETCH(QString, assignment);
@@ -129,6 +162,18 @@ class TestConfig : public QObject {
     // A later assignment wins over the preset.
     auto d = fl::buildConfig(*e, "paper-linear", {"head=gmm"});
     QCOMPARE(d.values["head"].get<std::string>(), std::string("gmm"));
+  }
+
+  // #16: a key set twice was silently the last one; the CLI's --device counts as device=.
+  void aKeySetTwiceIsRefused() {
+    fl::ExperimentRegistry registry;
+    fl::registerBuiltinExperiments(registry);
+    auto c = fl::buildConfig(*registry.find("fourier-head"), "", {"seed=1", "epochs=3", "seed=2"});
+    QVERIFY(!c.ok());
+    QCOMPARE(c.issues.size(), size_t(1));
+    QCOMPARE(c.issues[0].key, std::string("seed"));
+    QVERIFY2(c.summary().find("'seed' is set twice ('seed=1', then 'seed=2')") != std::string::npos,
+             c.summary().c_str());
   }
 
   void unknownPresetNamesTheKnownOnes() {

@@ -87,6 +87,42 @@ class TestResumePlan : public QObject {
     QCOMPARE(fl::toString(store.run(id)->status), std::string("interrupted"));
     QCOMPARE(store.checkpoints(id).size(), size_t(2));
   }
+
+  // #16: a run killed before its first checkpoint answered "has no checkpoint to resume from"
+  // (with the defaults, every fourier-head run killed in its first 50 epochs). It trains again
+  // from step 0 under its id; the curves it had are dropped, a half-written file too.
+  void aRunKilledBeforeItsFirstCheckpointStartsAgainFromStepZero() {
+    RunStore store(path("from-start.db"));
+    const int64_t id = interruptedRun(store);
+    for (const auto& c : store.checkpoints(id)) store.removeCheckpoint(c.id);
+    const auto partial = store.artifactFolder(id) + "/step-12.pt.partial";
+    std::ofstream(partial) << "half a checkpoint";
+    auto plan = fl::store::prepareResume(registry(), store, id);
+    QVERIFY2(plan.ok(), plan.error.c_str());
+    QVERIFY(plan.fromStart);
+    QCOMPARE(plan.runId, id);
+    QVERIFY2(plan.note.find("again from step 0") != std::string::npos, plan.note.c_str());
+    QVERIFY(store.metric(id, "train/loss").empty());
+    QCOMPARE(store.run(id)->lastStep, int64_t(0));
+    QVERIFY(!fs::exists(partial));
+  }
+
+  // #16: files no row names (a .partial left by a kill, a checkpoint written just before one)
+  // are removed when the run resumes; the checkpoints its rows name stay.
+  void resumingRemovesFilesNoRowNames() {
+    RunStore store(path("strays.db"));
+    const int64_t id = interruptedRun(store);
+    const auto folder = store.artifactFolder(id);
+    std::ofstream(folder + "/step-9.pt.partial") << "half";
+    std::ofstream(folder + "/step-12.pt") << "written, never recorded";
+    auto plan = fl::store::prepareResume(registry(), store, id);
+    QVERIFY2(plan.ok(), plan.error.c_str());
+    QCOMPARE(plan.point.step, int64_t(8));
+    QVERIFY(!fs::exists(folder + "/step-9.pt.partial"));
+    QVERIFY(!fs::exists(folder + "/step-12.pt"));
+    QVERIFY(fs::exists(folder + "/step-4.pt"));
+    QVERIFY(fs::exists(folder + "/step-8.pt"));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestResumePlan)

@@ -281,6 +281,82 @@ class TestRunStore : public QObject {
     QCOMPARE(fl::toString(reopened.run(liveRun)->status), std::string("running"));
   }
 
+  // #16: deleting the newest run gave its id to the next one.
+  void runIdsAreNeverReused() {
+    const std::string p = path("ids.db");
+    {
+      RunStore store(p);
+      for (int64_t expected = 1; expected <= 3; ++expected)
+        QCOMPARE(store.createRun({"x", "", nlohmann::json::object(), {}, {}}), expected);
+      QCOMPARE(store.deleteRuns({3}), 1);
+      QCOMPARE(store.createRun({"x", "", nlohmann::json::object(), {}, {}}), int64_t(4));
+      QCOMPARE(store.deleteRuns({1, 2, 4}), 3);
+    }
+    RunStore reopened(p);  // remembered in the file, not by the connection
+    QCOMPARE(reopened.createRun({"x", "", nlohmann::json::object(), {}, {}}), int64_t(5));
+  }
+
+  // #16: empty and comma-holding tags were stored.
+  void badTagsAreRefused() {
+    RunStore store(path("tags.db"));
+    QVERIFY_EXCEPTION_THROWN(store.createRun({"x", "", nlohmann::json::object(), {"ok", ""}, {}}),
+                             std::invalid_argument);
+    QVERIFY(store.listRuns({}).empty());
+    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {"ok"}, {}});
+    for (const char* bad : {"", "  ", "a,b", " padded", "line\nbreak"})
+      QVERIFY_EXCEPTION_THROWN(store.addTags(id, {bad}), std::invalid_argument);
+    QCOMPARE(store.run(id)->tags, std::vector<std::string>{"ok"});
+    QVERIFY(!fl::store::tagProblem("two words"));
+  }
+
+  // #16: `runs list --db nodir/x.db` created the folder and an empty store; a zero-byte file
+  // was adopted and rewritten.
+  void requireExistingCreatesNothing() {
+    const std::string missing = path("nodir/x.db");
+    expectStoreError([&] { RunStore::requireExisting(missing); }, "no run store at this path");
+    QVERIFY(!fs::exists(path("nodir")));
+    const std::string empty = path("empty.db");
+    std::ofstream{empty};
+    expectStoreError([&] { RunStore::requireExisting(empty); }, "is an empty file");
+    QCOMPARE(fs::file_size(empty), uintmax_t(0));
+    RunStore{path("real.db")};
+    RunStore::requireExisting(path("real.db"));  // no throw
+  }
+
+  // #16: orphaned and superseded checkpoint files stayed on disk forever.
+  void strayFilesAreRemovedWhenARunEndsOrIsFoundDead() {
+    const std::string p = path("strays.db");
+    int64_t dead, finished;
+    std::string kept;
+    {
+      RunStore store(p);
+      dead = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+      finished = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+      const int64_t deleted = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+      for (auto id : {dead, finished, deleted}) fs::create_directories(store.artifactFolder(id));
+      kept = store.artifactFolder(dead) + "/step-5.pt";
+      std::ofstream(kept) << "checkpoint";
+      store.addCheckpoint(dead, 5, kept);
+      std::ofstream(store.artifactFolder(dead) + "/step-7.pt") << "written, never recorded";
+      std::ofstream(store.artifactFolder(dead) + "/step-9.pt.partial") << "half";
+      store.markRunning(dead, "cpu", 100, deadProcess());
+      // A finished run's last batch: a superseded file whose deletion a crash skipped goes.
+      std::ofstream(store.artifactFolder(finished) + "/step-3.pt") << "superseded";
+      store.markRunning(finished, "cpu", 100, fl::store::currentProcess());
+      store.writeEvents(finished, {fl::StatusEvent{fl::RunStatus::Finished, "", "cpu", 10, 1.0}});
+      QVERIFY(!fs::exists(store.artifactFolder(finished) + "/step-3.pt"));
+      // A deleted run whose folder survived (a crash between the commit and the removal).
+      execRaw(p, "DELETE FROM runs WHERE id = " + std::to_string(deleted));
+      std::ofstream(store.artifactFolder(deleted) + "/step-1.pt") << "orphan";
+    }
+    RunStore reopened(p);
+    QCOMPARE(fl::toString(reopened.run(dead)->status), std::string("interrupted"));
+    QVERIFY(fs::exists(kept));
+    QVERIFY(!fs::exists(reopened.artifactFolder(dead) + "/step-7.pt"));
+    QVERIFY(!fs::exists(reopened.artifactFolder(dead) + "/step-9.pt.partial"));
+    QVERIFY(!fs::exists(reopened.artifactFolder(dead + 2)));
+  }
+
   void olderSchemaIsUpgradedKeepingData() {
     const std::string p = path("v1.db");
     execRaw(p, std::string(fl::store::kSchemaVersion1) +
@@ -293,6 +369,61 @@ class TestRunStore : public QObject {
     QCOMPARE(runs.size(), size_t(1));
     QCOMPARE(runs[0].name, std::string("old"));
     QVERIFY(!runs[0].archived);
+  }
+
+  // #16: run ids were reused after the newest run was deleted. Version 4 rebuilds `runs` with
+  // AUTOINCREMENT; a version-3 store keeps its runs, ids, tags, metrics, artifacts and study
+  // links, its foreign keys still cascade, and a deleted newest id is not given again.
+  void version3StoresKeepEverythingAndRetireDeletedIds() {
+    const std::string p = path("v3.db");
+    execRaw(p, std::string(fl::store::kSchemaVersion1) +
+                   "ALTER TABLE runs ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;" +
+                   fl::store::kSchemaVersion3 +
+                   "CREATE UNIQUE INDEX runs_by_uid ON runs(uid);"
+                   "INSERT INTO meta VALUES ('application', 'fourierlab'), ('schema_version', '3');"
+                   "INSERT INTO runs(id, experiment, name, status, config, created, archived, uid, "
+                   "config_hash) VALUES (1, 'x', 'one', 'finished', '{}', 1.0, 0, 'u1', 'h1'),"
+                   "(2, 'x', 'two', 'finished', '{}', 2.0, 1, 'u2', 'h2'),"
+                   "(3, 'x', 'three', 'cancelled', '{}', 3.0, 0, 'u3', 'h3');"
+                   "INSERT INTO tags VALUES (2, 'kept'), (3, 'newest');"
+                   "INSERT INTO series(id, run_id, key, count) VALUES (10, 3, 'train/loss', 1);"
+                   "INSERT INTO metrics VALUES (10, 5, 0.1, 0.5);"
+                   "INSERT INTO artifacts(run_id, kind, step, path, created) "
+                   "VALUES (3, 'checkpoint', 5, 'x', 1.0);"
+                   "INSERT INTO studies(id, uid, name, experiment, spec, spec_hash, created) "
+                   "VALUES (1, 's', 'study', 'x', '{}', 'sh', 1.0);"
+                   "INSERT INTO study_cells VALUES (1, 0, '', '{}', 1, '{}', 'h3', 3);");
+    {
+      RunStore store(p);
+      QCOMPARE(store.schemaVersion(), fl::store::kSchemaVersion);
+      QCOMPARE(store.schemaVersion(), 4);
+      fl::store::RunFilter all;
+      all.includeArchived = true;
+      const auto runs = store.listRuns(all);
+      QCOMPARE(runs.size(), size_t(3));
+      QCOMPARE(store.run(2)->name, std::string("two"));
+      QVERIFY(store.run(2)->archived);
+      QCOMPARE(store.run(2)->uid, std::string("u2"));
+      QCOMPARE(store.run(3)->tags, std::vector<std::string>{"newest"});
+      QCOMPARE(store.checkpoints(3).size(), size_t(1));
+      QCOMPARE(queryText(p, "SELECT count(*) FROM metrics"), std::string("1"));
+      QCOMPARE(queryText(p, "SELECT run_id FROM study_cells"), std::string("3"));
+      {
+        auto foreignKeys = store.database().prepare("PRAGMA foreign_keys");  // back on
+        QVERIFY(foreignKeys.step());
+        QCOMPARE(foreignKeys.int64(0), int64_t(1));
+      }
+      QCOMPARE(store.deleteRuns({3}), 1);  // the cascade still works
+      QCOMPARE(queryText(p, "SELECT count(*) FROM metrics"), std::string("0"));
+      QCOMPARE(queryText(p, "SELECT count(*) FROM tags WHERE run_id = 3"), std::string("0"));
+      QCOMPARE(queryText(p, "SELECT count(*) FROM artifacts"), std::string("0"));
+      QCOMPARE(queryText(p, "SELECT coalesce(run_id, 'null') FROM study_cells"),
+               std::string("null"));
+      QCOMPARE(store.createRun({"x", "", nlohmann::json::object(), {}, {}}), int64_t(4));
+    }
+    QCOMPARE(queryText(p, "PRAGMA integrity_check"), std::string("ok"));
+    QCOMPARE(queryText(p, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'runs_by_%'"),
+             std::string("4"));
   }
 
   // A migration that fails part-way leaves the file at its old version, none of its steps kept.

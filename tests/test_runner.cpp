@@ -3,6 +3,9 @@
 #include <QtTest>
 
 #include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <torch/cuda.h>
@@ -20,17 +23,25 @@ struct Script {
   int64_t steps = 10;
   int stepMillis = 0;
   int64_t nanAt = -1;
+  int64_t evalEvery = 5;
+  bool exploding = false;    // loss 10^step: finite, and far above where it started
+  bool checkpoints = false;  // writes a small file per checkpoint
   std::atomic<int64_t> taken{0};
 };
 
 class ScriptedTrial : public fl::Trial {
  public:
   explicit ScriptedTrial(Script& s) : m_script(s) {}
-  fl::TrialPlan plan() const override { return {m_script.steps, 5, 5, 5}; }
+  fl::TrialPlan plan() const override { return {m_script.steps, 5, 5, m_script.evalEvery}; }
   double trainStep(int64_t step) override {
     if (m_script.stepMillis) std::this_thread::sleep_for(std::chrono::milliseconds(m_script.stepMillis));
     ++m_script.taken;
+    if (m_script.exploding) return std::pow(10.0, static_cast<double>(step));
     return step == m_script.nanAt ? std::nan("") : 1.0 / static_cast<double>(step + 1);
+  }
+  bool supportsCheckpoints() const override { return m_script.checkpoints; }
+  void saveCheckpoint(const std::string& path) const override {
+    std::ofstream(path) << m_script.taken.load();
   }
   void evaluate(int64_t stepsDone, bool final, fl::EvalReport& out) override {
     out.metric("test/steps", static_cast<double>(stepsDone));
@@ -268,6 +279,99 @@ class TestRunner : public QObject {
       anyDiffers = anyDiffers || a[i].value != c[i].value;
     }
     QVERIFY(anyDiffers);  // another seed really is another run
+  }
+
+  // #16: with the defaults (a checkpoint every 5 evaluations), a run whose evaluations are rare
+  // could go any time without one: killed, it could not resume. Checkpoints also come once
+  // checkpoint_seconds have passed, between evaluations.
+  void checkpointsComeWithinTheTimeBoundBetweenEvaluations() {
+    QTemporaryDir dir;
+    Script script;
+    script.steps = 40;
+    script.stepMillis = 5;  // at least 50 ms every 10 steps
+    script.evalEvery = 0;   // evaluated only at the end
+    script.checkpoints = true;
+    fl::EventQueue queue;
+    fl::RunnerOptions options;
+    options.checkpointDir = dir.path().toStdString();
+    auto config = cpuConfig();
+    config["checkpoint_every"] = 1;
+    config["checkpoint_seconds"] = 0.05;
+    fl::Runner runner(std::make_shared<ScriptedExperiment>(script), config, queue, options);
+    runner.start();
+    runner.join();
+    const auto events = queue.takeAll();
+    QCOMPARE(fl::toString(lastStatus(events).status), fl::toString(fl::RunStatus::Finished));
+    std::vector<int64_t> steps;
+    for (const auto& e : events)
+      if (auto* c = std::get_if<fl::CheckpointEvent>(&e); c && !c->removed)
+        steps.push_back(c->step);
+    QVERIFY(steps.size() >= 2);
+    QCOMPARE(steps.back(), int64_t(40));  // and the one at the end
+    // 40 steps of at least 5 ms each last at least 200 ms, so a 50 ms bound must have written
+    // one before the end (lower bounds only: sleeping never takes less). Where exactly depends
+    // on the machine's speed; CheckpointSchedule's own test pins it with a fake clock.
+    QVERIFY2(steps.front() < 40, "no checkpoint before the only evaluation");
+  }
+
+  // #16: a checkpoint onto a full disk aborted the process (LibTorch's zip writer throwing from
+  // its destructor) and left step-N.pt.partial. /dev/full stands in for the full disk: the
+  // partial file is made a link to it, which the checkpoint writer opens and writes through.
+  void aCheckpointOntoAFullDiskFailsTheRunNamingTheFile() {
+    QTemporaryDir dir;
+    fl::ExperimentRegistry registry;
+    fl::registerBuiltinExperiments(registry);
+    auto e = registry.find("fourier-head");
+    // 320 training samples, batch 32: 10 steps an epoch, the first checkpoint after step 10.
+    auto config = fl::buildConfig(
+        *e, "", {"samples=400", "epochs=3", "eval_every=1", "checkpoint_every=1", "device=cpu"});
+    QVERIFY2(config.ok(), config.summary().c_str());
+    const auto checkpoint = dir.path().toStdString() + "/step-10.pt";
+    std::filesystem::create_symlink("/dev/full", checkpoint + ".partial");
+    fl::EventQueue queue;
+    fl::RunnerOptions options;
+    options.checkpointDir = dir.path().toStdString();
+    fl::Runner runner(e, config.values, queue, options);
+    runner.start();
+    runner.join();
+    const auto events = queue.takeAll();
+    const auto& status = lastStatus(events);
+    QCOMPARE(fl::toString(status.status), fl::toString(fl::RunStatus::Failed));
+    QVERIFY(status.fileWriteFailed);
+    QVERIFY2(
+        status.message == "cannot write " + checkpoint + ": disk full (No space left on device)",
+        status.message.c_str());
+    QVERIFY(!std::filesystem::exists(std::filesystem::symlink_status(checkpoint + ".partial")));
+    QVERIFY(!std::filesystem::exists(checkpoint));
+    for (const auto& event : events) QVERIFY(!std::holds_alternative<fl::CheckpointEvent>(event));
+  }
+
+  // #16: lr=1 with batch 1 finished "fine" with train/loss 4.5e11. A loss ten times above the
+  // first step's at the end is judged DIVERGED, as the experiments judge their runs.
+  void anExplodingFiniteLossIsJudgedDiverged() {
+    Script script;
+    script.steps = 10;
+    script.exploding = true;  // 1, 10, ..., 1e9; the last logged mean is (1e5 + ... + 1e9) / 5
+    auto events = runToEnd(std::make_shared<ScriptedExperiment>(script), cpuConfig());
+    const auto& status = lastStatus(events);
+    QCOMPARE(fl::toString(status.status), fl::toString(fl::RunStatus::Finished));
+    QVERIFY2(status.message.rfind("DIVERGED -- train/loss ended at 2.22e+08", 0) == 0,
+             status.message.c_str());
+    int verdicts = 0;
+    for (const auto& e : events)
+      if (auto* s = std::get_if<fl::SnapshotEvent>(&e);
+          s && s->snapshot.name == "train/divergence") {
+        ++verdicts;
+        QCOMPARE(s->snapshot.meta["verdict"].get<std::string>(), std::string("DIVERGED"));
+        QCOMPARE(s->snapshot.meta["ok"].get<bool>(), false);
+        QCOMPARE(s->snapshot.data.at(0), static_cast<float>(222220000.0));
+      }
+    QCOMPARE(verdicts, 1);
+
+    Script healthy;  // 1/(step+1): falls
+    healthy.steps = 10;
+    auto calm = runToEnd(std::make_shared<ScriptedExperiment>(healthy), cpuConfig());
+    QVERIFY(lastStatus(calm).message.find("DIVERGED") == std::string::npos);
   }
 
   void parallelRunsKeepTheirOwnSeeds() {

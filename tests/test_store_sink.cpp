@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <map>
 #include <mutex>
 
 #include <sqlite3.h>
@@ -27,9 +28,15 @@ std::shared_ptr<const fl::Experiment> fourierHead() {
 }
 
 nlohmann::json smallConfig(const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> a{"samples=400", "epochs=6", "eval_every=1", "device=cpu",
-                             "checkpoint_every=1"};
-  a.insert(a.end(), extra.begin(), extra.end());
+  // Each key once: buildConfig refuses a key set twice. `extra` replaces a default here.
+  std::map<std::string, std::string> byKey{{"samples", "400"},
+                                           {"epochs", "6"},
+                                           {"eval_every", "1"},
+                                           {"device", "cpu"},
+                                           {"checkpoint_every", "1"}};
+  for (const auto& e : extra) byKey[e.substr(0, e.find('='))] = e.substr(e.find('=') + 1);
+  std::vector<std::string> a;
+  for (const auto& [key, value] : byKey) a.push_back(key + "=" + value);
   auto c = fl::buildConfig(*fourierHead(), "", a);
   if (!c.ok()) qFatal("%s", c.summary().c_str());
   return c.values;

@@ -14,13 +14,17 @@ enum ExitCode : int {
   kExitRunFailed = 1,
   kExitBadUsage = 2,  // bad arguments or config: the message names the key
   kExitStoreError = 3,
-  kExitCancelled = 130,  // a clean cancel after Ctrl-C (128 + SIGINT)
+  // A clean cancel (checkpoint saved, resumable) after a signal: 128 + its number.
+  kExitHangup = 129,      // SIGHUP: the terminal closed
+  kExitCancelled = 130,   // SIGINT: Ctrl-C
+  kExitTerminated = 143,  // SIGTERM: kill, timeout, a cluster's preemption
 };
 
 struct RunArgs {
   std::string db;  // empty: RunStore::defaultPath()
   std::string experiment;
   std::string preset;
+  bool presetGiven = false;              // --preset was given (an empty name is refused)
   std::vector<std::string> assignments;  // --set KEY=VALUE, in order
   std::string device;                    // --device, applied after the assignments
   bool json = false;
@@ -47,7 +51,8 @@ struct RunsArgs {
 // `sweep ...`: studies (core/study). One struct for every sweep subcommand.
 struct SweepArgs {
   std::string db;
-  std::string action;  // run, resume, list, show, table, plot, export, delete
+  std::string action;  // run, resume, list, show, table, plot, export, delete, work, status,
+                       // collect
   int64_t id = 0;
   // run: the study, from a built-in one, a file, or the command line (on top of either).
   std::string experiment;
@@ -72,6 +77,14 @@ struct SweepArgs {
   std::string x, group, panel, band, figure, out;
   std::vector<std::string> where;  // KEY=VALUE
   int width = 0, height = 0;
+  // run / resume --slurm: a Slurm job array (core/study/slurm_job.h)
+  bool slurm = false;
+  std::string partition, time, mem, workDir, scratch;
+  int cpusPerTask = 1;
+  int maxParallel = 0;
+  int tasks = 0;
+  // work: one array task (WORK DIR, its task number)
+  int task = -1;
   // delete
   bool keepRuns = false;
   bool json = false;

@@ -21,9 +21,12 @@ int main(int argc, char** argv) {
   fl::ExperimentRegistry registry;
   fl::registerBuiltinExperiments(registry);
 
-  CLI::App app{"FourierLab headless runner: train Fourier-structured layers without the GUI.\n"
-               "Exit codes: 0 finished, 1 run failed, 2 bad usage or config, 3 store error, "
-               "130 cancelled by Ctrl-C."};
+  CLI::App app{
+      "FourierLab headless runner: train Fourier-structured layers without the GUI.\n"
+      "Exit codes: 0 finished, 1 run failed, 2 bad usage or config (nothing stored),\n"
+      "3 run store or file error (e.g. a full disk; the message names the file),\n"
+      "130/143/129 cancelled cleanly by SIGINT (Ctrl-C) / SIGTERM (kill, timeout,\n"
+      "a cluster's preemption) / SIGHUP (terminal closed): checkpoint saved, resumable."};
   app.set_version_flag("--version", FOURIERLAB_VERSION);
   app.require_subcommand(1);
 
@@ -35,7 +38,7 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "Run one experiment, record it in the run store, report "
                                         "its final metrics");
   run->add_option("experiment", runArgs.experiment, "Experiment name (see `list`)");
-  run->add_option("--preset", runArgs.preset, "Start from a named preset");
+  auto* presetOption = run->add_option("--preset", runArgs.preset, "Start from a named preset");
   run->add_option("--set", runArgs.assignments, "Override a parameter: KEY=VALUE (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--device", runArgs.device, "auto | cpu | cuda | cuda:N (same as --set device=)");
@@ -99,11 +102,16 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : fl::cli::kExitBadUsage;
   }
-  // The commands that train start again with OpenMP's passive wait policy (see its header).
-  const bool trains = *run || (*sweep && (sweep->got_subcommand("run") || sweep->got_subcommand("resume")));
+  // The commands that train start again with OpenMP's passive wait policy (see its header):
+  // `sweep work` trains a Slurm task's runs; `sweep run|resume --slurm` only submit them.
+  const bool sweepTrainsHere =
+      sweep->got_subcommand("work") ||
+      ((sweep->got_subcommand("run") || sweep->got_subcommand("resume")) && !sweepArgs.slurm);
+  const bool trains = *run || (*sweep && sweepTrainsHere);
   if (trains) fl::ensurePassiveOpenMpWait(argv);
   if (*list) return fl::cli::listCommand(registry, listJson);
   if (*run) {
+    runArgs.presetGiven = presetOption->count() > 0;
     if (runArgs.experiment.empty() && runArgs.resume == 0) {
       std::fprintf(stderr, "error: run needs an EXPERIMENT (or --resume ID)\n");
       return fl::cli::kExitBadUsage;

@@ -1,8 +1,6 @@
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <map>
 
@@ -13,6 +11,7 @@
 #include "core/engine/build_info.h"
 #include "core/engine/device.h"
 #include "core/engine/event_queue.h"
+#include "core/engine/interrupt_signals.h"
 #include "core/engine/runner.h"
 #include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
@@ -23,15 +22,14 @@ namespace fl::cli {
 
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void onInterrupt(int) { g_interrupted = true; }
-
-int exitCodeFor(RunStatus status) {
-  switch (status) {
+// A cancelled run answers with the signal that asked for it (130, 143, 129).
+int exitCodeFor(const StatusEvent& status, int signal) {
+  switch (status.status) {
     case RunStatus::Finished: return kExitOk;
-    case RunStatus::Cancelled: return kExitCancelled;
-    default: return kExitRunFailed;
+    case RunStatus::Cancelled:
+      return signal ? InterruptSignals::exitCode(signal) : kExitCancelled;
+    default:
+      return status.fileWriteFailed ? kExitStoreError : kExitRunFailed;
   }
 }
 
@@ -56,6 +54,14 @@ std::optional<int> prepareFresh(const ExperimentRegistry& registry, const RunArg
                  registry.names().c_str());
     return kExitBadUsage;
   }
+  if (args.presetGiven && args.preset.empty()) {
+    // Not "no preset": an empty name is a mistake (a shell variable left unset), and the
+    // defaults are a 500-epoch run.
+    std::string known;
+    for (const auto& p : out.experiment->presets()) known += (known.empty() ? "" : ", ") + p.name;
+    std::fprintf(stderr, "error: --preset needs a name (known: %s)\n", known.c_str());
+    return kExitBadUsage;
+  }
   auto assignments = args.assignments;
   if (!args.device.empty()) assignments.push_back("device=" + args.device);
   out.config = buildConfig(*out.experiment, args.preset, assignments);
@@ -70,7 +76,7 @@ std::optional<int> prepareFresh(const ExperimentRegistry& registry, const RunArg
 // Loads a stored run to continue: its experiment, its config, its last checkpoint.
 std::optional<int> prepareResumeArgs(const ExperimentRegistry& registry, store::RunStore& store,
                                      const RunArgs& args, Prepared& out) {
-  if (!args.assignments.empty() || !args.preset.empty()) {
+  if (!args.assignments.empty() || args.presetGiven) {
     std::fprintf(stderr, "error: --resume continues the stored config; --set and --preset "
                          "do not apply\n");
     return kExitBadUsage;
@@ -83,9 +89,13 @@ std::optional<int> prepareResumeArgs(const ExperimentRegistry& registry, store::
   out.experiment = plan.experiment;
   out.config = plan.config;
   out.runId = plan.runId;
-  out.resume = plan.point;
-  std::fprintf(stderr, "resuming run %lld from its checkpoint at step %lld\n",
-               static_cast<long long>(plan.runId), static_cast<long long>(plan.point.step));
+  if (plan.fromStart) {
+    std::fprintf(stderr, "resuming run %lld from step 0\n", static_cast<long long>(plan.runId));
+  } else {
+    out.resume = plan.point;
+    std::fprintf(stderr, "resuming run %lld from its checkpoint at step %lld\n",
+                 static_cast<long long>(plan.runId), static_cast<long long>(plan.point.step));
+  }
   if (!plan.note.empty()) std::fprintf(stderr, "note: %s\n", plan.note.c_str());
   return std::nullopt;
 }
@@ -94,12 +104,19 @@ std::optional<int> prepareResumeArgs(const ExperimentRegistry& registry, store::
 
 int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   const std::string dbPath = args.db.empty() ? store::RunStore::defaultPath() : args.db;
+  for (const auto& t : args.tags)
+    if (auto problem = store::tagProblem(t)) {
+      std::fprintf(stderr, "error: --tag: %s\n", problem->c_str());
+      return kExitBadUsage;
+    }
   Prepared prepared;
   std::optional<store::RunStore> store;
   try {
     if (args.resume == 0) {
       if (auto code = prepareFresh(registry, args, prepared)) return *code;
     }
+    // A resume continues a stored run: it never creates a store to look for it in.
+    if (args.resume != 0) store::RunStore::requireExisting(dbPath);
     store.emplace(dbPath);
     if (args.resume != 0) {
       if (auto code = prepareResumeArgs(registry, *store, args, prepared)) return *code;
@@ -144,8 +161,9 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   std::fprintf(stderr, "run %lld in %s\n", static_cast<long long>(prepared.runId),
                store->path().c_str());
 
-  g_interrupted = false;
-  auto previousHandler = std::signal(SIGINT, onInterrupt);
+  // Ctrl-C, kill (SIGTERM: also `timeout` and Slurm's preemption) and a closed terminal
+  // (SIGHUP) all cancel cleanly: a checkpoint where the run stopped, resumable.
+  InterruptSignals signals;
   const auto started = std::chrono::steady_clock::now();
   runner.start();
 
@@ -170,16 +188,16 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
         }
       }
     }
-    if (g_interrupted && !cancelRequested) {
+    if (signals.received() && !cancelRequested) {
       progress.finish();
-      std::fprintf(stderr, "interrupted: cancelling after the current step...\n");
+      std::fprintf(stderr, "%s: cancelling after the current step...\n",
+                   InterruptSignals::name(signals.received()).c_str());
       runner.cancel();
       cancelRequested = true;
     }
   }
   runner.join();
   storeSink.close();
-  std::signal(SIGINT, previousHandler);
   progress.finish();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -242,7 +260,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
                  error->c_str());
     return kExitStoreError;
   }
-  return exitCodeFor(finalStatus.status);
+  return exitCodeFor(finalStatus, cancelRequested ? signals.received() : 0);
 }
 
 }  // namespace fl::cli

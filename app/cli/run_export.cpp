@@ -1,33 +1,41 @@
 #include "app/cli/run_export.h"
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "app/cli/commands.h"
+#include "core/engine/atomic_file.h"
 #include "core/store/run_export.h"
 
 namespace fl::cli {
 
 namespace {
 
-std::string snapshotsPathFor(const std::string& out) {
-  const std::string suffix = ".csv";
-  const bool hasSuffix = out.size() > suffix.size() &&
-                         out.compare(out.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return (hasSuffix ? out.substr(0, out.size() - suffix.size()) : out) + ".snapshots.csv";
-}
-
-bool openOrComplain(std::ofstream& file, const std::string& path) {
-  file.open(path, std::ios::binary | std::ios::trunc);
-  if (!file) std::fprintf(stderr, "error: cannot write %s\n", path.c_str());
-  return static_cast<bool>(file);
-}
-
 bool anySnapshots(const store::RunStore& store, const std::vector<store::RunRecord>& runs) {
   for (const auto& r : runs)
     if (!store.snapshotNames(r.id).empty()) return true;
   return false;
+}
+
+int exportToStdout(const store::RunStore& store, const std::vector<store::RunRecord>& runs,
+                   const std::string& format) {
+  if (format == "json") {
+    std::cout << store::runsToJson(store, runs).dump() << '\n';
+  } else {
+    store::writeMetricsCsv(store, runs, std::cout);
+    // One CSV stream cannot hold two tables; say so rather than drop the snapshots unseen.
+    if (anySnapshots(store, runs))
+      std::fprintf(stderr,
+                   "note: the CSV on stdout holds the metrics only; these runs have "
+                   "snapshots: write them with --out PATH (to PATH.snapshots.csv) or "
+                   "use --format json\n");
+  }
+  std::cout.flush();
+  if (!std::cout) {
+    std::fprintf(stderr, "error: writing to stdout failed\n");
+    return kExitStoreError;
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -38,29 +46,21 @@ int exportRuns(const store::RunStore& store, const std::vector<store::RunRecord>
     std::fprintf(stderr, "error: --format must be csv or json, got '%s'\n", format.c_str());
     return kExitBadUsage;
   }
-  std::ofstream file;
-  if (!out.empty() && !openOrComplain(file, out)) return kExitBadUsage;
-  std::ostream& stream = out.empty() ? std::cout : file;
-  if (format == "json") {
-    stream << store::runsToJson(store, runs).dump() << '\n';
-  } else {
-    store::writeMetricsCsv(store, runs, stream);
-    if (!out.empty()) {
-      std::ofstream snapshots;
-      if (!openOrComplain(snapshots, snapshotsPathFor(out))) return kExitBadUsage;
-      store::writeSnapshotsCsv(store, runs, snapshots);
-      std::fprintf(stderr, "wrote %s and %s\n", out.c_str(), snapshotsPathFor(out).c_str());
-    } else if (anySnapshots(store, runs)) {
-      // One CSV stream cannot hold two tables; say so rather than drop the snapshots unseen.
-      std::fprintf(stderr, "note: the CSV on stdout holds the metrics only; these runs have "
-                           "snapshots: write them with --out PATH (to PATH.snapshots.csv) or "
-                           "use --format json\n");
-    }
-  }
-  stream.flush();
-  if (!stream) {
-    std::fprintf(stderr, "error: writing %s failed\n", out.empty() ? "stdout" : out.c_str());
-    return kExitBadUsage;
+  if (out.empty()) return exportToStdout(store, runs, format);
+  try {
+    const auto written = store::exportRunsToFile(store, runs, out, format == "json");
+    std::string files;
+    for (const auto& f : written) files += (files.empty() ? "" : " and ") + f;
+    std::fprintf(stderr, "wrote %s\n", files.c_str());
+    if (written.size() == 1 && format == "csv" && anySnapshots(store, runs))
+      std::fprintf(stderr,
+                   "note: %s is not a regular file: the CSV holds the metrics only; use "
+                   "--format json for the snapshots\n",
+                   out.c_str());
+  } catch (const FileWriteError& e) {
+    // Nothing is left under the final name: the temporary file is gone.
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitStoreError;
   }
   return kExitOk;
 }

@@ -140,8 +140,14 @@ int show(const RunRecord& r, const std::vector<std::pair<int64_t, nlohmann::json
               static_cast<long long>(r.seed), static_cast<long long>(r.lastStep),
               static_cast<long long>(r.totalSteps));
   std::printf("  versions  fourierlab %s, %s\n", r.appVersion.c_str(), r.build.dump().c_str());
+  // Tags are joined with ", "; one from before commas were refused is quoted, so `a,b` does
+  // not read as two.
   std::string tags;
-  for (const auto& t : r.tags) tags += (tags.empty() ? "" : ", ") + t;
+  for (const auto& t : r.tags) {
+    const bool quote = t.find(',') != std::string::npos || t.find('"') != std::string::npos ||
+                       store::tagProblem(t).has_value();
+    tags += (tags.empty() ? "" : ", ") + (quote ? nlohmann::json(t).dump() : t);
+  }
   std::printf("  tags      %s\n  notes     %s\n  config    %s\n", tags.c_str(), r.notes.c_str(),
               r.config.dump().c_str());
   for (const auto& [study, axes] : memberships)
@@ -213,7 +219,16 @@ int compare(const std::vector<RunRecord>& runs, bool json) {
 
 int runsCommand(const RunsArgs& args) {
   const std::string path = args.db.empty() ? RunStore::defaultPath() : args.db;
+  if (args.action == "tag")
+    for (const auto& t : args.words)
+      if (auto problem = store::tagProblem(t)) {
+        std::fprintf(stderr, "error: %s\n", problem->c_str());
+        return kExitBadUsage;
+      }
   try {
+    // Every `runs` command works on runs that exist: none creates a store, or adopts an empty
+    // file as one.
+    RunStore::requireExisting(path);
     RunStore store(path);
     if (args.action == "list") return list(store, args);
 

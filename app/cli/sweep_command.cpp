@@ -2,16 +2,16 @@
 // reading subcommands are in sweep_reading.cpp.
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
 #include "app/cli/commands.h"
 #include "app/cli/console_progress.h"
 #include "app/cli/sweep_reading.h"
+#include "app/cli/sweep_slurm.h"
 #include "app/cli/sweep_spec.h"
 #include "core/engine/device.h"
+#include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
 #include "core/store/run_store.h"
 #include "core/study/study_expansion.h"
@@ -22,26 +22,6 @@
 namespace fl::cli {
 
 namespace {
-
-std::atomic<int> g_signal{0};
-extern "C" void onStopSignal(int signal) { g_signal = signal; }
-
-// Ctrl-C, `kill`, a closed terminal and a cluster's preemption (SIGTERM before SIGKILL) all
-// stop the study the same way: every run checkpoints where it is and ends cancelled.
-class StopSignals {
- public:
-  StopSignals() {
-    g_signal = 0;
-    for (int s : {SIGINT, SIGTERM, SIGHUP})
-      m_previous.emplace_back(s, std::signal(s, onStopSignal));
-  }
-  ~StopSignals() {
-    for (auto& [s, handler] : m_previous) std::signal(s, handler);
-  }
-
- private:
-  std::vector<std::pair<int, void (*)(int)>> m_previous;
-};
 
 // The metrics a progress line shows: the study's table metrics, else its test/val metrics.
 std::vector<std::string> headlineMetrics(const study::StudySpec& spec,
@@ -79,7 +59,9 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
   options.requestedParallel = args.parallel;
   options.requestedThreads = args.threads;
   options.device = args.device;
-  options.stopFlag = &g_signal;
+  // Ctrl-C, `kill`, a closed terminal and a cluster's preemption (SIGTERM before SIGKILL) all
+  // stop the study the same way: every run checkpoints where it is and ends cancelled.
+  options.stopFlag = &InterruptSignals::flag();
   study::StudyScheduler scheduler(registry, dbPath, studyId, options);
 
   store::RunStore runs(dbPath);
@@ -98,7 +80,7 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
                  budget.oversubscribed() ? "; WARNING: more threads than cores, as requested" : "");
   }
 
-  StopSignals signals;
+  InterruptSignals signals;
   const auto outcome =
       scheduler.run([&](const study::StudyRunReport& r, const study::StudyProgress& p) {
         if (!r.ended) {
@@ -127,15 +109,13 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
                    : "",
                formatDuration(p.elapsedSeconds).c_str());
   if (outcome.cancelled) {
-    const int signal = g_signal.load();
+    const int signal = signals.received();
     std::fprintf(stderr,
                  "stopped by %s: every run saved a checkpoint; continue with "
                  "`fourierlab-cli sweep resume %lld`\n",
-                 signal == SIGTERM  ? "SIGTERM"
-                 : signal == SIGHUP ? "SIGHUP"
-                                    : "Ctrl-C",
+                 signal ? InterruptSignals::name(signal).c_str() : "a stop request",
                  static_cast<long long>(studyId));
-    return 128 + (signal ? signal : SIGINT);
+    return signal ? InterruptSignals::exitCode(signal) : kExitCancelled;
   }
   if (p.finished == p.total) {
     SweepArgs table = args;
@@ -172,6 +152,7 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
       return kExitBadUsage;
     }
   }
+  if (args.slurm) return sweepRunOnSlurm(dbPath, built.spec, expansion, args);
   if (args.dryRun) {
     std::printf("%s: %zu runs of %s%s\n", built.spec.name.c_str(), expansion.cells.size(),
                 built.spec.experiment.c_str(),
@@ -206,8 +187,12 @@ int sweepCommand(const ExperimentRegistry& registry, const SweepArgs& args) {
   const std::string dbPath = args.db.empty() ? store::RunStore::defaultPath() : args.db;
   try {
     if (args.action == "run") return sweepRun(registry, dbPath, args);
+    if (args.action == "resume" && args.slurm) return sweepResumeOnSlurm(dbPath, args);
+    if (args.action == "work") return sweepWork(registry, args);
+    if (args.action == "status" || args.action == "collect") return sweepSlurmCommand(dbPath, args);
     if (args.action == "resume") {
       {
+        store::RunStore::requireExisting(dbPath);  // a resume never creates the store
         store::RunStore runs(dbPath);
         if (!study::StudyStore(runs).study(args.id)) {
           std::fprintf(stderr, "error: no study %lld in %s\n", static_cast<long long>(args.id),

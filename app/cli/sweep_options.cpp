@@ -14,6 +14,29 @@ void addBudget(CLI::App* c, SweepArgs& a) {
   c->add_option("--device", a.device, "auto | cpu | cuda | cuda:N for every run of the study");
 }
 
+void addSlurm(CLI::App* c, SweepArgs& a) {
+  c->add_flag("--slurm", a.slurm,
+              "Send the runs to a Slurm cluster as a job array instead of training them here "
+              "(see README: Studies on a Slurm cluster)");
+  c->add_option("--partition", a.partition, "--slurm: the partition (default: the cluster's)");
+  c->add_option("--time", a.time, "--slurm: each task's time limit, HH:MM:SS or D-HH:MM:SS");
+  c->add_option("--cpus-per-task", a.cpusPerTask,
+                "--slurm: CPUs of each task, its thread budget (default 1)")
+      ->check(CLI::Range(1, 1024));
+  c->add_option("--mem", a.mem, "--slurm: memory of each task, e.g. 4G");
+  c->add_option("--max-parallel", a.maxParallel, "--slurm: at most this many tasks at once")
+      ->check(CLI::Range(1, 100000));
+  c->add_option("--tasks", a.tasks,
+                "--slurm: array tasks, the runs dealt among them (default: one per run)")
+      ->check(CLI::Range(1, 1000));
+  c->add_option("--work-dir", a.workDir,
+                "--slurm: the job's folder, seen by the nodes and by `sweep collect` (default: "
+                "beside the store, STORE.slurm/STUDY-HASH/job-N)");
+  c->add_option("--scratch", a.scratch,
+                "--slurm: the nodes' folder for shards while they train (default: "
+                "$SLURM_TMPDIR, $TMPDIR or /tmp)");
+}
+
 void addId(CLI::App* c, SweepArgs& a) {
   c->add_option("id", a.id, "Study id (see `sweep list`)")->required();
 }
@@ -44,13 +67,36 @@ CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
   run->add_option("--seeds", a.seeds,
                   "Seeds of every setting: 1,2,3,42 (mean and spread over them)");
   run->add_option("--name", a.name, "A name for the study");
-  run->add_flag("--dry-run", a.dryRun, "Print the runs and the spec; train and store nothing");
+  run->add_flag("--dry-run", a.dryRun,
+                "Print the runs and the spec (with --slurm: the batch script); train, store and "
+                "submit nothing");
   addBudget(run, a);
+  addSlurm(run, a);
 
   auto* resume = sweep->add_subcommand(
       "resume", "Finish a study: keep finished runs, resume interrupted ones, rerun failed ones");
   addId(resume, a);
   addBudget(resume, a);
+  addSlurm(resume, a);
+
+  auto* status = sweep->add_subcommand(
+      "status", "The state of a study's Slurm tasks: queued, running, done or failed");
+  addId(status, a);
+  status->add_flag("--json", a.json, "Print as JSON");
+
+  auto* collect = sweep->add_subcommand(
+      "collect", "Merge the shards the study's Slurm tasks published into the store");
+  addId(collect, a);
+  collect->add_flag("--json", a.json, "Print what was merged as JSON");
+
+  auto* work = sweep->add_subcommand(
+      "work", "One task of a Slurm job (its batch script runs this): train its runs into a shard");
+  work->add_option("work-dir", a.workDir, "The job's folder (job.json)")->required();
+  work->add_option("--task", a.task, "The array task (default: $SLURM_ARRAY_TASK_ID)")
+      ->check(CLI::Range(0, 100000));
+  work->add_option("--scratch", a.scratch,
+                   "Folder for the shard while it trains (default: $SLURM_TMPDIR, $TMPDIR, /tmp)");
+  addBudget(work, a);
 
   auto* list = sweep->add_subcommand("list", "Stored studies with their progress");
   list->add_flag("--json", a.json, "Print as JSON");

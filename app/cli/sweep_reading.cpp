@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/cli/commands.h"
 #include "app/cli/figure_file.h"
+#include "core/engine/atomic_file.h"
 #include "core/engine/config.h"
 #include "core/study/study_aggregate.h"
 #include "core/study/study_expansion.h"
@@ -47,26 +49,12 @@ StudyRecord requireStudy(const StudyStore& studies, int64_t id, const std::strin
   return *r;
 }
 
-// Writes next to the target and renames, so a failed write never leaves a half file under the
-// final name.
+// Through AtomicFile, as `runs export`: a failed write never leaves a half file under the
+// final name, and says which file and why (a full disk, a missing folder).
 void writeFileAtomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(temporary, ec);
-      throw std::runtime_error("cannot write " + path + " (disk full or no permission?)");
-    }
-  }
-  std::error_code ec;
-  fs::rename(temporary, path, ec);
-  if (ec) {
-    fs::remove(temporary, ec);
-    throw std::runtime_error("cannot write " + path + ": " + ec.message());
-  }
+  AtomicFile file(path);
+  file.write(text.data(), text.size());
+  file.commit();
 }
 
 int listStudies(const StudyStore& studies, bool json) {
@@ -360,10 +348,7 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
                         const SweepArgs& args) {
   // Reading never creates a store; it opens an existing one read-write so that runs whose
   // process died (kill -9) are marked interrupted before they are counted.
-  if (!fs::exists(dbPath)) {
-    std::fprintf(stderr, "error: no run store at %s\n", dbPath.c_str());
-    return kExitStoreError;
-  }
+  store::RunStore::requireExisting(dbPath);  // nor adopts an empty file
   store::RunStore runs(dbPath);
   StudyStore studies(runs);
   try {
@@ -389,6 +374,9 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadUsage;
+  } catch (const FileWriteError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitStoreError;
   } catch (const std::runtime_error& e) {
     if (dynamic_cast<const store::StoreError*>(&e)) throw;
     std::fprintf(stderr, "error: %s\n", e.what());

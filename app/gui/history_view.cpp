@@ -1,5 +1,6 @@
 #include "app/gui/history_view.h"
 
+#include <QColor>
 #include <QComboBox>
 #include <QDateTime>
 #include <QFileDialog>
@@ -18,7 +19,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include <fstream>
+#include <cmath>
 #include <set>
 
 #include "app/gui/history_model.h"
@@ -291,22 +292,15 @@ bool HistoryView::exportRuns(const std::vector<int64_t>& ids, const QString& pat
   std::vector<store::RunRecord> runs;
   for (auto id : ids)
     if (auto r = m_store.run(id)) runs.push_back(*r);
-  std::ofstream out(path.toStdString(), std::ios::binary | std::ios::trunc);
-  if (!out) {
-    if (error) *error = "cannot write " + path;
+  // The CLI's export: complete files or none, a failure named (a full disk, a missing folder).
+  try {
+    store::exportRunsToFile(m_store, runs, path.toStdString(),
+                            path.endsWith(".json", Qt::CaseInsensitive));
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
     return false;
   }
-  if (path.endsWith(".json", Qt::CaseInsensitive)) {
-    out << store::runsToJson(m_store, runs).dump() << '\n';
-  } else {
-    store::writeMetricsCsv(m_store, runs, out);
-    QString snapshots = path;
-    snapshots.replace(QRegularExpression("\\.csv$"), "");
-    std::ofstream snap((snapshots + ".snapshots.csv").toStdString(),
-                       std::ios::binary | std::ios::trunc);
-    store::writeSnapshotsCsv(m_store, runs, snap);
-  }
-  return static_cast<bool>(out);
+  return true;
 }
 
 void HistoryView::askDelete() {
@@ -348,7 +342,7 @@ void HistoryView::askEdit(const QString& what) {
       else {
         std::vector<std::string> tags;
         for (const auto& t : text.split(',', Qt::SkipEmptyParts))
-          tags.push_back(t.trimmed().toStdString());
+          if (!t.trimmed().isEmpty()) tags.push_back(t.trimmed().toStdString());
         m_store.addTags(id, tags);
       }
     }

@@ -261,7 +261,8 @@ ValidatedConfig LaunchPanel::config() const {
   }
   auto values = m_form->values();
   values["device"] = m_device->currentText().toStdString();
-  out = validateConfig(e->allParams(), values);
+  // The CLI's check, clashing keys and the corpus included: Run stays disabled with the reason.
+  out = validateRunConfig(*e, values);
   // Text the form could not parse is missing from `values`; say why, once per field.
   for (const auto& issue : m_form->issues()) {
     bool known = false;

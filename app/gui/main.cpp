@@ -16,6 +16,7 @@
 #include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
 #include "app/gui/main_window.h"
+#include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
 #include "core/store/run_store.h"
 #include "core/study/study_store.h"
@@ -25,6 +26,10 @@
 int main(int argc, char** argv) {
   fl::ensurePassiveOpenMpWait(argv);  // first: it may start the program again
   QApplication app(argc, argv);
+  // SIGTERM (kill, a logout's or a cluster's), SIGHUP and Ctrl-C in the terminal close the
+  // window as Quit does, without asking: every run cancelled cleanly, resumable; then the
+  // shell's exit code for the signal (143, 129, 130).
+  fl::InterruptSignals caught;
   QApplication::setApplicationName("FourierLab");
   QApplication::setApplicationVersion(FOURIERLAB_VERSION);
 
@@ -80,6 +85,15 @@ int main(int argc, char** argv) {
   std::string path =
       parser.isSet(db) ? parser.value(db).toStdString() : fl::store::RunStore::defaultPath();
   std::unique_ptr<fl::store::RunStore> store;
+  // Opening stored runs reads: it never creates the store it was pointed at.
+  if (!openIds.empty()) {
+    try {
+      fl::store::RunStore::requireExisting(path);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "store error: %s\n", e.what());
+      return 3;
+    }
+  }
   // A store that cannot be opened is said (stderr and a dialog) and left as it is; on a screen
   // the user may pick another file or a new one instead of losing the session.
   const bool interactive = QGuiApplication::platformName() != "offscreen";
@@ -140,6 +154,15 @@ int main(int argc, char** argv) {
     }
   }
   window.show();
+  QTimer signalWatch;
+  QObject::connect(&signalWatch, &QTimer::timeout, &window, [&] {
+    if (!caught.received()) return;
+    signalWatch.stop();
+    std::fprintf(stderr, "%s: cancelling the runs and closing\n",
+                 fl::InterruptSignals::name(caught.received()).c_str());
+    window.closeCancellingRuns();
+  });
+  signalWatch.start(100);
   if (parser.isSet(start)) {
     const bool comparison = parser.isSet(compare);
     QTimer::singleShot(0, &window, [&window, comparison] {
@@ -159,5 +182,6 @@ int main(int argc, char** argv) {
     window.refreshHistory();
     window.tabs()->setCurrentWidget(window.history());
   }
-  return app.exec();
+  const int code = app.exec();
+  return caught.received() ? fl::InterruptSignals::exitCode(caught.received()) : code;
 }

@@ -183,7 +183,7 @@ int64_t MainWindow::launchWith(const nlohmann::json& overrides, const std::strin
   if (experiment && config.ok() && !overrides.empty()) {
     auto values = config.values;
     for (const auto& [k, v] : overrides.items()) values[k] = v;
-    config = validateConfig(experiment->allParams(), values);
+    config = validateRunConfig(*experiment, values);
   }
   if (!experiment || !config.ok()) {
     showError("The config is invalid:\n" + QString::fromStdString(config.summary()));
@@ -270,7 +270,7 @@ void MainWindow::showError(const QString& what) {
 void MainWindow::closeEvent(QCloseEvent* event) {
   // Only runs still training are asked about; waiting ones are cancelled with them.
   const int training = m_queue->trainingCount();
-  if (training > 0 && isVisible() &&
+  if (training > 0 && isVisible() && m_askBeforeClosing &&
       QMessageBox::question(
           this, "FourierLab",
           QString("%1 run(s) are still training. Stop them (and the waiting ones) and quit? "
@@ -283,6 +283,11 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   m_queue->cancelAll();
   saveWindowSettings(*this);
   event->accept();
+}
+
+void MainWindow::closeCancellingRuns() {
+  m_askBeforeClosing = false;
+  close();
 }
 
 }  // namespace fl::gui

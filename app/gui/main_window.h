@@ -72,6 +72,9 @@ class MainWindow : public QMainWindow {
   bool resumeRun(int64_t runId);
   void refreshHistory();
   QStringList exportShownRun(const QString& folder);
+  // Closes without asking, cancelling every run cleanly (a checkpoint where each stopped, then
+  // `cancelled`, resumable): the answer to SIGTERM or SIGHUP, when no one is there to ask.
+  void closeCancellingRuns();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -96,6 +99,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_configureDock;
   RunsDock* m_runsDock;
   QTimer* m_timer;
+  bool m_askBeforeClosing = true;  // false once closeCancellingRuns() was called
 };
 
 }  // namespace fl::gui

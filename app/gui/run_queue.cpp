@@ -154,7 +154,9 @@ bool RunQueue::resume(int64_t runId, std::string* error) {
   entry.runId = runId;
   entry.experiment = plan.experiment;
   entry.config = plan.config.values;
-  entry.resume = plan.point;
+  // A run killed before its first checkpoint trains again from step 0 (same config and seed).
+  entry.resume.reset();
+  if (!plan.fromStart) entry.resume = plan.point;
   m_waiting.push_back({runId, entry.studyId, -1});
   addRow(runId);
   startWaiting();

@@ -35,7 +35,15 @@ std::vector<ParamSpec> runParams() {
       "checkpoint_every", 5, 0, 1000000,
       "Save a checkpoint every this many evaluations and at the end (0: at the end only); "
       "the last and the best are kept");
-  return {seed.inGroup("run"), device.inGroup("run"), checkpoints.inGroup("run")};
+  // The time bound, whatever the evaluation settings: a killed run loses at most about this
+  // much training (see CheckpointSchedule).
+  ParamSpec checkpointSeconds = ParamSpec::real(
+      "checkpoint_seconds", 60, 0, 86400,
+      "Also save a checkpoint once this many seconds have passed since the last one, between "
+      "any two steps: a killed run loses at most about this much training");
+  checkpointSeconds.exclusiveMinimum();
+  return {seed.inGroup("run"), device.inGroup("run"), checkpoints.inGroup("run"),
+          checkpointSeconds.inGroup("run")};
 }
 
 const ParamSpec* findParam(const std::vector<ParamSpec>& specs, const std::string& name) {

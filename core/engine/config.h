@@ -28,7 +28,8 @@ struct ValidatedConfig {
   std::string summary() const;  // all issues, one per line
 };
 
-// The parameters every experiment has, owned by the engine: seed, device, checkpoint_every.
+// The parameters every experiment has, owned by the engine: seed, device, checkpoint_every,
+// checkpoint_seconds.
 std::vector<ParamSpec> runParams();
 
 // Checks `overrides` (a JSON object; missing keys take their defaults) against `specs`.

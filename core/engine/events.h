@@ -93,6 +93,9 @@ struct StatusEvent {
   // A finished run's verdicts (the experiment's judgement, the comparison with the paper);
   // `message` says the same in words for people.
   std::vector<Verdict> verdicts;
+  // A failed run that failed writing a file (a checkpoint onto a full disk, a read-only folder):
+  // the message names the file and the reason; the CLI exits with its store-error code.
+  bool fileWriteFailed = false;
 };
 
 enum class LogLevel { Info, Warning, Error };

@@ -16,6 +16,7 @@
 #include <c10/core/Device.h>
 #include <nlohmann/json.hpp>
 
+#include "core/engine/config.h"
 #include "core/engine/events.h"
 #include "core/engine/panel_spec.h"
 #include "core/engine/param_spec.h"
@@ -78,7 +79,8 @@ class Trial {
   // Answers the interactive probe: the model's prediction for the given inputs, now.
   virtual std::vector<Snapshot> probe(const std::map<std::string, double>& inputs) { return {}; }
   // Checkpoints: everything needed to continue bit for bit (model, optimiser, data order).
-  // The default says the experiment cannot be checkpointed.
+  // saveCheckpoint writes `path` atomically and throws FileWriteError when it cannot
+  // (optim::saveArchive does both). The default says the experiment cannot be checkpointed.
   virtual bool supportsCheckpoints() const { return false; }
   virtual void saveCheckpoint(const std::string& path) const;
   virtual void loadCheckpoint(const std::string& path);
@@ -112,6 +114,12 @@ class Experiment {
   virtual std::optional<SelectionMetric> selectionMetric() const { return std::nullopt; }
   // The variants "Run comparison" launches side by side, on the same data and seed.
   virtual std::vector<Variant> comparisonVariants() const { return {}; }
+  // What each key's own check cannot see, on a config that passed them (complete, defaults
+  // filled in): parameters that clash (heads must divide d_model, FoPE needs a frequency above
+  // the floor of train_len) and the data (an unreadable corpus, one too short for train_len).
+  // Each issue names the keys and their values as given. Called by validateRunConfig() before
+  // a run is created, so a bad config is refused with nothing stored.
+  virtual std::vector<ConfigIssue> checkConfig(const nlohmann::json& config) const { return {}; }
   // The paper's studies this experiment declares beside its presets (studies/*.json), each
   // with the reference values of the table or figure it reproduces.
   virtual std::vector<study::StudySpec> studies() const { return {}; }

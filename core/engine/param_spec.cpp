@@ -1,5 +1,6 @@
 #include "core/engine/param_spec.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -157,37 +158,63 @@ std::optional<std::string> checkValue(const ParamSpec& spec, const nlohmann::jso
   return expected + got;
 }
 
+bool isDecimalInteger(const std::string& text) {
+  size_t i = text.size() > 0 && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+  if (i == text.size()) return false;
+  for (; i < text.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+  return true;
+}
+
+bool isDecimalNumber(const std::string& text) {
+  size_t i = text.size() > 0 && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+  size_t digits = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    size_t exponent = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++exponent;
+    if (exponent == 0) return false;
+  }
+  return i == text.size();
+}
+
 ParsedValue parseValue(const ParamSpec& spec, const std::string& text) {
-  auto fail = [&]() {
-    return ParsedValue{{}, "'" + spec.name + "' must be " + spec.allowedDescription() +
-                               ", got '" + text + "'"};
+  // Every message quotes the value as it was typed, never a converted one (an overflowed
+  // integer is not -9223372036854775808, a NaN not "null").
+  auto fail = [&](const std::string& why = "") {
+    return ParsedValue{
+        {},
+        "'" + spec.name + "' must be " + spec.allowedDescription() + ", got '" + text + "'" + why};
   };
   nlohmann::json value;
   switch (spec.type) {
     case ParamType::Int: {
-      char* end = nullptr;
+      if (!isDecimalInteger(text)) return fail();
       errno = 0;
-      const long long v = std::strtoll(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0' || errno == ERANGE) {
-        // Accept "1e3" style integers when they are whole numbers.
-        const double d = std::strtod(text.c_str(), &end);
-        if (text.empty() || *end != '\0' || std::floor(d) != d) return fail();
-        value = static_cast<long long>(d);
-      } else {
-        value = v;
-      }
+      const long long v = std::strtoll(text.c_str(), nullptr, 10);
+      if (errno == ERANGE) return fail();
+      value = v;
       break;
     }
     case ParamType::Float: {
-      char* end = nullptr;
-      const double v = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0') return fail();
+      if (!isDecimalNumber(text)) return fail();
+      const double v = std::strtod(text.c_str(), nullptr);
+      if (!std::isfinite(v)) return fail(" (too large)");
       value = v;
       break;
     }
     case ParamType::Bool:
-      if (text == "true" || text == "1" || text == "yes" || text == "on") value = true;
-      else if (text == "false" || text == "0" || text == "no" || text == "off") value = false;
+      if (text == "true")
+        value = true;
+      else if (text == "false")
+        value = false;
       else return fail();
       break;
     case ParamType::Choice:
@@ -195,7 +222,12 @@ ParsedValue parseValue(const ParamSpec& spec, const std::string& text) {
       value = text;
       break;
   }
-  if (auto error = checkValue(spec, value)) return {{}, error};
+  if (auto error = checkValue(spec, value)) {
+    // Text values carry their own message (e.g. the device string's); numbers and choices are
+    // said with the text as typed.
+    if (spec.type == ParamType::Text) return {{}, error};
+    return fail();
+  }
   return {value, std::nullopt};
 }
 

@@ -62,8 +62,15 @@ struct ParamSpec {
 // values, or nothing when the value is acceptable. Integers given as 3.0 are accepted for Int.
 std::optional<std::string> checkValue(const ParamSpec& spec, const nlohmann::json& value);
 
-// Parses the text of a --set KEY=VALUE (or a GUI field) according to the spec's type.
-// Returns the JSON value, or an error message naming the key.
+// Parses the text of a --set KEY=VALUE (or a GUI field) according to the spec's type, strictly:
+// integers in decimal digits only, numbers in decimal notation and finite, booleans `true` or
+// `false`. Returns the JSON value, or an error message naming the key and quoting the text.
+// Strict number syntax, as one types a value, with no surrounding spaces: an integer is an
+// optional sign and decimal digits ("0x10", "1e3" are not); a number is decimal, with an
+// optional fraction and exponent (3, -2.5, .5, 1e-3), never "inf", "nan" or hex.
+bool isDecimalInteger(const std::string& text);
+bool isDecimalNumber(const std::string& text);
+
 struct ParsedValue {
   nlohmann::json value;
   std::optional<std::string> error;

@@ -1,5 +1,6 @@
 #include "core/engine/registry.h"
 
+#include <map>
 #include <stdexcept>
 
 #include "core/engine/config.h"
@@ -71,10 +72,33 @@ ValidatedConfig buildConfig(const Experiment& experiment, const std::string& pre
     overrides = preset->overrides;
   }
   std::vector<ConfigIssue> issues;
-  for (const auto& assignment : assignments)
+  std::map<std::string, std::string> assigned;  // key -> its first assignment, as typed
+  for (const auto& assignment : assignments) {
+    const std::string key = assignment.substr(0, assignment.find('='));
+    if (auto first = assigned.find(key); first != assigned.end()) {
+      issues.push_back({key, "'" + key + "' is set twice ('" + first->second + "', then '" +
+                                 assignment + "'); set it once"});
+      continue;
+    }
+    assigned.emplace(key, assignment);
     if (auto issue = applyAssignment(specs, assignment, overrides)) issues.push_back(*issue);
-  ValidatedConfig config = validateConfig(specs, overrides);
+  }
+  // Cross-parameter and data checks only on values that parsed: a clash with a value that was
+  // refused would say the same thing twice.
+  ValidatedConfig config =
+      issues.empty() ? validateRunConfig(experiment, overrides) : validateConfig(specs, overrides);
   config.issues.insert(config.issues.begin(), issues.begin(), issues.end());
+  return config;
+}
+
+ValidatedConfig validateRunConfig(const Experiment& experiment, const nlohmann::json& overrides) {
+  ValidatedConfig config = validateConfig(experiment.allParams(), overrides);
+  if (!config.ok()) return config;
+  try {
+    config.issues = experiment.checkConfig(config.values);
+  } catch (const std::exception& e) {  // a check that could not finish refuses, never passes
+    config.issues.push_back({"", e.what()});
+  }
   return config;
 }
 

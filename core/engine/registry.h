@@ -23,8 +23,14 @@ class ExperimentRegistry {
   std::vector<std::shared_ptr<const Experiment>> m_experiments;
 };
 
-// Resolves a preset and KEY=VALUE assignments into a validated config: preset overrides first,
-// then the assignments in order. Issues name the preset or the key.
+// The one check before a run of `experiment` is created, for every front end (the CLI's `run`,
+// the GUI's Run, each cell of a study, a resume): each key against its declaration
+// (validateConfig), then, when those pass, Experiment::checkConfig (clashing keys, the corpus).
+ValidatedConfig validateRunConfig(const Experiment& experiment, const nlohmann::json& overrides);
+
+// Resolves a preset and KEY=VALUE assignments into a validated config (validateRunConfig):
+// preset overrides first, then the assignments in order. Issues name the preset or the key; an
+// empty preset name means none; a key assigned twice is refused (never "the last one wins").
 ValidatedConfig buildConfig(const Experiment& experiment, const std::string& presetName,
                             const std::vector<std::string>& assignments);
 

@@ -8,6 +8,7 @@
 #include <c10/util/Exception.h>
 
 #include "core/engine/allocator_tuning.h"
+#include "core/engine/atomic_file.h"
 #include "core/engine/checkpoint_keeper.h"
 #include "core/engine/config.h"
 #include "core/engine/device.h"
@@ -70,10 +71,11 @@ double Runner::elapsed() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_startTime).count();
 }
 
-void Runner::emitStatus(RunStatus status, std::string message, int64_t step) {
+void Runner::emitStatus(RunStatus status, std::string message, int64_t step, bool fileWriteFailed) {
   StatusEvent e;
   e.status = status;
   e.message = std::move(message);
+  e.fileWriteFailed = fileWriteFailed;
   e.device = m_deviceName;
   e.step = step;
   e.wallSeconds = elapsed();
@@ -84,6 +86,7 @@ void Runner::emitStatus(RunStatus status, std::string message, int64_t step) {
 void Runner::run() {
   RunStatus status = RunStatus::Failed;
   std::string message;
+  bool fileWriteFailed = false;
   try {
     if (m_options.threads > 0) at::set_num_threads(m_options.threads);
     const ValidatedConfig config = validateConfig(m_experiment->allParams(), m_config);
@@ -110,10 +113,20 @@ void Runner::run() {
                                   std::to_string(m_options.resume->step),
                               elapsed()});
     }
-    status = m_options.serveProbesOnly
-                 ? serveProbes(*trial, message)
-                 : trainLoop(*trial, config.values.at("checkpoint_every").get<int64_t>(), message);
+    status =
+        m_options.serveProbesOnly
+            ? serveProbes(*trial, message)
+            : trainLoop(*trial,
+                        CheckpointSchedule(config.values.at("checkpoint_every").get<int64_t>(),
+                                           config.values.at("checkpoint_seconds").get<double>()),
+                        message);
     if (status == RunStatus::Finished) message = finishedSummary(config.values);
+  } catch (const FileWriteError& e) {
+    // A checkpoint the disk could not take (full, read-only): said apart, so the CLI can answer
+    // with its store-error exit code rather than "the run failed".
+    message = e.what();
+    status = RunStatus::Failed;
+    fileWriteFailed = true;
   } catch (const c10::Error& e) {
     // LibTorch's messages carry a C++ backtrace after the first line; keep the first line.
     message = e.what_without_backtrace();
@@ -123,7 +136,7 @@ void Runner::run() {
     status = RunStatus::Failed;
   }
   m_finalStatus = status;
-  emitStatus(status, message, m_lastStep);
+  emitStatus(status, message, m_lastStep, fileWriteFailed);
   m_done = true;
 }
 
@@ -137,7 +150,7 @@ std::string Runner::finishedSummary(const nlohmann::json& config) {
   return text;
 }
 
-RunStatus Runner::trainLoop(Trial& trial, int64_t checkpointEvery, std::string& message) {
+RunStatus Runner::trainLoop(Trial& trial, CheckpointSchedule schedule, std::string& message) {
   const TrialPlan plan = trial.plan();
   const int64_t totalEpochs = (plan.totalSteps + plan.stepsPerEpoch - 1) / plan.stepsPerEpoch;
   const int64_t firstStep = m_options.resume ? m_options.resume->step : 0;
@@ -146,7 +159,6 @@ RunStatus Runner::trainLoop(Trial& trial, int64_t checkpointEvery, std::string& 
   if (m_options.resume) keeper.add(firstStep, m_options.resume->checkpointPath, std::nullopt);
   double lossSum = 0;
   int64_t lossCount = 0;
-  int64_t evaluations = 0;
   int64_t lastCheckpointStep = firstStep;
 
   for (int64_t step = firstStep; step < plan.totalSteps; ++step) {
@@ -178,30 +190,49 @@ RunStatus Runner::trainLoop(Trial& trial, int64_t checkpointEvery, std::string& 
     }
     lossSum += loss;
     ++lossCount;
+    m_divergence.step(loss);
 
     const bool last = stepsDone == plan.totalSteps;
     const bool logNow = stepsDone % plan.logEvery == 0 || last;
     const bool evaluateNow = last || (plan.evalEvery > 0 && stepsDone % plan.evalEvery == 0);
-    if (!logNow && !evaluateNow) continue;
+    if (!logNow && !evaluateNow) {
+      // The time bound holds between evaluations too (a slow epoch, a rare evaluation).
+      if (checkpointing && schedule.dueByTime()) {
+        saveCheckpoint(trial, stepsDone, std::nullopt, keeper);
+        schedule.written();
+        lastCheckpointStep = stepsDone;
+      }
+      continue;
+    }
     const double meanLoss = lossCount ? lossSum / static_cast<double>(lossCount) : NAN;
     if (logNow && lossCount) {
       m_sink.onEvent(MetricEvent{"train/loss", stepsDone, elapsed(), meanLoss});
+      m_divergence.logged(meanLoss);
       lossSum = 0;
       lossCount = 0;
     }
+    std::optional<double> score;
+    bool due = false;
     if (evaluateNow) {
-      const auto score = evaluateAndReport(trial, stepsDone, last);
-      ++evaluations;
-      const bool due = last || (checkpointEvery > 0 && evaluations % checkpointEvery == 0);
-      if (checkpointing && due) {
-        saveCheckpoint(trial, stepsDone, score, keeper);
-        lastCheckpointStep = stepsDone;
-      }
+      score = evaluateAndReport(trial, stepsDone, last);
+      due = schedule.dueAfterEvaluation() || last;
+    }
+    if (checkpointing && (due || schedule.dueByTime())) {
+      saveCheckpoint(trial, stepsDone, score, keeper);
+      schedule.written();
+      lastCheckpointStep = stepsDone;
     }
     m_sink.onEvent(ProgressEvent{stepsDone, plan.totalSteps, stepsDone / plan.stepsPerEpoch,
                                  totalEpochs, elapsed(), meanLoss, evaluateNow});
   }
   if (plan.totalSteps == 0) evaluateAndReport(trial, 0, true);
+  if (auto diverged = m_divergence.verdict()) {
+    const std::string judgement =
+        diverged->meta.value("verdict", "") + " -- " + diverged->meta.value("detail", "");
+    m_verdict += (m_verdict.empty() ? "" : "; ") + judgement;
+    m_sink.onEvent(LogEvent{LogLevel::Warning, judgement, elapsed()});
+    m_sink.onEvent(SnapshotEvent{plan.totalSteps, elapsed(), std::move(*diverged), 0});
+  }
   answerRequests(trial, plan.totalSteps);
   return RunStatus::Finished;
 }
@@ -233,9 +264,10 @@ void Runner::saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<doubl
   fs::create_directories(m_options.checkpointDir);
   const auto path = (fs::path(m_options.checkpointDir) /
                      ("step-" + std::to_string(stepsDone) + ".pt")).string();
-  // Write then rename, so a crash never leaves a half-written file under the final name.
-  trial.saveCheckpoint(path + ".partial");
-  fs::rename(path + ".partial", path);
+  // The Trial writes through AtomicFile (optim::saveArchive): step-N.pt.partial, renamed when
+  // complete, so a crash never leaves a half-written file under the final name, and a full
+  // disk throws FileWriteError with the partial file removed.
+  trial.saveCheckpoint(path);
   m_sink.onEvent(CheckpointEvent{stepsDone, path, false});
   // Superseded files are announced, not deleted: the run store's writer deletes each one once
   // the transaction that drops its row has committed. Deleting here raced that writer, and a

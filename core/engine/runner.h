@@ -26,8 +26,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/engine/checkpoint_schedule.h"
 #include "core/engine/events.h"
 #include "core/engine/experiment.h"
+#include "core/engine/loss_divergence.h"
 #include "core/engine/reference_check.h"
 
 namespace fl {
@@ -43,7 +45,8 @@ struct ResumePoint {
 struct RunnerOptions {
   int threads = 0;  // intra-op threads for this run; 0 keeps LibTorch's default
   // Where checkpoints go (created when needed); empty: no checkpoints. How often is the
-  // config's `checkpoint_every` (evaluations); the last and the best are kept.
+  // config's `checkpoint_every` (evaluations) and `checkpoint_seconds` (a time bound, see
+  // CheckpointSchedule); the last and the best are kept.
   std::string checkpointDir;
   std::optional<ResumePoint> resume;
   // With `resume`: load the checkpoint, then only answer probe requests until cancelled (the
@@ -82,7 +85,7 @@ class Runner {
   };
 
   void run();
-  RunStatus trainLoop(Trial& trial, int64_t checkpointEvery, std::string& message);
+  RunStatus trainLoop(Trial& trial, CheckpointSchedule schedule, std::string& message);
   RunStatus serveProbes(Trial& trial, std::string& message);
   // Evaluates, emits the results and returns the selection metric's value, if any.
   std::optional<double> evaluateAndReport(Trial& trial, int64_t stepsDone, bool final);
@@ -95,7 +98,8 @@ class Runner {
   // A finished run's status message: the experiment's judgement (e.g. "LEAKS -- ...") and how
   // its metrics compare with the published figures of every preset it matches.
   std::string finishedSummary(const nlohmann::json& config);
-  void emitStatus(RunStatus status, std::string message, int64_t step);
+  void emitStatus(RunStatus status, std::string message, int64_t step,
+                  bool fileWriteFailed = false);
 
   std::shared_ptr<const Experiment> m_experiment;
   nlohmann::json m_config;
@@ -116,6 +120,7 @@ class Runner {
   std::map<std::string, double> m_lastEval;
   std::map<std::string, double> m_lowestEval;
   std::vector<ReferenceVerdict> m_paperVerdicts;
+  LossDivergence m_divergence;  // a finite but exploding training loss
   int64_t m_lastStep = 0;  // the status events' step: where a run failed or was cancelled
 
   std::mutex m_requestMutex;

@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "core/engine/atomic_file.h"
+
 namespace fl::optim {
 
 void writeOptimizerState(torch::serialize::OutputArchive& archive, const FlatAdam& optimizer) {
@@ -50,6 +52,17 @@ void readGeneratorState(torch::serialize::InputArchive& archive, const std::stri
   torch::Tensor state;
   // Archives load onto the trial's device; a CPU generator takes its state on the CPU.
   if (archive.try_read(key, state)) generator.set_state(state.to(torch::kCPU));
+}
+
+void saveArchive(torch::serialize::OutputArchive& archive, const std::string& path) {
+  AtomicFile file(path, AtomicFile::TemporaryName::Fixed);
+  // Always "all written": the zip writer never sees a failure (see the header); AtomicFile
+  // keeps the first one and commit() reports it.
+  archive.save_to([&file](const void* data, size_t size) -> size_t {
+    file.write(data, size);
+    return size;
+  });
+  file.commit();
 }
 
 }  // namespace fl::optim

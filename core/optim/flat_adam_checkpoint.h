@@ -28,4 +28,10 @@ void writeGeneratorState(torch::serialize::OutputArchive& archive, const std::st
 void readGeneratorState(torch::serialize::InputArchive& archive, const std::string& key,
                         at::Generator& generator);
 
+// Writes `archive` to `path` through AtomicFile: the file appears only complete, and a failure
+// (a full disk) throws fl::FileWriteError naming it, with no `.partial` file left behind.
+// Use it instead of archive.save_to(path): LibTorch's zip writer, failing to write, throws
+// again from its destructor, which aborts the process.
+void saveArchive(torch::serialize::OutputArchive& archive, const std::string& path);
+
 }  // namespace fl::optim

@@ -32,16 +32,27 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
   }
   nlohmann::json values = run->config;
   if (!device.empty()) values["device"] = device;
-  plan.config = validateConfig(plan.experiment->allParams(), values);
+  plan.config = validateRunConfig(*plan.experiment, values);
   if (!plan.config.ok()) {
     plan.error = "run " + id + "'s stored config no longer validates: " + plan.config.summary();
     return plan;
   }
   const CheckpointChoice choice = newestExistingCheckpoint(store, runId);
+  if (choice.recorded == 0) {
+    // Killed before its first checkpoint: nothing to lose by training again from the start
+    // (the same config and seed give the same run).
+    store.truncateAfter(runId, 0);
+    store.removeStrayFiles(runId);
+    plan.runId = runId;
+    plan.fromStart = true;
+    plan.note = "run " + id +
+                " has no checkpoint (it stopped before its first): training it again from step 0 "
+                "with the same config and seed";
+    return plan;
+  }
   if (!choice.chosen) {
-    plan.error = choice.recorded == 0 ? "run " + id + " has no checkpoint to resume from"
-                                      : "run " + id + "'s checkpoint files are missing (" +
-                                            choice.missing + "); nothing was changed";
+    plan.error = "run " + id + "'s checkpoint files are missing (" + choice.missing +
+                 "); nothing was changed";
     return plan;
   }
   if (!choice.missing.empty())
@@ -49,6 +60,7 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
                 std::to_string(choice.chosen->step);
   plan.runId = runId;
   plan.point = rewindTo(store, runId, *choice.chosen);
+  store.removeStrayFiles(runId);
   return plan;
 }
 

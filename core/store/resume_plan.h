@@ -1,7 +1,11 @@
 // What continuing a stored run needs, shared by `fourierlab-cli run --resume` and the GUI:
 // the run must be interrupted or cancelled, of a known experiment, with a config that still
-// validates and a checkpoint whose file exists (the newest such). Preparing it drops the run's
-// metrics and snapshots after that checkpoint's step, so the continued curves never overlap.
+// validates (validateRunConfig: the corpus too) and a checkpoint whose file exists (the newest
+// such). Preparing it drops the run's metrics and snapshots after that checkpoint's step, so the
+// continued curves never overlap, and deletes the files in its folder that no row names (a
+// `.partial` file or a checkpoint left by a kill). A run killed before its first checkpoint
+// (the time bound writes one within about a minute) starts again from step 0 under its id, with
+// the same config and seed: `fromStart`.
 #pragma once
 
 #include <memory>
@@ -19,7 +23,8 @@ struct ResumePlan {
   std::shared_ptr<const Experiment> experiment;
   ValidatedConfig config;
   int64_t runId = 0;
-  ResumePoint point;
+  ResumePoint point;       // meaningless when fromStart
+  bool fromStart = false;  // no checkpoint was ever recorded: train again from step 0
   std::string error;  // why it cannot resume; empty when it can
   std::string note;   // when newer checkpoints were skipped (files missing): which, for the user
   bool ok() const { return error.empty(); }

@@ -1,7 +1,13 @@
 #include "core/store/run_export.h"
 
+#include <sys/stat.h>
+
 #include <cmath>
+#include <cstdio>
 #include <iomanip>
+#include <optional>
+
+#include "core/engine/atomic_file.h"
 
 namespace fl::store {
 
@@ -82,6 +88,43 @@ nlohmann::json runsToJson(const RunStore& store, const std::vector<RunRecord>& r
                    {"metrics", std::move(metrics)}, {"snapshots", std::move(snapshots)}});
   }
   return {{"runs", std::move(all)}};
+}
+
+std::string snapshotsCsvPathFor(const std::string& csvPath) {
+  const std::string suffix = ".csv";
+  const bool hasSuffix =
+      csvPath.size() > suffix.size() &&
+      csvPath.compare(csvPath.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return (hasSuffix ? csvPath.substr(0, csvPath.size() - suffix.size()) : csvPath) +
+         ".snapshots.csv";
+}
+
+std::vector<std::string> exportRunsToFile(const RunStore& store, const std::vector<RunRecord>& runs,
+                                          const std::string& path, bool json) {
+  AtomicFile main(path);
+  if (json) {
+    main.stream() << runsToJson(store, runs).dump() << '\n';
+    main.commit();
+    return {path};
+  }
+  writeMetricsCsv(store, runs, main.stream());
+  struct stat target {};
+  const bool regular = ::stat(path.c_str(), &target) != 0 || S_ISREG(target.st_mode);
+  if (!regular) {  // a device or a pipe: no file beside it for the snapshots
+    main.commit();
+    return {path};
+  }
+  const std::string snapshotsPath = snapshotsCsvPathFor(path);
+  AtomicFile snapshots(snapshotsPath);
+  writeSnapshotsCsv(store, runs, snapshots.stream());
+  snapshots.commit();
+  try {
+    main.commit();
+  } catch (...) {
+    std::remove(snapshotsPath.c_str());  // both or neither
+    throw;
+  }
+  return {path, snapshotsPath};
 }
 
 }  // namespace fl::store

@@ -21,4 +21,18 @@ void writeSnapshotsCsv(const RunStore& store, const std::vector<RunRecord>& runs
                        std::ostream& out);
 nlohmann::json runsToJson(const RunStore& store, const std::vector<RunRecord>& runs);
 
+// Where a CSV export's snapshots go: runs.csv -> runs.snapshots.csv (other names: +
+// .snapshots.csv).
+std::string snapshotsCsvPathFor(const std::string& csvPath);
+
+// Writes `runs` to the file `path` as both front ends export them: JSON, or the metrics CSV at
+// `path` and the snapshots CSV at snapshotsCsvPathFor(path). Every file goes through AtomicFile
+// (a temporary file beside it, checked, renamed when complete), so a full disk or a kill never
+// leaves a truncated file under a final name; the snapshots are renamed first and removed again
+// if the metrics cannot be. A `path` that is not a regular file (/dev/stdout, a pipe) gets the
+// metrics only, like stdout. Returns the files written; throws fl::FileWriteError naming the
+// file and the reason.
+std::vector<std::string> exportRunsToFile(const RunStore& store, const std::vector<RunRecord>& runs,
+                                          const std::string& path, bool json);
+
 }  // namespace fl::store

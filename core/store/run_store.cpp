@@ -1,6 +1,8 @@
 #include "core/store/run_store.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -9,6 +11,8 @@
 #include <limits>
 #include <set>
 #include <type_traits>
+
+#include <unistd.h>
 
 #include "core/store/open_checks.h"
 #include "core/store/run_verdicts.h"
@@ -54,10 +58,61 @@ std::vector<SnapshotAxis> axesFromJson(const std::string& text) {
   return axes;
 }
 
+// SQLite writes its -wal and -shm files beside the store: in a folder this user cannot write,
+// a read-write open fails with "attempt to write a readonly database" or "unable to open
+// database file", which names neither the folder nor what to do.
+[[noreturn]] void rethrowNamingFolder(const StoreError& error, const std::string& path) {
+  const auto folder = fs::path(path).parent_path();
+  if (!error.isBusy() && ::access(folder.c_str(), W_OK) != 0)
+    throw StoreError(path, "its folder " + folder.string() +
+                               " is not writable for this user (the "
+                               "run store needs to create files beside it; " +
+                               error.what() + ")");
+  throw error;
+}
+
+// A store in WAL mode writes its -wal and -shm files beside it: in a folder this user cannot
+// write, opening succeeds and the first write fails with "attempt to write a readonly
+// database". Said up front, naming the folder. Files already there and writable (another
+// process has the store open) are enough.
+void requireWritableFolder(const std::string& path) {
+  const auto folder = fs::path(path).parent_path();
+  if (::access(folder.c_str(), W_OK) == 0) return;
+  const int error = errno;
+  const auto writable = [](const std::string& file) { return ::access(file.c_str(), W_OK) == 0; };
+  if (writable(path + "-wal") && writable(path + "-shm")) return;
+  throw StoreError(path, "its folder " + folder.string() +
+                             " is not writable for this user (the run store needs to create "
+                             "files beside it: " +
+                             std::strerror(error) + ")");
+}
+
 std::string placeholders(size_t n) {
   std::string out;
   for (size_t i = 0; i < n; ++i) out += i ? ",?" : "?";
   return out;
+}
+
+}  // namespace
+
+std::optional<std::string> tagProblem(const std::string& tag) {
+  const auto blank = [](unsigned char c) { return std::isspace(c) != 0; };
+  if (std::all_of(tag.begin(), tag.end(), blank))
+    return std::string("a tag cannot be empty or blank");
+  if (blank(tag.front()) || blank(tag.back()))
+    return "tag '" + tag + "' starts or ends with a space";
+  if (tag.find(',') != std::string::npos)
+    return "tag '" + tag + "' holds a comma: tags are listed comma-separated, use two tags";
+  if (std::any_of(tag.begin(), tag.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+    return "tag '" + tag + "' holds a control character";
+  return std::nullopt;
+}
+
+namespace {
+
+void checkTags(const std::vector<std::string>& tags) {
+  for (const auto& t : tags)
+    if (auto problem = tagProblem(t)) throw std::invalid_argument(*problem);
 }
 
 }  // namespace
@@ -81,6 +136,17 @@ std::string RunStore::defaultPath() {
   return (base / "fourierlab" / "runs.db").string();
 }
 
+void RunStore::requireExisting(const std::string& givenPath) {
+  const std::string path = fs::absolute(givenPath).lexically_normal().string();
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status))
+    throw StoreError(path, "no run store at this path (no such file); nothing was created");
+  if (fs::is_directory(status)) throw StoreError(path, "is a folder, not a run store");
+  if (fs::is_regular_file(status) && fs::file_size(path, ec) == 0 && !ec)
+    throw StoreError(path, "is an empty file, not a run store; left as it is");
+}
+
 RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutMs, bool checkPages)
     : m_db([&] {
         // Absolute, so artifact paths stored relative to the database's folder resolve.
@@ -90,26 +156,38 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
           const auto parent = fs::path(path).parent_path();
           if (!parent.empty()) fs::create_directories(parent, ec);
           if (ec) throw StoreError(path, "cannot create its folder: " + ec.message());
+          requireWritableFolder(path);
           // A read-write connection that closes last checkpoints: a refused file's WAL would
           // end up in its main file. Vet WAL content through one that cannot.
           // Corruption is looked for here, before the first write, not found by a later one:
           // quick_check reads every page (its cost on a big store: bench_run_store).
           m_pagesChecked = vetWalContent(path, busyTimeoutMs, checkPages) || !checkPages;
         }
-        return Database::open(path, /*create=*/!readOnly, readOnly);
+        try {
+          return Database::open(path, /*create=*/!readOnly, readOnly);
+        } catch (const StoreError& e) {
+          if (readOnly) throw;
+          rethrowNamingFolder(e, path);
+        }
       }()),
       m_readOnly(readOnly) {
   if (!readOnly && m_db.isReadOnly())
     throw StoreError(path(), "is read-only (no write permission for this user)");
   configureConnection(busyTimeoutMs);
-  retryWhileBusy(busyTimeoutMs, [&] {
-    // Refuses a foreign, newer, truncated or corrupt file before any write.
-    checkExistingFile(m_db, /*checkPages=*/!readOnly && !m_pagesChecked);
-    if (readOnly) return;
-    enableWal();
-    migrate(m_db);
-    markDeadRunsInterrupted();
-  });
+  try {
+    retryWhileBusy(busyTimeoutMs, [&] {
+      // Refuses a foreign, newer, truncated or corrupt file before any write.
+      checkExistingFile(m_db, /*checkPages=*/!readOnly && !m_pagesChecked);
+      if (readOnly) return;
+      enableWal();
+      migrate(m_db);
+      markDeadRunsInterrupted();
+    });
+  } catch (const StoreError& e) {
+    if (readOnly) throw;
+    rethrowNamingFolder(e, path());
+  }
+  if (!readOnly) removeFoldersOfDeletedRuns();
 }
 
 void RunStore::configureConnection(int busyTimeoutMs) {
@@ -154,6 +232,48 @@ void RunStore::markDeadRunsInterrupted() {
         .run();
   }
   tx.commit();
+  for (const auto& [id, writer] : dead) removeStrayFiles(id);
+}
+
+void RunStore::removeFoldersOfDeletedRuns() {
+  const fs::path files = path() + ".files";
+  std::error_code ec;
+  if (!fs::is_directory(files, ec)) return;
+  // Folders first, rows second: a run's row is committed before its folder is made, so a
+  // folder listed here whose row is missing below belonged to a deleted run.
+  std::vector<std::pair<int64_t, fs::path>> folders;
+  for (const auto& entry : fs::directory_iterator(files, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("run-", 0) != 0 || !entry.is_directory(ec)) continue;
+    const std::string digits = name.substr(4);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    folders.emplace_back(std::stoll(digits), entry.path());
+  }
+  auto exists = m_db.prepare("SELECT 1 FROM runs WHERE id = ?");
+  for (const auto& [id, folder] : folders) {
+    exists.bind(1, id);
+    const bool kept = exists.step();
+    exists.reset();
+    if (!kept) fs::remove_all(folder, ec);
+  }
+}
+
+void RunStore::removeStrayFiles(int64_t id) {
+  const fs::path folder = artifactFolder(id);
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return;
+  std::set<std::string> named;
+  auto s = m_db.prepare("SELECT path FROM artifacts WHERE run_id = ?");
+  s.bind(1, id);
+  const auto base = fs::path(path()).parent_path();
+  while (s.step()) {
+    fs::path p = s.text(0);
+    named.insert((p.is_relative() ? base / p : p).lexically_normal().string());
+  }
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    if (entry.is_directory(ec)) continue;
+    if (!named.count(entry.path().lexically_normal().string())) fs::remove(entry.path(), ec);
+  }
 }
 
 int64_t RunStore::createRun(const NewRun& run) {
@@ -164,6 +284,7 @@ int64_t RunStore::createRun(const NewRun& run) {
 }
 
 int64_t RunStore::insertRun(const NewRun& run) {
+  checkTags(run.tags);
   const auto writer = currentProcess();
   auto s = m_db.prepare(
       "INSERT INTO runs(experiment, name, status, config, seed, created, app_version, build, "
@@ -181,6 +302,8 @@ int64_t RunStore::insertRun(const NewRun& run) {
       .bind(11, newUid())
       .bind(12, study::configHash(run.experiment, run.config))
       .run();
+  // AUTOINCREMENT (schema version 4): a deleted newest run's id stays retired, so an id in a
+  // note, a script or an export never names another run.
   const int64_t id = m_db.lastInsertId();
   auto tag = m_db.prepare("INSERT OR IGNORE INTO tags(run_id, tag) VALUES (?, ?)");
   for (const auto& t : run.tags) tag.bind(1, id).bind(2, t).run();
@@ -294,6 +417,7 @@ void RunStore::setNotes(int64_t id, const std::string& notes) {
 }
 
 void RunStore::addTags(int64_t id, const std::vector<std::string>& tags) {
+  checkTags(tags);
   Transaction tx(m_db);
   auto s = m_db.prepare("INSERT OR IGNORE INTO tags(run_id, tag) VALUES (?, ?)");
   for (const auto& t : tags) s.bind(1, id).bind(2, t).run();
@@ -402,6 +526,9 @@ void RunStore::writeEvents(int64_t id, const std::vector<Event>& events) {
     std::error_code ec;
     fs::remove(file, ec);
   }
+  // The run's last event (its Runner has stopped writing files): nothing unnamed stays behind.
+  const auto* last = std::get_if<StatusEvent>(&events.back());
+  if (last && isTerminal(last->status)) removeStrayFiles(id);
 }
 
 void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,

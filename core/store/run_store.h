@@ -14,7 +14,9 @@
 // newer, truncated or corrupt one, leaving it and its -wal byte-for-byte as they were.
 //
 // On open, runs left `running` by a process that is dead (same host, pid and start time gone)
-// become `interrupted`, keeping everything written up to their last batch.
+// become `interrupted`, keeping everything written up to their last batch; the files in their
+// folders that no row names (a `.partial` checkpoint, one written just before a kill, one
+// superseded but not yet deleted) are removed, and so are the folders of deleted runs.
 #pragma once
 
 #include <cstdint>
@@ -103,10 +105,20 @@ struct Checkpoint {
 
 std::optional<RunStatus> parseRunStatus(const std::string& text);
 
+// Why `tag` cannot be a tag, or nothing: empty or blank, surrounded by spaces, holding a comma
+// (lists join tags with ", ", so `a,b` would read as two) or a control character.
+std::optional<std::string> tagProblem(const std::string& tag);
+
 class RunStore {
  public:
   // $XDG_DATA_HOME/fourierlab/runs.db, or ~/.local/share/fourierlab/runs.db.
   static std::string defaultPath();
+
+  // For a command that reads or edits runs that must already exist (`runs list`, `runs show`,
+  // the GUI's --open): throws StoreError when there is no store at `path` (nothing is created:
+  // no file, no folder) or the file is empty (left as it is; a new store is only ever made by
+  // opening it to record a run).
+  static void requireExisting(const std::string& path);
 
   // Opens or creates the store; creates its folder when needed. readOnly never writes (no
   // migration, no marking of dead runs).
@@ -123,6 +135,8 @@ class RunStore {
   std::string artifactFolder(int64_t runId) const;
 
   // --- runs
+  // Ids are never reused, even after the newest run is deleted (AUTOINCREMENT, schema version 4).
+  // Throws std::invalid_argument for a tag tagProblem() refuses.
   int64_t createRun(const NewRun& run);
   // The same inside a transaction the caller holds (a study claims a setting and creates its
   // run in one).
@@ -132,7 +146,7 @@ class RunStore {
   std::vector<std::string> experimentNames() const;  // distinct, sorted
   void rename(int64_t id, const std::string& name);
   void setNotes(int64_t id, const std::string& notes);
-  void addTags(int64_t id, const std::vector<std::string>& tags);
+  void addTags(int64_t id, const std::vector<std::string>& tags);  // checked as createRun
   void removeTag(int64_t id, const std::string& tag);
   void setArchived(int64_t id, bool archived);
   // Deletes the runs with their metrics, snapshots, artifacts and files. Returns how many.
@@ -149,6 +163,9 @@ class RunStore {
   void addCheckpoint(int64_t id, int64_t step, const std::string& path);
   void removeCheckpoint(int64_t checkpointId);  // its row, then its file (not in a transaction)
   std::vector<Checkpoint> checkpoints(int64_t id) const;  // by step
+  // Deletes the files in run `id`'s folder that no artifact row names. Only for a run no
+  // process is writing (finished, interrupted, or about to be resumed by the caller).
+  void removeStrayFiles(int64_t id);
 
   // Resume: drops every metric and snapshot after `step`, recomputes the summaries.
   void truncateAfter(int64_t id, int64_t step);
@@ -169,6 +186,7 @@ class RunStore {
   void configureConnection(int busyTimeoutMs);
   void enableWal();
   void markDeadRunsInterrupted();
+  void removeFoldersOfDeletedRuns();
   RunRecord readRun(Statement& s) const;
   void attachTagsAndSummaries(std::vector<RunRecord>& runs) const;
   void writeBatch(int64_t id, const std::vector<Event>& events,

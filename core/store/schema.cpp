@@ -114,9 +114,73 @@ CREATE TABLE study_cells (
 CREATE INDEX study_cells_by_run ON study_cells(run_id);
 )sql";
 
-// Issue 14 (gui branch): a run's verdicts as rows, and each snapshot's declared role. RENUMBER
-// at merge if another branch's migration also claims version 4.
 const char* const kSchemaVersion4 = R"sql(
+CREATE TABLE study_jobs (
+  id          INTEGER PRIMARY KEY,
+  study_id    INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+  scheduler   TEXT NOT NULL,            -- 'slurm'
+  job_id      TEXT NOT NULL,            -- as the scheduler printed it (sbatch --parsable)
+  work_dir    TEXT NOT NULL,            -- job.json, the script, the tasks' shards
+  tasks       INTEGER NOT NULL,
+  options     TEXT NOT NULL DEFAULT '{}', -- JSON: partition, time, cpus per task, ...
+  submitted   REAL NOT NULL
+);
+CREATE INDEX study_jobs_by_study ON study_jobs(study_id);
+CREATE TABLE study_job_tasks (
+  job         INTEGER NOT NULL REFERENCES study_jobs(id) ON DELETE CASCADE,
+  task        INTEGER NOT NULL,         -- the array index
+  cells       TEXT NOT NULL,            -- JSON array: the study cells it trains
+  collected   REAL,                     -- when its shard was last merged
+  shard_signature TEXT NOT NULL DEFAULT '', -- that shard's size and modification time
+  PRIMARY KEY (job, task)
+) WITHOUT ROWID;
+)sql";
+
+// Version 5: `runs` with AUTOINCREMENT, so the id of a deleted newest run is never given again.
+// SQLite cannot add it to a table: the table is rebuilt (foreign keys off meanwhile, see
+// migrate()) with its columns, rows and indexes as they were.
+const char* const kSchemaVersion5 = R"sql(
+CREATE TABLE runs_v5 (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  experiment  TEXT NOT NULL,
+  name        TEXT NOT NULL DEFAULT '',
+  status      TEXT NOT NULL,
+  config      TEXT NOT NULL,
+  device      TEXT NOT NULL DEFAULT '',
+  seed        INTEGER,
+  created     REAL NOT NULL,
+  started     REAL,
+  finished    REAL,
+  app_version TEXT NOT NULL DEFAULT '',
+  build       TEXT NOT NULL DEFAULT '{}',
+  notes       TEXT NOT NULL DEFAULT '',
+  message     TEXT NOT NULL DEFAULT '',
+  last_step   INTEGER NOT NULL DEFAULT 0,
+  total_steps INTEGER NOT NULL DEFAULT 0,
+  host        TEXT NOT NULL DEFAULT '',
+  pid         INTEGER NOT NULL DEFAULT 0,
+  pid_start   INTEGER NOT NULL DEFAULT 0,
+  archived    INTEGER NOT NULL DEFAULT 0,
+  config_hash TEXT NOT NULL DEFAULT '',
+  uid         TEXT
+);
+INSERT INTO runs_v5(id, experiment, name, status, config, device, seed, created, started,
+                    finished, app_version, build, notes, message, last_step, total_steps, host,
+                    pid, pid_start, archived, config_hash, uid)
+  SELECT id, experiment, name, status, config, device, seed, created, started, finished,
+         app_version, build, notes, message, last_step, total_steps, host, pid, pid_start,
+         archived, config_hash, uid FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v5 RENAME TO runs;
+CREATE INDEX runs_by_experiment ON runs(experiment, created);
+CREATE INDEX runs_by_status ON runs(status);
+CREATE INDEX runs_by_hash ON runs(config_hash);
+CREATE UNIQUE INDEX runs_by_uid ON runs(uid);
+)sql";
+
+// Version 6: a run's verdicts as rows (typed, not parsed back from status text), and each
+// snapshot's declared role.
+const char* const kSchemaVersion6 = R"sql(
 CREATE TABLE run_verdicts (
   run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   position    INTEGER NOT NULL,           -- the order the Runner stated them in
@@ -171,7 +235,8 @@ void identifyExistingRuns(const Database& db) {
 constexpr const char* kApplicationMarker = "fourierlab";
 
 int versionInsideTransaction(const Database& db) {
-  auto hasMeta = db.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
+  auto hasMeta =
+      db.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
   hasMeta.step();
   if (hasMeta.int64(0) == 0) {
     auto anyTable = db.prepare("SELECT count(*) FROM sqlite_master");
@@ -201,8 +266,37 @@ int readSchemaVersion(const Database& db) {
   return version;
 }
 
+namespace {
+
+// Foreign keys off for the life of a migration, as they were afterwards. Version 5 drops the old
+// `runs`: with them on, that would delete every run's tags, metrics, snapshots and artifacts
+// (ON DELETE CASCADE). The pragma has no effect inside a transaction, hence outside it.
+class ForeignKeysOff {
+ public:
+  explicit ForeignKeysOff(const Database& db) : m_db(db) {
+    auto s = db.prepare("PRAGMA foreign_keys");
+    m_wasOn = s.step() && s.int64(0) != 0;
+    if (m_wasOn) db.exec("PRAGMA foreign_keys = OFF");
+  }
+  ~ForeignKeysOff() {
+    try {
+      if (m_wasOn) m_db.exec("PRAGMA foreign_keys = ON");
+    } catch (...) {  // never from a destructor; the pragma cannot fail outside a transaction
+    }
+  }
+  ForeignKeysOff(const ForeignKeysOff&) = delete;
+  ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+
+ private:
+  const Database& m_db;
+  bool m_wasOn = false;
+};
+
+}  // namespace
+
 void migrate(const Database& db) {
   if (readSchemaVersion(db) == kSchemaVersion) return;  // the common case: no write lock
+  ForeignKeysOff foreignKeysOff(db);
   Transaction tx(db);
   const int from = readSchemaVersion(db);  // again, now that we hold the write lock
   if (from < 1) {
@@ -217,8 +311,14 @@ void migrate(const Database& db) {
     db.exec(kSchemaVersion3);
     identifyExistingRuns(db);
   }
-  if (from < 4) {  // issue 14, gui branch: renumber at merge if needed (see kSchemaVersion4)
+  if (from < 4) {
     db.exec(kSchemaVersion4);
+  }
+  if (from < 5) {
+    db.exec(kSchemaVersion5);
+  }
+  if (from < 6) {
+    db.exec(kSchemaVersion6);
     recoverVerdictsOfExistingRuns(db);
   }
   db.exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +

@@ -8,6 +8,10 @@
 //      each linked to the run that trains it); runs.config_hash (a run's identity, so a config
 //      and seed is trained once) and runs.uid (unique across stores, so merging shards is
 //      idempotent)
+//   4  study_jobs, study_job_tasks: a study's runs sent to a cluster (Slurm job id, work
+//      folder, each array task's cells) and when each task's shard was last merged
+//   5  runs.id AUTOINCREMENT: the id of a deleted newest run is never given again (the table
+//      is rebuilt with its rows, ids and indexes as they were)
 #pragma once
 
 #include <string>
@@ -16,12 +20,12 @@
 
 namespace fl::store {
 
-// Version 4 is the gui branch's (issue 14: typed verdicts, declared snapshot roles); if another
-// branch's migration takes 4 first, renumber this one at merge (schema.cpp, kSchemaVersion4).
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 6;
 
 // The DDL of version 1 alone: tests use it to write an old database and check the upgrade.
 extern const char* const kSchemaVersion1;
+// Version 3's step alone (after version 1's DDL and version 2's runs.archived): a v3 store.
+extern const char* const kSchemaVersion3;
 
 // Reads the version (0 for an empty database). Throws StoreError when the file is not a
 // FourierLab store or is newer than this build (it is then left untouched).

@@ -1,6 +1,7 @@
 #include "core/study/cell_launch.h"
 
 #include "core/engine/config.h"
+#include "core/engine/registry.h"
 #include "core/store/resume_plan.h"
 
 namespace fl::study {
@@ -11,7 +12,7 @@ CellLaunch prepareCellLaunch(store::RunStore& runs, const StudyStore& studies,
   CellLaunch launch;
   nlohmann::json config = studies.cellConfig(studyId, cell);
   if (!device.empty()) config["device"] = device;
-  const ValidatedConfig validated = validateConfig(experiment.allParams(), config);
+  const ValidatedConfig validated = validateRunConfig(experiment, config);
   if (!validated.ok()) {
     launch.error = validated.summary();
     runs.finishRun(claim.runId, RunStatus::Failed,

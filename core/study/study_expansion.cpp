@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/engine/config.h"
+#include "core/engine/registry.h"
 #include "core/study/config_hash.h"
 
 namespace fl::study {
@@ -180,7 +181,9 @@ StudyExpansion expandStudy(const Experiment& experiment, const StudySpec& spec) 
       for (int64_t seed : seeds) {
         nlohmann::json withSeed = overrides;
         if (seed >= 0) withSeed["seed"] = seed;
-        ValidatedConfig config = validateConfig(specs, withSeed);
+        // The check a single run gets (clashing keys, the corpus): a study refuses a bad cell
+        // before any of its runs exist.
+        ValidatedConfig config = validateRunConfig(experiment, withSeed);
         if (!config.ok()) {
           std::string at;
           for (const auto& [key, value] : setting)

@@ -131,7 +131,9 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
   std::vector<std::unique_ptr<ActiveRun>> active;
   std::mutex wakeMutex;
   std::condition_variable wake;
-  const auto results = studies.results(m_studyId);
+  // By cell number: a shard's study (core/study/shard_task.h) holds only some of the cells.
+  std::map<int64_t, StudyRunResult> results;
+  for (auto& r : studies.results(m_studyId)) results.emplace(r.cell, std::move(r));
 
   auto updateEta = [&] {
     progress.elapsedSeconds = secondsSince(start);
@@ -145,7 +147,7 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
   };
 
   auto startRun = [&](int64_t cell, const CellClaim& claim) {
-    const auto& result = results.at(static_cast<size_t>(cell));
+    const auto& result = results.at(cell);
     auto run = std::make_unique<ActiveRun>();
     run->cell = cell;
     run->runId = claim.runId;

@@ -51,6 +51,24 @@ std::vector<Variant> AdditionExperiment::comparisonVariants() const {
           {"Fourier embeddings", {{"embedding_init", "fourier"}}, /*shownFirst=*/true}};
 }
 
+std::vector<ConfigIssue> AdditionExperiment::checkConfig(const nlohmann::json& config) const {
+  const auto s = AdditionSettings::fromConfig(config);
+  std::vector<ConfigIssue> issues;
+  if (s.model.dModel % s.model.heads != 0)
+    issues.push_back({"heads", "'heads'=" + std::to_string(s.model.heads) +
+                                   " does not divide 'd_model'=" + std::to_string(s.model.dModel) +
+                                   ": every head gets d_model / heads dimensions"});
+  const auto needed = 2 * static_cast<int64_t>(s.fourierPeriods.size());
+  if (s.embeddingInit == "fourier" && needed > s.model.dModel)
+    issues.push_back(
+        {"fourier_periods", "'fourier_periods'=" + config.at("fourier_periods").get<std::string>() +
+                                " needs " + std::to_string(needed) +
+                                " embedding dimensions (a cos and "
+                                "a sin per period), 'd_model' is " +
+                                std::to_string(s.model.dModel)});
+  return issues;
+}
+
 std::unique_ptr<Trial> AdditionExperiment::createTrial(const TrialContext& context) const {
   return std::make_unique<AdditionTrial>(AdditionSettings::fromConfig(context.config),
                                          context.device, context.seed);

@@ -20,6 +20,7 @@ class AdditionExperiment : public Experiment {
     return SelectionMetric{"test/acc", false};
   }
   std::vector<Variant> comparisonVariants() const override;
+  std::vector<ConfigIssue> checkConfig(const nlohmann::json& config) const override;
   std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
 };
 

@@ -154,7 +154,7 @@ void AdditionTrial::saveCheckpoint(const std::string& path) const {
   optim::writeOptimizerState(archive, *m_optimizer);
   optim::writeStreamState(archive, "batches.rng", m_batchRng);
   optim::writeGeneratorState(archive, "dropout.rng", m_model->dropoutGenerator());
-  archive.save_to(path);
+  optim::saveArchive(archive, path);
 }
 
 void AdditionTrial::loadCheckpoint(const std::string& path) {

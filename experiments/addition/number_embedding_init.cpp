@@ -13,7 +13,8 @@ std::optional<std::string> checkPeriodList(const std::string& text) {
   return transformer_setup::checkNumberList(
       text,
       [](double v) -> std::optional<std::string> {
-        if (!(v >= 2.0)) return "is not a period >= 2 (numbers per cycle)";
+        // Up to 1e6 numbers per cycle, as cutoff_period: longer is a constant feature.
+        if (!(v >= 2.0 && v <= 1e6)) return "is not a period in [2, 1e6] (numbers per cycle)";
         return std::nullopt;
       },
       "2,2.5,5,10,100");

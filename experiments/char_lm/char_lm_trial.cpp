@@ -112,7 +112,7 @@ void CharLmTrial::saveCheckpoint(const std::string& path) const {
   for (const auto& b : m_model->named_buffers()) archive.write("buffer." + b.key(), b.value());
   optim::writeStreamState(archive, "batches.rng", m_batchRng);
   optim::writeGeneratorState(archive, "dropout.rng", m_model->dropoutGenerator());
-  archive.save_to(path);
+  optim::saveArchive(archive, path);
 }
 
 void CharLmTrial::loadCheckpoint(const std::string& path) {

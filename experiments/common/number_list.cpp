@@ -1,6 +1,10 @@
 #include "experiments/common/number_list.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <sstream>
+
+#include "core/engine/param_spec.h"
 
 namespace fl::transformer_setup {
 
@@ -11,15 +15,13 @@ std::optional<std::string> checkNumberList(
   std::string item;
   int count = 0;
   while (std::getline(in, item, ',')) {
-    size_t used = 0;
-    double value = 0;
-    try {
-      value = std::stod(item, &used);
-    } catch (...) {
-      used = 0;
-    }
-    while (used < item.size() && item[used] == ' ') ++used;
-    if (used == 0 || used != item.size()) return "'" + item + "' is not a number; expected e.g. " + example;
+    // Spaces around an item are fine ("1, 2"); the number itself is strict decimal, finite.
+    const auto first = item.find_first_not_of(' ');
+    const auto last = item.find_last_not_of(' ');
+    const std::string number =
+        first == std::string::npos ? "" : item.substr(first, last - first + 1);
+    const double value = isDecimalNumber(number) ? std::strtod(number.c_str(), nullptr) : NAN;
+    if (!std::isfinite(value)) return "'" + item + "' is not a number; expected e.g. " + example;
     if (auto why = accept(value)) return "'" + item + "' " + *why + "; expected e.g. " + example;
     ++count;
   }

@@ -1,6 +1,10 @@
 #include "experiments/fope/fope_experiment.h"
 
+#include <algorithm>
+
 #include "core/engine/preset_json.h"
+#include "core/text/passkey.h"
+#include "experiments/char_lm/char_lm_checks.h"
 #include "experiments/fope/fope_settings.h"
 #include "experiments/fope/fope_trial.h"
 #include "experiments/fope_presets.h"  // generated from presets/*.json
@@ -58,6 +62,31 @@ std::vector<Variant> FopeExperiment::comparisonVariants() const {
           {"FoPE", {{"position", "fope"}}},
           {"ALiBi", {{"position", "alibi"}}},
           {"NoPE", {{"position", "none"}}}};
+}
+
+std::vector<ConfigIssue> FopeExperiment::checkConfig(const nlohmann::json& config) const {
+  const auto s = FopeSettings::fromConfig(config);
+  auto issues = char_lm::checkModelAndPosition(config, s.clipFloor);
+  // The same rule FopeTrial enforces, said before a run exists.
+  const int64_t needed = text::minimumPasskeyLength(s.passkeyDigits) - 1;
+  if (s.passkeyMix > 0 && s.lm.trainLength < needed)
+    issues.push_back(
+        {"passkey_digits", "passkey_mix=" + config.at("passkey_mix").dump() +
+                               " trains on passkey "
+                               "samples of train_len characters: " +
+                               std::to_string(s.passkeyDigits) +
+                               "-digit keys ('passkey_digits'=" + std::to_string(s.passkeyDigits) +
+                               ") need train_len >= " + std::to_string(needed) +
+                               ", 'train_len' is " + std::to_string(s.lm.trainLength) +
+                               "; lower passkey_digits, raise train_len or set passkey_mix=0"});
+  const auto lengths = s.evalLengths();
+  const int64_t longest = std::max(s.lm.trainLength, lengths.empty() ? 0 : lengths.back());
+  for (auto& issue :
+       char_lm::checkCorpus(config, longest,
+                            "train_len=" + std::to_string(s.lm.trainLength) +
+                                " x eval_factors=" + config.at("eval_factors").get<std::string>()))
+    issues.push_back(std::move(issue));
+  return issues;
 }
 
 std::unique_ptr<Trial> FopeExperiment::createTrial(const TrialContext& context) const {

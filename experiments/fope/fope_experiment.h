@@ -19,6 +19,7 @@ class FopeExperiment : public Experiment {
     return SelectionMetric{"val/loss", true};
   }
   std::vector<Variant> comparisonVariants() const override;
+  std::vector<ConfigIssue> checkConfig(const nlohmann::json& config) const override;
   std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
 };
 

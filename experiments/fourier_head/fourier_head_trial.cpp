@@ -248,7 +248,7 @@ void FourierHeadTrial::saveCheckpoint(const std::string& path) const {
   // The data order: this epoch's permutation and the shuffle stream's state.
   optim::writeStreamState(archive, "shuffle.rng", m_shuffleRng);
   if (m_permutation.defined()) archive.write("shuffle.permutation", m_permutation);
-  archive.save_to(path);
+  optim::saveArchive(archive, path);
 }
 
 void FourierHeadTrial::loadCheckpoint(const std::string& path) {

@@ -1,6 +1,7 @@
 #include "experiments/fourier_qk/fourier_qk_experiment.h"
 
 #include "core/engine/preset_json.h"
+#include "experiments/char_lm/char_lm_checks.h"
 #include "experiments/fourier_qk/fourier_qk_settings.h"
 #include "experiments/fourier_qk/fourier_qk_trial.h"
 #include "experiments/fourier_qk_presets.h"  // generated from presets/*.json
@@ -53,6 +54,15 @@ std::vector<Variant> FourierQkExperiment::comparisonVariants() const {
           {"fourier", {{"variant", "fourier"}}},
           {"multi", {{"variant", "multi"}}},
           {"mexican hat (causal)", {{"variant", "mexican_hat"}}}};
+}
+
+std::vector<ConfigIssue> FourierQkExperiment::checkConfig(const nlohmann::json& config) const {
+  // No floor clipping here: the position encodings are used as declared.
+  auto issues = char_lm::checkModelAndPosition(config, /*clipFloor=*/false);
+  const int64_t trainLength = config.at("train_len").get<int64_t>();
+  for (auto& issue : char_lm::checkCorpus(config, trainLength, "train_len"))
+    issues.push_back(std::move(issue));
+  return issues;
 }
 
 std::unique_ptr<Trial> FourierQkExperiment::createTrial(const TrialContext& context) const {

@@ -1,0 +1,63 @@
+#include "core/engine/interrupt_signals.h"
+
+#include <atomic>
+#include <csignal>
+#include <mutex>
+
+namespace fl {
+
+namespace {
+
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+// Lock-free, so the handler may touch it (async-signal-safe).
+std::atomic<int> g_received{0};
+// Instances alive: the first installs the handlers, the last restores the previous ones, so a
+// command that runs another inside it (a study running its cells) shares one flag.
+std::mutex g_mutex;
+int g_instances = 0;
+struct sigaction g_previous[3];
+
+extern "C" void onInterruptSignal(int signal) {
+  int none = 0;
+  g_received.compare_exchange_strong(none, signal);  // keep the first
+}
+
+}  // namespace
+
+InterruptSignals::InterruptSignals() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_instances++ > 0) return;
+  g_received = 0;
+  struct sigaction action {};
+  action.sa_handler = onInterruptSignal;
+  sigemptyset(&action.sa_mask);
+  // Restart interrupted reads and writes instead of failing them with EINTR.
+  action.sa_flags = SA_RESTART;
+  for (size_t i = 0; i < 3; ++i) sigaction(kSignals[i], &action, &g_previous[i]);
+}
+
+InterruptSignals::~InterruptSignals() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (--g_instances > 0) return;
+  for (size_t i = 0; i < 3; ++i) sigaction(kSignals[i], &g_previous[i], nullptr);
+}
+
+int InterruptSignals::received() const { return g_received.load(); }
+
+const std::atomic<int>& InterruptSignals::flag() { return g_received; }
+
+std::string InterruptSignals::name(int signal) {
+  switch (signal) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "signal " + std::to_string(signal);
+  }
+}
+
+}  // namespace fl

@@ -1,0 +1,43 @@
+// InterruptSignals: SIGINT (Ctrl-C), SIGTERM (kill, timeout, a cluster's preemption: Slurm sends
+// it before SIGKILL) and SIGHUP (a closed terminal, a logout) all become one polite request to
+// stop: a flag that a front end's loop polls, then cancels its runs the way Stop does (a
+// checkpoint where each stopped, status `cancelled`, resumable). Without it SIGTERM and SIGHUP
+// kill the process like kill -9.
+//
+//   InterruptSignals signals;             // installs the handlers; the destructor restores them
+//   while (training) {
+//     if (signals.received() && !cancelling) { runner.cancel(); cancelling = true; }
+//     ...
+//   }
+//   return signals.received() ? InterruptSignals::exitCode(signals.received()) : ...;
+//
+// Exit codes follow the shell's convention, 128 + the signal: 130 after SIGINT, 143 after
+// SIGTERM, 129 after SIGHUP. Users: the fourierlab-cli `run`, a study's `sweep run`, the GUI's
+// main(). Instances nest (a study running `run` for each cell): the first installs the
+// handlers and clears the flag, the last restores the previous handlers; all see one flag.
+// The handler only stores the signal number.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+namespace fl {
+
+class InterruptSignals {
+ public:
+  InterruptSignals();
+  ~InterruptSignals();
+  InterruptSignals(const InterruptSignals&) = delete;
+  InterruptSignals& operator=(const InterruptSignals&) = delete;
+
+  // The first of SIGINT, SIGTERM, SIGHUP received since the outermost instance was made; 0
+  // when none.
+  int received() const;
+  // The same, as the flag a loop on another thread can poll (StudySchedulerOptions::stopFlag).
+  static const std::atomic<int>& flag();
+
+  static int exitCode(int signal) { return 128 + signal; }
+  static std::string name(int signal);  // "SIGTERM"
+};
+
+}  // namespace fl

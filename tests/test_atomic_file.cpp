@@ -1,0 +1,146 @@
+// Tests core/engine/atomic_file.h: a file appears under its name only complete; every failure
+// (a full device, a file-size limit standing in for a full disk, a missing folder) throws
+// FileWriteError naming the file and the reason, and leaves no temporary file behind.
+#include <QtTest>
+
+#include <sys/resource.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "core/engine/atomic_file.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+size_t filesIn(const std::string& folder) {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(folder)) ++n;
+  return n;
+}
+
+// Limits the size of any file this process writes, as a full disk would (EFBIG instead of
+// ENOSPC, through the same write calls); restores the limit when destroyed.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &m_previous);
+    m_handler = std::signal(SIGXFSZ, SIG_IGN);  // fail the write instead of killing us
+    rlimit limit = m_previous;
+    limit.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &m_previous);
+    std::signal(SIGXFSZ, m_handler);
+  }
+
+ private:
+  rlimit m_previous{};
+  void (*m_handler)(int);
+};
+
+}  // namespace
+
+class TestAtomicFile : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  std::string path(const std::string& name) const {
+    return m_dir.path().toStdString() + "/" + name;
+  }
+
+ private slots:
+  void init() {
+    for (const auto& entry : fs::directory_iterator(m_dir.path().toStdString()))
+      fs::remove_all(entry);
+  }
+
+  void aCommittedFileHoldsEverythingAndNothingElseIsLeft() {
+    fl::AtomicFile file(path("out.csv"));
+    QVERIFY(!fs::exists(path("out.csv")));  // not under its name before the commit
+    file.stream() << "a,b\n";
+    const std::string big(300000, 'x');  // larger than the buffer: written straight through
+    file.write(big.data(), big.size());
+    file.stream() << "\nend\n";
+    file.commit();
+    QCOMPARE(readAll(path("out.csv")), "a,b\n" + big + "\nend\n");
+    QCOMPARE(filesIn(m_dir.path().toStdString()), size_t(1));
+  }
+
+  void anAbandonedFileLeavesNothing() {
+    {
+      fl::AtomicFile file(path("gone.json"));
+      file.stream() << "{\"half\": ";
+    }
+    QCOMPARE(filesIn(m_dir.path().toStdString()), size_t(0));
+  }
+
+  void theFixedTemporaryNameIsPathDotPartial() {
+    fl::AtomicFile file(path("step-8.pt"), fl::AtomicFile::TemporaryName::Fixed);
+    QCOMPARE(file.temporaryPath(), path("step-8.pt") + ".partial");
+    file.stream() << "checkpoint";
+    file.commit();
+    QCOMPARE(readAll(path("step-8.pt")), std::string("checkpoint"));
+  }
+
+  // #16: an export stopped at the disk's end was reported written and left truncated; a kill
+  // left a 0-byte file under the final name. The old file stays, the partial one goes.
+  void aFailedWriteLeavesTheOldFileAndNoTemporary() {
+    std::ofstream(path("e.json")) << "the previous export";
+    bool threw = false;
+    {
+      FileSizeLimit limit(64 * 1024);
+      fl::AtomicFile file(path("e.json"));
+      const std::string chunk(16 * 1024, 'x');
+      for (int i = 0; i < 8; ++i) file.write(chunk.data(), chunk.size());
+      try {
+        file.commit();
+      } catch (const fl::FileWriteError& e) {
+        threw = true;
+        QCOMPARE(e.path(), path("e.json"));
+        QCOMPARE(e.errorNumber(), EFBIG);
+        QVERIFY2(std::string(e.what()).rfind("cannot write " + path("e.json") + ": ", 0) == 0,
+                 e.what());
+      }
+    }
+    QVERIFY(threw);
+    QCOMPARE(readAll(path("e.json")), std::string("the previous export"));
+    QCOMPARE(filesIn(m_dir.path().toStdString()), size_t(1));
+  }
+
+  void aFullDeviceIsDiskFull() {
+    fl::AtomicFile file("/dev/full");  // not a regular file: written in place
+    file.stream() << std::string(100000, 'x');
+    try {
+      file.commit();
+      QFAIL("a write to /dev/full succeeded");
+    } catch (const fl::FileWriteError& e) {
+      QVERIFY(e.diskFull());
+      QCOMPARE(std::string(e.what()),
+               std::string("cannot write /dev/full: disk full (No space left on device)"));
+    }
+  }
+
+  // #16: "cannot write PATH" said nothing of why.
+  void aMissingFolderIsNamed() {
+    try {
+      fl::AtomicFile file(path("nowhere/e.csv"));
+      QFAIL("opened a file in a missing folder");
+    } catch (const fl::FileWriteError& e) {
+      QCOMPARE(std::string(e.what()), "cannot write " + path("nowhere/e.csv") + ": its folder " +
+                                          path("nowhere") + " does not exist");
+    }
+    QVERIFY(!fs::exists(path("nowhere")));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestAtomicFile)
+#include "test_atomic_file.moc"

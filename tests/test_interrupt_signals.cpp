@@ -1,0 +1,53 @@
+// Tests core/engine/interrupt_signals.h in this process: SIGINT, SIGTERM and SIGHUP become one
+// flag (the first kept), instances nest, and the previous handlers come back afterwards.
+#include <QtTest>
+
+#include <csignal>
+
+#include "core/engine/interrupt_signals.h"
+
+namespace {
+volatile std::sig_atomic_t g_previousHandlerRan = 0;
+extern "C" void previousHandler(int) { g_previousHandlerRan = 1; }
+}  // namespace
+
+class TestInterruptSignals : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // #16: SIGTERM and SIGHUP killed a run like kill -9; they are caught as Ctrl-C is.
+  void eachSignalIsCaughtAndTheFirstKept() {
+    for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+      fl::InterruptSignals caught;
+      QCOMPARE(caught.received(), 0);
+      std::raise(signal);
+      QCOMPARE(caught.received(), signal);
+      std::raise(signal == SIGINT ? SIGTERM : SIGINT);
+      QCOMPARE(caught.received(), signal);  // the first one decides the exit code
+    }
+    QCOMPARE(fl::InterruptSignals::exitCode(SIGINT), 130);
+    QCOMPARE(fl::InterruptSignals::exitCode(SIGTERM), 143);
+    QCOMPARE(fl::InterruptSignals::exitCode(SIGHUP), 129);
+    QCOMPARE(fl::InterruptSignals::name(SIGTERM), std::string("SIGTERM"));
+  }
+
+  void instancesNestAndThePreviousHandlerComesBack() {
+    std::signal(SIGHUP, previousHandler);
+    {
+      fl::InterruptSignals outer;
+      {
+        fl::InterruptSignals inner;  // e.g. a study running a cell
+        std::raise(SIGHUP);
+        QCOMPARE(inner.received(), SIGHUP);
+      }
+      QCOMPARE(outer.received(), SIGHUP);  // still caught by the outer one
+      QCOMPARE(int(g_previousHandlerRan), 0);
+    }
+    std::raise(SIGHUP);
+    QCOMPARE(int(g_previousHandlerRan), 1);
+    std::signal(SIGHUP, SIG_DFL);
+  }
+};
+
+QTEST_APPLESS_MAIN(TestInterruptSignals)
+#include "test_interrupt_signals.moc"

@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QVBoxLayout>
 #include <QWheelEvent>
 
 #include "widgets/config_form.h"
@@ -68,11 +69,18 @@ class TestConfigForm : public QObject {
   // Scrolling the form over a field changes nothing unless the field has focus (#14).
   void theWheelChangesOnlyAFocusedField() {
     QWidget window;
+    auto* layout = new QVBoxLayout(&window);
+    auto* elsewhere = new QLineEdit(&window);  // where the focus is while the form scrolls
     auto* form = new fl::widgets::ConfigForm(&window);
+    layout->addWidget(elsewhere);
+    layout->addWidget(form);
     form->setSpecs(specs());
     window.resize(400, 400);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QApplication::setActiveWindow(&window);
+    elsewhere->setFocus();
+    QTRY_VERIFY(elsewhere->hasFocus());
     auto* epochs = qobject_cast<QSpinBox*>(form->field("epochs"));
     auto* head = qobject_cast<QComboBox*>(form->field("head"));
     auto wheel = [](QWidget* w) {

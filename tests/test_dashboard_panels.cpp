@@ -82,6 +82,8 @@ class TestDashboardPanels : public QObject {
   void legendsNameEveryEntryTheyHaveRoomFor() {
     fl::widgets::MetricPlot plot("loss", "step", "cross-entropy");
     plot.resize(500, 300);
+    plot.show();  // laid out: the legend fits the plot's real height
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
     for (int i = 0; i < 10; ++i)
       plot.setCurve(QString("#%1 a long run name").arg(i), Qt::red, {0, 1}, {1.0, 0.5});
     plot.refresh();

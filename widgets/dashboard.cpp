@@ -46,7 +46,10 @@ Dashboard::Dashboard(QWidget* parent)
       m_colors(m_ownColors.get()),
       m_grid(new QGridLayout(this)) {
   m_grid->setContentsMargins(0, 0, 0, 0);
+  m_grid->setSizeConstraint(QLayout::SetNoConstraint);  // see minimumSizeHint()
 }
+
+QSize Dashboard::minimumSizeHint() const { return {kMinPanelWidth / 2, minimumHeight()}; }
 
 Dashboard::~Dashboard() = default;
 

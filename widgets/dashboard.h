@@ -79,6 +79,9 @@ class Dashboard : public QWidget {
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
+  // One column's width: the panels' grid asks for no more, so a narrow window drops columns
+  // (relayout) instead of being held wide (or clipped) by the columns it has now.
+  QSize minimumSizeHint() const override;
 
  private:
   // Where a metric key is drawn: its plot, its place among that plot's keys (which shade of the

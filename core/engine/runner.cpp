@@ -142,8 +142,12 @@ void Runner::run() {
 
 std::string Runner::finishedSummary(const nlohmann::json& config) {
   std::string text = m_verdict ? m_verdict->detail : std::string();
+  if (m_divergenceVerdict)
+    text += (text.empty() ? "" : "; ") + m_divergenceVerdict->label + " -- " +
+            m_divergenceVerdict->detail;
   m_paperVerdicts = checkAgainstPresets(*m_experiment, config, m_lastEval, m_lowestEval);
   if (m_verdict) m_verdicts.push_back(*m_verdict);
+  if (m_divergenceVerdict) m_verdicts.push_back(*m_divergenceVerdict);
   for (const auto& paper : m_paperVerdicts) m_verdicts.push_back(verdictOfReference(paper));
   const std::string paper = joinVerdicts(m_paperVerdicts);
   if (!paper.empty()) text += (text.empty() ? "" : "; ") + paper;
@@ -229,7 +233,7 @@ RunStatus Runner::trainLoop(Trial& trial, CheckpointSchedule schedule, std::stri
   if (auto diverged = m_divergence.verdict()) {
     const std::string judgement =
         diverged->meta.value("verdict", "") + " -- " + diverged->meta.value("detail", "");
-    m_verdict += (m_verdict.empty() ? "" : "; ") + judgement;
+    m_divergenceVerdict = verdictOfSnapshot(*diverged);
     m_sink.onEvent(LogEvent{LogLevel::Warning, judgement, elapsed()});
     m_sink.onEvent(SnapshotEvent{plan.totalSteps, elapsed(), std::move(*diverged), 0});
   }

@@ -115,6 +115,7 @@ class Runner {
   // The latest verdict an evaluation gave (a snapshot whose meta states one): part of a
   // finished run's verdicts and, as "VERDICT -- detail", of its status message.
   std::optional<Verdict> m_verdict;
+  std::optional<Verdict> m_divergenceVerdict;  // a finite loss far above its start (DivergenceWatch)
   std::vector<Verdict> m_verdicts;  // a finished run's, attached to its terminal status
   // Every evaluated metric's last and lowest value, for the comparison with published figures.
   std::map<std::string, double> m_lastEval;

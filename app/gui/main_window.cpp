@@ -93,7 +93,16 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   restoreWindowSettings(*this);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // The widgets and models read the run views and colours this window owns (members, gone
+  // before ~QWidget deletes the children): they go first, while what they read still exists.
+  m_timer->stop();
+  delete m_runsDock;  // its table reads m_runsModel
+  delete m_runsModel;
+  delete m_tabs;  // the display, the study view and History
+  delete m_configureDock;
+  delete m_queue;  // stops its runs' sessions while the views they write to exist
+}
 
 QTableView* MainWindow::runsTable() const { return m_runsDock->table(); }
 

@@ -94,8 +94,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
 }
 
 MainWindow::~MainWindow() {
-  // The widgets and models read the run views and colours this window owns (members, gone
-  // before ~QWidget deletes the children): they go first, while what they read still exists.
+  // Children read the views and colours (members): they go first, before ~QWidget's turn.
   m_timer->stop();
   delete m_runsDock;  // its table reads m_runsModel
   delete m_runsModel;
@@ -136,12 +135,9 @@ void MainWindow::buildMenus() {
   history->addAction("Show History", QKeySequence("Ctrl+H"), this,
                      [this] { m_tabs->setCurrentWidget(m_history); });
   auto* view = menuBar()->addMenu("&View");
-  auto* configure = m_configureDock->toggleViewAction();
-  configure->setShortcut(QKeySequence("Ctrl+1"));
-  auto* runs = m_runsDock->toggleViewAction();
-  runs->setShortcut(QKeySequence("Ctrl+2"));
-  view->addAction(configure);
-  view->addAction(runs);
+  m_configureDock->toggleViewAction()->setShortcut(QKeySequence("Ctrl+1"));
+  m_runsDock->toggleViewAction()->setShortcut(QKeySequence("Ctrl+2"));
+  view->addActions({m_configureDock->toggleViewAction(), m_runsDock->toggleViewAction()});
   view->addAction("Back to the comparison", QKeySequence("Alt+Left"), this,
                   [this] { m_display->backToComparison(); });
   view->addAction("Show all panels (after maximising one: right-click a panel)",

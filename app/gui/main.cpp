@@ -20,7 +20,9 @@
 #include "fourierlab/version.h"
 
 int main(int argc, char** argv) {
-  fl::ensurePassiveOpenMpWait(argv);  // first: it may start the program again
+  // A signal while the lab starts waits for its handler (InterruptSignals below).
+  fl::InterruptSignals::holdUntilHandled();
+  fl::ensurePassiveOpenMpWait(argv);  // it may start the program again
   QApplication app(argc, argv);
   // SIGTERM (kill, a logout's or a cluster's), SIGHUP and Ctrl-C in the terminal close the
   // window as Quit does, without asking: every run cancelled cleanly, resumable; then the
@@ -30,16 +32,21 @@ int main(int argc, char** argv) {
   QApplication::setApplicationVersion(FOURIERLAB_VERSION);
 
   QCommandLineParser parser;
-  parser.setApplicationDescription("FourierLab: a desktop lab for Fourier-structured neural layers");
+  parser.setApplicationDescription(
+      "FourierLab: a desktop lab for Fourier-structured neural layers");
   parser.addHelpOption();
   parser.addVersionOption();
-  QCommandLineOption db("db", "Run store file (default: $XDG_DATA_HOME/fourierlab/runs.db).", "path");
+  QCommandLineOption db("db", "Run store file (default: $XDG_DATA_HOME/fourierlab/runs.db).",
+                        "path");
   QCommandLineOption start("start", "Launch a run of EXPERIMENT at start-up.", "experiment");
   QCommandLineOption preset("preset", "With --start: the preset to use.", "name");
-  QCommandLineOption open("open", "Open a stored run, or several to compare them overlaid "
-                                  "(comma-separated, e.g. 3,4,5,6).", "run-ids");
-  QCommandLineOption compare("compare", "With --start: launch the experiment's comparison "
-                                        "(e.g. linear vs Fourier heads) side by side.");
+  QCommandLineOption open("open",
+                          "Open a stored run, or several to compare them overlaid "
+                          "(comma-separated, e.g. 3,4,5,6).",
+                          "run-ids");
+  QCommandLineOption compare("compare",
+                             "With --start: launch the experiment's comparison "
+                             "(e.g. linear vs Fourier heads) side by side.");
   parser.addOptions({db, start, preset, open, compare});
   parser.process(app);
 
@@ -48,9 +55,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", qPrintable(what));
     return 2;
   };
-  if (parser.isSet(preset) && !parser.isSet(start)) return usageError("--preset needs --start EXPERIMENT");
-  if (parser.isSet(compare) && !parser.isSet(start)) return usageError("--compare needs --start EXPERIMENT");
-  if (parser.isSet(start) && parser.isSet(open)) return usageError("--start and --open cannot be combined");
+  if (parser.isSet(preset) && !parser.isSet(start))
+    return usageError("--preset needs --start EXPERIMENT");
+  if (parser.isSet(compare) && !parser.isSet(start))
+    return usageError("--compare needs --start EXPERIMENT");
+  if (parser.isSet(start) && parser.isSet(open))
+    return usageError("--start and --open cannot be combined");
   std::vector<int64_t> openIds;
   if (parser.isSet(open)) {
     for (const auto& part : parser.value(open).split(',', Qt::SkipEmptyParts)) {
@@ -65,8 +75,8 @@ int main(int argc, char** argv) {
   fl::ExperimentRegistry registry;
   fl::registerBuiltinExperiments(registry);
 
-  std::string path = parser.isSet(db) ? parser.value(db).toStdString()
-                                      : fl::store::RunStore::defaultPath();
+  std::string path =
+      parser.isSet(db) ? parser.value(db).toStdString() : fl::store::RunStore::defaultPath();
   std::unique_ptr<fl::store::RunStore> store;
   // Opening stored runs reads: it never creates the store it was pointed at.
   if (!openIds.empty()) {
@@ -86,15 +96,16 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
       std::fprintf(stderr, "store error: %s\n", e.what());
       if (!interactive) return 3;
-      QMessageBox box(QMessageBox::Critical, "FourierLab",
-                      QString("Cannot open the run store:\n%1\n\nThe file was left as it is.").arg(e.what()));
+      QMessageBox box(
+          QMessageBox::Critical, "FourierLab",
+          QString("Cannot open the run store:\n%1\n\nThe file was left as it is.").arg(e.what()));
       auto* other = box.addButton("Use another file…", QMessageBox::AcceptRole);
       box.addButton("Quit", QMessageBox::RejectRole);
       box.exec();
       if (box.clickedButton() != other) return 3;
       const QString chosen = QFileDialog::getSaveFileName(
-          nullptr, "Run store (an existing one, or a new file)", QString(), "Run stores (*.db);;All files (*)",
-          nullptr, QFileDialog::DontConfirmOverwrite);
+          nullptr, "Run store (an existing one, or a new file)", QString(),
+          "Run stores (*.db);;All files (*)", nullptr, QFileDialog::DontConfirmOverwrite);
       if (chosen.isEmpty()) return 3;
       path = chosen.toStdString();
     }
@@ -102,7 +113,8 @@ int main(int argc, char** argv) {
 
   for (auto id : openIds)
     if (!store->run(id))
-      return usageError(QString("--open: there is no run %1 in %2").arg(id).arg(QString::fromStdString(path)));
+      return usageError(
+          QString("--open: there is no run %1 in %2").arg(id).arg(QString::fromStdString(path)));
 
   fl::gui::MainWindow window(registry, std::move(store));
   if (parser.isSet(start)) {
@@ -135,12 +147,16 @@ int main(int argc, char** argv) {
   if (parser.isSet(start)) {
     const bool comparison = parser.isSet(compare);
     QTimer::singleShot(0, &window, [&window, comparison] {
-      if (comparison) window.launchComparison();
-      else window.launch();
+      if (comparison)
+        window.launchComparison();
+      else
+        window.launch();
     });
   } else if (!openIds.empty()) {
-    if (openIds.size() == 1) window.openStoredRun(openIds.front());
-    else window.compareRuns(openIds);
+    if (openIds.size() == 1)
+      window.openStoredRun(openIds.front());
+    else
+      window.compareRuns(openIds);
   }
   const int code = app.exec();
   return caught.received() ? fl::InterruptSignals::exitCode(caught.received()) : code;

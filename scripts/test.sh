@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 export QT_QPA_PLATFORM=offscreen
-ctest --test-dir build --output-on-failure --timeout 600 "$@"
+# One test per core: most are single-threaded subprocesses (test_slurm_cluster runs alone).
+ctest --test-dir build --output-on-failure --timeout 600 -j "$(nproc)" "$@"

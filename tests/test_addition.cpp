@@ -164,12 +164,15 @@ class TestAddition : public QObject {
             std::abs(peaks[0].period - 39.0 / 19) < 1e-9);  // the bins nearest periods 10, 5, 2
     for (int64_t i = 0; i < 10; ++i) trial->trainStep(i);
     QVERIFY(torch::equal(trial->numberEmbedding(), e));
-    // Too many periods for the width is a clear error.
+    // Too many periods for the width is refused by the config check, before any trial exists.
     try {
       makeTrial({"d_model=8", "heads=2", "embedding_init=fourier", "fourier_periods=2,3,4,5,6"});
       QFAIL("expected an error");
     } catch (const std::invalid_argument& error) {
-      QVERIFY(QString(error.what()).contains("5 periods need 10 dimensions, d_model is 8"));
+      QVERIFY2(QString(error.what())
+                   .contains("'fourier_periods'=2,3,4,5,6 needs 10 embedding dimensions (a cos and "
+                             "a sin per period), 'd_model' is 8"),
+               error.what());
     }
   }
 

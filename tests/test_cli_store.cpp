@@ -248,9 +248,9 @@ class TestCliStore : public QObject {
   void killNineThenResume() {
     const QString d = db("kill.db");
     const std::string path = d.toStdString();
-    // ~2500 steps an epoch, evaluated and checkpointed every epoch, 12 epochs: several seconds.
+    // ~1250 steps an epoch, evaluated and checkpointed every epoch, 12 epochs: a few seconds.
     QProcess p;
-    p.start(cliPath(), {"run", "fourier-head", "--db", d, "--device", "cpu", "--set", "samples=100000",
+    p.start(cliPath(), {"run", "fourier-head", "--db", d, "--device", "cpu", "--set", "samples=50000",
                         "--set", "epochs=12", "--set", "eval_every=1", "--set", "checkpoint_every=1",
                         "--set", "snapshot_inputs=2"});
     QVERIFY(p.waitForStarted());

@@ -175,8 +175,7 @@ class TestCliSweep : public QObject {
   // of its runs exists (they failed one run at a time).
   void clashingCellsAreRefusedBeforeAnyRunExists() {
     const QString db = path("clash.db");
-    auto r = runCli({"sweep", "run", "fope", "--db", db, "--preset", "tiny", "--grid", "heads=2,3",
-                     "--seeds", "1"});
+    auto r = runCli({"sweep", "run", "fope", "--db", db, "--grid", "heads=2,3", "--seeds", "1"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("at heads=3: 'heads'=3 does not divide 'd_model'="), qPrintable(r.err));
     QVERIFY(!fs::exists(db.toStdString()));

@@ -1,5 +1,6 @@
 // Tests core/engine/interrupt_signals.h in this process: SIGINT, SIGTERM and SIGHUP become one
-// flag (the first kept), instances nest, and the previous handlers come back afterwards.
+// flag (the first kept), instances nest, the previous handlers come back afterwards, and a
+// signal held from start-up reaches the handler once it exists.
 #include <QtTest>
 
 #include <csignal>
@@ -44,6 +45,35 @@ class TestInterruptSignals : public QObject {
       QCOMPARE(int(g_previousHandlerRan), 0);
     }
     std::raise(SIGHUP);
+    QCOMPARE(int(g_previousHandlerRan), 1);
+    std::signal(SIGHUP, SIG_DFL);
+  }
+
+  // #16: a SIGTERM while the program starts (before its handler exists) killed it. Held from
+  // the start of main(), it waits and reaches the handler once one is installed.
+  void aSignalDuringStartUpWaitsForTheHandler() {
+    fl::InterruptSignals::holdUntilHandled();
+    std::raise(SIGTERM);  // held: this process would end here otherwise
+    sigset_t pending;
+    sigpending(&pending);
+    QVERIFY(sigismember(&pending, SIGTERM));
+    fl::InterruptSignals caught;
+    QCOMPARE(caught.received(), SIGTERM);
+    // Released: further signals reach the handler at once.
+    std::raise(SIGHUP);
+    sigpending(&pending);
+    QVERIFY(!sigismember(&pending, SIGHUP));
+  }
+
+  // A command that installs no handler releases them: a held SIGHUP then takes its previous
+  // disposition (here a handler of the test's own, standing in for the default).
+  void releasedSignalsTakeTheirUsualCourse() {
+    std::signal(SIGHUP, previousHandler);
+    g_previousHandlerRan = 0;
+    fl::InterruptSignals::holdUntilHandled();
+    std::raise(SIGHUP);
+    QCOMPARE(int(g_previousHandlerRan), 0);
+    fl::InterruptSignals::releaseHeld();
     QCOMPARE(int(g_previousHandlerRan), 1);
     std::signal(SIGHUP, SIG_DFL);
   }

@@ -396,7 +396,6 @@ class TestRunStore : public QObject {
     {
       RunStore store(p);
       QCOMPARE(store.schemaVersion(), fl::store::kSchemaVersion);
-      QCOMPARE(store.schemaVersion(), 4);
       fl::store::RunFilter all;
       all.includeArchived = true;
       const auto runs = store.listRuns(all);

@@ -242,7 +242,7 @@ class TestShardMerge : public QObject {
 
   void jobsAreStoredWithTheirStudy() {
     RunStore runs(path("jobs.db"));
-    QCOMPARE(runs.schemaVersion(), 4);
+    QCOMPARE(runs.schemaVersion(), fl::store::kSchemaVersion);
     const int64_t id = createStudy(runs, tinyStudy("jobs", {1}));
     const StudyJob job = writeJob(runs, id, 2, path("jobs-job"), "777");
     fl::study::StudyJobs jobs(runs);

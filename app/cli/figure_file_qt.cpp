@@ -3,10 +3,13 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
 
 #include <memory>
 
 #include "app/cli/figure_file.h"
+#include "core/engine/atomic_file.h"
 #include "widgets/study_figure_plot.h"
 
 namespace fl::cli {
@@ -32,7 +35,26 @@ std::string writeStudyFigure(const study::StudyFigure& figure, const std::string
   widgets::StudyFigurePlot plot;
   plot.resize(width, height);
   plot.setFigure(figure);
-  return plot.save(QString::fromStdString(path), width, height).toStdString();
+  // Drawn into a private file first, then written to `path` through AtomicFile: a full disk or a
+  // missing folder leaves no half figure under the final name and is named as such, as exports.
+  QTemporaryDir scratch;
+  if (!scratch.isValid()) return "cannot write " + path + ": no temporary folder to draw in";
+  const QString drawn =
+      scratch.filePath("figure." + QFileInfo(QString::fromStdString(path)).suffix());
+  const QString error = plot.save(drawn, width, height);
+  if (!error.isEmpty()) return error.toStdString();
+  QFile file(drawn);
+  if (!file.open(QIODevice::ReadOnly))
+    return "cannot write " + path + ": the drawn figure vanished";
+  const QByteArray bytes = file.readAll();
+  try {
+    AtomicFile out(path);
+    out.write(bytes.constData(), static_cast<size_t>(bytes.size()));
+    out.commit();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
 }
 
 }  // namespace fl::cli

@@ -3,8 +3,11 @@
 // parses, dispatches.
 #include <CLI/CLI.hpp>
 
+#include <optional>
+
 #include "app/cli/commands.h"
 #include "app/cli/sweep_options.h"
+#include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
@@ -18,6 +21,7 @@ void addDbOption(CLI::App* command, std::string& db) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  fl::InterruptSignals::holdUntilHandled();  // first: before any thread exists
   fl::ExperimentRegistry registry;
   fl::registerBuiltinExperiments(registry);
 
@@ -35,8 +39,9 @@ int main(int argc, char** argv) {
   list->add_flag("--json", listJson, "Print as JSON");
 
   fl::cli::RunArgs runArgs;
-  auto* run = app.add_subcommand("run", "Run one experiment, record it in the run store, report "
-                                        "its final metrics");
+  auto* run = app.add_subcommand("run",
+                                 "Run one experiment, record it in the run store, report "
+                                 "its final metrics");
   run->add_option("experiment", runArgs.experiment, "Experiment name (see `list`)");
   auto* presetOption = run->add_option("--preset", runArgs.preset, "Start from a named preset");
   run->add_option("--set", runArgs.assignments, "Override a parameter: KEY=VALUE (repeatable)")
@@ -63,15 +68,18 @@ int main(int argc, char** argv) {
   runsList->add_option("--experiment", runsArgs.experiment, "Only this experiment");
   runsList->add_option("--status", runsArgs.status, "Only runs with this status");
   runsList->add_option("--tag", runsArgs.tag, "Only runs with this tag");
-  runsList->add_option("--text", runsArgs.text, "Only runs whose name, notes or experiment contain it");
+  runsList->add_option("--text", runsArgs.text,
+                       "Only runs whose name, notes or experiment contain it");
   runsList->add_flag("--all", runsArgs.all, "Include archived runs");
   runsList->add_flag("--json", runsArgs.json, "Print a JSON array");
-  auto* show = runs->add_subcommand("show", "Config, status, timings, metric summaries, tags, notes");
+  auto* show =
+      runs->add_subcommand("show", "Config, status, timings, metric summaries, tags, notes");
   show->add_option("id", runsArgs.id, "Run id")->required();
   show->add_flag("--json", runsArgs.json, "Print as JSON");
   auto* exportRuns = runs->add_subcommand("export", "Metrics (long format) and snapshots");
   exportRuns->add_option("ids", runsArgs.ids, "Run ids")->required();
-  exportRuns->add_option("--format", runsArgs.format, "csv or json")->check(CLI::IsMember({"csv", "json"}));
+  exportRuns->add_option("--format", runsArgs.format, "csv or json")
+      ->check(CLI::IsMember({"csv", "json"}));
   exportRuns->add_option("--out", runsArgs.out, "Output file (default: stdout)");
   auto* tag = runs->add_subcommand("tag", "Add tags to a run");
   tag->add_option("id", runsArgs.id, "Run id")->required();
@@ -85,11 +93,13 @@ int main(int argc, char** argv) {
   auto* rename = runs->add_subcommand("rename", "Rename a run");
   rename->add_option("id", runsArgs.id, "Run id")->required();
   rename->add_option("name", runsArgs.value, "The new name")->required();
-  auto* remove = runs->add_subcommand("delete", "Delete runs with their metrics, snapshots and files");
+  auto* remove =
+      runs->add_subcommand("delete", "Delete runs with their metrics, snapshots and files");
   remove->add_option("ids", runsArgs.ids, "Run ids")->required();
   auto* archive = runs->add_subcommand("archive", "Hide runs from the default listing");
   archive->add_option("ids", runsArgs.ids, "Run ids")->required();
-  auto* compare = runs->add_subcommand("compare", "Config differences and final metrics side by side");
+  auto* compare =
+      runs->add_subcommand("compare", "Config differences and final metrics side by side");
   compare->add_option("ids", runsArgs.ids, "Run ids (two or more)")->required();
   compare->add_flag("--json", runsArgs.json, "Print as JSON");
 
@@ -108,7 +118,15 @@ int main(int argc, char** argv) {
       sweep->got_subcommand("work") ||
       ((sweep->got_subcommand("run") || sweep->got_subcommand("resume")) && !sweepArgs.slurm);
   const bool trains = *run || (*sweep && sweepTrainsHere);
-  if (trains) fl::ensurePassiveOpenMpWait(argv);
+  // A command that trains handles SIGINT, SIGTERM and SIGHUP from here on (its own
+  // InterruptSignals share this one's flag); any other takes them as it always did.
+  std::optional<fl::InterruptSignals> interruptSignals;
+  if (trains) {
+    fl::ensurePassiveOpenMpWait(argv);
+    interruptSignals.emplace();
+  } else {
+    fl::InterruptSignals::releaseHeld();
+  }
   if (*list) return fl::cli::listCommand(registry, listJson);
   if (*run) {
     runArgs.presetGiven = presetOption->count() > 0;

@@ -25,7 +25,8 @@ namespace {
 // A cancelled run answers with the signal that asked for it (130, 143, 129).
 int exitCodeFor(const StatusEvent& status, int signal) {
   switch (status.status) {
-    case RunStatus::Finished: return kExitOk;
+    case RunStatus::Finished:
+      return kExitOk;
     case RunStatus::Cancelled:
       return signal ? InterruptSignals::exitCode(signal) : kExitCancelled;
     default:
@@ -77,8 +78,9 @@ std::optional<int> prepareFresh(const ExperimentRegistry& registry, const RunArg
 std::optional<int> prepareResumeArgs(const ExperimentRegistry& registry, store::RunStore& store,
                                      const RunArgs& args, Prepared& out) {
   if (!args.assignments.empty() || args.presetGiven) {
-    std::fprintf(stderr, "error: --resume continues the stored config; --set and --preset "
-                         "do not apply\n");
+    std::fprintf(stderr,
+                 "error: --resume continues the stored config; --set and --preset "
+                 "do not apply\n");
     return kExitBadUsage;
   }
   auto plan = store::prepareResume(registry, store, args.resume, args.device, args.experiment);
@@ -109,6 +111,11 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
       std::fprintf(stderr, "error: --tag: %s\n", problem->c_str());
       return kExitBadUsage;
     }
+  // Ctrl-C, kill (SIGTERM: also `timeout` and Slurm's preemption) and a closed terminal
+  // (SIGHUP) all cancel cleanly: a checkpoint where the run stopped, resumable. Installed first:
+  // preparing a run (the store's check, a resume's rewind) can take seconds on a loaded machine,
+  // and a signal then must not kill the process with the run half set up.
+  InterruptSignals signals;
   Prepared prepared;
   std::optional<store::RunStore> store;
   try {
@@ -134,6 +141,11 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadUsage;
   }
+  if (signals.received()) {  // before any run was created or continued: nothing to save
+    std::fprintf(stderr, "%s: stopped before training started\n",
+                 InterruptSignals::name(signals.received()).c_str());
+    return InterruptSignals::exitCode(signals.received());
+  }
   try {
     if (prepared.runId == 0)
       prepared.runId = store->createRun(
@@ -150,10 +162,11 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   FanOutSink sinks({&storeSink, &events});
   RunnerOptions options;
   // The same budget as a study of one run: a tiny model gets one thread, a large one the cores.
-  options.threads = args.threads > 0 ? args.threads
-                                     : study::planThreadBudget(study::availableCores(), 1,
-                                                               experiment->usefulThreads(config.values))
-                                           .threadsPerRun;
+  options.threads = args.threads > 0
+                        ? args.threads
+                        : study::planThreadBudget(study::availableCores(), 1,
+                                                  experiment->usefulThreads(config.values))
+                              .threadsPerRun;
   options.checkpointDir = store->artifactFolder(prepared.runId);
   options.resume = prepared.resume;
   Runner runner(experiment, config.values, sinks, options);
@@ -161,9 +174,6 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   std::fprintf(stderr, "run %lld in %s\n", static_cast<long long>(prepared.runId),
                store->path().c_str());
 
-  // Ctrl-C, kill (SIGTERM: also `timeout` and Slurm's preemption) and a closed terminal
-  // (SIGHUP) all cancel cleanly: a checkpoint where the run stopped, resumable.
-  InterruptSignals signals;
   const auto started = std::chrono::steady_clock::now();
   runner.start();
 
@@ -176,7 +186,8 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   while (!done) {
     for (auto& event : events.waitAndTakeAll(std::chrono::milliseconds(100))) {
       progress.handle(event);
-      if (auto* metric = std::get_if<MetricEvent>(&event)) finalMetrics[metric->key] = metric->value;
+      if (auto* metric = std::get_if<MetricEvent>(&event))
+        finalMetrics[metric->key] = metric->value;
       if (auto* snapshot = std::get_if<SnapshotEvent>(&event))
         if (snapshot->snapshot.meta.contains("verdict"))
           verdicts[snapshot->snapshot.name] = snapshot->snapshot.meta;
@@ -216,13 +227,15 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   for (const auto& [key, value] : finalMetrics) {
     std::string mark;
     for (const auto& [name, meta] : verdicts)
-      if (key.rfind("val/", 0) == 0 && !meta.value("ok", true)) mark = "   " + meta.value("verdict", "");
+      if (key.rfind("val/", 0) == 0 && !meta.value("ok", true))
+        mark = "   " + meta.value("verdict", "");
     std::fprintf(stderr, "  %-20s %.6g%s\n", key.c_str(), value, mark.c_str());
   }
   // Against the published figures of every preset this config is (e.g. paper-fourier on gmm2),
   // as the Runner judged it.
   const auto& paper = runner.paperVerdicts();
-  for (const auto& v : paper) std::fprintf(stderr, "  paper (%s): %s\n", v.preset.c_str(), v.text.c_str());
+  for (const auto& v : paper)
+    std::fprintf(stderr, "  paper (%s): %s\n", v.preset.c_str(), v.text.c_str());
 
   if (args.json) {
     nlohmann::json summary = {
@@ -243,8 +256,11 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     if (!paper.empty()) {
       summary["paper"] = nlohmann::json::array();
       for (const auto& v : paper) {
-        nlohmann::json row = {{"preset", v.preset}, {"metric", v.metric}, {"value", v.value},
-                              {"paper_mean", v.paperMean}, {"text", v.text}};
+        nlohmann::json row = {{"preset", v.preset},
+                              {"metric", v.metric},
+                              {"value", v.value},
+                              {"paper_mean", v.paperMean},
+                              {"text", v.text}};
         row["paper_std"] = v.paperStd ? nlohmann::json(*v.paperStd) : nlohmann::json();
         row["within_spread"] = v.withinSpread ? nlohmann::json(*v.withinSpread) : nlohmann::json();
         summary["paper"].push_back(std::move(row));

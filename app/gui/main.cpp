@@ -24,7 +24,9 @@
 #include "fourierlab/version.h"
 
 int main(int argc, char** argv) {
-  fl::ensurePassiveOpenMpWait(argv);  // first: it may start the program again
+  // A signal while the lab starts waits for its handler (InterruptSignals below).
+  fl::InterruptSignals::holdUntilHandled();
+  fl::ensurePassiveOpenMpWait(argv);  // it may start the program again
   QApplication app(argc, argv);
   // SIGTERM (kill, a logout's or a cluster's), SIGHUP and Ctrl-C in the terminal close the
   // window as Quit does, without asking: every run cancelled cleanly, resumable; then the

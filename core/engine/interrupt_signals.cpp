@@ -4,6 +4,8 @@
 #include <csignal>
 #include <mutex>
 
+#include <pthread.h>
+
 namespace fl {
 
 namespace {
@@ -17,6 +19,13 @@ std::atomic<int> g_received{0};
 std::mutex g_mutex;
 int g_instances = 0;
 struct sigaction g_previous[3];
+
+sigset_t interruptSet() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int signal : kSignals) sigaddset(&set, signal);
+  return set;
+}
 
 extern "C" void onInterruptSignal(int signal) {
   int none = 0;
@@ -35,6 +44,17 @@ InterruptSignals::InterruptSignals() {
   // Restart interrupted reads and writes instead of failing them with EINTR.
   action.sa_flags = SA_RESTART;
   for (size_t i = 0; i < 3; ++i) sigaction(kSignals[i], &action, &g_previous[i]);
+  releaseHeld();  // a signal held since start-up is delivered now, to the handler
+}
+
+void InterruptSignals::holdUntilHandled() {
+  const sigset_t set = interruptSet();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+void InterruptSignals::releaseHeld() {
+  const sigset_t set = interruptSet();
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 
 InterruptSignals::~InterruptSignals() {

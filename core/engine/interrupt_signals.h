@@ -36,6 +36,14 @@ class InterruptSignals {
   // The same, as the flag a loop on another thread can poll (StudySchedulerOptions::stopFlag).
   static const std::atomic<int>& flag();
 
+  // Called first thing in main(), before any thread exists: the three signals are blocked, so
+  // one that arrives while the program starts (LibTorch's start-up, the OpenMP re-exec, which
+  // keeps blocked and pending signals) waits instead of killing it. The first InterruptSignals
+  // unblocks them and a pending one then sets its flag; a command that installs none calls
+  // releaseHeld(), and a pending signal takes its default action.
+  static void holdUntilHandled();
+  static void releaseHeld();
+
   static int exitCode(int signal) { return 128 + signal; }
   static std::string name(int signal);  // "SIGTERM"
 };

@@ -836,6 +836,11 @@ class TestMainWindow : public QObject {
     auto* launch = w->launchPanel();
     spin(*w, "epochs")->setValue(2);
     QVERIFY(launch->selectStudy("table1"));
+    QVERIFY2(launch->studyPlan().ok(), (launch->studyPlan().errors.empty()
+                                            ? std::string()
+                                            : launch->studyPlan().errors.front() + " overrides " +
+                                                  launch->studyPlan().spec.overrides.dump())
+                                           .c_str());
     QCOMPARE(launch->studyPlan().runs, int64_t(36));
     QVERIFY(launch->selectStudy(""));
     QVERIFY(!launch->studyPlan().ok());  // nothing varies yet

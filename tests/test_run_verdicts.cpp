@@ -222,8 +222,8 @@ class TestRunVerdicts : public QObject {
   // A version-3 store (made by taking a fresh one back to version 3) gains the table, its
   // finished runs the verdicts their messages and judging snapshots stated, and its Fourier-head
   // densities their roles.
-  void aVersion3StoreIsUpgradedWithTheVerdictsItsRunsStated() {
-    const std::string p = path("v3.db");
+  void aVersion5StoreIsUpgradedWithTheVerdictsItsRunsStated() {
+    const std::string p = path("v5.db");
     int64_t qk = 0, head = 0, failed = 0;
     {
       fl::store::RunStore store(p);
@@ -248,9 +248,10 @@ class TestRunVerdicts : public QObject {
                       "test/kl 0.143 vs paper 0.146 ± 0.033: within the paper's spread");
       store.finishRun(failed, fl::RunStatus::Failed, "test/kl 0.1 vs paper 0.2: not a verdict");
     }
-    execRaw(p,
-            "DROP TABLE run_verdicts; ALTER TABLE snapshots DROP COLUMN role; "
-            "UPDATE meta SET value = '3' WHERE key = 'schema_version';");
+    execRaw(
+        p,
+        "DROP TABLE run_verdicts; ALTER TABLE snapshots DROP COLUMN role; "
+        "UPDATE meta SET value = '5' WHERE key = 'schema_version';");  // the last before verdicts
     fl::store::RunStore store(p);
     QCOMPARE(store.schemaVersion(), fl::store::kSchemaVersion);
     const auto qkVerdicts = store.run(qk)->verdicts;

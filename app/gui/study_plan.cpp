@@ -94,7 +94,9 @@ StudyPlan planStudy(const StudyRequest& request) {
   // The form's settings on top (as `sweep run --set`), except what the study varies or its
   // arms set; a setting the form leaves at its default keeps the study's own.
   const auto owned = keysTheStudyOwns(spec);
-  for (const auto& [key, value] : differingFromDefaults(experiment, request.values).items())
+  // Held by name: a range-for over items() of a temporary reads it after it is destroyed.
+  const nlohmann::json changed = differingFromDefaults(experiment, request.values);
+  for (const auto& [key, value] : changed.items())
     if (!owned.count(key)) spec.overrides[key] = value;
 
   const auto expansion = study::expandStudy(experiment, spec);

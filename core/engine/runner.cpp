@@ -27,8 +27,8 @@ std::string formatLoss(double v) {
 
 }  // namespace
 
-Runner::Runner(std::shared_ptr<const Experiment> experiment, nlohmann::json config,
-               EventSink& sink, RunnerOptions options)
+Runner::Runner(std::shared_ptr<const Experiment> experiment, nlohmann::json config, EventSink& sink,
+               RunnerOptions options)
     : m_experiment(std::move(experiment)),
       m_config(std::move(config)),
       m_sink(sink),
@@ -108,10 +108,10 @@ void Runner::run() {
     if (m_options.resume) {
       trial->loadCheckpoint(m_options.resume->checkpointPath);
       m_lowestEval = m_options.resume->lowestBefore;
-      m_sink.onEvent(LogEvent{LogLevel::Info,
-                              "resumed from the checkpoint at step " +
-                                  std::to_string(m_options.resume->step),
-                              elapsed()});
+      m_sink.onEvent(
+          LogEvent{LogLevel::Info,
+                   "resumed from the checkpoint at step " + std::to_string(m_options.resume->step),
+                   elapsed()});
     }
     status =
         m_options.serveProbesOnly
@@ -143,8 +143,7 @@ void Runner::run() {
 std::string Runner::finishedSummary(const nlohmann::json& config) {
   std::string text = m_verdict ? m_verdict->detail : std::string();
   if (m_divergenceVerdict)
-    text += (text.empty() ? "" : "; ") + m_divergenceVerdict->label + " -- " +
-            m_divergenceVerdict->detail;
+    text += (text.empty() ? "" : "; ") + m_divergenceVerdict->detail;  // "DIVERGED -- ..."
   m_paperVerdicts = checkAgainstPresets(*m_experiment, config, m_lastEval, m_lowestEval);
   if (m_verdict) m_verdicts.push_back(*m_verdict);
   if (m_divergenceVerdict) m_verdicts.push_back(*m_divergenceVerdict);
@@ -251,8 +250,10 @@ std::optional<double> Runner::evaluateAndReport(Trial& trial, int64_t stepsDone,
     m_sink.onEvent(MetricEvent{key, stepsDone, now, value});
     m_lastEval[key] = value;
     auto lowest = m_lowestEval.find(key);
-    if (lowest == m_lowestEval.end()) m_lowestEval.emplace(key, value);
-    else if (value < lowest->second) lowest->second = value;
+    if (lowest == m_lowestEval.end())
+      m_lowestEval.emplace(key, value);
+    else if (value < lowest->second)
+      lowest->second = value;
     if (selection && key == selection->key) score = value;
   }
   for (auto& snapshot : report.snapshots) {
@@ -266,8 +267,8 @@ void Runner::saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<doubl
                             CheckpointKeeper& keeper) {
   namespace fs = std::filesystem;
   fs::create_directories(m_options.checkpointDir);
-  const auto path = (fs::path(m_options.checkpointDir) /
-                     ("step-" + std::to_string(stepsDone) + ".pt")).string();
+  const auto path =
+      (fs::path(m_options.checkpointDir) / ("step-" + std::to_string(stepsDone) + ".pt")).string();
   // The Trial writes through AtomicFile (optim::saveArchive): step-N.pt.partial, renamed when
   // complete, so a crash never leaves a half-written file under the final name, and a full
   // disk throws FileWriteError with the partial file removed.

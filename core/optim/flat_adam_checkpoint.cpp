@@ -9,14 +9,21 @@
 namespace fl::optim {
 
 void writeOptimizerState(torch::serialize::OutputArchive& archive, const FlatAdam& optimizer) {
-  const auto state = optimizer.state();
+  writeOptimizerState(archive, optimizer.state());
+}
+
+void readOptimizerState(torch::serialize::InputArchive& archive, FlatAdam& optimizer) {
+  optimizer.loadState(readOptimizerState(archive));
+}
+
+void writeOptimizerState(torch::serialize::OutputArchive& archive, const FlatAdam::State& state) {
   archive.write("parameters", state.parameters);  // every model parameter, flat
   archive.write("adam.first_moment", state.firstMoment);
   archive.write("adam.second_moment", state.secondMoment);
   archive.write("adam.step", torch::tensor(state.stepCount, torch::kLong));
 }
 
-void readOptimizerState(torch::serialize::InputArchive& archive, FlatAdam& optimizer) {
+FlatAdam::State readOptimizerState(torch::serialize::InputArchive& archive) {
   FlatAdam::State state;
   torch::Tensor step;
   archive.read("parameters", state.parameters);
@@ -24,7 +31,7 @@ void readOptimizerState(torch::serialize::InputArchive& archive, FlatAdam& optim
   archive.read("adam.second_moment", state.secondMoment);
   archive.read("adam.step", step);
   state.stepCount = step.item<int64_t>();
-  optimizer.loadState(state);
+  return state;
 }
 
 void writeStreamState(torch::serialize::OutputArchive& archive, const std::string& key,

@@ -16,6 +16,10 @@ namespace fl::optim {
 
 void writeOptimizerState(torch::serialize::OutputArchive& archive, const FlatAdam& optimizer);
 void readOptimizerState(torch::serialize::InputArchive& archive, FlatAdam& optimizer);
+// The same entries from and into a plain state: a trainer that keeps FlatAdam's arithmetic in
+// its own buffers (a batched group's member) writes checkpoints a FlatAdam can load, and back.
+void writeOptimizerState(torch::serialize::OutputArchive& archive, const FlatAdam::State& state);
+FlatAdam::State readOptimizerState(torch::serialize::InputArchive& archive);
 
 void writeStreamState(torch::serialize::OutputArchive& archive, const std::string& key,
                       const std::mt19937_64& stream);

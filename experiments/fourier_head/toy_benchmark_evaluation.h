@@ -1,0 +1,70 @@
+// The evaluation of a toy-benchmark run: test metrics, PDF and spectrum snapshots, the probe.
+// Split so that a batched group computes the metrics of all its members in one pass
+// (metricRows on their stacked test rows) and the snapshots member by member, with the names,
+// order and shapes of a single run's report.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/engine/experiment.h"
+#include "core/metrics/distribution_metrics.h"
+#include "experiments/fourier_head/toy_benchmark_data.h"
+
+namespace fl::fourier_head {
+
+// A model's predictions for its test inputs.
+struct ToyTestPredictions {
+  torch::Tensor features;  // (Nte, 32): what the head sees
+  torch::Tensor logQ;      // (Nte, m): log-probabilities over the bins
+  torch::Tensor q;         // (Nte, m)
+};
+// Under NoGradGuard, in eval mode.
+ToyTestPredictions predictTestSet(ToyRegressorImpl& model, const torch::Tensor& testInputs);
+
+// Everything an evaluation needs besides the run: the bin centres, the fine grid and the
+// smoothness filters, shared by all runs with `bins` bins.
+class ToyEvaluation {
+ public:
+  static constexpr int64_t kGridPoints = 401;  // the fine grid for continuous densities
+
+  ToyEvaluation(int64_t bins, c10::Device device);
+
+  // The test metrics, one value per test row (R), in the order a run reports them. Rows of
+  // several runs may be stacked: every metric is row-wise.
+  std::vector<std::pair<std::string, torch::Tensor>> metricRows(const torch::Tensor& truePmf,
+                                                                const torch::Tensor& logQ,
+                                                                const torch::Tensor& q,
+                                                                const torch::Tensor& targets) const;
+
+  // The snapshots of one run's evaluation: pdf/* for its first test inputs (all at the end, up
+  // to a cap) and, for the Fourier head, spectrum/abs_c.
+  void appendSnapshots(EvalReport& out, const ToyBenchmarkSettings& s, ToyRegressorImpl& model,
+                       const ToyBenchmarkData& data, const ToyTestPredictions& predictions,
+                       bool final) const;
+
+  // The model's density for inputs "x", "y" (0 when absent) beside the true one.
+  std::vector<Snapshot> probe(const ToyBenchmarkSettings& s, ToyRegressorImpl& model,
+                              const std::map<std::string, double>& inputs) const;
+
+  const torch::Tensor& centers() const { return m_centers; }
+
+ private:
+  // `prefix`/true, /pred (bin probabilities) and /true_grid, /pred_grid (densities on the
+  // fine grid) for the given samples, whose model inputs, predictions and true PMFs are given.
+  std::vector<Snapshot> pdfSnapshots(const std::string& prefix, const ToyBenchmarkSettings& s,
+                                     ToyRegressorImpl& model, const std::vector<ToySample>& samples,
+                                     const torch::Tensor& inputs, const torch::Tensor& q,
+                                     const torch::Tensor& truePmf) const;
+  Snapshot spectrumSnapshot(const ToyBenchmarkSettings& s, ToyRegressorImpl& model,
+                            const torch::Tensor& features) const;
+
+  c10::Device m_device;
+  torch::Tensor m_centers;  // (m), on the device
+  torch::Tensor m_grid;     // (kGridPoints) on [-1, 1], CPU
+  metrics::SmoothnessMetric m_smoothness;
+};
+
+}  // namespace fl::fourier_head

@@ -1,0 +1,31 @@
+#include "experiments/fourier_head/toy_checkpoint.h"
+
+#include <torch/torch.h>
+
+#include "core/optim/flat_adam_checkpoint.h"
+
+namespace fl::fourier_head {
+
+void saveToyCheckpoint(const ToyCheckpoint& checkpoint, const std::string& path) {
+  torch::serialize::OutputArchive archive;
+  optim::writeOptimizerState(archive, checkpoint.optimizer);
+  // The data order: this epoch's permutation and the shuffle stream's state.
+  optim::writeStreamState(archive, "shuffle.rng", checkpoint.shuffleRng);
+  if (checkpoint.permutation.defined())
+    archive.write("shuffle.permutation", checkpoint.permutation);
+  optim::saveArchive(archive, path);
+}
+
+ToyCheckpoint loadToyCheckpoint(const std::string& path, c10::Device device) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(path, device);
+  ToyCheckpoint checkpoint;
+  checkpoint.optimizer = optim::readOptimizerState(archive);
+  optim::readStreamState(archive, "shuffle.rng", checkpoint.shuffleRng);
+  torch::Tensor permutation;
+  if (archive.try_read("shuffle.permutation", permutation))
+    checkpoint.permutation = permutation.to(device);
+  return checkpoint;
+}
+
+}  // namespace fl::fourier_head

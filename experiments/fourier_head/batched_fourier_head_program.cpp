@@ -1,0 +1,344 @@
+#include "experiments/fourier_head/batched_fourier_head_program.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+#include "core/engine/seeding.h"
+#include "experiments/fourier_head/batched_adam.h"
+#include "experiments/fourier_head/batched_gemm.h"
+#include "experiments/fourier_head/batched_toy_network.h"
+#include "experiments/fourier_head/toy_checkpoint.h"
+
+namespace fl::fourier_head {
+
+struct BatchedFourierHeadProgram::Member {
+  BatchedMember spec;
+  TrialPlan plan;
+  ToyBenchmarkData data;  // on the CPU
+  // The member's model as its single run builds it, its parameters re-seated as views of
+  // row i of the group's buffer: evaluation, snapshots and the probe use it as they are.
+  ToyRegressor model{nullptr};
+  std::mt19937_64 shuffleRng;
+  std::vector<int64_t> order;  // this epoch's order; empty before the first step
+  int64_t stepsDone = 0;
+  bool active = true;
+};
+
+namespace {
+
+std::string text(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+// Where each parameter sits in a member's row, and the network's widths, from the member's
+// model: its parameters in FlatAdam's order (Module::parameters()), located by name.
+batched::ParameterLayout layoutOf(ToyRegressorImpl& model, batched::NetworkShape& shape) {
+  batched::ParameterLayout layout;
+  int64_t offset = 0;
+  for (const auto& item : model.named_parameters()) {
+    const std::string& name = item.key();
+    const torch::Tensor& p = item.value();
+    if (name == "trunk.0.weight") {
+      layout.w1 = offset;
+      shape.hidden = p.size(0);
+      shape.inputs = p.size(1);
+    } else if (name == "trunk.0.bias") {
+      layout.b1 = offset;
+    } else if (name == "trunk.2.weight") {
+      layout.w2 = offset;
+      shape.features = p.size(0);
+    } else if (name == "trunk.2.bias") {
+      layout.b2 = offset;
+    } else if (name == "head.linear.weight") {
+      layout.headWeight = offset;
+    } else if (name == "head.linear.bias") {
+      layout.headBias = offset;
+    } else if (name == "head.raw_std") {
+      layout.rawStd = offset;
+    } else {
+      throw std::logic_error("the batched toy trainer does not know the parameter '" + name +
+                             "' (was ToyRegressor changed?)");
+    }
+    offset += p.numel();
+  }
+  layout.size = offset;
+  return layout;
+}
+
+batched::HeadKind headKind(const std::string& head) {
+  if (head == "linear") return batched::HeadKind::Linear;
+  if (head == "fourier") return batched::HeadKind::Fourier;
+  if (head == "gmm") return batched::HeadKind::Gmm;
+  throw std::invalid_argument("unknown head '" + head + "'");
+}
+
+std::vector<float> floatsOf(const torch::Tensor& t) {
+  auto c = t.detach().to(torch::kCPU, torch::kFloat).contiguous();
+  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
+
+}  // namespace
+
+std::string BatchedFourierHeadProgram::shapeDifference(const ToyBenchmarkSettings& a,
+                                                       const ToyBenchmarkSettings& b) {
+  auto differ = [](const char* key, const std::string& x, const std::string& y) {
+    return std::string(key) + " " + x + " vs " + y;
+  };
+  if (a.head != b.head) return differ("head", a.head, b.head);
+  if (a.head == "fourier" && a.frequencies != b.frequencies)
+    return differ("frequencies", std::to_string(a.frequencies), std::to_string(b.frequencies));
+  if (a.head == "gmm" && a.gaussians != b.gaussians)
+    return differ("gaussians", std::to_string(a.gaussians), std::to_string(b.gaussians));
+  if (a.bins != b.bins) return differ("bins", std::to_string(a.bins), std::to_string(b.bins));
+  if (a.batchSize != b.batchSize)
+    return differ("batch_size", std::to_string(a.batchSize), std::to_string(b.batchSize));
+  if (a.epochs != b.epochs)
+    return differ("epochs", std::to_string(a.epochs), std::to_string(b.epochs));
+  if (a.samples != b.samples)
+    return differ("samples", std::to_string(a.samples), std::to_string(b.samples));
+  if (a.testFraction != b.testFraction)
+    return differ("test_fraction", text(a.testFraction), text(b.testFraction));
+  return {};
+}
+
+std::string BatchedFourierHeadProgram::gemmBackend() { return batched::gemmBackend(); }
+
+BatchedFourierHeadProgram::BatchedFourierHeadProgram(std::vector<BatchedMember> members) {
+  if (members.empty()) throw std::invalid_argument("a batched group needs at least one member");
+  for (size_t i = 1; i < members.size(); ++i) {
+    const auto why = shapeDifference(members[0].settings, members[i].settings);
+    if (!why.empty())
+      throw std::invalid_argument("member " + std::to_string(i) +
+                                  " cannot train in member 0's group: " + why);
+  }
+  const ToyBenchmarkSettings& first = members[0].settings;
+  const auto K = static_cast<int64_t>(members.size());
+
+  for (auto& spec : members) {
+    auto m = std::make_unique<Member>();
+    m->spec = spec;
+    // As FourierHeadTrial's constructor: the data and shuffle streams from the seed, the
+    // model from the global generator seeded with it (nothing else drawn in between).
+    m->shuffleRng = makeStream(spec.seed, "shuffle");
+    m->data = drawToyBenchmarkData(spec.settings, spec.seed, torch::kCPU);
+    {
+      SeededScope seeded(spec.seed);
+      m->model = makeToyModel(spec.settings);
+    }
+    m->plan = toyBenchmarkPlan(spec.settings, m->data.trainSize());
+    m_members.push_back(std::move(m));
+  }
+
+  batched::NetworkShape shape;
+  shape.head = headKind(first.head);
+  shape.members = K;
+  shape.batch = first.batchSize;
+  shape.bins = first.bins;
+  shape.frequencies = first.frequencies;
+  shape.gaussians = first.gaussians;
+  const batched::ParameterLayout layout = layoutOf(*m_members[0]->model, shape);
+  m_parameterCount = layout.size;
+
+  // Each member's initial parameters into its row, and its model's parameters re-seated as
+  // views of that row (as FlatAdam does with its flat buffer).
+  m_parameters = torch::zeros({K, m_parameterCount}, torch::kFloat);
+  m_gradients = torch::zeros({K, m_parameterCount}, torch::kFloat);
+  m_firstMoment = torch::zeros({K, m_parameterCount}, torch::kFloat);
+  m_secondMoment = torch::zeros({K, m_parameterCount}, torch::kFloat);
+  for (int64_t i = 0; i < K; ++i) {
+    auto row = m_parameters[i];
+    int64_t offset = 0;
+    for (auto& p : m_members[i]->model->parameters()) {
+      const int64_t n = p.numel();
+      auto slot = row.narrow(0, offset, n);
+      slot.copy_(p.detach().reshape({-1}));
+      p.set_data(slot.view(p.sizes()));
+      offset += n;
+    }
+    if (offset != m_parameterCount)
+      throw std::logic_error("members' models differ in size despite equal shapes");
+  }
+
+  std::vector<float> basis;
+  if (shape.head == batched::HeadKind::Fourier) {
+    for (const auto& buffer : m_members[0]->model->head().named_buffers())
+      if (buffer.key() == "bin_basis") basis = floatsOf(buffer.value());
+  }
+  m_network = std::make_unique<batched::BatchedToyNetwork>(shape, layout, std::move(basis),
+                                                           floatsOf(nn::binCenters(first.bins)));
+  m_evaluation = std::make_unique<ToyEvaluation>(first.bins, torch::kCPU);
+  m_counts.assign(K, 0);
+  m_losses.assign(K, 0.0);
+  m_gamma.assign(K, 0.0);
+  for (int64_t i = 0; i < K; ++i)
+    if (first.head == "fourier") m_gamma[i] = m_members[i]->spec.settings.gamma;
+}
+
+BatchedFourierHeadProgram::~BatchedFourierHeadProgram() = default;
+
+BatchedFourierHeadProgram::Member& BatchedFourierHeadProgram::at(int64_t i) {
+  if (i < 0 || i >= memberCount())
+    throw std::out_of_range("member " + std::to_string(i) + " of a group of " +
+                            std::to_string(memberCount()));
+  return *m_members[i];
+}
+
+const BatchedFourierHeadProgram::Member& BatchedFourierHeadProgram::at(int64_t i) const {
+  return const_cast<BatchedFourierHeadProgram*>(this)->at(i);
+}
+
+const BatchedMember& BatchedFourierHeadProgram::member(int64_t i) const { return at(i).spec; }
+TrialPlan BatchedFourierHeadProgram::plan(int64_t i) const { return at(i).plan; }
+int64_t BatchedFourierHeadProgram::stepsDone(int64_t i) const { return at(i).stepsDone; }
+bool BatchedFourierHeadProgram::isActive(int64_t i) const { return at(i).active; }
+void BatchedFourierHeadProgram::setActive(int64_t i, bool active) { at(i).active = active; }
+
+torch::Tensor BatchedFourierHeadProgram::parameters(int64_t i) const {
+  at(i);
+  return m_parameters[i];
+}
+
+torch::Tensor BatchedFourierHeadProgram::gradients(int64_t i) const {
+  at(i);
+  return m_gradients[i];
+}
+
+void BatchedFourierHeadProgram::gatherBatch(int64_t i) {
+  Member& m = *m_members[i];
+  const int64_t batch = m.spec.settings.batchSize;
+  const int64_t trainSize = m.data.trainSize();
+  const int64_t batchIndex = m.stepsDone % m.plan.stepsPerEpoch;
+  if (batchIndex == 0) m.order = drawEpochOrder(trainSize, m.shuffleRng);
+  if (m.order.empty())
+    throw std::logic_error("member " + std::to_string(i) + " is mid-epoch without its order");
+  const int64_t start = batchIndex * batch;
+  const int64_t count = std::min(batch, trainSize - start);
+  const auto* inputs = m.data.trainInputs.data_ptr<float>();      // (Ntr, 2)
+  const auto* targets = m.data.trainTargets.data_ptr<int64_t>();  // (Ntr)
+  float* x = m_network->inputs() + i * batch * 2;
+  int64_t* t = m_network->targets() + i * batch;
+  for (int64_t b = 0; b < count; ++b) {
+    const int64_t row = m.order[start + b];
+    x[2 * b] = inputs[2 * row];
+    x[2 * b + 1] = inputs[2 * row + 1];
+    t[b] = targets[row];
+  }
+  m_counts[i] = count;
+}
+
+std::vector<std::optional<double>> BatchedFourierHeadProgram::trainStep() {
+  m_stepping.clear();
+  for (int64_t i = 0; i < memberCount(); ++i)
+    if (m_members[i]->active && m_members[i]->stepsDone < m_members[i]->plan.totalSteps)
+      m_stepping.push_back(i);
+  std::vector<std::optional<double>> losses(m_members.size());
+  if (m_stepping.empty()) return losses;
+
+  for (const int64_t i : m_stepping) gatherBatch(i);
+  float* parameters = m_parameters.data_ptr<float>();
+  float* gradients = m_gradients.data_ptr<float>();
+  float* first = m_firstMoment.data_ptr<float>();
+  float* second = m_secondMoment.data_ptr<float>();
+  m_network->lossAndGradients(parameters, gradients, m_stepping, m_counts.data(), m_gamma.data(),
+                              m_losses.data());
+  const int64_t P = m_parameterCount;
+  for (const int64_t i : m_stepping) {
+    Member& m = *m_members[i];
+    batched::adamStepRow(parameters + i * P, gradients + i * P, first + i * P, second + i * P, P,
+                         m.spec.settings.lr, m.stepsDone + 1);
+    ++m.stepsDone;
+    losses[i] = m_losses[i];
+    if (!std::isfinite(m_losses[i])) m.active = false;  // fails alone, at this step
+  }
+  return losses;
+}
+
+std::vector<EvalReport> BatchedFourierHeadProgram::evaluate(
+    const std::vector<EvalRequest>& requests) {
+  torch::NoGradGuard noGrad;
+  std::vector<EvalReport> reports(requests.size());
+  if (requests.empty()) return reports;
+  std::vector<ToyTestPredictions> predictions;
+  std::vector<torch::Tensor> truth, logQ, q, targets;
+  for (const auto& request : requests) {
+    Member& m = at(request.member);
+    predictions.push_back(predictTestSet(*m.model, m.data.testInputs));
+    truth.push_back(m.data.testTruePmf);
+    logQ.push_back(predictions.back().logQ);
+    q.push_back(predictions.back().q);
+    targets.push_back(m.data.testTargets);
+  }
+  // Every member has the same number of test rows (equal samples and test fraction).
+  const auto count = static_cast<int64_t>(requests.size());
+  for (const auto& [key, rows] : m_evaluation->metricRows(torch::cat(truth), torch::cat(logQ),
+                                                          torch::cat(q), torch::cat(targets))) {
+    const auto means = rows.view({count, -1}).mean(/*dim=*/1).to(torch::kDouble).contiguous();
+    for (int64_t j = 0; j < count; ++j) reports[j].metric(key, means.data_ptr<double>()[j]);
+  }
+  for (size_t j = 0; j < requests.size(); ++j) {
+    Member& m = at(requests[j].member);
+    m_evaluation->appendSnapshots(reports[j], m.spec.settings, *m.model, m.data, predictions[j],
+                                  requests[j].final);
+  }
+  return reports;
+}
+
+void BatchedFourierHeadProgram::evaluate(int64_t i, bool final, EvalReport& out) {
+  EvalReport report = std::move(evaluate({{i, final}}).front());
+  for (auto& metric : report.metrics) out.metrics.push_back(std::move(metric));
+  for (auto& snapshot : report.snapshots) out.snapshot(std::move(snapshot));
+}
+
+std::vector<Snapshot> BatchedFourierHeadProgram::probe(
+    int64_t i, const std::map<std::string, double>& inputs) {
+  Member& m = at(i);
+  return m_evaluation->probe(m.spec.settings, *m.model, inputs);
+}
+
+void BatchedFourierHeadProgram::saveCheckpoint(int64_t i, const std::string& path) const {
+  const Member& m = at(i);
+  ToyCheckpoint checkpoint;
+  // Copies: a view would write the whole group's storage into the member's file.
+  checkpoint.optimizer = {m_parameters[i].clone(), m_firstMoment[i].clone(),
+                          m_secondMoment[i].clone(), m.stepsDone};
+  checkpoint.shuffleRng = m.shuffleRng;
+  if (!m.order.empty()) checkpoint.permutation = torch::tensor(m.order, torch::kLong);
+  saveToyCheckpoint(checkpoint, path);
+}
+
+void BatchedFourierHeadProgram::loadCheckpoint(int64_t i, const std::string& path) {
+  Member& m = at(i);
+  auto checkpoint = loadToyCheckpoint(path, torch::kCPU);
+  const auto& state = checkpoint.optimizer;
+  const int64_t n = m_parameterCount;
+  if (state.parameters.numel() != n || state.firstMoment.numel() != n ||
+      state.secondMoment.numel() != n)
+    throw std::runtime_error("checkpoint holds " + std::to_string(state.parameters.numel()) +
+                             " parameters, the model has " + std::to_string(n) +
+                             " (was it saved with another configuration?)");
+  std::vector<int64_t> order;
+  if (checkpoint.permutation.defined()) {
+    auto p = checkpoint.permutation.to(torch::kCPU, torch::kLong).contiguous();
+    order.assign(p.data_ptr<int64_t>(), p.data_ptr<int64_t>() + p.numel());
+  }
+  if (state.stepCount % m.plan.stepsPerEpoch != 0 &&
+      static_cast<int64_t>(order.size()) != m.data.trainSize())
+    throw std::runtime_error("checkpoint at step " + std::to_string(state.stepCount) +
+                             " holds no order of this member's " +
+                             std::to_string(m.data.trainSize()) + " training samples");
+  torch::NoGradGuard noGrad;
+  m_parameters[i].copy_(state.parameters.reshape({-1}));
+  m_firstMoment[i].copy_(state.firstMoment.reshape({-1}));
+  m_secondMoment[i].copy_(state.secondMoment.reshape({-1}));
+  m.stepsDone = state.stepCount;
+  m.shuffleRng = checkpoint.shuffleRng;
+  m.order = std::move(order);
+}
+
+}  // namespace fl::fourier_head

@@ -1,0 +1,122 @@
+// BatchedFourierHeadProgram: K runs of the toy benchmark whose shapes agree, trained as one
+// program (#12). Each member is an ordinary run: its data, split, initialisation and shuffle
+// order are drawn exactly as its single FourierHeadTrial draws them (the same
+// toy_benchmark_* code from the same seed), it has its own learning rate and gamma, its
+// evaluation report has the single run's names, order and shapes, and its checkpoint is a
+// single run's checkpoint (either resumes the other's). Only the arithmetic is shared: the K
+// models' parameters are rows of one (K, P) buffer, a step is one pass of BatchedToyNetwork
+// over all members' batches and Adam over their rows. Results equal the single runs' within
+// float rounding (batched products sum in another order), not bit for bit.
+//
+// How a driver runs a group (the Runner's loop, for K runs at once):
+//   BatchedFourierHeadProgram group(members);      // outside any SeededScope: it takes one
+//   for (i) if (resuming i) group.loadCheckpoint(i, path);   // members may be at any step
+//   while (any member active and unfinished) {
+//     auto losses = group.trainStep();   // one step of every active, unfinished member
+//     for (i) if (losses[i]) { step of i = group.stepsDone(i); NaN: i has failed, and the
+//                              group has already set it inactive; the others go on }
+//     evaluate, checkpoint, stop (setActive(i, false)) members as their plans say
+//   }
+// Everything runs on the calling thread, on the CPU.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/engine/experiment.h"
+#include "experiments/fourier_head/toy_benchmark_data.h"
+#include "experiments/fourier_head/toy_benchmark_evaluation.h"
+#include "experiments/fourier_head/toy_benchmark_settings.h"
+
+namespace fl::fourier_head {
+
+namespace batched {
+class BatchedToyNetwork;
+}
+
+// One run of a group: its settings and seed, as a single run's config gives them.
+struct BatchedMember {
+  ToyBenchmarkSettings settings;
+  uint64_t seed = 0;
+};
+
+class BatchedFourierHeadProgram {
+ public:
+  // Builds every member's data and model as its single run does: each model inside its own
+  // SeededScope(seed), so the caller must hold none (it would deadlock). Throws
+  // std::invalid_argument when the members' shapes differ (see shapeDifference).
+  explicit BatchedFourierHeadProgram(std::vector<BatchedMember> members);
+  ~BatchedFourierHeadProgram();
+  BatchedFourierHeadProgram(const BatchedFourierHeadProgram&) = delete;
+  BatchedFourierHeadProgram& operator=(const BatchedFourierHeadProgram&) = delete;
+
+  // Empty when runs with these settings can train in one group; otherwise what differs. They
+  // must share the head and its size (N or G), bins, batch size, epochs, samples and
+  // test fraction; data set, variance, lr, gamma, seed, eval_every and snapshot_inputs are
+  // each member's own.
+  static std::string shapeDifference(const ToyBenchmarkSettings& a, const ToyBenchmarkSettings& b);
+  // Which matrix-product code the group calls (the BLAS LibTorch loaded, or plain loops).
+  static std::string gemmBackend();
+
+  int64_t memberCount() const { return static_cast<int64_t>(m_members.size()); }
+  const BatchedMember& member(int64_t i) const;
+  TrialPlan plan(int64_t i) const;  // the member's single run's plan
+  int64_t stepsDone(int64_t i) const;
+
+  // An inactive member keeps its state and takes no steps: stopped, failed or finished runs.
+  // A member is set inactive by the step whose loss is not finite (its single run would fail
+  // there).
+  bool isActive(int64_t i) const;
+  void setActive(int64_t i, bool active);
+
+  // One optimisation step of every active member that has steps left (each at its own
+  // stepsDone(i), so members may be at different steps): its loss, as its single run's
+  // trainStep would return it; nullopt for the members that took no step.
+  std::vector<std::optional<double>> trainStep();
+
+  // Evaluations as the single run's evaluate(stepsDone, final, out), for any members at once:
+  // their test metrics in one pass over all their test rows, their snapshots one by one.
+  struct EvalRequest {
+    int64_t member = 0;
+    bool final = false;
+  };
+  std::vector<EvalReport> evaluate(const std::vector<EvalRequest>& requests);
+  void evaluate(int64_t i, bool final, EvalReport& out);
+  std::vector<Snapshot> probe(int64_t i, const std::map<std::string, double>& inputs);
+
+  // A single run's checkpoint (FourierHeadTrial::saveCheckpoint's format). Loading one sets
+  // the member's step to the checkpoint's (its Adam step count) and leaves it active or not.
+  void saveCheckpoint(int64_t i, const std::string& path) const;
+  void loadCheckpoint(int64_t i, const std::string& path);
+
+  // Member i's parameters (P), flat in its single run's FlatAdam order, and the gradient of its
+  // last step: views into the group's buffers.
+  torch::Tensor parameters(int64_t i) const;
+  torch::Tensor gradients(int64_t i) const;
+
+ private:
+  struct Member;
+  Member& at(int64_t i);
+  const Member& at(int64_t i) const;
+  void gatherBatch(int64_t i);  // member i's next batch into the network's inputs
+
+  std::vector<std::unique_ptr<Member>> m_members;
+  int64_t m_parameterCount = 0;  // P
+  torch::Tensor m_parameters;    // (K, P): row i holds member i's model's parameters
+  torch::Tensor m_gradients;     // (K, P)
+  torch::Tensor m_firstMoment;   // (K, P) Adam
+  torch::Tensor m_secondMoment;  // (K, P)
+  std::unique_ptr<batched::BatchedToyNetwork> m_network;
+  std::unique_ptr<ToyEvaluation> m_evaluation;
+  std::vector<int64_t> m_stepping;  // this step's members
+  std::vector<int64_t> m_counts;    // (K) rows of each member's batch
+  std::vector<double> m_gamma;      // (K) 0 for heads without the regulariser
+  std::vector<double> m_losses;     // (K)
+};
+
+}  // namespace fl::fourier_head

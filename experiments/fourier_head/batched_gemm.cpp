@@ -1,0 +1,84 @@
+#include "experiments/fourier_head/batched_gemm.h"
+
+#include <dlfcn.h>
+
+#include <climits>
+#include <stdexcept>
+
+namespace fl::fourier_head::batched {
+
+namespace {
+
+// The Fortran BLAS interface (LP64: 32-bit integers), column-major.
+using SgemmFn = void (*)(const char* transA, const char* transB, const int* m, const int* n,
+                         const int* k, const float* alpha, const float* a, const int* lda,
+                         const float* b, const int* ldb, const float* beta, float* c,
+                         const int* ldc);
+
+struct Backend {
+  SgemmFn sgemm = nullptr;
+  std::string description;
+};
+
+const Backend& backend() {
+  static const Backend found = [] {
+    Backend b;
+    // LibTorch's dependencies are in the global scope: its own BLAS answers here.
+    b.sgemm = reinterpret_cast<SgemmFn>(dlsym(RTLD_DEFAULT, "sgemm_"));
+    if (b.sgemm) {
+      Dl_info info{};
+      const bool named = dladdr(reinterpret_cast<void*>(b.sgemm), &info) && info.dli_fname;
+      b.description = std::string("sgemm_ in ") + (named ? info.dli_fname : "an unnamed library");
+    } else {
+      b.description = "built-in loops (no sgemm_ loaded)";
+    }
+    return b;
+  }();
+  return found;
+}
+
+// The fallback: C = alpha op(A) op(B) + beta C, row-major, i-p-j order (contiguous in j).
+void loopGemm(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k, float alpha,
+              const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+              int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    float* row = c + i * ldc;
+    for (int64_t j = 0; j < n; ++j) row[j] = beta == 0.0f ? 0.0f : beta * row[j];
+    for (int64_t p = 0; p < k; ++p) {
+      const float x = alpha * (transposeA ? a[p * lda + i] : a[i * lda + p]);
+      if (transposeB)
+        for (int64_t j = 0; j < n; ++j) row[j] += x * b[j * ldb + p];
+      else
+        for (int64_t j = 0; j < n; ++j) row[j] += x * b[p * ldb + j];
+    }
+  }
+}
+
+int asInt(int64_t v) {
+  if (v > INT_MAX) throw std::overflow_error("matrix dimension beyond the BLAS's 32-bit range");
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+void gemmRowMajor(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k, float alpha,
+                  const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                  int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  const SgemmFn sgemm = backend().sgemm;
+  if (!sgemm) {
+    loopGemm(transposeA, transposeB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the same memory, with
+  // the operands swapped and each one's transposition flag kept.
+  const char tb = transposeB ? 'T' : 'N';
+  const char ta = transposeA ? 'T' : 'N';
+  const int cm = asInt(n), cn = asInt(m), ck = asInt(k);
+  const int clda = asInt(ldb), cldb = asInt(lda), cldc = asInt(ldc);
+  sgemm(&tb, &ta, &cm, &cn, &ck, &alpha, b, &clda, a, &cldb, &beta, c, &cldc);
+}
+
+std::string gemmBackend() { return backend().description; }
+
+}  // namespace fl::fourier_head::batched

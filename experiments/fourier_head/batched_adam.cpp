@@ -2,11 +2,14 @@
 
 #include <cmath>
 
+#include "experiments/fourier_head/batched_simd.h"
+
 namespace fl::fourier_head::batched {
 
-void adamStepRow(float* __restrict parameters, const float* __restrict gradients,
-                 float* __restrict firstMoment, float* __restrict secondMoment, int64_t count,
-                 double lr, int64_t step, const AdamConstants& constants) {
+FL_VECTOR_CLONES void adamStepRow(float* __restrict parameters, const float* __restrict gradients,
+                                  float* __restrict firstMoment, float* __restrict secondMoment,
+                                  int64_t count, double lr, int64_t step,
+                                  const AdamConstants& constants) {
   // FlatAdam computes its scalars in double and LibTorch applies them to float tensors as
   // floats; so do these.
   const double biasCorrection1 = 1.0 - std::pow(constants.beta1, static_cast<double>(step));

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "experiments/fourier_head/batched_gemm.h"
+#include "experiments/fourier_head/batched_simd.h"
 
 #if defined(__SSE__)
 #include <xmmintrin.h>
@@ -25,8 +26,11 @@ float bitsToFloat(int32_t bits) {
 }
 
 // exp(x) for the softmax and the Gaussians: Cephes' expf polynomial (within 2 ulp of expf),
-// written so that a loop over it vectorises (libm's expf does not: it sets errno).
-// NaN gives NaN, so a diverged member's loss says so.
+// written so that a loop over it vectorises (libm's expf does not: it sets errno). Below
+// ln(FLT_MIN) it gives FLT_MIN rather than a denormal or 0 (nothing here tells them apart from 0
+// beside densities ~1). NaN gives NaN, so a diverged member's loss says so; so do +-Inf (only
+// a diverged member has them). Its comparisons are the clamps alone: with more of them, GCC
+// threads the jumps between them into a shape it no longer if-converts on AVX targets.
 inline float vectorExp(float x) {
   constexpr float kMax = 88.3762626647949f;
   constexpr float kMin = -87.3365447505531f;
@@ -35,7 +39,7 @@ inline float vectorExp(float x) {
   xc = xc == xc ? xc : 0.0f;  // NaN: keep the integer conversion below defined
   // n = round(x / ln 2), by truncation after adding +-1/2 (no SSE4.1 rounding needed).
   float fx = xc * 1.44269504088896341f;
-  fx = fx + (fx >= 0.0f ? 0.5f : -0.5f);
+  fx = fx + std::copysign(0.5f, fx);
   const auto n = static_cast<int32_t>(fx);
   const auto nf = static_cast<float>(n);
   float r = xc - nf * 0.693359375f;  // x - n ln 2, with ln 2 split in two for accuracy
@@ -48,8 +52,7 @@ inline float vectorExp(float x) {
   p = p * r + 5.0000001201e-1f;
   float y = p * r * r + r + 1.0f;
   y = y * bitsToFloat((n + 127) << 23);  // times 2^n
-  y = x < kMin ? 0.0f : y;
-  return x == x ? y : x;
+  return y + (x - x);                    // + 0, or NaN for NaN and +-Inf
 }
 
 // tanh through vectorExp: within ~1e-7 of tanh in absolute terms (what a GMM mean needs).
@@ -93,6 +96,63 @@ class FlushDenormals {
   unsigned m_saved;
 #endif
 };
+
+// The loops that dominate a linear or GMM member's step, one row at a time, built for each
+// vector width (FL_VECTOR_CLONES).
+
+// log_softmax and its gradient (softmax - onehot, times `scale`) of one row of logits, as
+// LibTorch computes cross-entropy: shifted by the maximum. Returns the row's loss.
+FL_VECTOR_CLONES double softmaxCrossEntropyRow(const float* logits, float* d, int64_t m, int64_t t,
+                                               float scale) {
+  const float top = maxOf(logits, m);
+  for (int64_t i = 0; i < m; ++i) d[i] = vectorExp(logits[i] - top);
+  const float z = sumOf(d, m);
+  const float toProbability = scale / z;
+  for (int64_t i = 0; i < m; ++i) d[i] *= toProbability;  // softmax * scale
+  d[t] -= scale;
+  return double(top) + std::log(double(z)) - double(logits[t]);
+}
+
+// One row of the GMM head: means mu = tanh(a) (G), each Gaussian at each bin centre into
+// pdf (G, m), and their mean p (m).
+FL_VECTOR_CLONES void gmmForwardRow(const float* a, float* mu, float* pdf, float* p, const float* c,
+                                    const float* inverseSigma, const float* inverseNorm, int64_t G,
+                                    int64_t m, float inverseG) {
+  for (int64_t g = 0; g < G; ++g) mu[g] = vectorTanh(a[g]);
+  for (int64_t i = 0; i < m; ++i) p[i] = 0.0f;
+  for (int64_t g = 0; g < G; ++g) {
+    float* row = pdf + g * m;
+    const float mean = mu[g], invSd = inverseSigma[g], invNorm = inverseNorm[g];
+    for (int64_t i = 0; i < m; ++i) {
+      const float u = (c[i] - mean) * invSd;
+      row[i] = vectorExp(-0.5f * u * u) * invNorm;
+      p[i] += row[i];
+    }
+  }
+  for (int64_t i = 0; i < m; ++i) p[i] *= inverseG;  // equal weights: the mean
+}
+
+// Its backward from dp (m): d loss / d a into dA (G), d loss / d sigma added to dSigma (G).
+// d pdf / d mu = pdf u / sigma and d pdf / d sigma = pdf (u^2 - 1) / sigma; the 1/G of the
+// mean and the 1/sigma are applied to the sums.
+FL_VECTOR_CLONES void gmmBackwardRow(const float* mu, const float* pdf, const float* dp, float* dA,
+                                     double* dSigma, const float* c, const float* inverseSigma,
+                                     int64_t G, int64_t m, float inverseG, float* termMu,
+                                     float* termSigma) {
+  for (int64_t g = 0; g < G; ++g) {
+    const float* row = pdf + g * m;
+    const float mean = mu[g], invSd = inverseSigma[g];
+    for (int64_t i = 0; i < m; ++i) {
+      const float u = (c[i] - mean) * invSd;
+      const float t = dp[i] * row[i];
+      termMu[i] = t * u;
+      termSigma[i] = t * (u * u - 1.0f);
+    }
+    const float scale = inverseG * invSd;
+    dA[g] = sumOf(termMu, m) * scale * (1.0f - mean * mean);  // through tanh
+    dSigma[g] += double(sumOf(termSigma, m) * scale);
+  }
+}
 
 // Calls f(first, end) for each run of consecutive members: the products shared by all
 // members are made over a run's rows at once.
@@ -286,19 +346,9 @@ void BatchedToyNetwork::linearHead(const std::vector<int64_t>& members, const in
     const int64_t row0 = k * m_shape.batch;
     const float scale = 1.0f / static_cast<float>(n);
     double total = 0;
-    for (int64_t r = 0; r < n; ++r) {
-      const float* logits = m_a.data() + (row0 + r) * m;
-      float* d = m_dA.data() + (row0 + r) * m;
-      const int64_t t = m_targets[row0 + r];
-      // log_softmax as LibTorch computes it: shifted by the maximum.
-      const float top = maxOf(logits, m);
-      for (int64_t i = 0; i < m; ++i) d[i] = vectorExp(logits[i] - top);
-      const float z = sumOf(d, m);
-      total += double(top) + std::log(double(z)) - double(logits[t]);
-      const float toProbability = scale / z;
-      for (int64_t i = 0; i < m; ++i) d[i] *= toProbability;  // softmax / n
-      d[t] -= scale;
-    }
+    for (int64_t r = 0; r < n; ++r)
+      total += softmaxCrossEntropyRow(m_a.data() + (row0 + r) * m, m_dA.data() + (row0 + r) * m, m,
+                                      m_targets[row0 + r], scale);
     losses[k] += total / double(n);
   }
 }
@@ -463,43 +513,17 @@ void BatchedToyNetwork::gmmHead(const float* parameters, float* gradients,
       dSigma[g] = 0;
     }
     for (int64_t r = 0; r < n; ++r) {
-      const float* a = m_a.data() + (k * B + r) * G;
-      float* mu = m_mu.data() + (k * B + r) * G;
-      float* p = m_s.data() + (k * B + r) * m;
-      for (int64_t g = 0; g < G; ++g) mu[g] = vectorTanh(a[g]);
-      for (int64_t i = 0; i < m; ++i) p[i] = 0.0f;
-      for (int64_t g = 0; g < G; ++g) {
-        float* pdf = m_pdf.data() + ((k * B + r) * G + g) * m;
-        const float mean = mu[g], invSd = inverseSigma[g], invNorm = inverseNorm[g];
-        for (int64_t i = 0; i < m; ++i) {
-          const float u = (c[i] - mean) * invSd;
-          pdf[i] = vectorExp(-0.5f * u * u) * invNorm;
-          p[i] += pdf[i];
-        }
-      }
-      for (int64_t i = 0; i < m; ++i) p[i] *= inverseG;  // equal weights: the mean
+      const int64_t row = k * B + r;
+      gmmForwardRow(m_a.data() + row * G, m_mu.data() + row * G, m_pdf.data() + row * G * m,
+                    m_s.data() + row * m, c, inverseSigma, inverseNorm, G, m, inverseG);
     }
     losses[k] += normalisedCrossEntropy(k, n);
 
     for (int64_t r = 0; r < n; ++r) {
-      const float* mu = m_mu.data() + (k * B + r) * G;
-      const float* dp = m_ds.data() + (k * B + r) * m;
-      float* dA = m_dA.data() + (k * B + r) * G;
-      for (int64_t g = 0; g < G; ++g) {
-        const float* pdf = m_pdf.data() + ((k * B + r) * G + g) * m;
-        const float mean = mu[g], invSd = inverseSigma[g];
-        // d pdf / d mu = pdf u / sigma and d pdf / d sigma = pdf (u^2 - 1) / sigma; the 1/G of
-        // the mean and the 1/sigma are applied to the sums.
-        for (int64_t i = 0; i < m; ++i) {
-          const float u = (c[i] - mean) * invSd;
-          const float t = dp[i] * pdf[i];
-          termMu[i] = t * u;
-          termSigma[i] = t * (u * u - 1.0f);
-        }
-        const float scale = inverseG * invSd;
-        dA[g] = sumOf(termMu, m) * scale * (1.0f - mean * mean);  // through tanh
-        dSigma[g] += double(sumOf(termSigma, m) * scale);
-      }
+      const int64_t row = k * B + r;
+      gmmBackwardRow(m_mu.data() + row * G, m_pdf.data() + row * G * m, m_ds.data() + row * m,
+                     m_dA.data() + row * G, dSigma, c, inverseSigma, G, m, inverseG, termMu,
+                     termSigma);
     }
     float* dRaw = gradients + k * P + m_layout.rawStd;
     for (int64_t g = 0; g < G; ++g) {

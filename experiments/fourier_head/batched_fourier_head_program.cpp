@@ -15,6 +15,9 @@
 
 namespace fl::fourier_head {
 
+// Members stepped together (forward, backward, Adam) before the next ones.
+constexpr size_t kMembersPerChunk = 16;
+
 struct BatchedFourierHeadProgram::Member {
   BatchedMember spec;
   TrialPlan plan;
@@ -245,16 +248,22 @@ std::vector<std::optional<double>> BatchedFourierHeadProgram::trainStep() {
   float* gradients = m_gradients.data_ptr<float>();
   float* first = m_firstMoment.data_ptr<float>();
   float* second = m_secondMoment.data_ptr<float>();
-  m_network->lossAndGradients(parameters, gradients, m_stepping, m_counts.data(), m_gamma.data(),
-                              m_losses.data());
   const int64_t P = m_parameterCount;
-  for (const int64_t i : m_stepping) {
-    Member& m = *m_members[i];
-    batched::adamStepRow(parameters + i * P, gradients + i * P, first + i * P, second + i * P, P,
-                         m.spec.settings.lr, m.stepsDone + 1);
-    ++m.stepsDone;
-    losses[i] = m_losses[i];
-    if (!std::isfinite(m_losses[i])) m.active = false;  // fails alone, at this step
+  // A chunk of members at a time, forward, backward and Adam, while its rows are in cache: at
+  // K = 128 one pass over all members' activations spills out of L2 (5% slower, measured).
+  for (size_t begin = 0; begin < m_stepping.size(); begin += kMembersPerChunk) {
+    m_chunk.assign(m_stepping.begin() + begin,
+                   m_stepping.begin() + std::min(m_stepping.size(), begin + kMembersPerChunk));
+    m_network->lossAndGradients(parameters, gradients, m_chunk, m_counts.data(), m_gamma.data(),
+                                m_losses.data());
+    for (const int64_t i : m_chunk) {
+      Member& m = *m_members[i];
+      batched::adamStepRow(parameters + i * P, gradients + i * P, first + i * P, second + i * P, P,
+                           m.spec.settings.lr, m.stepsDone + 1);
+      ++m.stepsDone;
+      losses[i] = m_losses[i];
+      if (!std::isfinite(m_losses[i])) m.active = false;  // fails alone, at this step
+    }
   }
   return losses;
 }

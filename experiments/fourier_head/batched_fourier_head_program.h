@@ -114,6 +114,7 @@ class BatchedFourierHeadProgram {
   std::unique_ptr<batched::BatchedToyNetwork> m_network;
   std::unique_ptr<ToyEvaluation> m_evaluation;
   std::vector<int64_t> m_stepping;  // this step's members
+  std::vector<int64_t> m_chunk;     // the part of them in work
   std::vector<int64_t> m_counts;    // (K) rows of each member's batch
   std::vector<double> m_gamma;      // (K) 0 for heads without the regulariser
   std::vector<double> m_losses;     // (K)

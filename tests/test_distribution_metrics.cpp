@@ -43,7 +43,8 @@ double directSmoothness(const std::vector<double>& q) {
     double norm2 = 0;
     for (int i = 0; i < m; ++i) {
       double filtered = 0;
-      for (int d = -(m - 1); d <= m - 1; ++d) filtered += w[d + m - 1] / total * q[((i - d) % m + m) % m];
+      for (int d = -(m - 1); d <= m - 1; ++d)
+        filtered += w[d + m - 1] / total * q[((i - d) % m + m) % m];
       norm2 += (q[i] - filtered) * (q[i] - filtered);
     }
     s += 6.0 / (M_PI * M_PI * sigma * sigma) * std::sqrt(norm2);
@@ -107,8 +108,10 @@ class TestDistributionMetrics : public QObject {
       double expected = 0;
       for (size_t j = 0; j < t[i].size(); ++j)
         if (t[i][j] > 0) expected += t[i][j] * (std::log(t[i][j]) - std::log(q[i][j] + 1e-10));
-      QVERIFY2(std::abs(kl[int64_t(i)].item<double>() - expected) < 1e-9 * std::max(1.0, expected),
-               qPrintable(QString("row %1: %2 vs %3").arg(i).arg(kl[int64_t(i)].item<double>()).arg(expected)));
+      QVERIFY2(
+          std::abs(kl[int64_t(i)].item<double>() - expected) < 1e-9 * std::max(1.0, expected),
+          qPrintable(
+              QString("row %1: %2 vs %3").arg(i).arg(kl[int64_t(i)].item<double>()).arg(expected)));
       batchmean += expected / double(t.size());
     }
     QVERIFY(std::abs(kl.mean().item<double>() - batchmean) < 1e-9);
@@ -148,8 +151,8 @@ class TestDistributionMetrics : public QObject {
       targets.push_back(int64_t(rng() % 50));
     }
     auto c50 = fl::nn::binCenters(50, torch::kDouble);
-    auto got = fl::metrics::squaredErrorOfRoundedExpectation(rows(many), c50,
-                                                             torch::tensor(targets));
+    auto got =
+        fl::metrics::squaredErrorOfRoundedExpectation(rows(many), c50, torch::tensor(targets));
     for (int i = 0; i < 200; ++i) {
       double e = 0;
       for (int j = 0; j < 50; ++j) e += j * many[i][j];
@@ -186,16 +189,31 @@ class TestDistributionMetrics : public QObject {
       QVERIFY2(std::abs(s[i].item<double>() - expected) < 1e-5 * std::max(1.0, expected),
                qPrintable(QString("%1 vs %2").arg(s[i].item<double>()).arg(expected)));
     }
+    // The paper's 50 bins, relative to each value (#12: computed from the power spectrum).
+    fl::metrics::SmoothnessMetric metric50(50);
+    std::vector<std::vector<double>> q50;
+    for (int i = 0; i < 4; ++i) q50.push_back(randomPmf(50, rng, true));
+    std::vector<double> smooth(50);  // a wide bump: small s, where filtering would cancel
+    double total = 0;
+    for (int i = 0; i < 50; ++i) total += smooth[i] = std::exp(-(i - 25.0) * (i - 25.0) / 50.0);
+    for (auto& v : smooth) v /= total;
+    q50.push_back(smooth);
+    auto s50 = metric50(rows(q50).to(torch::kFloat));
+    for (size_t i = 0; i < q50.size(); ++i) {
+      const double expected = directSmoothness(q50[i]);
+      QVERIFY2(std::abs(s50[i].item<double>() - expected) < 1e-5 * expected,
+               qPrintable(QString("%1 vs %2").arg(s50[i].item<double>()).arg(expected)));
+    }
   }
 
   void manyRowsAreScoredInBlocksLikeOneByOne() {
-    // More rows than one block (4096): every row's score is its own, across the boundaries.
+    // More rows than one block (16384): every row's score is its own, across the boundary.
     fl::metrics::SmoothnessMetric metric(12);
     torch::manual_seed(5);
-    auto q = torch::softmax(torch::randn({9000, 12}), 1);
+    auto q = torch::softmax(torch::randn({20000, 12}), 1);
     auto all = metric(q);
-    QCOMPARE(all.size(0), int64_t(9000));
-    for (int64_t i : {0, 4095, 4096, 8191, 8192, 8999})
+    QCOMPARE(all.size(0), int64_t(20000));
+    for (int64_t i : {0, 16383, 16384, 19999})
       QVERIFY(torch::allclose(all[i], metric(q[i].unsqueeze(0))[0], 1e-6, 1e-6));
   }
 

@@ -270,29 +270,18 @@ std::vector<std::optional<double>> BatchedFourierHeadProgram::trainStep() {
 
 std::vector<EvalReport> BatchedFourierHeadProgram::evaluate(
     const std::vector<EvalRequest>& requests) {
-  torch::NoGradGuard noGrad;
+  // Member by member, through the single run's own code: with the smoothness metric computed
+  // from the power spectrum, a member's evaluation is ~2 ms of per-member work (forward pass,
+  // snapshots), and stacking several members' test rows into one metric pass measured slower
+  // (its larger temporaries page-fault; see the closing note of #12).
   std::vector<EvalReport> reports(requests.size());
-  if (requests.empty()) return reports;
-  std::vector<ToyTestPredictions> predictions;
-  std::vector<torch::Tensor> truth, logQ, q, targets;
-  for (const auto& request : requests) {
-    Member& m = at(request.member);
-    predictions.push_back(predictTestSet(*m.model, m.data.testInputs));
-    truth.push_back(m.data.testTruePmf);
-    logQ.push_back(predictions.back().logQ);
-    q.push_back(predictions.back().q);
-    targets.push_back(m.data.testTargets);
-  }
-  // Every member has the same number of test rows (equal samples and test fraction).
-  const auto count = static_cast<int64_t>(requests.size());
-  for (const auto& [key, rows] : m_evaluation->metricRows(torch::cat(truth), torch::cat(logQ),
-                                                          torch::cat(q), torch::cat(targets))) {
-    const auto means = rows.view({count, -1}).mean(/*dim=*/1).to(torch::kDouble).contiguous();
-    for (int64_t j = 0; j < count; ++j) reports[j].metric(key, means.data_ptr<double>()[j]);
-  }
   for (size_t j = 0; j < requests.size(); ++j) {
     Member& m = at(requests[j].member);
-    m_evaluation->appendSnapshots(reports[j], m.spec.settings, *m.model, m.data, predictions[j],
+    const auto predictions = predictTestSet(*m.model, m.data.testInputs);
+    for (const auto& [key, rows] : m_evaluation->metricRows(m.data.testTruePmf, predictions.logQ,
+                                                            predictions.q, m.data.testTargets))
+      reports[j].metric(key, rows.mean().item<double>());
+    m_evaluation->appendSnapshots(reports[j], m.spec.settings, *m.model, m.data, predictions,
                                   requests[j].final);
   }
   return reports;

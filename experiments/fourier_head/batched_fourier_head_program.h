@@ -79,8 +79,8 @@ class BatchedFourierHeadProgram {
   // trainStep would return it; nullopt for the members that took no step.
   std::vector<std::optional<double>> trainStep();
 
-  // Evaluations as the single run's evaluate(stepsDone, final, out), for any members at once:
-  // their test metrics in one pass over all their test rows, their snapshots one by one.
+  // Evaluations as the single run's evaluate(stepsDone, final, out), for any members at once
+  // (each through the single run's code: at equal parameters, its report).
   struct EvalRequest {
     int64_t member = 0;
     bool final = false;

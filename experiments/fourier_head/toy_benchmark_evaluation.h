@@ -1,7 +1,7 @@
 // The evaluation of a toy-benchmark run: test metrics, PDF and spectrum snapshots, the probe.
-// Split so that a batched group computes the metrics of all its members in one pass
-// (metricRows on their stacked test rows) and the snapshots member by member, with the names,
-// order and shapes of a single run's report.
+// Shared by the single run and a batched group's members (through each member's own model), so
+// a member's report is a single run's: same names, order, shapes and, at equal parameters,
+// values.
 #pragma once
 
 #include <map>

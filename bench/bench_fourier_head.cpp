@@ -1,9 +1,16 @@
 // Training throughput of the Fourier head paper's toy benchmark, per head, on 1 thread and on
 // all threads: samples/s and microseconds per optimisation step, through the real Trial (what
 // fourierlab-cli runs), and a breakdown of one step into its phases for the Fourier head.
+// Then the batched mode (#12): K runs of the default config trained as one
+// BatchedFourierHeadProgram, on 1 thread, beside the single runs of the same process: time
+// per model-step (one optimisation step of one run), model-steps per second per core, and the
+// user/kernel split of the CPU time (getrusage); and an evaluation's time per run.
 //
-//   build/bench/bench_fourier_head [steps]
+//   build/bench/bench_fourier_head [steps] [--batched]   (--batched: only the batched table)
+#include <sys/resource.h>
+
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -15,10 +22,13 @@
 #include "core/engine/seeding.h"
 #include "core/optim/flat_adam.h"
 #include "experiments/builtin_experiments.h"
+#include "experiments/fourier_head/batched_fourier_head_program.h"
 #include "experiments/fourier_head/fourier_head_trial.h"
 
 namespace {
 
+using fl::fourier_head::BatchedFourierHeadProgram;
+using fl::fourier_head::BatchedMember;
 using fl::fourier_head::FourierHeadTrial;
 using fl::fourier_head::ToyBenchmarkSettings;
 
@@ -53,22 +63,39 @@ void phaseBreakdown(int steps) {
   auto targets = torch::randint(0, 50, {4000});
   auto index = torch::randperm(4000).narrow(0, 0, 32);
   torch::Tensor x, y, loss;
-  auto gather = [&] { x = inputs.index_select(0, index); y = targets.index_select(0, index); };
+  auto gather = [&] {
+    x = inputs.index_select(0, index);
+    y = targets.index_select(0, index);
+  };
   auto forward = [&] { loss = torch::nn::functional::cross_entropy(model->forward(x).logits, y); };
-  auto backward = [&] { adam.zeroGrad(); loss.backward(); };
+  auto backward = [&] {
+    adam.zeroGrad();
+    loss.backward();
+  };
   auto update = [&] { adam.step(); };
   auto item = [&] { return loss.item<double>(); };
-  for (int i = 0; i < 200; ++i) { gather(); forward(); backward(); update(); }
+  for (int i = 0; i < 200; ++i) {
+    gather();
+    forward();
+    backward();
+    update();
+  }
   const double tGather = fl::bench::secondsPerCall(gather, steps, 3);
   const double tForward = fl::bench::secondsPerCall(forward, steps, 3);
-  const double tBackward = fl::bench::secondsPerCall([&] { forward(); backward(); }, steps, 3) - tForward;
+  const double tBackward = fl::bench::secondsPerCall(
+                               [&] {
+                                 forward();
+                                 backward();
+                               },
+                               steps, 3) -
+                           tForward;
   const double tUpdate = fl::bench::secondsPerCall(update, steps, 3);
   const double tItem = fl::bench::secondsPerCall(item, steps, 3);
   const double total = tGather + tForward + tBackward + tUpdate + tItem;
-  std::printf("  batch gather   %7.1f us\n  forward        %7.1f us\n  backward       %7.1f us\n"
-              "  Adam update    %7.1f us\n  loss.item()    %7.1f us\n  sum            %7.1f us\n",
-              tGather * 1e6, tForward * 1e6, tBackward * 1e6, tUpdate * 1e6, tItem * 1e6,
-              total * 1e6);
+  std::printf(
+      "  batch gather   %7.1f us\n  forward        %7.1f us\n  backward       %7.1f us\n"
+      "  Adam update    %7.1f us\n  loss.item()    %7.1f us\n  sum            %7.1f us\n",
+      tGather * 1e6, tForward * 1e6, tBackward * 1e6, tUpdate * 1e6, tItem * 1e6, total * 1e6);
   // Arithmetic of one step: forward matmuls 2*B*(2*64 + 64*32 + 32*26) + the bin basis
   // 2*B*26*100, backward about twice that.
   const double flops = 3.0 * 2 * 32 * (2 * 64 + 64 * 32 + 32 * 26 + 26 * 100);
@@ -76,11 +103,131 @@ void phaseBreakdown(int steps) {
               flops / total / 1e9);
 }
 
+// CPU time of the whole process (every thread), user and kernel, in seconds.
+struct CpuTimes {
+  double user = 0;
+  double system = 0;
+};
+
+CpuTimes cpuTimes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
+  return {seconds(usage.ru_utime), seconds(usage.ru_stime)};
+}
+
+// One row of the batched table: wall time per model-step (best of 3 timings), and the CPU time
+// per model-step over all of them, split into user and kernel.
+struct ModelStepCost {
+  double wallMicros = 0;
+  double userMicros = 0;
+  double systemMicros = 0;
+};
+
+template <typename F>
+ModelStepCost costPerModelStep(F&& groupStep, int calls, int64_t modelsPerCall) {
+  constexpr int kRepeats = 3;
+  const CpuTimes before = cpuTimes();
+  const double seconds = fl::bench::secondsPerCall(groupStep, calls, kRepeats);
+  const CpuTimes after = cpuTimes();
+  const double modelSteps = double(calls) * kRepeats * double(modelsPerCall);
+  return {seconds * 1e6 / double(modelsPerCall), (after.user - before.user) * 1e6 / modelSteps,
+          (after.system - before.system) * 1e6 / modelSteps};
+}
+
+void printCostRow(const char* head, const std::string& runs, const ModelStepCost& cost,
+                  double singleMicros) {
+  std::printf("  %-8s %-7s %11.1f %14.0f %9.2fx %9.1f %8.1f\n", head, runs.c_str(), cost.wallMicros,
+              1e6 / cost.wallMicros, singleMicros / cost.wallMicros, cost.userMicros,
+              cost.systemMicros);
+}
+
+// Evaluation, live (8 inputs' snapshots) and final (all 1000), in ms per run: a single run's
+// evaluate() against a group's, K = 32.
+void evaluationTable() {
+  std::printf("\nevaluation, 1 thread, ms per run (live: 8 inputs' snapshots; final: all 1000)\n");
+  std::printf("  %-8s %12s %12s %12s %12s\n", "head", "single live", "group live", "single final",
+              "group final");
+  for (const char* head : {"fourier", "linear", "gmm"}) {
+    const auto settings = settingsFor(head);
+    std::unique_ptr<FourierHeadTrial> trial;
+    {
+      fl::SeededScope seeded(1);
+      trial = std::make_unique<FourierHeadTrial>(settings, torch::kCPU, 1);
+    }
+    constexpr int64_t kMembers = 32;
+    std::vector<BatchedMember> members;
+    for (int64_t i = 0; i < kMembers; ++i) members.push_back({settings, uint64_t(i + 1)});
+    BatchedFourierHeadProgram group(members);
+    for (int i = 0; i < 100; ++i) {
+      trial->trainStep(i);
+      group.trainStep();
+    }
+    auto single = [&](bool final) {
+      return fl::bench::secondsPerCall(
+                 [&] {
+                   fl::EvalReport out;
+                   trial->evaluate(100, final, out);
+                 },
+                 final ? 2 : 10, 3) *
+             1e3;
+    };
+    auto grouped = [&](bool final) {
+      std::vector<BatchedFourierHeadProgram::EvalRequest> requests;
+      for (int64_t i = 0; i < kMembers; ++i) requests.push_back({i, final});
+      return fl::bench::secondsPerCall([&] { group.evaluate(requests); }, 1, 3) * 1e3 / kMembers;
+    };
+    std::printf("  %-8s %12.2f %12.2f %12.2f %12.2f\n", head, single(false), grouped(false),
+                single(true), grouped(true));
+  }
+}
+
+// K runs of the default config with seeds 1..K, as one group, against single runs.
+void batchedTable(int modelSteps) {
+  at::set_num_threads(1);
+  std::printf("\nbatched groups, 1 thread: sgemm 512^3 %.1f GFLOP/s; products by %s\n",
+              fl::bench::measureSgemmGflops(), BatchedFourierHeadProgram::gemmBackend().c_str());
+  std::printf(
+      "  (a model-step: one optimisation step of one run, batch 32; CPU us split by "
+      "getrusage)\n");
+  std::printf("  %-8s %-7s %11s %14s %10s %9s %8s\n", "head", "runs", "us/m-step", "m-steps/s/core",
+              "vs single", "user us", "sys us");
+  for (const char* head : {"fourier", "linear", "gmm"}) {
+    const auto settings = settingsFor(head);
+    std::unique_ptr<FourierHeadTrial> trial;
+    {
+      fl::SeededScope seeded(1);
+      trial = std::make_unique<FourierHeadTrial>(settings, torch::kCPU, 1);
+    }
+    int64_t step = 0;
+    for (int i = 0; i < 200; ++i) trial->trainStep(step++);  // warm-up
+    const ModelStepCost single = costPerModelStep([&] { trial->trainStep(step++); }, modelSteps, 1);
+    printCostRow(head, "single", single, single.wallMicros);
+    for (int64_t k : {1, 8, 32, 128}) {
+      std::vector<BatchedMember> members;
+      for (int64_t i = 0; i < k; ++i) members.push_back({settings, uint64_t(i + 1)});
+      BatchedFourierHeadProgram group(members);
+      for (int i = 0; i < 20; ++i) group.trainStep();  // warm-up
+      const int calls = std::max<int>(10, modelSteps / static_cast<int>(k));
+      printCostRow(head, "K=" + std::to_string(k),
+                   costPerModelStep([&] { group.trainStep(); }, calls, k), single.wallMicros);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int steps = argc > 1 ? std::stoi(argv[1]) : 2000;
+  const int steps = argc > 1 && std::strcmp(argv[1], "--batched") != 0 ? std::stoi(argv[1]) : 2000;
+  bool batchedOnly = false;
+  for (int i = 1; i < argc; ++i)
+    batchedOnly = batchedOnly || std::strcmp(argv[i], "--batched") == 0;
   fl::bench::printEnvironment("bench_fourier_head: toy benchmark training throughput");
+  if (batchedOnly) {
+    batchedTable(steps);
+    evaluationTable();
+    return 0;
+  }
   const int allThreads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int threads : {1, allThreads}) {
     at::set_num_threads(threads);
@@ -96,5 +243,7 @@ int main(int argc, char** argv) {
       phaseBreakdown(steps);
     }
   }
+  batchedTable(steps);
+  evaluationTable();
   return 0;
 }

@@ -86,6 +86,33 @@ class Trial {
   virtual void loadCheckpoint(const std::string& path);
 };
 
+// K runs of one experiment trained as one program (#12): the runs' shapes agree, so one pass
+// steps them all and pays the per-op overhead once. Each member is an ordinary run to the
+// GroupRunner (core/engine/group_runner.h), which drives it as the Runner drives a Trial: the
+// member's plan, evaluation, probe and checkpoint (a single run's format, so either resumes the
+// other's) are its single run's. Members may be at different steps (one resumed, one fresh).
+// Touched only by the GroupRunner's thread.
+class BatchedTrial {
+ public:
+  virtual ~BatchedTrial() = default;
+  virtual int64_t memberCount() const = 0;
+  virtual TrialPlan plan(int64_t member) const = 0;  // the member's single run's plan
+  virtual int64_t stepsDone(int64_t member) const = 0;
+  // An inactive member keeps its state and takes no steps (finished, failed or stopped).
+  virtual void setActive(int64_t member, bool active) = 0;
+  // One step of every active member with steps left, each from its own stepsDone: its loss,
+  // nullopt for members that took none. A member whose loss is not finite is set inactive.
+  virtual std::vector<std::optional<double>> trainStep() = 0;
+  virtual void evaluate(int64_t member, bool final, EvalReport& out) = 0;
+  virtual std::vector<Snapshot> probe(int64_t member, const std::map<std::string, double>& inputs) {
+    return {};
+  }
+  virtual bool supportsCheckpoints() const { return false; }
+  virtual void saveCheckpoint(int64_t member, const std::string& path) const;
+  // Sets the member's stepsDone to the checkpoint's step.
+  virtual void loadCheckpoint(int64_t member, const std::string& path);
+};
+
 // One arm of a one-click comparison: a label and what it overrides in the current config.
 struct Variant {
   std::string label;
@@ -129,6 +156,15 @@ class Experiment {
   // Builds the model and data; throws std::runtime_error with a clear message on bad input
   // (e.g. an unreadable corpus). Called with the global torch seed set to ctx.seed.
   virtual std::unique_ptr<Trial> createTrial(const TrialContext& ctx) const = 0;
+
+  // Batched training (#12), for experiments whose runs are tiny. groupDifference says why two
+  // validated configs cannot train in one group (empty: they can); createGroup builds the
+  // group's members from their contexts, each seeded as its single run (the caller holds no
+  // SeededScope). The defaults: every run trains alone.
+  virtual std::string groupDifference(const nlohmann::json& a, const nlohmann::json& b) const {
+    return name() + " trains its runs one by one";
+  }
+  virtual std::unique_ptr<BatchedTrial> createGroup(const std::vector<TrialContext>& members) const;
 
   // params() followed by the engine's run params: what a config is validated against.
   std::vector<ParamSpec> allParams() const;

@@ -15,6 +15,18 @@ void Trial::loadCheckpoint(const std::string&) {
   throw std::runtime_error("this experiment cannot load checkpoints");
 }
 
+void BatchedTrial::saveCheckpoint(int64_t, const std::string&) const {
+  throw std::runtime_error("this experiment cannot save checkpoints");
+}
+
+void BatchedTrial::loadCheckpoint(int64_t, const std::string&) {
+  throw std::runtime_error("this experiment cannot load checkpoints");
+}
+
+std::unique_ptr<BatchedTrial> Experiment::createGroup(const std::vector<TrialContext>&) const {
+  throw std::runtime_error(name() + " cannot train runs in groups");
+}
+
 std::vector<ParamSpec> Experiment::allParams() const {
   auto specs = params();
   for (auto& spec : runParams()) specs.push_back(std::move(spec));

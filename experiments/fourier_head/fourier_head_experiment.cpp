@@ -2,6 +2,7 @@
 
 #include "core/engine/preset_json.h"
 #include "core/metrics/distribution_metrics.h"
+#include "experiments/fourier_head/batched_fourier_head_trial.h"
 #include "experiments/fourier_head/fourier_head_trial.h"
 #include "experiments/fourier_head/toy_datasets.h"
 #include "experiments/fourier_head_presets.h"  // generated from presets/*.json
@@ -100,6 +101,16 @@ std::vector<ProbeInput> FourierHeadExperiment::probeInputs() const {
 std::unique_ptr<Trial> FourierHeadExperiment::createTrial(const TrialContext& context) const {
   return std::make_unique<FourierHeadTrial>(ToyBenchmarkSettings::fromConfig(context.config),
                                             context.device, context.seed);
+}
+
+std::string FourierHeadExperiment::groupDifference(const nlohmann::json& a,
+                                                   const nlohmann::json& b) const {
+  return toyGroupDifference(a, b);
+}
+
+std::unique_ptr<BatchedTrial> FourierHeadExperiment::createGroup(
+    const std::vector<TrialContext>& members) const {
+  return std::make_unique<BatchedFourierHeadTrial>(members);
 }
 
 }  // namespace fl::fourier_head

@@ -31,6 +31,11 @@ class FourierHeadExperiment : public Experiment {
     return SelectionMetric{"test/kl", /*lowerIsBetter=*/true};
   }
   std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
+  // Runs whose shapes agree (head, N or G, bins, batch size, epochs, samples, test fraction) on
+  // the CPU train as one BatchedFourierHeadProgram (#12).
+  std::string groupDifference(const nlohmann::json& a, const nlohmann::json& b) const override;
+  std::unique_ptr<BatchedTrial> createGroup(
+      const std::vector<TrialContext>& members) const override;
 };
 
 }  // namespace fl::fourier_head

@@ -1,0 +1,195 @@
+#include "core/engine/run_reporter.h"
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "core/engine/preset_verdicts.h"
+
+namespace fl {
+
+namespace {
+
+std::string formatLoss(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+}  // namespace
+
+RunReporter::RunReporter(std::shared_ptr<const Experiment> experiment, EventSink& sink)
+    : m_experiment(std::move(experiment)),
+      m_sink(sink),
+      m_keeper(m_experiment->selectionMetric()) {}
+
+void RunReporter::startClock() { m_startTime = std::chrono::steady_clock::now(); }
+
+double RunReporter::elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_startTime).count();
+}
+
+void RunReporter::emitStatus(RunStatus status, std::string message, int64_t step,
+                             bool fileWriteFailed) {
+  StatusEvent e;
+  e.status = status;
+  e.message = std::move(message);
+  e.fileWriteFailed = fileWriteFailed;
+  e.device = m_deviceName;
+  e.step = step;
+  e.wallSeconds = elapsed();
+  if (isTerminal(status)) e.verdicts = m_verdicts;  // empty unless it finished
+  m_sink.onEvent(e);
+}
+
+void RunReporter::resumed(const ResumePoint& resume) {
+  m_lowestEval = resume.lowestBefore;
+  m_sink.onEvent(LogEvent{LogLevel::Info,
+                          "resumed from the checkpoint at step " + std::to_string(resume.step),
+                          elapsed()});
+}
+
+void RunReporter::begin(const TrialPlan& plan, const nlohmann::json& config,
+                        std::string checkpointDir, bool checkpointsSupported, int64_t firstStep,
+                        std::optional<std::string> resumedCheckpoint) {
+  m_plan = plan;
+  m_checkpointDir = checkpointsSupported ? std::move(checkpointDir) : std::string();
+  m_schedule.emplace(config.at("checkpoint_every").get<int64_t>(),
+                     config.at("checkpoint_seconds").get<double>());
+  if (resumedCheckpoint) m_keeper.add(firstStep, *resumedCheckpoint, std::nullopt);
+  m_lastCheckpointStep = firstStep;
+  m_lastStep = firstStep;
+}
+
+bool RunReporter::afterStep(Trial& trial, int64_t stepsDone, double loss, std::string& message) {
+  const TrialPlan& plan = m_plan;
+  const int64_t totalEpochs = (plan.totalSteps + plan.stepsPerEpoch - 1) / plan.stepsPerEpoch;
+  const bool checkpointing = !m_checkpointDir.empty();
+  m_lastStep = stepsDone;
+  if (!std::isfinite(loss)) {
+    message = "training loss became " + formatLoss(loss) + " at step " + std::to_string(stepsDone) +
+              " (epoch " + std::to_string((stepsDone - 1) / plan.stepsPerEpoch + 1) + ")";
+    m_sink.onEvent(MetricEvent{"train/loss", stepsDone, elapsed(), loss});
+    return false;
+  }
+  m_lossSum += loss;
+  ++m_lossCount;
+  m_divergence.step(loss);
+
+  const bool last = stepsDone == plan.totalSteps;
+  const bool logNow = stepsDone % plan.logEvery == 0 || last;
+  const bool evaluateNow = last || (plan.evalEvery > 0 && stepsDone % plan.evalEvery == 0);
+  if (!logNow && !evaluateNow) {
+    // The time bound holds between evaluations too (a slow epoch, a rare evaluation).
+    if (checkpointing && m_schedule->dueByTime()) {
+      saveCheckpoint(trial, stepsDone, std::nullopt);
+      m_schedule->written();
+      m_lastCheckpointStep = stepsDone;
+    }
+    return true;
+  }
+  const double meanLoss = m_lossCount ? m_lossSum / static_cast<double>(m_lossCount) : NAN;
+  if (logNow && m_lossCount) {
+    m_sink.onEvent(MetricEvent{"train/loss", stepsDone, elapsed(), meanLoss});
+    m_divergence.logged(meanLoss);
+    m_lossSum = 0;
+    m_lossCount = 0;
+  }
+  std::optional<double> score;
+  bool due = false;
+  if (evaluateNow) {
+    score = evaluateAndReport(trial, stepsDone, last);
+    due = m_schedule->dueAfterEvaluation() || last;
+  }
+  if (checkpointing && (due || m_schedule->dueByTime())) {
+    saveCheckpoint(trial, stepsDone, score);
+    m_schedule->written();
+    m_lastCheckpointStep = stepsDone;
+  }
+  m_sink.onEvent(ProgressEvent{stepsDone, plan.totalSteps, stepsDone / plan.stepsPerEpoch,
+                               totalEpochs, elapsed(), meanLoss, evaluateNow});
+  return true;
+}
+
+std::string RunReporter::cancel(Trial& trial, int64_t step) {
+  m_lastStep = step;
+  std::string message = "cancelled after " + std::to_string(step) + " steps";
+  // Keep the work: a cancelled run resumes where it stopped, not at its last checkpoint.
+  if (!m_checkpointDir.empty() && step > m_lastCheckpointStep) {
+    try {
+      saveCheckpoint(trial, step, std::nullopt);
+      m_lastCheckpointStep = step;
+      message += "; checkpoint saved";
+    } catch (const std::exception& e) {
+      message += "; its checkpoint could not be saved: " + std::string(e.what());
+    }
+  }
+  return message;
+}
+
+void RunReporter::finishTraining(Trial& trial) {
+  if (m_plan.totalSteps == 0) evaluateAndReport(trial, 0, true);
+  if (auto diverged = m_divergence.verdict()) {
+    const std::string judgement =
+        diverged->meta.value("verdict", "") + " -- " + diverged->meta.value("detail", "");
+    m_divergenceVerdict = verdictOfSnapshot(*diverged);
+    m_sink.onEvent(LogEvent{LogLevel::Warning, judgement, elapsed()});
+    m_sink.onEvent(SnapshotEvent{m_plan.totalSteps, elapsed(), std::move(*diverged), 0});
+  }
+}
+
+std::string RunReporter::finishedSummary(const nlohmann::json& config) {
+  std::string text = m_verdict ? m_verdict->detail : std::string();
+  if (m_divergenceVerdict)
+    text += (text.empty() ? "" : "; ") + m_divergenceVerdict->detail;  // "DIVERGED -- ..."
+  m_paperVerdicts = checkAgainstPresets(*m_experiment, config, m_lastEval, m_lowestEval);
+  if (m_verdict) m_verdicts.push_back(*m_verdict);
+  if (m_divergenceVerdict) m_verdicts.push_back(*m_divergenceVerdict);
+  for (const auto& paper : m_paperVerdicts) m_verdicts.push_back(verdictOfReference(paper));
+  const std::string paper = joinVerdicts(m_paperVerdicts);
+  if (!paper.empty()) text += (text.empty() ? "" : "; ") + paper;
+  return text;
+}
+
+std::optional<double> RunReporter::evaluateAndReport(Trial& trial, int64_t stepsDone, bool final) {
+  EvalReport report;
+  trial.evaluate(stepsDone, final, report);
+  const double now = elapsed();
+  const auto selection = m_experiment->selectionMetric();
+  std::optional<double> score;
+  for (auto& [key, value] : report.metrics) {
+    m_sink.onEvent(MetricEvent{key, stepsDone, now, value});
+    m_lastEval[key] = value;
+    auto lowest = m_lowestEval.find(key);
+    if (lowest == m_lowestEval.end())
+      m_lowestEval.emplace(key, value);
+    else if (value < lowest->second)
+      lowest->second = value;
+    if (selection && key == selection->key) score = value;
+  }
+  for (auto& snapshot : report.snapshots) {
+    if (auto verdict = verdictOfSnapshot(snapshot)) m_verdict = std::move(verdict);
+    m_sink.onEvent(SnapshotEvent{stepsDone, now, std::move(snapshot), 0});
+  }
+  return score;
+}
+
+void RunReporter::saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<double> score) {
+  namespace fs = std::filesystem;
+  fs::create_directories(m_checkpointDir);
+  const auto path =
+      (fs::path(m_checkpointDir) / ("step-" + std::to_string(stepsDone) + ".pt")).string();
+  // The Trial writes through AtomicFile (optim::saveArchive): step-N.pt.partial, renamed when
+  // complete, so a crash never leaves a half-written file under the final name, and a full
+  // disk throws FileWriteError with the partial file removed.
+  trial.saveCheckpoint(path);
+  m_sink.onEvent(CheckpointEvent{stepsDone, path, false});
+  // Superseded files are announced, not deleted: the run store's writer deletes each one once
+  // the transaction that drops its row has committed. Deleting here raced that writer, and a
+  // kill -9 in between left the store naming a file that was gone (a run that cannot resume).
+  // Without a store, the superseded files stay for whoever owns checkpointDir.
+  for (const auto& old : m_keeper.add(stepsDone, path, score))
+    m_sink.onEvent(CheckpointEvent{0, old, true});
+}
+
+}  // namespace fl

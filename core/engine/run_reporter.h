@@ -1,0 +1,116 @@
+// RunReporter: one run's bookkeeping between its steps, shared by the Runner (one Trial) and the
+// GroupRunner (each member of a BatchedTrial), so a member of a group reports exactly as a single
+// run: train/loss means over the plan's logging interval, evaluations stamped with step and wall
+// time, checkpoints on the CheckpointSchedule kept by the CheckpointKeeper, a non-finite loss
+// failing the run at its step, the divergence verdict, and the finished run's summary and
+// verdicts (the experiment's and the paper's) on its terminal StatusEvent.
+//
+//   RunReporter reporter(experiment, sink);   reporter.startClock();
+//   reporter.begin(trial.plan(), config, checkpointDir, trial.supportsCheckpoints(), resume);
+//   for each step: reporter.setLastStep(step); loss = trainStep();
+//                  if (!reporter.afterStep(trial, step + 1, loss, message)) -> failed
+//   cancelled: message = reporter.cancel(trial, step);
+//   finished: reporter.finishTraining(trial); message = reporter.finishedSummary(config);
+//   reporter.emitStatus(status, message, reporter.lastStep());
+//
+// Not thread-safe: used by the one thread that trains the run.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/engine/checkpoint_keeper.h"
+#include "core/engine/checkpoint_schedule.h"
+#include "core/engine/events.h"
+#include "core/engine/experiment.h"
+#include "core/engine/loss_divergence.h"
+#include "core/engine/reference_check.h"
+
+namespace fl {
+
+struct ResumePoint {
+  std::string checkpointPath;
+  int64_t step = 0;  // the checkpoint's step: training continues at step + 1
+  // Each metric's lowest value up to `step` (the run's past, from the store): a comparison with
+  // a paper's best value must see the evaluations before the interruption too.
+  std::map<std::string, double> lowestBefore;
+};
+
+class RunReporter {
+ public:
+  RunReporter(std::shared_ptr<const Experiment> experiment, EventSink& sink);
+
+  void startClock();  // wall times count from here
+  double elapsed() const;
+  void setDevice(std::string name) { m_deviceName = std::move(name); }
+  EventSink& sink() { return m_sink; }
+
+  // A resumed run: its past lowest metrics, and a log line saying where it continues.
+  void resumed(const ResumePoint& resume);
+  // Training starts at `firstStep`; checkpoints go to `checkpointDir` (empty: none) when the
+  // trial supports them; the schedule is the config's checkpoint_every / checkpoint_seconds.
+  void begin(const TrialPlan& plan, const nlohmann::json& config, std::string checkpointDir,
+             bool checkpointsSupported, int64_t firstStep,
+             std::optional<std::string> resumedCheckpoint);
+
+  // The step about to be taken (where a cancel or a failure is reported).
+  void setLastStep(int64_t step) { m_lastStep = step; }
+  int64_t lastStep() const { return m_lastStep; }
+
+  // After the step that completed `stepsDone` with `loss`: logs, evaluates and checkpoints as
+  // the plan and schedule say. False when the loss is not finite: the run has failed there and
+  // `message` says so. Throws what the trial's evaluation or checkpoint throws.
+  bool afterStep(Trial& trial, int64_t stepsDone, double loss, std::string& message);
+  // A cancel before step `step`: saves a checkpoint when work would be lost; returns the
+  // status message.
+  std::string cancel(Trial& trial, int64_t step);
+  // After the last step: a run of no steps is evaluated, a diverged one gets its verdict.
+  void finishTraining(Trial& trial);
+  // A finished run's status message (the experiment's judgement, the paper's comparison).
+  std::string finishedSummary(const nlohmann::json& config);
+
+  void emitStatus(RunStatus status, std::string message, int64_t step,
+                  bool fileWriteFailed = false);
+
+  const std::vector<ReferenceVerdict>& paperVerdicts() const { return m_paperVerdicts; }
+  const std::vector<Verdict>& verdicts() const { return m_verdicts; }
+
+ private:
+  // Evaluates, emits the results and returns the selection metric's value, if any.
+  std::optional<double> evaluateAndReport(Trial& trial, int64_t stepsDone, bool final);
+  void saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<double> score);
+
+  std::shared_ptr<const Experiment> m_experiment;
+  EventSink& m_sink;
+  std::string m_deviceName;
+  std::chrono::steady_clock::time_point m_startTime = std::chrono::steady_clock::now();
+
+  TrialPlan m_plan;
+  std::string m_checkpointDir;  // empty: no checkpoints
+  std::optional<CheckpointSchedule> m_schedule;
+  CheckpointKeeper m_keeper;
+  int64_t m_lastCheckpointStep = 0;
+  double m_lossSum = 0;
+  int64_t m_lossCount = 0;
+
+  // The latest verdict an evaluation gave (a snapshot whose meta states one): part of a
+  // finished run's verdicts and, as "VERDICT -- detail", of its status message.
+  std::optional<Verdict> m_verdict;
+  std::optional<Verdict> m_divergenceVerdict;  // a finite loss far above its start
+  std::vector<Verdict> m_verdicts;             // a finished run's, attached to its terminal status
+  // Every evaluated metric's last and lowest value, for the comparison with published figures.
+  std::map<std::string, double> m_lastEval;
+  std::map<std::string, double> m_lowestEval;
+  std::vector<ReferenceVerdict> m_paperVerdicts;
+  LossDivergence m_divergence;  // a finite but exploding training loss
+  int64_t m_lastStep = 0;       // the status events' step: where a run failed or was cancelled
+};
+
+}  // namespace fl

@@ -69,6 +69,7 @@ struct SweepArgs {
   int parallel = 0;
   int threads = 0;
   std::string device;
+  std::string batch = "auto";  // --batch auto | off | K (study::parseBatchMode)
   // table
   std::vector<std::string> metrics;
   std::string rows, cols;

@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
   fl::cli::RunArgs runArgs;
   auto* run = app.add_subcommand("run",
                                  "Run one experiment, record it in the run store, report "
-                                 "its final metrics");
+                                 "its final metrics (one run: batched training, --batch, "
+                                 "is for the many runs of `sweep run`)");
   run->add_option("experiment", runArgs.experiment, "Experiment name (see `list`)");
   auto* presetOption = run->add_option("--preset", runArgs.preset, "Start from a named preset");
   run->add_option("--set", runArgs.assignments, "Override a parameter: KEY=VALUE (repeatable)")

@@ -2,6 +2,7 @@
 // reading subcommands are in sweep_reading.cpp.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -59,6 +60,7 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
   options.requestedParallel = args.parallel;
   options.requestedThreads = args.threads;
   options.device = args.device;
+  options.batch = *study::parseBatchMode(args.batch);  // checked by the parser
   // Ctrl-C, `kill`, a closed terminal and a cluster's preemption (SIGTERM before SIGKILL) all
   // stop the study the same way: every run checkpoints where it is and ends cancelled.
   options.stopFlag = &InterruptSignals::flag();
@@ -74,7 +76,14 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
                static_cast<long long>(record->cells - static_cast<int64_t>(toTrain)), toTrain,
                runs.path().c_str());
   if (toTrain > 0) {
-    const auto budget = scheduler.budgetFor(static_cast<int64_t>(toTrain));
+    const auto groups = scheduler.planGroups();
+    const auto budget = scheduler.budgetFor(static_cast<int64_t>(groups.size()));
+    if (groups.size() < toTrain) {
+      size_t largest = 0;
+      for (const auto& g : groups) largest = std::max(largest, g.size());
+      std::fprintf(stderr, "batched (--batch %s): %zu runs in %zu groups of at most %zu\n",
+                   options.batch.describe().c_str(), toTrain, groups.size(), largest);
+    }
     std::fprintf(stderr, "budget: %s (OpenMP wait policy: %s)%s\n", budget.describe().c_str(),
                  openMpWaitPolicy().c_str(),
                  budget.oversubscribed() ? "; WARNING: more threads than cores, as requested" : "");

@@ -1,5 +1,7 @@
 #include "app/cli/sweep_options.h"
 
+#include "core/study/run_groups.h"
+
 namespace fl::cli {
 
 namespace {
@@ -12,6 +14,21 @@ void addBudget(CLI::App* c, SweepArgs& a) {
                 "Intra-op threads per run (default: 1 for tiny models or many runs)")
       ->check(CLI::Range(1, 1024));
   c->add_option("--device", a.device, "auto | cpu | cuda | cuda:N for every run of the study");
+}
+
+// Batched training (#12): only where this process trains the study (not --slurm's tasks).
+void addBatch(CLI::App* c, SweepArgs& a) {
+  c->add_option("--batch", a.batch,
+                "auto | off | K: train runs whose shapes agree as one group, K runs at most "
+                "(auto: up to 32, spread over the cores); each run is still stored on its own. "
+                "Experiments without batched training run one by one (see README: Batched "
+                "studies)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            std::string error;
+            return study::parseBatchMode(text, &error) ? std::string() : error;
+          },
+          "auto|off|K", "batch mode"));
 }
 
 void addSlurm(CLI::App* c, SweepArgs& a) {
@@ -71,12 +88,14 @@ CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
                 "Print the runs and the spec (with --slurm: the batch script); train, store and "
                 "submit nothing");
   addBudget(run, a);
+  addBatch(run, a);
   addSlurm(run, a);
 
   auto* resume = sweep->add_subcommand(
       "resume", "Finish a study: keep finished runs, resume interrupted ones, rerun failed ones");
   addId(resume, a);
   addBudget(resume, a);
+  addBatch(resume, a);
   addSlurm(resume, a);
 
   auto* status = sweep->add_subcommand(

@@ -8,6 +8,7 @@
 
 #include "core/engine/config.h"
 #include "core/engine/event_queue.h"
+#include "core/engine/group_runner.h"
 #include "core/engine/runner.h"
 #include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
@@ -62,7 +63,8 @@ class RunOutcomeSink : public EventSink {
   std::string m_message = "ended without a status";
 };
 
-struct ActiveRun {
+// One run of the study in this process: alone (a Runner) or a member of a group.
+struct MemberRun {
   int64_t cell = 0;
   int64_t runId = 0;
   std::string label;
@@ -70,8 +72,34 @@ struct ActiveRun {
   std::unique_ptr<store::StoreSink> storeSink;
   std::unique_ptr<RunOutcomeSink> outcome;
   std::unique_ptr<FanOutSink> sinks;
+  bool collected = false;
+};
+
+// What one worker of the budget trains: a run alone, or a batched group of runs.
+struct ActiveWork {
+  std::vector<std::unique_ptr<MemberRun>> members;
   std::unique_ptr<Runner> runner;
+  std::unique_ptr<GroupRunner> group;
   bool cancelRequested = false;
+
+  bool memberDone(size_t i) const { return runner ? runner->isDone() : group->isMemberDone(i); }
+  void cancel() {
+    if (runner)
+      runner->cancel();
+    else
+      group->cancel();
+  }
+  void join() {
+    if (runner)
+      runner->join();
+    else
+      group->join();
+  }
+  bool allCollected() const {
+    for (const auto& m : members)
+      if (!m->collected) return false;
+    return true;
+  }
 };
 
 double secondsSince(Clock::time_point t) {
@@ -109,6 +137,28 @@ ThreadBudget StudyScheduler::budgetFor(int64_t cellsToTrain) const {
                           useful, m_options.requestedParallel, m_options.requestedThreads);
 }
 
+std::vector<std::vector<int64_t>> StudyScheduler::planGroups() const {
+  store::RunStore runs(m_storePath, /*readOnly=*/true);
+  StudyStore studies(runs);
+  const auto record = studies.study(m_studyId);
+  const auto cells = studies.unfinishedCells(m_studyId);
+  const auto experiment = record ? m_registry.find(record->experiment) : nullptr;
+  if (!experiment || m_options.batch.isOff()) {
+    std::vector<std::vector<int64_t>> alone;
+    for (int64_t cell : cells) alone.push_back({cell});
+    return alone;
+  }
+  // Workers the budget would give that many cells: auto splits groups until each has one.
+  const int workers = budgetFor(static_cast<int64_t>(cells.size())).parallel;
+  auto configOf = [&](int64_t cell) {
+    nlohmann::json stored = studies.cellConfig(m_studyId, cell);
+    if (!m_options.device.empty()) stored["device"] = m_options.device;
+    const ValidatedConfig validated = validateRunConfig(*experiment, stored);
+    return validated.ok() ? validated.values : stored;
+  };
+  return formRunGroups(cells, configOf, *experiment, m_options.batch, workers);
+}
+
 StudyOutcome StudyScheduler::run(const Reporter& report) {
   store::RunStore runs(m_storePath);
   StudyStore studies(runs);
@@ -119,16 +169,20 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
     throw std::runtime_error("study " + std::to_string(m_studyId) + " is of experiment '" +
                              record->experiment + "', unknown to this build");
 
-  std::deque<int64_t> pending;
-  for (int64_t cell : studies.unfinishedCells(m_studyId)) pending.push_back(cell);
+  // What each worker trains: one cell, or a group of cells whose shapes agree.
+  std::deque<std::vector<int64_t>> pending;
+  for (auto& group : planGroups()) pending.push_back(std::move(group));
+  int64_t pendingCells = 0;
+  for (const auto& group : pending) pendingCells += static_cast<int64_t>(group.size());
   StudyOutcome outcome;
   outcome.budget = budgetFor(static_cast<int64_t>(pending.size()));
   StudyProgress& progress = outcome.progress;
   progress.total = record->cells;
-  progress.finished = record->cells - static_cast<int64_t>(pending.size());
+  progress.finished = record->cells - pendingCells;
   const auto start = Clock::now();
   int64_t endedHere = 0;
-  std::vector<std::unique_ptr<ActiveRun>> active;
+  int64_t activeRuns = 0;
+  std::vector<std::unique_ptr<ActiveWork>> active;
   std::mutex wakeMutex;
   std::condition_variable wake;
   // By cell number: a shard's study (core/study/shard_task.h) holds only some of the cells.
@@ -137,8 +191,8 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
 
   auto updateEta = [&] {
     progress.elapsedSeconds = secondsSince(start);
-    progress.active = static_cast<int64_t>(active.size());
-    const int64_t left = static_cast<int64_t>(pending.size()) + progress.active;
+    progress.active = activeRuns;
+    const int64_t left = pendingCells + progress.active;
     if (endedHere > 0)
       progress.etaSeconds =
           progress.elapsedSeconds / static_cast<double>(endedHere) * static_cast<double>(left);
@@ -146,17 +200,18 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
       progress.etaSeconds.reset();
   };
 
-  auto startRun = [&](int64_t cell, const CellClaim& claim) {
+  // Prepares a claimed cell's run; nullptr (reported failed) when its config no longer holds.
+  auto prepareRun = [&](int64_t cell, const CellClaim& claim, CellLaunch& launch,
+                        StudyRunReport& started) -> std::unique_ptr<MemberRun> {
     const auto& result = results.at(cell);
-    auto run = std::make_unique<ActiveRun>();
+    auto run = std::make_unique<MemberRun>();
     run->cell = cell;
     run->runId = claim.runId;
     run->label = cellLabel(result.axes, result.seed);
-    StudyRunReport started;
     started.cell = cell;
     started.runId = claim.runId;
     started.label = run->label;
-    const CellLaunch launch =
+    launch =
         prepareCellLaunch(runs, studies, *experiment, m_studyId, cell, claim, m_options.device);
     if (!launch.ok()) {
       ++progress.failed;
@@ -166,28 +221,61 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
       ended.message = launch.error;
       updateEta();
       report(ended, progress);
-      return;
+      return nullptr;
     }
-    RunnerOptions options;
-    options.threads = outcome.budget.threadsPerRun;
-    options.checkpointDir = runs.artifactFolder(claim.runId);
-    options.resume = launch.resume;
     started.how = launch.how;
     run->storeSink = std::make_unique<store::StoreSink>(runs.path(), claim.runId);
     run->outcome = std::make_unique<RunOutcomeSink>(wakeMutex, wake);
     run->sinks = std::make_unique<FanOutSink>(
         std::vector<EventSink*>{run->storeSink.get(), run->outcome.get()});
-    run->runner = std::make_unique<Runner>(experiment, launch.config, *run->sinks, options);
     run->started = Clock::now();
-    run->runner->start();
-    active.push_back(std::move(run));
-    updateEta();
-    report(started, progress);
+    return run;
   };
 
-  auto collect = [&](ActiveRun& run) {
-    run.runner->join();
+  // Starts the claimed cells of one worker: a Runner for one, a GroupRunner for several.
+  auto startWork = [&](const std::vector<std::pair<int64_t, CellClaim>>& claimed) {
+    auto work = std::make_unique<ActiveWork>();
+    std::vector<StudyRunReport> startedReports;
+    std::vector<CellLaunch> launches;
+    for (const auto& [cell, claim] : claimed) {
+      CellLaunch launch;
+      StudyRunReport started;
+      auto run = prepareRun(cell, claim, launch, started);
+      if (!run) continue;
+      work->members.push_back(std::move(run));
+      launches.push_back(std::move(launch));
+      startedReports.push_back(std::move(started));
+    }
+    if (work->members.empty()) return;
+    if (work->members.size() == 1) {
+      RunnerOptions options;
+      options.threads = outcome.budget.threadsPerRun;
+      options.checkpointDir = runs.artifactFolder(work->members[0]->runId);
+      options.resume = launches[0].resume;
+      work->runner = std::make_unique<Runner>(experiment, launches[0].config,
+                                              *work->members[0]->sinks, options);
+      work->runner->start();
+    } else {
+      std::vector<GroupMemberSpec> specs;
+      for (size_t i = 0; i < work->members.size(); ++i) {
+        startedReports[i].how += " in a group of " + std::to_string(work->members.size());
+        specs.push_back({launches[i].config, work->members[i]->sinks.get(),
+                         runs.artifactFolder(work->members[i]->runId), launches[i].resume});
+      }
+      work->group =
+          std::make_unique<GroupRunner>(experiment, std::move(specs), outcome.budget.threadsPerRun);
+      work->group->start();
+    }
+    activeRuns += static_cast<int64_t>(work->members.size());
+    active.push_back(std::move(work));
+    updateEta();
+    for (const auto& started : startedReports) report(started, progress);
+  };
+
+  auto collect = [&](MemberRun& run) {
     run.storeSink->close();
+    run.collected = true;
+    --activeRuns;
     const auto [status, message] = run.outcome->status();
     StudyRunReport ended;
     ended.ended = true;
@@ -214,19 +302,24 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
     if (m_options.stopFlag && m_options.stopFlag->load() != 0) m_cancel = true;
     while (!m_cancel && static_cast<int>(active.size()) < outcome.budget.parallel &&
            !pending.empty()) {
-      const int64_t cell = pending.front();
+      const std::vector<int64_t> cells = std::move(pending.front());
       pending.pop_front();
-      const CellClaim claim = studies.claim(m_studyId, cell);
-      switch (claim.kind) {
-        case CellClaim::Kind::Done:
-          ++progress.finished;
-          break;
-        case CellClaim::Kind::RunningElsewhere:
-          ++progress.elsewhere;
-          break;
-        default:
-          startRun(cell, claim);
+      pendingCells -= static_cast<int64_t>(cells.size());
+      std::vector<std::pair<int64_t, CellClaim>> claimed;
+      for (int64_t cell : cells) {
+        const CellClaim claim = studies.claim(m_studyId, cell);
+        switch (claim.kind) {
+          case CellClaim::Kind::Done:
+            ++progress.finished;
+            break;
+          case CellClaim::Kind::RunningElsewhere:
+            ++progress.elsewhere;
+            break;
+          default:
+            claimed.emplace_back(cell, claim);
+        }
       }
+      startWork(claimed);
     }
     if (active.empty()) break;
     {
@@ -236,20 +329,29 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
     }
     if (m_options.stopFlag && m_options.stopFlag->load() != 0) m_cancel = true;
     if (m_cancel)
-      for (auto& run : active)
-        if (!run->cancelRequested) {
-          run->runner->cancel();
-          run->cancelRequested = true;
+      for (auto& work : active)
+        if (!work->cancelRequested) {
+          work->cancel();
+          work->cancelRequested = true;
         }
     for (auto it = active.begin(); it != active.end();) {
-      if (!(*it)->runner->isDone()) {
-        ++it;
-        continue;
+      ActiveWork& work = **it;
+      for (size_t i = 0; i < work.members.size(); ++i) {
+        MemberRun& run = *work.members[i];
+        if (run.collected || !work.memberDone(i)) continue;
+        // A run alone is joined before its sink closes; a group member's sink gets nothing
+        // after its terminal status, while its group trains on.
+        if (work.runner) work.join();
+        StudyRunReport ended = collect(run);
+        updateEta();
+        report(ended, progress);
       }
-      StudyRunReport ended = collect(**it);
-      it = active.erase(it);
-      updateEta();
-      report(ended, progress);
+      if (work.allCollected()) {
+        work.join();
+        it = active.erase(it);
+      } else {
+        ++it;
+      }
     }
   }
   outcome.cancelled = m_cancel;

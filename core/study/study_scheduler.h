@@ -9,6 +9,10 @@
 //   StudyOutcome outcome = scheduler.run([](const StudyRunReport& r, const StudyProgress& p)
 //   {...});
 //
+// With options.batch, cells whose shapes agree train as one GroupRunner (a worker of the
+// budget, however many members): each member keeps its own run id, StoreSink, checkpoints and
+// status, ends on its own (reported when it ends), and resumes alone or in any other group.
+//
 // Threading: run() blocks the calling thread, which only claims, starts and collects runs
 // (each Runner trains on its own thread). cancel() may be called from any thread, e.g. after
 // a signal: every active run stops after its current step, saves a checkpoint and ends
@@ -23,6 +27,7 @@
 #include <string>
 
 #include "core/engine/registry.h"
+#include "core/study/run_groups.h"
 #include "core/study/thread_budget.h"
 
 namespace fl::study {
@@ -35,6 +40,9 @@ struct StudySchedulerOptions {
   // When it becomes non-zero (e.g. the number of a signal that arrived), run() cancels as if
   // cancel() had been called. Read at least every 50 ms.
   const std::atomic<int>* stopFlag = nullptr;
+  // Batched training (#12, run_groups.h): cells whose shapes agree train as one group on one
+  // worker, each member still its own run. Off unless asked (the CLI's --batch is auto).
+  BatchMode batch;
 };
 
 // One run that started or ended, for the progress display.
@@ -77,8 +85,10 @@ class StudyScheduler {
   StudyOutcome run(const Reporter& report);
   void cancel() { m_cancel = true; }
 
-  // The budget run() will use for `cellsToTrain` cells of this study's experiment.
+  // The budget run() will use for `cellsToTrain` cells (or groups) of this study's experiment.
   ThreadBudget budgetFor(int64_t cellsToTrain) const;
+  // The groups run() will train the unfinished cells in (each of one cell with batching off).
+  std::vector<std::vector<int64_t>> planGroups() const;
 
  private:
   const ExperimentRegistry& m_registry;

@@ -1,0 +1,88 @@
+#include "core/study/run_groups.h"
+
+#include <algorithm>
+
+namespace fl::study {
+
+std::string BatchMode::describe() const {
+  if (isAuto()) return "auto";
+  if (isOff()) return "off";
+  return "at most " + std::to_string(maxGroupSize) + " runs per group";
+}
+
+std::optional<BatchMode> parseBatchMode(const std::string& text, std::string* error) {
+  if (text == "auto") return BatchMode{0};
+  if (text == "off") return BatchMode{1};
+  const bool digits =
+      !text.empty() && text.size() <= 6 &&
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits && std::stoi(text) >= 1) return BatchMode{std::stoi(text)};
+  if (error)
+    *error =
+        "--batch must be auto, off or a number of runs per group (1 to 999999), not '" + text + "'";
+  return std::nullopt;
+}
+
+namespace {
+
+// `cells` dealt into `parts` groups of near-equal size, in order.
+std::vector<std::vector<int64_t>> split(const std::vector<int64_t>& cells, size_t parts) {
+  std::vector<std::vector<int64_t>> out;
+  size_t begin = 0;
+  for (size_t p = 0; p < parts; ++p) {
+    const size_t end = begin + (cells.size() - begin) / (parts - p);
+    out.emplace_back(cells.begin() + static_cast<std::ptrdiff_t>(begin),
+                     cells.begin() + static_cast<std::ptrdiff_t>(end));
+    begin = end;
+  }
+  return out;
+}
+
+bool compatible(const Experiment& experiment, const nlohmann::json& a, const nlohmann::json& b) {
+  try {
+    return experiment.groupDifference(a, b).empty();
+  } catch (const std::exception&) {
+    return false;  // a config the rule cannot read trains alone (and fails there, with its reason)
+  }
+}
+
+}  // namespace
+
+std::vector<std::vector<int64_t>> formRunGroups(
+    const std::vector<int64_t>& cells, const std::function<nlohmann::json(int64_t)>& configOf,
+    const Experiment& experiment, BatchMode mode, int workers) {
+  std::vector<std::vector<int64_t>> groups;
+  if (mode.isOff()) {
+    for (int64_t cell : cells) groups.push_back({cell});
+    return groups;
+  }
+  // Compatible sets: each cell joins the first set whose first config agrees with its own.
+  std::vector<std::vector<int64_t>> sets;
+  std::vector<nlohmann::json> firstConfigs;
+  for (int64_t cell : cells) {
+    const nlohmann::json config = configOf(cell);
+    size_t s = 0;
+    while (s < sets.size() && !compatible(experiment, firstConfigs[s], config)) ++s;
+    if (s == sets.size()) {
+      sets.emplace_back();
+      firstConfigs.push_back(config);
+    }
+    sets[s].push_back(cell);
+  }
+  const size_t limit = mode.isAuto() ? BatchMode::kAutoGroupSize : mode.maxGroupSize;
+  for (const auto& set : sets)
+    for (auto& group : split(set, (set.size() + limit - 1) / limit)) groups.push_back(group);
+  // Auto: no worker idles while a group could be halved (the largest first).
+  while (mode.isAuto() && !groups.empty() && static_cast<int>(groups.size()) < workers) {
+    auto largest = std::max_element(groups.begin(), groups.end(),
+                                    [](auto& a, auto& b) { return a.size() < b.size(); });
+    if (largest->size() < 2) break;
+    auto halves = split(*largest, 2);
+    *largest = std::move(halves[0]);
+    groups.push_back(std::move(halves[1]));
+  }
+  std::sort(groups.begin(), groups.end(), [](auto& a, auto& b) { return a.front() < b.front(); });
+  return groups;
+}
+
+}  // namespace fl::study

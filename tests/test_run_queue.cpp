@@ -92,7 +92,8 @@ bool drainUntilIdle(RunQueue& queue, RunViews& views, int timeoutMs = 60000) {
   t.start();
   while (t.elapsed() < timeoutMs) {
     queue.drain();
-    bool idle = queue.waitingCount() == 0 && queue.trainingCount() == 0;
+    bool idle =
+        queue.waitingCount() == 0 && queue.trainingCount() == 0 && queue.closingCount() == 0;
     for (auto id : queue.runs())
       idle = idle && views.find(id) && fl::isTerminal(views.find(id)->status());
     if (idle) return true;
@@ -215,6 +216,11 @@ class TestRunQueue : public QObject {
     RunViews views(store);
     RunQueue queue(registry(), store, views);
     queue.setCores(2);
+    // Listeners of runEnded read the store: by then it holds the run's final status.
+    std::vector<std::string> statusWhenEnded;
+    connect(&queue, &RunQueue::runEnded, this, [&](int64_t id, int64_t) {
+      statusWhenEnded.push_back(fl::toString(store.run(id)->status));
+    });
     std::string error;
     QCOMPARE(queue.addStudy(studyId, &error), int64_t(6));
     QCOMPARE(queue.trainingCount(), 2);  // claimed two, the others wait unclaimed
@@ -223,6 +229,7 @@ class TestRunQueue : public QObject {
     for (auto id : queue.runs()) QCOMPARE(queue.studyOf(id), studyId);
     const auto results = fl::study::StudyStore(store).results(studyId);
     for (const auto& r : results) QCOMPARE(r.status, std::string("finished"));
+    QCOMPARE(statusWhenEnded, std::vector<std::string>(6, "finished"));
     QCOMPARE(store.listRuns().size(), size_t(6));  // none trained twice
     // Queued again, a finished study has nothing left to train.
     QCOMPARE(queue.addStudy(studyId, &error), int64_t(0));

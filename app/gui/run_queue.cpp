@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -18,7 +19,8 @@
 namespace fl::gui {
 
 // Closes finished sessions on its own thread: joining a Runner is quick once it is done, but
-// closing its StoreSink waits for the writer's last transaction.
+// closing its StoreSink waits for the writer's last transaction. `closed` runs on this thread
+// once the store holds everything the session wrote.
 class SessionCloser {
  public:
   SessionCloser() : m_thread([this] { loop(); }) {}
@@ -30,10 +32,10 @@ class SessionCloser {
     m_wake.notify_one();
     m_thread.join();
   }
-  void close(std::unique_ptr<RunSession> session) {
+  void close(std::unique_ptr<RunSession> session, std::function<void()> closed = {}) {
     {
       std::lock_guard<std::mutex> lock(m_mutex);
-      m_sessions.push_back(std::move(session));
+      m_sessions.push_back({std::move(session), std::move(closed)});
     }
     m_wake.notify_one();
   }
@@ -44,10 +46,11 @@ class SessionCloser {
     while (true) {
       m_wake.wait(lock, [this] { return m_stop || !m_sessions.empty(); });
       while (!m_sessions.empty()) {
-        auto session = std::move(m_sessions.front());
+        auto closing = std::move(m_sessions.front());
         m_sessions.pop_front();
         lock.unlock();
-        session.reset();
+        closing.session.reset();
+        if (closing.closed) closing.closed();
         lock.lock();
       }
       if (m_stop) return;
@@ -56,7 +59,11 @@ class SessionCloser {
 
   std::mutex m_mutex;
   std::condition_variable m_wake;
-  std::deque<std::unique_ptr<RunSession>> m_sessions;
+  struct Closing {
+    std::unique_ptr<RunSession> session;
+    std::function<void()> closed;
+  };
+  std::deque<Closing> m_sessions;
   bool m_stop = false;
   std::thread m_thread;  // last: started once the rest exists
 };
@@ -336,7 +343,6 @@ void RunQueue::startWaiting() {
 
 RunDeltas RunQueue::drain() {
   RunDeltas deltas;
-  std::vector<int64_t> ended;
   for (auto& [id, entry] : m_entries) {
     if (!entry.session) continue;
     // Finished before its events are taken: then they include its last (terminal) one.
@@ -348,11 +354,20 @@ RunDeltas RunQueue::drain() {
         if (!delta.empty()) deltas[id] = std::move(delta);
       }
     if (finished) {
-      m_closer->close(std::move(entry.session));
-      ended.push_back(id);
+      // runEnded waits for the store: its listeners read the run's final status from there.
+      ++m_closing;
+      const int64_t studyId = entry.studyId;
+      m_closer->close(std::move(entry.session), [this, id = id, studyId] {
+        QMetaObject::invokeMethod(
+            this,
+            [this, id, studyId] {
+              --m_closing;
+              emit runEnded(id, studyId);
+            },
+            Qt::QueuedConnection);
+      });
     }
   }
-  for (auto id : ended) emit runEnded(id, m_entries[id].studyId);
   startWaiting();
   return deltas;
 }

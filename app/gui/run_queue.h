@@ -79,6 +79,8 @@ class RunQueue : public QObject {
   bool isTraining(int64_t runId) const;
   int trainingCount() const;
   int64_t waitingCount() const { return static_cast<int64_t>(m_waiting.size()); }
+  // Runs that finished training whose store writer is still closing: runEnded comes after.
+  int closingCount() const { return m_closing; }
   int64_t studyOf(int64_t runId) const;
   int threadsOf(int64_t runId) const;  // 0 when it is not training
   // Asks a training run for the probe; 0 when it is not training.
@@ -90,6 +92,7 @@ class RunQueue : public QObject {
 
  signals:
   void runQueued(int64_t runId);  // a new row
+  // A run is over and the store holds its final status (after the writer closed).
   void runEnded(int64_t runId, int64_t studyId);
   void problem(const QString& what);
 
@@ -124,6 +127,7 @@ class RunQueue : public QObject {
   std::map<int64_t, int> m_usefulThreads;  // per study: its first cell's config says
   int m_requestedParallel = 0;
   int m_cores = 0;
+  int m_closing = 0;
   std::unique_ptr<SessionCloser> m_closer;
 };
 

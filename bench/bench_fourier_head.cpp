@@ -39,16 +39,22 @@ ToyBenchmarkSettings settingsFor(const std::string& head) {
   return ToyBenchmarkSettings::fromConfig(config.values);
 }
 
-// End to end: FourierHeadTrial::trainStep, batch gather to optimiser step.
-double microsPerStep(const std::string& head, int steps) {
-  const auto settings = settingsFor(head);
+// A single run of `head`, seeded and warmed up by 200 steps; `step` is its next step index.
+std::unique_ptr<FourierHeadTrial> warmedUpTrial(const std::string& head, int64_t& step) {
   std::unique_ptr<FourierHeadTrial> trial;
   {
     fl::SeededScope seeded(1);
-    trial = std::make_unique<FourierHeadTrial>(settings, torch::kCPU, 1);
+    trial = std::make_unique<FourierHeadTrial>(settingsFor(head), torch::kCPU, 1);
   }
+  step = 0;
+  for (int i = 0; i < 200; ++i) trial->trainStep(step++);
+  return trial;
+}
+
+// End to end: FourierHeadTrial::trainStep, batch gather to optimiser step.
+double microsPerStep(const std::string& head, int steps) {
   int64_t step = 0;
-  for (int i = 0; i < 200; ++i) trial->trainStep(step++);  // warm-up
+  auto trial = warmedUpTrial(head, step);
   const double s = fl::bench::secondsPerCall([&] { trial->trainStep(step++); }, steps, 3);
   return s * 1e6;
 }
@@ -194,13 +200,8 @@ void batchedTable(int modelSteps) {
               "vs single", "user us", "sys us");
   for (const char* head : {"fourier", "linear", "gmm"}) {
     const auto settings = settingsFor(head);
-    std::unique_ptr<FourierHeadTrial> trial;
-    {
-      fl::SeededScope seeded(1);
-      trial = std::make_unique<FourierHeadTrial>(settings, torch::kCPU, 1);
-    }
     int64_t step = 0;
-    for (int i = 0; i < 200; ++i) trial->trainStep(step++);  // warm-up
+    auto trial = warmedUpTrial(head, step);
     const ModelStepCost single = costPerModelStep([&] { trial->trainStep(step++); }, modelSteps, 1);
     printCostRow(head, "single", single, single.wallMicros);
     for (int64_t k : {1, 8, 32, 128}) {

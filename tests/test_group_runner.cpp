@@ -2,7 +2,8 @@
 // scripted group (members step, fail and checkpoint as told), each member's events equal its
 // single Runner's; a NaN member fails alone at its step with the single run's message; a member
 // cancelled alone keeps a checkpoint while the others finish; a checkpoint the disk refuses
-// fails that member only; a cancelled group resumes from its members' checkpoints.
+// fails that member only; a cancelled group resumes from its members' checkpoints; a probe of
+// one member is answered by that member alone, between two steps.
 #include <QtTest>
 
 #include <cerrno>
@@ -97,6 +98,15 @@ class ScriptedGroup : public fl::BatchedTrial {
   }
   void loadCheckpoint(int64_t i, const std::string& path) override {
     std::ifstream(path) >> m_members[i].stepsDone;
+  }
+  // The member's answer: its number, the probed x and its steps done.
+  std::vector<fl::Snapshot> probe(int64_t i, const std::map<std::string, double>& in) override {
+    fl::Snapshot s;
+    s.name = "probe/echo";
+    s.shape = {3};
+    s.data = {float(i), float(in.at("x")), float(m_members[i].stepsDone)};
+    s.axes = {{"field", "", {}}};
+    return {s};
   }
 
  private:
@@ -280,6 +290,38 @@ class TestGroupRunner : public QObject {
       const std::string first = "metric train/loss " + std::to_string(next) + " ";
       QVERIFY2(r.lines.front().rfind(first, 0) == 0, r.lines.front().c_str());
     }
+  }
+
+  void aProbeIsAnsweredByItsMemberAloneBetweenSteps() {
+    const std::vector<nlohmann::json> configs = {
+        configOf(*m_experiment, {{"steps", 100000}, {"step_millis", 1}, {"seed", 1}}),
+        configOf(*m_experiment, {{"steps", 100000}, {"step_millis", 1}, {"seed", 2}})};
+    std::vector<fl::EventQueue> queues(configs.size());
+    std::vector<fl::GroupMemberSpec> specs;
+    for (size_t i = 0; i < configs.size(); ++i) specs.push_back({configs[i], &queues[i], "", {}});
+    fl::GroupRunner group(m_experiment, specs);
+    group.start();
+    const int64_t id = group.requestProbe(1, {{"x", 0.25}});
+    QVERIFY(id > 0);
+    std::vector<fl::SnapshotEvent> answers[2];
+    auto answered = [&] {
+      for (int i = 0; i < 2; ++i)
+        for (auto& e : queues[i].takeAll())
+          if (auto* s = std::get_if<fl::SnapshotEvent>(&e))
+            if (s->requestId != 0) answers[i].push_back(*s);
+      return !answers[1].empty();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(answered(), 10000);
+    group.cancel();
+    group.join();
+    QVERIFY(answers[0].empty());
+    QCOMPARE(answers[1].size(), size_t(1));
+    const fl::SnapshotEvent& answer = answers[1].front();
+    QCOMPARE(answer.requestId, id);
+    QCOMPARE(answer.snapshot.data[0], 1.0f);
+    QCOMPARE(answer.snapshot.data[1], 0.25f);
+    QCOMPARE(double(answer.snapshot.data[2]), double(answer.step));  // asked between steps
+    QVERIFY_THROWS_EXCEPTION(std::out_of_range, group.requestProbe(2, {{"x", 0.0}}));
   }
 };
 

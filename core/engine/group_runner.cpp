@@ -89,6 +89,35 @@ void GroupRunner::cancel() {
 
 void GroupRunner::cancel(int64_t member) { m_members.at(member)->cancel = true; }
 
+int64_t GroupRunner::requestProbe(int64_t member, std::map<std::string, double> inputs) {
+  if (member < 0 || member >= memberCount()) throw std::out_of_range("no such group member");
+  std::lock_guard<std::mutex> lock(m_requestMutex);
+  const int64_t id = m_nextRequestId++;
+  m_requests.push_back({member, id, std::move(inputs)});
+  return id;
+}
+
+void GroupRunner::answerProbes(BatchedTrial& group) {
+  std::deque<ProbeRequest> pending;
+  {
+    std::lock_guard<std::mutex> lock(m_requestMutex);
+    pending.swap(m_requests);
+  }
+  for (auto& request : pending) {
+    Member& m = *m_members[static_cast<size_t>(request.member)];
+    if (!m.training) continue;  // ended: its sink takes nothing more
+    const int64_t step = group.stepsDone(request.member);
+    try {
+      for (auto& snapshot : group.probe(request.member, request.inputs))
+        m.spec.sink->onEvent(
+            SnapshotEvent{step, m.reporter.elapsed(), std::move(snapshot), request.id});
+    } catch (const std::exception& e) {  // as a single run's probe would, it ends the run
+      group.setActive(request.member, false);
+      end(m, RunStatus::Failed, "the probe failed: " + messageOf(e));
+    }
+  }
+}
+
 void GroupRunner::join() {
   if (m_thread.joinable()) m_thread.join();
 }
@@ -199,6 +228,7 @@ void GroupRunner::trainGroup(BatchedTrial& group) {
       anyTraining = true;
     }
     if (!anyTraining) return;
+    answerProbes(group);
 
     std::vector<std::optional<double>> losses;
     try {

@@ -6,6 +6,7 @@
 //   GroupRunner group(experiment, {{config, &sinkA, dirA, resumeA}, {config, &sinkB, ...}});
 //   group.start();
 //   ... group.cancel(i) stops member i alone (checkpoint, cancelled); group.cancel() every one
+//   ... group.requestProbe(i, inputs): member i's answer comes to its sink between two steps
 //   ... group.isMemberDone(i) once its terminal status is out; group.isDone() when all are
 //   group.join();
 //
@@ -17,7 +18,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -49,6 +53,10 @@ class GroupRunner {
   void start();
   void cancel();                // every member
   void cancel(int64_t member);  // this member alone, within one step
+  // Queues a probe of a member still training; its answer arrives at the member's sink as
+  // SnapshotEvents carrying the returned id, between two of the group's steps (as a Runner's).
+  // A member that ends first never answers.
+  int64_t requestProbe(int64_t member, std::map<std::string, double> inputs);
   void join();
 
   int64_t memberCount() const { return static_cast<int64_t>(m_members.size()); }
@@ -64,12 +72,23 @@ class GroupRunner {
   void run();
   void trainGroup(BatchedTrial& group);
   void end(Member& member, RunStatus status, std::string message, bool fileWriteFailed = false);
+  void answerProbes(BatchedTrial& group);
+
+  struct ProbeRequest {
+    int64_t member;
+    int64_t id;
+    std::map<std::string, double> inputs;
+  };
 
   std::shared_ptr<const Experiment> m_experiment;
   std::vector<std::unique_ptr<Member>> m_members;
   int m_threads;
   std::thread m_thread;
   std::atomic<bool> m_done{false};
+
+  std::mutex m_requestMutex;
+  std::deque<ProbeRequest> m_requests;
+  int64_t m_nextRequestId = 1;
 };
 
 }  // namespace fl

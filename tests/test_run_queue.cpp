@@ -1,7 +1,9 @@
 // Tests app/gui/run_queue.h: the window's runs train under the studies' thread budget (on two
 // cores, runs of a tiny model two at a time with one thread each; the user's Parallel runs
-// wins), a waiting run cancelled is recorded cancelled, a resumed run keeps its row, and a
-// study's cells are claimed as slots free, each trained once.
+// wins), a waiting run cancelled is recorded cancelled, a resumed run keeps its row, a
+// study's cells are claimed as slots free, each trained once, and a study's cells of one shape
+// train as batched groups (#12) whose members are ordinary runs: own rows, own curves, stopped
+// and resumed alone, the same figures as the study trained cell by cell.
 #include <QtTest>
 
 #include <ATen/Parallel.h>
@@ -234,6 +236,71 @@ class TestRunQueue : public QObject {
     // Queued again, a finished study has nothing left to train.
     QCOMPARE(queue.addStudy(studyId, &error), int64_t(0));
     QVERIFY(error.find("finished") != std::string::npos);
+  }
+
+  void aStudysCellsOfOneShapeTrainAsBatchedGroupsOfOrdinaryRuns() {
+    auto spec = fl::study::StudySpec::fromText(R"({"name": "b", "grid": {"gamma": [0, 1e-6]},
+        "seeds": [1, 2, 3], "set": {"samples": 200, "epochs": 6, "eval_every": 2}})");
+    spec.experiment = "fourier-head";
+    const auto expansion = fl::study::expandStudy(*registry().find("fourier-head"), spec);
+    QVERIFY(expansion.ok());
+    // The study trained cell by cell, for the figures the groups must give. Short runs: these
+    // toys amplify rounding (test_batched_fourier_head), and batched sums add in another order.
+    std::map<int64_t, double> aloneKl;
+    {
+      fl::store::RunStore store(path("cells.db"));
+      const int64_t studyId = fl::study::StudyStore(store).create(spec, expansion);
+      RunViews views(store);
+      RunQueue queue(registry(), store, views);
+      queue.setCores(2);
+      queue.setBatchMode(fl::study::BatchMode{1});
+      std::string error;
+      QCOMPARE(queue.addStudy(studyId, &error), int64_t(6));
+      QCOMPARE(queue.busyWorkers(), 2);
+      QCOMPARE(queue.trainingCount(), 2);
+      QVERIFY(drainUntilIdle(queue, views, 120000));
+      for (const auto& r : fl::study::StudyStore(store).results(studyId))
+        aloneKl[r.cell] = r.last.at("test/kl");
+    }
+    fl::store::RunStore store(path("groups.db"));
+    const int64_t studyId = fl::study::StudyStore(store).create(spec, expansion);
+    RunViews views(store);
+    RunQueue queue(registry(), store, views);
+    queue.setCores(2);  // auto: two groups of three, one per core
+    std::string error;
+    QCOMPARE(queue.addStudy(studyId, &error), int64_t(6));
+    QCOMPARE(queue.busyWorkers(), 2);
+    QCOMPARE(queue.trainingCount(), 6);
+    QCOMPARE(queue.runs().size(), size_t(6));  // a row per member
+    // Stopped alone (before its group's first step), the first member ends cancelled while the
+    // rest of its group trains on.
+    const int64_t stopped = queue.runs().front();
+    queue.cancel(stopped);
+    QVERIFY(drainUntilIdle(queue, views, 120000));
+    QCOMPARE(fl::toString(views.find(stopped)->status()), fl::toString(fl::RunStatus::Cancelled));
+    for (auto id : queue.runs()) {
+      if (id == stopped) continue;
+      QCOMPARE(fl::toString(views.find(id)->status()), fl::toString(fl::RunStatus::Finished));
+    }
+    // Resumed alone from its checkpoint, in its own row; then the figures are the cells'.
+    QVERIFY(queue.resume(stopped, &error));
+    QVERIFY(drainUntilIdle(queue, views, 120000));
+    QCOMPARE(queue.runs().size(), size_t(6));
+    QCOMPARE(fl::toString(views.find(stopped)->status()), fl::toString(fl::RunStatus::Finished));
+    for (const auto& r : fl::study::StudyStore(store).results(studyId)) {
+      QCOMPARE(r.status, std::string("finished"));
+      const double kl = r.last.at("test/kl");
+      QVERIFY2(std::abs(kl - aloneKl.at(r.cell)) <= 1e-3 * aloneKl.at(r.cell),
+               ("run " + std::to_string(r.runId) + (r.runId == stopped ? " (resumed)" : "") + ": " +
+                std::to_string(kl) + " vs " + std::to_string(aloneKl.at(r.cell)))
+                   .c_str());
+      // Each member's curve in its view is the store's: no point lost or repeated.
+      std::vector<double> stored;
+      for (const auto& point : store.metric(r.runId, "test/kl"))
+        stored.push_back(static_cast<double>(point.step));
+      QCOMPARE(stored.size(), size_t(3));  // every 2 epochs
+      QCOMPARE(views.find(r.runId)->metrics().at("test/kl").steps, stored);
+    }
   }
 };
 

@@ -42,6 +42,7 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
       m_modified(new QLabel("modified", this)),
       m_device(new QComboBox(this)),
       m_parallel(new QSpinBox(this)),
+      m_batch(new QComboBox(this)),
       m_form(new widgets::ConfigForm(this)),
       m_problem(new QLabel(this)),
       m_reference(new QLabel(this)),
@@ -75,6 +76,14 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
       "cores allow with the threads each run can use (the studies' thread "
       "budget), so runs never fight over the cores");
   top->addRow("Parallel runs", m_parallel);
+  m_batch->addItem("auto: runs of one shape as one program", true);
+  m_batch->addItem("off: every run alone", false);
+  m_batch->setToolTip(
+      "How a study trains. auto: its runs whose shapes agree (e.g. seeds and gamma "
+      "of one Fourier head) train together as one batched program, several times "
+      "faster; each is still its own run, stopped, resumed and stored alone. "
+      "off: one run after another (as `sweep run --batch off`)");
+  top->addRow("Batch studies", m_batch);
   layout->addLayout(top);
   auto* scroll = new QScrollArea(this);
   scroll->setWidget(m_form);
@@ -122,6 +131,8 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   connect(m_device, &QComboBox::currentIndexChanged, this, &LaunchPanel::updateValidity);
   connect(m_parallel, qOverload<int>(&QSpinBox::valueChanged), this,
           [this](int v) { emit parallelRunsChanged(v); });
+  connect(m_batch, &QComboBox::currentIndexChanged, this,
+          [this] { emit batchStudiesChanged(batchStudies()); });
   connect(m_run, &QPushButton::clicked, this, &LaunchPanel::runRequested);
   connect(m_compare, &QPushButton::clicked, this, &LaunchPanel::comparisonRequested);
   connect(m_runStudy, &QPushButton::clicked, this, &LaunchPanel::studyRequested);
@@ -161,6 +172,10 @@ QString LaunchPanel::studyName() const { return m_study->currentData().toString(
 void LaunchPanel::setParallelRuns(int n) { m_parallel->setValue(n); }
 
 int LaunchPanel::parallelRuns() const { return m_parallel->value(); }
+
+bool LaunchPanel::batchStudies() const { return m_batch->currentData().toBool(); }
+
+void LaunchPanel::setBatchStudies(bool on) { m_batch->setCurrentIndex(on ? 0 : 1); }
 
 bool LaunchPanel::selectPreset(const QString& name) {
   const int index = m_preset->findText(name);

@@ -49,6 +49,9 @@ class LaunchPanel : public QWidget {
   // 0: the thread budget decides (the default); else that many runs at once.
   int parallelRuns() const;
   void setParallelRuns(int n);
+  // Whether a study's runs of one shape train as batched groups (#12); on by default.
+  bool batchStudies() const;
+  void setBatchStudies(bool on);
   // What Run study launches now (its spec, its number of runs, or why it cannot).
   StudyPlan studyPlan() const;
   QPushButton* runButton() const { return m_run; }
@@ -67,6 +70,7 @@ class LaunchPanel : public QWidget {
   void studyRequested();
   void experimentChanged();
   void parallelRunsChanged(int runs);
+  void batchStudiesChanged(bool on);
 
  private:
   void rebuildForm();
@@ -83,6 +87,7 @@ class LaunchPanel : public QWidget {
   QLabel* m_modified;
   QComboBox* m_device;
   QSpinBox* m_parallel;
+  QComboBox* m_batch;
   widgets::ConfigForm* m_form;
   QLabel* m_problem;
   QLabel* m_reference;

@@ -61,6 +61,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_launch, &LaunchPanel::experimentChanged, this,
           [this] { m_display->setExperiment(m_launch->experiment()); });
   connect(m_launch, &LaunchPanel::parallelRunsChanged, m_queue, &RunQueue::setRequestedParallel);
+  connect(m_launch, &LaunchPanel::batchStudiesChanged, m_queue, &RunQueue::setBatchStudies);
   connect(m_display, &RunDisplay::experimentShown, this,
           [this](const QString& name) { m_launch->selectExperiment(name); });
   connect(m_display, &RunDisplay::demoRequested, this, &MainWindow::startDemo);

@@ -4,8 +4,10 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <thread>
 
+#include "app/gui/group_session.h"
 #include "app/gui/run_session.h"
 #include "app/gui/run_views.h"
 #include "core/engine/build_info.h"
@@ -32,7 +34,7 @@ class SessionCloser {
     m_wake.notify_one();
     m_thread.join();
   }
-  void close(std::unique_ptr<RunSession> session, std::function<void()> closed = {}) {
+  void close(std::unique_ptr<TrainingSession> session, std::function<void()> closed = {}) {
     {
       std::lock_guard<std::mutex> lock(m_mutex);
       m_sessions.push_back({std::move(session), std::move(closed)});
@@ -60,7 +62,7 @@ class SessionCloser {
   std::mutex m_mutex;
   std::condition_variable m_wake;
   struct Closing {
-    std::unique_ptr<RunSession> session;
+    std::unique_ptr<TrainingSession> session;
     std::function<void()> closed;
   };
   std::deque<Closing> m_sessions;
@@ -108,7 +110,7 @@ int RunQueue::usefulThreadsOfNext() const {
 }
 
 study::ThreadBudget RunQueue::budget() const {
-  const int64_t runs = static_cast<int64_t>(m_waiting.size()) + trainingCount();
+  const int64_t runs = static_cast<int64_t>(m_waiting.size()) + busyWorkers();
   return study::planThreadBudget(cores(), runs, usefulThreadsOfNext(), m_requestedParallel);
 }
 
@@ -132,7 +134,7 @@ int64_t RunQueue::add(std::shared_ptr<const Experiment> experiment, const nlohma
   entry.runId = id;
   entry.experiment = std::move(experiment);
   entry.config = config;
-  m_waiting.push_back({id, 0, -1});
+  m_waiting.push_back({id, 0, {}});
   addRow(id);
   startWaiting();
   return id;
@@ -164,14 +166,15 @@ bool RunQueue::resume(int64_t runId, std::string* error) {
   // A run killed before its first checkpoint trains again from step 0 (same config and seed).
   entry.resume.reset();
   if (!plan.fromStart) entry.resume = plan.point;
-  m_waiting.push_back({runId, entry.studyId, -1});
+  m_waiting.push_back({runId, entry.studyId, {}});
   addRow(runId);
   startWaiting();
   return true;
 }
 
 int64_t RunQueue::addStudy(int64_t studyId, std::string* error) {
-  std::vector<int64_t> cells;
+  std::vector<std::vector<int64_t>> groups;
+  int64_t queued = 0;
   try {
     study::StudyStore studies(m_store);
     const auto record = studies.study(studyId);
@@ -180,24 +183,35 @@ int64_t RunQueue::addStudy(int64_t studyId, std::string* error) {
     if (!experiment)
       throw std::runtime_error("study " + std::to_string(studyId) + " is of experiment '" +
                                record->experiment + "', unknown to this build");
-    cells = studies.unfinishedCells(studyId);
-    if (!cells.empty())
-      m_usefulThreads[studyId] = experiment->usefulThreads(studies.cellConfig(studyId, cells[0]));
+    std::vector<int64_t> cells;
+    for (int64_t cell : studies.unfinishedCells(studyId)) {
+      const bool already = std::any_of(m_waiting.begin(), m_waiting.end(), [&](const Waiting& w) {
+        return w.studyId == studyId &&
+               std::find(w.cells.begin(), w.cells.end(), cell) != w.cells.end();
+      });
+      if (!already) cells.push_back(cell);
+    }
+    if (cells.empty()) {
+      if (error && studies.unfinishedCells(studyId).empty())
+        *error = "every run of study " + std::to_string(studyId) + " finished";
+      return 0;
+    }
+    auto configOf = [&](int64_t cell) {
+      const ValidatedConfig validated =
+          validateRunConfig(*experiment, studies.cellConfig(studyId, cell));
+      return validated.ok() ? validated.values : studies.cellConfig(studyId, cell);
+    };
+    const nlohmann::json first = configOf(cells[0]);
+    m_usefulThreads[studyId] = experiment->usefulThreads(first);
+    // As `sweep run` groups them: auto splits groups until every worker of the budget has one.
+    const int workers = budgetFor(*experiment, first, static_cast<int64_t>(cells.size())).parallel;
+    groups = study::formRunGroups(cells, configOf, *experiment, m_batch, workers);
+    queued = static_cast<int64_t>(cells.size());
   } catch (const std::exception& e) {
     if (error) *error = e.what();
     return 0;
   }
-  int64_t queued = 0;
-  for (int64_t cell : cells) {
-    const bool already = std::any_of(m_waiting.begin(), m_waiting.end(), [&](const Waiting& w) {
-      return w.studyId == studyId && w.cell == cell;
-    });
-    if (already) continue;
-    m_waiting.push_back({0, studyId, cell});
-    ++queued;
-  }
-  if (cells.empty() && error)
-    *error = "every run of study " + std::to_string(studyId) + " finished";
+  for (auto& group : groups) m_waiting.push_back({0, studyId, std::move(group)});
   startWaiting();
   return queued;
 }
@@ -228,7 +242,7 @@ void RunQueue::cancel(int64_t runId) {
 void RunQueue::cancelStudy(int64_t studyId) {
   m_waiting.erase(
       std::remove_if(m_waiting.begin(), m_waiting.end(),
-                     [&](const Waiting& w) { return w.studyId == studyId && w.cell >= 0; }),
+                     [&](const Waiting& w) { return w.studyId == studyId && !w.cells.empty(); }),
       m_waiting.end());
   for (auto& [id, entry] : m_entries)
     if (entry.studyId == studyId) cancel(id);
@@ -236,7 +250,7 @@ void RunQueue::cancelStudy(int64_t studyId) {
 
 void RunQueue::cancelAll() {
   m_waiting.erase(std::remove_if(m_waiting.begin(), m_waiting.end(),
-                                 [](const Waiting& w) { return w.cell >= 0; }),
+                                 [](const Waiting& w) { return !w.cells.empty(); }),
                   m_waiting.end());
   std::vector<int64_t> ids;
   for (const auto& [id, entry] : m_entries) ids.push_back(id);
@@ -259,6 +273,13 @@ int RunQueue::trainingCount() const {
   return n;
 }
 
+int RunQueue::busyWorkers() const {
+  std::set<const void*> workers;
+  for (const auto& [id, entry] : m_entries)
+    if (entry.session && !entry.session->finished()) workers.insert(entry.session->worker());
+  return static_cast<int>(workers.size());
+}
+
 int64_t RunQueue::studyOf(int64_t runId) const {
   auto it = m_entries.find(runId);
   return it == m_entries.end() ? 0 : it->second.studyId;
@@ -278,49 +299,69 @@ void RunQueue::startEntry(Entry& entry, int threads) {
   RunnerOptions options;
   options.threads = threads;
   options.resume = entry.resume;
-  entry.session = std::make_unique<RunSession>(entry.experiment, entry.config, m_store.path(),
-                                               entry.runId, options);
-  entry.session->start();
+  auto session = std::make_unique<RunSession>(entry.experiment, entry.config, m_store.path(),
+                                              entry.runId, options);
+  session->start();
+  entry.session = std::move(session);
 }
 
-bool RunQueue::claimCell(const Waiting& waiting, const study::ThreadBudget& budget) {
+bool RunQueue::claimCells(const Waiting& waiting, const study::ThreadBudget& budget) {
   study::StudyStore studies(m_store);
   const auto results = studies.results(waiting.studyId);
   const auto record = studies.study(waiting.studyId);
   auto experiment = record ? m_registry.find(record->experiment) : nullptr;
-  if (!experiment || waiting.cell >= static_cast<int64_t>(results.size())) return false;
-  const study::CellClaim claim = studies.claim(waiting.studyId, waiting.cell);
-  if (claim.kind == study::CellClaim::Kind::Done ||
-      claim.kind == study::CellClaim::Kind::RunningElsewhere)
-    return false;
-  const study::CellLaunch launch = study::prepareCellLaunch(
-      m_store, studies, *experiment, waiting.studyId, waiting.cell, claim, "");
-  auto* view = m_views.reload(claim.runId);
-  const auto& result = results[static_cast<size_t>(waiting.cell)];
-  if (view && view->name().empty()) view->setName(study::cellLabel(result.axes, result.seed));
-  Entry& entry = m_entries[claim.runId];
-  if (entry.session) m_closer->close(std::move(entry.session));
-  entry.runId = claim.runId;
-  entry.studyId = waiting.studyId;
-  entry.experiment = experiment;
-  entry.config = launch.config;
-  entry.resume = launch.resume;
-  addRow(claim.runId);
-  if (!launch.ok()) {  // prepareCellLaunch recorded it failed
-    if (view) view->setStatus(RunStatus::Failed, launch.error);
-    emit runEnded(claim.runId, waiting.studyId);
-    return false;
+  if (!experiment) return false;
+  // Claimed one by one: a cell finished or training elsewhere meanwhile is left out.
+  std::vector<int64_t> claimed;
+  for (int64_t cell : waiting.cells) {
+    if (cell < 0 || cell >= static_cast<int64_t>(results.size())) continue;
+    const study::CellClaim claim = studies.claim(waiting.studyId, cell);
+    if (claim.kind == study::CellClaim::Kind::Done ||
+        claim.kind == study::CellClaim::Kind::RunningElsewhere)
+      continue;
+    const study::CellLaunch launch =
+        study::prepareCellLaunch(m_store, studies, *experiment, waiting.studyId, cell, claim, "");
+    auto* view = m_views.reload(claim.runId);
+    const auto& result = results[static_cast<size_t>(cell)];
+    if (view && view->name().empty()) view->setName(study::cellLabel(result.axes, result.seed));
+    Entry& entry = m_entries[claim.runId];
+    if (entry.session) m_closer->close(std::move(entry.session));
+    entry.runId = claim.runId;
+    entry.studyId = waiting.studyId;
+    entry.experiment = experiment;
+    entry.config = launch.config;
+    entry.resume = launch.resume;
+    addRow(claim.runId);
+    if (!launch.ok()) {  // prepareCellLaunch recorded it failed
+      if (view) view->setStatus(RunStatus::Failed, launch.error);
+      emit runEnded(claim.runId, waiting.studyId);
+      continue;
+    }
+    claimed.push_back(claim.runId);
   }
-  startEntry(entry, budget.threadsPerRun);
+  if (claimed.empty()) return false;
+  if (claimed.size() == 1) {
+    startEntry(m_entries.at(claimed[0]), budget.threadsPerRun);
+    return true;
+  }
+  std::vector<GroupMemberLaunch> members;
+  for (int64_t runId : claimed) {
+    const Entry& entry = m_entries.at(runId);
+    members.push_back({runId, entry.config, entry.resume});
+  }
+  auto sessions =
+      startGroupSessions(experiment, m_store.path(), std::move(members), budget.threadsPerRun);
+  for (size_t i = 0; i < claimed.size(); ++i)
+    m_entries.at(claimed[i]).session = std::move(sessions[i]);
   return true;
 }
 
 bool RunQueue::startNext(const study::ThreadBudget& budget) {
   const Waiting next = m_waiting.front();
   m_waiting.pop_front();
-  if (next.cell >= 0) {
+  if (!next.cells.empty()) {
     try {
-      return claimCell(next, budget);
+      return claimCells(next, budget);
     } catch (const std::exception& e) {
       emit problem(QString("Cannot start a run of study %1: %2").arg(next.studyId).arg(e.what()));
       return false;
@@ -336,7 +377,7 @@ void RunQueue::startWaiting() {
   // One budget for the line as it stands: it decides how many train and with how many threads.
   while (!m_waiting.empty()) {
     const study::ThreadBudget plan = budget();
-    if (trainingCount() >= plan.parallel) return;
+    if (busyWorkers() >= plan.parallel) return;
     startNext(plan);
   }
 }

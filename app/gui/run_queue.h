@@ -3,15 +3,17 @@
 // never exceed the cores unless the user asks for more, and a tiny model's run gets one thread.
 // Single runs, resumed runs and the cells of a stored study wait in one line; a study's cell is
 // claimed in the store only when a slot frees (StudyStore::claim), so a second process on the
-// same study never trains it twice.
+// same study never trains it twice. A study's cells whose shapes agree wait and train as one
+// batched group (#12, core/study/run_groups.h), one worker of the budget, each member still
+// its own run with its own row; setBatchMode(off) trains every cell alone.
 //
 //   RunQueue queue(registry, store, views);
 //   int64_t id = queue.add(experiment, config, "fourier N=12", &error);
 //   queue.addStudy(studyId);
 //   RunDeltas d = queue.drain();   // on the window's tick: events into the RunViews, new starts
 //
-// Threading: GUI thread only. Each run trains on its own thread (RunSession); finished
-// sessions are closed (joined, their store writer flushed) on a helper thread, so the GUI
+// Threading: GUI thread only. Each run or group trains on its own thread (TrainingSession);
+// finished sessions are closed (joined, their store writer flushed) on a helper thread, so the GUI
 // thread never waits on disk.
 #pragma once
 
@@ -31,6 +33,7 @@
 #include "app/gui/run_view.h"
 #include "core/engine/registry.h"
 #include "core/engine/runner.h"
+#include "core/study/run_groups.h"
 #include "core/study/thread_budget.h"
 
 namespace fl::store {
@@ -39,7 +42,7 @@ class RunStore;
 
 namespace fl::gui {
 
-class RunSession;
+class TrainingSession;
 class RunViews;
 class SessionCloser;
 
@@ -65,6 +68,10 @@ class RunQueue : public QObject {
   // 0: the thread budget decides how many train at once; otherwise that many.
   void setRequestedParallel(int runs);
   int requestedParallel() const { return m_requestedParallel; }
+  // How addStudy groups a study's cells (auto unless set): later studies follow it.
+  void setBatchMode(study::BatchMode mode) { m_batch = mode; }
+  void setBatchStudies(bool on) { m_batch = study::BatchMode{on ? 0 : 1}; }  // auto or off
+  study::BatchMode batchMode() const { return m_batch; }
   // The cores the budget shares (availableCores() unless set, e.g. by a test).
   void setCores(int cores) { m_cores = cores; }
   int cores() const;
@@ -77,7 +84,8 @@ class RunQueue : public QObject {
   const std::vector<int64_t>& runs() const { return m_order; }
   bool isWaiting(int64_t runId) const;
   bool isTraining(int64_t runId) const;
-  int trainingCount() const;
+  int trainingCount() const;  // runs, each member of a group counted
+  int busyWorkers() const;    // what the budget counts: a group is one, however many it trains
   int64_t waitingCount() const { return static_cast<int64_t>(m_waiting.size()); }
   // Runs that finished training whose store writer is still closing: runEnded comes after.
   int closingCount() const { return m_closing; }
@@ -103,17 +111,18 @@ class RunQueue : public QObject {
     std::shared_ptr<const Experiment> experiment;
     nlohmann::json config;
     std::optional<ResumePoint> resume;
-    std::unique_ptr<RunSession> session;
+    std::unique_ptr<TrainingSession> session;
   };
-  // A line in the queue: a recorded run, or a study cell not claimed yet.
+  // A line in the queue: a recorded run, or a study's cells not claimed yet (one cell, or a
+  // group whose shapes agree, trained as one).
   struct Waiting {
     int64_t runId = 0;
     int64_t studyId = 0;
-    int64_t cell = -1;
+    std::vector<int64_t> cells;
   };
   void startWaiting();
   bool startNext(const study::ThreadBudget& budget);
-  bool claimCell(const Waiting& waiting, const study::ThreadBudget& budget);
+  bool claimCells(const Waiting& waiting, const study::ThreadBudget& budget);
   void startEntry(Entry& entry, int threads);
   void addRow(int64_t runId);
   int usefulThreadsOfNext() const;
@@ -126,6 +135,7 @@ class RunQueue : public QObject {
   std::vector<int64_t> m_order;
   std::map<int64_t, int> m_usefulThreads;  // per study: its first cell's config says
   int m_requestedParallel = 0;
+  study::BatchMode m_batch{0};  // auto
   int m_cores = 0;
   int m_closing = 0;
   std::unique_ptr<SessionCloser> m_closer;

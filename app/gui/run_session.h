@@ -1,7 +1,7 @@
-// RunSession: one run training for the window: its Runner (training thread), its StoreSink
-// (writer thread) and the queue between the Runner and the GUI thread, emptied by takeEvents()
-// on the window's ~30 Hz tick. The GUI thread never waits on training or on disk. It keeps no
-// run data: the events go to the run's RunView.
+// RunSession: one run training alone for the window (a TrainingSession): its Runner (training
+// thread), its StoreSink (writer thread) and the queue between the Runner and the GUI thread,
+// emptied by takeEvents() on the window's ~30 Hz tick. The GUI thread never waits on training or on
+// disk. It keeps no run data: the events go to the run's RunView.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/training_session.h"
 #include "core/engine/event_queue.h"
 #include "core/engine/experiment.h"
 #include "core/engine/runner.h"
@@ -22,22 +23,23 @@ class StoreSink;
 
 namespace fl::gui {
 
-class RunSession {
+class RunSession : public TrainingSession {
  public:
   // `options.checkpointDir` is set here (the store's folder of the run).
   RunSession(std::shared_ptr<const Experiment> experiment, nlohmann::json config,
              std::string storePath, int64_t runId, RunnerOptions options);
-  ~RunSession();  // cancels, joins the training thread, flushes the store
+  ~RunSession() override;  // cancels, joins the training thread, flushes the store
 
   void start();
-  void cancel();
   bool started() const { return m_runner != nullptr; }
-  // The Runner has sent its last event (a terminal status), or never started.
-  bool finished() const;
   int64_t runId() const { return m_runId; }
-  int threads() const { return m_options.threads; }
-  int64_t requestProbe(const std::map<std::string, double>& inputs);
-  std::vector<Event> takeEvents() { return m_queue.takeAll(); }
+
+  void cancel() override;
+  bool finished() const override;
+  int threads() const override { return m_options.threads; }
+  int64_t requestProbe(const std::map<std::string, double>& inputs) override;
+  std::vector<Event> takeEvents() override { return m_queue.takeAll(); }
+  const void* worker() const override { return this; }
 
  private:
   std::shared_ptr<const Experiment> m_experiment;

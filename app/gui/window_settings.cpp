@@ -25,6 +25,7 @@ void restoreWindowSettings(MainWindow& window) {
   if (settings.contains("device")) launch->selectDevice(settings.value("device").toString());
   // "parallel" (0 = auto); the older "parallelRuns" key held a fixed 4 that outran 2 cores.
   launch->setParallelRuns(settings.value("parallel", 0).toInt());
+  launch->setBatchStudies(settings.value("batchStudies", true).toBool());
   window.display()->smoothing()->setValue(settings.value("smoothing", 0).toInt());
   window.history()->restoreSettings(settings);
   if (!settings.contains("geometry")) {
@@ -46,6 +47,7 @@ void saveWindowSettings(const MainWindow& window) {
   settings.setValue("preset", launch->presetName());
   settings.setValue("device", launch->device());
   settings.setValue("parallel", launch->parallelRuns());
+  settings.setValue("batchStudies", launch->batchStudies());
   settings.setValue("smoothing", window.display()->smoothing()->value());
   window.history()->saveSettings(settings);
 }

@@ -1,6 +1,6 @@
 // Tests widgets/study_figure_plot (#11): what a study figure draws (lines with bands, dashed
-// baselines, the paper's points), one legend entry per label across panels, and valid SVG, PNG
-// and PDF files.
+// baselines, the paper's points), one legend entry per label across panels, a y title too long
+// for its panel moved into the panel's title, and valid SVG, PNG and PDF files.
 #include <QtTest>
 
 #include <QImage>
@@ -62,6 +62,27 @@ class TestStudyFigurePlot : public QObject {
     plot.setFigure(figure());
     QCOMPARE(plot.graphCount(), 21);
     QCOMPARE(plot.legendEntries(), 4);
+  }
+
+  void aYTitleLongerThanItsPanelMovesIntoThePanelsTitle() {
+    fl::study::StudyFigure f = figure();
+    f.panels[0].yTitle = "KL(true || predicted) (nats)";
+    fl::widgets::StudyFigurePlot plot;
+    plot.resize(1000, 500);  // one row of panels: room for the y title on its axis
+    plot.setFigure(f);
+    QCOMPARE(plot.panelYLabel(0), QString("KL(true || predicted) (nats)"));
+    QCOMPARE(plot.panelTitle(0), QString("dataset = gmm2"));
+    // Three rows in the same height: 60-odd pixels a panel, too short for it.
+    f.cols = 1;
+    f.panels.push_back(f.panels[0]);
+    plot.setFigure(f);
+    QCOMPARE(plot.panelYLabel(0), QString());
+    QCOMPARE(plot.panelTitle(0), QString("dataset = gmm2  ·  KL(true || predicted) (nats)"));
+    // Made taller on the screen, it goes back to its axis.
+    plot.show();
+    plot.resize(1000, 1400);
+    QTRY_COMPARE(plot.panelYLabel(2), QString("KL(true || predicted) (nats)"));
+    QCOMPARE(plot.panelTitle(2), QString("dataset = gmm2"));
   }
 
   void writesValidSvgPngAndPdf() {

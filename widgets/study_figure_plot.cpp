@@ -1,6 +1,7 @@
 #include "widgets/study_figure_plot.h"
 
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QSvgGenerator>
 #include <QVBoxLayout>
 
@@ -56,7 +57,7 @@ StudyFigurePlot::StudyFigurePlot(QWidget* parent) : QWidget(parent), m_plot(new 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot);
-  m_plot->setMinimumSize(320, 240);
+  m_plot->setMinimumSize(320, 160);
 }
 
 int StudyFigurePlot::graphCount() const { return m_plot->graphCount(); }
@@ -65,15 +66,53 @@ int StudyFigurePlot::legendEntries() const {
 }
 int StudyFigurePlot::panelCount() const { return m_panels; }
 
+QString StudyFigurePlot::panelTitle(int i) const {
+  return m_titles.at(static_cast<size_t>(i)).title->text();
+}
+
+QString StudyFigurePlot::panelYLabel(int i) const {
+  return m_titles.at(static_cast<size_t>(i)).yAxis->label();
+}
+
+void StudyFigurePlot::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  // Each row of panels at least kMinRowHeight tall: in a scroll area, many rows scroll.
+  setMinimumHeight(80 + m_rows * kMinRowHeight);
+  placeTitles(width(), height());
+  m_plot->replot();
+}
+
+void StudyFigurePlot::placeTitles(int width, int height) {
+  // The figure's own title, legend and caption take about 80 px; a panel's title, x ticks and
+  // x title about 50; a panel's y ticks and margins about 20 px of its width.
+  const int panelHeight = (height - 80) / std::max(1, m_rows) - 50;
+  const int panelWidth = width / std::max(1, m_cols) - 20;
+  const QFontMetrics axisFont(QFont("sans", 9));
+  const QFontMetrics panelFont(QFont("sans", 10, QFont::Bold));
+  for (auto& panel : m_titles) {
+    const bool fits = axisFont.horizontalAdvance(panel.yTitle) + 8 <= panelHeight;
+    panel.yAxis->setLabel(fits ? panel.yTitle : QString());
+    const QString text =
+        fits || panel.yTitle.isEmpty() ? panel.text : panel.text + "  ·  " + panel.yTitle;
+    panel.title->setText(panelFont.elidedText(text, Qt::ElideRight, panelWidth));
+  }
+  if (m_figureTitle)
+    m_figureTitle->setText(QFontMetrics(m_figureTitle->font())
+                               .elidedText(m_figureTitleText, Qt::ElideRight, width - 20));
+}
+
 void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
   m_plot->clearPlottables();
   m_plot->clearItems();
   m_plot->plotLayout()->clear();  // the default axis rect and its legend go with it
   m_panels = 0;
+  m_titles.clear();
+  m_cols = std::max(1, figure.cols);
+  m_rows = (static_cast<int>(figure.panels.size()) + m_cols - 1) / m_cols;
   auto* root = m_plot->plotLayout();
-  root->addElement(0, 0,
-                   new QCPTextElement(m_plot, QString::fromStdString(figure.title),
-                                      QFont("sans", 11, QFont::Bold)));
+  m_figureTitleText = QString::fromStdString(figure.title);
+  m_figureTitle = new QCPTextElement(m_plot, m_figureTitleText, QFont("sans", 11, QFont::Bold));
+  root->addElement(0, 0, m_figureTitle);
   auto* grid = new QCPLayoutGrid;
   root->addElement(1, 0, grid);
   auto* legend = new QCPLegend;
@@ -115,9 +154,9 @@ void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
     const auto& panel = figure.panels[static_cast<size_t>(i)];
     auto* cell = new QCPLayoutGrid;
     grid->addElement(i / std::max(1, figure.cols), i % std::max(1, figure.cols), cell);
-    cell->addElement(0, 0,
-                     new QCPTextElement(m_plot, QString::fromStdString(panel.title),
-                                        QFont("sans", 10, QFont::Bold)));
+    auto* title = new QCPTextElement(m_plot, QString::fromStdString(panel.title),
+                                     QFont("sans", 10, QFont::Bold));
+    cell->addElement(0, 0, title);
     auto* rect = new QCPAxisRect(m_plot);
     cell->addElement(1, 0, rect);
     cell->setRowStretchFactor(0, 0.001);
@@ -125,7 +164,8 @@ void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
     auto* xAxis = rect->axis(QCPAxis::atBottom);
     auto* yAxis = rect->axis(QCPAxis::atLeft);
     xAxis->setLabel(QString::fromStdString(panel.xTitle));
-    yAxis->setLabel(QString::fromStdString(panel.yTitle));
+    m_titles.push_back(
+        {title, yAxis, QString::fromStdString(panel.title), QString::fromStdString(panel.yTitle)});
     for (auto* axis : {xAxis, yAxis}) {
       axis->setLabelFont(QFont("sans", 9));
       axis->setTickLabelFont(QFont("sans", 8));
@@ -226,17 +266,21 @@ void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
     const double yPad = yMax > yMin ? 0.08 * (yMax - yMin) : std::max(1e-3, std::abs(yMax) * 0.1);
     yAxis->setRange(yMin - yPad, yMax + yPad);
   }
+  placeTitles(width(), height());
   m_plot->replot();
 }
 
 QString StudyFigurePlot::save(const QString& path, int width, int height) {
   const QString suffix = QFileInfo(path).suffix().toLower();
+  if (suffix != "png" && suffix != "pdf" && suffix != "svg")
+    return "cannot write " + path + ": the file must end in .svg, .png or .pdf";
+  placeTitles(width, height);  // for the file's size; the window's again below
   bool ok = false;
   if (suffix == "png") {
     ok = m_plot->savePng(path, width, height, /*scale=*/1.0, /*quality=*/-1, /*resolution=*/96);
   } else if (suffix == "pdf") {
     ok = m_plot->savePdf(path, width, height);
-  } else if (suffix == "svg") {
+  } else {
     QSvgGenerator generator;
     generator.setFileName(path);
     generator.setSize(QSize(width, height));
@@ -247,9 +291,8 @@ QString StudyFigurePlot::save(const QString& path, int width, int height) {
       m_plot->toPainter(&painter, width, height);
       ok = painter.end();
     }
-  } else {
-    return "cannot write " + path + ": the file must end in .svg, .png or .pdf";
   }
+  placeTitles(this->width(), this->height());
   if (!ok || !QFileInfo(path).exists() || QFileInfo(path).size() == 0)
     return "cannot write " + path + " (a missing folder, no permission or a full disk?)";
   return {};

@@ -9,9 +9,13 @@
 #include <QString>
 #include <QWidget>
 
+#include <vector>
+
 #include "core/study/study_figure.h"
 
 class QCustomPlot;
+class QCPAxis;
+class QCPTextElement;
 
 namespace fl::widgets {
 
@@ -31,10 +35,34 @@ class StudyFigurePlot : public QWidget {
   int graphCount() const;
   int legendEntries() const;
   int panelCount() const;
+  // Panel i's title line and its y axis's label as drawn now (the y title is in one of them).
+  QString panelTitle(int i) const;
+  QString panelYLabel(int i) const;
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
+  // A y title that is longer than its panel is tall would run over the panels above and
+  // below it: then it joins the panel's title line instead. Titles wider than their panel (or
+  // the figure) end in an ellipsis rather than being cut at both ends. For a figure of
+  // `width` x `height` pixels.
+  void placeTitles(int width, int height);
+
+  struct PanelTitles {
+    QCPTextElement* title = nullptr;
+    QCPAxis* yAxis = nullptr;
+    QString text;    // "dataset = gmm2"
+    QString yTitle;  // "KL(true || predicted) (nats)"
+  };
+  static constexpr int kMinRowHeight = 130;
   QCustomPlot* m_plot;
   int m_panels = 0;
+  int m_rows = 1;
+  int m_cols = 1;
+  std::vector<PanelTitles> m_titles;
+  QCPTextElement* m_figureTitle = nullptr;
+  QString m_figureTitleText;
 };
 
 }  // namespace fl::widgets

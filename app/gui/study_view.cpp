@@ -121,7 +121,12 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
   m_figureNote->setAlignment(Qt::AlignCenter);
   m_figureNote->setWordWrap(true);
   m_figurePages->addWidget(m_figureNote);
-  m_figurePages->addWidget(m_figure);
+  // A figure of many rows keeps readable panels and scrolls rather than squeezing them.
+  auto* figureScroll = new QScrollArea(figureBox);
+  figureScroll->setWidget(m_figure);
+  figureScroll->setWidgetResizable(true);
+  figureScroll->setFrameShape(QFrame::NoFrame);
+  m_figurePages->addWidget(figureScroll);
   figureLayout->addWidget(m_figurePages, 1);
 
   m_proxy->setSourceModel(m_tableModel);
@@ -144,7 +149,7 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
   split->addWidget(top);
   split->addWidget(m_table);
   split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
 
   m_band->addItems({"half", "std", "minmax", "none"});
@@ -388,7 +393,7 @@ void StudyView::drawFigure() {
         m_cells, chosenLayout(), spec.references ? &*spec.references : nullptr,
         study::axisOrderOf(spec), spec.title.empty() ? m_record->name : spec.title);
     m_figure->setFigure(figure);
-    m_figurePages->setCurrentWidget(m_figure);
+    m_figurePages->setCurrentIndex(1);
   } catch (const std::invalid_argument& e) {
     // Typically: no run has finished yet. Said in place of the figure.
     QString why = QString::fromStdString(e.what());

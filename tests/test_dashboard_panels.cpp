@@ -101,6 +101,21 @@ class TestDashboardPanels : public QObject {
     QVERIFY(!plot.plot()->legend->visible());
   }
 
+  void aLegendDrawnNarrowWidensWithItsPlot() {
+    // A stored run's curves arrive once, while the window is still small: the names must not
+    // stay elided to that first width once the plot is wide.
+    fl::widgets::MetricPlot plot("loss", "step", "cross-entropy");
+    plot.resize(280, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setCurve("#129 fourier kl_exact", Qt::red, {0, 1}, {1.0, 0.5});
+    plot.refresh();
+    auto nameWidth = [&] { return plot.plot()->legend->item(0)->minimumOuterSizeHint().width(); };
+    const int narrow = nameWidth();
+    plot.resize(900, 300);
+    QTRY_VERIFY(nameWidth() > narrow);
+  }
+
   void prefixSeriesGiveOneCurvePerKey() {
     Dashboard d;
     d.setPanels({panel("ppl", PanelKind::MetricLines, {"val/ppl@*"}, true),

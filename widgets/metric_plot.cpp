@@ -74,6 +74,9 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
 
 bool MetricPlot::eventFilter(QObject* watched, QEvent* event) {
   if (watched == m_plot && event->type() == QEvent::Leave) hideReadout();
+  // A new width: the curves are decimated per pixel column and the legend's names elided to
+  // the plot's share, both for the width they now have.
+  if (watched == m_plot && event->type() == QEvent::Resize) redecimate();
   return QWidget::eventFilter(watched, event);
 }
 

@@ -132,6 +132,7 @@ SnapshotPlot::SnapshotPlot(const QString& title, Mode mode, const QStringList& s
   // Bars need a legend only to tell several series apart.
   m_legend = mode == Mode::Curves || series.size() > 1;
   setUpPlotFrame(m_plot, title, xLabel, yLabel, m_legend);
+  m_plot->installEventFilter(this);
 }
 
 int SnapshotPlot::row() const { return m_row ? m_row->value() : 0; }
@@ -184,6 +185,16 @@ void SnapshotPlot::updateRowSelector() {
   for (const auto& s : m_latest)
     browsable |= metaStrings(s, "row_labels").isEmpty() && rowCount(s) > 1;
   m_row->setVisible(browsable);
+}
+
+bool SnapshotPlot::eventFilter(QObject* watched, QEvent* event) {
+  // A new width: the legend's names are elided to the plot's share of it.
+  if (watched == m_plot && event->type() == QEvent::Resize) {
+    if (m_legend) fitLegend(m_plot);
+    fitTicks(m_plot);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 void SnapshotPlot::refresh() {

@@ -63,6 +63,9 @@ class SnapshotPlot : public QWidget {
     return it == m_latest.end() ? nullptr : &it.value();
   }
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
   void drawCurves();
   void drawBars();

@@ -81,8 +81,12 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   auto* note = new QPushButton("Note…", this);
   auto* exportButton = new QPushButton("Export…", this);
   auto* remove = new QPushButton("Delete…", this);
+  // The actions on a row of their own: beside the filters they squeezed the text field to a
+  // few letters at 1280 x 720.
+  auto* actions = new QHBoxLayout;
   for (auto* b : {open, compare, resume, rename, tag, note, exportButton, remove})
-    filters->addWidget(b);
+    actions->addWidget(b);
+  actions->addStretch(1);
 
   m_studies->setModel(m_studiesModel);
   m_studies->setToolTip("Double-click a study to open its view: progress, figure and table");
@@ -105,6 +109,7 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   runsLayout->setContentsMargins(0, 0, 0, 0);
   runsLayout->addWidget(new QLabel("<b>Runs</b>", runsBox));
   runsLayout->addLayout(filters);
+  runsLayout->addLayout(actions);
   runsLayout->addWidget(m_table, 1);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(studiesBox);

@@ -71,13 +71,14 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   top->addRow("Device", m_device);
   m_parallel->setRange(0, 16);
   m_parallel->setValue(0);
-  m_parallel->setToolTip(
+  m_parallelTip =
       "How many queued runs train at the same time. auto: as many as the "
       "cores allow with the threads each run can use (the studies' thread "
-      "budget), so runs never fight over the cores");
+      "budget), so runs never fight over the cores";
+  m_parallel->setToolTip(m_parallelTip);
   top->addRow("Parallel runs", m_parallel);
-  m_batch->addItem("auto: runs of one shape as one program", true);
-  m_batch->addItem("off: every run alone", false);
+  m_batch->addItem("auto", true);
+  m_batch->addItem("off", false);
   m_batch->setToolTip(
       "How a study trains. auto: its runs whose shapes agree (e.g. seeds and gamma "
       "of one Fourier head) train together as one batched program, several times "
@@ -85,6 +86,12 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
       "off: one run after another (as `sweep run --batch off`)");
   top->addRow("Batch studies", m_batch);
   layout->addLayout(top);
+  // Combo boxes as wide as the dock gives them, not as their longest item (an experiment's
+  // title, a preset's name): the dock stays narrow enough for the plots at 1280 x 720.
+  for (auto* box : {m_experiment, m_preset, m_device, m_batch, m_study}) {
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    box->setMinimumContentsLength(10);
+  }
   auto* scroll = new QScrollArea(this);
   scroll->setWidget(m_form);
   scroll->setWidgetResizable(true);
@@ -172,6 +179,10 @@ QString LaunchPanel::studyName() const { return m_study->currentData().toString(
 void LaunchPanel::setParallelRuns(int n) { m_parallel->setValue(n); }
 
 int LaunchPanel::parallelRuns() const { return m_parallel->value(); }
+
+QSize LaunchPanel::sizeHint() const {
+  return {std::max(340, minimumSizeHint().width()), QWidget::sizeHint().height()};
+}
 
 bool LaunchPanel::batchStudies() const { return m_batch->currentData().toBool(); }
 
@@ -326,7 +337,12 @@ void LaunchPanel::updateParallelText() {
   // What auto means for this config: the budget for a full queue of such runs.
   const int cores = study::availableCores();
   const auto b = study::planThreadBudget(cores, cores, e->usefulThreads(config().values));
-  m_parallel->setSpecialValueText(QString("auto (%1)").arg(QString::fromStdString(b.describe())));
+  // Short, so the field does not widen the dock; the tooltip says it whole.
+  m_parallel->setSpecialValueText(QString("auto (%1 x %2 thread%3)")
+                                      .arg(b.parallel)
+                                      .arg(b.threadsPerRun)
+                                      .arg(b.threadsPerRun == 1 ? "" : "s"));
+  m_parallel->setToolTip(m_parallelTip + "\nauto here: " + QString::fromStdString(b.describe()));
 }
 
 void LaunchPanel::updateValidity() {

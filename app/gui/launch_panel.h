@@ -63,6 +63,8 @@ class LaunchPanel : public QWidget {
   // Ticks exactly the arms with these labels (for tests and scripts); false if one is unknown.
   bool chooseVariants(const QStringList& labels);
   widgets::ConfigForm* form() const { return m_form; }
+  // Narrow by default (the plots need the width at 1280 x 720); the dock can be dragged wider.
+  QSize sizeHint() const override;
 
  signals:
   void runRequested();
@@ -88,6 +90,7 @@ class LaunchPanel : public QWidget {
   QComboBox* m_device;
   QSpinBox* m_parallel;
   QComboBox* m_batch;
+  QString m_parallelTip;
   widgets::ConfigForm* m_form;
   QLabel* m_problem;
   QLabel* m_reference;

@@ -12,8 +12,24 @@
 
 namespace fl::gui {
 
+namespace {
+
+// Asks for three rows, not QTableView's default third of the window: the plots above get the
+// height at 1280 x 720, and the dock can still be dragged taller.
+class RunsTableView : public QTableView {
+ public:
+  using QTableView::QTableView;
+  QSize sizeHint() const override {
+    return {QTableView::sizeHint().width(), horizontalHeader()->sizeHint().height() +
+                                                3 * verticalHeader()->defaultSectionSize() +
+                                                2 * frameWidth()};
+  }
+};
+
+}  // namespace
+
 RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
-    : QDockWidget("Runs", parent), m_model(model), m_table(new QTableView(this)) {
+    : QDockWidget("Runs", parent), m_model(model), m_table(new RunsTableView(this)) {
   setObjectName("runs");
   m_table->setModel(model);
   m_table->setItemDelegateForColumn(RunsTableModel::kProgress,
@@ -30,7 +46,7 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
   layout->addWidget(m_table);
   auto* stop = new QPushButton("Stop the shown run", panel);
   stop->setToolTip("Cancel the shown run after its current step; it keeps a checkpoint (Ctrl+.)");
-  layout->addWidget(stop);
+  layout->addWidget(stop, 0, Qt::AlignRight);
   setWidget(panel);
   connect(stop, &QPushButton::clicked, this, &RunsDock::stopRequested);
   // A click, not any change of selection: rows added by the queue never move the display.

@@ -11,6 +11,7 @@
 #include "app/gui/launch_panel.h"
 #include "app/gui/main_window.h"
 #include "app/gui/run_display.h"
+#include "app/gui/runs_dock.h"
 
 namespace fl::gui {
 
@@ -34,6 +35,8 @@ void restoreWindowSettings(MainWindow& window) {
     const QRect available = screen->availableGeometry();
     window.resize(std::min(1500, available.width() * 9 / 10),
                   std::min(950, available.height() * 9 / 10));
+    // The Runs dock starts at its few rows: the plots get the height.
+    window.resizeDocks({window.runsDock()}, {window.runsDock()->sizeHint().height()}, Qt::Vertical);
   }
 }
 

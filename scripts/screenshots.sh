@@ -3,7 +3,9 @@
 # dashboard, a comparison, the study view of Table 1 and of the frequency figure, and History.
 # The studies are shortened (fewer epochs and samples) so they train in a few minutes on two
 # cores; the pictures show the layout, not the paper's numbers (those are in the README's
-# study section). Needs xvfb and imagemagick (apt-get install xvfb imagemagick) and a build.
+# study section). WORK=folder holding a lab.db with both studies (e.g. a copy of a store where
+# they ran at full length) takes its pictures from that store instead. Needs xvfb and
+# imagemagick (apt-get install xvfb imagemagick) and a build.
 #
 #   scripts/screenshots.sh            # writes docs/screenshot-*-1280x720.png and -1920x1080.png
 set -eu
@@ -17,12 +19,13 @@ if [ ! -f "$DB" ]; then
   "$CLI" sweep run fourier-head --study table1 --set epochs=20 --db "$DB"
   "$CLI" sweep run fourier-head --study frequencies --set epochs=10 --set samples=1000 --db "$DB"
 fi
-# The runs of Table 1 on gmm2 with seed 1: one opened alone, its three heads compared; the
-# studies by name.
+# The runs of Table 1 on gmm2 with seed 1 (the Fourier head at N = 12, gamma 0, and the two
+# baselines): one opened alone, the three compared; the studies by name.
 query() { python3 -c "import json, sqlite3, sys; db = sqlite3.connect(sys.argv[1]); $1" "$DB"; }
 ids=$(query '
 runs = [(i, json.loads(c)) for i, c in db.execute("SELECT id, config FROM runs")]
-runs = [(i, c) for i, c in runs if c.get("dataset") == "gmm2" and c.get("seed") == 1 and c.get("epochs") == 20]
+table1 = lambda c: c["head"] != "fourier" or (c.get("frequencies") == 12 and c.get("gamma") == 0)
+runs = [(i, c) for i, c in runs if c.get("dataset") == "gmm2" and c.get("seed") == 1 and table1(c)]
 print(",".join(str(i) for i, c in sorted(runs, key=lambda r: r[1]["head"] != "fourier")))')
 single=${ids%%,*}
 table1=$(query 'print(db.execute("SELECT id FROM studies WHERE name = ?", ("table1",)).fetchone()[0])')
@@ -32,10 +35,11 @@ shot() {  # SIZE NAME ARGS...: starts the lab on a fresh screen, waits, takes th
   size=$1
   name=$2
   shift 2
+  rm -rf "$WORK/config-$name-$size"  # a first start: no window state kept from a former shot
   XDG_CONFIG_HOME="$WORK/config-$name-$size" xvfb-run -a -s "-screen 0 ${size}x24" sh -c "
     QT_QPA_PLATFORM=xcb $GUI --db $DB -geometry ${size}+0+0 $* &
     pid=\$!
-    sleep ${SHOT_DELAY:-12}
+    sleep ${SHOT_DELAY:-20}
     import -window root docs/screenshot-$name-$size.png
     kill \$pid"
   echo "docs/screenshot-$name-$size.png"

@@ -61,6 +61,9 @@ void StudyProgressGrid::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   const QFontMetrics metrics(font());
   painter.setPen(palette().color(QPalette::WindowText));
+  if (!m_columns.isEmpty())  // what the columns are, once, above the row labels
+    painter.drawText(QRect(0, 0, labelWidth() - 6, kHeader), Qt::AlignRight | Qt::AlignVCenter,
+                     "seed");
   for (int c = 0; c < m_columns.size(); ++c) {
     const QRect r = cellRect(0, c).translated(0, -kHeader).adjusted(-4, 0, 4, kHeader - kCell);
     painter.drawText(r, Qt::AlignCenter,

@@ -348,7 +348,8 @@ void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {
     for (const auto& r : m_results)
       if (std::find(seeds.begin(), seeds.end(), r.seed) == seeds.end()) seeds.push_back(r.seed);
   QStringList columns;
-  for (auto s : seeds) columns << QString("seed %1").arg(s);
+  // The seeds themselves: "seed 1" elided to the cell's width read "se." in every column.
+  for (auto s : seeds) columns << QString::number(s);
   QVector<widgets::GridRow> rows;
   std::map<std::string, int> rowOf;
   for (const auto& r : m_results) {

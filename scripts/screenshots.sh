@@ -39,7 +39,7 @@ shot() {  # SIZE NAME ARGS...: starts the lab on a fresh screen, waits, takes th
   XDG_CONFIG_HOME="$WORK/config-$name-$size" xvfb-run -a -s "-screen 0 ${size}x24" sh -c "
     QT_QPA_PLATFORM=xcb $GUI --db $DB -geometry ${size}+0+0 $* &
     pid=\$!
-    sleep ${SHOT_DELAY:-20}
+    sleep ${SHOT_DELAY:-30}
     import -window root docs/screenshot-$name-$size.png
     kill \$pid"
   echo "docs/screenshot-$name-$size.png"

@@ -196,16 +196,11 @@ int64_t RunQueue::addStudy(int64_t studyId, std::string* error) {
         *error = "every run of study " + std::to_string(studyId) + " finished";
       return 0;
     }
-    auto configOf = [&](int64_t cell) {
-      const ValidatedConfig validated =
-          validateRunConfig(*experiment, studies.cellConfig(studyId, cell));
-      return validated.ok() ? validated.values : studies.cellConfig(studyId, cell);
-    };
-    const nlohmann::json first = configOf(cells[0]);
+    const nlohmann::json first = studies.cellConfig(studyId, cells[0]);
     m_usefulThreads[studyId] = experiment->usefulThreads(first);
     // As `sweep run` groups them: auto splits groups until every worker of the budget has one.
     const int workers = budgetFor(*experiment, first, static_cast<int64_t>(cells.size())).parallel;
-    groups = study::formRunGroups(cells, configOf, *experiment, m_batch, workers);
+    groups = study::planCellGroups(studies, *experiment, studyId, cells, m_batch, workers, "");
     queued = static_cast<int64_t>(cells.size());
   } catch (const std::exception& e) {
     if (error) *error = e.what();

@@ -32,4 +32,18 @@ CellLaunch prepareCellLaunch(store::RunStore& runs, const StudyStore& studies,
   return launch;
 }
 
+std::vector<std::vector<int64_t>> planCellGroups(const StudyStore& studies,
+                                                 const Experiment& experiment, int64_t studyId,
+                                                 const std::vector<int64_t>& cells, BatchMode mode,
+                                                 int workers, const std::string& device) {
+  if (mode.isOff()) return formRunGroups(cells, {}, experiment, mode, workers);
+  auto configOf = [&](int64_t cell) {
+    nlohmann::json stored = studies.cellConfig(studyId, cell);
+    if (!device.empty()) stored["device"] = device;
+    const ValidatedConfig validated = validateRunConfig(experiment, stored);
+    return validated.ok() ? validated.values : stored;
+  };
+  return formRunGroups(cells, configOf, experiment, mode, workers);
+}
+
 }  // namespace fl::study

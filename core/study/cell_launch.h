@@ -18,6 +18,7 @@
 
 #include "core/engine/experiment.h"
 #include "core/engine/runner.h"
+#include "core/study/run_groups.h"
 #include "core/study/study_store.h"
 
 namespace fl::study {
@@ -35,5 +36,12 @@ struct CellLaunch {
 CellLaunch prepareCellLaunch(store::RunStore& runs, const StudyStore& studies,
                              const Experiment& experiment, int64_t studyId, int64_t cell,
                              const CellClaim& claim, const std::string& device);
+
+// The groups `cells` train in (formRunGroups over their validated configs, `device` applied as
+// prepareCellLaunch applies it); one cell a group when `mode` is off.
+std::vector<std::vector<int64_t>> planCellGroups(const StudyStore& studies,
+                                                 const Experiment& experiment, int64_t studyId,
+                                                 const std::vector<int64_t>& cells, BatchMode mode,
+                                                 int workers, const std::string& device);
 
 }  // namespace fl::study

@@ -150,13 +150,8 @@ std::vector<std::vector<int64_t>> StudyScheduler::planGroups() const {
   }
   // Workers the budget would give that many cells: auto splits groups until each has one.
   const int workers = budgetFor(static_cast<int64_t>(cells.size())).parallel;
-  auto configOf = [&](int64_t cell) {
-    nlohmann::json stored = studies.cellConfig(m_studyId, cell);
-    if (!m_options.device.empty()) stored["device"] = m_options.device;
-    const ValidatedConfig validated = validateRunConfig(*experiment, stored);
-    return validated.ok() ? validated.values : stored;
-  };
-  return formRunGroups(cells, configOf, *experiment, m_options.batch, workers);
+  return planCellGroups(studies, *experiment, m_studyId, cells, m_options.batch, workers,
+                        m_options.device);
 }
 
 StudyOutcome StudyScheduler::run(const Reporter& report) {

@@ -9,6 +9,8 @@
 #include <ATen/Parallel.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "app/gui/run_queue.h"
@@ -72,11 +74,73 @@ class SleepyExperiment : public fl::Experiment {
   }
 };
 
+// A gate the test holds shut while it stops a group member: the group's thread waits in
+// createGroup, before any step, so the stop lands before the first step on any machine (a
+// 6-epoch toy group can finish while the queue still claims the study's other cells).
+class GroupStartGate {
+ public:
+  void close() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_open = false;
+  }
+  void open() {
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_open = true;
+    }
+    m_changed.notify_all();
+  }
+  void waitOpen() {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    m_changed.wait(lock, [&] { return m_open; });
+  }
+
+ private:
+  std::mutex m_mutex;
+  std::condition_variable m_changed;
+  bool m_open = true;
+};
+GroupStartGate g_groupStart;
+
+// fourier-head itself, but its groups start only through g_groupStart.
+class GatedFourierHead : public fl::Experiment {
+ public:
+  explicit GatedFourierHead(std::shared_ptr<const fl::Experiment> inner)
+      : m_inner(std::move(inner)) {}
+  std::string name() const override { return "gated-fourier-head"; }
+  std::string title() const override { return m_inner->title(); }
+  std::string description() const override { return m_inner->description(); }
+  std::vector<fl::ParamSpec> params() const override { return m_inner->params(); }
+  std::vector<fl::PanelSpec> panels() const override { return m_inner->panels(); }
+  std::vector<fl::Preset> presets() const override { return m_inner->presets(); }
+  std::vector<fl::ConfigIssue> checkConfig(const nlohmann::json& config) const override {
+    return m_inner->checkConfig(config);
+  }
+  int usefulThreads(const nlohmann::json& config) const override {
+    return m_inner->usefulThreads(config);
+  }
+  std::unique_ptr<fl::Trial> createTrial(const fl::TrialContext& c) const override {
+    return m_inner->createTrial(c);
+  }
+  std::string groupDifference(const nlohmann::json& a, const nlohmann::json& b) const override {
+    return m_inner->groupDifference(a, b);
+  }
+  std::unique_ptr<fl::BatchedTrial> createGroup(
+      const std::vector<fl::TrialContext>& members) const override {
+    g_groupStart.waitOpen();
+    return m_inner->createGroup(members);
+  }
+
+ private:
+  std::shared_ptr<const fl::Experiment> m_inner;
+};
+
 fl::ExperimentRegistry& registry() {
   static fl::ExperimentRegistry r = [] {
     fl::ExperimentRegistry reg;
     fl::registerBuiltinExperiments(reg);
     reg.add(std::make_shared<SleepyExperiment>());
+    reg.add(std::make_shared<GatedFourierHead>(reg.find("fourier-head")));
     return reg;
   }();
   return r;
@@ -241,8 +305,8 @@ class TestRunQueue : public QObject {
   void aStudysCellsOfOneShapeTrainAsBatchedGroupsOfOrdinaryRuns() {
     auto spec = fl::study::StudySpec::fromText(R"({"name": "b", "grid": {"gamma": [0, 1e-6]},
         "seeds": [1, 2, 3], "set": {"samples": 200, "epochs": 6, "eval_every": 2}})");
-    spec.experiment = "fourier-head";
-    const auto expansion = fl::study::expandStudy(*registry().find("fourier-head"), spec);
+    spec.experiment = "gated-fourier-head";
+    const auto expansion = fl::study::expandStudy(*registry().find("gated-fourier-head"), spec);
     QVERIFY(expansion.ok());
     // The study trained cell by cell, for the figures the groups must give. Short runs: these
     // toys amplify rounding (test_batched_fourier_head), and batched sums add in another order.
@@ -268,6 +332,10 @@ class TestRunQueue : public QObject {
     RunQueue queue(registry(), store, views);
     queue.setCores(2);  // auto: two groups of three, one per core
     std::string error;
+    g_groupStart.close();
+    struct OpenOnExit {
+      ~OpenOnExit() { g_groupStart.open(); }  // a failed check must not leave groups waiting
+    } openOnExit;
     QCOMPARE(queue.addStudy(studyId, &error), int64_t(6));
     QCOMPARE(queue.busyWorkers(), 2);
     QCOMPARE(queue.trainingCount(), 6);
@@ -276,6 +344,7 @@ class TestRunQueue : public QObject {
     // rest of its group trains on.
     const int64_t stopped = queue.runs().front();
     queue.cancel(stopped);
+    g_groupStart.open();
     QVERIFY(drainUntilIdle(queue, views, 120000));
     QCOMPARE(fl::toString(views.find(stopped)->status()), fl::toString(fl::RunStatus::Cancelled));
     for (auto id : queue.runs()) {

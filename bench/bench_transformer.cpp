@@ -339,6 +339,9 @@ int main(int argc, char** argv) {
                      " MiB, trim threshold " + std::to_string(tuning.trimThreshold >> 20) + " MiB")
                         .c_str()
                   : "off (glibc defaults)");
+  std::printf("large CPU blocks: %s\n", tuning.cachingAllocator
+                                            ? "cached between steps (caching_cpu_allocator.h)"
+                                            : "from malloc (FOURIERLAB_BLOCK_CACHE=0)");
   std::printf("corpus: %s\n", std::filesystem::exists(FOURIERLAB_BENCH_CORPUS)
                                   ? FOURIERLAB_BENCH_CORPUS
                                   : "built-in structured text (set FOURIERLAB_BENCH_CORPUS)");

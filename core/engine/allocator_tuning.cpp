@@ -1,5 +1,7 @@
 #include "core/engine/allocator_tuning.h"
 
+#include "core/engine/caching_cpu_allocator.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -27,6 +29,7 @@ AllocatorTuning keepLargeAllocationsInHeap() {
       result.trimThreshold = trimThreshold;
     }
 #endif
+    result.cachingAllocator = installCachingCpuAllocator();
   });
   return result;
 }

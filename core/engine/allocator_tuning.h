@@ -5,7 +5,9 @@
 // T x T attention matrices every step, so each step maps, faults in and unmaps them again:
 // up to 40% of a step in the kernel (bench/bench_transformer prints user and system time).
 // Raising the threshold to its maximum and the trim threshold above it lets freed blocks be
-// reused by the next step instead.
+// reused by the next step instead. Blocks above the threshold, and those of worker threads
+// (glibc's thread arenas map them regardless), go through a caching allocator in front of
+// malloc (caching_cpu_allocator.h).
 #pragma once
 
 namespace fl {
@@ -14,6 +16,7 @@ struct AllocatorTuning {
   bool applied = false;
   long mmapThreshold = 0;  // bytes
   long trimThreshold = 0;
+  bool cachingAllocator = false;  // LibTorch's large CPU blocks are cached between steps
 };
 
 // Applies the tuning once per process (later calls return the first result). Does nothing

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "core/nn/transformer/fused_elementwise.h"
 #include "core/nn/transformer/rms_norm.h"
 
 namespace fl::nn {
@@ -50,7 +51,7 @@ MlpImpl::MlpImpl(int64_t d, int64_t ratio, MlpKind kind, double dropout, at::Gen
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
   auto h = m_kind == MlpKind::SwiGlu ? torch::silu(m_gate->forward(x)) * m_up->forward(x)
-                                     : torch::gelu(m_up->forward(x));
+                                     : fusedGelu(m_up->forward(x));
   return m_dropout->forward(m_down->forward(h));
 }
 
@@ -78,7 +79,8 @@ torch::Tensor BlockImpl::forward(torch::Tensor x, const SublayerHook& hook) {
 
 GptImpl::GptImpl(GptOptions options) : m_options(std::move(options)) {
   auto& o = m_options;
-  TORCH_CHECK(o.vocabSize > 0 && o.layers > 0 && o.heads > 0, "a transformer needs a vocabulary, "
+  TORCH_CHECK(o.vocabSize > 0 && o.layers > 0 && o.heads > 0,
+              "a transformer needs a vocabulary, "
               "layers and heads");
   TORCH_CHECK(o.dModel % o.heads == 0, "d_model ", o.dModel, " is not divisible by ", o.heads,
               " heads");
@@ -86,7 +88,8 @@ GptImpl::GptImpl(GptOptions options) : m_options(std::move(options)) {
   o.position.heads = o.heads;
   m_dropoutGenerator = makeDropoutGenerator(o.dropoutSeed);
   m_tokens = register_module("tokens", torch::nn::Embedding(o.vocabSize, o.dModel));
-  m_embeddingDropout = register_module("embedding_dropout", SeededDropout(o.dropout, m_dropoutGenerator));
+  m_embeddingDropout =
+      register_module("embedding_dropout", SeededDropout(o.dropout, m_dropoutGenerator));
   m_position = register_module("position", PositionEncoding(o.position));
   m_blockList = register_module("blocks", torch::nn::ModuleList());
   for (int64_t l = 0; l < o.layers; ++l) {
@@ -139,10 +142,11 @@ int64_t GptImpl::parameterCount() const {
 
 double GptImpl::trainingFlopsPerToken(int64_t length) const {
   const double d = static_cast<double>(m_options.dModel);
-  const double hidden = static_cast<double>(mlpHidden(m_options.dModel, m_options.mlpRatio, m_options.mlp));
+  const double hidden =
+      static_cast<double>(mlpHidden(m_options.dModel, m_options.mlpRatio, m_options.mlp));
   const double mlpMatrices = m_options.mlp == MlpKind::SwiGlu ? 3.0 : 2.0;
-  const double perLayerMacs = 4.0 * d * d                  // qkv + output projection
-                              + mlpMatrices * d * hidden     // MLP
+  const double perLayerMacs = 4.0 * d * d                               // qkv + output projection
+                              + mlpMatrices * d * hidden                // MLP
                               + 2.0 * static_cast<double>(length) * d;  // QK^T and AV (full T x T)
   const double macs = static_cast<double>(m_options.layers) * perLayerMacs +
                       d * static_cast<double>(m_options.vocabSize);

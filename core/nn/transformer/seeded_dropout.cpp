@@ -1,5 +1,7 @@
 #include "core/nn/transformer/seeded_dropout.h"
 
+#include "core/nn/transformer/fused_elementwise.h"
+
 #include <mutex>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -13,6 +15,8 @@ SeededDropoutImpl::SeededDropoutImpl(double p, at::Generator generator)
 torch::Tensor SeededDropoutImpl::forward(const torch::Tensor& x) {
   if (!is_training() || m_p <= 0) return x;
   if (!x.device().is_cpu()) return torch::dropout(x, m_p, /*train=*/true);
+  if (x.scalar_type() == torch::kFloat && fusedOpsEnabled())
+    return hashedDropout(x, m_p, drawSeed());
   auto keep = torch::empty_like(x).bernoulli_(1.0 - m_p, m_generator);
   return x * keep / (1.0 - m_p);
 }

@@ -24,11 +24,24 @@ int64_t blockRows(int64_t length, int64_t requested) {
   return std::clamp<int64_t>(kBlockFloats / length, 16, length);
 }
 
-// C = alpha op(A) op(B) + beta C on row-major buffers (m x n result), through ATen's matrix
-// product (its BLAS) on views of the buffers: op(A) is m x k, stored k x m when transposed.
-// beta = 0 never reads C.
+#if defined(FOURIERLAB_HAVE_BLAS)
+extern "C" void sgemm_(const char* transA, const char* transB, const int* m, const int* n,
+                       const int* k, const float* alpha, const float* a, const int* lda,
+                       const float* b, const int* ldb, const float* beta, float* c, const int* ldc);
+#endif
+
+// C = alpha op(A) op(B) + beta C on row-major buffers (m x n result): op(A) is m x k, stored
+// k x m when transposed. beta = 0 never reads C. Inside a parallel region the BLAS runs on the
+// calling thread (OpenBLAS checks omp_in_parallel), as ATen's matrix product would.
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+#if defined(FOURIERLAB_HAVE_BLAS)
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
+  const char opA = transA ? 'T' : 'N', opB = transB ? 'T' : 'N';
+  const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+  const int la = static_cast<int>(lda), lb = static_cast<int>(ldb), lc = static_cast<int>(ldc);
+  sgemm_(&opB, &opA, &ni, &mi, &ki, &alpha, b, &lb, a, &la, &beta, c, &lc);
+#else
   auto view = [](const float* p, int64_t r, int64_t cols, int64_t ld) {
     return torch::from_blob(const_cast<float*>(p), {r, cols}, {ld, 1}, torch::kFloat);
   };
@@ -36,6 +49,7 @@ void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha
   auto opB = transB ? view(b, n, k, ldb).t() : view(b, k, n, ldb);
   auto out = view(c, m, n, ldc);
   at::addmm_out(out, out, opA, opB, beta, alpha);
+#endif
 }
 
 // Where one (batch, head)'s (T, D) matrix lies in a (B, H, T, D) tensor whose last dimension is

@@ -25,6 +25,10 @@ int64_t blockRows(int64_t length, int64_t requested) {
 }
 
 #if defined(FOURIERLAB_HAVE_BLAS)
+// OpenMP's per-thread team size, which OpenBLAS reads to decide how many threads one product
+// gets. Weak: libgomp comes with LibTorch, and without it the products run as they are.
+extern "C" __attribute__((weak)) int omp_get_max_threads();
+extern "C" __attribute__((weak)) void omp_set_num_threads(int);
 extern "C" void sgemm_(const char* transA, const char* transB, const int* m, const int* n,
                        const int* k, const float* alpha, const float* a, const int* lda,
                        const float* b, const int* ldb, const float* beta, float* c, const int* ldc);
@@ -174,12 +178,40 @@ void backwardUnit(const Problem& p, int64_t unit, Rows<const float> q, Rows<cons
   }
 }
 
+// While it lives, the BLAS products called on this thread run on this thread alone. LibTorch's
+// parallel_for runs its chunks on its own thread pool, outside any OpenMP region, so OpenBLAS
+// would give each 256 x 128 x 32 product a team of all the cores: on two threads the blocked
+// attention took 2.6 s per batch-64 step instead of 1.4 s on one (a lone product measured 16
+// GFLOP/s with a team, 78 without).
+class OneBlasThread {
+ public:
+  OneBlasThread() {
+#if defined(FOURIERLAB_HAVE_BLAS)
+    if (omp_get_max_threads && omp_set_num_threads) {
+      m_saved = omp_get_max_threads();
+      omp_set_num_threads(1);
+    }
+#endif
+  }
+  ~OneBlasThread() {
+#if defined(FOURIERLAB_HAVE_BLAS)
+    if (m_saved > 0) omp_set_num_threads(m_saved);
+#endif
+  }
+  OneBlasThread(const OneBlasThread&) = delete;
+  OneBlasThread& operator=(const OneBlasThread&) = delete;
+
+ private:
+  int m_saved = 0;
+};
+
 // Runs f(unit, scratch) for every (batch, head) unit across LibTorch's threads. Each unit is
 // computed whole by one thread (the matrix products inside run single-threaded), so results
 // do not depend on the thread count.
 template <typename F>
 void forEachUnit(const Problem& p, F&& f) {
   at::parallel_for(0, p.units(), /*grain_size=*/1, [&](int64_t begin, int64_t end) {
+    OneBlasThread oneThread;
     Scratch scratch(p);
     for (int64_t unit = begin; unit < end; ++unit) f(unit, scratch);
   });

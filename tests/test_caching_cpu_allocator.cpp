@@ -67,6 +67,22 @@ class TestCachingCpuAllocator : public QObject {
     QVERIFY(fl::cachingAllocatorStats().hits > 0);
   }
 
+  void pastItsLimitTheCacheFreesItsLargestBlocks() {
+    fl::releaseCachedCpuBlocks();
+    const size_t limit = fl::cachingAllocatorStats().limitBytes;
+    fl::setCachedBlockLimit(size_t(10) << 20);
+    {
+      auto a = torch::empty({1 << 20}), b = torch::empty({1 << 20});  // 4 MiB each
+      auto c = torch::empty({2 << 20});                               // 8 MiB
+    }
+    // 16 MiB freed, at most 10 held: the 8 MiB block went, the two 4 MiB ones stay.
+    QCOMPARE(fl::cachingAllocatorStats().cachedBytes, size_t(8) << 20);
+    fl::setCachedBlockLimit(size_t(5) << 20);
+    QCOMPARE(fl::cachingAllocatorStats().cachedBytes, size_t(4) << 20);
+    fl::setCachedBlockLimit(limit);
+    QCOMPARE(fl::cachingAllocatorStats().limitBytes, limit);
+  }
+
   void smallTensorsAndRawAllocationsStillWork() {
     auto small = torch::arange(10).to(torch::kFloat);
     QCOMPARE(small.sum().item<float>(), 45.0f);

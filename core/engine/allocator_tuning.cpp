@@ -1,7 +1,5 @@
 #include "core/engine/allocator_tuning.h"
 
-#include "core/engine/caching_cpu_allocator.h"
-
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -9,6 +7,8 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+
+#include "core/engine/caching_cpu_allocator.h"
 
 namespace fl {
 

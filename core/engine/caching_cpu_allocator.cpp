@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <list>
 #include <map>
 #include <mutex>
 #include <new>
@@ -57,8 +56,13 @@ class CachingCpuAllocator final : public c10::Allocator {
     std::lock_guard<std::mutex> lock(m_mutex);
     for (auto& [size, block] : m_free) std::free(block);
     m_free.clear();
-    m_order.clear();
     m_cached = 0;
+  }
+
+  void setLimit(size_t bytes) const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_limit = bytes;
+    evictPastLimit();
   }
 
  private:
@@ -71,15 +75,15 @@ class CachingCpuAllocator final : public c10::Allocator {
     }
     ++m_hits;
     void* block = it->second;
-    m_order.remove(it);
     m_free.erase(it);
     m_cached -= size;
     m_live.emplace(block, size);
     return block;
   }
 
-  // A freed block is kept; past the limit the longest-kept blocks are freed first. A pointer
-  // the cache never handed out came from the fallback (a small raw allocation).
+  // A freed block is kept; past the limit the largest free blocks are freed first (the fewest
+  // frees to get under it). A pointer the cache never handed out came from the fallback (a
+  // small raw allocation).
   void keep(void* data) const {
     std::unique_lock<std::mutex> lock(m_mutex);
     auto live = m_live.find(data);
@@ -94,25 +98,27 @@ class CachingCpuAllocator final : public c10::Allocator {
       std::free(data);
       return;
     }
-    m_order.push_back(m_free.emplace(size, data));
+    m_free.emplace(size, data);
     m_cached += size;
+    evictPastLimit();
+  }
+
+  void evictPastLimit() const {  // with m_mutex held
     while (m_cached > m_limit) {
-      auto oldest = m_order.front();
-      m_order.pop_front();
-      m_cached -= oldest->first;
-      std::free(oldest->second);
-      m_free.erase(oldest);
+      const auto largest = std::prev(m_free.end());
+      m_cached -= largest->first;
+      std::free(largest->second);
+      m_free.erase(largest);
     }
   }
 
   static void release(void* data);
 
   c10::Allocator* m_fallback;
-  size_t m_limit;
+  mutable size_t m_limit;
   mutable std::mutex m_mutex;
   mutable std::unordered_map<void*, size_t> m_live;  // handed out: their sizes
   mutable std::multimap<size_t, void*> m_free;
-  mutable std::list<std::multimap<size_t, void*>::iterator> m_order;  // oldest first
   mutable size_t m_cached = 0;
   mutable int64_t m_hits = 0, m_misses = 0;
 };
@@ -144,6 +150,10 @@ CachingAllocatorStats cachingAllocatorStats() {
 
 void releaseCachedCpuBlocks() {
   if (g_allocator) g_allocator->releaseAll();
+}
+
+void setCachedBlockLimit(size_t bytes) {
+  if (g_allocator) g_allocator->setLimit(bytes);
 }
 
 }  // namespace fl

@@ -33,4 +33,8 @@ CachingAllocatorStats cachingAllocatorStats();
 // Frees every cached block (the memory returns to glibc).
 void releaseCachedCpuBlocks();
 
+// At most `bytes` held free from now on (default: a quarter of the physical memory); the
+// largest free blocks are freed first to get under it.
+void setCachedBlockLimit(size_t bytes);
+
 }  // namespace fl

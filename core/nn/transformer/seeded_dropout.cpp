@@ -1,11 +1,11 @@
 #include "core/nn/transformer/seeded_dropout.h"
 
-#include "core/nn/transformer/fused_elementwise.h"
-
 #include <mutex>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
+
+#include "core/nn/transformer/fused_elementwise.h"
 
 namespace fl::nn {
 

@@ -39,6 +39,7 @@
 
 #include "bench/bench_common.h"
 #include "core/engine/allocator_tuning.h"
+#include "core/engine/parallel_team.h"
 #include "core/engine/registry.h"
 #include "core/engine/seeding.h"
 #include "experiments/char_lm/char_lm_trial.h"
@@ -346,8 +347,9 @@ int main(int argc, char** argv) {
                                   ? FOURIERLAB_BENCH_CORPUS
                                   : "built-in structured text (set FOURIERLAB_BENCH_CORPUS)");
   std::printf(
-      "device %s, threads %d; GFLOP/s counts the matmuls over the full T x T (model FLOPs)\n",
-      device.str().c_str(), at::get_num_threads());
+      "device %s, threads %d (at::parallel_for in our kernels: %d); GFLOP/s counts the matmuls "
+      "over the full T x T (model FLOPs)\n",
+      device.str().c_str(), at::get_num_threads(), fl::parallelForTeamSize());
   std::printf(
       "peak: float matmul %s^3 GFLOP/s measured in each case's process; RSS in MiB, "
       "+train: its rise over the model and data\n\n",

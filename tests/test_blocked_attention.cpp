@@ -8,8 +8,10 @@
 #include <cmath>
 #include <limits>
 
+#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include "core/engine/parallel_team.h"
 #include "core/nn/qk_filters/causal_kernel_filter.h"
 #include "core/nn/qk_filters/spectral_filter.h"
 #include "core/nn/transformer/alibi.h"
@@ -176,6 +178,30 @@ class TestBlockedAttention : public QObject {
     const double share = a.sum().item<double>() / cells;
     QVERIFY2(std::abs(share - 0.75) < 4 * std::sqrt(0.75 * 0.25 / cells),
              qPrintable(QString::number(share)));
+  }
+
+  void runsOnTheThreadsItIsGivenWithTheSameResultOnAny() {
+    // Built without OpenMP, at::parallel_for in our code ran every unit on one thread whatever
+    // the thread count (parallel_team.h): the kernel's loops must get the threads asked for.
+    const int saved = at::get_num_threads();
+    at::set_num_threads(2);
+    QCOMPARE(fl::parallelForTeamSize(), 2);
+    // Each (batch, head) is computed whole by one thread: the bits do not depend on how many.
+    torch::manual_seed(5);
+    auto q = torch::randn({3, 4, 70, 8}), k = torch::randn({3, 4, 70, 8});
+    auto v = torch::randn({3, 4, 70, 8}), probe = torch::randn({3, 4, 70, 8});
+    auto bias = alibiBias(alibiSlopes(4), 70, torch::kFloat);
+    auto attention = [&](const auto& q, const auto& k, const auto& v) {
+      return blockedCausalAttention(q, k, v, 0.4, bias, {0.2, 17}, 16);
+    };
+    const auto two = outputAndGradients(attention, q, k, v, probe);
+    at::set_num_threads(1);
+    const auto one = outputAndGradients(attention, q, k, v, probe);
+    at::set_num_threads(saved);
+    QCOMPARE(maxAbs(two.y - one.y), 0.0);
+    QCOMPARE(maxAbs(two.dq - one.dq), 0.0);
+    QCOMPARE(maxAbs(two.dk - one.dk), 0.0);
+    QCOMPARE(maxAbs(two.dv - one.dv), 0.0);
   }
 
   void rejectsWhatItCannotCompute() {

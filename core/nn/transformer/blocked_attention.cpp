@@ -178,11 +178,11 @@ void backwardUnit(const Problem& p, int64_t unit, Rows<const float> q, Rows<cons
   }
 }
 
-// While it lives, the BLAS products called on this thread run on this thread alone. LibTorch's
-// parallel_for runs its chunks on its own thread pool, outside any OpenMP region, so OpenBLAS
-// would give each 256 x 128 x 32 product a team of all the cores: on two threads the blocked
-// attention took 2.6 s per batch-64 step instead of 1.4 s on one (a lone product measured 16
-// GFLOP/s with a team, 78 without).
+// While it lives, the BLAS products called on this thread run on this thread alone. Inside
+// at::parallel_for's OpenMP region OpenBLAS already does so (it checks omp_in_parallel); this
+// guard covers a loop run outside any region (a build without FOURIERLAB_OPENMP, where
+// parallel_for is serial), where OpenBLAS would give each 256 x 128 x 32 product a team of all
+// the cores: a lone product measured 16 GFLOP/s with a team of two, 78 without.
 class OneBlasThread {
  public:
   OneBlasThread() {

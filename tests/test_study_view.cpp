@@ -7,6 +7,7 @@
 
 #include <QComboBox>
 #include <QLabel>
+#include <QPushButton>
 #include <QTableView>
 
 #include "app/gui/run_queue.h"
@@ -116,6 +117,8 @@ class TestStudyView : public QObject {
     const auto& rows = view.grid()->rows();
     QCOMPARE(rows.size(), 2);
     QCOMPARE(rows[0].cells.size(), 3);
+    QCOMPARE(rows[0].label, QString("1"));  // the values; the header names them
+    QCOMPARE(rows[0].description, QString("width=1"));
     QCOMPARE(rows[0].cells[0].status, QString("finished"));
     QCOMPARE(rows[1].cells[2].status, QString("missing"));
     QCOMPARE(rows[1].cells[2].runId, int64_t(0));
@@ -135,6 +138,56 @@ class TestStudyView : public QObject {
     QTest::mouseClick(view.grid(), Qt::LeftButton, {}, QPoint(5, firstCell.center().y()));
     QCOMPARE(compare.count(), 1);
     QCOMPARE(compare.front().front().value<std::vector<int64_t>>().size(), size_t(3));
+  }
+
+  void resumeAndStopAreEnabledOnlyWhenTheyHaveWork() {
+    fl::store::RunStore store((m_dir.path() + "/buttons.db").toStdString());
+    const int64_t id = makeStudy(store);  // one cell not run
+    fl::gui::RunViews views(store);
+    fl::gui::RunQueue queue(m_registry, store, views);
+    fl::gui::StudyView view(store, views, queue);
+    QVERIFY(!view.resumeButton()->isEnabled() && !view.stopButton()->isEnabled());  // no study
+    QVERIFY(view.setStudy(id));
+    QVERIFY(view.resumeButton()->isEnabled());
+    QVERIFY(!view.stopButton()->isEnabled());  // nothing of it is queued
+
+    connect(&view, &fl::gui::StudyView::resumeRequested, &queue,
+            [&](int64_t study) { QCOMPARE(queue.addStudy(study, nullptr), int64_t(1)); });
+    QTest::mouseClick(view.resumeButton(), Qt::LeftButton);
+    // Queued (or, with one tiny step, already done): Resume has nothing left to queue, and
+    // Stop has work exactly while the queue holds the cell.
+    QVERIFY(!view.resumeButton()->isEnabled());
+    QCOMPARE(view.stopButton()->isEnabled(), queue.hasStudyWork(id));
+
+    QTRY_VERIFY_WITH_TIMEOUT((queue.drain(), !queue.hasStudyWork(id) && queue.closingCount() == 0),
+                             20000);
+    view.refresh();
+    QVERIFY(view.summary()->text().contains("6 finished"));
+    QVERIFY(!view.resumeButton()->isEnabled());
+    QVERIFY(!view.stopButton()->isEnabled());
+    QCOMPARE(view.resumeButton()->toolTip(), QString("Every run of the study finished"));
+  }
+
+  void aNarrowGridKeepsEverySeedColumnInView() {
+    // Long labels in a pane narrower than they are: the labels give way, not the seed columns.
+    fl::widgets::StudyProgressGrid grid;
+    QVector<fl::widgets::GridRow> rows(3);
+    for (auto& row : rows) {
+      row.label = "Fourier head: dataset=gaussian frequencies=12 gamma=1e-06";
+      row.cells.resize(4);
+    }
+    grid.setRows(rows, {"1", "2", "3", "42"});
+    const int natural = grid.sizeHint().width();
+    grid.resize(natural, grid.sizeHint().height());
+    QCOMPARE(grid.cellRect(0, 3).right(), natural - 8 - 3 - 1);  // room for the whole label
+    for (int width : {260, 200, grid.minimumSizeHint().width()}) {
+      grid.resize(width, grid.sizeHint().height());
+      const QRect last = grid.cellRect(2, 3);
+      QVERIFY2(last.right() < width, qPrintable(QString("%1 at %2").arg(last.right()).arg(width)));
+      QCOMPARE(grid.cellAt(last.center()), std::make_pair(2, 3));
+      QCOMPARE(grid.cellAt(QPoint(5, last.center().y())), std::make_pair(2, -1));  // its label
+    }
+    QVERIFY(grid.minimumSizeHint().width() < 200);
   }
 
   void beforeAnyRunFinishesTheFigureSaysItWillAppear() {

@@ -14,9 +14,11 @@ StudyProgressGrid::StudyProgressGrid(QWidget* parent) : QWidget(parent) {
   setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
 
-void StudyProgressGrid::setRows(QVector<GridRow> rows, QStringList columnLabels) {
+void StudyProgressGrid::setRows(QVector<GridRow> rows, QStringList columnLabels,
+                                QString labelHeader) {
   m_rows = std::move(rows);
   m_columns = std::move(columnLabels);
+  m_labelHeader = std::move(labelHeader);
   updateGeometry();
   update();
 }
@@ -29,11 +31,24 @@ QColor StudyProgressGrid::statusColor(const QString& status) {
   return QColor(205, 205, 205);  // waiting: queued, or not started ("missing")
 }
 
-int StudyProgressGrid::labelWidth() const {
+int StudyProgressGrid::columnCount() const {
+  int columns = static_cast<int>(m_columns.size());
+  for (const auto& row : m_rows) columns = std::max(columns, static_cast<int>(row.cells.size()));
+  return columns;
+}
+
+int StudyProgressGrid::naturalLabelWidth() const {
   int width = 60;
   const QFontMetrics metrics(font());
   for (const auto& row : m_rows) width = std::max(width, metrics.horizontalAdvance(row.label) + 10);
+  if (!m_labelHeader.isEmpty())
+    width = std::max(width, metrics.horizontalAdvance(m_labelHeader + " | seed") + 10);
   return std::min(width, 320);
+}
+
+int StudyProgressGrid::labelWidth() const {
+  const int room = width() - columnCount() * (kCell + kGap) - 8;
+  return std::clamp(room, std::min(kMinLabel, naturalLabelWidth()), naturalLabelWidth());
 }
 
 QRect StudyProgressGrid::cellRect(int row, int column) const {
@@ -42,10 +57,13 @@ QRect StudyProgressGrid::cellRect(int row, int column) const {
 }
 
 QSize StudyProgressGrid::sizeHint() const {
-  int columns = static_cast<int>(m_columns.size());
-  for (const auto& row : m_rows) columns = std::max(columns, static_cast<int>(row.cells.size()));
-  return QSize(labelWidth() + columns * (kCell + kGap) + 8,
+  return QSize(naturalLabelWidth() + columnCount() * (kCell + kGap) + 8,
                kHeader + static_cast<int>(m_rows.size()) * (kCell + kGap) + 4);
+}
+
+QSize StudyProgressGrid::minimumSizeHint() const {
+  return QSize(std::min(kMinLabel, naturalLabelWidth()) + columnCount() * (kCell + kGap) + 8,
+               sizeHint().height());
 }
 
 std::pair<int, int> StudyProgressGrid::cellAt(const QPoint& point) const {
@@ -61,9 +79,14 @@ void StudyProgressGrid::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   const QFontMetrics metrics(font());
   painter.setPen(palette().color(QPalette::WindowText));
-  if (!m_columns.isEmpty())  // what the columns are, once, above the row labels
-    painter.drawText(QRect(0, 0, labelWidth() - 6, kHeader), Qt::AlignRight | Qt::AlignVCenter,
-                     "seed");
+  if (!m_columns.isEmpty()) {  // what the labels and the columns are, once, above the labels
+    const QRect header(0, 0, labelWidth() - 6, kHeader);
+    const QString seed = m_labelHeader.isEmpty() ? "seed" : " | seed";
+    painter.drawText(header, Qt::AlignRight | Qt::AlignVCenter,
+                     metrics.elidedText(m_labelHeader, Qt::ElideMiddle,
+                                        header.width() - metrics.horizontalAdvance(seed)) +
+                         seed);
+  }
   for (int c = 0; c < m_columns.size(); ++c) {
     const QRect r = cellRect(0, c).translated(0, -kHeader).adjusted(-4, 0, 4, kHeader - kCell);
     painter.drawText(r, Qt::AlignCenter,
@@ -90,8 +113,11 @@ bool StudyProgressGrid::event(QEvent* event) {
     if (row >= 0 && column >= 0)
       QToolTip::showText(help->globalPos(), m_rows[row].cells[column].toolTip, this);
     else if (row >= 0)
-      QToolTip::showText(help->globalPos(), m_rows[row].label + "\nClick to compare its runs",
-                         this);
+      QToolTip::showText(
+          help->globalPos(),
+          (m_rows[row].description.isEmpty() ? m_rows[row].label : m_rows[row].description) +
+              "\nClick to compare its runs",
+          this);
     else
       QToolTip::hideText();
     return true;

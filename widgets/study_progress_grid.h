@@ -22,7 +22,8 @@ struct GridCell {
 };
 
 struct GridRow {
-  QString label;  // "dataset=gmm2 head=fourier"
+  QString label;        // as drawn: "Fourier head · gmm2 · 12" (the header names the parts)
+  QString description;  // its tooltip: "Fourier head: dataset=gmm2 frequencies=12"
   QVector<GridCell> cells;
 };
 
@@ -32,14 +33,18 @@ class StudyProgressGrid : public QWidget {
  public:
   explicit StudyProgressGrid(QWidget* parent = nullptr);
 
-  void setRows(QVector<GridRow> rows, QStringList columnLabels);
+  // labelHeader: what the row labels are ("arm · dataset · frequencies"), drawn above them.
+  void setRows(QVector<GridRow> rows, QStringList columnLabels, QString labelHeader = {});
   const QVector<GridRow>& rows() const { return m_rows; }
   // The colour a status is drawn in (the legend under the grid uses the same).
   static QColor statusColor(const QString& status);
   // The cell (row, column) under a point, or (-1, -1); a row's label gives column -1.
   std::pair<int, int> cellAt(const QPoint& point) const;
   QRect cellRect(int row, int column) const;
+  // Wide enough for every label (up to a cap) and seed column; narrower, the labels give way
+  // (elided in the middle) so that every seed column stays in view.
   QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
 
  signals:
   void rowClicked(int row);
@@ -50,13 +55,17 @@ class StudyProgressGrid : public QWidget {
   void mousePressEvent(QMouseEvent* event) override;
 
  private:
-  int labelWidth() const;
+  int columnCount() const;
+  int naturalLabelWidth() const;
+  int labelWidth() const;  // as drawn at the current width
 
   QVector<GridRow> m_rows;
   QStringList m_columns;
+  QString m_labelHeader;
   static constexpr int kCell = 16;
   static constexpr int kGap = 3;
   static constexpr int kHeader = 18;
+  static constexpr int kMinLabel = 90;
 };
 
 }  // namespace fl::widgets

@@ -280,6 +280,15 @@ int64_t RunQueue::studyOf(int64_t runId) const {
   return it == m_entries.end() ? 0 : it->second.studyId;
 }
 
+bool RunQueue::hasStudyWork(int64_t studyId) const {
+  if (std::any_of(m_waiting.begin(), m_waiting.end(),
+                  [&](const Waiting& w) { return w.studyId == studyId; }))
+    return true;
+  return std::any_of(m_entries.begin(), m_entries.end(), [&](const auto& item) {
+    return item.second.studyId == studyId && isTraining(item.first);
+  });
+}
+
 int RunQueue::threadsOf(int64_t runId) const {
   auto it = m_entries.find(runId);
   return isTraining(runId) ? it->second.session->threads() : 0;

@@ -90,6 +90,8 @@ class RunQueue : public QObject {
   // Runs that finished training whose store writer is still closing: runEnded comes after.
   int closingCount() const { return m_closing; }
   int64_t studyOf(int64_t runId) const;
+  // Whether any of the study's runs or unclaimed cells wait here or train now.
+  bool hasStudyWork(int64_t studyId) const;
   int threadsOf(int64_t runId) const;  // 0 when it is not training
   // Asks a training run for the probe; 0 when it is not training.
   int64_t requestProbe(int64_t runId, const std::map<std::string, double>& inputs);

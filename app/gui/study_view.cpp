@@ -39,6 +39,29 @@ QString settingLabel(const study::StudyRunResult& r) {
   return parts.join(' ');
 }
 
+// The grid's short label: the values alone, in the order settingHeader names them.
+QString settingValues(const study::StudyRunResult& r) {
+  QStringList parts;
+  if (!r.arm.empty()) parts << QString::fromStdString(r.arm);
+  for (const auto& [key, value] : r.axes.items())
+    parts << QString::fromStdString(study::valueText(value));
+  return parts.join(" · ");
+}
+
+// What settingValues' parts are: "arm · dataset · frequencies · gamma".
+QString settingHeader(const std::vector<study::StudyRunResult>& results) {
+  bool arms = false;
+  std::set<std::string> keys;  // sorted, as the axes' JSON objects list them
+  for (const auto& r : results) {
+    arms = arms || !r.arm.empty();
+    for (const auto& [key, value] : r.axes.items()) keys.insert(key);
+  }
+  QStringList parts;
+  if (arms) parts << "arm";
+  for (const auto& key : keys) parts << QString::fromStdString(key);
+  return parts.join(" · ");
+}
+
 std::string settingKey(const study::StudyRunResult& r) { return r.arm + "|" + r.axes.dump(); }
 
 QComboBox* choice(QWidget* parent, const QString& tip) {
@@ -77,9 +100,6 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
   m_title->setTextFormat(Qt::RichText);
   m_title->setWordWrap(true);
   header->addWidget(m_title, 1);
-  m_resume->setToolTip(
-      "Queue the study's unfinished runs (finished ones are kept; interrupted "
-      "ones continue from their checkpoints)");
   m_stop->setToolTip("Cancel the study's waiting and training runs (each keeps a checkpoint)");
   header->addWidget(m_resume);
   header->addWidget(m_stop);
@@ -92,7 +112,9 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
   gridLayout->setContentsMargins(0, 0, 0, 0);
   auto* gridScroll = new QScrollArea(gridBox);
   gridScroll->setWidget(m_grid);
-  gridScroll->setWidgetResizable(false);
+  // The grid takes the pane's width (its labels give way to the seed columns) and its own
+  // height (many settings scroll).
+  gridScroll->setWidgetResizable(true);
   gridScroll->setFrameShape(QFrame::NoFrame);
   gridLayout->addWidget(gridScroll, 1);
   QString legend;
@@ -176,10 +198,14 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
     if (studyId && studyId == m_studyId && !m_redraw->isActive()) m_redraw->start();
   });
   connect(m_resume, &QPushButton::clicked, this, [this] {
-    if (m_studyId) emit resumeRequested(m_studyId);
+    if (!m_studyId) return;
+    emit resumeRequested(m_studyId);
+    refresh();  // the queue holds the study now: Stop, not Resume
   });
   connect(m_stop, &QPushButton::clicked, this, [this] {
-    if (m_studyId) emit stopRequested(m_studyId);
+    if (!m_studyId) return;
+    emit stopRequested(m_studyId);
+    refresh();
   });
   setStudy(0);
 }
@@ -276,8 +302,8 @@ void StudyView::apply(const RunDeltas& deltas) {
 void StudyView::refresh() {
   m_results.clear();
   m_cells.clear();
-  m_resume->setEnabled(m_studyId != 0);
-  m_stop->setEnabled(m_studyId != 0);
+  m_resume->setEnabled(false);
+  m_stop->setEnabled(false);
   if (!m_record) {
     m_title->setText(
         "<h3>No study shown</h3>Launch one with <b>Run study</b> (a built-in study, or "
@@ -298,7 +324,6 @@ void StudyView::refresh() {
   }
   // The live runs over the store's rows: their status now and every value they reported.
   std::map<std::string, int64_t> counts;
-  int64_t waiting = 0;
   for (auto& r : m_results) {
     const RunView* view = r.runId ? m_views.find(r.runId) : nullptr;
     if (view && m_queue.studyOf(r.runId) == m_studyId) {
@@ -310,8 +335,18 @@ void StudyView::refresh() {
       }
     }
     ++counts[r.status];
-    waiting += r.runId == 0 || m_queue.isWaiting(r.runId);
   }
+  // Resume has work while a run is not finished and the queue holds none of the study; Stop
+  // while the queue does.
+  const bool queued = m_queue.hasStudyWork(m_studyId);
+  const bool unfinished = counts.size() > counts.count("finished");
+  m_resume->setEnabled(unfinished && !queued);
+  m_stop->setEnabled(queued);
+  m_resume->setToolTip(unfinished ? (queued ? "The study's unfinished runs are queued or training"
+                                            : "Queue the study's unfinished runs (finished ones "
+                                              "are kept; interrupted ones continue from their "
+                                              "checkpoints)")
+                                  : "Every run of the study finished");
   m_title->setText(QString("<h3>Study %1: %2</h3>%3")
                        .arg(m_studyId)
                        .arg(QString::fromStdString(spec.title.empty() ? m_record->name : spec.title)
@@ -356,7 +391,8 @@ void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {
     auto [it, added] = rowOf.emplace(settingKey(r), static_cast<int>(rows.size()));
     if (added) {
       widgets::GridRow row;
-      row.label = settingLabel(r);
+      row.label = settingValues(r);
+      row.description = settingLabel(r);
       row.cells.resize(static_cast<int>(seeds.size()));
       for (auto& c : row.cells) c.status = "missing";
       rows.push_back(row);
@@ -378,8 +414,7 @@ void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {
       tip += "\n" + QString::fromStdString(r.message);
     cell.toolTip = tip;
   }
-  m_grid->setRows(rows, columns);
-  m_grid->adjustSize();
+  m_grid->setRows(rows, columns, settingHeader(m_results));
 }
 
 void StudyView::drawFigure() {

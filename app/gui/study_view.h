@@ -66,6 +66,8 @@ class StudyView : public QWidget {
   QComboBox* bandChoice() const { return m_band; }
   QLabel* figureNote() const { return m_figureNote; }
   QLabel* summary() const { return m_summary; }
+  QPushButton* resumeButton() const { return m_resume; }
+  QPushButton* stopButton() const { return m_stop; }
 
  signals:
   void compareRequested(std::vector<int64_t> runIds);

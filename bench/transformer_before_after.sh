@@ -21,7 +21,9 @@ for threads in 1 2; do
     echo -n "after  "; after "$steps" "$threads" --cases "$c" 2>&1 | rows
   done
 done
-echo "## after only, 1 thread"
-for c in qk-b8/fourier qk-b8/gaussian qk-b64/fourier qk-b64/gaussian 60m-b4/rope 60m-b4/fope; do
-  after 2 1 --cases "$c" 2>&1 | rows
+for threads in 1 2; do
+  echo "## after only, $threads thread(s)"
+  for c in qk-b8/fourier qk-b8/gaussian qk-b64/fourier qk-b64/gaussian 60m-b4/rope 60m-b4/fope; do
+    after 2 "$threads" --cases "$c" 2>&1 | rows
+  done
 done

@@ -188,6 +188,56 @@ class TestShardMerge : public QObject {
     qputenv("SLURM_CONF", QByteArray::fromStdString(conf));
   }
 
+  void batchedTasksEachGetWholeGroups() {
+    RunStore runs(path("batched-plan.db"));
+    // 12 runs: the linear and the Fourier head (which never share a group) x 6 seeds, in study
+    // order linear, fourier, linear, ... so round robin over 2 tasks would give each one head.
+    const int64_t id = createStudy(runs, tinyStudy("batched-plan", {1, 2, 3, 4, 5, 6}));
+    auto headsOf = [](const std::vector<fl::study::StudyCell>& task) {
+      std::set<std::string> heads;
+      for (const auto& c : task) heads.insert(c.config.at("head").get<std::string>());
+      return heads;
+    };
+    auto o = options(3, path("batched-plan-job"));
+    o.registry = &registry();
+    // Off: round robin, every task a mix of heads (3 tasks over the alternating order).
+    auto plan = fl::study::planSlurmJob(runs, id, o);
+    QCOMPARE(plan.job.tasks.size(), size_t(3));
+    for (const auto& t : plan.job.tasks) QCOMPARE(headsOf(t).size(), size_t(2));
+    QVERIFY(plan.script.find(" --batch off\n") != std::string::npos);
+
+    // Batched: each task holds one head, so its cells can train as one group; 12 cells over 3
+    // tasks as the groups allow (6 + 6 split into groups spread over the tasks), none empty.
+    o.batch = *fl::study::parseBatchMode("auto");
+    plan = fl::study::planSlurmJob(runs, id, o);
+    QCOMPARE(plan.runs(), size_t(12));
+    size_t cells = 0;
+    for (const auto& t : plan.job.tasks) {
+      QCOMPARE(headsOf(t).size(), size_t(1));
+      QVERIFY(std::is_sorted(t.begin(), t.end(),
+                             [](const auto& a, const auto& b) { return a.index < b.index; }));
+      cells += t.size();
+    }
+    QCOMPARE(cells, size_t(12));
+    QVERIFY(plan.job.tasks.size() >= 2 && plan.job.tasks.size() <= 3);
+    QVERIFY(plan.script.find(" --batch auto\n") != std::string::npos);
+
+    // --tasks 0 batched: one task per group; at most 4 runs a group: 2 heads x 2 groups of 3.
+    o.tasks = 0;
+    o.batch = *fl::study::parseBatchMode("4");
+    plan = fl::study::planSlurmJob(runs, id, o);
+    QCOMPARE(plan.job.tasks.size(), size_t(4));
+    for (const auto& t : plan.job.tasks) {
+      QCOMPARE(t.size(), size_t(3));
+      QCOMPARE(headsOf(t).size(), size_t(1));
+    }
+    QVERIFY(plan.script.find("#SBATCH --array=0-3\n") != std::string::npos);
+    QVERIFY(plan.script.find(" --batch 4\n") != std::string::npos);
+    // Unbatched, --tasks 0 is one task per run.
+    o.batch = *fl::study::parseBatchMode("off");
+    QCOMPARE(fl::study::planSlurmJob(runs, id, o).job.tasks.size(), size_t(12));
+  }
+
   void aPlanDealsRunsRoundRobinAndItsScriptIsSlurms() {
     RunStore runs(path("plan.db"));
     const int64_t id = createStudy(runs, tinyStudy("plan", {1, 2, 3}));  // 6 runs

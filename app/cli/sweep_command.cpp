@@ -161,7 +161,7 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
       return kExitBadUsage;
     }
   }
-  if (args.slurm) return sweepRunOnSlurm(dbPath, built.spec, expansion, args);
+  if (args.slurm) return sweepRunOnSlurm(registry, dbPath, built.spec, expansion, args);
   if (args.dryRun) {
     std::printf("%s: %zu runs of %s%s\n", built.spec.name.c_str(), expansion.cells.size(),
                 built.spec.experiment.c_str(),
@@ -196,7 +196,7 @@ int sweepCommand(const ExperimentRegistry& registry, const SweepArgs& args) {
   const std::string dbPath = args.db.empty() ? store::RunStore::defaultPath() : args.db;
   try {
     if (args.action == "run") return sweepRun(registry, dbPath, args);
-    if (args.action == "resume" && args.slurm) return sweepResumeOnSlurm(dbPath, args);
+    if (args.action == "resume" && args.slurm) return sweepResumeOnSlurm(registry, dbPath, args);
     if (args.action == "work") return sweepWork(registry, args);
     if (args.action == "status" || args.action == "collect") return sweepSlurmCommand(dbPath, args);
     if (args.action == "resume") {

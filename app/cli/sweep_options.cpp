@@ -16,7 +16,7 @@ void addBudget(CLI::App* c, SweepArgs& a) {
   c->add_option("--device", a.device, "auto | cpu | cuda | cuda:N for every run of the study");
 }
 
-// Batched training (#12): only where this process trains the study (not --slurm's tasks).
+// Batched training (#12): here, or with --slurm in each array task (`sweep work`).
 void addBatch(CLI::App* c, SweepArgs& a) {
   c->add_option("--batch", a.batch,
                 "auto | off | K: train runs whose shapes agree as one group, K runs at most "
@@ -116,6 +116,7 @@ CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
   work->add_option("--scratch", a.scratch,
                    "Folder for the shard while it trains (default: $SLURM_TMPDIR, $TMPDIR, /tmp)");
   addBudget(work, a);
+  addBatch(work, a);
 
   auto* list = sweep->add_subcommand("list", "Stored studies with their progress");
   list->add_flag("--json", a.json, "Print as JSON");

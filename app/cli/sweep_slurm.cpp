@@ -35,8 +35,10 @@ std::string clockTime(double unixSeconds) {
   return buf;
 }
 
-SlurmOptions slurmOptionsOf(const SweepArgs& args) {
+SlurmOptions slurmOptionsOf(const SweepArgs& args, const ExperimentRegistry& registry) {
   SlurmOptions o;
+  o.batch = *study::parseBatchMode(args.batch);  // checked by the parser
+  o.registry = &registry;
   o.partition = args.partition;
   o.time = args.time;
   o.mem = args.mem;
@@ -239,9 +241,10 @@ std::string progressPrefix(const study::StudyProgress& p) {
 
 }  // namespace
 
-int sweepRunOnSlurm(const std::string& dbPath, const study::StudySpec& spec,
-                    const study::StudyExpansion& expansion, const SweepArgs& args) {
-  const SlurmOptions options = slurmOptionsOf(args);
+int sweepRunOnSlurm(const ExperimentRegistry& registry, const std::string& dbPath,
+                    const study::StudySpec& spec, const study::StudyExpansion& expansion,
+                    const SweepArgs& args) {
+  const SlurmOptions options = slurmOptionsOf(args, registry);
   try {
     if (auto problem = study::checkSlurmOptions(options)) throw study::SlurmError(*problem);
     if (args.dryRun) {
@@ -289,8 +292,9 @@ int sweepRunOnSlurm(const std::string& dbPath, const study::StudySpec& spec,
   }
 }
 
-int sweepResumeOnSlurm(const std::string& dbPath, const SweepArgs& args) {
-  const SlurmOptions options = slurmOptionsOf(args);
+int sweepResumeOnSlurm(const ExperimentRegistry& registry, const std::string& dbPath,
+                       const SweepArgs& args) {
+  const SlurmOptions options = slurmOptionsOf(args, registry);
   if (auto problem = study::checkSlurmOptions(options)) {
     std::fprintf(stderr, "error: %s\n", problem->c_str());
     return kExitBadUsage;
@@ -330,6 +334,7 @@ int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args) {
   options.scheduler.requestedParallel = args.parallel;
   options.scheduler.requestedThreads = args.threads;
   options.scheduler.device = args.device;
+  options.scheduler.batch = *study::parseBatchMode(args.batch);  // checked by the parser
   options.scheduler.stopFlag = &InterruptSignals::flag();
   if (const char* id = std::getenv("SLURM_JOB_ID")) options.slurmJobId = id;
 

@@ -13,11 +13,14 @@ namespace fl::cli {
 
 // `sweep run ... --slurm`: stores the study (or finds the one with this spec) and submits its
 // unfinished runs; with --dry-run prints the batch script and stores and submits nothing.
-int sweepRunOnSlurm(const std::string& dbPath, const study::StudySpec& spec,
-                    const study::StudyExpansion& expansion, const SweepArgs& args);
+// The tasks batch as --batch says (their cells dealt so that each group stays in one task).
+int sweepRunOnSlurm(const ExperimentRegistry& registry, const std::string& dbPath,
+                    const study::StudySpec& spec, const study::StudyExpansion& expansion,
+                    const SweepArgs& args);
 // `sweep resume ID --slurm`: collects what the tasks published, then resubmits only the runs
 // that are missing, failed or stopped (these continue from their checkpoints).
-int sweepResumeOnSlurm(const std::string& dbPath, const SweepArgs& args);
+int sweepResumeOnSlurm(const ExperimentRegistry& registry, const std::string& dbPath,
+                       const SweepArgs& args);
 // `sweep work WORK --task I`: one array task.
 int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args);
 // `sweep status ID`, `sweep collect ID`.

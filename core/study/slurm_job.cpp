@@ -79,21 +79,66 @@ std::string defaultWorkDir(const std::string& storePath, const StudySpec& spec) 
 
 // Cells dealt round robin: a study's settings are declared in order (e.g. all Fourier heads,
 // then the baselines), so every task gets a similar mix and they end at similar times.
-std::vector<std::vector<StudyCell>> dealCells(const std::vector<StudyCell>& cells, int tasks) {
+std::vector<std::vector<StudyCell>> dealRoundRobin(const std::vector<StudyCell>& cells, int tasks) {
   std::vector<std::vector<StudyCell>> out(static_cast<size_t>(tasks));
   for (size_t i = 0; i < cells.size(); ++i) out[i % out.size()].push_back(cells[i]);
   return out;
 }
 
-int taskCount(const SlurmOptions& options, size_t cells) {
-  const size_t wanted = options.tasks > 0 ? static_cast<size_t>(options.tasks) : cells;
-  return static_cast<int>(std::min({wanted, cells, static_cast<size_t>(kMaxArrayTasks)}));
+std::vector<int64_t> indicesOf(const std::vector<StudyCell>& cells) {
+  std::vector<int64_t> out;
+  for (const auto& c : cells) out.push_back(c.index);
+  return out;
+}
+
+// Batched: the groups `sweep run` would form over these cells (split until there are `tasks`
+// of them, where they can be), each whole to the task holding the fewest cells so far, largest
+// first. Tasks that got nothing are dropped; each task's cells are in study order.
+std::vector<std::vector<StudyCell>> dealGroups(const std::vector<StudyCell>& cells, int tasks,
+                                               const Experiment& experiment, BatchMode mode) {
+  std::map<int64_t, const StudyCell*> byIndex;
+  for (const auto& c : cells) byIndex[c.index] = &c;
+  auto configOf = [&](int64_t cell) { return byIndex.at(cell)->config; };
+  auto groups = formRunGroups(indicesOf(cells), configOf, experiment, mode, tasks);
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  std::vector<std::vector<StudyCell>> out(static_cast<size_t>(tasks));
+  for (const auto& group : groups) {
+    auto& task = *std::min_element(
+        out.begin(), out.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
+    for (int64_t cell : group) task.push_back(*byIndex.at(cell));
+  }
+  out.erase(std::remove_if(out.begin(), out.end(), [](const auto& t) { return t.empty(); }),
+            out.end());
+  for (auto& task : out)
+    std::sort(task.begin(), task.end(),
+              [](const StudyCell& a, const StudyCell& b) { return a.index < b.index; });
+  return out;
+}
+
+// The array's tasks and their cells. --tasks 0 means one task per run, or batched one per group.
+std::vector<std::vector<StudyCell>> dealCells(const std::vector<StudyCell>& cells,
+                                              const SlurmOptions& options,
+                                              const std::string& experimentName) {
+  const size_t wanted = options.tasks > 0 ? static_cast<size_t>(options.tasks) : cells.size();
+  int tasks = static_cast<int>(std::min({wanted, cells.size(), size_t(kMaxArrayTasks)}));
+  const auto experiment = options.registry ? options.registry->find(experimentName) : nullptr;
+  if (options.batch.isOff() || !experiment || cells.size() < 2) return dealRoundRobin(cells, tasks);
+  if (options.tasks == 0) {
+    std::map<int64_t, const StudyCell*> byIndex;
+    for (const auto& c : cells) byIndex[c.index] = &c;
+    const auto natural = formRunGroups(
+        indicesOf(cells), [&](int64_t cell) { return byIndex.at(cell)->config; }, *experiment,
+        options.batch, /*workers=*/1);
+    tasks = static_cast<int>(std::min(natural.size(), size_t(kMaxArrayTasks)));
+  }
+  return dealGroups(cells, tasks, *experiment, options.batch);
 }
 
 void finishPlan(SlurmJobPlan& plan, const std::string& storePath,
                 const std::vector<StudyCell>& cells) {
   plan.job.store = storePath;
-  plan.job.tasks = dealCells(cells, taskCount(plan.options, cells.size()));
+  plan.job.tasks = dealCells(cells, plan.options, plan.job.experiment);
   std::string root = plan.options.workDir.empty() ? defaultWorkDir(storePath, plan.job.spec)
                                                   : plan.options.workDir;
   plan.folder.root = fs::absolute(root).lexically_normal().string();
@@ -330,6 +375,10 @@ std::string sbatchScript(const SlurmJobPlan& plan) {
   s << "exec " << shellQuote(o.cliPath) << " sweep work " << shellQuote(f.root)
     << " --task \"$SLURM_ARRAY_TASK_ID\"";
   if (!o.scratch.empty()) s << " --scratch " << shellQuote(o.scratch);
+  s << " --batch "
+    << (o.batch.isAuto()  ? std::string("auto")
+        : o.batch.isOff() ? std::string("off")
+                          : std::to_string(o.batch.maxGroupSize));
   s << "\n";
   return s.str();
 }

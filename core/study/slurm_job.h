@@ -8,9 +8,12 @@
 //   for (const TaskState& t : taskStates(job)) ...               // squeue, sacct or the files
 //   collectFinishedShards(store, studyId);                       // core/study/shard_merge.h
 //
-// Task i of the array runs `fourierlab-cli sweep work WORK --task i`: it trains its cells
-// (dealt round robin, so every task gets a mix of the study's settings) under the thread
-// budget of SLURM_CPUS_PER_TASK, into its own shard (core/study/shard_task.h). SIGTERM
+// Task i of the array runs `fourierlab-cli sweep work WORK --task i --batch MODE`: it trains its
+// cells under the thread budget of SLURM_CPUS_PER_TASK, into its own shard
+// (core/study/shard_task.h), batching those whose shapes agree as `sweep run` does. Unbatched,
+// cells are dealt round robin, so every task gets a mix of the study's settings; batched, the
+// cells that would train as one group go to one task (whole groups dealt to the task with the
+// fewest cells), since a group split over tasks trains as several smaller ones. SIGTERM
 // (scancel, preemption, the time limit: the script asks for it 60 s before) makes every run
 // checkpoint and end cancelled, and the shard is published before the task exits.
 #pragma once
@@ -23,7 +26,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/engine/registry.h"
 #include "core/store/run_store.h"
+#include "core/study/run_groups.h"
 #include "core/study/shard_task.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_jobs.h"
@@ -38,10 +43,14 @@ struct SlurmOptions {
   std::string mem;        // "" : the cluster's default; else 500M, 4G...
   int cpusPerTask = 1;
   int maxParallel = 0;  // at most this many tasks at once (the array's %M); 0: no limit
-  int tasks = 0;        // 0: one per run, up to kMaxArrayTasks
+  int tasks = 0;        // 0: one per run (batched: one per group), up to kMaxArrayTasks
   std::string workDir;  // "" : <store>.slurm/<study name>-<spec hash>/job-<n>
   std::string cliPath;  // fourierlab-cli as the nodes see it (the same path with a shared home)
   std::string scratch;  // the node's folder for shards; "" : $SLURM_TMPDIR, $TMPDIR or /tmp
+  BatchMode batch;      // how the tasks batch (`sweep work --batch`); off: one run at a time
+  // Where the study's experiment is found, to deal cells that train as one group to one task;
+  // null: round robin whatever `batch` says.
+  const ExperimentRegistry* registry = nullptr;
 };
 
 // The first problem with the options, naming the option; nullopt when they are fine.

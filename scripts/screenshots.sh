@@ -4,10 +4,11 @@
 # The studies are shortened (fewer epochs and samples) so they train in a few minutes on two
 # cores; the pictures show the layout, not the paper's numbers (those are in the README's
 # study section). WORK=folder holding a lab.db with both studies (e.g. a copy of a store where
-# they ran at full length) takes its pictures from that store instead. Needs xvfb and
-# imagemagick (apt-get install xvfb imagemagick) and a build.
+# they ran at full length) takes its pictures from that store instead. Needs xvfb, x11-utils
+# (xdpyinfo) and imagemagick (apt-get install xvfb x11-utils imagemagick) and a build.
 #
 #   scripts/screenshots.sh            # writes docs/screenshot-*-1280x720.png and -1920x1080.png
+#   SIZES=1920x1080 SHOT_DELAY=20 scripts/screenshots.sh   # one size, a shorter wait
 set -eu
 cd "$(dirname "$0")/.."
 CLI=build/app/fourierlab-cli
@@ -31,21 +32,42 @@ single=${ids%%,*}
 table1=$(query 'print(db.execute("SELECT id FROM studies WHERE name = ?", ("table1",)).fetchone()[0])')
 frequencies=$(query 'print(db.execute("SELECT id FROM studies WHERE name = ?", ("frequencies",)).fetchone()[0])')
 
+# A display of its own per shot: xvfb-run -a sometimes handed the lab a server that dropped the
+# connection ("The X11 connection broke") and the picture came out black.
+free_display() {
+  n=90
+  while [ -e "/tmp/.X$n-lock" ] || [ -e "/tmp/.X11-unix/X$n" ]; do n=$((n + 1)); done
+  echo "$n"
+}
+
 shot() {  # SIZE NAME ARGS...: starts the lab on a fresh screen, waits, takes the screen
   size=$1
   name=$2
   shift 2
   rm -rf "$WORK/config-$name-$size"  # a first start: no window state kept from a former shot
-  XDG_CONFIG_HOME="$WORK/config-$name-$size" xvfb-run -a -s "-screen 0 ${size}x24" sh -c "
-    QT_QPA_PLATFORM=xcb $GUI --db $DB -geometry ${size}+0+0 $* &
-    pid=\$!
-    sleep ${SHOT_DELAY:-30}
-    import -window root docs/screenshot-$name-$size.png
-    kill \$pid"
-  echo "docs/screenshot-$name-$size.png"
+  display=:$(free_display)
+  Xvfb "$display" -screen 0 "${size}x24" -nolisten tcp >/dev/null 2>&1 &
+  xvfb=$!
+  for _ in $(seq 50); do xdpyinfo -display "$display" >/dev/null 2>&1 && break; sleep 0.1; done
+  XDG_CONFIG_HOME="$WORK/config-$name-$size" DISPLAY=$display QT_QPA_PLATFORM=xcb \
+    $GUI --db "$DB" -geometry "${size}+0+0" "$@" >/dev/null 2>&1 &
+  gui=$!
+  sleep "${SHOT_DELAY:-30}"
+  png=docs/screenshot-$name-$size.png
+  for _ in 1 2 3; do  # a black frame: the window was not drawn yet, take it again a bit later
+    DISPLAY=$display import -window root "$png"
+    [ "$(convert "$png" -format '%[fx:mean > 0]' info:)" = 1 ] && break
+    echo "$png came out black, taking it again" >&2
+    sleep 10
+  done
+  kill "$gui" 2>/dev/null || true
+  wait "$gui" 2>/dev/null || true
+  kill "$xvfb" 2>/dev/null || true
+  wait "$xvfb" 2>/dev/null || true
+  echo "$png"
 }
 
-for size in 1280x720 1920x1080; do
+for size in ${SIZES:-1280x720 1920x1080}; do
   shot "$size" dashboard --open "$single"
   shot "$size" compare --open "$ids"
   shot "$size" study-table1 --study "$table1"

@@ -35,7 +35,7 @@ class KnownExperiment : public fl::Experiment {
   std::string title() const override { return "known"; }
   std::string description() const override { return ""; }
   std::vector<fl::ParamSpec> params() const override {
-    return {fl::ParamSpec::integer("width", 1, 1, 100, "")};
+    return {fl::ParamSpec::integer("width", 1, 1, 100, ""), fl::ParamSpec::text("label", "", "")};
   }
   std::vector<fl::PanelSpec> panels() const override { return {}; }
   std::vector<fl::Preset> presets() const override { return {}; }
@@ -188,6 +188,29 @@ class TestStudyView : public QObject {
       QCOMPARE(grid.cellAt(QPoint(5, last.center().y())), std::make_pair(2, -1));  // its label
     }
     QVERIFY(grid.minimumSizeHint().width() < 200);
+  }
+
+  void aStudyShownWidensTheGridsPaneToItsLabels() {
+    fl::store::RunStore store((m_dir.path() + "/wide.db").toStdString());
+    auto spec = fl::study::StudySpec::fromText(R"({"name": "wide", "grid": {"label":
+        ["a setting with a rather long descriptive value", "another long descriptive value"]},
+        "seeds": [1, 2, 3, 42]})");
+    spec.experiment = "known";
+    const auto expansion = fl::study::expandStudy(*m_registry.find("known"), spec);
+    QVERIFY(expansion.ok());
+    const int64_t id = fl::study::StudyStore(store).create(spec, expansion);
+    fl::gui::RunViews views(store);
+    fl::gui::RunQueue queue(m_registry, store, views);
+    fl::gui::StudyView view(store, views, queue);
+    view.resize(1600, 800);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.setStudy(id));
+    // Room enough (2/5 of 1600): the grid is shown whole, its labels and all four seed columns.
+    QTRY_VERIFY2(
+        view.grid()->width() >= view.grid()->sizeHint().width(),
+        qPrintable(
+            QString("%1 < %2").arg(view.grid()->width()).arg(view.grid()->sizeHint().width())));
   }
 
   void beforeAnyRunFinishesTheFigureSaysItWillAppear() {

@@ -5,10 +5,12 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QStyle>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -162,7 +164,7 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
       "Mean ± std over seeds per setting, beside the paper's value and verdict. "
       "Double-click a setting to compare its runs");
 
-  auto* top = new QSplitter(Qt::Horizontal, this);
+  auto* top = m_top = new QSplitter(Qt::Horizontal, this);
   top->addWidget(gridBox);
   top->addWidget(figureBox);
   top->setStretchFactor(0, 1);
@@ -220,7 +222,24 @@ bool StudyView::setStudy(int64_t studyId) {
   }
   fillChoices();
   refresh();
+  m_fitGridPending = m_studyId != 0;
+  fitGridPane();
   return true;
+}
+
+void StudyView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitGridPane();
+}
+
+void StudyView::fitGridPane() {
+  const int total = m_top->width();
+  if (!m_fitGridPending || total < 200 || m_top->sizes().size() != 2) return;
+  m_fitGridPending = false;
+  const int wanted =
+      m_grid->sizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8;
+  const int grid = std::min(wanted, total * 2 / 5);
+  if (grid > m_top->sizes()[0]) m_top->setSizes({grid, total - grid - m_top->handleWidth()});
 }
 
 void StudyView::fillChoices() {

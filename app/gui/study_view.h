@@ -20,6 +20,7 @@
 class QComboBox;
 class QLabel;
 class QPushButton;
+class QSplitter;
 class QSortFilterProxyModel;
 class QStackedWidget;
 class QTableView;
@@ -74,7 +75,13 @@ class StudyView : public QWidget {
   void resumeRequested(int64_t studyId);
   void stopRequested(int64_t studyId);
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  // Once per study shown: widens the grid's pane to the grid (labels, header and seed
+  // columns), up to 2/5 of the width, so that nothing in it is elided where there is room.
+  void fitGridPane();
   void fillChoices();
   void drawFigure();
   void drawGrid(const std::vector<study::AggregateCell>& cells);
@@ -104,8 +111,10 @@ class StudyView : public QWidget {
   widgets::StudyTableModel* m_tableModel;
   QSortFilterProxyModel* m_proxy;
   QTableView* m_table;
-  QTimer* m_redraw;  // coalesces the redraws of a burst of finishing runs
+  QTimer* m_redraw;            // coalesces the redraws of a burst of finishing runs
+  QSplitter* m_top = nullptr;  // the grid's pane beside the figure's
   bool m_filling = false;
+  bool m_fitGridPending = false;
 };
 
 }  // namespace fl::gui

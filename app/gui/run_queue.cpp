@@ -281,11 +281,13 @@ int64_t RunQueue::studyOf(int64_t runId) const {
 }
 
 bool RunQueue::hasStudyWork(int64_t studyId) const {
+  if (m_closingStudies.count(studyId)) return true;  // its status is not in the store yet
   if (std::any_of(m_waiting.begin(), m_waiting.end(),
                   [&](const Waiting& w) { return w.studyId == studyId; }))
     return true;
+  // A session not yet handed to the closer (drain) counts too, trained to its end or not.
   return std::any_of(m_entries.begin(), m_entries.end(), [&](const auto& item) {
-    return item.second.studyId == studyId && isTraining(item.first);
+    return item.second.studyId == studyId && item.second.session != nullptr;
   });
 }
 
@@ -402,11 +404,13 @@ RunDeltas RunQueue::drain() {
       // runEnded waits for the store: its listeners read the run's final status from there.
       ++m_closing;
       const int64_t studyId = entry.studyId;
+      m_closingStudies.insert(studyId);
       m_closer->close(std::move(entry.session), [this, id = id, studyId] {
         QMetaObject::invokeMethod(
             this,
             [this, id, studyId] {
               --m_closing;
+              m_closingStudies.erase(m_closingStudies.find(studyId));
               emit runEnded(id, studyId);
             },
             Qt::QueuedConnection);

@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,7 +91,8 @@ class RunQueue : public QObject {
   // Runs that finished training whose store writer is still closing: runEnded comes after.
   int closingCount() const { return m_closing; }
   int64_t studyOf(int64_t runId) const;
-  // Whether any of the study's runs or unclaimed cells wait here or train now.
+  // Whether any of the study's runs or unclaimed cells wait here, train now, or have trained
+  // and wait for drain() and their store writer to close (their final status not stored yet).
   bool hasStudyWork(int64_t studyId) const;
   int threadsOf(int64_t runId) const;  // 0 when it is not training
   // Asks a training run for the probe; 0 when it is not training.
@@ -140,6 +142,7 @@ class RunQueue : public QObject {
   study::BatchMode m_batch{0};  // auto
   int m_cores = 0;
   int m_closing = 0;
+  std::multiset<int64_t> m_closingStudies;  // the study of each run counted in m_closing
   std::unique_ptr<SessionCloser> m_closer;
 };
 

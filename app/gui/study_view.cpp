@@ -41,27 +41,38 @@ QString settingLabel(const study::StudyRunResult& r) {
   return parts.join(' ');
 }
 
-// The grid's short label: the values alone, in the order settingHeader names them.
-QString settingValues(const study::StudyRunResult& r) {
-  QStringList parts;
-  if (!r.arm.empty()) parts << QString::fromStdString(r.arm);
-  for (const auto& [key, value] : r.axes.items())
-    parts << QString::fromStdString(study::valueText(value));
-  return parts.join(" · ");
+// The study's axes (sorted, as the axes' JSON objects list them) and whether it has arms.
+struct SettingParts {
+  bool arms = false;
+  std::set<std::string> keys;
+};
+
+SettingParts settingParts(const std::vector<study::StudyRunResult>& results) {
+  SettingParts parts;
+  for (const auto& r : results) {
+    parts.arms = parts.arms || !r.arm.empty();
+    for (const auto& [key, value] : r.axes.items()) parts.keys.insert(key);
+  }
+  return parts;
+}
+
+// The grid's short label: the values alone, in the order settingHeader names them; "–" where
+// a setting has no value for an axis (an arm without it).
+QString settingValues(const study::StudyRunResult& r, const SettingParts& parts) {
+  QStringList values;
+  if (parts.arms) values << QString::fromStdString(r.arm.empty() ? "–" : r.arm);
+  for (const auto& key : parts.keys)
+    values << (r.axes.contains(key) ? QString::fromStdString(study::valueText(r.axes.at(key)))
+                                    : QString("–"));
+  return values.join(" · ");
 }
 
 // What settingValues' parts are: "arm · dataset · frequencies · gamma".
-QString settingHeader(const std::vector<study::StudyRunResult>& results) {
-  bool arms = false;
-  std::set<std::string> keys;  // sorted, as the axes' JSON objects list them
-  for (const auto& r : results) {
-    arms = arms || !r.arm.empty();
-    for (const auto& [key, value] : r.axes.items()) keys.insert(key);
-  }
-  QStringList parts;
-  if (arms) parts << "arm";
-  for (const auto& key : keys) parts << QString::fromStdString(key);
-  return parts.join(" · ");
+QString settingHeader(const SettingParts& parts) {
+  QStringList names;
+  if (parts.arms) names << "arm";
+  for (const auto& key : parts.keys) names << QString::fromStdString(key);
+  return names.join(" · ");
 }
 
 std::string settingKey(const study::StudyRunResult& r) { return r.arm + "|" + r.axes.dump(); }
@@ -406,11 +417,12 @@ void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {
   for (auto s : seeds) columns << QString::number(s);
   QVector<widgets::GridRow> rows;
   std::map<std::string, int> rowOf;
+  const SettingParts parts = settingParts(m_results);
   for (const auto& r : m_results) {
     auto [it, added] = rowOf.emplace(settingKey(r), static_cast<int>(rows.size()));
     if (added) {
       widgets::GridRow row;
-      row.label = settingValues(r);
+      row.label = settingValues(r, parts);
       row.description = settingLabel(r);
       row.cells.resize(static_cast<int>(seeds.size()));
       for (auto& c : row.cells) c.status = "missing";
@@ -433,7 +445,7 @@ void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {
       tip += "\n" + QString::fromStdString(r.message);
     cell.toolTip = tip;
   }
-  m_grid->setRows(rows, columns, settingHeader(m_results));
+  m_grid->setRows(rows, columns, settingHeader(parts));
 }
 
 void StudyView::drawFigure() {

@@ -31,5 +31,5 @@ sys.exit(0 if tasks and all(t["state"] in ("done", "failed") for t in tasks) els
     "SELECT count(*) FROM runs WHERE status = '"'finished'"'").fetchone()[0])' "$db")
   printf '%-5s %d tasks: %6.1f s from submission to the last task ended, %s runs finished\n' \
     "$batch" "$TASKS" "$(echo "$end - $start" | bc)" "$finished"
-  grep -h "^task .* done" "$db".slurm/*/job-1/logs/task-*.out | sed 's/^/      /'
+  grep -h "^task " "$db".slurm/*/job-1/logs/task-*.out | sed 's/^/      /' || true
 done

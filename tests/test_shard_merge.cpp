@@ -207,7 +207,7 @@ class TestShardMerge : public QObject {
     QVERIFY(plan.script.find(" --batch off\n") != std::string::npos);
 
     // Batched: each task holds one head, so its cells can train as one group; 12 cells over 3
-    // tasks as the groups allow (6 + 6 split into groups spread over the tasks), none empty.
+    // tasks (auto halves the largest group until there are 3), none empty.
     o.batch = *fl::study::parseBatchMode("auto");
     plan = fl::study::planSlurmJob(runs, id, o);
     QCOMPARE(plan.runs(), size_t(12));
@@ -219,7 +219,7 @@ class TestShardMerge : public QObject {
       cells += t.size();
     }
     QCOMPARE(cells, size_t(12));
-    QVERIFY(plan.job.tasks.size() >= 2 && plan.job.tasks.size() <= 3);
+    QCOMPARE(plan.job.tasks.size(), size_t(3));  // one head's 6 halved: groups of 6, 3 and 3
     QVERIFY(plan.script.find(" --batch auto\n") != std::string::npos);
 
     // --tasks 0 batched: one task per group; at most 4 runs a group: 2 heads x 2 groups of 3.

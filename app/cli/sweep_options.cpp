@@ -44,7 +44,8 @@ void addSlurm(CLI::App* c, SweepArgs& a) {
   c->add_option("--max-parallel", a.maxParallel, "--slurm: at most this many tasks at once")
       ->check(CLI::Range(1, 100000));
   c->add_option("--tasks", a.tasks,
-                "--slurm: array tasks, the runs dealt among them (default: one per run)")
+                "--slurm: array tasks, the runs dealt among them (default: one per run; "
+                "batched, one per group of runs that train together)")
       ->check(CLI::Range(1, 1000));
   c->add_option("--work-dir", a.workDir,
                 "--slurm: the job's folder, seen by the nodes and by `sweep collect` (default: "

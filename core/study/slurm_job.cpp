@@ -85,21 +85,14 @@ std::vector<std::vector<StudyCell>> dealRoundRobin(const std::vector<StudyCell>&
   return out;
 }
 
-std::vector<int64_t> indicesOf(const std::vector<StudyCell>& cells) {
-  std::vector<int64_t> out;
-  for (const auto& c : cells) out.push_back(c.index);
-  return out;
-}
-
-// Batched: the groups `sweep run` would form over these cells (split until there are `tasks`
-// of them, where they can be), each whole to the task holding the fewest cells so far, largest
-// first. Tasks that got nothing are dropped; each task's cells are in study order.
-std::vector<std::vector<StudyCell>> dealGroups(const std::vector<StudyCell>& cells, int tasks,
-                                               const Experiment& experiment, BatchMode mode) {
+// Batched: `groups` (formed as `sweep run` forms them) each whole to the task holding the
+// fewest cells so far, largest first. Tasks that got nothing are dropped; each task's cells are
+// in study order.
+std::vector<std::vector<StudyCell>> dealGroups(const std::vector<StudyCell>& cells,
+                                               std::vector<std::vector<int64_t>> groups,
+                                               int tasks) {
   std::map<int64_t, const StudyCell*> byIndex;
   for (const auto& c : cells) byIndex[c.index] = &c;
-  auto configOf = [&](int64_t cell) { return byIndex.at(cell)->config; };
-  auto groups = formRunGroups(indicesOf(cells), configOf, experiment, mode, tasks);
   std::stable_sort(groups.begin(), groups.end(),
                    [](const auto& a, const auto& b) { return a.size() > b.size(); });
   std::vector<std::vector<StudyCell>> out(static_cast<size_t>(tasks));
@@ -116,23 +109,28 @@ std::vector<std::vector<StudyCell>> dealGroups(const std::vector<StudyCell>& cel
   return out;
 }
 
-// The array's tasks and their cells. --tasks 0 means one task per run, or batched one per group.
+// The array's tasks and their cells. --tasks 0 means one task per run, or batched one per
+// group; batched with --tasks N, groups are split (auto) until there are N where they can be.
 std::vector<std::vector<StudyCell>> dealCells(const std::vector<StudyCell>& cells,
                                               const SlurmOptions& options,
                                               const std::string& experimentName) {
   const size_t wanted = options.tasks > 0 ? static_cast<size_t>(options.tasks) : cells.size();
-  int tasks = static_cast<int>(std::min({wanted, cells.size(), size_t(kMaxArrayTasks)}));
+  const int tasks = static_cast<int>(std::min({wanted, cells.size(), size_t(kMaxArrayTasks)}));
   const auto experiment = options.registry ? options.registry->find(experimentName) : nullptr;
   if (options.batch.isOff() || !experiment || cells.size() < 2) return dealRoundRobin(cells, tasks);
-  if (options.tasks == 0) {
-    std::map<int64_t, const StudyCell*> byIndex;
-    for (const auto& c : cells) byIndex[c.index] = &c;
-    const auto natural = formRunGroups(
-        indicesOf(cells), [&](int64_t cell) { return byIndex.at(cell)->config; }, *experiment,
-        options.batch, /*workers=*/1);
-    tasks = static_cast<int>(std::min(natural.size(), size_t(kMaxArrayTasks)));
+  std::map<int64_t, const StudyCell*> byIndex;
+  std::vector<int64_t> indices;
+  for (const auto& c : cells) {
+    byIndex[c.index] = &c;
+    indices.push_back(c.index);
   }
-  return dealGroups(cells, tasks, *experiment, options.batch);
+  auto groups = formRunGroups(
+      indices, [&](int64_t cell) { return byIndex.at(cell)->config; }, *experiment, options.batch,
+      options.tasks == 0 ? 1 : tasks);
+  const int dealt = options.tasks == 0
+                        ? static_cast<int>(std::min(groups.size(), size_t(kMaxArrayTasks)))
+                        : tasks;
+  return dealGroups(cells, std::move(groups), dealt);
 }
 
 void finishPlan(SlurmJobPlan& plan, const std::string& storePath,

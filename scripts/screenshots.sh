@@ -48,15 +48,25 @@ shot() {  # SIZE NAME ARGS...: starts the lab on a fresh screen, waits, takes th
   display=:$(free_display)
   Xvfb "$display" -screen 0 "${size}x24" -nolisten tcp >/dev/null 2>&1 &
   xvfb=$!
+  gui=
+  trap 'kill $gui $xvfb 2>/dev/null || true' EXIT  # nothing left running if a step fails
   for _ in $(seq 50); do xdpyinfo -display "$display" >/dev/null 2>&1 && break; sleep 0.1; done
+  if ! xdpyinfo -display "$display" >/dev/null 2>&1; then
+    echo "error: Xvfb did not start on $display (is xvfb installed?)" >&2
+    exit 1
+  fi
   XDG_CONFIG_HOME="$WORK/config-$name-$size" DISPLAY=$display QT_QPA_PLATFORM=xcb \
     $GUI --db "$DB" -geometry "${size}+0+0" "$@" >/dev/null 2>&1 &
   gui=$!
   sleep "${SHOT_DELAY:-30}"
   png=docs/screenshot-$name-$size.png
+  drawn=0
   for _ in 1 2 3; do  # a black frame: the window was not drawn yet, take it again a bit later
     DISPLAY=$display import -window root "$png"
-    [ "$(convert "$png" -format '%[fx:mean > 0]' info:)" = 1 ] && break
+    if [ "$(convert "$png" -format '%[fx:mean > 0]' info:)" = 1 ]; then
+      drawn=1
+      break
+    fi
     echo "$png came out black, taking it again" >&2
     sleep 10
   done
@@ -64,6 +74,11 @@ shot() {  # SIZE NAME ARGS...: starts the lab on a fresh screen, waits, takes th
   wait "$gui" 2>/dev/null || true
   kill "$xvfb" 2>/dev/null || true
   wait "$xvfb" 2>/dev/null || true
+  trap - EXIT
+  if [ "$drawn" != 1 ]; then
+    echo "error: $png is still black after three tries" >&2
+    exit 1
+  fi
   echo "$png"
 }
 

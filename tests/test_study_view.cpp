@@ -44,6 +44,15 @@ class KnownExperiment : public fl::Experiment {
   }
 };
 
+// A study view over a store, as the window builds one: the live runs, the queue, the view.
+struct StudyLab {
+  fl::gui::RunViews views;
+  fl::gui::RunQueue queue;
+  fl::gui::StudyView view;
+  StudyLab(const fl::ExperimentRegistry& registry, fl::store::RunStore& store)
+      : views(store), queue(registry, store, views), view(store, views, queue) {}
+};
+
 }  // namespace
 
 class TestStudyView : public QObject {
@@ -89,17 +98,15 @@ class TestStudyView : public QObject {
   void theTableGridAndFigureSayWhatTheRunsGave() {
     fl::store::RunStore store((m_dir.path() + "/study.db").toStdString());
     const int64_t id = makeStudy(store);
-    fl::gui::RunViews views(store);
-    fl::gui::RunQueue queue(m_registry, store, views);
-    fl::gui::StudyView view(store, views, queue);
-    view.resize(1200, 800);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    QVERIFY(view.setStudy(id));
-    QVERIFY(!view.setStudy(999) && view.studyId() == 0);
-    QVERIFY(view.setStudy(id));
+    StudyLab lab(m_registry, store);
+    lab.view.resize(1200, 800);
+    lab.view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&lab.view));
+    QVERIFY(lab.view.setStudy(id));
+    QVERIFY(!lab.view.setStudy(999) && lab.view.studyId() == 0);
+    QVERIFY(lab.view.setStudy(id));
 
-    auto* model = view.tableModel();
+    auto* model = lab.view.tableModel();
     QCOMPARE(model->rowCount(), 2);
     const int one = rowWithWidth(*model, "1"), two = rowWithWidth(*model, "2");
     QVERIFY(one >= 0 && two >= 0);
@@ -114,7 +121,7 @@ class TestStudyView : public QObject {
     const QModelIndex outside = model->index(two, model->column("test/m verdict"));
     QCOMPARE(model->data(outside, Qt::ForegroundRole).value<QColor>(), QColor(170, 0, 0));
 
-    const auto& rows = view.grid()->rows();
+    const auto& rows = lab.view.grid()->rows();
     QCOMPARE(rows.size(), 2);
     QCOMPARE(rows[0].cells.size(), 3);
     QCOMPARE(rows[0].label, QString("1"));  // the values; the header names them
@@ -123,19 +130,19 @@ class TestStudyView : public QObject {
     QCOMPARE(rows[1].cells[2].status, QString("missing"));
     QCOMPARE(rows[1].cells[2].runId, int64_t(0));
     QVERIFY(rows[0].cells[1].toolTip.contains("test/m 12"));
-    QVERIFY(view.summary()->text().contains("5 finished") &&
-            view.summary()->text().contains("1 not started"));
+    QVERIFY(lab.view.summary()->text().contains("5 finished") &&
+            lab.view.summary()->text().contains("1 not started"));
 
-    QCOMPARE(view.figure()->panelCount(), 1);
-    QVERIFY(view.figure()->graphCount() >= 2);  // the mean line and its band at least
-    QCOMPARE(view.metricChoice()->currentText(), QString("test/m"));
-    QCOMPARE(view.xChoice()->currentText(), QString("width"));
+    QCOMPARE(lab.view.figure()->panelCount(), 1);
+    QVERIFY(lab.view.figure()->graphCount() >= 2);  // the mean line and its band at least
+    QCOMPARE(lab.view.metricChoice()->currentText(), QString("test/m"));
+    QCOMPARE(lab.view.xChoice()->currentText(), QString("width"));
 
     // A click on a setting's label asks to compare its runs (its three seeds).
-    QSignalSpy compare(&view, &fl::gui::StudyView::compareRequested);
-    view.grid()->resize(view.grid()->sizeHint());
-    const QRect firstCell = view.grid()->cellRect(0, 0);
-    QTest::mouseClick(view.grid(), Qt::LeftButton, {}, QPoint(5, firstCell.center().y()));
+    QSignalSpy compare(&lab.view, &fl::gui::StudyView::compareRequested);
+    lab.view.grid()->resize(lab.view.grid()->sizeHint());
+    const QRect firstCell = lab.view.grid()->cellRect(0, 0);
+    QTest::mouseClick(lab.view.grid(), Qt::LeftButton, {}, QPoint(5, firstCell.center().y()));
     QCOMPARE(compare.count(), 1);
     QCOMPARE(compare.front().front().value<std::vector<int64_t>>().size(), size_t(3));
   }
@@ -143,31 +150,30 @@ class TestStudyView : public QObject {
   void resumeAndStopAreEnabledOnlyWhenTheyHaveWork() {
     fl::store::RunStore store((m_dir.path() + "/buttons.db").toStdString());
     const int64_t id = makeStudy(store);  // one cell not run
-    fl::gui::RunViews views(store);
-    fl::gui::RunQueue queue(m_registry, store, views);
-    fl::gui::StudyView view(store, views, queue);
-    QVERIFY(!view.resumeButton()->isEnabled() && !view.stopButton()->isEnabled());  // no study
-    QVERIFY(view.setStudy(id));
-    QVERIFY(view.resumeButton()->isEnabled());
-    QVERIFY(!view.stopButton()->isEnabled());  // nothing of it is queued
+    StudyLab lab(m_registry, store);
+    QVERIFY(!lab.view.resumeButton()->isEnabled() &&
+            !lab.view.stopButton()->isEnabled());  // no study
+    QVERIFY(lab.view.setStudy(id));
+    QVERIFY(lab.view.resumeButton()->isEnabled());
+    QVERIFY(!lab.view.stopButton()->isEnabled());  // nothing of it is queued
 
-    connect(&view, &fl::gui::StudyView::resumeRequested, &queue,
-            [&](int64_t study) { QCOMPARE(queue.addStudy(study, nullptr), int64_t(1)); });
-    QTest::mouseClick(view.resumeButton(), Qt::LeftButton);
+    connect(&lab.view, &fl::gui::StudyView::resumeRequested, &lab.queue,
+            [&](int64_t study) { QCOMPARE(lab.queue.addStudy(study, nullptr), int64_t(1)); });
+    QTest::mouseClick(lab.view.resumeButton(), Qt::LeftButton);
     // The cell is queued (or trains, or its writer closes: the store has no final status yet):
-    // nothing left to resume, and Stop has work. The queue is not drained in between, so the
+    // nothing left to resume, and Stop has work. The lab.queue is not drained in between, so the
     // run's end cannot have been stored yet.
-    QVERIFY(queue.hasStudyWork(id));
-    QVERIFY(!view.resumeButton()->isEnabled());
-    QVERIFY(view.stopButton()->isEnabled());
+    QVERIFY(lab.queue.hasStudyWork(id));
+    QVERIFY(!lab.view.resumeButton()->isEnabled());
+    QVERIFY(lab.view.stopButton()->isEnabled());
 
-    QTRY_VERIFY_WITH_TIMEOUT((queue.drain(), !queue.hasStudyWork(id) && queue.closingCount() == 0),
-                             20000);
-    view.refresh();
-    QVERIFY(view.summary()->text().contains("6 finished"));
-    QVERIFY(!view.resumeButton()->isEnabled());
-    QVERIFY(!view.stopButton()->isEnabled());
-    QCOMPARE(view.resumeButton()->toolTip(), QString("Every run of the study finished"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (lab.queue.drain(), !lab.queue.hasStudyWork(id) && lab.queue.closingCount() == 0), 20000);
+    lab.view.refresh();
+    QVERIFY(lab.view.summary()->text().contains("6 finished"));
+    QVERIFY(!lab.view.resumeButton()->isEnabled());
+    QVERIFY(!lab.view.stopButton()->isEnabled());
+    QCOMPARE(lab.view.resumeButton()->toolTip(), QString("Every run of the study finished"));
   }
 
   void aNarrowGridKeepsEverySeedColumnInView() {
@@ -201,18 +207,16 @@ class TestStudyView : public QObject {
     const auto expansion = fl::study::expandStudy(*m_registry.find("known"), spec);
     QVERIFY(expansion.ok());
     const int64_t id = fl::study::StudyStore(store).create(spec, expansion);
-    fl::gui::RunViews views(store);
-    fl::gui::RunQueue queue(m_registry, store, views);
-    fl::gui::StudyView view(store, views, queue);
-    view.resize(1600, 800);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    QVERIFY(view.setStudy(id));
+    StudyLab lab(m_registry, store);
+    lab.view.resize(1600, 800);
+    lab.view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&lab.view));
+    QVERIFY(lab.view.setStudy(id));
     // Room enough (2/5 of 1600): the grid is shown whole, its labels and all four seed columns.
-    QTRY_VERIFY2(
-        view.grid()->width() >= view.grid()->sizeHint().width(),
-        qPrintable(
-            QString("%1 < %2").arg(view.grid()->width()).arg(view.grid()->sizeHint().width())));
+    QTRY_VERIFY2(lab.view.grid()->width() >= lab.view.grid()->sizeHint().width(),
+                 qPrintable(QString("%1 < %2")
+                                .arg(lab.view.grid()->width())
+                                .arg(lab.view.grid()->sizeHint().width())));
   }
 
   void beforeAnyRunFinishesTheFigureSaysItWillAppear() {
@@ -222,16 +226,14 @@ class TestStudyView : public QObject {
     spec.experiment = "known";
     const auto expansion = fl::study::expandStudy(*m_registry.find("known"), spec);
     const int64_t id = fl::study::StudyStore(store).create(spec, expansion);
-    fl::gui::RunViews views(store);
-    fl::gui::RunQueue queue(m_registry, store, views);
-    fl::gui::StudyView view(store, views, queue);
-    QVERIFY(view.setStudy(id));
-    QCOMPARE(view.grid()->rows().size(), 2);
+    StudyLab lab(m_registry, store);
+    QVERIFY(lab.view.setStudy(id));
+    QCOMPARE(lab.view.grid()->rows().size(), 2);
     // The study declares its figure, but no run has finished: the note stands in its place.
-    QVERIFY(view.figureNote()->isVisibleTo(&view));
-    QVERIFY(!view.figure()->isVisibleTo(&view));
-    QVERIFY2(view.figureNote()->text().contains("The figure appears as the first runs finish."),
-             qPrintable(view.figureNote()->text()));
+    QVERIFY(lab.view.figureNote()->isVisibleTo(&lab.view));
+    QVERIFY(!lab.view.figure()->isVisibleTo(&lab.view));
+    QVERIFY2(lab.view.figureNote()->text().contains("The figure appears as the first runs finish."),
+             qPrintable(lab.view.figureNote()->text()));
   }
 };
 

@@ -402,14 +402,12 @@ RunDeltas RunQueue::drain() {
       }
     if (finished) {
       // runEnded waits for the store: its listeners read the run's final status from there.
-      ++m_closing;
       const int64_t studyId = entry.studyId;
       m_closingStudies.insert(studyId);
       m_closer->close(std::move(entry.session), [this, id = id, studyId] {
         QMetaObject::invokeMethod(
             this,
             [this, id, studyId] {
-              --m_closing;
               m_closingStudies.erase(m_closingStudies.find(studyId));
               emit runEnded(id, studyId);
             },

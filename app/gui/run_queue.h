@@ -89,7 +89,7 @@ class RunQueue : public QObject {
   int busyWorkers() const;    // what the budget counts: a group is one, however many it trains
   int64_t waitingCount() const { return static_cast<int64_t>(m_waiting.size()); }
   // Runs that finished training whose store writer is still closing: runEnded comes after.
-  int closingCount() const { return m_closing; }
+  int closingCount() const { return static_cast<int>(m_closingStudies.size()); }
   int64_t studyOf(int64_t runId) const;
   // Whether any of the study's runs or unclaimed cells wait here, train now, or have trained
   // and wait for drain() and their store writer to close (their final status not stored yet).
@@ -141,8 +141,7 @@ class RunQueue : public QObject {
   int m_requestedParallel = 0;
   study::BatchMode m_batch{0};  // auto
   int m_cores = 0;
-  int m_closing = 0;
-  std::multiset<int64_t> m_closingStudies;  // the study of each run counted in m_closing
+  std::multiset<int64_t> m_closingStudies;  // the study (or 0) of each run whose writer closes
   std::unique_ptr<SessionCloser> m_closer;
 };
 

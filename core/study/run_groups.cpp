@@ -10,6 +10,12 @@ std::string BatchMode::describe() const {
   return "at most " + std::to_string(maxGroupSize) + " runs per group";
 }
 
+std::string BatchMode::argument() const {
+  if (isAuto()) return "auto";
+  if (isOff()) return "off";
+  return std::to_string(maxGroupSize);
+}
+
 std::optional<BatchMode> parseBatchMode(const std::string& text, std::string* error) {
   if (text == "auto") return BatchMode{0};
   if (text == "off") return BatchMode{1};

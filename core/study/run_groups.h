@@ -30,6 +30,7 @@ struct BatchMode {
   bool isAuto() const { return maxGroupSize == 0; }
   bool isOff() const { return maxGroupSize == 1; }
   std::string describe() const;  // "auto", "off", "at most 8 runs per group"
+  std::string argument() const;  // "auto", "off", "8": what parseBatchMode reads back
 };
 
 // "auto", "off" or a positive integer K (1 = off); nullopt and `error` set otherwise.

@@ -88,11 +88,9 @@ std::vector<std::vector<StudyCell>> dealRoundRobin(const std::vector<StudyCell>&
 // Batched: `groups` (formed as `sweep run` forms them) each whole to the task holding the
 // fewest cells so far, largest first. Tasks that got nothing are dropped; each task's cells are
 // in study order.
-std::vector<std::vector<StudyCell>> dealGroups(const std::vector<StudyCell>& cells,
+std::vector<std::vector<StudyCell>> dealGroups(const std::map<int64_t, const StudyCell*>& byIndex,
                                                std::vector<std::vector<int64_t>> groups,
                                                int tasks) {
-  std::map<int64_t, const StudyCell*> byIndex;
-  for (const auto& c : cells) byIndex[c.index] = &c;
   std::stable_sort(groups.begin(), groups.end(),
                    [](const auto& a, const auto& b) { return a.size() > b.size(); });
   std::vector<std::vector<StudyCell>> out(static_cast<size_t>(tasks));
@@ -130,7 +128,7 @@ std::vector<std::vector<StudyCell>> dealCells(const std::vector<StudyCell>& cell
   const int dealt = options.tasks == 0
                         ? static_cast<int>(std::min(groups.size(), size_t(kMaxArrayTasks)))
                         : tasks;
-  return dealGroups(cells, std::move(groups), dealt);
+  return dealGroups(byIndex, std::move(groups), dealt);
 }
 
 void finishPlan(SlurmJobPlan& plan, const std::string& storePath,
@@ -373,10 +371,7 @@ std::string sbatchScript(const SlurmJobPlan& plan) {
   s << "exec " << shellQuote(o.cliPath) << " sweep work " << shellQuote(f.root)
     << " --task \"$SLURM_ARRAY_TASK_ID\"";
   if (!o.scratch.empty()) s << " --scratch " << shellQuote(o.scratch);
-  s << " --batch "
-    << (o.batch.isAuto()  ? std::string("auto")
-        : o.batch.isOff() ? std::string("off")
-                          : std::to_string(o.batch.maxGroupSize));
+  s << " --batch " << o.batch.argument();
   s << "\n";
   return s.str();
 }

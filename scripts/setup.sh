@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Idempotent set-up: installs the Debian packages FourierLab needs, only those missing.
+# Idempotent set-up: installs the Debian packages FourierLab needs, only those missing, and
+# LibTorch: PyTorch's torch wheel, the version pinned in scripts/torch-requirement.txt, into the
+# project's own virtual environment .venv (never the system Python).
 # Usage: scripts/setup.sh            (uses sudo when not root)
 set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  libtorch-dev                # LibTorch 1.13 (CPU)
-  libopenblas0-openmp         # fast BLAS for LibTorch (the reference BLAS is ~15x slower)
+  python3-venv                # the project-local environment that holds the torch wheel
   libsqlite3-dev
   nlohmann-json3-dev libcli11-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev
   libgl-dev                   # Qt6Gui's CMake config wants OpenGL headers
   slurm-wlm munge             # the Slurm suite's one-node cluster (scripts/slurm/local-cluster.sh)
+  clang-14 libclang-rt-14-dev # the fuzz targets: libFuzzer with ASan and UBSan (scripts/fuzz.sh)
 )
 
 SUDO=""
@@ -29,11 +31,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# LibTorch must use OpenBLAS, not the reference BLAS, through the libblas.so.3 alternative.
-blas_alt=$(update-alternatives --list libblas.so.3-x86_64-linux-gnu 2>/dev/null | grep openblas | head -n1 || true)
-if [ -n "$blas_alt" ]; then
-  current=$(readlink -f /etc/alternatives/libblas.so.3-x86_64-linux-gnu 2>/dev/null || true)
-  if [ "$current" != "$(readlink -f "$blas_alt")" ]; then
-    $SUDO update-alternatives --set libblas.so.3-x86_64-linux-gnu "$blas_alt" >&2
-  fi
+# LibTorch. pip skips the download when the pinned version is already there; its cache keeps
+# the wheels (about 3.5 GB with the CUDA libraries) for the next fresh environment.
+cd "$(dirname "$0")/.."
+requirement=scripts/torch-requirement.txt
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating the virtual environment .venv" >&2
+  /usr/bin/python3 -m venv .venv
+fi
+if ! .venv/bin/pip install --quiet --disable-pip-version-check --progress-bar off \
+    -r "$requirement"; then
+  echo "setup: could not install $(grep -v '^#' "$requirement") into .venv (see pip's message above)" >&2
+  exit 1
 fi

@@ -2,29 +2,23 @@
 
 #include <unistd.h>
 
-#include <fstream>
 
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include "core/engine/blas_gemm.h"
 #include "fourierlab/version.h"
 
 namespace fl {
 
 namespace {
 
-// The first mapped shared object whose name says BLAS: what LibTorch's matrix products call.
+// Where the matrix products' sgemm_ comes from: PyTorch's wheel exports MKL's from
+// libtorch_cpu; another LibTorch may load a separate BLAS library.
 std::string loadedBlas() {
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    const auto slash = line.find('/');
-    if (slash == std::string::npos) continue;
-    const std::string path = line.substr(slash);
-    const auto base = path.substr(path.rfind('/') + 1);
-    if (base.find("blas") != std::string::npos) return path;
-  }
-  return "unknown";
+  const std::string backend = gemmBackend();
+  const bool mkl = backend.find("libtorch_cpu") != std::string::npos;
+  return mkl ? "MKL (" + backend + ")" : backend;
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ struct BuildInfo {
   std::string torchVersion;
   bool cudaAvailable = false;
   int cudaDevices = 0;
-  std::string blasLibrary;  // the resolved path of the loaded libblas / libopenblas
+  std::string blasLibrary;  // where sgemm_ comes from: "MKL (sgemm_ in …/libtorch_cpu.so)"
   std::string host;
 
   nlohmann::json toJson() const;

@@ -31,7 +31,17 @@ class CachingCpuAllocator final : public c10::Allocator {
   CachingCpuAllocator(c10::Allocator* fallback, size_t limit)
       : m_fallback(fallback), m_limit(limit) {}
 
-  c10::DataPtr allocate(size_t bytes) const override {
+  // LibTorch declares allocate const before 2.3 and not after, and copy_data only from 2.3 on:
+  // both spellings are defined without `override`, so whichever the base declares is overridden
+  // and the other is an ordinary member (this code compiles against the GPU machine's older 2.x
+  // as well as the pinned wheel).
+  c10::DataPtr allocate(size_t bytes) { return allocateBlock(bytes); }
+  c10::DataPtr allocate(size_t bytes) const { return allocateBlock(bytes); }
+  void copy_data(void* dest, const void* src, std::size_t count) const {
+    std::memcpy(dest, src, count);
+  }
+
+  c10::DataPtr allocateBlock(size_t bytes) const {
     if (bytes < kLargeBytes) return m_fallback->allocate(bytes);
     const size_t size = (bytes + kGranule - 1) / kGranule * kGranule;
     void* block = take(size);

@@ -9,7 +9,7 @@
 
 #include "core/engine/seeding.h"
 #include "experiments/fourier_head/batched_adam.h"
-#include "experiments/fourier_head/batched_gemm.h"
+#include "core/engine/blas_gemm.h"
 #include "experiments/fourier_head/batched_toy_network.h"
 #include "experiments/fourier_head/toy_checkpoint.h"
 
@@ -110,7 +110,7 @@ std::string BatchedFourierHeadProgram::shapeDifference(const ToyBenchmarkSetting
   return {};
 }
 
-std::string BatchedFourierHeadProgram::gemmBackend() { return batched::gemmBackend(); }
+std::string BatchedFourierHeadProgram::gemmBackend() { return fl::gemmBackend(); }
 
 BatchedFourierHeadProgram::BatchedFourierHeadProgram(std::vector<BatchedMember> members) {
   if (members.empty()) throw std::invalid_argument("a batched group needs at least one member");

@@ -4,7 +4,7 @@
 // step. Member k's parameters are row k of a (K, P) buffer laid out as its single run's
 // FlatAdam lays them out (ParameterLayout), so a row is that run's "parameters".
 //
-// Per member: the trunk and the head's linear layer as small matrix products (batched_gemm.h).
+// Per member: the trunk and the head's linear layer as small matrix products (core/engine/blas_gemm.h).
 // Shared by all members, as one product over all K x B rows: the Fourier head's basis at the
 // bin centres, and its regulariser, which is the DFT of |A|^2 at the bin centres (exact when
 // bins >= 2N + 1, see below; the autocorrelation of the amplitudes otherwise).
@@ -77,9 +77,12 @@ class BatchedToyNetwork {
                const int64_t* counts, double* losses);
   // The Fourier regulariser from the amplitudes themselves (bins < 2N + 1).
   double autocorrelationPenalty(int64_t k, int64_t n, double gamma);
-  // Cross-entropy of log(q + 1e-5) with q = w / sum(w) (the Fourier and GMM heads) over
-  // member k's rows of the unnormalised weights w in m_s: the loss sum, d loss / d w in m_ds.
+  // Cross-entropy of log(q + 1e-5) with q = w / sum(w) (the Fourier head) over member k's
+  // rows of the unnormalised weights w in m_s: the mean loss, d loss / d w in m_ds.
   double normalisedCrossEntropy(int64_t k, int64_t n);
+  // Cross-entropy of log(p + 1e-5) with p the density itself, not normalised (the GMM head,
+  // as the official code): the mean loss over member k's rows of m_s, d loss / d p in m_ds.
+  double flooredDensityCrossEntropy(int64_t k, int64_t n);
 
   NetworkShape m_shape;
   ParameterLayout m_layout;

@@ -7,6 +7,7 @@
 #include <ATen/record_function.h>
 #include <torch/torch.h>
 
+#include "core/engine/blas_gemm.h"
 #include "core/nn/transformer/attention_rows.h"
 
 namespace fl::nn {
@@ -24,36 +25,11 @@ int64_t blockRows(int64_t length, int64_t requested) {
   return std::clamp<int64_t>(kBlockFloats / length, 16, length);
 }
 
-#if defined(FOURIERLAB_HAVE_BLAS)
-// OpenMP's per-thread team size, which OpenBLAS reads to decide how many threads one product
-// gets. Weak: libgomp comes with LibTorch, and without it the products run as they are.
-extern "C" __attribute__((weak)) int omp_get_max_threads();
-extern "C" __attribute__((weak)) void omp_set_num_threads(int);
-extern "C" void sgemm_(const char* transA, const char* transB, const int* m, const int* n,
-                       const int* k, const float* alpha, const float* a, const int* lda,
-                       const float* b, const int* ldb, const float* beta, float* c, const int* ldc);
-#endif
-
 // C = alpha op(A) op(B) + beta C on row-major buffers (m x n result): op(A) is m x k, stored
-// k x m when transposed. beta = 0 never reads C. Inside a parallel region the BLAS runs on the
-// calling thread (OpenBLAS checks omp_in_parallel), as ATen's matrix product would.
+// k x m when transposed. beta = 0 never reads C.
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-#if defined(FOURIERLAB_HAVE_BLAS)
-  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
-  const char opA = transA ? 'T' : 'N', opB = transB ? 'T' : 'N';
-  const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-  const int la = static_cast<int>(lda), lb = static_cast<int>(ldb), lc = static_cast<int>(ldc);
-  sgemm_(&opB, &opA, &ni, &mi, &ki, &alpha, b, &lb, a, &la, &beta, c, &lc);
-#else
-  auto view = [](const float* p, int64_t r, int64_t cols, int64_t ld) {
-    return torch::from_blob(const_cast<float*>(p), {r, cols}, {ld, 1}, torch::kFloat);
-  };
-  auto opA = transA ? view(a, k, m, lda).t() : view(a, m, k, lda);
-  auto opB = transB ? view(b, n, k, ldb).t() : view(b, k, n, ldb);
-  auto out = view(c, m, n, ldc);
-  at::addmm_out(out, out, opA, opB, beta, alpha);
-#endif
+  gemmRowMajor(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 // Where one (batch, head)'s (T, D) matrix lies in a (B, H, T, D) tensor whose last dimension is
@@ -178,40 +154,13 @@ void backwardUnit(const Problem& p, int64_t unit, Rows<const float> q, Rows<cons
   }
 }
 
-// While it lives, the BLAS products called on this thread run on this thread alone. Inside
-// at::parallel_for's OpenMP region OpenBLAS already does so (it checks omp_in_parallel); this
-// guard covers a loop run outside any region (a build without FOURIERLAB_OPENMP, where
-// parallel_for is serial), where OpenBLAS would give each 256 x 128 x 32 product a team of all
-// the cores: a lone product measured 16 GFLOP/s with a team of two, 78 without.
-class OneBlasThread {
- public:
-  OneBlasThread() {
-#if defined(FOURIERLAB_HAVE_BLAS)
-    if (omp_get_max_threads && omp_set_num_threads) {
-      m_saved = omp_get_max_threads();
-      omp_set_num_threads(1);
-    }
-#endif
-  }
-  ~OneBlasThread() {
-#if defined(FOURIERLAB_HAVE_BLAS)
-    if (m_saved > 0) omp_set_num_threads(m_saved);
-#endif
-  }
-  OneBlasThread(const OneBlasThread&) = delete;
-  OneBlasThread& operator=(const OneBlasThread&) = delete;
-
- private:
-  int m_saved = 0;
-};
-
 // Runs f(unit, scratch) for every (batch, head) unit across LibTorch's threads. Each unit is
 // computed whole by one thread (the matrix products inside run single-threaded), so results
 // do not depend on the thread count.
 template <typename F>
 void forEachUnit(const Problem& p, F&& f) {
   at::parallel_for(0, p.units(), /*grain_size=*/1, [&](int64_t begin, int64_t end) {
-    OneBlasThread oneThread;
+    SingleThreadedBlas oneThread;
     Scratch scratch(p);
     for (int64_t unit = begin; unit < end; ++unit) f(unit, scratch);
   });

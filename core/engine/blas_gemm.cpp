@@ -1,11 +1,11 @@
-#include "experiments/fourier_head/batched_gemm.h"
+#include "core/engine/blas_gemm.h"
 
 #include <dlfcn.h>
 
 #include <climits>
 #include <stdexcept>
 
-namespace fl::fourier_head::batched {
+namespace fl {
 
 namespace {
 
@@ -81,4 +81,20 @@ void gemmRowMajor(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_
 
 std::string gemmBackend() { return backend().description; }
 
-}  // namespace fl::fourier_head::batched
+// OpenMP's per-thread team size, which the BLAS reads to decide how many threads one product
+// gets. Weak: libgomp comes with LibTorch, and without it the products run as they are.
+extern "C" __attribute__((weak)) int omp_get_max_threads();
+extern "C" __attribute__((weak)) void omp_set_num_threads(int);
+
+SingleThreadedBlas::SingleThreadedBlas() {
+  if (omp_get_max_threads && omp_set_num_threads) {
+    m_saved = omp_get_max_threads();
+    omp_set_num_threads(1);
+  }
+}
+
+SingleThreadedBlas::~SingleThreadedBlas() {
+  if (m_saved > 0) omp_set_num_threads(m_saved);
+}
+
+}  // namespace fl

@@ -1,0 +1,79 @@
+# LibTorch from PyTorch's own wheel (PyPI's `torch`), as scripts/setup.sh installs it into the
+# project's virtual environment (.venv), pinned in scripts/torch-requirement.txt.
+#
+# Why not find_package(Torch): the wheel's TorchConfig.cmake calls enable_language(CUDA) and
+# find_package(CUDAToolkit REQUIRED) when LibTorch was built with CUDA, so a machine with only the
+# NVIDIA driver (or no GPU at all) cannot configure against it. Nothing we compile is CUDA code:
+# the wheel's shared libraries carry the kernels and find their CUDA runtime through their own
+# RUNPATH (nvidia/*/lib beside torch/ in site-packages). So we import the libraries directly,
+# which needs neither nvcc nor a CUDA home, and is the same code path with or without a GPU.
+#
+# Inputs (cache variables):
+#   FOURIERLAB_TORCH_DIR     the `torch` package folder (…/site-packages/torch); found from
+#                            FOURIERLAB_PYTHON when empty. A GPU machine with its own PyTorch
+#                            points this at that installation.
+#   FOURIERLAB_PYTHON        the interpreter whose `torch` is used; default: .venv/bin/python.
+# Outputs:
+#   fourierlab::torch        imported interface target: headers, libtorch, libtorch_cpu, libc10
+#                            and, when the wheel has them, libtorch_cuda and libc10_cuda (linked
+#                            even though nothing references them, so the CUDA backend registers).
+#   Torch_VERSION            e.g. 2.15.0 (from torch/version.py, without the +cu132 suffix)
+#   FOURIERLAB_TORCH_CUDA    the CUDA version the wheel was built with, empty for a CPU wheel
+
+set(FOURIERLAB_PYTHON "${PROJECT_SOURCE_DIR}/.venv/bin/python" CACHE FILEPATH
+    "Python interpreter whose torch package provides LibTorch")
+set(FOURIERLAB_TORCH_DIR "" CACHE PATH "The torch package folder (site-packages/torch)")
+
+if(NOT FOURIERLAB_TORCH_DIR)
+  if(NOT EXISTS "${FOURIERLAB_PYTHON}")
+    message(FATAL_ERROR
+      "LibTorch: no Python at ${FOURIERLAB_PYTHON}. Run scripts/setup.sh (it installs the pinned "
+      "torch wheel into .venv), or pass -DFOURIERLAB_TORCH_DIR=/path/to/site-packages/torch.")
+  endif()
+  # find_spec locates the package without importing it (no CUDA initialisation, no GPU needed).
+  execute_process(
+    COMMAND "${FOURIERLAB_PYTHON}" -c
+            "import importlib.util as u; s = u.find_spec('torch'); print(s.submodule_search_locations[0] if s else '')"
+    OUTPUT_VARIABLE _fl_torch_dir OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _fl_rc)
+  if(NOT _fl_rc EQUAL 0 OR NOT _fl_torch_dir)
+    message(FATAL_ERROR "LibTorch: ${FOURIERLAB_PYTHON} has no torch package; run scripts/setup.sh.")
+  endif()
+  set(FOURIERLAB_TORCH_DIR "${_fl_torch_dir}" CACHE PATH
+      "The torch package folder (site-packages/torch)" FORCE)
+endif()
+
+set(_fl_lib "${FOURIERLAB_TORCH_DIR}/lib")
+foreach(_fl_required include/torch/csrc/api/include/torch/torch.h lib/libtorch.so
+        lib/libtorch_cpu.so lib/libc10.so version.py)
+  if(NOT EXISTS "${FOURIERLAB_TORCH_DIR}/${_fl_required}")
+    message(FATAL_ERROR "LibTorch: ${FOURIERLAB_TORCH_DIR} lacks ${_fl_required}; is it a torch wheel?")
+  endif()
+endforeach()
+
+file(STRINGS "${FOURIERLAB_TORCH_DIR}/version.py" _fl_version_line REGEX "^__version__")
+string(REGEX MATCH "[0-9]+\\.[0-9]+\\.[0-9]+" Torch_VERSION "${_fl_version_line}")
+file(STRINGS "${FOURIERLAB_TORCH_DIR}/version.py" _fl_cuda_line REGEX "^cuda")
+string(REGEX MATCH "[0-9]+\\.[0-9]+" FOURIERLAB_TORCH_CUDA "${_fl_cuda_line}")
+
+add_library(fourierlab::torch INTERFACE IMPORTED GLOBAL)
+# SYSTEM: LibTorch's headers are not ours to warn about.
+target_include_directories(fourierlab::torch SYSTEM INTERFACE
+  "${FOURIERLAB_TORCH_DIR}/include"
+  "${FOURIERLAB_TORCH_DIR}/include/torch/csrc/api/include")
+set(_fl_libs "${_fl_lib}/libtorch.so" "${_fl_lib}/libtorch_cpu.so" "${_fl_lib}/libc10.so")
+if(EXISTS "${_fl_lib}/libtorch_cuda.so")
+  # Nothing of ours calls into these, and the linker's --as-needed would drop them; loaded, they
+  # register the CUDA backend (torch::cuda::is_available() is false without them).
+  list(APPEND _fl_libs "-Wl,--no-as-needed" "${_fl_lib}/libtorch_cuda.so" "${_fl_lib}/libc10_cuda.so"
+       "-Wl,--as-needed")
+endif()
+target_link_libraries(fourierlab::torch INTERFACE ${_fl_libs})
+# The executables find LibTorch (and, through its own RUNPATH, the CUDA libraries) where the
+# wheel lies, in the build tree and when run from it.
+set(CMAKE_BUILD_RPATH "${_fl_lib}")
+
+if(FOURIERLAB_TORCH_CUDA)
+  message(STATUS "LibTorch ${Torch_VERSION} (CUDA ${FOURIERLAB_TORCH_CUDA}) from ${FOURIERLAB_TORCH_DIR}")
+else()
+  message(STATUS "LibTorch ${Torch_VERSION} (CPU only) from ${FOURIERLAB_TORCH_DIR}")
+endif()

@@ -1,0 +1,19 @@
+# The torch-free sources of fourierlab_api (parameter specs, config validation, device specs,
+# events, study specs and tables), relative to core/: listed once, for the library and for the
+# fuzz targets (fuzz/CMakeLists.txt), which compile them with the sanitizers.
+set(FOURIERLAB_API_SOURCES
+  engine/param_spec.cpp
+  engine/config.cpp
+  engine/device_spec.cpp
+  engine/event_queue.cpp
+  engine/panel_spec.cpp
+  engine/reference_check.cpp
+  engine/verdict.cpp
+  study/study_spec.cpp
+  study/config_hash.cpp
+  study/axis_values.cpp
+  study/thread_budget.cpp
+  study/study_aggregate.cpp
+  study/study_table.cpp
+  study/study_figure.cpp
+)

@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <QComboBox>
+#include <QStandardItemModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -35,6 +36,7 @@
 #include "app/gui/run_views.h"
 #include "app/gui/runs_table_model.h"
 #include "app/gui/study_view.h"
+#include "core/engine/device_spec.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
 #include "experiments/builtin_experiments.h"
@@ -438,6 +440,22 @@ class TestMainWindow : public QObject {
     QVERIFY(w->launchPanel()->selectDevice("cpu"));
     QCOMPARE(w->launchPanel()->config().values["device"].get<std::string>(), std::string("cpu"));
     QVERIFY(!w->launchPanel()->selectDevice("tpu"));
+    // Every device LibTorch offers is listed by name; one the machine lacks is greyed, saying why.
+    auto* box = w->launchPanel()->findChild<QComboBox*>("device");
+    QVERIFY(box);
+    const auto choices = fl::deviceChoices();
+    QCOMPARE(box->count(), int(choices.size()));
+    auto* items = qobject_cast<QStandardItemModel*>(box->model());
+    for (int i = 0; i < box->count(); ++i) {
+      QCOMPARE(box->itemText(i), QString::fromStdString(choices[size_t(i)].label));
+      const bool greyed = !choices[size_t(i)].unavailableReason.empty();
+      QCOMPARE(items->item(i)->isEnabled(), !greyed);
+      if (greyed) {
+        QCOMPARE(box->itemData(i, Qt::ToolTipRole).toString(),
+                 QString::fromStdString(choices[size_t(i)].unavailableReason));
+        QVERIFY(!w->launchPanel()->selectDevice(box->itemData(i).toString()));
+      }
+    }
   }
 
   void settingsAreKeptBetweenSessions() {
@@ -700,6 +718,12 @@ class TestMainWindow : public QObject {
     const QModelIndex stored = model->index(0, model->column("verdict"));
     QCOMPARE(stored.data().toString(), QString("LEAKS"));
     QVERIFY(stored.data(Qt::ToolTipRole).toString().startsWith("LEAKS -- "));
+    // Where it trained, in the Runs table and the History alike (the form said "auto").
+    const QString device = runsCell(*w, id, RunsTableModel::kDevice);
+    const auto choices = fl::deviceChoices();  // auto, cpu, then the first GPU or greyed "cuda"
+    QCOMPARE(device, QString::fromStdString(choices[2].unavailableReason.empty() ? choices[2].value
+                                                                                 : "cpu"));
+    QCOMPARE(model->index(0, model->column("device")).data().toString(), device);
   }
 
   void aFopeComparisonOverlaysPerplexityAgainstLength() {

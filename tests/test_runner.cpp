@@ -33,7 +33,7 @@ class ScriptedTrial : public fl::Trial {
  public:
   explicit ScriptedTrial(Script& s) : m_script(s) {}
   fl::TrialPlan plan() const override { return {m_script.steps, 5, 5, m_script.evalEvery}; }
-  double trainStep(int64_t step) override {
+  fl::StepLoss trainStep(int64_t step) override {
     if (m_script.stepMillis) std::this_thread::sleep_for(std::chrono::milliseconds(m_script.stepMillis));
     ++m_script.taken;
     if (m_script.exploding) return std::pow(10.0, static_cast<double>(step));
@@ -245,7 +245,7 @@ class TestRunner : public QObject {
     auto events = runToEnd(std::make_shared<ScriptedExperiment>(script),
                            {{"seed", 1}, {"device", "cuda"}});
     QCOMPARE(fl::toString(lastStatus(events).status), fl::toString(fl::RunStatus::Failed));
-    QVERIFY2(lastStatus(events).message.find("CUDA is not available") != std::string::npos,
+    QVERIFY2(lastStatus(events).message.find("no CUDA device is visible") != std::string::npos,
              lastStatus(events).message.c_str());
   }
 

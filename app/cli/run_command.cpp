@@ -85,8 +85,9 @@ std::optional<int> prepareResumeArgs(const ExperimentRegistry& registry, store::
   }
   auto plan = store::prepareResume(registry, store, args.resume, args.device, args.experiment);
   if (!plan.ok()) {
-    std::fprintf(stderr, "error: %s\n", plan.error.c_str());
-    return kExitBadUsage;
+    std::fprintf(stderr, "%s: %s\n", plan.storeProblem ? "store error" : "error",
+                 plan.error.c_str());
+    return plan.storeProblem ? kExitStoreError : kExitBadUsage;
   }
   out.experiment = plan.experiment;
   out.config = plan.config;
@@ -99,6 +100,18 @@ std::optional<int> prepareResumeArgs(const ExperimentRegistry& registry, store::
                  static_cast<long long>(plan.runId), static_cast<long long>(plan.point.step));
   }
   if (!plan.note.empty()) std::fprintf(stderr, "note: %s\n", plan.note.c_str());
+  return std::nullopt;
+}
+
+// Asks LibTorch for the config's device: a missing CUDA device is a usage error (exit 2) that
+// names the devices this machine has.
+std::optional<int> checkDevice(const ValidatedConfig& config) {
+  try {
+    resolveDevice(config.values.at("device").get<std::string>());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitBadUsage;
+  }
   return std::nullopt;
 }
 
@@ -121,6 +134,9 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   try {
     if (args.resume == 0) {
       if (auto code = prepareFresh(registry, args, prepared)) return *code;
+      // A device this machine lacks is a usage error before anything, the store included,
+      // is created.
+      if (auto code = checkDevice(prepared.config)) return *code;
     }
     // A resume continues a stored run: it never creates a store to look for it in.
     if (args.resume != 0) store::RunStore::requireExisting(dbPath);
@@ -134,13 +150,8 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   }
   const auto& experiment = prepared.experiment;
   const auto& config = prepared.config;
-  // Ask LibTorch now, so that a missing CUDA is a usage error before anything starts.
-  try {
-    resolveDevice(config.values.at("device").get<std::string>());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return kExitBadUsage;
-  }
+  // A resumed run's device (stored, or --device) is asked of LibTorch now, before it starts.
+  if (auto code = checkDevice(config)) return *code;
   if (signals.received()) {  // before any run was created or continued: nothing to save
     std::fprintf(stderr, "%s: stopped before training started\n",
                  InterruptSignals::name(signals.received()).c_str());

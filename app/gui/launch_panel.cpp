@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <QComboBox>
+#include <QStandardItemModel>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -22,6 +23,21 @@
 namespace fl::gui {
 
 namespace {
+
+// The device picker: each choice's config value as item data, its label (name and memory of a
+// GPU) as text; a choice this machine lacks stays listed, greyed, its reason in the tooltip.
+void fillDeviceChoices(QComboBox* box) {
+  auto* model = qobject_cast<QStandardItemModel*>(box->model());
+  for (const auto& choice : deviceChoices()) {
+    box->addItem(QString::fromStdString(choice.label), QString::fromStdString(choice.value));
+    if (choice.unavailableReason.empty()) continue;
+    const int row = box->count() - 1;
+    box->setItemData(row, QString::fromStdString(choice.unavailableReason), Qt::ToolTipRole);
+    if (auto* item = model ? model->item(row) : nullptr) item->setEnabled(false);
+  }
+  box->setToolTip("auto picks the first CUDA device when LibTorch sees one, else the CPU");
+  box->setObjectName("device");
+}
 
 // The form shows every parameter but `device`: the Device combo above owns it, so there is one
 // control for it, not two that disagree.
@@ -65,9 +81,7 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   m_modified->setVisible(false);
   presetRow->addWidget(m_modified);
   top->addRow("Preset", presetRow);
-  m_device->addItem("auto");
-  for (const auto& d : availableDevices()) m_device->addItem(QString::fromStdString(d));
-  m_device->setToolTip("auto picks CUDA when LibTorch sees it, else the CPU");
+  fillDeviceChoices(m_device);
   top->addRow("Device", m_device);
   m_parallel->setRange(0, 16);
   m_parallel->setValue(0);
@@ -158,8 +172,10 @@ bool LaunchPanel::selectExperiment(const QString& name) {
 }
 
 bool LaunchPanel::selectDevice(const QString& device) {
-  const int index = m_device->findText(device);
-  if (index < 0) return false;
+  const int index = m_device->findData(device);
+  // A greyed choice (a device this machine lacks) cannot be picked this way either.
+  const auto* model = qobject_cast<const QStandardItemModel*>(m_device->model());
+  if (index < 0 || (model && !model->item(index)->isEnabled())) return false;
   m_device->setCurrentIndex(index);
   return true;
 }
@@ -172,7 +188,7 @@ bool LaunchPanel::selectStudy(const QString& name) {
   return true;
 }
 
-QString LaunchPanel::device() const { return m_device->currentText(); }
+QString LaunchPanel::device() const { return m_device->currentData().toString(); }
 
 QString LaunchPanel::studyName() const { return m_study->currentData().toString(); }
 
@@ -286,7 +302,7 @@ ValidatedConfig LaunchPanel::config() const {
     return out;
   }
   auto values = m_form->values();
-  values["device"] = m_device->currentText().toStdString();
+  values["device"] = device().toStdString();
   // The CLI's check, clashing keys and the corpus included: Run stays disabled with the reason.
   out = validateRunConfig(*e, values);
   // Text the form could not parse is missing from `values`; say why, once per field.
@@ -302,7 +318,7 @@ StudyPlan LaunchPanel::studyPlan() const {
   StudyRequest request;
   request.experiment = experiment();
   request.values = m_form->values();
-  request.values["device"] = m_device->currentText().toStdString();
+  request.values["device"] = device().toStdString();
   request.axes = m_form->axes();
   request.builtin = studyName().toStdString();
   StudyPlan plan = planStudy(request);

@@ -16,6 +16,8 @@
 #include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
 #include "app/gui/main_window.h"
+#include "app/gui/run_queue.h"
+#include "core/engine/device_spec.h"
 #include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
 #include "core/store/run_store.h"
@@ -56,7 +58,15 @@ int main(int argc, char** argv) {
                                  "table; `fourierlab-cli sweep list` lists them).",
                                  "study-id");
   QCommandLineOption historyOption("history", "Start on the History tab.");
-  parser.addOptions({db, start, preset, open, compare, studyOption, historyOption});
+  QCommandLineOption deviceOption("device",
+                                  "With --start: train on DEVICE (auto, cpu, cuda, cuda:N).",
+                                  "device");
+  QCommandLineOption screenshot("screenshot",
+                                "With --start: when the runs it launched have ended, save a "
+                                "picture of the window to PATH and quit (offscreen too).",
+                                "path");
+  parser.addOptions(
+      {db, start, preset, open, compare, studyOption, historyOption, deviceOption, screenshot});
   parser.process(app);
 
   // Mistakes on the command line are said and refused (exit 2), never silently ignored.
@@ -70,6 +80,28 @@ int main(int argc, char** argv) {
     return usageError("--compare needs --start EXPERIMENT");
   if (parser.isSet(start) && parser.isSet(open))
     return usageError("--start and --open cannot be combined");
+  if (parser.isSet(deviceOption) && !parser.isSet(start))
+    return usageError("--device needs --start EXPERIMENT");
+  if (parser.isSet(screenshot) && !parser.isSet(start))
+    return usageError("--screenshot needs --start EXPERIMENT");
+  if (parser.isSet(deviceOption)) {
+    // The devices this machine has, as the picker lists them; a missing one is a usage error.
+    const std::string wanted = parser.value(deviceOption).toStdString();
+    QStringList here;
+    std::string reason;
+    bool usable = false;
+    for (const auto& choice : fl::deviceChoices()) {
+      if (choice.unavailableReason.empty()) here << QString::fromStdString(choice.label);
+      if (choice.value != wanted) continue;
+      usable = choice.unavailableReason.empty();
+      reason = choice.unavailableReason;
+    }
+    if (!usable)
+      return usageError(QString("--device: '%1' is not available%2; this machine has: %3")
+                            .arg(parser.value(deviceOption),
+                                 reason.empty() ? QString() : " (" + QString::fromStdString(reason) + ")",
+                                 here.join(", ")));
+  }
   std::vector<int64_t> openIds;
   if (parser.isSet(open)) {
     for (const auto& part : parser.value(open).split(',', Qt::SkipEmptyParts)) {
@@ -155,6 +187,7 @@ int main(int argc, char** argv) {
                             .arg(parser.value(preset), parser.value(start), names.join(", ")));
     }
   }
+  if (parser.isSet(deviceOption)) window.launchPanel()->selectDevice(parser.value(deviceOption));
   window.show();
   QTimer signalWatch;
   QObject::connect(&signalWatch, &QTimer::timeout, &window, [&] {
@@ -165,6 +198,21 @@ int main(int argc, char** argv) {
     window.closeCancellingRuns();
   });
   signalWatch.start(100);
+  if (parser.isSet(screenshot)) {
+    // Once nothing waits, trains or closes any more: the window as the runs left it.
+    const QString picture = parser.value(screenshot);
+    QObject::connect(window.queue(), &fl::gui::RunQueue::runEnded, &window, [&window, picture] {
+      auto* queue = window.queue();
+      if (queue->waitingCount() > 0 || queue->trainingCount() > 0 || queue->closingCount() > 0)
+        return;
+      QTimer::singleShot(500, &window, [&window, picture] {
+        const bool saved = window.grab().save(picture);
+        std::fprintf(stderr, "%s %s\n", saved ? "saved" : "could not save",
+                     qPrintable(picture));
+        QApplication::exit(saved ? 0 : 3);
+      });
+    });
+  }
   if (parser.isSet(start)) {
     const bool comparison = parser.isSet(compare);
     QTimer::singleShot(0, &window, [&window, comparison] {

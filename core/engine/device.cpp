@@ -5,9 +5,18 @@
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
 
+#include "core/engine/cuda_devices.h"
+
 namespace fl {
 
 namespace {
+
+// "cpu, cuda:0 — NVIDIA H200, 141 GB": what an error about a missing device offers instead.
+std::string devicesHere() {
+  std::string text = "cpu";
+  for (const auto& d : cudaDevices().devices) text += ", " + describeCudaDevice(d);
+  return text;
+}
 
 std::string cpuDescription() {
   const int threads = at::get_num_threads();
@@ -21,39 +30,43 @@ ResolvedDevice resolveDevice(const std::string& text) {
   auto spec = parseDeviceSpec(text, &error);
   if (!spec) throw std::runtime_error(error);
 
-  const bool cudaAvailable = torch::cuda::is_available();
-  const int cudaCount = cudaAvailable ? static_cast<int>(torch::cuda::device_count()) : 0;
-
+  const auto& cuda = cudaDevices().devices;
   switch (spec->kind) {
     case DeviceSpec::Kind::Cpu:
       return {torch::kCPU, "cpu", cpuDescription()};
     case DeviceSpec::Kind::Auto:
-      if (cudaAvailable)
-        return {torch::Device(torch::kCUDA, 0), "cuda:0", "cuda:0 (auto: CUDA is available)"};
+      if (!cuda.empty())
+        return {torch::Device(torch::kCUDA, 0), "cuda:0",
+                describeCudaDevice(cuda.front()) + " (auto: the first CUDA device)"};
       return {torch::kCPU, "cpu", cpuDescription() + " (auto: no CUDA device available)"};
     case DeviceSpec::Kind::Cuda: {
-      if (!cudaAvailable)
-        throw std::runtime_error(
-            "device '" + text +
-            "' requested, but CUDA is not available (this LibTorch build has no CUDA support "
-            "or no CUDA device is visible); use --device cpu or auto");
+      if (cuda.empty())
+        throw std::runtime_error("device '" + text + "' requested, but " +
+                                 cudaDevices().unavailableReason +
+                                 "; this machine has: cpu (use --device cpu or auto)");
       const int index = spec->index < 0 ? 0 : spec->index;
-      if (index >= cudaCount)
-        throw std::runtime_error("device '" + text + "' requested, but only " +
-                                 std::to_string(cudaCount) + " CUDA device(s) are visible");
+      if (index >= static_cast<int>(cuda.size()))
+        throw std::runtime_error("device '" + text + "' requested, but there is no such device; " +
+                                 "this machine has: " + devicesHere());
       const std::string name = "cuda:" + std::to_string(index);
-      return {torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index)), name, name};
+      return {torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index)), name,
+              describeCudaDevice(cuda[index])};
     }
   }
   throw std::runtime_error("unreachable device kind");
 }
 
-std::vector<std::string> availableDevices() {
-  std::vector<std::string> out{"cpu"};
-  if (torch::cuda::is_available()) {
-    const auto n = torch::cuda::device_count();
-    for (size_t i = 0; i < n; ++i) out.push_back("cuda:" + std::to_string(i));
-  }
+std::vector<DeviceChoice> deviceChoices() {
+  const auto& cuda = cudaDevices();
+  std::vector<DeviceChoice> out;
+  out.push_back({"auto",
+                 cuda.devices.empty() ? "auto (cpu: no CUDA device)"
+                                      : "auto (" + describeCudaDevice(cuda.devices.front()) + ")",
+                 ""});
+  out.push_back({"cpu", "cpu", ""});
+  for (const auto& d : cuda.devices)
+    out.push_back({"cuda:" + std::to_string(d.index), describeCudaDevice(d), ""});
+  if (cuda.devices.empty()) out.push_back({"cuda", "cuda", cuda.unavailableReason});
   return out;
 }
 

@@ -21,8 +21,17 @@ std::optional<DeviceSpec> parseDeviceSpec(const std::string& text, std::string* 
 // The message for a malformed device string, or nothing when it parses.
 std::optional<std::string> checkDeviceSpec(const std::string& text);
 
-// "cpu" and one "cuda:N" per CUDA device LibTorch sees: what a device picker lists.
+// One entry of a device picker: the value a config takes ("auto", "cpu", "cuda:0"), what the
+// picker shows ("cuda:0 — NVIDIA H200, 141 GB"), and why it cannot be chosen (empty when it
+// can): on a machine without CUDA the picker still lists "cuda", greyed, with the reason.
+struct DeviceChoice {
+  std::string value;
+  std::string label;
+  std::string unavailableReason;
+};
+
+// auto, cpu, then one entry per CUDA device LibTorch sees (or one greyed "cuda" when none).
 // (Declared here, torch-free, for the GUI; defined with the torch code in device.cpp.)
-std::vector<std::string> availableDevices();
+std::vector<DeviceChoice> deviceChoices();
 
 }  // namespace fl

@@ -28,7 +28,7 @@ class FloodTrial : public fl::Trial {
  public:
   FloodTrial(int64_t steps, int keys) : m_steps(steps), m_keys(keys) {}
   fl::TrialPlan plan() const override { return {m_steps, m_steps, m_steps, 1}; }
-  double trainStep(int64_t) override { return 1.0; }
+  fl::StepLoss trainStep(int64_t) override { return 1.0; }
   void evaluate(int64_t step, bool, fl::EvalReport& out) override {
     for (int k = 0; k < m_keys; ++k)
       out.metric("m" + std::to_string(k), static_cast<double>((step * 31 + k) % 1000));

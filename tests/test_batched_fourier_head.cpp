@@ -70,7 +70,7 @@ std::unique_ptr<FourierHeadTrial> singleRun(const BatchedMember& member) {
 
 std::vector<double> singleLosses(FourierHeadTrial& trial, int64_t from, int64_t to) {
   std::vector<double> losses;
-  for (int64_t step = from; step < to; ++step) losses.push_back(trial.trainStep(step));
+  for (int64_t step = from; step < to; ++step) losses.push_back(trial.trainStep(step).read());
   return losses;
 }
 
@@ -255,7 +255,7 @@ class TestBatchedFourierHead : public QObject {
       const auto losses = program.trainStep();
       for (size_t i = 0; i < group.size(); ++i) {
         batched[i].push_back(*losses[i]);
-        single[i].push_back(singles[i]->trainStep(step));
+        single[i].push_back(singles[i]->trainStep(step).read());
       }
     }
     for (size_t i = 0; i < group.size(); ++i)

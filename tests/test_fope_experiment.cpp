@@ -63,7 +63,7 @@ class TestFopeExperiment : public QObject {
       auto trial = makeTrial(config(c));
       EvalReport before;
       trial->evaluate(0, false, before);
-      for (int64_t i = 0; i < 60; ++i) QVERIFY(std::isfinite(trial->trainStep(i)));
+      for (int64_t i = 0; i < 60; ++i) QVERIFY(std::isfinite(trial->trainStep(i).read()));
       EvalReport after;
       trial->evaluate(60, true, after);
       auto value = [](const EvalReport& r, const std::string& key) {
@@ -121,10 +121,10 @@ class TestFopeExperiment : public QObject {
     for (int64_t i = 0; i < 5; ++i) a->trainStep(i);
     a->saveCheckpoint(path);
     std::vector<double> expected;
-    for (int64_t i = 5; i < 10; ++i) expected.push_back(a->trainStep(i));
+    for (int64_t i = 5; i < 10; ++i) expected.push_back(a->trainStep(i).read());
     auto b = makeTrial(config(c));
     b->loadCheckpoint(path);
-    for (int64_t i = 5; i < 10; ++i) QCOMPARE(b->trainStep(i), expected[static_cast<size_t>(i - 5)]);
+    for (int64_t i = 5; i < 10; ++i) QCOMPARE(b->trainStep(i).read(), expected[static_cast<size_t>(i - 5)]);
   }
 
   void interleavedRunsWithDropoutGiveTheSameLossesAsRunsAlone() {
@@ -135,12 +135,12 @@ class TestFopeExperiment : public QObject {
     std::vector<double> alone;
     {
       auto solo = makeTrial(config(c), 5);
-      for (int64_t i = 0; i < 6; ++i) alone.push_back(solo->trainStep(i));
+      for (int64_t i = 0; i < 6; ++i) alone.push_back(solo->trainStep(i).read());
     }
     auto a = makeTrial(config(c), 5);
     auto b = makeTrial(config(c), 6);
     for (int64_t i = 0; i < 6; ++i) {
-      QCOMPARE(a->trainStep(i), alone[static_cast<size_t>(i)]);
+      QCOMPARE(a->trainStep(i).read(), alone[static_cast<size_t>(i)]);
       b->trainStep(i);
     }
   }

@@ -51,7 +51,7 @@ class ScriptedTrial : public fl::Trial {
  public:
   explicit ScriptedTrial(Script s) : m_script(s) {}
   fl::TrialPlan plan() const override { return m_script.plan(); }
-  double trainStep(int64_t step) override {
+  fl::StepLoss trainStep(int64_t step) override {
     m_stepsDone = step + 1;
     return m_script.loss(step);
   }

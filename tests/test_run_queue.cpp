@@ -43,7 +43,7 @@ class SleepyTrial : public fl::Trial {
  public:
   explicit SleepyTrial(int64_t width) : m_width(width) {}
   fl::TrialPlan plan() const override { return {8, 4, 4, 4}; }
-  double trainStep(int64_t) override {
+  fl::StepLoss trainStep(int64_t) override {
     raise(g_probe.maxActive, ++g_probe.active);
     raise(g_probe.maxThreads, at::get_num_threads());
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -26,7 +26,7 @@ namespace {
 class JudgedTrial : public fl::Trial {
  public:
   fl::TrialPlan plan() const override { return {2, 1, 1, 1}; }
-  double trainStep(int64_t) override { return 1.0; }
+  fl::StepLoss trainStep(int64_t) override { return 1.0; }
   void evaluate(int64_t stepsDone, bool, fl::EvalReport& out) override {
     out.metric("test/m", 0.55);
     fl::Snapshot s;

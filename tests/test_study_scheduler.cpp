@@ -46,7 +46,7 @@ Probe g_probe;
 class ProbeTrial : public fl::Trial {
  public:
   fl::TrialPlan plan() const override { return {6, 3, 3, 3}; }
-  double trainStep(int64_t step) override {
+  fl::StepLoss trainStep(int64_t step) override {
     const int now = ++g_probe.active;
     for (int seen = g_probe.maxActive;
          now > seen && !g_probe.maxActive.compare_exchange_weak(seen, now);) {

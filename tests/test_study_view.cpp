@@ -25,7 +25,7 @@ namespace {
 class KnownTrial : public fl::Trial {
  public:
   fl::TrialPlan plan() const override { return {1, 1, 1, 1}; }
-  double trainStep(int64_t) override { return 0; }
+  fl::StepLoss trainStep(int64_t) override { return 0.0; }
   void evaluate(int64_t, bool, fl::EvalReport&) override {}
 };
 

@@ -11,6 +11,7 @@
 #include "core/nn/transformer/gpt.h"
 #include "core/nn/transformer/position_encoding.h"
 #include "core/nn/transformer/rotary.h"
+#include "core/nn/qk_filters/spectral_filter.h"
 
 using namespace fl::nn;
 
@@ -27,6 +28,35 @@ PositionOptions positionOptions(PositionKind kind, int64_t d = 32, int64_t heads
 }
 
 double maxAbs(const torch::Tensor& t) { return t.abs().max().item<double>(); }
+
+// A small model for comparing attention kernels and precisions: every position encoding, with
+// and without a FourierQK spectral filter in front of the attention.
+GptOptions kernelTestModel(PositionKind kind, bool spectralFilter) {
+  GptOptions o;
+  o.vocabSize = 13;
+  o.dModel = 32;
+  o.heads = 4;
+  o.layers = 2;
+  o.position.kind = kind;
+  o.position.trainLength = 16;
+  o.position.maxLength = 32;
+  if (spectralFilter)
+    o.qkFilter = [](int64_t) {
+      return std::make_shared<GaussianBandFilterImpl>(4, 32, 1, 2.0, std::vector<double>{3.0});
+    };
+  return o;
+}
+
+// Logits and the gradient of a fixed loss with respect to every parameter, flattened.
+std::pair<torch::Tensor, torch::Tensor> logitsAndGradient(Gpt& model, const torch::Tensor& tokens) {
+  model->zero_grad();
+  auto logits = model->forward(tokens);
+  (logits * torch::linspace(-1, 1, logits.size(-1))).sum().backward();
+  std::vector<torch::Tensor> grads;
+  for (const auto& p : model->parameters())
+    if (p.grad().defined()) grads.push_back(p.grad().reshape({-1}).clone());
+  return {logits.detach(), torch::cat(grads)};
+}
 
 }  // namespace
 
@@ -265,6 +295,64 @@ class TestTransformer : public QObject {
                                     std::sqrt(16.0),
                                 model->unembedding().t());
     QVERIFY(maxAbs(ablated - direct) < 1e-3);
+  }
+
+  // The GPU's attention (PyTorch's fused scaled-dot-product kernel) against ours and the plain
+  // formula, in float32 on the CPU where all three run: the same logits and gradients for every
+  // position encoding (ALiBi through its float mask) and with a FourierQK filter in front.
+  void fusedBlockedAndPlainAttentionAgreeForEveryVariant() {
+    for (const auto& name : positionKindNames()) {
+      for (bool filter : {false, true}) {
+        torch::manual_seed(5);
+        Gpt model(kernelTestModel(*parsePositionKind(name), filter));
+        auto tokens = torch::randint(13, {2, 32}, torch::kLong);
+        model->setAttentionKernel(AttentionKernel::Blocked);
+        const auto [blocked, blockedGrad] = logitsAndGradient(model, tokens);
+        for (auto kernel : {AttentionKernel::Fused, AttentionKernel::Plain}) {
+          model->setAttentionKernel(kernel);
+          const auto [logits, grad] = logitsAndGradient(model, tokens);
+          const QString what = QString::fromStdString(name) + (filter ? " + filter" : "") +
+                               (kernel == AttentionKernel::Fused ? " fused" : " plain");
+          QVERIFY2(maxAbs(logits - blocked) < 1e-5, qPrintable(what + ": logits"));
+          QVERIFY2(maxAbs(grad - blockedGrad) < 1e-5 * (1 + maxAbs(blockedGrad)),
+                   qPrintable(what + ": gradients"));
+        }
+      }
+    }
+  }
+
+  // bf16 autocast (what the GPU trains with) against float32, here on the CPU's own autocast:
+  // logits within 3% of their range. The filters, rotations and ALiBi's bias run in float32
+  // inside it, so the gap is the bf16 rounding of the matrix products alone; without that the
+  // FourierQK filter's FFT would run in bf16 and ALiBi's bias be rounded to steps of 2 at 500.
+  void bf16AutocastStaysCloseToFloat32ForEveryVariant() {
+    for (const auto& name : positionKindNames()) {
+      for (bool filter : {false, true}) {
+        torch::manual_seed(6);
+        auto options = kernelTestModel(*parsePositionKind(name), filter);
+        options.bf16Autocast = GptOptions::Bf16Autocast::Never;
+        Gpt model(options);
+        model->eval();
+        model->setAttentionKernel(AttentionKernel::Blocked);
+        torch::manual_seed(7);
+        const auto tokens = torch::randint(13, {2, 32}, torch::kLong);
+        const auto exact = model->forward(tokens);
+        // The same seed again: the same weights and buffers (FoPE's coefficients are drawn).
+        torch::manual_seed(6);
+        auto mixedOptions = options;
+        mixedOptions.bf16Autocast = GptOptions::Bf16Autocast::Always;  // as OnCuda on the GPU
+        Gpt autocast(mixedOptions);
+        autocast->eval();
+        autocast->setAttentionKernel(AttentionKernel::Fused);
+        const auto approx = autocast->forward(tokens);
+        QCOMPARE(approx.scalar_type(), torch::kFloat);  // logits come back in float32
+        const double range = maxAbs(exact);
+        const QString what = QString::fromStdString(name) + (filter ? " + filter" : "");
+        QVERIFY2(maxAbs(approx - exact) < 0.03 * range,
+                 qPrintable(what + ": " + QString::number(maxAbs(approx - exact) / range)));
+        QVERIFY2(maxAbs(approx - exact) > 0, qPrintable(what + ": autocast did not run"));
+      }
+    }
   }
 };
 

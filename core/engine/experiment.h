@@ -18,6 +18,7 @@
 
 #include "core/engine/config.h"
 #include "core/engine/events.h"
+#include "core/engine/step_loss.h"
 #include "core/engine/panel_spec.h"
 #include "core/engine/param_spec.h"
 #include "core/study/study_spec.h"
@@ -70,9 +71,10 @@ class Trial {
  public:
   virtual ~Trial() = default;
   virtual TrialPlan plan() const = 0;
-  // Takes optimisation step `stepIndex` (0-based) and returns its loss. Reading the loss is a
-  // device sync point; the Runner needs it to stop on NaN at the step where it happens.
-  virtual double trainStep(int64_t stepIndex) = 0;
+  // Takes optimisation step `stepIndex` (0-based) and returns its loss: a number, or the loss
+  // tensor as it is on the device (step_loss.h), which the Runner reads only when it reports,
+  // so a GPU step never waits for the device. A non-finite loss fails the run at its step.
+  virtual StepLoss trainStep(int64_t stepIndex) = 0;
   // Computes test metrics and snapshots after `stepsDone` steps; `final` asks for the complete
   // snapshots (e.g. every test input) rather than the live subset.
   virtual void evaluate(int64_t stepsDone, bool final, EvalReport& out) = 0;

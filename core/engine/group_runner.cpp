@@ -20,7 +20,7 @@ class MemberTrial : public Trial {
  public:
   MemberTrial(BatchedTrial& group, int64_t member) : m_group(group), m_member(member) {}
   TrialPlan plan() const override { return m_group.plan(m_member); }
-  double trainStep(int64_t) override {
+  StepLoss trainStep(int64_t) override {
     throw std::logic_error("a group member steps with its group");
   }
   void evaluate(int64_t, bool final, EvalReport& out) override {

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include <torch/torch.h>
+
 #include "core/engine/preset_verdicts.h"
 
 namespace fl {
@@ -26,7 +28,8 @@ RunReporter::RunReporter(std::shared_ptr<const Experiment> experiment, EventSink
 void RunReporter::startClock() { m_startTime = std::chrono::steady_clock::now(); }
 
 double RunReporter::elapsed() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_startTime).count();
+  return m_wallOffset +
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_startTime).count();
 }
 
 void RunReporter::emitStatus(RunStatus status, std::string message, int64_t step,
@@ -44,6 +47,7 @@ void RunReporter::emitStatus(RunStatus status, std::string message, int64_t step
 
 void RunReporter::resumed(const ResumePoint& resume) {
   m_lowestEval = resume.lowestBefore;
+  m_wallOffset = resume.wallSecondsBefore;
   m_sink.onEvent(LogEvent{LogLevel::Info,
                           "resumed from the checkpoint at step " + std::to_string(resume.step),
                           elapsed()});
@@ -61,27 +65,57 @@ void RunReporter::begin(const TrialPlan& plan, const nlohmann::json& config,
   m_lastStep = firstStep;
 }
 
-bool RunReporter::afterStep(Trial& trial, int64_t stepsDone, double loss, std::string& message) {
+bool RunReporter::absorbPendingLosses(std::string& message) {
+  if (m_pendingLosses.empty()) return true;
+  std::vector<double> values;
+  values.reserve(m_pendingLosses.size());
+  std::vector<torch::Tensor> onDevice;
+  for (const auto& [step, loss] : m_pendingLosses)
+    if (!loss.onHost()) onDevice.push_back(*loss.tensor());
+  // One synchronisation for every loss the device still holds.
+  torch::Tensor read;
+  if (!onDevice.empty()) read = torch::stack(onDevice).to(torch::kCPU, torch::kDouble);
+  int64_t next = 0;
+  for (const auto& [step, loss] : m_pendingLosses)
+    values.push_back(loss.onHost() ? loss.read() : read[next++].item<double>());
+  const auto pending = std::move(m_pendingLosses);
+  m_pendingLosses.clear();
+  for (size_t i = 0; i < pending.size(); ++i) {
+    const int64_t stepsDone = pending[i].first;
+    const double loss = values[i];
+    if (!std::isfinite(loss)) {
+      message = "training loss became " + formatLoss(loss) + " at step " +
+                std::to_string(stepsDone) + " (epoch " +
+                std::to_string((stepsDone - 1) / m_plan.stepsPerEpoch + 1) + ")";
+      m_sink.onEvent(MetricEvent{"train/loss", stepsDone, elapsed(), loss});
+      m_lastStep = stepsDone;
+      return false;
+    }
+    m_lossSum += loss;
+    ++m_lossCount;
+    m_divergence.step(loss);
+  }
+  return true;
+}
+
+bool RunReporter::afterStep(Trial& trial, int64_t stepsDone, StepLoss loss, std::string& message) {
   const TrialPlan& plan = m_plan;
   const int64_t totalEpochs = (plan.totalSteps + plan.stepsPerEpoch - 1) / plan.stepsPerEpoch;
   const bool checkpointing = !m_checkpointDir.empty();
   m_lastStep = stepsDone;
-  if (!std::isfinite(loss)) {
-    message = "training loss became " + formatLoss(loss) + " at step " + std::to_string(stepsDone) +
-              " (epoch " + std::to_string((stepsDone - 1) / plan.stepsPerEpoch + 1) + ")";
-    m_sink.onEvent(MetricEvent{"train/loss", stepsDone, elapsed(), loss});
-    return false;
-  }
-  m_lossSum += loss;
-  ++m_lossCount;
-  m_divergence.step(loss);
+  const bool readNow = loss.onHost();
+  m_pendingLosses.emplace_back(stepsDone, std::move(loss));
 
   const bool last = stepsDone == plan.totalSteps;
   const bool logNow = stepsDone % plan.logEvery == 0 || last;
   const bool evaluateNow = last || (plan.evalEvery > 0 && stepsDone % plan.evalEvery == 0);
+  const bool checkpointByTime = checkpointing && m_schedule->dueByTime();
+  if (readNow || logNow || evaluateNow || checkpointByTime) {
+    if (!absorbPendingLosses(message)) return false;
+  }
   if (!logNow && !evaluateNow) {
     // The time bound holds between evaluations too (a slow epoch, a rare evaluation).
-    if (checkpointing && m_schedule->dueByTime()) {
+    if (checkpointByTime) {
       saveCheckpoint(trial, stepsDone, std::nullopt);
       m_schedule->written();
       m_lastCheckpointStep = stepsDone;
@@ -101,7 +135,7 @@ bool RunReporter::afterStep(Trial& trial, int64_t stepsDone, double loss, std::s
     score = evaluateAndReport(trial, stepsDone, last);
     due = m_schedule->dueAfterEvaluation() || last;
   }
-  if (checkpointing && (due || m_schedule->dueByTime())) {
+  if (checkpointing && (due || checkpointByTime || m_schedule->dueByTime())) {
     saveCheckpoint(trial, stepsDone, score);
     m_schedule->written();
     m_lastCheckpointStep = stepsDone;
@@ -112,22 +146,28 @@ bool RunReporter::afterStep(Trial& trial, int64_t stepsDone, double loss, std::s
 }
 
 std::string RunReporter::cancel(Trial& trial, int64_t step) {
+  return "cancelled after " + std::to_string(step) + " steps" + keepWork(trial, step);
+}
+
+std::string RunReporter::keepWork(Trial& trial, int64_t step) {
   m_lastStep = step;
-  std::string message = "cancelled after " + std::to_string(step) + " steps";
-  // Keep the work: a cancelled run resumes where it stopped, not at its last checkpoint.
-  if (!m_checkpointDir.empty() && step > m_lastCheckpointStep) {
-    try {
-      saveCheckpoint(trial, step, std::nullopt);
-      m_lastCheckpointStep = step;
-      message += "; checkpoint saved";
-    } catch (const std::exception& e) {
-      message += "; its checkpoint could not be saved: " + std::string(e.what());
-    }
+  std::string lossFailure;
+  // A loss not read yet that was already not finite: those parameters are not worth keeping.
+  if (!absorbPendingLosses(lossFailure)) return "; " + lossFailure + ", so no checkpoint was saved";
+  // Keep the work: the run resumes where it stopped, not at its last checkpoint.
+  if (m_checkpointDir.empty() || step <= m_lastCheckpointStep) return "";
+  try {
+    saveCheckpoint(trial, step, std::nullopt);
+    m_lastCheckpointStep = step;
+    return "; checkpoint saved";
+  } catch (const std::exception& e) {
+    return "; its checkpoint could not be saved: " + std::string(e.what());
   }
-  return message;
 }
 
 void RunReporter::finishTraining(Trial& trial) {
+  std::string unused;  // the last step always reports, so nothing is pending here
+  absorbPendingLosses(unused);
   if (m_plan.totalSteps == 0) evaluateAndReport(trial, 0, true);
   if (auto diverged = m_divergence.verdict()) {
     const std::string judgement =

@@ -41,6 +41,8 @@ struct ResumePoint {
   // Each metric's lowest value up to `step` (the run's past, from the store): a comparison with
   // a paper's best value must see the evaluations before the interruption too.
   std::map<std::string, double> lowestBefore;
+  // The run's wall time at `step`: the resumed run's clock continues from it.
+  double wallSecondsBefore = 0;
 };
 
 class RunReporter {
@@ -62,15 +64,21 @@ class RunReporter {
 
   // The step about to be taken (where a cancel or a failure is reported).
   void setLastStep(int64_t step) { m_lastStep = step; }
+  const std::string& deviceName() const { return m_deviceName; }
   int64_t lastStep() const { return m_lastStep; }
 
   // After the step that completed `stepsDone` with `loss`: logs, evaluates and checkpoints as
-  // the plan and schedule say. False when the loss is not finite: the run has failed there and
-  // `message` says so. Throws what the trial's evaluation or checkpoint throws.
-  bool afterStep(Trial& trial, int64_t stepsDone, double loss, std::string& message);
+  // the plan and schedule say. False when a loss is not finite: the run has failed at that
+  // loss's step and `message` says so. A loss still on the device waits, unread, until the
+  // next report (at most the plan's logging interval). Throws what the trial's evaluation or
+  // checkpoint throws.
+  bool afterStep(Trial& trial, int64_t stepsDone, StepLoss loss, std::string& message);
   // A cancel before step `step`: saves a checkpoint when work would be lost; returns the
   // status message.
   std::string cancel(Trial& trial, int64_t step);
+  // A run stopped before step `step` (cancelled, or out of memory between two steps): saves a
+  // checkpoint there when work would be lost; returns "; checkpoint saved" or why not.
+  std::string keepWork(Trial& trial, int64_t step);
   // After the last step: a run of no steps is evaluated, a diverged one gets its verdict.
   void finishTraining(Trial& trial);
   // A finished run's status message (the experiment's judgement, the paper's comparison).
@@ -86,11 +94,15 @@ class RunReporter {
   // Evaluates, emits the results and returns the selection metric's value, if any.
   std::optional<double> evaluateAndReport(Trial& trial, int64_t stepsDone, bool final);
   void saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<double> score);
+  // Reads the losses waiting since the last report (one device synchronisation for all) into
+  // the logging mean and the divergence watch; false, with `message`, at a non-finite one.
+  bool absorbPendingLosses(std::string& message);
 
   std::shared_ptr<const Experiment> m_experiment;
   EventSink& m_sink;
   std::string m_deviceName;
   std::chrono::steady_clock::time_point m_startTime = std::chrono::steady_clock::now();
+  double m_wallOffset = 0;  // a resumed run's wall time before this session
 
   TrialPlan m_plan;
   std::string m_checkpointDir;  // empty: no checkpoints
@@ -99,6 +111,7 @@ class RunReporter {
   int64_t m_lastCheckpointStep = 0;
   double m_lossSum = 0;
   int64_t m_lossCount = 0;
+  std::vector<std::pair<int64_t, StepLoss>> m_pendingLosses;  // (steps done, loss), unread
 
   // The latest verdict an evaluation gave (a snapshot whose meta states one): part of a
   // finished run's verdicts and, as "VERDICT -- detail", of its status message.

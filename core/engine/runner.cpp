@@ -11,6 +11,12 @@
 
 namespace fl {
 
+namespace {
+
+std::string firstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
 Runner::Runner(std::shared_ptr<const Experiment> experiment, nlohmann::json config, EventSink& sink,
                RunnerOptions options)
     : m_experiment(std::move(experiment)),
@@ -113,8 +119,19 @@ RunStatus Runner::trainLoop(Trial& trial, const nlohmann::json& config, std::str
       return RunStatus::Cancelled;
     }
     answerRequests(trial, step);
-    const double loss = trial.trainStep(step);
-    if (!m_reporter.afterStep(trial, step + 1, loss, message)) return RunStatus::Failed;
+    std::optional<StepLoss> loss;
+    try {
+      loss = trial.trainStep(step);
+    } catch (const c10::OutOfMemoryError& e) {
+      // A step the device had no memory for leaves the parameters as the previous step left
+      // them (the optimiser never ran): keep them, so the run resumes here, smaller or elsewhere.
+      message = "out of memory on " + m_reporter.deviceName() + " at step " +
+                std::to_string(step + 1) + " (" + firstLine(e.what_without_backtrace()) + ")" +
+                m_reporter.keepWork(trial, step) +
+                "; resume it with a smaller batch or on another device";
+      return RunStatus::Failed;
+    }
+    if (!m_reporter.afterStep(trial, step + 1, std::move(*loss), message)) return RunStatus::Failed;
   }
   m_reporter.finishTraining(trial);
   answerRequests(trial, plan.totalSteps);

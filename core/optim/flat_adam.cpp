@@ -65,10 +65,17 @@ void FlatAdam::step() {
   m_flatParams.addcdiv_(m_expAvg, m_denominator, -m_options.lr() / biasCorrection1);
 }
 
-double FlatAdam::clipGradNorm(double maxNorm) {
+torch::Tensor FlatAdam::clipGradNorm(double maxNorm) {
   torch::NoGradGuard noGrad;
-  const double norm = m_flatGrads.norm().item<double>();
-  if (norm > maxNorm) m_flatGrads.mul_(maxNorm / (norm + 1e-6));
+  auto norm = m_flatGrads.norm();
+  // The same scaling either way; on the GPU the factor stays on the device, so the step never
+  // waits for it (clamped to 1 where the norm is within the bound).
+  if (m_flatGrads.device().is_cpu()) {
+    const double value = norm.item<double>();
+    if (value > maxNorm) m_flatGrads.mul_(maxNorm / (value + 1e-6));
+  } else {
+    m_flatGrads.mul_((maxNorm / (norm + 1e-6)).clamp_max(1.0));
+  }
   return norm;
 }
 

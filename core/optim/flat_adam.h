@@ -41,7 +41,7 @@ class FlatAdam {
   void step();
   // Scales the gradients so that their global L2 norm is at most maxNorm (as
   // torch::nn::utils::clip_grad_norm_); returns the norm before clipping (a device sync).
-  double clipGradNorm(double maxNorm);
+  torch::Tensor clipGradNorm(double maxNorm);
 
   void setLr(double lr) { m_options.lr(lr); }
   double lr() const { return m_options.lr(); }

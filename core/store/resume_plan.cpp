@@ -15,9 +15,12 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
     plan.error = "no run " + id + " in " + store.path();
     return plan;
   }
-  if (run->status != RunStatus::Interrupted && run->status != RunStatus::Cancelled) {
+  // A failed run resumes too: from its last checkpoint after running out of memory or disk,
+  // typically with another device or batch size.
+  if (run->status != RunStatus::Interrupted && run->status != RunStatus::Cancelled &&
+      run->status != RunStatus::Failed) {
     plan.error = "run " + id + " is " + toString(run->status) +
-                 "; only interrupted or cancelled runs resume";
+                 "; only interrupted, cancelled or failed runs resume";
     return plan;
   }
   if (!expectedExperiment.empty() && expectedExperiment != run->experiment) {
@@ -53,6 +56,7 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
   if (!choice.chosen) {
     plan.error = "run " + id + "'s checkpoint files are missing (" + choice.missing +
                  "); nothing was changed";
+    plan.storeProblem = true;
     return plan;
   }
   if (!choice.missing.empty())
@@ -83,7 +87,7 @@ CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId) 
 
 ResumePoint rewindTo(RunStore& store, int64_t runId, const Checkpoint& checkpoint) {
   store.truncateAfter(runId, checkpoint.step);
-  ResumePoint point{checkpoint.path, checkpoint.step, {}};
+  ResumePoint point{checkpoint.path, checkpoint.step, {}, store.wallSecondsAt(runId, checkpoint.step)};
   if (auto past = store.run(runId))  // its summaries now cover the steps up to the checkpoint
     for (const auto& m : past->metrics)
       if (m.count > 0) point.lowestBefore[m.key] = m.min;

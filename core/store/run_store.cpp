@@ -657,6 +657,14 @@ std::string RunStore::forgetCheckpoint(int64_t checkpointId) {
   return file;
 }
 
+double RunStore::wallSecondsAt(int64_t id, int64_t step) const {
+  auto s = m_db.prepare(
+      "SELECT coalesce(max(m.wall), 0) FROM metrics m JOIN series s ON s.id = m.series_id "
+      "WHERE s.run_id = ?1 AND m.step <= ?2");
+  s.bind(1, id).bind(2, step);
+  return s.step() ? s.real(0) : 0.0;
+}
+
 void RunStore::truncateAfter(int64_t id, int64_t step) {
   Transaction tx(m_db);
   auto metrics = m_db.prepare(

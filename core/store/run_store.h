@@ -169,6 +169,9 @@ class RunStore {
 
   // Resume: drops every metric and snapshot after `step`, recomputes the summaries.
   void truncateAfter(int64_t id, int64_t step);
+  // The run's wall time when it had taken `step` steps: the latest metric's, 0 when none. A
+  // resumed run's clock continues from here, so its wall times keep counting up.
+  double wallSecondsAt(int64_t id, int64_t step) const;
 
   // --- reading a run's history
   std::vector<std::string> metricKeys(int64_t id) const;

@@ -60,7 +60,7 @@ torch::Tensor AdditionTrial::answerLogits(const torch::Tensor& inputs, const nn:
   return m_model->forward(inputs, hook).select(1, AdditionTask::kSequenceLength - 1);  // after '='
 }
 
-double AdditionTrial::trainStep(int64_t stepIndex) {
+StepLoss AdditionTrial::trainStep(int64_t stepIndex) {
   m_model->train();
   const int64_t n = m_split.trainInputs.size(0);
   std::uniform_int_distribution<int64_t> pick(0, n - 1);
@@ -79,7 +79,7 @@ double AdditionTrial::trainStep(int64_t stepIndex) {
     torch::NoGradGuard noGrad;
     numberEmbedding().copy_(m_frozenRows);
   }
-  return loss.item<double>();
+  return loss;
 }
 
 double AdditionTrial::accuracy(bool test, const Ablation* ablation) {

@@ -20,7 +20,7 @@ class AdditionTrial : public Trial {
   AdditionTrial(const AdditionSettings& settings, c10::Device device, uint64_t seed);
 
   TrialPlan plan() const override;
-  double trainStep(int64_t stepIndex) override;
+  StepLoss trainStep(int64_t stepIndex) override;
   void evaluate(int64_t stepsDone, bool final, EvalReport& out) override;
   bool supportsCheckpoints() const override { return true; }
   void saveCheckpoint(const std::string& path) const override;

@@ -53,7 +53,7 @@ std::pair<torch::Tensor, torch::Tensor> CharLmTrial::nextBatch(std::mt19937_64& 
   return m_data.sampleTrainBatch(m_settings.training.batchSize, m_settings.trainLength, rng);
 }
 
-double CharLmTrial::trainStep(int64_t stepIndex) {
+StepLoss CharLmTrial::trainStep(int64_t stepIndex) {
   m_model->train();
   auto [inputs, targets] = nextBatch(m_batchRng);
   inputs = inputs.to(m_device);
@@ -66,7 +66,7 @@ double CharLmTrial::trainStep(int64_t stepIndex) {
   loss.backward();
   if (m_settings.training.gradClip > 0) m_optimizer->clipGradNorm(m_settings.training.gradClip);
   m_optimizer->step();
-  return loss.item<double>();
+  return loss;
 }
 
 int64_t CharLmTrial::evaluationChunk(int64_t length) const {

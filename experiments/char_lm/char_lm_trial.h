@@ -23,7 +23,7 @@ class CharLmTrial : public Trial {
               uint64_t seed, const std::u32string& extraCharacters = {});
 
   TrialPlan plan() const override;
-  double trainStep(int64_t stepIndex) override;
+  StepLoss trainStep(int64_t stepIndex) override;
   bool supportsCheckpoints() const override { return true; }
   void saveCheckpoint(const std::string& path) const override;
   void loadCheckpoint(const std::string& path) override;

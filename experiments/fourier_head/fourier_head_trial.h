@@ -24,7 +24,7 @@ class FourierHeadTrial : public Trial {
   FourierHeadTrial(const ToyBenchmarkSettings& settings, c10::Device device, uint64_t seed);
 
   TrialPlan plan() const override;
-  double trainStep(int64_t stepIndex) override;
+  StepLoss trainStep(int64_t stepIndex) override;
   void evaluate(int64_t stepsDone, bool final, EvalReport& out) override;
   std::vector<Snapshot> probe(const std::map<std::string, double>& inputs) override;
   bool supportsCheckpoints() const override { return true; }

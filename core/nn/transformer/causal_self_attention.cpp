@@ -4,10 +4,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include <torch/torch.h>
 
 #include "core/nn/transformer/blocked_attention.h"
+#include "core/nn/transformer/mixed_precision.h"
 
 namespace fl::nn {
 
@@ -39,17 +41,35 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   // (B, T, 3d) -> 3 x (B, H, T, D)
   auto qkv = m_qkv->forward(x).view({b, t, 3, m_heads, hd}).permute({2, 0, 3, 1, 4});
   auto q = qkv[0], k = qkv[1], v = qkv[2];
-  if (m_filter) {
-    q = m_filter->forward(q);
-    k = m_filter->forward(k);
+  {
+    // Under bf16 autocast the filter and the rotation still run in float32 on float32 inputs:
+    // their FFTs, phases and sines are what FourierQK and FoPE are graded on.
+    std::optional<FloatRegion> exact;
+    if (autocastActive(q.device().type())) {
+      exact.emplace();
+      q = q.to(torch::kFloat);
+      k = k.to(torch::kFloat);
+    }
+    if (m_filter) {
+      q = m_filter->forward(q);
+      k = m_filter->forward(k);
+    }
+    std::tie(q, k) = m_position->rotate(q, k);
   }
-  std::tie(q, k) = m_position->rotate(q, k);
   const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
-  const bool blocked = m_kernel == AttentionKernel::Blocked && q.device().is_cpu() &&
-                       q.scalar_type() == torch::kFloat;
-  auto y =
-      blocked ? blockedAttention(q, k, v, scale) : plainAttention(q, k, v, scale);  // (B, H, T, D)
+  torch::Tensor y;  // (B, H, T, D)
+  switch (kernelFor(q)) {
+    case AttentionKernel::Blocked: y = blockedAttention(q, k, v, scale); break;
+    case AttentionKernel::Fused: y = fusedAttention(q, k, v, scale); break;
+    case AttentionKernel::Plain: y = plainAttention(q, k, v, scale); break;
+  }
   return m_residualDropout->forward(m_out->forward(y.transpose(1, 2).reshape({b, t, d})));
+}
+
+AttentionKernel CausalSelfAttentionImpl::kernelFor(const torch::Tensor& q) const {
+  const bool cpuFloat = q.device().is_cpu() && q.scalar_type() == torch::kFloat;
+  if (m_kernel == AttentionKernel::Blocked && !cpuFloat) return AttentionKernel::Fused;
+  return m_kernel;
 }
 
 torch::Tensor CausalSelfAttentionImpl::plainAttention(const torch::Tensor& q,
@@ -60,6 +80,22 @@ torch::Tensor CausalSelfAttentionImpl::plainAttention(const torch::Tensor& q,
   scores.mul_(scale).add_(m_position->attentionMask(q.size(-2), scores.options()));
   auto weights = m_attentionDropout->forward(torch::softmax(scores, -1));
   return torch::matmul(weights, v);
+}
+
+torch::Tensor CausalSelfAttentionImpl::fusedAttention(const torch::Tensor& q,
+                                                      const torch::Tensor& k,
+                                                      const torch::Tensor& v, double scale) {
+  const double dropout = m_attentionDropout->active() ? m_attentionDropout->p() : 0.0;
+  if (!m_position->hasScoreBias())
+    return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, dropout, /*is_causal=*/true,
+                                            scale);
+  // ALiBi's bias grows with the distance (slope x up to T); in bf16 it would be rounded to a
+  // step of 2 at 500. Its attention stays float32, autocast or not.
+  FloatRegion exact;
+  const auto mask = m_position->attentionMask(q.size(-2), q.options().dtype(torch::kFloat));
+  return at::scaled_dot_product_attention(q.to(torch::kFloat), k.to(torch::kFloat),
+                                          v.to(torch::kFloat), mask, dropout,
+                                          /*is_causal=*/false, scale);
 }
 
 torch::Tensor CausalSelfAttentionImpl::blockedAttention(const torch::Tensor& q,

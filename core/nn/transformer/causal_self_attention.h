@@ -7,8 +7,9 @@
 //   y       = W_o softmax(causal(scores)) v
 //
 // On float CPU tensors the last two lines run blocked (blocked_attention.h): no layer holds
-// its (B, H, T, T) scores at once. The plain kernel, which does, serves other devices and
-// dtypes, and side-by-side comparisons.
+// its (B, H, T, T) scores at once. Elsewhere (the GPU, bf16) they run as PyTorch's fused
+// scaled-dot-product attention (flash or memory-efficient kernels; ALiBi's bias as a float32
+// mask). The plain kernel, which holds the scores, is kept for side-by-side comparisons.
 #pragma once
 
 #include <memory>
@@ -24,7 +25,9 @@
 
 namespace fl::nn {
 
-enum class AttentionKernel { Blocked, Plain };
+// Blocked: ours on float CPU tensors, Fused elsewhere. Fused: PyTorch's
+// scaled_dot_product_attention on any device. Plain: softmax(q k^T) v written out.
+enum class AttentionKernel { Blocked, Fused, Plain };
 
 // Blocked, unless the environment sets FOURIERLAB_ATTENTION=plain (for benchmarks that compare
 // both in one binary).
@@ -49,6 +52,10 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
                                const torch::Tensor& v, double scale);
   torch::Tensor blockedAttention(const torch::Tensor& q, const torch::Tensor& k,
                                  const torch::Tensor& v, double scale);
+  torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
+                               const torch::Tensor& v, double scale);
+  // The kernel that runs for q: the one set, with Blocked falling back to Fused off the CPU.
+  AttentionKernel kernelFor(const torch::Tensor& q) const;
 
   int64_t m_heads;
   torch::nn::Linear m_qkv{nullptr};

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "core/nn/transformer/fused_elementwise.h"
+#include "core/nn/transformer/mixed_precision.h"
 #include "core/nn/transformer/rms_norm.h"
 
 namespace fl::nn {
@@ -127,7 +128,13 @@ torch::Tensor GptImpl::unembedding() const {
 }
 
 torch::Tensor GptImpl::forward(const torch::Tensor& tokens, const SublayerHook& hook) {
-  return torch::matmul(hidden(tokens, hook), unembedding().t());
+  using Bf16 = GptOptions::Bf16Autocast;
+  const auto device = tokens.device().type();
+  const Bf16 mode = m_options.bf16Autocast;
+  MixedPrecisionScope bf16(device, mode == Bf16::Always ||
+                                       (mode == Bf16::OnCuda && device == c10::DeviceType::CUDA));
+  // Float32 logits either way: the loss and every metric read them at full precision.
+  return torch::matmul(hidden(tokens, hook), unembedding().t()).to(torch::kFloat);
 }
 
 void GptImpl::setAttentionKernel(AttentionKernel kernel) {

@@ -50,6 +50,9 @@ struct GptOptions {
   PositionOptions position;  // its dModel and heads are overwritten with the model's
   // Builds the Q/K filter of layer l, or returns null for none.
   std::function<std::shared_ptr<QkFilterImpl>(int64_t layer)> qkFilter;
+  // Where forward() runs its matrix products in bf16 (mixed_precision.h): on the GPU by
+  // default; Always lets the CPU tests compare bf16 with float32.
+  enum class Bf16Autocast { OnCuda, Always, Never } bf16Autocast = Bf16Autocast::OnCuda;
 };
 
 using SublayerHook = std::function<torch::Tensor(int64_t layer, Sublayer which, torch::Tensor out)>;

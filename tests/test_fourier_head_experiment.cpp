@@ -130,7 +130,11 @@ class TestFourierHeadExperiment : public QObject {
   void everyHeadTrainsOnEveryDataset() {
     QFETCH(QString, head);
     QFETCH(QString, dataset);
-    auto c = run({"samples=500", "epochs=4", "device=cpu", "head=" + head.toStdString(),
+    // The official GMM head starts one bin wide with almost no density at most targets, and
+    // only the normaliser moves it at first: its loss falls after a few hundred steps (on
+    // gmm2 12.9, 11.5, 10.9, 9.4 over the first four epochs of 125 steps), so it gets them.
+    const std::string samples = head == "gmm" ? "samples=5000" : "samples=500";
+    auto c = run({samples, "epochs=4", "device=cpu", "head=" + head.toStdString(),
                   "dataset=" + dataset.toStdString()});
     QCOMPARE(fl::toString(c.status.status), fl::toString(fl::RunStatus::Finished));
     // The loss falls: the first epoch's mean is above the last one's.

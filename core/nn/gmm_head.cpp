@@ -31,9 +31,8 @@ torch::Tensor GmmHeadImpl::densityRows(const torch::Tensor& h, const torch::Tens
 }
 
 HeadOutput GmmHeadImpl::forwardRows(const torch::Tensor& h) {
-  auto p = densityRows(h, m_centers);                   // (B, m)
-  auto q = p / p.sum(/*dim=*/1, /*keepdim=*/true);
-  return {torch::log(q + 1e-5), torch::Tensor()};
+  auto p = densityRows(h, m_centers);  // (B, m), not normalised over the bins (see the header)
+  return {torch::log(p + kDensityFloor), torch::Tensor()};
 }
 
 }  // namespace fl::nn

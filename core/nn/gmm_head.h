@@ -1,6 +1,9 @@
-// GmmHead: the paper's Gaussian-mixture baseline head. G Gaussians with means tanh(linear(h)),
-// one learned standard deviation per Gaussian (through softplus, initialised at the bin width
-// 2/m), equal weights; evaluated at the bin centres and normalised over bins.
+// GmmHead: the paper's Gaussian-mixture baseline head, as the official code writes it. G
+// Gaussians with means tanh(linear(h)), one learned standard deviation per Gaussian (through
+// softplus, initialised at the bin width 2/m), equal weights; the mixture's density evaluated at
+// the bin centres, and log(density + 1e-5) returned as the logits WITHOUT normalising over the
+// bins first (unlike the Fourier head): the softmax of the cross-entropy and of the evaluation
+// normalises, so the 1e-5 floor is in density units (about 1e-5 / 25 in probability at m = 50).
 #pragma once
 
 #include <torch/nn/modules/linear.h>
@@ -21,6 +24,8 @@ struct GmmHeadOptions {
 
 class GmmHeadImpl : public DistributionHeadImpl {
  public:
+  static constexpr double kDensityFloor = 1e-5;  // added to the density before the log
+
   explicit GmmHeadImpl(GmmHeadOptions options);
 
   HeadOutput forwardRows(const torch::Tensor& h) override;  // no penalty

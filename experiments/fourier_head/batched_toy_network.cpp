@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "experiments/fourier_head/batched_gemm.h"
+#include "core/engine/blas_gemm.h"
 #include "experiments/fourier_head/batched_simd.h"
 
 #if defined(__SSE__)
@@ -377,6 +377,28 @@ double BatchedToyNetwork::normalisedCrossEntropy(int64_t k, int64_t n) {
   return total / double(n);
 }
 
+double BatchedToyNetwork::flooredDensityCrossEntropy(int64_t k, int64_t n) {
+  const int64_t m = m_shape.bins;
+  const int64_t row0 = k * m_shape.batch;
+  const float scale = 1.0f / static_cast<float>(n);
+  double total = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    const float* p = m_s.data() + (row0 + r) * m;
+    float* d = m_ds.data() + (row0 + r) * m;
+    const int64_t t = m_targets[row0 + r];
+    // The GMM head's logits are log(p + eps) of the density itself (gmm_head.h), so the
+    // cross-entropy is log(sum_i (p_i + eps)) - log(p_t + eps), and its gradient in p_i is
+    // 1 / sum - [i = t] / (p_t + eps).
+    const float sum = sumOf(p, m) + static_cast<float>(m) * kLogitFloor;
+    const float floored = p[t] + kLogitFloor;
+    total += std::log(double(sum)) - std::log(double(floored));
+    const float common = scale / sum;
+    for (int64_t i = 0; i < m; ++i) d[i] = common;
+    d[t] = common - scale / floored;
+  }
+  return total / double(n);
+}
+
 void BatchedToyNetwork::fourierHead(const std::vector<int64_t>& members, const int64_t* counts,
                                     const double* gamma, double* losses) {
   const int64_t m = m_shape.bins, B = m_shape.batch, O = m_outputs, n1 = O / 2;
@@ -517,7 +539,7 @@ void BatchedToyNetwork::gmmHead(const float* parameters, float* gradients,
       gmmForwardRow(m_a.data() + row * G, m_mu.data() + row * G, m_pdf.data() + row * G * m,
                     m_s.data() + row * m, c, inverseSigma, inverseNorm, G, m, inverseG);
     }
-    losses[k] += normalisedCrossEntropy(k, n);
+    losses[k] += flooredDensityCrossEntropy(k, n);
 
     for (int64_t r = 0; r < n; ++r) {
       const int64_t row = k * B + r;

@@ -40,8 +40,9 @@ std::vector<ParamSpec> FourierHeadExperiment::params() const {
                  "Fourier head: N, the highest frequency (paper's Table 1: 12)"),
       P::real("gamma", 0.0, 0.0, 1.0,
               "Fourier head: weight of the smoothness regulariser (paper: 0 or 1e-6)"),
-      P::integer("gaussians", 12, 1, 64,
-                 "GMM head: number of Gaussians G (12 gives it about the Fourier head's width)"),
+      P::integer("gaussians", 0, 0, 64,
+                 "GMM head: number of Gaussians G; 0: the official code's choice for the dataset "
+                 "(1 on gaussian, 2 on gmm2 and beta)"),
       P::integer("epochs", 500, 1, 100000, "Passes over the training set (paper: 500)")
           .inGroup("training"),
       P::integer("batch_size", 32, 1, 65536, "Samples per step (paper: 32)").inGroup("training"),

@@ -8,6 +8,12 @@
 
 namespace fl::fourier_head {
 
+int64_t officialGaussians(ToyDataset dataset) {
+  // toy-example-synthetic/scripts/run_exps_gmm.sh passes --n_gaussians 1 for gaussian and 2
+  // for gmm2 and beta.
+  return dataset == ToyDataset::Gaussian ? 1 : 2;
+}
+
 ToyBenchmarkSettings ToyBenchmarkSettings::fromConfig(const nlohmann::json& c) {
   ToyBenchmarkSettings s;
   s.dataset = parseToyDataset(c.at("dataset").get<std::string>()).value();
@@ -15,6 +21,7 @@ ToyBenchmarkSettings ToyBenchmarkSettings::fromConfig(const nlohmann::json& c) {
   s.frequencies = c.at("frequencies").get<int64_t>();
   s.gamma = c.at("gamma").get<double>();
   s.gaussians = c.at("gaussians").get<int64_t>();
+  if (s.gaussians == 0) s.gaussians = officialGaussians(s.dataset);
   s.bins = c.at("bins").get<int64_t>();
   s.samples = c.at("samples").get<int64_t>();
   s.variance = c.at("variance").get<double>();

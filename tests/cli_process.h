@@ -18,8 +18,11 @@ struct CliResult {
 
 inline QString cliPath() { return QString::fromLocal8Bit(qgetenv("FOURIERLAB_CLI")); }
 
-inline CliResult runCli(const QStringList& args, int timeoutMs = 120000) {
+// stdoutFile: where stdout goes instead of the pipe (e.g. /dev/full); `out` is empty then.
+inline CliResult runCli(const QStringList& args, int timeoutMs = 120000,
+                        const QString& stdoutFile = QString()) {
   QProcess p;
+  if (!stdoutFile.isEmpty()) p.setStandardOutputFile(stdoutFile);
   p.start(cliPath(), args);
   if (!p.waitForFinished(timeoutMs)) {
     p.kill();

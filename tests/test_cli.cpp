@@ -254,6 +254,10 @@ class TestCli : public QObject {
     QTest::newRow("bad choice") << QStringList{"--set", "head=cnn"} << "'head' must be one of linear, fourier, gmm";
     QTest::newRow("bad preset") << QStringList{"--preset", "paper"} << "unknown preset 'paper'";
     QTest::newRow("bad device") << QStringList{"--device", "gpu0"} << "device must be auto, cpu, cuda or cuda:N";
+    QTest::newRow("run id past int64") << QStringList{"--resume", "99999999999999999999"}
+                                       << "'99999999999999999999' is past the largest id";
+    QTest::newRow("run id not a number") << QStringList{"--resume", "12x"}
+                                         << "'12x' is not an id";
   }
   void badConfigExitsTwoNamingTheKey() {
     QFETCH(QStringList, args);
@@ -271,11 +275,24 @@ class TestCli : public QObject {
     QCOMPARE(runCli({"frobnicate"}).exitCode, 2);
   }
 
-  void cudaWithoutCudaExitsTwo() {
-    auto r = runCli({"run", "fourier-head", "--device", "cuda", "--set", "epochs=1"});
-    if (r.exitCode == 0) QSKIP("this machine has CUDA");
+  // A device the machine lacks is a usage error naming the devices it has, for the run and for
+  // a study, before anything is stored.
+  void aMissingCudaDeviceExitsTwoNamingTheDevicesThereAre_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::newRow("run cuda") << QStringList{"run", "fourier-head", "--device", "cuda"};
+    QTest::newRow("run cuda:3") << QStringList{"run", "fourier-head", "--device", "cuda:3"};
+    QTest::newRow("sweep cuda:3") << QStringList{"sweep", "run", "fourier-head", "--seeds", "1,2",
+                                                 "--device", "cuda:3", "--dry-run"};
+  }
+  void aMissingCudaDeviceExitsTwoNamingTheDevicesThereAre() {
+    QFETCH(QStringList, args);
+    QTemporaryDir dir;
+    const QString db = dir.filePath("lab.db");
+    auto r = runCli(args + QStringList{"--set", "epochs=1", "--db", db});
+    if (r.exitCode == 0) QSKIP("this machine has such a CUDA device");
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.contains("CUDA is not available"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("this machine has: cpu"), qPrintable(r.err));
+    QVERIFY2(!QFile::exists(db), "nothing is stored for a refused device");
   }
 
   // #16: SIGTERM (kill, timeout, Slurm's preemption) and SIGHUP (a closed terminal) killed

@@ -140,6 +140,22 @@ class TestCliStore : public QObject {
     QVERIFY(missing.err.contains("no run 1 in"));
   }
 
+  // A listing, a table or an export written to a full device exited 0: every command that
+  // prints now says it could not, exit 3, whatever its size (one buffer or many).
+  void outputToAFullDeviceExitsThree() {
+    const QString d = db("full-output.db");
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
+    for (const QStringList& args :
+         {QStringList{"runs", "--db", d, "list"}, QStringList{"runs", "--db", d, "show", "1"},
+          QStringList{"runs", "--db", d, "export", "1", "--format", "csv"},
+          QStringList{"list", "--json"}}) {
+      auto r = runCli(args, 120000, "/dev/full");
+      QVERIFY2(r.exitCode == 3, qPrintable(args.join(' ') + ": exit " + QString::number(r.exitCode)));
+      QVERIFY2(r.err.contains("could not be written to standard output (/dev/full)"),
+               qPrintable(r.err));
+    }
+  }
+
   void badDatabasesExitThreeNamingTheFileUnchanged_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("message");
@@ -151,6 +167,10 @@ class TestCliStore : public QObject {
     QTest::newRow("locked") << "locked" << "another process holds the write lock";
     // #3 (audit): a corrupt page in the middle was accepted and written to (exit 0).
     QTest::newRow("corrupt page") << "corrupt" << "is corrupt";
+    // A schema version that is not a number aborted every command (exit 134) and left a -wal.
+    QTest::newRow("schema 'abc'") << "schema:abc" << "has a malformed schema version 'abc'";
+    QTest::newRow("schema past int") << "schema:99999999999"
+                                     << "has a malformed schema version '99999999999'";
   }
   void badDatabasesExitThreeNamingTheFileUnchanged() {
     QFETCH(QString, kind);
@@ -181,9 +201,11 @@ class TestCliStore : public QObject {
         holder = nullptr;
         if (kind == "truncated") fs::resize_file(path, fs::file_size(path) / 2);
         else fl::testing::corruptMiddlePages(path);
-      } else if (kind == "newer") {
-        sqlite3_exec(holder, "UPDATE meta SET value='7' WHERE key='schema_version'; PRAGMA journal_mode=DELETE",
-                     nullptr, nullptr, nullptr);
+      } else if (kind == "newer" || kind.startsWith("schema:")) {
+        const std::string value = kind == "newer" ? "7" : kind.mid(7).toStdString();
+        const std::string sql = "UPDATE meta SET value='" + value +
+                                "' WHERE key='schema_version'; PRAGMA journal_mode=DELETE";
+        sqlite3_exec(holder, sql.c_str(), nullptr, nullptr, nullptr);
         sqlite3_close(holder);
         holder = nullptr;
       } else {
@@ -205,6 +227,8 @@ class TestCliStore : public QObject {
     QVERIFY2(readBytes(path) == before, "the file was modified by runs list");
     if (hadWal) QVERIFY2(fs::exists(path + "-wal") && readBytes(path + "-wal") == walBefore,
                          "the -wal was modified");
+    if (!hadWal && kind != "locked")
+      QVERIFY2(!fs::exists(path + "-wal"), "a -wal was left beside a refused store");
     if (holder) {
       sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
       sqlite3_close(holder);
@@ -245,6 +269,25 @@ class TestCliStore : public QObject {
     QVERIFY(readBytes(path) == before);
   }
 
+  // A run whose recorded checkpoints lost their files cannot resume: that is the store's state,
+  // not a wrong argument, so the exit code is 3 (it was 2), and nothing changes.
+  void aResumeWithoutItsCheckpointFilesIsAStoreError() {
+    const QString d = db("no-checkpoint-files.db");
+    const std::string path = d.toStdString();
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d, "--set", "checkpoint_every=1"} +
+                    kTiny).exitCode, 0);
+    QVERIFY(queryInt(path, "SELECT count(*) FROM artifacts") >= 1);
+    sqlite3* db = nullptr;
+    sqlite3_open(path.c_str(), &db);
+    sqlite3_exec(db, "UPDATE runs SET status = 'interrupted'", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+    fs::remove_all(path + ".files");
+    auto r = runCli({"run", "--db", d, "--resume", "1"});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.contains("store error: run 1's checkpoint files are missing"), qPrintable(r.err));
+    QCOMPARE(queryInt(path, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), int64_t(1));
+  }
+
   void killNineThenResume() {
     const QString d = db("kill.db");
     const std::string path = d.toStdString();
@@ -280,13 +323,16 @@ class TestCliStore : public QObject {
     QCOMPARE(queryInt(path, "SELECT count FROM series WHERE key = 'train/loss'"), int64_t(12));
     QCOMPARE(queryInt(path, "SELECT count(*) FROM metrics m JOIN series s ON s.id = m.series_id WHERE s.key = 'train/loss'"), int64_t(12));
     QCOMPARE(queryInt(path, "SELECT count(DISTINCT step) FROM metrics m JOIN series s ON s.id = m.series_id WHERE s.key = 'test/kl'"), int64_t(12));
+    // Wall times keep counting up across the interruption (they restarted at 0 on resume).
+    QCOMPARE(queryInt(path, "SELECT count(*) FROM metrics a JOIN metrics b ON a.series_id = b.series_id "
+                            "AND b.step > a.step AND b.wall < a.wall"), int64_t(0));
     auto shown = nlohmann::json::parse(runCli({"runs", "--db", d, "show", "1", "--json"}).out.toStdString());
     QCOMPARE(shown["status"].get<std::string>(), std::string("finished"));
     QCOMPARE(shown["last_step"], shown["total_steps"]);
     // A finished run does not resume.
     auto again = runCli({"run", "--db", d, "--resume", "1"});
     QCOMPARE(again.exitCode, 2);
-    QVERIFY(again.err.contains("only interrupted or cancelled runs resume"));
+    QVERIFY(again.err.contains("only interrupted, cancelled or failed runs resume"));
   }
 
   // #16: a checkpoint onto a full disk aborted the CLI (exit 134, step-N.pt.partial left,

@@ -194,6 +194,8 @@ class TestStudySpec : public QObject {
                                << "seeds are not an axis";
     QTest::newRow("twice") << R"({"grid": {"lr": [0.1]}, "zip": [{"lr": [0.2], "gamma": [0]}]})"
                            << "axis 'lr' is given twice";
+    QTest::newRow("a value twice") << R"({"grid": {"lr": [0.1, 0.2, 0.1]}})"
+                                   << "axis 'lr' value 0.1 is given twice";
     QTest::newRow("unknown preset") << R"({"preset": "paper-cubic"})"
                                     << "unknown preset 'paper-cubic'";
     QTest::newRow("too many runs")

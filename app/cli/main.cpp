@@ -5,7 +5,9 @@
 
 #include <optional>
 
+#include "app/cli/checked_output.h"
 #include "app/cli/commands.h"
+#include "app/cli/option_checks.h"
 #include "app/cli/sweep_options.h"
 #include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
@@ -56,7 +58,8 @@ int main(int argc, char** argv) {
   run->add_option("--name", runArgs.name, "A name for the run");
   run->add_option("--tag", runArgs.tags, "Tag the run (repeatable)")->allow_extra_args(false);
   run->add_option("--resume", runArgs.resume,
-                  "Continue interrupted or cancelled run ID from its last checkpoint");
+                  "Continue interrupted, cancelled or failed run ID from its last checkpoint")
+      ->check(fl::cli::storeId());
 
   fl::cli::RunsArgs runsArgs;
   auto* runs = app.add_subcommand("runs", "Browse and edit the run store");
@@ -75,33 +78,35 @@ int main(int argc, char** argv) {
   runsList->add_flag("--json", runsArgs.json, "Print a JSON array");
   auto* show =
       runs->add_subcommand("show", "Config, status, timings, metric summaries, tags, notes");
-  show->add_option("id", runsArgs.id, "Run id")->required();
+  show->add_option("id", runsArgs.id, "Run id")->required()->check(fl::cli::storeId());
   show->add_flag("--json", runsArgs.json, "Print as JSON");
   auto* exportRuns = runs->add_subcommand("export", "Metrics (long format) and snapshots");
-  exportRuns->add_option("ids", runsArgs.ids, "Run ids")->required();
+  exportRuns->add_option("ids", runsArgs.ids, "Run ids")->required()->check(fl::cli::storeId());
   exportRuns->add_option("--format", runsArgs.format, "csv or json")
       ->check(CLI::IsMember({"csv", "json"}));
   exportRuns->add_option("--out", runsArgs.out, "Output file (default: stdout)");
   auto* tag = runs->add_subcommand("tag", "Add tags to a run");
-  tag->add_option("id", runsArgs.id, "Run id")->required();
+  tag->add_option("id", runsArgs.id, "Run id")->required()->check(fl::cli::storeId());
   tag->add_option("tags", runsArgs.words, "Tags")->required();
   auto* untag = runs->add_subcommand("untag", "Remove tags from a run");
-  untag->add_option("id", runsArgs.id, "Run id")->required();
+  untag->add_option("id", runsArgs.id, "Run id")->required()->check(fl::cli::storeId());
   untag->add_option("tags", runsArgs.words, "Tags")->required();
   auto* note = runs->add_subcommand("note", "Set a run's notes");
-  note->add_option("id", runsArgs.id, "Run id")->required();
+  note->add_option("id", runsArgs.id, "Run id")->required()->check(fl::cli::storeId());
   note->add_option("text", runsArgs.value, "The notes")->required();
   auto* rename = runs->add_subcommand("rename", "Rename a run");
-  rename->add_option("id", runsArgs.id, "Run id")->required();
+  rename->add_option("id", runsArgs.id, "Run id")->required()->check(fl::cli::storeId());
   rename->add_option("name", runsArgs.value, "The new name")->required();
   auto* remove =
       runs->add_subcommand("delete", "Delete runs with their metrics, snapshots and files");
-  remove->add_option("ids", runsArgs.ids, "Run ids")->required();
+  remove->add_option("ids", runsArgs.ids, "Run ids")->required()->check(fl::cli::storeId());
   auto* archive = runs->add_subcommand("archive", "Hide runs from the default listing");
-  archive->add_option("ids", runsArgs.ids, "Run ids")->required();
+  archive->add_option("ids", runsArgs.ids, "Run ids")->required()->check(fl::cli::storeId());
   auto* compare =
       runs->add_subcommand("compare", "Config differences and final metrics side by side");
-  compare->add_option("ids", runsArgs.ids, "Run ids (two or more)")->required();
+  compare->add_option("ids", runsArgs.ids, "Run ids (two or more)")
+      ->required()
+      ->check(fl::cli::storeId());
   compare->add_flag("--json", runsArgs.json, "Print as JSON");
 
   fl::cli::SweepArgs sweepArgs;
@@ -128,20 +133,22 @@ int main(int argc, char** argv) {
   } else {
     fl::InterruptSignals::releaseHeld();
   }
-  if (*list) return fl::cli::listCommand(registry, listJson);
-  if (*run) {
-    runArgs.presetGiven = presetOption->count() > 0;
-    if (runArgs.experiment.empty() && runArgs.resume == 0) {
-      std::fprintf(stderr, "error: run needs an EXPERIMENT (or --resume ID)\n");
-      return fl::cli::kExitBadUsage;
+  return fl::cli::withCheckedOutput([&]() -> int {
+    if (*list) return fl::cli::listCommand(registry, listJson);
+    if (*run) {
+      runArgs.presetGiven = presetOption->count() > 0;
+      if (runArgs.experiment.empty() && runArgs.resume == 0) {
+        std::fprintf(stderr, "error: run needs an EXPERIMENT (or --resume ID)\n");
+        return fl::cli::kExitBadUsage;
+      }
+      return fl::cli::runCommand(registry, runArgs);
     }
-    return fl::cli::runCommand(registry, runArgs);
-  }
-  if (*sweep) {
-    sweepArgs.action = sweep->get_subcommands().front()->get_name();
-    return fl::cli::sweepCommand(registry, sweepArgs);
-  }
-  runsArgs.action = runs->get_subcommands().front()->get_name();
-  if (runsArgs.id != 0) runsArgs.ids = {runsArgs.id};
-  return fl::cli::runsCommand(runsArgs);
+    if (*sweep) {
+      sweepArgs.action = sweep->get_subcommands().front()->get_name();
+      return fl::cli::sweepCommand(registry, sweepArgs);
+    }
+    runsArgs.action = runs->get_subcommands().front()->get_name();
+    if (runsArgs.id != 0) runsArgs.ids = {runsArgs.id};
+    return fl::cli::runsCommand(runsArgs);
+  });
 }

@@ -1,5 +1,7 @@
 #include "app/cli/sweep_options.h"
 
+#include "app/cli/option_checks.h"
+
 #include "core/study/run_groups.h"
 
 namespace fl::cli {
@@ -56,7 +58,7 @@ void addSlurm(CLI::App* c, SweepArgs& a) {
 }
 
 void addId(CLI::App* c, SweepArgs& a) {
-  c->add_option("id", a.id, "Study id (see `sweep list`)")->required();
+  c->add_option("id", a.id, "Study id (see `sweep list`)")->required()->check(storeId());
 }
 
 }  // namespace
@@ -71,9 +73,12 @@ CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
   auto* run = sweep->add_subcommand(
       "run", "Expand a study (built-in, from a file, or --grid/--zip/--seeds) and train it");
   run->add_option("experiment", a.experiment, "Experiment name (see `list`)");
-  run->add_option("--study", a.study, "A built-in study of the experiment (see `list`)");
-  run->add_option("--study-file", a.studyFile, "A study as a JSON file (see README: Studies)");
-  run->add_option("--preset", a.preset, "Start every run from this preset");
+  run->add_option("--study", a.study, "A built-in study of the experiment (see `list`)")
+      ->check(nonEmpty("a study the experiment declares (see `list`)"));
+  run->add_option("--study-file", a.studyFile, "A study as a JSON file (see README: Studies)")
+      ->check(nonEmpty("the path of a study file"));
+  run->add_option("--preset", a.preset, "Start every run from this preset")
+      ->check(nonEmpty("a preset of the experiment (see `list`)"));
   run->add_option("--set", a.assignments, "Fix a parameter for every run: KEY=VALUE (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--grid", a.grid,
@@ -83,7 +88,8 @@ CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
   run->add_option("--zip", a.zip, "Axes that vary together: KEY=V1,V2,KEY2=W1,W2 (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--seeds", a.seeds,
-                  "Seeds of every setting: 1,2,3,42 (mean and spread over them)");
+                  "Seeds of every setting: 1,2,3,42 (mean and spread over them)")
+      ->check(nonEmpty("seeds such as 1,2,3,42 or 1,2,...,10"));
   run->add_option("--name", a.name, "A name for the study");
   run->add_flag("--dry-run", a.dryRun,
                 "Print the runs and the spec (with --slurm: the batch script); train, store and "
@@ -150,7 +156,8 @@ CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
                    "std (mean ± std), half (± 0.67 std: the paper's 50% interval), minmax, none");
   plot->add_option("--where", a.where, "Only settings with KEY=VALUE (repeatable)")
       ->allow_extra_args(false);
-  plot->add_option("--figure", a.figure, "One of the study's declared figures, by name");
+  plot->add_option("--figure", a.figure, "One of the study's declared figures, by name")
+      ->check(nonEmpty("a figure the study declares (see `sweep show`)"));
   plot->add_option("--out", a.out, "Output file: .svg, .png or .pdf")->required();
   plot->add_option("--width", a.width, "Pixels (default: 560 per metric + 200)")
       ->check(CLI::Range(200, 10000));

@@ -235,6 +235,9 @@ int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
 study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRecord& r,
                                const SweepArgs& args) {
   study::FigureLayout layout;
+  if (!args.figure.empty() && !args.x.empty())
+    throw std::invalid_argument("--figure " + args.figure +
+                                " and --x " + args.x + " cannot be combined: give one of them");
   if (args.x.empty()) {
     if (r.spec.figures.empty())
       throw std::invalid_argument("study " + std::to_string(r.id) +
@@ -362,6 +365,19 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
     if (args.action == "plot") return plotStudy(registry, studies, args.id, runs.path(), args);
     if (args.action == "delete") {
       const StudyRecord r = requireStudy(studies, args.id, runs.path());
+      // Opening the store marked the runs of dead processes interrupted: what is still running
+      // or queued has a live trainer, which must not lose its study under it.
+      std::string live;
+      for (const auto& run : studies.results(args.id))
+        if (run.status == "running" || run.status == "queued")
+          live += (live.empty() ? "" : ", ") + std::to_string(run.runId);
+      if (!live.empty()) {
+        std::fprintf(stderr,
+                     "error: study %lld is training (runs %s); stop its process first (Ctrl-C, "
+                     "kill: they keep their checkpoints), then delete it\n",
+                     static_cast<long long>(r.id), live.c_str());
+        return kExitRunFailed;
+      }
       const int deleted = studies.remove(args.id, !args.keepRuns);
       std::fprintf(stderr, "deleted study %lld (%s)%s\n", static_cast<long long>(r.id),
                    r.name.c_str(),

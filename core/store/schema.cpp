@@ -247,7 +247,15 @@ int versionInsideTransaction(const Database& db) {
   }
   auto s = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
   if (!s.step()) throw StoreError(db.path(), "has no schema version: not a FourierLab run store");
-  return std::stoi(s.text(0));
+  // Read as text and checked: std::stoi would throw std::invalid_argument ('abc') or
+  // std::out_of_range ('99999999999') past every store error handler.
+  const std::string text = s.text(0);
+  const bool digits = !text.empty() && text.size() <= 9 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits)
+    throw StoreError(db.path(), "has a malformed schema version '" + text +
+                                    "' in its meta table: not a run store this FourierLab can read");
+  return std::stoi(text);
 }
 
 void checkNotNewer(const Database& db, int version) {

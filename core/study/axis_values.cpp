@@ -1,6 +1,7 @@
 #include "core/study/axis_values.h"
 
 #include <cmath>
+#include <set>
 
 #include "core/engine/config.h"
 
@@ -84,6 +85,15 @@ AxisParse parseAxisValues(const ParamSpec& spec, const std::string& text) {
       }
     }
   }
+  // A value given twice would be one setting trained once, silently: refused instead.
+  std::set<std::string> seen;
+  for (const auto& v : out.values)
+    if (!seen.insert(v.dump()).second) {
+      out.error = where + ": the value " + v.dump() +
+                  " is given twice (each setting is trained once; list it once)";
+      out.values.clear();
+      return out;
+    }
   return out;
 }
 

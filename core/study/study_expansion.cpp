@@ -52,9 +52,17 @@ void checkAxes(const Experiment& experiment, const std::vector<ParamSpec>& specs
       continue;
     }
     if (axis->values.empty()) errors.push_back(where + " has no values");
-    for (const auto& value : axis->values)
+    std::set<std::string> values;
+    for (const auto& value : axis->values) {
       if (auto problem = checkValue(*spec, value))
         errors.push_back(where + " value " + value.dump() + ": " + *problem);
+      // Silently one setting trained once otherwise (10,000 copies collapsed to 1).
+      if (!values.insert(value.dump()).second) {
+        errors.push_back(where + " value " + value.dump() +
+                         " is given twice (each setting is trained once; list it once)");
+        break;
+      }
+    }
     if (presetOverrides.contains(key))
       errors.push_back(where + " contradicts preset '" + presetName + "', which sets " + key +
                        " = " + presetOverrides.at(key).dump() + "; drop the preset or the axis");

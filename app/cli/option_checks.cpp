@@ -1,0 +1,32 @@
+#include "app/cli/option_checks.h"
+
+#include <charconv>
+#include <cstdint>
+
+namespace fl::cli {
+
+CLI::Validator nonEmpty(const std::string& allowed) {
+  return CLI::Validator(
+      [allowed](std::string& value) {
+        return value.empty() ? "is empty; give " + allowed : std::string();
+      },
+      "", "non-empty");
+}
+
+CLI::Validator storeId() {
+  return CLI::Validator(
+      [](std::string& value) {
+        int64_t id = 0;
+        const char* end = value.data() + value.size();
+        const auto [stop, error] = std::from_chars(value.data(), end, id);
+        if (error == std::errc::result_out_of_range)
+          return "'" + value + "' is past the largest id (" + std::to_string(INT64_MAX) +
+                 "); ids are whole numbers from 1";
+        if (error != std::errc() || stop != end || id < 1)
+          return "'" + value + "' is not an id; ids are whole numbers from 1";
+        return std::string();
+      },
+      "ID", "store id");
+}
+
+}  // namespace fl::cli

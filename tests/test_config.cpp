@@ -149,6 +149,19 @@ class TestConfig : public QObject {
              issue->message.c_str());
   }
 
+  // Found by fuzz/fuzz_config.cpp: bytes that are not UTF-8 in a typed value aborted the
+  // program (nlohmann's dump throws on them while the message was being written). Refused, with
+  // the bytes shown as U+FFFD; both for a choice and for free text.
+  void valuesThatAreNotUtf8AreRefusedWithAMessage() {
+    for (const std::string assignment : {"head=\xff\xfe", "device=cu\x07\xff"}) {
+      nlohmann::json overrides = nlohmann::json::object();
+      auto issue = fl::applyAssignment(specs(), assignment, overrides);
+      QVERIFY(issue.has_value());
+      QVERIFY2(issue->message.find("\xef\xbf\xbd") != std::string::npos, issue->message.c_str());
+      QVERIFY(!overrides.dump().empty());  // nothing unprintable was stored
+    }
+  }
+
   void presetThenAssignmentsInOrder() {
     fl::ExperimentRegistry registry;
     fl::registerBuiltinExperiments(registry);

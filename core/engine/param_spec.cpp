@@ -125,9 +125,31 @@ std::string ParamSpec::allowedDescription() const {
   return "?";
 }
 
+namespace {
+
+// A value as a message shows it. Bytes that are not UTF-8 (a typed or pasted value) become
+// U+FFFD here: nlohmann's dump would throw, and the message is how the user learns of them.
+std::string shown(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool isUtf8(const std::string& text) {
+  try {
+    (void)nlohmann::json(text).dump();
+    return true;
+  } catch (const nlohmann::json::type_error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
 std::optional<std::string> checkValue(const ParamSpec& spec, const nlohmann::json& value) {
   const std::string expected = "'" + spec.name + "' must be " + spec.allowedDescription();
-  const std::string got = ", got " + value.dump();
+  const std::string got = ", got " + shown(value);
+  // Stored configs are JSON, which holds text as UTF-8 only: other bytes are refused here.
+  if (value.is_string() && !isUtf8(value.get_ref<const std::string&>()))
+    return "'" + spec.name + "' must be UTF-8 text" + got;
   switch (spec.type) {
     case ParamType::Int:
     case ParamType::Float: {
@@ -193,6 +215,8 @@ ParsedValue parseValue(const ParamSpec& spec, const std::string& text) {
         {},
         "'" + spec.name + "' must be " + spec.allowedDescription() + ", got '" + text + "'" + why};
   };
+  // Said before anything else, and shown with U+FFFD: the message quotes the text as typed.
+  if (!isUtf8(text)) return {{}, checkValue(spec, nlohmann::json(text))};
   nlohmann::json value;
   switch (spec.type) {
     case ParamType::Int: {

@@ -8,6 +8,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
   python3-venv                # the project-local environment that holds the torch wheel
+  libopenblas0-openmp         # our small matrix products (core/engine/blas_gemm.h): half MKL's cost
   libsqlite3-dev
   nlohmann-json3-dev libcli11-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev

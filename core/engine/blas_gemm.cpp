@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <climits>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace fl {
@@ -20,18 +21,36 @@ struct Backend {
   std::string description;
 };
 
+std::string libraryOf(void* symbol) {
+  Dl_info info{};
+  const bool named = dladdr(symbol, &info) && info.dli_fname;
+  return named ? info.dli_fname : "an unnamed library";
+}
+
+// Debian's OpenMP OpenBLAS (libopenblas0-openmp), loaded privately (RTLD_LOCAL: its sgemm_
+// never interposes LibTorch's); it shares LibTorch's libgomp, so a product inside an OpenMP
+// region, or under SingleThreadedBlas, runs on its calling thread. Not the serial build: it
+// keeps its packing buffers in unlocked globals, and concurrent runs (a study's groups on two
+// threads) corrupted each other's products (NaN losses in 6 of a study's first 118 runs).
+// Null where it is not installed.
+SgemmFn openBlas() {
+  if (std::getenv("FOURIERLAB_SMALL_GEMM_MKL")) return nullptr;  // to compare, in benchmarks
+  void* library = dlopen("/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
+                         RTLD_NOW | RTLD_LOCAL);
+  return library ? reinterpret_cast<SgemmFn>(dlsym(library, "sgemm_")) : nullptr;
+}
+
 const Backend& backend() {
   static const Backend found = [] {
     Backend b;
-    // LibTorch's dependencies are in the global scope: its own BLAS answers here.
-    b.sgemm = reinterpret_cast<SgemmFn>(dlsym(RTLD_DEFAULT, "sgemm_"));
-    if (b.sgemm) {
-      Dl_info info{};
-      const bool named = dladdr(reinterpret_cast<void*>(b.sgemm), &info) && info.dli_fname;
-      b.description = std::string("sgemm_ in ") + (named ? info.dli_fname : "an unnamed library");
-    } else {
-      b.description = "built-in loops (no sgemm_ loaded)";
-    }
+    // Small products first: MKL's sgemm_ costs about 1 us per call more than OpenBLAS's on
+    // 32 x 64 x 32 (the batched toy step: 31 against 17 us per model-step, measured side by
+    // side, docs/libtorch-2.15.md), and these callers make thousands of them per step, each on
+    // one thread. Else LibTorch's own, in the global scope (the wheel's MKL).
+    b.sgemm = openBlas();
+    if (!b.sgemm) b.sgemm = reinterpret_cast<SgemmFn>(dlsym(RTLD_DEFAULT, "sgemm_"));
+    b.description = b.sgemm ? "sgemm_ in " + libraryOf(reinterpret_cast<void*>(b.sgemm))
+                            : "built-in loops (no sgemm_ loaded)";
     return b;
   }();
   return found;

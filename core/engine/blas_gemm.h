@@ -1,6 +1,7 @@
-// Row-major float matrix products called straight into the BLAS that LibTorch itself loaded
-// (the sgemm_ that PyTorch's wheel exports from libtorch_cpu: MKL), without a tensor or a
-// dispatcher on the way. Two callers need that: the batched toy trainer, whose group step makes
+// Row-major float matrix products called straight into a BLAS's sgemm_, without a tensor or a
+// dispatcher on the way: Debian's OpenBLAS where it is installed (setup.sh installs it: its
+// per-call cost on small products is about half MKL's), else the MKL that PyTorch's wheel
+// exports from libtorch_cpu. Two callers need that: the batched toy trainer, whose group step makes
 // about six 32 x 64 x 32 products per member, where torch::bmm's per-matrix overhead (views,
 // checks) costs more than the arithmetic; and the blocked attention, whose per-block products
 // through ATen paid ~30 us each of dispatch, views and transposes (23% of a paper step). Where
@@ -20,7 +21,8 @@ void gemmRowMajor(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_
                   const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                   int64_t ldc);
 
-// "sgemm_ in /…/torch/lib/libtorch_cpu.so" or "built-in loops (no sgemm_ loaded)".
+// "sgemm_ in /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0", "sgemm_ in
+// /…/torch/lib/libtorch_cpu.so" or "built-in loops (no sgemm_ loaded)".
 std::string gemmBackend();
 
 // While it lives, the BLAS products called on this thread run on this thread alone. Inside

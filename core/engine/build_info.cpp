@@ -13,12 +13,10 @@ namespace fl {
 
 namespace {
 
-// Where the matrix products' sgemm_ comes from: PyTorch's wheel exports MKL's from
-// libtorch_cpu; another LibTorch may load a separate BLAS library.
+// Which BLAS does what: LibTorch's matrix products call the MKL inside PyTorch's wheel
+// (libtorch_cpu); our small products (blas_gemm.h) may call another.
 std::string loadedBlas() {
-  const std::string backend = gemmBackend();
-  const bool mkl = backend.find("libtorch_cpu") != std::string::npos;
-  return mkl ? "MKL (" + backend + ")" : backend;
+  return "LibTorch: MKL in libtorch_cpu; small products: " + gemmBackend();
 }
 
 }  // namespace

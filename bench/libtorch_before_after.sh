@@ -18,9 +18,11 @@ done
 for round in 1 2; do
   for side in before after; do
     build=$BEFORE; [ "$side" = after ] && build=$AFTER
-    echo "## round $round, $side: bench_fourier_head (single, then batched)"
-    "$build/bench/bench_fourier_head" 2>&1 | rows '^(head|linear|fourier|gmm|single|K *=|  *[0-9]+ )'
-    "$build/bench/bench_fourier_head" --batched 2>&1 | tail -n 12
+    echo "## round $round, $side: bench_fourier_head --batched (us per model-step, single and K runs)"
+    "$build/bench/bench_fourier_head" --batched 2>&1 | rows '^  (fourier|linear|gmm) +(single|K=)'
+    echo "## round $round, $side: the same with the small products on the wheel's MKL"
+    FOURIERLAB_SMALL_GEMM_MKL=1 "$build/bench/bench_fourier_head" --batched 2>&1 |
+      rows '^  (fourier|linear|gmm) +(single|K=)'
     for threads in 1 2; do
       echo "## round $round, $side: bench_transformer qk-b64/none, $threads thread(s)"
       "$build/bench/bench_transformer" 2 "$threads" --cases qk-b64/none 2>&1 | rows '^qk-'

@@ -59,10 +59,8 @@ ResolvedDevice resolveDevice(const std::string& text) {
 std::vector<DeviceChoice> deviceChoices() {
   const auto& cuda = cudaDevices();
   std::vector<DeviceChoice> out;
-  out.push_back({"auto",
-                 cuda.devices.empty() ? "auto (cpu: no CUDA device)"
-                                      : "auto (" + describeCudaDevice(cuda.devices.front()) + ")",
-                 ""});
+  // Short: the picker is a narrow dock; the device's full label is the entry below it.
+  out.push_back({"auto", cuda.devices.empty() ? "auto (cpu)" : "auto (cuda:0)", ""});
   out.push_back({"cpu", "cpu", ""});
   for (const auto& d : cuda.devices)
     out.push_back({"cuda:" + std::to_string(d.index), describeCudaDevice(d), ""});

@@ -3,6 +3,8 @@
 # each for SECONDS (default 60) on a copy of its committed corpus in fuzz/corpus/. A crash, a
 # sanitizer report, a leak or a hang (one input over 10 s) fails with the reproducer saved in
 # build-fuzz/; otherwise each target prints its executions and coverage.
+# The seed is fixed (FUZZ_SEED, default 1) so that a red run is the change's, reproducible; set
+# FUZZ_SEED=0 for a fresh random seed when hunting.
 #   scripts/fuzz.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +16,7 @@ for target in config study_spec; do
   rm -rf "$corpus" && mkdir -p "$corpus" && cp fuzz/corpus/$target/* "$corpus"/
   log=build-fuzz/fuzz_$target.log
   if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-      build-fuzz/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      build-fuzz/fuzz_$target -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -artifact_prefix=build-fuzz/crash-$target- -print_final_stats=1 "$corpus" >"$log" 2>&1; then
     tail -n 40 "$log" >&2
     echo "fuzz: fuzz_$target failed (reproducer: build-fuzz/crash-$target-*)" >&2

@@ -256,8 +256,7 @@ class TestCli : public QObject {
     QTest::newRow("bad device") << QStringList{"--device", "gpu0"} << "device must be auto, cpu, cuda or cuda:N";
     QTest::newRow("run id past int64") << QStringList{"--resume", "99999999999999999999"}
                                        << "'99999999999999999999' is past the largest id";
-    QTest::newRow("run id not a number") << QStringList{"--resume", "12x"}
-                                         << "'12x' is not an id";
+    QTest::newRow("run id not a number") << QStringList{"--resume", "12x"} << "'12x' is not an id";
   }
   void badConfigExitsTwoNamingTheKey() {
     QFETCH(QStringList, args);
@@ -281,8 +280,8 @@ class TestCli : public QObject {
     QTest::addColumn<QStringList>("args");
     QTest::newRow("run cuda") << QStringList{"run", "fourier-head", "--device", "cuda"};
     QTest::newRow("run cuda:3") << QStringList{"run", "fourier-head", "--device", "cuda:3"};
-    QTest::newRow("sweep cuda:3") << QStringList{"sweep", "run", "fourier-head", "--seeds", "1,2",
-                                                 "--device", "cuda:3", "--dry-run"};
+    QTest::newRow("sweep cuda:3") << QStringList{"sweep", "run",      "fourier-head", "--seeds",
+                                                 "1,2",   "--device", "cuda:3",       "--dry-run"};
   }
   void aMissingCudaDeviceExitsTwoNamingTheDevicesThereAre() {
     QFETCH(QStringList, args);

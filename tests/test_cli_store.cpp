@@ -150,7 +150,8 @@ class TestCliStore : public QObject {
           QStringList{"runs", "--db", d, "export", "1", "--format", "csv"},
           QStringList{"list", "--json"}}) {
       auto r = runCli(args, 120000, "/dev/full");
-      QVERIFY2(r.exitCode == 3, qPrintable(args.join(' ') + ": exit " + QString::number(r.exitCode)));
+      QVERIFY2(r.exitCode == 3,
+               qPrintable(args.join(' ') + ": exit " + QString::number(r.exitCode)));
       QVERIFY2(r.err.contains("could not be written to standard output (/dev/full)"),
                qPrintable(r.err));
     }
@@ -168,7 +169,8 @@ class TestCliStore : public QObject {
     // #3 (audit): a corrupt page in the middle was accepted and written to (exit 0).
     QTest::newRow("corrupt page") << "corrupt" << "is corrupt";
     // A schema version that is not a number aborted every command (exit 134) and left a -wal.
-    QTest::newRow("schema 'abc'") << "schema:abc" << "has a malformed schema version 'abc'";
+    QTest::newRow("schema 'abc'") << "schema:abc"
+                                  << "has a malformed schema version 'abc'";
     QTest::newRow("schema past int") << "schema:99999999999"
                                      << "has a malformed schema version '99999999999'";
   }
@@ -274,8 +276,10 @@ class TestCliStore : public QObject {
   void aResumeWithoutItsCheckpointFilesIsAStoreError() {
     const QString d = db("no-checkpoint-files.db");
     const std::string path = d.toStdString();
-    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d, "--set", "checkpoint_every=1"} +
-                    kTiny).exitCode, 0);
+    QCOMPARE(
+        runCli(QStringList{"run", "fourier-head", "--db", d, "--set", "checkpoint_every=1"} + kTiny)
+            .exitCode,
+        0);
     QVERIFY(queryInt(path, "SELECT count(*) FROM artifacts") >= 1);
     sqlite3* db = nullptr;
     sqlite3_open(path.c_str(), &db);
@@ -284,7 +288,8 @@ class TestCliStore : public QObject {
     fs::remove_all(path + ".files");
     auto r = runCli({"run", "--db", d, "--resume", "1"});
     QCOMPARE(r.exitCode, 3);
-    QVERIFY2(r.err.contains("store error: run 1's checkpoint files are missing"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("store error: run 1's checkpoint files are missing"),
+             qPrintable(r.err));
     QCOMPARE(queryInt(path, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), int64_t(1));
   }
 
@@ -324,8 +329,10 @@ class TestCliStore : public QObject {
     QCOMPARE(queryInt(path, "SELECT count(*) FROM metrics m JOIN series s ON s.id = m.series_id WHERE s.key = 'train/loss'"), int64_t(12));
     QCOMPARE(queryInt(path, "SELECT count(DISTINCT step) FROM metrics m JOIN series s ON s.id = m.series_id WHERE s.key = 'test/kl'"), int64_t(12));
     // Wall times keep counting up across the interruption (they restarted at 0 on resume).
-    QCOMPARE(queryInt(path, "SELECT count(*) FROM metrics a JOIN metrics b ON a.series_id = b.series_id "
-                            "AND b.step > a.step AND b.wall < a.wall"), int64_t(0));
+    QCOMPARE(queryInt(path,
+                      "SELECT count(*) FROM metrics a JOIN metrics b ON a.series_id = b.series_id "
+                      "AND b.step > a.step AND b.wall < a.wall"),
+             int64_t(0));
     auto shown = nlohmann::json::parse(runCli({"runs", "--db", d, "show", "1", "--json"}).out.toStdString());
     QCOMPARE(shown["status"].get<std::string>(), std::string("finished"));
     QCOMPARE(shown["last_step"], shown["total_steps"]);

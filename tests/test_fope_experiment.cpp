@@ -124,7 +124,8 @@ class TestFopeExperiment : public QObject {
     for (int64_t i = 5; i < 10; ++i) expected.push_back(a->trainStep(i).read());
     auto b = makeTrial(config(c));
     b->loadCheckpoint(path);
-    for (int64_t i = 5; i < 10; ++i) QCOMPARE(b->trainStep(i).read(), expected[static_cast<size_t>(i - 5)]);
+    for (int64_t i = 5; i < 10; ++i)
+      QCOMPARE(b->trainStep(i).read(), expected[static_cast<size_t>(i - 5)]);
   }
 
   void interleavedRunsWithDropoutGiveTheSameLossesAsRunsAlone() {

@@ -8,7 +8,6 @@
 #include <QtTest>
 
 #include <QComboBox>
-#include <QStandardItemModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -18,6 +17,7 @@
 #include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTableView>
 
 #include <qcustomplot.h>
@@ -339,6 +339,15 @@ class TestMainWindow : public QObject {
                                   << "--study: 'x' is not a study id";
     QTest::newRow("missing study")
         << QStringList{"--study", "7"} << "--study: there is no study 7 in ";
+    QTest::newRow("device alone") << QStringList{"--device", "cpu"}
+                                  << "--device needs --start EXPERIMENT";
+    QTest::newRow("screenshot alone")
+        << QStringList{"--screenshot", "x.png"} << "--screenshot needs --start EXPERIMENT";
+    QTest::newRow("malformed device")
+        << QStringList{"--start", "fourier-head", "--device", "gpu"}
+        << "--device: device must be auto, cpu, cuda or cuda:N, got 'gpu'";
+    QTest::newRow("missing device") << QStringList{"--start", "fourier-head", "--device", "cuda:7"}
+                                    << "--device: device 'cuda:7' requested, but ";
   }
 
   void theCommandLineRefusesMistakes() {

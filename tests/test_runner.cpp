@@ -23,6 +23,7 @@ struct Script {
   int64_t steps = 10;
   int stepMillis = 0;
   int64_t nanAt = -1;
+  int64_t outOfMemoryAt = -1;  // the step that throws as LibTorch does when the GPU is full
   int64_t evalEvery = 5;
   bool exploding = false;    // loss 10^step: finite, and far above where it started
   bool checkpoints = false;  // writes a small file per checkpoint
@@ -35,6 +36,8 @@ class ScriptedTrial : public fl::Trial {
   fl::TrialPlan plan() const override { return {m_script.steps, 5, 5, m_script.evalEvery}; }
   fl::StepLoss trainStep(int64_t step) override {
     if (m_script.stepMillis) std::this_thread::sleep_for(std::chrono::milliseconds(m_script.stepMillis));
+    if (step == m_script.outOfMemoryAt)
+      TORCH_CHECK_WITH(OutOfMemoryError, false, "CUDA out of memory. Tried to allocate 2.00 GiB");
     ++m_script.taken;
     if (m_script.exploding) return std::pow(10.0, static_cast<double>(step));
     return step == m_script.nanAt ? std::nan("") : 1.0 / static_cast<double>(step + 1);
@@ -312,6 +315,36 @@ class TestRunner : public QObject {
     // one before the end (lower bounds only: sleeping never takes less). Where exactly depends
     // on the machine's speed; CheckpointSchedule's own test pins it with a fake clock.
     QVERIFY2(steps.front() < 40, "no checkpoint before the only evaluation");
+  }
+
+  // A step the device has no memory for fails the run saying so, with a checkpoint where it
+  // stopped (the parameters are the previous step's), so it resumes there.
+  void outOfMemoryFailsTheRunWithACheckpointWhereItStopped() {
+    QTemporaryDir dir;
+    Script script;
+    script.steps = 20;
+    script.evalEvery = 0;
+    script.checkpoints = true;
+    script.outOfMemoryAt = 12;
+    fl::EventQueue queue;
+    fl::RunnerOptions options;
+    options.checkpointDir = dir.path().toStdString();
+    fl::Runner runner(std::make_shared<ScriptedExperiment>(script), cpuConfig(), queue, options);
+    runner.start();
+    runner.join();
+    const auto events = queue.takeAll();
+    const auto& status = lastStatus(events);
+    QCOMPARE(fl::toString(status.status), fl::toString(fl::RunStatus::Failed));
+    QVERIFY2(status.message.find("out of memory on cpu at step 13 (CUDA out of memory.") == 0,
+             status.message.c_str());
+    QVERIFY2(status.message.find("; checkpoint saved; resume it with a smaller batch or on "
+                                 "another device") != std::string::npos,
+             status.message.c_str());
+    int64_t saved = -1;
+    for (const auto& e : events)
+      if (auto* c = std::get_if<fl::CheckpointEvent>(&e); c && !c->removed) saved = c->step;
+    QCOMPARE(saved, int64_t(12));  // twelve steps taken, the thirteenth not
+    QCOMPARE(script.taken.load(), int64_t(12));
   }
 
   // #16: a checkpoint onto a full disk aborted the process (LibTorch's zip writer throwing from

@@ -6,12 +6,12 @@
 
 #include <torch/torch.h>
 
+#include "core/nn/qk_filters/spectral_filter.h"
 #include "core/nn/transformer/alibi.h"
 #include "core/nn/transformer/fourier_position.h"
 #include "core/nn/transformer/gpt.h"
 #include "core/nn/transformer/position_encoding.h"
 #include "core/nn/transformer/rotary.h"
-#include "core/nn/qk_filters/spectral_filter.h"
 
 using namespace fl::nn;
 

@@ -151,7 +151,9 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   const auto& experiment = prepared.experiment;
   const auto& config = prepared.config;
   // A resumed run's device (stored, or --device) is asked of LibTorch now, before it starts.
-  if (auto code = checkDevice(config)) return *code;
+  if (args.resume != 0) {
+    if (auto code = checkDevice(config)) return *code;
+  }
   if (signals.received()) {  // before any run was created or continued: nothing to save
     std::fprintf(stderr, "%s: stopped before training started\n",
                  InterruptSignals::name(signals.received()).c_str());

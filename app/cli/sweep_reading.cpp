@@ -236,8 +236,8 @@ study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRe
                                const SweepArgs& args) {
   study::FigureLayout layout;
   if (!args.figure.empty() && !args.x.empty())
-    throw std::invalid_argument("--figure " + args.figure +
-                                " and --x " + args.x + " cannot be combined: give one of them");
+    throw std::invalid_argument("--figure " + args.figure + " and --x " + args.x +
+                                " cannot be combined: give one of them");
   if (args.x.empty()) {
     if (r.spec.figures.empty())
       throw std::invalid_argument("study " + std::to_string(r.id) +

@@ -29,7 +29,8 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
   beginResetModel();
   m_runs = std::move(runs);
   // "trained on": the device the run really used (cuda:0, cpu), not the config's "auto".
-  m_keys = QStringList{"id", "name", "experiment", "status", "verdict", "device", "created", "tags"};
+  m_keys =
+      QStringList{"id", "name", "experiment", "status", "verdict", "device", "created", "tags"};
   m_titles =
       QStringList{"id", "name", "experiment", "status", "verdict", "trained on", "created", "tags"};
   // Config values that differ between the listed runs.
@@ -122,7 +123,8 @@ QVariant HistoryModel::value(const store::RunRecord& r, const QString& key, int 
     if (role == Qt::ForegroundRole && passed) return *passed ? kGood : kBad;
     return {};
   }
-  if (key == "device") return display || sort ? QVariant(QString::fromStdString(r.device)) : QVariant();
+  if (key == "device")
+    return display || sort ? QVariant(QString::fromStdString(r.device)) : QVariant();
   if (key == "created") {
     if (sort) return r.created;
     if (display)

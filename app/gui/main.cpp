@@ -58,9 +58,8 @@ int main(int argc, char** argv) {
                                  "table; `fourierlab-cli sweep list` lists them).",
                                  "study-id");
   QCommandLineOption historyOption("history", "Start on the History tab.");
-  QCommandLineOption deviceOption("device",
-                                  "With --start: train on DEVICE (auto, cpu, cuda, cuda:N).",
-                                  "device");
+  QCommandLineOption deviceOption(
+      "device", "With --start: train on DEVICE (auto, cpu, cuda, cuda:N).", "device");
   QCommandLineOption screenshot("screenshot",
                                 "With --start: when the runs it launched have ended, save a "
                                 "picture of the window to PATH and quit (offscreen too).",
@@ -84,23 +83,13 @@ int main(int argc, char** argv) {
     return usageError("--device needs --start EXPERIMENT");
   if (parser.isSet(screenshot) && !parser.isSet(start))
     return usageError("--screenshot needs --start EXPERIMENT");
+  // The CLI's check: a device this machine lacks is refused naming those it has.
+  std::string pickedDevice;
   if (parser.isSet(deviceOption)) {
-    // The devices this machine has, as the picker lists them; a missing one is a usage error.
-    const std::string wanted = parser.value(deviceOption).toStdString();
-    QStringList here;
-    std::string reason;
-    bool usable = false;
-    for (const auto& choice : fl::deviceChoices()) {
-      if (choice.unavailableReason.empty()) here << QString::fromStdString(choice.label);
-      if (choice.value != wanted) continue;
-      usable = choice.unavailableReason.empty();
-      reason = choice.unavailableReason;
-    }
-    if (!usable)
-      return usageError(QString("--device: '%1' is not available%2; this machine has: %3")
-                            .arg(parser.value(deviceOption),
-                                 reason.empty() ? QString() : " (" + QString::fromStdString(reason) + ")",
-                                 here.join(", ")));
+    std::string problem;
+    const auto value = fl::pickerValueFor(parser.value(deviceOption).toStdString(), &problem);
+    if (!value) return usageError("--device: " + QString::fromStdString(problem));
+    pickedDevice = *value;
   }
   std::vector<int64_t> openIds;
   if (parser.isSet(open)) {
@@ -187,7 +176,8 @@ int main(int argc, char** argv) {
                             .arg(parser.value(preset), parser.value(start), names.join(", ")));
     }
   }
-  if (parser.isSet(deviceOption)) window.launchPanel()->selectDevice(parser.value(deviceOption));
+  if (!pickedDevice.empty())
+    window.launchPanel()->selectDevice(QString::fromStdString(pickedDevice));
   window.show();
   QTimer signalWatch;
   QObject::connect(&signalWatch, &QTimer::timeout, &window, [&] {
@@ -207,8 +197,7 @@ int main(int argc, char** argv) {
         return;
       QTimer::singleShot(500, &window, [&window, picture] {
         const bool saved = window.grab().save(picture);
-        std::fprintf(stderr, "%s %s\n", saved ? "saved" : "could not save",
-                     qPrintable(picture));
+        std::fprintf(stderr, "%s %s\n", saved ? "saved" : "could not save", qPrintable(picture));
         QApplication::exit(saved ? 0 : 3);
       });
     });

@@ -35,8 +35,8 @@ std::string libraryOf(void* symbol) {
 // Null where it is not installed.
 SgemmFn openBlas() {
   if (std::getenv("FOURIERLAB_SMALL_GEMM_MKL")) return nullptr;  // to compare, in benchmarks
-  void* library = dlopen("/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
-                         RTLD_NOW | RTLD_LOCAL);
+  void* library =
+      dlopen("/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
   return library ? reinterpret_cast<SgemmFn>(dlsym(library, "sgemm_")) : nullptr;
 }
 

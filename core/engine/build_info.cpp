@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-
 #include <torch/cuda.h>
 #include <torch/version.h>
 

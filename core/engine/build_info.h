@@ -13,7 +13,7 @@ struct BuildInfo {
   std::string torchVersion;
   bool cudaAvailable = false;
   int cudaDevices = 0;
-  std::string blasLibrary;  // where sgemm_ comes from: "MKL (sgemm_ in …/libtorch_cpu.so)"
+  std::string blasLibrary;  // "LibTorch: MKL in libtorch_cpu; small products: sgemm_ in …"
   std::string host;
 
   nlohmann::json toJson() const;

@@ -19,8 +19,9 @@ struct CudaDevice {
 
 struct CudaDevices {
   std::vector<CudaDevice> devices;
-  // Why there are none, for a greyed choice and an error: "this LibTorch has no CUDA support",
-  // "no CUDA device is visible (no NVIDIA driver loaded)". Empty when there are devices.
+  // Why there are none, for a greyed choice and an error: "no CUDA device is visible to
+  // LibTorch", "no CUDA device is visible (no NVIDIA driver on this machine)". Empty when there
+  // are devices.
   std::string unavailableReason;
 };
 

@@ -56,6 +56,16 @@ ResolvedDevice resolveDevice(const std::string& text) {
   throw std::runtime_error("unreachable device kind");
 }
 
+std::optional<std::string> pickerValueFor(const std::string& text, std::string* error) {
+  try {
+    const ResolvedDevice resolved = resolveDevice(text);
+    return text == "auto" ? std::string("auto") : resolved.name;
+  } catch (const std::exception& e) {
+    if (error) *error = e.what();
+    return std::nullopt;
+  }
+}
+
 std::vector<DeviceChoice> deviceChoices() {
   const auto& cuda = cudaDevices();
   std::vector<DeviceChoice> out;

@@ -34,4 +34,9 @@ struct DeviceChoice {
 // (Declared here, torch-free, for the GUI; defined with the torch code in device.cpp.)
 std::vector<DeviceChoice> deviceChoices();
 
+// The picker's value for a device the user typed ("cuda" is "cuda:0", "auto" stays "auto"), or
+// nothing with *error: resolveDevice's refusal (malformed, or a device this machine lacks,
+// naming those it has). Torch-free for the GUI's command line; defined in device.cpp.
+std::optional<std::string> pickerValueFor(const std::string& text, std::string* error);
+
 }  // namespace fl

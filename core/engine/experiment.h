@@ -18,9 +18,9 @@
 
 #include "core/engine/config.h"
 #include "core/engine/events.h"
-#include "core/engine/step_loss.h"
 #include "core/engine/panel_spec.h"
 #include "core/engine/param_spec.h"
+#include "core/engine/step_loss.h"
 #include "core/study/study_spec.h"
 
 namespace fl {

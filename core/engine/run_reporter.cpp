@@ -135,7 +135,7 @@ bool RunReporter::afterStep(Trial& trial, int64_t stepsDone, StepLoss loss, std:
     score = evaluateAndReport(trial, stepsDone, last);
     due = m_schedule->dueAfterEvaluation() || last;
   }
-  if (checkpointing && (due || checkpointByTime || m_schedule->dueByTime())) {
+  if (checkpointing && (due || m_schedule->dueByTime())) {
     saveCheckpoint(trial, stepsDone, score);
     m_schedule->written();
     m_lastCheckpointStep = stepsDone;

@@ -12,7 +12,7 @@ StepLoss::StepLoss(const at::Tensor& loss) {
     m_tensor = std::make_shared<const at::Tensor>(loss.detach().reshape({}));
 }
 
-bool StepLoss::onHost() const { return !m_tensor || m_tensor->device().is_cpu(); }
+bool StepLoss::onHost() const { return !m_tensor; }  // a CPU loss was read when it was made
 
 double StepLoss::read() const { return m_tensor ? m_tensor->item<double>() : m_value; }
 

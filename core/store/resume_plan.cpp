@@ -87,7 +87,8 @@ CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId) 
 
 ResumePoint rewindTo(RunStore& store, int64_t runId, const Checkpoint& checkpoint) {
   store.truncateAfter(runId, checkpoint.step);
-  ResumePoint point{checkpoint.path, checkpoint.step, {}, store.wallSecondsAt(runId, checkpoint.step)};
+  ResumePoint point{
+      checkpoint.path, checkpoint.step, {}, store.wallSecondsAt(runId, checkpoint.step)};
   if (auto past = store.run(runId))  // its summaries now cover the steps up to the checkpoint
     for (const auto& m : past->metrics)
       if (m.count > 0) point.lowestBefore[m.key] = m.min;

@@ -253,8 +253,9 @@ int versionInsideTransaction(const Database& db) {
   const bool digits = !text.empty() && text.size() <= 9 &&
                       text.find_first_not_of("0123456789") == std::string::npos;
   if (!digits)
-    throw StoreError(db.path(), "has a malformed schema version '" + text +
-                                    "' in its meta table: not a run store this FourierLab can read");
+    throw StoreError(db.path(),
+                     "has a malformed schema version '" + text +
+                         "' in its meta table: not a run store this FourierLab can read");
   return std::stoi(text);
 }
 

@@ -7,9 +7,9 @@
 
 #include <torch/torch.h>
 
+#include "core/engine/blas_gemm.h"
 #include "core/engine/seeding.h"
 #include "experiments/fourier_head/batched_adam.h"
-#include "core/engine/blas_gemm.h"
 #include "experiments/fourier_head/batched_toy_network.h"
 #include "experiments/fourier_head/toy_checkpoint.h"
 

@@ -4,10 +4,10 @@
 // step. Member k's parameters are row k of a (K, P) buffer laid out as its single run's
 // FlatAdam lays them out (ParameterLayout), so a row is that run's "parameters".
 //
-// Per member: the trunk and the head's linear layer as small matrix products (core/engine/blas_gemm.h).
-// Shared by all members, as one product over all K x B rows: the Fourier head's basis at the
-// bin centres, and its regulariser, which is the DFT of |A|^2 at the bin centres (exact when
-// bins >= 2N + 1, see below; the autocorrelation of the amplitudes otherwise).
+// Per member: the trunk and the head's linear layer as small matrix products
+// (core/engine/blas_gemm.h). Shared by all members, as one product over all K x B rows: the Fourier
+// head's basis at the bin centres, and its regulariser, which is the DFT of |A|^2 at the bin
+// centres (exact when bins >= 2N + 1, see below; the autocorrelation of the amplitudes otherwise).
 //
 // The heads' arithmetic follows core/nn (linear_head, fourier_head, gmm_head) and the
 // cross-entropy of torch::nn::functional::cross_entropy; tests/test_batched_fourier_head.cpp

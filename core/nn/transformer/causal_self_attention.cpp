@@ -59,9 +59,15 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
   torch::Tensor y;  // (B, H, T, D)
   switch (kernelFor(q)) {
-    case AttentionKernel::Blocked: y = blockedAttention(q, k, v, scale); break;
-    case AttentionKernel::Fused: y = fusedAttention(q, k, v, scale); break;
-    case AttentionKernel::Plain: y = plainAttention(q, k, v, scale); break;
+    case AttentionKernel::Blocked:
+      y = blockedAttention(q, k, v, scale);
+      break;
+    case AttentionKernel::Fused:
+      y = fusedAttention(q, k, v, scale);
+      break;
+    case AttentionKernel::Plain:
+      y = plainAttention(q, k, v, scale);
+      break;
   }
   return m_residualDropout->forward(m_out->forward(y.transpose(1, 2).reshape({b, t, d})));
 }

@@ -131,8 +131,8 @@ torch::Tensor GptImpl::forward(const torch::Tensor& tokens, const SublayerHook& 
   using Bf16 = GptOptions::Bf16Autocast;
   const auto device = tokens.device().type();
   const Bf16 mode = m_options.bf16Autocast;
-  MixedPrecisionScope bf16(device, mode == Bf16::Always ||
-                                       (mode == Bf16::OnCuda && device == c10::DeviceType::CUDA));
+  MixedPrecisionScope bf16(
+      device, mode == Bf16::Always || (mode == Bf16::OnCuda && device == c10::DeviceType::CUDA));
   // Float32 logits either way: the loss and every metric read them at full precision.
   return torch::matmul(hidden(tokens, hook), unembedding().t()).to(torch::kFloat);
 }

@@ -83,10 +83,11 @@ int main(int argc, char** argv) {
     sink.close();
     const double total = secondsSince(t0);
     const int64_t stored = points + steps;  // plus one train/loss point per step
-    std::printf("ingest: %lld points (%d keys x %lld steps + train/loss) produced in %.2f s, "
-                "all committed after %.2f s: %.2f million points/s\n",
-                static_cast<long long>(stored), keys, static_cast<long long>(steps), produced,
-                total, stored / total / 1e6);
+    std::printf(
+        "ingest: %lld points (%d keys x %lld steps + train/loss) produced in %.2f s, "
+        "all committed after %.2f s: %.2f million points/s\n",
+        static_cast<long long>(stored), keys, static_cast<long long>(steps), produced, total,
+        stored / total / 1e6);
     if (sink.error()) std::printf("  sink error: %s\n", sink.error()->c_str());
   }
 
@@ -105,19 +106,24 @@ int main(int argc, char** argv) {
     }
     const auto t0 = Clock::now();
     const auto series = store.metric(id, "train/loss");
-    std::printf("load: %zu points of one metric in %.0f ms\n", series.size(), secondsSince(t0) * 1e3);
+    std::printf("load: %zu points of one metric in %.0f ms\n", series.size(),
+                secondsSince(t0) * 1e3);
   }
 
   // 3. List 10,000 runs with five metric summaries each.
   {
     fl::store::RunStore store(db);
     for (int i = 0; i < 10000; ++i) {
-      const int64_t id = store.createRun({"fourier-head", "run " + std::to_string(i),
+      const int64_t id = store.createRun({"fourier-head",
+                                          "run " + std::to_string(i),
                                           {{"seed", i}, {"lr", 1e-3}, {"head", "fourier"}},
-                                          {i % 2 ? "odd" : "even"}, {}});
+                                          {i % 2 ? "odd" : "even"},
+                                          {}});
       std::vector<fl::Event> events;
-      for (const char* key : {"train/loss", "test/kl", "test/mse_expected", "test/mse_argmax", "test/smoothness"})
-        for (int64_t step = 1; step <= 3; ++step) events.push_back(fl::MetricEvent{key, step, 0.0, 1.0 * step});
+      for (const char* key :
+           {"train/loss", "test/kl", "test/mse_expected", "test/mse_argmax", "test/smoothness"})
+        for (int64_t step = 1; step <= 3; ++step)
+          events.push_back(fl::MetricEvent{key, step, 0.0, 1.0 * step});
       store.writeEvents(id, events);
     }
     for (int repeat = 0; repeat < 3; ++repeat) {

@@ -29,7 +29,8 @@ inline CliResult runCli(const QStringList& args, int timeoutMs = 120000,
     p.waitForFinished();
   }
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-          QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+          QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
 }
 
 // The JSON object on the last line of stdout (`run --json`).

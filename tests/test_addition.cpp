@@ -66,7 +66,8 @@ class TestAddition : public QObject {
 
   void theBandSplitRemovesExactlyTheIntendedFrequencies() {
     const int64_t m = 520;
-    // Periods 130 and 13 are low, 10 and 2 are high at the paper's cut-off of 10.4 (all whole bins of 520).
+    // Periods 130 and 13 are low, 10 and 2 are high at the paper's cut-off of 10.4 (all whole bins
+    // of 520).
     auto low = wave(m, 130) + 0.5 * wave(m, 13, 0.7);
     auto high = 0.8 * wave(m, 10, 0.2) + 0.3 * wave(m, 2);
     auto z = (low + high + 1.5).unsqueeze(0);  // and a constant, which is low
@@ -120,7 +121,8 @@ class TestAddition : public QObject {
     auto o = torch::randn({7, narrow}, torch::kDouble);
     for (bool removeLow : {true, false}) {
       auto r = addition::bandRemovalMatrix(wide, removeLow, 6.0);
-      auto after = analysis::splitByPeriod(torch::matmul(o - torch::matmul(o, r.t()), wide.t()), 6.0);
+      auto after =
+          analysis::splitByPeriod(torch::matmul(o - torch::matmul(o, r.t()), wide.t()), 6.0);
       QVERIFY(maxAbs(removeLow ? after.low : after.high) < 1e-8);
       QVERIFY(maxAbs(torch::matmul(r, r) - r) < 1e-8);  // a projection: the smallest change
     }
@@ -151,8 +153,8 @@ class TestAddition : public QObject {
 
   void fourierInitWritesTheFeaturesAndFrozenRowsStayFixed() {
     auto trial = makeTrial({"operands=20", "d_model=32", "heads=2", "layers=1", "steps=10",
-                            "embedding_init=fourier", "fourier_periods=2,5,10", "fourier_amplitude=0.5",
-                            "embedding_frozen=true"});
+                            "embedding_init=fourier", "fourier_periods=2,5,10",
+                            "fourier_amplitude=0.5", "embedding_frozen=true"});
     auto e = trial->numberEmbedding().detach().clone();
     QCOMPARE(e.size(0), int64_t(39));
     for (int64_t n = 0; n < 39; ++n) {
@@ -160,7 +162,8 @@ class TestAddition : public QObject {
       QVERIFY(std::abs(e[n][5].item<double>() - 0.5 * std::sin(2 * M_PI * n / 10)) < 1e-6);
     }
     const auto peaks = analysis::topPeriods(analysis::numberAxisMagnitudes(e), 39, 3);
-    QVERIFY(std::abs(peaks[0].period - 39.0 / 4) < 1e-9 || std::abs(peaks[0].period - 39.0 / 8) < 1e-9 ||
+    QVERIFY(std::abs(peaks[0].period - 39.0 / 4) < 1e-9 ||
+            std::abs(peaks[0].period - 39.0 / 8) < 1e-9 ||
             std::abs(peaks[0].period - 39.0 / 19) < 1e-9);  // the bins nearest periods 10, 5, 2
     for (int64_t i = 0; i < 10; ++i) trial->trainStep(i);
     QVERIFY(torch::equal(trial->numberEmbedding(), e));

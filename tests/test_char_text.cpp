@@ -43,11 +43,13 @@ class TestCharText : public QObject {
     const auto empty = writeFile(dir, "empty.txt", "");
     QCOMPARE(errorOf(empty), QString::fromStdString("corpus '" + empty + "': is empty"));
     const auto binary = writeFile(dir, "binary.bin", std::string("ab\0cd", 5));
-    QCOMPARE(errorOf(binary), QString::fromStdString("corpus '" + binary +
-                                                     "': is binary, not text (a NUL byte at offset 2)"));
+    QCOMPARE(errorOf(binary),
+             QString::fromStdString("corpus '" + binary +
+                                    "': is binary, not text (a NUL byte at offset 2)"));
     const auto latin1 = writeFile(dir, "latin1.txt", "caf\xe9 au lait");
-    QCOMPARE(errorOf(latin1), QString::fromStdString("corpus '" + latin1 +
-                                                     "': is not UTF-8 text (invalid byte at offset 3)"));
+    QCOMPARE(errorOf(latin1),
+             QString::fromStdString("corpus '" + latin1 +
+                                    "': is not UTF-8 text (invalid byte at offset 3)"));
     const auto folder = dir.path().toStdString();
     QVERIFY(errorOf(folder).contains("is a folder"));
   }
@@ -63,8 +65,8 @@ class TestCharText : public QObject {
     size_t bad = 99;
     QVERIFY(!decodeUtf8("ab\xc0\xaf", &bad));  // overlong '/'
     QCOMPARE(bad, size_t(2));
-    QVERIFY(!decodeUtf8("\xed\xa0\x80"));       // a surrogate
-    QVERIFY(!decodeUtf8("x\xe2\x82", &bad));    // truncated
+    QVERIFY(!decodeUtf8("\xed\xa0\x80"));     // a surrogate
+    QVERIFY(!decodeUtf8("x\xe2\x82", &bad));  // truncated
     QCOMPARE(bad, size_t(1));
   }
 
@@ -81,13 +83,16 @@ class TestCharText : public QObject {
     const auto text = generateStructuredText(5000, 7);
     QVERIFY(text.size() >= 5000);
     QCOMPARE(static_cast<int64_t>(text.size()) % StructuredTextPeriods::kStanza, int64_t(0));
-    for (size_t s = 0; s + StructuredTextPeriods::kStanza <= text.size(); s += StructuredTextPeriods::kStanza) {
+    for (size_t s = 0; s + StructuredTextPeriods::kStanza <= text.size();
+         s += StructuredTextPeriods::kStanza) {
       const auto stanza = text.substr(s, StructuredTextPeriods::kStanza);
       for (int line = 0; line < 4; ++line)
         for (int w = 0; w < 6; ++w) {
-          const size_t sep = line * StructuredTextPeriods::kLine + w * StructuredTextPeriods::kWord + 4;
+          const size_t sep =
+              line * StructuredTextPeriods::kLine + w * StructuredTextPeriods::kWord + 4;
           QCOMPARE(stanza[sep], w == 5 ? U'\n' : U' ');
-          for (int c = 0; c < 4; ++c) QVERIFY(stanza[sep - 4 + c] >= U'a' && stanza[sep - 4 + c] <= U'z');
+          for (int c = 0; c < 4; ++c)
+            QVERIFY(stanza[sep - 4 + c] >= U'a' && stanza[sep - 4 + c] <= U'z');
         }
       QCOMPARE(stanza.back(), U'\n');
       QVERIFY(stanza.substr(0, 30) == stanza.substr(90, 30));  // the closing line repeats the first
@@ -110,14 +115,16 @@ class TestCharText : public QObject {
       QVERIFY(s.text.substr(static_cast<size_t>(s.keyAt) - 11, 11) == U"the key is ");
       QCOMPARE(s.answerAt, length - digits);  // the answer ends the text
       QVERIFY(s.text.substr(static_cast<size_t>(s.answerAt)) == s.key);
-      QVERIFY(s.text.substr(static_cast<size_t>(s.answerAt) - 28, 28) == U"what is the key? the key is ");
+      QVERIFY(s.text.substr(static_cast<size_t>(s.answerAt) - 28, 28) ==
+              U"what is the key? the key is ");
       for (char32_t c : s.text) QVERIFY(passkeyAlphabet().find(c) != std::u32string::npos);
     }
     // Depths vary: the key is not always in the same place.
     std::set<int64_t> depths;
     for (int i = 0; i < 50; ++i) depths.insert(makePasskeySample(400, 4, rng).keyAt);
     QVERIFY(depths.size() > 20);
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makePasskeySample(minimumPasskeyLength(4) - 1, 4, rng));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             makePasskeySample(minimumPasskeyLength(4) - 1, 4, rng));
   }
 
   void dataSplitsNinetyTenAndSamplesShiftedTargets() {
@@ -143,7 +150,8 @@ class TestCharText : public QObject {
 
   void tinyShakespeareLoadsWhenPresent() {
     const std::string path = FOURIERLAB_SHARED_DATA "/tinyshakespeare.txt";
-    if (!QFile::exists(QString::fromStdString(path))) QSKIP("../shared/data/tinyshakespeare.txt not present");
+    if (!QFile::exists(QString::fromStdString(path)))
+      QSKIP("../shared/data/tinyshakespeare.txt not present");
     fl::lm::CharLmDataOptions o;
     o.corpusPath = path;
     fl::lm::CharLmData data(o, 1);

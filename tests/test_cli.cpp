@@ -12,8 +12,8 @@
 #include "tests/cli_process.h"
 
 using fl::testing::cliPath;
-using fl::testing::runCli;
 using fl::testing::lastJsonLine;
+using fl::testing::runCli;
 
 class TestCli : public QObject {
   Q_OBJECT
@@ -46,8 +46,8 @@ class TestCli : public QObject {
     QCOMPARE(j["device"].get<std::string>(), std::string("cpu"));
     QCOMPARE(j["seed"].get<int>(), 42);
     QCOMPARE(j["config"]["head"].get<std::string>(), std::string("linear"));
-    for (const char* key : {"train/loss", "test/kl", "test/mse_expected", "test/mse_argmax",
-                            "test/smoothness"})
+    for (const char* key :
+         {"train/loss", "test/kl", "test/mse_expected", "test/mse_argmax", "test/smoothness"})
       QVERIFY2(j["metrics"].contains(key), key);
     QVERIFY(j["seconds"].get<double>() > 0);
     // Progress went to stderr, plain lines since stderr is not a terminal here.
@@ -223,10 +223,11 @@ class TestCli : public QObject {
   }
 
   void aLeakingFilterIsLabelledInTheSummary() {
-    const QStringList tiny{"--set", "d_model=32", "--set", "heads=2", "--set", "layers=1",
-                           "--set", "train_len=32", "--set", "batch_size=4", "--set", "steps=20",
-                           "--set", "eval_every=20", "--set", "eval_tokens=256",
-                           "--set", "synthetic_chars=20000", "--device", "cpu", "--json"};
+    const QStringList tiny{
+        "--set",    "d_model=32",    "--set", "heads=2",         "--set", "layers=1",
+        "--set",    "train_len=32",  "--set", "batch_size=4",    "--set", "steps=20",
+        "--set",    "eval_every=20", "--set", "eval_tokens=256", "--set", "synthetic_chars=20000",
+        "--device", "cpu",           "--json"};
     auto leaky = runCli(QStringList{"run", "fourier-qk", "--set", "variant=fourier"} + tiny);
     QCOMPARE(leaky.exitCode, 0);
     QVERIFY2(leaky.err.contains("leak/verdict: LEAKS"), qPrintable(leaky.err));
@@ -250,10 +251,13 @@ class TestCli : public QObject {
     QTest::addColumn<QString>("message");
     QTest::newRow("out of range") << QStringList{"--set", "lr=-1"}
                                   << "'lr' must be a number in (0, 1], got '-1'";
-    QTest::newRow("unknown key") << QStringList{"--set", "learning_rate=1"} << "unknown parameter 'learning_rate'";
-    QTest::newRow("bad choice") << QStringList{"--set", "head=cnn"} << "'head' must be one of linear, fourier, gmm";
+    QTest::newRow("unknown key") << QStringList{"--set", "learning_rate=1"}
+                                 << "unknown parameter 'learning_rate'";
+    QTest::newRow("bad choice") << QStringList{"--set", "head=cnn"}
+                                << "'head' must be one of linear, fourier, gmm";
     QTest::newRow("bad preset") << QStringList{"--preset", "paper"} << "unknown preset 'paper'";
-    QTest::newRow("bad device") << QStringList{"--device", "gpu0"} << "device must be auto, cpu, cuda or cuda:N";
+    QTest::newRow("bad device") << QStringList{"--device", "gpu0"}
+                                << "device must be auto, cpu, cuda or cuda:N";
     QTest::newRow("run id past int64") << QStringList{"--resume", "99999999999999999999"}
                                        << "'99999999999999999999' is past the largest id";
     QTest::newRow("run id not a number") << QStringList{"--resume", "12x"} << "'12x' is not an id";

@@ -17,9 +17,9 @@
 #include "tests/store_damage.h"
 
 using fl::testing::cliPath;
-using fl::testing::runCli;
 using fl::testing::lastJsonLine;
 using fl::testing::queryInt;
+using fl::testing::runCli;
 #include <sqlite3.h>
 
 namespace fs = std::filesystem;
@@ -30,7 +30,6 @@ std::string readBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
-
 
 const QStringList kTiny{"--set", "samples=300", "--set", "epochs=3", "--device", "cpu"};
 
@@ -65,12 +64,14 @@ class TestCliStore : public QObject {
  private slots:
   void historyCommandsWork() {
     const QString d = db("history.db");
-    auto a = runCli(QStringList{"run", "fourier-head", "--db", d, "--name", "fourier", "--tag", "x",
-                                "--json"} + kTiny);
+    auto a = runCli(
+        QStringList{"run", "fourier-head", "--db", d, "--name", "fourier", "--tag", "x", "--json"} +
+        kTiny);
     QCOMPARE(a.exitCode, 0);
     QCOMPARE(lastJsonLine(a.out)["run_id"].get<int>(), 1);
-    auto b = runCli(QStringList{"run", "fourier-head", "--db", d, "--preset", "paper-linear",
-                                "--json"} + kTiny);
+    auto b =
+        runCli(QStringList{"run", "fourier-head", "--db", d, "--preset", "paper-linear", "--json"} +
+               kTiny);
     QCOMPARE(b.exitCode, 0);
 
     auto list = runCli({"runs", "--db", d, "list", "--json"});
@@ -118,23 +119,29 @@ class TestCliStore : public QObject {
     QVERIFY2(toStdout.err.contains("snapshots") && toStdout.err.contains("--out"),
              qPrintable(toStdout.err));
     auto json = runCli({"runs", "--db", d, "export", "1", "--format", "json"});
-    QCOMPARE(nlohmann::json::parse(json.out.toStdString())["runs"][0]["metrics"]["test/kl"].size(), size_t(1));
+    QCOMPARE(nlohmann::json::parse(json.out.toStdString())["runs"][0]["metrics"]["test/kl"].size(),
+             size_t(1));
 
     // #3 (audit): --db is accepted after the subcommand too, not only between `runs` and it.
     auto listAfter = runCli({"runs", "list", "--json", "--db", d});
     QCOMPARE(listAfter.exitCode, 0);
-    QCOMPARE(nlohmann::json::parse(listAfter.out.toStdString()),
-             nlohmann::json::parse(runCli({"runs", "--db", d, "list", "--json"}).out.toStdString()));
+    QCOMPARE(
+        nlohmann::json::parse(listAfter.out.toStdString()),
+        nlohmann::json::parse(runCli({"runs", "--db", d, "list", "--json"}).out.toStdString()));
     auto showAfter = runCli({"runs", "show", "2", "--db", d, "--json"});
     QCOMPARE(showAfter.exitCode, 0);
     QCOMPARE(nlohmann::json::parse(showAfter.out.toStdString())["name"].get<std::string>(),
              std::string("linear"));
     QCOMPARE(runCli({"runs", "note", "2", "edited", "--db", d}).exitCode, 0);
-    QCOMPARE(nlohmann::json::parse(runCli({"runs", "--db", d, "show", "2", "--json"}).out.toStdString())
-                 ["notes"].get<std::string>(), std::string("edited"));
+    QCOMPARE(nlohmann::json::parse(
+                 runCli({"runs", "--db", d, "show", "2", "--json"}).out.toStdString())["notes"]
+                 .get<std::string>(),
+             std::string("edited"));
 
     QCOMPARE(runCli({"runs", "--db", d, "delete", "1"}).exitCode, 0);
-    QCOMPARE(nlohmann::json::parse(runCli({"runs", "--db", d, "list", "--json"}).out.toStdString()).size(), size_t(1));
+    QCOMPARE(nlohmann::json::parse(runCli({"runs", "--db", d, "list", "--json"}).out.toStdString())
+                 .size(),
+             size_t(1));
     auto missing = runCli({"runs", "--db", d, "show", "1"});
     QCOMPARE(missing.exitCode, 2);
     QVERIFY(missing.err.contains("no run 1 in"));
@@ -160,14 +167,20 @@ class TestCliStore : public QObject {
   void badDatabasesExitThreeNamingTheFileUnchanged_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("message");
-    QTest::newRow("not sqlite") << "text" << "is not an SQLite database";
-    QTest::newRow("truncated") << "truncated" << "is truncated or corrupt";
-    QTest::newRow("newer") << "newer" << "was written by a newer FourierLab";
+    QTest::newRow("not sqlite") << "text"
+                                << "is not an SQLite database";
+    QTest::newRow("truncated") << "truncated"
+                               << "is truncated or corrupt";
+    QTest::newRow("newer") << "newer"
+                           << "was written by a newer FourierLab";
     // #3 (audit): the newer version only in the -wal, which a read-write close would checkpoint.
-    QTest::newRow("newer, in the WAL") << "newer-wal" << "was written by a newer FourierLab";
-    QTest::newRow("locked") << "locked" << "another process holds the write lock";
+    QTest::newRow("newer, in the WAL") << "newer-wal"
+                                       << "was written by a newer FourierLab";
+    QTest::newRow("locked") << "locked"
+                            << "another process holds the write lock";
     // #3 (audit): a corrupt page in the middle was accepted and written to (exit 0).
-    QTest::newRow("corrupt page") << "corrupt" << "is corrupt";
+    QTest::newRow("corrupt page") << "corrupt"
+                                  << "is corrupt";
     // A schema version that is not a number aborted every command (exit 134) and left a -wal.
     QTest::newRow("schema 'abc'") << "schema:abc"
                                   << "has a malformed schema version 'abc'";
@@ -187,10 +200,13 @@ class TestCliStore : public QObject {
       QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", source} + kTiny).exitCode, 0);
       sqlite3* writer = nullptr;
       sqlite3_open(source.toStdString().c_str(), &writer);
-      sqlite3_exec(writer, "PRAGMA wal_autocheckpoint=0; UPDATE meta SET value='7' WHERE key='schema_version'",
-                   nullptr, nullptr, nullptr);
+      sqlite3_exec(
+          writer,
+          "PRAGMA wal_autocheckpoint=0; UPDATE meta SET value='7' WHERE key='schema_version'",
+          nullptr, nullptr, nullptr);
       for (const char* suffix : {"", "-wal", "-shm"})  // copied while open: 7 lives only in the WAL
-        fs::copy_file(source.toStdString() + suffix, path + suffix, fs::copy_options::overwrite_existing);
+        fs::copy_file(source.toStdString() + suffix, path + suffix,
+                      fs::copy_options::overwrite_existing);
       sqlite3_close(writer);
       QVERIFY(fs::file_size(path + "-wal") > 0);
     } else {
@@ -201,8 +217,10 @@ class TestCliStore : public QObject {
         sqlite3_exec(holder, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
         sqlite3_close(holder);
         holder = nullptr;
-        if (kind == "truncated") fs::resize_file(path, fs::file_size(path) / 2);
-        else fl::testing::corruptMiddlePages(path);
+        if (kind == "truncated")
+          fs::resize_file(path, fs::file_size(path) / 2);
+        else
+          fl::testing::corruptMiddlePages(path);
       } else if (kind == "newer" || kind.startsWith("schema:")) {
         const std::string value = kind == "newer" ? "7" : kind.mid(7).toStdString();
         const std::string sql = "UPDATE meta SET value='" + value +
@@ -227,8 +245,9 @@ class TestCliStore : public QObject {
     auto list = runCli({"runs", "--db", d, "list"});
     if (kind != "locked") QCOMPARE(list.exitCode, 3);  // reading a locked store still works
     QVERIFY2(readBytes(path) == before, "the file was modified by runs list");
-    if (hadWal) QVERIFY2(fs::exists(path + "-wal") && readBytes(path + "-wal") == walBefore,
-                         "the -wal was modified");
+    if (hadWal)
+      QVERIFY2(fs::exists(path + "-wal") && readBytes(path + "-wal") == walBefore,
+               "the -wal was modified");
     if (!hadWal && kind != "locked")
       QVERIFY2(!fs::exists(path + "-wal"), "a -wal was left beside a refused store");
     if (holder) {
@@ -244,7 +263,8 @@ class TestCliStore : public QObject {
     {
       sqlite3* h = nullptr;
       sqlite3_open(path.c_str(), &h);
-      sqlite3_exec(h, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
+      sqlite3_exec(h, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE", nullptr,
+                   nullptr, nullptr);
       sqlite3_close(h);
     }
     fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
@@ -256,11 +276,14 @@ class TestCliStore : public QObject {
       if (QStandardPaths::findExecutable("setpriv").isEmpty()) QSKIP("setpriv not available");
       // The unprivileged user must be able to reach the binary (not so in a 0700 home).
       QProcess probe;
-      probe.start("setpriv", {"--reuid=65534", "--regid=65534", "--clear-groups", cliPath(), "--version"});
-      if (!probe.waitForFinished(30000) || probe.exitStatus() != QProcess::NormalExit || probe.exitCode() != 0)
+      probe.start("setpriv",
+                  {"--reuid=65534", "--regid=65534", "--clear-groups", cliPath(), "--version"});
+      if (!probe.waitForFinished(30000) || probe.exitStatus() != QProcess::NormalExit ||
+          probe.exitCode() != 0)
         QSKIP("uid 65534 cannot run the CLI from this checkout's location");
       p.start("setpriv", QStringList{"--reuid=65534", "--regid=65534", "--clear-groups", cliPath(),
-                                     "run", "fourier-head", "--db", d} + kTiny);
+                                     "run", "fourier-head", "--db", d} +
+                             kTiny);
     } else {
       p.start(cliPath(), QStringList{"run", "fourier-head", "--db", d} + kTiny);
     }
@@ -298,11 +321,12 @@ class TestCliStore : public QObject {
     const std::string path = d.toStdString();
     // ~1250 steps an epoch, evaluated and checkpointed every epoch, 12 epochs: a few seconds.
     QProcess p;
-    p.start(cliPath(), {"run", "fourier-head", "--db", d, "--device", "cpu", "--set", "samples=50000",
-                        "--set", "epochs=12", "--set", "eval_every=1", "--set", "checkpoint_every=1",
-                        "--set", "snapshot_inputs=2"});
+    p.start(cliPath(), {"run", "fourier-head", "--db", d, "--device", "cpu", "--set",
+                        "samples=50000", "--set", "epochs=12", "--set", "eval_every=1", "--set",
+                        "checkpoint_every=1", "--set", "snapshot_inputs=2"});
     QVERIFY(p.waitForStarted());
-    QTRY_VERIFY_WITH_TIMEOUT(fs::exists(path) && queryInt(path, "SELECT count(*) FROM artifacts") >= 1, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        fs::exists(path) && queryInt(path, "SELECT count(*) FROM artifacts") >= 1, 60000);
     QTest::qWait(300);
     ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
     QVERIFY(p.waitForFinished(10000));
@@ -313,8 +337,11 @@ class TestCliStore : public QObject {
     QCOMPARE(list.exitCode, 0);
     auto run = nlohmann::json::parse(list.out.toStdString())[0];
     QCOMPARE(run["status"].get<std::string>(), std::string("interrupted"));
-    QCOMPARE(queryInt(path, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'"), int64_t(1));
-    const int64_t evaluatedBefore = queryInt(path, "SELECT count FROM series WHERE key = 'test/kl'");
+    QCOMPARE(
+        queryInt(path, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'"),
+        int64_t(1));
+    const int64_t evaluatedBefore =
+        queryInt(path, "SELECT count FROM series WHERE key = 'test/kl'");
     QVERIFY(evaluatedBefore >= 1);
     QVERIFY(evaluatedBefore < 12);
 
@@ -326,14 +353,21 @@ class TestCliStore : public QObject {
     QCOMPARE(summary["status"].get<std::string>(), std::string("finished"));
     // One point per epoch and evaluation, no duplicate or missing step.
     QCOMPARE(queryInt(path, "SELECT count FROM series WHERE key = 'train/loss'"), int64_t(12));
-    QCOMPARE(queryInt(path, "SELECT count(*) FROM metrics m JOIN series s ON s.id = m.series_id WHERE s.key = 'train/loss'"), int64_t(12));
-    QCOMPARE(queryInt(path, "SELECT count(DISTINCT step) FROM metrics m JOIN series s ON s.id = m.series_id WHERE s.key = 'test/kl'"), int64_t(12));
+    QCOMPARE(queryInt(path,
+                      "SELECT count(*) FROM metrics m JOIN series s ON s.id = m.series_id WHERE "
+                      "s.key = 'train/loss'"),
+             int64_t(12));
+    QCOMPARE(queryInt(path,
+                      "SELECT count(DISTINCT step) FROM metrics m JOIN series s ON s.id = "
+                      "m.series_id WHERE s.key = 'test/kl'"),
+             int64_t(12));
     // Wall times keep counting up across the interruption (they restarted at 0 on resume).
     QCOMPARE(queryInt(path,
                       "SELECT count(*) FROM metrics a JOIN metrics b ON a.series_id = b.series_id "
                       "AND b.step > a.step AND b.wall < a.wall"),
              int64_t(0));
-    auto shown = nlohmann::json::parse(runCli({"runs", "--db", d, "show", "1", "--json"}).out.toStdString());
+    auto shown =
+        nlohmann::json::parse(runCli({"runs", "--db", d, "show", "1", "--json"}).out.toStdString());
     QCOMPARE(shown["status"].get<std::string>(), std::string("finished"));
     QCOMPARE(shown["last_step"], shown["total_steps"]);
     // A finished run does not resume.
@@ -522,8 +556,9 @@ class TestCliStore : public QObject {
   void twoProcessesWriteIntoOneFreshDatabase() {
     const QString d = db("shared.db");
     QProcess a, b;
-    const QStringList args = QStringList{"run", "fourier-head", "--db", d, "--set", "samples=2000",
-                                         "--set", "epochs=4", "--set", "eval_every=1", "--device", "cpu"};
+    const QStringList args = QStringList{"run",   "fourier-head", "--db",     d,
+                                         "--set", "samples=2000", "--set",    "epochs=4",
+                                         "--set", "eval_every=1", "--device", "cpu"};
     a.start(cliPath(), args);
     b.start(cliPath(), args);
     QVERIFY(a.waitForFinished(120000) && b.waitForFinished(120000));

@@ -36,16 +36,36 @@ class TestConfig : public QObject {
     QTest::addColumn<QString>("json");
     QTest::addColumn<QString>("key");
     QTest::addColumn<QString>("expectedFragment");
-    QTest::newRow("unknown key") << R"({"epoch": 3})" << "epoch" << "unknown parameter 'epoch' (known: epochs, lr";
-    QTest::newRow("int out of range") << R"({"epochs": 0})" << "epochs" << "'epochs' must be an integer in [1, 1000], got 0";
-    QTest::newRow("int not whole") << R"({"epochs": 2.5})" << "epochs" << "must be an integer";
-    QTest::newRow("wrong type") << R"({"epochs": "ten"})" << "epochs" << "got \"ten\"";
-    QTest::newRow("exclusive minimum") << R"({"lr": 0})" << "lr" << "'lr' must be a number in (0, 1], got 0";
-    QTest::newRow("bad choice") << R"({"head": "mlp"})" << "head" << "'head' must be one of linear, fourier, gmm, got \"mlp\"";
-    QTest::newRow("bool as string") << R"({"learnable": "yes"})" << "learnable" << "must be true or false";
-    QTest::newRow("bad device") << R"({"device": "gpu"})" << "device" << "device must be auto, cpu, cuda or cuda:N, got 'gpu'";
-    QTest::newRow("negative seed") << R"({"seed": -1})" << "seed" << "'seed' must be an integer in [0, 2147483647], got -1";
-    QTest::newRow("huge seed") << R"({"seed": 3000000000})" << "seed" << "'seed' must be an integer in [0, 2147483647], got 3000000000";
+    QTest::newRow("unknown key") << R"({"epoch": 3})"
+                                 << "epoch"
+                                 << "unknown parameter 'epoch' (known: epochs, lr";
+    QTest::newRow("int out of range") << R"({"epochs": 0})"
+                                      << "epochs"
+                                      << "'epochs' must be an integer in [1, 1000], got 0";
+    QTest::newRow("int not whole") << R"({"epochs": 2.5})"
+                                   << "epochs"
+                                   << "must be an integer";
+    QTest::newRow("wrong type") << R"({"epochs": "ten"})"
+                                << "epochs"
+                                << "got \"ten\"";
+    QTest::newRow("exclusive minimum") << R"({"lr": 0})"
+                                       << "lr"
+                                       << "'lr' must be a number in (0, 1], got 0";
+    QTest::newRow("bad choice") << R"({"head": "mlp"})"
+                                << "head"
+                                << "'head' must be one of linear, fourier, gmm, got \"mlp\"";
+    QTest::newRow("bool as string") << R"({"learnable": "yes"})"
+                                    << "learnable"
+                                    << "must be true or false";
+    QTest::newRow("bad device") << R"({"device": "gpu"})"
+                                << "device"
+                                << "device must be auto, cpu, cuda or cuda:N, got 'gpu'";
+    QTest::newRow("negative seed") << R"({"seed": -1})"
+                                   << "seed"
+                                   << "'seed' must be an integer in [0, 2147483647], got -1";
+    QTest::newRow("huge seed") << R"({"seed": 3000000000})"
+                               << "seed"
+                               << "'seed' must be an integer in [0, 2147483647], got 3000000000";
   }
   void badValuesAreRejected() {
     QFETCH(QString, json);
@@ -79,16 +99,20 @@ class TestConfig : public QObject {
   void assignmentsParseByType_data() {
     QTest::addColumn<QString>("assignment");
     QTest::addColumn<QString>("expectedJson");
-    QTest::newRow("int") << "epochs=12" << "12";
+    QTest::newRow("int") << "epochs=12"
+                         << "12";
     QTest::newRow("int with a sign") << "epochs=+12"
                                      << "12";
-    QTest::newRow("float") << "lr=2.5e-4" << "0.00025";
+    QTest::newRow("float") << "lr=2.5e-4"
+                           << "0.00025";
     QTest::newRow("float without a leading digit") << "lr=.5"
                                                    << "0.5";
-    QTest::newRow("choice") << "head=gmm" << "\"gmm\"";
+    QTest::newRow("choice") << "head=gmm"
+                            << "\"gmm\"";
     QTest::newRow("bool") << "learnable=true"
                           << "true";
-    QTest::newRow("device ordinal") << "device=cuda:1" << "\"cuda:1\"";
+    QTest::newRow("device ordinal") << "device=cuda:1"
+                                    << "\"cuda:1\"";
   }
   void assignmentsParseByType() {
     QFETCH(QString, assignment);
@@ -103,12 +127,18 @@ class TestConfig : public QObject {
   void malformedAssignmentsAreRejected_data() {
     QTest::addColumn<QString>("assignment");
     QTest::addColumn<QString>("expectedFragment");
-    QTest::newRow("no equals") << "epochs" << "expected KEY=VALUE";
-    QTest::newRow("empty key") << "=3" << "expected KEY=VALUE";
-    QTest::newRow("unknown") << "epoks=3" << "unknown parameter 'epoks'";
-    QTest::newRow("not a number") << "lr=fast" << "'lr' must be a number in (0, 1], got 'fast'";
-    QTest::newRow("trailing junk") << "epochs=12x" << "'epochs' must be an integer";
-    QTest::newRow("empty value") << "epochs=" << "'epochs' must be an integer";
+    QTest::newRow("no equals") << "epochs"
+                               << "expected KEY=VALUE";
+    QTest::newRow("empty key") << "=3"
+                               << "expected KEY=VALUE";
+    QTest::newRow("unknown") << "epoks=3"
+                             << "unknown parameter 'epoks'";
+    QTest::newRow("not a number") << "lr=fast"
+                                  << "'lr' must be a number in (0, 1], got 'fast'";
+    QTest::newRow("trailing junk") << "epochs=12x"
+                                   << "'epochs' must be an integer";
+    QTest::newRow("empty value") << "epochs="
+                                 << "'epochs' must be an integer";
     // #16: strict values. Each was accepted (0x10 as 16, yes as true, inf, a NaN said as
     // "null", an overflow said as -9223372036854775808); each is refused quoting what was typed.
     QTest::newRow("hex integer") << "epochs=0x10"

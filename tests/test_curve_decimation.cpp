@@ -49,7 +49,8 @@ class TestCurveDecimation : public QObject {
           mx = std::max(mx, y[i]);
         }
       for (size_t i = 0; i < c.x.size(); ++i)
-        if (c.x[i] >= lo && c.x[i] <= hi && static_cast<int>(std::floor((c.x[i] - lo) / width)) == col) {
+        if (c.x[i] >= lo && c.x[i] <= hi &&
+            static_cast<int>(std::floor((c.x[i] - lo) / width)) == col) {
           cmn = std::min(cmn, c.y[i]);
           cmx = std::max(cmx, c.y[i]);
         }

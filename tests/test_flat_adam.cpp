@@ -39,7 +39,9 @@ class TestFlatAdam : public QObject {
     QCOMPARE(a.size(), b.size());
     for (size_t i = 0; i < a.size(); ++i)
       QVERIFY2(torch::allclose(a[i], b[i], 1e-5, 1e-6),
-               qPrintable(QString("parameter %1 differs by %2").arg(i).arg((a[i] - b[i]).abs().max().item<double>())));
+               qPrintable(QString("parameter %1 differs by %2")
+                              .arg(i)
+                              .arg((a[i] - b[i]).abs().max().item<double>())));
     QCOMPARE(flatAdam.stepCount(), int64_t(100));
   }
 
@@ -52,10 +54,12 @@ class TestFlatAdam : public QObject {
     for (auto& p : reference->parameters()) (p.dim() >= 2 ? decayed : plain).push_back(p);
     for (auto& p : flat->parameters()) mask.push_back(p.dim() >= 2);
     std::vector<torch::optim::OptimizerParamGroup> groups{
-        torch::optim::OptimizerParamGroup(decayed, std::make_unique<torch::optim::AdamWOptions>(
-                                                       torch::optim::AdamWOptions(1e-2).betas({0.9, 0.95}).weight_decay(0.1))),
-        torch::optim::OptimizerParamGroup(plain, std::make_unique<torch::optim::AdamWOptions>(
-                                                     torch::optim::AdamWOptions(1e-2).betas({0.9, 0.95}).weight_decay(0.0)))};
+        torch::optim::OptimizerParamGroup(
+            decayed, std::make_unique<torch::optim::AdamWOptions>(
+                         torch::optim::AdamWOptions(1e-2).betas({0.9, 0.95}).weight_decay(0.1))),
+        torch::optim::OptimizerParamGroup(
+            plain, std::make_unique<torch::optim::AdamWOptions>(
+                       torch::optim::AdamWOptions(1e-2).betas({0.9, 0.95}).weight_decay(0.0)))};
     torch::optim::AdamW adamw(groups, torch::optim::AdamWOptions(1e-2));
     fl::optim::FlatAdam flatAdam(
         flat->parameters(),
@@ -75,7 +79,9 @@ class TestFlatAdam : public QObject {
     auto b = flat->parameters();
     for (size_t i = 0; i < a.size(); ++i)
       QVERIFY2(torch::allclose(a[i], b[i], 1e-5, 1e-6),
-               qPrintable(QString("parameter %1 differs by %2").arg(i).arg((a[i] - b[i]).abs().max().item<double>())));
+               qPrintable(QString("parameter %1 differs by %2")
+                              .arg(i)
+                              .arg((a[i] - b[i]).abs().max().item<double>())));
   }
 
   void clipGradNormMatchesTorchClipGradNorm() {
@@ -92,13 +98,15 @@ class TestFlatAdam : public QObject {
     QVERIFY(norm > 0.5);  // it did clip
     auto a = reference->parameters();
     auto b = flat->parameters();
-    for (size_t i = 0; i < a.size(); ++i) QVERIFY(torch::allclose(a[i].grad(), b[i].grad(), 1e-5, 1e-7));
+    for (size_t i = 0; i < a.size(); ++i)
+      QVERIFY(torch::allclose(a[i].grad(), b[i].grad(), 1e-5, 1e-7));
   }
 
   void aDecayMaskOfTheWrongSizeIsRejected() {
     auto model = makeModel();
-    QVERIFY_THROWS_EXCEPTION(c10::Error, fl::optim::FlatAdam(model->parameters(),
-                                                             fl::optim::FlatAdamOptions().weightDecay(0.1), {true}));
+    QVERIFY_THROWS_EXCEPTION(
+        c10::Error, fl::optim::FlatAdam(model->parameters(),
+                                        fl::optim::FlatAdamOptions().weightDecay(0.1), {true}));
   }
 
   void gradientsLandInTheFlatBufferAndZeroGradClearsThem() {

@@ -27,10 +27,19 @@ nlohmann::json config(const std::map<std::string, std::string>& assignments) {
 
 // A model small enough for a test: d 32, 2 heads, 1 layer, train_len 16.
 std::map<std::string, std::string> tinyModel() {
-  return {{"d_model", "32"}, {"heads", "2"}, {"layers", "1"}, {"train_len", "16"},
-          {"batch_size", "8"}, {"eval_tokens", "512"}, {"synthetic_chars", "20000"},
-          {"passkey_mix", "0"}, {"passkey_samples", "4"}, {"warmup", "5"}, {"steps", "60"},
-          {"lr", "0.003"}, {"eval_factors", "1,4"}};
+  return {{"d_model", "32"},
+          {"heads", "2"},
+          {"layers", "1"},
+          {"train_len", "16"},
+          {"batch_size", "8"},
+          {"eval_tokens", "512"},
+          {"synthetic_chars", "20000"},
+          {"passkey_mix", "0"},
+          {"passkey_samples", "4"},
+          {"warmup", "5"},
+          {"steps", "60"},
+          {"lr", "0.003"},
+          {"eval_factors", "1,4"}};
 }
 
 std::unique_ptr<fope::FopeTrial> makeTrial(const nlohmann::json& c, uint64_t seed = 42) {
@@ -72,7 +81,10 @@ class TestFopeExperiment : public QObject {
         return std::nan("");
       };
       QVERIFY2(value(after, "val/loss") < value(before, "val/loss") - 0.5,
-               qPrintable(QString("%1: %2 -> %3").arg(position).arg(value(before, "val/loss")).arg(value(after, "val/loss"))));
+               qPrintable(QString("%1: %2 -> %3")
+                              .arg(position)
+                              .arg(value(before, "val/loss"))
+                              .arg(value(after, "val/loss"))));
       QVERIFY(std::isfinite(value(after, "val/ppl@64")));
       QVERIFY(value(after, "passkey/acc@64") >= 0.0);  // 64 holds a 4-digit passkey, 16 does not
       QVERIFY(std::isnan(value(after, "passkey/acc@16")));
@@ -87,7 +99,8 @@ class TestFopeExperiment : public QObject {
     trial->evaluate(0, false, report);
     std::map<std::string, Snapshot> byName;
     for (const auto& s : report.snapshots) byName[s.name] = s;
-    QVERIFY(byName.count("ppl/by_length") && byName.count("freq/in_use") && byName.count("fope/coef_cos"));
+    QVERIFY(byName.count("ppl/by_length") && byName.count("freq/in_use") &&
+            byName.count("fope/coef_cos"));
     const auto& ppl = byName["ppl/by_length"];
     QCOMPARE(ppl.axes.back().ticks, (std::vector<float>{16, 64}));
     const auto& inUse = byName["freq/in_use"];
@@ -159,7 +172,8 @@ class TestFopeExperiment : public QObject {
     fope::FopeExperiment experiment;
     auto bad = buildConfig(experiment, "", {"eval_factors=1,0"});
     QVERIFY(!bad.ok());
-    QVERIFY(QString::fromStdString(bad.summary()).contains("'0' is not a whole number in [1, 1024]"));
+    QVERIFY(
+        QString::fromStdString(bad.summary()).contains("'0' is not a whole number in [1, 1024]"));
     auto heads = tinyModel();
     heads["heads"] = "3";
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeTrial(config(heads)));
@@ -172,7 +186,8 @@ class TestFopeExperiment : public QObject {
       names.insert(preset.name);
       for (const auto& variant : experiment.comparisonVariants()) {
         std::vector<std::string> assignments;
-        for (const auto& [k, v] : variant.overrides.items()) assignments.push_back(k + "=" + v.get<std::string>());
+        for (const auto& [k, v] : variant.overrides.items())
+          assignments.push_back(k + "=" + v.get<std::string>());
         auto c = buildConfig(experiment, preset.name, assignments);
         QVERIFY2(c.ok(), c.summary().c_str());
         QCOMPARE(c.values["position"], variant.overrides["position"]);

@@ -66,8 +66,9 @@ class TestFourierHead : public QObject {
       auto p = head->density(h, grid);  // (8, 4001)
       QVERIFY(p.min().item<double>() >= -1e-12);
       auto integral = torch::trapezoid(p, grid, /*dim=*/1);
-      QVERIFY2(torch::allclose(integral, torch::ones_like(integral), 1e-6, 1e-6),
-               qPrintable(QString("seed %1: integral %2").arg(seed).arg(integral[0].item<double>())));
+      QVERIFY2(
+          torch::allclose(integral, torch::ones_like(integral), 1e-6, 1e-6),
+          qPrintable(QString("seed %1: integral %2").arg(seed).arg(integral[0].item<double>())));
     }
   }
 
@@ -91,7 +92,7 @@ class TestFourierHead : public QObject {
     const int64_t n = 5;
     auto head = makeHead(3, 20, n, 0.0, 4);
     auto h = torch::randn({4, 3}, torch::kDouble);
-    auto c = head->coefficients(h);             // (4, N+1, 2)
+    auto c = head->coefficients(h);  // (4, N+1, 2)
     auto normalized = head->normalizedCoefficients(h);
     auto a = head->amplitudes(h).detach();
     for (int64_t b = 0; b < 4; ++b) {
@@ -191,8 +192,7 @@ class TestFourierHead : public QObject {
   void everyHeadTakesLeadingDimensionsLikeALinearLayer() {
     torch::manual_seed(11);
     std::vector<std::shared_ptr<fl::nn::DistributionHeadImpl>> heads{
-        makeHead(6, 20, 5, 1e-3, 3).ptr(),
-        fl::nn::GmmHead(fl::nn::GmmHeadOptions(6, 20, 4)).ptr(),
+        makeHead(6, 20, 5, 1e-3, 3).ptr(), fl::nn::GmmHead(fl::nn::GmmHeadOptions(6, 20, 4)).ptr(),
         fl::nn::LinearHead(6, 20).ptr()};
     auto h = torch::randn({3, 7, 6}, torch::kDouble);
     auto grid = torch::linspace(-1, 1, 33, torch::kDouble);

@@ -81,8 +81,8 @@ class TestFourierHeadExperiment : public QObject {
         const bool produced = c.metricKeys.count(series) || c.lastSnapshot.count(series);
         QVERIFY2(produced, qPrintable(QString::fromStdString(panel.id + ": " + series)));
       }
-    for (const char* key : {"train/loss", "test/kl", "test/mse_expected", "test/mse_argmax",
-                            "test/smoothness"})
+    for (const char* key :
+         {"train/loss", "test/kl", "test/mse_expected", "test/mse_argmax", "test/smoothness"})
       QVERIFY2(c.metricKeys.count(key), key);
     QCOMPARE(c.snapshotCount["pdf/pred"], 2);  // one per evaluation
   }
@@ -94,7 +94,8 @@ class TestFourierHeadExperiment : public QObject {
       QCOMPARE(s.shape.size(), s.axes.size());
       QCOMPARE(static_cast<int64_t>(s.data.size()), s.numel());
       for (size_t i = 0; i < s.axes.size(); ++i)
-        if (!s.axes[i].ticks.empty()) QCOMPARE(static_cast<int64_t>(s.axes[i].ticks.size()), s.shape[i]);
+        if (!s.axes[i].ticks.empty())
+          QCOMPARE(static_cast<int64_t>(s.axes[i].ticks.size()), s.shape[i]);
     }
     // The final evaluation covers every test input (20% of 300), live ones only a few.
     QCOMPARE(c.lastSnapshot["pdf/pred"].snapshot.shape, (std::vector<int64_t>{60, 50}));
@@ -140,14 +141,17 @@ class TestFourierHeadExperiment : public QObject {
     // The loss falls: the first epoch's mean is above the last one's.
     std::vector<double> loss;
     for (const auto& e : c.events)
-      if (auto* m = std::get_if<fl::MetricEvent>(&e); m && m->key == "train/loss") loss.push_back(m->value);
+      if (auto* m = std::get_if<fl::MetricEvent>(&e); m && m->key == "train/loss")
+        loss.push_back(m->value);
     QCOMPARE(loss.size(), size_t(4));
-    QVERIFY2(loss.back() < loss.front(), qPrintable(QString("%1 -> %2").arg(loss.front()).arg(loss.back())));
+    QVERIFY2(loss.back() < loss.front(),
+             qPrintable(QString("%1 -> %2").arg(loss.front()).arg(loss.back())));
   }
 
   void emptySplitIsAClearError() {
     auto c = run({"samples=100", "test_fraction=0.01", "epochs=1", "device=cpu", "batch_size=1"});
-    QCOMPARE(fl::toString(c.status.status), fl::toString(fl::RunStatus::Finished));  // 1 test sample is still a split
+    QCOMPARE(fl::toString(c.status.status),
+             fl::toString(fl::RunStatus::Finished));  // 1 test sample is still a split
     auto bad = fl::buildConfig(*experiment(), "", {"samples=10"});
     QVERIFY(!bad.ok());
     QVERIFY(bad.summary().find("'samples' must be an integer in [100") != std::string::npos);

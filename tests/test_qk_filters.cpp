@@ -22,11 +22,11 @@ double maxAbs(const torch::Tensor& t) { return t.abs().max().item<double>(); }
 
 std::unique_ptr<fourier_qk::FourierQkTrial> makeTrial(const std::string& variant) {
   fourier_qk::FourierQkExperiment experiment;
-  auto config = buildConfig(experiment, "",
-                            {"variant=" + variant, "d_model=32", "heads=2", "layers=1",
-                             "train_len=32", "batch_size=8", "eval_tokens=512",
-                             "synthetic_chars=20000", "steps=40", "warmup=5", "lr=0.005",
-                             "init_bin=2", "probe_windows=8"});
+  auto config =
+      buildConfig(experiment, "",
+                  {"variant=" + variant, "d_model=32", "heads=2", "layers=1", "train_len=32",
+                   "batch_size=8", "eval_tokens=512", "synthetic_chars=20000", "steps=40",
+                   "warmup=5", "lr=0.005", "init_bin=2", "probe_windows=8"});
   if (!config.ok()) throw std::invalid_argument(config.summary());
   SeededScope seeded(7);
   return std::make_unique<fourier_qk::FourierQkTrial>(
@@ -54,8 +54,10 @@ class TestQkFilters : public QObject {
     QCOMPARE(w.sizes().vec(), (std::vector<int64_t>{2, 33}));
     double norm = 0;
     std::vector<double> expected(33);
-    for (int b = 0; b < 33; ++b) norm += std::pow(expected[b] = std::exp(-(b - 4.0) * (b - 4.0) / 8.0), 2);
-    for (int b = 0; b < 33; ++b) QVERIFY(std::abs(w[1][b].item<double>() - expected[b] / std::sqrt(norm)) < 1e-6);
+    for (int b = 0; b < 33; ++b)
+      norm += std::pow(expected[b] = std::exp(-(b - 4.0) * (b - 4.0) / 8.0), 2);
+    for (int b = 0; b < 33; ++b)
+      QVERIFY(std::abs(w[1][b].item<double>() - expected[b] / std::sqrt(norm)) < 1e-6);
     QVERIFY(std::abs(band.periods()[0][0].item<double>() - 16.0) < 1e-4);  // 64 tokens / 4 cycles
     // On a longer window the same centre is the same period: bin 8 of 128.
     QCOMPARE(band.response(128)[0].argmax().item<int64_t>(), int64_t(8));
@@ -91,7 +93,8 @@ class TestQkFilters : public QObject {
   }
 
   void causalKernelsHaveNoTapsOnFuturePositions() {
-    for (auto kind : {nn::CausalKernel::Gaussian, nn::CausalKernel::MexicanHat, nn::CausalKernel::Morlet}) {
+    for (auto kind :
+         {nn::CausalKernel::Gaussian, nn::CausalKernel::MexicanHat, nn::CausalKernel::Morlet}) {
       nn::CausalKernelFilterImpl filter(kind, 8, 3.0);
       // An impulse at position p reaches only positions p .. p + 7, weighted by the taps.
       for (int64_t p : {0, 5, 19}) {
@@ -100,17 +103,20 @@ class TestQkFilters : public QObject {
         auto y = filter.forward(x);
         if (p > 0) QCOMPARE(maxAbs(y.narrow(2, 0, p)), 0.0);
         for (int64_t lag = 0; lag < 8 && p + lag < 24; ++lag)
-          QVERIFY(std::abs(y[0][1][p + lag][2].item<double>() - filter.taps()[lag].item<double>()) < 1e-6);
+          QVERIFY(std::abs(y[0][1][p + lag][2].item<double>() - filter.taps()[lag].item<double>()) <
+                  1e-6);
         if (p + 8 < 24) QCOMPARE(maxAbs(y.narrow(2, p + 8, 24 - p - 8)), 0.0);
       }
       const double norm = filter.taps().norm().item<double>();
       QVERIFY(std::abs(norm - 1.0) < 1e-5);
-      if (kind != nn::CausalKernel::Gaussian) QVERIFY(std::abs(filter.taps().sum().item<double>()) < 1e-5);
+      if (kind != nn::CausalKernel::Gaussian)
+        QVERIFY(std::abs(filter.taps().sum().item<double>()) < 1e-5);
     }
   }
 
   void theCausalityProbeSeparatesCausalFromLeakingVariants() {
-    for (const char* variant : {"none", "gaussian", "mexican_hat", "causal_morlet", "random", "fourier", "multi"}) {
+    for (const char* variant :
+         {"none", "gaussian", "mexican_hat", "causal_morlet", "random", "fourier", "multi"}) {
       auto trial = makeTrial(variant);
       const bool causal = std::string(variant) != "fourier" && std::string(variant) != "multi" &&
                           std::string(variant) != "random";

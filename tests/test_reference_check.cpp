@@ -18,15 +18,18 @@ class TestReferenceCheck : public QObject {
     QCOMPARE(inside.size(), size_t(2));
     const auto& kl = inside[0].metric == "test/kl" ? inside[0] : inside[1];
     QVERIFY(kl.withinSpread.value());
-    QCOMPARE(kl.text, std::string("test/kl 0.170 vs paper 0.146 ± 0.033: within the paper's spread"));
+    QCOMPARE(kl.text,
+             std::string("test/kl 0.170 vs paper 0.146 ± 0.033: within the paper's spread"));
     const auto& smooth = inside[0].metric == "test/kl" ? inside[1] : inside[0];
     QVERIFY(!smooth.withinSpread.has_value());  // no spread published: no verdict
-    auto outside = fl::checkAgainstReference(reference(), {{"dataset", "gmm2"}}, {{"test/kl", 0.2}});
+    auto outside =
+        fl::checkAgainstReference(reference(), {{"dataset", "gmm2"}}, {{"test/kl", 0.2}});
     QVERIFY(!outside.at(0).withinSpread.value());
   }
 
   void otherRowsOrMissingMetricsGiveNothing() {
-    QVERIFY(fl::checkAgainstReference(reference(), {{"dataset", "beta"}}, {{"test/kl", 0.1}}).empty());
+    QVERIFY(
+        fl::checkAgainstReference(reference(), {{"dataset", "beta"}}, {{"test/kl", 0.1}}).empty());
     QVERIFY(fl::checkAgainstReference(reference(), {{"dataset", "gmm2"}}, {}).empty());
     QVERIFY(fl::checkAgainstReference(nullptr, {{"dataset", "gmm2"}}, {{"test/kl", 0.1}}).empty());
   }
@@ -34,10 +37,12 @@ class TestReferenceCheck : public QObject {
   void theBestValueWhenThePaperReportsTheBest() {
     auto ref = reference();
     ref["stat"] = "min";
-    auto v = fl::checkAgainstReference(ref, {{"dataset", "gmm2"}}, {{"test/kl", 0.3}}, {{"test/kl", 0.15}});
+    auto v = fl::checkAgainstReference(ref, {{"dataset", "gmm2"}}, {{"test/kl", 0.3}},
+                                       {{"test/kl", 0.15}});
     const auto& kl = v[0].metric == "test/kl" ? v[0] : v[1];
     QCOMPARE(kl.value, 0.15);
-    QCOMPARE(kl.text, std::string("best test/kl 0.150 vs paper 0.146 ± 0.033: within the paper's spread"));
+    QCOMPARE(kl.text,
+             std::string("best test/kl 0.150 vs paper 0.146 ± 0.033: within the paper's spread"));
     // Without a minimum recorded, the last value stands in.
     v = fl::checkAgainstReference(ref, {{"dataset", "gmm2"}}, {{"test/kl", 0.3}}, {});
     QCOMPARE(v.at(0).value, 0.3);
@@ -46,13 +51,16 @@ class TestReferenceCheck : public QObject {
   void describesTheExpectedFiguresBeforeARun() {
     auto ref = reference();
     ref["source"] = "Table 1";
-    QCOMPARE(fl::describeReference(ref),
-             std::string("Expected (Table 1):\ndataset gmm2: test/kl 0.146 ± 0.033, test/smoothness 0.038"));
+    QCOMPARE(
+        fl::describeReference(ref),
+        std::string(
+            "Expected (Table 1):\ndataset gmm2: test/kl 0.146 ± 0.033, test/smoothness 0.038"));
     QCOMPARE(fl::describeReference(nullptr), std::string());
   }
 
   void headlinesSayTheVerdictsInAFewWords() {
-    QCOMPARE(fl::verdictHeadline("LEAKS -- the model reads 7 nats from the future"), std::string("LEAKS"));
+    QCOMPARE(fl::verdictHeadline("LEAKS -- the model reads 7 nats from the future"),
+             std::string("LEAKS"));
     QCOMPARE(fl::verdictHeadline("test/kl 0.160 vs paper 0.146 ± 0.033: within the paper's spread; "
                                  "test/smoothness 0.036 vs paper 0.038"),
              std::string("within paper"));

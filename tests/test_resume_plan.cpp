@@ -48,7 +48,9 @@ class TestResumePlan : public QObject {
   Q_OBJECT
 
   QTemporaryDir m_dir;
-  std::string path(const std::string& name) const { return m_dir.path().toStdString() + "/" + name; }
+  std::string path(const std::string& name) const {
+    return m_dir.path().toStdString() + "/" + name;
+  }
 
  private slots:
   void resumesFromTheLastCheckpoint() {

@@ -47,8 +47,6 @@ void execRaw(const std::string& path, const std::string& sql) {
   sqlite3_close(db);
 }
 
-
-
 void expectStoreError(const std::function<void()>& f, const QString& fragment) {
   try {
     f();
@@ -68,11 +66,16 @@ void copyWhileOpen(const std::string& source, const std::string& copy) {
 
 // A store whose newer schema version is only in its -wal: opening it must not checkpoint.
 void writeNewerSchemaIntoTheWalOnly(const std::string& source, const std::string& copy) {
-  { RunStore store(source); store.createRun({"x", "", nlohmann::json::object(), {}, {}}); }
+  {
+    RunStore store(source);
+    store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+  }
   sqlite3* writer = nullptr;
   sqlite3_open(source.c_str(), &writer);
-  sqlite3_exec(writer, "PRAGMA wal_autocheckpoint = 0; "
-               "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr, nullptr, nullptr);
+  sqlite3_exec(writer,
+               "PRAGMA wal_autocheckpoint = 0; "
+               "UPDATE meta SET value = '99' WHERE key = 'schema_version'",
+               nullptr, nullptr, nullptr);
   copyWhileOpen(source, copy);
   sqlite3_close(writer);
 }
@@ -83,7 +86,9 @@ class TestRunStore : public QObject {
   Q_OBJECT
 
   QTemporaryDir m_dir;
-  std::string path(const char* name) const { return (fs::path(m_dir.path().toStdString()) / name).string(); }
+  std::string path(const char* name) const {
+    return (fs::path(m_dir.path().toStdString()) / name).string();
+  }
 
  private slots:
   void freshStoreHasCurrentSchemaAndWal() {
@@ -96,7 +101,8 @@ class TestRunStore : public QObject {
   void runMetadataRoundTrips() {
     RunStore store(path("meta.db"));
     const nlohmann::json config = {{"lr", 0.01}, {"seed", 7}};
-    const int64_t id = store.createRun({"fourier-head", "baseline", config, {"a", "b"}, {{"host", "h"}}});
+    const int64_t id =
+        store.createRun({"fourier-head", "baseline", config, {"a", "b"}, {{"host", "h"}}});
     store.rename(id, "renamed");
     store.setNotes(id, "a note, with \"quotes\"");
     store.addTags(id, {"c", "a"});
@@ -133,8 +139,14 @@ class TestRunStore : public QObject {
     int64_t mnStep = 0, mxStep = 0;
     for (size_t i = 0; i < values.size(); ++i) {
       if (std::isnan(values[i])) continue;
-      if (values[i] < mn) { mn = values[i]; mnStep = static_cast<int64_t>(i) + 1; }
-      if (values[i] > mx) { mx = values[i]; mxStep = static_cast<int64_t>(i) + 1; }
+      if (values[i] < mn) {
+        mn = values[i];
+        mnStep = static_cast<int64_t>(i) + 1;
+      }
+      if (values[i] > mx) {
+        mx = values[i];
+        mxStep = static_cast<int64_t>(i) + 1;
+      }
     }
     auto s = store.run(id)->metrics.at(0);
     QCOMPARE(s.count, int64_t(200));
@@ -161,7 +173,8 @@ class TestRunStore : public QObject {
     s.valueLabel = "probability";
     s.meta = {{"inputs", {1, 2}}};
     fl::SnapshotEvent probe{10, 1.0, s, /*requestId=*/3};  // probe answers are not stored
-    store.writeEvents(id, {fl::SnapshotEvent{10, 1.0, s, 0}, fl::SnapshotEvent{20, 2.0, s, 0}, probe});
+    store.writeEvents(id,
+                      {fl::SnapshotEvent{10, 1.0, s, 0}, fl::SnapshotEvent{20, 2.0, s, 0}, probe});
     auto all = store.snapshots(id, "pdf/pred");
     QCOMPARE(all.size(), size_t(2));
     auto latest = store.snapshots(id, "pdf/pred", true);
@@ -175,9 +188,11 @@ class TestRunStore : public QObject {
 
   void listFiltersByExperimentStatusTagAndText() {
     RunStore store(path("list.db"));
-    const int64_t a = store.createRun({"fourier-head", "alpha", nlohmann::json::object(), {"sweep"}, {}});
+    const int64_t a =
+        store.createRun({"fourier-head", "alpha", nlohmann::json::object(), {"sweep"}, {}});
     const int64_t b = store.createRun({"fope", "beta", nlohmann::json::object(), {}, {}});
-    const int64_t c = store.createRun({"fourier-head", "gamma", nlohmann::json::object(), {"sweep"}, {}});
+    const int64_t c =
+        store.createRun({"fourier-head", "gamma", nlohmann::json::object(), {"sweep"}, {}});
     store.finishRun(c, fl::RunStatus::Finished, "");
     store.setNotes(b, "Uses ALiBi");
     auto ids = [](const std::vector<fl::store::RunRecord>& runs) {
@@ -215,7 +230,8 @@ class TestRunStore : public QObject {
     s.shape = {1};
     s.data = {1.f};
     for (int64_t id : {keep, gone}) {
-      store.writeEvents(id, {metric("m", 1, 1.0), metric("m", 2, 2.0), fl::SnapshotEvent{2, 0, s, 0}});
+      store.writeEvents(id,
+                        {metric("m", 1, 1.0), metric("m", 2, 2.0), fl::SnapshotEvent{2, 0, s, 0}});
       fs::create_directories(store.artifactFolder(id));
       const auto file = store.artifactFolder(id) + "/step-2.pt";
       std::ofstream(file) << "checkpoint";
@@ -231,11 +247,12 @@ class TestRunStore : public QObject {
     // Nothing of the deleted run is left in any table.
     sqlite3* db = nullptr;
     sqlite3_open(p.c_str(), &db);
-    for (const char* sql : {"SELECT count(*) FROM series WHERE run_id = 2",
-                            "SELECT count(*) FROM metrics WHERE series_id NOT IN (SELECT id FROM series)",
-                            "SELECT count(*) FROM snapshots WHERE run_id = 2",
-                            "SELECT count(*) FROM artifacts WHERE run_id = 2",
-                            "SELECT count(*) FROM tags WHERE run_id = 2"}) {
+    for (const char* sql :
+         {"SELECT count(*) FROM series WHERE run_id = 2",
+          "SELECT count(*) FROM metrics WHERE series_id NOT IN (SELECT id FROM series)",
+          "SELECT count(*) FROM snapshots WHERE run_id = 2",
+          "SELECT count(*) FROM artifacts WHERE run_id = 2",
+          "SELECT count(*) FROM tags WHERE run_id = 2"}) {
       sqlite3_stmt* st = nullptr;
       sqlite3_prepare_v2(db, sql, -1, &st, nullptr);
       sqlite3_step(st);
@@ -249,7 +266,8 @@ class TestRunStore : public QObject {
     RunStore store(path("truncate.db"));
     const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
     std::vector<fl::Event> events;
-    for (int64_t step = 1; step <= 10; ++step) events.push_back(metric("m", step, step == 9 ? -5.0 : double(step)));
+    for (int64_t step = 1; step <= 10; ++step)
+      events.push_back(metric("m", step, step == 9 ? -5.0 : double(step)));
     store.writeEvents(id, events);
     store.truncateAfter(id, 6);
     auto s = store.run(id)->metrics.at(0);
@@ -450,15 +468,18 @@ class TestRunStore : public QObject {
     RunStore store(p);
     const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
     // Fails the batch after its metric created the series row for "new/key".
-    execRaw(p, "CREATE TRIGGER refuse_boom BEFORE INSERT ON snapshots WHEN NEW.name = 'boom' "
-               "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
+    execRaw(p,
+            "CREATE TRIGGER refuse_boom BEFORE INSERT ON snapshots WHEN NEW.name = 'boom' "
+            "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
     fl::Snapshot boom;
     boom.name = "boom";
     boom.shape = {1};
     boom.data = {1.0f};
-    expectStoreError([&] {
-      store.writeEvents(id, {metric("new/key", 1, 0.5), fl::SnapshotEvent{1, 0.01, boom, 0}});
-    }, "injected failure");
+    expectStoreError(
+        [&] {
+          store.writeEvents(id, {metric("new/key", 1, 0.5), fl::SnapshotEvent{1, 0.01, boom, 0}});
+        },
+        "injected failure");
     QCOMPARE(store.metric(id, "new/key").size(), size_t(0));
     store.writeEvents(id, {metric("new/key", 1, 0.5), metric("new/key", 2, 0.25)});  // the retry
     QCOMPARE(store.metric(id, "new/key").size(), size_t(2));
@@ -468,12 +489,17 @@ class TestRunStore : public QObject {
   void refusedFilesAreLeftByteForByteUnchanged_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("message");
-    QTest::newRow("text file") << "text" << "is not an SQLite database";
-    QTest::newRow("truncated") << "truncated" << "is truncated or corrupt";
-    QTest::newRow("newer schema") << "newer" << "was written by a newer FourierLab (schema version 99";
-    QTest::newRow("foreign database") << "foreign" << "not a FourierLab run store";
+    QTest::newRow("text file") << "text"
+                               << "is not an SQLite database";
+    QTest::newRow("truncated") << "truncated"
+                               << "is truncated or corrupt";
+    QTest::newRow("newer schema") << "newer"
+                                  << "was written by a newer FourierLab (schema version 99";
+    QTest::newRow("foreign database") << "foreign"
+                                      << "not a FourierLab run store";
     // #3 (audit): a corrupt page in the middle was accepted and written to.
-    QTest::newRow("corrupt page") << "corrupt" << "is corrupt";
+    QTest::newRow("corrupt page") << "corrupt"
+                                  << "is corrupt";
   }
   void refusedFilesAreLeftByteForByteUnchanged() {
     QFETCH(QString, kind);
@@ -482,7 +508,10 @@ class TestRunStore : public QObject {
     if (kind == "text") {
       std::ofstream(p) << "hello, this is not a database\n";
     } else if (kind == "truncated") {
-      { RunStore store(p); store.createRun({"x", "", nlohmann::json::object(), {}, {}}); }
+      {
+        RunStore store(p);
+        store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+      }
       execRaw(p, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;");
       fs::resize_file(p, fs::file_size(p) / 2);
     } else if (kind == "corrupt") {
@@ -490,14 +519,17 @@ class TestRunStore : public QObject {
         RunStore store(p);
         const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
         std::vector<fl::Event> events;
-        for (int64_t step = 1; step <= 5000; ++step) events.push_back(metric("m", step, 1.0 / step));
+        for (int64_t step = 1; step <= 5000; ++step)
+          events.push_back(metric("m", step, 1.0 / step));
         store.writeEvents(id, events);
       }
       execRaw(p, "PRAGMA journal_mode=DELETE;");
       fl::testing::corruptMiddlePages(p);
     } else if (kind == "newer") {
       { RunStore store(p); }
-      execRaw(p, "UPDATE meta SET value = '99' WHERE key = 'schema_version'; PRAGMA journal_mode=DELETE;");
+      execRaw(
+          p,
+          "UPDATE meta SET value = '99' WHERE key = 'schema_version'; PRAGMA journal_mode=DELETE;");
     } else {
       execRaw(p, "CREATE TABLE accounts(id INTEGER); INSERT INTO accounts VALUES (1);");
     }
@@ -518,7 +550,8 @@ class TestRunStore : public QObject {
     writeNewerSchemaIntoTheWalOnly(path("newer-in-wal-source.db"), p);
     QVERIFY(fs::file_size(p + "-wal") > 0);
     const std::string db = readBytes(p), wal = readBytes(p + "-wal");
-    expectStoreError([&] { RunStore store(p); }, "was written by a newer FourierLab (schema version 99");
+    expectStoreError([&] { RunStore store(p); },
+                     "was written by a newer FourierLab (schema version 99");
     expectStoreError([&] { RunStore store(p, /*readOnly=*/true); }, "schema version 99");
     QVERIFY2(readBytes(p) == db, "the main file was modified");
     QVERIFY2(fs::exists(p + "-wal") && readBytes(p + "-wal") == wal, "the -wal was modified");
@@ -534,8 +567,11 @@ class TestRunStore : public QObject {
     sqlite3_open(p.c_str(), &holder);
     sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
     RunStore store(p, false, /*busyTimeoutMs=*/200);
-    expectStoreError([&] { store.createRun({"x", "", nlohmann::json::object(), {}, {}}); },
-                     "another process holds the write lock");
+    expectStoreError(
+        [&] {
+          store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+        },
+        "another process holds the write lock");
     sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
     sqlite3_close(holder);
     store.createRun({"x", "", nlohmann::json::object(), {}, {}});  // free again: it works

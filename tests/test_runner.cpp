@@ -35,7 +35,8 @@ class ScriptedTrial : public fl::Trial {
   explicit ScriptedTrial(Script& s) : m_script(s) {}
   fl::TrialPlan plan() const override { return {m_script.steps, 5, 5, m_script.evalEvery}; }
   fl::StepLoss trainStep(int64_t step) override {
-    if (m_script.stepMillis) std::this_thread::sleep_for(std::chrono::milliseconds(m_script.stepMillis));
+    if (m_script.stepMillis)
+      std::this_thread::sleep_for(std::chrono::milliseconds(m_script.stepMillis));
     if (step == m_script.outOfMemoryAt)
       TORCH_CHECK_WITH(OutOfMemoryError, false, "CUDA out of memory. Tried to allocate 2.00 GiB");
     ++m_script.taken;
@@ -92,8 +93,10 @@ class PaperExperiment : public ScriptedExperiment {
   }
   std::vector<fl::Preset> presets() const override {
     fl::Preset paper{"paper", "", {{"width", 8}}, nullptr};
-    paper.reference = {{"source", "a paper"}, {"by", "dataset"},
-                       {"values", {{"a", {{"test/steps", {12.0, 1.0}}}}, {"b", {{"test/steps", {30.0, 1.0}}}}}}};
+    paper.reference = {
+        {"source", "a paper"},
+        {"by", "dataset"},
+        {"values", {{"a", {{"test/steps", {12.0, 1.0}}}}, {"b", {{"test/steps", {30.0, 1.0}}}}}}};
     if (!m_stat.empty()) paper.reference["stat"] = m_stat;
     return {paper};
   }
@@ -133,7 +136,8 @@ class TestRunner : public QObject {
     Script script;
     script.steps = 12;
     auto events = runToEnd(std::make_shared<ScriptedExperiment>(script), cpuConfig());
-    QCOMPARE(fl::toString(std::get<fl::StatusEvent>(events.front()).status), fl::toString(fl::RunStatus::Running));
+    QCOMPARE(fl::toString(std::get<fl::StatusEvent>(events.front()).status),
+             fl::toString(fl::RunStatus::Running));
     QCOMPARE(fl::toString(lastStatus(events).status), fl::toString(fl::RunStatus::Finished));
     QCOMPARE(script.taken.load(), int64_t(12));
     std::vector<int64_t> lossSteps, evalSteps;
@@ -162,7 +166,8 @@ class TestRunner : public QObject {
     runner.join();
     QVERIFY(script.taken <= atCancel + 1);
     QCOMPARE(fl::toString(runner.finalStatus()), fl::toString(fl::RunStatus::Cancelled));
-    QCOMPARE(fl::toString(lastStatus(queue.takeAll()).status), fl::toString(fl::RunStatus::Cancelled));
+    QCOMPARE(fl::toString(lastStatus(queue.takeAll()).status),
+             fl::toString(fl::RunStatus::Cancelled));
   }
 
   void nanLossFailsTheRunNamingTheStep() {
@@ -187,25 +192,32 @@ class TestRunner : public QObject {
       return c;
     };
     auto messageOf = [&](std::string stat, nlohmann::json extra) {
-      return lastStatus(runToEnd(std::make_shared<PaperExperiment>(script, stat), paperConfig(extra))).message;
+      return lastStatus(
+                 runToEnd(std::make_shared<PaperExperiment>(script, stat), paperConfig(extra)))
+          .message;
     };
-    QCOMPARE(messageOf("", {}), std::string("test/steps 12.000 vs paper 12.000 ± 1.000: within the paper's spread"));
+    QCOMPARE(messageOf("", {}),
+             std::string("test/steps 12.000 vs paper 12.000 ± 1.000: within the paper's spread"));
     // The row follows the dataset; seeds and evaluation settings do not matter.
     QCOMPARE(messageOf("", {{"dataset", "b"}, {"eval_inputs", 3}, {"seed", 9}}),
              std::string("test/steps 12.000 vs paper 30.000 ± 1.000: outside the paper's spread"));
     // "stat": "min" compares the best value reached.
-    QCOMPARE(messageOf("min", {}), std::string("best test/steps 5.000 vs paper 12.000 ± 1.000: outside the paper's spread"));
+    QCOMPARE(
+        messageOf("min", {}),
+        std::string("best test/steps 5.000 vs paper 12.000 ± 1.000: outside the paper's spread"));
     // Another model is not the paper's: no comparison.
     QCOMPARE(messageOf("", {{"width", 4}}), std::string());
     // A resumed run's best counts its past (from the store) as well as what it evaluates now.
     fl::EventQueue queue;
     fl::RunnerOptions options;
     options.resume = fl::ResumePoint{"unused", 5, {{"test/steps", 0.5}}};
-    fl::Runner resumed(std::make_shared<PaperExperiment>(script, "min"), paperConfig({}), queue, options);
+    fl::Runner resumed(std::make_shared<PaperExperiment>(script, "min"), paperConfig({}), queue,
+                       options);
     resumed.start();
     resumed.join();
-    QCOMPARE(lastStatus(queue.takeAll()).message,
-             std::string("best test/steps 0.500 vs paper 12.000 ± 1.000: outside the paper's spread"));
+    QCOMPARE(
+        lastStatus(queue.takeAll()).message,
+        std::string("best test/steps 0.500 vs paper 12.000 ± 1.000: outside the paper's spread"));
   }
 
   void pausedRunTakesNoStepsButAnswersProbes() {
@@ -224,7 +236,8 @@ class TestRunner : public QObject {
     bool answered = false;
     for (const auto& e : seen)
       if (auto* s = std::get_if<fl::SnapshotEvent>(&e))
-        answered = s->requestId == id && s->snapshot.name == "probe/echo" && s->snapshot.data[0] == 0.25f;
+        answered =
+            s->requestId == id && s->snapshot.name == "probe/echo" && s->snapshot.data[0] == 0.25f;
     QVERIFY(answered);
     runner.setPaused(false);
     while (script.taken < 5) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -235,8 +248,8 @@ class TestRunner : public QObject {
 
   void invalidConfigFailsWithTheKeyNamed() {
     Script script;
-    auto events = runToEnd(std::make_shared<ScriptedExperiment>(script),
-                           {{"seed", 1}, {"device", "tpu"}});
+    auto events =
+        runToEnd(std::make_shared<ScriptedExperiment>(script), {{"seed", 1}, {"device", "tpu"}});
     QCOMPARE(fl::toString(lastStatus(events).status), fl::toString(fl::RunStatus::Failed));
     QVERIFY(lastStatus(events).message.find("'device'") != std::string::npos);
     QCOMPARE(script.taken.load(), int64_t(0));
@@ -245,8 +258,8 @@ class TestRunner : public QObject {
   void cudaWithoutCudaIsAClearError() {
     if (torch::cuda::is_available()) QSKIP("this machine has CUDA");
     Script script;
-    auto events = runToEnd(std::make_shared<ScriptedExperiment>(script),
-                           {{"seed", 1}, {"device", "cuda"}});
+    auto events =
+        runToEnd(std::make_shared<ScriptedExperiment>(script), {{"seed", 1}, {"device", "cuda"}});
     QCOMPARE(fl::toString(lastStatus(events).status), fl::toString(fl::RunStatus::Failed));
     QVERIFY2(lastStatus(events).message.find("no CUDA device is visible") != std::string::npos,
              lastStatus(events).message.c_str());
@@ -265,8 +278,9 @@ class TestRunner : public QObject {
     fl::registerBuiltinExperiments(registry);
     auto e = registry.find("fourier-head");
     auto config = [&](int seed) {
-      auto c = fl::buildConfig(*e, "", {"samples=400", "epochs=3", "eval_every=1", "device=cpu",
-                                        "seed=" + std::to_string(seed)});
+      auto c = fl::buildConfig(*e, "",
+                               {"samples=400", "epochs=3", "eval_every=1", "device=cpu",
+                                "seed=" + std::to_string(seed)});
       return c.values;
     };
     auto a = metricsOf(runToEnd(e, config(5)));
@@ -412,7 +426,8 @@ class TestRunner : public QObject {
     fl::ExperimentRegistry registry;
     fl::registerBuiltinExperiments(registry);
     auto e = registry.find("fourier-head");
-    auto config = fl::buildConfig(*e, "", {"samples=300", "epochs=2", "device=cpu", "seed=9"}).values;
+    auto config =
+        fl::buildConfig(*e, "", {"samples=300", "epochs=2", "device=cpu", "seed=9"}).values;
     auto alone = metricsOf(runToEnd(e, config));
     fl::EventQueue q1, q2;
     fl::Runner r1(e, config, q1), r2(e, config, q2);

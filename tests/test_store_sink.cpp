@@ -107,7 +107,9 @@ class TestStoreSink : public QObject {
   Q_OBJECT
 
   QTemporaryDir m_dir;
-  std::string path(const std::string& name) const { return m_dir.path().toStdString() + "/" + name; }
+  std::string path(const std::string& name) const {
+    return m_dir.path().toStdString() + "/" + name;
+  }
 
  private slots:
   void aLiveRunIsRecordedCompletely() {
@@ -130,7 +132,8 @@ class TestStoreSink : public QObject {
     for (const auto& s : r.metrics) stored += static_cast<size_t>(s.count);
     QCOMPARE(stored, metricEvents);
     size_t storedSnapshots = 0;
-    for (const auto& name : store.snapshotNames(id)) storedSnapshots += store.snapshots(id, name).size();
+    for (const auto& name : store.snapshotNames(id))
+      storedSnapshots += store.snapshots(id, name).size();
     QCOMPARE(storedSnapshots, snapshotEvents);
     // The keep policy left the last and the best checkpoint, with files that exist.
     auto checkpoints = store.checkpoints(id);
@@ -138,7 +141,8 @@ class TestStoreSink : public QObject {
     QCOMPARE(checkpoints.back().step, r.totalSteps);
     for (const auto& c : checkpoints) QVERIFY(fs::exists(c.path));
     size_t files = 0;
-    for (const auto& f : fs::directory_iterator(store.artifactFolder(id))) files += f.is_regular_file();
+    for (const auto& f : fs::directory_iterator(store.artifactFolder(id)))
+      files += f.is_regular_file();
     QCOMPARE(files, checkpoints.size());
   }
 
@@ -155,7 +159,8 @@ class TestStoreSink : public QObject {
     for (bool e : existed) QVERIFY(e);
     for (const auto& c : store.checkpoints(id)) QVERIFY(fs::exists(c.path));
     size_t files = 0;
-    for (const auto& f : fs::directory_iterator(store.artifactFolder(id))) files += f.is_regular_file();
+    for (const auto& f : fs::directory_iterator(store.artifactFolder(id)))
+      files += f.is_regular_file();
     QCOMPARE(files, store.checkpoints(id).size());  // the store deleted the superseded ones
   }
 
@@ -271,7 +276,9 @@ class TestStoreSink : public QObject {
     for (const auto& [key, value] : expected)
       QVERIFY2(got.at(key) == value, qPrintable(QString("%1 at step %2: %3 vs %4")
                                                     .arg(QString::fromStdString(key.first))
-                                                    .arg(key.second).arg(got.at(key)).arg(value)));
+                                                    .arg(key.second)
+                                                    .arg(got.at(key))
+                                                    .arg(value)));
   }
 };
 

@@ -52,9 +52,12 @@ class TestToyDatasets : public QObject {
     std::mt19937_64 rng(123);
     for (int i = 0; i < n; ++i) {
       const double z = drawToyTarget(d, var, x, y, rng);
-      if (z < -1) ++counts[bins];
-      else if (z >= 1) ++counts[bins + 1];
-      else ++counts[static_cast<size_t>(toBin(z, bins))];
+      if (z < -1)
+        ++counts[bins];
+      else if (z >= 1)
+        ++counts[bins + 1];
+      else
+        ++counts[static_cast<size_t>(toBin(z, bins))];
     }
     // Expected counts per bin; the mass outside [-1, 1] is what the bins leave.
     std::vector<double> expected(bins + 1);
@@ -80,7 +83,8 @@ class TestToyDatasets : public QObject {
       ++dof;
     }
     if (pooledExpected >= 5) {
-      chi2 += (pooledObserved - pooledExpected) * (pooledObserved - pooledExpected) / pooledExpected;
+      chi2 +=
+          (pooledObserved - pooledExpected) * (pooledObserved - pooledExpected) / pooledExpected;
       ++dof;
     }
     QVERIFY(dof >= 2);
@@ -96,11 +100,13 @@ class TestToyDatasets : public QObject {
     std::vector<int> counts(bins, 0);
     std::mt19937_64 rng(5);
     for (int i = 0; i < n; ++i)
-      ++counts[static_cast<size_t>(toBin(drawToyTarget(ToyDataset::Gmm2, 0.01, -0.5, 0.4, rng), bins))];
+      ++counts[static_cast<size_t>(
+          toBin(drawToyTarget(ToyDataset::Gmm2, 0.01, -0.5, 0.4, rng), bins))];
     double chi2 = 0;
     for (int b = 0; b < bins; ++b) {
       const double lo = -1.0 + 2.0 * b / bins;
-      const double e = std::max(1e-3, n * binProbability(ToyDataset::Gaussian, 0.01, -0.5, 0.4, lo, lo + 0.05));
+      const double e =
+          std::max(1e-3, n * binProbability(ToyDataset::Gaussian, 0.01, -0.5, 0.4, lo, lo + 0.05));
       chi2 += (counts[b] - e) * (counts[b] - e) / e;
     }
     QVERIFY(chi2 > 1e4);
@@ -115,7 +121,8 @@ class TestToyDatasets : public QObject {
       const double ratio = pmf[10] / pmf[30];
       const double densityRatio = toyTrueDensity(d, 0.01, 0.2, -0.4, binCenter(10, 50)) /
                                   toyTrueDensity(d, 0.01, 0.2, -0.4, binCenter(30, 50));
-      if (std::isfinite(densityRatio)) QVERIFY(std::abs(ratio - densityRatio) < 1e-9 * std::max(1.0, densityRatio));
+      if (std::isfinite(densityRatio))
+        QVERIFY(std::abs(ratio - densityRatio) < 1e-9 * std::max(1.0, densityRatio));
     }
   }
 
@@ -145,7 +152,9 @@ class TestToyDatasets : public QObject {
     const int n = 20000, cells = 20;
     std::vector<int> xCells(cells, 0), yCells(cells, 0);
     std::mt19937_64 rng(77);
-    auto cellOfUniform = [&](double v) { return std::min(cells - 1, static_cast<int>((v + 0.8) / 1.6 * cells)); };
+    auto cellOfUniform = [&](double v) {
+      return std::min(cells - 1, static_cast<int>((v + 0.8) / 1.6 * cells));
+    };
     // Standard normal CDF: the cell of y - x under N(0, var) has equal probability 1/cells.
     auto cellOfNormal = [&](double v) {
       const double u = 0.5 * std::erfc(-v / std::sqrt(2.0 * var));

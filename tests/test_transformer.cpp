@@ -75,7 +75,8 @@ class TestTransformer : public QObject {
       auto score = [&](int64_t pi, int64_t pj) {
         auto a = rotaryAngles(w, 1, pi);
         auto b = rotaryAngles(w, 1, pj);
-        return (rotatePairs(q, torch::cos(a), torch::sin(a)) * rotatePairs(k, torch::cos(b), torch::sin(b)))
+        return (rotatePairs(q, torch::cos(a), torch::sin(a)) *
+                rotatePairs(k, torch::cos(b), torch::sin(b)))
             .sum()
             .item<double>();
       };
@@ -144,14 +145,14 @@ class TestTransformer : public QObject {
     FourierPosition fope(o);
     auto c = fope->cosCoefficients()[1];
     for (int64_t f = 0; f < 10; ++f)
-      for (int64_t j = 0; j < 4; ++j)
-        QCOMPARE(c[f][j].item<double>(), f == 3 * j ? 1.0 : 0.0);
+      for (int64_t j = 0; j < 4; ++j) QCOMPARE(c[f][j].item<double>(), f == 3 * j ? 1.0 : 0.0);
     // The pairs past M get the official padding: both factors 1 at every position.
     auto [cos, sin] = fope->factors(7);
     QCOMPARE(cos.sizes().vec(), (std::vector<int64_t>{2, 7, 8}));
     QCOMPARE(maxAbs(cos.narrow(-1, 4, 4) - 1.0), 0.0);
     QCOMPARE(maxAbs(sin.narrow(-1, 4, 4) - 1.0), 0.0);
-    QVERIFY(maxAbs(cos[0].select(-1, 1) - torch::cos(torch::arange(7, torch::kDouble) / 4.0).to(torch::kFloat)) < 1e-6);
+    QVERIFY(maxAbs(cos[0].select(-1, 1) -
+                   torch::cos(torch::arange(7, torch::kDouble) / 4.0).to(torch::kFloat)) < 1e-6);
   }
 
   void floorClippingZeroesExactlyTheFrequenciesBelowTwoPiOverTrainLength() {
@@ -235,7 +236,8 @@ class TestTransformer : public QObject {
         auto after = model->forward(changed);
         if (t > 0)
           QVERIFY2(maxAbs(after.narrow(1, 0, t) - before.narrow(1, 0, t)) < 1e-5,
-                   qPrintable(QString::fromStdString(name) + " leaks into positions before " + QString::number(t)));
+                   qPrintable(QString::fromStdString(name) + " leaks into positions before " +
+                              QString::number(t)));
         QVERIFY(maxAbs(after.narrow(1, t, 24 - t) - before.narrow(1, t, 24 - t)) > 1e-4);
       }
     }
@@ -289,11 +291,11 @@ class TestTransformer : public QObject {
     auto ablated = model->forward(tokens, zeroAll);
     QCOMPARE(calls, 6);
     // With every sublayer removed, the logits are the unembedded normalised token embedding.
-    auto direct = torch::matmul(torch::nn::functional::normalize(
-                                    model->tokenEmbedding()->forward(tokens),
-                                    torch::nn::functional::NormalizeFuncOptions().dim(-1)) *
-                                    std::sqrt(16.0),
-                                model->unembedding().t());
+    auto direct = torch::matmul(
+        torch::nn::functional::normalize(model->tokenEmbedding()->forward(tokens),
+                                         torch::nn::functional::NormalizeFuncOptions().dim(-1)) *
+            std::sqrt(16.0),
+        model->unembedding().t());
     QVERIFY(maxAbs(ablated - direct) < 1e-3);
   }
 

@@ -8,12 +8,15 @@ namespace fl::widgets {
 Curve decimateMinMax(const std::vector<double>& x, const std::vector<double>& y, double xMin,
                      double xMax, int columns) {
   const size_t n = std::min(x.size(), y.size());
-  const auto first = static_cast<size_t>(std::lower_bound(x.begin(), x.begin() + n, xMin) - x.begin());
-  const auto last = static_cast<size_t>(std::upper_bound(x.begin(), x.begin() + n, xMax) - x.begin());
+  const auto first =
+      static_cast<size_t>(std::lower_bound(x.begin(), x.begin() + n, xMin) - x.begin());
+  const auto last =
+      static_cast<size_t>(std::upper_bound(x.begin(), x.begin() + n, xMax) - x.begin());
   const size_t begin = first > 0 ? first - 1 : 0;  // one point beyond each edge
   const size_t end = last < n ? last + 1 : n;
   Curve out;
-  if (columns <= 0 || end - begin <= static_cast<size_t>(4 * std::max(columns, 1)) || xMax <= xMin) {
+  if (columns <= 0 || end - begin <= static_cast<size_t>(4 * std::max(columns, 1)) ||
+      xMax <= xMin) {
     out.x.assign(x.begin() + begin, x.begin() + end);
     out.y.assign(y.begin() + begin, y.begin() + end);
     return out;

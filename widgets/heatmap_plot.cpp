@@ -32,8 +32,10 @@ void HeatmapPlot::setLogScale(bool logScale) {
   m_logScale = logScale;
   m_map->setDataScaleType(logScale ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
   auto* axis = m_map->colorScale()->axis();
-  if (logScale) axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-  else axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  if (logScale)
+    axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  else
+    axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
 }
 
 void HeatmapPlot::addSnapshot(const Snapshot& snapshot, int64_t step) {
@@ -69,8 +71,9 @@ void HeatmapPlot::refresh() {
   const int ny = static_cast<int>(m_columns.front().size());
   const auto [yLo, yHi] = layOutCells(m_plot->yAxis, m_ticks, ny);
   m_map->data()->setSize(nx, ny);
-  m_map->data()->setRange(QCPRange(m_steps.front(), std::max<double>(m_steps.back(), m_steps.front() + 1)),
-                          QCPRange(yLo, yHi));
+  m_map->data()->setRange(
+      QCPRange(m_steps.front(), std::max<double>(m_steps.back(), m_steps.front() + 1)),
+      QCPRange(yLo, yHi));
   const double blank = std::numeric_limits<double>::quiet_NaN();
   for (int i = 0; i < nx; ++i)
     for (int k = 0; k < ny && k < static_cast<int>(m_columns[i].size()); ++k) {

@@ -44,8 +44,13 @@ const SnapshotAxis* axisFromEnd(const Snapshot& s, size_t back) {
 
 MatrixHeatmapPlot::MatrixHeatmapPlot(const QString& title, const QStringList& series,
                                      const QString& xLabel, const QString& yLabel, QWidget* parent)
-    : QWidget(parent), m_series(series), m_xLabel(xLabel), m_yLabel(yLabel),
-      m_plot(new QCustomPlot(this)), m_which(new QComboBox(this)), m_slice(new QSpinBox(this)),
+    : QWidget(parent),
+      m_series(series),
+      m_xLabel(xLabel),
+      m_yLabel(yLabel),
+      m_plot(new QCustomPlot(this)),
+      m_which(new QComboBox(this)),
+      m_slice(new QSpinBox(this)),
       m_caption(new QLabel(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -59,7 +64,8 @@ MatrixHeatmapPlot::MatrixHeatmapPlot(const QString& title, const QStringList& se
   m_which->setVisible(series.size() > 1);
   m_slice->setRange(0, 0);
   m_slice->setVisible(false);  // until a 3-D snapshot arrives
-  connect(m_which, qOverload<int>(&QComboBox::currentIndexChanged), this, &MatrixHeatmapPlot::redraw);
+  connect(m_which, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          &MatrixHeatmapPlot::redraw);
   connect(m_slice, qOverload<int>(&QSpinBox::valueChanged), this, &MatrixHeatmapPlot::redraw);
 
   setUpPlotFrame(m_plot, title, xLabel, yLabel, /*legend=*/false);
@@ -119,14 +125,17 @@ void MatrixHeatmapPlot::draw(const Latest& latest) {
   {
     QSignalBlocker block(m_slice);  // a range change must not recurse into refresh()
     m_slice->setRange(0, static_cast<int>(m.slices - 1));
-    m_slice->setPrefix((sliceAxis && !sliceAxis->label.empty() ? QString::fromStdString(sliceAxis->label)
-                                                               : QString("slice")) + " ");
+    m_slice->setPrefix((sliceAxis && !sliceAxis->label.empty()
+                            ? QString::fromStdString(sliceAxis->label)
+                            : QString("slice")) +
+                       " ");
   }
   m_slice->setVisible(m.slices > 1);
   const int64_t slice = m_slice->value();
   const QStringList sliceLabels = metaStrings(s, "row_labels");
   QString caption = QString("step %1").arg(latest.step);
-  if (m.slices > 1 && sliceLabels.size() == m.slices) caption += ": " + sliceLabels[static_cast<int>(slice)];
+  if (m.slices > 1 && sliceLabels.size() == m.slices)
+    caption += ": " + sliceLabels[static_cast<int>(slice)];
   m_caption->setText(caption);
 
   m_plot->xAxis->setLabel(xAxis && !xAxis->label.empty() ? axisTitle(*xAxis) : m_xLabel);
@@ -135,8 +144,10 @@ void MatrixHeatmapPlot::draw(const Latest& latest) {
 
   const int columns = static_cast<int>(m.columns);
   const int rows = static_cast<int>(m.rows);
-  const auto [xLo, xHi] = layOutCells(m_plot->xAxis, xAxis ? xAxis->ticks : std::vector<float>{}, columns);
-  const auto [yLo, yHi] = layOutCells(m_plot->yAxis, yAxis ? yAxis->ticks : std::vector<float>{}, rows);
+  const auto [xLo, xHi] =
+      layOutCells(m_plot->xAxis, xAxis ? xAxis->ticks : std::vector<float>{}, columns);
+  const auto [yLo, yHi] =
+      layOutCells(m_plot->yAxis, yAxis ? yAxis->ticks : std::vector<float>{}, rows);
   auto* data = m_map->data();
   data->setSize(columns, rows);
   data->setRange(QCPRange(xLo, xHi), QCPRange(yLo, yHi));

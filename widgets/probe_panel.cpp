@@ -12,9 +12,11 @@ namespace fl::widgets {
 
 ProbePanel::ProbePanel(const QString& title, const QStringList& series,
                        const QList<ProbeSlider>& sliders, QWidget* parent)
-    : QWidget(parent), m_specs(sliders),
+    : QWidget(parent),
+      m_specs(sliders),
       m_plot(new SnapshotPlot(title, SnapshotPlot::Mode::Curves, series, "z", "density", this)),
-      m_note(new QLabel(this)), m_debounce(new QTimer(this)) {
+      m_note(new QLabel(this)),
+      m_debounce(new QTimer(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot, 1);
@@ -50,7 +52,8 @@ std::map<std::string, double> ProbePanel::inputs() const {
   std::map<std::string, double> out;
   for (int i = 0; i < m_specs.size(); ++i) {
     const auto& s = m_specs[i];
-    out[s.name.toStdString()] = s.minimum + (s.maximum - s.minimum) * m_sliders[i]->value() / kTicks;
+    out[s.name.toStdString()] =
+        s.minimum + (s.maximum - s.minimum) * m_sliders[i]->value() / kTicks;
   }
   return out;
 }
@@ -59,7 +62,8 @@ void ProbePanel::setInput(const QString& name, double value) {
   for (int i = 0; i < m_specs.size(); ++i)
     if (m_specs[i].name == name) {
       const auto& s = m_specs[i];
-      m_sliders[i]->setValue(static_cast<int>(std::lround((value - s.minimum) / (s.maximum - s.minimum) * kTicks)));
+      m_sliders[i]->setValue(
+          static_cast<int>(std::lround((value - s.minimum) / (s.maximum - s.minimum) * kTicks)));
       m_values[i]->setText(QString::number(value, 'f', 2));
     }
 }

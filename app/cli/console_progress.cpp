@@ -70,10 +70,12 @@ void ConsoleProgress::onMetric(const MetricEvent& e) {
 void ConsoleProgress::printEvaluationLine(int64_t step) {
   // On a terminal the bar already shows progress; print evaluations only in plain mode.
   if (!m_interactive) {
-    std::fprintf(m_out, "eval step %lld/%lld epoch %lld/%lld loss %.4f", static_cast<long long>(step),
-                 static_cast<long long>(m_last.totalSteps), static_cast<long long>(m_last.epoch),
-                 static_cast<long long>(m_last.totalEpochs), m_last.lastLoss);
-    for (const auto& [key, value] : m_evalMetrics) std::fprintf(m_out, " %s %.4g", key.c_str(), value);
+    std::fprintf(m_out, "eval step %lld/%lld epoch %lld/%lld loss %.4f",
+                 static_cast<long long>(step), static_cast<long long>(m_last.totalSteps),
+                 static_cast<long long>(m_last.epoch), static_cast<long long>(m_last.totalEpochs),
+                 m_last.lastLoss);
+    for (const auto& [key, value] : m_evalMetrics)
+      std::fprintf(m_out, " %s %.4g", key.c_str(), value);
     std::fprintf(m_out, " (%s)\n", formatDuration(m_last.wallSeconds).c_str());
     std::fflush(m_out);
   }

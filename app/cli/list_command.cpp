@@ -10,9 +10,12 @@ namespace fl::cli {
 namespace {
 
 nlohmann::json paramToJson(const ParamSpec& p) {
-  nlohmann::json j = {{"name", p.name},         {"type", toString(p.type)},
-                      {"default", p.defaultValue}, {"allowed", p.allowedDescription()},
-                      {"help", p.help},         {"group", p.group},
+  nlohmann::json j = {{"name", p.name},
+                      {"type", toString(p.type)},
+                      {"default", p.defaultValue},
+                      {"allowed", p.allowedDescription()},
+                      {"help", p.help},
+                      {"group", p.group},
                       {"live", p.mutability == Mutability::Live}};
   if (!p.choices.empty()) j["choices"] = p.choices;
   return j;
@@ -23,18 +26,23 @@ nlohmann::json experimentToJson(const Experiment& e) {
   for (const auto& p : e.allParams()) params.push_back(paramToJson(p));
   nlohmann::json presets = nlohmann::json::array();
   for (const auto& p : e.presets())
-    presets.push_back({{"name", p.name}, {"description", p.description}, {"set", p.overrides},
+    presets.push_back({{"name", p.name},
+                       {"description", p.description},
+                       {"set", p.overrides},
                        {"reference", p.reference}});
   nlohmann::json panels = nlohmann::json::array();
   for (const auto& p : e.panels())
-    panels.push_back({{"id", p.id}, {"title", p.title}, {"kind", toString(p.kind)},
-                      {"series", p.series}});
+    panels.push_back(
+        {{"id", p.id}, {"title", p.title}, {"kind", toString(p.kind)}, {"series", p.series}});
   nlohmann::json studies = nlohmann::json::array();
   for (const auto& s : e.studies())
-    studies.push_back({{"name", s.name}, {"title", s.title}, {"description", s.description},
-                       {"runs", study::countRuns(s)}, {"has_references", s.references.has_value()}});
-  return {{"name", e.name()},     {"title", e.title()},     {"description", e.description()},
-          {"params", params},     {"presets", presets},     {"panels", panels},
+    studies.push_back({{"name", s.name},
+                       {"title", s.title},
+                       {"description", s.description},
+                       {"runs", study::countRuns(s)},
+                       {"has_references", s.references.has_value()}});
+  return {{"name", e.name()},  {"title", e.title()}, {"description", e.description()},
+          {"params", params},  {"presets", presets}, {"panels", panels},
           {"studies", studies}};
 }
 

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "core/engine/reference_check.h"
 #include "app/cli/run_export.h"
+#include "core/engine/reference_check.h"
 #include "core/store/run_store.h"
 #include "core/study/study_scheduler.h"
 #include "core/study/study_store.h"
@@ -28,13 +28,19 @@ std::string formatTime(double unixSeconds) {
   return buf;
 }
 
-nlohmann::json jsonNumber(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+nlohmann::json jsonNumber(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
 
 nlohmann::json summariesJson(const RunRecord& r) {
   nlohmann::json m = nlohmann::json::object();
   for (const auto& s : r.metrics)
-    m[s.key] = {{"last", jsonNumber(s.last)}, {"last_step", s.lastStep}, {"min", jsonNumber(s.min)},
-                {"min_step", s.minStep}, {"max", jsonNumber(s.max)}, {"max_step", s.maxStep},
+    m[s.key] = {{"last", jsonNumber(s.last)},
+                {"last_step", s.lastStep},
+                {"min", jsonNumber(s.min)},
+                {"min_step", s.minStep},
+                {"max", jsonNumber(s.max)},
+                {"max_step", s.maxStep},
                 {"count", s.count}};
   return m;
 }
@@ -91,8 +97,10 @@ int list(const RunStore& store, const RunsArgs& args) {
   if (!args.status.empty()) {
     filter.status = store::parseRunStatus(args.status);
     if (!filter.status) {
-      std::fprintf(stderr, "error: --status must be one of queued, running, finished, cancelled, "
-                           "failed, interrupted; got '%s'\n", args.status.c_str());
+      std::fprintf(stderr,
+                   "error: --status must be one of queued, running, finished, cancelled, "
+                   "failed, interrupted; got '%s'\n",
+                   args.status.c_str());
       return kExitBadUsage;
     }
   }
@@ -103,8 +111,8 @@ int list(const RunStore& store, const RunsArgs& args) {
     std::printf("%s\n", all.dump().c_str());
     return kExitOk;
   }
-  std::printf("%5s  %-14s %-20s %-22s %-19s %s\n", "id", "experiment", "name", "status",
-              "created", "final metrics");
+  std::printf("%5s  %-14s %-20s %-22s %-19s %s\n", "id", "experiment", "name", "status", "created",
+              "final metrics");
   for (const auto& r : runs) {
     // A finished run's message is its verdicts ("LEAKS -- ...; ... within the paper's
     // spread"): in a few words beside the status (`runs show` has all of it).
@@ -112,8 +120,8 @@ int list(const RunStore& store, const RunsArgs& args) {
     const std::string headline = r.status == RunStatus::Finished ? verdictHeadline(r.message) : "";
     if (!headline.empty()) status += ":" + headline;
     std::printf("%5lld  %-14s %-20s %-22s %-19s %s\n", static_cast<long long>(r.id),
-                r.experiment.c_str(), r.name.c_str(), status.c_str(),
-                formatTime(r.created).c_str(), shortMetrics(r).c_str());
+                r.experiment.c_str(), r.name.c_str(), status.c_str(), formatTime(r.created).c_str(),
+                shortMetrics(r).c_str());
   }
   return kExitOk;
 }
@@ -126,7 +134,8 @@ int show(const RunRecord& r, const std::vector<std::pair<int64_t, nlohmann::json
     j["uid"] = r.uid;
     j["config_hash"] = r.configHash;
     j["studies"] = nlohmann::json::array();
-    for (const auto& [study, axes] : memberships) j["studies"].push_back({{"id", study}, {"axes", axes}});
+    for (const auto& [study, axes] : memberships)
+      j["studies"].push_back({{"id", study}, {"axes", axes}});
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
   }
@@ -153,12 +162,12 @@ int show(const RunRecord& r, const std::vector<std::pair<int64_t, nlohmann::json
   for (const auto& [study, axes] : memberships)
     std::printf("  study     %lld, %s\n", static_cast<long long>(study),
                 study::cellLabel(axes, r.seed).c_str());
-  std::printf("  %-22s %12s %12s %10s %12s %10s %8s\n", "metric", "last", "min", "at step",
-              "max", "at step", "points");
+  std::printf("  %-22s %12s %12s %10s %12s %10s %8s\n", "metric", "last", "min", "at step", "max",
+              "at step", "points");
   for (const auto& s : r.metrics)
-    std::printf("  %-22s %12.6g %12.6g %10lld %12.6g %10lld %8lld\n", s.key.c_str(), s.last,
-                s.min, static_cast<long long>(s.minStep), s.max,
-                static_cast<long long>(s.maxStep), static_cast<long long>(s.count));
+    std::printf("  %-22s %12.6g %12.6g %10lld %12.6g %10lld %8lld\n", s.key.c_str(), s.last, s.min,
+                static_cast<long long>(s.minStep), s.max, static_cast<long long>(s.maxStep),
+                static_cast<long long>(s.count));
   return kExitOk;
 }
 
@@ -171,7 +180,8 @@ int compare(const std::vector<RunRecord>& runs, bool json) {
   for (const auto& k : keys) {
     bool same = true;
     for (const auto& r : runs)
-      same = same && r.config.value(k, nlohmann::json()) == runs.front().config.value(k, nlohmann::json());
+      same = same &&
+             r.config.value(k, nlohmann::json()) == runs.front().config.value(k, nlohmann::json());
     if (!same) differing.push_back(k);
   }
   std::set<std::string> metricKeys;
@@ -183,8 +193,11 @@ int compare(const std::vector<RunRecord>& runs, bool json) {
     for (const auto& r : runs) {
       nlohmann::json diff = nlohmann::json::object();
       for (const auto& k : differing) diff[k] = r.config.value(k, nlohmann::json());
-      j["runs"].push_back({{"id", r.id}, {"name", r.name}, {"experiment", r.experiment},
-                           {"status", toString(r.status)}, {"config", diff},
+      j["runs"].push_back({{"id", r.id},
+                           {"name", r.name},
+                           {"experiment", r.experiment},
+                           {"status", toString(r.status)},
+                           {"config", diff},
                            {"metrics", finalMetrics(r)}});
     }
     std::printf("%s\n", j.dump(2).c_str());
@@ -196,7 +209,8 @@ int compare(const std::vector<RunRecord>& runs, bool json) {
   if (differing.empty()) std::printf("(identical configs)\n");
   for (const auto& k : differing) {
     std::printf("%-22s", k.c_str());
-    for (const auto& r : runs) std::printf(" %14s", r.config.value(k, nlohmann::json()).dump().c_str());
+    for (const auto& r : runs)
+      std::printf(" %14s", r.config.value(k, nlohmann::json()).dump().c_str());
     std::printf("\n");
   }
   std::printf("%-22s", "status");
@@ -253,11 +267,16 @@ int runsCommand(const RunsArgs& args) {
     }
     if (args.action == "export") return exportRuns(store, runs, args.format, args.out);
     const int64_t id = runs.front().id;
-    if (args.action == "tag") store.addTags(id, args.words);
-    else if (args.action == "untag") for (const auto& t : args.words) store.removeTag(id, t);
-    else if (args.action == "note") store.setNotes(id, args.value);
-    else if (args.action == "rename") store.rename(id, args.value);
-    else if (args.action == "archive") for (const auto& r : runs) store.setArchived(r.id, true);
+    if (args.action == "tag")
+      store.addTags(id, args.words);
+    else if (args.action == "untag")
+      for (const auto& t : args.words) store.removeTag(id, t);
+    else if (args.action == "note")
+      store.setNotes(id, args.value);
+    else if (args.action == "rename")
+      store.rename(id, args.value);
+    else if (args.action == "archive")
+      for (const auto& r : runs) store.setArchived(r.id, true);
     else if (args.action == "delete") {
       std::vector<int64_t> ids;
       for (const auto& r : runs) {

@@ -19,12 +19,15 @@ ProbeServer::~ProbeServer() {
   m_runner->join();
 }
 
-void ProbeServer::request(const std::map<std::string, double>& inputs) { m_runner->requestProbe(inputs); }
+void ProbeServer::request(const std::map<std::string, double>& inputs) {
+  m_runner->requestProbe(inputs);
+}
 
 std::vector<SnapshotEvent> ProbeServer::takeAnswers(std::string* failure) {
   std::vector<SnapshotEvent> answers;
   for (auto& e : m_queue.takeAll()) {
-    if (auto* s = std::get_if<SnapshotEvent>(&e); s && s->requestId != 0) answers.push_back(std::move(*s));
+    if (auto* s = std::get_if<SnapshotEvent>(&e); s && s->requestId != 0)
+      answers.push_back(std::move(*s));
     if (auto* st = std::get_if<StatusEvent>(&e); st && st->status == RunStatus::Failed && failure)
       *failure = st->message;
   }

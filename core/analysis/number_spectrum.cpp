@@ -11,13 +11,16 @@ torch::Tensor numberAxisMagnitudes(const torch::Tensor& rows) {
   return spectrum.abs().pow(2).sum(-1).sqrt();
 }
 
-std::vector<PeriodPeak> topPeriods(const torch::Tensor& magnitudes, int64_t numbers, int64_t count) {
+std::vector<PeriodPeak> topPeriods(const torch::Tensor& magnitudes, int64_t numbers,
+                                   int64_t count) {
   auto m = magnitudes.to(torch::kCPU).to(torch::kDouble).contiguous();
   std::vector<PeriodPeak> peaks;
   for (int64_t k = 1; k < m.numel(); ++k)
-    peaks.push_back({k, static_cast<double>(numbers) / static_cast<double>(k), m[k].item<double>()});
-  std::stable_sort(peaks.begin(), peaks.end(),
-                   [](const PeriodPeak& a, const PeriodPeak& b) { return a.magnitude > b.magnitude; });
+    peaks.push_back(
+        {k, static_cast<double>(numbers) / static_cast<double>(k), m[k].item<double>()});
+  std::stable_sort(peaks.begin(), peaks.end(), [](const PeriodPeak& a, const PeriodPeak& b) {
+    return a.magnitude > b.magnitude;
+  });
   if (static_cast<int64_t>(peaks.size()) > count) peaks.resize(static_cast<size_t>(count));
   return peaks;
 }
@@ -26,7 +29,8 @@ FrequencyBands splitByPeriod(const torch::Tensor& z, double cutoffPeriod) {
   const int64_t numbers = z.size(-1);
   auto spectrum = torch::fft::rfft(z, numbers, /*dim=*/-1);
   // k is high when M / k <= cutoff, i.e. k >= M / cutoff.
-  auto k = torch::arange(spectrum.size(-1), torch::TensorOptions().device(z.device()).dtype(torch::kFloat));
+  auto k = torch::arange(spectrum.size(-1),
+                         torch::TensorOptions().device(z.device()).dtype(torch::kFloat));
   auto highMask = (k >= static_cast<double>(numbers) / cutoffPeriod).to(z.dtype());
   auto high = torch::fft::irfft(spectrum * highMask, numbers, -1);
   return {z - high, high};

@@ -21,9 +21,12 @@ std::string loadedBlas() {
 }  // namespace
 
 nlohmann::json BuildInfo::toJson() const {
-  return {{"app_version", appVersion},   {"torch_version", torchVersion},
-          {"cuda_available", cudaAvailable}, {"cuda_devices", cudaDevices},
-          {"blas", blasLibrary},         {"host", host}};
+  return {{"app_version", appVersion},
+          {"torch_version", torchVersion},
+          {"cuda_available", cudaAvailable},
+          {"cuda_devices", cudaDevices},
+          {"blas", blasLibrary},
+          {"host", host}};
 }
 
 BuildInfo currentBuildInfo() {

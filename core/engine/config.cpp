@@ -74,9 +74,12 @@ ValidatedConfig validateConfig(const std::vector<ParamSpec>& specs,
     }
     // Integers as integers even when given as 3.0 and floats as floats even when given as 0,
     // so equal configs are equal JSON (and hash alike).
-    if (spec->type == ParamType::Int) result.values[key] = value.get<long long>();
-    else if (spec->type == ParamType::Float) result.values[key] = value.get<double>();
-    else result.values[key] = value;
+    if (spec->type == ParamType::Int)
+      result.values[key] = value.get<long long>();
+    else if (spec->type == ParamType::Float)
+      result.values[key] = value.get<double>();
+    else
+      result.values[key] = value;
   }
   return result;
 }

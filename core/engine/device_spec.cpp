@@ -16,7 +16,8 @@ std::optional<DeviceSpec> parseDeviceSpec(const std::string& text, std::string* 
     return spec;
   }
   const std::string prefix = "cuda:";
-  if (text.rfind(prefix, 0) == 0 && text.size() > prefix.size() && text.size() <= prefix.size() + 3) {
+  if (text.rfind(prefix, 0) == 0 && text.size() > prefix.size() &&
+      text.size() <= prefix.size() + 3) {
     bool digits = true;
     for (size_t i = prefix.size(); i < text.size(); ++i)
       digits = digits && std::isdigit(static_cast<unsigned char>(text[i]));

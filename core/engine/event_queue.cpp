@@ -4,12 +4,18 @@ namespace fl {
 
 std::string toString(RunStatus status) {
   switch (status) {
-    case RunStatus::Queued: return "queued";
-    case RunStatus::Running: return "running";
-    case RunStatus::Finished: return "finished";
-    case RunStatus::Cancelled: return "cancelled";
-    case RunStatus::Failed: return "failed";
-    case RunStatus::Interrupted: return "interrupted";
+    case RunStatus::Queued:
+      return "queued";
+    case RunStatus::Running:
+      return "running";
+    case RunStatus::Finished:
+      return "finished";
+    case RunStatus::Cancelled:
+      return "cancelled";
+    case RunStatus::Failed:
+      return "failed";
+    case RunStatus::Interrupted:
+      return "interrupted";
   }
   return "?";
 }
@@ -20,9 +26,12 @@ bool isTerminal(RunStatus status) {
 
 std::string toString(SnapshotRole role) {
   switch (role) {
-    case SnapshotRole::Truth: return "truth";
-    case SnapshotRole::Prediction: return "prediction";
-    case SnapshotRole::Series: break;
+    case SnapshotRole::Truth:
+      return "truth";
+    case SnapshotRole::Prediction:
+      return "prediction";
+    case SnapshotRole::Series:
+      break;
   }
   return "series";
 }

@@ -41,7 +41,7 @@ struct SnapshotAxis {
 // the truth it is measured against (drawn once, neutral), or any other series.
 enum class SnapshotRole { Series, Truth, Prediction };
 
-std::string toString(SnapshotRole role);  // "series", "truth", "prediction"
+std::string toString(SnapshotRole role);                  // "series", "truth", "prediction"
 SnapshotRole parseSnapshotRole(const std::string& text);  // unknown text: Series
 
 // A named array at one step: `pdf/pred` (test input x bin), `spectrum/abs_c` (frequency), ...
@@ -106,8 +106,8 @@ struct LogEvent {
   double wallSeconds = 0;
 };
 
-using Event = std::variant<MetricEvent, SnapshotEvent, ProgressEvent, StatusEvent, LogEvent,
-                           CheckpointEvent>;
+using Event =
+    std::variant<MetricEvent, SnapshotEvent, ProgressEvent, StatusEvent, LogEvent, CheckpointEvent>;
 
 // Consumes events. Called on the Runner's thread: implementations must be quick and thread-safe
 // (queue the event and return) so that a step never waits on a consumer.

@@ -9,13 +9,13 @@
 namespace fl {
 
 enum class PanelKind {
-  MetricLines,        // one curve per metric key over steps
-  SnapshotCurves,     // rows of 1-D/2-D snapshots drawn as curves over their last axis
-  SnapshotBars,       // a 1-D snapshot as bars (e.g. |c_k| per frequency)
-  SnapshotHeatmap,    // a 2-D snapshot as an image (e.g. coefficient matrices)
-  HeatmapOverSteps,   // a 1-D snapshot stacked over steps: step x index (spectrum evolution)
-  Probe,              // the interactive probe: sliders for the inputs, curves for the answer
-  Verdict,            // a judgement in words from the latest snapshot's meta (e.g. LEAKS)
+  MetricLines,       // one curve per metric key over steps
+  SnapshotCurves,    // rows of 1-D/2-D snapshots drawn as curves over their last axis
+  SnapshotBars,      // a 1-D snapshot as bars (e.g. |c_k| per frequency)
+  SnapshotHeatmap,   // a 2-D snapshot as an image (e.g. coefficient matrices)
+  HeatmapOverSteps,  // a 1-D snapshot stacked over steps: step x index (spectrum evolution)
+  Probe,             // the interactive probe: sliders for the inputs, curves for the answer
+  Verdict,           // a judgement in words from the latest snapshot's meta (e.g. LEAKS)
 };
 
 std::string toString(PanelKind kind);

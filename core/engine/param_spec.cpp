@@ -35,11 +35,16 @@ std::string rangeText(const ParamSpec& s) {
 
 std::string toString(ParamType type) {
   switch (type) {
-    case ParamType::Int: return "int";
-    case ParamType::Float: return "float";
-    case ParamType::Bool: return "bool";
-    case ParamType::Choice: return "choice";
-    case ParamType::Text: return "text";
+    case ParamType::Int:
+      return "int";
+    case ParamType::Float:
+      return "float";
+    case ParamType::Bool:
+      return "bool";
+    case ParamType::Choice:
+      return "choice";
+    case ParamType::Text:
+      return "text";
   }
   return "?";
 }
@@ -116,11 +121,16 @@ ParamSpec& ParamSpec::logarithmic() {
 
 std::string ParamSpec::allowedDescription() const {
   switch (type) {
-    case ParamType::Int: return "an integer in " + rangeText(*this);
-    case ParamType::Float: return "a number in " + rangeText(*this);
-    case ParamType::Bool: return "true or false";
-    case ParamType::Choice: return "one of " + joined(choices);
-    case ParamType::Text: return "a string";
+    case ParamType::Int:
+      return "an integer in " + rangeText(*this);
+    case ParamType::Float:
+      return "a number in " + rangeText(*this);
+    case ParamType::Bool:
+      return "true or false";
+    case ParamType::Choice:
+      return "one of " + joined(choices);
+    case ParamType::Text:
+      return "a string";
   }
   return "?";
 }
@@ -239,7 +249,8 @@ ParsedValue parseValue(const ParamSpec& spec, const std::string& text) {
         value = true;
       else if (text == "false")
         value = false;
-      else return fail();
+      else
+        return fail();
       break;
     case ParamType::Choice:
     case ParamType::Text:

@@ -33,9 +33,9 @@ struct ParamSpec {
   bool minimumExclusive = false;  // e.g. a learning rate must be > 0
   std::vector<std::string> choices;
   std::string help;
-  std::string group = "model";    // form section: "data", "model", "training", "run"
+  std::string group = "model";  // form section: "data", "model", "training", "run"
   Mutability mutability = Mutability::RestartRequired;
-  bool logScale = false;          // a hint for the GUI's spin boxes / sliders
+  bool logScale = false;  // a hint for the GUI's spin boxes / sliders
   // Extra syntax check for Text values (e.g. the device string); returns an error message.
   std::function<std::optional<std::string>(const std::string&)> textCheck;
 

@@ -10,7 +10,8 @@ std::vector<ReferenceVerdict> checkAgainstPresets(const Experiment& experiment,
   const auto specs = experiment.allParams();
   for (const auto& preset : experiment.presets()) {
     if (preset.reference.is_null() ||
-        !isPresetConfig(specs, preset.overrides, preset.reference.value("by", std::string()), config))
+        !isPresetConfig(specs, preset.overrides, preset.reference.value("by", std::string()),
+                        config))
       continue;
     for (auto& v : checkAgainstReference(preset.reference, config, last, lowest)) {
       v.preset = preset.name;

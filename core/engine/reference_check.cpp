@@ -69,7 +69,8 @@ bool isPresetConfig(const std::vector<ParamSpec>& specs, const nlohmann::json& p
     const auto& mine = config[spec.name];
     const auto& theirs = expected.values[spec.name];
     // 0 and 0.0 are the same setting.
-    if (mine.is_number() && theirs.is_number() ? mine.get<double>() != theirs.get<double>() : mine != theirs)
+    if (mine.is_number() && theirs.is_number() ? mine.get<double>() != theirs.get<double>()
+                                               : mine != theirs)
       return false;
   }
   return true;
@@ -96,20 +97,24 @@ std::string verdictHeadline(const std::string& message) {
     start = end + 2;
   }
   // One word for the paper: outside if any figure is.
-  if (outside || within) headline += std::string(headline.empty() ? "" : ", ") + (outside ? "outside paper" : "within paper");
+  if (outside || within)
+    headline +=
+        std::string(headline.empty() ? "" : ", ") + (outside ? "outside paper" : "within paper");
   return headline;
 }
 
 std::string describeReference(const nlohmann::json& reference) {
   if (!reference.is_object() || !reference.contains("values")) return {};
-  std::string text = "Expected (" + reference.value("source", std::string("published figures")) + "):";
+  std::string text =
+      "Expected (" + reference.value("source", std::string("published figures")) + "):";
   const bool best = reference.value("stat", "") == "min";
   for (const auto& [row, figures] : reference["values"].items()) {
     text += "\n" + reference.value("by", std::string()) + " " + row + ": ";
     bool first = true;
     for (const auto& [metric, figure] : figures.items()) {
       if (!figure.is_array() || figure.empty() || !figure[0].is_number()) continue;
-      text += (first ? "" : ", ") + (best ? "best " : std::string()) + metric + " " + formatFigure(figure);
+      text += (first ? "" : ", ") + (best ? "best " : std::string()) + metric + " " +
+              formatFigure(figure);
       first = false;
     }
   }

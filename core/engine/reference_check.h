@@ -29,10 +29,9 @@ struct ReferenceVerdict {
 
 // `last` holds each metric's final value, `lowest` its minimum (used by "stat": "min"; falls
 // back to `last` when a metric is missing there).
-std::vector<ReferenceVerdict> checkAgainstReference(const nlohmann::json& reference,
-                                                    const nlohmann::json& config,
-                                                    const std::map<std::string, double>& last,
-                                                    const std::map<std::string, double>& lowest = {});
+std::vector<ReferenceVerdict> checkAgainstReference(
+    const nlohmann::json& reference, const nlohmann::json& config,
+    const std::map<std::string, double>& last, const std::map<std::string, double>& lowest = {});
 
 // Does `config` train what a preset with these overrides trains? Every parameter must equal
 // the preset's value (its override or the default) except `rowKey` (the reference's "by"),

@@ -17,7 +17,8 @@ std::optional<VerdictSource> parseVerdictSource(const std::string& text) {
 
 std::optional<Verdict> verdictOfSnapshot(const Snapshot& snapshot) {
   const auto& meta = snapshot.meta;
-  if (!meta.is_object() || !meta.contains(kVerdictMetaLabel) || !meta[kVerdictMetaLabel].is_string())
+  if (!meta.is_object() || !meta.contains(kVerdictMetaLabel) ||
+      !meta[kVerdictMetaLabel].is_string())
     return std::nullopt;
   Verdict v;
   v.source = VerdictSource::Experiment;
@@ -36,7 +37,9 @@ Verdict verdictOfReference(const ReferenceVerdict& reference) {
   v.source = VerdictSource::Paper;
   v.subject = reference.metric;
   v.passed = reference.withinSpread;
-  v.label = !reference.withinSpread ? kVersusPaper : *reference.withinSpread ? kWithinPaper : kOutsidePaper;
+  v.label = !reference.withinSpread   ? kVersusPaper
+            : *reference.withinSpread ? kWithinPaper
+                                      : kOutsidePaper;
   v.detail = reference.text;
   v.value = reference.value;
   v.paperMean = reference.paperMean;
@@ -57,7 +60,8 @@ std::string verdictHeadline(const std::vector<Verdict>& verdicts) {
     }
   }
   if (outside || within)
-    headline += std::string(headline.empty() ? "" : ", ") + (outside ? kOutsidePaper : kWithinPaper);
+    headline +=
+        std::string(headline.empty() ? "" : ", ") + (outside ? kOutsidePaper : kWithinPaper);
   return headline;
 }
 

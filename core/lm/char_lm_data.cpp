@@ -15,17 +15,18 @@ torch::Tensor toTensor(const std::vector<int32_t>& ids) {
 }  // namespace
 
 CharLmData::CharLmData(const CharLmDataOptions& options, uint64_t seed) {
-  const std::u32string corpus = options.corpusPath.empty()
-                                   ? text::generateStructuredText(options.syntheticCharacters, seed)
-                                   : text::loadTextFile(options.corpusPath);
+  const std::u32string corpus =
+      options.corpusPath.empty() ? text::generateStructuredText(options.syntheticCharacters, seed)
+                                 : text::loadTextFile(options.corpusPath);
   if (corpus.size() < 100)
-    throw std::runtime_error("corpus '" + (options.corpusPath.empty() ? "built-in" : options.corpusPath) +
-                             "': only " + std::to_string(corpus.size()) +
-                             " characters; a language model needs at least 100");
+    throw std::runtime_error(
+        "corpus '" + (options.corpusPath.empty() ? "built-in" : options.corpusPath) + "': only " +
+        std::to_string(corpus.size()) + " characters; a language model needs at least 100");
   m_vocabulary = text::CharVocabulary(corpus, options.extraCharacters);
   auto tokens = toTensor(m_vocabulary.encode(corpus));
   const int64_t n = tokens.numel();
-  const int64_t trainCount = n - static_cast<int64_t>(static_cast<double>(n) * options.validationFraction);
+  const int64_t trainCount =
+      n - static_cast<int64_t>(static_cast<double>(n) * options.validationFraction);
   m_train = tokens.narrow(0, 0, trainCount).clone();
   m_validation = tokens.narrow(0, trainCount, n - trainCount).clone();
 }

@@ -13,10 +13,10 @@
 namespace fl::lm {
 
 struct CharLmDataOptions {
-  std::string corpusPath;              // empty: the built-in structured text
+  std::string corpusPath;  // empty: the built-in structured text
   int64_t syntheticCharacters = 400000;
   double validationFraction = 0.1;
-  std::u32string extraCharacters;      // added to the vocabulary (e.g. the passkey alphabet)
+  std::u32string extraCharacters;  // added to the vocabulary (e.g. the passkey alphabet)
 };
 
 class CharLmData {

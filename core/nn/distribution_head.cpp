@@ -8,7 +8,8 @@ namespace {
 
 // (..., in) -> (rows, in), and the sizes to give the output back its leading dimensions.
 std::pair<torch::Tensor, std::vector<int64_t>> asRows(const torch::Tensor& h) {
-  TORCH_CHECK(h.dim() >= 1, "a distribution head needs inputs of shape (..., in_features), got a scalar");
+  TORCH_CHECK(h.dim() >= 1,
+              "a distribution head needs inputs of shape (..., in_features), got a scalar");
   std::vector<int64_t> leading(h.sizes().begin(), h.sizes().end() - 1);
   return {h.reshape({-1, h.size(-1)}), leading};
 }

@@ -2,10 +2,10 @@
 // what continuous density it has learned, so plots can draw it on any grid, not only at the
 // bins. Implementations: LinearHead (the baseline), FourierHead, GmmHead.
 //
-//   HeadOutput out = head->forward(h);          // h: (..., in_features), e.g. (B, in) or (B, T, in)
-//   loss = cross_entropy(out.logits, target);   // out.logits: (..., m)
-//   if (out.penalty.defined()) loss += out.penalty;
-//   torch::Tensor p = head->density(h, grid);   // (..., Z) density on [-1, 1]
+//   HeadOutput out = head->forward(h);          // h: (..., in_features), e.g. (B, in) or (B, T,
+//   in) loss = cross_entropy(out.logits, target);   // out.logits: (..., m) if
+//   (out.penalty.defined()) loss += out.penalty; torch::Tensor p = head->density(h, grid);   //
+//   (..., Z) density on [-1, 1]
 //
 // Like torch::nn::Linear, a head takes any number of leading dimensions, so it can replace the
 // output layer of a sequence model (a transformer's (B, T, d) states) as well as of an MLP.

@@ -10,15 +10,14 @@ FourierHeadImpl::FourierHeadImpl(FourierHeadOptions options) : m_options(std::mo
   TORCH_CHECK(m_options.frequencies() >= 1, "FourierHead needs at least one frequency");
   TORCH_CHECK(m_options.bins() >= 2, "FourierHead needs at least two bins");
   const int64_t n1 = m_options.frequencies() + 1;
-  m_linear = register_module(
-      "linear", torch::nn::Linear(m_options.in_features(), 2 * n1));
+  m_linear = register_module("linear", torch::nn::Linear(m_options.in_features(), 2 * n1));
   {
     torch::NoGradGuard noGrad;
     m_linear->weight.mul_(m_options.init_scale());
     m_linear->bias.mul_(m_options.init_scale());
   }
-  m_binBasis = register_buffer("bin_basis",
-                               fourierBasis(binCenters(m_options.bins())).to(torch::kFloat));
+  m_binBasis =
+      register_buffer("bin_basis", fourierBasis(binCenters(m_options.bins())).to(torch::kFloat));
 
   // m_lagSelector[p * n1 + q][k] = 1 when p - q == k: a product with the flattened outer
   // product u_p u_q sums its k-th lower diagonal, i.e. sum_j u_{j+k} u_j.
@@ -39,28 +38,28 @@ torch::Tensor FourierHeadImpl::fourierBasis(const torch::Tensor& z) const {
   const int64_t n1 = m_options.frequencies() + 1;
   // On z's device: a CPU basis times a CUDA z is an error, not a silent copy.
   auto j = torch::arange(n1, z.options().dtype(torch::kDouble)).unsqueeze(1);  // (N+1, 1)
-  auto angle = M_PI * j * z.to(torch::kDouble).unsqueeze(0);  // (N+1, Z)
+  auto angle = M_PI * j * z.to(torch::kDouble).unsqueeze(0);                   // (N+1, Z)
   auto c = torch::cos(angle);
   auto s = torch::sin(angle);
   auto top = torch::cat({c, s}, /*dim=*/1);      // (N+1, 2Z)
   auto bottom = torch::cat({-s, c}, /*dim=*/1);  // (N+1, 2Z)
-  return torch::cat({top, bottom}, /*dim=*/0);  // (2(N+1), 2Z), double
+  return torch::cat({top, bottom}, /*dim=*/0);   // (2(N+1), 2Z), double
 }
 
 torch::Tensor FourierHeadImpl::amplitudes(const torch::Tensor& h) { return m_linear(h); }
 
 torch::Tensor FourierHeadImpl::squaredMagnitude(const torch::Tensor& a,
-                                               const torch::Tensor& basis) const {
+                                                const torch::Tensor& basis) const {
   const int64_t zCount = basis.size(1) / 2;
-  auto reIm = torch::matmul(a, basis.to(a.dtype()));  // (B, 2Z): Re A(z) then Im A(z)
+  auto reIm = torch::matmul(a, basis.to(a.dtype()));               // (B, 2Z): Re A(z) then Im A(z)
   return reIm.pow(2).view({a.size(0), 2, zCount}).sum(/*dim=*/1);  // (B, Z): |A(z)|^2
 }
 
 HeadOutput FourierHeadImpl::forwardRows(const torch::Tensor& h) {
-  auto a = amplitudes(h);                              // (B, 2(N+1))
+  auto a = amplitudes(h);  // (B, 2(N+1))
   // p(z) = |A(z)|^2 / (2 c_0); the normalisation over bins cancels 2 c_0, so skip it here.
-  auto s = squaredMagnitude(a, m_binBasis);            // (B, m)
-  auto q = s / s.sum(/*dim=*/1, /*keepdim=*/true);     // categorical over bins
+  auto s = squaredMagnitude(a, m_binBasis);         // (B, m)
+  auto q = s / s.sum(/*dim=*/1, /*keepdim=*/true);  // categorical over bins
   HeadOutput out;
   out.logits = torch::log(q + 1e-5);
   if (m_options.gamma() > 0) out.penalty = m_options.gamma() * smoothnessPenalty(a);
@@ -93,14 +92,14 @@ torch::Tensor FourierHeadImpl::coefficients(const torch::Tensor& h) {
 }
 
 torch::Tensor FourierHeadImpl::normalizedCoefficients(const torch::Tensor& h) {
-  auto c = coefficients(h);                                     // (B, N+1, 2)
-  auto c0 = c.select(2, 0).narrow(1, 0, 1).clamp_min(1e-30);   // (B, 1) Re(c_0)
+  auto c = coefficients(h);                                   // (B, N+1, 2)
+  auto c0 = c.select(2, 0).narrow(1, 0, 1).clamp_min(1e-30);  // (B, 1) Re(c_0)
   return c / c0.unsqueeze(2);
 }
 
 torch::Tensor FourierHeadImpl::smoothnessPenalty(const torch::Tensor& a) {
-  auto c = autocorrelation(a);                    // (B, N+1, 2)
-  auto magnitude2 = (c * c).sum(/*dim=*/2);       // (B, N+1): |c_k|^2
+  auto c = autocorrelation(a);               // (B, N+1, 2)
+  auto magnitude2 = (c * c).sum(/*dim=*/2);  // (B, N+1): |c_k|^2
   auto weighted = (magnitude2 * m_penaltyWeights.to(a.dtype())).sum(/*dim=*/1);  // (B)
   return 2.0 * weighted.mean();
 }

@@ -33,7 +33,7 @@ class GmmHeadImpl : public DistributionHeadImpl {
   int64_t bins() const override { return m_options.bins(); }
 
   torch::Tensor means(const torch::Tensor& h);  // (B, G) in (-1, 1)
-  torch::Tensor stddevs() const;                 // (G)
+  torch::Tensor stddevs() const;                // (G)
 
  private:
   GmmHeadOptions m_options;

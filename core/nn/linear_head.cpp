@@ -16,7 +16,7 @@ torch::Tensor LinearHeadImpl::densityRows(const torch::Tensor& h, const torch::T
                  .floor()
                  .clamp(0, m_bins - 1)
                  .to(torch::kLong)
-                 .to(h.device());                   // (Z)
+                 .to(h.device());                                               // (Z)
   return q.index_select(/*dim=*/1, bin) * (0.5 * static_cast<double>(m_bins));  // (B, Z)
 }
 

@@ -2,7 +2,8 @@
 
 namespace fl::optim {
 
-DecaySelection decayWeightMatricesOnly(const torch::OrderedDict<std::string, torch::Tensor>& named) {
+DecaySelection decayWeightMatricesOnly(
+    const torch::OrderedDict<std::string, torch::Tensor>& named) {
   DecaySelection selection;
   for (const auto& item : named) {
     const auto& name = item.key();

@@ -9,9 +9,8 @@ namespace fl::optim {
 FlatAdam::FlatAdam(std::vector<torch::Tensor> parameters, FlatAdamOptions options,
                    std::vector<bool> decay)
     : m_options(options), m_parameters(std::move(parameters)) {
-  TORCH_CHECK(decay.empty() || decay.size() == m_parameters.size(),
-              "FlatAdam: the decay mask has ", decay.size(), " entries for ",
-              m_parameters.size(), " parameters");
+  TORCH_CHECK(decay.empty() || decay.size() == m_parameters.size(), "FlatAdam: the decay mask has ",
+              decay.size(), " entries for ", m_parameters.size(), " parameters");
   TORCH_CHECK(!m_parameters.empty(), "FlatAdam needs at least one parameter");
   const auto tensorOptions = m_parameters.front().options();
   int64_t total = 0;

@@ -7,7 +7,7 @@ namespace fl::optim {
 
 struct WarmupCosine {
   double peak = 1e-3;
-  double floor = 1e-4;      // reached at totalSteps
+  double floor = 1e-4;  // reached at totalSteps
   int64_t warmupSteps = 0;
   int64_t totalSteps = 1;
 

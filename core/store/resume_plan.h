@@ -25,10 +25,10 @@ struct ResumePlan {
   int64_t runId = 0;
   ResumePoint point;       // meaningless when fromStart
   bool fromStart = false;  // no checkpoint was ever recorded: train again from step 0
-  std::string error;  // why it cannot resume; empty when it can
+  std::string error;       // why it cannot resume; empty when it can
   // The error is the store's state (checkpoint files gone), not what was asked: a store error.
   bool storeProblem = false;
-  std::string note;   // when newer checkpoints were skipped (files missing): which, for the user
+  std::string note;  // when newer checkpoints were skipped (files missing): which, for the user
   bool ok() const { return error.empty(); }
 };
 

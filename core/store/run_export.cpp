@@ -22,9 +22,12 @@ std::string csvField(const std::string& s) {
 }
 
 void writeNumber(std::ostream& out, double v) {
-  if (std::isfinite(v)) out << v;
-  else if (std::isnan(v)) out << "nan";
-  else out << (v > 0 ? "inf" : "-inf");
+  if (std::isfinite(v))
+    out << v;
+  else if (std::isnan(v))
+    out << "nan";
+  else
+    out << (v > 0 ? "inf" : "-inf");
 }
 
 nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
@@ -37,8 +40,8 @@ void writeMetricsCsv(const RunStore& store, const std::vector<RunRecord>& runs, 
     for (const auto& key : store.metricKeys(r.id))
       for (const auto& p : store.metric(r.id, key)) {
         out << r.id << ',' << csvField(r.experiment) << ',' << csvField(r.name) << ','
-            << csvField(key) << ',' << p.step << ',' << std::setprecision(6) << std::fixed
-            << p.wall << std::defaultfloat << std::setprecision(17) << ',';
+            << csvField(key) << ',' << p.step << ',' << std::setprecision(6) << std::fixed << p.wall
+            << std::defaultfloat << std::setprecision(17) << ',';
         writeNumber(out, p.value);
         out << '\n';
       }
@@ -54,8 +57,10 @@ void writeSnapshotsCsv(const RunStore& store, const std::vector<RunRecord>& runs
         const int64_t cols = s.shape.size() == 2 ? s.shape[1] : 0;
         for (size_t i = 0; i < s.data.size(); ++i) {
           out << r.id << ',' << csvField(name) << ',' << stored.step << ',';
-          if (cols > 0) out << static_cast<int64_t>(i) / cols << ',' << static_cast<int64_t>(i) % cols;
-          else out << i << ',';
+          if (cols > 0)
+            out << static_cast<int64_t>(i) / cols << ',' << static_cast<int64_t>(i) % cols;
+          else
+            out << i << ',';
           out << ',';
           writeNumber(out, s.data[i]);
           out << '\n';
@@ -69,7 +74,8 @@ nlohmann::json runsToJson(const RunStore& store, const std::vector<RunRecord>& r
     nlohmann::json metrics = nlohmann::json::object();
     for (const auto& key : store.metricKeys(r.id)) {
       nlohmann::json points = nlohmann::json::array();
-      for (const auto& p : store.metric(r.id, key)) points.push_back({p.step, p.wall, number(p.value)});
+      for (const auto& p : store.metric(r.id, key))
+        points.push_back({p.step, p.wall, number(p.value)});
       metrics[key] = std::move(points);
     }
     nlohmann::json snapshots = nlohmann::json::array();
@@ -77,15 +83,28 @@ nlohmann::json runsToJson(const RunStore& store, const std::vector<RunRecord>& r
       for (const auto& stored : store.snapshots(r.id, name)) {
         const auto& s = stored.snapshot;
         nlohmann::json axes = nlohmann::json::array();
-        for (const auto& a : s.axes) axes.push_back({{"label", a.label}, {"unit", a.unit}, {"ticks", a.ticks}});
-        snapshots.push_back({{"name", s.name}, {"step", stored.step}, {"shape", s.shape},
-                             {"axes", axes}, {"value_label", s.valueLabel}, {"meta", s.meta},
+        for (const auto& a : s.axes)
+          axes.push_back({{"label", a.label}, {"unit", a.unit}, {"ticks", a.ticks}});
+        snapshots.push_back({{"name", s.name},
+                             {"step", stored.step},
+                             {"shape", s.shape},
+                             {"axes", axes},
+                             {"value_label", s.valueLabel},
+                             {"meta", s.meta},
                              {"data", s.data}});
       }
-    all.push_back({{"id", r.id}, {"experiment", r.experiment}, {"name", r.name},
-                   {"status", toString(r.status)}, {"config", r.config}, {"build", r.build},
-                   {"seed", r.seed}, {"device", r.device}, {"tags", r.tags}, {"notes", r.notes},
-                   {"metrics", std::move(metrics)}, {"snapshots", std::move(snapshots)}});
+    all.push_back({{"id", r.id},
+                   {"experiment", r.experiment},
+                   {"name", r.name},
+                   {"status", toString(r.status)},
+                   {"config", r.config},
+                   {"build", r.build},
+                   {"seed", r.seed},
+                   {"device", r.device},
+                   {"tags", r.tags},
+                   {"notes", r.notes},
+                   {"metrics", std::move(metrics)},
+                   {"snapshots", std::move(snapshots)}});
   }
   return {{"runs", std::move(all)}};
 }

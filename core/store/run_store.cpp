@@ -31,8 +31,7 @@ constexpr const char* kRunColumns =
     "app_version, build, notes, message, last_step, total_steps, archived, uid, config_hash";
 
 double nowSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 struct SeriesBatch {
@@ -47,14 +46,16 @@ struct SeriesBatch {
 
 std::string toJsonText(const std::vector<SnapshotAxis>& axes) {
   nlohmann::json j = nlohmann::json::array();
-  for (const auto& a : axes) j.push_back({{"label", a.label}, {"unit", a.unit}, {"ticks", a.ticks}});
+  for (const auto& a : axes)
+    j.push_back({{"label", a.label}, {"unit", a.unit}, {"ticks", a.ticks}});
   return j.dump();
 }
 
 std::vector<SnapshotAxis> axesFromJson(const std::string& text) {
   std::vector<SnapshotAxis> axes;
   for (const auto& a : nlohmann::json::parse(text))
-    axes.push_back({a.value("label", ""), a.value("unit", ""), a.value("ticks", std::vector<float>{})});
+    axes.push_back(
+        {a.value("label", ""), a.value("unit", ""), a.value("ticks", std::vector<float>{})});
   return axes;
 }
 
@@ -288,7 +289,8 @@ int64_t RunStore::insertRun(const NewRun& run) {
   const auto writer = currentProcess();
   auto s = m_db.prepare(
       "INSERT INTO runs(experiment, name, status, config, seed, created, app_version, build, "
-      "host, pid, pid_start, uid, config_hash) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "host, pid, pid_start, uid, config_hash) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+      "?)");
   s.bind(1, run.experiment)
       .bind(2, run.name)
       .bind(3, run.config.dump())
@@ -350,8 +352,9 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   if (filter.status) sql += " AND status = :status";
   if (!filter.tag.empty()) sql += " AND id IN (SELECT run_id FROM tags WHERE tag = :tag)";
   if (!filter.text.empty())
-    sql += " AND (instr(lower(name), lower(:text)) OR instr(lower(notes), lower(:text)) OR "
-           "instr(lower(experiment), lower(:text)))";
+    sql +=
+        " AND (instr(lower(name), lower(:text)) OR instr(lower(notes), lower(:text)) OR "
+        "instr(lower(experiment), lower(:text)))";
   sql += " ORDER BY id";
   auto s = m_db.prepare(sql);
   auto bindNamed = [&](const char* name, const std::string& value) {
@@ -384,7 +387,8 @@ void RunStore::attachTagsAndSummaries(std::vector<RunRecord>& runs) const {
                             " AND " + std::to_string(byId.rbegin()->first);
   auto tags = m_db.prepare("SELECT run_id, tag FROM tags" + range + " ORDER BY run_id, tag");
   while (tags.step())
-    if (auto it = byId.find(tags.int64(0)); it != byId.end()) it->second->tags.push_back(tags.text(1));
+    if (auto it = byId.find(tags.int64(0)); it != byId.end())
+      it->second->tags.push_back(tags.text(1));
   auto series = m_db.prepare(
       "SELECT run_id, key, count, last, last_step, min, min_step, max, max_step FROM series" +
       range + " ORDER BY run_id, key");
@@ -447,7 +451,8 @@ int RunStore::deleteRuns(const std::vector<int64_t>& ids) {
     fs::remove_all(artifactFolder(id), ec);  // the rows are gone; a stale file is harmless
   }
   for (auto it = m_seriesIds.begin(); it != m_seriesIds.end();)
-    it = std::find(ids.begin(), ids.end(), it->first.first) != ids.end() ? m_seriesIds.erase(it) : std::next(it);
+    it = std::find(ids.begin(), ids.end(), it->first.first) != ids.end() ? m_seriesIds.erase(it)
+                                                                         : std::next(it);
   return deleted;
 }
 
@@ -457,8 +462,14 @@ void RunStore::markRunning(int64_t id, const std::string& device, int64_t totalS
       "UPDATE runs SET status = 'running', device = ?, started = coalesce(started, ?), "
       "finished = NULL, message = '', total_steps = ?, host = ?, pid = ?, pid_start = ? "
       "WHERE id = ?");
-  s.bind(1, device).bind(2, nowSeconds()).bind(3, totalSteps).bind(4, writer.host)
-      .bind(5, writer.pid).bind(6, writer.startTicks).bind(7, id).run();
+  s.bind(1, device)
+      .bind(2, nowSeconds())
+      .bind(3, totalSteps)
+      .bind(4, writer.host)
+      .bind(5, writer.pid)
+      .bind(6, writer.startTicks)
+      .bind(7, id)
+      .run();
 }
 
 void RunStore::finishRun(int64_t id, RunStatus status, const std::string& message) {
@@ -502,8 +513,10 @@ void RunStore::insertMetricRows(std::vector<MetricRow>& rows) {
       const auto& r = rows[start + i];
       const int base = static_cast<int>(4 * i);
       insert.bind(base + 1, r.series).bind(base + 2, r.step).bind(base + 3, r.wall);
-      if (std::isfinite(r.value)) insert.bind(base + 4, r.value);
-      else insert.bindNull(base + 4);
+      if (std::isfinite(r.value))
+        insert.bind(base + 4, r.value);
+      else
+        insert.bindNull(base + 4);
     }
     insert.run();
   }
@@ -550,19 +563,30 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
         b.last = m->value;
       }
       if (std::isfinite(m->value)) {
-        if (std::isnan(b.min) || m->value < b.min) { b.min = m->value; b.minStep = m->step; }
-        if (std::isnan(b.max) || m->value > b.max) { b.max = m->value; b.maxStep = m->step; }
+        if (std::isnan(b.min) || m->value < b.min) {
+          b.min = m->value;
+          b.minStep = m->step;
+        }
+        if (std::isnan(b.max) || m->value > b.max) {
+          b.max = m->value;
+          b.maxStep = m->step;
+        }
       }
-    } else if (auto* s = std::get_if<SnapshotEvent>(&event)) {      if (s->requestId != 0) continue;  // probe answers are transient, not history
+    } else if (auto* s = std::get_if<SnapshotEvent>(&event)) {
+      if (s->requestId != 0) continue;  // probe answers are transient, not history
       if (!insertSnapshot)
         insertSnapshot.emplace(m_db.prepare(
             "INSERT INTO snapshots(run_id, step, name, shape, data, axes, value_label, meta, "
             "role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
       const auto& snap = s->snapshot;
-      insertSnapshot->bind(1, id).bind(2, s->step).bind(3, snap.name)
+      insertSnapshot->bind(1, id)
+          .bind(2, s->step)
+          .bind(3, snap.name)
           .bind(4, nlohmann::json(snap.shape).dump())
           .bindBlob(5, snap.data.data(), snap.data.size() * sizeof(float))
-          .bind(6, toJsonText(snap.axes)).bind(7, snap.valueLabel).bind(8, snap.meta.dump())
+          .bind(6, toJsonText(snap.axes))
+          .bind(7, snap.valueLabel)
+          .bind(8, snap.meta.dump())
           .bind(9, toString(snap.role));
       insertSnapshot->run();
     } else if (auto* p = std::get_if<ProgressEvent>(&event)) {
@@ -592,21 +616,32 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
       "last = CASE WHEN last_step IS NULL OR ?2 >= last_step THEN ?3 ELSE last END, "
       "last_step = CASE WHEN last_step IS NULL OR ?2 >= last_step THEN ?2 ELSE last_step END, "
       "min = CASE WHEN ?4 IS NOT NULL AND (min IS NULL OR ?4 < min) THEN ?4 ELSE min END, "
-      "min_step = CASE WHEN ?4 IS NOT NULL AND (min IS NULL OR ?4 < min) THEN ?5 ELSE min_step END, "
+      "min_step = CASE WHEN ?4 IS NOT NULL AND (min IS NULL OR ?4 < min) THEN ?5 ELSE min_step "
+      "END, "
       "max = CASE WHEN ?6 IS NOT NULL AND (max IS NULL OR ?6 > max) THEN ?6 ELSE max END, "
       "max_step = CASE WHEN ?6 IS NOT NULL AND (max IS NULL OR ?6 > max) THEN ?7 ELSE max_step END "
       "WHERE id = ?8");
   for (const auto& [series, b] : batches) {
     updateSeries.bind(1, b.count).bind(2, b.lastStep);
-    if (std::isfinite(b.last)) updateSeries.bind(3, b.last); else updateSeries.bindNull(3);
-    if (std::isnan(b.min)) updateSeries.bindNull(4); else updateSeries.bind(4, b.min);
+    if (std::isfinite(b.last))
+      updateSeries.bind(3, b.last);
+    else
+      updateSeries.bindNull(3);
+    if (std::isnan(b.min))
+      updateSeries.bindNull(4);
+    else
+      updateSeries.bind(4, b.min);
     updateSeries.bind(5, b.minStep);
-    if (std::isnan(b.max)) updateSeries.bindNull(6); else updateSeries.bind(6, b.max);
+    if (std::isnan(b.max))
+      updateSeries.bindNull(6);
+    else
+      updateSeries.bind(6, b.max);
     updateSeries.bind(7, b.maxStep).bind(8, series);
     updateSeries.run();
   }
   if (lastStep >= 0) {
-    auto s = m_db.prepare("UPDATE runs SET last_step = max(last_step, ?), total_steps = ? WHERE id = ?");
+    auto s =
+        m_db.prepare("UPDATE runs SET last_step = max(last_step, ?), total_steps = ? WHERE id = ?");
     s.bind(1, lastStep).bind(2, totalSteps).bind(3, id).run();
   }
   tx.commit();
@@ -617,9 +652,14 @@ void RunStore::addCheckpoint(int64_t id, int64_t step, const std::string& path) 
   const auto bytes = fs::file_size(path, ec);
   const auto relative = fs::relative(path, fs::path(this->path()).parent_path(), ec);
   auto s = m_db.prepare(
-      "INSERT INTO artifacts(run_id, kind, step, path, bytes, created) VALUES (?, 'checkpoint', ?, ?, ?, ?)");
-  s.bind(1, id).bind(2, step).bind(3, ec ? path : relative.string())
-      .bind(4, static_cast<int64_t>(bytes)).bind(5, nowSeconds()).run();
+      "INSERT INTO artifacts(run_id, kind, step, path, bytes, created) VALUES (?, 'checkpoint', ?, "
+      "?, ?, ?)");
+  s.bind(1, id)
+      .bind(2, step)
+      .bind(3, ec ? path : relative.string())
+      .bind(4, static_cast<int64_t>(bytes))
+      .bind(5, nowSeconds())
+      .run();
 }
 
 std::vector<Checkpoint> RunStore::checkpoints(int64_t id) const {
@@ -668,7 +708,8 @@ double RunStore::wallSecondsAt(int64_t id, int64_t step) const {
 void RunStore::truncateAfter(int64_t id, int64_t step) {
   Transaction tx(m_db);
   auto metrics = m_db.prepare(
-      "DELETE FROM metrics WHERE series_id IN (SELECT id FROM series WHERE run_id = ?1) AND step > ?2");
+      "DELETE FROM metrics WHERE series_id IN (SELECT id FROM series WHERE run_id = ?1) AND step > "
+      "?2");
   metrics.bind(1, id).bind(2, step).run();
   auto snaps = m_db.prepare("DELETE FROM snapshots WHERE run_id = ? AND step > ?");
   snaps.bind(1, id).bind(2, step).run();
@@ -677,11 +718,14 @@ void RunStore::truncateAfter(int64_t id, int64_t step) {
       "UPDATE series SET "
       "count = (SELECT count(*) FROM metrics m WHERE m.series_id = series.id), "
       "last_step = (SELECT max(step) FROM metrics m WHERE m.series_id = series.id), "
-      "last = (SELECT value FROM metrics m WHERE m.series_id = series.id ORDER BY step DESC LIMIT 1), "
+      "last = (SELECT value FROM metrics m WHERE m.series_id = series.id ORDER BY step DESC LIMIT "
+      "1), "
       "min = (SELECT min(value) FROM metrics m WHERE m.series_id = series.id), "
-      "min_step = (SELECT step FROM metrics m WHERE m.series_id = series.id AND value IS NOT NULL ORDER BY value ASC, step LIMIT 1), "
+      "min_step = (SELECT step FROM metrics m WHERE m.series_id = series.id AND value IS NOT NULL "
+      "ORDER BY value ASC, step LIMIT 1), "
       "max = (SELECT max(value) FROM metrics m WHERE m.series_id = series.id), "
-      "max_step = (SELECT step FROM metrics m WHERE m.series_id = series.id AND value IS NOT NULL ORDER BY value DESC, step LIMIT 1) "
+      "max_step = (SELECT step FROM metrics m WHERE m.series_id = series.id AND value IS NOT NULL "
+      "ORDER BY value DESC, step LIMIT 1) "
       "WHERE run_id = ?");
   summary.bind(1, id).run();
   auto run = m_db.prepare("UPDATE runs SET last_step = ? WHERE id = ?");

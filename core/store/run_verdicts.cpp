@@ -30,8 +30,10 @@ Verdict readRow(const Statement& s) {
 }
 
 void bindNumber(Statement& s, int index, double value) {
-  if (std::isfinite(value)) s.bind(index, value);
-  else s.bindNull(index);
+  if (std::isfinite(value))
+    s.bind(index, value);
+  else
+    s.bindNull(index);
 }
 
 // "0.160" -> 0.16; false unless the whole token is a number.
@@ -52,10 +54,15 @@ void writeVerdicts(const Database& db, int64_t runId, const std::vector<Verdict>
                            ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   int64_t position = 0;
   for (const auto& v : verdicts) {
-    insert.bind(1, runId).bind(2, position++).bind(3, toString(v.source)).bind(4, v.subject)
+    insert.bind(1, runId)
+        .bind(2, position++)
+        .bind(3, toString(v.source))
+        .bind(4, v.subject)
         .bind(5, v.label);
-    if (v.passed) insert.bind(6, static_cast<int64_t>(*v.passed ? 1 : 0));
-    else insert.bindNull(6);
+    if (v.passed)
+      insert.bind(6, static_cast<int64_t>(*v.passed ? 1 : 0));
+    else
+      insert.bindNull(6);
     insert.bind(7, v.detail);
     bindNumber(insert, 8, v.value);
     bindNumber(insert, 9, v.paperMean);

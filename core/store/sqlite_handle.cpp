@@ -31,13 +31,14 @@ std::string describe(sqlite3* db, int rc) {
 
 }  // namespace
 
-Statement::Statement(sqlite3_stmt* stmt, std::string path) : m_stmt(stmt), m_path(std::move(path)) {}
+Statement::Statement(sqlite3_stmt* stmt, std::string path)
+    : m_stmt(stmt), m_path(std::move(path)) {}
 
-#define FL_CHECK_BIND(call)                                                                   \
-  do {                                                                                        \
-    if ((call) != SQLITE_OK)                                                                  \
-      throw StoreError(m_path, std::string("bind failed: ") +                                 \
-                                   sqlite3_errmsg(sqlite3_db_handle(m_stmt.get())));          \
+#define FL_CHECK_BIND(call)                                                                        \
+  do {                                                                                             \
+    if ((call) != SQLITE_OK)                                                                       \
+      throw StoreError(                                                                            \
+          m_path, std::string("bind failed: ") + sqlite3_errmsg(sqlite3_db_handle(m_stmt.get()))); \
   } while (0)
 
 Statement& Statement::bind(int index, int64_t value) {
@@ -49,8 +50,8 @@ Statement& Statement::bind(int index, double value) {
   return *this;
 }
 Statement& Statement::bind(int index, const std::string& value) {
-  FL_CHECK_BIND(sqlite3_bind_text(m_stmt.get(), index, value.data(),
-                                  static_cast<int>(value.size()), SQLITE_TRANSIENT));
+  FL_CHECK_BIND(sqlite3_bind_text(m_stmt.get(), index, value.data(), static_cast<int>(value.size()),
+                                  SQLITE_TRANSIENT));
   return *this;
 }
 Statement& Statement::bindBlob(int index, const void* data, size_t bytes) {

@@ -66,7 +66,8 @@ void StoreSink::writerLoop() {
     try {
       // The process that made this sink opened (and vetted) the store already: no second
       // full read of every page on the writer thread.
-      if (!store) store.emplace(m_path, /*readOnly=*/false, /*busyTimeoutMs=*/5000, /*checkPages=*/false);
+      if (!store)
+        store.emplace(m_path, /*readOnly=*/false, /*busyTimeoutMs=*/5000, /*checkPages=*/false);
       store->writeEvents(m_runId, batch);
       m_written += static_cast<int64_t>(batch.size());
       batch.clear();

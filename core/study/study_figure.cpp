@@ -204,8 +204,10 @@ StudyFigure buildStudyFigure(const std::vector<AggregateCell>& allCells, const F
           std::vector<std::string> parts;
           bool complete = true;
           for (const auto& axis : lineAxes) {
-            if (row.where.contains(axis)) parts.push_back(axis + " = " + valueText(row.where.at(axis)));
-            else complete = false;
+            if (row.where.contains(axis))
+              parts.push_back(axis + " = " + valueText(row.where.at(axis)));
+            else
+              complete = false;
           }
           panel.references.push_back(FigurePoint{"paper", complete ? join(parts, ", ") : "",
                                                  xOf(row.where.at(layout.x)), value->second.mean,

@@ -8,15 +8,15 @@ namespace {
 // The filler never says "is" nor "key", so the key statement is the only earlier match of the
 // question's "the key is ": retrieval is an induction-head copy, learnable by small models.
 const std::u32string kFiller =
-    U"the grass grows green. the sky stays blue. the sun shines. here we go. there and back again. ";
-std::u32string statement(const std::u32string& key) {
-  return U"the key is " + key + U". ";
-}
+    U"the grass grows green. the sky stays blue. the sun shines. here we go. there and back "
+    U"again. ";
+std::u32string statement(const std::u32string& key) { return U"the key is " + key + U". "; }
 const std::u32string kQuestion = U"what is the key? the key is ";
 
 std::u32string filler(int64_t n, int64_t phase) {
   std::u32string out;
-  for (int64_t i = 0; i < n; ++i) out.push_back(kFiller[static_cast<size_t>((phase + i) % kFiller.size())]);
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(kFiller[static_cast<size_t>((phase + i) % kFiller.size())]);
   return out;
 }
 }  // namespace

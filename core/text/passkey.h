@@ -17,10 +17,10 @@
 namespace fl::text {
 
 struct PasskeySample {
-  std::u32string text;     // exactly the requested length
-  std::u32string key;      // the digits
-  int64_t keyAt = 0;       // where the key is stated (index of its first digit)
-  int64_t answerAt = 0;    // where the answer's first digit is (the positions that are scored)
+  std::u32string text;   // exactly the requested length
+  std::u32string key;    // the digits
+  int64_t keyAt = 0;     // where the key is stated (index of its first digit)
+  int64_t answerAt = 0;  // where the answer's first digit is (the positions that are scored)
 };
 
 // The characters the task uses (its vocabulary must contain them).

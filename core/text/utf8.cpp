@@ -11,11 +11,21 @@ std::optional<std::u32string> decodeUtf8(const std::string& bytes, size_t* badOf
     const unsigned char c = p[i];
     int extra = 0;
     char32_t cp = 0, minimum = 0;
-    if (c < 0x80) { cp = c; }
-    else if ((c & 0xE0) == 0xC0) { cp = c & 0x1F; extra = 1; minimum = 0x80; }
-    else if ((c & 0xF0) == 0xE0) { cp = c & 0x0F; extra = 2; minimum = 0x800; }
-    else if ((c & 0xF8) == 0xF0) { cp = c & 0x07; extra = 3; minimum = 0x10000; }
-    else {
+    if (c < 0x80) {
+      cp = c;
+    } else if ((c & 0xE0) == 0xC0) {
+      cp = c & 0x1F;
+      extra = 1;
+      minimum = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      cp = c & 0x0F;
+      extra = 2;
+      minimum = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      cp = c & 0x07;
+      extra = 3;
+      minimum = 0x10000;
+    } else {
       if (badOffset) *badOffset = i;
       return std::nullopt;
     }

@@ -54,7 +54,8 @@ std::vector<ParamSpec> additionParams() {
               "Ablation: frequencies with period <= this (numbers per cycle) count as high (the "
               "paper: k >= 50 of 520, i.e. 10.4)")
           .inGroup("evaluation"),
-      P::integer("top_periods", 5, 1, 20, "How many spectrum/top<i>_period metrics").inGroup("evaluation"),
+      P::integer("top_periods", 5, 1, 20, "How many spectrum/top<i>_period metrics")
+          .inGroup("evaluation"),
   };
   for (auto group : {transformer_setup::modelShapeParams(shape),
                      transformer_setup::adamWParams(training, "Problems per step")})

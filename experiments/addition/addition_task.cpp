@@ -14,7 +14,8 @@ PairSplit splitPairs(const AdditionTask& task, double testFraction, std::mt19937
   for (int64_t a = 0; a < n; ++a)
     for (int64_t b = 0; b < n; ++b) pairs.emplace_back(a, b);
   std::shuffle(pairs.begin(), pairs.end(), rng);
-  const auto testCount = static_cast<int64_t>(std::lround(testFraction * static_cast<double>(pairs.size())));
+  const auto testCount =
+      static_cast<int64_t>(std::lround(testFraction * static_cast<double>(pairs.size())));
   if (testCount < 1 || testCount >= static_cast<int64_t>(pairs.size()))
     throw std::invalid_argument("test_fraction " + std::to_string(testFraction) + " of " +
                                 std::to_string(pairs.size()) +

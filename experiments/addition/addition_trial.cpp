@@ -13,7 +13,6 @@
 
 namespace fl::addition {
 
-
 AdditionTrial::AdditionTrial(const AdditionSettings& s, c10::Device device, uint64_t seed)
     : m_settings(s), m_device(device), m_batchRng(makeStream(seed, "batches")) {
   auto splitRng = makeStream(seed, "split");
@@ -56,7 +55,8 @@ torch::Tensor AdditionTrial::numberEmbedding() const {
   return m_model->tokenEmbedding()->weight.narrow(0, 0, m_settings.task.numberTokens());
 }
 
-torch::Tensor AdditionTrial::answerLogits(const torch::Tensor& inputs, const nn::SublayerHook& hook) {
+torch::Tensor AdditionTrial::answerLogits(const torch::Tensor& inputs,
+                                          const nn::SublayerHook& hook) {
   return m_model->forward(inputs, hook).select(1, AdditionTask::kSequenceLength - 1);  // after '='
 }
 
@@ -90,8 +90,8 @@ double AdditionTrial::accuracy(bool test, const Ablation* ablation) {
   nn::SublayerHook hook;
   if (ablation) {
     auto unembedding = m_model->unembedding().narrow(0, 0, m_settings.task.numberTokens());
-    hook = makeAblationHook(*ablation, bandRemovalMatrix(unembedding, ablation->removeLow,
-                                                         m_settings.cutoffPeriod));
+    hook = makeAblationHook(
+        *ablation, bandRemovalMatrix(unembedding, ablation->removeLow, m_settings.cutoffPeriod));
   }
   int64_t correct = 0;
   const int64_t chunk = 8192;

@@ -31,7 +31,8 @@ struct Ablation {
 std::vector<Ablation> paperAblations();
 
 // R (d, d) for removing the low (or high) band of U (M, d), as above.
-torch::Tensor bandRemovalMatrix(const torch::Tensor& unembedding, bool removeLow, double cutoffPeriod);
+torch::Tensor bandRemovalMatrix(const torch::Tensor& unembedding, bool removeLow,
+                                double cutoffPeriod);
 
 // A hook applying o' = o - R o to every layer's chosen sublayers at the last position.
 nn::SublayerHook makeAblationHook(const Ablation& ablation, torch::Tensor removal);

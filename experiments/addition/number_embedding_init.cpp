@@ -35,8 +35,12 @@ void writeFourierFeatures(torch::Tensor embedding, int64_t numbers,
   auto n = torch::arange(numbers, torch::kDouble);
   for (size_t i = 0; i < periods.size(); ++i) {
     auto angle = 2.0 * M_PI * n / periods[i];
-    embedding.narrow(0, 0, numbers).select(1, 2 * static_cast<int64_t>(i)).copy_(amplitude * torch::cos(angle));
-    embedding.narrow(0, 0, numbers).select(1, 2 * static_cast<int64_t>(i) + 1).copy_(amplitude * torch::sin(angle));
+    embedding.narrow(0, 0, numbers)
+        .select(1, 2 * static_cast<int64_t>(i))
+        .copy_(amplitude * torch::cos(angle));
+    embedding.narrow(0, 0, numbers)
+        .select(1, 2 * static_cast<int64_t>(i) + 1)
+        .copy_(amplitude * torch::sin(angle));
   }
 }
 

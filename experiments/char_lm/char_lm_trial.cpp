@@ -71,8 +71,8 @@ StepLoss CharLmTrial::trainStep(int64_t stepIndex) {
 
 int64_t CharLmTrial::evaluationChunk(int64_t length) const {
   // ~64 MiB of float scores per chunk: heads x T x T x 4 bytes per window.
-  const double perWindow = 4.0 * static_cast<double>(m_settings.model.heads) * static_cast<double>(length) *
-                           static_cast<double>(length);
+  const double perWindow = 4.0 * static_cast<double>(m_settings.model.heads) *
+                           static_cast<double>(length) * static_cast<double>(length);
   return std::max<int64_t>(1, static_cast<int64_t>((64.0 * 1024 * 1024) / perWindow));
 }
 

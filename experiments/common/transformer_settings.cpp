@@ -20,8 +20,8 @@ ModelShape ModelShape::fromConfig(const nlohmann::json& c) {
 
 void ModelShape::applyTo(nn::GptOptions& o) const {
   if (dModel % heads != 0)
-    throw std::invalid_argument("d_model " + std::to_string(dModel) + " is not divisible by heads " +
-                                std::to_string(heads));
+    throw std::invalid_argument("d_model " + std::to_string(dModel) +
+                                " is not divisible by heads " + std::to_string(heads));
   o.dModel = dModel;
   o.heads = heads;
   o.layers = layers;
@@ -57,12 +57,16 @@ std::vector<ParamSpec> modelShapeParams(const ModelShape& d) {
   using P = ParamSpec;
   return {
       P::integer("d_model", d.dModel, 8, 8192, "Model width").inGroup("model"),
-      P::integer("heads", d.heads, 1, 128, "Attention heads (must divide d_model)").inGroup("model"),
+      P::integer("heads", d.heads, 1, 128, "Attention heads (must divide d_model)")
+          .inGroup("model"),
       P::integer("layers", d.layers, 1, 128, "Transformer blocks").inGroup("model"),
-      P::integer("mlp_ratio", d.mlpRatio, 1, 16, "MLP width as a multiple of d_model").inGroup("model"),
-      P::choice("norm", d.norm, {"rmsnorm", "layernorm"}, "Pre-norm of each block").inGroup("model"),
+      P::integer("mlp_ratio", d.mlpRatio, 1, 16, "MLP width as a multiple of d_model")
+          .inGroup("model"),
+      P::choice("norm", d.norm, {"rmsnorm", "layernorm"}, "Pre-norm of each block")
+          .inGroup("model"),
       P::choice("mlp", d.mlp, {"gelu", "swiglu"}, "MLP non-linearity").inGroup("model"),
-      P::flag("tied_head", d.tiedHead, "Share the output head with the token embedding").inGroup("model"),
+      P::flag("tied_head", d.tiedHead, "Share the output head with the token embedding")
+          .inGroup("model"),
       P::real("dropout", d.dropout, 0.0, 0.9, "Dropout on attention weights and sublayer outputs")
           .inGroup("model"),
   };
@@ -73,7 +77,9 @@ std::vector<ParamSpec> adamWParams(const AdamWSchedule& d, const std::string& ba
   return {
       P::integer("batch_size", d.batchSize, 1, 65536, batchHelp).inGroup("training"),
       P::integer("steps", d.steps, 1, 10000000, "Optimisation steps").inGroup("training"),
-      P::real("lr", d.lr, 0.0, 1.0, "Peak AdamW learning rate").exclusiveMinimum().logarithmic()
+      P::real("lr", d.lr, 0.0, 1.0, "Peak AdamW learning rate")
+          .exclusiveMinimum()
+          .logarithmic()
           .inGroup("training"),
       P::real("min_lr", d.minLr, 0.0, 1.0, "Learning rate at the end of the cosine decay")
           .inGroup("training"),

@@ -80,7 +80,8 @@ std::vector<ParamSpec> fopeParams() {
                      .inGroup("evaluation");
   factors.textCheck = checkFactorList;
   params.push_back(factors);
-  params.push_back(P::integer("passkey_digits", 4, 1, 32, "Digits of the passkey").inGroup("evaluation"));
+  params.push_back(
+      P::integer("passkey_digits", 4, 1, 32, "Digits of the passkey").inGroup("evaluation"));
   params.push_back(P::real("passkey_mix", 0.2, 0.0, 1.0,
                            "Share of training sequences that are passkey samples at train_len "
                            "(0: the model never sees the task)")

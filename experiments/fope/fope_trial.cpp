@@ -125,8 +125,9 @@ void FopeTrial::evaluate(int64_t, bool, EvalReport& out) {
   }
   // val/loss at train_len ranks checkpoints, whether or not the factors include 1.
   const auto at = std::find(lengths.begin(), lengths.end(), m_fope.lm.trainLength);
-  out.metric("val/loss", at != lengths.end() ? std::log(ppl[static_cast<size_t>(at - lengths.begin())])
-                                             : std::log(perplexity(m_fope.lm.trainLength)));
+  out.metric("val/loss", at != lengths.end()
+                             ? std::log(ppl[static_cast<size_t>(at - lengths.begin())])
+                             : std::log(perplexity(m_fope.lm.trainLength)));
   out.snapshot(byLength("ppl/by_length", lengths, ppl, "perplexity", label));
   if (!passkey.empty())
     out.snapshot(byLength("passkey/by_length", passkeyLengths, passkey, "accuracy", label));
@@ -161,7 +162,8 @@ void FopeTrial::frequencySnapshots(EvalReport& out) const {
     const auto& kept = fourier->options().keptFrequencies;
     std::vector<float> keptTicks(kept.begin(), kept.end());
     std::vector<float> seriesPairs;
-    for (int64_t j = 0; j < fourier->options().seriesPairs; ++j) seriesPairs.push_back(static_cast<float>(j));
+    for (int64_t j = 0; j < fourier->options().seriesPairs; ++j)
+      seriesPairs.push_back(static_cast<float>(j));
     for (const auto& [name, coefficients] :
          {std::pair<std::string, torch::Tensor>{"fope/coef_cos", fourier->cosCoefficients()},
           {"fope/coef_sin", fourier->sinCoefficients()}}) {
@@ -169,7 +171,8 @@ void FopeTrial::frequencySnapshots(EvalReport& out) const {
       s.name = name;
       s.shape = coefficients.sizes().vec();  // (heads, K, M)
       s.data = toFloatVector(coefficients);
-      s.axes = {{"head", "", {}}, {"frequency w_f", "rad/token", keptTicks},
+      s.axes = {{"head", "", {}},
+                {"frequency w_f", "rad/token", keptTicks},
                 {"dimension pair j", "", seriesPairs}};
       s.valueLabel = "coefficient";
       out.snapshot(std::move(s));

@@ -44,9 +44,12 @@ std::optional<ToyDataset> parseToyDataset(const std::string& name) {
 
 std::string toString(ToyDataset dataset) {
   switch (dataset) {
-    case ToyDataset::Gaussian: return "gaussian";
-    case ToyDataset::Gmm2: return "gmm2";
-    case ToyDataset::Beta: return "beta";
+    case ToyDataset::Gaussian:
+      return "gaussian";
+    case ToyDataset::Gmm2:
+      return "gmm2";
+    case ToyDataset::Beta:
+      return "beta";
   }
   return "?";
 }

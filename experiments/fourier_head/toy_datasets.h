@@ -29,8 +29,7 @@ struct ToySample {
 // Draws the inputs and then the target.
 ToySample drawToySample(ToyDataset dataset, double variance, std::mt19937_64& rng);
 // Draws only the target for given inputs: the conditional distribution the head must learn.
-double drawToyTarget(ToyDataset dataset, double variance, double x, double y,
-                     std::mt19937_64& rng);
+double drawToyTarget(ToyDataset dataset, double variance, double x, double y, std::mt19937_64& rng);
 
 // The true conditional density p(z | x, y) on the real line.
 double toyTrueDensity(ToyDataset dataset, double variance, double x, double y, double z);

@@ -16,9 +16,9 @@ class ToyRegressorImpl : public torch::nn::Module {
 
   explicit ToyRegressorImpl(std::shared_ptr<nn::DistributionHeadImpl> head);
 
-  nn::HeadOutput forward(const torch::Tensor& inputs);                    // (B, 2) -> logits
+  nn::HeadOutput forward(const torch::Tensor& inputs);                         // (B, 2) -> logits
   torch::Tensor density(const torch::Tensor& inputs, const torch::Tensor& z);  // (B, Z)
-  torch::Tensor features(const torch::Tensor& inputs);                    // (B, 32)
+  torch::Tensor features(const torch::Tensor& inputs);                         // (B, 32)
   nn::DistributionHeadImpl& head() { return *m_head; }
 
  private:

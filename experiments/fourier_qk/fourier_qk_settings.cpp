@@ -30,7 +30,8 @@ std::vector<double> FourierQkSettings::initialCentres() const {
   if (variant != "multi") return {initialBin};
   std::vector<double> bins;
   const double top = static_cast<double>(lm.trainLength / 2);
-  for (int64_t k = 0; k < centres; ++k) bins.push_back(std::min(initialBin * std::pow(2.0, k), top));
+  for (int64_t k = 0; k < centres; ++k)
+    bins.push_back(std::min(initialBin * std::pow(2.0, k), top));
   return bins;
 }
 
@@ -52,16 +53,19 @@ std::vector<ParamSpec> fourierQkParams() {
                 "filters over the whole window (NOT causal); gaussian, mexican_hat, "
                 "causal_morlet: causal time-domain kernels")
           .inGroup("filter"),
-      P::real("sigma", 2.0, 0.1, 64.0, "fourier/multi: Gaussian width in frequency bins (author: 2)")
+      P::real("sigma", 2.0, 0.1, 64.0,
+              "fourier/multi: Gaussian width in frequency bins (author: 2)")
           .inGroup("filter"),
       P::real("init_bin", 4.0, 0.5, 4096.0,
               "fourier/multi: initial centre in bins of the training window (author: 4 = a "
               "64-token period at 256); multi doubles it for each further centre")
           .inGroup("filter"),
-      P::integer("centres", 4, 1, 32, "multi: learnable centres per head (paper: 4)").inGroup("filter"),
+      P::integer("centres", 4, 1, 32, "multi: learnable centres per head (paper: 4)")
+          .inGroup("filter"),
       P::integer("kernel_len", 16, 1, 1024, "Causal kernels: taps (how far back they look)")
           .inGroup("filter"),
-      P::real("kernel_scale", 4.0, 0.1, 1024.0, "Causal kernels: scale in tokens").inGroup("filter"),
+      P::real("kernel_scale", 4.0, 0.1, 1024.0, "Causal kernels: scale in tokens")
+          .inGroup("filter"),
       P::choice("position", "learned", nn::positionKindNames(),
                 "Position encoding (the author's model: learned absolute)")
           .inGroup("model"),
@@ -73,9 +77,9 @@ std::vector<ParamSpec> fourierQkParams() {
                            "(float round-off is ~1e-6)")
                        .logarithmic()
                        .inGroup("evaluation"));
-  params.push_back(P::integer("probe_windows", 8, 1, 1024,
-                              "Validation windows the causality probe perturbs")
-                       .inGroup("evaluation"));
+  params.push_back(
+      P::integer("probe_windows", 8, 1, 1024, "Validation windows the causality probe perturbs")
+          .inGroup("evaluation"));
   return params;
 }
 

@@ -12,7 +12,8 @@
 
 namespace fl::fourier_qk {
 
-std::vector<std::string> variantNames();  // none, random, fourier, multi, gaussian, mexican_hat, causal_morlet
+std::vector<std::string>
+variantNames();  // none, random, fourier, multi, gaussian, mexican_hat, causal_morlet
 
 struct FourierQkSettings {
   char_lm::CharLmSettings lm;

@@ -24,7 +24,6 @@ nn::GptOptions modelOptions(const FourierQkSettings& s) {
   return o;
 }
 
-
 std::string formatNumber(double v) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.3g", v);
@@ -34,7 +33,9 @@ std::string formatNumber(double v) {
 }  // namespace
 
 FourierQkTrial::FourierQkTrial(const FourierQkSettings& settings, c10::Device device, uint64_t seed)
-    : CharLmTrial(settings.lm, modelOptions(settings), device, seed), m_qk(settings), m_seed(seed) {}
+    : CharLmTrial(settings.lm, modelOptions(settings), device, seed),
+      m_qk(settings),
+      m_seed(seed) {}
 
 std::pair<double, double> FourierQkTrial::orderedAndShuffledLoss() {
   const int64_t t = m_qk.lm.trainLength;
@@ -79,7 +80,8 @@ double FourierQkTrial::causalityProbe() {
 
 double FourierQkTrial::filterCausalityProbe() const {
   torch::NoGradGuard noGrad;
-  const int64_t t = m_qk.lm.trainLength, heads = m_qk.lm.model.heads, hd = m_qk.lm.model.dModel / heads;
+  const int64_t t = m_qk.lm.trainLength, heads = m_qk.lm.model.heads,
+                hd = m_qk.lm.model.dModel / heads;
   auto rng = makeStream(m_seed, "filter-causality-probe");
   const int64_t cut = static_cast<int64_t>(rng() % static_cast<uint64_t>(t - 1)) + 1;
   torch::Tensor x, changed;
@@ -153,7 +155,8 @@ void FourierQkTrial::filterSnapshots(EvalReport& out) const {
   s.valueLabel = "|phi|";
   nlohmann::json labels = nlohmann::json::array();
   for (int64_t h = 0; h < response.size(0); ++h)
-    labels.push_back(response.size(0) == 1 ? std::string("all heads") : "head " + std::to_string(h));
+    labels.push_back(response.size(0) == 1 ? std::string("all heads")
+                                           : "head " + std::to_string(h));
   s.meta["row_labels"] = labels;
   s.meta["layer"] = 0;
   out.snapshot(std::move(s));
@@ -171,25 +174,29 @@ void FourierQkTrial::filterSnapshots(EvalReport& out) const {
 }
 
 Snapshot FourierQkTrial::verdict(double causality, double filterCausality, double gap) const {
-  const bool leaks = causality > m_qk.causalityTolerance || filterCausality > m_qk.causalityTolerance;
+  const bool leaks =
+      causality > m_qk.causalityTolerance || filterCausality > m_qk.causalityTolerance;
   const bool claimed = !model()->blocks().front()->attention()->filter() ||
                        model()->blocks().front()->attention()->filter()->claimsCausal();
   Snapshot s;
   s.name = "leak/verdict";
   s.shape = {3};
-  s.data = {static_cast<float>(causality), static_cast<float>(filterCausality), static_cast<float>(gap)};
+  s.data = {static_cast<float>(causality), static_cast<float>(filterCausality),
+            static_cast<float>(gap)};
   s.axes = {{"probe", "", {}}};
   s.meta["labels"] = {"leak/causality", "leak/filter_causality", "leak/gap"};
   s.meta[kVerdictMetaPassed] = !leaks;
   s.meta[kVerdictMetaLabel] = leaks ? "LEAKS" : "causal";
-  std::string detail = "changing tokens from position t on moves earlier log-probabilities by up to " +
-                       formatNumber(causality) + " nats (tolerance " +
-                       formatNumber(m_qk.causalityTolerance) + "), the Q/K filters alone by " +
-                       formatNumber(filterCausality) + " of their output; shuffled - ordered validation loss " +
-                       formatNumber(gap) + " nats. Variant '" + m_qk.variant + "' is declared " +
-                       (claimed ? "causal" : "non-causal") + ".";
+  std::string detail =
+      "changing tokens from position t on moves earlier log-probabilities by up to " +
+      formatNumber(causality) + " nats (tolerance " + formatNumber(m_qk.causalityTolerance) +
+      "), the Q/K filters alone by " + formatNumber(filterCausality) +
+      " of their output; shuffled - ordered validation loss " + formatNumber(gap) +
+      " nats. Variant '" + m_qk.variant + "' is declared " + (claimed ? "causal" : "non-causal") +
+      ".";
   if (leaks && claimed) detail += " It claims to be causal but is not: a bug.";
-  if (leaks) detail += " Its validation loss is not a language-modelling result: positions read the future.";
+  if (leaks)
+    detail += " Its validation loss is not a language-modelling result: positions read the future.";
   s.meta[kVerdictMetaDetail] = detail;
   return s;
 }

@@ -21,9 +21,15 @@ std::vector<double> causalKernelTaps(CausalKernel kind, int64_t length, double s
     const double u = static_cast<double>(tau) / scale;
     const double envelope = std::exp(-0.5 * u * u);
     switch (kind) {
-      case CausalKernel::Gaussian: g[tau] = envelope; break;
-      case CausalKernel::MexicanHat: g[tau] = (1.0 - u * u) * envelope; break;
-      case CausalKernel::Morlet: g[tau] = std::cos(5.0 * u) * envelope; break;  // w0 = 5
+      case CausalKernel::Gaussian:
+        g[tau] = envelope;
+        break;
+      case CausalKernel::MexicanHat:
+        g[tau] = (1.0 - u * u) * envelope;
+        break;
+      case CausalKernel::Morlet:
+        g[tau] = std::cos(5.0 * u) * envelope;
+        break;  // w0 = 5
     }
   }
   if (kind != CausalKernel::Gaussian && length > 1) {
@@ -39,7 +45,8 @@ std::vector<double> causalKernelTaps(CausalKernel kind, int64_t length, double s
 }
 
 CausalKernelFilterImpl::CausalKernelFilterImpl(CausalKernel kind, int64_t length, double scale) {
-  m_taps = register_buffer("taps", torch::tensor(causalKernelTaps(kind, length, scale), torch::kFloat));
+  m_taps =
+      register_buffer("taps", torch::tensor(causalKernelTaps(kind, length, scale), torch::kFloat));
   m_weight = register_buffer("weight", m_taps.flip(0).view({1, 1, length}));
 }
 

@@ -16,7 +16,8 @@ namespace fl::nn {
 
 enum class CausalKernel { Gaussian, MexicanHat, Morlet };
 
-std::optional<CausalKernel> parseCausalKernel(const std::string& name);  // gaussian, mexican_hat, causal_morlet
+std::optional<CausalKernel> parseCausalKernel(
+    const std::string& name);  // gaussian, mexican_hat, causal_morlet
 
 // g[tau], tau = 0 .. length-1 (tau = lag into the past), with scale `scale` in tokens.
 std::vector<double> causalKernelTaps(CausalKernel kind, int64_t length, double scale);

@@ -17,7 +17,7 @@ torch::Tensor SpectralFilterImpl::binsInTrainUnits(int64_t length,
 
 torch::Tensor SpectralFilterImpl::forward(const torch::Tensor& x) {
   const int64_t t = x.size(-2);
-  auto spectrum = torch::fft::rfft(x, t, /*dim=*/-2);                     // (B, H, T/2+1, D)
+  auto spectrum = torch::fft::rfft(x, t, /*dim=*/-2);                           // (B, H, T/2+1, D)
   auto phi = response(t).to(x.device(), x.dtype()).unsqueeze(0).unsqueeze(-1);  // (1, H, T/2+1, 1)
   return torch::fft::irfft(spectrum * phi, t, /*dim=*/-2);
 }
@@ -43,9 +43,9 @@ torch::Tensor GaussianBandFilterImpl::periods() const {
 
 torch::Tensor GaussianBandFilterImpl::response(int64_t length) const {
   auto bins = binsInTrainUnits(length, m_logF.options().requires_grad(false));  // (F)
-  auto f = centres().unsqueeze(-1);                                           // (H, K, 1)
-  auto bumps = torch::exp(-(bins - f).pow(2) / (2.0 * m_sigma * m_sigma));    // (H, K, F)
-  auto w = bumps.sum(1);                                                       // (H, F)
+  auto f = centres().unsqueeze(-1);                                             // (H, K, 1)
+  auto bumps = torch::exp(-(bins - f).pow(2) / (2.0 * m_sigma * m_sigma));      // (H, K, F)
+  auto w = bumps.sum(1);                                                        // (H, F)
   return w / w.norm(2, -1, /*keepdim=*/true).clamp_min(1e-12);
 }
 
@@ -58,7 +58,8 @@ RandomSpectralFilterImpl::RandomSpectralFilterImpl(int64_t heads, int64_t trainL
 
 torch::Tensor RandomSpectralFilterImpl::response(int64_t length) const {
   auto bins = binsInTrainUnits(length, m_centre.options());
-  auto w = torch::exp(-(bins - m_centre.unsqueeze(-1)).pow(2) / (2.0 * m_width.unsqueeze(-1).pow(2)));
+  auto w =
+      torch::exp(-(bins - m_centre.unsqueeze(-1)).pow(2) / (2.0 * m_width.unsqueeze(-1).pow(2)));
   return w / w.norm(2, -1, true).clamp_min(1e-12);
 }
 

@@ -33,7 +33,7 @@ torch::Tensor alibiBias(const std::vector<double>& slopes, int64_t length,
   // double (H, T, T) on the host would be the largest temporary of a long evaluation.
   auto i = torch::arange(length, options).unsqueeze(1);
   auto j = torch::arange(length, options).unsqueeze(0);
-  auto distance = (i - j).abs();                                            // (T, T)
+  auto distance = (i - j).abs();                                                // (T, T)
   auto m = torch::tensor(slopes, torch::kDouble).to(options).view({-1, 1, 1});  // (H, 1, 1)
   return -m * distance.unsqueeze(0);
 }

@@ -16,8 +16,9 @@ FourierPositionImpl::FourierPositionImpl(FourierPositionOptions options)
     : m_options(std::move(options)) {
   const int64_t k = static_cast<int64_t>(m_options.keptFrequencies.size());
   const int64_t m = m_options.seriesPairs;
-  TORCH_CHECK(k >= 1, "FoPE needs at least one frequency above the floor (train_len too short "
-                      "for this head size and theta?)");
+  TORCH_CHECK(k >= 1,
+              "FoPE needs at least one frequency above the floor (train_len too short "
+              "for this head size and theta?)");
   TORCH_CHECK(m >= 1 && m <= k && m <= m_options.headDim / 2, "FoPE series pairs must be in [1, ",
               std::min(k, m_options.headDim / 2), "], got ", m);
   auto init = [&] {

@@ -9,7 +9,9 @@
 
 namespace fl::nn {
 
-std::vector<std::string> positionKindNames() { return {"none", "learned", "rope", "alibi", "fope"}; }
+std::vector<std::string> positionKindNames() {
+  return {"none", "learned", "rope", "alibi", "fope"};
+}
 
 std::optional<PositionKind> parsePositionKind(const std::string& name) {
   if (name == "none") return PositionKind::None;
@@ -22,18 +24,23 @@ std::optional<PositionKind> parsePositionKind(const std::string& name) {
 
 std::string toString(PositionKind kind) {
   switch (kind) {
-    case PositionKind::None: return "none";
-    case PositionKind::Learned: return "learned";
-    case PositionKind::Rope: return "rope";
-    case PositionKind::Alibi: return "alibi";
-    case PositionKind::Fope: return "fope";
+    case PositionKind::None:
+      return "none";
+    case PositionKind::Learned:
+      return "learned";
+    case PositionKind::Rope:
+      return "rope";
+    case PositionKind::Alibi:
+      return "alibi";
+    case PositionKind::Fope:
+      return "fope";
   }
   return "?";
 }
 
 PositionEncodingImpl::PositionEncodingImpl(PositionOptions options) : m_options(options) {
-  TORCH_CHECK(options.heads > 0 && options.dModel % options.heads == 0, "d_model ",
-              options.dModel, " is not divisible by ", options.heads, " heads");
+  TORCH_CHECK(options.heads > 0 && options.dModel % options.heads == 0, "d_model ", options.dModel,
+              " is not divisible by ", options.heads, " heads");
   switch (options.kind) {
     case PositionKind::None:
       break;
@@ -47,8 +54,9 @@ PositionEncodingImpl::PositionEncodingImpl(PositionOptions options) : m_options(
     case PositionKind::Rope:
     case PositionKind::Fope: {
       m_baseFrequencies = ropeFrequencies(options.headDim(), options.theta);
-      m_frequencies = options.clipFloor ? clipFloorFrequencies(m_baseFrequencies, options.trainLength)
-                                        : m_baseFrequencies;
+      m_frequencies = options.clipFloor
+                          ? clipFloorFrequencies(m_baseFrequencies, options.trainLength)
+                          : m_baseFrequencies;
       if (options.kind == PositionKind::Fope) {
         FourierPositionOptions f;
         f.heads = options.heads;

@@ -28,13 +28,13 @@ struct PositionOptions {
   PositionKind kind = PositionKind::Rope;
   int64_t dModel = 128;
   int64_t heads = 4;
-  int64_t trainLength = 64;    // for floor clipping
-  int64_t maxLength = 64;      // learned: rows of the table (positions beyond are an error)
-  double theta = 10000;        // rope / fope base
-  bool clipFloor = false;      // rope / fope: frequencies below 2 pi / trainLength -> 0
+  int64_t trainLength = 64;  // for floor clipping
+  int64_t maxLength = 64;    // learned: rows of the table (positions beyond are an error)
+  double theta = 10000;      // rope / fope base
+  bool clipFloor = false;    // rope / fope: frequencies below 2 pi / trainLength -> 0
   double fopeGain = 0.3;
   bool fopeLearnable = false;
-  bool fopeAllPairs = false;   // every kept frequency gets a pair (default: official min(K, D/4))
+  bool fopeAllPairs = false;  // every kept frequency gets a pair (default: official min(K, D/4))
 
   int64_t headDim() const { return dModel / heads; }
 };

@@ -24,7 +24,8 @@ std::vector<double> clipFloorFrequencies(std::vector<double> frequencies, int64_
   return frequencies;
 }
 
-torch::Tensor rotatePairs(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
+torch::Tensor rotatePairs(const torch::Tensor& x, const torch::Tensor& cos,
+                          const torch::Tensor& sin) {
   const int64_t half = x.size(-1) / 2;
   auto a = x.narrow(-1, 0, half);
   auto b = x.narrow(-1, half, half);

@@ -22,7 +22,8 @@ std::vector<double> clipFloorFrequencies(std::vector<double> frequencies, int64_
 
 // Rotates pairs of the last dimension of x (..., T, D) by per-position factors `cos` and `sin`
 // of shape (T, D/2) or broadcastable to (..., T, D/2): (a, b) -> (a cos - b sin, b cos + a sin).
-torch::Tensor rotatePairs(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
+torch::Tensor rotatePairs(const torch::Tensor& x, const torch::Tensor& cos,
+                          const torch::Tensor& sin);
 
 // The angles w_j * t for positions offset .. offset + length - 1: shape (length, D/2), double
 // on the CPU (w * t loses digits in float32 once t reaches thousands: take cos and sin first).

@@ -15,6 +15,7 @@ PACKAGES=(
   libgl-dev                   # Qt6Gui's CMake config wants OpenGL headers
   slurm-wlm munge             # the Slurm suite's one-node cluster (scripts/slurm/local-cluster.sh)
   clang-14 libclang-rt-14-dev # the fuzz targets: libFuzzer with ASan and UBSan (scripts/fuzz.sh)
+  clang-format-14             # the format check (scripts/check_format.sh): 14 is the format's version
 )
 
 SUDO=""

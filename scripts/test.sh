@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
+# Formatting first among the checks: it takes seconds and names every unformatted file.
+bash scripts/check_format.sh
 export QT_QPA_PLATFORM=offscreen
 # The fuzz targets (fuzz/), 60 s each from their committed corpus: no crash, leak or hang.
 bash scripts/fuzz.sh "${FOURIERLAB_FUZZ_SECONDS:-60}"

@@ -4,6 +4,7 @@
 set(FOURIERLAB_API_SOURCES
   engine/param_spec.cpp
   engine/config.cpp
+  engine/config_diff.cpp
   engine/device_spec.cpp
   engine/event_queue.cpp
   engine/panel_spec.cpp

@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include "core/engine/config.h"
+#include "core/engine/config_diff.h"
 #include "core/engine/registry.h"
 #include "experiments/builtin_experiments.h"
 
@@ -227,6 +228,32 @@ class TestConfig : public QObject {
     QVERIFY2(c.summary().find("unknown preset 'paper-fourrier'") != std::string::npos &&
                  c.summary().find("paper-fourier") != std::string::npos,
              c.summary().c_str());
+  }
+
+  void configDiffNamesNestedAddedAndRemovedKeys() {
+    const nlohmann::json a = {{"lr", 0.01},
+                              {"seed", 1},
+                              {"head", "fourier"},
+                              {"optim", {{"beta", 0.9}, {"eps", 1e-8}}},
+                              {"only_a", true}};
+    nlohmann::json b = a;
+    b["optim"]["beta"] = 0.95;  // nested: the whole key differs
+    b.erase("only_a");          // removed: set against unset
+    b["only_b"] = nullptr;      // an explicit null is what a missing key reads as
+    b["added"] = 3;             // added
+    b["seed"] = 1.0;            // the same number written as a float
+    const nlohmann::json notAnObject = nlohmann::json::array();
+    QCOMPARE(fl::differingConfigKeys({&a, &b}),
+             (std::vector<std::string>{"added", "only_a", "optim"}));
+    QCOMPARE(fl::differingConfigKeys({&a, &a}), std::vector<std::string>{});
+    QCOMPARE(fl::differingConfigKeys({&a}), std::vector<std::string>{});
+    QCOMPARE(fl::differingConfigKeys({}), std::vector<std::string>{});
+    // A config that is not an object has every key unset.
+    QCOMPARE(fl::differingConfigKeys({&notAnObject, &b}),
+             (std::vector<std::string>{"added", "head", "lr", "optim", "seed"}));
+    QVERIFY(fl::configValue(a, "lr") == nlohmann::json(0.01));
+    QVERIFY(fl::configValue(b, "only_a").is_null());
+    QVERIFY(fl::configValue(notAnObject, "lr").is_null());
   }
 };
 

@@ -8,6 +8,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/run_export.h"
+#include "core/engine/config_diff.h"
 #include "core/engine/reference_check.h"
 #include "core/store/run_store.h"
 #include "core/study/study_scheduler.h"
@@ -172,18 +173,9 @@ int show(const RunRecord& r, const std::vector<std::pair<int64_t, nlohmann::json
 }
 
 int compare(const std::vector<RunRecord>& runs, bool json) {
-  // Config keys whose values are not the same in every run.
-  std::set<std::string> keys;
-  for (const auto& r : runs)
-    for (const auto& [k, v] : r.config.items()) keys.insert(k);
-  std::vector<std::string> differing;
-  for (const auto& k : keys) {
-    bool same = true;
-    for (const auto& r : runs)
-      same = same &&
-             r.config.value(k, nlohmann::json()) == runs.front().config.value(k, nlohmann::json());
-    if (!same) differing.push_back(k);
-  }
+  std::vector<const nlohmann::json*> configs;
+  for (const auto& r : runs) configs.push_back(&r.config);
+  const std::vector<std::string> differing = differingConfigKeys(configs);
   std::set<std::string> metricKeys;
   for (const auto& r : runs)
     for (const auto& s : r.metrics) metricKeys.insert(s.key);
@@ -192,7 +184,7 @@ int compare(const std::vector<RunRecord>& runs, bool json) {
     nlohmann::json j = {{"runs", nlohmann::json::array()}, {"config_differences", differing}};
     for (const auto& r : runs) {
       nlohmann::json diff = nlohmann::json::object();
-      for (const auto& k : differing) diff[k] = r.config.value(k, nlohmann::json());
+      for (const auto& k : differing) diff[k] = configValue(r.config, k);
       j["runs"].push_back({{"id", r.id},
                            {"name", r.name},
                            {"experiment", r.experiment},
@@ -209,8 +201,7 @@ int compare(const std::vector<RunRecord>& runs, bool json) {
   if (differing.empty()) std::printf("(identical configs)\n");
   for (const auto& k : differing) {
     std::printf("%-22s", k.c_str());
-    for (const auto& r : runs)
-      std::printf(" %14s", r.config.value(k, nlohmann::json()).dump().c_str());
+    for (const auto& r : runs) std::printf(" %14s", configValue(r.config, k).dump().c_str());
     std::printf("\n");
   }
   std::printf("%-22s", "status");

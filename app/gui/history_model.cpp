@@ -4,7 +4,8 @@
 #include <QDateTime>
 
 #include <cmath>
-#include <set>
+
+#include "core/engine/config_diff.h"
 
 namespace fl::gui {
 
@@ -34,18 +35,11 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
   m_titles =
       QStringList{"id", "name", "experiment", "status", "verdict", "trained on", "created", "tags"};
   // Config values that differ between the listed runs.
-  std::set<std::string> configKeys;
-  for (const auto& r : m_runs)
-    if (r.config.is_object())
-      for (const auto& [k, v] : r.config.items()) configKeys.insert(k);
-  for (const auto& k : configKeys) {
-    std::set<std::string> seen;
-    for (const auto& r : m_runs)
-      seen.insert(r.config.is_object() ? r.config.value(k, nlohmann::json()).dump() : "null");
-    if (seen.size() > 1) {
-      m_keys << "config:" + QString::fromStdString(k);
-      m_titles << QString::fromStdString(k);
-    }
+  std::vector<const nlohmann::json*> configs;
+  for (const auto& r : m_runs) configs.push_back(&r.config);
+  for (const auto& k : differingConfigKeys(configs)) {
+    m_keys << "config:" + QString::fromStdString(k);
+    m_titles << QString::fromStdString(k);
   }
   QStringList metrics;
   for (const auto& r : m_runs)

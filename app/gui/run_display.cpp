@@ -22,6 +22,7 @@
 #include "app/gui/probe_router.h"
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
+#include "core/engine/config_diff.h"
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
 #include "widgets/dashboard.h"
@@ -202,15 +203,16 @@ QString RunDisplay::labelOf(int64_t runId) const {
   // An unnamed run (a study's) is labelled by what sets it apart from the others shown.
   QStringList parts;
   if (m_shown.size() > 1 && view->config().is_object())
-    for (const auto& [key, value] : view->config().items()) {
-      bool differs = false;
-      for (auto other : m_shown)
-        if (const RunView* o = m_views.find(other);
-            o && o->config().value(key, nlohmann::json()) != value)
-          differs = true;
-      if (differs) parts << jsonText(value);
-    }
+    for (const auto& key : differingKeysOfShown())
+      if (view->config().contains(key)) parts << jsonText(view->config()[key]);
   return parts.join(' ');
+}
+
+std::vector<std::string> RunDisplay::differingKeysOfShown() const {
+  std::vector<const nlohmann::json*> configs;
+  for (auto id : m_shown)
+    if (const RunView* v = m_views.find(id)) configs.push_back(&v->config());
+  return differingConfigKeys(configs);
 }
 
 void RunDisplay::setShown(std::vector<int64_t> runIds) {
@@ -381,21 +383,9 @@ void RunDisplay::updateConfigDiff() {
     m_diffTable->setVisible(false);
     return;
   }
-  std::set<std::string> keys;
-  for (auto id : m_shown)
-    if (const RunView* v = m_views.find(id); v && v->config().is_object())
-      for (const auto& [k, value] : v->config().items()) keys.insert(k);
+  const std::vector<std::string> differing = differingKeysOfShown();
   QStringList headers{"run"};
-  std::vector<std::string> differing;
-  for (const auto& k : keys) {
-    std::set<std::string> values;
-    for (auto id : m_shown)
-      values.insert(m_views.find(id)->config().value(k, nlohmann::json()).dump());
-    if (values.size() > 1) {
-      differing.push_back(k);
-      headers << QString::fromStdString(k);
-    }
-  }
+  for (const auto& k : differing) headers << QString::fromStdString(k);
   QVector<QVector<widgets::TextCell>> rows;
   QVector<QVariant> keysOfRows;
   for (auto id : m_shown) {
@@ -406,7 +396,7 @@ void RunDisplay::updateConfigDiff() {
                    m_colors.of(id),
                    {}});
     for (const auto& k : differing)
-      row.push_back({jsonText(v->config().value(k, nlohmann::json())), {}, {}, {}});
+      row.push_back({jsonText(configValue(v->config(), k)), {}, {}, {}});
     rows.push_back(row);
     keysOfRows.push_back(QVariant::fromValue<qlonglong>(id));
   }

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "app/gui/run_view.h"
@@ -96,6 +97,8 @@ class RunDisplay : public QWidget {
   void updateFocusLine();
   void updateConfigDiff();
   QString labelOf(int64_t runId) const;
+  // The config keys whose values are not the same in every shown run.
+  std::vector<std::string> differingKeysOfShown() const;
 
   const ExperimentRegistry& m_registry;
   store::RunStore& m_store;

@@ -1,0 +1,25 @@
+// The config values that set compared runs apart: the run display's table of differences, the
+// history's config columns and `fourierlab-cli runs compare` all ask the same question, so they
+// answer it in one place and never disagree about which keys differ.
+//
+//   std::vector<const nlohmann::json*> configs{&a.config, &b.config};
+//   for (const std::string& key : differingConfigKeys(configs)) show(key, configValue(a, key));
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fl {
+
+// A config's value for `key`: null where the config lacks it or is not an object (a run recorded
+// without a config), so a key one run has and another lacks reads as set against unset.
+nlohmann::json configValue(const nlohmann::json& config, const std::string& key);
+
+// The top-level keys whose values are not the same in every config, sorted. A nested object
+// counts as one value: any difference inside it makes its key differ. Values compare as JSON
+// (1 and 1.0 are the same setting). Fewer than two configs differ in nothing.
+std::vector<std::string> differingConfigKeys(const std::vector<const nlohmann::json*>& configs);
+
+}  // namespace fl

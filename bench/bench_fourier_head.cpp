@@ -1,10 +1,10 @@
 // Training throughput of the Fourier head paper's toy benchmark, per head, on 1 thread and on
 // all threads: samples/s and microseconds per optimisation step, through the real Trial (what
 // fourierlab-cli runs), and a breakdown of one step into its phases for the Fourier head.
-// Then the batched mode (#12): K runs of the default config trained as one
-// BatchedFourierHeadProgram, on 1 thread, beside the single runs of the same process: time
-// per model-step (one optimisation step of one run), model-steps per second per core, and the
-// user/kernel split of the CPU time (getrusage); and an evaluation's time per run.
+// Then the batched mode (how a study's runs of one shape train): K runs of the default config
+// trained as one BatchedFourierHeadProgram, on 1 thread, beside the single runs of the same
+// process: time per model-step (one optimisation step of one run), model-steps per second per
+// core, and the user/kernel split of the CPU time (getrusage); and an evaluation's time per run.
 //
 //   build/bench/bench_fourier_head [steps] [--batched]   (--batched: only the batched table)
 #include <sys/resource.h>

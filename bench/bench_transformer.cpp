@@ -1,5 +1,5 @@
-// Training throughput of the char-level transformers at the presets' shapes and the papers'
-// (#15): tokens/s and achieved matmul GFLOP/s beside this machine's sgemm peak measured in the
+// Training throughput of the char-level transformers at the presets' shapes and the papers':
+// tokens/s and achieved matmul GFLOP/s beside this machine's sgemm peak measured in the
 // same process on the same threads, peak resident memory, and the share of CPU time spent in
 // the kernel (mmap/munmap churn of per-step temporaries; see core/engine/allocator_tuning.h).
 //

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The #15 table: bench_transformer at the FourierQK paper's shapes with every CPU speed-up off
-# ("before": plain T x T attention, LibTorch's GELU and dropout, no block cache: the code path
-# as it was) and on ("after"), alternating in one session so both see the same machine.
+# The README's before/after table ("The papers' shapes"): bench_transformer at the FourierQK
+# paper's shapes with every CPU speed-up off ("before": plain T x T attention, LibTorch's GELU
+# and dropout, no block cache: the code path as it was) and on ("after"), alternating in one
+# session so both see the same machine.
 #   bench/transformer_before_after.sh [build-dir]
 set -euo pipefail
 BUILD=${1:-build}

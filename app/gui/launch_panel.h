@@ -49,7 +49,7 @@ class LaunchPanel : public QWidget {
   // 0: the thread budget decides (the default); else that many runs at once.
   int parallelRuns() const;
   void setParallelRuns(int n);
-  // Whether a study's runs of one shape train as batched groups (#12); on by default.
+  // Whether a study's runs of one shape train as batched groups; on by default.
   bool batchStudies() const;
   void setBatchStudies(bool on);
   // What Run study launches now (its spec, its number of runs, or why it cannot).

@@ -88,7 +88,7 @@ class Trial {
   virtual void loadCheckpoint(const std::string& path);
 };
 
-// K runs of one experiment trained as one program (#12): the runs' shapes agree, so one pass
+// K runs of one experiment trained as one program: the runs' shapes agree, so one pass
 // steps them all and pays the per-op overhead once. Each member is an ordinary run to the
 // GroupRunner (core/engine/group_runner.h), which drives it as the Runner drives a Trial: the
 // member's plan, evaluation, probe and checkpoint (a single run's format, so either resumes the
@@ -159,7 +159,7 @@ class Experiment {
   // (e.g. an unreadable corpus). Called with the global torch seed set to ctx.seed.
   virtual std::unique_ptr<Trial> createTrial(const TrialContext& ctx) const = 0;
 
-  // Batched training (#12), for experiments whose runs are tiny. groupDifference says why two
+  // Batched training, for experiments whose runs are tiny. groupDifference says why two
   // validated configs cannot train in one group (empty: they can); createGroup builds the
   // group's members from their contexts, each seeded as its single run (the caller holds no
   // SeededScope). The defaults: every run trains alone.

@@ -1,4 +1,4 @@
-// GroupRunner: trains the members of one BatchedTrial (#12) on its own thread, each member an
+// GroupRunner: trains the members of one BatchedTrial on its own thread, each member an
 // ordinary run: its own sink (in a study, its own StoreSink and run id), its own events through
 // the same RunReporter a Runner uses (metrics, snapshots, verdicts, checkpoints on its schedule
 // and on cancel, its terminal StatusEvent), its own resume point and checkpoint folder.

@@ -1,5 +1,5 @@
 // BatchedFourierHeadProgram: K runs of the toy benchmark whose shapes agree, trained as one
-// program (#12). Each member is an ordinary run: its data, split, initialisation and shuffle
+// program. Each member is an ordinary run: its data, split, initialisation and shuffle
 // order are drawn exactly as its single FourierHeadTrial draws them (the same
 // toy_benchmark_* code from the same seed), it has its own learning rate and gamma, its
 // evaluation report has the single run's names, order and shapes, and its checkpoint is a

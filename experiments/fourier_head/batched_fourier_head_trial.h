@@ -1,4 +1,4 @@
-// BatchedFourierHeadTrial: the engine's face of a BatchedFourierHeadProgram (#12), so a
+// BatchedFourierHeadTrial: the engine's face of a BatchedFourierHeadProgram, so a
 // GroupRunner drives the toy benchmark's groups as it would any experiment's BatchedTrial.
 // Grouping rule (toyGroupDifference): the program's shapeDifference, and both runs on the CPU.
 #pragma once

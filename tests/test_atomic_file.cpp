@@ -91,7 +91,7 @@ class TestAtomicFile : public QObject {
     QCOMPARE(readAll(path("step-8.pt")), std::string("checkpoint"));
   }
 
-  // #16: an export stopped at the disk's end was reported written and left truncated; a kill
+  // An export stopped at the disk's end used to be reported written and left truncated; a kill
   // left a 0-byte file under the final name. The old file stays, the partial one goes.
   void aFailedWriteLeavesTheOldFileAndNoTemporary() {
     std::ofstream(path("e.json")) << "the previous export";
@@ -129,7 +129,7 @@ class TestAtomicFile : public QObject {
     }
   }
 
-  // #16: "cannot write PATH" said nothing of why.
+  // "cannot write PATH" used to say nothing of why.
   void aMissingFolderIsNamed() {
     try {
       fl::AtomicFile file(path("nowhere/e.csv"));

@@ -1,4 +1,4 @@
-// Tests experiments/fourier_head/batched_fourier_head_program.h (#12): a member of a batched
+// Tests experiments/fourier_head/batched_fourier_head_program.h: a member of a batched
 // group trains, evaluates and checkpoints as its single FourierHeadTrial, within float rounding
 // (batched products sum in another order): identical initialisation, gradients equal to
 // autograd's, every step's loss equal to the single run's at the same parameters, free-running

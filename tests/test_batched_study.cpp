@@ -1,4 +1,4 @@
-// Tests batched studies end to end through `fourierlab-cli sweep` (#12): a study trained in
+// Tests batched studies end to end through `fourierlab-cli sweep`: a study trained in
 // groups stores every run as an unbatched study does (the same runs, metric names, steps,
 // snapshots and verdicts, values within float tolerance); `--batch off` trains one run per
 // worker as before; a SIGTERMed group leaves a checkpoint per run and `sweep resume` ends with

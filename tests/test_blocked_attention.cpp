@@ -1,4 +1,4 @@
-// Tests core/nn/transformer/blocked_attention.h (#15): the blocked kernel against the plain
+// Tests core/nn/transformer/blocked_attention.h: the blocked kernel against the plain
 // softmax(q k^T * scale + mask) v, outputs and gradients, for several lengths and block sizes,
 // with and without a bias (ALiBi) and dropout; its dropout mask; and whole models with every
 // position encoding and Q/K filter, blocked against plain: logits, every parameter's gradient

@@ -22,7 +22,7 @@ class TestCheckpointSchedule : public QObject {
     QCOMPARE(due, (std::vector<bool>{false, false, true, false, false, true, false}));
   }
 
-  // #16: with the defaults the first fourier-head checkpoint came at epoch 50: a run killed
+  // With the defaults the first fourier-head checkpoint used to come at epoch 50: a run killed
   // before it had none. The time bound holds whatever checkpoint_every says.
   void theTimeBoundHoldsWithoutEvaluations() {
     fl::CheckpointSchedule schedule(0, 60, clock());  // no evaluation-driven checkpoints at all

@@ -80,7 +80,7 @@ class TestCli : public QObject {
     QCOMPARE(names, (QStringList{"fourier-head", "fope", "fourier-qk", "addition"}));
   }
 
-  // #16: a bad corpus was found by the run (exit 1, a failed run stored); it is refused before
+  // A bad corpus used to be found by the run (exit 1, a failed run stored); it is refused before
   // a run exists: exit 2 naming the path, no store created.
   void aBadCorpusIsRefusedBeforeARunExists_data() {
     QTest::addColumn<QString>("experiment");
@@ -123,8 +123,8 @@ class TestCli : public QObject {
     QVERIFY2(!QFileInfo::exists(dir.filePath("runs.db")), "a run was stored");
   }
 
-  // #16: settings that pass each key's range but clash were found by the run (exit 1, a failed
-  // run stored); each is refused before a run exists, naming the keys and the values.
+  // Settings that pass each key's range but clash used to be found by the run (exit 1, a
+  // failed run stored); each is refused before a run exists, naming the keys and the values.
   void clashingSettingsAreRefusedBeforeARunExists_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
@@ -167,7 +167,7 @@ class TestCli : public QObject {
     QVERIFY2(!QFileInfo::exists(dir.filePath("runs.db")), "a run was stored");
   }
 
-  // #16: lenient values, a key set twice and an empty preset were all accepted.
+  // Lenient values, a key set twice and an empty preset used to be accepted.
   void strictValuesExitTwoQuotingWhatWasTyped_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
@@ -199,7 +199,7 @@ class TestCli : public QObject {
     QVERIFY2(!QFileInfo::exists(dir.filePath("runs.db")), "a run was stored");
   }
 
-  // #16: empty, blank and comma-holding tags were accepted.
+  // Empty, blank and comma-holding tags used to be accepted.
   void badTagsExitTwo_data() {
     QTest::addColumn<QString>("tag");
     QTest::addColumn<QString>("message");
@@ -298,7 +298,7 @@ class TestCli : public QObject {
     QVERIFY2(!QFile::exists(db), "nothing is stored for a refused device");
   }
 
-  // #16: SIGTERM (kill, timeout, Slurm's preemption) and SIGHUP (a closed terminal) killed
+  // SIGTERM (kill, timeout, Slurm's preemption) and SIGHUP (a closed terminal) used to kill
   // the run like kill -9: left `running`, no checkpoint. They cancel as Ctrl-C does.
   void signalsCancelCleanlyWithTheirExitCodes_data() {
     QTest::addColumn<int>("signal");

@@ -112,7 +112,7 @@ class TestCliStore : public QObject {
     QVERIFY(lines.size() > 10);
     QVERIFY(QFileInfo::exists(db("export.snapshots.csv")));
     QVERIFY(QFileInfo(db("export.snapshots.csv")).size() > 0);
-    // #3 (audit): CSV on stdout cannot carry the snapshots; it must say so, not drop them silently.
+    // CSV on stdout cannot carry the snapshots; it must say so, not drop them silently.
     auto toStdout = runCli({"runs", "--db", d, "export", "1"});
     QCOMPARE(toStdout.exitCode, 0);
     QVERIFY(toStdout.out.startsWith("run_id,experiment,name,key,step,wall_seconds,value"));
@@ -122,7 +122,7 @@ class TestCliStore : public QObject {
     QCOMPARE(nlohmann::json::parse(json.out.toStdString())["runs"][0]["metrics"]["test/kl"].size(),
              size_t(1));
 
-    // #3 (audit): --db is accepted after the subcommand too, not only between `runs` and it.
+    // --db is accepted after the subcommand too, not only between `runs` and it.
     auto listAfter = runCli({"runs", "list", "--json", "--db", d});
     QCOMPARE(listAfter.exitCode, 0);
     QCOMPARE(
@@ -173,12 +173,12 @@ class TestCliStore : public QObject {
                                << "is truncated or corrupt";
     QTest::newRow("newer") << "newer"
                            << "was written by a newer FourierLab";
-    // #3 (audit): the newer version only in the -wal, which a read-write close would checkpoint.
+    // The newer version only in the -wal, which a read-write close would checkpoint.
     QTest::newRow("newer, in the WAL") << "newer-wal"
                                        << "was written by a newer FourierLab";
     QTest::newRow("locked") << "locked"
                             << "another process holds the write lock";
-    // #3 (audit): a corrupt page in the middle was accepted and written to (exit 0).
+    // A corrupt page in the middle used to be accepted and written to (exit 0).
     QTest::newRow("corrupt page") << "corrupt"
                                   << "is corrupt";
     // A schema version that is not a number aborted every command (exit 134) and left a -wal.
@@ -376,7 +376,7 @@ class TestCliStore : public QObject {
     QVERIFY(again.err.contains("only interrupted, cancelled or failed runs resume"));
   }
 
-  // #16: a checkpoint onto a full disk aborted the CLI (exit 134, step-N.pt.partial left,
+  // A checkpoint onto a full disk used to abort the CLI (exit 134, step-N.pt.partial left,
   // the run later `interrupted`). The checkpoint file is made to land on /dev/full, a device
   // that is always full, once the run is under way and before its first checkpoint.
   void aCheckpointOntoAFullDiskExitsThreeWithTheRunFailed() {
@@ -412,7 +412,7 @@ class TestCliStore : public QObject {
              shown["message"].get<std::string>().c_str());
   }
 
-  // #16: `runs export --out FULL/e.csv` exited 0 and printed `wrote` over a truncated file;
+  // `runs export --out FULL/e.csv` used to exit 0 and print `wrote` over a truncated file;
   // JSON left a truncated file; --out onto the full device said both and made a
   // .snapshots.csv beside it. Now: nothing claimed, nothing left, exit 3 with the reason.
   void anExportThatCannotBeWrittenIsNeverClaimed() {
@@ -454,7 +454,7 @@ class TestCliStore : public QObject {
     }
     QCOMPARE(filesIn(out.path()), QStringList{"whole.json"});  // no partial file, no snapshots
 
-    // #16: a missing folder was only "cannot write PATH".
+    // A missing folder used to be only "cannot write PATH".
     auto missing =
         runCli({"runs", "--db", d, "export", "1", "--out", out.filePath("nowhere/e.csv")});
     QCOMPARE(missing.exitCode, 3);
@@ -462,8 +462,8 @@ class TestCliStore : public QObject {
              qPrintable(missing.err));
   }
 
-  // #16: `runs list --db nodir/x.db` made the folder and an empty store, exit 0; a zero-byte
-  // file was adopted and rewritten. A command that reads creates nothing.
+  // `runs list --db nodir/x.db` used to make the folder and an empty store, exit 0; a
+  // zero-byte file was adopted and rewritten. A command that reads creates nothing.
   void readCommandsCreateNothing() {
     const QString missing = db("nodir/x.db");
     const QList<QStringList> commands{
@@ -490,7 +490,7 @@ class TestCliStore : public QObject {
     QVERIFY(!QFileInfo::exists(empty + "-wal") && !QFileInfo::exists(empty + "-shm"));
   }
 
-  // #16: with the defaults the first checkpoint came at epoch 50 (every 5 evaluations of 10
+  // With the defaults the first checkpoint used to come at epoch 50 (every 5 evaluations of 10
   // epochs): 15 of 15 runs killed before it could not resume. A run killed at once resumes.
   void aRunKilledBeforeItsFirstCheckpointResumes() {
     const QString d = db("early-kill.db");
@@ -520,7 +520,7 @@ class TestCliStore : public QObject {
              int64_t(6));
   }
 
-  // #16: a folder the user cannot write in said "attempt to write a readonly database".
+  // A folder the user cannot write in used to say "attempt to write a readonly database".
   void aReadOnlyFolderIsNamed() {
     if (geteuid() != 0)
       QSKIP("needs root to run the CLI as another user (see readOnlyDatabaseExitsThree)");

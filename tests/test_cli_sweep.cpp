@@ -1,4 +1,4 @@
-// Tests `fourierlab-cli sweep` as a user runs it (#11): a study trained, listed, tabled,
+// Tests `fourierlab-cli sweep` as a user runs it: a study trained, listed, tabled,
 // plotted and exported; bad studies refused with exit 2 and nothing stored; a study killed with
 // kill -9 halfway finished by `sweep resume` without training a finished run again; two resumes
 // of one study at once training no run twice.
@@ -99,7 +99,7 @@ class TestCliSweep : public QObject {
     QCOMPARE(lines.size(), 5);  // header + 4 runs
     QVERIFY2(lines[0].startsWith("study,cell,run_id,status,arm,head,seed,"), qPrintable(lines[0]));
     QVERIFY(lines[0].contains("test/kl"));
-    // #16: a file the disk cannot take is never claimed: exit 3 naming the file and why, and
+    // A file the disk cannot take is never claimed: exit 3 naming the file and why, and
     // nothing is left under the final name (it was "disk full or no permission?", exit 1, and
     // a device target was replaced by a regular file through the `.partial` rename).
     auto full = runCli({"sweep", "export", "1", "--db", db, "--out", "/dev/full"});
@@ -181,7 +181,7 @@ class TestCliSweep : public QObject {
     QVERIFY(!fs::exists(db.toStdString()));
   }
 
-  // #16: settings that pass each key's range but clash are refused for a study too, before any
+  // Settings that pass each key's range but clash are refused for a study too, before any
   // of its runs exists (they failed one run at a time).
   void clashingCellsAreRefusedBeforeAnyRunExists() {
     const QString db = path("clash.db");
@@ -254,7 +254,7 @@ class TestCliSweep : public QObject {
              int64_t(0));
   }
 
-  // #16: a study stops on SIGTERM and SIGHUP as on Ctrl-C (one handler for `run` and `sweep`):
+  // A study stops on SIGTERM and SIGHUP as on Ctrl-C (one handler for `run` and `sweep`):
   // every active run saves a checkpoint and ends cancelled, the exit code is 128 + the signal,
   // and `sweep resume` finishes it.
   void aStudyStopsCleanlyOnSigtermAndSighup_data() {
@@ -301,7 +301,7 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT min(count) FROM series WHERE key = 'test/kl'"), int64_t(150));
   }
 
-  // #16: reading commands never create a store (nor adopt an empty file).
+  // Reading commands never create a store (nor adopt an empty file).
   void readingAMissingStoreCreatesNothing() {
     const QString missing = path("nodir/x.db");
     for (const QStringList& args : {QStringList{"sweep", "list"}, QStringList{"sweep", "show", "1"},

@@ -140,7 +140,7 @@ class TestConfig : public QObject {
                                    << "'epochs' must be an integer";
     QTest::newRow("empty value") << "epochs="
                                  << "'epochs' must be an integer";
-    // #16: strict values. Each was accepted (0x10 as 16, yes as true, inf, a NaN said as
+    // Strict values. Each used to be accepted (0x10 as 16, yes as true, inf, a NaN said as
     // "null", an overflow said as -9223372036854775808); each is refused quoting what was typed.
     QTest::newRow("hex integer") << "epochs=0x10"
                                  << "'epochs' must be an integer in [1, 1000], got '0x10'";
@@ -208,7 +208,7 @@ class TestConfig : public QObject {
     QCOMPARE(d.values["head"].get<std::string>(), std::string("gmm"));
   }
 
-  // #16: a key set twice was silently the last one; the CLI's --device counts as device=.
+  // A key set twice used to be silently the last one; the CLI's --device counts as device=.
   void aKeySetTwiceIsRefused() {
     fl::ExperimentRegistry registry;
     fl::registerBuiltinExperiments(registry);

@@ -66,7 +66,7 @@ class TestConfigForm : public QObject {
     QVERIFY(lr->styleSheet().isEmpty());
   }
 
-  // Scrolling the form over a field changes nothing unless the field has focus (#14).
+  // Scrolling the form over a field changes nothing unless the field has focus.
   void theWheelChangesOnlyAFocusedField() {
     QWidget window;
     auto* layout = new QVBoxLayout(&window);
@@ -101,7 +101,7 @@ class TestConfigForm : public QObject {
     QCOMPARE(epochs->value(), 501);
   }
 
-  // Any parameter can hold a list of values: a study's axis, in the CLI's --grid syntax (#14).
+  // Any parameter can hold a list of values: a study's axis, in the CLI's --grid syntax.
   void aParameterCanHoldAListOfValues() {
     fl::widgets::ConfigForm form;
     form.setSpecs(specs());

@@ -78,7 +78,7 @@ class TestDashboardPanels : public QObject {
   }
 
   // Legends sit right of the axes, one entry per row while the height holds them, then in two
-  // columns, and step aside (hover names the curves) only when even that does not fit. #14
+  // columns, and step aside (hover names the curves) only when even that does not fit.
   void legendsNameEveryEntryTheyHaveRoomFor() {
     fl::widgets::MetricPlot plot("loss", "step", "cross-entropy");
     plot.resize(500, 300);
@@ -165,7 +165,7 @@ class TestDashboardPanels : public QObject {
       QCOMPARE(plot->plot()->graph(r)->data()->size(), 4);
     }
     QCOMPARE(plot->plot()->graph(2)->data()->at(3)->value, 6.0);
-    // One run's rows: its colour, told apart by line style (#14).
+    // One run's rows: its colour, told apart by line style.
     QCOMPARE(plot->plot()->graph(0)->pen().color(), plot->plot()->graph(1)->pen().color());
     QVERIFY(plot->plot()->graph(0)->pen().style() != plot->plot()->graph(1)->pen().style());
     QVERIFY(plot->plot()->graph(1)->pen().style() != plot->plot()->graph(2)->pen().style());
@@ -224,7 +224,7 @@ class TestDashboardPanels : public QObject {
   }
 
   // The Fourier head's PDF panel keeps its names, densities and range: the snapshots declare
-  // their roles (truth, prediction), whatever their names (#14).
+  // their roles (truth, prediction), whatever their names.
   void pdfSnapshotsKeepTheirMeaning() {
     Dashboard d;
     d.setPanels({panel("pdf", PanelKind::SnapshotCurves, {"dist/a", "dist/b"})});
@@ -386,7 +386,7 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(verdict->verdict(), QString("no verdict yet"));
   }
 
-  // Whole-number coordinates (frequencies k, heads) get whole-number ticks (#14).
+  // Whole-number coordinates (frequencies k, heads) get whole-number ticks.
   void wholeNumberCoordinatesGetWholeTicks() {
     Dashboard d;
     d.setPanels({panel("spectrum", PanelKind::SnapshotBars, {"spectrum/abs_c"})});
@@ -400,7 +400,7 @@ class TestDashboardPanels : public QObject {
     for (double tick : plot->plot()->xAxis->tickVector()) QCOMPARE(tick, std::round(tick));
   }
 
-  // A panel maximised fills the dashboard; the others come back with it (#14).
+  // A panel maximised fills the dashboard; the others come back with it.
   void aPanelCanBeMaximisedAndRestored() {
     Dashboard d;
     d.setPanels({panel("a", PanelKind::MetricLines, {"a"}),

@@ -166,7 +166,7 @@ class TestFopeExperiment : public QObject {
       makeTrial(config(c));
       QFAIL("expected an error");
     } catch (const std::invalid_argument& e) {
-      // Refused by the config check now, before a trial exists (#16).
+      // Refused by the config check now, before a trial exists.
       QVERIFY2(QString(e.what()).contains("need train_len >= 48, 'train_len' is 16"), e.what());
     }
     fope::FopeExperiment experiment;

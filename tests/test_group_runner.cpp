@@ -1,4 +1,4 @@
-// Tests core/engine/group_runner.h (#12): a batched group's members are ordinary runs. With a
+// Tests core/engine/group_runner.h: a batched group's members are ordinary runs. With a
 // scripted group (members step, fail and checkpoint as told), each member's events equal its
 // single Runner's; a NaN member fails alone at its step with the single run's message; a member
 // cancelled alone keeps a checkpoint while the others finish; a checkpoint the disk refuses

@@ -16,7 +16,7 @@ class TestInterruptSignals : public QObject {
   Q_OBJECT
 
  private slots:
-  // #16: SIGTERM and SIGHUP killed a run like kill -9; they are caught as Ctrl-C is.
+  // SIGTERM and SIGHUP used to kill a run like kill -9; they are caught as Ctrl-C is.
   void eachSignalIsCaughtAndTheFirstKept() {
     for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
       fl::InterruptSignals caught;
@@ -49,7 +49,7 @@ class TestInterruptSignals : public QObject {
     std::signal(SIGHUP, SIG_DFL);
   }
 
-  // #16: a SIGTERM while the program starts (before its handler exists) killed it. Held from
+  // A SIGTERM while the program starts (before its handler exists) used to kill it. Held from
   // the start of main(), it waits and reaches the handler once one is installed.
   void aSignalDuringStartUpWaitsForTheHandler() {
     fl::InterruptSignals::holdUntilHandled();

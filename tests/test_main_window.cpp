@@ -1,6 +1,6 @@
 // Tests app/gui/main_window.h offscreen, as a user drives it: Run starts a run whose metrics
 // reach the plots, the tables and the store; Stop cancels it; an invalid config disables Run
-// with the reason; comparisons, studies and History; and the window's habits (issue 14): no
+// with the reason; comparisons, studies and History; and the window's habits: no
 // stale state after switching experiments, a comparison kept when one of its runs is clicked,
 // the History sorted by column key with empty columns left out, Delete asking with No as the
 // default, the empty store offering the demo, a first window that fits the screen. Every wait
@@ -182,7 +182,7 @@ class TestMainWindow : public QObject {
     // A 2-epoch run of it is not the paper's configuration: no verdict, nothing in red.
     spin(*w, "samples")->setValue(400);
     spin(*w, "epochs")->setValue(2);
-    QVERIFY(w->launchPanel()->presetModified());  // the preset says it was edited (#14)
+    QVERIFY(w->launchPanel()->presetModified());  // the preset says it was edited
     const int64_t id = w->launch();
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
     QVERIFY(w->views().find(id)->verdicts().empty());
@@ -399,7 +399,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(file.readAll(), QByteArray(8192, 'x'));
   }
 
-  // #16: `fourierlab --open 1 --db missing/x.db` created x.db. Opening runs reads: it never
+  // `fourierlab --open 1 --db missing/x.db` used to create x.db. Opening runs reads: it never
   // creates the store.
   void openingRunsOfAMissingStoreCreatesNothing() {
     const QString folder = m_dir.path() + "/missing";
@@ -413,7 +413,7 @@ class TestMainWindow : public QObject {
     QVERIFY(!QFileInfo::exists(folder));
   }
 
-  // #16: SIGTERM (a logout, `kill`) ended the lab like kill -9: its runs stayed `running` with
+  // SIGTERM (a logout, `kill`) used to end the lab like kill -9: its runs stayed `running` with
   // no checkpoint. It closes as Quit does, without asking, and exits 143.
   void sigtermClosesTheLabCancellingItsRunsCleanly() {
     const QString db = m_dir.path() + "/sigterm.db";
@@ -525,7 +525,7 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(
         !store.checkpoints(id).empty() && store.checkpoints(id).back().step == stoppedAt, 5000);
     QVERIFY(w->resumeRun(id));
-    QCOMPARE(w->runsModel()->rowCount(), 1);  // resuming adds no second row (#14)
+    QCOMPARE(w->runsModel()->rowCount(), 1);  // resuming adds no second row
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
     QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status),
                               fl::toString(fl::RunStatus::Finished), 5000);
@@ -634,7 +634,7 @@ class TestMainWindow : public QObject {
   }
 
   // Selecting runs in the Runs table overlays them; a click on one of them focuses it and keeps
-  // the comparison; a click elsewhere shows that run alone, the comparison one click away. #14
+  // the comparison; a click elsewhere shows that run alone, the comparison one click away.
   void theRunsTableOverlaysItsSelectionAndNeverLosesAComparisonInOneClick() {
     auto w = makeWindow("select.db");
     spin(*w, "epochs")->setValue(2);
@@ -658,7 +658,7 @@ class TestMainWindow : public QObject {
              (std::set<int64_t>{a, c}));
   }
 
-  // Switching the experiment leaves nothing of the previous runs on screen. #14
+  // Switching the experiment leaves nothing of the previous runs on screen.
   void switchingTheExperimentLeavesNoStaleState() {
     auto w = makeWindow("stale.db");
     spin(*w, "epochs")->setValue(2);
@@ -716,7 +716,7 @@ class TestMainWindow : public QObject {
     QVERIFY2(message.startsWith("LEAKS (val/loss "), qPrintable(message));
     const QModelIndex cell = w->runsModel()->index(0, RunsTableModel::kVerdict);
     QCOMPARE(cell.data(Qt::ForegroundRole).value<QColor>(), QColor(170, 0, 0));
-    // A step-based run counts steps, not "epoch 0/1". #14
+    // A step-based run counts steps, not "epoch 0/1".
     QCOMPARE(runsCell(*w, id, RunsTableModel::kProgress), QString("step 20/20"));
     // The stored run keeps its typed verdict: the history's verdict column shows it.
     fl::store::RunStore store((m_dir.path() + "/qk.db").toStdString());
@@ -863,7 +863,7 @@ class TestMainWindow : public QObject {
 
   // Studies in the window: parameters with lists of values and a seeds list make a study whose
   // size is shown before launching; it runs in the queue under the budget; its view fills in
-  // as runs finish; it is listed in History. A built-in study shows its size too. #14
+  // as runs finish; it is listed in History. A built-in study shows its size too.
   void aStudyIsLaunchedWatchedAndListed() {
     auto w = makeWindow("study.db");
     auto* launch = w->launchPanel();
@@ -888,7 +888,7 @@ class TestMainWindow : public QObject {
     const int64_t studyId = w->launchStudy();
     QVERIFY(studyId > 0);
     QCOMPARE(w->tabs()->currentWidget(), w->studyView());
-    // Its cells of one shape train as batched groups (#12): workers, not runs, fill the budget.
+    // Its cells of one shape train as batched groups: workers, not runs, fill the budget.
     QVERIFY(w->queue()->busyWorkers() <= w->queue()->budget().parallel);
     QVERIFY(w->queue()->trainingCount() >= w->queue()->busyWorkers());
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 120000);
@@ -936,7 +936,7 @@ class TestMainWindow : public QObject {
     }
   }
 
-  // An empty store says what to do, with the demo one click away. #14
+  // An empty store says what to do, with the demo one click away.
   void anEmptyStoreOffersTheDemo() {
     auto w = makeWindow("empty.db");
     w->resize(1280, 720);

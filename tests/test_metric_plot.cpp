@@ -1,4 +1,4 @@
-// Tests widgets/metric_plot.h as a reader meets it (issue 14): hovering draws a crosshair and a
+// Tests widgets/metric_plot.h as a reader meets it: hovering draws a crosshair and a
 // readout of every curve's value inside the plot (the window keeps its size), a constant curve
 // gets a readable range (not ±1e-12), a single evaluation is drawn as a point, whole-number
 // values get whole-number ticks, a run's several series keep distinct pens and names in the

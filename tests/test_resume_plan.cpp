@@ -63,7 +63,7 @@ class TestResumePlan : public QObject {
     QCOMPARE(store.metric(id, "train/loss").size(), size_t(8));
   }
 
-  // #3 (audit): truncation ran before anyone checked the file; the Runner then failed to load it
+  // Truncation used to run before anyone checked the file; the Runner then failed to load it
   // and the run, now `failed`, could never be resumed.
   void aMissingLastCheckpointFileFallsBackToThePreviousOne() {
     RunStore store(path("fallback.db"));
@@ -90,7 +90,7 @@ class TestResumePlan : public QObject {
     QCOMPARE(store.checkpoints(id).size(), size_t(2));
   }
 
-  // #16: a run killed before its first checkpoint answered "has no checkpoint to resume from"
+  // A run killed before its first checkpoint used to answer "has no checkpoint to resume from"
   // (with the defaults, every fourier-head run killed in its first 50 epochs). It trains again
   // from step 0 under its id; the curves it had are dropped, a half-written file too.
   void aRunKilledBeforeItsFirstCheckpointStartsAgainFromStepZero() {
@@ -109,7 +109,7 @@ class TestResumePlan : public QObject {
     QVERIFY(!fs::exists(partial));
   }
 
-  // #16: files no row names (a .partial left by a kill, a checkpoint written just before one)
+  // Files no row names (a .partial left by a kill, a checkpoint written just before one)
   // are removed when the run resumes; the checkpoints its rows name stay.
   void resumingRemovesFilesNoRowNames() {
     RunStore store(path("strays.db"));

@@ -1,4 +1,4 @@
-// Tests widgets/run_colors.h (issue 14): every run on screen together gets a colour of its own,
+// Tests widgets/run_colors.h: every run on screen together gets a colour of its own,
 // even past the palette's ten (ids 2 and 12 used to be the same green); a run keeps its colour;
 // one run's series differ by pen; the palette has no pale lines on white.
 #include <QtTest>

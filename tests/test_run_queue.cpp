@@ -2,7 +2,7 @@
 // cores, runs of a tiny model two at a time with one thread each; the user's Parallel runs
 // wins), a waiting run cancelled is recorded cancelled, a resumed run keeps its row, a
 // study's cells are claimed as slots free, each trained once, and a study's cells of one shape
-// train as batched groups (#12) whose members are ordinary runs: own rows, own curves, stopped
+// train as batched groups whose members are ordinary runs: own rows, own curves, stopped
 // and resumed alone, the same figures as the study trained cell by cell.
 #include <QtTest>
 

@@ -1,4 +1,4 @@
-// Tests typed verdicts end to end (issue 14): core/engine/verdict.h (headline, passed), the
+// Tests typed verdicts end to end: core/engine/verdict.h (headline, passed), the
 // Runner attaching a finished run's verdicts to its terminal status, and core/store/
 // run_verdicts.h (the run_verdicts table written by the store sink and read with the run; a
 // version-3 store upgraded with the verdicts its runs stated before they were typed, and its

@@ -298,8 +298,8 @@ class TestRunner : public QObject {
     QVERIFY(anyDiffers);  // another seed really is another run
   }
 
-  // #16: with the defaults (a checkpoint every 5 evaluations), a run whose evaluations are rare
-  // could go any time without one: killed, it could not resume. Checkpoints also come once
+  // With the defaults (a checkpoint every 5 evaluations), a run whose evaluations are rare
+  // could once go any time without one: killed, it could not resume. Checkpoints also come once
   // checkpoint_seconds have passed, between evaluations.
   void checkpointsComeWithinTheTimeBoundBetweenEvaluations() {
     QTemporaryDir dir;
@@ -361,7 +361,7 @@ class TestRunner : public QObject {
     QCOMPARE(script.taken.load(), int64_t(12));
   }
 
-  // #16: a checkpoint onto a full disk aborted the process (LibTorch's zip writer throwing from
+  // A checkpoint onto a full disk used to abort the process (LibTorch's zip writer throwing from
   // its destructor) and left step-N.pt.partial. /dev/full stands in for the full disk: the
   // partial file is made a link to it, which the checkpoint writer opens and writes through.
   void aCheckpointOntoAFullDiskFailsTheRunNamingTheFile() {
@@ -393,7 +393,7 @@ class TestRunner : public QObject {
     for (const auto& event : events) QVERIFY(!std::holds_alternative<fl::CheckpointEvent>(event));
   }
 
-  // #16: lr=1 with batch 1 finished "fine" with train/loss 4.5e11. A loss ten times above the
+  // lr=1 with batch 1 used to finish "fine" with train/loss 4.5e11. A loss ten times above the
   // first step's at the end is judged DIVERGED, as the experiments judge their runs.
   void anExplodingFiniteLossIsJudgedDiverged() {
     Script script;

@@ -1,4 +1,4 @@
-// Tests studies sent to a cluster, without a cluster (#13): the job folder a submission writes
+// Tests studies sent to a cluster, without a cluster: the job folder a submission writes
 // (tasks dealt round robin, the batch script, bad options refused), tasks trained in this
 // process into their shards exactly as `sweep work` does, and merging the shards into the
 // user's store: every run once however often it is collected, the same final metrics as the

@@ -1,4 +1,4 @@
-// The Slurm suite (#13): studies submitted with `fourierlab-cli sweep run --slurm` to a real
+// The Slurm suite: studies submitted with `fourierlab-cli sweep run --slurm` to a real
 // one-node cluster (scripts/slurm/local-cluster.sh, which this suite starts in its own folder
 // and stops again), followed with `sweep status`, merged with `sweep collect`:
 // - a 12-run study as a 4-task array: every run lands in the store with the final metrics

@@ -146,7 +146,7 @@ class TestStoreSink : public QObject {
     QCOMPARE(files, checkpoints.size());
   }
 
-  // #3 (audit): the Runner deleted superseded checkpoint files before the writer thread had
+  // The Runner used to delete superseded checkpoint files before the writer thread had
   // committed the new checkpoint's row, so a kill -9 between the two left the store naming a
   // deleted file. Now the Runner only announces them; the store deletes them after its commit.
   void supersededCheckpointsAreDeletedOnlyByTheStore() {

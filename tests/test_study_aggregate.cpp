@@ -1,4 +1,4 @@
-// Tests the reading side of studies (#11): mean / std / n over seeds against hand-computed
+// Tests the reading side of studies: mean / std / n over seeds against hand-computed
 // values, the table's verdicts against the paper, the figure's series and bands, and the thread
 // budget.
 #include <QtTest>

@@ -1,4 +1,4 @@
-// Tests widgets/study_figure_plot (#11): what a study figure draws (lines with bands, dashed
+// Tests widgets/study_figure_plot: what a study figure draws (lines with bands, dashed
 // baselines, the paper's points), one legend entry per label across panels, a y title too long
 // for its panel moved into the panel's title, and valid SVG, PNG and PDF files.
 #include <QtTest>

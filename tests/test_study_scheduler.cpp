@@ -1,4 +1,4 @@
-// Tests the study tables and the scheduler (#11): the version-3 migration, linking finished runs
+// Tests the study tables and the scheduler: the version-3 migration, linking finished runs
 // with the same config, claims (fresh, done, another process's, restart, resume), two stores
 // claiming one study at once, the thread budget each run really gets, and a cancelled study
 // resumed without training any run twice.

@@ -1,5 +1,5 @@
 // Tests core/study: study specs (JSON and command-line axes), their expansion into runs, the
-// config hash, and the refusals of bad studies (#11).
+// config hash, and the refusals of bad studies.
 #include <QtTest>
 
 #include <set>

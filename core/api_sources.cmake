@@ -1,12 +1,14 @@
-# The torch-free sources of fourierlab_api (parameter specs, config validation, device specs,
-# events, study specs and tables), relative to core/: listed once, for the library and for the
-# fuzz targets (fuzz/CMakeLists.txt), which compile them with the sanitizers.
+# The torch-free sources of fourierlab_api (parameter specs, config validation and diffs, device
+# specs, events, the exports' CSV fields and JSON numbers, study specs and tables), relative to
+# core/: listed once, for the library and for the fuzz targets (fuzz/CMakeLists.txt), which
+# compile them with the sanitizers.
 set(FOURIERLAB_API_SOURCES
   engine/param_spec.cpp
   engine/config.cpp
   engine/config_diff.cpp
   engine/device_spec.cpp
   engine/event_queue.cpp
+  engine/export_values.cpp
   engine/panel_spec.cpp
   engine/reference_check.cpp
   engine/verdict.cpp

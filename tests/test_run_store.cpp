@@ -1,17 +1,21 @@
 // Tests core/store/run_store.h: runs and their metadata, metric summaries against a direct
 // computation, filters, schema creation and upgrade, refusal of foreign, newer, truncated and
-// locked files (left byte-for-byte unchanged), dead-run detection, delete, truncation.
+// locked files (left byte-for-byte unchanged), dead-run detection, delete, truncation; and the
+// values the store's exports write (core/engine/export_values.h).
 #include <QtTest>
 
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 
 #include <sqlite3.h>
 
+#include "core/engine/export_values.h"
 #include "core/store/run_store.h"
 #include "core/store/schema.h"
 #include "tests/sqlite_probe.h"
@@ -299,7 +303,7 @@ class TestRunStore : public QObject {
     QCOMPARE(fl::toString(reopened.run(liveRun)->status), std::string("running"));
   }
 
-  // #16: deleting the newest run gave its id to the next one.
+  // Deleting the newest run used to give its id to the next one.
   void runIdsAreNeverReused() {
     const std::string p = path("ids.db");
     {
@@ -314,7 +318,7 @@ class TestRunStore : public QObject {
     QCOMPARE(reopened.createRun({"x", "", nlohmann::json::object(), {}, {}}), int64_t(5));
   }
 
-  // #16: empty and comma-holding tags were stored.
+  // Empty and comma-holding tags used to be stored.
   void badTagsAreRefused() {
     RunStore store(path("tags.db"));
     QVERIFY_EXCEPTION_THROWN(store.createRun({"x", "", nlohmann::json::object(), {"ok", ""}, {}}),
@@ -327,7 +331,7 @@ class TestRunStore : public QObject {
     QVERIFY(!fl::store::tagProblem("two words"));
   }
 
-  // #16: `runs list --db nodir/x.db` created the folder and an empty store; a zero-byte file
+  // `runs list --db nodir/x.db` used to create the folder and an empty store; a zero-byte file
   // was adopted and rewritten.
   void requireExistingCreatesNothing() {
     const std::string missing = path("nodir/x.db");
@@ -341,7 +345,7 @@ class TestRunStore : public QObject {
     RunStore::requireExisting(path("real.db"));  // no throw
   }
 
-  // #16: orphaned and superseded checkpoint files stayed on disk forever.
+  // Orphaned and superseded checkpoint files used to stay on disk forever.
   void strayFilesAreRemovedWhenARunEndsOrIsFoundDead() {
     const std::string p = path("strays.db");
     int64_t dead, finished;
@@ -389,7 +393,7 @@ class TestRunStore : public QObject {
     QVERIFY(!runs[0].archived);
   }
 
-  // #16: run ids were reused after the newest run was deleted. Version 4 rebuilds `runs` with
+  // Run ids used to be reused after the newest run was deleted. Version 4 rebuilds `runs` with
   // AUTOINCREMENT; a version-3 store keeps its runs, ids, tags, metrics, artifacts and study
   // links, its foreign keys still cascade, and a deleted newest id is not given again.
   void version3StoresKeepEverythingAndRetireDeletedIds() {
@@ -461,7 +465,7 @@ class TestRunStore : public QObject {
     QCOMPARE(queryText(p, "SELECT name FROM runs"), std::string("old"));
   }
 
-  // #3 (audit): a batch that failed after inserting a series row kept the row's id in the cache;
+  // A batch that failed after inserting a series row used to keep the row's id in the cache;
   // the rollback removed the row, and the retried batch wrote metrics against a missing series.
   void aBatchRetriedAfterARollbackIsWritten() {
     const std::string p = path("retry.db");
@@ -497,7 +501,7 @@ class TestRunStore : public QObject {
                                   << "was written by a newer FourierLab (schema version 99";
     QTest::newRow("foreign database") << "foreign"
                                       << "not a FourierLab run store";
-    // #3 (audit): a corrupt page in the middle was accepted and written to.
+    // A corrupt page in the middle used to be accepted and written to.
     QTest::newRow("corrupt page") << "corrupt"
                                   << "is corrupt";
   }
@@ -543,8 +547,8 @@ class TestRunStore : public QObject {
     }
   }
 
-  // #3 (audit): SQLite checkpoints on close, so refusing through a read-write connection copied
-  // the WAL into the main file and deleted the -wal.
+  // SQLite checkpoints on close, so refusing through a read-write connection used to copy the
+  // WAL into the main file and delete the -wal.
   void newerSchemaOnlyInTheWalIsLeftUntouched() {
     const std::string p = path("newer-in-wal.db");
     writeNewerSchemaIntoTheWalOnly(path("newer-in-wal-source.db"), p);
@@ -584,6 +588,26 @@ class TestRunStore : public QObject {
     qunsetenv("XDG_DATA_HOME");
     qputenv("HOME", "/home/someone");
     QCOMPARE(RunStore::defaultPath(), std::string("/home/someone/.local/share/fourierlab/runs.db"));
+  }
+
+  // The exports' fields: what a spreadsheet reads back as one cell, whatever the text holds.
+  void csvFieldsQuoteCommasQuotesAndLineBreaks() {
+    QCOMPARE(fl::csvField("test/kl"), std::string("test/kl"));
+    QCOMPARE(fl::csvField(""), std::string(""));
+    QCOMPARE(fl::csvField("a,b"), std::string("\"a,b\""));
+    QCOMPARE(fl::csvField("say \"hi\""), std::string("\"say \"\"hi\"\"\""));
+    QCOMPARE(fl::csvField("two\nlines"), std::string("\"two\nlines\""));
+    QCOMPARE(fl::csvField("cr\rlf"), std::string("\"cr\rlf\""));
+    QCOMPARE(fl::csvField("'single' ; tab\t"), std::string("'single' ; tab\t"));
+  }
+
+  void notFiniteNumbersAreNullInJson() {
+    QVERIFY(fl::finiteOrNull(0.25) == nlohmann::json(0.25));
+    QVERIFY(fl::finiteOrNull(-0.0).is_number());
+    QVERIFY(fl::finiteOrNull(std::nan("")).is_null());
+    QVERIFY(fl::finiteOrNull(std::numeric_limits<double>::infinity()).is_null());
+    QVERIFY(fl::finiteOrNull(-std::numeric_limits<double>::infinity()).is_null());
+    QCOMPARE(nlohmann::json({{"v", fl::finiteOrNull(NAN)}}).dump(), std::string("{\"v\":null}"));
   }
 };
 

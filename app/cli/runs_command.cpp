@@ -9,6 +9,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/run_export.h"
 #include "core/engine/config_diff.h"
+#include "core/engine/export_values.h"
 #include "core/engine/reference_check.h"
 #include "core/store/run_store.h"
 #include "core/study/study_scheduler.h"
@@ -29,18 +30,14 @@ std::string formatTime(double unixSeconds) {
   return buf;
 }
 
-nlohmann::json jsonNumber(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
-
 nlohmann::json summariesJson(const RunRecord& r) {
   nlohmann::json m = nlohmann::json::object();
   for (const auto& s : r.metrics)
-    m[s.key] = {{"last", jsonNumber(s.last)},
+    m[s.key] = {{"last", finiteOrNull(s.last)},
                 {"last_step", s.lastStep},
-                {"min", jsonNumber(s.min)},
+                {"min", finiteOrNull(s.min)},
                 {"min_step", s.minStep},
-                {"max", jsonNumber(s.max)},
+                {"max", finiteOrNull(s.max)},
                 {"max_step", s.maxStep},
                 {"count", s.count}};
   return m;
@@ -48,7 +45,7 @@ nlohmann::json summariesJson(const RunRecord& r) {
 
 nlohmann::json finalMetrics(const RunRecord& r) {
   nlohmann::json m = nlohmann::json::object();
-  for (const auto& s : r.metrics) m[s.key] = jsonNumber(s.last);
+  for (const auto& s : r.metrics) m[s.key] = finiteOrNull(s.last);
   return m;
 }
 

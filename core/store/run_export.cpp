@@ -8,18 +8,11 @@
 #include <optional>
 
 #include "core/engine/atomic_file.h"
+#include "core/engine/export_values.h"
 
 namespace fl::store {
 
 namespace {
-
-// RFC 4180: quote fields holding a comma, a quote or a line break; double inner quotes.
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 void writeNumber(std::ostream& out, double v) {
   if (std::isfinite(v))
@@ -29,8 +22,6 @@ void writeNumber(std::ostream& out, double v) {
   else
     out << (v > 0 ? "inf" : "-inf");
 }
-
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
 }  // namespace
 
@@ -75,7 +66,7 @@ nlohmann::json runsToJson(const RunStore& store, const std::vector<RunRecord>& r
     for (const auto& key : store.metricKeys(r.id)) {
       nlohmann::json points = nlohmann::json::array();
       for (const auto& p : store.metric(r.id, key))
-        points.push_back({p.step, p.wall, number(p.value)});
+        points.push_back({p.step, p.wall, finiteOrNull(p.value)});
       metrics[key] = std::move(points);
     }
     nlohmann::json snapshots = nlohmann::json::array();

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/store/run_store.h"
 #include "tests/cli_process.h"
 #include "tests/sqlite_probe.h"
 #include "tests/store_damage.h"
@@ -393,7 +394,7 @@ class TestCliStore : public QObject {
         fs::exists(path) &&
             queryInt(path, "SELECT count(*) FROM runs WHERE status = 'running'") == 1,
         60000);
-    const std::string folder = path + ".files/run-1";
+    const std::string folder = fl::store::RunStore::artifactFolderOf(path, 1);
     fs::create_directories(folder);
     fs::create_symlink("/dev/full", folder + "/step-10000.pt.partial");
     QVERIFY(p.waitForFinished(120000));

@@ -224,6 +224,23 @@ class TestRunStore : public QObject {
     QCOMPARE(ids(store.listRuns(f)).size(), size_t(3));
   }
 
+  // The folder a run's checkpoints go to is the one the store cleans up: one layout, whether
+  // asked of an open store or of its path.
+  void artifactFoldersSitBesideTheDatabase() {
+    const std::string p = path("folders.db");
+    RunStore store(p);
+    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    QCOMPARE(store.artifactFolder(id), p + ".files/run-" + std::to_string(id));
+    QCOMPARE(RunStore::artifactFolderOf(p, id), store.artifactFolder(id));
+    QCOMPARE(RunStore::artifactFolderOf("/a/b.db", 12), std::string("/a/b.db.files/run-12"));
+    // A folder of a run the store does not have is removed on open; its own is kept.
+    fs::create_directories(RunStore::artifactFolderOf(p, id + 1));
+    fs::create_directories(store.artifactFolder(id));
+    RunStore reopened(p);
+    QVERIFY(!fs::exists(RunStore::artifactFolderOf(p, id + 1)));
+    QVERIFY(fs::exists(reopened.artifactFolder(id)));
+  }
+
   void deleteRemovesOnlyThatRunsData() {
     const std::string p = path("delete.db");
     RunStore store(p);

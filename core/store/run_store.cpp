@@ -17,7 +17,7 @@
 #include "core/store/open_checks.h"
 #include "core/store/run_verdicts.h"
 #include "core/store/schema.h"
-#include "core/study/config_hash.h"
+#include "core/store/config_hash.h"
 #include "fourierlab/version.h"
 
 namespace fl::store {
@@ -25,6 +25,10 @@ namespace fl::store {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The files of the runs of <db>: <db>.files/run-<id>/, one folder per run.
+constexpr const char* kFilesSuffix = ".files";
+constexpr const char* kRunFolderPrefix = "run-";
 
 constexpr const char* kRunColumns =
     "id, experiment, name, status, config, device, seed, created, started, finished, "
@@ -209,7 +213,11 @@ void RunStore::enableWal() {
 }
 
 std::string RunStore::artifactFolder(int64_t runId) const {
-  return path() + ".files/run-" + std::to_string(runId);
+  return artifactFolderOf(path(), runId);
+}
+
+std::string RunStore::artifactFolderOf(const std::string& storePath, int64_t runId) {
+  return storePath + kFilesSuffix + "/" + kRunFolderPrefix + std::to_string(runId);
 }
 
 void RunStore::markDeadRunsInterrupted() {
@@ -237,7 +245,7 @@ void RunStore::markDeadRunsInterrupted() {
 }
 
 void RunStore::removeFoldersOfDeletedRuns() {
-  const fs::path files = path() + ".files";
+  const fs::path files = path() + kFilesSuffix;
   std::error_code ec;
   if (!fs::is_directory(files, ec)) return;
   // Folders first, rows second: a run's row is committed before its folder is made, so a
@@ -245,8 +253,9 @@ void RunStore::removeFoldersOfDeletedRuns() {
   std::vector<std::pair<int64_t, fs::path>> folders;
   for (const auto& entry : fs::directory_iterator(files, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind("run-", 0) != 0 || !entry.is_directory(ec)) continue;
-    const std::string digits = name.substr(4);
+    const std::string prefix = kRunFolderPrefix;
+    if (name.rfind(prefix, 0) != 0 || !entry.is_directory(ec)) continue;
+    const std::string digits = name.substr(prefix.size());
     if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
     folders.emplace_back(std::stoll(digits), entry.path());
   }
@@ -302,7 +311,7 @@ int64_t RunStore::insertRun(const NewRun& run) {
       .bind(9, writer.pid)
       .bind(10, writer.startTicks)
       .bind(11, newUid())
-      .bind(12, study::configHash(run.experiment, run.config))
+      .bind(12, configHash(run.experiment, run.config))
       .run();
   // AUTOINCREMENT (schema version 4): a deleted newest run's id stays retired, so an id in a
   // note, a script or an export never names another run.

@@ -63,7 +63,7 @@ struct RunRecord {
   int64_t totalSteps = 0;
   bool archived = false;
   std::string uid;         // unique across stores: a run merged twice is stored once
-  std::string configHash;  // study::configHash: equal for the same experiment, config and seed
+  std::string configHash;  // configHash (config_hash.h): equal for the same experiment, config and seed
   std::vector<std::string> tags;
   std::vector<MetricSummary> metrics;  // filled by listRuns and run()
   std::vector<Verdict> verdicts;       // a finished run's, filled by listRuns and run()
@@ -133,6 +133,8 @@ class RunStore {
   const Database& database() const { return m_db; }
   // Where checkpoints and other files of run `id` live: <db>.files/run-<id>/.
   std::string artifactFolder(int64_t runId) const;
+  // The same for the store at `storePath`, for code that has not opened it (a test looking in).
+  static std::string artifactFolderOf(const std::string& storePath, int64_t runId);
 
   // --- runs
   // Ids are never reused, even after the newest run is deleted (AUTOINCREMENT, schema version 4).

@@ -1,5 +1,5 @@
 // Tests core/metrics/distribution_metrics.h against plain-double computations of the paper's
-// definitions (PAPERS.md section 1) on small known inputs.
+// definitions (docs/papers.md, "Fourier head", metrics) on small known inputs.
 #include <QtTest>
 
 #include <random>
@@ -90,7 +90,7 @@ class TestDistributionMetrics : public QObject {
     QVERIFY(std::abs(kl[0].item<double>() - (100.0 - std::log(2.0))) < 1e-3);
   }
 
-  // #11: test/kl is the official code's KLDivLoss(batchmean) of log(softmax + 1e-10), here
+  // test/kl is the official code's KLDivLoss(batchmean) of log(softmax + 1e-10), here
   // computed independently in double loops: sum_i t_i (log t_i - log(q_i + 1e-10)) per row.
   void paperKlMatchesTheOfficialFormulaIncludingEmptyPredictedBins() {
     std::mt19937 rng(3);
@@ -131,7 +131,7 @@ class TestDistributionMetrics : public QObject {
                             fl::metrics::klDivergence(truth, q.log()), 1e-7, 1e-7));
   }
 
-  // #11: the paper's "MSE (mean)" rounds the expected bin index to the nearest bin.
+  // The paper's "MSE (mean)" rounds the expected bin index to the nearest bin.
   void paperMseRoundsTheExpectedBinIndex() {
     auto centers = fl::nn::binCenters(4, torch::kDouble);  // -0.75, -0.25, 0.25, 0.75
     // Expected index 0.2 + 0.6 + 1.2 = 2.0 -> bin 2 (0.25); 0.1*1 + 0.1*2 + 0.1*3 = 0.6 -> bin 1;
@@ -189,7 +189,7 @@ class TestDistributionMetrics : public QObject {
       QVERIFY2(std::abs(s[i].item<double>() - expected) < 1e-5 * std::max(1.0, expected),
                qPrintable(QString("%1 vs %2").arg(s[i].item<double>()).arg(expected)));
     }
-    // The paper's 50 bins, relative to each value (#12: computed from the power spectrum).
+    // The paper's 50 bins, relative to each value (computed from the power spectrum).
     fl::metrics::SmoothnessMetric metric50(50);
     std::vector<std::vector<double>> q50;
     for (int i = 0; i < 4; ++i) q50.push_back(randomPmf(50, rng, true));

@@ -1,5 +1,5 @@
 // Tests core/nn/fourier_head.h against the paper's formulas computed independently here, in
-// plain double arithmetic with std::complex (PAPERS.md section 1, steps 1-5).
+// plain double arithmetic with std::complex (docs/papers.md, "Fourier head", steps 1-5).
 #include <QtTest>
 
 #include <complex>

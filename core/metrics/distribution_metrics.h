@@ -1,6 +1,7 @@
 // Metrics of predicted distributions over m ordered bins of [-1, 1], as in the Fourier head
-// paper (../shared/PAPERS.md section 1). Every function returns one value per row (B), so
-// callers choose the mean, a subset or a histogram. Inputs are probabilities (rows sum to 1).
+// paper (docs/papers.md, "Fourier head", metrics). Every function returns one value per row
+// (B), so callers choose the mean, a subset or a histogram. Inputs are probabilities (rows sum
+// to 1).
 #pragma once
 
 #include <cstdint>
@@ -43,8 +44,8 @@ torch::Tensor squaredErrorOfArgmax(const torch::Tensor& q, const torch::Tensor& 
 // filter of standard deviation sigma bins, wrap-around boundary, truncated at radius m - 1.
 // Lower is smoother. G_sigma wraps around, so I - G_sigma is circulant and each norm is a
 // weighted sum of q's power spectrum (Parseval): per row one DFT and one (m, S) product, about
-// 3 m^2 multiply-adds instead of the S m^2 of filtering (#12: a batched group scores K x 1000
-// rows per evaluation). tests/test_distribution_metrics.cpp checks it against the definition.
+// 3 m^2 multiply-adds instead of the S m^2 of filtering (a batched group scores K x 1000 rows
+// per evaluation). tests/test_distribution_metrics.cpp checks it against the definition.
 class SmoothnessMetric {
  public:
   static constexpr int64_t kMaxBins = 256;

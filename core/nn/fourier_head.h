@@ -1,4 +1,4 @@
-// FourierHead (Gillman et al., ICLR 2025; ../shared/PAPERS.md section 1): a drop-in replacement
+// FourierHead (Gillman et al., ICLR 2025; docs/papers.md, "Fourier head"): a drop-in replacement
 // for a linear classification head over m ordered bins of [-1, 1] whose output is a smooth
 // density given by a Fourier series with N frequencies.
 //

@@ -1,6 +1,6 @@
 // Experiment `addition`: watch a small transformer learn a + b with single-token numbers, and
-// whether Fourier-feature number embeddings help (Zhou et al., arXiv 2406.03445; PAPERS.md
-// section 4).
+// whether Fourier-feature number embeddings help (Zhou et al., arXiv 2406.03445;
+// docs/papers.md, "Addition with Fourier features").
 #pragma once
 
 #include "core/engine/experiment.h"

@@ -1,5 +1,5 @@
 // Experiment `fope`: length generalisation of position encodings (NoPE, learned, RoPE, ALiBi,
-// FoPE) in a small char-level transformer (Hua et al., arXiv 2412.17739; PAPERS.md section 2).
+// FoPE) in a small char-level transformer (Hua et al., arXiv 2412.17739; docs/papers.md, "FoPE").
 #pragma once
 
 #include "core/engine/experiment.h"

@@ -1,4 +1,5 @@
-// The `fourier-head` experiment: the Fourier head paper's toy benchmark (PAPERS.md section 1).
+// The `fourier-head` experiment: the Fourier head paper's toy benchmark (docs/papers.md,
+// "Fourier head").
 // Declares its parameters (with the paper's defaults), its dashboard panels, its presets (with
 // the paper's Table 1 as reference values) and the probe inputs x, y.
 #pragma once
@@ -32,7 +33,7 @@ class FourierHeadExperiment : public Experiment {
   }
   std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
   // Runs whose shapes agree (head, N or G, bins, batch size, epochs, samples, test fraction) on
-  // the CPU train as one BatchedFourierHeadProgram (#12).
+  // the CPU train as one BatchedFourierHeadProgram (a study's batched group).
   std::string groupDifference(const nlohmann::json& a, const nlohmann::json& b) const override;
   std::unique_ptr<BatchedTrial> createGroup(
       const std::vector<TrialContext>& members) const override;

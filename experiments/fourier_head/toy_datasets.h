@@ -1,4 +1,4 @@
-// The Fourier head paper's synthetic benchmark (../shared/PAPERS.md section 1): a target z in
+// The Fourier head paper's synthetic benchmark (docs/papers.md, "Fourier head"): a target z in
 // [-1, 1] whose conditional density given two inputs (x, y) is known exactly.
 //   gaussian: x ~ U(-0.8, 0.8), y ~ N(x, var), z ~ N(y, var)
 //   gmm2:     x, y ~ U(-0.8, 0.8), z ~ N(x, var) or N(y, var) with probability 1/2 each

@@ -1,6 +1,6 @@
 // Experiment `fourier-qk`: spectral filtering of queries and keys before attention (Zeris,
-// 2026; PAPERS.md section 3), with a built-in leakage detector that labels every run causal or
-// LEAKS.
+// 2026; docs/papers.md, "FourierQK"), with a built-in leakage detector that labels every run
+// causal or LEAKS.
 #pragma once
 
 #include "core/engine/experiment.h"

@@ -1,4 +1,4 @@
-// Spectral Q/K filters (FourierQK, PAPERS.md section 3): along the time axis,
+// Spectral Q/K filters (FourierQK; docs/papers.md, "FourierQK"): along the time axis,
 //
 //   x~ = irfft( rfft_t(x) * phi_h(b), n = T )      per head h, frequency bin b = 0 .. T/2
 //

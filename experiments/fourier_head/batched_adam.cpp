@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "experiments/fourier_head/batched_simd.h"
+#include "core/engine/vector_clones.h"
 
 namespace fl::fourier_head::batched {
 

@@ -3,7 +3,8 @@
 // order), as one loop over raw floats. Adam is element-wise, so K rows stepped with their own
 // learning rate and step count are exactly K separate Adams. The loop vectorises (this file is
 // compiled with -fno-math-errno: sqrt needs no errno check) at the CPU's widest vectors
-// (batched_simd.h), which for a few thousand parameters beats FlatAdam's eight tensor ops.
+// (core/engine/vector_clones.h), which for a few thousand parameters beats FlatAdam's eight
+// tensor ops.
 // Torch-free.
 #pragma once
 

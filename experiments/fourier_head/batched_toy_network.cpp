@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/engine/blas_gemm.h"
-#include "experiments/fourier_head/batched_simd.h"
+#include "core/engine/vector_clones.h"
 
 #if defined(__SSE__)
 #include <xmmintrin.h>

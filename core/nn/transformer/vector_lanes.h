@@ -7,16 +7,11 @@
 #include <cstdint>
 #include <cstring>
 
-// The row loops are compiled for AVX-512, AVX2 + FMA and the baseline, chosen at load time:
-// the default x86-64 target (SSE2) would leave a quarter of the vector width unused. Exp, sums
-// and maxima are written on 16-lane vectors: a compiler does not vectorise a float sum by
-// itself without reassociating it (-ffast-math), and not a call to exp.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define FL_VECTOR_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define FL_VECTOR_CLONES
-#endif
+#include "core/engine/vector_clones.h"
+
+// The row loops are compiled for AVX-512, AVX2 + FMA and the baseline, chosen at load time
+// (FL_VECTOR_CLONES). Exp, sums and maxima are written on 16-lane vectors: a compiler does not
+// vectorise a float sum by itself without reassociating it (-ffast-math), and not a call to exp.
 // Helpers are inlined into each clone, so they are compiled for its instruction set too.
 #define FL_INLINE inline __attribute__((always_inline))
 

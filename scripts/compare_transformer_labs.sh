@@ -6,7 +6,8 @@
 #   addition    random vs Fourier number embeddings: accuracy, top periods, filter ablations
 # Runs go into a database (default build/compare.db) so the GUI can browse and overlay them.
 #   scripts/compare_transformer_labs.sh [build-dir] [fope|fourier-qk|addition|all] [corpus]
-# corpus: a UTF-8 text file (e.g. ../shared/data/tinyshakespeare.txt); empty = built-in text.
+# corpus: a UTF-8 text file (e.g. TinyShakespeare, see the README's Data section); empty =
+# built-in text.
 set -euo pipefail
 build=${1:-build}
 part=${2:-all}

@@ -165,6 +165,41 @@ class TestCliStore : public QObject {
     }
   }
 
+  // `runs list` says a finished run's verdicts in a few words from its typed verdicts: a
+  // message that reads like a verdict is not one, and a verdict needs no message.
+  void runsListHeadlinesTheTypedVerdictsNotTheMessage() {
+    const QString d = db("headlines.db");
+    QCOMPARE(
+        runCli(QStringList{"run", "fourier-head", "--db", d, "--name", "judged"} + kTiny).exitCode,
+        0);
+    const auto execute = [&](const std::string& sql) {
+      sqlite3* handle = nullptr;
+      QCOMPARE(sqlite3_open(d.toStdString().c_str(), &handle), SQLITE_OK);
+      sqlite3_busy_timeout(handle, 5000);
+      char* error = nullptr;
+      const int rc = sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, &error);
+      QVERIFY2(rc == SQLITE_OK, error ? error : "");
+      sqlite3_free(error);
+      sqlite3_close(handle);
+    };
+    const auto statusOfRunOne = [&] {
+      const auto list = runCli({"runs", "--db", d, "list"});
+      const auto match = QRegularExpression("^\\s*1\\s+\\S+\\s+\\S+\\s+(\\S+)",
+                                            QRegularExpression::MultilineOption)
+                             .match(list.out);
+      return match.hasMatch() ? match.captured(1) : "(no row) " + list.out;
+    };
+    QCOMPARE(statusOfRunOne(), QString("finished"));
+    execute(
+        "UPDATE runs SET message = 'test/kl 0.1 vs paper 0.1 ± 0.01: within the paper''s spread' "
+        "WHERE id = 1");
+    QCOMPARE(statusOfRunOne(), QString("finished"));
+    execute(
+        "INSERT INTO run_verdicts (run_id, position, source, subject, label, passed, detail) "
+        "VALUES (1, 0, 'experiment', 'judge', 'LEAKS', 0, 'LEAKS -- stated by the test')");
+    QCOMPARE(statusOfRunOne(), QString("finished:LEAKS"));
+  }
+
   void badDatabasesExitThreeNamingTheFileUnchanged_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("message");

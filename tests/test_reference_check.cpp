@@ -58,20 +58,6 @@ class TestReferenceCheck : public QObject {
     QCOMPARE(fl::describeReference(nullptr), std::string());
   }
 
-  void headlinesSayTheVerdictsInAFewWords() {
-    QCOMPARE(fl::verdictHeadline("LEAKS -- the model reads 7 nats from the future"),
-             std::string("LEAKS"));
-    QCOMPARE(fl::verdictHeadline("test/kl 0.160 vs paper 0.146 ± 0.033: within the paper's spread; "
-                                 "test/smoothness 0.036 vs paper 0.038"),
-             std::string("within paper"));
-    QCOMPARE(fl::verdictHeadline("LEAKS -- detail; best val/loss 1.160 vs paper 0.309; "
-                                 "a 0.2 vs paper 0.1 ± 0.01: outside the paper's spread; "
-                                 "b 0.1 vs paper 0.1 ± 0.01: within the paper's spread"),
-             std::string("LEAKS, outside paper"));
-    QCOMPARE(fl::verdictHeadline("cancelled after 12 steps"), std::string());
-    QCOMPARE(fl::verdictHeadline(""), std::string());
-  }
-
   void verdictsJoinInOneLine() {
     auto v = fl::checkAgainstReference(reference(), {{"dataset", "gmm2"}},
                                        {{"test/kl", 0.2}, {"test/smoothness", 0.04}});

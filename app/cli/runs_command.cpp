@@ -10,7 +10,7 @@
 #include "app/cli/run_export.h"
 #include "core/engine/config_diff.h"
 #include "core/engine/export_values.h"
-#include "core/engine/reference_check.h"
+#include "core/engine/verdict.h"
 #include "core/store/run_store.h"
 #include "core/study/study_scheduler.h"
 #include "core/study/study_store.h"
@@ -112,10 +112,11 @@ int list(const RunStore& store, const RunsArgs& args) {
   std::printf("%5s  %-14s %-20s %-22s %-19s %s\n", "id", "experiment", "name", "status", "created",
               "final metrics");
   for (const auto& r : runs) {
-    // A finished run's message is its verdicts ("LEAKS -- ...; ... within the paper's
-    // spread"): in a few words beside the status (`runs show` has all of it).
+    // A finished run's verdicts in a few words beside the status ("finished:LEAKS"; `runs
+    // show` has the sentences), read from the typed verdicts stored with it, never from its
+    // message.
     std::string status = toString(r.status);
-    const std::string headline = r.status == RunStatus::Finished ? verdictHeadline(r.message) : "";
+    const std::string headline = r.status == RunStatus::Finished ? verdictHeadline(r.verdicts) : "";
     if (!headline.empty()) status += ":" + headline;
     std::printf("%5lld  %-14s %-20s %-22s %-19s %s\n", static_cast<long long>(r.id),
                 r.experiment.c_str(), r.name.c_str(), status.c_str(), formatTime(r.created).c_str(),

@@ -82,27 +82,6 @@ std::string joinVerdicts(const std::vector<ReferenceVerdict>& verdicts) {
   return text;
 }
 
-std::string verdictHeadline(const std::string& message) {
-  std::string headline;
-  bool within = false, outside = false;
-  size_t start = 0;
-  while (start < message.size()) {
-    size_t end = message.find("; ", start);
-    if (end == std::string::npos) end = message.size();
-    const std::string part = message.substr(start, end - start);
-    if (const auto dash = part.find(" -- "); dash != std::string::npos)
-      headline += (headline.empty() ? "" : ", ") + part.substr(0, dash);
-    outside = outside || part.find("outside the paper's spread") != std::string::npos;
-    within = within || part.find("within the paper's spread") != std::string::npos;
-    start = end + 2;
-  }
-  // One word for the paper: outside if any figure is.
-  if (outside || within)
-    headline +=
-        std::string(headline.empty() ? "" : ", ") + (outside ? "outside paper" : "within paper");
-  return headline;
-}
-
 std::string describeReference(const nlohmann::json& reference) {
   if (!reference.is_object() || !reference.contains("values")) return {};
   std::string text =

@@ -42,11 +42,6 @@ bool isPresetConfig(const std::vector<ParamSpec>& specs, const nlohmann::json& p
 // The verdicts' texts joined with "; " (empty when none).
 std::string joinVerdicts(const std::vector<ReferenceVerdict>& verdicts);
 
-// A finished run's message (its judgement, "LEAKS -- detail", then its comparisons with the
-// paper, "...: within the paper's spread") in a few words for a list: "LEAKS", "within paper",
-// "LEAKS, outside paper"; empty when it says neither.
-std::string verdictHeadline(const std::string& finishedMessage);
-
 // The published figures, for showing before a run: "Expected (<source>):" then one line per
 // row, e.g. "gmm2: test/kl 0.146 ± 0.033, test/smoothness 0.038".
 std::string describeReference(const nlohmann::json& reference);

@@ -14,10 +14,10 @@
 
 #include <unistd.h>
 
+#include "core/store/config_hash.h"
 #include "core/store/open_checks.h"
 #include "core/store/run_verdicts.h"
 #include "core/store/schema.h"
-#include "core/store/config_hash.h"
 #include "fourierlab/version.h"
 
 namespace fl::store {
@@ -48,11 +48,77 @@ struct SeriesBatch {
   int64_t maxStep = 0;
 };
 
+// Counts a metric point into its series' batch: the latest point is the last, and only finite
+// values can be a minimum or a maximum.
+void addToBatch(SeriesBatch& b, const MetricEvent& m) {
+  ++b.count;
+  if (m.step >= b.lastStep) {
+    b.lastStep = m.step;
+    b.last = m.value;
+  }
+  if (!std::isfinite(m.value)) return;
+  if (std::isnan(b.min) || m.value < b.min) {
+    b.min = m.value;
+    b.minStep = m.step;
+  }
+  if (std::isnan(b.max) || m.value > b.max) {
+    b.max = m.value;
+    b.maxStep = m.step;
+  }
+}
+
+// Folds each batch into its series' stored summary (count, last, min and max with their steps).
+void updateSeriesSummaries(const Database& db, const std::map<int64_t, SeriesBatch>& batches) {
+  auto updateSeries = db.prepare(
+      "UPDATE series SET count = count + ?1, "
+      "last = CASE WHEN last_step IS NULL OR ?2 >= last_step THEN ?3 ELSE last END, "
+      "last_step = CASE WHEN last_step IS NULL OR ?2 >= last_step THEN ?2 ELSE last_step END, "
+      "min = CASE WHEN ?4 IS NOT NULL AND (min IS NULL OR ?4 < min) THEN ?4 ELSE min END, "
+      "min_step = CASE WHEN ?4 IS NOT NULL AND (min IS NULL OR ?4 < min) THEN ?5 ELSE min_step "
+      "END, "
+      "max = CASE WHEN ?6 IS NOT NULL AND (max IS NULL OR ?6 > max) THEN ?6 ELSE max END, "
+      "max_step = CASE WHEN ?6 IS NOT NULL AND (max IS NULL OR ?6 > max) THEN ?7 ELSE max_step END "
+      "WHERE id = ?8");
+  for (const auto& [series, b] : batches) {
+    updateSeries.bind(1, b.count).bind(2, b.lastStep);
+    if (std::isfinite(b.last))
+      updateSeries.bind(3, b.last);
+    else
+      updateSeries.bindNull(3);
+    if (std::isnan(b.min))
+      updateSeries.bindNull(4);
+    else
+      updateSeries.bind(4, b.min);
+    updateSeries.bind(5, b.minStep);
+    if (std::isnan(b.max))
+      updateSeries.bindNull(6);
+    else
+      updateSeries.bind(6, b.max);
+    updateSeries.bind(7, b.maxStep).bind(8, series);
+    updateSeries.run();
+  }
+}
+
 std::string toJsonText(const std::vector<SnapshotAxis>& axes) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& a : axes)
     j.push_back({{"label", a.label}, {"unit", a.unit}, {"ticks", a.ticks}});
   return j.dump();
+}
+
+// One stored snapshot, through the batch's prepared INSERT.
+void insertSnapshotRow(Statement& insert, int64_t runId, const SnapshotEvent& s) {
+  const auto& snap = s.snapshot;
+  insert.bind(1, runId)
+      .bind(2, s.step)
+      .bind(3, snap.name)
+      .bind(4, nlohmann::json(snap.shape).dump())
+      .bindBlob(5, snap.data.data(), snap.data.size() * sizeof(float))
+      .bind(6, toJsonText(snap.axes))
+      .bind(7, snap.valueLabel)
+      .bind(8, snap.meta.dump())
+      .bind(9, toString(snap.role));
+  insert.run();
 }
 
 std::vector<SnapshotAxis> axesFromJson(const std::string& text) {
@@ -565,39 +631,14 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
     if (auto* m = std::get_if<MetricEvent>(&event)) {
       const int64_t series = seriesId(id, m->key);
       rows.push_back({series, m->step, m->wallSeconds, m->value});
-      auto& b = batches[series];
-      ++b.count;
-      if (m->step >= b.lastStep) {
-        b.lastStep = m->step;
-        b.last = m->value;
-      }
-      if (std::isfinite(m->value)) {
-        if (std::isnan(b.min) || m->value < b.min) {
-          b.min = m->value;
-          b.minStep = m->step;
-        }
-        if (std::isnan(b.max) || m->value > b.max) {
-          b.max = m->value;
-          b.maxStep = m->step;
-        }
-      }
+      addToBatch(batches[series], *m);
     } else if (auto* s = std::get_if<SnapshotEvent>(&event)) {
       if (s->requestId != 0) continue;  // probe answers are transient, not history
       if (!insertSnapshot)
         insertSnapshot.emplace(m_db.prepare(
             "INSERT INTO snapshots(run_id, step, name, shape, data, axes, value_label, meta, "
             "role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-      const auto& snap = s->snapshot;
-      insertSnapshot->bind(1, id)
-          .bind(2, s->step)
-          .bind(3, snap.name)
-          .bind(4, nlohmann::json(snap.shape).dump())
-          .bindBlob(5, snap.data.data(), snap.data.size() * sizeof(float))
-          .bind(6, toJsonText(snap.axes))
-          .bind(7, snap.valueLabel)
-          .bind(8, snap.meta.dump())
-          .bind(9, toString(snap.role));
-      insertSnapshot->run();
+      insertSnapshotRow(*insertSnapshot, id, *s);
     } else if (auto* p = std::get_if<ProgressEvent>(&event)) {
       lastStep = std::max(lastStep, p->step);
       totalSteps = p->totalSteps;
@@ -609,51 +650,29 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
         writeVerdicts(m_db, id, st->verdicts);
       }
     } else if (auto* c = std::get_if<CheckpointEvent>(&event)) {
-      if (!c->removed) {
-        addCheckpoint(id, c->step, c->path);
-      } else {
-        const auto removed = fs::path(c->path).lexically_normal().string();
-        for (const auto& existing : checkpoints(id))
-          if (existing.path == removed) forgetCheckpoint(existing.id);
-        supersededFiles.push_back(removed);
-      }
+      writeCheckpointEvent(id, *c, supersededFiles);
     }
   }
   insertMetricRows(rows);
-  auto updateSeries = m_db.prepare(
-      "UPDATE series SET count = count + ?1, "
-      "last = CASE WHEN last_step IS NULL OR ?2 >= last_step THEN ?3 ELSE last END, "
-      "last_step = CASE WHEN last_step IS NULL OR ?2 >= last_step THEN ?2 ELSE last_step END, "
-      "min = CASE WHEN ?4 IS NOT NULL AND (min IS NULL OR ?4 < min) THEN ?4 ELSE min END, "
-      "min_step = CASE WHEN ?4 IS NOT NULL AND (min IS NULL OR ?4 < min) THEN ?5 ELSE min_step "
-      "END, "
-      "max = CASE WHEN ?6 IS NOT NULL AND (max IS NULL OR ?6 > max) THEN ?6 ELSE max END, "
-      "max_step = CASE WHEN ?6 IS NOT NULL AND (max IS NULL OR ?6 > max) THEN ?7 ELSE max_step END "
-      "WHERE id = ?8");
-  for (const auto& [series, b] : batches) {
-    updateSeries.bind(1, b.count).bind(2, b.lastStep);
-    if (std::isfinite(b.last))
-      updateSeries.bind(3, b.last);
-    else
-      updateSeries.bindNull(3);
-    if (std::isnan(b.min))
-      updateSeries.bindNull(4);
-    else
-      updateSeries.bind(4, b.min);
-    updateSeries.bind(5, b.minStep);
-    if (std::isnan(b.max))
-      updateSeries.bindNull(6);
-    else
-      updateSeries.bind(6, b.max);
-    updateSeries.bind(7, b.maxStep).bind(8, series);
-    updateSeries.run();
-  }
+  updateSeriesSummaries(m_db, batches);
   if (lastStep >= 0) {
     auto s =
         m_db.prepare("UPDATE runs SET last_step = max(last_step, ?), total_steps = ? WHERE id = ?");
     s.bind(1, lastStep).bind(2, totalSteps).bind(3, id).run();
   }
   tx.commit();
+}
+
+void RunStore::writeCheckpointEvent(int64_t id, const CheckpointEvent& c,
+                                    std::vector<std::string>& supersededFiles) {
+  if (!c.removed) {
+    addCheckpoint(id, c.step, c.path);
+    return;
+  }
+  const auto removed = fs::path(c.path).lexically_normal().string();
+  for (const auto& existing : checkpoints(id))
+    if (existing.path == removed) forgetCheckpoint(existing.id);
+  supersededFiles.push_back(removed);
 }
 
 void RunStore::addCheckpoint(int64_t id, int64_t step, const std::string& path) {

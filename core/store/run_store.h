@@ -63,7 +63,7 @@ struct RunRecord {
   int64_t totalSteps = 0;
   bool archived = false;
   std::string uid;         // unique across stores: a run merged twice is stored once
-  std::string configHash;  // configHash (config_hash.h): equal for the same experiment, config and seed
+  std::string configHash;  // equal for the same experiment, config and seed (config_hash.h)
   std::vector<std::string> tags;
   std::vector<MetricSummary> metrics;  // filled by listRuns and run()
   std::vector<Verdict> verdicts;       // a finished run's, filled by listRuns and run()
@@ -196,6 +196,10 @@ class RunStore {
   void attachTagsAndSummaries(std::vector<RunRecord>& runs) const;
   void writeBatch(int64_t id, const std::vector<Event>& events,
                   std::vector<std::string>& supersededFiles);
+  // A checkpoint written (its row added) or superseded (its row forgotten now, its file
+  // listed for deletion after the commit).
+  void writeCheckpointEvent(int64_t id, const CheckpointEvent& c,
+                            std::vector<std::string>& supersededFiles);
   std::string forgetCheckpoint(int64_t checkpointId);  // deletes the row; returns its file
   int64_t seriesId(int64_t runId, const std::string& key);
   struct MetricRow {

@@ -58,7 +58,14 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
       m_experiment(new QComboBox(this)),
       m_tag(new QLineEdit(this)),
       m_typing(new QTimer(this)) {
-  auto* layout = new QVBoxLayout(this);
+  auto* filters = buildFilters();
+  auto* actions = buildActions();
+  setUpTables();
+  layOut(filters, actions);
+  connectFiltersAndTables();
+}
+
+QHBoxLayout* HistoryView::buildFilters() {
   auto* filters = new QHBoxLayout;
   m_text->setPlaceholderText("filter: name, notes, experiment");
   m_tag->setPlaceholderText("tag");
@@ -69,6 +76,10 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   filters->addWidget(m_experiment);
   filters->addWidget(m_status);
   filters->addWidget(m_tag, 1);
+  return filters;
+}
+
+QHBoxLayout* HistoryView::buildActions() {
   auto* open = new QPushButton("Open", this);
   auto* compare = new QPushButton("Compare", this);
   compare->setToolTip(
@@ -87,7 +98,27 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   for (auto* b : {open, compare, resume, rename, tag, note, exportButton, remove})
     actions->addWidget(b);
   actions->addStretch(1);
+  connect(open, &QPushButton::clicked, this, [this] {
+    auto ids = selectedIds();
+    if (!ids.empty()) emit openRequested(ids.front());
+  });
+  connect(compare, &QPushButton::clicked, this, [this] {
+    auto ids = selectedIds();
+    if (ids.size() >= 2) emit compareRequested(ids);
+  });
+  connect(resume, &QPushButton::clicked, this, [this] {
+    auto ids = selectedIds();
+    if (!ids.empty()) emit resumeRequested(ids.front());
+  });
+  connect(rename, &QPushButton::clicked, this, [this] { askEdit("rename"); });
+  connect(tag, &QPushButton::clicked, this, [this] { askEdit("tag"); });
+  connect(note, &QPushButton::clicked, this, [this] { askEdit("note"); });
+  connect(exportButton, &QPushButton::clicked, this, &HistoryView::askExport);
+  connect(remove, &QPushButton::clicked, this, &HistoryView::askDelete);
+  return actions;
+}
 
+void HistoryView::setUpTables() {
   m_studies->setModel(m_studiesModel);
   m_studies->setToolTip("Double-click a study to open its view: progress, figure and table");
   m_proxy->setSourceModel(m_model);
@@ -98,7 +129,11 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->verticalHeader()->hide();
   m_table->frozenView()->setSortingEnabled(false);
+}
 
+// The studies above the runs, each under its title; the runs' filters and actions above them.
+void HistoryView::layOut(QHBoxLayout* filters, QHBoxLayout* actions) {
+  auto* layout = new QVBoxLayout(this);
   auto* studiesBox = new QWidget(this);
   auto* studiesLayout = new QVBoxLayout(studiesBox);
   studiesLayout->setContentsMargins(0, 0, 0, 0);
@@ -117,7 +152,9 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 4);
   layout->addWidget(split);
+}
 
+void HistoryView::connectFiltersAndTables() {
   // Typing refreshes once it pauses (150 ms), not at every key: each refresh reads the store.
   m_typing->setSingleShot(true);
   m_typing->setInterval(150);
@@ -140,23 +177,6 @@ HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
   connect(m_studies, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
     emit studyOpenRequested(m_studiesModel->rowKey(index.row()).toLongLong());
   });
-  connect(open, &QPushButton::clicked, this, [this] {
-    auto ids = selectedIds();
-    if (!ids.empty()) emit openRequested(ids.front());
-  });
-  connect(compare, &QPushButton::clicked, this, [this] {
-    auto ids = selectedIds();
-    if (ids.size() >= 2) emit compareRequested(ids);
-  });
-  connect(resume, &QPushButton::clicked, this, [this] {
-    auto ids = selectedIds();
-    if (!ids.empty()) emit resumeRequested(ids.front());
-  });
-  connect(rename, &QPushButton::clicked, this, [this] { askEdit("rename"); });
-  connect(tag, &QPushButton::clicked, this, [this] { askEdit("tag"); });
-  connect(note, &QPushButton::clicked, this, [this] { askEdit("note"); });
-  connect(exportButton, &QPushButton::clicked, this, &HistoryView::askExport);
-  connect(remove, &QPushButton::clicked, this, &HistoryView::askDelete);
 }
 
 std::vector<int64_t> HistoryView::shownIds() const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 class QComboBox;
+class QHBoxLayout;
 class QLineEdit;
 class QSettings;
 class QSortFilterProxyModel;
@@ -65,6 +66,12 @@ class HistoryView : public QWidget {
   void storeError(const QString& message);
 
  private:
+  // The constructor's steps.
+  QHBoxLayout* buildFilters();
+  QHBoxLayout* buildActions();  // the buttons on the selected runs, connected
+  void setUpTables();
+  void layOut(QHBoxLayout* filters, QHBoxLayout* actions);
+  void connectFiltersAndTables();
   void askDelete();
   void askExport();
   void askEdit(const QString& what);

@@ -109,6 +109,19 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
       m_table(new QTableView(this)),
       m_redraw(new QTimer(this)) {
   auto* layout = new QVBoxLayout(this);
+  layout->addLayout(buildHeader());
+  m_summary->setTextFormat(Qt::RichText);
+  layout->addWidget(m_summary);
+  QWidget* gridPane = buildGridPane();
+  QWidget* figurePane = buildFigurePane();
+  setUpTable();
+  layout->addWidget(splitPanes(gridPane, figurePane), 1);
+  connectControls();
+  setStudy(0);
+}
+
+// The study's title, with Resume and Stop beside it.
+QHBoxLayout* StudyView::buildHeader() {
   auto* header = new QHBoxLayout;
   m_title->setTextFormat(Qt::RichText);
   m_title->setWordWrap(true);
@@ -116,10 +129,11 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
   m_stop->setToolTip("Cancel the study's waiting and training runs (each keeps a checkpoint)");
   header->addWidget(m_resume);
   header->addWidget(m_stop);
-  layout->addLayout(header);
-  m_summary->setTextFormat(Qt::RichText);
-  layout->addWidget(m_summary);
+  return header;
+}
 
+// The progress grid, scrolling, over its legend of statuses.
+QWidget* StudyView::buildGridPane() {
   auto* gridBox = new QWidget(this);
   auto* gridLayout = new QVBoxLayout(gridBox);
   gridLayout->setContentsMargins(0, 0, 0, 0);
@@ -138,7 +152,12 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
   auto* legendLabel = new QLabel(legend + "<br>Click a setting to compare its runs", gridBox);
   legendLabel->setTextFormat(Qt::RichText);
   gridLayout->addWidget(legendLabel);
+  return gridBox;
+}
 
+// The figure's choices (metric, x, lines, panels, band) over the figure, or a note saying why
+// there is none.
+QWidget* StudyView::buildFigurePane() {
   auto* figureBox = new QWidget(this);
   auto* figureLayout = new QVBoxLayout(figureBox);
   figureLayout->setContentsMargins(0, 0, 0, 0);
@@ -163,7 +182,12 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
   figureScroll->setFrameShape(QFrame::NoFrame);
   m_figurePages->addWidget(figureScroll);
   figureLayout->addWidget(m_figurePages, 1);
+  m_band->addItems({"half", "std", "minmax", "none"});
+  m_band->setItemData(0, "mean ± 0.67 std: the paper's 50% interval", Qt::ToolTipRole);
+  return figureBox;
+}
 
+void StudyView::setUpTable() {
   m_proxy->setSourceModel(m_tableModel);
   m_proxy->setSortRole(widgets::StudyTableModel::kSortRole);
   m_table->setModel(m_proxy);
@@ -174,7 +198,10 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
   m_table->setToolTip(
       "Mean ± std over seeds per setting, beside the paper's value and verdict. "
       "Double-click a setting to compare its runs");
+}
 
+// The grid beside the figure, over the table.
+QSplitter* StudyView::splitPanes(QWidget* gridBox, QWidget* figureBox) {
   auto* top = m_top = new QSplitter(Qt::Horizontal, this);
   top->addWidget(gridBox);
   top->addWidget(figureBox);
@@ -185,10 +212,10 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
   split->addWidget(m_table);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
-  layout->addWidget(split, 1);
+  return split;
+}
 
-  m_band->addItems({"half", "std", "minmax", "none"});
-  m_band->setItemData(0, "mean ± 0.67 std: the paper's 50% interval", Qt::ToolTipRole);
+void StudyView::connectControls() {
   m_redraw->setSingleShot(true);
   m_redraw->setInterval(500);
   connect(m_redraw, &QTimer::timeout, this, &StudyView::refresh);
@@ -220,7 +247,6 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
     emit stopRequested(m_studyId);
     refresh();
   });
-  setStudy(0);
 }
 
 bool StudyView::setStudy(int64_t studyId) {

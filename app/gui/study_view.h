@@ -18,6 +18,7 @@
 #include "core/study/study_store.h"
 
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QPushButton;
 class QSplitter;
@@ -79,6 +80,13 @@ class StudyView : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  // The constructor's steps.
+  QHBoxLayout* buildHeader();
+  QWidget* buildGridPane();
+  QWidget* buildFigurePane();
+  void setUpTable();
+  QSplitter* splitPanes(QWidget* gridPane, QWidget* figurePane);
+  void connectControls();  // the figure's choices, the grid, the table, the queue, the buttons
   // Once per study shown: widens the grid's pane to the grid (labels, header and seed
   // columns), up to 2/5 of the width, so that nothing in it is elided where there is room.
   void fitGridPane();

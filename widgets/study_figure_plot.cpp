@@ -51,6 +51,163 @@ void addBand(QCustomPlot* plot, QCPAxisRect* rect, const QVector<double>& x,
   high->removeFromLegend();
 }
 
+// The colours and legend entries of one figure: a label keeps its colour in every panel (lines
+// take the palette from the start, baselines from the end) and is listed once.
+struct FigureKeys {
+  explicit FigureKeys(QCPLegend* legend) : legend(legend) {}
+
+  QColor colorFor(const std::string& label, bool baseline) {
+    auto it = colorOf.find(label);
+    if (it != colorOf.end()) return it->second;
+    const QColor c =
+        kPalette[((baseline ? nextBaseline-- : nextLine++) % kPaletteSize + kPaletteSize) %
+                 kPaletteSize];
+    colorOf.emplace(label, c);
+    return c;
+  }
+
+  void legendOnce(QCPAbstractPlottable* p, const std::string& label) {
+    if (inLegend[label]) return;
+    inLegend[label] = true;
+    p->setName(QString::fromStdString(label));
+    p->addToLegend(legend);
+  }
+
+  QCPLegend* legend;
+  std::map<std::string, QColor> colorOf;
+  int nextLine = 0, nextBaseline = kPaletteSize - 1;
+  std::map<std::string, bool> inLegend;
+};
+
+// What a panel's axes must show: its lines with their bands, its baselines and the paper's
+// points with their spread. No x at all reads as [0, 1], a single x gets a unit around it; y
+// stays infinite when no value is finite.
+struct PanelExtent {
+  double xMin = std::numeric_limits<double>::infinity(), xMax = -xMin;
+  double yMin = xMin, yMax = -xMin;
+
+  void seeY(double v) {
+    if (std::isfinite(v)) {
+      yMin = std::min(yMin, v);
+      yMax = std::max(yMax, v);
+    }
+  }
+  void seeX(double v) {
+    xMin = std::min(xMin, v);
+    xMax = std::max(xMax, v);
+  }
+};
+
+PanelExtent extentOf(const study::FigurePanel& panel) {
+  PanelExtent e;
+  for (const auto& line : panel.lines)
+    for (size_t k = 0; k < line.x.size(); ++k) {
+      e.seeX(line.x[k]);
+      e.seeY(line.mean[k]);
+      e.seeY(line.lower[k]);
+      e.seeY(line.upper[k]);
+    }
+  for (const auto& p : panel.references) {
+    e.seeX(p.x);
+    e.seeY(p.y - p.spread.value_or(0));
+    e.seeY(p.y + p.spread.value_or(0));
+  }
+  if (!std::isfinite(e.xMin)) e.xMin = 0, e.xMax = 1;
+  if (e.xMax == e.xMin) e.xMin -= 0.5, e.xMax += 0.5;
+  for (const auto& base : panel.baselines) {
+    e.seeY(base.mean[0]);
+    e.seeY(base.lower[0]);
+    e.seeY(base.upper[0]);
+  }
+  return e;
+}
+
+// Each line: its band over the seeds, then its mean with a dot per point.
+void drawLines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& panel,
+               FigureKeys& keys) {
+  for (const auto& line : panel.lines) {
+    const QColor color = keys.colorFor(line.label, false);
+    addBand(plot, rect, toQVector(line.x), toQVector(line.lower), toQVector(line.upper), color);
+    auto* g = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    g->setData(toQVector(line.x), toQVector(line.mean), /*alreadySorted=*/true);
+    g->setPen(QPen(color, 2));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 5));
+    g->removeFromLegend();
+    keys.legendOnce(g, line.label);
+  }
+}
+
+// Each baseline (one value): dashed across the whole panel, over its band.
+void drawBaselines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& panel,
+                   const PanelExtent& extent, FigureKeys& keys) {
+  for (const auto& base : panel.baselines) {
+    const QColor color = keys.colorFor(base.label, true);
+    const QVector<double> x{extent.xMin, extent.xMax};
+    addBand(plot, rect, x, {base.lower[0], base.lower[0]}, {base.upper[0], base.upper[0]}, color);
+    auto* g = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    g->setData(x, {base.mean[0], base.mean[0]}, true);
+    g->setPen(QPen(color, 2, Qt::DashLine));
+    g->removeFromLegend();
+    keys.legendOnce(g, base.label);
+  }
+}
+
+// The paper's points: a diamond with an error bar of its spread, in the colour of the line it
+// belongs to; one black legend entry says what diamonds are.
+void drawReferences(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& panel,
+                    FigureKeys& keys) {
+  auto* xAxis = rect->axis(QCPAxis::atBottom);
+  auto* yAxis = rect->axis(QCPAxis::atLeft);
+  for (const auto& point : panel.references) {
+    auto known = keys.colorOf.find(point.line);
+    const QColor color = known == keys.colorOf.end() ? QColor(Qt::black) : known->second;
+    auto* g = plot->addGraph(xAxis, yAxis);
+    g->setData(QVector<double>{point.x}, QVector<double>{point.y});
+    g->setLineStyle(QCPGraph::lsNone);
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, Qt::white, 10));
+    g->setPen(QPen(color, 1.8));
+    g->removeFromLegend();
+    if (point.spread) {
+      auto* bars = new QCPErrorBars(xAxis, yAxis);
+      bars->setDataPlottable(g);
+      bars->setData(QVector<double>{*point.spread});
+      bars->setPen(QPen(color, 1.4));
+      bars->removeFromLegend();
+    }
+  }
+  if (!panel.references.empty() && !keys.inLegend["paper"]) {
+    auto* key = plot->addGraph(xAxis, yAxis);  // no data: only the legend's key
+    key->setLineStyle(QCPGraph::lsNone);
+    key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, Qt::black, Qt::white, 10));
+    key->setPen(QPen(Qt::black, 1.8));
+    key->removeFromLegend();
+    keys.legendOnce(key, "paper (mean ± std)");
+    keys.inLegend["paper"] = true;
+  }
+}
+
+// The x axis's ticks (categories, or logarithmic) and both ranges, padded.
+void setRanges(QCPAxisRect* rect, const study::FigurePanel& panel, PanelExtent e) {
+  auto* xAxis = rect->axis(QCPAxis::atBottom);
+  auto* yAxis = rect->axis(QCPAxis::atLeft);
+  if (!panel.xCategories.empty()) {
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    for (size_t k = 0; k < panel.xCategories.size(); ++k)
+      ticker->addTick(static_cast<double>(k), QString::fromStdString(panel.xCategories[k]));
+    xAxis->setTicker(ticker);
+  } else if (panel.logX && e.xMin > 0) {
+    xAxis->setScaleType(QCPAxis::stLogarithmic);
+    xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  }
+  // Categories get room for their points at either end.
+  const double xPad = panel.logX ? 0 : panel.xCategories.empty() ? 0.04 * (e.xMax - e.xMin) : 0.3;
+  xAxis->setRange(e.xMin - xPad, e.xMax + xPad);
+  if (!std::isfinite(e.yMin)) e.yMin = 0, e.yMax = 1;
+  const double yPad =
+      e.yMax > e.yMin ? 0.08 * (e.yMax - e.yMin) : std::max(1e-3, std::abs(e.yMax) * 0.1);
+  yAxis->setRange(e.yMin - yPad, e.yMax + yPad);
+}
+
 }  // namespace
 
 StudyFigurePlot::StudyFigurePlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
@@ -109,6 +266,23 @@ void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
   m_titles.clear();
   m_cols = std::max(1, figure.cols);
   m_rows = (static_cast<int>(figure.panels.size()) + m_cols - 1) / m_cols;
+  const auto [grid, legend] = layOutFigure(figure);
+  FigureKeys keys(legend);
+  for (int i = 0; i < static_cast<int>(figure.panels.size()); ++i) {
+    const auto& panel = figure.panels[static_cast<size_t>(i)];
+    auto* rect = addPanel(grid, i, std::max(1, figure.cols), panel);
+    const PanelExtent extent = extentOf(panel);
+    drawLines(m_plot, rect, panel, keys);
+    drawBaselines(m_plot, rect, panel, extent, keys);
+    drawReferences(m_plot, rect, panel, keys);
+    setRanges(rect, panel, extent);
+  }
+  placeTitles(width(), height());
+  m_plot->replot();
+}
+
+std::pair<QCPLayoutGrid*, QCPLegend*> StudyFigurePlot::layOutFigure(
+    const study::StudyFigure& figure) {
   auto* root = m_plot->plotLayout();
   m_figureTitleText = QString::fromStdString(figure.title);
   m_figureTitle = new QCPTextElement(m_plot, m_figureTitleText, QFont("sans", 11, QFont::Bold));
@@ -130,144 +304,31 @@ void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
   legend->setIconSize(24, 10);
   root->setRowStretchFactor(0, 0.001);
   root->setRowStretchFactor(2, 0.001);
+  return {grid, legend};
+}
 
-  std::map<std::string, QColor> colorOf;  // a label keeps its colour in every panel
-  int nextLine = 0, nextBaseline = kPaletteSize - 1;
-  auto colorFor = [&](const std::string& label, bool baseline) {
-    auto it = colorOf.find(label);
-    if (it != colorOf.end()) return it->second;
-    const QColor c =
-        kPalette[((baseline ? nextBaseline-- : nextLine++) % kPaletteSize + kPaletteSize) %
-                 kPaletteSize];
-    colorOf.emplace(label, c);
-    return c;
-  };
-  std::map<std::string, bool> inLegend;
-  auto legendOnce = [&](QCPAbstractPlottable* p, const std::string& label) {
-    if (inLegend[label]) return;
-    inLegend[label] = true;
-    p->setName(QString::fromStdString(label));
-    p->addToLegend(legend);
-  };
-
-  for (int i = 0; i < static_cast<int>(figure.panels.size()); ++i) {
-    const auto& panel = figure.panels[static_cast<size_t>(i)];
-    auto* cell = new QCPLayoutGrid;
-    grid->addElement(i / std::max(1, figure.cols), i % std::max(1, figure.cols), cell);
-    auto* title = new QCPTextElement(m_plot, QString::fromStdString(panel.title),
-                                     QFont("sans", 10, QFont::Bold));
-    cell->addElement(0, 0, title);
-    auto* rect = new QCPAxisRect(m_plot);
-    cell->addElement(1, 0, rect);
-    cell->setRowStretchFactor(0, 0.001);
-    ++m_panels;
-    auto* xAxis = rect->axis(QCPAxis::atBottom);
-    auto* yAxis = rect->axis(QCPAxis::atLeft);
-    xAxis->setLabel(QString::fromStdString(panel.xTitle));
-    m_titles.push_back(
-        {title, yAxis, QString::fromStdString(panel.title), QString::fromStdString(panel.yTitle)});
-    for (auto* axis : {xAxis, yAxis}) {
-      axis->setLabelFont(QFont("sans", 9));
-      axis->setTickLabelFont(QFont("sans", 8));
-      axis->grid()->setPen(QPen(QColor(220, 220, 220), 0.5));
-    }
-
-    double xMin = std::numeric_limits<double>::infinity(), xMax = -xMin;
-    double yMin = xMin, yMax = -xMin;
-    auto seeY = [&](double v) {
-      if (std::isfinite(v)) {
-        yMin = std::min(yMin, v);
-        yMax = std::max(yMax, v);
-      }
-    };
-    for (const auto& line : panel.lines)
-      for (size_t k = 0; k < line.x.size(); ++k) {
-        xMin = std::min(xMin, line.x[k]);
-        xMax = std::max(xMax, line.x[k]);
-        seeY(line.mean[k]);
-        seeY(line.lower[k]);
-        seeY(line.upper[k]);
-      }
-    for (const auto& p : panel.references) {
-      xMin = std::min(xMin, p.x);
-      xMax = std::max(xMax, p.x);
-      seeY(p.y - p.spread.value_or(0));
-      seeY(p.y + p.spread.value_or(0));
-    }
-    if (!std::isfinite(xMin)) xMin = 0, xMax = 1;
-    if (xMax == xMin) xMin -= 0.5, xMax += 0.5;
-
-    for (const auto& line : panel.lines) {
-      const QColor color = colorFor(line.label, false);
-      addBand(m_plot, rect, toQVector(line.x), toQVector(line.lower), toQVector(line.upper), color);
-      auto* g = m_plot->addGraph(xAxis, yAxis);
-      g->setData(toQVector(line.x), toQVector(line.mean), /*alreadySorted=*/true);
-      g->setPen(QPen(color, 2));
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 5));
-      g->removeFromLegend();
-      legendOnce(g, line.label);
-    }
-    for (const auto& base : panel.baselines) {
-      const QColor color = colorFor(base.label, true);
-      const QVector<double> x{xMin, xMax};
-      addBand(m_plot, rect, x, {base.lower[0], base.lower[0]}, {base.upper[0], base.upper[0]},
-              color);
-      auto* g = m_plot->addGraph(xAxis, yAxis);
-      g->setData(x, {base.mean[0], base.mean[0]}, true);
-      g->setPen(QPen(color, 2, Qt::DashLine));
-      g->removeFromLegend();
-      legendOnce(g, base.label);
-      seeY(base.mean[0]);
-      seeY(base.lower[0]);
-      seeY(base.upper[0]);
-    }
-    // The paper's points: a diamond with an error bar of its spread, in the colour of the line
-    // it belongs to; one black legend entry says what diamonds are.
-    for (const auto& point : panel.references) {
-      auto known = colorOf.find(point.line);
-      const QColor color = known == colorOf.end() ? QColor(Qt::black) : known->second;
-      auto* g = m_plot->addGraph(xAxis, yAxis);
-      g->setData(QVector<double>{point.x}, QVector<double>{point.y});
-      g->setLineStyle(QCPGraph::lsNone);
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, Qt::white, 10));
-      g->setPen(QPen(color, 1.8));
-      g->removeFromLegend();
-      if (point.spread) {
-        auto* bars = new QCPErrorBars(xAxis, yAxis);
-        bars->setDataPlottable(g);
-        bars->setData(QVector<double>{*point.spread});
-        bars->setPen(QPen(color, 1.4));
-        bars->removeFromLegend();
-      }
-    }
-    if (!panel.references.empty() && !inLegend["paper"]) {
-      auto* key = m_plot->addGraph(xAxis, yAxis);  // no data: only the legend's key
-      key->setLineStyle(QCPGraph::lsNone);
-      key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, Qt::black, Qt::white, 10));
-      key->setPen(QPen(Qt::black, 1.8));
-      key->removeFromLegend();
-      legendOnce(key, "paper (mean ± std)");
-      inLegend["paper"] = true;
-    }
-
-    if (!panel.xCategories.empty()) {
-      QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-      for (size_t k = 0; k < panel.xCategories.size(); ++k)
-        ticker->addTick(static_cast<double>(k), QString::fromStdString(panel.xCategories[k]));
-      xAxis->setTicker(ticker);
-    } else if (panel.logX && xMin > 0) {
-      xAxis->setScaleType(QCPAxis::stLogarithmic);
-      xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    }
-    // Categories get room for their points at either end.
-    const double xPad = panel.logX ? 0 : panel.xCategories.empty() ? 0.04 * (xMax - xMin) : 0.3;
-    xAxis->setRange(xMin - xPad, xMax + xPad);
-    if (!std::isfinite(yMin)) yMin = 0, yMax = 1;
-    const double yPad = yMax > yMin ? 0.08 * (yMax - yMin) : std::max(1e-3, std::abs(yMax) * 0.1);
-    yAxis->setRange(yMin - yPad, yMax + yPad);
+QCPAxisRect* StudyFigurePlot::addPanel(QCPLayoutGrid* grid, int index, int cols,
+                                       const study::FigurePanel& panel) {
+  auto* cell = new QCPLayoutGrid;
+  grid->addElement(index / cols, index % cols, cell);
+  auto* title = new QCPTextElement(m_plot, QString::fromStdString(panel.title),
+                                   QFont("sans", 10, QFont::Bold));
+  cell->addElement(0, 0, title);
+  auto* rect = new QCPAxisRect(m_plot);
+  cell->addElement(1, 0, rect);
+  cell->setRowStretchFactor(0, 0.001);
+  ++m_panels;
+  auto* xAxis = rect->axis(QCPAxis::atBottom);
+  auto* yAxis = rect->axis(QCPAxis::atLeft);
+  xAxis->setLabel(QString::fromStdString(panel.xTitle));
+  m_titles.push_back(
+      {title, yAxis, QString::fromStdString(panel.title), QString::fromStdString(panel.yTitle)});
+  for (auto* axis : {xAxis, yAxis}) {
+    axis->setLabelFont(QFont("sans", 9));
+    axis->setTickLabelFont(QFont("sans", 8));
+    axis->grid()->setPen(QPen(QColor(220, 220, 220), 0.5));
   }
-  placeTitles(width(), height());
-  m_plot->replot();
+  return rect;
 }
 
 QString StudyFigurePlot::save(const QString& path, int width, int height) {

@@ -9,12 +9,16 @@
 #include <QString>
 #include <QWidget>
 
+#include <utility>
 #include <vector>
 
 #include "core/study/study_figure.h"
 
 class QCustomPlot;
 class QCPAxis;
+class QCPAxisRect;
+class QCPLayoutGrid;
+class QCPLegend;
 class QCPTextElement;
 
 namespace fl::widgets {
@@ -48,6 +52,10 @@ class StudyFigurePlot : public QWidget {
   // the figure) end in an ellipsis rather than being cut at both ends. For a figure of
   // `width` x `height` pixels.
   void placeTitles(int width, int height);
+  // setFigure's steps: the figure's title, its grid of panels (returned), legend and caption;
+  // then each panel's title and axis rect (returned), in row-major order.
+  std::pair<QCPLayoutGrid*, QCPLegend*> layOutFigure(const study::StudyFigure& figure);
+  QCPAxisRect* addPanel(QCPLayoutGrid* grid, int index, int cols, const study::FigurePanel& panel);
 
   struct PanelTitles {
     QCPTextElement* title = nullptr;

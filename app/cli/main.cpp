@@ -20,33 +20,14 @@ void addDbOption(CLI::App* command, std::string& db) {
   command->add_option("--db", db, "Run store file (default: $XDG_DATA_HOME/fourierlab/runs.db)");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  fl::InterruptSignals::holdUntilHandled();  // first: before any thread exists
-  fl::ExperimentRegistry registry;
-  fl::registerBuiltinExperiments(registry);
-
-  CLI::App app{
-      "FourierLab headless runner: train Fourier-structured layers without the GUI.\n"
-      "Exit codes: 0 finished, 1 run failed, 2 bad usage or config (nothing stored),\n"
-      "3 run store or file error (e.g. a full disk; the message names the file),\n"
-      "130/143/129 cancelled cleanly by SIGINT (Ctrl-C) / SIGTERM (kill, timeout,\n"
-      "a cluster's preemption) / SIGHUP (terminal closed): checkpoint saved, resumable."};
-  app.set_version_flag("--version", FOURIERLAB_VERSION);
-  app.require_subcommand(1);
-
-  bool listJson = false;
-  auto* list = app.add_subcommand("list", "Experiments, their parameters and presets");
-  list->add_flag("--json", listJson, "Print as JSON");
-
-  fl::cli::RunArgs runArgs;
+// `run EXPERIMENT`: one run, its options into runArgs.
+CLI::App* addRunCommand(CLI::App& app, fl::cli::RunArgs& runArgs) {
   auto* run = app.add_subcommand("run",
                                  "Run one experiment, record it in the run store, report "
                                  "its final metrics (one run: batched training, --batch, "
                                  "is for the many runs of `sweep run`)");
   run->add_option("experiment", runArgs.experiment, "Experiment name (see `list`)");
-  auto* presetOption = run->add_option("--preset", runArgs.preset, "Start from a named preset");
+  run->add_option("--preset", runArgs.preset, "Start from a named preset");
   run->add_option("--set", runArgs.assignments, "Override a parameter: KEY=VALUE (repeatable)")
       ->allow_extra_args(false);
   run->add_option("--device", runArgs.device, "auto | cpu | cuda | cuda:N (same as --set device=)");
@@ -60,8 +41,11 @@ int main(int argc, char** argv) {
   run->add_option("--resume", runArgs.resume,
                   "Continue interrupted, cancelled or failed run ID from its last checkpoint")
       ->check(fl::cli::storeId());
+  return run;
+}
 
-  fl::cli::RunsArgs runsArgs;
+// `runs list|show|export|tag|untag|note|rename|delete|archive|compare`, into runsArgs.
+CLI::App* addRunsCommand(CLI::App& app, fl::cli::RunsArgs& runsArgs) {
   auto* runs = app.add_subcommand("runs", "Browse and edit the run store");
   runs->require_subcommand(1);
   addDbOption(runs, runsArgs.db);
@@ -108,6 +92,43 @@ int main(int argc, char** argv) {
       ->required()
       ->check(fl::cli::storeId());
   compare->add_flag("--json", runsArgs.json, "Print as JSON");
+  return runs;
+}
+
+// Whether the command trains in this process: `run`, `sweep work` (a Slurm task's runs) and
+// `sweep run|resume` without --slurm (with it they only submit the runs).
+bool trainsHere(const CLI::App& run, CLI::App& sweep, const fl::cli::SweepArgs& sweepArgs) {
+  const bool sweepTrainsHere =
+      sweep.got_subcommand("work") ||
+      ((sweep.got_subcommand("run") || sweep.got_subcommand("resume")) && !sweepArgs.slurm);
+  return run || (sweep && sweepTrainsHere);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  fl::InterruptSignals::holdUntilHandled();  // first: before any thread exists
+  fl::ExperimentRegistry registry;
+  fl::registerBuiltinExperiments(registry);
+
+  CLI::App app{
+      "FourierLab headless runner: train Fourier-structured layers without the GUI.\n"
+      "Exit codes: 0 finished, 1 run failed, 2 bad usage or config (nothing stored),\n"
+      "3 run store or file error (e.g. a full disk; the message names the file),\n"
+      "130/143/129 cancelled cleanly by SIGINT (Ctrl-C) / SIGTERM (kill, timeout,\n"
+      "a cluster's preemption) / SIGHUP (terminal closed): checkpoint saved, resumable."};
+  app.set_version_flag("--version", FOURIERLAB_VERSION);
+  app.require_subcommand(1);
+
+  bool listJson = false;
+  auto* list = app.add_subcommand("list", "Experiments, their parameters and presets");
+  list->add_flag("--json", listJson, "Print as JSON");
+
+  fl::cli::RunArgs runArgs;
+  auto* run = addRunCommand(app, runArgs);
+
+  fl::cli::RunsArgs runsArgs;
+  auto* runs = addRunsCommand(app, runsArgs);
 
   fl::cli::SweepArgs sweepArgs;
   auto* sweep = fl::cli::addSweepCommand(app, sweepArgs);
@@ -118,12 +139,8 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : fl::cli::kExitBadUsage;
   }
-  // The commands that train start again with OpenMP's passive wait policy (see its header):
-  // `sweep work` trains a Slurm task's runs; `sweep run|resume --slurm` only submit them.
-  const bool sweepTrainsHere =
-      sweep->got_subcommand("work") ||
-      ((sweep->got_subcommand("run") || sweep->got_subcommand("resume")) && !sweepArgs.slurm);
-  const bool trains = *run || (*sweep && sweepTrainsHere);
+  // The commands that train start again with OpenMP's passive wait policy (see its header).
+  const bool trains = trainsHere(*run, *sweep, sweepArgs);
   // A command that trains handles SIGINT, SIGTERM and SIGHUP from here on (its own
   // InterruptSignals share this one's flag); any other takes them as it always did.
   std::optional<fl::InterruptSignals> interruptSignals;
@@ -136,7 +153,7 @@ int main(int argc, char** argv) {
   return fl::cli::withCheckedOutput([&]() -> int {
     if (*list) return fl::cli::listCommand(registry, listJson);
     if (*run) {
-      runArgs.presetGiven = presetOption->count() > 0;
+      runArgs.presetGiven = run->get_option("--preset")->count() > 0;
       if (runArgs.experiment.empty() && runArgs.resume == 0) {
         std::fprintf(stderr, "error: run needs an EXPERIMENT (or --resume ID)\n");
         return fl::cli::kExitBadUsage;

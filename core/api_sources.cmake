@@ -12,9 +12,10 @@ set(FOURIERLAB_API_SOURCES
   engine/panel_spec.cpp
   engine/reference_check.cpp
   engine/verdict.cpp
-  study/study_spec.cpp
-  study/config_hash.cpp
+  engine/study_spec.cpp
+  store/config_hash.cpp
   study/axis_values.cpp
+  engine/available_cores.cpp
   study/thread_budget.cpp
   study/study_aggregate.cpp
   study/study_table.cpp

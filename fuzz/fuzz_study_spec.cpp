@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/engine/config.h"
+#include "core/engine/study_spec.h"
 #include "core/study/axis_values.h"
-#include "core/study/study_spec.h"
 
 namespace {
 

@@ -17,14 +17,14 @@
 
 #include <sqlite3.h>
 
+#include "core/cluster/shard_merge.h"
+#include "core/cluster/shard_task.h"
+#include "core/cluster/slurm_job.h"
+#include "core/cluster/study_jobs.h"
 #include "core/engine/registry.h"
 #include "core/store/run_store.h"
 #include "core/store/schema.h"
-#include "core/study/shard_merge.h"
-#include "core/study/shard_task.h"
-#include "core/study/slurm_job.h"
 #include "core/study/study_expansion.h"
-#include "core/study/study_jobs.h"
 #include "core/study/study_scheduler.h"
 #include "core/study/study_store.h"
 #include "experiments/builtin_experiments.h"
@@ -32,10 +32,10 @@
 #include "tests/store_damage.h"
 
 namespace fs = std::filesystem;
+using fl::cluster::JobFolder;
+using fl::cluster::ShardMergeResult;
+using fl::cluster::StudyJob;
 using fl::store::RunStore;
-using fl::study::JobFolder;
-using fl::study::ShardMergeResult;
-using fl::study::StudyJob;
 using fl::study::StudySpec;
 using fl::study::StudyStore;
 using fl::testing::queryInt;
@@ -72,8 +72,8 @@ int64_t createStudy(RunStore& runs, const StudySpec& spec) {
   return StudyStore(runs).create(spec, expansion);
 }
 
-fl::study::SlurmOptions options(int tasks, const std::string& workDir) {
-  fl::study::SlurmOptions o;
+fl::cluster::SlurmOptions options(int tasks, const std::string& workDir) {
+  fl::cluster::SlurmOptions o;
   o.tasks = tasks;
   o.workDir = workDir;
   o.cliPath = "/usr/local/bin/fourierlab-cli";
@@ -83,27 +83,27 @@ fl::study::SlurmOptions options(int tasks, const std::string& workDir) {
 // The job folder a submission writes, recorded as if sbatch had answered `jobId`.
 StudyJob writeJob(RunStore& runs, int64_t studyId, int tasks, const std::string& workDir,
                   const std::string& jobId = "4242") {
-  const auto plan = fl::study::planSlurmJob(runs, studyId, options(tasks, workDir));
-  StudyJob job = fl::study::writeJobFolder(runs, plan);
+  const auto plan = fl::cluster::planSlurmJob(runs, studyId, options(tasks, workDir));
+  StudyJob job = fl::cluster::writeJobFolder(runs, plan);
   job.jobId = jobId;
-  job.id = fl::study::StudyJobs(runs).record(job);
+  job.id = fl::cluster::StudyJobs(runs).record(job);
   return job;
 }
 
 // One array task, trained here as `sweep work` trains it on a node.
-fl::study::ShardTaskOutcome runTask(const JobFolder& folder, int task, const std::string& scratch,
-                                    const std::atomic<int>* stop = nullptr,
-                                    std::vector<std::string>* how = nullptr) {
-  fl::study::ShardTaskOptions o;
+fl::cluster::ShardTaskOutcome runTask(const JobFolder& folder, int task, const std::string& scratch,
+                                      const std::atomic<int>* stop = nullptr,
+                                      std::vector<std::string>* how = nullptr) {
+  fl::cluster::ShardTaskOptions o;
   o.folder = folder;
   o.task = task;
   o.scratchRoot = scratch;
   o.scheduler.cores = 1;
   o.scheduler.stopFlag = stop;
-  return fl::study::runShardTask(registry(), o,
-                                 [&](const fl::study::StudyRunReport& r, const auto&) {
-                                   if (!r.ended && how) how->push_back(r.how);
-                                 });
+  return fl::cluster::runShardTask(registry(), o,
+                                   [&](const fl::study::StudyRunReport& r, const auto&) {
+                                     if (!r.ended && how) how->push_back(r.how);
+                                   });
 }
 
 void execRaw(const std::string& db, const std::string& sql) {
@@ -201,7 +201,7 @@ class TestShardMerge : public QObject {
     auto o = options(3, path("batched-plan-job"));
     o.registry = &registry();
     // Off: round robin, every task a mix of heads (3 tasks over the alternating order).
-    auto plan = fl::study::planSlurmJob(runs, id, o);
+    auto plan = fl::cluster::planSlurmJob(runs, id, o);
     QCOMPARE(plan.job.tasks.size(), size_t(3));
     for (const auto& t : plan.job.tasks) QCOMPARE(headsOf(t).size(), size_t(2));
     QVERIFY(plan.script.find(" --batch off\n") != std::string::npos);
@@ -209,7 +209,7 @@ class TestShardMerge : public QObject {
     // Batched: each task holds one head, so its cells can train as one group; 12 cells over 3
     // tasks (auto halves the largest group until there are 3), none empty.
     o.batch = *fl::study::parseBatchMode("auto");
-    plan = fl::study::planSlurmJob(runs, id, o);
+    plan = fl::cluster::planSlurmJob(runs, id, o);
     QCOMPARE(plan.runs(), size_t(12));
     size_t cells = 0;
     for (const auto& t : plan.job.tasks) {
@@ -225,7 +225,7 @@ class TestShardMerge : public QObject {
     // --tasks 0 batched: one task per group; at most 4 runs a group: 2 heads x 2 groups of 3.
     o.tasks = 0;
     o.batch = *fl::study::parseBatchMode("4");
-    plan = fl::study::planSlurmJob(runs, id, o);
+    plan = fl::cluster::planSlurmJob(runs, id, o);
     QCOMPARE(plan.job.tasks.size(), size_t(4));
     for (const auto& t : plan.job.tasks) {
       QCOMPARE(t.size(), size_t(3));
@@ -235,21 +235,21 @@ class TestShardMerge : public QObject {
     QVERIFY(plan.script.find(" --batch 4\n") != std::string::npos);
     // Unbatched, --tasks 0 is one task per run.
     o.batch = *fl::study::parseBatchMode("off");
-    QCOMPARE(fl::study::planSlurmJob(runs, id, o).job.tasks.size(), size_t(12));
+    QCOMPARE(fl::cluster::planSlurmJob(runs, id, o).job.tasks.size(), size_t(12));
   }
 
   void aPlanDealsRunsRoundRobinAndItsScriptIsSlurms() {
     RunStore runs(path("plan.db"));
     const int64_t id = createStudy(runs, tinyStudy("plan", {1, 2, 3}));  // 6 runs
     auto o = options(4, path("plan job"));
-    QVERIFY(fl::study::checkSlurmOptions(o)->find("--work-dir") != std::string::npos);
+    QVERIFY(fl::cluster::checkSlurmOptions(o)->find("--work-dir") != std::string::npos);
     o.workDir = path("plan-job");
     o.maxParallel = 2;
     o.cpusPerTask = 2;
     o.time = "00:10:00";
     o.mem = "2G";
     o.partition = "debug";
-    const auto plan = fl::study::planSlurmJob(runs, id, o);
+    const auto plan = fl::cluster::planSlurmJob(runs, id, o);
     QCOMPARE(plan.job.tasks.size(), size_t(4));
     std::vector<size_t> sizes;
     for (const auto& t : plan.job.tasks) sizes.push_back(t.size());
@@ -268,26 +268,26 @@ class TestShardMerge : public QObject {
 
     auto bad = o;
     bad.time = "1h";
-    QVERIFY(fl::study::checkSlurmOptions(bad)->rfind("--time 1h:", 0) == 0);
+    QVERIFY(fl::cluster::checkSlurmOptions(bad)->rfind("--time 1h:", 0) == 0);
     bad = o;
     bad.mem = "lots";
-    QVERIFY(fl::study::checkSlurmOptions(bad)->rfind("--mem lots:", 0) == 0);
+    QVERIFY(fl::cluster::checkSlurmOptions(bad)->rfind("--mem lots:", 0) == 0);
     bad = o;
     bad.partition = "gpu\n#SBATCH --exclusive";
-    QVERIFY(fl::study::checkSlurmOptions(bad)->rfind("--partition", 0) == 0);
+    QVERIFY(fl::cluster::checkSlurmOptions(bad)->rfind("--partition", 0) == 0);
     bad = o;
     bad.tasks = 5000;
-    QVERIFY(fl::study::checkSlurmOptions(bad)->rfind("--tasks 5000", 0) == 0);
+    QVERIFY(fl::cluster::checkSlurmOptions(bad)->rfind("--tasks 5000", 0) == 0);
     bool threw = false;
     try {
-      fl::study::planSlurmJob(runs, id, bad);
-    } catch (const fl::study::SlurmError& e) {
+      fl::cluster::planSlurmJob(runs, id, bad);
+    } catch (const fl::cluster::SlurmError& e) {
       threw = std::string(e.what()).rfind("--tasks 5000", 0) == 0;
     }
     QVERIFY(threw);
     // Fewer runs than tasks: one task per run.
     o.tasks = 100;
-    QCOMPARE(fl::study::planSlurmJob(runs, id, o).job.tasks.size(), size_t(6));
+    QCOMPARE(fl::cluster::planSlurmJob(runs, id, o).job.tasks.size(), size_t(6));
   }
 
   void jobsAreStoredWithTheirStudy() {
@@ -295,7 +295,7 @@ class TestShardMerge : public QObject {
     QCOMPARE(runs.schemaVersion(), fl::store::kSchemaVersion);
     const int64_t id = createStudy(runs, tinyStudy("jobs", {1}));
     const StudyJob job = writeJob(runs, id, 2, path("jobs-job"), "777");
-    fl::study::StudyJobs jobs(runs);
+    fl::cluster::StudyJobs jobs(runs);
     auto stored = jobs.ofStudy(id);
     QCOMPARE(stored.size(), size_t(1));
     QCOMPARE(stored[0].jobId, std::string("777"));
@@ -308,7 +308,7 @@ class TestShardMerge : public QObject {
     QVERIFY(stored[0].tasks[0].collected.has_value());
     QCOMPARE(stored[0].tasks[0].shardSignature, std::string("12:34"));
     // The job file says what each task trains, without the store.
-    const auto file = fl::study::JobFile::read(job.folder().jobFile());
+    const auto file = fl::cluster::JobFile::read(job.folder().jobFile());
     QCOMPARE(file.studyUid, StudyStore(runs).study(id)->uid);
     const auto expansion =
         fl::study::expandStudy(*registry().find("fourier-head"), tinyStudy("jobs", {1}));
@@ -324,10 +324,10 @@ class TestShardMerge : public QObject {
     const int64_t id = createStudy(runs, tinyStudy("states", {1, 2}));
     const StudyJob job = writeJob(runs, id, 4, path("states-job"));
     const JobFolder f = job.folder();
-    fl::study::writeFileAtomically(f.taskReport(0), R"({"state": "done"})");
-    fl::study::writeFileAtomically(f.taskReport(1), R"({"state": "cancelled"})");
-    fl::study::writeFileAtomically(f.taskReport(2), R"({"state": "running"})");
-    const auto states = fl::study::taskStates(job);
+    fl::cluster::writeFileAtomically(f.taskReport(0), R"({"state": "done"})");
+    fl::cluster::writeFileAtomically(f.taskReport(1), R"({"state": "cancelled"})");
+    fl::cluster::writeFileAtomically(f.taskReport(2), R"({"state": "running"})");
+    const auto states = fl::cluster::taskStates(job);
     QCOMPARE(states.size(), size_t(4));
     QCOMPARE(states[0].state, std::string("done"));
     QCOMPARE(states[1].state, std::string("failed"));
@@ -359,7 +359,7 @@ class TestShardMerge : public QObject {
 
     {
       RunStore runs(db);
-      const auto results = fl::study::collectFinishedShards(runs, id);
+      const auto results = fl::cluster::collectFinishedShards(runs, id);
       QCOMPARE(results.size(), size_t(3));
       int added = 0, linked = 0;
       for (const auto& r : results) {
@@ -371,8 +371,8 @@ class TestShardMerge : public QObject {
       QCOMPARE(linked, 6);
       QCOMPARE(StudyStore(runs).study(id)->status(), std::string("finished"));
       // Again: nothing new. And merging a shard by hand once more stores nothing twice.
-      for (const auto& r : fl::study::collectFinishedShards(runs, id)) QVERIFY(r.unchanged);
-      const auto again = fl::study::mergeShard(runs, id, job.folder().shard(1));
+      for (const auto& r : fl::cluster::collectFinishedShards(runs, id)) QVERIFY(r.unchanged);
+      const auto again = fl::cluster::mergeShard(runs, id, job.folder().shard(1));
       QVERIFY(again.merged);
       QCOMPARE(again.added, 0);
       QCOMPARE(again.kept, 2);
@@ -423,7 +423,7 @@ class TestShardMerge : public QObject {
     std::ofstream(runs.artifactFolder(next)) << "in the way";
     bool threw = false;
     try {
-      fl::study::mergeShard(runs, id, job.folder().shard(0));
+      fl::cluster::mergeShard(runs, id, job.folder().shard(0));
     } catch (const fl::store::StoreError& e) {
       threw = true;
       QVERIFY2(std::string(e.what()).find(runs.artifactFolder(next)) != std::string::npos,
@@ -436,7 +436,7 @@ class TestShardMerge : public QObject {
             fs::is_empty(runs.artifactFolder(next - 1)));  // the first run's copies removed
     // With the way clear it merges whole.
     fs::remove(runs.artifactFolder(next));
-    const auto r = fl::study::mergeShard(runs, id, job.folder().shard(0));
+    const auto r = fl::cluster::mergeShard(runs, id, job.folder().shard(0));
     QVERIFY(r.merged);
     QCOMPARE(r.added, 2);
     QVERIFY(r.checkpoints >= 2);
@@ -489,7 +489,7 @@ class TestShardMerge : public QObject {
     RunStore runs(db);
     for (const auto& c : cases) {
       const std::string before = fileBytes(c.file);
-      const auto r = fl::study::mergeShard(runs, id, c.file);
+      const auto r = fl::cluster::mergeShard(runs, id, c.file);
       QVERIFY2(!r.merged, c.file.c_str());
       QVERIFY2(r.refusal.rfind(fs::absolute(c.file).string() + ": ", 0) == 0, r.refusal.c_str());
       QVERIFY2(r.refusal.find(c.says) != std::string::npos, r.refusal.c_str());
@@ -499,7 +499,7 @@ class TestShardMerge : public QObject {
 
     // A collect with task 1's shard corrupt merges tasks 0 and 2 and says which file it refused.
     fl::testing::corruptMiddlePages(f.shard(1));
-    const auto results = fl::study::collectFinishedShards(runs, id);
+    const auto results = fl::cluster::collectFinishedShards(runs, id);
     QCOMPARE(results.size(), size_t(3));
     QVERIFY(results[0].merged);
     QVERIFY(!results[1].merged);
@@ -510,14 +510,14 @@ class TestShardMerge : public QObject {
     QCOMPARE(record->statusCounts.at("finished"), int64_t(4));
     QCOMPARE(record->statusCounts.at("missing"), int64_t(2));
     // The refused shard is tried again next time (it may have been republished whole).
-    QVERIFY(!fl::study::collectFinishedShards(runs, id)[1].merged);
+    QVERIFY(!fl::cluster::collectFinishedShards(runs, id)[1].merged);
   }
 
   void checkpointsAreCopiedAndACollectedRunResumesHere() {
     const Stopped s = stoppedStudy("stopped");
     {
       RunStore runs(s.db);
-      const auto results = fl::study::collectFinishedShards(runs, s.studyId);
+      const auto results = fl::cluster::collectFinishedShards(runs, s.studyId);
       QCOMPARE(results.size(), size_t(1));
       QVERIFY(results[0].merged);
       QCOMPARE(results[0].added, 1);
@@ -556,19 +556,19 @@ class TestShardMerge : public QObject {
     StudyJob second;
     {
       RunStore runs(s.db);
-      fl::study::collectFinishedShards(runs, s.studyId);
+      fl::cluster::collectFinishedShards(runs, s.studyId);
       const auto stopped = runs.listRuns().at(0);
       stoppedUid = stopped.uid;
       for (const auto& c : runs.checkpoints(stopped.id)) oldFiles.push_back(c.path);
       // What `sweep resume --slurm` sends: the missing run, and the stopped one with its
       // checkpoints in a seed. The first job's task is over (its report says cancelled).
-      const auto plan = fl::study::planSlurmJob(runs, s.studyId, options(1, path("again-job2")));
+      const auto plan = fl::cluster::planSlurmJob(runs, s.studyId, options(1, path("again-job2")));
       QCOMPARE(plan.runs(), size_t(2));
       QCOMPARE(plan.continued, (std::vector<int64_t>{0}));
       QVERIFY(plan.heldByActiveTasks.empty());
-      second = fl::study::writeJobFolder(runs, plan);
+      second = fl::cluster::writeJobFolder(runs, plan);
       second.jobId = "4243";
-      second.id = fl::study::StudyJobs(runs).record(second);
+      second.id = fl::cluster::StudyJobs(runs).record(second);
       QVERIFY(fs::exists(second.folder().seed(0)));
     }
     std::vector<std::string> how;
@@ -578,7 +578,7 @@ class TestShardMerge : public QObject {
     QVERIFY2(how[0].rfind("resumed from step", 0) == 0, how[0].c_str());
 
     RunStore runs(s.db);
-    const auto results = fl::study::collectFinishedShards(runs, s.studyId);
+    const auto results = fl::cluster::collectFinishedShards(runs, s.studyId);
     QCOMPARE(results.size(), size_t(2));  // the first job's shard (unchanged) and the second's
     QVERIFY(results[0].unchanged);
     QCOMPARE(results[1].replaced, 1);
@@ -591,7 +591,7 @@ class TestShardMerge : public QObject {
     for (const auto& f : oldFiles) QVERIFY2(!fs::exists(f), f.c_str());  // the old attempt's
     for (const auto& c : runs.checkpoints(list[0].id)) QVERIFY(fs::is_regular_file(c.path));
     // The first job's shard, merged again, does not bring the stopped attempt back.
-    const auto old = fl::study::mergeShard(runs, s.studyId, s.job.folder().shard(0));
+    const auto old = fl::cluster::mergeShard(runs, s.studyId, s.job.folder().shard(0));
     QCOMPARE(old.replaced, 0);
     QCOMPARE(old.kept, 1);
     QCOMPARE(fl::toString(runs.run(list[0].id)->status), std::string("finished"));

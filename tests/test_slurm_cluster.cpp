@@ -30,8 +30,8 @@
 #include <sstream>
 #include <thread>
 
+#include "core/cluster/external_command.h"
 #include "core/store/run_store.h"
-#include "core/study/external_command.h"
 #include "tests/cli_process.h"
 #include "tests/sqlite_probe.h"
 #include "tests/store_damage.h"
@@ -170,7 +170,7 @@ class TestSlurmCluster : public QObject {
  private slots:
   void initTestCase() {
     for (const char* tool : {"sbatch", "squeue", "scancel", "munged"})
-      if (!fl::study::onPath(tool))
+      if (!fl::cluster::onPath(tool))
         QSKIP(qPrintable(QString("Slurm suite skipped: '%1' is not installed (scripts/setup.sh "
                                  "installs slurm-wlm and munge)")
                              .arg(tool)));
@@ -288,7 +288,7 @@ class TestSlurmCluster : public QObject {
     QVERIFY2(waitFor(db, id, 0, taskOneTraining, last), last.dump(1).c_str());
     const std::string work = last["jobs"][0]["work_dir"];
     const auto taskOneCells = last["jobs"][0]["tasks"][1]["cells"].get<std::vector<int64_t>>();
-    const auto cancel = fl::study::runCommand({"scancel", job.toStdString() + "_1"});
+    const auto cancel = fl::cluster::runCommand({"scancel", job.toStdString() + "_1"});
     QVERIFY2(cancel.ok(), cancel.describe("scancel").c_str());
     QVERIFY2(waitFor(db, id, 0, allEnded, last), last.dump(1).c_str());
     for (int t = 0; t < 4; ++t) {

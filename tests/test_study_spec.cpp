@@ -6,8 +6,8 @@
 
 #include "core/engine/config.h"
 #include "core/engine/registry.h"
+#include "core/store/config_hash.h"
 #include "core/study/axis_values.h"
-#include "core/study/config_hash.h"
 #include "core/study/study_expansion.h"
 #include "experiments/builtin_experiments.h"
 
@@ -249,20 +249,20 @@ class TestStudySpec : public QObject {
     auto a = fl::validateConfig(specs, {{"gamma", 0}, {"seed", 3}});
     auto b = fl::validateConfig(
         specs, {{"gamma", 0.0}, {"seed", 3}, {"device", "cpu"}, {"checkpoint_every", 2}});
-    QCOMPARE(fl::study::configHash("fourier-head", a.values),
-             fl::study::configHash("fourier-head", b.values));
+    QCOMPARE(fl::store::configHash("fourier-head", a.values),
+             fl::store::configHash("fourier-head", b.values));
     auto c = fl::validateConfig(specs, {{"gamma", 1e-6}, {"seed", 3}});
-    QVERIFY(fl::study::configHash("fourier-head", a.values) !=
-            fl::study::configHash("fourier-head", c.values));
+    QVERIFY(fl::store::configHash("fourier-head", a.values) !=
+            fl::store::configHash("fourier-head", c.values));
     auto d = fl::validateConfig(specs, {{"gamma", 0}, {"seed", 4}});
-    QVERIFY(fl::study::configHash("fourier-head", a.values) !=
-            fl::study::configHash("fourier-head", d.values));
-    QVERIFY(fl::study::configHash("fourier-head", a.values) !=
-            fl::study::configHash("other", a.values));
+    QVERIFY(fl::store::configHash("fourier-head", a.values) !=
+            fl::store::configHash("fourier-head", d.values));
+    QVERIFY(fl::store::configHash("fourier-head", a.values) !=
+            fl::store::configHash("other", a.values));
     // Stable across builds: a known value (FNV-1a 64 of the canonical text).
-    QCOMPARE(fl::study::configHash("x", {{"b", 1}, {"a", "y"}}).size(), size_t(16));
-    QCOMPARE(fl::study::configHash("x", {{"b", 1}, {"a", "y"}}),
-             fl::study::configHash("x", {{"a", "y"}, {"b", 1.0}}));
+    QCOMPARE(fl::store::configHash("x", {{"b", 1}, {"a", "y"}}).size(), size_t(16));
+    QCOMPARE(fl::store::configHash("x", {{"b", 1}, {"a", "y"}}),
+             fl::store::configHash("x", {{"a", "y"}, {"b", 1.0}}));
   }
 
   void aStudyNeverListsOneConfigTwice() {

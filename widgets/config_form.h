@@ -20,7 +20,7 @@
 
 #include "core/engine/config.h"
 #include "core/engine/param_spec.h"
-#include "core/study/study_spec.h"
+#include "core/engine/study_spec.h"
 
 class QFormLayout;
 class QLineEdit;

@@ -78,7 +78,7 @@ struct SweepArgs {
   std::string x, group, panel, band, figure, out;
   std::vector<std::string> where;  // KEY=VALUE
   int width = 0, height = 0;
-  // run / resume --slurm: a Slurm job array (core/study/slurm_job.h)
+  // run / resume --slurm: a Slurm job array (core/cluster/slurm_job.h)
   bool slurm = false;
   std::string partition, time, mem, workDir, scratch;
   int cpusPerTask = 1;

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "core/study/study_spec.h"
+#include "core/engine/study_spec.h"
 
 namespace fl::cli {
 

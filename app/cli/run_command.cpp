@@ -177,7 +177,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   // The same budget as a study of one run: a tiny model gets one thread, a large one the cores.
   options.threads = args.threads > 0
                         ? args.threads
-                        : study::planThreadBudget(study::availableCores(), 1,
+                        : study::planThreadBudget(availableCores(), 1,
                                                   experiment->usefulThreads(config.values))
                               .threadsPerRun;
   options.checkpointDir = store->artifactFolder(prepared.runId);

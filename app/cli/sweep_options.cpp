@@ -18,7 +18,7 @@ void addBudget(CLI::App* c, SweepArgs& a) {
   c->add_option("--device", a.device, "auto | cpu | cuda | cuda:N for every run of the study");
 }
 
-// Batched training (#12): here, or with --slurm in each array task (`sweep work`).
+// Batched training: here, or with --slurm in each array task (`sweep work`).
 void addBatch(CLI::App* c, SweepArgs& a) {
   c->add_option("--batch", a.batch,
                 "auto | off | K: train runs whose shapes agree as one group, K runs at most "

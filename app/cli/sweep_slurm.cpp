@@ -1,6 +1,6 @@
 // `fourierlab-cli sweep run|resume --slurm`, `sweep work`, `sweep status`, `sweep collect`:
 // studies on a Slurm cluster, each task training into its own shard store, the shards merged
-// into the user's store afterwards (core/study/slurm_job.h, shard_task.h, shard_merge.h).
+// into the user's store afterwards (core/cluster/slurm_job.h, shard_task.h, shard_merge.h).
 #include "app/cli/sweep_slurm.h"
 
 #include <cstdio>
@@ -9,18 +9,18 @@
 #include <filesystem>
 
 #include "app/cli/console_progress.h"
+#include "core/cluster/shard_merge.h"
+#include "core/cluster/shard_task.h"
+#include "core/cluster/slurm_job.h"
 #include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
 #include "core/store/run_store.h"
-#include "core/study/shard_merge.h"
-#include "core/study/shard_task.h"
-#include "core/study/slurm_job.h"
 #include "core/study/study_store.h"
 
 namespace fl::cli {
 
 namespace fs = std::filesystem;
-using study::SlurmOptions;
+using cluster::SlurmOptions;
 
 namespace {
 
@@ -69,7 +69,7 @@ std::string cellList(const std::vector<int64_t>& cells) {
 }
 
 int submitStudy(store::RunStore& runs, int64_t studyId, const SlurmOptions& options) {
-  const auto plan = study::planSlurmJob(runs, studyId, options);
+  const auto plan = cluster::planSlurmJob(runs, studyId, options);
   if (!plan.heldLocally.empty())
     std::fprintf(stderr, "%zu runs are training in a local process: left to it (cells %s)\n",
                  plan.heldLocally.size(), cellList(plan.heldLocally).c_str());
@@ -82,7 +82,7 @@ int submitStudy(store::RunStore& runs, int64_t studyId, const SlurmOptions& opti
                  ll(studyId));
     return kExitOk;
   }
-  const study::StudyJob job = study::submitSlurmJob(runs, plan);
+  const cluster::StudyJob job = cluster::submitSlurmJob(runs, plan);
   std::fprintf(stderr, "submitted Slurm job %s: %zu runs of study %lld in %zu array tasks%s\n",
                job.jobId.c_str(), plan.runs(), ll(studyId), job.tasks.size(),
                plan.continued.empty() ? ""
@@ -105,7 +105,7 @@ std::optional<study::StudyRecord> requireStudy(store::RunStore& runs, int64_t id
 }
 
 bool requireSbatch() {
-  if (study::slurmAvailable()) return true;
+  if (cluster::slurmAvailable()) return true;
   std::fprintf(stderr,
                "error: --slurm needs Slurm's sbatch on the PATH (run it on the cluster's login "
                "node; scripts/slurm/local-cluster.sh starts a test cluster here)\n");
@@ -113,7 +113,7 @@ bool requireSbatch() {
 }
 
 // Prints what a collect merged; returns how many shards were refused.
-int reportCollect(const std::vector<study::ShardMergeResult>& results, int64_t studyId) {
+int reportCollect(const std::vector<cluster::ShardMergeResult>& results, int64_t studyId) {
   int refused = 0, added = 0, replaced = 0;
   for (const auto& r : results) {
     if (!r.merged) {
@@ -134,7 +134,7 @@ int reportCollect(const std::vector<study::ShardMergeResult>& results, int64_t s
   return refused;
 }
 
-nlohmann::json mergeJson(const study::ShardMergeResult& r) {
+nlohmann::json mergeJson(const cluster::ShardMergeResult& r) {
   return {{"task", r.task},
           {"shard", r.shard},
           {"merged", r.merged},
@@ -149,7 +149,7 @@ nlohmann::json mergeJson(const study::ShardMergeResult& r) {
 }
 
 int collect(store::RunStore& runs, int64_t studyId, bool json) {
-  const auto results = study::collectFinishedShards(runs, studyId);
+  const auto results = cluster::collectFinishedShards(runs, studyId);
   const int refused = reportCollect(results, studyId);
   const auto record = study::StudyStore(runs).study(studyId);
   std::fprintf(stderr, "study %lld: %lld runs: %s\n", ll(studyId), ll(record->cells),
@@ -162,7 +162,7 @@ int collect(store::RunStore& runs, int64_t studyId, bool json) {
   return refused ? kExitStoreError : kExitOk;
 }
 
-std::string taskCounts(const study::TaskState& t) {
+std::string taskCounts(const cluster::TaskState& t) {
   std::string out = std::to_string(t.cells.size()) + " runs";
   if (t.report.is_object() && t.report.contains("counts")) {
     const auto& c = t.report["counts"];
@@ -176,7 +176,7 @@ std::string taskCounts(const study::TaskState& t) {
 }
 
 int status(store::RunStore& runs, const study::StudyRecord& record, bool json) {
-  const auto jobs = study::StudyJobs(runs).ofStudy(record.id);
+  const auto jobs = cluster::StudyJobs(runs).ofStudy(record.id);
   nlohmann::json out = {{"study", record.id},
                         {"name", record.name},
                         {"runs", record.cells},
@@ -188,7 +188,7 @@ int status(store::RunStore& runs, const study::StudyRecord& record, bool json) {
                 countsText(record).c_str());
   int uncollected = 0;
   for (const auto& job : jobs) {
-    const auto states = study::taskStates(job);
+    const auto states = cluster::taskStates(job);
     nlohmann::json tasks = nlohmann::json::array();
     size_t runsInJob = 0;
     for (const auto& t : states) runsInJob += t.cells.size();
@@ -246,16 +246,16 @@ int sweepRunOnSlurm(const ExperimentRegistry& registry, const std::string& dbPat
                     const SweepArgs& args) {
   const SlurmOptions options = slurmOptionsOf(args, registry);
   try {
-    if (auto problem = study::checkSlurmOptions(options)) throw study::SlurmError(*problem);
+    if (auto problem = cluster::checkSlurmOptions(options)) throw cluster::SlurmError(*problem);
     if (args.dryRun) {
-      study::SlurmJobPlan plan;
+      cluster::SlurmJobPlan plan;
       std::optional<int64_t> existing;
       if (fs::exists(dbPath)) {
         store::RunStore runs(dbPath, /*readOnly=*/true);
         existing = study::StudyStore(runs).findSameSpec(spec);
-        if (existing) plan = study::planSlurmJob(runs, *existing, options);
+        if (existing) plan = cluster::planSlurmJob(runs, *existing, options);
       }
-      if (!existing) plan = study::planNewStudyJob(dbPath, spec, expansion, options);
+      if (!existing) plan = cluster::planNewStudyJob(dbPath, spec, expansion, options);
       std::fprintf(stderr,
                    "dry run: %zu runs of %s in %zu array tasks, work folder %s; nothing stored or "
                    "submitted\n",
@@ -279,14 +279,14 @@ int sweepRunOnSlurm(const ExperimentRegistry& registry, const std::string& dbPat
     }
     try {
       return submitStudy(runs, studyId, options);
-    } catch (const study::SlurmError& e) {
+    } catch (const cluster::SlurmError& e) {
       std::fprintf(stderr,
                    "error: %s\nthe study is stored as %lld; `fourierlab-cli sweep resume "
                    "%lld --slurm` submits it again\n",
                    e.what(), ll(studyId), ll(studyId));
       return kExitBadUsage;
     }
-  } catch (const study::SlurmError& e) {
+  } catch (const cluster::SlurmError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadUsage;
   }
@@ -295,7 +295,7 @@ int sweepRunOnSlurm(const ExperimentRegistry& registry, const std::string& dbPat
 int sweepResumeOnSlurm(const ExperimentRegistry& registry, const std::string& dbPath,
                        const SweepArgs& args) {
   const SlurmOptions options = slurmOptionsOf(args, registry);
-  if (auto problem = study::checkSlurmOptions(options)) {
+  if (auto problem = cluster::checkSlurmOptions(options)) {
     std::fprintf(stderr, "error: %s\n", problem->c_str());
     return kExitBadUsage;
   }
@@ -307,11 +307,11 @@ int sweepResumeOnSlurm(const ExperimentRegistry& registry, const std::string& db
   if (!requireStudy(runs, args.id)) return kExitBadUsage;
   if (!requireSbatch()) return kExitBadUsage;
   // What finished on the cluster is merged first, so it is not sent again.
-  if (!study::StudyJobs(runs).ofStudy(args.id).empty())
-    reportCollect(study::collectFinishedShards(runs, args.id), args.id);
+  if (!cluster::StudyJobs(runs).ofStudy(args.id).empty())
+    reportCollect(cluster::collectFinishedShards(runs, args.id), args.id);
   try {
     return submitStudy(runs, args.id, options);
-  } catch (const study::SlurmError& e) {
+  } catch (const cluster::SlurmError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadUsage;
   }
@@ -327,7 +327,7 @@ int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args) {
     }
     task = std::atoi(fromSlurm);
   }
-  study::ShardTaskOptions options;
+  cluster::ShardTaskOptions options;
   options.folder.root = fs::absolute(args.workDir).lexically_normal().string();
   options.task = task;
   options.scratchRoot = args.scratch;
@@ -344,9 +344,9 @@ int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args) {
       options.folder.root.c_str(),
       options.slurmJobId.empty() ? "" : (" (Slurm job " + options.slurmJobId + ")").c_str(),
       openMpWaitPolicy().c_str());
-  study::ShardTaskOutcome outcome;
+  cluster::ShardTaskOutcome outcome;
   try {
-    outcome = study::runShardTask(
+    outcome = cluster::runShardTask(
         registry, options, [](const study::StudyRunReport& r, const study::StudyProgress& p) {
           if (!r.ended) {
             std::fprintf(stderr, "%s start shard run %lld: %s (%s)\n", progressPrefix(p).c_str(),

@@ -1,13 +1,13 @@
 // The `sweep` subcommands for Slurm clusters: run --slurm, resume --slurm, work (one array
-// task), status and collect. The engine side is core/study/slurm_job.h, shard_task.h and
+// task), status and collect. The engine side is core/cluster/slurm_job.h, shard_task.h and
 // shard_merge.h, which the GUI shares.
 #pragma once
 
 #include <string>
 
 #include "app/cli/commands.h"
+#include "core/engine/study_spec.h"
 #include "core/study/study_expansion.h"
-#include "core/study/study_spec.h"
 
 namespace fl::cli {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "app/cli/commands.h"
-#include "core/study/study_spec.h"
+#include "core/engine/study_spec.h"
 
 namespace fl::cli {
 

@@ -334,7 +334,7 @@ void LaunchPanel::updateStudy() {
     auto e = experiment();
     QString budget;
     if (e) {
-      const auto b = study::planThreadBudget(study::availableCores(), plan.runs,
+      const auto b = study::planThreadBudget(availableCores(), plan.runs,
                                              e->usefulThreads(config().values), parallelRuns());
       budget = QString::fromStdString(", " + b.describe());
     }
@@ -351,7 +351,7 @@ void LaunchPanel::updateParallelText() {
   auto e = experiment();
   if (!e) return;
   // What auto means for this config: the budget for a full queue of such runs.
-  const int cores = study::availableCores();
+  const int cores = availableCores();
   const auto b = study::planThreadBudget(cores, cores, e->usefulThreads(config().values));
   // Short, so the field does not widen the dock; the tooltip says it whole.
   m_parallel->setSpecialValueText(QString("auto (%1 x %2 thread%3)")

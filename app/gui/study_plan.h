@@ -17,8 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/engine/experiment.h"
+#include "core/engine/study_spec.h"
 #include "core/study/study_expansion.h"
-#include "core/study/study_spec.h"
 
 namespace fl::store {
 class RunStore;

@@ -21,7 +21,7 @@
 #include "core/engine/panel_spec.h"
 #include "core/engine/param_spec.h"
 #include "core/engine/step_loss.h"
-#include "core/study/study_spec.h"
+#include "core/engine/study_spec.h"
 
 namespace fl {
 

@@ -15,7 +15,7 @@ namespace fl {
 Preset parsePreset(std::string_view jsonText);
 std::vector<Preset> parsePresets(const std::vector<std::string_view>& jsonTexts);
 
-// Built-in studies (an experiment's studies/*.json, core/study/study_spec.h), embedded the same
+// Built-in studies (an experiment's studies/*.json, core/engine/study_spec.h), embedded the same
 // way; each belongs to `experiment`. Throws std::invalid_argument naming the study and field.
 std::vector<study::StudySpec> parseStudies(const std::string& experiment,
                                            const std::vector<std::string_view>& jsonTexts);

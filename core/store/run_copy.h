@@ -1,7 +1,7 @@
 // Copying one run, with everything recorded about it (its row, tags, metric series and points,
 // snapshots, checkpoints and their files), from one run store into another. A run keeps its
 // uid, so a copy is recognised wherever it lands: a cluster task's shard merged into the user's
-// store (core/study/shard_merge.h), a stopped run sent back to a cluster to resume.
+// store (core/cluster/shard_merge.h), a stopped run sent back to a cluster to resume.
 //
 //   Transaction tx(dest.database());
 //   CopiedRun copy = copyRun(source, sourceId, dest);   // a new run in dest

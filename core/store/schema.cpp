@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/store/config_hash.h"
 #include "core/store/run_verdicts.h"
-#include "core/study/config_hash.h"
 
 namespace fl::store {
 
@@ -225,7 +225,7 @@ void identifyExistingRuns(const Database& db) {
   while (read.step()) {
     const auto config = nlohmann::json::parse(read.text(2), nullptr, /*allow_exceptions=*/false);
     write.bind(1, newUid())
-        .bind(2, config.is_object() ? study::configHash(read.text(1), config) : std::string())
+        .bind(2, config.is_object() ? configHash(read.text(1), config) : std::string())
         .bind(3, read.int64(0))
         .run();
   }

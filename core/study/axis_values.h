@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/engine/param_spec.h"
-#include "core/study/study_spec.h"
+#include "core/engine/study_spec.h"
 
 namespace fl::study {
 

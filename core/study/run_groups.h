@@ -1,4 +1,4 @@
-// Batched studies (#12): which of a study's cells train together as one group. Cells whose
+// Batched studies: which of a study's cells train together as one group. Cells whose
 // configs the experiment finds compatible (Experiment::groupDifference empty) are dealt into
 // groups of near-equal size, each trained by one GroupRunner on one worker of the thread budget.
 //

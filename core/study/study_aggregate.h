@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/study/study_spec.h"
+#include "core/engine/study_spec.h"
 
 namespace fl::study {
 

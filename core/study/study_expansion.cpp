@@ -6,7 +6,7 @@
 
 #include "core/engine/config.h"
 #include "core/engine/registry.h"
-#include "core/study/config_hash.h"
+#include "core/store/config_hash.h"
 
 namespace fl::study {
 
@@ -18,7 +18,8 @@ using Setting = std::vector<std::pair<std::string, nlohmann::json>>;
 std::string knownKeys(const std::vector<ParamSpec>& specs) {
   std::string out;
   for (const auto& s : specs)
-    if (s.name != "seed" && !isPlacementKey(s.name)) out += (out.empty() ? "" : ", ") + s.name;
+    if (s.name != "seed" && !store::isPlacementKey(s.name))
+      out += (out.empty() ? "" : ", ") + s.name;
   return out;
 }
 
@@ -45,7 +46,7 @@ void checkAxes(const Experiment& experiment, const std::vector<ParamSpec>& specs
                        "' (known: " + knownKeys(specs) + ")");
       continue;
     }
-    if (isPlacementKey(key)) {
+    if (store::isPlacementKey(key)) {
       errors.push_back(where + ": '" + key +
                        "' says where or how often a run saves, not what "
                        "it learns; set it with --set");
@@ -208,7 +209,7 @@ StudyExpansion expandStudy(const Experiment& experiment, const StudySpec& spec) 
         for (auto& [key, value] : cell.axes.items()) value = config.values.at(key);
         cell.seed = config.values.at("seed").get<int64_t>();
         cell.config = config.values;
-        cell.hash = configHash(experiment.name(), config.values);
+        cell.hash = store::configHash(experiment.name(), config.values);
         if (!hashes.insert(cell.hash).second) {
           ++out.duplicatesDropped;
           continue;

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/engine/experiment.h"
-#include "core/study/study_spec.h"
+#include "core/engine/study_spec.h"
 
 namespace fl::study {
 

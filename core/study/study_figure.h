@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/engine/study_spec.h"
 #include "core/study/study_aggregate.h"
-#include "core/study/study_spec.h"
 
 namespace fl::study {
 

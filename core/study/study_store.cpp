@@ -5,9 +5,9 @@
 #include <filesystem>
 
 #include "core/engine/build_info.h"
+#include "core/store/config_hash.h"
 #include "core/store/resume_plan.h"
 #include "core/store/schema.h"
-#include "core/study/config_hash.h"
 
 namespace fl::study {
 
@@ -37,7 +37,7 @@ constexpr const char* kStudyColumns = "id, uid, name, experiment, spec, created,
 
 }  // namespace
 
-std::string specHash(const StudySpec& spec) { return stableHash(spec.toJson().dump()); }
+std::string specHash(const StudySpec& spec) { return store::stableHash(spec.toJson().dump()); }
 
 std::string StudyRecord::status() const {
   auto count = [&](const char* s) {

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "core/engine/study_spec.h"
 #include "core/store/run_store.h"
 #include "core/study/study_aggregate.h"
 #include "core/study/study_expansion.h"
-#include "core/study/study_spec.h"
 
 namespace fl::study {
 

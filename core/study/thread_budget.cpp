@@ -1,8 +1,5 @@
 #include "core/study/thread_budget.h"
 
-#include <sched.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 
@@ -12,18 +9,6 @@ std::string ThreadBudget::describe() const {
   return std::to_string(parallel) + (parallel == 1 ? " run" : " parallel runs") + " x " +
          std::to_string(threadsPerRun) + (threadsPerRun == 1 ? " thread" : " threads") + " on " +
          std::to_string(cores) + (cores == 1 ? " core" : " cores");
-}
-
-int availableCores() {
-  int cores = 0;
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
-  if (cores <= 0) cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  if (const char* slurm = std::getenv("SLURM_CPUS_PER_TASK")) {
-    const int granted = std::atoi(slurm);
-    if (granted > 0) cores = std::min(cores > 0 ? cores : granted, granted);
-  }
-  return std::max(1, cores);
 }
 
 ThreadBudget planThreadBudget(int cores, int64_t runs, int usefulThreads, int requestedParallel,

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/engine/available_cores.h"
+
 namespace fl::study {
 
 struct ThreadBudget {
@@ -23,10 +25,6 @@ struct ThreadBudget {
   // "2 parallel runs x 1 thread on 2 cores"
   std::string describe() const;
 };
-
-// The cores this process may use: its CPU affinity, or Slurm's SLURM_CPUS_PER_TASK when that
-// is smaller (a job step may see every core of the node but own only some).
-int availableCores();
 
 // `runs`: how many runs wait to train; `usefulThreads`: the most threads one run can use
 // (0: any number). `requestedParallel` / `requestedThreads` (0: decide) are the user's

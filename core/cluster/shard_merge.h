@@ -25,7 +25,7 @@
 
 #include "core/store/run_store.h"
 
-namespace fl::study {
+namespace fl::cluster {
 
 struct ShardMergeResult {
   std::string shard;
@@ -55,4 +55,4 @@ ShardMergeResult mergeShard(store::RunStore& store, int64_t studyId, const std::
 // merged.
 std::vector<ShardMergeResult> collectFinishedShards(store::RunStore& store, int64_t studyId);
 
-}  // namespace fl::study
+}  // namespace fl::cluster

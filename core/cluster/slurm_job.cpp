@@ -1,4 +1,4 @@
-#include "core/study/slurm_job.h"
+#include "core/cluster/slurm_job.h"
 
 #include <sys/stat.h>
 
@@ -13,12 +13,12 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/cluster/external_command.h"
 #include "core/store/process_identity.h"
 #include "core/store/run_copy.h"
-#include "core/study/external_command.h"
 #include "core/study/study_store.h"
 
-namespace fl::study {
+namespace fl::cluster {
 
 namespace fs = std::filesystem;
 
@@ -68,9 +68,9 @@ std::string oneLine(const std::string& text) {
   return out;
 }
 
-std::string defaultWorkDir(const std::string& storePath, const StudySpec& spec) {
+std::string defaultWorkDir(const std::string& storePath, const study::StudySpec& spec) {
   const fs::path base =
-      fs::path(storePath + ".slurm") / (slug(spec.name) + "-" + specHash(spec).substr(0, 8));
+      fs::path(storePath + ".slurm") / (slug(spec.name) + "-" + study::specHash(spec).substr(0, 8));
   for (int n = 1;; ++n) {
     const fs::path candidate = base / ("job-" + std::to_string(n));
     if (!fs::exists(candidate)) return candidate.string();
@@ -79,8 +79,9 @@ std::string defaultWorkDir(const std::string& storePath, const StudySpec& spec) 
 
 // Cells dealt round robin: a study's settings are declared in order (e.g. all Fourier heads,
 // then the baselines), so every task gets a similar mix and they end at similar times.
-std::vector<std::vector<StudyCell>> dealRoundRobin(const std::vector<StudyCell>& cells, int tasks) {
-  std::vector<std::vector<StudyCell>> out(static_cast<size_t>(tasks));
+std::vector<std::vector<study::StudyCell>> dealRoundRobin(
+    const std::vector<study::StudyCell>& cells, int tasks) {
+  std::vector<std::vector<study::StudyCell>> out(static_cast<size_t>(tasks));
   for (size_t i = 0; i < cells.size(); ++i) out[i % out.size()].push_back(cells[i]);
   return out;
 }
@@ -88,12 +89,12 @@ std::vector<std::vector<StudyCell>> dealRoundRobin(const std::vector<StudyCell>&
 // Batched: `groups` (formed as `sweep run` forms them) each whole to the task holding the
 // fewest cells so far, largest first. Tasks that got nothing are dropped; each task's cells are
 // in study order.
-std::vector<std::vector<StudyCell>> dealGroups(const std::map<int64_t, const StudyCell*>& byIndex,
-                                               std::vector<std::vector<int64_t>> groups,
-                                               int tasks) {
+std::vector<std::vector<study::StudyCell>> dealGroups(
+    const std::map<int64_t, const study::StudyCell*>& byIndex,
+    std::vector<std::vector<int64_t>> groups, int tasks) {
   std::stable_sort(groups.begin(), groups.end(),
                    [](const auto& a, const auto& b) { return a.size() > b.size(); });
-  std::vector<std::vector<StudyCell>> out(static_cast<size_t>(tasks));
+  std::vector<std::vector<study::StudyCell>> out(static_cast<size_t>(tasks));
   for (const auto& group : groups) {
     auto& task = *std::min_element(
         out.begin(), out.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
@@ -102,27 +103,28 @@ std::vector<std::vector<StudyCell>> dealGroups(const std::map<int64_t, const Stu
   out.erase(std::remove_if(out.begin(), out.end(), [](const auto& t) { return t.empty(); }),
             out.end());
   for (auto& task : out)
-    std::sort(task.begin(), task.end(),
-              [](const StudyCell& a, const StudyCell& b) { return a.index < b.index; });
+    std::sort(task.begin(), task.end(), [](const study::StudyCell& a, const study::StudyCell& b) {
+      return a.index < b.index;
+    });
   return out;
 }
 
 // The array's tasks and their cells. --tasks 0 means one task per run, or batched one per
 // group; batched with --tasks N, groups are split (auto) until there are N where they can be.
-std::vector<std::vector<StudyCell>> dealCells(const std::vector<StudyCell>& cells,
-                                              const SlurmOptions& options,
-                                              const std::string& experimentName) {
+std::vector<std::vector<study::StudyCell>> dealCells(const std::vector<study::StudyCell>& cells,
+                                                     const SlurmOptions& options,
+                                                     const std::string& experimentName) {
   const size_t wanted = options.tasks > 0 ? static_cast<size_t>(options.tasks) : cells.size();
   const int tasks = static_cast<int>(std::min({wanted, cells.size(), size_t(kMaxArrayTasks)}));
   const auto experiment = options.registry ? options.registry->find(experimentName) : nullptr;
   if (options.batch.isOff() || !experiment || cells.size() < 2) return dealRoundRobin(cells, tasks);
-  std::map<int64_t, const StudyCell*> byIndex;
+  std::map<int64_t, const study::StudyCell*> byIndex;
   std::vector<int64_t> indices;
   for (const auto& c : cells) {
     byIndex[c.index] = &c;
     indices.push_back(c.index);
   }
-  auto groups = formRunGroups(
+  auto groups = study::formRunGroups(
       indices, [&](int64_t cell) { return byIndex.at(cell)->config; }, *experiment, options.batch,
       options.tasks == 0 ? 1 : tasks);
   const int dealt = options.tasks == 0
@@ -132,7 +134,7 @@ std::vector<std::vector<StudyCell>> dealCells(const std::vector<StudyCell>& cell
 }
 
 void finishPlan(SlurmJobPlan& plan, const std::string& storePath,
-                const std::vector<StudyCell>& cells) {
+                const std::vector<study::StudyCell>& cells) {
   plan.job.store = storePath;
   plan.job.tasks = dealCells(cells, plan.options, plan.job.experiment);
   std::string root = plan.options.workDir.empty() ? defaultWorkDir(storePath, plan.job.spec)
@@ -276,7 +278,7 @@ std::optional<std::string> checkSlurmOptions(const SlurmOptions& o) {
 
 SlurmJobPlan planSlurmJob(store::RunStore& store, int64_t studyId, const SlurmOptions& options) {
   if (auto problem = checkSlurmOptions(options)) throw SlurmError(*problem);
-  StudyStore studies(store);
+  study::StudyStore studies(store);
   const auto record = studies.study(studyId);
   if (!record) throw store::StoreError(store.path(), "has no study " + std::to_string(studyId));
   SlurmJobPlan plan;
@@ -298,11 +300,11 @@ SlurmJobPlan planSlurmJob(store::RunStore& store, int64_t studyId, const SlurmOp
       "coalesce(r.pid_start, 0) FROM study_cells c LEFT JOIN runs r ON r.id = c.run_id "
       "WHERE c.study_id = ? ORDER BY c.cell");
   s.bind(1, studyId);
-  std::vector<StudyCell> cells;
+  std::vector<study::StudyCell> cells;
   while (s.step()) {
     const std::string status = s.text(7);
     if (status == "finished") continue;
-    StudyCell c;
+    study::StudyCell c;
     c.index = s.int64(0);
     c.arm = s.text(1);
     c.axes = nlohmann::json::parse(s.text(2));
@@ -330,8 +332,8 @@ SlurmJobPlan planSlurmJob(store::RunStore& store, int64_t studyId, const SlurmOp
   return plan;
 }
 
-SlurmJobPlan planNewStudyJob(const std::string& storePath, const StudySpec& spec,
-                             const StudyExpansion& expansion, const SlurmOptions& options) {
+SlurmJobPlan planNewStudyJob(const std::string& storePath, const study::StudySpec& spec,
+                             const study::StudyExpansion& expansion, const SlurmOptions& options) {
   if (auto problem = checkSlurmOptions(options)) throw SlurmError(*problem);
   SlurmJobPlan plan;
   plan.options = options;
@@ -391,7 +393,7 @@ StudyJob writeJobFolder(store::RunStore& store, const SlurmJobPlan& plan) {
   for (size_t t = 0; t < plan.job.tasks.size(); ++t) {
     const auto& cells = plan.job.tasks[t];
     if (std::none_of(cells.begin(), cells.end(),
-                     [&](const StudyCell& c) { return continued.count(c.index) > 0; }))
+                     [&](const study::StudyCell& c) { return continued.count(c.index) > 0; }))
       continue;
     const std::string seedPath = f.seed(static_cast<int>(t));
     fs::remove(seedPath);
@@ -504,4 +506,4 @@ std::vector<TaskState> taskStates(const StudyJob& job) {
 
 bool slurmAvailable() { return onPath("sbatch"); }
 
-}  // namespace fl::study
+}  // namespace fl::cluster

@@ -1,9 +1,9 @@
-#include "core/study/config_hash.h"
+#include "core/store/config_hash.h"
 
 #include <cstdint>
 #include <cstdio>
 
-namespace fl::study {
+namespace fl::store {
 
 namespace {
 
@@ -48,4 +48,4 @@ std::string stableHash(const std::string& text) {
   return out;
 }
 
-}  // namespace fl::study
+}  // namespace fl::store

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace fl::study {
+namespace fl::store {
 
 // 16 lowercase hex digits.
 std::string configHash(const std::string& experiment, const nlohmann::json& validatedConfig);
@@ -23,4 +23,4 @@ bool isPlacementKey(const std::string& key);
 // FNV-1a (64 bit) of a text as 16 lowercase hex digits: stable across builds and machines.
 std::string stableHash(const std::string& text);
 
-}  // namespace fl::study
+}  // namespace fl::store

@@ -1,4 +1,4 @@
-#include "core/study/shard_task.h"
+#include "core/cluster/shard_task.h"
 
 #include <unistd.h>
 
@@ -14,7 +14,7 @@
 #include "core/store/sqlite_handle.h"
 #include "core/study/study_store.h"
 
-namespace fl::study {
+namespace fl::cluster {
 
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
@@ -25,7 +25,7 @@ double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-ojson cellToJson(const StudyCell& c) {
+ojson cellToJson(const study::StudyCell& c) {
   return {{"cell", c.index},
           {"arm", c.arm},
           {"axes", ojson::parse(c.axes.dump())},
@@ -34,8 +34,8 @@ ojson cellToJson(const StudyCell& c) {
           {"hash", c.hash}};
 }
 
-StudyCell cellFromJson(const ojson& j) {
-  StudyCell c;
+study::StudyCell cellFromJson(const ojson& j) {
+  study::StudyCell c;
   c.index = j.at("cell").get<int64_t>();
   c.arm = j.value("arm", "");
   c.axes = nlohmann::json::parse(j.at("axes").dump());
@@ -74,7 +74,7 @@ void syncFiles(const fs::path& from, const fs::path& to) {
   }
 }
 
-std::string countsText(const StudyProgress& p) {
+std::string countsText(const study::StudyProgress& p) {
   return std::to_string(p.finished) + " of " + std::to_string(p.total) + " finished, " +
          std::to_string(p.failed) + " failed, " + std::to_string(p.cancelled) + " cancelled";
 }
@@ -112,17 +112,17 @@ JobFile JobFile::read(const std::string& path) {
     job.studyUid = study.at("uid").get<std::string>();
     job.studyName = study.value("name", "");
     job.experiment = study.at("experiment").get<std::string>();
-    job.spec = StudySpec::fromJson(study.at("spec"));
+    job.spec = study::StudySpec::fromJson(study.at("spec"));
     job.store = j.value("store", "");
     for (const auto& task : j.at("tasks")) {
-      std::vector<StudyCell> cells;
+      std::vector<study::StudyCell> cells;
       for (const auto& c : task.at("cells")) cells.push_back(cellFromJson(c));
       job.tasks.push_back(std::move(cells));
     }
     return job;
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(path + ": " + e.what());
-  } catch (const std::exception& e) {  // nlohmann's errors, StudySpec's invalid_argument
+  } catch (const std::exception& e) {  // nlohmann's errors, study::StudySpec's invalid_argument
     throw std::runtime_error(path + ": not a FourierLab job file (" + e.what() + ")");
   }
 }
@@ -142,16 +142,16 @@ void writeFileAtomically(const std::string& path, const std::string& content) {
 }
 
 int64_t ensureShardStudy(store::RunStore& shard, const JobFile& job,
-                         const std::vector<StudyCell>& cells) {
+                         const std::vector<study::StudyCell>& cells) {
   const auto& db = shard.database();
   {
     auto s = db.prepare("SELECT id FROM studies WHERE uid = ?");
     s.bind(1, job.studyUid);
     if (s.step()) return s.int64(0);
   }
-  StudyExpansion expansion;
+  study::StudyExpansion expansion;
   expansion.cells = cells;
-  StudyStore studies(shard);
+  study::StudyStore studies(shard);
   const int64_t id = studies.create(job.spec, expansion);
   // The user's study's uid: a merge recognises its own shards by it.
   auto s = db.prepare("UPDATE studies SET uid = ? WHERE id = ?");
@@ -191,7 +191,7 @@ void publishShard(const std::string& shardPath, const std::string& publishedPath
 }
 
 ShardTaskOutcome runShardTask(const ExperimentRegistry& registry, const ShardTaskOptions& options,
-                              const StudyScheduler::Reporter& report) {
+                              const study::StudyScheduler::Reporter& report) {
   const JobFolder& folder = options.folder;
   const JobFile job = JobFile::read(folder.jobFile());
   if (options.task < 0 || options.task >= static_cast<int>(job.tasks.size()))
@@ -231,7 +231,7 @@ ShardTaskOutcome runShardTask(const ExperimentRegistry& registry, const ShardTas
                           {"scratch", shardPath},
                           {"origin", origin},
                           {"started", nowSeconds()}};
-  auto writeReport = [&](const StudyProgress* p) {
+  auto writeReport = [&](const study::StudyProgress* p) {
     state["updated"] = nowSeconds();
     if (p)
       state["counts"] = {{"finished", p->finished},
@@ -250,9 +250,10 @@ ShardTaskOutcome runShardTask(const ExperimentRegistry& registry, const ShardTas
       store::RunStore shard(shardPath);
       studyId = ensureShardStudy(shard, job, cells);
     }
-    StudyScheduler scheduler(registry, shardPath, studyId, options.scheduler);
+    study::StudyScheduler scheduler(registry, shardPath, studyId, options.scheduler);
     auto lastPublish = std::chrono::steady_clock::now();
-    outcome.study = scheduler.run([&](const StudyRunReport& r, const StudyProgress& p) {
+    outcome.study = scheduler.run([&](const study::StudyRunReport& r,
+                                      const study::StudyProgress& p) {
       report(r, p);
       if (!r.ended) return;
       writeReport(&p);
@@ -296,4 +297,4 @@ ShardTaskOutcome runShardTask(const ExperimentRegistry& registry, const ShardTas
   return outcome;
 }
 
-}  // namespace fl::study
+}  // namespace fl::cluster

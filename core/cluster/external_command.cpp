@@ -1,4 +1,4 @@
-#include "core/study/external_command.h"
+#include "core/cluster/external_command.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace fl::study {
+namespace fl::cluster {
 
 namespace {
 
@@ -135,4 +135,4 @@ CommandResult runCommand(const std::vector<std::string>& argv, int timeoutMs) {
   return result;
 }
 
-}  // namespace fl::study
+}  // namespace fl::cluster

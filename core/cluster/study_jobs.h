@@ -21,7 +21,7 @@
 
 #include "core/store/run_store.h"
 
-namespace fl::study {
+namespace fl::cluster {
 
 struct JobFolder {
   std::string root;
@@ -78,4 +78,4 @@ class StudyJobs {
 // its last merge has another.
 std::string fileSignature(const std::string& path);
 
-}  // namespace fl::study
+}  // namespace fl::cluster

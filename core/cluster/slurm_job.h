@@ -6,11 +6,11 @@
 //   std::cout << plan.script;                                    // --dry-run stops here
 //   StudyJob job = submitSlurmJob(store, plan);                  // files, sbatch, recorded
 //   for (const TaskState& t : taskStates(job)) ...               // squeue, sacct or the files
-//   collectFinishedShards(store, studyId);                       // core/study/shard_merge.h
+//   collectFinishedShards(store, studyId);                       // core/cluster/shard_merge.h
 //
 // Task i of the array runs `fourierlab-cli sweep work WORK --task i --batch MODE`: it trains its
 // cells under the thread budget of SLURM_CPUS_PER_TASK, into its own shard
-// (core/study/shard_task.h), batching those whose shapes agree as `sweep run` does. Unbatched,
+// (core/cluster/shard_task.h), batching those whose shapes agree as `sweep run` does. Unbatched,
 // cells are dealt round robin, so every task gets a mix of the study's settings; batched, the
 // cells that would train as one group go to one task (whole groups dealt to the task with the
 // fewest cells), since a group split over tasks trains as several smaller ones. SIGTERM
@@ -26,14 +26,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/cluster/shard_task.h"
+#include "core/cluster/study_jobs.h"
 #include "core/engine/registry.h"
 #include "core/store/run_store.h"
 #include "core/study/run_groups.h"
-#include "core/study/shard_task.h"
 #include "core/study/study_expansion.h"
-#include "core/study/study_jobs.h"
 
-namespace fl::study {
+namespace fl::cluster {
 
 constexpr int kMaxArrayTasks = 1000;  // Slurm's default MaxArraySize is 1001 (indices 0-1000)
 
@@ -42,12 +42,12 @@ struct SlurmOptions {
   std::string time;       // "" : the partition's default; else MM, HH:MM:SS, D-HH:MM...
   std::string mem;        // "" : the cluster's default; else 500M, 4G...
   int cpusPerTask = 1;
-  int maxParallel = 0;  // at most this many tasks at once (the array's %M); 0: no limit
-  int tasks = 0;        // 0: one per run (batched: one per group), up to kMaxArrayTasks
-  std::string workDir;  // "" : <store>.slurm/<study name>-<spec hash>/job-<n>
-  std::string cliPath;  // fourierlab-cli as the nodes see it (the same path with a shared home)
-  std::string scratch;  // the node's folder for shards; "" : $SLURM_TMPDIR, $TMPDIR or /tmp
-  BatchMode batch;      // how the tasks batch (`sweep work --batch`); off: one run at a time
+  int maxParallel = 0;     // at most this many tasks at once (the array's %M); 0: no limit
+  int tasks = 0;           // 0: one per run (batched: one per group), up to kMaxArrayTasks
+  std::string workDir;     // "" : <store>.slurm/<study name>-<spec hash>/job-<n>
+  std::string cliPath;     // fourierlab-cli as the nodes see it (the same path with a shared home)
+  std::string scratch;     // the node's folder for shards; "" : $SLURM_TMPDIR, $TMPDIR or /tmp
+  study::BatchMode batch;  // how the tasks batch (`sweep work --batch`); off: one run at a time
   // Where the study's experiment is found, to deal cells that train as one group to one task;
   // null: round robin whatever `batch` says.
   const ExperimentRegistry* registry = nullptr;
@@ -81,8 +81,8 @@ class SlurmError : public std::runtime_error {
 SlurmJobPlan planSlurmJob(store::RunStore& store, int64_t studyId, const SlurmOptions& options);
 
 // The same for a study not stored yet (`sweep run --slurm --dry-run`): all its cells.
-SlurmJobPlan planNewStudyJob(const std::string& storePath, const StudySpec& spec,
-                             const StudyExpansion& expansion, const SlurmOptions& options);
+SlurmJobPlan planNewStudyJob(const std::string& storePath, const study::StudySpec& spec,
+                             const study::StudyExpansion& expansion, const SlurmOptions& options);
 
 // The batch script of a plan.
 std::string sbatchScript(const SlurmJobPlan& plan);
@@ -114,4 +114,4 @@ std::vector<TaskState> taskStates(const StudyJob& job);
 // Whether sbatch is on the PATH (the GUI offers "send to cluster" only then).
 bool slurmAvailable();
 
-}  // namespace fl::study
+}  // namespace fl::cluster

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace fl::study {
+namespace fl::cluster {
 
 struct CommandResult {
   bool started = false;  // false: not found on the PATH or not executable (see error)
@@ -29,4 +29,4 @@ CommandResult runCommand(const std::vector<std::string>& argv, int timeoutMs = 6
 // Whether `program` is an executable on the PATH.
 bool onPath(const std::string& program);
 
-}  // namespace fl::study
+}  // namespace fl::cluster

@@ -1,16 +1,16 @@
-#include "core/study/shard_merge.h"
+#include "core/cluster/shard_merge.h"
 
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
 
+#include "core/cluster/study_jobs.h"
 #include "core/store/open_checks.h"
 #include "core/store/run_copy.h"
 #include "core/store/schema.h"
-#include "core/study/study_jobs.h"
 
-namespace fl::study {
+namespace fl::cluster {
 
 namespace fs = std::filesystem;
 using store::Database;
@@ -239,4 +239,4 @@ std::vector<ShardMergeResult> collectFinishedShards(store::RunStore& store, int6
   return out;
 }
 
-}  // namespace fl::study
+}  // namespace fl::cluster

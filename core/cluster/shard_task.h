@@ -22,14 +22,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/cluster/study_jobs.h"
 #include "core/engine/registry.h"
+#include "core/engine/study_spec.h"
 #include "core/store/run_store.h"
 #include "core/study/study_expansion.h"
-#include "core/study/study_jobs.h"
 #include "core/study/study_scheduler.h"
-#include "core/study/study_spec.h"
 
-namespace fl::study {
+namespace fl::cluster {
 
 // WORK/job.json: what the tasks need, so they never open the user's store.
 struct JobFile {
@@ -37,9 +37,9 @@ struct JobFile {
   std::string studyUid;
   std::string studyName;
   std::string experiment;
-  StudySpec spec;
+  study::StudySpec spec;
   std::string store;  // the user's store, for people reading the file
-  std::vector<std::vector<StudyCell>> tasks;
+  std::vector<std::vector<study::StudyCell>> tasks;
 
   nlohmann::ordered_json toJson() const;
   // Throws std::runtime_error naming the file and the field.
@@ -50,19 +50,20 @@ struct JobFile {
 // The study of a shard: the user's study's uid and spec, with only `cells` (at their own
 // indices). Finds it when the shard already has it. Returns its id in the shard.
 int64_t ensureShardStudy(store::RunStore& shard, const JobFile& job,
-                         const std::vector<StudyCell>& cells);
+                         const std::vector<study::StudyCell>& cells);
 
 struct ShardTaskOptions {
   JobFolder folder;
   int task = 0;
-  std::string scratchRoot;          // "" : $SLURM_TMPDIR, $TMPDIR or /tmp
-  StudySchedulerOptions scheduler;  // its stopFlag stops the task (runs checkpoint, end cancelled)
+  std::string scratchRoot;  // "" : $SLURM_TMPDIR, $TMPDIR or /tmp
+  study::StudySchedulerOptions
+      scheduler;  // its stopFlag stops the task (runs checkpoint, end cancelled)
   double publishEverySeconds = 30;
   std::string slurmJobId;  // for the report ($SLURM_JOB_ID)
 };
 
 struct ShardTaskOutcome {
-  StudyOutcome study;
+  study::StudyOutcome study;
   std::string state;  // done | failed | cancelled
   std::string shard;  // the published shard
   int exitCode = 0;   // 0 done, 1 a run failed, 128 + signal when stopped
@@ -70,7 +71,7 @@ struct ShardTaskOutcome {
 
 // Throws std::runtime_error (a bad work folder or task number) or store::StoreError.
 ShardTaskOutcome runShardTask(const ExperimentRegistry& registry, const ShardTaskOptions& options,
-                              const StudyScheduler::Reporter& report);
+                              const study::StudyScheduler::Reporter& report);
 
 // Publishes a consistent copy of `shardPath` (a shard on scratch named JobFolder::shardName)
 // into `publishedPath`: its checkpoint files, then the database as one file by rename.
@@ -83,4 +84,4 @@ void copyShard(const std::string& from, const std::string& to);
 // new file, never half of one.
 void writeFileAtomically(const std::string& path, const std::string& content);
 
-}  // namespace fl::study
+}  // namespace fl::cluster

@@ -1,10 +1,10 @@
-#include "core/study/study_jobs.h"
+#include "core/cluster/study_jobs.h"
 
 #include <chrono>
 #include <filesystem>
 #include <map>
 
-namespace fl::study {
+namespace fl::cluster {
 
 namespace fs = std::filesystem;
 using store::Transaction;
@@ -91,4 +91,4 @@ void StudyJobs::markCollected(int64_t jobRow, int task, const std::string& shard
   s.bind(1, nowSeconds()).bind(2, shardSignature).bind(3, jobRow).bind(4, task).run();
 }
 
-}  // namespace fl::study
+}  // namespace fl::cluster

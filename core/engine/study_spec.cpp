@@ -1,4 +1,4 @@
-#include "core/study/study_spec.h"
+#include "core/engine/study_spec.h"
 
 #include <limits>
 #include <stdexcept>

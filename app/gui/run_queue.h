@@ -1,20 +1,17 @@
-// RunQueue: the window's runs, waiting and training, scheduled under the thread budget that
-// the studies' scheduler uses (core/study/thread_budget.h): parallel runs x threads per run
-// never exceed the cores unless the user asks for more, and a tiny model's run gets one thread.
-// Single runs, resumed runs and the cells of a stored study wait in one line; a study's cell is
-// claimed in the store only when a slot frees (StudyStore::claim), so a second process on the
-// same study never trains it twice. A study's cells whose shapes agree wait and train as one
-// batched group (#12, core/study/run_groups.h), one worker of the budget, each member still
-// its own run with its own row; setBatchMode(off) trains every cell alone.
+// RunQueue: the window's side of the one scheduler (core/study/run_scheduler.h). The window
+// feeds it single runs, resumed runs and stored studies; the scheduler decides the order, the
+// claims, the batched groups and the thread budget exactly as it does for `sweep run`. Here,
+// each run gets its row and its RunView: a study's cell is (re)loaded from the store when the
+// scheduler starts it, each run's events move into its view on the window's tick, and a run's
+// end is signalled once the store holds its final status.
 //
 //   RunQueue queue(registry, store, views);
 //   int64_t id = queue.add(experiment, config, "fourier N=12", &error);
 //   queue.addStudy(studyId);
 //   RunDeltas d = queue.drain();   // on the window's tick: events into the RunViews, new starts
 //
-// Threading: GUI thread only. Each run or group trains on its own thread (TrainingSession);
-// finished sessions are closed (joined, their store writer flushed) on a helper thread, so the GUI
-// thread never waits on disk.
+// Threading: GUI thread only. Runs train on their own threads and their store writers close on
+// the scheduler's helper thread, so the GUI thread never waits on training or on disk.
 #pragma once
 
 #include <QObject>
@@ -33,8 +30,8 @@
 
 #include "app/gui/run_view.h"
 #include "core/engine/registry.h"
-#include "core/engine/runner.h"
 #include "core/study/run_groups.h"
+#include "core/study/run_scheduler.h"
 #include "core/study/thread_budget.h"
 
 namespace fl::store {
@@ -43,9 +40,7 @@ class RunStore;
 
 namespace fl::gui {
 
-class TrainingSession;
 class RunViews;
-class SessionCloser;
 
 class RunQueue : public QObject {
   Q_OBJECT
@@ -67,38 +62,42 @@ class RunQueue : public QObject {
   void cancelAll();
 
   // 0: the thread budget decides how many train at once; otherwise that many.
-  void setRequestedParallel(int runs);
-  int requestedParallel() const { return m_requestedParallel; }
+  void setRequestedParallel(int runs) { m_scheduler->setRequestedParallel(runs); }
+  int requestedParallel() const { return m_scheduler->requestedParallel(); }
   // How addStudy groups a study's cells (auto unless set): later studies follow it.
-  void setBatchMode(study::BatchMode mode) { m_batch = mode; }
-  void setBatchStudies(bool on) { m_batch = study::BatchMode{on ? 0 : 1}; }  // auto or off
-  study::BatchMode batchMode() const { return m_batch; }
+  void setBatchMode(study::BatchMode mode) { m_scheduler->setBatchMode(mode); }
+  void setBatchStudies(bool on) { setBatchMode(study::BatchMode{on ? 0 : 1}); }  // auto or off
+  study::BatchMode batchMode() const { return m_scheduler->batchMode(); }
   // The cores the budget shares (availableCores() unless set, e.g. by a test).
-  void setCores(int cores) { m_cores = cores; }
-  int cores() const;
+  void setCores(int cores) { m_scheduler->setCores(cores); }
+  int cores() const { return m_scheduler->cores(); }
   // The budget for what waits now, or for runs of `config` when nothing waits.
-  study::ThreadBudget budget() const;
+  study::ThreadBudget budget() const { return m_scheduler->budget(); }
   study::ThreadBudget budgetFor(const Experiment& experiment, const nlohmann::json& config,
-                                int64_t runs) const;
+                                int64_t runs) const {
+    return m_scheduler->budgetFor(experiment, config, runs);
+  }
 
   // The runs that have a row, in the order they were queued (one row per run, also resumed).
   const std::vector<int64_t>& runs() const { return m_order; }
-  bool isWaiting(int64_t runId) const;
-  bool isTraining(int64_t runId) const;
-  int trainingCount() const;  // runs, each member of a group counted
-  int busyWorkers() const;    // what the budget counts: a group is one, however many it trains
-  int64_t waitingCount() const { return static_cast<int64_t>(m_waiting.size()); }
+  bool isWaiting(int64_t runId) const { return m_scheduler->isWaiting(runId); }
+  bool isTraining(int64_t runId) const { return m_scheduler->isTraining(runId); }
+  int trainingCount() const { return m_scheduler->trainingCount(); }
+  int busyWorkers() const { return m_scheduler->busyWorkers(); }
+  int64_t waitingCount() const { return m_scheduler->waitingCount(); }
   // Runs that finished training whose store writer is still closing: runEnded comes after.
-  int closingCount() const { return static_cast<int>(m_closingStudies.size()); }
+  int closingCount() const { return m_scheduler->closingCount(); }
   int64_t studyOf(int64_t runId) const;
   // Whether any of the study's runs or unclaimed cells wait here, train now, or have trained
   // and wait for drain() and their store writer to close (their final status not stored yet).
-  bool hasStudyWork(int64_t studyId) const;
-  int threadsOf(int64_t runId) const;  // 0 when it is not training
+  bool hasStudyWork(int64_t studyId) const { return m_scheduler->hasStudyWork(studyId); }
+  int threadsOf(int64_t runId) const { return m_scheduler->threadsOf(runId); }
   // Asks a training run for the probe; 0 when it is not training.
-  int64_t requestProbe(int64_t runId, const std::map<std::string, double>& inputs);
+  int64_t requestProbe(int64_t runId, const std::map<std::string, double>& inputs) {
+    return m_scheduler->requestProbe(runId, inputs);
+  }
 
-  // Moves every training run's new events into its RunView, lets finished sessions go and
+  // Moves every training run's new events into its RunView, reports the runs that ended and
   // starts waiting runs in the free slots. Call it on the window's tick.
   RunDeltas drain();
 
@@ -109,40 +108,20 @@ class RunQueue : public QObject {
   void problem(const QString& what);
 
  private:
-  struct Entry {
-    int64_t runId = 0;
-    int64_t studyId = 0;
-    std::shared_ptr<const Experiment> experiment;
-    nlohmann::json config;
-    std::optional<ResumePoint> resume;
-    std::unique_ptr<TrainingSession> session;
-  };
-  // A line in the queue: a recorded run, or a study's cells not claimed yet (one cell, or a
-  // group whose shapes agree, trained as one).
-  struct Waiting {
-    int64_t runId = 0;
-    int64_t studyId = 0;
-    std::vector<int64_t> cells;
-  };
-  void startWaiting();
-  bool startNext(const study::ThreadBudget& budget);
-  bool claimCells(const Waiting& waiting, const study::ThreadBudget& budget);
-  void startEntry(Entry& entry, int threads);
-  void addRow(int64_t runId);
-  int usefulThreadsOfNext() const;
+  class SchedulerEvents;  // the scheduler's observer: calls the three below
+  void onRunStarting(const study::RunStart& start);
+  void onRunEnded(const study::RunEnd& end);
+  void onProblem(const std::string& what);
+  void addRow(int64_t runId, int64_t studyId);
 
   const ExperimentRegistry& m_registry;
   store::RunStore& m_store;
   RunViews& m_views;
-  std::map<int64_t, Entry> m_entries;  // by run id
-  std::deque<Waiting> m_waiting;
   std::vector<int64_t> m_order;
-  std::map<int64_t, int> m_usefulThreads;  // per study: its first cell's config says
-  int m_requestedParallel = 0;
-  study::BatchMode m_batch{0};  // auto
-  int m_cores = 0;
-  std::multiset<int64_t> m_closingStudies;  // the study (or 0) of each run whose writer closes
-  std::unique_ptr<SessionCloser> m_closer;
+  std::map<int64_t, int64_t> m_studyOfRow;  // every run with a row: its study, or 0
+  RunDeltas* m_draining = nullptr;          // drain()'s deltas while it polls
+  std::unique_ptr<SchedulerEvents> m_events;
+  std::unique_ptr<study::RunScheduler> m_scheduler;  // last: its runs report to the rest
 };
 
 }  // namespace fl::gui

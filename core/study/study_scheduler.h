@@ -1,20 +1,14 @@
-// StudyScheduler: trains a stored study's unfinished cells on a pool of runners under a thread
-// budget (parallel runs x threads per run <= cores), each run an ordinary run: its own Runner,
-// its own StoreSink, checkpoints in the store's artifact folder. Finished cells are kept,
-// interrupted and cancelled runs resume from their newest checkpoint, failed and missing ones
-// train from the start; cells another live process trains are left to it. Claims are
-// transactions, so two schedulers on one study never train a cell twice.
+// StudyScheduler: trains a stored study's unfinished cells headless, for the command line and
+// the cluster's tasks: the one RunScheduler (run_scheduler.h: claims, batching, the thread
+// budget, resume) driven until the study has nothing left to train here, its runs' starts and
+// ends turned into progress (counts, elapsed time, an estimate of what is left).
 //
 //   StudyScheduler scheduler(registry, storePath, studyId, options);
 //   StudyOutcome outcome = scheduler.run([](const StudyRunReport& r, const StudyProgress& p)
 //   {...});
 //
-// With options.batch, cells whose shapes agree train as one GroupRunner (a worker of the
-// budget, however many members): each member keeps its own run id, StoreSink, checkpoints and
-// status, ends on its own (reported when it ends), and resumes alone or in any other group.
-//
 // Threading: run() blocks the calling thread, which only claims, starts and collects runs
-// (each Runner trains on its own thread). cancel() may be called from any thread, e.g. after
+// (each worker trains on its own thread). cancel() may be called from any thread, e.g. after
 // a signal: every active run stops after its current step, saves a checkpoint and ends
 // cancelled, so `sweep resume` continues it.
 #pragma once
@@ -28,6 +22,7 @@
 
 #include "core/engine/registry.h"
 #include "core/study/run_groups.h"
+#include "core/study/run_scheduler.h"
 #include "core/study/thread_budget.h"
 
 namespace fl::study {
@@ -40,7 +35,7 @@ struct StudySchedulerOptions {
   // When it becomes non-zero (e.g. the number of a signal that arrived), run() cancels as if
   // cancel() had been called. Read at least every 50 ms.
   const std::atomic<int>* stopFlag = nullptr;
-  // Batched training (#12, run_groups.h): cells whose shapes agree train as one group on one
+  // Batched training (run_groups.h): cells whose shapes agree train as one group on one
   // worker, each member still its own run. Off unless asked (the CLI's --batch is auto).
   BatchMode batch;
 };
@@ -85,7 +80,7 @@ class StudyScheduler {
   StudyOutcome run(const Reporter& report);
   void cancel() { m_cancel = true; }
 
-  // The budget run() will use for `cellsToTrain` cells (or groups) of this study's experiment.
+  // The budget run() starts with for `cellsToTrain` cells (or groups) of this study.
   ThreadBudget budgetFor(int64_t cellsToTrain) const;
   // The groups run() will train the unfinished cells in (each of one cell with batching off).
   std::vector<std::vector<int64_t>> planGroups() const;
@@ -96,9 +91,8 @@ class StudyScheduler {
   int64_t m_studyId;
   StudySchedulerOptions m_options;
   std::atomic<bool> m_cancel{false};
-};
 
-// "dataset=gmm2 head=fourier seed=3"
-std::string cellLabel(const nlohmann::json& axes, int64_t seed);
+  RunSchedulerOptions schedulerOptions() const;
+};
 
 }  // namespace fl::study

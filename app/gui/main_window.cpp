@@ -19,7 +19,6 @@
 #include "app/gui/runs_dock.h"
 #include "app/gui/runs_table_model.h"
 #include "app/gui/study_view.h"
-#include "app/gui/window_settings.h"
 #include "core/store/run_store.h"
 #include "widgets/dashboard.h"
 #include "widgets/run_colors.h"
@@ -91,7 +90,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   m_display->setStoreEmpty(m_store->listRuns({}).empty());
   connect(m_timer, &QTimer::timeout, this, &MainWindow::tick);
   m_timer->start(33);  // ~30 Hz: drain, coalesce, replot what changed
-  restoreWindowSettings(*this);
+  restoreWindowSettings(settingsParts());
 }
 
 MainWindow::~MainWindow() {
@@ -287,13 +286,17 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     return;
   }
   m_queue->cancelAll();
-  saveWindowSettings(*this);
+  saveWindowSettings(settingsParts());
   event->accept();
 }
 
 void MainWindow::closeCancellingRuns() {
   m_askBeforeClosing = false;
   close();
+}
+
+WindowParts MainWindow::settingsParts() {
+  return {this, m_launch, m_display, m_history, m_runsDock};
 }
 
 }  // namespace fl::gui

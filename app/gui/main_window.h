@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/window_settings.h"
 #include "core/engine/registry.h"
 
 class QDockWidget;
@@ -80,6 +81,7 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  WindowParts settingsParts();  // what window_settings keeps between sessions
   void tick();
   int64_t launchWith(const nlohmann::json& overrides, const std::string& name);
   void buildMenus();

@@ -1,6 +1,8 @@
 #include "app/gui/window_settings.h"
 
+#include <QDockWidget>
 #include <QGuiApplication>
+#include <QMainWindow>
 #include <QScreen>
 #include <QSettings>
 #include <QSlider>
@@ -9,17 +11,16 @@
 
 #include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
-#include "app/gui/main_window.h"
 #include "app/gui/run_display.h"
-#include "app/gui/runs_dock.h"
 
 namespace fl::gui {
 
-void restoreWindowSettings(MainWindow& window) {
+void restoreWindowSettings(const WindowParts& parts) {
   QSettings settings("FourierLab", "FourierLab");
+  QMainWindow& window = *parts.window;
   window.restoreGeometry(settings.value("geometry").toByteArray());
   window.restoreState(settings.value("windowState").toByteArray());
-  LaunchPanel* launch = window.launchPanel();
+  LaunchPanel* launch = parts.launch;
   if (settings.contains("experiment"))
     launch->selectExperiment(settings.value("experiment").toString());
   if (settings.contains("preset")) launch->selectPreset(settings.value("preset").toString());
@@ -27,8 +28,8 @@ void restoreWindowSettings(MainWindow& window) {
   // "parallel" (0 = auto); the older "parallelRuns" key held a fixed 4 that outran 2 cores.
   launch->setParallelRuns(settings.value("parallel", 0).toInt());
   launch->setBatchStudies(settings.value("batchStudies", true).toBool());
-  window.display()->smoothing()->setValue(settings.value("smoothing", 0).toInt());
-  window.history()->restoreSettings(settings);
+  parts.display->smoothing()->setValue(settings.value("smoothing", 0).toInt());
+  parts.history->restoreSettings(settings);
   if (!settings.contains("geometry")) {
     // The first window fits the screen it opens on, with room around it.
     QScreen* screen = window.screen() ? window.screen() : QGuiApplication::primaryScreen();
@@ -36,23 +37,24 @@ void restoreWindowSettings(MainWindow& window) {
     window.resize(std::min(1500, available.width() * 9 / 10),
                   std::min(950, available.height() * 9 / 10));
     // The Runs dock starts at its few rows: the plots get the height.
-    window.resizeDocks({window.runsDock()}, {window.runsDock()->sizeHint().height()}, Qt::Vertical);
+    window.resizeDocks({parts.runsDock}, {parts.runsDock->sizeHint().height()}, Qt::Vertical);
   }
 }
 
-void saveWindowSettings(const MainWindow& window) {
+void saveWindowSettings(const WindowParts& parts) {
   QSettings settings("FourierLab", "FourierLab");
+  const QMainWindow& window = *parts.window;
   settings.setValue("geometry", window.saveGeometry());
   settings.setValue("windowState", window.saveState());
-  const LaunchPanel* launch = window.launchPanel();
+  const LaunchPanel* launch = parts.launch;
   if (auto e = launch->experiment())
     settings.setValue("experiment", QString::fromStdString(e->name()));
   settings.setValue("preset", launch->presetName());
   settings.setValue("device", launch->device());
   settings.setValue("parallel", launch->parallelRuns());
   settings.setValue("batchStudies", launch->batchStudies());
-  settings.setValue("smoothing", window.display()->smoothing()->value());
-  window.history()->saveSettings(settings);
+  settings.setValue("smoothing", parts.display->smoothing()->value());
+  parts.history->saveSettings(settings);
 }
 
 }  // namespace fl::gui

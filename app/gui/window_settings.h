@@ -3,11 +3,25 @@
 // A first start (nothing saved) sizes the window to fit the screen it opens on.
 #pragma once
 
+class QDockWidget;
+class QMainWindow;
+
 namespace fl::gui {
 
-class MainWindow;
+class HistoryView;
+class LaunchPanel;
+class RunDisplay;
 
-void restoreWindowSettings(MainWindow& window);
-void saveWindowSettings(const MainWindow& window);
+// The parts of the window whose state is kept: named here, so this file needs only them.
+struct WindowParts {
+  QMainWindow* window = nullptr;
+  LaunchPanel* launch = nullptr;
+  RunDisplay* display = nullptr;
+  HistoryView* history = nullptr;
+  QDockWidget* runsDock = nullptr;
+};
+
+void restoreWindowSettings(const WindowParts& parts);
+void saveWindowSettings(const WindowParts& parts);
 
 }  // namespace fl::gui

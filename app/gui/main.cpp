@@ -12,6 +12,10 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
@@ -25,19 +29,34 @@
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
 
-int main(int argc, char** argv) {
-  // A signal while the lab starts waits for its handler (InterruptSignals below).
-  fl::InterruptSignals::holdUntilHandled();
-  fl::ensurePassiveOpenMpWait(argv);  // it may start the program again
-  QApplication app(argc, argv);
-  // SIGTERM (kill, a logout's or a cluster's), SIGHUP and Ctrl-C in the terminal close the
-  // window as Quit does, without asking: every run cancelled cleanly, resumable; then the
-  // shell's exit code for the signal (143, 129, 130).
-  fl::InterruptSignals caught;
-  QApplication::setApplicationName("FourierLab");
-  QApplication::setApplicationVersion(FOURIERLAB_VERSION);
+namespace {
 
-  QCommandLineParser parser;
+constexpr int kUsageError = 2;
+constexpr int kStoreError = 3;
+
+// Mistakes on the command line are said and refused (exit 2), never silently ignored.
+int usageError(const QString& what) {
+  std::fprintf(stderr, "error: %s\n", qPrintable(what));
+  return kUsageError;
+}
+
+// What the command line asks of the lab, read and checked before anything opens.
+struct StartOptions {
+  bool start = false;  // --start EXPERIMENT
+  QString experiment;
+  bool presetGiven = false;
+  QString preset;
+  bool compare = false;
+  std::string device;                 // --device as the picker names it; empty without
+  std::optional<QString> screenshot;  // the picture's path
+  std::vector<int64_t> openIds;
+  bool study = false;
+  QString studyText;  // checked once the store is open
+  bool history = false;
+  std::string storePath;
+};
+
+void declareOptions(QCommandLineParser& parser) {
   parser.setApplicationDescription(
       "FourierLab: a desktop lab for Fourier-structured neural layers");
   parser.addHelpOption();
@@ -66,161 +85,210 @@ int main(int argc, char** argv) {
                                 "path");
   parser.addOptions(
       {db, start, preset, open, compare, studyOption, historyOption, deviceOption, screenshot});
-  parser.process(app);
+}
 
-  // Mistakes on the command line are said and refused (exit 2), never silently ignored.
-  auto usageError = [](const QString& what) {
-    std::fprintf(stderr, "error: %s\n", qPrintable(what));
-    return 2;
-  };
-  if (parser.isSet(preset) && !parser.isSet(start))
-    return usageError("--preset needs --start EXPERIMENT");
-  if (parser.isSet(compare) && !parser.isSet(start))
-    return usageError("--compare needs --start EXPERIMENT");
-  if (parser.isSet(start) && parser.isSet(open))
-    return usageError("--start and --open cannot be combined");
-  if (parser.isSet(deviceOption) && !parser.isSet(start))
-    return usageError("--device needs --start EXPERIMENT");
-  if (parser.isSet(screenshot) && !parser.isSet(start))
+// Reads the parsed options into `o`; a mistake is said and its exit code returned.
+std::optional<int> readOptions(const QCommandLineParser& parser, StartOptions& o) {
+  o.start = parser.isSet("start");
+  if (parser.isSet("preset") && !o.start) return usageError("--preset needs --start EXPERIMENT");
+  if (parser.isSet("compare") && !o.start) return usageError("--compare needs --start EXPERIMENT");
+  if (o.start && parser.isSet("open")) return usageError("--start and --open cannot be combined");
+  if (parser.isSet("device") && !o.start) return usageError("--device needs --start EXPERIMENT");
+  if (parser.isSet("screenshot") && !o.start)
     return usageError("--screenshot needs --start EXPERIMENT");
   // The CLI's check: a device this machine lacks is refused naming those it has.
-  std::string pickedDevice;
-  if (parser.isSet(deviceOption)) {
+  if (parser.isSet("device")) {
     std::string problem;
-    const auto value = fl::pickerValueFor(parser.value(deviceOption).toStdString(), &problem);
+    const auto value = fl::pickerValueFor(parser.value("device").toStdString(), &problem);
     if (!value) return usageError("--device: " + QString::fromStdString(problem));
-    pickedDevice = *value;
+    o.device = *value;
   }
-  std::vector<int64_t> openIds;
-  if (parser.isSet(open)) {
-    for (const auto& part : parser.value(open).split(',', Qt::SkipEmptyParts)) {
+  if (parser.isSet("open")) {
+    for (const auto& part : parser.value("open").split(',', Qt::SkipEmptyParts)) {
       bool ok = false;
       const qlonglong id = part.trimmed().toLongLong(&ok);
       if (!ok || id <= 0) return usageError(QString("--open: '%1' is not a run id").arg(part));
-      openIds.push_back(id);
+      o.openIds.push_back(id);
     }
-    if (openIds.empty()) return usageError("--open needs run ids, e.g. --open 3 or --open 3,4,5");
+    if (o.openIds.empty()) return usageError("--open needs run ids, e.g. --open 3 or --open 3,4,5");
   }
+  o.experiment = parser.value("start");
+  o.presetGiven = parser.isSet("preset");
+  o.preset = parser.value("preset");
+  o.compare = parser.isSet("compare");
+  if (parser.isSet("screenshot")) o.screenshot = parser.value("screenshot");
+  o.study = parser.isSet("study");
+  o.studyText = parser.value("study");
+  o.history = parser.isSet("history");
+  o.storePath =
+      parser.isSet("db") ? parser.value("db").toStdString() : fl::store::RunStore::defaultPath();
+  return std::nullopt;
+}
 
-  fl::ExperimentRegistry registry;
-  fl::registerBuiltinExperiments(registry);
-
-  std::string path =
-      parser.isSet(db) ? parser.value(db).toStdString() : fl::store::RunStore::defaultPath();
-  std::unique_ptr<fl::store::RunStore> store;
+// Opens the store at `path` (which the user may change to another file); null when it cannot
+// be opened, after saying why.
+std::unique_ptr<fl::store::RunStore> openStore(std::string& path, bool mustExist) {
   // Opening stored runs reads: it never creates the store it was pointed at.
-  if (!openIds.empty()) {
+  if (mustExist) {
     try {
       fl::store::RunStore::requireExisting(path);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "store error: %s\n", e.what());
-      return 3;
+      return nullptr;
     }
   }
   // A store that cannot be opened is said (stderr and a dialog) and left as it is; on a screen
   // the user may pick another file or a new one instead of losing the session.
   const bool interactive = QGuiApplication::platformName() != "offscreen";
-  while (!store) {
+  while (true) {
     try {
-      store = std::make_unique<fl::store::RunStore>(path);
+      return std::make_unique<fl::store::RunStore>(path);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "store error: %s\n", e.what());
-      if (!interactive) return 3;
+      if (!interactive) return nullptr;
       QMessageBox box(
           QMessageBox::Critical, "FourierLab",
           QString("Cannot open the run store:\n%1\n\nThe file was left as it is.").arg(e.what()));
       auto* other = box.addButton("Use another file…", QMessageBox::AcceptRole);
       box.addButton("Quit", QMessageBox::RejectRole);
       box.exec();
-      if (box.clickedButton() != other) return 3;
+      if (box.clickedButton() != other) return nullptr;
       const QString chosen = QFileDialog::getSaveFileName(
           nullptr, "Run store (an existing one, or a new file)", QString(),
           "Run stores (*.db);;All files (*)", nullptr, QFileDialog::DontConfirmOverwrite);
-      if (chosen.isEmpty()) return 3;
+      if (chosen.isEmpty()) return nullptr;
       path = chosen.toStdString();
     }
   }
+}
 
-  for (auto id : openIds)
-    if (!store->run(id))
-      return usageError(
-          QString("--open: there is no run %1 in %2").arg(id).arg(QString::fromStdString(path)));
+// The runs and the study the command line names must be in the store; the study's id is
+// returned in `studyId` (0 without --study).
+std::optional<int> checkStoredIds(fl::store::RunStore& store, const StartOptions& o,
+                                  int64_t& studyId) {
+  const QString path = QString::fromStdString(o.storePath);
+  for (auto id : o.openIds)
+    if (!store.run(id))
+      return usageError(QString("--open: there is no run %1 in %2").arg(id).arg(path));
+  studyId = 0;
+  if (!o.study) return std::nullopt;
+  bool ok = false;
+  studyId = o.studyText.toLongLong(&ok);
+  if (!ok || studyId <= 0)
+    return usageError(QString("--study: '%1' is not a study id").arg(o.studyText));
+  if (!fl::study::StudyStore(store).study(studyId))
+    return usageError(QString("--study: there is no study %1 in %2").arg(studyId).arg(path));
+  return std::nullopt;
+}
 
-  int64_t studyId = 0;
-  if (parser.isSet(studyOption)) {
-    bool ok = false;
-    studyId = parser.value(studyOption).toLongLong(&ok);
-    if (!ok || studyId <= 0)
-      return usageError(QString("--study: '%1' is not a study id").arg(parser.value(studyOption)));
-    if (!fl::study::StudyStore(*store).study(studyId))
-      return usageError(QString("--study: there is no study %1 in %2")
-                            .arg(studyId)
-                            .arg(QString::fromStdString(path)));
-  }
-
-  fl::gui::MainWindow window(registry, std::move(store));
-  if (parser.isSet(start)) {
-    if (!window.launchPanel()->selectExperiment(parser.value(start))) {
+// --start's experiment and preset (or the defaults) and --device, set in the launch panel.
+std::optional<int> selectStart(fl::gui::MainWindow& window, const fl::ExperimentRegistry& registry,
+                               const StartOptions& o) {
+  if (o.start) {
+    if (!window.launchPanel()->selectExperiment(o.experiment)) {
       QStringList names;
       for (const auto& e : registry.all()) names << QString::fromStdString(e->name());
       return usageError(QString("--start: unknown experiment '%1' (one of: %2)")
-                            .arg(parser.value(start), names.join(", ")));
+                            .arg(o.experiment, names.join(", ")));
     }
     // Without --preset the experiment's defaults, whatever preset the last session left.
-    const QString presetName = parser.isSet(preset) ? parser.value(preset) : QString("(defaults)");
+    const QString presetName = o.presetGiven ? o.preset : QString("(defaults)");
     if (!window.launchPanel()->selectPreset(presetName)) {
       QStringList names;
       if (auto e = window.launchPanel()->experiment())
         for (const auto& p : e->presets()) names << QString::fromStdString(p.name);
       return usageError(QString("--preset: '%1' is not a preset of %2 (one of: %3)")
-                            .arg(parser.value(preset), parser.value(start), names.join(", ")));
+                            .arg(o.preset, o.experiment, names.join(", ")));
     }
   }
-  if (!pickedDevice.empty())
-    window.launchPanel()->selectDevice(QString::fromStdString(pickedDevice));
-  window.show();
-  QTimer signalWatch;
-  QObject::connect(&signalWatch, &QTimer::timeout, &window, [&] {
+  if (!o.device.empty()) window.launchPanel()->selectDevice(QString::fromStdString(o.device));
+  return std::nullopt;
+}
+
+// A caught SIGTERM, SIGHUP or SIGINT closes the window as Quit does, without asking.
+void closeOnSignal(QTimer& watch, fl::gui::MainWindow& window, const fl::InterruptSignals& caught) {
+  QObject::connect(&watch, &QTimer::timeout, &window, [&] {
     if (!caught.received()) return;
-    signalWatch.stop();
+    watch.stop();
     std::fprintf(stderr, "%s: cancelling the runs and closing\n",
                  fl::InterruptSignals::name(caught.received()).c_str());
     window.closeCancellingRuns();
   });
-  signalWatch.start(100);
-  if (parser.isSet(screenshot)) {
-    // Once nothing waits, trains or closes any more: the window as the runs left it.
-    const QString picture = parser.value(screenshot);
-    QObject::connect(window.queue(), &fl::gui::RunQueue::runEnded, &window, [&window, picture] {
-      auto* queue = window.queue();
-      if (queue->waitingCount() > 0 || queue->trainingCount() > 0 || queue->closingCount() > 0)
-        return;
-      QTimer::singleShot(500, &window, [&window, picture] {
-        const bool saved = window.grab().save(picture);
-        std::fprintf(stderr, "%s %s\n", saved ? "saved" : "could not save", qPrintable(picture));
-        QApplication::exit(saved ? 0 : 3);
-      });
+  watch.start(100);
+}
+
+// Once nothing waits, trains or closes any more: the window as the runs left it.
+void screenshotWhenRunsEnd(fl::gui::MainWindow& window, const QString& picture) {
+  QObject::connect(window.queue(), &fl::gui::RunQueue::runEnded, &window, [&window, picture] {
+    auto* queue = window.queue();
+    if (queue->waitingCount() > 0 || queue->trainingCount() > 0 || queue->closingCount() > 0)
+      return;
+    QTimer::singleShot(500, &window, [&window, picture] {
+      const bool saved = window.grab().save(picture);
+      std::fprintf(stderr, "%s %s\n", saved ? "saved" : "could not save", qPrintable(picture));
+      QApplication::exit(saved ? 0 : 3);
     });
-  }
-  if (parser.isSet(start)) {
-    const bool comparison = parser.isSet(compare);
+  });
+}
+
+// What the window shows first: the started runs, the opened ones, the study, the history.
+void startOrOpen(fl::gui::MainWindow& window, const StartOptions& o, int64_t studyId) {
+  if (o.start) {
+    const bool comparison = o.compare;
     QTimer::singleShot(0, &window, [&window, comparison] {
       if (comparison)
         window.launchComparison();
       else
         window.launch();
     });
-  } else if (!openIds.empty()) {
-    if (openIds.size() == 1)
-      window.openStoredRun(openIds.front());
+  } else if (!o.openIds.empty()) {
+    if (o.openIds.size() == 1)
+      window.openStoredRun(o.openIds.front());
     else
-      window.compareRuns(openIds);
+      window.compareRuns(o.openIds);
   }
   if (studyId) window.openStudy(studyId);
-  if (parser.isSet(historyOption)) {
+  if (o.history) {
     window.refreshHistory();
     window.tabs()->setCurrentWidget(window.history());
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A signal while the lab starts waits for its handler (InterruptSignals below).
+  fl::InterruptSignals::holdUntilHandled();
+  fl::ensurePassiveOpenMpWait(argv);  // it may start the program again
+  QApplication app(argc, argv);
+  // SIGTERM (kill, a logout's or a cluster's), SIGHUP and Ctrl-C in the terminal close the
+  // window as Quit does, without asking: every run cancelled cleanly, resumable; then the
+  // shell's exit code for the signal (143, 129, 130).
+  fl::InterruptSignals caught;
+  QApplication::setApplicationName("FourierLab");
+  QApplication::setApplicationVersion(FOURIERLAB_VERSION);
+
+  QCommandLineParser parser;
+  declareOptions(parser);
+  parser.process(app);
+  StartOptions options;
+  if (auto code = readOptions(parser, options)) return *code;
+
+  fl::ExperimentRegistry registry;
+  fl::registerBuiltinExperiments(registry);
+  std::unique_ptr<fl::store::RunStore> store =
+      openStore(options.storePath, !options.openIds.empty());
+  if (!store) return kStoreError;
+  int64_t studyId = 0;
+  if (auto code = checkStoredIds(*store, options, studyId)) return *code;
+
+  fl::gui::MainWindow window(registry, std::move(store));
+  if (auto code = selectStart(window, registry, options)) return *code;
+  window.show();
+  QTimer signalWatch;
+  closeOnSignal(signalWatch, window, caught);
+  if (options.screenshot) screenshotWhenRunsEnd(window, *options.screenshot);
+  startOrOpen(window, options, studyId);
   const int code = app.exec();
   return caught.received() ? fl::InterruptSignals::exitCode(caught.received()) : code;
 }

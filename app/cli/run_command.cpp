@@ -115,22 +115,20 @@ std::optional<int> checkDevice(const ValidatedConfig& config) {
   return std::nullopt;
 }
 
-}  // namespace
-
-int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
-  const std::string dbPath = args.db.empty() ? store::RunStore::defaultPath() : args.db;
+// Every --tag is checked before anything is created.
+std::optional<int> checkTags(const RunArgs& args) {
   for (const auto& t : args.tags)
     if (auto problem = store::tagProblem(t)) {
       std::fprintf(stderr, "error: --tag: %s\n", problem->c_str());
       return kExitBadUsage;
     }
-  // Ctrl-C, kill (SIGTERM: also `timeout` and Slurm's preemption) and a closed terminal
-  // (SIGHUP) all cancel cleanly: a checkpoint where the run stopped, resumable. Installed first:
-  // preparing a run (the store's check, a resume's rewind) can take seconds on a loaded machine,
-  // and a signal then must not kill the process with the run half set up.
-  InterruptSignals signals;
-  Prepared prepared;
-  std::optional<store::RunStore> store;
+  return std::nullopt;
+}
+
+// A fresh run's config and device, or a stored run to continue, and the store opened.
+std::optional<int> prepareRun(const ExperimentRegistry& registry, const RunArgs& args,
+                              const std::string& dbPath, Prepared& prepared,
+                              std::optional<store::RunStore>& store) {
   try {
     if (args.resume == 0) {
       if (auto code = prepareFresh(registry, args, prepared)) return *code;
@@ -148,140 +146,193 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     std::fprintf(stderr, "store error: %s\n", e.what());
     return kExitStoreError;
   }
-  const auto& experiment = prepared.experiment;
-  const auto& config = prepared.config;
   // A resumed run's device (stored, or --device) is asked of LibTorch now, before it starts.
   if (args.resume != 0) {
-    if (auto code = checkDevice(config)) return *code;
+    if (auto code = checkDevice(prepared.config)) return *code;
   }
-  if (signals.received()) {  // before any run was created or continued: nothing to save
-    std::fprintf(stderr, "%s: stopped before training started\n",
-                 InterruptSignals::name(signals.received()).c_str());
-    return InterruptSignals::exitCode(signals.received());
-  }
+  return std::nullopt;
+}
+
+// A fresh run's row, or the new tags of a continued one.
+std::optional<int> recordRun(store::RunStore& store, const RunArgs& args, Prepared& prepared) {
   try {
     if (prepared.runId == 0)
-      prepared.runId = store->createRun(
-          {experiment->name(), args.name, config.values, args.tags, currentBuildInfo().toJson()});
+      prepared.runId =
+          store.createRun({prepared.experiment->name(), args.name, prepared.config.values,
+                           args.tags, currentBuildInfo().toJson()});
     else if (!args.tags.empty())
-      store->addTags(prepared.runId, args.tags);
+      store.addTags(prepared.runId, args.tags);
   } catch (const store::StoreError& e) {
     std::fprintf(stderr, "store error: %s\n", e.what());
     return kExitStoreError;
   }
+  return std::nullopt;
+}
 
-  EventQueue events;
-  store::StoreSink storeSink(store->path(), prepared.runId);
-  FanOutSink sinks({&storeSink, &events});
+RunnerOptions runnerOptionsFor(const RunArgs& args, const Prepared& prepared,
+                               const store::RunStore& store) {
   RunnerOptions options;
   // The same budget as a study of one run: a tiny model gets one thread, a large one the cores.
-  options.threads = args.threads > 0
-                        ? args.threads
-                        : study::planThreadBudget(availableCores(), 1,
-                                                  experiment->usefulThreads(config.values))
-                              .threadsPerRun;
-  options.checkpointDir = store->artifactFolder(prepared.runId);
+  options.threads =
+      args.threads > 0
+          ? args.threads
+          : study::planThreadBudget(availableCores(), 1,
+                                    prepared.experiment->usefulThreads(prepared.config.values))
+                .threadsPerRun;
+  options.checkpointDir = store.artifactFolder(prepared.runId);
   options.resume = prepared.resume;
-  Runner runner(experiment, config.values, sinks, options);
-  ConsoleProgress progress(stderr, isatty(fileno(stderr)) != 0);
-  std::fprintf(stderr, "run %lld in %s\n", static_cast<long long>(prepared.runId),
-               store->path().c_str());
+  return options;
+}
 
-  const auto started = std::chrono::steady_clock::now();
-  runner.start();
-
+// What the run's events said by the time it ended.
+struct Outcome {
   std::map<std::string, double> finalMetrics;
   std::map<std::string, nlohmann::json> verdicts;  // snapshot name -> its latest verdict meta
   StatusEvent finalStatus;
   std::string device;
-  bool done = false;
   bool cancelRequested = false;
+};
+
+// Shows the run's progress until its terminal status; a signal cancels it after the current
+// step.
+Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
+                  const InterruptSignals& signals) {
+  Outcome out;
+  bool done = false;
   while (!done) {
     for (auto& event : events.waitAndTakeAll(std::chrono::milliseconds(100))) {
       progress.handle(event);
       if (auto* metric = std::get_if<MetricEvent>(&event))
-        finalMetrics[metric->key] = metric->value;
+        out.finalMetrics[metric->key] = metric->value;
       if (auto* snapshot = std::get_if<SnapshotEvent>(&event))
         if (snapshot->snapshot.meta.contains("verdict"))
-          verdicts[snapshot->snapshot.name] = snapshot->snapshot.meta;
+          out.verdicts[snapshot->snapshot.name] = snapshot->snapshot.meta;
       if (auto* status = std::get_if<StatusEvent>(&event)) {
-        if (!status->device.empty()) device = status->device;
+        if (!status->device.empty()) out.device = status->device;
         if (isTerminal(status->status)) {
-          finalStatus = *status;
+          out.finalStatus = *status;
           done = true;
         }
       }
     }
-    if (signals.received() && !cancelRequested) {
+    if (signals.received() && !out.cancelRequested) {
       progress.finish();
       std::fprintf(stderr, "%s: cancelling after the current step...\n",
                    InterruptSignals::name(signals.received()).c_str());
       runner.cancel();
-      cancelRequested = true;
+      out.cancelRequested = true;
     }
   }
-  runner.join();
-  storeSink.close();
-  progress.finish();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
 
-  if (finalStatus.status == RunStatus::Failed)
-    std::fprintf(stderr, "run failed: %s\n", finalStatus.message.c_str());
-  else if (finalStatus.status == RunStatus::Cancelled)
-    std::fprintf(stderr, "run cancelled: %s\n", finalStatus.message.c_str());
-  std::fprintf(stderr, "run %lld: %s %s in %s on %s\n", static_cast<long long>(prepared.runId),
-               experiment->name().c_str(), toString(finalStatus.status).c_str(),
-               formatDuration(seconds).c_str(), device.c_str());
+// The run's end on stderr: its status, verdicts, final metrics and the paper's figures.
+void printOutcome(const Outcome& o, const std::string& experiment, int64_t runId, double seconds,
+                  const std::vector<ReferenceVerdict>& paper) {
+  if (o.finalStatus.status == RunStatus::Failed)
+    std::fprintf(stderr, "run failed: %s\n", o.finalStatus.message.c_str());
+  else if (o.finalStatus.status == RunStatus::Cancelled)
+    std::fprintf(stderr, "run cancelled: %s\n", o.finalStatus.message.c_str());
+  std::fprintf(stderr, "run %lld: %s %s in %s on %s\n", static_cast<long long>(runId),
+               experiment.c_str(), toString(o.finalStatus.status).c_str(),
+               formatDuration(seconds).c_str(), o.device.c_str());
   // Verdicts first (e.g. LEAKS), so no one reads a loss without them.
-  for (const auto& [name, meta] : verdicts)
+  for (const auto& [name, meta] : o.verdicts)
     std::fprintf(stderr, "  %s: %s -- %s\n", name.c_str(), meta.value("verdict", "").c_str(),
                  meta.value("detail", "").c_str());
-  for (const auto& [key, value] : finalMetrics) {
+  for (const auto& [key, value] : o.finalMetrics) {
     std::string mark;
-    for (const auto& [name, meta] : verdicts)
+    for (const auto& [name, meta] : o.verdicts)
       if (key.rfind("val/", 0) == 0 && !meta.value("ok", true))
         mark = "   " + meta.value("verdict", "");
     std::fprintf(stderr, "  %-20s %.6g%s\n", key.c_str(), value, mark.c_str());
   }
   // Against the published figures of every preset this config is (e.g. paper-fourier on gmm2),
   // as the Runner judged it.
-  const auto& paper = runner.paperVerdicts();
   for (const auto& v : paper)
     std::fprintf(stderr, "  paper (%s): %s\n", v.preset.c_str(), v.text.c_str());
+}
 
+// --json's summary, the last line of stdout.
+nlohmann::json jsonSummary(const Outcome& o, const Prepared& prepared, double seconds,
+                           const std::string& dbPath, const std::vector<ReferenceVerdict>& paper) {
+  const auto& config = prepared.config;
+  nlohmann::json summary = {
+      {"experiment", prepared.experiment->name()},
+      {"status", toString(o.finalStatus.status)},
+      {"config", config.values},
+      {"device", o.device},
+      {"seed", config.values.at("seed")},
+      {"metrics", o.finalMetrics},
+      {"seconds", seconds},
+      {"run_id", prepared.runId},
+      {"db", dbPath},
+  };
+  if (!o.verdicts.empty()) {
+    summary["verdicts"] = nlohmann::json::object();
+    for (const auto& [name, meta] : o.verdicts) summary["verdicts"][name] = meta;
+  }
+  if (!paper.empty()) {
+    summary["paper"] = nlohmann::json::array();
+    for (const auto& v : paper) {
+      nlohmann::json row = {{"preset", v.preset},
+                            {"metric", v.metric},
+                            {"value", v.value},
+                            {"paper_mean", v.paperMean},
+                            {"text", v.text}};
+      row["paper_std"] = v.paperStd ? nlohmann::json(*v.paperStd) : nlohmann::json();
+      row["within_spread"] = v.withinSpread ? nlohmann::json(*v.withinSpread) : nlohmann::json();
+      summary["paper"].push_back(std::move(row));
+    }
+  }
+  if (!o.finalStatus.message.empty() && o.finalStatus.status != RunStatus::Finished)
+    summary["message"] = o.finalStatus.message;
+  return summary;
+}
+
+}  // namespace
+
+int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
+  const std::string dbPath = args.db.empty() ? store::RunStore::defaultPath() : args.db;
+  if (auto code = checkTags(args)) return *code;
+  // Ctrl-C, kill (SIGTERM: also `timeout` and Slurm's preemption) and a closed terminal
+  // (SIGHUP) all cancel cleanly: a checkpoint where the run stopped, resumable. Installed first:
+  // preparing a run (the store's check, a resume's rewind) can take seconds on a loaded machine,
+  // and a signal then must not kill the process with the run half set up.
+  InterruptSignals signals;
+  Prepared prepared;
+  std::optional<store::RunStore> store;
+  if (auto code = prepareRun(registry, args, dbPath, prepared, store)) return *code;
+  if (signals.received()) {  // before any run was created or continued: nothing to save
+    std::fprintf(stderr, "%s: stopped before training started\n",
+                 InterruptSignals::name(signals.received()).c_str());
+    return InterruptSignals::exitCode(signals.received());
+  }
+  if (auto code = recordRun(*store, args, prepared)) return *code;
+
+  EventQueue events;
+  store::StoreSink storeSink(store->path(), prepared.runId);
+  FanOutSink sinks({&storeSink, &events});
+  Runner runner(prepared.experiment, prepared.config.values, sinks,
+                runnerOptionsFor(args, prepared, *store));
+  ConsoleProgress progress(stderr, isatty(fileno(stderr)) != 0);
+  std::fprintf(stderr, "run %lld in %s\n", static_cast<long long>(prepared.runId),
+               store->path().c_str());
+
+  const auto started = std::chrono::steady_clock::now();
+  runner.start();
+  const Outcome outcome = followRun(runner, events, progress, signals);
+  runner.join();
+  storeSink.close();
+  progress.finish();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  const auto& paper = runner.paperVerdicts();
+  printOutcome(outcome, prepared.experiment->name(), prepared.runId, seconds, paper);
   if (args.json) {
-    nlohmann::json summary = {
-        {"experiment", experiment->name()},
-        {"status", toString(finalStatus.status)},
-        {"config", config.values},
-        {"device", device},
-        {"seed", config.values.at("seed")},
-        {"metrics", finalMetrics},
-        {"seconds", seconds},
-        {"run_id", prepared.runId},
-        {"db", store->path()},
-    };
-    if (!verdicts.empty()) {
-      summary["verdicts"] = nlohmann::json::object();
-      for (const auto& [name, meta] : verdicts) summary["verdicts"][name] = meta;
-    }
-    if (!paper.empty()) {
-      summary["paper"] = nlohmann::json::array();
-      for (const auto& v : paper) {
-        nlohmann::json row = {{"preset", v.preset},
-                              {"metric", v.metric},
-                              {"value", v.value},
-                              {"paper_mean", v.paperMean},
-                              {"text", v.text}};
-        row["paper_std"] = v.paperStd ? nlohmann::json(*v.paperStd) : nlohmann::json();
-        row["within_spread"] = v.withinSpread ? nlohmann::json(*v.withinSpread) : nlohmann::json();
-        summary["paper"].push_back(std::move(row));
-      }
-    }
-    if (!finalStatus.message.empty() && finalStatus.status != RunStatus::Finished)
-      summary["message"] = finalStatus.message;
-    std::printf("%s\n", summary.dump().c_str());
+    std::printf("%s\n",
+                jsonSummary(outcome, prepared, seconds, store->path(), paper).dump().c_str());
     std::fflush(stdout);
   }
   if (auto error = storeSink.error()) {
@@ -289,7 +340,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
                  error->c_str());
     return kExitStoreError;
   }
-  return exitCodeFor(finalStatus, cancelRequested ? signals.received() : 0);
+  return exitCodeFor(outcome.finalStatus, outcome.cancelRequested ? signals.received() : 0);
 }
 
 }  // namespace fl::cli

@@ -20,6 +20,7 @@
 #include "core/engine/registry.h"
 #include "core/store/run_store.h"
 #include "core/store/schema.h"
+#include "core/study/run_scheduler.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_scheduler.h"
 #include "core/study/study_store.h"
@@ -107,6 +108,25 @@ int64_t createStudy(RunStore& runs, const StudySpec& spec) {
   return StudyStore(runs).create(spec, expansion);
 }
 
+// What the one scheduler told its driver, in order, with the store's word at each end.
+struct LineLog : fl::study::SchedulerObserver {
+  explicit LineLog(RunStore& store) : store(store) {}
+  void runStarting(const fl::study::RunStart& s) override { started.push_back(s.runId); }
+  void runEnded(const fl::study::RunEnd& e) override {
+    ends.push_back(e);
+    storedAtEnd.push_back(fl::toString(store.run(e.runId)->status));
+  }
+  RunStore& store;
+  std::vector<int64_t> started;
+  std::vector<fl::study::RunEnd> ends;
+  std::vector<std::string> storedAtEnd;
+};
+
+int64_t recordProbeRun(RunStore& runs, int width) {
+  const auto config = fl::validateRunConfig(*registry().find("probe"), {{"width", width}});
+  return runs.createRun({"probe", "", config.values, {}});
+}
+
 }  // namespace
 
 class TestStudyScheduler : public QObject {
@@ -116,6 +136,56 @@ class TestStudyScheduler : public QObject {
   std::string path(const char* name) const { return (m_dir.path() + "/" + name).toStdString(); }
 
  private slots:
+  // The window and the command line share this scheduler: one line, first come first served,
+  // a study's cells claimed in their turn; a run's end reported once the store has its status;
+  // a waiting run cancelled is recorded cancelled without starting.
+  void theOneSchedulerTrainsItsLineInOrderAndReportsEndsFromTheStore() {
+    RunStore runs(path("line.db"));
+    auto spec = StudySpec::fromText(R"({"name": "w", "grid": {"width": [2, 3]}, "seeds": [1]})");
+    spec.experiment = "probe";
+    const int64_t studyId = createStudy(runs, spec);
+    LineLog log(runs);
+    fl::study::RunSchedulerOptions options;
+    options.cores = 1;  // one worker at a time: the order of starts is the line's
+    fl::study::RunScheduler scheduler(registry(), runs, options, &log);
+    const int64_t first = recordProbeRun(runs, 1);
+    const auto experiment = registry().find("probe");
+    scheduler.addRun(first, experiment, runs.run(first)->config, std::nullopt);
+    QCOMPARE(scheduler.isTraining(first), true);
+    std::string error;
+    QCOMPARE(scheduler.addStudy(studyId, &error), int64_t(2));
+    const int64_t last = recordProbeRun(runs, 4);
+    scheduler.addRun(last, experiment, runs.run(last)->config, std::nullopt);
+    const int64_t dropped = recordProbeRun(runs, 5);
+    scheduler.addRun(dropped, experiment, runs.run(dropped)->config, std::nullopt);
+    QCOMPARE(scheduler.waitingRuns(), int64_t(4));  // two cells, two runs
+    scheduler.cancel(dropped);
+    QCOMPARE(log.ends.size(), size_t(1));
+    QCOMPARE(log.ends[0].runId, dropped);
+    QVERIFY(!log.ends[0].started);
+    QCOMPARE(log.storedAtEnd[0], std::string("cancelled"));
+    QVERIFY(!scheduler.isWaiting(dropped));
+
+    QElapsedTimer t;
+    t.start();
+    while (!scheduler.idle() && t.elapsed() < 60000) {
+      scheduler.poll();
+      scheduler.waitForChange(std::chrono::milliseconds(50));
+    }
+    QVERIFY(scheduler.idle());
+    const auto cells = StudyStore(runs).results(studyId);
+    QCOMPARE(log.started, (std::vector<int64_t>{first, cells[0].runId, cells[1].runId, last}));
+    QCOMPARE(log.ends.size(), size_t(5));
+    for (size_t i = 1; i < log.ends.size(); ++i) {
+      QVERIFY(log.ends[i].started);
+      QCOMPARE(fl::toString(log.ends[i].status), std::string("finished"));
+      QCOMPARE(log.storedAtEnd[i], std::string("finished"));
+      QCOMPARE(log.ends[i].finalMetrics.at("test/steps"), 6.0);
+    }
+    QCOMPARE(log.ends[2].studyId, studyId);
+    QCOMPARE(log.ends[2].label, std::string("width=2 seed=1"));
+  }
+
   void version2StoresGainStudiesAndRunIdentities() {
     const std::string p = path("v2.db");
     {

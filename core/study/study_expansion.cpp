@@ -119,36 +119,139 @@ std::vector<std::string> axisOrderOf(const StudySpec& spec) {
   return order;
 }
 
+namespace {
+
+// The preset's overrides, or nullopt (and an error naming the known presets) when it is unknown.
+std::optional<nlohmann::json> presetOverridesOf(const Experiment& experiment, const StudySpec& spec,
+                                                std::vector<std::string>& errors) {
+  if (spec.preset.empty()) return nlohmann::json::object();
+  const auto preset = experiment.findPreset(spec.preset);
+  if (preset) return preset->overrides;
+  std::string known;
+  for (const auto& p : experiment.presets()) known += (known.empty() ? "" : ", ") + p.name;
+  errors.push_back("unknown preset '" + spec.preset + "' for experiment '" + experiment.name() +
+                   "' (known: " + known + ")");
+  return std::nullopt;
+}
+
+// Whether the study has at least one run and no more than the limit.
+bool checkRunCount(const StudySpec& spec, std::vector<std::string>& errors) {
+  const uint64_t runs = countRuns(spec);
+  if (runs > kMaxStudyRuns) {
+    errors.push_back("the study expands to " +
+                     (runs == UINT64_MAX ? std::string("more than 18446744073709551615")
+                                         : std::to_string(runs)) +
+                     " runs, over the limit of " + std::to_string(kMaxStudyRuns) +
+                     "; narrow an axis or use fewer seeds");
+    return false;
+  }
+  if (runs == 0) {
+    errors.push_back("the study has no runs");
+    return false;
+  }
+  return true;
+}
+
+// The study's fixed settings with the arm's on top; an arm may not change what the study fixes.
+nlohmann::json fixedSettingsOf(const StudySpec& spec, const StudyArm& arm,
+                               std::vector<std::string>& errors) {
+  nlohmann::json fixed = spec.overrides;
+  for (const auto& [key, value] : arm.overrides.items()) {
+    if (spec.overrides.contains(key) && spec.overrides.at(key) != value)
+      errors.push_back("arm '" + arm.name + "' sets " + key + " = " + value.dump() +
+                       ", which the study fixes at " + spec.overrides.at(key).dump());
+    fixed[key] = value;
+  }
+  return fixed;
+}
+
+// "at lr=0.001, head=\"fourier\": " before a cell's config problems ("" without axes).
+std::string settingPrefix(const Setting& setting) {
+  std::string at;
+  for (const auto& [key, value] : setting)
+    at += (at.empty() ? "" : ", ") + key + "=" + value.dump();
+  return at.empty() ? "" : "at " + at + ": ";
+}
+
+// What one arm adds to the expansion: a cell per setting of its grid and zips and per seed,
+// each validated as a single run is; a config already expanded (same hash) is dropped.
+class ArmExpansion {
+ public:
+  ArmExpansion(const Experiment& experiment, const std::vector<ParamSpec>& params,
+               const StudySpec& spec, StudyExpansion& out, std::set<std::string>& hashes)
+      : m_experiment(experiment), m_params(params), m_spec(spec), m_out(out), m_hashes(hashes) {}
+
+  // False when there are too many errors to go on.
+  bool expand(const StudyArm& arm, const nlohmann::json& presetOverrides) {
+    const nlohmann::json fixed = fixedSettingsOf(m_spec, arm, m_out.errors);
+    std::vector<const Axis*> grid, axes;
+    std::vector<const ZipGroup*> zips;
+    for (const auto& a : m_spec.grid) grid.push_back(&a);
+    for (const auto& a : arm.grid) grid.push_back(&a);
+    for (const auto& z : m_spec.zips) zips.push_back(&z);
+    for (const auto& z : arm.zips) zips.push_back(&z);
+    axes = grid;
+    for (const ZipGroup* z : zips)
+      for (const auto& a : z->axes) axes.push_back(&a);
+    checkAxes(m_experiment, m_params, presetOverrides, m_spec.preset, fixed, axes, m_out.errors);
+    if (!m_out.errors.empty()) return true;
+    for (const auto& setting : settingsOf(grid, zips)) {
+      nlohmann::json overrides = presetOverrides;
+      for (const auto& [key, value] : fixed.items()) overrides[key] = value;
+      for (const auto& [key, value] : setting) overrides[key] = value;
+      const std::vector<int64_t> seeds =
+          m_spec.seeds.empty() ? std::vector<int64_t>{-1} : m_spec.seeds;  // -1: the config's own
+      for (int64_t seed : seeds)
+        if (!addCell(arm, setting, overrides, seed)) return false;  // enough to see the pattern
+    }
+    return true;
+  }
+
+ private:
+  // False once there are too many errors to go on.
+  bool addCell(const StudyArm& arm, const Setting& setting, nlohmann::json overrides,
+               int64_t seed) {
+    if (seed >= 0) overrides["seed"] = seed;
+    // The check a single run gets (clashing keys, the corpus): a study refuses a bad cell
+    // before any of its runs exist.
+    ValidatedConfig config = validateRunConfig(m_experiment, overrides);
+    if (!config.ok()) {
+      for (const auto& issue : config.issues)
+        m_out.errors.push_back(settingPrefix(setting) + issue.message);
+      return m_out.errors.size() <= 20;
+    }
+    StudyCell cell;
+    cell.arm = arm.name;
+    cell.axes = nlohmann::json::object();
+    // Axis values as the validated config holds them (0 given for a float reads 0.0).
+    for (const auto& [key, value] : setting) cell.axes[key] = config.values.at(key);
+    cell.seed = config.values.at("seed").get<int64_t>();
+    cell.config = config.values;
+    cell.hash = store::configHash(m_experiment.name(), config.values);
+    if (!m_hashes.insert(cell.hash).second) {
+      ++m_out.duplicatesDropped;
+      return true;
+    }
+    cell.index = static_cast<int64_t>(m_out.cells.size());
+    m_out.cells.push_back(std::move(cell));
+    return true;
+  }
+
+  const Experiment& m_experiment;
+  const std::vector<ParamSpec>& m_params;
+  const StudySpec& m_spec;
+  StudyExpansion& m_out;
+  std::set<std::string>& m_hashes;
+};
+
+}  // namespace
+
 StudyExpansion expandStudy(const Experiment& experiment, const StudySpec& spec) {
   StudyExpansion out;
   out.axisOrder = axisOrderOf(spec);
+  const auto presetOverrides = presetOverridesOf(experiment, spec, out.errors);
+  if (!presetOverrides || !checkRunCount(spec, out.errors)) return out;
   const auto specs = experiment.allParams();
-
-  nlohmann::json presetOverrides = nlohmann::json::object();
-  if (!spec.preset.empty()) {
-    const auto preset = experiment.findPreset(spec.preset);
-    if (!preset) {
-      std::string known;
-      for (const auto& p : experiment.presets()) known += (known.empty() ? "" : ", ") + p.name;
-      out.errors.push_back("unknown preset '" + spec.preset + "' for experiment '" +
-                           experiment.name() + "' (known: " + known + ")");
-      return out;
-    }
-    presetOverrides = preset->overrides;
-  }
-  const uint64_t runs = countRuns(spec);
-  if (runs > kMaxStudyRuns) {
-    out.errors.push_back("the study expands to " +
-                         (runs == UINT64_MAX ? std::string("more than 18446744073709551615")
-                                             : std::to_string(runs)) +
-                         " runs, over the limit of " + std::to_string(kMaxStudyRuns) +
-                         "; narrow an axis or use fewer seeds");
-    return out;
-  }
-  if (runs == 0) {
-    out.errors.push_back("the study has no runs");
-    return out;
-  }
   const ParamSpec* seedSpec = findParam(specs, "seed");
   for (int64_t seed : spec.seeds)
     if (auto problem = checkValue(*seedSpec, seed)) out.errors.push_back("--seeds: " + *problem);
@@ -157,68 +260,9 @@ StudyExpansion expandStudy(const Experiment& experiment, const StudySpec& spec) 
   std::vector<StudyArm> arms = spec.arms;
   if (arms.empty()) arms.push_back(StudyArm{});
   std::set<std::string> hashes;
-  for (const auto& arm : arms) {
-    nlohmann::json fixed = spec.overrides;
-    for (const auto& [key, value] : arm.overrides.items()) {
-      if (spec.overrides.contains(key) && spec.overrides.at(key) != value)
-        out.errors.push_back("arm '" + arm.name + "' sets " + key + " = " + value.dump() +
-                             ", which the study fixes at " + spec.overrides.at(key).dump());
-      fixed[key] = value;
-    }
-    std::vector<const Axis*> grid, axes;
-    std::vector<const ZipGroup*> zips;
-    for (const auto& a : spec.grid) grid.push_back(&a);
-    for (const auto& a : arm.grid) grid.push_back(&a);
-    for (const auto& z : spec.zips) zips.push_back(&z);
-    for (const auto& z : arm.zips) zips.push_back(&z);
-    axes = grid;
-    for (const ZipGroup* z : zips)
-      for (const auto& a : z->axes) axes.push_back(&a);
-    checkAxes(experiment, specs, presetOverrides, spec.preset, fixed, axes, out.errors);
-    if (!out.errors.empty()) continue;
-
-    for (const auto& setting : settingsOf(grid, zips)) {
-      nlohmann::json overrides = presetOverrides;
-      for (const auto& [key, value] : fixed.items()) overrides[key] = value;
-      nlohmann::json axisValues = nlohmann::json::object();
-      for (const auto& [key, value] : setting) {
-        overrides[key] = value;
-        axisValues[key] = value;
-      }
-      const std::vector<int64_t> seeds =
-          spec.seeds.empty() ? std::vector<int64_t>{-1} : spec.seeds;  // -1: the config's own
-      for (int64_t seed : seeds) {
-        nlohmann::json withSeed = overrides;
-        if (seed >= 0) withSeed["seed"] = seed;
-        // The check a single run gets (clashing keys, the corpus): a study refuses a bad cell
-        // before any of its runs exist.
-        ValidatedConfig config = validateRunConfig(experiment, withSeed);
-        if (!config.ok()) {
-          std::string at;
-          for (const auto& [key, value] : setting)
-            at += (at.empty() ? "" : ", ") + key + "=" + value.dump();
-          for (const auto& issue : config.issues)
-            out.errors.push_back((at.empty() ? "" : "at " + at + ": ") + issue.message);
-          if (out.errors.size() > 20) return out;  // enough to see the pattern
-          continue;
-        }
-        StudyCell cell;
-        cell.arm = arm.name;
-        cell.axes = axisValues;
-        // Axis values as the validated config holds them (0 given for a float reads 0.0).
-        for (auto& [key, value] : cell.axes.items()) value = config.values.at(key);
-        cell.seed = config.values.at("seed").get<int64_t>();
-        cell.config = config.values;
-        cell.hash = store::configHash(experiment.name(), config.values);
-        if (!hashes.insert(cell.hash).second) {
-          ++out.duplicatesDropped;
-          continue;
-        }
-        cell.index = static_cast<int64_t>(out.cells.size());
-        out.cells.push_back(std::move(cell));
-      }
-    }
-  }
+  ArmExpansion expansion(experiment, specs, spec, out, hashes);
+  for (const auto& arm : arms)
+    if (!expansion.expand(arm, *presetOverrides)) break;
   if (!out.errors.empty()) out.cells.clear();
   return out;
 }

@@ -61,15 +61,8 @@ void addId(CLI::App* c, SweepArgs& a) {
   c->add_option("id", a.id, "Study id (see `sweep list`)")->required()->check(storeId());
 }
 
-}  // namespace
-
-CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
-  auto* sweep = app.add_subcommand(
-      "sweep", "Studies: a paper's whole sweep (axes x seeds) as one stored, resumable object");
-  sweep->require_subcommand(1);
-  sweep->add_option("--db", a.db, "Run store file (default: $XDG_DATA_HOME/fourierlab/runs.db)");
-  sweep->fallthrough();
-
+// `sweep run`: a study from the experiment's, a file or the axes given, then its training.
+void addRunCommand(CLI::App* sweep, SweepArgs& a) {
   auto* run = sweep->add_subcommand(
       "run", "Expand a study (built-in, from a file, or --grid/--zip/--seeds) and train it");
   run->add_option("experiment", a.experiment, "Experiment name (see `list`)");
@@ -97,14 +90,20 @@ CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
   addBudget(run, a);
   addBatch(run, a);
   addSlurm(run, a);
+}
 
+// `sweep resume`: what a stopped study still has to train.
+void addResumeCommand(CLI::App* sweep, SweepArgs& a) {
   auto* resume = sweep->add_subcommand(
       "resume", "Finish a study: keep finished runs, resume interrupted ones, rerun failed ones");
   addId(resume, a);
   addBudget(resume, a);
   addBatch(resume, a);
   addSlurm(resume, a);
+}
 
+// `sweep status`, `collect` and `work`: a study's Slurm job, seen from the user and from a task.
+void addClusterCommands(CLI::App* sweep, SweepArgs& a) {
   auto* status = sweep->add_subcommand(
       "status", "The state of a study's Slurm tasks: queued, running, done or failed");
   addId(status, a);
@@ -124,7 +123,10 @@ CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
                    "Folder for the shard while it trains (default: $SLURM_TMPDIR, $TMPDIR, /tmp)");
   addBudget(work, a);
   addBatch(work, a);
+}
 
+// `sweep list`, `show`, `table`, `plot` and `export`: reading stored studies; `delete`.
+void addReadingCommands(CLI::App* sweep, SweepArgs& a) {
   auto* list = sweep->add_subcommand("list", "Stored studies with their progress");
   list->add_flag("--json", a.json, "Print as JSON");
 
@@ -174,6 +176,20 @@ CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
   auto* remove = sweep->add_subcommand("delete", "Delete a study and the runs only it uses");
   addId(remove, a);
   remove->add_flag("--keep-runs", a.keepRuns, "Keep its runs as ordinary runs");
+}
+
+}  // namespace
+
+CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
+  auto* sweep = app.add_subcommand(
+      "sweep", "Studies: a paper's whole sweep (axes x seeds) as one stored, resumable object");
+  sweep->require_subcommand(1);
+  sweep->add_option("--db", a.db, "Run store file (default: $XDG_DATA_HOME/fourierlab/runs.db)");
+  sweep->fallthrough();
+  addRunCommand(sweep, a);
+  addResumeCommand(sweep, a);
+  addClusterCommands(sweep, a);
+  addReadingCommands(sweep, a);
   return sweep;
 }
 

@@ -44,10 +44,10 @@ int StudyFigure::seriesCount() const {
   return n;
 }
 
-StudyFigure buildStudyFigure(const std::vector<AggregateCell>& allCells, const FigureLayout& layout,
-                             const StudyReferences* references,
-                             const std::vector<std::string>& axisOrder,
-                             const std::string& studyTitle) {
+namespace {
+
+// Every axis the layout names is one of the study's; x is named.
+void checkLayoutAxes(const FigureLayout& layout, const std::vector<std::string>& axisOrder) {
   auto hasAxis = [&](const std::string& a) {
     return std::find(axisOrder.begin(), axisOrder.end(), a) != axisOrder.end();
   };
@@ -63,54 +63,69 @@ StudyFigure buildStudyFigure(const std::vector<AggregateCell>& allCells, const F
     if (!hasAxis(key))
       throw std::invalid_argument("--where " + key + ": not an axis of this study (axes: " + known +
                                   ")");
+}
 
-  std::vector<AggregateCell> cells;
-  for (const auto& c : allCells)
-    if (matches(layout.where, c.axes)) cells.push_back(c);
-
-  std::vector<std::string> metrics = layout.metrics;
-  if (metrics.empty()) throw std::invalid_argument("--metric: name at least one metric");
+// At least one metric, each held by a finished run among `cells`.
+void checkMetrics(const FigureLayout& layout, const std::vector<AggregateCell>& cells) {
+  if (layout.metrics.empty()) throw std::invalid_argument("--metric: name at least one metric");
   std::set<std::string> present;
   for (const auto& c : cells)
     for (const auto& [m, s] : c.metrics) present.insert(m);
-  for (const auto& m : metrics)
+  for (const auto& m : layout.metrics)
     if (!present.count(m))
       throw std::invalid_argument(
           "--metric " + m + ": no finished run " +
           (layout.where.empty() ? "" : "matching --where ") + "has it" +
           (present.empty() ? ""
                            : " (known: " + join({present.begin(), present.end()}, ", ") + ")"));
+}
 
-  // Panel rows: the panel axis' values in order of appearance.
-  std::vector<nlohmann::json> panelValues;
-  if (!layout.panel.empty()) {
+// Panel rows: the panel axis' values in order of appearance (one null row without a panel axis).
+std::vector<nlohmann::json> panelValuesOf(const std::vector<AggregateCell>& cells,
+                                          const std::string& panelAxis) {
+  std::vector<nlohmann::json> values;
+  if (!panelAxis.empty())
     for (const auto& c : cells)
-      if (c.axes.contains(layout.panel) && std::find(panelValues.begin(), panelValues.end(),
-                                                     c.axes.at(layout.panel)) == panelValues.end())
-        panelValues.push_back(c.axes.at(layout.panel));
-  }
-  if (panelValues.empty()) panelValues.push_back(nullptr);
+      if (c.axes.contains(panelAxis) &&
+          std::find(values.begin(), values.end(), c.axes.at(panelAxis)) == values.end())
+        values.push_back(c.axes.at(panelAxis));
+  if (values.empty()) values.push_back(nullptr);
+  return values;
+}
 
-  // Categorical x: tick labels in order of appearance.
+// Where an x value goes: itself when every x is a number, else its tick's index (ticks in order
+// of appearance).
+struct XPositions {
+  bool numeric = true;
   std::vector<std::string> categories;
-  bool numericX = !layout.categoricalX;
+
+  double of(const nlohmann::json& v) const {
+    if (numeric) return v.get<double>();
+    return static_cast<double>(std::find(categories.begin(), categories.end(), valueText(v)) -
+                               categories.begin());
+  }
+};
+
+XPositions xPositionsOf(const std::vector<AggregateCell>& cells, const FigureLayout& layout) {
+  XPositions x;
+  x.numeric = !layout.categoricalX;
   for (const auto& c : cells)
-    if (c.axes.contains(layout.x) && !isNumeric(c.axes.at(layout.x))) numericX = false;
-  if (!numericX)
+    if (c.axes.contains(layout.x) && !isNumeric(c.axes.at(layout.x))) x.numeric = false;
+  if (!x.numeric)
     for (const auto& c : cells)
       if (c.axes.contains(layout.x)) {
         const auto t = valueText(c.axes.at(layout.x));
-        if (std::find(categories.begin(), categories.end(), t) == categories.end())
-          categories.push_back(t);
+        if (std::find(x.categories.begin(), x.categories.end(), t) == x.categories.end())
+          x.categories.push_back(t);
       }
-  auto xOf = [&](const nlohmann::json& v) {
-    if (numericX) return v.get<double>();
-    return static_cast<double>(std::find(categories.begin(), categories.end(), valueText(v)) -
-                               categories.begin());
-  };
+  return x;
+}
 
-  // A line is one value of the group axis plus the other axes that still vary (never x, panel
-  // or the seed): labelled by what sets it apart.
+// A line is one value of the group axis plus the other axes that still vary (never x, panel
+// or the seed): labelled by what sets it apart.
+std::vector<std::string> lineAxesOf(const std::vector<AggregateCell>& cells,
+                                    const FigureLayout& layout,
+                                    const std::vector<std::string>& axisOrder) {
   std::vector<std::string> lineAxes;
   if (!layout.group.empty()) lineAxes.push_back(layout.group);
   for (const auto& axis : axisOrder) {
@@ -120,103 +135,144 @@ StudyFigure buildStudyFigure(const std::vector<AggregateCell>& allCells, const F
       if (c.axes.contains(layout.x) && c.axes.contains(axis)) values.insert(c.axes.at(axis).dump());
     if (values.size() > 1) lineAxes.push_back(axis);
   }
+  return lineAxes;
+}
 
+void sortPointsByX(FigureLine& line) {
+  std::vector<size_t> order(line.x.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return line.x[a] < line.x[b]; });
+  FigureLine sorted{line.label, {}, {}, {}, {}, {}};
+  for (size_t i : order) {
+    sorted.x.push_back(line.x[i]);
+    sorted.mean.push_back(line.mean[i]);
+    sorted.lower.push_back(line.lower[i]);
+    sorted.upper.push_back(line.upper[i]);
+    sorted.n.push_back(line.n[i]);
+  }
+  line = std::move(sorted);
+}
+
+// One panel: a metric for one value of the panel axis (null: every cell).
+class PanelBuilder {
+ public:
+  PanelBuilder(const FigureLayout& layout, const XPositions& x,
+               const std::vector<std::string>& lineAxes)
+      : m_layout(layout), m_x(x), m_lineAxes(lineAxes) {}
+
+  FigurePanel build(const std::string& metric, const nlohmann::json& panelValue,
+                    const std::vector<AggregateCell>& cells, const StudyReferences* references) {
+    FigurePanel panel;
+    panel.metric = metric;
+    panel.title = panelValue.is_null() ? metric : m_layout.panel + " = " + valueText(panelValue);
+    panel.xTitle = m_layout.xTitle.empty() ? m_layout.x : m_layout.xTitle;
+    auto yt = m_layout.yTitles.find(metric);
+    panel.yTitle = yt == m_layout.yTitles.end() ? metric : yt->second;
+    panel.logX = m_layout.logX;
+    panel.xCategories = m_x.categories;
+    m_lineIndex.clear();
+    m_baselineIndex.clear();
+    for (const auto& c : cells)
+      if (panelValue.is_null() || !c.axes.contains(m_layout.panel) ||
+          c.axes.at(m_layout.panel) == panelValue)
+        addCell(panel, c);
+    for (auto& line : panel.lines) sortPointsByX(line);
+    if (references) addReferences(panel, panelValue, *references);
+    return panel;
+  }
+
+ private:
+  // The cell's mean (and band) as a point of its line, or as a baseline when it has no x.
+  void addCell(FigurePanel& panel, const AggregateCell& c) {
+    auto stats = c.metrics.find(panel.metric);
+    if (stats == c.metrics.end() || stats->second.n == 0) return;
+    const auto [lo, hi] = band(stats->second, m_layout.band);
+    if (c.axes.contains(m_layout.x)) {
+      std::vector<std::string> parts;
+      for (const auto& axis : m_lineAxes)
+        if (c.axes.contains(axis)) parts.push_back(axis + " = " + valueText(c.axes.at(axis)));
+      std::string label = join(parts, ", ");
+      if (label.empty()) label = c.arm.empty() ? panel.metric : c.arm;
+      auto [it, added] = m_lineIndex.emplace(label, panel.lines.size());
+      if (added) panel.lines.push_back(FigureLine{label, {}, {}, {}, {}, {}});
+      FigureLine& line = panel.lines[it->second];
+      line.x.push_back(m_x.of(c.axes.at(m_layout.x)));
+      line.mean.push_back(stats->second.mean);
+      line.lower.push_back(lo);
+      line.upper.push_back(hi);
+      line.n.push_back(stats->second.n);
+    } else {
+      // A baseline: named by its arm, else by the axes it has that lines do not share.
+      std::vector<std::string> parts;
+      for (const auto& [axis, value] : c.axes.items())
+        if (axis != m_layout.panel) parts.push_back(axis + " = " + valueText(value));
+      std::string label = c.arm.empty() ? join(parts, ", ") : c.arm;
+      if (label.empty()) label = "baseline";
+      auto [it, added] = m_baselineIndex.emplace(label, panel.baselines.size());
+      if (!added) return;  // one value per baseline and panel
+      panel.baselines.push_back(
+          FigureLine{label, {}, {stats->second.mean}, {lo}, {hi}, {stats->second.n}});
+    }
+  }
+
+  // The paper's points of this panel, each with the line it belongs to: the same values of the
+  // axes that tell lines apart.
+  void addReferences(FigurePanel& panel, const nlohmann::json& panelValue,
+                     const StudyReferences& references) {
+    for (const auto& row : references.rows) {
+      auto value = row.values.find(panel.metric);
+      if (value == row.values.end() || !row.where.contains(m_layout.x)) continue;
+      if (!panelValue.is_null() && row.where.contains(m_layout.panel) &&
+          !matches(nlohmann::json{{m_layout.panel, panelValue}}, row.where))
+        continue;
+      if (!matches(m_layout.where, row.where)) continue;
+      std::vector<std::string> parts;
+      bool complete = true;
+      for (const auto& axis : m_lineAxes) {
+        if (row.where.contains(axis))
+          parts.push_back(axis + " = " + valueText(row.where.at(axis)));
+        else
+          complete = false;
+      }
+      panel.references.push_back(FigurePoint{"paper", complete ? join(parts, ", ") : "",
+                                             m_x.of(row.where.at(m_layout.x)), value->second.mean,
+                                             value->second.std});
+    }
+  }
+
+  const FigureLayout& m_layout;
+  const XPositions& m_x;
+  const std::vector<std::string>& m_lineAxes;
+  std::map<std::string, size_t> m_lineIndex;
+  std::map<std::string, size_t> m_baselineIndex;
+};
+
+}  // namespace
+
+StudyFigure buildStudyFigure(const std::vector<AggregateCell>& allCells, const FigureLayout& layout,
+                             const StudyReferences* references,
+                             const std::vector<std::string>& axisOrder,
+                             const std::string& studyTitle) {
+  checkLayoutAxes(layout, axisOrder);
+  std::vector<AggregateCell> cells;
+  for (const auto& c : allCells)
+    if (matches(layout.where, c.axes)) cells.push_back(c);
+  checkMetrics(layout, cells);
+
+  const std::vector<nlohmann::json> panelValues = panelValuesOf(cells, layout.panel);
+  const XPositions x = xPositionsOf(cells, layout);
+  const std::vector<std::string> lineAxes = lineAxesOf(cells, layout, axisOrder);
   StudyFigure fig;
   fig.title = layout.title.empty()
-                  ? studyTitle + ": " + join(metrics, ", ") + " against " + layout.x
+                  ? studyTitle + ": " + join(layout.metrics, ", ") + " against " + layout.x
                   : layout.title;
   fig.bandDescription = describeBand(layout.band);
   fig.rows = static_cast<int>(panelValues.size());
-  fig.cols = static_cast<int>(metrics.size());
-  for (const auto& panelValue : panelValues) {
-    for (const auto& metric : metrics) {
-      FigurePanel panel;
-      panel.metric = metric;
-      panel.title = panelValue.is_null() ? metric : layout.panel + " = " + valueText(panelValue);
-      panel.xTitle = layout.xTitle.empty() ? layout.x : layout.xTitle;
-      auto yt = layout.yTitles.find(metric);
-      panel.yTitle = yt == layout.yTitles.end() ? metric : yt->second;
-      panel.logX = layout.logX;
-      panel.xCategories = categories;
-      auto inPanel = [&](const AggregateCell& c) {
-        return panelValue.is_null() || !c.axes.contains(layout.panel) ||
-               c.axes.at(layout.panel) == panelValue;
-      };
-      std::map<std::string, size_t> lineIndex;
-      std::map<std::string, size_t> baselineIndex;
-      for (const auto& c : cells) {
-        if (!inPanel(c)) continue;
-        auto stats = c.metrics.find(metric);
-        if (stats == c.metrics.end() || stats->second.n == 0) continue;
-        const auto [lo, hi] = band(stats->second, layout.band);
-        if (c.axes.contains(layout.x)) {
-          std::vector<std::string> parts;
-          for (const auto& axis : lineAxes)
-            if (c.axes.contains(axis)) parts.push_back(axis + " = " + valueText(c.axes.at(axis)));
-          std::string label = join(parts, ", ");
-          if (label.empty()) label = c.arm.empty() ? metric : c.arm;
-          auto [it, added] = lineIndex.emplace(label, panel.lines.size());
-          if (added) panel.lines.push_back(FigureLine{label, {}, {}, {}, {}, {}});
-          FigureLine& line = panel.lines[it->second];
-          line.x.push_back(xOf(c.axes.at(layout.x)));
-          line.mean.push_back(stats->second.mean);
-          line.lower.push_back(lo);
-          line.upper.push_back(hi);
-          line.n.push_back(stats->second.n);
-        } else {
-          // A baseline: named by its arm, else by the axes it has that lines do not share.
-          std::vector<std::string> parts;
-          for (const auto& [axis, value] : c.axes.items())
-            if (axis != layout.panel) parts.push_back(axis + " = " + valueText(value));
-          std::string label = c.arm.empty() ? join(parts, ", ") : c.arm;
-          if (label.empty()) label = "baseline";
-          auto [it, added] = baselineIndex.emplace(label, panel.baselines.size());
-          if (!added) continue;  // one value per baseline and panel
-          panel.baselines.push_back(
-              FigureLine{label, {}, {stats->second.mean}, {lo}, {hi}, {stats->second.n}});
-        }
-      }
-      for (auto& line : panel.lines) {
-        // Sort the points by x.
-        std::vector<size_t> order(line.x.size());
-        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::sort(order.begin(), order.end(),
-                  [&](size_t a, size_t b) { return line.x[a] < line.x[b]; });
-        FigureLine sorted{line.label, {}, {}, {}, {}, {}};
-        for (size_t i : order) {
-          sorted.x.push_back(line.x[i]);
-          sorted.mean.push_back(line.mean[i]);
-          sorted.lower.push_back(line.lower[i]);
-          sorted.upper.push_back(line.upper[i]);
-          sorted.n.push_back(line.n[i]);
-        }
-        line = std::move(sorted);
-      }
-      if (references) {
-        for (const auto& row : references->rows) {
-          auto value = row.values.find(metric);
-          if (value == row.values.end() || !row.where.contains(layout.x)) continue;
-          if (!panelValue.is_null() && row.where.contains(layout.panel) &&
-              !matches(nlohmann::json{{layout.panel, panelValue}}, row.where))
-            continue;
-          if (!matches(layout.where, row.where)) continue;
-          // The line it belongs to: the same values of the axes that tell lines apart.
-          std::vector<std::string> parts;
-          bool complete = true;
-          for (const auto& axis : lineAxes) {
-            if (row.where.contains(axis))
-              parts.push_back(axis + " = " + valueText(row.where.at(axis)));
-            else
-              complete = false;
-          }
-          panel.references.push_back(FigurePoint{"paper", complete ? join(parts, ", ") : "",
-                                                 xOf(row.where.at(layout.x)), value->second.mean,
-                                                 value->second.std});
-        }
-      }
-      fig.panels.push_back(std::move(panel));
-    }
-  }
+  fig.cols = static_cast<int>(layout.metrics.size());
+  PanelBuilder panels(layout, x, lineAxes);
+  for (const auto& panelValue : panelValues)
+    for (const auto& metric : layout.metrics)
+      fig.panels.push_back(panels.build(metric, panelValue, cells, references));
   return fig;
 }
 

@@ -99,9 +99,9 @@ int main(int argc, char** argv) {
     options.checkpointDir = store.artifactFolder(id);
     // The threads the window's queue gives one such run (the studies' thread budget), so the
     // two differ only by the window's own work.
-    options.threads = fl::study::planThreadBudget(fl::study::availableCores(), 1,
-                                                  experiment->usefulThreads(config))
-                          .threadsPerRun;
+    options.threads =
+        fl::study::planThreadBudget(fl::availableCores(), 1, experiment->usefulThreads(config))
+            .threadsPerRun;
     fl::Runner runner(experiment, config, sink, options);
     QElapsedTimer t;
     t.start();

@@ -190,93 +190,92 @@ void publishShard(const std::string& shardPath, const std::string& publishedPath
     if (!keep.count(rel)) fs::remove(published / rel);
 }
 
-ShardTaskOutcome runShardTask(const ExperimentRegistry& registry, const ShardTaskOptions& options,
-                              const study::StudyScheduler::Reporter& report) {
-  const JobFolder& folder = options.folder;
-  const JobFile job = JobFile::read(folder.jobFile());
-  if (options.task < 0 || options.task >= static_cast<int>(job.tasks.size()))
-    throw std::runtime_error(folder.jobFile() + " has tasks 0 to " +
-                             std::to_string(job.tasks.size() - 1) + ", not " +
-                             std::to_string(options.task));
-  const int task = options.task;
-  const auto& cells = job.tasks[static_cast<size_t>(task)];
+namespace {
 
-  // Node-local scratch, one folder per attempt.
-  const std::string scratchRoot =
-      options.scratchRoot.empty() ? defaultScratch() : options.scratchRoot;
-  const fs::path scratch =
-      fs::path(scratchRoot) / ("fourierlab-" + job.studyUid.substr(0, 8) + "-task" +
-                               std::to_string(task) + "-" + std::to_string(getpid()));
+// The task's own report (WORK/tasks/task-I.json), rewritten whole each time.
+class TaskReport {
+ public:
+  TaskReport(const JobFolder& folder, int task, nlohmann::json state)
+      : m_path(folder.taskReport(task)), m_state(std::move(state)) {}
+
+  nlohmann::json& state() { return m_state; }
+  void write(const study::StudyProgress* p) {
+    m_state["updated"] = nowSeconds();
+    if (p)
+      m_state["counts"] = {{"finished", p->finished},
+                           {"failed", p->failed},
+                           {"cancelled", p->cancelled},
+                           {"active", p->active}};
+    writeFileAtomically(m_path, m_state.dump(1));
+  }
+  void end(const std::string& state, const std::string& message, const study::StudyProgress* p) {
+    m_state["state"] = state;
+    m_state["message"] = message;
+    m_state["ended"] = nowSeconds();
+    write(p);
+  }
+
+ private:
+  std::string m_path;
+  nlohmann::json m_state;
+};
+
+// Node-local scratch, one folder per attempt, made empty.
+fs::path makeScratch(const ShardTaskOptions& options, const JobFile& job, int task) {
+  const std::string root = options.scratchRoot.empty() ? defaultScratch() : options.scratchRoot;
+  const fs::path scratch = fs::path(root) / ("fourierlab-" + job.studyUid.substr(0, 8) + "-task" +
+                                             std::to_string(task) + "-" + std::to_string(getpid()));
   fs::remove_all(scratch);
   fs::create_directories(scratch);
-  const std::string shardPath = (scratch / JobFolder::shardName(task)).string();
+  return scratch;
+}
+
+// Starts the shard from what the task published before (Slurm requeued it) or from the runs a
+// resubmission sends it; says which.
+std::string seedShard(const JobFolder& folder, int task, const std::string& shardPath) {
   const std::string published = folder.shard(task);
-  std::string origin = "new";
   if (fs::exists(published)) {
-    copyShard(published, shardPath);  // requeued: go on from what it published
-    origin = "continued from " + published;
-  } else if (fs::exists(folder.seed(task))) {
+    copyShard(published, shardPath);
+    return "continued from " + published;
+  }
+  if (fs::exists(folder.seed(task))) {
     copyShard(folder.seed(task), shardPath);
-    origin = "seeded from " + folder.seed(task);
+    return "seeded from " + folder.seed(task);
   }
+  return "new";
+}
 
-  const auto me = store::currentProcess();
-  nlohmann::json state = {{"task", task},
-                          {"state", "running"},
-                          {"host", me.host},
-                          {"pid", me.pid},
-                          {"slurm_job", options.slurmJobId},
-                          {"runs", cells.size()},
-                          {"shard", published},
-                          {"scratch", shardPath},
-                          {"origin", origin},
-                          {"started", nowSeconds()}};
-  auto writeReport = [&](const study::StudyProgress* p) {
-    state["updated"] = nowSeconds();
-    if (p)
-      state["counts"] = {{"finished", p->finished},
-                         {"failed", p->failed},
-                         {"cancelled", p->cancelled},
-                         {"active", p->active}};
-    writeFileAtomically(folder.taskReport(task), state.dump(1));
-  };
-  writeReport(nullptr);
-
-  ShardTaskOutcome outcome;
-  outcome.shard = published;
-  try {
-    int64_t studyId = 0;
-    {
-      store::RunStore shard(shardPath);
-      studyId = ensureShardStudy(shard, job, cells);
-    }
-    study::StudyScheduler scheduler(registry, shardPath, studyId, options.scheduler);
-    auto lastPublish = std::chrono::steady_clock::now();
-    outcome.study = scheduler.run([&](const study::StudyRunReport& r,
-                                      const study::StudyProgress& p) {
-      report(r, p);
-      if (!r.ended) return;
-      writeReport(&p);
-      const auto now = std::chrono::steady_clock::now();
-      if (std::chrono::duration<double>(now - lastPublish).count() >= options.publishEverySeconds) {
-        publishShard(shardPath, published);
-        lastPublish = now;
-      }
-    });
-    publishShard(shardPath, published);
-  } catch (const std::exception& e) {
-    // What did finish is published all the same; the scratch copy stays for a look.
-    try {
-      if (fs::exists(shardPath)) publishShard(shardPath, published);
-    } catch (const std::exception&) {
-    }
-    state["state"] = "failed";
-    state["message"] = e.what();
-    state["ended"] = nowSeconds();
-    writeReport(nullptr);
-    throw;
+// Trains the task's cells into the shard, publishing it as runs end (at most every
+// publishEverySeconds) and once more at the end.
+study::StudyOutcome trainShard(const ExperimentRegistry& registry, const ShardTaskOptions& options,
+                               const JobFile& job, const std::vector<study::StudyCell>& cells,
+                               const std::string& shardPath, const std::string& published,
+                               TaskReport& taskReport,
+                               const study::StudyScheduler::Reporter& report) {
+  int64_t studyId = 0;
+  {
+    store::RunStore shard(shardPath);
+    studyId = ensureShardStudy(shard, job, cells);
   }
+  study::StudyScheduler scheduler(registry, shardPath, studyId, options.scheduler);
+  auto lastPublish = std::chrono::steady_clock::now();
+  const auto outcome = scheduler.run([&](const study::StudyRunReport& r,
+                                         const study::StudyProgress& p) {
+    report(r, p);
+    if (!r.ended) return;
+    taskReport.write(&p);
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - lastPublish).count() >= options.publishEverySeconds) {
+      publishShard(shardPath, published);
+      lastPublish = now;
+    }
+  });
+  publishShard(shardPath, published);
+  return outcome;
+}
 
+// done when every cell finished, cancelled (128 + the signal) when stopped, failed otherwise.
+void judgeOutcome(const ShardTaskOptions& options, ShardTaskOutcome& outcome) {
   const auto& p = outcome.study.progress;
   if (outcome.study.cancelled) {
     outcome.state = "cancelled";
@@ -288,10 +287,55 @@ ShardTaskOutcome runShardTask(const ExperimentRegistry& registry, const ShardTas
     outcome.state = "failed";
     outcome.exitCode = 1;
   }
-  state["state"] = outcome.state;
-  state["message"] = countsText(p);
-  state["ended"] = nowSeconds();
-  writeReport(&p);
+}
+
+}  // namespace
+
+ShardTaskOutcome runShardTask(const ExperimentRegistry& registry, const ShardTaskOptions& options,
+                              const study::StudyScheduler::Reporter& report) {
+  const JobFolder& folder = options.folder;
+  const JobFile job = JobFile::read(folder.jobFile());
+  if (options.task < 0 || options.task >= static_cast<int>(job.tasks.size()))
+    throw std::runtime_error(folder.jobFile() + " has tasks 0 to " +
+                             std::to_string(job.tasks.size() - 1) + ", not " +
+                             std::to_string(options.task));
+  const int task = options.task;
+  const auto& cells = job.tasks[static_cast<size_t>(task)];
+  const fs::path scratch = makeScratch(options, job, task);
+  const std::string shardPath = (scratch / JobFolder::shardName(task)).string();
+  const std::string published = folder.shard(task);
+  const std::string origin = seedShard(folder, task, shardPath);
+
+  const auto me = store::currentProcess();
+  TaskReport taskReport(folder, task,
+                        {{"task", task},
+                         {"state", "running"},
+                         {"host", me.host},
+                         {"pid", me.pid},
+                         {"slurm_job", options.slurmJobId},
+                         {"runs", cells.size()},
+                         {"shard", published},
+                         {"scratch", shardPath},
+                         {"origin", origin},
+                         {"started", nowSeconds()}});
+  taskReport.write(nullptr);
+
+  ShardTaskOutcome outcome;
+  outcome.shard = published;
+  try {
+    outcome.study =
+        trainShard(registry, options, job, cells, shardPath, published, taskReport, report);
+  } catch (const std::exception& e) {
+    // What did finish is published all the same; the scratch copy stays for a look.
+    try {
+      if (fs::exists(shardPath)) publishShard(shardPath, published);
+    } catch (const std::exception&) {
+    }
+    taskReport.end("failed", e.what(), nullptr);
+    throw;
+  }
+  judgeOutcome(options, outcome);
+  taskReport.end(outcome.state, countsText(outcome.study.progress), &outcome.study.progress);
   std::error_code ec;
   fs::remove_all(scratch, ec);
   return outcome;

@@ -106,26 +106,115 @@ std::string ShardMergeResult::summary() const {
   return out;
 }
 
+namespace {
+
+// The user's study as a shard must match it: its uid, a title for messages, each cell's config
+// hash.
+struct StudyIdentity {
+  std::string uid;
+  std::string title;
+  std::map<int64_t, std::string> hashes;
+};
+
+StudyIdentity studyIdentityOf(const store::RunStore& store, int64_t studyId) {
+  const Database& db = store.database();
+  StudyIdentity study;
+  auto s = db.prepare("SELECT uid, name FROM studies WHERE id = ?");
+  s.bind(1, studyId);
+  if (!s.step()) throw StoreError(store.path(), "has no study " + std::to_string(studyId));
+  study.uid = s.text(0);
+  study.title = "study " + std::to_string(studyId) + " '" + s.text(1) + "'";
+  auto cells = db.prepare("SELECT cell, config_hash FROM study_cells WHERE study_id = ?");
+  cells.bind(1, studyId);
+  while (cells.step()) study.hashes[cells.int64(0)] = cells.text(1);
+  return study;
+}
+
+// Copies the shard's ended runs into the store, once per uid (a later attempt replaces a copy
+// that did not finish), and links the study's cells to them; inside the caller's transaction.
+class RunMerger {
+ public:
+  // `written`: checkpoint files copied into the store's folder (removed if the merge fails);
+  // `superseded`: the files of the copies replaced (removed once it succeeded).
+  RunMerger(const Database& shard, store::RunStore& store, int64_t studyId, ShardMergeResult& out,
+            std::vector<std::string>& written, std::vector<std::string>& superseded)
+      : m_shard(shard),
+        m_store(store),
+        m_studyId(studyId),
+        m_out(out),
+        m_written(written),
+        m_superseded(superseded),
+        m_currentLink(store.database().prepare(
+            "SELECT coalesce(c.run_id, 0), coalesce(r.status, '') FROM study_cells c "
+            "LEFT JOIN runs r ON r.id = c.run_id WHERE c.study_id = ? AND c.cell = ?")),
+        m_link(store.database().prepare(
+            "UPDATE study_cells SET run_id = ? WHERE study_id = ? AND cell = ?")) {}
+
+  void merge(const ShardCell& cell) {
+    if (!cell.runId) return;
+    if (!ended(cell.status)) {
+      ++m_out.unfinished;
+      return;
+    }
+    auto it = m_merged.find(cell.uid);
+    const int64_t runId = it != m_merged.end() ? it->second : copyOrKeep(cell);
+    m_merged[cell.uid] = runId;
+    link(cell.cell, runId);
+  }
+
+ private:
+  // The store's run for the cell's uid: a copy of the shard's when the store has none, or has
+  // one that this attempt supersedes.
+  int64_t copyOrKeep(const ShardCell& cell) {
+    const auto stored = runByUid(m_store.database(), cell.uid);
+    const bool later = stored && stored->status != "finished" &&
+                       (cell.status == "finished" || cell.finished > stored->finished);
+    if (stored && !later) {
+      ++m_out.kept;
+      return stored->id;
+    }
+    auto copy = store::copyRun(m_shard, cell.runId, m_store, stored ? stored->id : 0);
+    m_written.insert(m_written.end(), copy.writtenFiles.begin(), copy.writtenFiles.end());
+    m_superseded.insert(m_superseded.end(), copy.supersededFiles.begin(),
+                        copy.supersededFiles.end());
+    m_out.missingFiles.insert(m_out.missingFiles.end(), copy.missingFiles.begin(),
+                              copy.missingFiles.end());
+    m_out.checkpoints += copy.checkpoints;
+    ++(stored ? m_out.replaced : m_out.added);
+    return copy.id;
+  }
+
+  // Points the cell at the run, unless it already points at it or at another finished run.
+  void link(int64_t cell, int64_t runId) {
+    m_currentLink.bind(1, m_studyId).bind(2, cell);
+    m_currentLink.step();
+    const int64_t linked = m_currentLink.int64(0);
+    const bool linkedFinished = m_currentLink.text(1) == "finished";
+    m_currentLink.reset();
+    if (linked != runId && !(linked && linkedFinished)) {
+      m_link.bind(1, runId).bind(2, m_studyId).bind(3, cell).run();
+      ++m_out.cellsLinked;
+    }
+  }
+
+  const Database& m_shard;
+  store::RunStore& m_store;
+  int64_t m_studyId;
+  ShardMergeResult& m_out;
+  std::vector<std::string>& m_written;
+  std::vector<std::string>& m_superseded;
+  store::Statement m_currentLink;
+  store::Statement m_link;
+  std::map<std::string, int64_t> m_merged;  // uid -> run in the store
+};
+
+}  // namespace
+
 ShardMergeResult mergeShard(store::RunStore& store, int64_t studyId, const std::string& shardPath) {
   ShardMergeResult out;
   const std::string path = fs::absolute(shardPath).lexically_normal().string();
   out.shard = path;
-  const Database& db = store.database();
-
-  std::string studyUid, studyTitle;
-  {
-    auto s = db.prepare("SELECT uid, name FROM studies WHERE id = ?");
-    s.bind(1, studyId);
-    if (!s.step()) throw StoreError(store.path(), "has no study " + std::to_string(studyId));
-    studyUid = s.text(0);
-    studyTitle = "study " + std::to_string(studyId) + " '" + s.text(1) + "'";
-  }
-  std::map<int64_t, std::string> hashes;
-  {
-    auto s = db.prepare("SELECT cell, config_hash FROM study_cells WHERE study_id = ?");
-    s.bind(1, studyId);
-    while (s.step()) hashes[s.int64(0)] = s.text(1);
-  }
+  const StudyIdentity study = studyIdentityOf(store, studyId);
   auto refuse = [&](const std::string& problem) {
     out.refusal = path + ": " + problem;
     return out;
@@ -142,7 +231,7 @@ ShardMergeResult mergeShard(store::RunStore& store, int64_t studyId, const std::
   try {
     shard.emplace(Database::open(path, /*create=*/false, /*readOnly=*/true));
     shard->exec("PRAGMA busy_timeout = 5000");
-    const std::string problem = readShard(*shard, studyUid, studyTitle, hashes, cells);
+    const std::string problem = readShard(*shard, study.uid, study.title, study.hashes, cells);
     if (!problem.empty()) return refuse(problem);
   } catch (const StoreError& e) {
     return refusalOf(e);
@@ -150,51 +239,9 @@ ShardMergeResult mergeShard(store::RunStore& store, int64_t studyId, const std::
 
   std::vector<std::string> written, superseded;
   try {
-    Transaction tx(db);
-    std::map<std::string, int64_t> merged;  // uid -> run in the store
-    auto currentLink = db.prepare(
-        "SELECT coalesce(c.run_id, 0), coalesce(r.status, '') FROM study_cells c "
-        "LEFT JOIN runs r ON r.id = c.run_id WHERE c.study_id = ? AND c.cell = ?");
-    auto link = db.prepare("UPDATE study_cells SET run_id = ? WHERE study_id = ? AND cell = ?");
-    for (const auto& cell : cells) {
-      if (!cell.runId) continue;
-      if (!ended(cell.status)) {
-        ++out.unfinished;
-        continue;
-      }
-      int64_t runId = 0;
-      if (auto it = merged.find(cell.uid); it != merged.end()) {
-        runId = it->second;
-      } else {
-        const auto stored = runByUid(db, cell.uid);
-        const bool later = stored && stored->status != "finished" &&
-                           (cell.status == "finished" || cell.finished > stored->finished);
-        if (!stored || later) {
-          auto copy = store::copyRun(*shard, cell.runId, store, stored ? stored->id : 0);
-          written.insert(written.end(), copy.writtenFiles.begin(), copy.writtenFiles.end());
-          superseded.insert(superseded.end(), copy.supersededFiles.begin(),
-                            copy.supersededFiles.end());
-          out.missingFiles.insert(out.missingFiles.end(), copy.missingFiles.begin(),
-                                  copy.missingFiles.end());
-          out.checkpoints += copy.checkpoints;
-          ++(stored ? out.replaced : out.added);
-          runId = copy.id;
-        } else {
-          ++out.kept;
-          runId = stored->id;
-        }
-        merged[cell.uid] = runId;
-      }
-      currentLink.bind(1, studyId).bind(2, cell.cell);
-      currentLink.step();
-      const int64_t linked = currentLink.int64(0);
-      const bool linkedFinished = currentLink.text(1) == "finished";
-      currentLink.reset();
-      if (linked != runId && !(linked && linkedFinished)) {
-        link.bind(1, runId).bind(2, studyId).bind(3, cell.cell).run();
-        ++out.cellsLinked;
-      }
-    }
+    Transaction tx(store.database());
+    RunMerger merger(*shard, store, studyId, out, written, superseded);
+    for (const auto& cell : cells) merger.merge(cell);
     tx.commit();
   } catch (const StoreError& e) {
     removeFiles(written);

@@ -899,7 +899,8 @@ class TestMainWindow : public QObject {
     QVERIFY(table->text(0, "test/kl").contains("±"));
     QCOMPARE(w->studyView()->figure()->panelCount(), 1);
     for (const auto& row : w->studyView()->grid()->rows())
-      for (const auto& cell : row.cells) QCOMPARE(cell.status, QString("finished"));
+      for (const auto& cell : row.cells)
+        QCOMPARE(cell.status, fl::study::CellStatus(fl::RunStatus::Finished));
     // Launched again, the same study is found, not stored twice; nothing is left to train.
     QCOMPARE(w->launchStudy(), studyId);
     QCOMPARE(w->queue()->runs().size(), size_t(4));

@@ -294,7 +294,8 @@ class TestRunQueue : public QObject {
     QCOMPARE(queue.runs().size(), size_t(6));
     for (auto id : queue.runs()) QCOMPARE(queue.studyOf(id), studyId);
     const auto results = fl::study::StudyStore(store).results(studyId);
-    for (const auto& r : results) QCOMPARE(r.status, std::string("finished"));
+    for (const auto& r : results)
+      QCOMPARE(r.status, fl::study::CellStatus(fl::RunStatus::Finished));
     QCOMPARE(statusWhenEnded, std::vector<std::string>(6, "finished"));
     QCOMPARE(store.listRuns().size(), size_t(6));  // none trained twice
     // Queued again, a finished study has nothing left to train.
@@ -357,7 +358,7 @@ class TestRunQueue : public QObject {
     QCOMPARE(queue.runs().size(), size_t(6));
     QCOMPARE(fl::toString(views.find(stopped)->status()), fl::toString(fl::RunStatus::Finished));
     for (const auto& r : fl::study::StudyStore(store).results(studyId)) {
-      QCOMPARE(r.status, std::string("finished"));
+      QCOMPARE(r.status, fl::study::CellStatus(fl::RunStatus::Finished));
       const double kl = r.last.at("test/kl");
       QVERIFY2(std::abs(kl - aloneKl.at(r.cell)) <= 1e-3 * aloneKl.at(r.cell),
                ("run " + std::to_string(r.runId) + (r.runId == stopped ? " (resumed)" : "") + ": " +

@@ -507,8 +507,8 @@ class TestShardMerge : public QObject {
     QVERIFY(results[2].merged);
     QCOMPARE(queryInt(db, "SELECT count(*) FROM runs"), int64_t(4));
     const auto record = StudyStore(runs).study(id);
-    QCOMPARE(record->statusCounts.at("finished"), int64_t(4));
-    QCOMPARE(record->statusCounts.at("missing"), int64_t(2));
+    QCOMPARE(record->statusCounts.at(fl::RunStatus::Finished), int64_t(4));
+    QCOMPARE(record->statusCounts.at(std::nullopt), int64_t(2));
     // The refused shard is tried again next time (it may have been republished whole).
     QVERIFY(!fl::cluster::collectFinishedShards(runs, id)[1].merged);
   }

@@ -15,7 +15,7 @@ using namespace fl::study;
 namespace {
 
 StudyRunResult run(const std::string& dataset, const std::string& head, int64_t seed, double kl,
-                   const std::string& status = "finished", const std::string& arm = "") {
+                   CellStatus status = fl::RunStatus::Finished, const std::string& arm = "") {
   StudyRunResult r;
   r.cell = seed;
   r.runId = seed + 100;
@@ -61,11 +61,11 @@ class TestStudyAggregate : public QObject {
   }
 
   void onlyFinishedRunsCountAndTheirStatusesAreKept() {
-    const auto cells =
-        aggregate({run("gmm2", "fourier", 1, 0.1), run("gmm2", "fourier", 2, 9.0, "failed"),
-                   run("gmm2", "fourier", 3, 0.3, "running")});
+    const auto cells = aggregate({run("gmm2", "fourier", 1, 0.1),
+                                  run("gmm2", "fourier", 2, 9.0, fl::RunStatus::Failed),
+                                  run("gmm2", "fourier", 3, 0.3, fl::RunStatus::Running)});
     QCOMPARE(cells[0].metrics.at("test/kl").n, 1);
-    QCOMPARE(cells[0].statusCounts.at("failed"), 1);
+    QCOMPARE(cells[0].statusCounts.at(fl::RunStatus::Failed), 1);
     QCOMPARE(cells[0].finished(), 1);
   }
 
@@ -164,7 +164,7 @@ class TestStudyAggregate : public QObject {
           StudyRunResult r;
           r.cell = cell++;
           r.runId = cell;
-          r.status = "finished";
+          r.status = fl::RunStatus::Finished;
           r.arm = "Fourier head";
           r.axes = {{"dataset", "gmm2"}, {"frequencies", n}, {"gamma", gamma}};
           r.config = r.axes;
@@ -177,7 +177,7 @@ class TestStudyAggregate : public QObject {
       StudyRunResult r;
       r.cell = cell++;
       r.runId = cell;
-      r.status = "finished";
+      r.status = fl::RunStatus::Finished;
       r.arm = "linear head";
       r.axes = {{"dataset", "gmm2"}};
       r.config = {{"dataset", "gmm2"}, {"head", "linear"}};

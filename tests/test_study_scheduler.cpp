@@ -223,8 +223,8 @@ class TestStudyScheduler : public QObject {
     const auto results = studies.results(id);
     QCOMPARE(results.size(), size_t(4));
     QCOMPARE(results[1].runId, existing);
-    QCOMPARE(results[1].status, std::string("finished"));
-    QCOMPARE(results[0].status, std::string("missing"));
+    QCOMPARE(results[1].status, fl::study::CellStatus(fl::RunStatus::Finished));
+    QCOMPARE(results[0].status, fl::study::CellStatus());
     QCOMPARE(studies.unfinishedCells(id), (std::vector<int64_t>{0, 2, 3}));
     QCOMPARE(studies.findSameSpec(spec).value(), id);
     auto other = spec;
@@ -250,7 +250,7 @@ class TestStudyScheduler : public QObject {
     auto restart = again.claim(id, 0);
     QVERIFY(restart.kind == CellClaim::Kind::Restart);
     QCOMPARE(restart.runId, first.runId);  // the same run, never a duplicate
-    QCOMPARE(restart.previousStatus, std::string("interrupted"));
+    QCOMPARE(restart.previousStatus, std::optional(fl::RunStatus::Interrupted));
     // With a checkpoint file it resumes from it.
     reopened.finishRun(first.runId, fl::RunStatus::Cancelled, "");
     const std::string file = reopened.artifactFolder(first.runId) + "/step-5.pt";
@@ -398,7 +398,7 @@ class TestStudyScheduler : public QObject {
     other.name = "other";
     other.seeds = {1};
     const int64_t b = createStudy(runs, other);  // shares the seed-1 runs
-    QCOMPARE(studies.results(b)[0].status, std::string("finished"));
+    QCOMPARE(studies.results(b)[0].status, fl::study::CellStatus(fl::RunStatus::Finished));
     QCOMPARE(studies.remove(a, /*withRuns=*/true), 2);
     QCOMPARE(runs.listRuns().size(), size_t(2));
     QVERIFY(!studies.study(a));

@@ -126,8 +126,8 @@ class TestStudyView : public QObject {
     QCOMPARE(rows[0].cells.size(), 3);
     QCOMPARE(rows[0].label, QString("1"));  // the values; the header names them
     QCOMPARE(rows[0].description, QString("width=1"));
-    QCOMPARE(rows[0].cells[0].status, QString("finished"));
-    QCOMPARE(rows[1].cells[2].status, QString("missing"));
+    QCOMPARE(rows[0].cells[0].status, fl::study::CellStatus(fl::RunStatus::Finished));
+    QCOMPARE(rows[1].cells[2].status, fl::study::CellStatus());
     QCOMPARE(rows[1].cells[2].runId, int64_t(0));
     QVERIFY(rows[0].cells[1].toolTip.contains("test/m 12"));
     QVERIFY(lab.view.summary()->text().contains("5 finished") &&

@@ -23,12 +23,23 @@ void StudyProgressGrid::setRows(QVector<GridRow> rows, QStringList columnLabels,
   update();
 }
 
-QColor StudyProgressGrid::statusColor(const QString& status) {
-  if (status == "finished") return QColor(44, 160, 44);
-  if (status == "running") return QColor(31, 119, 180);
-  if (status == "failed") return QColor(214, 39, 40);
-  if (status == "cancelled" || status == "interrupted") return QColor(255, 150, 40);
-  return QColor(205, 205, 205);  // waiting: queued, or not started ("missing")
+QColor StudyProgressGrid::statusColor(const study::CellStatus& status) {
+  const QColor waiting(205, 205, 205);  // queued, or not started
+  if (!status) return waiting;
+  switch (*status) {
+    case RunStatus::Finished:
+      return QColor(44, 160, 44);
+    case RunStatus::Running:
+      return QColor(31, 119, 180);
+    case RunStatus::Failed:
+      return QColor(214, 39, 40);
+    case RunStatus::Cancelled:
+    case RunStatus::Interrupted:
+      return QColor(255, 150, 40);
+    case RunStatus::Queued:
+      break;
+  }
+  return waiting;
 }
 
 int StudyProgressGrid::columnCount() const {

@@ -13,11 +13,13 @@
 
 #include <cstdint>
 
+#include "core/study/cell_status.h"
+
 namespace fl::widgets {
 
 struct GridCell {
-  int64_t runId = 0;  // 0: not started
-  QString status;     // a run status ("finished", "running", ...) or "missing"
+  int64_t runId = 0;         // 0: not started
+  study::CellStatus status;  // its run's; none while it has no run
   QString toolTip;
 };
 
@@ -37,7 +39,7 @@ class StudyProgressGrid : public QWidget {
   void setRows(QVector<GridRow> rows, QStringList columnLabels, QString labelHeader = {});
   const QVector<GridRow>& rows() const { return m_rows; }
   // The colour a status is drawn in (the legend under the grid uses the same).
-  static QColor statusColor(const QString& status);
+  static QColor statusColor(const study::CellStatus& status);
   // The cell (row, column) under a point, or (-1, -1); a row's label gives column -1.
   std::pair<int, int> cellAt(const QPoint& point) const;
   QRect cellRect(int row, int column) const;

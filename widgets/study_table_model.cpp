@@ -112,10 +112,11 @@ QVariant StudyTableModel::cellData(const study::AggregateCell& cell, const Colum
       if (role == Qt::ToolTipRole) {
         QStringList parts;
         for (const auto& [status, n] : cell.statusCounts)
-          parts << QString("%1 %2").arg(n).arg(QString::fromStdString(status));
+          parts << QString("%1 %2").arg(n).arg(QString::fromStdString(study::toString(status)));
         return parts.join(", ");
       }
-      if (role == Qt::ForegroundRole && cell.statusCounts.count("failed")) return QColor(170, 0, 0);
+      if (role == Qt::ForegroundRole && cell.statusCounts.count(RunStatus::Failed))
+        return QColor(170, 0, 0);
       return {};
     }
     case Kind::Mean: {

@@ -33,14 +33,14 @@ std::string formatTime(double unixSeconds) {
   return buf;
 }
 
-int64_t count(const StudyRecord& r, const char* status) {
-  auto it = r.statusCounts.find(status);
-  return it == r.statusCounts.end() ? 0 : it->second;
+int64_t count(const StudyRecord& r, RunStatus status) {
+  return study::countOf(r.statusCounts, status);
 }
 
 std::string titleOf(const StudyRecord& r) {
   return "study " + std::to_string(r.id) + ": " + r.name + " (" + r.experiment + "), " +
-         std::to_string(r.cells) + " runs, " + std::to_string(count(r, "finished")) + " finished";
+         std::to_string(r.cells) + " runs, " + std::to_string(count(r, RunStatus::Finished)) +
+         " finished";
 }
 
 StudyRecord requireStudy(const StudyStore& studies, int64_t id, const std::string& path) {
@@ -67,7 +67,7 @@ int listStudies(const StudyStore& studies, bool json) {
                      {"experiment", r.experiment},
                      {"runs", r.cells},
                      {"status", r.status()},
-                     {"counts", r.statusCounts},
+                     {"counts", study::countsJson(r.statusCounts)},
                      {"created", r.created},
                      {"uid", r.uid}});
     std::printf("%s\n", out.dump(2).c_str());
@@ -82,8 +82,8 @@ int listStudies(const StudyStore& studies, bool json) {
   for (const auto& r : all)
     std::printf("%-4lld %-20s %-13s %6lld %9lld %7lld  %-11s %s\n", static_cast<long long>(r.id),
                 r.name.c_str(), r.experiment.c_str(), static_cast<long long>(r.cells),
-                static_cast<long long>(count(r, "finished")),
-                static_cast<long long>(count(r, "failed")), r.status().c_str(),
+                static_cast<long long>(count(r, RunStatus::Finished)),
+                static_cast<long long>(count(r, RunStatus::Failed)), r.status().c_str(),
                 formatTime(r.created).c_str());
   return kExitOk;
 }
@@ -106,7 +106,7 @@ int showStudy(const StudyStore& studies, int64_t id, const std::string& path, bo
     for (const auto& x : results)
       runs.push_back({{"cell", x.cell},
                       {"run_id", x.runId ? nlohmann::json(x.runId) : nlohmann::json()},
-                      {"status", x.status},
+                      {"status", study::toString(x.status)},
                       {"arm", x.arm},
                       {"axes", x.axes},
                       {"seed", x.seed},
@@ -114,7 +114,7 @@ int showStudy(const StudyStore& studies, int64_t id, const std::string& path, bo
     nlohmann::json out = {
         {"id", r.id},           {"uid", r.uid},
         {"name", r.name},       {"experiment", r.experiment},
-        {"status", r.status()}, {"counts", r.statusCounts},
+        {"status", r.status()}, {"counts", study::countsJson(r.statusCounts)},
         {"created", r.created}, {"spec", nlohmann::json::parse(r.spec.toJson().dump())},
         {"runs", runs}};
     std::printf("%s\n", out.dump(2).c_str());
@@ -139,16 +139,16 @@ int showStudy(const StudyStore& studies, int64_t id, const std::string& path, bo
   if (s.references) std::printf("  paper: %s\n", s.references->source.c_str());
   std::string counts;
   for (const auto& [status, n] : r.statusCounts)
-    counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+    counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + study::toString(status);
   std::printf("  runs: %lld (%s)\n", static_cast<long long>(r.cells), counts.c_str());
   int listed = 0;
   for (const auto& x : results) {
-    if (x.status == "finished") continue;
+    if (x.status == RunStatus::Finished) continue;
     if (listed++ == 0) std::printf("  not finished:\n");
     if (listed > 20) continue;
     std::printf("    %s %s: %s%s%s\n",
                 x.runId ? ("run " + std::to_string(x.runId)).c_str() : "(no run yet)",
-                study::cellLabel(x.axes, x.seed).c_str(), x.status.c_str(),
+                study::cellLabel(x.axes, x.seed).c_str(), study::toString(x.status).c_str(),
                 x.message.empty() ? "" : " - ", x.message.c_str());
   }
   if (listed > 20) std::printf("    ... and %d more\n", listed - 20);
@@ -188,7 +188,7 @@ int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
                      {"study_name", r.name},
                      {"cell", x.cell},
                      {"run_id", x.runId ? nlohmann::json(x.runId) : nlohmann::json()},
-                     {"status", x.status},
+                     {"status", study::toString(x.status)},
                      {"arm", x.arm},
                      {"axes", x.axes},
                      {"seed", x.seed},
@@ -204,7 +204,8 @@ int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
     text += "\n";
     for (const auto& x : results) {
       text += std::to_string(id) + "," + std::to_string(x.cell) + "," +
-              (x.runId ? std::to_string(x.runId) : "") + "," + x.status + "," + csvField(x.arm);
+              (x.runId ? std::to_string(x.runId) : "") + "," + study::toString(x.status) + "," +
+              csvField(x.arm);
       for (const auto& a : axes)
         text += "," + csvField(x.axes.contains(a) ? study::valueText(x.axes.at(a)) : "");
       text += "," + std::to_string(x.seed);
@@ -369,7 +370,7 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
       // or queued has a live trainer, which must not lose its study under it.
       std::string live;
       for (const auto& run : studies.results(args.id))
-        if (run.status == "running" || run.status == "queued")
+        if (run.status == RunStatus::Running || run.status == RunStatus::Queued)
           live += (live.empty() ? "" : ", ") + std::to_string(run.runId);
       if (!live.empty()) {
         std::fprintf(stderr,

@@ -56,7 +56,7 @@ SlurmOptions slurmOptionsOf(const SweepArgs& args, const ExperimentRegistry& reg
 std::string countsText(const study::StudyRecord& r) {
   std::string out;
   for (const auto& [status, n] : r.statusCounts)
-    out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + study::toString(status);
   return out.empty() ? "no runs" : out;
 }
 
@@ -180,7 +180,7 @@ int status(store::RunStore& runs, const study::StudyRecord& record, bool json) {
   nlohmann::json out = {{"study", record.id},
                         {"name", record.name},
                         {"runs", record.cells},
-                        {"status_counts", record.statusCounts},
+                        {"status_counts", study::countsJson(record.statusCounts)},
                         {"jobs", nlohmann::json::array()}};
   if (!json)
     std::printf("study %lld \"%s\" (%s): %lld runs in the store: %s\n", ll(record.id),

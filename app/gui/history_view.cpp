@@ -228,27 +228,24 @@ void HistoryView::refreshStudies() {
   QVector<QVector<widgets::TextCell>> rows;
   QVector<QVariant> keys;
   for (const auto& s : studies) {
-    auto count = [&](const char* status) {
-      auto it = s.statusCounts.find(status);
-      return it == s.statusCounts.end() ? 0 : it->second;
-    };
+    const int64_t finished = study::countOf(s.statusCounts, RunStatus::Finished);
+    const int64_t failed = study::countOf(s.statusCounts, RunStatus::Failed);
     const QString status = QString::fromStdString(s.status());
-    rows.push_back(
-        {{QString::number(s.id), static_cast<qlonglong>(s.id), {}, {}},
-         {QString::fromStdString(s.name), {}, {}, QString::fromStdString(s.spec.title)},
-         {QString::fromStdString(s.experiment), {}, {}, {}},
-         {QString::number(s.cells), static_cast<qlonglong>(s.cells), {}, {}},
-         {QString::number(count("finished")), static_cast<qlonglong>(count("finished")), {}, {}},
-         {QString::number(count("failed")),
-          static_cast<qlonglong>(count("failed")),
-          count("failed") ? QColor(170, 0, 0) : QColor(),
-          {}},
-         {status, {}, {}, {}},
-         {QDateTime::fromSecsSinceEpoch(static_cast<qint64>(s.created))
-              .toString("yyyy-MM-dd hh:mm"),
-          s.created,
-          {},
-          {}}});
+    rows.push_back({{QString::number(s.id), static_cast<qlonglong>(s.id), {}, {}},
+                    {QString::fromStdString(s.name), {}, {}, QString::fromStdString(s.spec.title)},
+                    {QString::fromStdString(s.experiment), {}, {}, {}},
+                    {QString::number(s.cells), static_cast<qlonglong>(s.cells), {}, {}},
+                    {QString::number(finished), static_cast<qlonglong>(finished), {}, {}},
+                    {QString::number(failed),
+                     static_cast<qlonglong>(failed),
+                     failed ? QColor(170, 0, 0) : QColor(),
+                     {}},
+                    {status, {}, {}, {}},
+                    {QDateTime::fromSecsSinceEpoch(static_cast<qint64>(s.created))
+                         .toString("yyyy-MM-dd hh:mm"),
+                     s.created,
+                     {},
+                     {}}});
     keys.push_back(static_cast<qlonglong>(s.id));
   }
   m_studiesModel->setRows(

@@ -145,10 +145,13 @@ QWidget* StudyView::buildGridPane() {
   gridScroll->setFrameShape(QFrame::NoFrame);
   gridLayout->addWidget(gridScroll, 1);
   QString legend;
-  for (const char* status : {"finished", "running", "missing", "failed", "cancelled"})
+  for (const study::CellStatus status :
+       {study::CellStatus(RunStatus::Finished), study::CellStatus(RunStatus::Running),
+        study::CellStatus(), study::CellStatus(RunStatus::Failed),
+        study::CellStatus(RunStatus::Cancelled)})
     legend += QString("<span style='color:%1'>&#9632;</span> %2 &nbsp;")
                   .arg(widgets::StudyProgressGrid::statusColor(status).name(),
-                       QString(status) == "missing" ? "waiting" : status);
+                       status ? QString::fromStdString(toString(*status)) : QString("waiting"));
   auto* legendLabel = new QLabel(legend + "<br>Click a setting to compare its runs", gridBox);
   legendLabel->setTextFormat(Qt::RichText);
   gridLayout->addWidget(legendLabel);
@@ -379,11 +382,11 @@ void StudyView::refresh() {
     return;
   }
   // The live runs over the store's rows: their status now and every value they reported.
-  std::map<std::string, int64_t> counts;
+  study::StatusCounts<int64_t> counts;
   for (auto& r : m_results) {
     const RunView* view = r.runId ? m_views.find(r.runId) : nullptr;
     if (view && m_queue.studyOf(r.runId) == m_studyId) {
-      r.status = toString(view->status());
+      r.status = view->status();
       for (const auto& [key, series] : view->metrics()) {
         if (series.values.empty()) continue;
         r.last[key] = series.values.back();
@@ -395,7 +398,7 @@ void StudyView::refresh() {
   // Resume has work while a run is not finished and the queue holds none of the study; Stop
   // while the queue does.
   const bool queued = m_queue.hasStudyWork(m_studyId);
-  const bool unfinished = counts.size() > counts.count("finished");
+  const bool unfinished = counts.size() > counts.count(RunStatus::Finished);
   m_resume->setEnabled(unfinished && !queued);
   m_stop->setEnabled(queued);
   m_resume->setToolTip(unfinished ? (queued ? "The study's unfinished runs are queued or training"
@@ -410,8 +413,8 @@ void StudyView::refresh() {
                             QString::fromStdString(spec.description).toHtmlEscaped()));
   QStringList parts;
   for (const auto& [status, n] : counts)
-    if (status != "missing") parts << QString("%1 %2").arg(n).arg(QString::fromStdString(status));
-  if (counts.count("missing")) parts << QString("%1 not started").arg(counts["missing"]);
+    if (status) parts << QString("%1 %2").arg(n).arg(QString::fromStdString(toString(*status)));
+  if (counts.count(std::nullopt)) parts << QString("%1 not started").arg(counts[std::nullopt]);
   m_summary->setText(QString("<b>%1 runs</b>: %2").arg(m_results.size()).arg(parts.join(", ")));
   const std::string stat = spec.references ? spec.references->stat : "last";
   m_cells = study::aggregate(m_results, stat);
@@ -451,7 +454,6 @@ void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {
       row.label = settingValues(r, parts);
       row.description = settingLabel(r);
       row.cells.resize(static_cast<int>(seeds.size()));
-      for (auto& c : row.cells) c.status = "missing";
       rows.push_back(row);
     }
     const int column =
@@ -459,15 +461,16 @@ void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {
     if (column >= rows[it->second].cells.size()) continue;
     widgets::GridCell& cell = rows[it->second].cells[column];
     cell.runId = r.runId;
-    cell.status =
-        r.runId && m_queue.isWaiting(r.runId) ? "queued" : QString::fromStdString(r.status);
+    cell.status = r.runId && m_queue.isWaiting(r.runId) ? RunStatus::Queued : r.status;
     QString tip = QString("%1 seed=%2\n").arg(settingLabel(r)).arg(r.seed);
-    tip +=
-        r.runId ? QString("run #%1: %2").arg(r.runId).arg(cell.status) : QString("not started yet");
+    tip += r.runId ? QString("run #%1: %2")
+                         .arg(r.runId)
+                         .arg(QString::fromStdString(study::toString(cell.status)))
+                   : QString("not started yet");
     for (const auto& [key, value] : r.last)
       if (key.rfind("train/", 0) != 0)
         tip += QString("\n%1 %2").arg(QString::fromStdString(key)).arg(value, 0, 'g', 4);
-    if (!r.message.empty() && r.status != "finished")
+    if (!r.message.empty() && r.status != RunStatus::Finished)
       tip += "\n" + QString::fromStdString(r.message);
     cell.toolTip = tip;
   }

@@ -25,7 +25,8 @@ CellLaunch prepareCellLaunch(store::RunStore& runs, const StudyStore& studies,
     launch.how = "resumed from step " + std::to_string(claim.checkpoint->step);
   } else if (claim.kind == CellClaim::Kind::Restart) {
     runs.truncateAfter(claim.runId, 0);
-    launch.how = "restarted (was " + claim.previousStatus + ")";
+    launch.how = "restarted (was " +
+                 (claim.previousStatus ? toString(*claim.previousStatus) : std::string()) + ")";
   } else {
     launch.how = "new";
   }

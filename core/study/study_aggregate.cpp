@@ -17,10 +17,7 @@ bool sameValue(const nlohmann::json& a, const nlohmann::json& b) {
 
 }  // namespace
 
-int AggregateCell::finished() const {
-  auto it = statusCounts.find("finished");
-  return it == statusCounts.end() ? 0 : it->second;
-}
+int AggregateCell::finished() const { return countOf(statusCounts, RunStatus::Finished); }
 
 MetricStats describe(const std::vector<double>& values) {
   MetricStats s;
@@ -71,7 +68,7 @@ std::vector<AggregateCell> aggregate(const std::vector<StudyRunResult>& runs,
     cell.seeds.push_back(run.seed);
     if (run.runId != 0) cell.runIds.push_back(run.runId);
     ++cell.statusCounts[run.status];
-    if (run.status != "finished") continue;
+    if (run.status != RunStatus::Finished) continue;
     for (const auto& [metric, value] : stat == "min" ? run.lowest : run.last)
       if (std::isfinite(value)) values[it->second][metric].push_back(value);
   }

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/engine/study_spec.h"
+#include "core/study/cell_status.h"
 
 namespace fl::study {
 
@@ -26,8 +27,8 @@ namespace fl::study {
 struct StudyRunResult {
   int64_t cell = 0;
   int64_t runId = 0;
-  std::string status = "missing";  // a RunStatus name, or "missing" before it starts
-  std::string message;             // why it failed, for `sweep show`
+  CellStatus status;    // none before it starts
+  std::string message;  // why it failed, for `sweep show`
   std::string arm;
   nlohmann::json axes = nlohmann::json::object();  // axis values, without the seed
   nlohmann::json config = nlohmann::json::object();
@@ -52,7 +53,7 @@ struct AggregateCell {
   nlohmann::json config = nlohmann::json::object();  // the setting's config (its first run's)
   std::vector<int64_t> seeds;
   std::vector<int64_t> runIds;
-  std::map<std::string, int> statusCounts;  // "finished" -> 3, "failed" -> 1
+  StatusCounts<int> statusCounts;  // finished -> 3, failed -> 1
   std::map<std::string, MetricStats> metrics;
 
   int finished() const;

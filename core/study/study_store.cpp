@@ -35,17 +35,21 @@ StudyRecord readStudy(Statement& s) {
 
 constexpr const char* kStudyColumns = "id, uid, name, experiment, spec, created, notes";
 
+// A cell's status as the store holds it: its run's, or none (NULL) while it has no run. A word
+// this build does not know reads as failed, as RunStore reads it.
+CellStatus cellStatusAt(const Statement& s, int column) {
+  if (s.isNull(column)) return std::nullopt;
+  return store::parseRunStatus(s.text(column)).value_or(RunStatus::Failed);
+}
+
 }  // namespace
 
 std::string specHash(const StudySpec& spec) { return store::stableHash(spec.toJson().dump()); }
 
 std::string StudyRecord::status() const {
-  auto count = [&](const char* s) {
-    auto it = statusCounts.find(s);
-    return it == statusCounts.end() ? int64_t(0) : it->second;
-  };
-  if (count("finished") == cells) return "finished";
-  if (count("running") > 0 || count("queued") > 0) return "running";
+  auto count = [&](RunStatus s) { return countOf(statusCounts, s); };
+  if (count(RunStatus::Finished) == cells) return "finished";
+  if (count(RunStatus::Running) > 0 || count(RunStatus::Queued) > 0) return "running";
   return "incomplete";
 }
 
@@ -111,12 +115,12 @@ std::vector<StudyRecord> StudyStore::list() const {
     out.push_back(readStudy(s));
   }
   auto counts = db.prepare(
-      "SELECT c.study_id, coalesce(r.status, 'missing'), count(*) FROM study_cells c "
+      "SELECT c.study_id, r.status, count(*) FROM study_cells c "
       "LEFT JOIN runs r ON r.id = c.run_id GROUP BY 1, 2");
   while (counts.step()) {
     auto it = index.find(counts.int64(0));
     if (it == index.end()) continue;
-    out[it->second].statusCounts[counts.text(1)] = counts.int64(2);
+    out[it->second].statusCounts[cellStatusAt(counts, 1)] += counts.int64(2);
     out[it->second].cells += counts.int64(2);
   }
   return out;
@@ -129,11 +133,11 @@ std::optional<StudyRecord> StudyStore::study(int64_t id) const {
   if (!s.step()) return std::nullopt;
   StudyRecord r = readStudy(s);
   auto counts = db.prepare(
-      "SELECT coalesce(r.status, 'missing'), count(*) FROM study_cells c "
+      "SELECT r.status, count(*) FROM study_cells c "
       "LEFT JOIN runs r ON r.id = c.run_id WHERE c.study_id = ? GROUP BY 1");
   counts.bind(1, id);
   while (counts.step()) {
-    r.statusCounts[counts.text(0)] = counts.int64(1);
+    r.statusCounts[cellStatusAt(counts, 0)] += counts.int64(1);
     r.cells += counts.int64(1);
   }
   return r;
@@ -142,7 +146,7 @@ std::optional<StudyRecord> StudyStore::study(int64_t id) const {
 std::vector<StudyRunResult> StudyStore::results(int64_t id) const {
   const auto& db = m_runs.database();
   auto s = db.prepare(
-      "SELECT c.cell, c.arm, c.axes, c.seed, c.config, c.run_id, coalesce(r.status, 'missing'), "
+      "SELECT c.cell, c.arm, c.axes, c.seed, c.config, c.run_id, r.status, "
       "coalesce(r.message, '') FROM study_cells c LEFT JOIN runs r ON r.id = c.run_id "
       "WHERE c.study_id = ? ORDER BY c.cell");
   s.bind(1, id);
@@ -156,7 +160,7 @@ std::vector<StudyRunResult> StudyStore::results(int64_t id) const {
     r.seed = s.int64(3);
     r.config = nlohmann::json::parse(s.text(4));
     r.runId = s.isNull(5) ? 0 : s.int64(5);
-    r.status = s.text(6);
+    r.status = cellStatusAt(s, 6);
     r.message = s.text(7);
     if (r.runId) byRun[r.runId].push_back(out.size());
     out.push_back(std::move(r));
@@ -212,12 +216,17 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
   const std::string hash = cell.text(2);
   const std::string experiment = cell.text(3);
 
-  auto statusOf = [&](int64_t run, store::ProcessIdentity& writer) {
+  // None when the run is gone.
+  auto statusOf = [&](int64_t run, store::ProcessIdentity& writer) -> std::optional<RunStatus> {
     auto s = db.prepare("SELECT status, host, pid, pid_start FROM runs WHERE id = ?");
     s.bind(1, run);
-    if (!s.step()) return std::string();
+    if (!s.step()) return std::nullopt;
     writer = {s.text(1), s.int64(2), s.int64(3)};
-    return s.text(0);
+    return store::parseRunStatus(s.text(0)).value_or(RunStatus::Failed);
+  };
+  auto live = [&](const std::optional<RunStatus>& status, const store::ProcessIdentity& writer) {
+    return (status == RunStatus::Running || status == RunStatus::Queued) &&
+           store::livenessOf(writer) != store::Liveness::Dead;
   };
   auto link = [&](int64_t run) {
     auto s = db.prepare("UPDATE study_cells SET run_id = ? WHERE study_id = ? AND cell = ?");
@@ -240,10 +249,9 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
     same.bind(1, hash).bind(2, experiment);
     if (same.step()) {
       store::ProcessIdentity writer;
-      const std::string status = statusOf(same.int64(0), writer);
-      const bool live = (status == "running" || status == "queued") &&
-                        store::livenessOf(writer) != store::Liveness::Dead;
-      if (status == "finished" || status == "interrupted" || status == "cancelled" || live)
+      const auto status = statusOf(same.int64(0), writer);
+      if (status == RunStatus::Finished || status == RunStatus::Interrupted ||
+          status == RunStatus::Cancelled || live(status, writer))
         runId = same.int64(0);
       if (runId) link(*runId);
     }
@@ -262,17 +270,16 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
   }
   claim.runId = *runId;
   store::ProcessIdentity writer;
-  const std::string status = statusOf(*runId, writer);
+  const auto status = statusOf(*runId, writer);
   claim.previousStatus = status;
-  if (status == "finished") {
+  if (status == RunStatus::Finished) {
     claim.kind = CellClaim::Kind::Done;
-  } else if ((status == "running" || status == "queued") &&
-             store::livenessOf(writer) != store::Liveness::Dead) {
+  } else if (live(status, writer)) {
     claim.kind = CellClaim::Kind::RunningElsewhere;
   } else {
     // Interrupted, cancelled, failed, or running for a process that is gone.
     const auto choice = store::newestExistingCheckpoint(m_runs, *runId);
-    if (status != "failed" && choice.chosen) {
+    if (status != RunStatus::Failed && choice.chosen) {
       claim.kind = CellClaim::Kind::Resume;
       claim.checkpoint = choice.chosen;
     } else {

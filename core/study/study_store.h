@@ -33,7 +33,7 @@ struct StudyRecord {
   double created = 0;
   std::string notes;
   int64_t cells = 0;
-  std::map<std::string, int64_t> statusCounts;  // run status (or "missing") -> cells
+  StatusCounts<int64_t> statusCounts;  // cells by status
 
   // finished when every cell finished; running while any runs; else "incomplete".
   std::string status() const;
@@ -51,7 +51,7 @@ struct CellClaim {
   Kind kind = Kind::Done;
   int64_t runId = 0;
   std::optional<store::Checkpoint> checkpoint;  // Resume
-  std::string previousStatus;                   // Resume / Restart: what it was
+  std::optional<RunStatus> previousStatus;      // Resume / Restart: what it was, if its run exists
 };
 
 class StudyStore {

@@ -322,7 +322,7 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
                      {"axes", cell.axes},
                      {"seeds", cell.seeds},
                      {"runs", cell.runIds},
-                     {"status", cell.statusCounts},
+                     {"status", countsJson(cell.statusCounts)},
                      {"metrics", m}});
   }
   nlohmann::json out = {{"title", in.title}, {"axes", in.axisOrder}, {"cells", cells}};

@@ -104,10 +104,10 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
           metrics += buf;
         }
         std::fprintf(stderr, "%s run %lld %s in %s: %s%s%s%s\n", progressPrefix(p).c_str(),
-                     static_cast<long long>(r.runId), r.status.c_str(),
+                     static_cast<long long>(r.runId), toString(r.status).c_str(),
                      formatDuration(r.seconds).c_str(), r.label.c_str(),
                      metrics.empty() ? "" : " |", metrics.c_str(), progressSuffix(p).c_str());
-        if (r.status == "failed") std::fprintf(stderr, "    why: %s\n", r.message.c_str());
+        if (r.status == RunStatus::Failed) std::fprintf(stderr, "    why: %s\n", r.message.c_str());
       });
   const auto& p = outcome.progress;
   std::fprintf(stderr, "study %lld: %lld of %lld finished, %lld failed%s in %s\n",

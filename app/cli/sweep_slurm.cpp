@@ -353,7 +353,7 @@ int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args) {
                          ll(r.runId), r.label.c_str(), r.how.c_str());
           } else {
             std::fprintf(stderr, "%s shard run %lld %s in %s: %s%s%s\n", progressPrefix(p).c_str(),
-                         ll(r.runId), r.status.c_str(), formatDuration(r.seconds).c_str(),
+                         ll(r.runId), toString(r.status).c_str(), formatDuration(r.seconds).c_str(),
                          r.label.c_str(), r.message.empty() ? "" : ": ", r.message.c_str());
           }
           std::fflush(stderr);

@@ -40,7 +40,7 @@ class ProgressObserver : public SchedulerObserver {
     report.cell = end.cell;
     report.runId = end.runId;
     report.label = end.label;
-    report.status = toString(end.status);
+    report.status = end.status;
     report.message = end.message;
     report.seconds = end.seconds;
     report.finalMetrics = end.finalMetrics;
@@ -91,16 +91,6 @@ StudyScheduler::StudyScheduler(const ExperimentRegistry& registry, std::string s
       m_storePath(std::move(storePath)),
       m_studyId(studyId),
       m_options(std::move(options)) {}
-
-RunSchedulerOptions StudyScheduler::schedulerOptions() const {
-  RunSchedulerOptions options;
-  options.cores = m_options.cores;
-  options.requestedParallel = m_options.requestedParallel;
-  options.requestedThreads = m_options.requestedThreads;
-  options.device = m_options.device;
-  options.batch = m_options.batch;
-  return options;
-}
 
 ThreadBudget StudyScheduler::budgetFor(int64_t cellsToTrain) const {
   store::RunStore runs(m_storePath, /*readOnly=*/true);

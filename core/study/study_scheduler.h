@@ -27,17 +27,12 @@
 
 namespace fl::study {
 
-struct StudySchedulerOptions {
-  int requestedParallel = 0;  // --parallel (0: the budget decides)
-  int requestedThreads = 0;   // --threads (0: the budget decides)
-  int cores = 0;              // 0: availableCores()
-  std::string device;         // "" keeps each cell's configured device
+// The scheduler's options (--parallel, --threads, --device, --batch: off unless asked, the CLI's
+// --batch is auto), and what stops a headless study.
+struct StudySchedulerOptions : RunSchedulerOptions {
   // When it becomes non-zero (e.g. the number of a signal that arrived), run() cancels as if
   // cancel() had been called. Read at least every 50 ms.
   const std::atomic<int>* stopFlag = nullptr;
-  // Batched training (run_groups.h): cells whose shapes agree train as one group on one
-  // worker, each member still its own run. Off unless asked (the CLI's --batch is auto).
-  BatchMode batch;
 };
 
 // One run that started or ended, for the progress display.
@@ -45,9 +40,9 @@ struct StudyRunReport {
   bool ended = false;
   int64_t cell = 0;
   int64_t runId = 0;
-  std::string label;   // "dataset=gmm2 head=fourier seed=3"
-  std::string how;     // started: "new", "resumed from step 31250", "restarted (was failed)"
-  std::string status;  // ended: finished / failed / cancelled
+  std::string label;  // "dataset=gmm2 head=fourier seed=3"
+  std::string how;    // started: "new", "resumed from step 31250", "restarted (was failed)"
+  RunStatus status = RunStatus::Queued;  // ended: finished, failed or cancelled
   std::string message;
   double seconds = 0;  // ended: its wall time in this process
   std::map<std::string, double> finalMetrics;
@@ -92,7 +87,7 @@ class StudyScheduler {
   StudySchedulerOptions m_options;
   std::atomic<bool> m_cancel{false};
 
-  RunSchedulerOptions schedulerOptions() const;
+  RunSchedulerOptions schedulerOptions() const { return m_options; }  // without the stop flag
 };
 
 }  // namespace fl::study

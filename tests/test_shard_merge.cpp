@@ -131,7 +131,7 @@ std::map<std::string, std::map<std::string, double>> finalMetrics(const std::str
   return out;
 }
 
-std::string studyStatus(const std::string& db, int64_t id) {
+fl::study::StudyStatus studyStatus(const std::string& db, int64_t id) {
   RunStore runs(db);
   return StudyStore(runs).study(id)->status();
 }
@@ -369,7 +369,8 @@ class TestShardMerge : public QObject {
       }
       QCOMPARE(added, 6);
       QCOMPARE(linked, 6);
-      QCOMPARE(StudyStore(runs).study(id)->status(), std::string("finished"));
+      QCOMPARE(toString(StudyStore(runs).study(id)->status()),
+               toString(fl::study::StudyStatus::Finished));
       // Again: nothing new. And merging a shard by hand once more stores nothing twice.
       for (const auto& r : fl::cluster::collectFinishedShards(runs, id)) QVERIFY(r.unchanged);
       const auto again = fl::cluster::mergeShard(runs, id, job.folder().shard(1));
@@ -546,7 +547,7 @@ class TestShardMerge : public QObject {
     QVERIFY2(how[0].rfind("resumed from step", 0) == 0, how[0].c_str());
     QCOMPARE(how[1], std::string("new"));
     QCOMPARE(queryInt(s.db, "SELECT count(*) FROM runs"), int64_t(2));
-    QCOMPARE(studyStatus(s.db, s.studyId), std::string("finished"));
+    QCOMPARE(toString(studyStatus(s.db, s.studyId)), toString(fl::study::StudyStatus::Finished));
   }
 
   void aResubmittedRunContinuesAndReplacesItsStoppedAttempt() {
@@ -587,7 +588,8 @@ class TestShardMerge : public QObject {
     QCOMPARE(list.size(), size_t(2));
     QCOMPARE(list[0].uid, stoppedUid);  // the same run, now finished
     QCOMPARE(fl::toString(list[0].status), std::string("finished"));
-    QCOMPARE(StudyStore(runs).study(s.studyId)->status(), std::string("finished"));
+    QCOMPARE(toString(StudyStore(runs).study(s.studyId)->status()),
+             toString(fl::study::StudyStatus::Finished));
     for (const auto& f : oldFiles) QVERIFY2(!fs::exists(f), f.c_str());  // the old attempt's
     for (const auto& c : runs.checkpoints(list[0].id)) QVERIFY(fs::is_regular_file(c.path));
     // The first job's shard, merged again, does not bring the stopped attempt back.

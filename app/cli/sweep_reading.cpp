@@ -66,7 +66,7 @@ int listStudies(const StudyStore& studies, bool json) {
                      {"name", r.name},
                      {"experiment", r.experiment},
                      {"runs", r.cells},
-                     {"status", r.status()},
+                     {"status", toString(r.status())},
                      {"counts", study::countsJson(r.statusCounts)},
                      {"created", r.created},
                      {"uid", r.uid}});
@@ -83,7 +83,7 @@ int listStudies(const StudyStore& studies, bool json) {
     std::printf("%-4lld %-20s %-13s %6lld %9lld %7lld  %-11s %s\n", static_cast<long long>(r.id),
                 r.name.c_str(), r.experiment.c_str(), static_cast<long long>(r.cells),
                 static_cast<long long>(count(r, RunStatus::Finished)),
-                static_cast<long long>(count(r, RunStatus::Failed)), r.status().c_str(),
+                static_cast<long long>(count(r, RunStatus::Failed)), toString(r.status()).c_str(),
                 formatTime(r.created).c_str());
   return kExitOk;
 }
@@ -111,12 +111,15 @@ int showStudy(const StudyStore& studies, int64_t id, const std::string& path, bo
                       {"axes", x.axes},
                       {"seed", x.seed},
                       {"message", x.message}});
-    nlohmann::json out = {
-        {"id", r.id},           {"uid", r.uid},
-        {"name", r.name},       {"experiment", r.experiment},
-        {"status", r.status()}, {"counts", study::countsJson(r.statusCounts)},
-        {"created", r.created}, {"spec", nlohmann::json::parse(r.spec.toJson().dump())},
-        {"runs", runs}};
+    nlohmann::json out = {{"id", r.id},
+                          {"uid", r.uid},
+                          {"name", r.name},
+                          {"experiment", r.experiment},
+                          {"status", toString(r.status())},
+                          {"counts", study::countsJson(r.statusCounts)},
+                          {"created", r.created},
+                          {"spec", nlohmann::json::parse(r.spec.toJson().dump())},
+                          {"runs", runs}};
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
   }
@@ -125,7 +128,7 @@ int showStudy(const StudyStore& studies, int64_t id, const std::string& path, bo
               s.title.empty() ? "" : (" - " + s.title).c_str());
   if (!s.description.empty()) std::printf("  %s\n", s.description.c_str());
   std::printf("  experiment %s, created %s, status %s\n", r.experiment.c_str(),
-              formatTime(r.created).c_str(), r.status().c_str());
+              formatTime(r.created).c_str(), toString(r.status()).c_str());
   if (!s.preset.empty()) std::printf("  preset: %s\n", s.preset.c_str());
   if (!s.overrides.empty()) std::printf("  set: %s\n", s.overrides.dump().c_str());
   if (!s.grid.empty()) std::printf("  grid: %s\n", axesText(s.grid).c_str());

@@ -230,7 +230,7 @@ void HistoryView::refreshStudies() {
   for (const auto& s : studies) {
     const int64_t finished = study::countOf(s.statusCounts, RunStatus::Finished);
     const int64_t failed = study::countOf(s.statusCounts, RunStatus::Failed);
-    const QString status = QString::fromStdString(s.status());
+    const QString status = QString::fromStdString(toString(s.status()));
     rows.push_back({{QString::number(s.id), static_cast<qlonglong>(s.id), {}, {}},
                     {QString::fromStdString(s.name), {}, {}, QString::fromStdString(s.spec.title)},
                     {QString::fromStdString(s.experiment), {}, {}, {}},

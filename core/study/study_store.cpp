@@ -46,11 +46,23 @@ CellStatus cellStatusAt(const Statement& s, int column) {
 
 std::string specHash(const StudySpec& spec) { return store::stableHash(spec.toJson().dump()); }
 
-std::string StudyRecord::status() const {
-  auto count = [&](RunStatus s) { return countOf(statusCounts, s); };
-  if (count(RunStatus::Finished) == cells) return "finished";
-  if (count(RunStatus::Running) > 0 || count(RunStatus::Queued) > 0) return "running";
+std::string toString(StudyStatus status) {
+  switch (status) {
+    case StudyStatus::Finished:
+      return "finished";
+    case StudyStatus::Running:
+      return "running";
+    case StudyStatus::Incomplete:
+      break;
+  }
   return "incomplete";
+}
+
+StudyStatus StudyRecord::status() const {
+  auto count = [&](RunStatus s) { return countOf(statusCounts, s); };
+  if (count(RunStatus::Finished) == cells) return StudyStatus::Finished;
+  if (count(RunStatus::Running) > 0 || count(RunStatus::Queued) > 0) return StudyStatus::Running;
+  return StudyStatus::Incomplete;
 }
 
 int64_t StudyStore::create(const StudySpec& spec, const StudyExpansion& expansion) {

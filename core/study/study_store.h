@@ -24,6 +24,12 @@
 
 namespace fl::study {
 
+// A study as a whole: finished when every cell finished; running while any cell's run trains or
+// waits; else incomplete.
+enum class StudyStatus { Finished, Running, Incomplete };
+
+std::string toString(StudyStatus status);  // "finished", "running", "incomplete"
+
 struct StudyRecord {
   int64_t id = 0;
   std::string uid;
@@ -35,8 +41,7 @@ struct StudyRecord {
   int64_t cells = 0;
   StatusCounts<int64_t> statusCounts;  // cells by status
 
-  // finished when every cell finished; running while any runs; else "incomplete".
-  std::string status() const;
+  StudyStatus status() const;
 };
 
 // What a process may do with one cell, decided in one transaction.

@@ -222,6 +222,19 @@ class TestStudyAggregate : public QObject {
     QVERIFY_EXCEPTION_THROWN(
         buildStudyFigure(aggregate(runs), layout, &refs, {"dataset", "frequencies", "gamma"}, "f"),
         std::invalid_argument);
+    // What the figure lacks, as a kind the study view branches on.
+    auto problem = [&](const FigureLayout& l) {
+      try {
+        buildStudyFigure(aggregate(runs), l, &refs, {"dataset", "frequencies", "gamma"}, "f");
+      } catch (const FigureError& e) {
+        return std::optional(e.kind());
+      }
+      return std::optional<FigureError::Kind>();
+    };
+    QVERIFY(problem(layout) == FigureError::Kind::Layout);
+    layout.x = "frequencies";
+    layout.metrics = {"test/nll"};
+    QVERIFY(problem(layout) == FigureError::Kind::NoFinishedRun);
   }
 
   void threadBudgetNeverExceedsTheCores() {

@@ -493,7 +493,8 @@ void StudyView::drawFigure() {
   } catch (const std::invalid_argument& e) {
     // Typically: no run has finished yet. Said in place of the figure.
     QString why = QString::fromStdString(e.what());
-    if (why.contains("no finished run"))
+    const auto* figureError = dynamic_cast<const study::FigureError*>(&e);
+    if (figureError && figureError->kind() == study::FigureError::Kind::NoFinishedRun)
       why = "The figure appears as the first runs finish.\n(" + why + ")";
     m_figureNote->setText(why);
     m_figurePages->setCurrentWidget(m_figureNote);

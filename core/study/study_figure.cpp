@@ -56,28 +56,31 @@ void checkLayoutAxes(const FigureLayout& layout, const std::vector<std::string>&
                                    {"--group", layout.group},
                                    {"--panel", layout.panel}})
     if (!axis.empty() && !hasAxis(axis))
-      throw std::invalid_argument(role + " " + axis +
-                                  ": not an axis of this study (axes: " + known + ")");
-  if (layout.x.empty()) throw std::invalid_argument("--x: name the axis to plot against");
+      throw FigureError(FigureError::Kind::Layout,
+                        role + " " + axis + ": not an axis of this study (axes: " + known + ")");
+  if (layout.x.empty())
+    throw FigureError(FigureError::Kind::Layout, "--x: name the axis to plot against");
   for (const auto& [key, value] : layout.where.items())
     if (!hasAxis(key))
-      throw std::invalid_argument("--where " + key + ": not an axis of this study (axes: " + known +
-                                  ")");
+      throw FigureError(FigureError::Kind::Layout,
+                        "--where " + key + ": not an axis of this study (axes: " + known + ")");
 }
 
 // At least one metric, each held by a finished run among `cells`.
 void checkMetrics(const FigureLayout& layout, const std::vector<AggregateCell>& cells) {
-  if (layout.metrics.empty()) throw std::invalid_argument("--metric: name at least one metric");
+  if (layout.metrics.empty())
+    throw FigureError(FigureError::Kind::Layout, "--metric: name at least one metric");
   std::set<std::string> present;
   for (const auto& c : cells)
     for (const auto& [m, s] : c.metrics) present.insert(m);
   for (const auto& m : layout.metrics)
     if (!present.count(m))
-      throw std::invalid_argument(
+      throw FigureError(
+          FigureError::Kind::NoFinishedRun,
           "--metric " + m + ": no finished run " +
-          (layout.where.empty() ? "" : "matching --where ") + "has it" +
-          (present.empty() ? ""
-                           : " (known: " + join({present.begin(), present.end()}, ", ") + ")"));
+              (layout.where.empty() ? "" : "matching --where ") + "has it" +
+              (present.empty() ? ""
+                               : " (known: " + join({present.begin(), present.end()}, ", ") + ")"));
 }
 
 // Panel rows: the panel axis' values in order of appearance (one null row without a panel axis).

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,21 @@ struct StudyFigure {
   int seriesCount() const;  // lines + baselines + reference sets, over all panels
 };
 
-// Throws std::invalid_argument when the layout names an axis the study does not have, or no
-// finished run has a metric.
+// Why there is no figure: the layout asks for what the study does not have (an axis, the x
+// axis, a metric), or no finished run has a metric asked for, which a study still training
+// may only lack for now.
+class FigureError : public std::invalid_argument {
+ public:
+  enum class Kind { Layout, NoFinishedRun };
+  FigureError(Kind kind, const std::string& what) : std::invalid_argument(what), m_kind(kind) {}
+  Kind kind() const { return m_kind; }
+
+ private:
+  Kind m_kind;
+};
+
+// Throws FigureError when the layout names an axis the study does not have, or no finished run
+// has a metric.
 StudyFigure buildStudyFigure(const std::vector<AggregateCell>& cells, const FigureLayout& layout,
                              const StudyReferences* references,
                              const std::vector<std::string>& axisOrder,

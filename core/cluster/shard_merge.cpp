@@ -19,18 +19,20 @@ using store::Transaction;
 
 namespace {
 
+// Statuses are read as the store writes them; none for no run, or a word this build does not
+// know (never ended, never finished).
 struct ShardCell {
   int64_t cell = 0;
   std::string hash;
   int64_t runId = 0;  // 0: never started
-  std::string status;
+  std::optional<RunStatus> status;
   std::string uid;
   double finished = 0;
 };
 
 struct StoredRun {
   int64_t id = 0;
-  std::string status;
+  std::optional<RunStatus> status;
   double finished = 0;
 };
 
@@ -38,13 +40,10 @@ std::optional<StoredRun> runByUid(const Database& db, const std::string& uid) {
   auto s = db.prepare("SELECT id, status, coalesce(finished, 0) FROM runs WHERE uid = ?");
   s.bind(1, uid);
   if (!s.step()) return std::nullopt;
-  return StoredRun{s.int64(0), s.text(1), s.real(2)};
+  return StoredRun{s.int64(0), store::parseRunStatus(s.text(1)), s.real(2)};
 }
 
-bool ended(const std::string& status) {
-  return status == "finished" || status == "failed" || status == "cancelled" ||
-         status == "interrupted";
-}
+bool ended(const std::optional<RunStatus>& status) { return status && isTerminal(*status); }
 
 void removeFiles(const std::vector<std::string>& files) {
   for (const auto& f : files) {
@@ -77,7 +76,8 @@ std::string readShard(const Database& shard, const std::string& studyUid,
       "LEFT JOIN runs r ON r.id = c.run_id WHERE c.study_id = ? ORDER BY c.cell");
   s.bind(1, study.int64(0));
   while (s.step()) {
-    ShardCell c{s.int64(0), s.text(1), s.int64(2), s.text(3), s.text(4), s.real(5)};
+    ShardCell c{s.int64(0), s.text(1), s.int64(2), store::parseRunStatus(s.text(3)),
+                s.text(4),  s.real(5)};
     auto it = hashes.find(c.cell);
     if (it == hashes.end())
       return "has cell " + std::to_string(c.cell) + ", which " + studyTitle + " does not have";
@@ -167,8 +167,8 @@ class RunMerger {
   // one that this attempt supersedes.
   int64_t copyOrKeep(const ShardCell& cell) {
     const auto stored = runByUid(m_store.database(), cell.uid);
-    const bool later = stored && stored->status != "finished" &&
-                       (cell.status == "finished" || cell.finished > stored->finished);
+    const bool later = stored && stored->status != RunStatus::Finished &&
+                       (cell.status == RunStatus::Finished || cell.finished > stored->finished);
     if (stored && !later) {
       ++m_out.kept;
       return stored->id;
@@ -189,7 +189,7 @@ class RunMerger {
     m_currentLink.bind(1, m_studyId).bind(2, cell);
     m_currentLink.step();
     const int64_t linked = m_currentLink.int64(0);
-    const bool linkedFinished = m_currentLink.text(1) == "finished";
+    const bool linkedFinished = store::parseRunStatus(m_currentLink.text(1)) == RunStatus::Finished;
     m_currentLink.reset();
     if (linked != runId && !(linked && linkedFinished)) {
       m_link.bind(1, runId).bind(2, m_studyId).bind(3, cell).run();

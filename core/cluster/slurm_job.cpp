@@ -296,14 +296,14 @@ SlurmJobPlan planSlurmJob(store::RunStore& store, int64_t studyId, const SlurmOp
 
   auto s = store.database().prepare(
       "SELECT c.cell, c.arm, c.axes, c.seed, c.config, c.config_hash, coalesce(c.run_id, 0), "
-      "coalesce(r.status, 'missing'), coalesce(r.host, ''), coalesce(r.pid, 0), "
+      "coalesce(r.status, ''), coalesce(r.host, ''), coalesce(r.pid, 0), "
       "coalesce(r.pid_start, 0) FROM study_cells c LEFT JOIN runs r ON r.id = c.run_id "
       "WHERE c.study_id = ? ORDER BY c.cell");
   s.bind(1, studyId);
   std::vector<study::StudyCell> cells;
   while (s.step()) {
-    const std::string status = s.text(7);
-    if (status == "finished") continue;
+    const auto status = store::parseRunStatus(s.text(7));  // none without a run
+    if (status == RunStatus::Finished) continue;
     study::StudyCell c;
     c.index = s.int64(0);
     c.arm = s.text(1);
@@ -312,7 +312,7 @@ SlurmJobPlan planSlurmJob(store::RunStore& store, int64_t studyId, const SlurmOp
     c.config = nlohmann::json::parse(s.text(4));
     c.hash = s.text(5);
     const store::ProcessIdentity writer{s.text(8), s.int64(9), s.int64(10)};
-    if ((status == "running" || status == "queued") &&
+    if ((status == RunStatus::Running || status == RunStatus::Queued) &&
         store::livenessOf(writer) != store::Liveness::Dead) {
       plan.heldLocally.push_back(c.index);
       continue;

@@ -6,6 +6,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/engine/export_values.h"
+
 namespace fl::study {
 
 namespace {
@@ -29,15 +31,6 @@ bool hasArms(const StudyTableInput& in) {
     if (!cell.arm.empty()) return true;
   return false;
 }
-
-std::string csvField(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
 // The spread in the mean's format, so a column reads "0.013 ± 0.001", not "± 0.000587".
 std::string meanStd(const MetricStats& s) {
@@ -304,10 +297,10 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
       auto it = cell.metrics.find(metric);
       const MetricStats stats = it == cell.metrics.end() ? MetricStats{} : it->second;
       nlohmann::json entry = {{"n", stats.n},
-                              {"mean", number(stats.mean)},
-                              {"std", number(stats.std)},
-                              {"min", number(stats.min)},
-                              {"max", number(stats.max)},
+                              {"mean", finiteOrNull(stats.mean)},
+                              {"std", finiteOrNull(stats.std)},
+                              {"min", finiteOrNull(stats.min)},
+                              {"max", finiteOrNull(stats.max)},
                               {"values", stats.values}};
       if (in.references)
         if (auto ref = findReference(*in.references, cell.config, metric)) {

@@ -175,11 +175,24 @@ class TestShardMerge : public QObject {
     });
     const auto outcome = runTask(s.job.folder(), 0, scratch, &stop);
     watcher.join();
-    if (outcome.state != "cancelled") qFatal("the task was not stopped: %s", outcome.state.c_str());
+    if (outcome.state != fl::cluster::TaskStage::Cancelled)
+      qFatal("the task was not stopped: %s", fl::cluster::toString(outcome.state).c_str());
     return s;
   }
 
  private slots:
+  // A task's stage travels as a word only in its report and in `sweep status`: each word reads
+  // back as the stage that wrote it, and a word this build does not know reads as none.
+  void taskStagesReadBackFromTheirWords() {
+    using fl::cluster::TaskStage;
+    for (TaskStage stage : {TaskStage::Queued, TaskStage::Running, TaskStage::Done,
+                            TaskStage::Failed, TaskStage::Cancelled})
+      QVERIFY(fl::cluster::taskStageFromString(fl::cluster::toString(stage)) == stage);
+    QCOMPARE(fl::cluster::toString(TaskStage::Cancelled), std::string("cancelled"));
+    QVERIFY(!fl::cluster::taskStageFromString("Done").has_value());
+    QVERIFY(!fl::cluster::taskStageFromString("").has_value());
+  }
+
   void initTestCase() {
     // No cluster here: Slurm's commands must fail at once (an empty config), not wait for a
     // controller (a real one on this machine) or retry a missing file for a minute.
@@ -329,11 +342,11 @@ class TestShardMerge : public QObject {
     fl::cluster::writeFileAtomically(f.taskReport(2), R"({"state": "running"})");
     const auto states = fl::cluster::taskStates(job);
     QCOMPARE(states.size(), size_t(4));
-    QCOMPARE(states[0].state, std::string("done"));
-    QCOMPARE(states[1].state, std::string("failed"));
+    QCOMPARE(fl::cluster::toString(states[0].state), std::string("done"));
+    QCOMPARE(fl::cluster::toString(states[1].state), std::string("failed"));
     QCOMPARE(states[1].detail, std::string("cancelled"));
-    QCOMPARE(states[2].state, std::string("running"));
-    QCOMPARE(states[3].state, std::string("queued"));
+    QCOMPARE(fl::cluster::toString(states[2].state), std::string("running"));
+    QCOMPARE(fl::cluster::toString(states[3].state), std::string("queued"));
     QCOMPARE(states[3].source, std::string("task report"));
     QVERIFY(!states[0].published);
   }
@@ -350,7 +363,7 @@ class TestShardMerge : public QObject {
     }
     for (int t = 0; t < 3; ++t) {
       const auto outcome = runTask(job.folder(), t, path("merge-scratch"));
-      QCOMPARE(outcome.state, std::string("done"));
+      QCOMPARE(fl::cluster::toString(outcome.state), std::string("done"));
       QCOMPARE(outcome.exitCode, 0);
       QVERIFY(fs::exists(job.folder().shard(t)));
       QVERIFY(!fs::exists(job.folder().shard(t) + "-wal"));  // published as one file
@@ -574,7 +587,7 @@ class TestShardMerge : public QObject {
     }
     std::vector<std::string> how;
     const auto outcome = runTask(second.folder(), 0, path("again-scratch"), nullptr, &how);
-    QCOMPARE(outcome.state, std::string("done"));
+    QCOMPARE(fl::cluster::toString(outcome.state), std::string("done"));
     QCOMPARE(how.size(), size_t(2));
     QVERIFY2(how[0].rfind("resumed from step", 0) == 0, how[0].c_str());
 

@@ -204,11 +204,12 @@ int status(store::RunStore& runs, const study::StudyRecord& record, bool json) {
       const std::string host =
           t.report.is_object() ? t.report.value("host", std::string()) : std::string();
       if (!json)
-        std::printf("  task %-3d %-8s %-34s %-22s %s [%s]\n", t.task,
-                    (t.state + (t.detail.empty() ? "" : " (" + t.detail + ")")).c_str(),
-                    taskCounts(t).c_str(), shard.c_str(), host.c_str(), t.source.c_str());
+        std::printf(
+            "  task %-3d %-8s %-34s %-22s %s [%s]\n", t.task,
+            (cluster::toString(t.state) + (t.detail.empty() ? "" : " (" + t.detail + ")")).c_str(),
+            taskCounts(t).c_str(), shard.c_str(), host.c_str(), t.source.c_str());
       tasks.push_back({{"task", t.task},
-                       {"state", t.state},
+                       {"state", cluster::toString(t.state)},
                        {"detail", t.detail},
                        {"source", t.source},
                        {"cells", t.cells},
@@ -369,10 +370,10 @@ int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args) {
   std::fprintf(stderr,
                "task %d %s: %lld of %lld runs finished, %lld failed, %lld cancelled (%s, %s); "
                "shard published to %s\n",
-               task, outcome.state.c_str(), ll(p.finished), ll(p.total), ll(p.failed),
-               ll(p.cancelled), outcome.study.budget.describe().c_str(),
+               task, cluster::toString(outcome.state).c_str(), ll(p.finished), ll(p.total),
+               ll(p.failed), ll(p.cancelled), outcome.study.budget.describe().c_str(),
                formatDuration(p.elapsedSeconds).c_str(), outcome.shard.c_str());
-  if (outcome.state == "cancelled")
+  if (outcome.state == cluster::TaskStage::Cancelled)
     std::fprintf(stderr,
                  "stopped by %s: every run saved a checkpoint; `sweep collect` merges them and "
                  "`sweep resume --slurm` continues them\n",

@@ -208,8 +208,8 @@ class TaskReport {
                            {"active", p->active}};
     writeFileAtomically(m_path, m_state.dump(1));
   }
-  void end(const std::string& state, const std::string& message, const study::StudyProgress* p) {
-    m_state["state"] = state;
+  void end(TaskStage stage, const std::string& message, const study::StudyProgress* p) {
+    m_state["state"] = toString(stage);
     m_state["message"] = message;
     m_state["ended"] = nowSeconds();
     write(p);
@@ -278,13 +278,13 @@ study::StudyOutcome trainShard(const ExperimentRegistry& registry, const ShardTa
 void judgeOutcome(const ShardTaskOptions& options, ShardTaskOutcome& outcome) {
   const auto& p = outcome.study.progress;
   if (outcome.study.cancelled) {
-    outcome.state = "cancelled";
+    outcome.state = TaskStage::Cancelled;
     const int signal = options.scheduler.stopFlag ? options.scheduler.stopFlag->load() : 0;
     outcome.exitCode = 128 + (signal ? signal : 15);
   } else if (p.finished == p.total) {
-    outcome.state = "done";
+    outcome.state = TaskStage::Done;
   } else {
-    outcome.state = "failed";
+    outcome.state = TaskStage::Failed;
     outcome.exitCode = 1;
   }
 }
@@ -309,7 +309,7 @@ ShardTaskOutcome runShardTask(const ExperimentRegistry& registry, const ShardTas
   const auto me = store::currentProcess();
   TaskReport taskReport(folder, task,
                         {{"task", task},
-                         {"state", "running"},
+                         {"state", toString(TaskStage::Running)},
                          {"host", me.host},
                          {"pid", me.pid},
                          {"slurm_job", options.slurmJobId},
@@ -331,7 +331,7 @@ ShardTaskOutcome runShardTask(const ExperimentRegistry& registry, const ShardTas
       if (fs::exists(shardPath)) publishShard(shardPath, published);
     } catch (const std::exception&) {
     }
-    taskReport.end("failed", e.what(), nullptr);
+    taskReport.end(TaskStage::Failed, e.what(), nullptr);
     throw;
   }
   judgeOutcome(options, outcome);

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cluster/study_jobs.h"
+#include "core/cluster/task_stage.h"
 #include "core/engine/registry.h"
 #include "core/engine/study_spec.h"
 #include "core/store/run_store.h"
@@ -64,9 +65,9 @@ struct ShardTaskOptions {
 
 struct ShardTaskOutcome {
   study::StudyOutcome study;
-  std::string state;  // done | failed | cancelled
-  std::string shard;  // the published shard
-  int exitCode = 0;   // 0 done, 1 a run failed, 128 + signal when stopped
+  TaskStage state = TaskStage::Done;  // done, failed or cancelled
+  std::string shard;                  // the published shard
+  int exitCode = 0;                   // 0 done, 1 a run failed, 128 + signal when stopped
 };
 
 // Throws std::runtime_error (a bad work folder or task number) or store::StoreError.

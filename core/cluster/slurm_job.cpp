@@ -145,15 +145,16 @@ void finishPlan(SlurmJobPlan& plan, const std::string& storePath,
 }
 
 // Slurm's states as the four a study shows.
-std::pair<std::string, std::string> fromSlurmState(const std::string& slurm) {
+std::pair<TaskStage, std::string> fromSlurmState(const std::string& slurm) {
   static const std::set<std::string> queued = {"PENDING",     "REQUEUED",      "REQUEUE_HOLD",
                                                "REQUEUE_FED", "RESV_DEL_HOLD", "CONFIGURING"};
   static const std::set<std::string> running = {"RUNNING",   "COMPLETING", "STAGE_OUT", "SIGNALING",
                                                 "SUSPENDED", "STOPPED",    "RESIZING"};
-  if (queued.count(slurm)) return {"queued", slurm == "PENDING" ? "" : slurm};
-  if (running.count(slurm)) return {"running", slurm == "RUNNING" ? "" : slurm};
-  if (slurm == "COMPLETED") return {"done", ""};
-  return {"failed", slurm};  // CANCELLED, FAILED, TIMEOUT, NODE_FAIL, PREEMPTED, OUT_OF_MEMORY...
+  if (queued.count(slurm)) return {TaskStage::Queued, slurm == "PENDING" ? "" : slurm};
+  if (running.count(slurm)) return {TaskStage::Running, slurm == "RUNNING" ? "" : slurm};
+  if (slurm == "COMPLETED") return {TaskStage::Done, ""};
+  return {TaskStage::Failed,
+          slurm};  // CANCELLED, FAILED, TIMEOUT, NODE_FAIL, PREEMPTED, OUT_OF_MEMORY...
 }
 
 std::string firstWord(const std::string& text) {
@@ -292,7 +293,8 @@ SlurmJobPlan planSlurmJob(store::RunStore& store, int64_t studyId, const SlurmOp
   std::set<int64_t> held;
   for (const auto& job : StudyJobs(store).ofStudy(studyId))
     for (const auto& t : taskStates(job))
-      if (t.state == "queued" || t.state == "running") held.insert(t.cells.begin(), t.cells.end());
+      if (t.state == TaskStage::Queued || t.state == TaskStage::Running)
+        held.insert(t.cells.begin(), t.cells.end());
 
   auto s = store.database().prepare(
       "SELECT c.cell, c.arm, c.axes, c.seed, c.config, c.config_hash, coalesce(c.run_id, 0), "
@@ -485,18 +487,20 @@ std::vector<TaskState> taskStates(const StudyJob& job) {
       s.source = source;
     } else if (!reported.empty()) {
       s.source = "task report";
-      if (reported == "running") {
+      const auto stage = taskStageFromString(reported);
+      if (stage == TaskStage::Running) {
         // Slurm no longer knows it: it ended without a last word (SIGKILL, node failure)
         // unless no Slurm command answers here at all.
-        s.state = slurmForgot ? "failed" : "running";
+        s.state = slurmForgot ? TaskStage::Failed : TaskStage::Running;
         if (slurmForgot) s.detail = "ended without a last report (killed?)";
       } else {
-        s.state = reported == "done" ? "done" : "failed";
-        if (reported != "done" && reported != "failed") s.detail = reported;  // cancelled
+        s.state = stage == TaskStage::Done ? TaskStage::Done : TaskStage::Failed;
+        if (stage != TaskStage::Done && stage != TaskStage::Failed)
+          s.detail = reported;  // cancelled, or a word this build does not know
       }
     } else {
       s.source = "task report";
-      s.state = slurmForgot ? "failed" : "queued";
+      s.state = slurmForgot ? TaskStage::Failed : TaskStage::Queued;
       s.detail = slurmForgot ? "never started (cancelled while queued?)" : "no report yet";
     }
     out.push_back(std::move(s));

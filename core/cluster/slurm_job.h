@@ -28,6 +28,7 @@
 
 #include "core/cluster/shard_task.h"
 #include "core/cluster/study_jobs.h"
+#include "core/cluster/task_stage.h"
 #include "core/engine/registry.h"
 #include "core/store/run_store.h"
 #include "core/study/run_groups.h"
@@ -98,7 +99,7 @@ StudyJob submitSlurmJob(store::RunStore& store, const SlurmJobPlan& plan);
 
 struct TaskState {
   int task = 0;
-  std::string state;       // queued | running | done | failed
+  TaskStage state = TaskStage::Queued;  // queued, running, done or failed
   std::string detail;      // Slurm's state when it is not the obvious one (CANCELLED, TIMEOUT...)
   std::string source;      // where the state comes from: squeue, sacct, or "task report"
   nlohmann::json report;   // the task's own report (WORK/tasks/task-I.json), when it wrote one

@@ -19,384 +19,381 @@
 #include "core/study/study_store.h"
 #include "core/study/study_table.h"
 
-    namespace fl::cli {
+namespace fl::cli {
 
-  namespace {
+namespace {
 
-  namespace fs = std::filesystem;
-  using study::StudyRecord;
-  using study::StudyStore;
+namespace fs = std::filesystem;
+using study::StudyRecord;
+using study::StudyStore;
 
-  std::string formatTime(double unixSeconds) {
-    const auto t = static_cast<std::time_t>(unixSeconds);
-    char buf[32];
-    std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M", std::localtime(&t));
-    return buf;
-  }
+std::string formatTime(double unixSeconds) {
+  const auto t = static_cast<std::time_t>(unixSeconds);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M", std::localtime(&t));
+  return buf;
+}
 
-  int64_t count(const StudyRecord& r, RunStatus status) {
-    return study::countOf(r.statusCounts, status);
-  }
+int64_t count(const StudyRecord& r, RunStatus status) {
+  return study::countOf(r.statusCounts, status);
+}
 
-  std::string titleOf(const StudyRecord& r) {
-    return "study " + std::to_string(r.id) + ": " + r.name + " (" + r.experiment + "), " +
-           std::to_string(r.cells) + " runs, " + std::to_string(count(r, RunStatus::Finished)) +
-           " finished";
-  }
+std::string titleOf(const StudyRecord& r) {
+  return "study " + std::to_string(r.id) + ": " + r.name + " (" + r.experiment + "), " +
+         std::to_string(r.cells) + " runs, " + std::to_string(count(r, RunStatus::Finished)) +
+         " finished";
+}
 
-  StudyRecord requireStudy(const StudyStore& studies, int64_t id, const std::string& path) {
-    auto r = studies.study(id);
-    if (!r) throw std::invalid_argument("no study " + std::to_string(id) + " in " + path);
-    return *r;
-  }
+StudyRecord requireStudy(const StudyStore& studies, int64_t id, const std::string& path) {
+  auto r = studies.study(id);
+  if (!r) throw std::invalid_argument("no study " + std::to_string(id) + " in " + path);
+  return *r;
+}
 
-  // Through AtomicFile, as `runs export`: a failed write never leaves a half file under the
-  // final name, and says which file and why (a full disk, a missing folder).
-  void writeFileAtomically(const std::string& path, const std::string& text) {
-    AtomicFile file(path);
-    file.write(text.data(), text.size());
-    file.commit();
-  }
+// Through AtomicFile, as `runs export`: a failed write never leaves a half file under the
+// final name, and says which file and why (a full disk, a missing folder).
+void writeFileAtomically(const std::string& path, const std::string& text) {
+  AtomicFile file(path);
+  file.write(text.data(), text.size());
+  file.commit();
+}
 
-  int listStudies(const StudyStore& studies, bool json) {
-    const auto all = studies.list();
-    if (json) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const auto& r : all)
-        out.push_back({{"id", r.id},
-                       {"name", r.name},
-                       {"experiment", r.experiment},
-                       {"runs", r.cells},
-                       {"status", toString(r.status())},
-                       {"counts", study::countsJson(r.statusCounts)},
-                       {"created", r.created},
-                       {"uid", r.uid}});
-      std::printf("%s\n", out.dump(2).c_str());
-      return kExitOk;
-    }
-    if (all.empty()) {
-      std::printf("no studies yet: `fourierlab-cli sweep run fourier-head --study table1`\n");
-      return kExitOk;
-    }
-    std::printf("%-4s %-20s %-13s %6s %9s %7s  %-11s %s\n", "id", "name", "experiment", "runs",
-                "finished", "failed", "status", "created");
+int listStudies(const StudyStore& studies, bool json) {
+  const auto all = studies.list();
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
     for (const auto& r : all)
-      std::printf("%-4lld %-20s %-13s %6lld %9lld %7lld  %-11s %s\n", static_cast<long long>(r.id),
-                  r.name.c_str(), r.experiment.c_str(), static_cast<long long>(r.cells),
-                  static_cast<long long>(count(r, RunStatus::Finished)),
-                  static_cast<long long>(count(r, RunStatus::Failed)), toString(r.status()).c_str(),
-                  formatTime(r.created).c_str());
+      out.push_back({{"id", r.id},
+                     {"name", r.name},
+                     {"experiment", r.experiment},
+                     {"runs", r.cells},
+                     {"status", toString(r.status())},
+                     {"counts", study::countsJson(r.statusCounts)},
+                     {"created", r.created},
+                     {"uid", r.uid}});
+    std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
   }
-
-  std::string axesText(const std::vector<study::Axis>& axes) {
-    std::string out;
-    for (const auto& a : axes) {
-      std::string values;
-      for (const auto& v : a.values) values += (values.empty() ? "" : ", ") + study::valueText(v);
-      out += (out.empty() ? "" : "; ") + a.key + " = " + values;
-    }
-    return out;
+  if (all.empty()) {
+    std::printf("no studies yet: `fourierlab-cli sweep run fourier-head --study table1`\n");
+    return kExitOk;
   }
+  std::printf("%-4s %-20s %-13s %6s %9s %7s  %-11s %s\n", "id", "name", "experiment", "runs",
+              "finished", "failed", "status", "created");
+  for (const auto& r : all)
+    std::printf("%-4lld %-20s %-13s %6lld %9lld %7lld  %-11s %s\n", static_cast<long long>(r.id),
+                r.name.c_str(), r.experiment.c_str(), static_cast<long long>(r.cells),
+                static_cast<long long>(count(r, RunStatus::Finished)),
+                static_cast<long long>(count(r, RunStatus::Failed)), toString(r.status()).c_str(),
+                formatTime(r.created).c_str());
+  return kExitOk;
+}
 
-  int showStudy(const StudyStore& studies, int64_t id, const std::string& path, bool json) {
-    const StudyRecord r = requireStudy(studies, id, path);
-    const auto results = studies.results(id);
-    if (json) {
-      nlohmann::json runs = nlohmann::json::array();
-      for (const auto& x : results)
-        runs.push_back({{"cell", x.cell},
-                        {"run_id", x.runId ? nlohmann::json(x.runId) : nlohmann::json()},
-                        {"status", study::toString(x.status)},
-                        {"arm", x.arm},
-                        {"axes", x.axes},
-                        {"seed", x.seed},
-                        {"message", x.message}});
-      nlohmann::json out = {{"id", r.id},
-                            {"uid", r.uid},
-                            {"name", r.name},
-                            {"experiment", r.experiment},
-                            {"status", toString(r.status())},
-                            {"counts", study::countsJson(r.statusCounts)},
-                            {"created", r.created},
-                            {"spec", nlohmann::json::parse(r.spec.toJson().dump())},
-                            {"runs", runs}};
-      std::printf("%s\n", out.dump(2).c_str());
+std::string axesText(const std::vector<study::Axis>& axes) {
+  std::string out;
+  for (const auto& a : axes) {
+    std::string values;
+    for (const auto& v : a.values) values += (values.empty() ? "" : ", ") + study::valueText(v);
+    out += (out.empty() ? "" : "; ") + a.key + " = " + values;
+  }
+  return out;
+}
+
+int showStudy(const StudyStore& studies, int64_t id, const std::string& path, bool json) {
+  const StudyRecord r = requireStudy(studies, id, path);
+  const auto results = studies.results(id);
+  if (json) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& x : results)
+      runs.push_back({{"cell", x.cell},
+                      {"run_id", x.runId ? nlohmann::json(x.runId) : nlohmann::json()},
+                      {"status", study::toString(x.status)},
+                      {"arm", x.arm},
+                      {"axes", x.axes},
+                      {"seed", x.seed},
+                      {"message", x.message}});
+    nlohmann::json out = {{"id", r.id},
+                          {"uid", r.uid},
+                          {"name", r.name},
+                          {"experiment", r.experiment},
+                          {"status", toString(r.status())},
+                          {"counts", study::countsJson(r.statusCounts)},
+                          {"created", r.created},
+                          {"spec", nlohmann::json::parse(r.spec.toJson().dump())},
+                          {"runs", runs}};
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+  const auto& s = r.spec;
+  std::printf("study %lld: %s%s\n", static_cast<long long>(r.id), r.name.c_str(),
+              s.title.empty() ? "" : (" - " + s.title).c_str());
+  if (!s.description.empty()) std::printf("  %s\n", s.description.c_str());
+  std::printf("  experiment %s, created %s, status %s\n", r.experiment.c_str(),
+              formatTime(r.created).c_str(), toString(r.status()).c_str());
+  if (!s.preset.empty()) std::printf("  preset: %s\n", s.preset.c_str());
+  if (!s.overrides.empty()) std::printf("  set: %s\n", s.overrides.dump().c_str());
+  if (!s.grid.empty()) std::printf("  grid: %s\n", axesText(s.grid).c_str());
+  for (const auto& z : s.zips) std::printf("  zipped: %s\n", axesText(z.axes).c_str());
+  for (const auto& a : s.arms)
+    std::printf("  arm %s: set %s%s%s\n", a.name.c_str(), a.overrides.dump().c_str(),
+                a.grid.empty() ? "" : ("; grid " + axesText(a.grid)).c_str(), "");
+  std::string seeds;
+  for (auto seed : s.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(seed);
+  std::printf("  seeds: %s\n", seeds.empty() ? "the config's own" : seeds.c_str());
+  if (s.references) std::printf("  paper: %s\n", s.references->source.c_str());
+  std::string counts;
+  for (const auto& [status, n] : r.statusCounts)
+    counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + study::toString(status);
+  std::printf("  runs: %lld (%s)\n", static_cast<long long>(r.cells), counts.c_str());
+  int listed = 0;
+  for (const auto& x : results) {
+    if (x.status == RunStatus::Finished) continue;
+    if (listed++ == 0) std::printf("  not finished:\n");
+    if (listed > 20) continue;
+    std::printf("    %s %s: %s%s%s\n",
+                x.runId ? ("run " + std::to_string(x.runId)).c_str() : "(no run yet)",
+                study::cellLabel(x.axes, x.seed).c_str(), study::toString(x.status).c_str(),
+                x.message.empty() ? "" : " - ", x.message.c_str());
+  }
+  if (listed > 20) std::printf("    ... and %d more\n", listed - 20);
+  if (listed > 0)
+    std::printf("  `fourierlab-cli sweep resume %lld` trains them\n", static_cast<long long>(r.id));
+  return kExitOk;
+}
+
+int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
+                const SweepArgs& args) {
+  const StudyRecord r = requireStudy(studies, id, path);
+  const auto results = studies.results(id);
+  const auto axes = study::axisOrderOf(r.spec);
+  std::set<std::string> metricSet;
+  for (const auto& x : results)
+    for (const auto& [k, v] : x.last) metricSet.insert(k);
+  const std::vector<std::string> metrics(metricSet.begin(), metricSet.end());
+  const std::string format = args.format.empty() ? "csv" : args.format;
+  std::string text;
+  if (format == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& x : results) {
+      nlohmann::json m = nlohmann::json::object();
+      for (const auto& [k, v] : x.last) m[k] = finiteOrNull(v);
+      out.push_back({{"study", id},
+                     {"study_name", r.name},
+                     {"cell", x.cell},
+                     {"run_id", x.runId ? nlohmann::json(x.runId) : nlohmann::json()},
+                     {"status", study::toString(x.status)},
+                     {"arm", x.arm},
+                     {"axes", x.axes},
+                     {"seed", x.seed},
+                     {"metrics", m},
+                     {"config", x.config}});
+    }
+    text = out.dump(2) + "\n";
+  } else if (format == "csv") {
+    text = "study,cell,run_id,status,arm";
+    for (const auto& a : axes) text += "," + csvField(a);
+    text += ",seed";
+    for (const auto& m : metrics) text += "," + csvField(m);
+    text += "\n";
+    for (const auto& x : results) {
+      text += std::to_string(id) + "," + std::to_string(x.cell) + "," +
+              (x.runId ? std::to_string(x.runId) : "") + "," + study::toString(x.status) + "," +
+              csvField(x.arm);
+      for (const auto& a : axes)
+        text += "," + csvField(x.axes.contains(a) ? study::valueText(x.axes.at(a)) : "");
+      text += "," + std::to_string(x.seed);
+      for (const auto& m : metrics) {
+        auto it = x.last.find(m);
+        text += ",";
+        if (it != x.last.end() && std::isfinite(it->second)) {
+          char buf[40];
+          std::snprintf(buf, sizeof buf, "%.9g", it->second);
+          text += buf;
+        }
+      }
+      text += "\n";
+    }
+  } else {
+    throw std::invalid_argument("--format " + format + ": export writes csv or json");
+  }
+  if (args.out.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    writeFileAtomically(args.out, text);
+    std::fprintf(stderr, "wrote %zu runs of study %lld to %s\n", results.size(),
+                 static_cast<long long>(id), args.out.c_str());
+  }
+  return kExitOk;
+}
+
+study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRecord& r,
+                               const SweepArgs& args) {
+  study::FigureLayout layout;
+  if (!args.figure.empty() && !args.x.empty())
+    throw std::invalid_argument("--figure " + args.figure + " and --x " + args.x +
+                                " cannot be combined: give one of them");
+  if (args.x.empty()) {
+    if (r.spec.figures.empty())
+      throw std::invalid_argument("study " + std::to_string(r.id) +
+                                  " declares no figure: give --x AXIS and --metric M");
+    const study::FigureLayout* chosen = &r.spec.figures.front();
+    if (!args.figure.empty()) {
+      chosen = nullptr;
+      std::string known;
+      for (const auto& f : r.spec.figures) {
+        if (f.name == args.figure) chosen = &f;
+        known += (known.empty() ? "" : ", ") + f.name;
+      }
+      if (!chosen)
+        throw std::invalid_argument("--figure " + args.figure + ": the study declares " + known);
+    }
+    layout = *chosen;
+  } else {
+    layout.x = args.x;
+    // The study's own figure for this x, if any, lends its titles.
+    for (const auto& f : r.spec.figures)
+      if (f.x == args.x) {
+        layout.xTitle = f.xTitle;
+        layout.yTitles = f.yTitles;
+        layout.categoricalX = f.categoricalX;
+      }
+  }
+  if (!args.metrics.empty()) layout.metrics = args.metrics;
+  if (!args.group.empty()) layout.group = args.group;
+  if (!args.panel.empty()) layout.panel = args.panel;
+  if (!args.band.empty()) {
+    if (args.band != "std" && args.band != "half" && args.band != "minmax" && args.band != "none")
+      throw std::invalid_argument("--band " + args.band + ": use std, half, minmax or none");
+    layout.band = args.band;
+  }
+  if (!args.where.empty()) {
+    auto experiment = registry.find(r.experiment);
+    const auto specs = experiment ? experiment->allParams() : std::vector<ParamSpec>{};
+    for (const auto& w : args.where) {
+      const auto eq = w.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw std::invalid_argument("--where " + w + ": expected KEY=VALUE");
+      const std::string key = w.substr(0, eq);
+      const ParamSpec* spec = findParam(specs, key);
+      if (!spec) throw std::invalid_argument("--where " + w + ": unknown parameter '" + key + "'");
+      ParsedValue v = parseValue(*spec, w.substr(eq + 1));
+      if (v.error) throw std::invalid_argument("--where " + w + ": " + *v.error);
+      layout.where[key] = v.value;
+    }
+  }
+  return layout;
+}
+
+int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int64_t id,
+              const std::string& path, const SweepArgs& args) {
+  const StudyRecord r = requireStudy(studies, id, path);
+  if (args.out.empty()) throw std::invalid_argument("--out FILE.svg|png|pdf is required");
+  const std::string ext = fs::path(args.out).extension().string();
+  if (ext != ".svg" && ext != ".png" && ext != ".pdf")
+    throw std::invalid_argument("--out " + args.out + ": the file must end in .svg, .png or .pdf");
+  const study::FigureLayout layout = plotLayout(registry, r, args);
+  const auto stat = r.spec.references ? r.spec.references->stat : std::string("last");
+  const auto cells = study::aggregate(studies.results(id), stat);
+  const auto figure = study::buildStudyFigure(
+      cells, layout, r.spec.references ? &*r.spec.references : nullptr, study::axisOrderOf(r.spec),
+      r.spec.title.empty() ? r.name : r.spec.title);
+  const int width = args.width > 0 ? args.width : 560 * figure.cols + 200;
+  const int height = args.height > 0 ? args.height : 380 * figure.rows + 90;
+  const std::string error = writeStudyFigure(figure, args.out, width, height);
+  if (!error.empty()) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return kExitRunFailed;
+  }
+  std::fprintf(stderr, "wrote %s: %d panels, %d series (%s)\n", args.out.c_str(),
+               static_cast<int>(figure.panels.size()), figure.seriesCount(),
+               figure.bandDescription.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void printStudyTable(const ExperimentRegistry& registry, store::RunStore& runs, int64_t studyId,
+                     const SweepArgs& args, std::FILE* out) {
+  StudyStore studies(runs);
+  const StudyRecord r = requireStudy(studies, studyId, runs.path());
+  const auto stat = r.spec.references ? r.spec.references->stat : std::string("last");
+  study::StudyTableInput input;
+  input.title = titleOf(r);
+  input.axisOrder = study::axisOrderOf(r.spec);
+  input.cells = study::aggregate(studies.results(studyId), stat);
+  input.references = r.spec.references ? &*r.spec.references : nullptr;
+  study::TableRequest request;
+  request.format = args.format.empty() ? "md" : args.format;
+  request.rows = args.rows.empty() && r.spec.table ? r.spec.table->rows : args.rows;
+  request.cols = args.cols.empty() && r.spec.table ? r.spec.table->cols : args.cols;
+  request.metrics = !args.metrics.empty() ? args.metrics
+                    : r.spec.table        ? r.spec.table->metrics
+                                          : std::vector<std::string>{};
+  // A table layout that names an axis the (edited) study lacks falls back to the defaults.
+  const auto& axes = input.axisOrder;
+  auto has = [&](const std::string& a) {
+    return std::find(axes.begin(), axes.end(), a) != axes.end();
+  };
+  if (args.rows.empty() && !request.rows.empty() && !has(request.rows)) request.rows.clear();
+  if (args.cols.empty() && !request.cols.empty() && !has(request.cols)) request.cols.clear();
+  const std::string text = study::renderStudyTable(input, request);
+  std::fwrite(text.data(), 1, text.size(), out);
+  std::fflush(out);
+}
+
+int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& dbPath,
+                        const SweepArgs& args) {
+  // Reading never creates a store; it opens an existing one read-write so that runs whose
+  // process died (kill -9) are marked interrupted before they are counted.
+  store::RunStore::requireExisting(dbPath);  // nor adopts an empty file
+  store::RunStore runs(dbPath);
+  StudyStore studies(runs);
+  try {
+    if (args.action == "list") return listStudies(studies, args.json);
+    if (args.action == "show") return showStudy(studies, args.id, runs.path(), args.json);
+    if (args.action == "table") {
+      printStudyTable(registry, runs, args.id, args, stdout);
       return kExitOk;
     }
-    const auto& s = r.spec;
-    std::printf("study %lld: %s%s\n", static_cast<long long>(r.id), r.name.c_str(),
-                s.title.empty() ? "" : (" - " + s.title).c_str());
-    if (!s.description.empty()) std::printf("  %s\n", s.description.c_str());
-    std::printf("  experiment %s, created %s, status %s\n", r.experiment.c_str(),
-                formatTime(r.created).c_str(), toString(r.status()).c_str());
-    if (!s.preset.empty()) std::printf("  preset: %s\n", s.preset.c_str());
-    if (!s.overrides.empty()) std::printf("  set: %s\n", s.overrides.dump().c_str());
-    if (!s.grid.empty()) std::printf("  grid: %s\n", axesText(s.grid).c_str());
-    for (const auto& z : s.zips) std::printf("  zipped: %s\n", axesText(z.axes).c_str());
-    for (const auto& a : s.arms)
-      std::printf("  arm %s: set %s%s%s\n", a.name.c_str(), a.overrides.dump().c_str(),
-                  a.grid.empty() ? "" : ("; grid " + axesText(a.grid)).c_str(), "");
-    std::string seeds;
-    for (auto seed : s.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(seed);
-    std::printf("  seeds: %s\n", seeds.empty() ? "the config's own" : seeds.c_str());
-    if (s.references) std::printf("  paper: %s\n", s.references->source.c_str());
-    std::string counts;
-    for (const auto& [status, n] : r.statusCounts)
-      counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + study::toString(status);
-    std::printf("  runs: %lld (%s)\n", static_cast<long long>(r.cells), counts.c_str());
-    int listed = 0;
-    for (const auto& x : results) {
-      if (x.status == RunStatus::Finished) continue;
-      if (listed++ == 0) std::printf("  not finished:\n");
-      if (listed > 20) continue;
-      std::printf("    %s %s: %s%s%s\n",
-                  x.runId ? ("run " + std::to_string(x.runId)).c_str() : "(no run yet)",
-                  study::cellLabel(x.axes, x.seed).c_str(), study::toString(x.status).c_str(),
-                  x.message.empty() ? "" : " - ", x.message.c_str());
-    }
-    if (listed > 20) std::printf("    ... and %d more\n", listed - 20);
-    if (listed > 0)
-      std::printf("  `fourierlab-cli sweep resume %lld` trains them\n",
-                  static_cast<long long>(r.id));
-    return kExitOk;
-  }
-
-  int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
-                  const SweepArgs& args) {
-    const StudyRecord r = requireStudy(studies, id, path);
-    const auto results = studies.results(id);
-    const auto axes = study::axisOrderOf(r.spec);
-    std::set<std::string> metricSet;
-    for (const auto& x : results)
-      for (const auto& [k, v] : x.last) metricSet.insert(k);
-    const std::vector<std::string> metrics(metricSet.begin(), metricSet.end());
-    const std::string format = args.format.empty() ? "csv" : args.format;
-    std::string text;
-    if (format == "json") {
-      nlohmann::json out = nlohmann::json::array();
-      for (const auto& x : results) {
-        nlohmann::json m = nlohmann::json::object();
-        for (const auto& [k, v] : x.last) m[k] = finiteOrNull(v);
-        out.push_back({{"study", id},
-                       {"study_name", r.name},
-                       {"cell", x.cell},
-                       {"run_id", x.runId ? nlohmann::json(x.runId) : nlohmann::json()},
-                       {"status", study::toString(x.status)},
-                       {"arm", x.arm},
-                       {"axes", x.axes},
-                       {"seed", x.seed},
-                       {"metrics", m},
-                       {"config", x.config}});
+    if (args.action == "export") return exportStudy(studies, args.id, runs.path(), args);
+    if (args.action == "plot") return plotStudy(registry, studies, args.id, runs.path(), args);
+    if (args.action == "delete") {
+      const StudyRecord r = requireStudy(studies, args.id, runs.path());
+      // Opening the store marked the runs of dead processes interrupted: what is still running
+      // or queued has a live trainer, which must not lose its study under it.
+      std::string live;
+      for (const auto& run : studies.results(args.id))
+        if (run.status == RunStatus::Running || run.status == RunStatus::Queued)
+          live += (live.empty() ? "" : ", ") + std::to_string(run.runId);
+      if (!live.empty()) {
+        std::fprintf(stderr,
+                     "error: study %lld is training (runs %s); stop its process first (Ctrl-C, "
+                     "kill: they keep their checkpoints), then delete it\n",
+                     static_cast<long long>(r.id), live.c_str());
+        return kExitRunFailed;
       }
-      text = out.dump(2) + "\n";
-    } else if (format == "csv") {
-      text = "study,cell,run_id,status,arm";
-      for (const auto& a : axes) text += "," + csvField(a);
-      text += ",seed";
-      for (const auto& m : metrics) text += "," + csvField(m);
-      text += "\n";
-      for (const auto& x : results) {
-        text += std::to_string(id) + "," + std::to_string(x.cell) + "," +
-                (x.runId ? std::to_string(x.runId) : "") + "," + study::toString(x.status) + "," +
-                csvField(x.arm);
-        for (const auto& a : axes)
-          text += "," + csvField(x.axes.contains(a) ? study::valueText(x.axes.at(a)) : "");
-        text += "," + std::to_string(x.seed);
-        for (const auto& m : metrics) {
-          auto it = x.last.find(m);
-          text += ",";
-          if (it != x.last.end() && std::isfinite(it->second)) {
-            char buf[40];
-            std::snprintf(buf, sizeof buf, "%.9g", it->second);
-            text += buf;
-          }
-        }
-        text += "\n";
-      }
-    } else {
-      throw std::invalid_argument("--format " + format + ": export writes csv or json");
+      const int deleted = studies.remove(args.id, !args.keepRuns);
+      std::fprintf(stderr, "deleted study %lld (%s)%s\n", static_cast<long long>(r.id),
+                   r.name.c_str(),
+                   args.keepRuns ? "; its runs are kept"
+                                 : (" and " + std::to_string(deleted) +
+                                    " of its runs (runs other studies use are kept)")
+                                       .c_str());
+      return kExitOk;
     }
-    if (args.out.empty()) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-    } else {
-      writeFileAtomically(args.out, text);
-      std::fprintf(stderr, "wrote %zu runs of study %lld to %s\n", results.size(),
-                   static_cast<long long>(id), args.out.c_str());
-    }
-    return kExitOk;
-  }
-
-  study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRecord& r,
-                                 const SweepArgs& args) {
-    study::FigureLayout layout;
-    if (!args.figure.empty() && !args.x.empty())
-      throw std::invalid_argument("--figure " + args.figure + " and --x " + args.x +
-                                  " cannot be combined: give one of them");
-    if (args.x.empty()) {
-      if (r.spec.figures.empty())
-        throw std::invalid_argument("study " + std::to_string(r.id) +
-                                    " declares no figure: give --x AXIS and --metric M");
-      const study::FigureLayout* chosen = &r.spec.figures.front();
-      if (!args.figure.empty()) {
-        chosen = nullptr;
-        std::string known;
-        for (const auto& f : r.spec.figures) {
-          if (f.name == args.figure) chosen = &f;
-          known += (known.empty() ? "" : ", ") + f.name;
-        }
-        if (!chosen)
-          throw std::invalid_argument("--figure " + args.figure + ": the study declares " + known);
-      }
-      layout = *chosen;
-    } else {
-      layout.x = args.x;
-      // The study's own figure for this x, if any, lends its titles.
-      for (const auto& f : r.spec.figures)
-        if (f.x == args.x) {
-          layout.xTitle = f.xTitle;
-          layout.yTitles = f.yTitles;
-          layout.categoricalX = f.categoricalX;
-        }
-    }
-    if (!args.metrics.empty()) layout.metrics = args.metrics;
-    if (!args.group.empty()) layout.group = args.group;
-    if (!args.panel.empty()) layout.panel = args.panel;
-    if (!args.band.empty()) {
-      if (args.band != "std" && args.band != "half" && args.band != "minmax" && args.band != "none")
-        throw std::invalid_argument("--band " + args.band + ": use std, half, minmax or none");
-      layout.band = args.band;
-    }
-    if (!args.where.empty()) {
-      auto experiment = registry.find(r.experiment);
-      const auto specs = experiment ? experiment->allParams() : std::vector<ParamSpec>{};
-      for (const auto& w : args.where) {
-        const auto eq = w.find('=');
-        if (eq == std::string::npos || eq == 0)
-          throw std::invalid_argument("--where " + w + ": expected KEY=VALUE");
-        const std::string key = w.substr(0, eq);
-        const ParamSpec* spec = findParam(specs, key);
-        if (!spec)
-          throw std::invalid_argument("--where " + w + ": unknown parameter '" + key + "'");
-        ParsedValue v = parseValue(*spec, w.substr(eq + 1));
-        if (v.error) throw std::invalid_argument("--where " + w + ": " + *v.error);
-        layout.where[key] = v.value;
-      }
-    }
-    return layout;
-  }
-
-  int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int64_t id,
-                const std::string& path, const SweepArgs& args) {
-    const StudyRecord r = requireStudy(studies, id, path);
-    if (args.out.empty()) throw std::invalid_argument("--out FILE.svg|png|pdf is required");
-    const std::string ext = fs::path(args.out).extension().string();
-    if (ext != ".svg" && ext != ".png" && ext != ".pdf")
-      throw std::invalid_argument("--out " + args.out +
-                                  ": the file must end in .svg, .png or .pdf");
-    const study::FigureLayout layout = plotLayout(registry, r, args);
-    const auto stat = r.spec.references ? r.spec.references->stat : std::string("last");
-    const auto cells = study::aggregate(studies.results(id), stat);
-    const auto figure = study::buildStudyFigure(
-        cells, layout, r.spec.references ? &*r.spec.references : nullptr,
-        study::axisOrderOf(r.spec), r.spec.title.empty() ? r.name : r.spec.title);
-    const int width = args.width > 0 ? args.width : 560 * figure.cols + 200;
-    const int height = args.height > 0 ? args.height : 380 * figure.rows + 90;
-    const std::string error = writeStudyFigure(figure, args.out, width, height);
-    if (!error.empty()) {
-      std::fprintf(stderr, "error: %s\n", error.c_str());
-      return kExitRunFailed;
-    }
-    std::fprintf(stderr, "wrote %s: %d panels, %d series (%s)\n", args.out.c_str(),
-                 static_cast<int>(figure.panels.size()), figure.seriesCount(),
-                 figure.bandDescription.c_str());
-    return kExitOk;
-  }
-
-  }  // namespace
-
-  void printStudyTable(const ExperimentRegistry& registry, store::RunStore& runs, int64_t studyId,
-                       const SweepArgs& args, std::FILE* out) {
-    StudyStore studies(runs);
-    const StudyRecord r = requireStudy(studies, studyId, runs.path());
-    const auto stat = r.spec.references ? r.spec.references->stat : std::string("last");
-    study::StudyTableInput input;
-    input.title = titleOf(r);
-    input.axisOrder = study::axisOrderOf(r.spec);
-    input.cells = study::aggregate(studies.results(studyId), stat);
-    input.references = r.spec.references ? &*r.spec.references : nullptr;
-    study::TableRequest request;
-    request.format = args.format.empty() ? "md" : args.format;
-    request.rows = args.rows.empty() && r.spec.table ? r.spec.table->rows : args.rows;
-    request.cols = args.cols.empty() && r.spec.table ? r.spec.table->cols : args.cols;
-    request.metrics = !args.metrics.empty() ? args.metrics
-                      : r.spec.table        ? r.spec.table->metrics
-                                            : std::vector<std::string>{};
-    // A table layout that names an axis the (edited) study lacks falls back to the defaults.
-    const auto& axes = input.axisOrder;
-    auto has = [&](const std::string& a) {
-      return std::find(axes.begin(), axes.end(), a) != axes.end();
-    };
-    if (args.rows.empty() && !request.rows.empty() && !has(request.rows)) request.rows.clear();
-    if (args.cols.empty() && !request.cols.empty() && !has(request.cols)) request.cols.clear();
-    const std::string text = study::renderStudyTable(input, request);
-    std::fwrite(text.data(), 1, text.size(), out);
-    std::fflush(out);
-  }
-
-  int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& dbPath,
-                          const SweepArgs& args) {
-    // Reading never creates a store; it opens an existing one read-write so that runs whose
-    // process died (kill -9) are marked interrupted before they are counted.
-    store::RunStore::requireExisting(dbPath);  // nor adopts an empty file
-    store::RunStore runs(dbPath);
-    StudyStore studies(runs);
-    try {
-      if (args.action == "list") return listStudies(studies, args.json);
-      if (args.action == "show") return showStudy(studies, args.id, runs.path(), args.json);
-      if (args.action == "table") {
-        printStudyTable(registry, runs, args.id, args, stdout);
-        return kExitOk;
-      }
-      if (args.action == "export") return exportStudy(studies, args.id, runs.path(), args);
-      if (args.action == "plot") return plotStudy(registry, studies, args.id, runs.path(), args);
-      if (args.action == "delete") {
-        const StudyRecord r = requireStudy(studies, args.id, runs.path());
-        // Opening the store marked the runs of dead processes interrupted: what is still running
-        // or queued has a live trainer, which must not lose its study under it.
-        std::string live;
-        for (const auto& run : studies.results(args.id))
-          if (run.status == RunStatus::Running || run.status == RunStatus::Queued)
-            live += (live.empty() ? "" : ", ") + std::to_string(run.runId);
-        if (!live.empty()) {
-          std::fprintf(stderr,
-                       "error: study %lld is training (runs %s); stop its process first (Ctrl-C, "
-                       "kill: they keep their checkpoints), then delete it\n",
-                       static_cast<long long>(r.id), live.c_str());
-          return kExitRunFailed;
-        }
-        const int deleted = studies.remove(args.id, !args.keepRuns);
-        std::fprintf(stderr, "deleted study %lld (%s)%s\n", static_cast<long long>(r.id),
-                     r.name.c_str(),
-                     args.keepRuns ? "; its runs are kept"
-                                   : (" and " + std::to_string(deleted) +
-                                      " of its runs (runs other studies use are kept)")
-                                         .c_str());
-        return kExitOk;
-      }
-    } catch (const std::invalid_argument& e) {
-      std::fprintf(stderr, "error: %s\n", e.what());
-      return kExitBadUsage;
-    } catch (const FileWriteError& e) {
-      std::fprintf(stderr, "error: %s\n", e.what());
-      return kExitStoreError;
-    } catch (const std::runtime_error& e) {
-      if (dynamic_cast<const store::StoreError*>(&e)) throw;
-      std::fprintf(stderr, "error: %s\n", e.what());
-      return kExitRunFailed;
-    }
-    std::fprintf(stderr, "error: unknown sweep action '%s'\n", args.action.c_str());
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadUsage;
+  } catch (const FileWriteError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitStoreError;
+  } catch (const std::runtime_error& e) {
+    if (dynamic_cast<const store::StoreError*>(&e)) throw;
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitRunFailed;
   }
+  std::fprintf(stderr, "error: unknown sweep action '%s'\n", args.action.c_str());
+  return kExitBadUsage;
+}
 
 }  // namespace fl::cli

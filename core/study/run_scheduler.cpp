@@ -236,6 +236,18 @@ ThreadBudget RunScheduler::budget() const {
                           m_options.requestedThreads);
 }
 
+ThreadBudget RunScheduler::budgetForStudy(int64_t studyId, int64_t workers) const {
+  StudyStore studies(m_store);
+  const auto record = studies.study(studyId);
+  const auto experiment = record ? m_registry.find(record->experiment) : nullptr;
+  const auto cells = studies.unfinishedCells(studyId);
+  const int useful = experiment && !cells.empty()
+                         ? experiment->usefulThreads(studies.cellConfig(studyId, cells[0]))
+                         : 0;
+  return planThreadBudget(cores(), workers, useful, m_options.requestedParallel,
+                          m_options.requestedThreads);
+}
+
 std::vector<std::vector<int64_t>> RunScheduler::planStudyGroups(int64_t studyId) const {
   StudyStore studies(m_store);
   const auto record = studies.study(studyId);
@@ -247,9 +259,7 @@ std::vector<std::vector<int64_t>> RunScheduler::planStudyGroups(int64_t studyId)
     return alone;
   }
   // Auto splits groups until every worker the budget would give these cells has one.
-  const int workers = budgetFor(*experiment, studies.cellConfig(studyId, cells[0]),
-                                static_cast<int64_t>(cells.size()))
-                          .parallel;
+  const int workers = budgetForStudy(studyId, static_cast<int64_t>(cells.size())).parallel;
   return planCellGroups(studies, *experiment, studyId, cells, m_options.batch, workers,
                         m_options.device);
 }

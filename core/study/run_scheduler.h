@@ -141,6 +141,9 @@ class RunScheduler {
   // The budget for `workers` workers of `config`'s runs.
   ThreadBudget budgetFor(const Experiment& experiment, const nlohmann::json& config,
                          int64_t workers) const;
+  // The budget for `workers` workers of a study's unfinished cells (its first one's config says
+  // how many threads a run can use).
+  ThreadBudget budgetForStudy(int64_t studyId, int64_t workers) const;
   // The groups a study's unfinished cells would wait in (one cell each with batching off).
   std::vector<std::vector<int64_t>> planStudyGroups(int64_t studyId) const;
 

@@ -94,15 +94,7 @@ StudyScheduler::StudyScheduler(const ExperimentRegistry& registry, std::string s
 
 ThreadBudget StudyScheduler::budgetFor(int64_t cellsToTrain) const {
   store::RunStore runs(m_storePath, /*readOnly=*/true);
-  StudyStore studies(runs);
-  const RunScheduler scheduler(m_registry, runs, schedulerOptions());
-  const auto record = studies.study(m_studyId);
-  const auto experiment = record ? m_registry.find(record->experiment) : nullptr;
-  const auto cells = studies.unfinishedCells(m_studyId);
-  if (!experiment || cells.empty())
-    return planThreadBudget(scheduler.cores(), cellsToTrain, 0, m_options.requestedParallel,
-                            m_options.requestedThreads);
-  return scheduler.budgetFor(*experiment, studies.cellConfig(m_studyId, cells[0]), cellsToTrain);
+  return RunScheduler(m_registry, runs, schedulerOptions()).budgetForStudy(m_studyId, cellsToTrain);
 }
 
 std::vector<std::vector<int64_t>> StudyScheduler::planGroups() const {
@@ -126,7 +118,7 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
   {
     RunScheduler scheduler(m_registry, runs, schedulerOptions(), &observer);
     const int64_t pendingGroups = static_cast<int64_t>(scheduler.planStudyGroups(m_studyId).size());
-    outcome.budget = budgetFor(pendingGroups);
+    outcome.budget = scheduler.budgetForStudy(m_studyId, pendingGroups);
     progress.total = record->cells;
     progress.finished =
         record->cells - static_cast<int64_t>(studies.unfinishedCells(m_studyId).size());

@@ -389,7 +389,8 @@ void RunScheduler::handOverDone() {
       allHandedOver = allHandedOver && member->handedOver;
     }
     if (allHandedOver) {
-      m_closer->add([worker] { worker->join(); });
+      // A group's thread ends after its last member's; a run alone was joined in its own job.
+      if (worker->group) m_closer->add([worker] { worker->join(); });
       it = m_workers.erase(it);
     } else {
       ++it;

@@ -150,6 +150,8 @@ class TestStudySpec : public QObject {
     QTest::addColumn<QString>("message");
     QTest::newRow("not json") << "{"
                               << "not valid JSON";
+    QTest::newRow("number beyond double") << R"({"seeds": [1e705]})"
+                                          << "number overflow parsing '1e705'";
     QTest::newRow("unknown field") << R"({"grids": {}})"
                                    << "grids: unknown field";
     QTest::newRow("empty axis") << R"({"grid": {"lr": []}})"

@@ -8,7 +8,8 @@ Preset parsePreset(std::string_view jsonText) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(jsonText);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // Not only parse_error: a number beyond double's range (1e705) is an out_of_range.
     throw std::invalid_argument(std::string("preset is not valid JSON: ") + e.what());
   }
   if (!j.is_object() || !j.contains("name") || !j["name"].is_string())

@@ -231,7 +231,8 @@ StudySpec StudySpec::fromText(const std::string& jsonText) {
   ojson j;
   try {
     j = ojson::parse(jsonText);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // Not only parse_error: a number beyond double's range (1e705) is an out_of_range.
     throw std::invalid_argument(std::string("not valid JSON: ") + e.what());
   }
   return fromJson(j);

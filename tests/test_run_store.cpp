@@ -507,6 +507,88 @@ class TestRunStore : public QObject {
     QCOMPARE(store.run(id)->metrics.at(0).count, int64_t(2));
   }
 
+  // Snapshot rows as another program or a damaged disk can leave them: each is refused with a
+  // StoreError naming the row. They used to throw nlohmann's exceptions past every StoreError
+  // handler, convert an out-of-range tick (undefined), or hand the widgets a shape whose element
+  // count overflowed or disagreed with the data (the store-rows fuzzer found them).
+  void damagedSnapshotRowsAreRefused_data() {
+    QTest::addColumn<QString>("assignment");
+    QTest::addColumn<QString>("message");
+    const QString notSizes = "its shape is not a JSON array of sizes";
+    QTest::newRow("shape not JSON") << "shape = '[2,'" << notSizes;
+    QTest::newRow("shape an object") << R"(shape = '{"a": 1}')" << notSizes;
+    QTest::newRow("size beyond double") << "shape = '[1e400, 3]'" << notSizes;
+    QTest::newRow("negative sizes") << "shape = '[-2, -3]'" << notSizes;
+    QTest::newRow("count overflows") << "shape = '[4294967296, 4294967296, 4]'"
+                                     << "its shape's element count overflows";
+    QTest::newRow("shape misses the data") << "shape = '[2, 2]'"
+                                           << "its shape holds 4 values, its data 6";
+    QTest::newRow("part of a float") << "data = X'0102030405'"
+                                     << "its data is 5 bytes, not whole float32 values";
+    QTest::newRow("axes not JSON") << "axes = 'nope'"
+                                   << "its axes are not a JSON array";
+    QTest::newRow("axis a number") << "axes = '[1]'"
+                                   << "an axis is not a JSON object";
+    QTest::newRow("label a number") << R"(axes = '[{"label": 3}]')"
+                                    << "an axis's label, unit or ticks has the wrong JSON type";
+    QTest::newRow("tick beyond float") << R"(axes = '[{"ticks": [1e300]}]')"
+                                       << "an axis tick is not a float32 number";
+  }
+  void damagedSnapshotRowsAreRefused() {
+    QFETCH(QString, assignment);
+    QFETCH(QString, message);
+    const std::string p = path(("damaged-" + std::string(QTest::currentDataTag()) + ".db").c_str());
+    RunStore store(p);
+    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    fl::Snapshot s;
+    s.name = "pdf/pred";
+    s.shape = {2, 3};
+    s.data = {0.1f, 0.2f, 0.7f, 0.3f, 0.3f, 0.4f};
+    s.axes = {{"input", "", {}}, {"z", "", {-0.5f, 0.f, 0.5f}}};
+    store.writeEvents(id, {fl::SnapshotEvent{10, 1.0, s, 0}});
+    QCOMPARE(store.snapshots(id, "pdf/pred").size(), size_t(1));
+    execRaw(p, "UPDATE snapshots SET " + assignment.toStdString());
+    expectStoreError([&] { store.snapshots(id, "pdf/pred"); },
+                     QString("snapshot 'pdf/pred' of run %1 at step 10 cannot be read: %2")
+                         .arg(id)
+                         .arg(message));
+  }
+
+  // A NaN tick is stored as JSON null, which reading back used to refuse with nlohmann's
+  // type_error: the run's snapshot could not be shown at all.
+  void notFiniteTicksReadBackAsNaN() {
+    RunStore store(path("nan-tick.db"));
+    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    fl::Snapshot s;
+    s.name = "spectrum/abs_c";
+    s.shape = {2};
+    s.data = {1.f, 2.f};
+    s.axes = {{"k", "", {0.f, std::numeric_limits<float>::quiet_NaN()}}};
+    store.writeEvents(id, {fl::SnapshotEvent{1, 0.1, s, 0}});
+    const auto ticks = store.snapshots(id, "spectrum/abs_c").at(0).snapshot.axes.at(0).ticks;
+    QCOMPARE(ticks.size(), size_t(2));
+    QCOMPARE(ticks[0], 0.f);
+    QVERIFY(std::isnan(ticks[1]));
+  }
+
+  // A damaged series count sized the points' vector (std::length_error out of metric()), and a
+  // run folder named past int64's range threw std::out_of_range out of the constructor.
+  void damagedCountsAndFolderNamesAreHarmless() {
+    const std::string p = path("damaged-count.db");
+    int64_t id = 0;
+    {
+      RunStore store(p);
+      id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+      store.writeEvents(id, {metric("train/loss", 1, 0.5)});
+    }
+    execRaw(p, "UPDATE series SET count = 1152921504606846976");
+    const std::string stray = p + ".files/run-99999999999999999999999";
+    fs::create_directories(stray);
+    RunStore store(p);
+    QCOMPARE(store.metric(id, "train/loss").size(), size_t(1));
+    QVERIFY(fs::is_directory(stray));  // it names no run: left alone
+  }
+
   void refusedFilesAreLeftByteForByteUnchanged_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("message");

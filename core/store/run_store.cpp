@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -121,11 +122,61 @@ void insertSnapshotRow(Statement& insert, int64_t runId, const SnapshotEvent& s)
   insert.run();
 }
 
+// Why a stored snapshot row cannot be read back; snapshots() names the row in a StoreError.
+// The row's JSON and blob are checked, not trusted: in a file another program wrote or a disk
+// damaged, nlohmann's exceptions would escape every StoreError handler, a tick beyond float's
+// range would be an undefined conversion, and a shape that overflows or disagrees with the data
+// would send Snapshot::numel(), which the widgets index by, out of bounds.
+struct BadSnapshotRow : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<int64_t> shapeFromJson(const std::string& text, size_t values) {
+  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_array()) throw BadSnapshotRow("its shape is not a JSON array of sizes");
+  std::vector<int64_t> shape;
+  int64_t count = 1;
+  for (const auto& d : j) {
+    if (!d.is_number_unsigned() ||
+        d.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      throw BadSnapshotRow("its shape is not a JSON array of sizes");
+    shape.push_back(d.get<int64_t>());
+    if (__builtin_mul_overflow(count, shape.back(), &count))
+      throw BadSnapshotRow("its shape's element count overflows");
+  }
+  if (!shape.empty() && static_cast<uint64_t>(count) != values)
+    throw BadSnapshotRow("its shape holds " + std::to_string(count) + " values, its data " +
+                         std::to_string(values));
+  return shape;
+}
+
+std::vector<float> ticksFromJson(const nlohmann::json& j) {
+  std::vector<float> ticks;
+  for (const auto& t : j) {
+    if (t.is_null()) {  // a NaN or infinite tick is written as null
+      ticks.push_back(NAN);
+      continue;
+    }
+    if (!t.is_number() || std::abs(t.get<double>()) > std::numeric_limits<float>::max())
+      throw BadSnapshotRow("an axis tick is not a float32 number");
+    ticks.push_back(t.get<float>());
+  }
+  return ticks;
+}
+
 std::vector<SnapshotAxis> axesFromJson(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_array()) throw BadSnapshotRow("its axes are not a JSON array");
   std::vector<SnapshotAxis> axes;
-  for (const auto& a : nlohmann::json::parse(text))
-    axes.push_back(
-        {a.value("label", ""), a.value("unit", ""), a.value("ticks", std::vector<float>{})});
+  for (const auto& a : j) {
+    if (!a.is_object()) throw BadSnapshotRow("an axis is not a JSON object");
+    const auto label = a.value("label", nlohmann::json("")),
+               unit = a.value("unit", nlohmann::json(""));
+    const auto ticks = a.value("ticks", nlohmann::json::array());
+    if (!label.is_string() || !unit.is_string() || !ticks.is_array())
+      throw BadSnapshotRow("an axis's label, unit or ticks has the wrong JSON type");
+    axes.push_back({label.get<std::string>(), unit.get<std::string>(), ticksFromJson(ticks)});
+  }
   return axes;
 }
 
@@ -323,7 +374,11 @@ void RunStore::removeFoldersOfDeletedRuns() {
     if (name.rfind(prefix, 0) != 0 || !entry.is_directory(ec)) continue;
     const std::string digits = name.substr(prefix.size());
     if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    folders.emplace_back(std::stoll(digits), entry.path());
+    // Past int64's range it names no run (std::stoll would throw out of the constructor).
+    int64_t id = 0;
+    const auto parsed = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+    if (parsed.ec != std::errc() || parsed.ptr != digits.data() + digits.size()) continue;
+    folders.emplace_back(id, entry.path());
   }
   auto exists = m_db.prepare("SELECT 1 FROM runs WHERE id = ?");
   for (const auto& [id, folder] : folders) {
@@ -778,7 +833,8 @@ std::vector<MetricPoint> RunStore::metric(int64_t id, const std::string& key) co
   if (!count.step()) return {};
   const int64_t series = count.int64(0);
   std::vector<MetricPoint> points;
-  points.reserve(static_cast<size_t>(std::max<int64_t>(0, count.int64(1))));
+  // The stored count is only a hint: a damaged one must not ask for terabytes (length_error).
+  points.reserve(static_cast<size_t>(std::clamp<int64_t>(count.int64(1), 0, 1 << 20)));
   auto s = m_db.prepare("SELECT step, wall, value FROM metrics WHERE series_id = ? ORDER BY step");
   s.bind(1, series);
   while (s.step()) points.push_back({s.int64(0), s.real(1), s.isNull(2) ? NAN : s.real(2)});
@@ -806,11 +862,20 @@ std::vector<StoredSnapshot> RunStore::snapshots(int64_t id, const std::string& n
     StoredSnapshot st;
     st.step = s.int64(0);
     st.snapshot.name = s.text(1);
-    st.snapshot.shape = nlohmann::json::parse(s.text(2)).get<std::vector<int64_t>>();
-    const auto bytes = s.blob(3);
-    st.snapshot.data.resize(bytes.size() / sizeof(float));
-    std::memcpy(st.snapshot.data.data(), bytes.data(), st.snapshot.data.size() * sizeof(float));
-    st.snapshot.axes = axesFromJson(s.text(4));
+    try {
+      const auto bytes = s.blob(3);
+      if (bytes.size() % sizeof(float) != 0)
+        throw BadSnapshotRow("its data is " + std::to_string(bytes.size()) +
+                             " bytes, not whole float32 values");
+      st.snapshot.data.resize(bytes.size() / sizeof(float));
+      std::memcpy(st.snapshot.data.data(), bytes.data(), bytes.size());
+      st.snapshot.shape = shapeFromJson(s.text(2), st.snapshot.data.size());
+      st.snapshot.axes = axesFromJson(s.text(4));
+    } catch (const BadSnapshotRow& e) {
+      throw StoreError(path(), "snapshot '" + st.snapshot.name + "' of run " + std::to_string(id) +
+                                   " at step " + std::to_string(st.step) +
+                                   " cannot be read: " + e.what());
+    }
     st.snapshot.valueLabel = s.text(5);
     st.snapshot.meta = nlohmann::json::parse(s.text(6), nullptr, false);
     st.snapshot.role = parseSnapshotRole(s.text(7));

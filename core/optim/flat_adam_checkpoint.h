@@ -32,6 +32,11 @@ void writeGeneratorState(torch::serialize::OutputArchive& archive, const std::st
 void readGeneratorState(torch::serialize::InputArchive& archive, const std::string& key,
                         at::Generator& generator);
 
+// Throws std::runtime_error naming `key` unless `tensor`, read from a checkpoint, is a dense
+// tensor whose sizes, strides and offset stay inside its storage. LibTorch's loader takes them
+// from the file as they are: a damaged file would have a copy or data_ptr() read past the end.
+void checkLoadedTensor(const torch::Tensor& tensor, const std::string& key);
+
 // Writes `archive` to `path` through AtomicFile: the file appears only complete, and a failure
 // (a full disk) throws fl::FileWriteError naming it, with no `.partial` file left behind.
 // Use it instead of archive.save_to(path): LibTorch's zip writer, failing to write, throws

@@ -1,5 +1,7 @@
 #include "experiments/fourier_head/toy_checkpoint.h"
 
+#include <stdexcept>
+
 #include <torch/torch.h>
 
 #include "core/optim/flat_adam_checkpoint.h"
@@ -23,8 +25,17 @@ ToyCheckpoint loadToyCheckpoint(const std::string& path, c10::Device device) {
   checkpoint.optimizer = optim::readOptimizerState(archive);
   optim::readStreamState(archive, "shuffle.rng", checkpoint.shuffleRng);
   torch::Tensor permutation;
-  if (archive.try_read("shuffle.permutation", permutation))
+  if (archive.try_read("shuffle.permutation", permutation)) {
+    // A batched group indexes its training rows with these values unchecked: they must be
+    // 0..n-1, each once, as drawEpochOrder made them.
+    optim::checkLoadedTensor(permutation, "shuffle.permutation");
+    const auto cpu = permutation.to(torch::kCPU);
+    if (cpu.dim() != 1 || cpu.scalar_type() != torch::kLong ||
+        !torch::equal(std::get<0>(cpu.sort()), torch::arange(cpu.numel(), torch::kLong)))
+      throw std::runtime_error(
+          "checkpoint entry 'shuffle.permutation' is damaged: not an order of the training set");
     checkpoint.permutation = permutation.to(device);
+  }
   return checkpoint;
 }
 

@@ -2,11 +2,15 @@
 // its declared panels name, with consistent shapes (the GUI relies on this contract).
 #include <QtTest>
 
+#include <QTemporaryDir>
+#include <cmath>
 #include <set>
 
 #include "core/engine/event_queue.h"
 #include "core/engine/registry.h"
 #include "core/engine/runner.h"
+#include "core/store/run_export.h"
+#include "core/store/run_snapshots.h"
 #include "experiments/builtin_experiments.h"
 
 namespace {
@@ -112,6 +116,88 @@ class TestFourierHeadExperiment : public QObject {
         QVERIFY(std::abs(total - 1.0) < 1e-4);
       }
     }
+  }
+
+  void theStoreKeepsTheLatestPredictionsAndRebuildsTheTruths() {
+    // A run of the paper's shape with 20 evaluations: the store keeps every metric, the spectrum
+    // at each evaluation, the latest predictions (the bins for every test input, the fine grid
+    // for the live ones) and no truths; a reader gets back the truths the run emitted, equal.
+    auto c = run({"samples=5000", "epochs=2", "eval_every=1", "device=cpu"});
+    QCOMPARE(fl::toString(c.status.status), fl::toString(fl::RunStatus::Finished));
+    QTemporaryDir dir;
+    fl::store::RunStore store(dir.filePath("runs.db").toStdString());
+    const auto config = fl::buildConfig(*experiment(), "",
+                                        {"samples=5000", "epochs=2", "eval_every=1", "device=cpu"});
+    const int64_t id = store.createRun({"fourier-head", "", config.values, {}, {}});
+    store.writeEvents(id, c.events);
+    QCOMPARE(store.snapshots(id, "pdf/pred").size(), size_t(1));
+    QCOMPARE(store.snapshots(id, "pdf/pred_grid").size(), size_t(1));
+    QVERIFY(store.snapshots(id, "pdf/true").empty());
+    QVERIFY(store.snapshots(id, "pdf/true_grid").empty());
+    QCOMPARE(store.snapshots(id, "spectrum/abs_c").size(),
+             size_t(c.snapshotCount["spectrum/abs_c"]));
+    const auto& lastPred = c.lastSnapshot["pdf/pred"].snapshot;
+    QCOMPARE(lastPred.shape, (std::vector<int64_t>{1000, 50}));  // the paper's 1000 test inputs
+    QCOMPARE(c.lastSnapshot["pdf/pred_grid"].snapshot.shape[0], int64_t(8));
+
+    const auto record = *store.run(id);
+    std::map<std::string, fl::store::StoredSnapshot> read;
+    for (auto& s : fl::store::runSnapshots(store, record, experiment().get()))
+      read[s.snapshot.name] = std::move(s);
+    for (const char* name : {"pdf/true", "pdf/true_grid", "pdf/pred", "pdf/pred_grid"}) {
+      QVERIFY2(read.count(name), name);
+      const auto& emitted = c.lastSnapshot[name];
+      QCOMPARE(read[name].step, emitted.step);
+      QCOMPARE(read[name].snapshot.shape, emitted.snapshot.shape);
+      QVERIFY2(read[name].snapshot.data == emitted.snapshot.data, name);  // bit for bit
+      QCOMPARE(read[name].snapshot.meta, emitted.snapshot.meta);
+      QCOMPARE(fl::toString(read[name].snapshot.role), fl::toString(emitted.snapshot.role));
+    }
+    // The exports hold the truths too (the paper's KL is recomputed from exported PMFs).
+    fl::ExperimentRegistry registry;
+    fl::registerBuiltinExperiments(registry);
+    const auto exported = fl::store::runsToJson(store, &registry, {record});
+    std::map<std::string, std::vector<float>> exportedData;
+    for (const auto& s : exported["runs"][0]["snapshots"])
+      exportedData[s["name"].get<std::string>()] = s["data"].get<std::vector<float>>();
+    QVERIFY(exportedData.count("pdf/true_grid"));
+    // The paper's KL (the official code's: a 1e-10 floor on q) recomputed from the exported
+    // PMFs, in double, is the run's final test/kl.
+    const auto& t = exportedData.at("pdf/true");
+    const auto& q = exportedData.at("pdf/pred");
+    QCOMPARE(t.size(), q.size());
+    double kl = 0;
+    for (size_t i = 0; i < t.size(); ++i)
+      if (t[i] > 0) kl += t[i] * (std::log(double(t[i])) - std::log(double(q[i]) + 1e-10));
+    kl /= 1000.0;
+    double reported = -1;
+    for (const auto& e : c.events)
+      if (auto* m = std::get_if<fl::MetricEvent>(&e); m && m->key == "test/kl") reported = m->value;
+    QVERIFY2(std::abs(kl - reported) < 1e-4 * reported,
+             qPrintable(QString("%1 vs %2").arg(kl).arg(reported)));
+
+    // A store written before truths were left out holds them: read as it is, none twice.
+    std::vector<fl::Event> asBefore;
+    for (const auto& e : c.events)
+      if (auto* s = std::get_if<fl::SnapshotEvent>(&e)) {
+        auto old = *s;
+        old.snapshot.keep = fl::SnapshotKeep::EveryStep;
+        asBefore.push_back(old);
+      }
+    const int64_t oldRun = store.createRun({"fourier-head", "", config.values, {}, {}});
+    store.writeEvents(oldRun, asBefore);
+    std::map<std::pair<int64_t, std::string>, int> seen;
+    for (const auto& s : fl::store::runSnapshots(store, *store.run(oldRun), experiment().get()))
+      QCOMPARE(++seen[std::make_pair(s.step, s.snapshot.name)], 1);
+    QCOMPARE(seen.size(), asBefore.size());
+
+    // The snapshots' bytes: what a default 500-epoch run stores is these plus 30 more spectra.
+    int64_t bytes = 0;
+    for (const auto& name : store.snapshotNames(id))
+      for (const auto& s : store.snapshots(id, name))
+        bytes += static_cast<int64_t>(s.snapshot.data.size() * sizeof(float) +
+                                      s.snapshot.meta.dump().size());
+    QVERIFY2(bytes < 300'000, qPrintable(QString::number(bytes)));
   }
 
   void spectrumOnlyForTheFourierHead() {

@@ -158,6 +158,23 @@ class TestMainWindow : public QObject {
     QCOMPARE(runsCell(*w, id, RunsTableModel::kProgress), QString("epoch 3/3"));
     QCOMPARE(runsCell(*w, id, RunsTableModel::kThreads), QString());  // no longer training
 
+    // Opened from the store in a second window, the learned PDF is drawn against the true one
+    // as it was live: the store keeps the latest prediction and the truth is rebuilt from it.
+    auto pdfPlot = [](MainWindow& window) {
+      auto* panel = window.display()->dashboard()->panel("pdf");
+      auto* plot = qobject_cast<fl::widgets::SnapshotPlot*>(panel);
+      return plot ? plot : panel->findChild<fl::widgets::SnapshotPlot*>();
+    };
+    auto reopened = makeWindow("run.db");
+    reopened->openStoredRun(id);
+    for (const char* name : {"pdf/true_grid", "pdf/pred_grid", "pdf/true", "pdf/pred"}) {
+      const auto* live = pdfPlot(*w)->latest(name);
+      const auto* stored = pdfPlot(*reopened)->latest(name);
+      QVERIFY2(live && stored, name);
+      QVERIFY2(stored->data == live->data, name);
+    }
+    reopened.reset();
+
     // The finished run's probe answers from its last checkpoint.
     auto* probe = w->display()->probePanel();
     probe->setInput("x", -0.5);

@@ -190,6 +190,34 @@ class TestRunStore : public QObject {
     QCOMPARE(store.snapshotNames(id), std::vector<std::string>{"pdf/pred"});
   }
 
+  void theStoreKeepsWhatEachSnapshotDeclares() {
+    RunStore store(path("keep.db"));
+    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    fl::Snapshot every, latest, rebuilt;
+    every.name = "spectrum/abs_c";
+    latest.name = "pdf/pred";
+    latest.keep = fl::SnapshotKeep::LatestStep;
+    rebuilt.name = "pdf/true";
+    rebuilt.keep = fl::SnapshotKeep::NotStored;
+    std::vector<fl::Event> events;
+    for (int64_t step : {10, 20, 30})
+      for (auto* s : {&every, &latest, &rebuilt}) {
+        s->shape = {1};
+        s->data = {static_cast<float>(step)};
+        s->axes = {{"k", "", {}}};
+        events.push_back(fl::SnapshotEvent{step, 0.0, *s, 0});
+      }
+    store.writeEvents(id, {events.begin(), events.begin() + 6});  // two batches
+    store.writeEvents(id, {events.begin() + 6, events.end()});
+    QCOMPARE(store.snapshots(id, "spectrum/abs_c").size(), size_t(3));
+    const auto kept = store.snapshots(id, "pdf/pred");
+    QCOMPARE(kept.size(), size_t(1));
+    QCOMPARE(kept.front().step, int64_t(30));
+    QCOMPARE(kept.front().snapshot.data, std::vector<float>{30.f});
+    QVERIFY(store.snapshots(id, "pdf/true").empty());
+    QCOMPARE(store.snapshotNames(id), (std::vector<std::string>{"pdf/pred", "spectrum/abs_c"}));
+  }
+
   void listFiltersByExperimentStatusTagAndText() {
     RunStore store(path("list.db"));
     const int64_t a =

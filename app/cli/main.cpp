@@ -166,6 +166,6 @@ int main(int argc, char** argv) {
     }
     runsArgs.action = runs->get_subcommands().front()->get_name();
     if (runsArgs.id != 0) runsArgs.ids = {runsArgs.id};
-    return fl::cli::runsCommand(runsArgs);
+    return fl::cli::runsCommand(registry, runsArgs);
   });
 }

@@ -17,10 +17,10 @@ bool anySnapshots(const store::RunStore& store, const std::vector<store::RunReco
   return false;
 }
 
-int exportToStdout(const store::RunStore& store, const std::vector<store::RunRecord>& runs,
-                   const std::string& format) {
+int exportToStdout(const store::RunStore& store, const ExperimentRegistry& registry,
+                   const std::vector<store::RunRecord>& runs, const std::string& format) {
   if (format == "json") {
-    std::cout << store::runsToJson(store, runs).dump() << '\n';
+    std::cout << store::runsToJson(store, &registry, runs).dump() << '\n';
   } else {
     store::writeMetricsCsv(store, runs, std::cout);
     // One CSV stream cannot hold two tables; say so rather than drop the snapshots unseen.
@@ -36,15 +36,16 @@ int exportToStdout(const store::RunStore& store, const std::vector<store::RunRec
 
 }  // namespace
 
-int exportRuns(const store::RunStore& store, const std::vector<store::RunRecord>& runs,
-               const std::string& format, const std::string& out) {
+int exportRuns(const store::RunStore& store, const ExperimentRegistry& registry,
+               const std::vector<store::RunRecord>& runs, const std::string& format,
+               const std::string& out) {
   if (format != "csv" && format != "json") {
     std::fprintf(stderr, "error: --format must be csv or json, got '%s'\n", format.c_str());
     return kExitBadUsage;
   }
-  if (out.empty()) return exportToStdout(store, runs, format);
+  if (out.empty()) return exportToStdout(store, registry, runs, format);
   try {
-    const auto written = store::exportRunsToFile(store, runs, out, format == "json");
+    const auto written = store::exportRunsToFile(store, &registry, runs, out, format == "json");
     std::string files;
     for (const auto& f : written) files += (files.empty() ? "" : " and ") + f;
     std::fprintf(stderr, "wrote %s\n", files.c_str());

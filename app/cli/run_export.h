@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/engine/registry.h"
 #include "core/store/run_store.h"
 
 namespace fl::cli {
@@ -13,7 +14,9 @@ namespace fl::cli {
 // out. JSON holds both. A file is written whole or not at all (store::exportRunsToFile); a
 // failure says which file and why (a full disk, a missing folder) and exits 3. Returns the
 // exit code.
-int exportRuns(const store::RunStore& store, const std::vector<store::RunRecord>& runs,
-               const std::string& format, const std::string& out);
+// `registry` rebuilds the snapshots the store leaves out (the toy's true densities).
+int exportRuns(const store::RunStore& store, const ExperimentRegistry& registry,
+               const std::vector<store::RunRecord>& runs, const std::string& format,
+               const std::string& out);
 
 }  // namespace fl::cli

@@ -220,7 +220,7 @@ int compare(const std::vector<RunRecord>& runs, bool json) {
 
 }  // namespace
 
-int runsCommand(const RunsArgs& args) {
+int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
   const std::string path = args.db.empty() ? RunStore::defaultPath() : args.db;
   if (args.action == "tag")
     for (const auto& t : args.words)
@@ -254,7 +254,7 @@ int runsCommand(const RunsArgs& args) {
       }
       return compare(runs, args.json);
     }
-    if (args.action == "export") return exportRuns(store, runs, args.format, args.out);
+    if (args.action == "export") return exportRuns(store, registry, runs, args.format, args.out);
     const int64_t id = runs.front().id;
     if (args.action == "tag")
       store.addTags(id, args.words);

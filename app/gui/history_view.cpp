@@ -45,9 +45,11 @@ QTableView* makeStudiesTable(QWidget* parent) {
 
 }  // namespace
 
-HistoryView::HistoryView(store::RunStore& store, QWidget* parent)
+HistoryView::HistoryView(store::RunStore& store, const ExperimentRegistry& registry,
+                         QWidget* parent)
     : QWidget(parent),
       m_store(store),
+      m_registry(registry),
       m_model(new HistoryModel(this)),
       m_proxy(new QSortFilterProxyModel(this)),
       m_table(new widgets::FrozenColumnsView(HistoryModel::kFrozenColumns, this)),
@@ -316,7 +318,7 @@ bool HistoryView::exportRuns(const std::vector<int64_t>& ids, const QString& pat
     if (auto r = m_store.run(id)) runs.push_back(*r);
   // The CLI's export: complete files or none, a failure named (a full disk, a missing folder).
   try {
-    store::exportRunsToFile(m_store, runs, path.toStdString(),
+    store::exportRunsToFile(m_store, &m_registry, runs, path.toStdString(),
                             path.endsWith(".json", Qt::CaseInsensitive));
   } catch (const std::exception& e) {
     if (error) *error = QString::fromStdString(e.what());

@@ -18,6 +18,9 @@ class QSortFilterProxyModel;
 class QTableView;
 class QTimer;
 
+namespace fl {
+class ExperimentRegistry;
+}
 namespace fl::store {
 class RunStore;
 }
@@ -34,7 +37,8 @@ class HistoryView : public QWidget {
   Q_OBJECT
 
  public:
-  HistoryView(store::RunStore& store, QWidget* parent = nullptr);
+  HistoryView(store::RunStore& store, const ExperimentRegistry& registry,
+              QWidget* parent = nullptr);
 
   void refresh();
   HistoryModel* model() const { return m_model; }
@@ -78,6 +82,7 @@ class HistoryView : public QWidget {
   void refreshStudies();
 
   store::RunStore& m_store;
+  const ExperimentRegistry& m_registry;  // rebuilds what the store leaves out, for exports
   HistoryModel* m_model;
   QSortFilterProxyModel* m_proxy;
   widgets::FrozenColumnsView* m_table;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "core/engine/registry.h"
+#include "core/store/run_snapshots.h"
+
 namespace fl::gui {
 
 RunView::RunView(int64_t id, std::string experiment, std::string name, nlohmann::json config)
@@ -11,7 +14,8 @@ RunView::RunView(int64_t id, std::string experiment, std::string name, nlohmann:
       m_name(std::move(name)),
       m_config(std::move(config)) {}
 
-std::unique_ptr<RunView> RunView::load(const store::RunStore& store, int64_t id) {
+std::unique_ptr<RunView> RunView::load(const store::RunStore& store, int64_t id,
+                                       const ExperimentRegistry* registry) {
   auto record = store.run(id);
   if (!record) return nullptr;
   auto view = std::make_unique<RunView>(id, record->experiment, record->name, record->config);
@@ -28,13 +32,8 @@ std::unique_ptr<RunView> RunView::load(const store::RunStore& store, int64_t id)
       series.values.push_back(p.value);
     }
   }
-  for (const auto& name : store.snapshotNames(id))
-    for (auto& s : store.snapshots(id, name)) view->m_snapshots.push_back(std::move(s));
-  // One timeline, as a live run receives them: by step, names in a fixed order within a step.
-  std::stable_sort(view->m_snapshots.begin(), view->m_snapshots.end(),
-                   [](const store::StoredSnapshot& a, const store::StoredSnapshot& b) {
-                     return a.step < b.step;
-                   });
+  const auto experiment = registry ? registry->find(record->experiment) : nullptr;
+  view->m_snapshots = store::runSnapshots(store, *record, experiment.get());
   return view;
 }
 

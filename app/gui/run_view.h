@@ -4,7 +4,7 @@
 // keeps run data. The store writer flushes about once a second, so a live run is never read
 // back from the store: its view already has every point the Runner reported.
 //
-//   std::unique_ptr<RunView> view = RunView::load(store, id);   // null when there is no run
+//   std::unique_ptr<RunView> view = RunView::load(store, id, &registry);  // null: no such run
 //   RunDelta d = view->apply(session.takeEvents());
 //   for (const auto& [key, from] : d.metricsFrom) draw(view->metrics().at(key), from);
 //
@@ -21,6 +21,10 @@
 
 #include "core/engine/events.h"
 #include "core/store/run_store.h"
+
+namespace fl {
+class ExperimentRegistry;
+}
 
 namespace fl::gui {
 
@@ -51,7 +55,9 @@ class RunView {
  public:
   RunView(int64_t id, std::string experiment, std::string name, nlohmann::json config);
   // The run as stored: its record, every metric point and every evaluation snapshot.
-  static std::unique_ptr<RunView> load(const store::RunStore& store, int64_t id);
+  // `registry` (may be null) rebuilds the snapshots the store leaves out (store::runSnapshots).
+  static std::unique_ptr<RunView> load(const store::RunStore& store, int64_t id,
+                                       const ExperimentRegistry* registry = nullptr);
 
   // Appends a session's events in their order. A probe answer is passed on, not kept.
   RunDelta apply(std::vector<Event> events);

@@ -1,5 +1,6 @@
 #include "app/gui/run_views.h"
 
+#include "core/engine/registry.h"
 #include "core/store/run_store.h"
 
 namespace fl::gui {
@@ -15,7 +16,7 @@ RunView* RunViews::get(int64_t id) {
 }
 
 RunView* RunViews::reload(int64_t id) {
-  auto view = RunView::load(m_store, id);
+  auto view = RunView::load(m_store, id, m_registry);
   if (!view) {
     m_views.erase(id);
     return nullptr;

@@ -14,6 +14,9 @@
 
 #include "app/gui/run_view.h"
 
+namespace fl {
+class ExperimentRegistry;
+}
 namespace fl::store {
 class RunStore;
 }
@@ -22,7 +25,10 @@ namespace fl::gui {
 
 class RunViews {
  public:
-  explicit RunViews(const store::RunStore& store) : m_store(store) {}
+  // `registry` rebuilds the snapshots a store leaves out (the toy's true densities); null shows
+  // only what is stored.
+  explicit RunViews(const store::RunStore& store, const ExperimentRegistry* registry = nullptr)
+      : m_store(store), m_registry(registry) {}
 
   RunView* find(int64_t id) const;
   RunView* get(int64_t id);
@@ -37,6 +43,7 @@ class RunViews {
 
  private:
   const store::RunStore& m_store;
+  const ExperimentRegistry* m_registry;
   std::map<int64_t, std::unique_ptr<RunView>> m_views;
 };
 

@@ -44,11 +44,19 @@ enum class SnapshotRole { Series, Truth, Prediction };
 std::string toString(SnapshotRole role);                  // "series", "truth", "prediction"
 SnapshotRole parseSnapshotRole(const std::string& text);  // unknown text: Series
 
+// What the run store keeps of a snapshot, declared by the experiment: every step (a series a
+// heatmap draws over training), only the latest step (a panel that shows the latest, such as
+// the learned PDF: a run's store would otherwise grow by megabytes of curves nobody reads back),
+// or nothing, when the experiment rebuilds it for a reader from the run's config and a stored
+// snapshot (Experiment::rebuiltSnapshots: the toy's true densities). Live events carry all.
+enum class SnapshotKeep { EveryStep, LatestStep, NotStored };
+
 // A named array at one step: `pdf/pred` (test input x bin), `spectrum/abs_c` (frequency), ...
 // Row-major float32, shape.size() == axes.size().
 struct Snapshot {
   std::string name;
   SnapshotRole role = SnapshotRole::Series;
+  SnapshotKeep keep = SnapshotKeep::EveryStep;
   std::vector<int64_t> shape;
   std::vector<float> data;
   std::vector<SnapshotAxis> axes;

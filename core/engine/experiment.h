@@ -155,6 +155,13 @@ class Experiment {
   // The most intra-op threads one run of this config can use well (0: any number). Tiny models
   // say 1: a second thread only adds synchronisation (study/thread_budget.h).
   virtual int usefulThreads(const nlohmann::json& config) const { return 0; }
+  // The snapshots a trial emits with SnapshotKeep::NotStored, rebuilt for a reader of the store
+  // from the run's config and one stored snapshot (the toy's true densities follow from the
+  // dataset and the inputs a stored prediction names). Must equal what the trial emitted.
+  virtual std::vector<Snapshot> rebuiltSnapshots(const nlohmann::json& config,
+                                                 const Snapshot& stored) const {
+    return {};
+  }
   // Builds the model and data; throws std::runtime_error with a clear message on bad input
   // (e.g. an unreadable corpus). Called with the global torch seed set to ctx.seed.
   virtual std::unique_ptr<Trial> createTrial(const TrialContext& ctx) const = 0;

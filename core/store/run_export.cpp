@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -9,6 +10,7 @@
 
 #include "core/engine/atomic_file.h"
 #include "core/engine/export_values.h"
+#include "core/store/run_snapshots.h"
 
 namespace fl::store {
 
@@ -21,6 +23,18 @@ void writeNumber(std::ostream& out, double v) {
     out << "nan";
   else
     out << (v > 0 ? "inf" : "-inf");
+}
+
+std::vector<StoredSnapshot> snapshotsOf(const RunStore& store, const ExperimentRegistry* registry,
+                                        const RunRecord& run) {
+  const auto experiment = registry ? registry->find(run.experiment) : nullptr;
+  auto snapshots = runSnapshots(store, run, experiment.get());
+  // Exports list a run's snapshots by name, each by step.
+  std::stable_sort(snapshots.begin(), snapshots.end(),
+                   [](const StoredSnapshot& a, const StoredSnapshot& b) {
+                     return a.snapshot.name < b.snapshot.name;
+                   });
+  return snapshots;
 }
 
 }  // namespace
@@ -38,28 +52,28 @@ void writeMetricsCsv(const RunStore& store, const std::vector<RunRecord>& runs, 
       }
 }
 
-void writeSnapshotsCsv(const RunStore& store, const std::vector<RunRecord>& runs,
-                       std::ostream& out) {
+void writeSnapshotsCsv(const RunStore& store, const ExperimentRegistry* registry,
+                       const std::vector<RunRecord>& runs, std::ostream& out) {
   out << std::setprecision(9) << "run_id,name,step,i0,i1,value\n";
   for (const auto& r : runs)
-    for (const auto& name : store.snapshotNames(r.id))
-      for (const auto& stored : store.snapshots(r.id, name)) {
-        const auto& s = stored.snapshot;
-        const int64_t cols = s.shape.size() == 2 ? s.shape[1] : 0;
-        for (size_t i = 0; i < s.data.size(); ++i) {
-          out << r.id << ',' << csvField(name) << ',' << stored.step << ',';
-          if (cols > 0)
-            out << static_cast<int64_t>(i) / cols << ',' << static_cast<int64_t>(i) % cols;
-          else
-            out << i << ',';
-          out << ',';
-          writeNumber(out, s.data[i]);
-          out << '\n';
-        }
+    for (const auto& stored : snapshotsOf(store, registry, r)) {
+      const auto& s = stored.snapshot;
+      const int64_t cols = s.shape.size() == 2 ? s.shape[1] : 0;
+      for (size_t i = 0; i < s.data.size(); ++i) {
+        out << r.id << ',' << csvField(s.name) << ',' << stored.step << ',';
+        if (cols > 0)
+          out << static_cast<int64_t>(i) / cols << ',' << static_cast<int64_t>(i) % cols;
+        else
+          out << i << ',';
+        out << ',';
+        writeNumber(out, s.data[i]);
+        out << '\n';
       }
+    }
 }
 
-nlohmann::json runsToJson(const RunStore& store, const std::vector<RunRecord>& runs) {
+nlohmann::json runsToJson(const RunStore& store, const ExperimentRegistry* registry,
+                          const std::vector<RunRecord>& runs) {
   nlohmann::json all = nlohmann::json::array();
   for (const auto& r : runs) {
     nlohmann::json metrics = nlohmann::json::object();
@@ -70,20 +84,19 @@ nlohmann::json runsToJson(const RunStore& store, const std::vector<RunRecord>& r
       metrics[key] = std::move(points);
     }
     nlohmann::json snapshots = nlohmann::json::array();
-    for (const auto& name : store.snapshotNames(r.id))
-      for (const auto& stored : store.snapshots(r.id, name)) {
-        const auto& s = stored.snapshot;
-        nlohmann::json axes = nlohmann::json::array();
-        for (const auto& a : s.axes)
-          axes.push_back({{"label", a.label}, {"unit", a.unit}, {"ticks", a.ticks}});
-        snapshots.push_back({{"name", s.name},
-                             {"step", stored.step},
-                             {"shape", s.shape},
-                             {"axes", axes},
-                             {"value_label", s.valueLabel},
-                             {"meta", s.meta},
-                             {"data", s.data}});
-      }
+    for (const auto& stored : snapshotsOf(store, registry, r)) {
+      const auto& s = stored.snapshot;
+      nlohmann::json axes = nlohmann::json::array();
+      for (const auto& a : s.axes)
+        axes.push_back({{"label", a.label}, {"unit", a.unit}, {"ticks", a.ticks}});
+      snapshots.push_back({{"name", s.name},
+                           {"step", stored.step},
+                           {"shape", s.shape},
+                           {"axes", axes},
+                           {"value_label", s.valueLabel},
+                           {"meta", s.meta},
+                           {"data", s.data}});
+    }
     all.push_back({{"id", r.id},
                    {"experiment", r.experiment},
                    {"name", r.name},
@@ -109,11 +122,12 @@ std::string snapshotsCsvPathFor(const std::string& csvPath) {
          ".snapshots.csv";
 }
 
-std::vector<std::string> exportRunsToFile(const RunStore& store, const std::vector<RunRecord>& runs,
+std::vector<std::string> exportRunsToFile(const RunStore& store, const ExperimentRegistry* registry,
+                                          const std::vector<RunRecord>& runs,
                                           const std::string& path, bool json) {
   AtomicFile main(path);
   if (json) {
-    main.stream() << runsToJson(store, runs).dump() << '\n';
+    main.stream() << runsToJson(store, registry, runs).dump() << '\n';
     main.commit();
     return {path};
   }
@@ -126,7 +140,7 @@ std::vector<std::string> exportRunsToFile(const RunStore& store, const std::vect
   }
   const std::string snapshotsPath = snapshotsCsvPathFor(path);
   AtomicFile snapshots(snapshotsPath);
-  writeSnapshotsCsv(store, runs, snapshots.stream());
+  writeSnapshotsCsv(store, registry, runs, snapshots.stream());
   snapshots.commit();
   try {
     main.commit();

@@ -12,14 +12,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/engine/registry.h"
 #include "core/store/run_store.h"
 
 namespace fl::store {
 
+// The snapshots are every one a run emitted: `registry` rebuilds those the store leaves out
+// (store::runSnapshots; null exports only what is stored).
 void writeMetricsCsv(const RunStore& store, const std::vector<RunRecord>& runs, std::ostream& out);
-void writeSnapshotsCsv(const RunStore& store, const std::vector<RunRecord>& runs,
-                       std::ostream& out);
-nlohmann::json runsToJson(const RunStore& store, const std::vector<RunRecord>& runs);
+void writeSnapshotsCsv(const RunStore& store, const ExperimentRegistry* registry,
+                       const std::vector<RunRecord>& runs, std::ostream& out);
+nlohmann::json runsToJson(const RunStore& store, const ExperimentRegistry* registry,
+                          const std::vector<RunRecord>& runs);
 
 // Where a CSV export's snapshots go: runs.csv -> runs.snapshots.csv (other names: +
 // .snapshots.csv).
@@ -32,7 +36,8 @@ std::string snapshotsCsvPathFor(const std::string& csvPath);
 // if the metrics cannot be. A `path` that is not a regular file (/dev/stdout, a pipe) gets the
 // metrics only, like stdout. Returns the files written; throws fl::FileWriteError naming the
 // file and the reason.
-std::vector<std::string> exportRunsToFile(const RunStore& store, const std::vector<RunRecord>& runs,
+std::vector<std::string> exportRunsToFile(const RunStore& store, const ExperimentRegistry* registry,
+                                          const std::vector<RunRecord>& runs,
                                           const std::string& path, bool json);
 
 }  // namespace fl::store

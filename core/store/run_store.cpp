@@ -689,6 +689,12 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
       addToBatch(batches[series], *m);
     } else if (auto* s = std::get_if<SnapshotEvent>(&event)) {
       if (s->requestId != 0) continue;  // probe answers are transient, not history
+      if (s->snapshot.keep == SnapshotKeep::NotStored) continue;
+      if (s->snapshot.keep == SnapshotKeep::LatestStep)
+        m_db.prepare("DELETE FROM snapshots WHERE run_id = ? AND name = ?")
+            .bind(1, id)
+            .bind(2, s->snapshot.name)
+            .run();
       if (!insertSnapshot)
         insertSnapshot.emplace(m_db.prepare(
             "INSERT INTO snapshots(run_id, step, name, shape, data, axes, value_label, meta, "

@@ -146,6 +146,7 @@ void AdditionTrial::evaluate(int64_t, bool, EvalReport& out) {
   bars.valueLabel = "test accuracy";
   bars.meta["labels"] = labels;
   bars.meta["cutoff_period"] = m_settings.cutoffPeriod;
+  bars.keep = SnapshotKeep::LatestStep;  // its panel shows the latest
   out.snapshot(std::move(bars));
 }
 

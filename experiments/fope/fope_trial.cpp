@@ -129,8 +129,13 @@ void FopeTrial::evaluate(int64_t, bool, EvalReport& out) {
                              ? std::log(ppl[static_cast<size_t>(at - lengths.begin())])
                              : std::log(perplexity(m_fope.lm.trainLength)));
   out.snapshot(byLength("ppl/by_length", lengths, ppl, "perplexity", label));
-  if (!passkey.empty())
-    out.snapshot(byLength("passkey/by_length", passkeyLengths, passkey, "accuracy", label));
+  if (!passkey.empty()) {
+    // Its panel shows the latest; ppl/by_length is drawn over training too.
+    auto byPasskeyLength =
+        byLength("passkey/by_length", passkeyLengths, passkey, "accuracy", label);
+    byPasskeyLength.keep = SnapshotKeep::LatestStep;
+    out.snapshot(std::move(byPasskeyLength));
+  }
   frequencySnapshots(out);
 }
 
@@ -148,6 +153,7 @@ void FopeTrial::frequencySnapshots(EvalReport& out) const {
     s->axes = {{"dimension pair j", "", pairIndex}};
     s->valueLabel = "frequency (rad/token)";
     s->meta["floor"] = nn::floorFrequency(m_fope.lm.trainLength);
+    s->keep = SnapshotKeep::LatestStep;  // its panel shows the latest
   }
   inUse.name = "freq/in_use";
   clipped.name = "freq/clipped";

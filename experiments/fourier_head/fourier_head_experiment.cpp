@@ -4,6 +4,7 @@
 #include "core/metrics/distribution_metrics.h"
 #include "experiments/fourier_head/batched_fourier_head_trial.h"
 #include "experiments/fourier_head/fourier_head_trial.h"
+#include "experiments/fourier_head/toy_benchmark_evaluation.h"
 #include "experiments/fourier_head/toy_datasets.h"
 #include "experiments/fourier_head_presets.h"  // generated from presets/*.json
 #include "experiments/fourier_head_studies.h"  // generated from studies/*.json
@@ -141,6 +142,18 @@ std::vector<study::StudySpec> FourierHeadExperiment::studies() const {
 
 std::vector<ProbeInput> FourierHeadExperiment::probeInputs() const {
   return {{"x", -1.0, 1.0, -0.3, "First input"}, {"y", -1.0, 1.0, 0.4, "Second input"}};
+}
+
+std::vector<Snapshot> FourierHeadExperiment::rebuiltSnapshots(const nlohmann::json& config,
+                                                              const Snapshot& stored) const {
+  if (stored.role != SnapshotRole::Prediction) return {};
+  try {
+    if (auto truth = toyTruthOf(ToyBenchmarkSettings::fromConfig(config), stored))
+      return {std::move(*truth)};
+  } catch (const std::exception&) {
+    // A config this version cannot read (a store from an older lab): its truths stay unshown.
+  }
+  return {};
 }
 
 std::unique_ptr<Trial> FourierHeadExperiment::createTrial(const TrialContext& context) const {

@@ -19,6 +19,9 @@ class FourierHeadExperiment : public Experiment {
   std::vector<study::StudySpec> studies() const override;
   // One thread: its ops (batch 32, width 64) are too small to split (bench_fourier_head).
   int usefulThreads(const nlohmann::json& config) const override { return 1; }
+  // The true densities beside a stored prediction (toyTruthOf): the store leaves them out.
+  std::vector<Snapshot> rebuiltSnapshots(const nlohmann::json& config,
+                                         const Snapshot& stored) const override;
   std::vector<ProbeInput> probeInputs() const override;
   std::vector<Variant> comparisonVariants() const override {
     // The paper's comparison: the linear baseline against Fourier heads of growing N. The

@@ -22,7 +22,48 @@ Snapshot makeSnapshot(std::string name, const torch::Tensor& values, std::vector
   return s;
 }
 
+bool endsWith(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 }  // namespace
+
+std::optional<Snapshot> toyTruthOf(const ToyBenchmarkSettings& s, const Snapshot& prediction) {
+  const bool bins = endsWith(prediction.name, "/pred");
+  if (!bins && !endsWith(prediction.name, "/pred_grid")) return std::nullopt;
+  if (prediction.shape.size() != 2 || prediction.axes.size() != 2) return std::nullopt;
+  const nlohmann::json inputs = prediction.meta.is_object()
+                                    ? prediction.meta.value("inputs", nlohmann::json())
+                                    : nlohmann::json();
+  const int64_t n = prediction.shape[0], points = prediction.shape[1];
+  const auto& z = prediction.axes[1].ticks;
+  if (!inputs.is_array() || static_cast<int64_t>(inputs.size()) != n ||
+      static_cast<int64_t>(z.size()) != points || (bins && points != s.bins))
+    return std::nullopt;
+  Snapshot truth = prediction;
+  const std::string stem = prediction.name.substr(0, prediction.name.rfind('/'));
+  truth.name = stem + (bins ? "/true" : "/true_grid");
+  truth.role = SnapshotRole::Truth;
+  truth.keep = SnapshotKeep::NotStored;
+  truth.data.clear();
+  truth.data.reserve(prediction.data.size());
+  for (const auto& input : inputs) {
+    const auto x = input.find("x"), y = input.find("y");
+    if (!input.is_object() || x == input.end() || y == input.end() || !x->is_number() ||
+        !y->is_number())
+      return std::nullopt;
+    if (bins) {
+      for (double p : toyTruePmf(s.dataset, s.variance, x->get<double>(), y->get<double>(), s.bins))
+        truth.data.push_back(static_cast<float>(p));
+    } else {
+      for (float zi : z)
+        truth.data.push_back(static_cast<float>(
+            toyTrueDensity(s.dataset, s.variance, x->get<double>(), y->get<double>(), zi)));
+    }
+  }
+  return truth;
+}
 
 ToyTestPredictions predictTestSet(ToyRegressorImpl& model, const torch::Tensor& testInputs) {
   torch::NoGradGuard noGrad;
@@ -62,52 +103,46 @@ void ToyEvaluation::appendSnapshots(EvalReport& out, const ToyBenchmarkSettings&
   torch::NoGradGuard noGrad;
   model.eval();
   const auto total = static_cast<int64_t>(data.testSamples.size());
-  // At the end every test input (the paper's 1000), up to a cap: 5000 inputs on the 401-point
-  // grid are 8 MB per snapshot; the largest `samples` would make it GBs.
+  // At the end every test input (the paper's 1000), up to a cap: the largest `samples` would
+  // make the bin probabilities alone hundreds of MB.
   constexpr int64_t kMaxFinalInputs = 5000;
-  const int64_t shown = std::min(final ? kMaxFinalInputs : s.liveSnapshotInputs, total);
+  const int64_t live = std::min(s.liveSnapshotInputs, total);
+  const int64_t shown = final ? std::min(kMaxFinalInputs, total) : live;
   // The first test inputs: a fixed set (the split is seeded), the same at every evaluation.
   auto rows = torch::arange(shown, torch::kLong).to(m_device);
   const std::vector<ToySample> samples(data.testSamples.begin(), data.testSamples.begin() + shown);
   for (auto& snapshot :
        pdfSnapshots("pdf", s, model, samples, data.testInputs.index_select(0, rows),
-                    predictions.q.index_select(0, rows), data.testTruePmf.index_select(0, rows)))
+                    predictions.q.index_select(0, rows), live))
     out.snapshot(std::move(snapshot));
   if (s.head == "fourier") out.snapshot(spectrumSnapshot(s, model, predictions.features));
 }
 
-std::vector<Snapshot> ToyEvaluation::pdfSnapshots(
-    const std::string& prefix, const ToyBenchmarkSettings& s, ToyRegressorImpl& model,
-    const std::vector<ToySample>& samples, const torch::Tensor& inputs, const torch::Tensor& q,
-    const torch::Tensor& truePmf) const {
-  const auto n = static_cast<int64_t>(samples.size());
+std::vector<Snapshot> ToyEvaluation::pdfSnapshots(const std::string& prefix,
+                                                  const ToyBenchmarkSettings& s,
+                                                  ToyRegressorImpl& model,
+                                                  const std::vector<ToySample>& samples,
+                                                  const torch::Tensor& inputs,
+                                                  const torch::Tensor& q, int64_t gridRows) const {
   nlohmann::json rows = nlohmann::json::array();
-  std::vector<float> trueGrid;
-  trueGrid.reserve(static_cast<size_t>(n * kGridPoints));
-  auto grid = m_grid.accessor<float, 1>();
-  for (const auto& sample : samples) {
+  for (const auto& sample : samples)
     rows.push_back({{"x", sample.x}, {"y", sample.y}, {"z", sample.z}});
-    for (int64_t g = 0; g < kGridPoints; ++g)
-      trueGrid.push_back(
-          static_cast<float>(toyTrueDensity(s.dataset, s.variance, sample.x, sample.y, grid[g])));
-  }
+  nlohmann::json gridInputs(rows.begin(), rows.begin() + gridRows);
   const SnapshotAxis inputAxis{"input", "", {}};
-  const SnapshotAxis binAxis{"z", "", toFloatVector(m_centers)};
-  const SnapshotAxis gridAxis{"z", "", toFloatVector(m_grid)};
-  std::vector<Snapshot> snaps{
-      makeSnapshot(prefix + "/true", truePmf, {inputAxis, binAxis}, "probability"),
-      makeSnapshot(prefix + "/pred", q, {inputAxis, binAxis}, "probability"),
-      makeSnapshot(prefix + "/true_grid",
-                   torch::tensor(trueGrid, torch::kFloat).view({n, kGridPoints}),
-                   {inputAxis, gridAxis}, "density"),
-      makeSnapshot(prefix + "/pred_grid", model.density(inputs, m_grid.to(m_device)),
-                   {inputAxis, gridAxis}, "density"),
-  };
-  for (auto& snapshot : snaps) snapshot.meta["inputs"] = rows;
-  // Declared, so the plots draw the truth once and the prediction in the run's colour.
-  snaps[0].role = snaps[2].role = SnapshotRole::Truth;
-  snaps[1].role = snaps[3].role = SnapshotRole::Prediction;
-  return snaps;
+  Snapshot pred = makeSnapshot(prefix + "/pred", q,
+                               {inputAxis, {"z", "", toFloatVector(m_centers)}}, "probability");
+  Snapshot predGrid = makeSnapshot(
+      prefix + "/pred_grid", model.density(inputs.narrow(0, 0, gridRows), m_grid.to(m_device)),
+      {inputAxis, {"z", "", toFloatVector(m_grid)}}, "density");
+  pred.meta["inputs"] = std::move(rows);
+  predGrid.meta["inputs"] = std::move(gridInputs);
+  // Declared, so the plots draw the truth once and the prediction in the run's colour, and the
+  // store keeps the latest prediction only (the panels show the latest).
+  pred.role = predGrid.role = SnapshotRole::Prediction;
+  pred.keep = predGrid.keep = SnapshotKeep::LatestStep;
+  auto truth = toyTruthOf(s, pred);
+  auto truthGrid = toyTruthOf(s, predGrid);
+  return {std::move(*truth), std::move(pred), std::move(*truthGrid), std::move(predGrid)};
 }
 
 Snapshot ToyEvaluation::spectrumSnapshot(const ToyBenchmarkSettings& s, ToyRegressorImpl& model,
@@ -129,11 +164,7 @@ std::vector<Snapshot> ToyEvaluation::probe(const ToyBenchmarkSettings& s, ToyReg
                          inputs.count("y") ? inputs.at("y") : 0.0, 0.0};
   auto modelIn = toyModelInputs({sample}, s.bins).to(m_device);  // (1, 2)
   auto q = torch::softmax(model.forward(modelIn).logits, /*dim=*/1);
-  std::vector<float> truePmf;
-  for (double p : toyTruePmf(s.dataset, s.variance, sample.x, sample.y, s.bins))
-    truePmf.push_back(static_cast<float>(p));
-  return pdfSnapshots("probe", s, model, {sample}, modelIn, q,
-                      torch::tensor(truePmf, torch::kFloat).view({1, s.bins}));
+  return pdfSnapshots("probe", s, model, {sample}, modelIn, q, /*gridRows=*/1);
 }
 
 }  // namespace fl::fourier_head

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,13 @@ struct ToyTestPredictions {
 // Under NoGradGuard, in eval mode.
 ToyTestPredictions predictTestSet(ToyRegressorImpl& model, const torch::Tensor& testInputs);
 
+// The truth a prediction snapshot is drawn against, computed from the inputs its meta names:
+// `prefix`/true (bin probabilities) for `prefix`/pred, `prefix`/true_grid (the density at the
+// same grid points) for `prefix`/pred_grid. What a run emits and what a reader of its store
+// rebuilds (the store leaves truths out). Null for any other snapshot, or one whose meta does
+// not name an input per row.
+std::optional<Snapshot> toyTruthOf(const ToyBenchmarkSettings& s, const Snapshot& prediction);
+
 // Everything an evaluation needs besides the run: the bin centres, the fine grid and the
 // smoothness filters, shared by all runs with `bins` bins.
 class ToyEvaluation {
@@ -39,8 +47,11 @@ class ToyEvaluation {
                                                                 const torch::Tensor& q,
                                                                 const torch::Tensor& targets) const;
 
-  // The snapshots of one run's evaluation: pdf/* for its first test inputs (all at the end, up
-  // to a cap) and, for the Fourier head, spectrum/abs_c.
+  // The snapshots of one run's evaluation: pdf/* for its first test inputs and, for the Fourier
+  // head, spectrum/abs_c (kept at every step for the heatmap over training). At the end the bin
+  // probabilities cover every test input, up to a cap (the exports recompute the paper's
+  // metrics from them), the fine-grid densities the first ones still; the store keeps only the
+  // latest pdf/* predictions and none of the truths, which follow from the inputs.
   void appendSnapshots(EvalReport& out, const ToyBenchmarkSettings& s, ToyRegressorImpl& model,
                        const ToyBenchmarkData& data, const ToyTestPredictions& predictions,
                        bool final) const;
@@ -52,12 +63,13 @@ class ToyEvaluation {
   const torch::Tensor& centers() const { return m_centers; }
 
  private:
-  // `prefix`/true, /pred (bin probabilities) and /true_grid, /pred_grid (densities on the
-  // fine grid) for the given samples, whose model inputs, predictions and true PMFs are given.
+  // `prefix`/true, /pred (bin probabilities) for the given samples, whose model inputs and
+  // predictions are given, and /true_grid, /pred_grid (densities on the fine grid) for the
+  // first `gridRows` of them.
   std::vector<Snapshot> pdfSnapshots(const std::string& prefix, const ToyBenchmarkSettings& s,
                                      ToyRegressorImpl& model, const std::vector<ToySample>& samples,
                                      const torch::Tensor& inputs, const torch::Tensor& q,
-                                     const torch::Tensor& truePmf) const;
+                                     int64_t gridRows) const;
   Snapshot spectrumSnapshot(const ToyBenchmarkSettings& s, ToyRegressorImpl& model,
                             const torch::Tensor& features) const;
 

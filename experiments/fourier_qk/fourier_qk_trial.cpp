@@ -159,6 +159,7 @@ void FourierQkTrial::filterSnapshots(EvalReport& out) const {
                                            : "head " + std::to_string(h));
   s.meta["row_labels"] = labels;
   s.meta["layer"] = 0;
+  s.keep = SnapshotKeep::LatestStep;  // its panel shows the latest
   out.snapshot(std::move(s));
 
   if (auto periods = learnedPeriods(); periods.defined()) {
@@ -169,6 +170,7 @@ void FourierQkTrial::filterSnapshots(EvalReport& out) const {
     p.data = toFloatVector(periods.reshape({layers, columns}));
     p.axes = {{"layer", "", {}}, {periods.size(2) > 1 ? "head x centre" : "head", "", {}}};
     p.valueLabel = "period (tokens per cycle)";
+    p.keep = SnapshotKeep::LatestStep;  // its panel shows the latest
     out.snapshot(std::move(p));
   }
 }

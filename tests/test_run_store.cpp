@@ -582,6 +582,23 @@ class TestRunStore : public QObject {
                          .arg(message));
   }
 
+  // An empty data blob was copied with memcpy from a null pointer (undefined behaviour).
+  void anEmptySnapshotReadsBack() {
+    const std::string p = path("empty-snapshot.db");
+    RunStore store(p);
+    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    fl::Snapshot s;
+    s.name = "pdf/pred";
+    s.shape = {1};
+    s.data = {0.5f};
+    s.axes = {{"z", "", {}}};
+    store.writeEvents(id, {fl::SnapshotEvent{1, 0.1, s, 0}});
+    execRaw(p, "UPDATE snapshots SET shape = '[0, 3]', data = X''");
+    const auto read = store.snapshots(id, "pdf/pred").at(0).snapshot;
+    QCOMPARE(read.shape, (std::vector<int64_t>{0, 3}));
+    QVERIFY(read.data.empty());
+  }
+
   // A NaN tick is stored as JSON null, which reading back used to refuse with nlohmann's
   // type_error: the run's snapshot could not be shown at all.
   void notFiniteTicksReadBackAsNaN() {

@@ -874,7 +874,8 @@ std::vector<StoredSnapshot> RunStore::snapshots(int64_t id, const std::string& n
         throw BadSnapshotRow("its data is " + std::to_string(bytes.size()) +
                              " bytes, not whole float32 values");
       st.snapshot.data.resize(bytes.size() / sizeof(float));
-      std::memcpy(st.snapshot.data.data(), bytes.data(), bytes.size());
+      // An empty vector's data() is null, and memcpy's pointers must not be, even for 0 bytes.
+      if (!bytes.empty()) std::memcpy(st.snapshot.data.data(), bytes.data(), bytes.size());
       st.snapshot.shape = shapeFromJson(s.text(2), st.snapshot.data.size());
       st.snapshot.axes = axesFromJson(s.text(4));
     } catch (const BadSnapshotRow& e) {

@@ -328,16 +328,32 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
+  // What the store holds, not what training ended with, when its last writes failed.
+  const auto failure = storeSink.failure();
+  Outcome shown = outcome;
+  if (failure) {
+    shown.finalStatus.status = failure->recorded.value_or(RunStatus::Interrupted);
+    if (failure->recorded) shown.finalStatus.message = failure->recordedMessage;
+  }
   const auto& paper = runner.paperVerdicts();
-  printOutcome(outcome, prepared.experiment->name(), prepared.runId, seconds, paper);
+  printOutcome(shown, prepared.experiment->name(), prepared.runId, seconds, paper);
   if (args.json) {
-    std::printf("%s\n",
-                jsonSummary(outcome, prepared, seconds, store->path(), paper).dump().c_str());
+    std::printf("%s\n", jsonSummary(shown, prepared, seconds, store->path(), paper).dump().c_str());
     std::fflush(stdout);
   }
-  if (auto error = storeSink.error()) {
-    std::fprintf(stderr, "store error: %s (the run's last events may not be recorded)\n",
-                 error->c_str());
+  if (failure) {
+    // Its last events never reached the store: the run is not what the lines above say (a
+    // finished run is recorded interrupted), and resuming it continues from its last
+    // stored checkpoint.
+    std::fprintf(stderr, "store error: run %lld: not written to the store: %s (%s)\n",
+                 static_cast<long long>(prepared.runId), failure->unwritten.c_str(),
+                 failure->error.c_str());
+    std::fprintf(stderr,
+                 "run %lld is recorded %s; once the store can be written, `fourierlab-cli run "
+                 "--resume %lld` finishes it\n",
+                 static_cast<long long>(prepared.runId),
+                 toString(failure->recorded.value_or(RunStatus::Interrupted)).c_str(),
+                 static_cast<long long>(prepared.runId));
     return kExitStoreError;
   }
   return exitCodeFor(outcome.finalStatus, outcome.cancelRequested ? signals.received() : 0);

@@ -135,6 +135,8 @@ void RunQueue::onRunEnded(const study::RunEnd& end) {
     RunDelta delta = view->apply(end.lastEvents);
     if (m_draining && !delta.empty()) mergeDelta((*m_draining)[end.runId], std::move(delta));
   }
+  // Its events said how training ended; the store may hold less (its last writes failed).
+  if (end.started && view && !end.writeProblem.empty()) view->setStatus(end.status, end.message);
   emit runEnded(end.runId, end.studyId);
 }
 

@@ -66,6 +66,7 @@ class RunScheduler::RunTracker : public EventSink {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_status = s->status;
         m_message = s->message;
+        m_fileWriteFailed = s->fileWriteFailed;
       }
       m_changed.raise();
     }
@@ -78,6 +79,10 @@ class RunScheduler::RunTracker : public EventSink {
     std::lock_guard<std::mutex> lock(m_mutex);
     return {m_status, m_message};
   }
+  bool fileWriteFailed() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_fileWriteFailed;
+  }
 
  private:
   ChangeSignal& m_changed;
@@ -85,6 +90,7 @@ class RunScheduler::RunTracker : public EventSink {
   std::map<std::string, double> m_last;
   RunStatus m_status = RunStatus::Failed;
   std::string m_message = "ended without a status";
+  bool m_fileWriteFailed = false;
 };
 
 // One run training here, alone or as a member of a group, until its end is reported.
@@ -412,8 +418,21 @@ std::vector<RunEnd> RunScheduler::takeClosed() {
     end.cell = member.cell;
     end.label = member.label;
     std::tie(end.status, end.message) = member.tracker->status();
-    if (auto error = member.store->error())
-      end.message += (end.message.empty() ? "" : "; ") + std::string("store: ") + *error;
+    const std::string who = "run " + std::to_string(member.runId) +
+                            (member.label.empty() ? "" : " (" + member.label + ")");
+    if (member.tracker->fileWriteFailed())
+      end.writeProblem = who + ": not written: " + end.message;  // e.g. a checkpoint's file
+    if (auto failure = member.store->failure()) {
+      // The status the store holds, not the one training ended with: a run whose final
+      // status was lost is not finished, whatever its last event said.
+      end.status = failure->recorded.value_or(RunStatus::Interrupted);
+      if (failure->recorded)
+        end.message = failure->recordedMessage;
+      else
+        end.message += (end.message.empty() ? "" : "; ") + std::string("store: ") + failure->error;
+      end.writeProblem =
+          who + ": not written to the store: " + failure->unwritten + " (" + failure->error + ")";
+    }
     end.seconds = secondsSince(member.started);
     end.finalMetrics = member.tracker->last();
     if (member.queue) end.lastEvents = member.queue->takeAll();
@@ -425,7 +444,10 @@ std::vector<RunEnd> RunScheduler::takeClosed() {
 
 void RunScheduler::notify(const std::vector<RunEnd>& ends) {
   if (!m_observer) return;
-  for (const auto& end : ends) m_observer->runEnded(end);
+  for (const auto& end : ends) {
+    m_observer->runEnded(end);
+    if (!end.writeProblem.empty()) m_observer->problem(end.writeProblem);
+  }
 }
 
 void RunScheduler::startWaiting() {

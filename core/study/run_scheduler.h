@@ -86,9 +86,14 @@ struct RunEnd {
   int64_t cell = -1;
   std::string label;
   bool started = true;
-  RunStatus status = RunStatus::Failed;
-  std::string message;  // a store write that failed is added as "; store: ..."
-  double seconds = 0;   // its wall time here
+  RunStatus status = RunStatus::Failed;  // as the store records it
+  std::string message;
+  // A write of the run that failed (its last events the store could not take, a checkpoint
+  // the disk could not take): "run 7 (head=fourier seed=3): not written: its final status
+  // (finished), ... (/data/runs.db: database or disk is full)". The run is left resumable;
+  // the observer's problem() hears it too.
+  std::string writeProblem;
+  double seconds = 0;  // its wall time here
   std::map<std::string, double> finalMetrics;
   std::vector<Event> lastEvents;  // with streamEvents: those takeEvents() did not take yet
 };
@@ -101,7 +106,8 @@ class SchedulerObserver {
   virtual void runEnded(const RunEnd&) {}
   // A study's cell left out when its turn came: finished meanwhile, or trained elsewhere.
   virtual void cellSkipped(int64_t /*studyId*/, int64_t /*cell*/, CellClaim::Kind) {}
-  // Something the driver should tell the user (a study's cell could not be claimed).
+  // Something the driver should tell the user (a study's cell could not be claimed, a run's
+  // write failed: after its runEnded, with its RunEnd::writeProblem).
   virtual void problem(const std::string&) {}
 };
 

@@ -42,6 +42,7 @@ class ProgressObserver : public SchedulerObserver {
     report.label = end.label;
     report.status = end.status;
     report.message = end.message;
+    report.writeProblem = end.writeProblem;
     report.seconds = end.seconds;
     report.finalMetrics = end.finalMetrics;
     send(report);
@@ -53,10 +54,11 @@ class ProgressObserver : public SchedulerObserver {
       ++m_progress.elsewhere;
   }
   void problem(const std::string& what) override {
-    if (m_problem.empty()) m_problem = what;
+    // Every one: each run whose writes failed is named, not only the first.
+    m_problems += (m_problems.empty() ? "" : "\n") + what;
   }
 
-  const std::string& firstProblem() const { return m_problem; }
+  const std::string& problems() const { return m_problems; }
   // Elapsed time, and what is left at the pace of the runs that ended here.
   void updateEta(int64_t waitingCells) {
     m_progress.elapsedSeconds = std::chrono::duration<double>(Clock::now() - m_start).count();
@@ -80,7 +82,7 @@ class ProgressObserver : public SchedulerObserver {
   Clock::time_point m_start = Clock::now();
   int64_t m_endedHere = 0;
   int64_t m_waitingCells = 0;
-  std::string m_problem;
+  std::string m_problems;
 };
 
 }  // namespace
@@ -130,7 +132,7 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
       if (m_options.stopFlag && m_options.stopFlag->load() != 0) m_cancel = true;
       // A store that cannot be written stops the study as a cancel does: the runs keep their
       // checkpoints and the error is the outcome.
-      if ((m_cancel || !observer.firstProblem().empty()) && !cancelling) {
+      if ((m_cancel || !observer.problems().empty()) && !cancelling) {
         scheduler.cancelAll();
         cancelling = true;
       }
@@ -139,7 +141,7 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
       // Short enough that a stop request (a signal) reaches the runs within a step or two.
       scheduler.waitForChange(std::chrono::milliseconds(50));
     }
-    problem = observer.firstProblem();
+    problem = observer.problems();
   }
   if (!problem.empty()) throw store::StoreError(runs.path(), problem);
   outcome.cancelled = m_cancel;

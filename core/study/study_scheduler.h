@@ -42,9 +42,10 @@ struct StudyRunReport {
   int64_t runId = 0;
   std::string label;  // "dataset=gmm2 head=fourier seed=3"
   std::string how;    // started: "new", "resumed from step 31250", "restarted (was failed)"
-  RunStatus status = RunStatus::Queued;  // ended: finished, failed or cancelled
+  RunStatus status = RunStatus::Queued;  // ended: finished, failed, cancelled, interrupted
   std::string message;
-  double seconds = 0;  // ended: its wall time in this process
+  std::string writeProblem;  // ended: what of it was not written (RunEnd::writeProblem)
+  double seconds = 0;        // ended: its wall time in this process
   std::map<std::string, double> finalMetrics;
 };
 
@@ -71,7 +72,9 @@ class StudyScheduler {
                  StudySchedulerOptions options = {});
 
   using Reporter = std::function<void(const StudyRunReport&, const StudyProgress&)>;
-  // Throws store::StoreError when the store cannot be read or written.
+  // Throws store::StoreError when the store cannot be read or written, a run's write included
+  // (its message names every such run and what was not written; the study stops as a cancel
+  // stops it, every run resumable).
   StudyOutcome run(const Reporter& report);
   void cancel() { m_cancel = true; }
 

@@ -1,0 +1,147 @@
+// Tests fourierlab-cli when the run store's disk fills up while runs train: every write that
+// fails fails the command (exit 3) and names the run and what was not written, no run is left
+// `running`, and once there is room `sweep resume` / `run --resume` finish every run. A full
+// disk is a limit on the size of any file the CLI writes (RLIMIT_FSIZE, SIGXFSZ ignored): the
+// store's write-ahead log reaches it within the first runs' batches, through the same write
+// calls a full disk fails.
+#include <QtTest>
+
+#include <sys/resource.h>
+
+#include <csignal>
+#include <filesystem>
+#include <string>
+
+#include "tests/cli_process.h"
+#include "tests/sqlite_probe.h"
+
+using fl::testing::cliPath;
+using fl::testing::runCli;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Above an empty store with its study (about 120 kB), far below what four runs write (several
+// times that), above a checkpoint file (about 60 kB): the store's writes are what fail.
+constexpr rlim_t kFileSizeLimit = 200 * 1000;
+
+fl::testing::CliResult runCliWithFileSizeLimit(const QStringList& args, rlim_t bytes) {
+  QProcess p;
+  p.setChildProcessModifier([bytes] {
+    ::signal(SIGXFSZ, SIG_IGN);  // a failed write, not a killed process
+    rlimit limit{bytes, bytes};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+  });
+  p.start(cliPath(), args);
+  if (!p.waitForFinished(300000)) {
+    p.kill();
+    p.waitForFinished();
+  }
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+          QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+int64_t queryInt(const QString& db, const std::string& sql) {
+  return fl::testing::queryInt(db.toStdString(), sql);
+}
+
+std::string queryText(const QString& db, const std::string& sql) {
+  return fl::testing::queryText(db.toStdString(), sql);
+}
+
+const QStringList kTiny{"--set", "samples=200",  "--set",    "epochs=8",
+                        "--set", "eval_every=1", "--device", "cpu"};
+
+}  // namespace
+
+class TestFullDisk : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  QString db(const QString& name) const { return m_dir.path() + "/" + name; }
+
+  // What the store says of every run, read as the sqlite3 shell would (no process of the CLI
+  // opens it, so no run is marked interrupted on the way): none `running`, each one that did
+  // not finish failed, interrupted or cancelled, and every checkpoint it names is on disk.
+  void verifyResumable(const QString& d, int64_t runs) {
+    QCOMPARE(queryInt(d, "SELECT count(*) FROM runs"), runs);
+    QCOMPARE(queryInt(d, "SELECT count(*) FROM runs WHERE status IN ('running', 'queued')"),
+             int64_t(0));
+    QCOMPARE(queryInt(d,
+                      "SELECT count(*) FROM runs WHERE status NOT IN ('finished', 'failed', "
+                      "'interrupted', 'cancelled')"),
+             int64_t(0));
+    const int64_t checkpoints =
+        queryInt(d, "SELECT count(*) FROM artifacts WHERE kind = 'checkpoint'");
+    for (int64_t i = 0; i < checkpoints; ++i) {
+      const std::string path = queryText(
+          d, "SELECT path FROM artifacts WHERE kind = 'checkpoint' ORDER BY id LIMIT 1 OFFSET " +
+                 std::to_string(i));
+      const fs::path file = fs::path(path).is_absolute()
+                                ? fs::path(path)
+                                : fs::path(d.toStdString()).parent_path() / path;
+      QVERIFY2(fs::exists(file), file.c_str());
+    }
+  }
+
+ private slots:
+  void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+  // It exited 0 saying "finished" while the store had lost the runs' last writes: a run was
+  // left `running` partway, and nothing said so.
+  void sweepRunFailsNamingWhatWasNotWritten() {
+    const QString d = db("sweep.db");
+    auto r =
+        runCliWithFileSizeLimit(QStringList{"sweep", "run", "fourier-head", "--db", d, "--grid",
+                                            "head=linear,fourier", "--seeds", "1,2"} +
+                                    kTiny,
+                                kFileSizeLimit);
+    QVERIFY2(r.exitCode == 3, qPrintable(QString::number(r.exitCode) + "\n" + r.err));
+    verifyResumable(d, 4);
+    const int64_t unfinished = queryInt(d, "SELECT count(*) FROM runs WHERE status != 'finished'");
+    QVERIFY2(unfinished > 0, qPrintable(r.err));
+    // Each run that did not finish is named with what the store lacks of it.
+    for (int64_t id = 1; id <= 4; ++id) {
+      if (queryText(d, "SELECT status FROM runs WHERE id = " + std::to_string(id)) == "finished")
+        continue;
+      const QString named = QString("run %1 (head=").arg(id);
+      QVERIFY2(r.err.contains(named), qPrintable(named + " not in:\n" + r.err));
+    }
+    QVERIFY2(r.err.contains("not written to the store: its final status"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("sweep resume 1"), qPrintable(r.err));
+    QVERIFY2(!r.err.contains("4 of 4 finished"), qPrintable(r.err));
+
+    // Room again: the study finishes, every run with its whole curve.
+    auto resumed = runCli({"sweep", "resume", "1", "--db", d}, 300000);
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+    QCOMPARE(queryInt(d,
+                      "SELECT count(*) FROM runs WHERE status = 'finished' AND last_step = "
+                      "total_steps AND total_steps > 0"),
+             int64_t(4));
+  }
+
+  // The same for one run: exit 3 naming the run and what was lost, then --resume finishes it.
+  void singleRunFailsNamingWhatWasNotWritten() {
+    const QString d = db("run.db");
+    auto r = runCliWithFileSizeLimit(QStringList{"run", "fourier-head", "--db", d} + kTiny,
+                                     kFileSizeLimit);
+    QVERIFY2(r.exitCode == 3, qPrintable(QString::number(r.exitCode) + "\n" + r.err));
+    QVERIFY2(r.err.contains("run 1: not written to the store: its final status (finished)"),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains("run --resume 1"), qPrintable(r.err));
+    verifyResumable(d, 1);
+    QVERIFY(queryText(d, "SELECT status FROM runs WHERE id = 1") != "finished");
+
+    auto resumed = runCli({"run", "--resume", "1", "--db", d}, 300000);
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+    QCOMPARE(queryText(d, "SELECT status FROM runs WHERE id = 1"), std::string("finished"));
+    QVERIFY(queryInt(d, "SELECT last_step FROM runs WHERE id = 1") > 0);
+    QCOMPARE(queryInt(d, "SELECT last_step FROM runs WHERE id = 1"),
+             queryInt(d, "SELECT total_steps FROM runs WHERE id = 1"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestFullDisk)
+#include "test_full_disk.moc"

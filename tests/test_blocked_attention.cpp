@@ -5,12 +5,20 @@
 // and the causality probe (how far earlier log-probabilities move when later tokens change).
 #include <QtTest>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <csignal>
+#include <fstream>
 #include <limits>
+#include <vector>
 
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include "core/engine/blas_gemm.h"
 #include "core/engine/parallel_team.h"
 #include "core/nn/qk_filters/causal_kernel_filter.h"
 #include "core/nn/qk_filters/spectral_filter.h"
@@ -106,6 +114,39 @@ class TestBlockedAttention : public QObject {
   Q_OBJECT
 
  private slots:
+  // First, before any product has picked the BLAS in this process: the forked child picks it
+  // under its own limit. OpenBLAS 0.3.21 retried the mmap of its work buffer forever when the
+  // address space (ulimit -v) had no room left, so a big batch hung where no cancel reached.
+  // Under a limit a product must end: computed, or an exception the run reports.
+  void aProductUnderAnAddressSpaceLimitEnds() {
+    const pid_t child = fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+      alarm(20);  // a hang ends the child with SIGALRM, which the parent reports
+      const int n = 512;
+      std::vector<float> a(n * n, 1.0f), b(n * n, 1.0f), c(n * n, 0.0f);
+      long pages = 0;
+      std::ifstream("/proc/self/statm") >> pages;
+      const rlim_t used = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE));
+      const rlimit limit{used + (rlim_t(64) << 20), used + (rlim_t(64) << 20)};
+      if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(5);
+      try {
+        fl::gemmRowMajor(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+      } catch (...) {
+        _exit(3);  // refused: fine, the run says out of memory
+      }
+      _exit(c[0] == float(n) ? 0 : 4);
+    }
+    int status = 0;
+    QCOMPARE(waitpid(child, &status, 0), child);
+    QVERIFY2(!(WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM),
+             "the product hung under the address-space limit");
+    QVERIFY2(WIFEXITED(status),
+             qPrintable(QString("child ended by signal %1").arg(WTERMSIG(status))));
+    QVERIFY2(WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3,
+             qPrintable(QString("child exit %1").arg(WEXITSTATUS(status))));
+  }
+
   void matchesThePlainAttention_data() {
     QTest::addColumn<int>("length");
     QTest::addColumn<int>("rowBlock");

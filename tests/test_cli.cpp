@@ -2,6 +2,8 @@
 // messages and the JSON summary on the last line of stdout.
 #include <QtTest>
 
+#include <sys/resource.h>
+
 #include <cmath>
 
 #include <csignal>
@@ -346,6 +348,90 @@ class TestCli : public QObject {
     QVERIFY(!checkpoints.empty());
     QVERIFY(QFileInfo::exists(QString::fromStdString(checkpoints.back().path)));
     QVERIFY(checkpoints.back().step >= store.run(1)->lastStep);  // where it stopped, not earlier
+  }
+
+  // Under `ulimit -v` a batch too large for the address space used to fail as a bare
+  // "std::bad_alloc" (or hang in the BLAS): it fails as out of memory, saying what it tried.
+  void aBatchBeyondTheAddressSpaceFailsAsOutOfMemory() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    QProcess p;
+    // LibTorch's CUDA libraries alone map about 2.7 GB at start and a run about 3.7 GB: 6 GB
+    // starts it, and one batch of 65536 x 1024 tokens needs far more.
+    p.setChildProcessModifier([] {
+      const rlimit limit{rlim_t(6) << 30, rlim_t(6) << 30};
+      setrlimit(RLIMIT_AS, &limit);
+    });
+    p.start(cliPath(),
+            {"run",    "fope",     "--set", "d_model=8",      "--set",    "heads=1",
+             "--set",  "layers=1", "--set", "train_len=1024", "--set",    "batch_size=65536",
+             "--set",  "steps=1",  "--set", "warmup=0",       "--device", "cpu",
+             "--json", "--db",     db});
+    QVERIFY(p.waitForStarted());
+    QVERIFY(p.waitForFinished(120000));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == 1, qPrintable(err));
+    QVERIFY2(err.contains("out of memory on cpu at step 1"), qPrintable(err));
+    QVERIFY2(err.contains("could not allocate"), qPrintable(err));
+    const auto j = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
+    QCOMPARE(j["status"].get<std::string>(), std::string("failed"));
+    fl::store::RunStore store(db.toStdString(), /*readOnly=*/true);
+    QCOMPARE(fl::toString(store.run(1)->status), std::string("failed"));
+    QVERIFY(store.run(1)->message.find("out of memory") != std::string::npos);
+  }
+
+  // A step that never ends (a library stuck inside it) must not keep a signalled process
+  // alive: after the grace (0 here, so the step is always still running) the run is recorded
+  // cancelled and resumable, and the process exits 143 without waiting for the step.
+  void aSignalStopsTheProcessEvenWhenTheStepDoesNotEnd() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("FOURIERLAB_STOP_GRACE_MS", "0");
+    p.setProcessEnvironment(env);
+    p.start(cliPath(),
+            {"run", "fope", "--set", "d_model=16", "--set", "heads=1", "--set", "layers=1", "--set",
+             "steps=1000000", "--set", "warmup=0", "--device", "cpu", "--json", "--db", db});
+    QVERIFY(p.waitForStarted());
+    QByteArray err;
+    QElapsedTimer timer;
+    timer.start();
+    while (!err.contains("running on") && timer.elapsed() < 60000) {
+      p.waitForReadyRead(100);
+      err += p.readAllStandardError();
+    }
+    QVERIFY2(err.contains("running on"), err.constData());
+    ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+    QVERIFY(p.waitForFinished(30000));
+    err += p.readAllStandardError();
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == 143, err.constData());
+    QVERIFY2(err.contains("had not ended"), err.constData());
+    const auto j = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
+    QCOMPARE(j["status"].get<std::string>(), std::string("cancelled"));
+    {
+      fl::store::RunStore store(db.toStdString(), /*readOnly=*/true);
+      QCOMPARE(fl::toString(store.run(1)->status), std::string("cancelled"));
+    }
+    // Resumable: `--resume` takes it (from its last checkpoint, or from step 0).
+    QProcess resume;
+    auto env2 = QProcessEnvironment::systemEnvironment();
+    env2.insert("FOURIERLAB_STOP_GRACE_MS", "0");
+    resume.setProcessEnvironment(env2);
+    resume.start(cliPath(), {"run", "--resume", "1", "--db", db});
+    QVERIFY(resume.waitForStarted());
+    QByteArray resumeErr;
+    timer.restart();
+    while (!resumeErr.contains("running on") && timer.elapsed() < 60000) {
+      resume.waitForReadyRead(100);
+      resumeErr += resume.readAllStandardError();
+    }
+    QVERIFY2(resumeErr.contains("resuming run 1"), resumeErr.constData());
+    ::kill(static_cast<pid_t>(resume.processId()), SIGTERM);
+    QVERIFY(resume.waitForFinished(30000));
+    QCOMPARE(resume.exitCode(), 143);
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -191,7 +192,21 @@ struct Outcome {
   StatusEvent finalStatus;
   std::string device;
   bool cancelRequested = false;
+  // The step in progress never ended after the signal: the run is recorded as cancelled here
+  // and the process exits without waiting for the Runner's thread.
+  bool abandoned = false;
+  int64_t lastStep = 0;  // the last step whose progress was reported
 };
+
+// How long a step may go on after SIGINT, SIGTERM or SIGHUP before the process stops without
+// it. A step can be stuck where no cancel reaches it (a BLAS retrying an allocation forever
+// under `ulimit -v`), and a signal must still stop the process; a second signal stops it at
+// once. Slurm sends SIGKILL 30 s after SIGTERM by default: this leaves time to record the run.
+std::chrono::milliseconds stopGrace() {
+  if (const char* env = std::getenv("FOURIERLAB_STOP_GRACE_MS"))
+    return std::chrono::milliseconds(std::atoll(env));
+  return std::chrono::seconds(20);
+}
 
 // Shows the run's progress until its terminal status; a signal cancels it after the current
 // step.
@@ -199,9 +214,11 @@ Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
                   const InterruptSignals& signals) {
   Outcome out;
   bool done = false;
+  std::chrono::steady_clock::time_point cancelledAt;
   while (!done) {
     for (auto& event : events.waitAndTakeAll(std::chrono::milliseconds(100))) {
       progress.handle(event);
+      if (auto* p = std::get_if<ProgressEvent>(&event)) out.lastStep = p->step;
       if (auto* metric = std::get_if<MetricEvent>(&event))
         out.finalMetrics[metric->key] = metric->value;
       if (auto* snapshot = std::get_if<SnapshotEvent>(&event))
@@ -221,6 +238,21 @@ Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
                    InterruptSignals::name(signals.received()).c_str());
       runner.cancel();
       out.cancelRequested = true;
+      cancelledAt = std::chrono::steady_clock::now();
+    }
+    if (!done && out.cancelRequested &&
+        (signals.count() > 1 || std::chrono::steady_clock::now() - cancelledAt >= stopGrace())) {
+      const auto waited = std::chrono::duration_cast<std::chrono::seconds>(
+          std::chrono::steady_clock::now() - cancelledAt);
+      out.abandoned = true;
+      out.finalStatus.status = RunStatus::Cancelled;
+      out.finalStatus.step = out.lastStep;
+      out.finalStatus.message =
+          InterruptSignals::name(signals.received()) + ": step " +
+          std::to_string(out.lastStep + 1) + " had not ended " + std::to_string(waited.count()) +
+          " s after the signal" + (signals.count() > 1 ? " (signalled again)" : "") +
+          "; stopped without it, so its work is lost: resume continues from the last checkpoint";
+      done = true;
     }
   }
   return out;
@@ -322,6 +354,23 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   const auto started = std::chrono::steady_clock::now();
   runner.start();
   const Outcome outcome = followRun(runner, events, progress, signals);
+  if (outcome.abandoned) {
+    // The Runner's thread is stuck inside a step: record the run's end through the same
+    // writer, then leave without joining it (its destructor would wait forever).
+    storeSink.onEvent(outcome.finalStatus);
+    storeSink.close();
+    progress.finish();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    printOutcome(outcome, prepared.experiment->name(), prepared.runId, seconds, {});
+    if (args.json)
+      std::printf("%s\n",
+                  jsonSummary(outcome, prepared, seconds, store->path(), {}).dump().c_str());
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(storeSink.error() ? kExitStoreError
+                                 : InterruptSignals::exitCode(signals.received()));
+  }
   runner.join();
   storeSink.close();
   progress.finish();

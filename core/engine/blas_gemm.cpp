@@ -1,9 +1,11 @@
 #include "core/engine/blas_gemm.h"
 
 #include <dlfcn.h>
+#include <sys/resource.h>
 
 #include <climits>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 
 namespace fl {
@@ -27,6 +29,18 @@ std::string libraryOf(void* symbol) {
   return named ? info.dli_fname : "an unnamed library";
 }
 
+// OpenBLAS 0.3.21 (Debian 12) maps its work buffer (128 MiB) on a thread's first product and
+// retries that mmap forever when it fails: under `ulimit -v` (RLIMIT_AS) or strict overcommit a
+// big batch hung there, busy in the kernel, and no cancel or SIGTERM could end the step. Where
+// an mmap can fail, LibTorch's MKL does the products instead: its allocation failures end.
+bool addressSpaceLimited() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) return true;
+  std::ifstream overcommit("/proc/sys/vm/overcommit_memory");
+  int mode = 0;
+  return overcommit >> mode && mode == 2;
+}
+
 // Debian's OpenMP OpenBLAS (libopenblas0-openmp), loaded privately (RTLD_LOCAL: its sgemm_
 // never interposes LibTorch's); it shares LibTorch's libgomp, so a product inside an OpenMP
 // region, or under SingleThreadedBlas, runs on its calling thread. Not the serial build: it
@@ -35,6 +49,7 @@ std::string libraryOf(void* symbol) {
 // Null where it is not installed.
 SgemmFn openBlas() {
   if (std::getenv("FOURIERLAB_SMALL_GEMM_MKL")) return nullptr;  // to compare, in benchmarks
+  if (addressSpaceLimited()) return nullptr;
   void* library =
       dlopen("/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
   return library ? reinterpret_cast<SgemmFn>(dlsym(library, "sgemm_")) : nullptr;

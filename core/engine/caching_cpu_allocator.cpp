@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include <c10/core/CPUAllocator.h>
+#include <c10/util/Exception.h>
 
 namespace fl {
 
@@ -47,7 +48,17 @@ class CachingCpuAllocator final : public c10::Allocator {
     void* block = take(size);
     if (!block) {
       block = std::aligned_alloc(kAlignment, size);
-      if (!block) throw std::bad_alloc();
+      if (!block) {
+        // The free blocks kept here hold memory (and address space under `ulimit -v`) the
+        // allocation may need: give them back and try once more before failing.
+        releaseAll();
+        block = std::aligned_alloc(kAlignment, size);
+      }
+      // Said as LibTorch's own allocators say it, so the Runner reports it as out of memory
+      // with the size asked for, not as a bare std::bad_alloc.
+      TORCH_CHECK_WITH(OutOfMemoryError, block != nullptr, "CPU: could not allocate ", bytes,
+                       " bytes (", (bytes + (size_t(1) << 20) - 1) >> 20,
+                       " MiB) for a tensor: not enough memory or address space");
       std::lock_guard<std::mutex> lock(m_mutex);
       m_live.emplace(block, size);
     }

@@ -14,6 +14,7 @@ constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 // Lock-free, so the handler may touch it (async-signal-safe).
 std::atomic<int> g_received{0};
+std::atomic<int> g_count{0};
 // Instances alive: the first installs the handlers, the last restores the previous ones, so a
 // command that runs another inside it (a study running its cells) shares one flag.
 std::mutex g_mutex;
@@ -30,6 +31,7 @@ sigset_t interruptSet() {
 extern "C" void onInterruptSignal(int signal) {
   int none = 0;
   g_received.compare_exchange_strong(none, signal);  // keep the first
+  g_count.fetch_add(1);
 }
 
 }  // namespace
@@ -38,6 +40,7 @@ InterruptSignals::InterruptSignals() {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_instances++ > 0) return;
   g_received = 0;
+  g_count = 0;
   struct sigaction action {};
   action.sa_handler = onInterruptSignal;
   sigemptyset(&action.sa_mask);
@@ -64,6 +67,8 @@ InterruptSignals::~InterruptSignals() {
 }
 
 int InterruptSignals::received() const { return g_received.load(); }
+
+int InterruptSignals::count() const { return g_count.load(); }
 
 const std::atomic<int>& InterruptSignals::flag() { return g_received; }
 

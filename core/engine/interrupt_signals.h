@@ -35,6 +35,8 @@ class InterruptSignals {
   int received() const;
   // The same, as the flag a loop on another thread can poll (StudySchedulerOptions::stopFlag).
   static const std::atomic<int>& flag();
+  // How many of them arrived (a second asks to stop now rather than after the current step).
+  int count() const;
 
   // Called first thing in main(), before any thread exists: the three signals are blocked, so
   // one that arrives while the program starts (LibTorch's start-up, the OpenMP re-exec, which

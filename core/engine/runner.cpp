@@ -3,6 +3,8 @@
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 
+#include <new>
+
 #include "core/engine/allocator_tuning.h"
 #include "core/engine/atomic_file.h"
 #include "core/engine/config.h"
@@ -93,6 +95,15 @@ void Runner::run() {
     message = e.what();
     status = RunStatus::Failed;
     fileWriteFailed = true;
+  } catch (const c10::OutOfMemoryError& e) {
+    // Outside a training step (building the model, an evaluation): said as such all the same.
+    message = "out of memory on " + m_reporter.deviceName() + " (" +
+              firstLine(e.what_without_backtrace()) + ")";
+    status = RunStatus::Failed;
+  } catch (const std::bad_alloc& e) {
+    message = "out of memory on " + m_reporter.deviceName() +
+              " (a C++ allocation failed: " + e.what() + ")";
+    status = RunStatus::Failed;
   } catch (const c10::Error& e) {
     // LibTorch's messages carry a C++ backtrace after the first line; keep the first line.
     message = e.what_without_backtrace();
@@ -125,10 +136,11 @@ RunStatus Runner::trainLoop(Trial& trial, const nlohmann::json& config, std::str
     } catch (const c10::OutOfMemoryError& e) {
       // A step the device had no memory for leaves the parameters as the previous step left
       // them (the optimiser never ran): keep them, so the run resumes here, smaller or elsewhere.
-      message = "out of memory on " + m_reporter.deviceName() + " at step " +
-                std::to_string(step + 1) + " (" + firstLine(e.what_without_backtrace()) + ")" +
-                m_reporter.keepWork(trial, step) +
-                "; resume it with a smaller batch or on another device";
+      message = outOfMemory(trial, step, firstLine(e.what_without_backtrace()));
+      return RunStatus::Failed;
+    } catch (const std::bad_alloc& e) {
+      // The same from a C++ allocation (a buffer of our own, a vector) rather than a tensor's.
+      message = outOfMemory(trial, step, std::string("a C++ allocation failed: ") + e.what());
       return RunStatus::Failed;
     }
     if (!m_reporter.afterStep(trial, step + 1, std::move(*loss), message)) return RunStatus::Failed;
@@ -136,6 +148,12 @@ RunStatus Runner::trainLoop(Trial& trial, const nlohmann::json& config, std::str
   m_reporter.finishTraining(trial);
   answerRequests(trial, plan.totalSteps);
   return RunStatus::Finished;
+}
+
+std::string Runner::outOfMemory(Trial& trial, int64_t step, const std::string& what) {
+  return "out of memory on " + m_reporter.deviceName() + " at step " + std::to_string(step + 1) +
+         " (" + what + ")" + m_reporter.keepWork(trial, step) +
+         "; resume it with a smaller batch or on another device";
 }
 
 RunStatus Runner::serveProbes(Trial& trial, std::string& message) {

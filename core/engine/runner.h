@@ -77,6 +77,8 @@ class Runner {
 
   void run();
   RunStatus trainLoop(Trial& trial, const nlohmann::json& config, std::string& message);
+  // The failed run's message for a step that ran out of memory; keeps the work done before it.
+  std::string outOfMemory(Trial& trial, int64_t step, const std::string& what);
   RunStatus serveProbes(Trial& trial, std::string& message);
   void answerRequests(Trial& trial, int64_t stepsDone);
   // Blocks while paused (still answering probes); returns false once cancelled.

@@ -140,6 +140,30 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT count(*) FROM studies"), int64_t(1));
   }
 
+  void aPaperStudyRunShortenedShowsThePaperButGradesNothing() {
+    // The one rule of single runs, for studies: a setting that departs from the paper's is
+    // shown beside the paper's figures and never compared with them.
+    const QString db = path("shortened.db");
+    auto r = runCli({"sweep", "run", "fourier-head", "--study", "table1", "--seeds", "1", "--set",
+                     "samples=200", "--set", "epochs=1", "--db", db, "--device", "cpu"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("0.146 ± 0.033 not compared"), qPrintable(r.out));
+    QVERIFY2(!r.out.contains("compared values within"), qPrintable(r.out));
+    QVERIFY2(!r.out.contains("OUTSIDE"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("Not compared with the paper: every setting departs from its "
+                            "experiment (samples 200 (the paper's 5000), epochs 1 (the paper's "
+                            "500))"),
+             qPrintable(r.out));
+    auto table = runCli({"sweep", "table", "1", "--db", db, "--format", "json"});
+    QVERIFY2(table.exitCode == 0, qPrintable(table.err));
+    const auto j = nlohmann::json::parse(table.out.toStdString());
+    for (const auto& cell : j["cells"]) {
+      QVERIFY(cell.contains("departs_from_paper"));
+      for (const auto& [metric, entry] : cell["metrics"].items())
+        QVERIFY2(entry.value("within_spread", nlohmann::json()).is_null(), metric.c_str());
+    }
+  }
+
   void badStudiesExitTwoAndStoreNothing_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");

@@ -58,6 +58,30 @@ class TestReferenceCheck : public QObject {
     QCOMPARE(fl::describeReference(nullptr), std::string());
   }
 
+  void departuresNameEachParameterButNeverRunOrEvaluationSettings() {
+    using P = fl::ParamSpec;
+    const std::vector<P> specs = {
+        P::integer("epochs", 500, 1, 1000, "").inGroup("training"),
+        P::real("lr", 1e-3, 0.0, 1.0, "").inGroup("training"),
+        P::choice("dataset", "gmm2", {"gmm2", "beta"}, "").inGroup("data"),
+        P::integer("eval_every", 10, 1, 100, "").inGroup("evaluation"),
+        P::integer("seed", 42, 0, 1000, "").inGroup("run")};
+    const nlohmann::json paper = {
+        {"epochs", 500}, {"lr", 0.001}, {"dataset", "gmm2"}, {"eval_every", 10}, {"seed", 42}};
+    QVERIFY(fl::departuresFromPaper(specs, paper, "", paper).empty());
+    auto mine = paper;
+    mine["eval_every"] = 1;
+    mine["seed"] = 7;
+    mine["lr"] = 1e-3;  // the same number written another way
+    QVERIFY(fl::departuresFromPaper(specs, paper, "", mine).empty());
+    mine["epochs"] = 3;
+    mine["dataset"] = "beta";
+    QCOMPARE(fl::departuresFromPaper(specs, paper, "", mine),
+             (std::vector<std::string>{"epochs 3 (the paper's 500)",
+                                       "dataset beta (the paper's gmm2)"}));
+    QVERIFY(fl::departuresFromPaper(specs, paper, "dataset", mine).size() == 1);  // the row key
+  }
+
   void verdictsJoinInOneLine() {
     auto v = fl::checkAgainstReference(reference(), {{"dataset", "gmm2"}},
                                        {{"test/kl", 0.2}, {"test/smoothness", 0.04}});

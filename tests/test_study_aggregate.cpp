@@ -137,6 +137,40 @@ class TestStudyAggregate : public QObject {
     QCOMPARE(j["cells"][1]["metrics"]["test/kl"]["n"].get<int>(), 2);
   }
 
+  void settingsThatDepartFromThePaperShowItsValuesButAreNotCompared() {
+    const auto refs = paper();
+    StudyTableInput in;
+    in.title = "study 2";
+    in.axisOrder = {"dataset", "head"};
+    in.cells = aggregate({run("gmm2", "linear", 1, 0.29), run("gmm2", "fourier", 1, 0.14)});
+    in.cells[0].departures = {"epochs 1 (the paper's 500)"};  // linear ran shortened
+    in.references = &refs;
+    TableRequest req;
+    req.rows = "dataset";
+    req.cols = "head";
+    req.metrics = {"test/kl"};
+    const std::string md = renderStudyTable(in, req);
+    QVERIFY2(md.find("| gmm2 | 0.290 (1) | 0.238 ± 0.032 not compared | 0.140 (1) | 0.146 ± 0.033 "
+                     "within |") != std::string::npos,
+             md.c_str());
+    QVERIFY2(md.find("1 of 1 compared values within the paper's spread.") != std::string::npos,
+             md.c_str());
+    QVERIFY2(md.find("Not compared with the paper: 1 of 2 settings depart from its experiment "
+                     "(epochs 1 (the paper's 500))") != std::string::npos,
+             md.c_str());
+    in.cells[1].departures = {"epochs 1 (the paper's 500)"};
+    const std::string none = renderStudyTable(in, req);
+    QVERIFY2(none.find("compared values within") == std::string::npos, none.c_str());
+    QVERIFY2(none.find("every setting departs") != std::string::npos, none.c_str());
+    req.format = "csv";
+    QVERIFY(renderStudyTable(in, req).find(",0.238,0.032,not compared") != std::string::npos);
+    req.format = "json";
+    const auto j = nlohmann::json::parse(renderStudyTable(in, req));
+    QVERIFY(j["cells"][0]["metrics"]["test/kl"]["within_spread"].is_null());
+    QCOMPARE(j["cells"][0]["departs_from_paper"][0].get<std::string>(),
+             std::string("epochs 1 (the paper's 500)"));
+  }
+
   void tableRefusesAxesAndMetricsTheStudyLacks() {
     StudyTableInput in;
     in.title = "t";

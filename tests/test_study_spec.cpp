@@ -8,6 +8,7 @@
 #include "core/engine/registry.h"
 #include "core/store/config_hash.h"
 #include "core/study/axis_values.h"
+#include "core/study/paper_departure.h"
 #include "core/study/study_expansion.h"
 #include "experiments/builtin_experiments.h"
 
@@ -122,6 +123,48 @@ class TestStudySpec : public QObject {
         ++seen;
       }
     QCOMPARE(seen, expected.size());
+  }
+
+  void aStudyRunShorterThanThePapersIsNotCompared() {
+    // The cells a run of `spec` stores, one per setting, as the study's tables aggregate them.
+    auto cellsOf = [](const fl::study::StudySpec& spec) {
+      std::vector<fl::study::AggregateCell> cells;
+      for (const auto& c : fl::study::expandStudy(fourierHead(), spec).cells) {
+        fl::study::AggregateCell cell;
+        cell.arm = c.arm;
+        cell.axes = c.axes;
+        cell.config = c.config;
+        cell.config.erase("seed");
+        cells.push_back(cell);
+      }
+      return cells;
+    };
+    const auto paper = *fourierHead().findStudy("table1");
+    auto asThePaper = cellsOf(paper);
+    fl::study::markDepartures(fourierHead(), paper, asThePaper);
+    for (const auto& cell : asThePaper) QVERIFY(cell.compared());
+
+    auto shortened = paper;
+    shortened.name = "a quick look";  // renamed too: the references say whose figures they are
+    shortened.overrides["epochs"] = 3;
+    shortened.overrides["eval_every"] = 1;  // evaluation settings never depart
+    auto quick = cellsOf(shortened);
+    fl::study::markDepartures(fourierHead(), shortened, quick);
+    QCOMPARE(quick.size(), asThePaper.size());
+    for (const auto& cell : quick)
+      QCOMPARE(cell.departures, std::vector<std::string>{"epochs 3 (the paper's 500)"});
+
+    auto wider = paper;  // a setting the paper does not have
+    wider.grid.push_back({"lr", {0.01}});
+    auto extra = cellsOf(wider);
+    fl::study::markDepartures(fourierHead(), wider, extra);
+    for (const auto& cell : extra) QVERIFY(!cell.compared());
+
+    auto own = shortened;  // figures of its own: compared as it declares
+    own.references->source = "my notebook";
+    auto mine = cellsOf(own);
+    fl::study::markDepartures(fourierHead(), own, mine);
+    for (const auto& cell : mine) QVERIFY(cell.compared());
   }
 
   void table1SharesItsRunsWithTheFrequencyStudy() {

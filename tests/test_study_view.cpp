@@ -29,6 +29,18 @@ class KnownTrial : public fl::Trial {
   void evaluate(int64_t, bool, fl::EvalReport&) override {}
 };
 
+// width 1, 2 x seeds 1, 2, 3, with the figures of a paper: declared by the experiment too.
+fl::study::StudySpec knownStudy() {
+  auto spec = fl::study::StudySpec::fromText(R"({"name": "known", "title": "Known values",
+      "grid": {"width": [1, 2]}, "seeds": [1, 2, 3],
+      "references": {"source": "hand", "rows": [
+        {"where": {"width": 1}, "values": {"test/m": [12.5, 1.0]}},
+        {"where": {"width": 2}, "values": {"test/m": [30.0, 1.0]}}]},
+      "figures": [{"x": "width", "metrics": ["test/m"], "band": "std"}]})");
+  spec.experiment = "known";
+  return spec;
+}
+
 class KnownExperiment : public fl::Experiment {
  public:
   std::string name() const override { return "known"; }
@@ -39,6 +51,7 @@ class KnownExperiment : public fl::Experiment {
   }
   std::vector<fl::PanelSpec> panels() const override { return {}; }
   std::vector<fl::Preset> presets() const override { return {}; }
+  std::vector<fl::study::StudySpec> studies() const override { return {knownStudy()}; }
   std::unique_ptr<fl::Trial> createTrial(const fl::TrialContext&) const override {
     return std::make_unique<KnownTrial>();
   }
@@ -61,15 +74,12 @@ class TestStudyView : public QObject {
   QTemporaryDir m_dir;
   fl::ExperimentRegistry m_registry;
 
-  // width 1, 2 x seeds 1, 2, 3; test/m = 10 x width + seed; the cell width 2, seed 3 not run.
-  int64_t makeStudy(fl::store::RunStore& store) {
-    auto spec = fl::study::StudySpec::fromText(R"({"name": "known", "title": "Known values",
-        "grid": {"width": [1, 2]}, "seeds": [1, 2, 3],
-        "references": {"source": "hand", "rows": [
-          {"where": {"width": 1}, "values": {"test/m": [12.5, 1.0]}},
-          {"where": {"width": 2}, "values": {"test/m": [30.0, 1.0]}}]},
-        "figures": [{"x": "width", "metrics": ["test/m"], "band": "std"}]})");
-    spec.experiment = "known";
+  // The known study; test/m = 10 x width + seed; the cell width 2, seed 3 not run. `overrides`
+  // as `sweep run --set` gives them.
+  int64_t makeStudy(fl::store::RunStore& store,
+                    const nlohmann::json& overrides = nlohmann::json::object()) {
+    auto spec = knownStudy();
+    spec.overrides.update(overrides);
     const auto expansion = fl::study::expandStudy(*m_registry.find("known"), spec);
     if (!expansion.ok()) qFatal("%s", expansion.errors.front().c_str());
     fl::study::StudyStore studies(store);
@@ -145,6 +155,22 @@ class TestStudyView : public QObject {
     QTest::mouseClick(lab.view.grid(), Qt::LeftButton, {}, QPoint(5, firstCell.center().y()));
     QCOMPARE(compare.count(), 1);
     QCOMPARE(compare.front().front().value<std::vector<int64_t>>().size(), size_t(3));
+  }
+
+  void aStudyRunOtherwiseThanThePapersShowsItsFiguresButNoVerdict() {
+    fl::store::RunStore store((m_dir.path() + "/departs.db").toStdString());
+    const int64_t id = makeStudy(store, {{"label", "quick"}});
+    StudyLab lab(m_registry, store);
+    QVERIFY(lab.view.setStudy(id));
+    auto* model = lab.view.tableModel();
+    const int one = rowWithWidth(*model, "1"), two = rowWithWidth(*model, "2");
+    QCOMPARE(model->text(one, "test/m paper"), QString("12.500 ± 1.000"));
+    QCOMPARE(model->text(one, "test/m verdict"), QString("not compared"));
+    QCOMPARE(model->text(two, "test/m verdict"), QString("not compared"));
+    const QModelIndex verdict = model->index(two, model->column("test/m verdict"));
+    QVERIFY(model->data(verdict, Qt::ForegroundRole).value<QColor>() != QColor(170, 0, 0));
+    QCOMPARE(model->data(verdict, Qt::ToolTipRole).toString(),
+             QString("Departs from the paper's experiment: label quick (the paper's \"\")"));
   }
 
   void resumeAndStopAreEnabledOnlyWhenTheyHaveWork() {

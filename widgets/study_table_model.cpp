@@ -143,6 +143,16 @@ QVariant StudyTableModel::cellData(const study::AggregateCell& cell, const Colum
     case Kind::Verdict: {
       const auto ref = reference();
       const auto* s = statsOf();
+      if (ref && !cell.compared()) {  // a setting that departs from the paper's: no verdict
+        if (role == Qt::DisplayRole || role == kSortRole) return QString(study::kNotCompared);
+        if (role == Qt::ForegroundRole) return QColor(110, 110, 110);
+        if (role == Qt::ToolTipRole) {
+          QStringList departures;
+          for (const auto& d : cell.departures) departures << QString::fromStdString(d);
+          return "Departs from the paper's experiment: " + departures.join(", ");
+        }
+        return {};
+      }
       const std::optional<bool> within =
           ref && s && s->n > 0 ? study::withinSpread(s->mean, *ref) : std::nullopt;
       if (role == Qt::DisplayRole || role == kSortRole) return verdictWord(within);

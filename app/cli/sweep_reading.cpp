@@ -12,6 +12,7 @@
 #include "core/engine/atomic_file.h"
 #include "core/engine/config.h"
 #include "core/engine/export_values.h"
+#include "core/study/paper_departure.h"
 #include "core/study/study_aggregate.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_figure.h"
@@ -321,6 +322,8 @@ void printStudyTable(const ExperimentRegistry& registry, store::RunStore& runs, 
   input.title = titleOf(r);
   input.axisOrder = study::axisOrderOf(r.spec);
   input.cells = study::aggregate(studies.results(studyId), stat);
+  if (auto experiment = registry.find(r.spec.experiment))
+    study::markDepartures(*experiment, r.spec, input.cells);
   input.references = r.spec.references ? &*r.spec.references : nullptr;
   study::TableRequest request;
   request.format = args.format.empty() ? "md" : args.format;

@@ -60,6 +60,7 @@ class RunQueue : public QObject {
   void cancel(int64_t runId);
   void cancelStudy(int64_t studyId);
   void cancelAll();
+  const ExperimentRegistry& registry() const { return m_registry; }
 
   // 0: the thread budget decides how many train at once; otherwise that many.
   void setRequestedParallel(int runs) { m_scheduler->setRequestedParallel(runs); }

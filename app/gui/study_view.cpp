@@ -22,6 +22,7 @@
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
 #include "core/store/run_store.h"
+#include "core/study/paper_departure.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_figure.h"
 #include "core/study/study_table.h"
@@ -418,6 +419,8 @@ void StudyView::refresh() {
   m_summary->setText(QString("<b>%1 runs</b>: %2").arg(m_results.size()).arg(parts.join(", ")));
   const std::string stat = spec.references ? spec.references->stat : "last";
   m_cells = study::aggregate(m_results, stat);
+  if (auto experiment = m_queue.registry().find(spec.experiment))
+    study::markDepartures(*experiment, spec, m_cells);
   drawGrid(m_cells);
   study::StudyTableInput input;
   input.cells = m_cells;

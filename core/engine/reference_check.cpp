@@ -62,18 +62,33 @@ std::vector<ReferenceVerdict> checkAgainstReference(const nlohmann::json& refere
 bool isPresetConfig(const std::vector<ParamSpec>& specs, const nlohmann::json& presetOverrides,
                     const std::string& rowKey, const nlohmann::json& config) {
   const ValidatedConfig expected = validateConfig(specs, presetOverrides);
-  if (!expected.ok() || !config.is_object()) return false;
+  return expected.ok() && config.is_object() &&
+         departuresFromPaper(specs, expected.values, rowKey, config).empty();
+}
+
+std::vector<std::string> departuresFromPaper(const std::vector<ParamSpec>& specs,
+                                             const nlohmann::json& paperConfig,
+                                             const std::string& rowKey,
+                                             const nlohmann::json& config) {
+  std::vector<std::string> out;
   for (const auto& spec : specs) {
     if (spec.group == "run" || spec.group == "evaluation" || spec.name == rowKey) continue;
-    if (!config.contains(spec.name)) return false;
-    const auto& mine = config[spec.name];
-    const auto& theirs = expected.values[spec.name];
-    // 0 and 0.0 are the same setting.
-    if (mine.is_number() && theirs.is_number() ? mine.get<double>() != theirs.get<double>()
-                                               : mine != theirs)
-      return false;
+    const auto theirs = paperConfig.find(spec.name);
+    const auto mine = config.is_object() ? config.find(spec.name) : config.end();
+    const bool same =
+        mine != config.end() && theirs != paperConfig.end() &&
+        // 0 and 0.0 are the same setting.
+        (mine->is_number() && theirs->is_number() ? mine->get<double>() == theirs->get<double>()
+                                                  : *mine == *theirs);
+    if (same) continue;
+    auto text = [](const nlohmann::json& v) {
+      // An empty text shows as "" so that the sentence still reads.
+      return v.is_string() && !v.get<std::string>().empty() ? v.get<std::string>() : v.dump();
+    };
+    out.push_back(spec.name + " " + (mine != config.end() ? text(*mine) : "unset") +
+                  " (the paper's " + (theirs != paperConfig.end() ? text(*theirs) : "unset") + ")");
   }
-  return true;
+  return out;
 }
 
 std::string joinVerdicts(const std::vector<ReferenceVerdict>& verdicts) {

@@ -39,6 +39,14 @@ std::vector<ReferenceVerdict> checkAgainstReference(
 bool isPresetConfig(const std::vector<ParamSpec>& specs, const nlohmann::json& presetOverrides,
                     const std::string& rowKey, const nlohmann::json& config);
 
+// The parameters in which `config` departs from the paper's complete `paperConfig`, as
+// "epochs 3 (the paper's 500)", in declaration order; the run and evaluation settings and
+// `rowKey` never depart. Empty: the paper's experiment. The one rule for runs and studies.
+std::vector<std::string> departuresFromPaper(const std::vector<ParamSpec>& specs,
+                                             const nlohmann::json& paperConfig,
+                                             const std::string& rowKey,
+                                             const nlohmann::json& config);
+
 // The verdicts' texts joined with "; " (empty when none).
 std::string joinVerdicts(const std::vector<ReferenceVerdict>& verdicts);
 

@@ -46,6 +46,9 @@ struct MetricStats {
   std::vector<double> values;  // one per finished run, in seed order
 };
 
+// What a table says in place of a verdict for a setting that departs from the paper's.
+constexpr const char* kNotCompared = "not compared";
+
 // The runs of one setting (equal axis values), over its seeds.
 struct AggregateCell {
   std::string arm;
@@ -55,8 +58,12 @@ struct AggregateCell {
   std::vector<int64_t> runIds;
   StatusCounts<int> statusCounts;  // finished -> 3, failed -> 1
   std::map<std::string, MetricStats> metrics;
+  // How the setting departs from the paper's experiment ("epochs 3 (the paper's 500)"), set by
+  // markDepartures: such a cell shows the paper's values but is not compared with them.
+  std::vector<std::string> departures;
 
   int finished() const;
+  bool compared() const { return departures.empty(); }
 };
 
 // `stat`: "last" aggregates each run's final value, "min" its lowest (references.stat).

@@ -144,18 +144,43 @@ CellTexts cellTexts(const StudyTableInput& in, const AggregateCell* cell,
   auto ref = findReference(*in.references, cell->config, metric);
   if (!ref) return t;
   t.paper = formatStat(ref->mean) + (ref->std ? " ± " + formatStat(*ref->std) : "");
-  if (stats != cell->metrics.end()) {
+  if (!cell->compared()) {
+    t.paper += " " + std::string(kNotCompared);
+  } else if (stats != cell->metrics.end()) {
     t.within = withinSpread(stats->second.mean, *ref);
     if (t.within) t.paper += " " + verdictWord(t.within);
   }
   return t;
 }
 
-std::string verdictSummary(int within, int judged, const std::vector<std::string>& outside) {
-  if (judged == 0) return "";
-  std::string out = "\n" + std::to_string(within) + " of " + std::to_string(judged) +
-                    " compared values within the paper's spread";
-  return out + (outside.empty() ? ".\n" : "; outside: " + join(outside, ", ") + ".\n");
+// Why settings with published figures were not compared: each departure once.
+std::string departureSummary(const StudyTableInput& in) {
+  if (!in.references) return "";
+  std::vector<std::string> reasons;
+  size_t departed = 0;
+  for (const auto& cell : in.cells) {
+    if (cell.compared()) continue;
+    ++departed;
+    for (const auto& d : cell.departures)
+      if (std::find(reasons.begin(), reasons.end(), d) == reasons.end()) reasons.push_back(d);
+  }
+  if (departed == 0) return "";
+  const std::string which = departed == in.cells.size()
+                                ? "every setting departs"
+                                : std::to_string(departed) + " of " +
+                                      std::to_string(in.cells.size()) + " settings depart";
+  return "\nNot compared with the paper: " + which + " from its experiment (" +
+         join(reasons, ", ") + "); the paper's values are shown beside them.\n";
+}
+
+std::string verdictSummary(const StudyTableInput& in, int within, int judged,
+                           const std::vector<std::string>& outside) {
+  std::string out;
+  if (judged > 0)
+    out = "\n" + std::to_string(within) + " of " + std::to_string(judged) +
+          " compared values within the paper's spread" +
+          (outside.empty() ? ".\n" : "; outside: " + join(outside, ", ") + ".\n");
+  return out + departureSummary(in);
 }
 
 // Without a columns axis: one table, a row per setting and a column per metric (and the
@@ -203,7 +228,7 @@ std::string markdownMetricColumns(const StudyTableInput& in, const Layout& l,
     }
     out += "\n";
   }
-  return out + verdictSummary(within, judged, outside);
+  return out + verdictSummary(in, within, judged, outside);
 }
 
 std::string markdown(const StudyTableInput& in, const TableRequest& req,
@@ -258,7 +283,7 @@ std::string markdown(const StudyTableInput& in, const TableRequest& req,
       out += "\n";
     }
   }
-  return out + verdictSummary(within, judged, outside);
+  return out + verdictSummary(in, within, judged, outside);
 }
 
 std::string csv(const StudyTableInput& in, const std::vector<std::string>& metrics) {
@@ -279,7 +304,8 @@ std::string csv(const StudyTableInput& in, const std::vector<std::string>& metri
       if (in.references) ref = findReference(*in.references, cell.config, metric);
       if (ref) {
         out += num(ref->mean) + "," + (ref->std ? num(*ref->std) : "") + "," +
-               verdictWord(withinSpread(stats.mean, *ref));
+               (cell.compared() ? verdictWord(withinSpread(stats.mean, *ref))
+                                : std::string(kNotCompared));
       } else {
         out += ",,";
       }
@@ -306,7 +332,8 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
         if (auto ref = findReference(*in.references, cell.config, metric)) {
           entry["paper_mean"] = ref->mean;
           entry["paper_std"] = ref->std ? nlohmann::json(*ref->std) : nlohmann::json();
-          const auto verdict = withinSpread(stats.mean, *ref);
+          const auto verdict =
+              cell.compared() ? withinSpread(stats.mean, *ref) : std::optional<bool>();
           entry["within_spread"] = verdict ? nlohmann::json(*verdict) : nlohmann::json();
         }
       m[metric] = entry;
@@ -317,6 +344,7 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
                      {"runs", cell.runIds},
                      {"status", countsJson(cell.statusCounts)},
                      {"metrics", m}});
+    if (!cell.compared()) cells.back()["departs_from_paper"] = cell.departures;
   }
   nlohmann::json out = {{"title", in.title}, {"axes", in.axisOrder}, {"cells", cells}};
   if (in.references) out["paper_source"] = in.references->source;

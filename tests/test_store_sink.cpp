@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include <sqlite3.h>
 
@@ -118,11 +119,18 @@ class TestStoreSink : public QObject {
     fl::EventQueue queue;
     const int64_t id = trainInto(store, queue);
 
+    // Every snapshot the run emitted is stored as it declares: each step, the latest step of
+    // its name, or not at all (rebuilt for readers).
     size_t metricEvents = 0, snapshotEvents = 0;
+    std::set<std::string> latestOnly;
     for (const auto& e : queue.takeAll()) {
       metricEvents += std::holds_alternative<fl::MetricEvent>(e);
-      snapshotEvents += std::holds_alternative<fl::SnapshotEvent>(e);
+      if (auto* s = std::get_if<fl::SnapshotEvent>(&e)) {
+        if (s->snapshot.keep == fl::SnapshotKeep::EveryStep) ++snapshotEvents;
+        if (s->snapshot.keep == fl::SnapshotKeep::LatestStep) latestOnly.insert(s->snapshot.name);
+      }
     }
+    snapshotEvents += latestOnly.size();
     auto r = store.run(id).value();
     QCOMPARE(fl::toString(r.status), std::string("finished"));
     QCOMPARE(r.device, std::string("cpu"));

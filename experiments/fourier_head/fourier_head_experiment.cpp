@@ -53,9 +53,9 @@ std::vector<ParamSpec> FourierHeadExperiment::params() const {
           .inGroup("training"),
       P::integer("eval_every", 10, 1, 100000, "Evaluate on the test split every this many epochs")
           .inGroup("evaluation"),
-      P::integer(
-          "snapshot_inputs", 8, 1, 256,
-          "Test inputs whose PDFs are recorded at each evaluation (all at the end, up to 5000)")
+      P::integer("snapshot_inputs", 8, 1, 256,
+                 "Test inputs whose densities are recorded at each evaluation (at the end, the bin "
+                 "probabilities of every test input too, up to 5000)")
           .inGroup("evaluation"),
   };
 }

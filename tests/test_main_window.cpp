@@ -609,6 +609,37 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 10000);
   }
 
+  void theProbeFollowsTheShownRunAndNeverShowsAnotherRunsCurve() {
+    auto w = makeWindow("probe-switch.db");
+    spin(*w, "epochs")->setValue(1);
+    spin(*w, "samples")->setValue(200);
+    auto* dataset = qobject_cast<QComboBox*>(w->launchPanel()->form()->field("dataset"));
+    QVERIFY(dataset);
+    dataset->setCurrentText("gaussian");
+    const int64_t gaussian = w->launch();
+    dataset->setCurrentText("beta");
+    const int64_t beta = w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, gaussian) && isOver(*w, beta), 60000);
+    auto* probe = w->display()->probePanel();
+    auto truthPeak = [&]() -> double {
+      auto* truth = probe->plot()->latest("probe/true_grid");
+      if (!truth) return NAN;
+      const auto peak =
+          std::max_element(truth->data.begin(), truth->data.end()) - truth->data.begin();
+      return static_cast<double>(truth->axes.back().ticks[peak]);
+    };
+    w->display()->showRun(gaussian);
+    probe->setInput("x", 0.5);
+    probe->setInput("y", -0.25);
+    // gaussian: z ~ N(y, 0.01) peaks at y = -0.25.
+    QTRY_VERIFY_WITH_TIMEOUT(std::abs(truthPeak() + 0.25) < 0.05, 15000);
+    w->display()->showRun(beta);
+    QVERIFY(!probe->plot()->latest("probe/pred_grid"));  // cleared at once, then asked again
+    // beta: z = +-Beta(100|x|, 100|y|) = +-Beta(50, 25), whose mode is 49/73 = 0.67.
+    QTRY_VERIFY_WITH_TIMEOUT(std::abs(std::abs(truthPeak()) - 0.67) < 0.05, 15000);
+    QVERIFY(probe->plot()->latest("probe/pred_grid"));
+  }
+
   void invalidConfigDisablesRunWithTheReason() {
     auto w = makeWindow("invalid.db");
     auto* lr = qobject_cast<QLineEdit*>(w->launchPanel()->form()->field("lr"));

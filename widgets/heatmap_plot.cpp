@@ -58,6 +58,9 @@ void HeatmapPlot::clear() {
   m_ticks.clear();
   m_map->data()->clear();
   m_map->setVisible(false);
+  // The axes too: a run with nothing to draw here must not show the previous run's steps.
+  m_plot->xAxis->setRange(0, 1);
+  m_plot->yAxis->setRange(0, 1);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

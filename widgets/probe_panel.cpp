@@ -73,6 +73,12 @@ void ProbePanel::setAnswer(const Snapshot& snapshot, int64_t step) {
   m_plot->refresh();
 }
 
+void ProbePanel::clearAnswer() {
+  m_plot->clear();
+  m_plot->refresh();
+  m_note->clear();
+}
+
 void ProbePanel::setNote(const QString& note) { m_note->setText(note); }
 
 }  // namespace fl::widgets

@@ -38,6 +38,7 @@ class ProbePanel : public QWidget {
   std::map<std::string, double> inputs() const;
   void setInput(const QString& name, double value);
   void setAnswer(const Snapshot& snapshot, int64_t step);
+  void clearAnswer();  // the curves and the note, when another run is shown
   void setNote(const QString& note);
   SnapshotPlot* plot() const { return m_plot; }
 

@@ -22,6 +22,11 @@ void ProbeRouter::setRun(int64_t runId) {
   if (runId == m_run) return;
   m_run = runId;
   if (m_server && m_server->runId() != runId) m_server.reset();
+  if (!m_panel) return;
+  // The previous run's curve must not stand (or be exported) for this one's: cleared, then
+  // this run is asked at the same inputs.
+  m_panel->clearAnswer();
+  ask();
 }
 
 void ProbeRouter::ask() {

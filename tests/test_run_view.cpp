@@ -6,6 +6,7 @@
 
 #include "app/gui/run_view.h"
 #include "app/gui/run_views.h"
+#include "app/gui/runs_table_model.h"
 #include "core/store/run_store.h"
 
 using fl::gui::RunDelta;
@@ -88,6 +89,29 @@ class TestRunView : public QObject {
     QCOMPARE(view.verdicts().size(), size_t(2));
     QCOMPARE(fl::toString(view.status()), fl::toString(fl::RunStatus::Finished));
     QCOMPARE(view.message(), std::string("done"));
+  }
+
+  void theEtaFollowsThisSessionsRateNotTheStepsTrainedBefore() {
+    // A run resumed at step 500 of 1000, whose earlier process took 100 s for those steps and
+    // this one 0.1 s a step: 490 steps left at 0.1 s are 49 s.
+    RunView view(1, "x", "", nlohmann::json::object());
+    fl::StatusEvent running;
+    running.status = fl::RunStatus::Running;
+    fl::ProgressEvent first, later;
+    first.step = 500;
+    first.totalSteps = later.totalSteps = 1000;
+    first.wallSeconds = 100.0;
+    later.step = 510;
+    later.wallSeconds = 101.0;
+    view.apply({running, first});
+    QCOMPARE(fl::gui::RunsTableModel::etaText(view.progress(), view.sessionStart()),
+             QString("-"));  // one progress gives no rate
+    view.apply({later});
+    QCOMPARE(fl::gui::RunsTableModel::etaText(view.progress(), view.sessionStart()),
+             QString("0:49"));
+    // Started again (a resume in the same window): the rate starts anew.
+    view.apply({running, later});
+    QCOMPARE(view.sessionStart()->step, int64_t(510));
   }
 
   void viewsAreLoadedOnceAndSpareOnesGo() {

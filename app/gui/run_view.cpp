@@ -67,9 +67,11 @@ RunDelta RunView::apply(std::vector<Event> events) {
             if (auto verdict = verdictOfSnapshot(e.snapshot)) m_verdicts = {*verdict};
             m_snapshots.push_back({e.step, std::move(e.snapshot)});
           } else if constexpr (std::is_same_v<T, ProgressEvent>) {
+            if (!m_sessionStart) m_sessionStart = e;
             m_progress = e;
             delta.progressed = true;
           } else if constexpr (std::is_same_v<T, StatusEvent>) {
+            if (e.status == RunStatus::Running) m_sessionStart.reset();
             m_status = e.status;
             if (!e.device.empty()) m_device = e.device;
             m_message = e.message;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,9 @@ class RunView {
   const std::string& message() const { return m_message; }
   const std::string& device() const { return m_device; }
   const ProgressEvent& progress() const { return m_progress; }
+  // The first progress since the run last started training here (a resume starts anew): the
+  // rate of this session, not of the steps an earlier process trained, predicts the rest.
+  const std::optional<ProgressEvent>& sessionStart() const { return m_sessionStart; }
   // Step-based runs (a `steps` parameter, no `epochs`) are told in steps, the others in epochs.
   bool countsEpochs() const;
   // A finished run's verdicts; while it trains, the latest one its evaluations gave.
@@ -96,6 +100,7 @@ class RunView {
   std::string m_message;
   std::string m_device;
   ProgressEvent m_progress;
+  std::optional<ProgressEvent> m_sessionStart;
   std::vector<Verdict> m_verdicts;
   std::map<std::string, MetricSeries> m_metrics;
   std::vector<store::StoredSnapshot> m_snapshots;

@@ -75,10 +75,11 @@ QString RunsTableModel::progressText(const RunView& view) {
   return p.step > 0 ? QString("step %1").arg(p.step) : QString();
 }
 
-QString RunsTableModel::etaText(const ProgressEvent& p) {
-  if (p.step <= 0 || p.totalSteps <= 0 || p.step >= p.totalSteps) return "-";
-  const double left =
-      p.wallSeconds * static_cast<double>(p.totalSteps - p.step) / static_cast<double>(p.step);
+QString RunsTableModel::etaText(const ProgressEvent& p, const std::optional<ProgressEvent>& from) {
+  if (!from || p.step <= from->step || p.totalSteps <= 0 || p.step >= p.totalSteps) return "-";
+  const double secondsPerStep =
+      (p.wallSeconds - from->wallSeconds) / static_cast<double>(p.step - from->step);
+  const double left = std::max(0.0, secondsPerStep * static_cast<double>(p.totalSteps - p.step));
   const int seconds = static_cast<int>(left);
   return QString("%1:%2").arg(seconds / 60).arg(seconds % 60, 2, 10, QChar('0'));
 }
@@ -116,7 +117,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     }
     case kEta:
       if (role == Qt::DisplayRole)
-        return view->isTraining() ? etaText(view->progress()) : QString("-");
+        return view->isTraining() ? etaText(view->progress(), view->sessionStart()) : QString("-");
       return {};
     case kThreads:
       if (role == Qt::DisplayRole) {

@@ -41,7 +41,8 @@ class RunsTableModel : public QAbstractTableModel {
 
   // What the Progress column says: "step 300/1000" or "epoch 3/10".
   static QString progressText(const RunView& view);
-  static QString etaText(const ProgressEvent& progress);
+  // From the rate since `from` (RunView::sessionStart): "-" until a second progress arrives.
+  static QString etaText(const ProgressEvent& progress, const std::optional<ProgressEvent>& from);
 
  private:
   void rowAdded();

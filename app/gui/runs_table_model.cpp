@@ -2,6 +2,8 @@
 
 #include <QColor>
 
+#include <algorithm>
+
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
 #include "widgets/progress_delegate.h"

@@ -909,6 +909,113 @@ class TestMainWindow : public QObject {
     QCOMPARE(model->rowOf(2), -1);
   }
 
+  // Runs deleted in History leave every part of the window: their rows in the Runs dock (the
+  // others' selection kept), their curves on the dashboard, their views.
+  void runsDeletedInHistoryLeaveTheRunsDockTheDashboardAndTheViews() {
+    auto w = makeWindow("delete.db");
+    spin(*w, "epochs")->setValue(1);
+    spin(*w, "samples")->setValue(200);
+    const int64_t kept = w->launch(), gone = w->launch();
+    QVERIFY(kept > 0 && gone > 0);
+    // Over, and each store writer closed: the runs are no longer the queue's.
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w) && w->queue()->closingCount() == 0, 60000);
+    w->resize(1280, 720);
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    clickRun(*w, kept);
+    clickRun(*w, gone, Qt::ControlModifier);
+    QCOMPARE(w->display()->shown(), (std::vector<int64_t>{gone, kept}));
+    auto* dashboard = w->display()->dashboard();
+    QVERIFY(pointsIn(*dashboard, "loss", gone) > 0);
+    auto curvesOf = [&](int64_t id) {
+      QStringList curves;
+      for (auto* plot : dashboard->metricPlots())
+        curves << plot->curveNames().filter(QString("#%1").arg(id));
+      return curves;
+    };
+    w->refreshHistory();
+    QCOMPARE(w->history()->deleteRuns({gone}), 1);
+
+    QCOMPARE(w->runsModel()->rowCount(), 1);
+    QCOMPARE(w->runsModel()->rowOf(gone), -1);
+    QCOMPARE(w->runsModel()->runAt(0), kept);
+    const auto selected = w->runsTable()->selectionModel()->selectedRows();
+    QCOMPARE(selected.size(), 1);
+    QCOMPARE(w->runsModel()->runAt(selected.front().row()), kept);
+    QCOMPARE(w->display()->shown(), (std::vector<int64_t>{kept}));
+    QCOMPARE(curvesOf(gone), QStringList());
+    QVERIFY(pointsIn(*dashboard, "loss", kept) > 0);
+    QCOMPARE(w->display()->metricsModel()->rowCount(), 1);
+    QVERIFY(!w->display()->canGoBack());  // no way back to a comparison with a deleted run
+    QVERIFY(!w->views().find(gone));
+    QTest::qWait(100);  // a few ticks: nothing brings it back
+    QCOMPARE(w->runsModel()->rowCount(), 1);
+    QVERIFY(!w->views().find(gone));
+
+    // The last shown run deleted: the display is empty, with what to do.
+    QCOMPARE(w->history()->deleteRuns({kept}), 1);
+    QCOMPARE(w->runsModel()->rowCount(), 0);
+    QVERIFY(w->display()->shown().empty());
+    QCOMPARE(curvesOf(kept), QStringList());
+    QCOMPARE(w->display()->metricsModel()->rowCount(), 0);
+    QVERIFY(w->display()->focusLine()->text().isEmpty());
+    QCOMPARE(w->views().size(), size_t(0));
+  }
+
+  // A run waiting or training is not deleted from under the queue: History refuses, naming it,
+  // and nothing is deleted; stopped, it can be deleted.
+  void aRunWaitingOrTrainingIsNotDeleted() {
+    auto w = makeWindow("delete-live.db");
+    spin(*w, "epochs")->setValue(500);
+    w->queue()->setRequestedParallel(1);
+    const int64_t training = w->launch(), waiting = w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(w->queue()->isTraining(training), 30000);
+    QVERIFY(w->queue()->isWaiting(waiting));
+    QSignalSpy errors(w->history(), &fl::gui::HistoryView::storeError);
+    QCOMPARE(w->history()->deleteRuns({training, waiting}), 0);
+    QCOMPARE(errors.count(), 1);
+    const QString message = errors.front().front().toString();
+    QVERIFY2(message.contains(QString("#%1").arg(training)) &&
+                 message.contains(QString("#%1").arg(waiting)) && message.contains("Stop"),
+             qPrintable(message));
+    QVERIFY(w->store().run(training) && w->store().run(waiting));
+    QCOMPARE(w->runsModel()->rowCount(), 2);
+    QVERIFY(w->views().find(training) && w->views().find(waiting));
+    w->queue()->cancelAll();
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w) && w->queue()->closingCount() == 0, 30000);
+    QCOMPARE(w->history()->deleteRuns({training, waiting}), 2);
+    QCOMPARE(w->runsModel()->rowCount(), 0);
+  }
+
+  // An open study view counts what the store holds once one of its runs is deleted: that cell
+  // is not started again.
+  void theStudyViewCountsTheRunsLeftAfterADeletion() {
+    auto w = makeWindow("delete-study.db");
+    spin(*w, "epochs")->setValue(1);
+    spin(*w, "samples")->setValue(200);
+    QVERIFY(w->launchPanel()->form()->setList("frequencies", "4,8"));
+    QTRY_VERIFY(w->launchPanel()->studyButton()->isEnabled());
+    const int64_t studyId = w->launchStudy();
+    QVERIFY(studyId > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w) && w->queue()->closingCount() == 0, 120000);
+    QCOMPARE(w->queue()->runs().size(), size_t(2));
+    auto* summary = w->studyView()->summary();
+    QTRY_VERIFY_WITH_TIMEOUT(summary->text().contains("2 finished"), 5000);
+    const int64_t gone = w->queue()->runs().front();
+    QCOMPARE(w->history()->deleteRuns({gone}), 1);
+    QVERIFY2(summary->text().contains("1 finished") && summary->text().contains("1 not started"),
+             qPrintable(summary->text()));
+    int notStarted = 0;
+    for (const auto& row : w->studyView()->grid()->rows())
+      for (const auto& cell : row.cells) {
+        QVERIFY(cell.runId != gone);
+        notStarted += cell.status == fl::study::CellStatus();
+      }
+    QCOMPARE(notStarted, 1);
+    QCOMPARE(w->runsModel()->rowCount(), 1);
+    QVERIFY(!w->views().find(gone));
+  }
+
   // Studies in the window: parameters with lists of values and a seeds list make a study whose
   // size is shown before launching; it runs in the queue under the budget; its view fills in
   // as runs finish; it is listed in History. A built-in study shows its size too.

@@ -301,7 +301,33 @@ void HistoryView::refresh() {
   selectIds(selected);
 }
 
+bool HistoryView::refuseDeletingLiveRuns(const std::vector<int64_t>& ids) {
+  // A waiting or training run's rows are still written (its writer would fail on the missing
+  // rows, and the queue would lose its run): as `runs delete` does, nothing is deleted and the
+  // runs are named. Stopping keeps a checkpoint, so a researcher loses nothing by stopping
+  // first; cancelling here would throw away training they did not ask to lose.
+  QStringList live;
+  try {
+    for (auto id : ids) {
+      const auto run = m_store.run(id);
+      const bool storedLive =
+          run && (run->status == RunStatus::Running || run->status == RunStatus::Queued);
+      if ((m_isLive && m_isLive(id)) || storedLive) live << QString("#%1").arg(id);
+    }
+  } catch (const std::exception& e) {
+    emit storeError(e.what());
+    return true;
+  }
+  if (live.isEmpty()) return false;
+  emit storeError(QString("Nothing was deleted: run(s) %1 are still waiting or training. Stop "
+                          "them first (the Runs dock's Stop, or the study's Stop; each keeps a "
+                          "checkpoint), then delete them.")
+                      .arg(live.join(", ")));
+  return true;
+}
+
 int HistoryView::deleteRuns(const std::vector<int64_t>& ids) {
+  if (ids.empty() || refuseDeletingLiveRuns(ids)) return 0;
   int deleted = 0;
   try {
     deleted = m_store.deleteRuns(ids);
@@ -309,6 +335,7 @@ int HistoryView::deleteRuns(const std::vector<int64_t>& ids) {
     emit storeError(e.what());
   }
   refresh();
+  if (deleted > 0) emit runsDeleted(ids);
   return deleted;
 }
 
@@ -329,7 +356,7 @@ bool HistoryView::exportRuns(const std::vector<int64_t>& ids, const QString& pat
 
 void HistoryView::askDelete() {
   const auto ids = selectedIds();
-  if (ids.empty()) return;
+  if (ids.empty() || refuseDeletingLiveRuns(ids)) return;  // before asking to confirm
   // No is the default: Enter on this dialog must never delete.
   const auto answer = QMessageBox::question(
       this, "Delete runs",

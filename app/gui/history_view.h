@@ -1,13 +1,15 @@
 // HistoryView: the run store. Above, its studies (double-click opens one); below, every run as a
 // sortable table whose id and name stay in view while the other columns scroll: the config
 // values that differ and each metric's last / min / max, filtered by text, experiment, status
-// and tag. Open, compare, resume, rename, tag, note, delete (confirmed, No by default) and
-// export (CSV/JSON) the selected runs. The sort is kept by column key across sessions.
+// and tag. Open, compare, resume, rename, tag, note, delete (confirmed, No by default; runs
+// still waiting or training refused) and export (CSV/JSON) the selected runs. The sort is kept
+// by column key across sessions.
 #pragma once
 
 #include <QWidget>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 class QComboBox;
@@ -54,8 +56,12 @@ class HistoryView : public QWidget {
   // Sorts by a column key ("metric:test/kl:last"); false when no listed run has that column.
   bool sortByKey(const QString& key, Qt::SortOrder order);
   QString sortKey() const;
-  // Deletes without asking (the button asks first); returns how many.
+  // Deletes without asking (the button asks first); returns how many. Refuses (storeError,
+  // naming them; nothing deleted) when any of them waits or trains: in the window's queue
+  // (setLiveCheck) or, as the store says, in another process. Then runsDeleted.
   int deleteRuns(const std::vector<int64_t>& ids);
+  // Which runs the window's queue still holds (their rows are still written).
+  void setLiveCheck(std::function<bool(int64_t)> isLive) { m_isLive = std::move(isLive); }
   // Filters and sort order, kept across sessions.
   void saveSettings(QSettings& settings) const;
   void restoreSettings(const QSettings& settings);
@@ -68,6 +74,8 @@ class HistoryView : public QWidget {
   void resumeRequested(int64_t runId);
   void studyOpenRequested(int64_t studyId);
   void storeError(const QString& message);
+  // Runs gone from the store: every other part of the window lets them go.
+  void runsDeleted(std::vector<int64_t> runIds);
 
  private:
   // The constructor's steps.
@@ -77,12 +85,14 @@ class HistoryView : public QWidget {
   void layOut(QHBoxLayout* filters, QHBoxLayout* actions);
   void connectFiltersAndTables();
   void askDelete();
+  bool refuseDeletingLiveRuns(const std::vector<int64_t>& ids);
   void askExport();
   void askEdit(const QString& what);
   void refreshStudies();
 
   store::RunStore& m_store;
   const ExperimentRegistry& m_registry;  // rebuilds what the store leaves out, for exports
+  std::function<bool(int64_t)> m_isLive;
   HistoryModel* m_model;
   QSortFilterProxyModel* m_proxy;
   widgets::FrozenColumnsView* m_table;

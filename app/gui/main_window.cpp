@@ -75,6 +75,8 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_history, &HistoryView::resumeRequested, this, &MainWindow::resumeRun);
   connect(m_history, &HistoryView::studyOpenRequested, this, &MainWindow::openStudy);
   connect(m_history, &HistoryView::storeError, this, &MainWindow::showError);
+  connect(m_history, &HistoryView::runsDeleted, this, &MainWindow::forgetDeletedRuns);
+  m_history->setLiveCheck([this](int64_t id) { return m_queue->isLive(id); });
   connect(m_study, &StudyView::compareRequested, this, &MainWindow::compareRuns);
   connect(m_study, &StudyView::stopRequested, m_queue, &RunQueue::cancelStudy);
   connect(m_study, &StudyView::resumeRequested, this, [this](int64_t id) {
@@ -257,6 +259,17 @@ void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
 }
 
 void MainWindow::refreshHistory() { m_history->refresh(); }
+
+void MainWindow::forgetDeletedRuns(const std::vector<int64_t>& runIds) {
+  // The display first: it redraws the runs left from their views. History refused live runs,
+  // so the queue lets every one go (its rows removed, the others' selection kept).
+  m_display->forgetRuns(runIds);
+  m_queue->forget(runIds);
+  for (auto id : runIds)
+    if (!m_queue->isLive(id)) m_views->forget(id);
+  // Its cells of deleted runs are not started now, as the store says.
+  if (m_study->studyId()) m_study->refresh();
+}
 
 QStringList MainWindow::exportShownRun(const QString& folder) {
   QString error;

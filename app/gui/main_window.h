@@ -72,6 +72,8 @@ class MainWindow : public QMainWindow {
   void compareRuns(const std::vector<int64_t>& runIds);
   bool resumeRun(int64_t runId);
   void refreshHistory();
+  // Runs deleted from the store leave the display, the Runs dock, the views and the study view.
+  void forgetDeletedRuns(const std::vector<int64_t>& runIds);
   QStringList exportShownRun(const QString& folder);
   // Closes without asking, cancelling every run cleanly (a checkpoint where each stopped, then
   // `cancelled`, resumable): the answer to SIGTERM or SIGHUP, when no one is there to ask.

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include <qcustomplot.h>
@@ -293,6 +294,35 @@ void RunDisplay::showSelection(const std::vector<int64_t>& runIds) {
     focusRun(runIds.front());
   else if (runIds.size() > 1)
     compare(runIds);
+}
+
+void RunDisplay::forgetRuns(const std::vector<int64_t>& runIds) {
+  auto deleted = [&](int64_t id) {
+    return std::find(runIds.begin(), runIds.end(), id) != runIds.end();
+  };
+  m_comparison.erase(std::remove_if(m_comparison.begin(), m_comparison.end(), deleted),
+                     m_comparison.end());
+  std::vector<int64_t> remaining;
+  std::copy_if(m_shown.begin(), m_shown.end(), std::back_inserter(remaining),
+               [&](int64_t id) { return !deleted(id); });
+  if (remaining.size() == m_shown.size()) {
+    updateFocusLine();  // the way back may name fewer runs
+    return;
+  }
+  // Redrawn from the views of the runs left (cleared first), the focused one first if it stays.
+  if (!remaining.empty()) {
+    setShown(remaining);
+    return;
+  }
+  m_shown.clear();
+  m_dashboard->clearData();
+  m_dashboard->refresh();
+  m_probeRouter->setRun(0);
+  m_metricsModel->setRuns({});
+  updateFocusLine();
+  updateConfigDiff();
+  m_warning->setVisible(false);
+  m_pages->setCurrentIndex(0);
 }
 
 bool RunDisplay::canGoBack() const {

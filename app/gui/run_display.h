@@ -63,6 +63,9 @@ class RunDisplay : public QWidget {
   // Runs picked in a list: one is focused (keeping the comparison it belongs to), several are
   // compared.
   void showSelection(const std::vector<int64_t>& runIds);
+  // Deleted runs leave the display: the other shown runs are drawn again without them, or,
+  // when none is left, the empty page is shown. The comparison to go back to loses them too.
+  void forgetRuns(const std::vector<int64_t>& runIds);
   bool canGoBack() const;
   bool backToComparison();
   // New data of any run: what the shown ones reported is drawn.

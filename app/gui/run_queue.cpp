@@ -66,6 +66,22 @@ int64_t RunQueue::studyOf(int64_t runId) const {
   return it == m_studyOfRow.end() ? 0 : it->second;
 }
 
+bool RunQueue::isLive(int64_t runId) const {
+  return isWaiting(runId) || isTraining(runId) || m_started.count(runId) > 0;
+}
+
+void RunQueue::forget(const std::vector<int64_t>& runIds) {
+  for (int64_t id : runIds) {
+    auto it = std::find(m_order.begin(), m_order.end(), id);
+    if (it == m_order.end() || isLive(id)) continue;
+    const int row = static_cast<int>(it - m_order.begin());
+    emit rowAboutToBeForgotten(row);
+    m_order.erase(it);
+    m_studyOfRow.erase(id);
+    emit rowForgotten(row);
+  }
+}
+
 int64_t RunQueue::add(std::shared_ptr<const Experiment> experiment, const nlohmann::json& config,
                       const std::string& name, std::string* error) {
   int64_t id = 0;
@@ -117,6 +133,7 @@ void RunQueue::cancelStudy(int64_t studyId) { m_scheduler->cancelStudy(studyId);
 void RunQueue::cancelAll() { m_scheduler->cancelAll(); }
 
 void RunQueue::onRunStarting(const study::RunStart& start) {
+  m_started.insert(start.runId);
   if (!start.studyId || start.cell < 0) return;  // a single run's view is already there
   // A claimed cell: its run as the store has it now (new, rewound or emptied).
   auto* view = m_views.reload(start.runId);
@@ -125,6 +142,7 @@ void RunQueue::onRunStarting(const study::RunStart& start) {
 }
 
 void RunQueue::onRunEnded(const study::RunEnd& end) {
+  m_started.erase(end.runId);
   auto* view = m_views.find(end.runId);
   if (!end.started) {  // refused or cancelled before its start: the store says so already
     if (!view) view = m_views.reload(end.runId);

@@ -89,6 +89,12 @@ class RunQueue : public QObject {
   // Runs that finished training whose store writer is still closing: runEnded comes after.
   int closingCount() const { return m_scheduler->closingCount(); }
   int64_t studyOf(int64_t runId) const;
+  // Whether the run is still the queue's: waiting, training, or done training with its store
+  // writer still closing (its rows are still written).
+  bool isLive(int64_t runId) const;
+  // Deleted runs leave: their rows go (rowAboutToBeForgotten, then rowForgotten, per row). A
+  // live run is kept, since its writer still needs its rows.
+  void forget(const std::vector<int64_t>& runIds);
   // Whether any of the study's runs or unclaimed cells wait here, train now, or have trained
   // and wait for drain() and their store writer to close (their final status not stored yet).
   bool hasStudyWork(int64_t studyId) const { return m_scheduler->hasStudyWork(studyId); }
@@ -106,6 +112,9 @@ class RunQueue : public QObject {
   void runQueued(int64_t runId);  // a new row
   // A run is over and the store holds its final status (after the writer closed).
   void runEnded(int64_t runId, int64_t studyId);
+  // Around the removal of the row at `row` of runs(), for the tables that show them.
+  void rowAboutToBeForgotten(int row);
+  void rowForgotten(int row);
   void problem(const QString& what);
 
  private:
@@ -120,6 +129,7 @@ class RunQueue : public QObject {
   RunViews& m_views;
   std::vector<int64_t> m_order;
   std::map<int64_t, int64_t> m_studyOfRow;  // every run with a row: its study, or 0
+  std::set<int64_t> m_started;              // started, their end not reported yet
   RunDeltas* m_draining = nullptr;          // drain()'s deltas while it polls
   std::unique_ptr<SchedulerEvents> m_events;
   std::unique_ptr<study::RunScheduler> m_scheduler;  // last: its runs report to the rest

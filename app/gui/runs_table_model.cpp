@@ -23,6 +23,13 @@ RunsTableModel::RunsTableModel(const RunQueue& queue, RunViews& views, widgets::
     : QAbstractTableModel(parent), m_queue(queue), m_views(views), m_colors(colors) {
   connect(&queue, &RunQueue::runQueued, this, &RunsTableModel::rowAdded);
   connect(&queue, &RunQueue::runEnded, this, [this](int64_t id, int64_t) { updateRun(id); });
+  // A deleted run's row goes; the view's selection of the other rows moves with them.
+  connect(&queue, &RunQueue::rowAboutToBeForgotten, this,
+          [this](int row) { beginRemoveRows({}, row, row); });
+  connect(&queue, &RunQueue::rowForgotten, this, [this] {
+    --m_rows;
+    endRemoveRows();
+  });
   m_rows = static_cast<int>(queue.runs().size());
 }
 

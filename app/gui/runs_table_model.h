@@ -1,7 +1,8 @@
 // RunsTableModel: the Runs dock's table: one row per run of the queue (a resumed run keeps its
 // row), read from the RunViews: status, progress (steps, or epochs for epoch-based runs), ETA,
 // threads, device and the verdict or the reason it failed. Rows are added when the queue adds
-// a run and repainted by dataChanged when a run reports, never rebuilt.
+// a run, removed when it forgets a deleted one, and repainted by dataChanged when a run
+// reports, never rebuilt.
 #pragma once
 
 #include <QAbstractTableModel>

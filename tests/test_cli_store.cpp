@@ -9,6 +9,8 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -604,6 +606,67 @@ class TestCliStore : public QObject {
     QCOMPARE(queryInt(path, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(2));
     QCOMPARE(queryInt(path, "SELECT min(count) FROM series WHERE key = 'test/kl'"), int64_t(4));
     QCOMPARE(queryInt(path, "SELECT max(count) FROM series WHERE key = 'test/kl'"), int64_t(4));
+  }
+
+  // A resumed run's keep policy used to know only the checkpoint it continued from: the best
+  // kept before the interruption stayed in the store and its folder for good, even once newer
+  // checkpoints scored better. It is weighed with the rest: what stays is the last and the best.
+  void aResumedRunDeletesTheCheckpointsItSupersedes() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    QProcess p;
+    p.start(cliPath(), {"run",      "fope",
+                        "--set",    "d_model=16",
+                        "--set",    "heads=1",
+                        "--set",    "layers=1",
+                        "--set",    "steps=1200",
+                        "--set",    "warmup=0",
+                        "--set",    "eval_every=100",
+                        "--set",    "checkpoint_every=2",
+                        "--set",    "eval_tokens=256",
+                        "--device", "cpu",
+                        "--db",     db});
+    QVERIFY(p.waitForStarted());
+    QByteArray err;
+    QElapsedTimer timer;
+    timer.start();
+    // After the checkpoints at steps 200 and 400 (every second evaluation), interrupt.
+    while (err.count("eval step") < 5 && timer.elapsed() < 60000 &&
+           p.state() == QProcess::Running) {
+      p.waitForReadyRead(100);
+      err += p.readAllStandardError();
+    }
+    QVERIFY2(err.count("eval step") >= 5, err.constData());
+    ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 143);
+
+    auto r = runCli({"run", "--resume", "1", "--db", db});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+
+    fl::store::RunStore store(db.toStdString(), /*readOnly=*/true);
+    QCOMPARE(fl::toString(store.run(1)->status), std::string("finished"));
+    const auto checkpoints = store.checkpoints(1);
+    QVERIFY(!checkpoints.empty());
+    QCOMPARE(checkpoints.back().step, int64_t(1200));
+    std::map<int64_t, double> loss;
+    for (const auto& point : store.metric(1, "val/loss")) loss[point.step] = point.value;
+    // Every file kept besides the last is there because it scores better than the last.
+    for (const auto& c : checkpoints)
+      if (c.step != 1200)
+        QVERIFY2(loss.at(c.step) < loss.at(1200),
+                 qPrintable(QString("step %1 kept, val/loss %2 against %3 at the end")
+                                .arg(c.step)
+                                .arg(loss.at(c.step))
+                                .arg(loss.at(1200))));
+    QVERIFY(checkpoints.size() <= 2);
+    // The store's folder holds exactly the files it names.
+    std::set<std::string> named, onDisk;
+    for (const auto& c : checkpoints) named.insert(std::filesystem::path(c.path).filename());
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(
+             std::filesystem::path(checkpoints.back().path).parent_path()))
+      if (entry.path().extension() == ".pt") onDisk.insert(entry.path().filename());
+    QVERIFY(named == onDisk);
   }
 };
 

@@ -48,6 +48,7 @@ void RunReporter::emitStatus(RunStatus status, std::string message, int64_t step
 void RunReporter::resumed(const ResumePoint& resume) {
   m_lowestEval = resume.lowestBefore;
   m_wallOffset = resume.wallSecondsBefore;
+  m_checkpointsBefore = resume.checkpointsBefore;
   m_sink.onEvent(LogEvent{LogLevel::Info,
                           "resumed from the checkpoint at step " + std::to_string(resume.step),
                           elapsed()});
@@ -60,7 +61,17 @@ void RunReporter::begin(const TrialPlan& plan, const nlohmann::json& config,
   m_checkpointDir = checkpointsSupported ? std::move(checkpointDir) : std::string();
   m_schedule.emplace(config.at("checkpoint_every").get<int64_t>(),
                      config.at("checkpoint_seconds").get<double>());
-  if (resumedCheckpoint) m_keeper.add(firstStep, *resumedCheckpoint, std::nullopt);
+  if (resumedCheckpoint) {
+    // What the run kept before the interruption, then the checkpoint it continues from (last):
+    // files the policy no longer keeps are announced for the store's writer to delete.
+    bool resumedAdded = false;
+    for (const auto& kept : m_checkpointsBefore) {
+      for (const auto& old : m_keeper.add(kept.step, kept.path, kept.score))
+        m_sink.onEvent(CheckpointEvent{0, old, true});
+      resumedAdded = resumedAdded || kept.path == *resumedCheckpoint;
+    }
+    if (!resumedAdded) m_keeper.add(firstStep, *resumedCheckpoint, std::nullopt);
+  }
   m_lastCheckpointStep = firstStep;
   m_lastStep = firstStep;
 }

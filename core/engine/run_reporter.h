@@ -43,6 +43,15 @@ struct ResumePoint {
   std::map<std::string, double> lowestBefore;
   // The run's wall time at `step`: the resumed run's clock continues from it.
   double wallSecondsBefore = 0;
+  // The run's checkpoints up to `step` (this one included), by step, with their scores on the
+  // selection metric: the keep policy goes on weighing them, so the best from before the
+  // interruption is deleted once a newer one beats it instead of staying in the store for good.
+  struct Kept {
+    int64_t step = 0;
+    std::string path;
+    std::optional<double> score;
+  };
+  std::vector<Kept> checkpointsBefore;
 };
 
 class RunReporter {
@@ -103,6 +112,7 @@ class RunReporter {
   std::string m_deviceName;
   std::chrono::steady_clock::time_point m_startTime = std::chrono::steady_clock::now();
   double m_wallOffset = 0;  // a resumed run's wall time before this session
+  std::vector<ResumePoint::Kept> m_checkpointsBefore;
 
   TrialPlan m_plan;
   std::string m_checkpointDir;  // empty: no checkpoints

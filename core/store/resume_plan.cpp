@@ -63,7 +63,7 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
     plan.note = "skipped missing checkpoint files (" + choice.missing + "); resuming from step " +
                 std::to_string(choice.chosen->step);
   plan.runId = runId;
-  plan.point = rewindTo(store, runId, *choice.chosen);
+  plan.point = rewindTo(store, runId, *choice.chosen, plan.experiment->selectionMetric());
   store.removeStrayFiles(runId);
   return plan;
 }
@@ -85,10 +85,22 @@ CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId) 
   return choice;
 }
 
-ResumePoint rewindTo(RunStore& store, int64_t runId, const Checkpoint& checkpoint) {
+ResumePoint rewindTo(RunStore& store, int64_t runId, const Checkpoint& checkpoint,
+                     const std::optional<SelectionMetric>& selection) {
   store.truncateAfter(runId, checkpoint.step);
   ResumePoint point{
       checkpoint.path, checkpoint.step, {}, store.wallSecondsAt(runId, checkpoint.step)};
+  if (selection) {
+    std::map<int64_t, double> scores;
+    for (const auto& p : store.metric(runId, selection->key)) scores[p.step] = p.value;
+    for (const auto& c : store.checkpoints(runId)) {
+      if (c.step > checkpoint.step) continue;
+      const auto score = scores.find(c.step);
+      point.checkpointsBefore.push_back(
+          {c.step, c.path,
+           score == scores.end() ? std::nullopt : std::optional<double>(score->second)});
+    }
+  }
   if (auto past = store.run(runId))  // its summaries now cover the steps up to the checkpoint
     for (const auto& m : past->metrics)
       if (m.count > 0) point.lowestBefore[m.key] = m.min;

@@ -43,7 +43,10 @@ CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId);
 
 // Drops the run's metrics and snapshots after the checkpoint and says where to continue, with
 // each metric's lowest value so far (for "best value" comparisons).
-ResumePoint rewindTo(RunStore& store, int64_t runId, const Checkpoint& checkpoint);
+// With the experiment's selection metric, the point also lists the run's checkpoints up to it
+// with their scores (ResumePoint::checkpointsBefore).
+ResumePoint rewindTo(RunStore& store, int64_t runId, const Checkpoint& checkpoint,
+                     const std::optional<SelectionMetric>& selection = std::nullopt);
 
 // `device`, when not empty, replaces the stored device (e.g. resume a CPU run on CUDA);
 // `expectedExperiment`, when not empty, must be the run's. Nothing is dropped unless it can go on.

@@ -21,7 +21,8 @@ CellLaunch prepareCellLaunch(store::RunStore& runs, const StudyStore& studies,
   }
   launch.config = validated.values;
   if (claim.kind == CellClaim::Kind::Resume && claim.checkpoint) {
-    launch.resume = store::rewindTo(runs, claim.runId, *claim.checkpoint);
+    launch.resume =
+        store::rewindTo(runs, claim.runId, *claim.checkpoint, experiment.selectionMetric());
     launch.how = "resumed from step " + std::to_string(claim.checkpoint->step);
   } else if (claim.kind == CellClaim::Kind::Restart) {
     runs.truncateAfter(claim.runId, 0);

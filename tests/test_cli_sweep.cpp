@@ -61,6 +61,26 @@ class TestCliSweep : public QObject {
   QString path(const QString& name) const { return m_dir.path() + "/" + name; }
 
  private slots:
+  // A study whose runs were deleted (`runs delete`) must not still count them as finished:
+  // `sweep list` and `sweep show` count the runs the store still has.
+  void aStudyCountsOnlyTheRunsStillStored() {
+    const QString db = path("deleted.db");
+    auto r = runCli(tinyStudy(db, 2));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    auto del = runCli({"runs", "delete", "1", "--db", db});
+    QVERIFY2(del.exitCode == 0, qPrintable(del.err));
+    auto list = runCli({"sweep", "list", "--db", db, "--json"});
+    QCOMPARE(list.exitCode, 0);
+    const auto studies = nlohmann::json::parse(list.out.toStdString());
+    QVERIFY2(studies[0]["counts"]["finished"].get<int>() == 3, list.out.toUtf8().constData());
+    QVERIFY2(studies[0]["counts"]["missing"].get<int>() == 1, list.out.toUtf8().constData());
+    QVERIFY2(studies[0]["status"].get<std::string>() != "finished", list.out.toUtf8().constData());
+    auto show = runCli({"sweep", "show", "1", "--db", db});
+    QVERIFY2(
+        show.out.contains("3 finished, 1 missing") || show.err.contains("3 finished, 1 missing"),
+        qPrintable(show.out + show.err));
+  }
+
   void aStudyIsTrainedListedTabledPlottedAndExported() {
     const QString db = path("study.db");
     auto r = runCli(tinyStudy(db, 2));

@@ -171,6 +171,13 @@ class TestStudyAggregate : public QObject {
              std::string("epochs 1 (the paper's 500)"));
   }
 
+  void aSpreadIsShownAtItsMeansPrecision() {
+    QCOMPARE(formatMeanStd(0.041, 0.000673), std::string("0.041 ± 0.001"));
+    QCOMPARE(formatMeanStd(12.5, 1.0), std::string("12.500 ± 1.000"));
+    QCOMPARE(formatMeanStd(3.14e-5, 1.2e-6), std::string("3.14e-05 ± 1.2e-06"));
+    QCOMPARE(formatMeanStd(0.5, NAN), std::string("0.500"));
+  }
+
   void tableRefusesAxesAndMetricsTheStudyLacks() {
     StudyTableInput in;
     in.title = "t";

@@ -11,6 +11,9 @@ namespace fl::widgets {
 namespace {
 
 QString stat(double v) { return QString::fromStdString(study::formatStat(v)); }
+QString meanStd(double mean, double spread) {
+  return QString::fromStdString(study::formatMeanStd(mean, spread));
+}
 
 }  // namespace
 
@@ -124,7 +127,7 @@ QVariant StudyTableModel::cellData(const study::AggregateCell& cell, const Colum
       if (role == kSortRole) return s && std::isfinite(s->mean) ? QVariant(s->mean) : QVariant();
       if (role == Qt::DisplayRole) {
         if (!s || s->n == 0) return "-";
-        return s->n > 1 ? QString("%1 ± %2").arg(stat(s->mean), stat(s->std)) : stat(s->mean);
+        return s->n > 1 ? meanStd(s->mean, s->std) : stat(s->mean);
       }
       if (role == Qt::ToolTipRole && s) {
         QStringList values;
@@ -138,7 +141,7 @@ QVariant StudyTableModel::cellData(const study::AggregateCell& cell, const Colum
       if (role == kSortRole) return ref ? QVariant(ref->mean) : QVariant();
       if (role != Qt::DisplayRole) return {};
       if (!ref) return "";
-      return ref->std ? QString("%1 ± %2").arg(stat(ref->mean), stat(*ref->std)) : stat(ref->mean);
+      return ref->std ? meanStd(ref->mean, *ref->std) : stat(ref->mean);
     }
     case Kind::Verdict: {
       const auto ref = reference();

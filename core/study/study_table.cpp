@@ -35,12 +35,7 @@ bool hasArms(const StudyTableInput& in) {
 // The spread in the mean's format, so a column reads "0.013 ± 0.001", not "± 0.000587".
 std::string meanStd(const MetricStats& s) {
   if (s.n == 0) return kMissing;
-  if (!std::isfinite(s.std)) return formatStat(s.mean);
-  const double a = std::abs(s.mean);
-  if (a != 0 && (a < 1e-3 || a >= 1e4)) return formatStat(s.mean) + " ± " + formatStat(s.std);
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f", s.std);
-  return formatStat(s.mean) + " ± " + text;
+  return formatMeanStd(s.mean, s.std);
 }
 
 // "(4)", or "(3 of 4)" when some runs of the setting did not finish.
@@ -143,7 +138,7 @@ CellTexts cellTexts(const StudyTableInput& in, const AggregateCell* cell,
   if (!in.references) return t;
   auto ref = findReference(*in.references, cell->config, metric);
   if (!ref) return t;
-  t.paper = formatStat(ref->mean) + (ref->std ? " ± " + formatStat(*ref->std) : "");
+  t.paper = ref->std ? formatMeanStd(ref->mean, *ref->std) : formatStat(ref->mean);
   if (!cell->compared()) {
     t.paper += " " + std::string(kNotCompared);
   } else if (stats != cell->metrics.end()) {
@@ -362,6 +357,15 @@ std::string formatStat(double value) {
   else
     std::snprintf(text, sizeof text, "%.3f", value);
   return text;
+}
+
+std::string formatMeanStd(double mean, double spread) {
+  if (!std::isfinite(spread)) return formatStat(mean);
+  const double a = std::abs(mean);
+  if (a != 0 && (a < 1e-3 || a >= 1e4)) return formatStat(mean) + " ± " + formatStat(spread);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", spread);
+  return formatStat(mean) + " ± " + text;
 }
 
 std::vector<std::string> defaultMetrics(const StudyTableInput& input,

@@ -34,5 +34,8 @@ std::vector<std::string> defaultMetrics(const StudyTableInput& input,
 
 // 0.125, 3.14e-05, 1.23e+04: three decimals where they mean something.
 std::string formatStat(double value);
+// "0.041 ± 0.001": the spread at the mean's precision, so the two read together (not
+// "0.041 ± 0.000673"); the mean alone when the spread is not finite.
+std::string formatMeanStd(double mean, double spread);
 
 }  // namespace fl::study

@@ -4,6 +4,8 @@
 // trains), and RunViews loads a view once and lets spare ones go.
 #include <QtTest>
 
+#include <random>
+
 #include "app/gui/run_view.h"
 #include "app/gui/run_views.h"
 #include "app/gui/runs_table_model.h"
@@ -112,6 +114,29 @@ class TestRunView : public QObject {
     // Started again (a resume in the same window): the rate starts anew.
     view.apply({running, later});
     QCOMPARE(view.sessionStart()->step, int64_t(510));
+  }
+
+  void metricKeysAreInNaturalOrderSoLegendsReadByLength() {
+    RunView view(1, "x", "", nlohmann::json::object());
+    std::vector<fl::Event> events;
+    for (const char* key : {"passkey/acc@512", "passkey/acc@64", "passkey/acc@1024", "val/ppl@128"})
+      events.push_back(fl::MetricEvent{key, 1, 0.1, 1.0});
+    view.apply(events);
+    std::vector<std::string> keys;
+    for (const auto& [key, series] : view.metrics()) keys.push_back(key);
+    QCOMPARE(keys, (std::vector<std::string>{"passkey/acc@64", "passkey/acc@512",
+                                             "passkey/acc@1024", "val/ppl@128"}));
+    // Against the numbers themselves, over many random keys: "k@N" orders as N does, and the
+    // order is strict (never both a < b and b < a).
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int> number(0, 100000);
+    const fl::NaturalLess less;
+    for (int i = 0; i < 2000; ++i) {
+      const int a = number(rng), b = number(rng);
+      const std::string ka = "k@" + std::to_string(a), kb = "k@" + std::to_string(b);
+      QCOMPARE(less(ka, kb), a < b);
+      QVERIFY(!(less(ka, kb) && less(kb, ka)));
+    }
   }
 
   void viewsAreLoadedOnceAndSpareOnesGo() {

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/engine/events.h"
+#include "core/engine/natural_order.h"
 #include "core/store/run_store.h"
 
 namespace fl {
@@ -83,7 +84,8 @@ class RunView {
   // A finished run's verdicts; while it trains, the latest one its evaluations gave.
   const std::vector<Verdict>& verdicts() const { return m_verdicts; }
 
-  const std::map<std::string, MetricSeries>& metrics() const { return m_metrics; }
+  // By key in natural order (passkey/acc@64 before @128), which the panels' legends follow.
+  const std::map<std::string, MetricSeries, NaturalLess>& metrics() const { return m_metrics; }
   // Each metric's latest value (by step).
   std::map<std::string, double> lastValues() const;
   // Evaluation snapshots in arrival (step) order.
@@ -102,7 +104,7 @@ class RunView {
   ProgressEvent m_progress;
   std::optional<ProgressEvent> m_sessionStart;
   std::vector<Verdict> m_verdicts;
-  std::map<std::string, MetricSeries> m_metrics;
+  std::map<std::string, MetricSeries, NaturalLess> m_metrics;
   std::vector<store::StoredSnapshot> m_snapshots;
 };
 

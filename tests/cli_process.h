@@ -6,6 +6,10 @@
 #include <QString>
 #include <QStringList>
 
+#include <sys/resource.h>
+
+#include <csignal>
+
 #include <nlohmann/json.hpp>
 
 namespace fl::testing {
@@ -18,11 +22,8 @@ struct CliResult {
 
 inline QString cliPath() { return QString::fromLocal8Bit(qgetenv("FOURIERLAB_CLI")); }
 
-// stdoutFile: where stdout goes instead of the pipe (e.g. /dev/full); `out` is empty then.
-inline CliResult runCli(const QStringList& args, int timeoutMs = 120000,
-                        const QString& stdoutFile = QString()) {
-  QProcess p;
-  if (!stdoutFile.isEmpty()) p.setStandardOutputFile(stdoutFile);
+// Starts the CLI in `p` and waits for it (killed past `timeoutMs`).
+inline CliResult finishCli(QProcess& p, const QStringList& args, int timeoutMs) {
   p.start(cliPath(), args);
   if (!p.waitForFinished(timeoutMs)) {
     p.kill();
@@ -31,6 +32,27 @@ inline CliResult runCli(const QStringList& args, int timeoutMs = 120000,
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
           QString::fromUtf8(p.readAllStandardOutput()),
           QString::fromUtf8(p.readAllStandardError())};
+}
+
+// stdoutFile: where stdout goes instead of the pipe (e.g. /dev/full); `out` is empty then.
+inline CliResult runCli(const QStringList& args, int timeoutMs = 120000,
+                        const QString& stdoutFile = QString()) {
+  QProcess p;
+  if (!stdoutFile.isEmpty()) p.setStandardOutputFile(stdoutFile);
+  return finishCli(p, args, timeoutMs);
+}
+
+// The CLI with a limit on the size of any file it writes: a disk that fills up after `bytes`,
+// as the same write calls see it (EFBIG rather than ENOSPC).
+inline CliResult runCliWithFileSizeLimit(const QStringList& args, rlim_t bytes,
+                                         int timeoutMs = 300000) {
+  QProcess p;
+  p.setChildProcessModifier([bytes] {
+    ::signal(SIGXFSZ, SIG_IGN);  // a failed write, not a killed process
+    rlimit limit{bytes, bytes};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+  });
+  return finishCli(p, args, timeoutMs);
 }
 
 // The JSON object on the last line of stdout (`run --json`).

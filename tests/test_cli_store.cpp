@@ -23,6 +23,7 @@ using fl::testing::cliPath;
 using fl::testing::lastJsonLine;
 using fl::testing::queryInt;
 using fl::testing::runCli;
+using fl::testing::runCliWithFileSizeLimit;
 #include <sqlite3.h>
 
 namespace fs = std::filesystem;
@@ -35,22 +36,6 @@ std::string readBytes(const std::string& path) {
 }
 
 const QStringList kTiny{"--set", "samples=300", "--set", "epochs=3", "--device", "cpu"};
-
-// Runs the CLI with a limit on the size of any file it writes: a disk that fills up after
-// `bytes`, as seen through the same write calls (EFBIG rather than ENOSPC).
-fl::testing::CliResult runCliWithFileSizeLimit(const QStringList& args, rlim_t bytes) {
-  QProcess p;
-  p.setChildProcessModifier([bytes] {
-    ::signal(SIGXFSZ, SIG_IGN);  // a failed write, not a killed process
-    rlimit limit{bytes, bytes};
-    ::setrlimit(RLIMIT_FSIZE, &limit);
-  });
-  p.start(cliPath(), args);
-  p.waitForFinished(120000);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-          QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
 
 QStringList filesIn(const QString& folder) {
   return QDir(folder).entryList(QDir::Files | QDir::System | QDir::NoDotAndDotDot);

@@ -17,6 +17,7 @@
 
 using fl::testing::cliPath;
 using fl::testing::runCli;
+using fl::testing::runCliWithFileSizeLimit;
 
 namespace fs = std::filesystem;
 
@@ -25,23 +26,6 @@ namespace {
 // Above an empty store with its study (about 120 kB), far below what four runs write (several
 // times that), above a checkpoint file (about 60 kB): the store's writes are what fail.
 constexpr rlim_t kFileSizeLimit = 200 * 1000;
-
-fl::testing::CliResult runCliWithFileSizeLimit(const QStringList& args, rlim_t bytes) {
-  QProcess p;
-  p.setChildProcessModifier([bytes] {
-    ::signal(SIGXFSZ, SIG_IGN);  // a failed write, not a killed process
-    rlimit limit{bytes, bytes};
-    ::setrlimit(RLIMIT_FSIZE, &limit);
-  });
-  p.start(cliPath(), args);
-  if (!p.waitForFinished(300000)) {
-    p.kill();
-    p.waitForFinished();
-  }
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-          QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
 
 int64_t queryInt(const QString& db, const std::string& sql) {
   return fl::testing::queryInt(db.toStdString(), sql);

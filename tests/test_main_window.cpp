@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
@@ -34,6 +35,7 @@
 #include "app/gui/run_display.h"
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
+#include "app/gui/runs_dock.h"
 #include "app/gui/runs_table_model.h"
 #include "app/gui/study_view.h"
 #include "core/engine/device_spec.h"
@@ -541,7 +543,24 @@ class TestMainWindow : public QObject {
     const int64_t stoppedAt = std::stoll(message.substr(std::string("cancelled after ").size()));
     QTRY_VERIFY_WITH_TIMEOUT(
         !store.checkpoints(id).empty() && store.checkpoints(id).back().step == stoppedAt, 5000);
-    QVERIFY(w->resumeRun(id));
+    // Resumed from the run's row in the Runs dock, as from History, once the queue has heard
+    // the run end (its store writer closed).
+    QTRY_VERIFY_WITH_TIMEOUT(!w->runsModel()->isLive(id), 10000);
+    auto* dock = w->findChild<fl::gui::RunsDock*>();
+    QVERIFY(dock);
+    QMenu* menu = dock->menuForRow(w->runsModel()->rowOf(id));
+    QVERIFY(menu);
+    const auto actions = menu->actions();
+    auto action = [&](const QString& start) {
+      auto it = std::find_if(actions.begin(), actions.end(),
+                             [&](QAction* a) { return a->text().startsWith(start); });
+      return it == actions.end() ? nullptr : *it;
+    };
+    QVERIFY(action("Resume") && action("Resume")->isEnabled());
+    QVERIFY(action("Stop") && !action("Stop")->isEnabled());
+    action("Resume")->trigger();
+    delete menu;
+    QVERIFY(w->runsModel()->isLive(id));
     QCOMPARE(w->runsModel()->rowCount(), 1);  // resuming adds no second row
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
     QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status),

@@ -66,6 +66,9 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_display, &RunDisplay::demoRequested, this, &MainWindow::startDemo);
   connect(m_queue, &RunQueue::problem, this, &MainWindow::showError);
   connect(m_runsDock, &RunsDock::stopRequested, this, &MainWindow::stopFocused);
+  connect(m_runsDock, &RunsDock::stopRunRequested, this,
+          [this](int64_t runId) { m_queue->cancel(runId); });
+  connect(m_runsDock, &RunsDock::resumeRequested, this, &MainWindow::resumeRun);
   connect(m_runsDock, &RunsDock::showRequested, this, [this](const std::vector<int64_t>& ids) {
     m_display->showSelection(ids);
     m_tabs->setCurrentWidget(m_display);

@@ -1,6 +1,7 @@
 #include "app/gui/runs_dock.h"
 
 #include <QHeaderView>
+#include <QMenu>
 #include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -49,6 +50,13 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
   layout->addWidget(stop, 0, Qt::AlignRight);
   setWidget(panel);
   connect(stop, &QPushButton::clicked, this, &RunsDock::stopRequested);
+  m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(m_table, &QTableView::customContextMenuRequested, this, [this](const QPoint& at) {
+    if (QMenu* menu = menuForRow(m_table->indexAt(at).row())) {
+      menu->exec(m_table->viewport()->mapToGlobal(at));
+      menu->deleteLater();
+    }
+  });
   // A click, not any change of selection: rows added by the queue never move the display.
   connect(m_table, &QTableView::clicked, this, [this] {
     std::vector<int64_t> ids;
@@ -59,6 +67,21 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
       std::rotate(ids.begin(), it, it + 1);
     if (!ids.empty()) emit showRequested(ids);
   });
+}
+
+QMenu* RunsDock::menuForRow(int row) {
+  const int64_t id = m_model->runAt(row);
+  if (id == 0) return nullptr;
+  auto* menu = new QMenu(this);
+  connect(menu->addAction(QString("Show run #%1").arg(id)), &QAction::triggered, this,
+          [this, id] { emit showRequested({id}); });
+  auto* stop = menu->addAction("Stop (keeps a checkpoint)");
+  stop->setEnabled(m_model->isLive(id));
+  connect(stop, &QAction::triggered, this, [this, id] { emit stopRunRequested(id); });
+  auto* resume = menu->addAction("Resume from its last checkpoint");
+  resume->setEnabled(m_model->isResumable(id));
+  connect(resume, &QAction::triggered, this, [this, id] { emit resumeRequested(id); });
+  return menu;
 }
 
 }  // namespace fl::gui

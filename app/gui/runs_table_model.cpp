@@ -51,6 +51,15 @@ int RunsTableModel::rowOf(int64_t runId) const {
   return -1;
 }
 
+bool RunsTableModel::isLive(int64_t runId) const { return m_queue.isLive(runId); }
+
+bool RunsTableModel::isResumable(int64_t runId) const {
+  const RunView* view = m_views.find(runId);
+  if (!view || isLive(runId)) return false;
+  const RunStatus s = view->status();
+  return s == RunStatus::Cancelled || s == RunStatus::Interrupted || s == RunStatus::Failed;
+}
+
 void RunsTableModel::updateRun(int64_t runId) {
   const int row = rowOf(runId);
   if (row >= 0) emit dataChanged(index(row, 0), index(row, kColumnCount - 1));

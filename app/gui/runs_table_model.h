@@ -34,6 +34,10 @@ class RunsTableModel : public QAbstractTableModel {
   void updateRun(int64_t runId);
   int64_t runAt(int row) const;
   int rowOf(int64_t runId) const;
+  // Waiting or training in the queue.
+  bool isLive(int64_t runId) const;
+  // Cancelled, interrupted or failed, and not live: Resume continues it.
+  bool isResumable(int64_t runId) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

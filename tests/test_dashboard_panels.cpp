@@ -345,6 +345,14 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(ticker->ticks().values(), (QList<QString>{"64", "128", "256", "512"}));
     QCOMPARE(ticker->ticks().keys(), (QList<double>{0, 1, 2, 3}));
     QCOMPARE(ppl->colorMap()->dataScaleType(), QCPAxis::stLogarithmic);
+    // Uneven fractions (FoPE's frequencies) to three significant digits; long lengths whole.
+    d.addSnapshot(snapshot("ppl/by_length", {4}, {20, 25, 30, 60},
+                           {{"length", "", {0.562341f, 0.0316228f, 8192, 131072}}}),
+                  30);
+    d.refresh();
+    ticker = ppl->plot()->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(ticker);
+    QCOMPARE(ticker->ticks().values(), (QList<QString>{"0.562", "0.0316", "8192", "131072"}));
     // Even ticks: the axis reads in their units.
     auto* spectrum = qobject_cast<HeatmapPlot*>(d.panel("spectrum"));
     QVERIFY(!spectrum->plot()->yAxis->ticker().dynamicCast<QCPAxisTickerText>());

@@ -17,12 +17,20 @@ bool evenlySpaced(const std::vector<float>& ticks) {
   return true;
 }
 
+// A coordinate as a tick reads it: whole numbers whole (lengths up to 65536 and more, never
+// "6.55e+04"), others to three significant digits ("0.562", not "0.562341").
+QString tickText(float value) {
+  const double v = value;
+  if (std::abs(v) < 1e15 && v == std::round(v)) return QString::number(std::llround(v));
+  return QString::number(v, 'g', 3);
+}
+
 // A text ticker at most ~8 labels long: more would overlap in a dashboard cell.
 QSharedPointer<QCPAxisTickerText> tickLabels(const std::vector<float>& ticks) {
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
   const size_t stride = std::max<size_t>(1, (ticks.size() + 7) / 8);
   for (size_t i = 0; i < ticks.size(); i += stride)
-    ticker->addTick(static_cast<double>(i), QString::number(ticks[i], 'g', 6));
+    ticker->addTick(static_cast<double>(i), tickText(ticks[i]));
   ticker->setSubTickCount(0);
   return ticker;
 }

@@ -66,6 +66,37 @@ class TestConfigForm : public QObject {
     QVERIFY(lr->styleSheet().isEmpty());
   }
 
+  // QSpinBox dropped the keys it could not take: "1e3" became 13, "-5" became 5.
+  void anIntegerFieldNeverTurnsTypedTextIntoAnotherNumber_data() {
+    QTest::addColumn<QString>("text");
+    QTest::newRow("e-notation") << "1e3";
+    QTest::newRow("negative") << "-5";
+    QTest::newRow("fraction") << "12.5";
+  }
+  void anIntegerFieldNeverTurnsTypedTextIntoAnotherNumber() {
+    QFETCH(QString, text);
+    fl::widgets::ConfigForm form;
+    form.setSpecs(specs());
+    auto* epochs = qobject_cast<QSpinBox*>(form.field("epochs"));
+    auto* edit = epochs->findChild<QLineEdit*>();
+    QVERIFY(edit);
+    edit->selectAll();
+    QTest::keyClicks(epochs, text);
+    QCOMPARE(edit->text(), text);  // as typed: no key dropped
+    QTest::keyClick(epochs, Qt::Key_Return);
+    QCOMPARE(epochs->value(), 500);  // the last accepted value, never 13 or 5
+    QVERIFY(!epochs->styleSheet().isEmpty());
+    QVERIFY2(epochs->toolTip().contains("'epochs' must be an integer in [1, 1000], got '" + text +
+                                        "' (kept 500)"),
+             qPrintable(epochs->toolTip()));
+    edit->selectAll();
+    QTest::keyClicks(epochs, "700");
+    QTest::keyClick(epochs, Qt::Key_Return);
+    QCOMPARE(epochs->value(), 700);
+    QVERIFY(epochs->styleSheet().isEmpty());
+    QVERIFY(form.issues().empty());
+  }
+
   // Scrolling the form over a field changes nothing unless the field has focus.
   void theWheelChangesOnlyAFocusedField() {
     QWidget window;

@@ -34,6 +34,48 @@ QString groupTitle(const std::string& group) {
 }
 
 const char* const kInvalidStyle = "QLineEdit { background: #ffd6d6; }";
+const char* const kRefusedStyle = "QSpinBox { background: #ffd6d6; }";
+
+// An integer field that never rewrites what was typed into another number: QSpinBox drops the
+// keys it cannot take, so "1e3" became 13 and "-5" became 5. Here any text may be typed; text
+// the parameter accepts (its own parser, as `--set` reads it) is the value, and text it
+// refuses is marked at the field with the parser's reason when editing ends, while the field
+// shows its last accepted value again; typing anew clears the mark.
+class IntegerField : public QSpinBox {
+ public:
+  IntegerField(ParamSpec spec, QString tip, QWidget* parent)
+      : QSpinBox(parent), m_spec(std::move(spec)), m_tip(std::move(tip)) {
+    // The value is taken when editing ends, not at each key: "12" on the way to "12.5" is not
+    // the number typed, and must not be what stays when the whole is refused.
+    setKeyboardTracking(false);
+    setToolTip(m_tip);
+    connect(this, &QAbstractSpinBox::editingFinished, this, [this] {
+      if (m_refusal.isEmpty()) return;
+      setStyleSheet(kRefusedStyle);
+      setToolTip(m_refusal + " (kept " + QString::number(value()) + ")\n\n" + m_tip);
+      m_refusal.clear();
+    });
+    connect(lineEdit(), &QLineEdit::textEdited, this, [this] {
+      setStyleSheet("");
+      setToolTip(m_tip);
+    });
+  }
+
+  QValidator::State validate(QString& input, int&) const override {
+    return parseValue(m_spec, input.trimmed().toStdString()).error ? QValidator::Intermediate
+                                                                   : QValidator::Acceptable;
+  }
+  // Called when editing ends on refused text, before the last value is put back.
+  void fixup(QString& input) const override {
+    if (auto error = parseValue(m_spec, input.trimmed().toStdString()).error)
+      m_refusal = QString::fromStdString(*error);
+  }
+
+ private:
+  ParamSpec m_spec;
+  QString m_tip;
+  mutable QString m_refusal;  // set by fixup (const in QSpinBox), shown at editingFinished
+};
 
 }  // namespace
 
@@ -102,7 +144,7 @@ QWidget* ConfigForm::makeField(const ParamSpec& spec) {
   };
   switch (spec.type) {
     case ParamType::Int: {
-      auto* box = new QSpinBox(this);
+      auto* box = new IntegerField(spec, tooltipFor(spec), this);
       box->setRange(static_cast<int>(std::max<double>(spec.minimum, INT_MIN)),
                     static_cast<int>(std::min<double>(spec.maximum, INT_MAX)));
       box->setValue(spec.defaultValue.get<int>());

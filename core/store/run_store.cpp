@@ -679,6 +679,7 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
   std::vector<MetricRow> rows;
   Transaction tx(m_db);
   std::optional<Statement> insertSnapshot;
+  std::optional<Statement> deleteEarlier;  // a latest-step snapshot's earlier rows
   std::map<int64_t, SeriesBatch> batches;
   int64_t lastStep = -1;
   int64_t totalSteps = -1;
@@ -690,11 +691,12 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
     } else if (auto* s = std::get_if<SnapshotEvent>(&event)) {
       if (s->requestId != 0) continue;  // probe answers are transient, not history
       if (s->snapshot.keep == SnapshotKeep::NotStored) continue;
-      if (s->snapshot.keep == SnapshotKeep::LatestStep)
-        m_db.prepare("DELETE FROM snapshots WHERE run_id = ? AND name = ?")
-            .bind(1, id)
-            .bind(2, s->snapshot.name)
-            .run();
+      if (s->snapshot.keep == SnapshotKeep::LatestStep) {
+        if (!deleteEarlier)
+          deleteEarlier.emplace(
+              m_db.prepare("DELETE FROM snapshots WHERE run_id = ? AND name = ?"));
+        deleteEarlier->bind(1, id).bind(2, s->snapshot.name).run();
+      }
       if (!insertSnapshot)
         insertSnapshot.emplace(m_db.prepare(
             "INSERT INTO snapshots(run_id, step, name, shape, data, axes, value_label, meta, "

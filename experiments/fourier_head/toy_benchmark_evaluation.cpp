@@ -22,16 +22,11 @@ Snapshot makeSnapshot(std::string name, const torch::Tensor& values, std::vector
   return s;
 }
 
-bool endsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 }  // namespace
 
 std::optional<Snapshot> toyTruthOf(const ToyBenchmarkSettings& s, const Snapshot& prediction) {
-  const bool bins = endsWith(prediction.name, "/pred");
-  if (!bins && !endsWith(prediction.name, "/pred_grid")) return std::nullopt;
+  const bool bins = prediction.name.ends_with("/pred");
+  if (!bins && !prediction.name.ends_with("/pred_grid")) return std::nullopt;
   if (prediction.shape.size() != 2 || prediction.axes.size() != 2) return std::nullopt;
   const nlohmann::json inputs = prediction.meta.is_object()
                                     ? prediction.meta.value("inputs", nlohmann::json())

@@ -3,9 +3,11 @@
 #include <QColor>
 #include <QDateTime>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/engine/config_diff.h"
+#include "core/engine/registry.h"
 
 namespace fl::gui {
 
@@ -34,10 +36,7 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
       QStringList{"id", "name", "experiment", "status", "verdict", "device", "created", "tags"};
   m_titles =
       QStringList{"id", "name", "experiment", "status", "verdict", "trained on", "created", "tags"};
-  // Config values that differ between the listed runs.
-  std::vector<const nlohmann::json*> configs;
-  for (const auto& r : m_runs) configs.push_back(&r.config);
-  for (const auto& k : differingConfigKeys(configs)) {
+  for (const auto& k : configColumns()) {
     m_keys << "config:" + QString::fromStdString(k);
     m_titles << QString::fromStdString(k);
   }
@@ -64,6 +63,21 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
     }
   }
   endResetModel();
+}
+
+// The config values that differ between the listed runs, in their experiments' order.
+std::vector<std::string> HistoryModel::configColumns() const {
+  std::vector<const nlohmann::json*> configs;
+  for (const auto& r : m_runs) configs.push_back(&r.config);
+  std::vector<std::string> experiments;  // each once, in the order the runs are listed
+  for (const auto& r : m_runs)
+    if (std::find(experiments.begin(), experiments.end(), r.experiment) == experiments.end())
+      experiments.push_back(r.experiment);
+  std::vector<std::vector<ParamSpec>> declared;
+  for (const auto& name : experiments)
+    if (const auto experiment = m_registry ? m_registry->find(name) : nullptr)
+      declared.push_back(experiment->allParams());
+  return inDeclarationOrder(differingConfigKeys(configs), declared);
 }
 
 int HistoryModel::rowOf(int64_t runId) const {

@@ -3,7 +3,10 @@
 // differ between the listed runs and each metric's last / min / max. Every column has a key
 // ("id", "config:frequencies", "metric:test/kl:last") that stays the same however the listed
 // runs change the columns, so a sort or a test finds its column by key, not by position. A
-// column where every listed run has no value (a mix of experiments) is left out.
+// column where every listed run has no value (a mix of experiments) is left out. The config
+// columns come in the order the listed runs' experiments declare their parameters (the
+// Configure form's order), the first listed run's experiment first; without a registry, sorted.
+// Numbers (ids, config values, metrics) sort as numbers through kSortRole.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -13,13 +16,19 @@
 
 #include "core/store/run_store.h"
 
+namespace fl {
+class ExperimentRegistry;
+}
+
 namespace fl::gui {
 
 class HistoryModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  using QAbstractTableModel::QAbstractTableModel;
+  // The registry may be null (the config columns are then sorted by key).
+  explicit HistoryModel(const ExperimentRegistry* registry, QObject* parent = nullptr)
+      : QAbstractTableModel(parent), m_registry(registry) {}
 
   void setRuns(std::vector<store::RunRecord> runs);
   const store::RunRecord& run(int row) const { return m_runs.at(static_cast<size_t>(row)); }
@@ -40,6 +49,9 @@ class HistoryModel : public QAbstractTableModel {
 
  private:
   QVariant value(const store::RunRecord& run, const QString& key, int role) const;
+  std::vector<std::string> configColumns() const;
+
+  const ExperimentRegistry* m_registry;
 
   std::vector<store::RunRecord> m_runs;
   QStringList m_keys;

@@ -50,7 +50,7 @@ HistoryView::HistoryView(store::RunStore& store, const ExperimentRegistry& regis
     : QWidget(parent),
       m_store(store),
       m_registry(registry),
-      m_model(new HistoryModel(this)),
+      m_model(new HistoryModel(&registry, this)),
       m_proxy(new QSortFilterProxyModel(this)),
       m_table(new widgets::FrozenColumnsView(HistoryModel::kFrozenColumns, this)),
       m_studiesModel(new widgets::TextTableModel(this)),

@@ -25,4 +25,15 @@ std::vector<std::string> differingConfigKeys(const std::vector<const nlohmann::j
   return differing;
 }
 
+std::vector<std::string> inDeclarationOrder(const std::vector<std::string>& keys,
+                                            const std::vector<std::vector<ParamSpec>>& declared) {
+  std::set<std::string> left(keys.begin(), keys.end());
+  std::vector<std::string> ordered;
+  for (const auto& specs : declared)
+    for (const auto& spec : specs)
+      if (left.erase(spec.name)) ordered.push_back(spec.name);
+  ordered.insert(ordered.end(), left.begin(), left.end());
+  return ordered;
+}
+
 }  // namespace fl

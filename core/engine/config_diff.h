@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/engine/param_spec.h"
+
 namespace fl {
 
 // A config's value for `key`: null where the config lacks it or is not an object (a run recorded
@@ -21,5 +23,11 @@ nlohmann::json configValue(const nlohmann::json& config, const std::string& key)
 // counts as one value: any difference inside it makes its key differ. Values compare as JSON
 // (1 and 1.0 are the same setting). Fewer than two configs differ in nothing.
 std::vector<std::string> differingConfigKeys(const std::vector<const nlohmann::json*>& configs);
+
+// `keys` in the order the experiments declare them (their allParams()), as the Configure form
+// lists them: the first list's keys first, then the next list's others; keys no list declares
+// (a parameter an older build had) last, sorted.
+std::vector<std::string> inDeclarationOrder(const std::vector<std::string>& keys,
+                                            const std::vector<std::vector<ParamSpec>>& declared);
 
 }  // namespace fl

@@ -18,6 +18,7 @@ set(FOURIERLAB_API_SOURCES
   engine/available_cores.cpp
   study/thread_budget.cpp
   study/study_aggregate.cpp
+  study/study_run_name.cpp
   study/study_table.cpp
   study/study_figure.cpp
 )

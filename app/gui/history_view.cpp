@@ -277,6 +277,11 @@ void HistoryView::refresh() {
     m_experiment->setCurrentText(current);
     m_experiment->blockSignals(false);
     runs = m_store.listRuns(filter);
+    // A study run stored before studies named their runs reads as its study names runs now.
+    const auto studyNames = study::StudyStore(m_store).namesOfUnnamedRuns();
+    for (auto& run : runs)
+      if (auto name = studyNames.find(run.id); run.name.empty() && name != studyNames.end())
+        run.name = name->second;
   } catch (const std::exception& e) {
     emit storeError(e.what());
     return;

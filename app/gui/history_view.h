@@ -1,9 +1,11 @@
 // HistoryView: the run store. Above, its studies (double-click opens one); below, every run as a
 // sortable table whose id and name stay in view while the other columns scroll: the config
-// values that differ and each metric's last / min / max, filtered by text, experiment, status
-// and tag. Open, compare, resume, rename, tag, note, delete (confirmed, No by default; runs
-// still waiting or training refused) and export (CSV/JSON) the selected runs. The sort is kept
-// by column key across sessions.
+// values that differ (in the order the experiment declares them) and each metric's last / min /
+// max, filtered by text, experiment, status and tag. A study's run stored without a name (by a
+// build before studies named their runs) shows the name its study would give it now. Open,
+// compare, resume, rename, tag, note, delete (confirmed, No by default; runs still waiting or
+// training refused) and export (CSV/JSON) the selected runs. The sort is kept by column key
+// across sessions.
 #pragma once
 
 #include <QWidget>

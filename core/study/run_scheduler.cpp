@@ -184,13 +184,6 @@ class RunScheduler::Closer {
   std::thread m_thread;  // last: started once the rest exists
 };
 
-std::string cellLabel(const nlohmann::json& axes, int64_t seed) {
-  std::string out;
-  for (const auto& [key, value] : axes.items())
-    out += (out.empty() ? "" : " ") + key + "=" + valueText(value);
-  return out + (out.empty() ? "" : " ") + "seed=" + std::to_string(seed);
-}
-
 RunScheduler::RunScheduler(const ExperimentRegistry& registry, store::RunStore& store,
                            RunSchedulerOptions options, SchedulerObserver* observer)
     : m_registry(registry),

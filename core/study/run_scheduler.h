@@ -47,6 +47,7 @@
 #include "core/engine/registry.h"
 #include "core/engine/run_reporter.h"
 #include "core/study/run_groups.h"
+#include "core/study/study_run_name.h"  // cellLabel: the scheduler's callers label cells with it
 #include "core/study/study_store.h"
 #include "core/study/thread_budget.h"
 
@@ -217,8 +218,5 @@ class RunScheduler {
   bool m_starting = false;                               // startWaiting() is on the stack
   std::unique_ptr<Closer> m_closer;
 };
-
-// "dataset=gmm2 head=fourier seed=3"
-std::string cellLabel(const nlohmann::json& axes, int64_t seed);
 
 }  // namespace fl::study

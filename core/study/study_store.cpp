@@ -8,6 +8,7 @@
 #include "core/store/config_hash.h"
 #include "core/store/resume_plan.h"
 #include "core/store/schema.h"
+#include "core/study/study_run_name.h"
 
 namespace fl::study {
 
@@ -216,7 +217,8 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
   CellClaim claim;
   Transaction tx(db);
   auto cell = db.prepare(
-      "SELECT c.run_id, c.config, c.config_hash, s.experiment FROM study_cells c "
+      "SELECT c.run_id, c.config, c.config_hash, s.experiment, s.name, c.arm, c.axes, c.seed "
+      "FROM study_cells c "
       "JOIN studies s ON s.id = c.study_id WHERE c.study_id = ? AND c.cell = ?");
   cell.bind(1, id).bind(2, cellIndex);
   if (!cell.step())
@@ -227,6 +229,8 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
   const auto config = nlohmann::json::parse(cell.text(1));
   const std::string hash = cell.text(2);
   const std::string experiment = cell.text(3);
+  const std::string name =
+      studyRunName(cell.text(4), cell.text(5), nlohmann::json::parse(cell.text(6)), cell.int64(7));
 
   // None when the run is gone.
   auto statusOf = [&](int64_t run, store::ProcessIdentity& writer) -> std::optional<RunStatus> {
@@ -271,6 +275,7 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
   if (!runId) {
     store::NewRun fresh;
     fresh.experiment = experiment;
+    fresh.name = name;  // only a run the study creates: a reused or renamed run keeps its name
     fresh.config = config;
     fresh.build = currentBuildInfo().toJson();
     claim.runId = m_runs.insertRun(fresh);
@@ -319,6 +324,19 @@ int StudyStore::remove(int64_t id, bool withRuns) {
     s.bind(1, id).run();
   }
   return runs.empty() ? 0 : m_runs.deleteRuns(runs);
+}
+
+std::map<int64_t, std::string> StudyStore::namesOfUnnamedRuns() const {
+  // Ordered by study: a run two studies share is named by the first of them.
+  auto s = m_runs.database().prepare(
+      "SELECT c.run_id, s.name, c.arm, c.axes, c.seed FROM study_cells c "
+      "JOIN studies s ON s.id = c.study_id JOIN runs r ON r.id = c.run_id "
+      "WHERE r.name = '' ORDER BY c.study_id, c.cell");
+  std::map<int64_t, std::string> names;
+  while (s.step())
+    names.emplace(s.int64(0),
+                  studyRunName(s.text(1), s.text(2), nlohmann::json::parse(s.text(3)), s.int64(4)));
+  return names;
 }
 
 std::vector<std::pair<int64_t, nlohmann::json>> StudyStore::studiesOfRun(int64_t runId) const {

@@ -83,6 +83,11 @@ class StudyStore {
   // files). Returns the number of runs deleted.
   int remove(int64_t id, bool withRuns);
 
+  // The name each study run without a name would have been given when its study created it
+  // (studyRunName), by run id: runs stored before studies named their runs, or renamed to "".
+  // The store is left as it is; the History shows these names.
+  std::map<int64_t, std::string> namesOfUnnamedRuns() const;
+
   // The study and axis values of a run, for `runs show`: "" when it belongs to none.
   std::vector<std::pair<int64_t, nlohmann::json>> studiesOfRun(int64_t runId) const;
 

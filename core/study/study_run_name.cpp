@@ -1,0 +1,22 @@
+#include "core/study/study_run_name.h"
+
+#include "core/study/study_aggregate.h"
+
+namespace fl::study {
+
+std::string cellLabel(const nlohmann::json& axes, int64_t seed) {
+  std::string out;
+  for (const auto& [key, value] : axes.items())
+    out += (out.empty() ? "" : " ") + key + "=" + valueText(value);
+  return out + (out.empty() ? "" : " ") + "seed=" + std::to_string(seed);
+}
+
+std::string studyRunName(const std::string& study, const std::string& arm,
+                         const nlohmann::json& axes, int64_t seed) {
+  std::string out;
+  for (const std::string& part : {study, arm})
+    if (!part.empty()) out += part + " · ";
+  return out + cellLabel(axes, seed);
+}
+
+}  // namespace fl::study

@@ -1,0 +1,287 @@
+// Tests the History's run table (app/gui/history_model.h, history_view.h) as a researcher reads
+// it: a study's runs are named by the study, its arm and their setting when the study creates
+// them (core/study/study_run_name.h, StudyStore::claim), and runs an older build stored without
+// a name read the same in the History while a name given by Rename is kept; the config columns
+// come in the order each experiment declares its parameters; every numeric column sorts as
+// numbers; the id column is shown. Two small experiments declare their parameters out of
+// alphabetical order, so an order that merely sorts keys fails; nothing trains.
+#include <QtTest>
+
+#include <algorithm>
+
+#include "app/gui/history_model.h"
+#include "app/gui/history_view.h"
+#include "core/engine/events.h"
+#include "core/engine/registry.h"
+#include "core/store/run_store.h"
+#include "core/study/study_expansion.h"
+#include "core/study/study_run_name.h"
+#include "core/study/study_store.h"
+#include "widgets/frozen_columns_view.h"
+
+namespace {
+
+class NoTrial : public fl::Trial {
+ public:
+  fl::TrialPlan plan() const override { return {1, 1, 1, 1}; }
+  fl::StepLoss trainStep(int64_t) override { return 0.0; }
+  void evaluate(int64_t, bool, fl::EvalReport&) override {}
+};
+
+// An experiment that declares `params` in the order given.
+class DeclaredExperiment : public fl::Experiment {
+ public:
+  DeclaredExperiment(std::string name, std::vector<fl::ParamSpec> params)
+      : m_name(std::move(name)), m_params(std::move(params)) {}
+  std::string name() const override { return m_name; }
+  std::string title() const override { return m_name; }
+  std::string description() const override { return ""; }
+  std::vector<fl::ParamSpec> params() const override { return m_params; }
+  std::vector<fl::PanelSpec> panels() const override { return {}; }
+  std::vector<fl::Preset> presets() const override { return {}; }
+  std::unique_ptr<fl::Trial> createTrial(const fl::TrialContext&) const override {
+    return std::make_unique<NoTrial>();
+  }
+
+ private:
+  std::string m_name;
+  std::vector<fl::ParamSpec> m_params;
+};
+
+// "toy": samples, frequencies, head, lr (then the run params: seed, device, ...).
+std::shared_ptr<const fl::Experiment> toyExperiment() {
+  return std::make_shared<DeclaredExperiment>(
+      "toy",
+      std::vector<fl::ParamSpec>{fl::ParamSpec::integer("samples", 5000, 1, 1000000, ""),
+                                 fl::ParamSpec::integer("frequencies", 12, 1, 64, ""),
+                                 fl::ParamSpec::choice("head", "linear", {"linear", "fourier"}, ""),
+                                 fl::ParamSpec::real("lr", 0.001, 0, 1, "")});
+}
+
+// "lm": width, depth, lr.
+std::shared_ptr<const fl::Experiment> lmExperiment() {
+  return std::make_shared<DeclaredExperiment>(
+      "lm", std::vector<fl::ParamSpec>{fl::ParamSpec::integer("width", 64, 1, 4096, ""),
+                                       fl::ParamSpec::integer("depth", 2, 1, 64, ""),
+                                       fl::ParamSpec::real("lr", 0.001, 0, 1, "")});
+}
+
+fl::store::RunRecord runOf(int64_t id, const std::string& experiment, nlohmann::json config) {
+  fl::store::RunRecord r;
+  r.id = id;
+  r.experiment = experiment;
+  r.config = std::move(config);
+  return r;
+}
+
+QStringList configColumns(const fl::gui::HistoryModel& model) {
+  QStringList out;
+  for (const auto& key : model.keys())
+    if (key.startsWith("config:")) out << key.mid(7);
+  return out;
+}
+
+}  // namespace
+
+class TestHistoryModel : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  fl::ExperimentRegistry m_registry;
+  int m_stores = 0;
+
+  std::string freshStorePath() {
+    return (m_dir.path() + QString("/history%1.db").arg(++m_stores)).toStdString();
+  }
+
+  // Stores `spec` (of the toy experiment) as a study; returns its id.
+  int64_t storeStudy(fl::study::StudyStore& studies, const std::string& specText) {
+    const auto spec = fl::study::StudySpec::fromText(specText);
+    const auto expansion = fl::study::expandStudy(*m_registry.find("toy"), spec);
+    if (!expansion.ok()) qFatal("%s", expansion.errors.front().c_str());
+    return studies.create(spec, expansion);
+  }
+
+  // A finished run of the toy experiment as an older build (or a plain run) stored it.
+  int64_t storeFinishedRun(fl::store::RunStore& store, const std::string& name,
+                           const nlohmann::json& overrides) {
+    const auto config = fl::validateRunConfig(*m_registry.find("toy"), overrides);
+    if (!config.ok()) qFatal("%s", config.summary().c_str());
+    const int64_t id = store.createRun({"toy", name, config.values, {}, {}});
+    store.finishRun(id, fl::RunStatus::Finished, "");
+    return id;
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    m_registry.add(toyExperiment());
+    m_registry.add(lmExperiment());
+  }
+
+  // The study, the arm when there is one, then the setting as the study's tables label it.
+  void aStudyRunsNameIsTheStudyItsArmAndItsSetting() {
+    struct Case {
+      std::string study, arm;
+      nlohmann::json axes;
+      int64_t seed;
+      std::string name;
+    };
+    const std::vector<Case> cases{
+        {"table1",
+         "",
+         {{"dataset", "gmm2"}, {"head", "fourier"}},
+         1,
+         "table1 · dataset=gmm2 head=fourier seed=1"},
+        {"frequencies",
+         "Fourier head",
+         {{"dataset", "gmm2"}, {"frequencies", 12}, {"gamma", 1e-6}},
+         42,
+         "frequencies · Fourier head · dataset=gmm2 frequencies=12 gamma=1e-06 seed=42"},
+        {"seeds", "", nlohmann::json::object(), 3, "seeds · seed=3"},
+        {"", "", {{"lr", 0.5}}, 2, "lr=0.5 seed=2"},
+    };
+    for (const auto& c : cases)
+      QCOMPARE(fl::study::studyRunName(c.study, c.arm, c.axes, c.seed), c.name);
+  }
+
+  // The run a study creates for a cell carries its name in the store (so `runs list` shows it
+  // too); a name given by Rename survives the cell being claimed again.
+  void aStudyNamesTheRunsItCreatesAndKeepsARenamedOne() {
+    fl::store::RunStore store(freshStorePath());
+    fl::study::StudyStore studies(store);
+    const int64_t plain = storeStudy(studies, R"({"name": "tiny", "experiment": "toy",
+        "grid": {"samples": [500, 1000], "head": ["linear", "fourier"]}, "seeds": [1, 2]})");
+    const auto first = studies.claim(plain, 0);
+    QCOMPARE(first.kind, fl::study::CellClaim::Kind::Fresh);
+    QCOMPARE(store.run(first.runId)->name, std::string("tiny · head=linear samples=500 seed=1"));
+    const auto last = studies.claim(plain, 7);
+    QCOMPARE(store.run(last.runId)->name, std::string("tiny · head=fourier samples=1000 seed=2"));
+
+    const int64_t withArms = storeStudy(studies, R"({"name": "arms", "experiment": "toy",
+        "seeds": [3], "arms": [{"name": "Fourier head", "set": {"head": "fourier"},
+        "grid": {"frequencies": [4, 8]}}, {"name": "linear", "set": {"head": "linear"}}]})");
+    QCOMPARE(store.run(studies.claim(withArms, 1).runId)->name,
+             std::string("arms · Fourier head · frequencies=8 seed=3"));
+    QCOMPARE(store.run(studies.claim(withArms, 2).runId)->name,
+             std::string("arms · linear · seed=3"));
+
+    // Renamed, then stopped and claimed again (a resume or restart): the user's name stays.
+    store.rename(first.runId, "my baseline");
+    store.finishRun(first.runId, fl::RunStatus::Interrupted, "");
+    const auto again = studies.claim(plain, 0);
+    QCOMPARE(again.runId, first.runId);
+    QCOMPARE(again.kind, fl::study::CellClaim::Kind::Restart);  // no checkpoint: from step 0
+    QCOMPARE(store.run(first.runId)->name, std::string("my baseline"));
+  }
+
+  // Runs an older build's study stored without a name show the name the study gives runs now;
+  // the store keeps them as they were, and a run with a name (given by Rename, or a plain run
+  // the study reused) shows that name.
+  void theHistoryNamesAnOlderBuildsStudyRunsAndKeepsGivenNames() {
+    const auto path = freshStorePath();
+    int64_t unnamed = 0, renamed = 0, alone = 0;
+    {
+      fl::store::RunStore store(path);
+      unnamed = storeFinishedRun(store, "", {{"head", "linear"}, {"seed", 1}});
+      renamed = storeFinishedRun(store, "", {{"head", "fourier"}, {"seed", 1}});
+      alone = storeFinishedRun(store, "", {{"head", "linear"}, {"samples", 7}, {"seed", 1}});
+      fl::study::StudyStore studies(store);
+      // Both finished runs are the study's cells at once (same config); neither is renamed.
+      storeStudy(studies, R"({"name": "old", "experiment": "toy",
+          "grid": {"head": ["linear", "fourier"]}, "seeds": [1]})");
+      store.rename(renamed, "kept by the user");
+    }
+    fl::store::RunStore store(path);
+    fl::gui::HistoryView history(store, m_registry);
+    history.refresh();
+    auto* model = history.model();
+    QCOMPARE(model->rowCount(), 3);
+    const int name = model->column("name");
+    auto nameOf = [&](int64_t id) {
+      return model->data(model->index(model->rowOf(id), name), Qt::DisplayRole).toString();
+    };
+    QCOMPARE(nameOf(unnamed), QString("old · head=linear seed=1"));
+    QCOMPARE(nameOf(renamed), QString("kept by the user"));
+    QCOMPARE(nameOf(alone), QString());                 // in no study: nothing to name it by
+    QCOMPARE(store.run(unnamed)->name, std::string());  // the store is not rewritten
+  }
+
+  // The config columns that differ, in the order the experiment declares its parameters (the
+  // Configure form's), not sorted by key.
+  void configColumnsFollowTheExperimentsDeclarationOrder() {
+    const std::vector<fl::store::RunRecord> toyRuns{
+        runOf(1, "toy", {{"samples", 500}, {"frequencies", 4}, {"head", "linear"}, {"lr", 0.1}}),
+        runOf(2, "toy", {{"samples", 900}, {"frequencies", 8}, {"head", "fourier"}, {"lr", 0.2}})};
+    fl::gui::HistoryModel model(&m_registry);
+    model.setRuns(toyRuns);
+    QCOMPARE(configColumns(model), (QStringList{"samples", "frequencies", "head", "lr"}));
+
+    const std::vector<fl::store::RunRecord> lmRuns{
+        runOf(3, "lm", {{"width", 64}, {"depth", 2}, {"lr", 0.1}, {"seed", 1}}),
+        runOf(4, "lm", {{"width", 128}, {"depth", 4}, {"lr", 0.2}, {"seed", 2}})};
+    model.setRuns(lmRuns);
+    QCOMPARE(configColumns(model), (QStringList{"width", "depth", "lr", "seed"}));
+
+    // Several experiments: each one's parameters in its order, the first listed first; a key
+    // neither declares (from an older build) last.
+    std::vector<fl::store::RunRecord> mixed = lmRuns;
+    mixed.insert(mixed.end(), toyRuns.begin(), toyRuns.end());
+    mixed[0].config["retired"] = true;
+    model.setRuns(mixed);
+    QCOMPARE(configColumns(model), (QStringList{"width", "depth", "lr", "seed", "samples",
+                                                "frequencies", "head", "retired"}));
+    std::reverse(mixed.begin(), mixed.end());
+    model.setRuns(mixed);
+    QCOMPARE(configColumns(model), (QStringList{"samples", "frequencies", "head", "lr", "seed",
+                                                "width", "depth", "retired"}));
+    // The id and name columns stay first whatever the config columns are.
+    QCOMPARE(model.key(0), QString("id"));
+    QCOMPARE(model.key(1), QString("name"));
+
+    // Without a registry: sorted by key, as before.
+    fl::gui::HistoryModel unordered(nullptr);
+    unordered.setRuns(toyRuns);
+    QCOMPARE(configColumns(unordered), (QStringList{"frequencies", "head", "lr", "samples"}));
+  }
+
+  // Ids, config values and metrics sort as numbers (500 < 1000 < 5000, 3 < 42, 9 < 10), in the
+  // table the History shows, and the id column is shown, frozen at the left.
+  void numericColumnsSortAsNumbersAndTheIdIsShown() {
+    fl::store::RunStore store(freshStorePath());
+    const std::vector<int> samples{500, 5000, 1000, 20, 300, 40, 60, 70, 80, 90, 100};
+    const std::vector<int> seeds{1, 2, 42, 3, 5, 6, 7, 8, 9, 10, 11};
+    const std::vector<double> kl{10, 9, 100, 0.5, 2, 3, 4, 5, 6, 7, 8};
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const int64_t id =
+          store.createRun({"toy", "", {{"samples", samples[i]}, {"seed", seeds[i]}}, {}, {}});
+      store.writeEvents(id, {fl::MetricEvent{"test/kl", 10, 0.1, kl[i]}});
+      store.finishRun(id, fl::RunStatus::Finished, "");
+    }
+    fl::gui::HistoryView history(store, m_registry);
+    history.refresh();
+    using Ids = std::vector<int64_t>;
+    QVERIFY(history.sortByKey("config:samples", Qt::AscendingOrder));
+    QCOMPARE(history.shownIds(), (Ids{4, 6, 7, 8, 9, 10, 11, 5, 1, 3, 2}));
+    QVERIFY(history.sortByKey("config:seed", Qt::AscendingOrder));
+    QCOMPARE(history.shownIds(), (Ids{1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 3}));
+    QVERIFY(history.sortByKey("metric:test/kl:last", Qt::DescendingOrder));
+    QCOMPARE(history.shownIds(), (Ids{3, 1, 2, 11, 10, 9, 8, 7, 6, 5, 4}));
+    QVERIFY(history.sortByKey("id", Qt::DescendingOrder));
+    QCOMPARE(history.shownIds(), (Ids{11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1}));
+
+    auto* model = history.model();
+    QCOMPARE(model->column("id"), 0);
+    QCOMPARE(model->headerData(0, Qt::Horizontal, Qt::DisplayRole).toString(), QString("id"));
+    QCOMPARE(model->data(model->index(model->rowOf(7), 0), Qt::DisplayRole).toString(),
+             QString("7"));
+    auto* frozen = history.table()->frozenView();
+    QVERIFY(!frozen->isColumnHidden(0));
+    QVERIFY(!frozen->isColumnHidden(1));
+    QVERIFY(!history.table()->isColumnHidden(0));
+    QVERIFY(frozen->columnWidth(0) > 0);
+  }
+};
+
+QTEST_MAIN(TestHistoryModel)
+#include "test_history_model.moc"

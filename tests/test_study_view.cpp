@@ -1,7 +1,9 @@
 // Tests app/gui/study_view.h: a study's progress grid (a row per setting, a cell per seed with
 // its run's status), its aggregated table (mean ± std over the finished seeds, the paper's value
 // and the verdict, as `sweep table` computes them) and its figure, and that a click on a
-// setting asks to compare that setting's runs. The runs are written straight into the store
+// setting asks to compare that setting's runs; its parallel coordinates (an axis per swept
+// parameter, the metric last, a line per started run) and their brushed runs compared. The runs
+// are written straight into the store
 // with known values, so every number is checked against a hand computation.
 #include <QtTest>
 
@@ -10,12 +12,15 @@
 #include <QPushButton>
 #include <QTableView>
 
+#include <set>
+
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
 #include "app/gui/study_view.h"
 #include "core/store/run_store.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_store.h"
+#include "widgets/parallel_coordinates.h"
 #include "widgets/study_figure_plot.h"
 #include "widgets/study_progress_grid.h"
 #include "widgets/study_table_model.h"
@@ -155,6 +160,61 @@ class TestStudyView : public QObject {
     QTest::mouseClick(lab.view.grid(), Qt::LeftButton, {}, QPoint(5, firstCell.center().y()));
     QCOMPARE(compare.count(), 1);
     QCOMPARE(compare.front().front().value<std::vector<int64_t>>().size(), size_t(3));
+  }
+
+  void theParallelViewDrawsTheStudysAxesAndStartedRunsAndComparesTheBrushedOnes() {
+    fl::store::RunStore store((m_dir.path() + "/parallel.db").toStdString());
+    const int64_t id = makeStudy(store);  // 5 runs of 6; test/m = 10 x width + seed
+    StudyLab lab(m_registry, store);
+    lab.view.resize(1200, 800);
+    lab.view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&lab.view));
+    QVERIFY(lab.view.setStudy(id));
+    QVERIFY(!lab.view.parallel()->isVisibleTo(&lab.view));
+    lab.view.viewChoice()->setCurrentIndex(1);
+    auto* plot = lab.view.parallel();
+    QVERIFY(plot->isVisibleTo(&lab.view));
+    QVERIFY(!lab.view.xChoice()->isEnabled());  // the figure's choices wait
+    QVERIFY(lab.view.metricChoice()->isEnabled());
+
+    QCOMPARE(plot->axisCount(), 2);
+    QCOMPARE(plot->axisName(0), QString("width"));
+    QCOMPARE(plot->axisName(1), QString("test/m"));
+    std::set<int64_t> started;
+    for (const auto& r : lab.view.results())
+      if (r.runId) started.insert(r.runId);
+    QCOMPARE(started.size(), size_t(5));
+    std::set<int64_t> drawn;
+    for (const auto& run : plot->data().runs) drawn.insert(run.runId);
+    QCOMPARE(drawn, started);
+    QVERIFY2(lab.view.parallelNote()->text().contains("1 run not started yet is not drawn"),
+             qPrintable(lab.view.parallelNote()->text()));
+    // width 1 at the bottom, 2 at the top; test/m from 11 (width 1, seed 1) to 22.
+    QCOMPARE(plot->fractionOf(0, {1.0, "1"}), 0.0);
+    QCOMPARE(plot->fractionOf(0, {2.0, "2"}), 1.0);
+    QCOMPARE(plot->fractionOf(1, {11.0, {}}), 0.0);
+    QCOMPARE(plot->fractionOf(1, {22.0, {}}), 1.0);
+
+    // Brushing width 2 and comparing: its two runs.
+    plot->setBrush(0, 0.9, 1.0);
+    std::vector<int64_t> widthTwo;
+    for (const auto& r : lab.view.results())
+      if (r.runId && r.axes.at("width") == 2) widthTwo.push_back(r.runId);
+    QCOMPARE(plot->brushedRuns(), widthTwo);
+    QCOMPARE(lab.view.compareBrushedButton()->text(), QString("Compare brushed runs (2)"));
+    QSignalSpy compare(&lab.view, &fl::gui::StudyView::compareRequested);
+    QTest::mouseClick(lab.view.compareBrushedButton(), Qt::LeftButton);
+    QCOMPARE(compare.count(), 1);
+    QCOMPARE(compare.front().front().value<std::vector<int64_t>>(), widthTwo);
+    // A double-clicked line's run comes first, the brushed runs after it.
+    const int64_t widthOne = plot->data().runs.front().runId;
+    emit plot->runDoubleClicked(widthOne);
+    QCOMPARE(compare.count(), 2);
+    QCOMPARE(compare.last().front().value<std::vector<int64_t>>(),
+             (std::vector<int64_t>{widthOne, widthTwo[0], widthTwo[1]}));
+    // A refresh (a run ending) keeps the range.
+    lab.view.refresh();
+    QCOMPARE(plot->brushedRuns(), widthTwo);
   }
 
   void aStudyRunOtherwiseThanThePapersShowsItsFiguresButNoVerdict() {

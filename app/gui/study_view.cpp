@@ -26,6 +26,7 @@
 #include "core/study/study_expansion.h"
 #include "core/study/study_figure.h"
 #include "core/study/study_table.h"
+#include "widgets/parallel_coordinates.h"
 #include "widgets/study_figure_plot.h"
 #include "widgets/study_progress_grid.h"
 #include "widgets/study_table_model.h"
@@ -78,6 +79,48 @@ QString settingHeader(const SettingParts& parts) {
 
 std::string settingKey(const study::StudyRunResult& r) { return r.arm + "|" + r.axes.dump(); }
 
+// Which of a run's values the study's statistics take: "last" (its final value) or "min".
+std::string statOf(const study::StudySpec& spec) {
+  return spec.references ? spec.references->stat : "last";
+}
+
+// The runs that started, as parallel coordinates: "arm" (when the study has arms) and each of
+// `axes`, then `metric` as aggregate() reads it (a finished run's final or lowest value; the
+// other runs have none).
+widgets::ParallelData parallelData(const std::vector<study::StudyRunResult>& results,
+                                   const std::vector<std::string>& axes, const std::string& metric,
+                                   const std::string& stat) {
+  widgets::ParallelData data;
+  const bool arms = settingParts(results).arms;
+  if (arms) data.parameters << "arm";
+  for (const auto& a : axes) data.parameters << QString::fromStdString(a);
+  data.metric = QString::fromStdString(metric);
+  for (const auto& r : results) {
+    if (!r.runId) continue;
+    widgets::ParallelRun run;
+    run.runId = r.runId;
+    run.label = QString("%1 seed=%2 (%3)")
+                    .arg(settingLabel(r))
+                    .arg(r.seed)
+                    .arg(QString::fromStdString(study::toString(r.status)));
+    if (arms) run.values.push_back({std::nullopt, QString::fromStdString(r.arm)});
+    for (const auto& a : axes) {
+      widgets::ParallelValue value;
+      if (r.axes.contains(a)) {
+        const auto& v = r.axes.at(a);
+        if (v.is_number()) value.number = v.get<double>();
+        value.text = QString::fromStdString(study::valueText(v));
+      }
+      run.values.push_back(value);
+    }
+    const auto& values = stat == "min" ? r.lowest : r.last;
+    if (r.status == RunStatus::Finished)
+      if (auto it = values.find(metric); it != values.end()) run.metric = it->second;
+    data.runs.push_back(run);
+  }
+  return data;
+}
+
 QComboBox* choice(QWidget* parent, const QString& tip) {
   auto* box = new QComboBox(parent);
   box->setToolTip(tip);
@@ -97,6 +140,7 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
       m_resume(new QPushButton("Resume study", this)),
       m_stop(new QPushButton("Stop study", this)),
       m_grid(new widgets::StudyProgressGrid(this)),
+      m_view(choice(this, "The paper-style figure, or every run as parallel coordinates")),
       m_metric(choice(this, "The metric on the y axis (the study's figure may show several)")),
       m_x(choice(this, "The axis on the x axis")),
       m_group(choice(this, "One line per value of this axis")),
@@ -105,6 +149,9 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
       m_figurePages(new QStackedWidget(this)),
       m_figure(new widgets::StudyFigurePlot(this)),
       m_figureNote(new QLabel(this)),
+      m_parallel(new widgets::ParallelCoordinatesPlot(this)),
+      m_parallelNote(new QLabel(this)),
+      m_compareBrushed(new QPushButton("Compare brushed runs", this)),
       m_tableModel(new widgets::StudyTableModel(this)),
       m_proxy(new QSortFilterProxyModel(this)),
       m_table(new QTableView(this)),
@@ -159,14 +206,15 @@ QWidget* StudyView::buildGridPane() {
   return gridBox;
 }
 
-// The figure's choices (metric, x, lines, panels, band) over the figure, or a note saying why
-// there is none.
+// The figure's choices (view, metric, x, lines, panels, band) over the figure, or a note saying
+// why there is none, or the parallel coordinates.
 QWidget* StudyView::buildFigurePane() {
   auto* figureBox = new QWidget(this);
   auto* figureLayout = new QVBoxLayout(figureBox);
   figureLayout->setContentsMargins(0, 0, 0, 0);
   auto* controls = new QHBoxLayout;
-  for (auto [label, box] : {std::pair<const char*, QComboBox*>{"metric", m_metric},
+  for (auto [label, box] : {std::pair<const char*, QComboBox*>{"view", m_view},
+                            {"metric", m_metric},
                             {"x", m_x},
                             {"lines", m_group},
                             {"panels", m_panel},
@@ -185,10 +233,32 @@ QWidget* StudyView::buildFigurePane() {
   figureScroll->setWidgetResizable(true);
   figureScroll->setFrameShape(QFrame::NoFrame);
   m_figurePages->addWidget(figureScroll);
+  m_figurePages->addWidget(buildParallelPane());
   figureLayout->addWidget(m_figurePages, 1);
+  m_view->addItems({"paper figure", "parallel coordinates"});
   m_band->addItems({"half", "std", "minmax", "none"});
   m_band->setItemData(0, "mean ± 0.67 std: the paper's 50% interval", Qt::ToolTipRole);
   return figureBox;
+}
+
+// The runs as parallel coordinates, over a line saying what they show and leave out, beside the
+// button that compares the brushed runs.
+QWidget* StudyView::buildParallelPane() {
+  auto* pane = new QWidget(this);
+  auto* layout = new QVBoxLayout(pane);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_parallel, 1);
+  auto* row = new QHBoxLayout;
+  m_parallelNote->setWordWrap(true);
+  row->addWidget(m_parallelNote, 1);
+  m_compareBrushed->setToolTip(
+      QString("Compare the runs inside every brushed range (the first %1: more lines do not "
+              "read). Double-click a line to compare its run with them")
+          .arg(kMaxCompared));
+  m_compareBrushed->setEnabled(false);  // until runs are drawn
+  row->addWidget(m_compareBrushed);
+  layout->addLayout(row);
+  return pane;
 }
 
 void StudyView::setUpTable() {
@@ -223,7 +293,7 @@ void StudyView::connectControls() {
   m_redraw->setSingleShot(true);
   m_redraw->setInterval(500);
   connect(m_redraw, &QTimer::timeout, this, &StudyView::refresh);
-  for (auto* box : {m_metric, m_x, m_group, m_panel, m_band})
+  for (auto* box : {m_view, m_metric, m_x, m_group, m_panel, m_band})
     connect(box, &QComboBox::currentIndexChanged, this, [this] {
       if (!m_filling) drawFigure();
     });
@@ -235,6 +305,18 @@ void StudyView::connectControls() {
       if (cell.runId) ids.push_back(cell.runId);
     if (!ids.empty()) emit compareRequested(ids);
   });
+  connect(
+      m_parallel, &widgets::ParallelCoordinatesPlot::brushedRunsChanged, this,
+      [this](const std::vector<int64_t>& ids) {
+        m_compareBrushed->setEnabled(!ids.empty());
+        m_compareBrushed->setText(
+            ids.size() > kMaxCompared
+                ? QString("Compare brushed runs (first %1 of %2)").arg(kMaxCompared).arg(ids.size())
+                : QString("Compare brushed runs (%1)").arg(ids.size()));
+      });
+  connect(m_parallel, &widgets::ParallelCoordinatesPlot::runDoubleClicked, this,
+          [this](int64_t runId) { compareBrushed(runId); });
+  connect(m_compareBrushed, &QPushButton::clicked, this, [this] { compareBrushed(); });
   connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
     compareSetting(m_tableModel->cell(m_proxy->mapToSource(index).row()));
   });
@@ -262,6 +344,7 @@ bool StudyView::setStudy(int64_t studyId) {
     m_studyId = studyId;
   }
   fillChoices();
+  m_parallel->clearBrushes();  // another study's ranges mean nothing here
   refresh();
   m_fitGridPending = m_studyId != 0;
   fitGridPane();
@@ -417,8 +500,7 @@ void StudyView::refresh() {
     if (status) parts << QString("%1 %2").arg(n).arg(QString::fromStdString(toString(*status)));
   if (counts.count(std::nullopt)) parts << QString("%1 not started").arg(counts[std::nullopt]);
   m_summary->setText(QString("<b>%1 runs</b>: %2").arg(m_results.size()).arg(parts.join(", ")));
-  const std::string stat = spec.references ? spec.references->stat : "last";
-  m_cells = study::aggregate(m_results, stat);
+  m_cells = study::aggregate(m_results, statOf(spec));
   if (auto experiment = m_queue.registry().find(spec.experiment))
     study::markDepartures(*experiment, spec, m_cells);
   drawGrid(m_cells);
@@ -480,7 +562,15 @@ void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {
   m_grid->setRows(rows, columns, settingHeader(parts));
 }
 
+bool StudyView::parallelChosen() const { return m_view->currentIndex() == 1; }
+
 void StudyView::drawFigure() {
+  // The parallel coordinates take the metric alone: the figure's other choices wait.
+  for (auto* box : {m_x, m_group, m_panel, m_band}) box->setEnabled(!parallelChosen());
+  if (parallelChosen() && m_record && m_metric->count() > 0) {
+    drawParallel();
+    return;
+  }
   if (!m_record || m_x->count() == 0 || m_metric->count() == 0) {
     m_figureNote->setText(m_record ? "This study has no axis or metric to draw." : "");
     m_figurePages->setCurrentWidget(m_figureNote);
@@ -502,6 +592,33 @@ void StudyView::drawFigure() {
     m_figureNote->setText(why);
     m_figurePages->setCurrentWidget(m_figureNote);
   }
+}
+
+void StudyView::drawParallel() {
+  const auto& spec = m_record->spec;
+  const QStringList metrics = m_metric->currentData().toStringList();
+  const QString metric = metrics.isEmpty() ? QString() : metrics.front();
+  const std::string stat = statOf(spec);
+  m_parallel->setData(
+      parallelData(m_results, study::axisOrderOf(spec), metric.toStdString(), stat));
+  QStringList note;
+  note << QString("Last axis and colour: %1, each finished run's %2 value%3")
+              .arg(metric, stat == "min" ? "lowest" : "final",
+                   metrics.size() > 1 ? " (the first of the chosen metrics)" : "");
+  const size_t waiting = m_results.size() - m_parallel->data().runs.size();
+  if (waiting)
+    note << (waiting == 1 ? QString("1 run not started yet is not drawn")
+                          : QString("%1 runs not started yet are not drawn").arg(waiting));
+  m_parallelNote->setText(note.join(". ") + ".");
+  m_figurePages->setCurrentWidget(m_parallel->parentWidget());
+}
+
+void StudyView::compareBrushed(int64_t first) {
+  std::vector<int64_t> ids;
+  if (first) ids.push_back(first);
+  for (auto id : m_parallel->brushedRuns())
+    if (ids.size() < kMaxCompared && id != first) ids.push_back(id);
+  if (!ids.empty()) emit compareRequested(ids);
 }
 
 void StudyView::compareSetting(const study::AggregateCell& cell) {

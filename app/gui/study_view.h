@@ -3,9 +3,11 @@
 // style figure (widgets/study_figure_plot: mean lines with a band over seeds, baselines dashed,
 // the paper's points; metric, x axis, group, panels and band chosen above it), and the
 // aggregated table with the paper's values and verdicts (widgets/study_table_model). Clicking a
-// setting (its row in the grid or the table) asks to compare its runs. Everything is computed
-// by the engine's aggregate() and buildStudyFigure(), from the store's results with the queue's
-// live runs laid over them (the store writer lags the live runs by up to a second).
+// setting (its row in the grid or the table) asks to compare its runs. In place of the figure,
+// the runs as parallel coordinates (widgets/parallel_coordinates: an axis per swept parameter,
+// the chosen metric last): brushing ranges of the axes picks runs to compare. Everything is
+// computed by the engine's aggregate() and buildStudyFigure(), from the store's results with the
+// queue's live runs laid over them (the store writer lags the live runs by up to a second).
 #pragma once
 
 #include <QWidget>
@@ -31,6 +33,7 @@ namespace fl::store {
 class RunStore;
 }
 namespace fl::widgets {
+class ParallelCoordinatesPlot;
 class StudyFigurePlot;
 class StudyProgressGrid;
 class StudyTableModel;
@@ -59,14 +62,20 @@ class StudyView : public QWidget {
   const std::vector<study::StudyRunResult>& results() const { return m_results; }
   widgets::StudyProgressGrid* grid() const { return m_grid; }
   widgets::StudyFigurePlot* figure() const { return m_figure; }
+  widgets::ParallelCoordinatesPlot* parallel() const { return m_parallel; }
   widgets::StudyTableModel* tableModel() const { return m_tableModel; }
   QTableView* table() const { return m_table; }
+  QComboBox* viewChoice() const { return m_view; }  // the paper figure or parallel coordinates
   QComboBox* metricChoice() const { return m_metric; }
   QComboBox* xChoice() const { return m_x; }
   QComboBox* groupChoice() const { return m_group; }
   QComboBox* panelChoice() const { return m_panel; }
   QComboBox* bandChoice() const { return m_band; }
   QLabel* figureNote() const { return m_figureNote; }
+  QLabel* parallelNote() const { return m_parallelNote; }
+  QPushButton* compareBrushedButton() const { return m_compareBrushed; }
+  // At most this many runs are compared at once (more lines than that do not read).
+  static constexpr size_t kMaxCompared = 12;
   QLabel* summary() const { return m_summary; }
   QPushButton* resumeButton() const { return m_resume; }
   QPushButton* stopButton() const { return m_stop; }
@@ -84,6 +93,7 @@ class StudyView : public QWidget {
   QHBoxLayout* buildHeader();
   QWidget* buildGridPane();
   QWidget* buildFigurePane();
+  QWidget* buildParallelPane();
   void setUpTable();
   QSplitter* splitPanes(QWidget* gridPane, QWidget* figurePane);
   void connectControls();  // the figure's choices, the grid, the table, the queue, the buttons
@@ -91,7 +101,11 @@ class StudyView : public QWidget {
   // columns), up to 2/5 of the width, so that nothing in it is elided where there is room.
   void fitGridPane();
   void fillChoices();
-  void drawFigure();
+  void drawFigure();  // the paper figure or the parallel coordinates, as chosen
+  void drawParallel();
+  bool parallelChosen() const;
+  // The brushed runs (`first` ahead of them), at most kMaxCompared, asked to be compared.
+  void compareBrushed(int64_t first = 0);
   void drawGrid(const std::vector<study::AggregateCell>& cells);
   void compareSetting(const study::AggregateCell& cell);
   study::FigureLayout chosenLayout() const;
@@ -108,6 +122,7 @@ class StudyView : public QWidget {
   QPushButton* m_resume;
   QPushButton* m_stop;
   widgets::StudyProgressGrid* m_grid;
+  QComboBox* m_view;
   QComboBox* m_metric;
   QComboBox* m_x;
   QComboBox* m_group;
@@ -116,6 +131,9 @@ class StudyView : public QWidget {
   QStackedWidget* m_figurePages;
   widgets::StudyFigurePlot* m_figure;
   QLabel* m_figureNote;
+  widgets::ParallelCoordinatesPlot* m_parallel;
+  QLabel* m_parallelNote;
+  QPushButton* m_compareBrushed;
   widgets::StudyTableModel* m_tableModel;
   QSortFilterProxyModel* m_proxy;
   QTableView* m_table;

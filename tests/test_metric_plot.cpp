@@ -1,17 +1,23 @@
 // Tests widgets/metric_plot.h as a reader meets it: hovering draws a crosshair and a
 // readout of every curve's value inside the plot (the window keeps its size), a constant curve
 // gets a readable range (not ±1e-12), a single evaluation is drawn as a point, whole-number
-// values get whole-number ticks, a run's several series keep distinct pens and names in the
-// legend, and while smoothing the legend shows the solid (smoothed) pen, not the faint raw one.
+// values get whole-number ticks, a run's several series keep distinct pens, the legend names a
+// few curves and steps aside for many (hover names them, highest value first), a hidden curve
+// is neither drawn, read nor ranged over, bounded values keep their axis inside the bounds, and
+// while smoothing the legend shows the solid (smoothed) pen, not the faint raw one.
 #include <QtTest>
 
 #include <QHBoxLayout>
+#include <QRandomGenerator>
+#include <QRegularExpression>
 
 #include <qcustomplot.h>
 
+#include <map>
 #include <set>
 
 #include "widgets/metric_plot.h"
+#include "widgets/plot_frame.h"
 #include "widgets/run_colors.h"
 #include "widgets/step_ticker.h"
 
@@ -118,10 +124,108 @@ class TestMetricPlot : public QObject {
       pens.insert({static_cast<int>(pen.style()), pen.color().rgb()});
     }
     QCOMPARE(pens.size(), size_t(12));  // twelve series, twelve pens
+    // Twelve rows would take the plot's room: the legend steps aside and says how to read them.
+    QVERIFY(!plot.plot()->legend->visible());
+    QCOMPARE(plot.legendNote(), QString("12 curves: hover to read them"));
+  }
+
+  void aFewCurvesAreNamedInACompactLegend() {
+    MetricPlot plot("loss", "step", "loss");
+    plot.resize(700, 420);
+    plot.show();  // laid out: the axes and the legend have their real size
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    for (int i = 0; i < fl::widgets::kCompactLegendEntries; ++i)
+      plot.setCurve(QString("#%1 fourier N=12 gamma=0.01 dataset=gmm2 seed=%1").arg(i), Qt::red,
+                    {1, 2}, {1.0 * i, 0.5});
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
     QVERIFY(plot.plot()->legend->visible());
-    QCOMPARE(plot.plot()->legend->itemCount(), 12);
-    // The legend never takes more than its share of the width.
-    QVERIFY(plot.plot()->legend->outerRect().width() <= plot.width() * 0.4);
+    QVERIFY(plot.legendNote().isEmpty());
+    QCOMPARE(plot.plot()->legend->itemCount(), fl::widgets::kCompactLegendEntries);
+    // Within its share of the width, the names cut at their end: the run's number stays.
+    QVERIFY(plot.plot()->legend->outerRect().width() <=
+            plot.width() * fl::widgets::kLegendWidthShare + 30);
+    plot.setCurve("#99 one more", Qt::blue, {1, 2}, {0.1, 0.2});
+    plot.refresh();
+    QVERIFY(!plot.plot()->legend->visible());
+    QCOMPARE(plot.legendNote(),
+             QString("%1 curves: hover to read them").arg(fl::widgets::kCompactLegendEntries + 1));
+  }
+
+  // Over many random sets of curves, the readout lists every shown curve once, each with its
+  // value at the nearest step, highest first, and never a hidden one.
+  void theReadoutListsShownCurvesHighestFirst() {
+    MetricPlot plot("loss", "step", "loss");
+    plot.resize(600, 400);
+    plot.show();  // laid out: the axes and the legend have their real size
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    QRandomGenerator random(7);
+    for (int trial = 0; trial < 100; ++trial) {
+      plot.clearCurves();
+      const int curves = 1 + static_cast<int>(random.bounded(9));
+      std::map<QString, double> atStep3;
+      for (int c = 0; c < curves; ++c) {
+        const QString name = QString("#%1 run").arg(c);
+        std::vector<double> y;
+        for (int s = 0; s < 5; ++s) y.push_back(random.bounded(100.0) - 50);
+        plot.setCurve(name, Qt::red, {1, 2, 3, 4, 5}, y);
+        const bool hidden = random.bounded(4) == 0;
+        plot.setCurveHidden(name, hidden);
+        if (!hidden) atStep3[name] = y[2];
+      }
+      plot.refresh();
+      plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+      const QString readout =
+          plot.readoutAt(insideAxes(plot, 3.1, plot.plot()->yAxis->range().center()));
+      if (atStep3.empty()) {
+        QVERIFY(readout.isEmpty());
+        continue;
+      }
+      // The names in the order the readout lists them.
+      QStringList listed;
+      QRegularExpression nameCell("<td>(#\\d+ run)</td>");
+      for (auto m = nameCell.globalMatch(readout); m.hasNext();) listed << m.next().captured(1);
+      QVERIFY2(listed.size() == static_cast<int>(atStep3.size()), qPrintable(readout));
+      for (int i = 0; i + 1 < listed.size(); ++i)
+        QVERIFY(atStep3.at(listed[i]) >= atStep3.at(listed[i + 1]));
+      for (const auto& [name, value] : atStep3)
+        QVERIFY(readout.contains(">" + QString::number(value, 'g', 6) + "<"));
+    }
+  }
+
+  void aHiddenCurveIsNotDrawnNamedOrRangedOver() {
+    MetricPlot plot("kl", "step", "KL");
+    plot.resize(600, 400);
+    plot.show();  // laid out: the axes and the legend have their real size
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setCurve("#1 kl", Qt::red, {1, 2, 3}, {0.5, 0.4, 0.3});
+    plot.setCurve("#1 kl_exact", Qt::red, {1, 2, 3}, {50, 40, 30});
+    plot.setCurveHidden("#1 kl_exact", true);
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(plot.isCurveHidden("#1 kl_exact"));
+    QVERIFY(plot.plot()->yAxis->range().upper < 1);  // the hidden 50 does not stretch the axis
+    QCOMPARE(plot.plot()->legend->itemCount(), 1);
+    QVERIFY(!plot.readoutAt(insideAxes(plot, 2, 0.4)).contains("kl_exact"));
+    plot.appendToCurve("#1 kl_exact", {4}, {20});  // it keeps taking points while hidden
+    QCOMPARE(plot.pointCount("#1 kl_exact"), size_t(4));
+    plot.setCurveHidden("#1 kl_exact", false);
+    QVERIFY(plot.plot()->yAxis->range().upper >= 50);
+    QCOMPARE(plot.plot()->legend->itemCount(), 2);
+  }
+
+  void boundedValuesKeepTheirAxisInsideTheBounds() {
+    MetricPlot plot("passkey", "step", "accuracy");
+    plot.resize(400, 300);
+    plot.setValueBounds(0, 1);
+    plot.setCurve("#1 @64", Qt::blue, {1, 2, 3}, {0, 0, 0});
+    plot.refresh();
+    QCOMPARE(plot.plot()->yAxis->range().lower, 0.0);  // not -1..1 around a flat 0
+    QVERIFY(plot.plot()->yAxis->range().upper <= 1.0);
+    plot.setCurve("#1 @64", Qt::blue, {1, 2, 3}, {0.2, 0.6, 1.0});
+    plot.refresh();
+    QCOMPARE(plot.plot()->yAxis->range().upper, 1.0);
+    QVERIFY(plot.plot()->yAxis->range().lower >= 0.0 && plot.plot()->yAxis->range().lower < 0.2);
   }
 
   void whileSmoothingTheLegendShowsTheSolidPen() {

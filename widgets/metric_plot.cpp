@@ -43,7 +43,12 @@ std::pair<double, double> paddedRange(double lo, double hi) {
 
 MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QString& yLabel,
                        QWidget* parent)
-    : QWidget(parent), m_plot(new QCustomPlot(this)), m_crosshair(nullptr) {
+    : QWidget(parent),
+      m_plot(new QCustomPlot(this)),
+      m_crosshair(nullptr),
+      m_floor(std::numeric_limits<double>::quiet_NaN()),
+      m_ceiling(m_floor),
+      m_legendNote(nullptr) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot, 1);
@@ -57,6 +62,17 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
   m_crosshair->setPen(QPen(QColor(120, 120, 120), 1, Qt::DashLine));
   m_crosshair->setVisible(false);
   m_crosshair->setSelectable(false);
+  m_legendNote = new QCPItemText(m_plot);
+  m_legendNote->setLayer("crosshair");
+  m_legendNote->position->setType(QCPItemPosition::ptAxisRectRatio);
+  m_legendNote->position->setCoords(1, 0);
+  m_legendNote->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+  m_legendNote->setPadding(QMargins(2, 2, 4, 2));
+  m_legendNote->setColor(QColor(110, 110, 110));
+  m_legendNote->setFont(QFont("sans", 8));
+  m_legendNote->setBrush(QColor(255, 255, 255, 200));
+  m_legendNote->setSelectable(false);
+  m_legendNote->setVisible(false);
   m_plot->setMouseTracking(true);
   m_plot->installEventFilter(this);
   connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
@@ -134,6 +150,26 @@ int MetricPlot::drawnPointCount(const QString& name) const {
   return it == m_curves.end() ? 0 : it->raw->data()->size();
 }
 
+void MetricPlot::setCurveHidden(const QString& name, bool hidden) {
+  auto it = m_curves.find(name);
+  if (it == m_curves.end() || it->hidden == hidden) return;
+  it->hidden = hidden;
+  it->raw->setVisible(!hidden);
+  it->smooth->setVisible(!hidden);
+  refresh();
+}
+
+bool MetricPlot::isCurveHidden(const QString& name) const {
+  auto it = m_curves.find(name);
+  return it != m_curves.end() && it->hidden;
+}
+
+void MetricPlot::setValueBounds(double floor, double ceiling) {
+  m_floor = floor;
+  m_ceiling = ceiling;
+  refresh();
+}
+
 void MetricPlot::setLogY(bool logY) {
   m_logY = logY;
   m_wholeY = false;
@@ -158,7 +194,7 @@ void MetricPlot::refresh() {
   if (m_autoRange) {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (const auto& c : m_curves)
-      if (!c.x.empty()) {
+      if (!c.x.empty() && !c.hidden) {
         lo = std::min(lo, c.x.front());
         hi = std::max(hi, c.x.back());
       }
@@ -179,7 +215,14 @@ void MetricPlot::redecimate() {
   double yLo = std::numeric_limits<double>::infinity(), yHi = -yLo;
   bool whole = !m_logY;
   const bool smoothing = m_smoothing > 0;
+  int shown = 0;
   for (auto& c : m_curves) {
+    if (c.hidden) {
+      c.raw->removeFromLegend();
+      c.smooth->removeFromLegend();
+      continue;
+    }
+    ++shown;
     const Curve raw = decimateMinMax(c.x, c.y, range.lower, range.upper, columns);
     c.raw->setData(toQVector(raw.x), toQVector(raw.y), /*alreadySorted=*/true);
     QPen rawPen = c.pen;
@@ -206,10 +249,12 @@ void MetricPlot::redecimate() {
       QPen smoothPen = c.pen;
       smoothPen.setWidthF(c.pen.widthF() + 0.2);
       c.smooth->setPen(smoothPen);
-      if (c.raw->removeFromLegend()) c.smooth->addToLegend();
+      c.raw->removeFromLegend();
+      c.smooth->addToLegend();
     } else {
       c.smooth->data()->clear();
-      if (c.smooth->removeFromLegend()) c.raw->addToLegend();
+      c.smooth->removeFromLegend();
+      c.raw->addToLegend();
     }
     for (double v : raw.y)
       if (std::isfinite(v) && (!m_logY || v > 0)) {
@@ -219,12 +264,14 @@ void MetricPlot::redecimate() {
       }
   }
   if (m_autoRange && std::isfinite(yLo)) {
-    if (m_logY) {
-      m_plot->yAxis->setRange(yLo / 1.2, yHi * 1.2);
-    } else {
-      const auto [lo, hi] = paddedRange(yLo, yHi);
-      m_plot->yAxis->setRange(lo, hi);
+    auto [lo, hi] = m_logY ? std::pair(yLo / 1.2, yHi * 1.2) : paddedRange(yLo, yHi);
+    if (std::isfinite(m_floor) && std::isfinite(m_ceiling)) {
+      // Inside the bounds: a flat accuracy at 0 reads 0..1, not -1..1.
+      lo = std::max(lo, m_floor);
+      hi = std::min(hi, m_ceiling);
+      if (hi <= lo) std::tie(lo, hi) = std::pair(m_floor, m_ceiling);
     }
+    m_plot->yAxis->setRange(lo, hi);
   }
   // Whole-number series (periods, counts) get whole-number ticks.
   if (!m_logY && std::isfinite(yLo) && whole != m_wholeY) {
@@ -232,7 +279,9 @@ void MetricPlot::redecimate() {
     m_plot->yAxis->setTicker(whole ? QSharedPointer<QCPAxisTicker>(new IntegerTicker)
                                    : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   }
-  fitLegend(m_plot);
+  const bool named = fitLegend(m_plot, kCompactLegendEntries);
+  m_legendNote->setText(QString("%1 curves: hover to read them").arg(shown));
+  m_legendNote->setVisible(!named && shown > 0);
   fitTicks(m_plot);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -240,27 +289,45 @@ void MetricPlot::redecimate() {
 QString MetricPlot::readoutAt(const QPoint& pos) const {
   if (!m_plot->axisRect()->rect().contains(pos)) return {};
   const double x = m_plot->xAxis->pixelToCoord(pos.x());
-  QString rows;
+  struct Row {
+    double value;
+    QString html;
+  };
+  std::vector<Row> rows;
   for (auto it = m_curves.cbegin(); it != m_curves.cend(); ++it) {
     const auto& c = it.value();
-    if (c.x.empty()) continue;
+    if (c.x.empty() || c.hidden) continue;
     // The nearest step on either side.
     auto at = std::lower_bound(c.x.begin(), c.x.end(), x);
     if (at == c.x.end() || (at != c.x.begin() && x - *(at - 1) < *at - x)) --at;
     const size_t i = static_cast<size_t>(at - c.x.begin());
     QString value = QString::number(c.y[i], 'g', 6);
-    if (m_smoothing > 0 && i < c.smoothed.size())
+    const bool smoothed = m_smoothing > 0 && i < c.smoothed.size();
+    if (smoothed)
       value = QString("%1 (smoothed %2)").arg(value, QString::number(c.smoothed[i], 'g', 6));
-    rows += QString(
-                "<tr><td style='color:%1'>&#9632;</td><td>%2</td><td align=right>%3</td>"
-                "<td>@ %4</td></tr>")
-                .arg(c.pen.color().name(), it.key().toHtmlEscaped(), value,
-                     QString::number(c.x[i], 'f', 0));
+    rows.push_back({smoothed ? c.smoothed[i] : c.y[i],
+                    QString("<tr><td style='color:%1'>&#9632;</td><td>%2</td><td "
+                            "align=right>%3</td><td>@ %4</td></tr>")
+                        .arg(c.pen.color().name(), it.key().toHtmlEscaped(), value,
+                             QString::number(c.x[i], 'f', 0))});
   }
-  return rows.isEmpty() ? QString() : "<table cellspacing=2>" + rows + "</table>";
+  if (rows.empty()) return {};
+  // Highest first; a NaN (a diverged run) last.
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if (std::isnan(a.value) || std::isnan(b.value))
+      return !std::isnan(a.value) && std::isnan(b.value);
+    return a.value > b.value;
+  });
+  QString html = "<table cellspacing=2>";
+  for (const auto& row : rows) html += row.html;
+  return html + "</table>";
 }
 
 bool MetricPlot::crosshairVisible() const { return m_crosshair->visible(); }
+
+QString MetricPlot::legendNote() const {
+  return m_legendNote->visible() ? m_legendNote->text() : QString();
+}
 
 void MetricPlot::showReadout(QMouseEvent* event) {
   const QString text = readoutAt(event->pos());

@@ -2,9 +2,11 @@
 // Long curves are decimated per pixel column (min/max) on every replot and zoom, never
 // truncated; a smoothing weight draws an EMA over a faint raw curve (the legend keeps the
 // solid colour); the y axis can be a true log axis. Hovering draws a crosshair and a tooltip
-// with every curve's value at that step, inside the plot (the window never grows for it).
-// A constant curve gets a readable range, a lone point a marker, whole-number values whole
-// ticks.
+// with every shown curve's value at that step, highest first, inside the plot (the window never
+// grows for it); the legend is compact and only for a few curves (past that, hover names them).
+// A curve can be hidden (kept, not drawn, read or ranged over). A constant curve gets a
+// readable range, a lone point a marker, whole-number values whole ticks, bounded values (an
+// accuracy) an axis inside their bounds.
 //
 //   plot->setCurve("#3 train/loss", pen, steps, values);   // replaces
 //   plot->appendToCurve("#3 train/loss", newSteps, newValues);
@@ -24,6 +26,7 @@
 class QCustomPlot;
 class QCPGraph;
 class QCPItemStraightLine;
+class QCPItemText;
 class QMouseEvent;
 
 namespace fl::widgets {
@@ -48,6 +51,14 @@ class MetricPlot : public QWidget {
   size_t pointCount(const QString& name) const;
   QPen curvePen(const QString& name) const;
 
+  // A hidden curve keeps its points (and takes new ones) but is not drawn, named in the legend,
+  // read by the hover or counted in the axis range.
+  void setCurveHidden(const QString& name, bool hidden);
+  bool isCurveHidden(const QString& name) const;
+
+  // The value axis never goes past these (NaN: no bound), e.g. 0 and 1 for an accuracy.
+  void setValueBounds(double floor, double ceiling);
+
   void setLogY(bool logY);
   bool logY() const { return m_logY; }
   void setSmoothing(double weight);  // 0..0.999
@@ -60,9 +71,13 @@ class MetricPlot : public QWidget {
   QCustomPlot* plot() const { return m_plot; }
 
   // The readout for the pointer at widget position `pos` (what the tooltip shows): one line per
-  // curve with its value at the nearest step; empty outside the axes.
+  // shown curve with its value at the nearest step, the highest value first (as TensorBoard and
+  // W&B sort theirs); empty outside the axes.
   QString readoutAt(const QPoint& pos) const;
   bool crosshairVisible() const;
+  // What the plot says in place of a legend too long to be useful ("12 curves: hover to read
+  // them"); empty while the legend names the curves.
+  QString legendNote() const;
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -76,6 +91,7 @@ class MetricPlot : public QWidget {
     QCPGraph* smooth = nullptr;
     std::vector<double> smoothed;  // EMA of y at m_smoothing, extended as points arrive
     EmaState ema;
+    bool hidden = false;
   };
   void redecimate();
   void showReadout(QMouseEvent* event);
@@ -88,6 +104,9 @@ class MetricPlot : public QWidget {
   bool m_wholeY = false;  // the y ticker is an IntegerTicker
   double m_smoothing = 0;
   bool m_autoRange = true;
+  double m_floor;
+  double m_ceiling;
+  QCPItemText* m_legendNote;  // "12 curves: hover to read them" when the legend steps aside
 };
 
 }  // namespace fl::widgets

@@ -12,7 +12,7 @@ namespace fl::widgets {
 
 namespace {
 
-// A legend entry whose name is elided in the middle to a width, so a long run name never
+// A legend entry whose name is elided at its end to a width, so a long run name never
 // widens the legend column past its share of the plot. The tooltip of the plot (hover) and
 // the tables still say the whole name.
 class ElidedLegendItem : public QCPPlottableLegendItem {
@@ -23,7 +23,7 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
 
  protected:
   QString shownText() const {
-    return QFontMetrics(getFont()).elidedText(mPlottable->name(), Qt::ElideMiddle, m_maxTextWidth);
+    return QFontMetrics(getFont()).elidedText(mPlottable->name(), Qt::ElideRight, m_maxTextWidth);
   }
   // The base class draws the icon (only it may) and the name: it is given the elided name for
   // the time of the call.
@@ -76,7 +76,7 @@ void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLab
   plot->plotLayout()->setColumnStretchFactor(1, 0.001);
 }
 
-void fitLegend(QCustomPlot* plot) {
+bool fitLegend(QCustomPlot* plot, int maxEntries) {
   QCPLegend* legend = plot->legend;
   const int entries = legend->itemCount();
   const int textWidth = std::max(
@@ -101,7 +101,7 @@ void fitLegend(QCustomPlot* plot) {
   const int rowHeight = QFontMetrics(legend->font()).height() + 1;
   const int rows = std::max(1, (plot->height() - 60) / rowHeight);
   const int columns = entries <= rows ? 1 : entries <= 2 * rows ? 2 : 0;
-  const bool shown = entries > 0 && columns > 0;
+  const bool shown = entries > 0 && columns > 0 && entries <= maxEntries;
   legend->setVisible(shown);
   const int wrap = columns == 2 ? (entries + 1) / 2 : 0;
   if (legend->wrap() != wrap) {
@@ -109,6 +109,7 @@ void fitLegend(QCustomPlot* plot) {
     legend->setFillOrder(QCPLayoutGrid::foRowsFirst, /*rearrange=*/true);
   }
   legend->setMaximumSize(shown ? QWIDGETSIZE_MAX : 0, QWIDGETSIZE_MAX);
+  return shown;
 }
 
 void fitTicks(QCustomPlot* plot) {
@@ -118,6 +119,11 @@ void fitTicks(QCustomPlot* plot) {
   // Text tickers place their own labels (one per category).
   if (!plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>())
     plot->xAxis->ticker()->setTickCount(count);
+}
+
+QCPTextElement* plotTitle(QCustomPlot* plot) {
+  if (plot->plotLayout()->rowCount() == 0) return nullptr;
+  return qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
 }
 
 bool savePlotSvg(QCustomPlot* plot, const QString& path) {

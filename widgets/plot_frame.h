@@ -5,25 +5,37 @@
 
 #include <QString>
 
+#include <climits>
+
 class QCustomPlot;
+class QCPTextElement;
 
 namespace fl::widgets {
 
 void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLabel,
                     const QString& yLabel, bool legend);
 
-// The legend's share of the plot's width at most: longer names are elided in the middle
-// ("#12 fourier N…expected"), so the axes keep the rest.
-constexpr double kLegendWidthShare = 0.34;
+// The legend's share of the plot's width at most: longer names are elided at their end
+// ("#12 fourier N=12 gam…"; the run's number and first settings stay), so the axes keep the
+// rest.
+constexpr double kLegendWidthShare = 0.28;
+
+// Curve plots name at most this many curves in a legend: more rows would take the plot's room
+// and still not say which line is which at a glance; the hover readout names them all.
+constexpr int kCompactLegendEntries = 6;
 
 // Lays the legend out for the plot's current size: every entry named, one column when they fit
-// the height, two when that fits the width share, none (hover names the curves) past that; names
-// elided to the width share. Call before each replot.
-void fitLegend(QCustomPlot* plot);
+// the height, two when that fits the width share, none (hover names the curves) past that or
+// past `maxEntries`; names elided to the width share. Call before each replot. Returns whether
+// the legend is shown.
+bool fitLegend(QCustomPlot* plot, int maxEntries = INT_MAX);
 
 // As many x ticks as the axis has room for (one per ~70 px, 1 to 6), so labels never touch in
 // a narrow cell. Uses the axis width of the last layout; call before each replot.
 void fitTicks(QCustomPlot* plot);
+
+// The bold title row setUpPlotFrame() gave the plot (null for a plot it did not frame).
+QCPTextElement* plotTitle(QCustomPlot* plot);
 
 // Writes the plot as SVG at its current size (QCustomPlot saves PNG and PDF itself).
 bool savePlotSvg(QCustomPlot* plot, const QString& path);

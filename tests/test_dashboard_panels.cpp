@@ -5,7 +5,10 @@
 #include <QtTest>
 
 #include <QComboBox>
+#include <QLabel>
+#include <QMenu>
 #include <QSpinBox>
+#include <QTabWidget>
 
 #include <qcustomplot.h>
 
@@ -13,6 +16,7 @@
 #include "widgets/heatmap_plot.h"
 #include "widgets/matrix_heatmap_plot.h"
 #include "widgets/metric_plot.h"
+#include "widgets/plot_frame.h"
 #include "widgets/run_colors.h"
 #include "widgets/snapshot_plot.h"
 #include "widgets/step_ticker.h"
@@ -78,27 +82,78 @@ class TestDashboardPanels : public QObject {
   }
 
   // Legends sit right of the axes, one entry per row while the height holds them, then in two
-  // columns, and step aside (hover names the curves) only when even that does not fit.
+  // columns, and step aside (hover names the curves) when even that does not fit or when the
+  // plot asks for a compact legend of a few entries.
   void legendsNameEveryEntryTheyHaveRoomFor() {
-    fl::widgets::MetricPlot plot("loss", "step", "cross-entropy");
+    QCustomPlot plot;
+    fl::widgets::setUpPlotFrame(&plot, "pdf", "z", "density", /*legend=*/true);
     plot.resize(500, 300);
     plot.show();  // laid out: the legend fits the plot's real height
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
-    for (int i = 0; i < 10; ++i)
-      plot.setCurve(QString("#%1 a long run name").arg(i), Qt::red, {0, 1}, {1.0, 0.5});
-    plot.refresh();
-    QVERIFY(plot.plot()->legend->visible());
-    QCOMPARE(plot.plot()->legend->itemCount(), 10);
-    QCOMPARE(plot.plot()->legend->columnCount(), 1);
-    for (int i = 10; i < 30; ++i)
-      plot.setCurve(QString("#%1 more").arg(i), Qt::blue, {0, 1}, {1.0, 0.5});
-    plot.refresh();
-    QVERIFY(plot.plot()->legend->visible());
-    QCOMPARE(plot.plot()->legend->columnCount(), 2);
-    for (int i = 30; i < 80; ++i)
-      plot.setCurve(QString("#%1 too many").arg(i), Qt::blue, {0, 1}, {1.0, 0.5});
-    plot.refresh();
-    QVERIFY(!plot.plot()->legend->visible());
+    auto addCurves = [&](int from, int to) {
+      for (int i = from; i < to; ++i) plot.addGraph()->setName(QString("#%1 a run").arg(i));
+    };
+    addCurves(0, 10);
+    QVERIFY(fl::widgets::fitLegend(&plot));
+    QCOMPARE(plot.legend->itemCount(), 10);
+    QCOMPARE(plot.legend->columnCount(), 1);
+    QVERIFY(!fl::widgets::fitLegend(&plot, 6));  // a compact legend: at most six
+    QVERIFY(!plot.legend->visible());
+    addCurves(10, 30);
+    QVERIFY(fl::widgets::fitLegend(&plot));
+    QCOMPARE(plot.legend->columnCount(), 2);
+    addCurves(30, 80);
+    QVERIFY(!fl::widgets::fitLegend(&plot));
+    QVERIFY(!plot.legend->visible());
+  }
+
+  // A variant series (test/kl_exact beside test/kl) is drawn only when asked, for every run
+  // shown then or later, and hidden again on request.
+  void aSeriesOnRequestIsDrawnOnlyWhenAsked() {
+    Dashboard d;
+    PanelSpec kl = panel("kl", PanelKind::MetricLines, {"test/kl", "test/kl_exact"});
+    kl.onRequest = {"test/kl_exact"};
+    d.setPanels({kl});
+    d.setRunLabel(1, "linear");
+    d.setMetric(1, "test/kl", {1, 2}, {0.5, 0.4});
+    d.setMetric(1, "test/kl_exact", {1, 2}, {0.6, 0.5});
+    d.refresh();
+    auto* plot = qobject_cast<MetricPlot*>(d.panel("kl"));
+    QCOMPARE(plot->curveNames().size(), 2);  // kept, to be drawn on request
+    QVERIFY(plot->isCurveHidden("#1 linear kl_exact"));
+    QVERIFY(!plot->isCurveHidden("#1 linear kl"));
+    // The panel's menu offers it, unchecked.
+    QMenu* menu = d.contextMenuFor("kl");
+    QAction* draw = nullptr;
+    for (auto* a : menu->actions())
+      if (a->text() == "Draw test/kl_exact") draw = a;
+    QVERIFY(draw && draw->isCheckable() && !draw->isChecked());
+    draw->trigger();
+    QVERIFY(d.onRequestShown("test/kl_exact"));
+    QVERIFY(!plot->isCurveHidden("#1 linear kl_exact"));
+    d.setMetric(2, "test/kl_exact", {1}, {0.7});  // a run shown later follows the choice
+    QVERIFY(!plot->isCurveHidden("#2 kl_exact"));
+    d.setOnRequestShown("test/kl_exact", false);
+    QVERIFY(plot->isCurveHidden("#1 linear kl_exact") && plot->isCurveHidden("#2 kl_exact"));
+    // A panel without such series offers none.
+    d.setPanels({panel("loss", PanelKind::MetricLines, {"train/loss"})});
+    QMenu* plain = d.contextMenuFor("loss");
+    for (auto* a : plain->actions()) QVERIFY(!a->text().startsWith("Draw "));
+  }
+
+  // An accuracy panel declares its bounds: a run that has retrieved nothing yet reads 0 on a
+  // 0..1 axis, not the middle of -1..1.
+  void declaredBoundsHoldTheValueAxis() {
+    Dashboard d;
+    PanelSpec passkey = panel("passkey", PanelKind::MetricLines, {"passkey/acc@*"});
+    passkey.yFloor = 0;
+    passkey.yCeiling = 1;
+    d.setPanels({passkey});
+    d.setMetric(1, "passkey/acc@64", {1, 2, 3}, {0, 0, 0});
+    d.refresh();
+    const QCPRange y = qobject_cast<MetricPlot*>(d.panel("passkey"))->plot()->yAxis->range();
+    QCOMPARE(y.lower, 0.0);
+    QVERIFY(y.upper <= 1.0 && y.upper > 0);
   }
 
   void aLegendDrawnNarrowWidensWithItsPlot() {
@@ -406,6 +461,61 @@ class TestDashboardPanels : public QObject {
     plot->plot()->replot(QCustomPlot::rpImmediateRefresh);
     QVERIFY(!plot->plot()->xAxis->tickVector().isEmpty());
     for (double tick : plot->plot()->xAxis->tickVector()) QCOMPARE(tick, std::round(tick));
+  }
+
+  // Double-clicking a plot's title maximises its panel, Esc brings the others back.
+  void doubleClickingATitleMaximisesAndEscRestores() {
+    Dashboard d;
+    d.setPanels(
+        {panel("a", PanelKind::MetricLines, {"a"}), panel("b", PanelKind::SnapshotCurves, {"b"})});
+    d.resize(1000, 600);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    for (const QString id : {"a", "b"}) {
+      auto* plot = d.panel(id)->findChild<QCustomPlot*>();
+      plot->replot(QCustomPlot::rpImmediateRefresh);
+      auto* title = fl::widgets::plotTitle(plot);
+      QVERIFY(title);
+      QTest::mouseDClick(plot, Qt::LeftButton, {}, title->outerRect().center());
+      QTRY_COMPARE(d.maximized(), id);
+      QVERIFY(d.panel(id == "a" ? "b" : "a")->isHidden());
+      QTest::keyClick(&d, Qt::Key_Escape);
+      QTRY_COMPARE(d.maximized(), QString());
+      QVERIFY(!d.panel("a")->isHidden() && !d.panel("b")->isHidden());
+    }
+  }
+
+  // As tabs, every panel is one tab named by its title, its data kept; back to the grid, every
+  // panel is shown again.
+  void panelsLayOutAsTabsOrAsAGrid() {
+    Dashboard d;
+    d.setPanels({panel("a", PanelKind::MetricLines, {"a"}),
+                 panel("b", PanelKind::MetricLines, {"b"}),
+                 panel("c", PanelKind::SnapshotBars, {"c"})});
+    d.addPanelWidget("table", new QLabel("metrics"), "Latest metrics");
+    d.setMetric(1, "a", {1, 2}, {3, 4});
+    d.resize(1000, 600);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    d.maximize("b");
+    d.setLayoutMode(Dashboard::Layout::Tabs);
+    QCOMPARE(d.tabs()->count(), 4);
+    QStringList names;
+    for (int i = 0; i < d.tabs()->count(); ++i) names << d.tabs()->tabText(i);
+    QCOMPARE(names, (QStringList{"a", "b", "c", "Latest metrics"}));
+    QCOMPARE(d.tabs()->currentWidget(), d.panel("b"));  // the maximised panel comes first
+    d.maximize("c");                                    // with tabs: its tab forward
+    QCOMPARE(d.tabs()->currentWidget(), d.panel("c"));
+    // One panel fills the area: far more than a grid cell.
+    QTRY_VERIFY(d.panel("c")->height() > 500);
+    QCOMPARE(qobject_cast<MetricPlot*>(d.panel("a"))->pointCount("#1"), size_t(2));
+    d.setLayoutMode(Dashboard::Layout::Grid);
+    QVERIFY(d.tabs()->isHidden());
+    for (const QString id : {"a", "b", "c", "table"}) {
+      QVERIFY(!d.panel(id)->isHidden());
+      QCOMPARE(d.panel(id)->parentWidget(), &d);
+    }
+    QCOMPARE(qobject_cast<MetricPlot*>(d.panel("a"))->pointCount("#1"), size_t(2));
   }
 
   // A panel maximised fills the dashboard; the others come back with it.

@@ -20,6 +20,7 @@
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTableView>
+#include <QToolButton>
 
 #include <qcustomplot.h>
 
@@ -272,7 +273,9 @@ class TestMainWindow : public QObject {
     w->refreshHistory();
     w->history()->table()->selectAll();
     QTest::keySequence(w.get(), QKeySequence("Ctrl+Shift+C"));
-    QVERIFY(w->display()->configDiffTable()->isVisibleTo(w.get()));
+    QVERIFY(w->display()->configDiffButton()->isVisibleTo(w.get()));
+    QVERIFY2(w->display()->configDiffButton()->text().startsWith("Config diff: 5 runs"),
+             qPrintable(w->display()->configDiffButton()->text()));
     QCOMPARE(w->display()->configDiffModel()->rowCount(), 5);
     w->queue()->cancelAll();
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 20000);

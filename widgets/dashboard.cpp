@@ -3,12 +3,17 @@
 #include <QGridLayout>
 #include <QMenu>
 #include <QResizeEvent>
+#include <QShortcut>
+#include <QTabWidget>
 
 #include <algorithm>
+
+#include <qcustomplot.h>
 
 #include "widgets/heatmap_plot.h"
 #include "widgets/matrix_heatmap_plot.h"
 #include "widgets/metric_plot.h"
+#include "widgets/plot_frame.h"
 #include "widgets/run_colors.h"
 #include "widgets/snapshot_plot.h"
 #include "widgets/verdict_panel.h"
@@ -44,9 +49,19 @@ Dashboard::Dashboard(QWidget* parent)
     : QWidget(parent),
       m_ownColors(std::make_unique<RunColors>()),
       m_colors(m_ownColors.get()),
-      m_grid(new QGridLayout(this)) {
+      m_grid(new QGridLayout(this)),
+      m_tabs(new QTabWidget(this)),
+      m_restore(new QShortcut(QKeySequence(Qt::Key_Escape), this)) {
   m_grid->setContentsMargins(0, 0, 0, 0);
   m_grid->setSizeConstraint(QLayout::SetNoConstraint);  // see minimumSizeHint()
+  m_tabs->setDocumentMode(true);
+  m_tabs->hide();
+  // Esc brings the other panels back only while one is maximised (and the dashboard is shown):
+  // otherwise the key is left to whatever else wants it. The window's, not the dashboard's:
+  // double-clicking a plot's title does not move the keyboard focus there.
+  m_restore->setContext(Qt::WindowShortcut);
+  m_restore->setEnabled(false);
+  connect(m_restore, &QShortcut::activated, this, [this] { maximize(QString()); });
 }
 
 QSize Dashboard::minimumSizeHint() const { return {kMinPanelWidth / 2, minimumHeight()}; }
@@ -57,26 +72,100 @@ void Dashboard::setColors(RunColors* colors) { m_colors = colors ? colors : m_ow
 
 int Dashboard::columnsFor(int width) const { return std::clamp(width / kMinPanelWidth, 1, 3); }
 
-void Dashboard::place(const QString& id, QWidget* widget) {
+void Dashboard::place(const QString& id, QWidget* widget, const QString& title) {
   widget->setObjectName(id);
   m_panels[id] = widget;
+  m_titles[id] = title;
   m_order << id;
-  // Right-click any panel: maximise it, or bring the others back.
+  // Right-click any panel: maximise it or bring the others back, draw its series on request.
   widget->setContextMenuPolicy(Qt::CustomContextMenu);
   connect(widget, &QWidget::customContextMenuRequested, this, [this, id, widget](const QPoint& at) {
-    QMenu menu;
-    if (m_maximized.isEmpty())
-      menu.addAction("Maximise this panel", this, [this, id] { maximize(id); });
-    else
-      menu.addAction("Show all panels", this, [this] { maximize(QString()); });
-    menu.exec(widget->mapToGlobal(at));
+    QMenu* menu = contextMenuFor(id);
+    menu->exec(widget->mapToGlobal(at));
+    menu->deleteLater();
   });
+  // Double-clicking a plot's title maximises it (and brings the others back), as a window's
+  // title bar does.
+  for (auto* plot : widget->findChildren<QCustomPlot*>())
+    if (auto* title = plotTitle(plot))
+      connect(title, &QCPTextElement::doubleClicked, this,
+              [this, id] { maximize(m_maximized == id ? QString() : id); });
   relayout();
+}
+
+QMenu* Dashboard::contextMenuFor(const QString& id) {
+  auto* menu = new QMenu(this);
+  if (m_layout == Layout::Grid) {
+    if (m_maximized.isEmpty())
+      menu->addAction("Maximise this panel (double-click its title)", this,
+                      [this, id] { maximize(id); });
+    else
+      menu->addAction("Show all panels (Esc)", this, [this] { maximize(QString()); });
+  }
+  for (const auto& key : m_onRequestOf.value(id)) {
+    auto* action = menu->addAction("Draw " + key);
+    action->setCheckable(true);
+    action->setChecked(m_requested.contains(key));
+    connect(action, &QAction::toggled, this,
+            [this, key](bool shown) { setOnRequestShown(key, shown); });
+  }
+  return menu;
+}
+
+void Dashboard::setOnRequestShown(const QString& key, bool shown) {
+  if (shown == m_requested.contains(key)) return;
+  if (shown)
+    m_requested.insert(key);
+  else
+    m_requested.remove(key);
+  applyRequested(key);
+}
+
+void Dashboard::applyRequested(const QString& key) {
+  const KeySlot& slot = slotFor(key.toStdString());
+  if (!slot.plot) return;
+  const bool hidden = slot.onRequest && !m_requested.contains(key);
+  for (const auto& name : m_curvesOfKey.value(key)) slot.plot->setCurveHidden(name, hidden);
+}
+
+void Dashboard::setLayoutMode(Layout layout) {
+  if (layout == m_layout) return;
+  m_layout = layout;
+  // A maximised panel in the grid is the tab shown first.
+  const QString front = m_maximized;
+  m_maximized.clear();
+  m_restore->setEnabled(false);
+  relayout();
+  if (layout == Layout::Tabs && m_panels.contains(front))
+    m_tabs->setCurrentWidget(m_panels.value(front));
+  m_allDirty = true;
+  refresh();
+  emit layoutModeChanged(layout);
 }
 
 void Dashboard::relayout() {
   m_columns = columnsFor(width() > 0 ? width() : kMinPanelWidth * 3);
   while (m_grid->count() > 0) m_grid->takeAt(0);  // the widgets stay, only their places go
+  if (m_layout == Layout::Tabs) {
+    // One panel fills the area; the tab bar names them all.
+    QWidget* current = m_tabs->currentWidget();
+    m_tabs->blockSignals(true);
+    m_tabs->clear();  // pages are not deleted, only taken out
+    for (const auto& id : m_order)
+      if (QWidget* w = m_panels.value(id)) m_tabs->addTab(w, m_titles.value(id, id));
+    if (current && m_tabs->indexOf(current) >= 0) m_tabs->setCurrentWidget(current);
+    m_tabs->blockSignals(false);
+    m_grid->addWidget(m_tabs, 0, 0);
+    m_tabs->show();
+    for (int c = 0; c < 3; ++c) m_grid->setColumnStretch(c, c == 0 ? 1 : 0);
+    setMinimumHeight(kMinPanelHeight + m_tabs->tabBar()->sizeHint().height());
+    return;
+  }
+  if (m_tabs->count() > 0) {
+    m_tabs->clear();
+    for (auto* w : m_panels) w->setParent(this);  // out of the tab widget's pages
+  }
+  m_tabs->hide();
   int index = 0;
   for (const auto& id : m_order) {
     QWidget* w = m_panels.value(id);
@@ -99,8 +188,13 @@ void Dashboard::resizeEvent(QResizeEvent* event) {
 
 void Dashboard::maximize(const QString& id) {
   const QString next = m_panels.contains(id) ? id : QString();
+  if (m_layout == Layout::Tabs) {
+    if (!next.isEmpty()) m_tabs->setCurrentWidget(m_panels.value(next));
+    return;
+  }
   if (next == m_maximized) return;
   m_maximized = next;
+  m_restore->setEnabled(!m_maximized.isEmpty());
   relayout();
   m_allDirty = true;
   refresh();
@@ -114,9 +208,14 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
     w->hide();
     w->deleteLater();
   }
+  m_tabs->clear();
   m_panels.clear();
+  m_titles.clear();
   m_order.clear();
   m_maximized.clear();
+  m_restore->setEnabled(false);
+  m_onRequestOf.clear();
+  m_curvesOfKey.clear();
   m_metricPlots.clear();
   m_slots.clear();
   m_prefixes.clear();
@@ -134,6 +233,7 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
       case PanelKind::MetricLines: {
         auto* plot = new MetricPlot(title, xLabel, yLabel, this);
         plot->setLogY(p.logY);
+        plot->setValueBounds(p.yFloor, p.yCeiling);
         // A lone exact key needs no suffix; prefixes always do (their keys are many).
         const bool several = p.series.size() > 1;
         // The key's last part names it in the legend ("mse_argmax"), unless two keys share it
@@ -146,10 +246,13 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
           const QString key = QString::fromStdString(series);
           const QString last = key.section('/', -1);
           const QString suffix = !several ? QString() : lastParts.count(last) > 1 ? key : last;
+          const bool onRequest =
+              std::find(p.onRequest.begin(), p.onRequest.end(), series) != p.onRequest.end();
+          if (onRequest) m_onRequestOf[QString::fromStdString(p.id)] << key;
           if (key.endsWith('*'))
             m_prefixes << PrefixSeries{key.chopped(1), plot};
           else
-            m_slots[key] = {plot, position++, suffix};
+            m_slots[key] = {plot, position++, suffix, onRequest};
         }
         m_keysInPlot[plot] = position;
         m_metricPlots << plot;
@@ -192,13 +295,15 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
       case PanelKind::Probe:
         continue;  // built by its owner: it needs a live run to ask
     }
-    w->setToolTip(QString::fromStdString(p.help) + "\n(Right-click: maximise this panel.)");
-    place(QString::fromStdString(p.id), w);
+    w->setToolTip(QString::fromStdString(p.help) +
+                  "\n(Double-click the title or right-click: maximise this panel.)");
+    place(QString::fromStdString(p.id), w, title);
   }
 }
 
 void Dashboard::clearData() {
   m_allDirty = true;
+  m_curvesOfKey.clear();
   for (auto* plot : m_metricPlots) plot->clearCurves();
   for (auto* plot : m_snapshotPlots) plot->clear();
   for (auto* plot : m_heatmaps) plot->clear();
@@ -242,8 +347,14 @@ void Dashboard::setMetric(int64_t runId, const std::string& key, std::vector<dou
   const KeySlot& slot = slotFor(key);
   if (!slot.plot) return;
   // Within one run, a panel's curves differ by key: a line style per key, the run's colour.
-  slot.plot->setCurve(curveName(runId, slot), seriesPen(m_colors->of(runId), slot.position),
-                      std::move(steps), std::move(values));
+  const QString name = curveName(runId, slot);
+  slot.plot->setCurve(name, seriesPen(m_colors->of(runId), slot.position), std::move(steps),
+                      std::move(values));
+  if (slot.onRequest) {
+    const QString k = QString::fromStdString(key);
+    m_curvesOfKey[k].insert(name);
+    slot.plot->setCurveHidden(name, !m_requested.contains(k));
+  }
   m_dirty.insert(slot.plot);
 }
 
@@ -293,6 +404,8 @@ void Dashboard::refresh() {
   m_snapshotsChanged = false;
 }
 
-void Dashboard::addPanelWidget(const QString& id, QWidget* widget) { place(id, widget); }
+void Dashboard::addPanelWidget(const QString& id, QWidget* widget, const QString& title) {
+  place(id, widget, title);
+}
 
 }  // namespace fl::widgets

@@ -2,9 +2,11 @@
 // Several runs can be shown at once: metric curves are keyed by run, each in its run's colour
 // (RunColors, shared with the window's tables), a run's several keys in one panel told apart by
 // line style; snapshot panels show the focused run, with other runs' curves overlaid where that
-// reads well. As many columns as the width holds (panels keep a readable size); any panel can
-// be maximised (its context menu, or maximize()) and the others brought back. The owner calls
-// refresh() once per GUI tick.
+// reads well. Laid out as a grid (as many columns as the width holds; panels keep a readable
+// size) or as tabs, one panel filling the area, at the reader's choice; in the grid any panel
+// can be maximised (double-click its title, its context menu, or maximize()) and the others
+// brought back (Esc). Series a panel draws only on request (PanelSpec::onRequest) are offered
+// in its context menu. The owner calls refresh() once per GUI tick.
 //
 // Metric series are exact keys or, ending in '*', prefixes: "val/ppl@*" gives one curve per
 // key starting with "val/ppl@" (legend "@64", "@512", ...), however many the config makes.
@@ -23,6 +25,9 @@
 
 class QGridLayout;
 class QLabel;
+class QMenu;
+class QShortcut;
+class QTabWidget;
 
 namespace fl::widgets {
 
@@ -63,19 +68,32 @@ class Dashboard : public QWidget {
   int64_t shownRun() const { return m_shownRun; }
   void refresh();
 
-  // Places a panel built by the owner (e.g. the probe) in the grid.
-  void addPanelWidget(const QString& id, QWidget* widget);
+  // Places a panel built by the owner (e.g. the probe) in the grid; `title` names its tab.
+  void addPanelWidget(const QString& id, QWidget* widget, const QString& title);
   QList<MetricPlot*> metricPlots() const { return m_metricPlots; }
   QWidget* panel(const QString& id) const { return m_panels.value(id); }
   QStringList panelIds() const { return m_order; }
 
-  // Shows one panel alone, filling the dashboard; an empty id shows them all again.
+  // Shows one panel alone, filling the dashboard; an empty id shows them all again. With tabs,
+  // the panel's tab is brought forward.
   void maximize(const QString& id);
   QString maximized() const { return m_maximized; }
   int columns() const { return m_columns; }
 
+  enum class Layout { Grid, Tabs };
+  void setLayoutMode(Layout layout);
+  Layout layoutMode() const { return m_layout; }
+  QTabWidget* tabs() const { return m_tabs; }
+
+  // Draws (or hides again) a series the panel draws only on request, for every shown run.
+  void setOnRequestShown(const QString& key, bool shown);
+  bool onRequestShown(const QString& key) const { return m_requested.contains(key); }
+  // The panel's context menu as the reader gets it (maximise or show all; series on request).
+  QMenu* contextMenuFor(const QString& id);
+
  signals:
   void maximizedChanged(const QString& id);
+  void layoutModeChanged(Layout layout);
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -90,19 +108,28 @@ class Dashboard : public QWidget {
     MetricPlot* plot = nullptr;
     int position = 0;
     QString suffix;
+    bool onRequest = false;  // drawn only while the reader asks (m_requested)
   };
   const KeySlot& slotFor(const std::string& key);
   QString curveName(int64_t runId, const KeySlot& slot) const;
-  void place(const QString& id, QWidget* widget);
+  void place(const QString& id, QWidget* widget, const QString& title);
+  void applyRequested(const QString& key);
   void relayout();
   int columnsFor(int width) const;
 
   std::unique_ptr<RunColors> m_ownColors;
   RunColors* m_colors;
   QGridLayout* m_grid;
+  QTabWidget* m_tabs;
+  QShortcut* m_restore;  // Esc: every panel again after one was maximised
+  Layout m_layout = Layout::Grid;
   QMap<QString, QWidget*> m_panels;
-  QStringList m_order;  // panels in declaration order
+  QMap<QString, QString> m_titles;  // panel id -> its title (the tab's name)
+  QStringList m_order;              // panels in declaration order
   QString m_maximized;
+  QMap<QString, QStringList> m_onRequestOf;    // panel id -> its keys drawn on request
+  QSet<QString> m_requested;                   // keys drawn on request that the reader asked for
+  QMap<QString, QSet<QString>> m_curvesOfKey;  // metric key -> its curves' names (every run)
   int m_columns = 3;
   QList<MetricPlot*> m_metricPlots;
   QMap<QString, KeySlot> m_slots;  // metric key -> slot: declared keys, then prefix matches

@@ -1,16 +1,20 @@
 #include "app/gui/run_display.h"
 
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSlider>
 #include <QStackedWidget>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
+#include <QWidgetAction>
 
 #include <algorithm>
 #include <fstream>
@@ -72,6 +76,8 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
       m_metricsModel(new MetricsTableModel(views, colors, this)),
       m_diffModel(new widgets::TextTableModel(this)),
       m_diffTable(makeTable(this)),
+      m_diffButton(new QToolButton(this)),
+      m_layoutChoice(new QComboBox(this)),
       m_probeRouter(std::make_unique<ProbeRouter>(registry, store, queue)) {
   m_dashboard->setColors(&colors);
   auto* layout = new QVBoxLayout(this);
@@ -86,6 +92,27 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
   m_back->setVisible(false);
   connect(m_back, &QLabel::linkActivated, this, [this] { backToComparison(); });
   controls->addWidget(m_back);
+  // The config differences open on demand, over the plots: a table below them took a third of
+  // the height at 1280 x 720.
+  m_diffButton->setPopupMode(QToolButton::InstantPopup);
+  m_diffButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  m_diffButton->setToolTip("The config values that differ between the compared runs");
+  auto* diffMenu = new QMenu(m_diffButton);
+  auto* diffAction = new QWidgetAction(diffMenu);
+  diffAction->setDefaultWidget(m_diffTable);
+  diffMenu->addAction(diffAction);
+  m_diffButton->setMenu(diffMenu);
+  m_diffButton->setVisible(false);
+  controls->addWidget(m_diffButton);
+  m_layoutChoice->addItems({"Grid", "Tabs"});
+  m_layoutChoice->setToolTip(
+      "Grid: every panel at once (double-click a title to maximise it, Esc for all again). "
+      "Tabs: one panel fills the area.");
+  controls->addWidget(m_layoutChoice);
+  connect(m_layoutChoice, &QComboBox::currentIndexChanged, this, [this](int index) {
+    m_dashboard->setLayoutMode(index == 1 ? widgets::Dashboard::Layout::Tabs
+                                          : widgets::Dashboard::Layout::Grid);
+  });
   auto* smoothingLabel = new QLabel("Smoothing", this);
   controls->addWidget(smoothingLabel);
   m_smoothing->setRange(0, 99);
@@ -132,8 +159,6 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
   m_pages->addWidget(scroll);
   layout->addWidget(m_pages, 1);
   m_diffTable->setModel(m_diffModel);
-  m_diffTable->setVisible(false);  // shown while comparing: the config values that differ
-  layout->addWidget(m_diffTable);
   setStoreEmpty(false);
 
   connect(m_demo, &QPushButton::clicked, this, &RunDisplay::demoRequested);
@@ -179,7 +204,7 @@ void RunDisplay::rebuildPanels() {
   m_metricsTable = makeTable(m_dashboard);
   m_metricsTable->setModel(m_metricsModel);
   m_metricsTable->setToolTip("The latest value of every metric of the shown runs");
-  m_dashboard->addPanelWidget("metrics_table", m_metricsTable);
+  m_dashboard->addPanelWidget("metrics_table", m_metricsTable, "Latest metrics");
   m_probe = nullptr;
   for (const auto& panel : m_experiment->panels()) {
     if (panel.kind != PanelKind::Probe) continue;
@@ -192,7 +217,8 @@ void RunDisplay::rebuildPanels() {
     m_probe =
         new widgets::ProbePanel(QString::fromStdString(panel.title), series, sliders, m_dashboard);
     m_probe->setToolTip(QString::fromStdString(panel.help));
-    m_dashboard->addPanelWidget(QString::fromStdString(panel.id), m_probe);
+    m_dashboard->addPanelWidget(QString::fromStdString(panel.id), m_probe,
+                                QString::fromStdString(panel.title));
   }
   m_probeRouter->setPanel(m_probe);
 }
@@ -410,7 +436,7 @@ void RunDisplay::updateFocusLine() {
 
 void RunDisplay::updateConfigDiff() {
   if (m_shown.size() < 2) {
-    m_diffTable->setVisible(false);
+    m_diffButton->setVisible(false);
     return;
   }
   const std::vector<std::string> differing = differingKeysOfShown();
@@ -431,12 +457,21 @@ void RunDisplay::updateConfigDiff() {
     keysOfRows.push_back(QVariant::fromValue<qlonglong>(id));
   }
   m_diffModel->setRows(headers, std::move(rows), std::move(keysOfRows));
-  // Every compared run's row visible (up to six, then it scrolls).
-  m_diffTable->setFixedHeight(m_diffTable->horizontalHeader()->sizeHint().height() +
-                              std::min<int>(static_cast<int>(m_shown.size()), 6) *
-                                  m_diffTable->verticalHeader()->defaultSectionSize() +
-                              4);
-  m_diffTable->setVisible(true);
+  // The popup fits the table: every row up to twelve (then it scrolls), every column up to
+  // 1000 px.
+  m_diffTable->resizeColumnsToContents();
+  int width = 2 * m_diffTable->frameWidth() + 2;
+  for (int c = 0; c < m_diffModel->columnCount(); ++c) width += m_diffTable->columnWidth(c);
+  const int rowsShown = std::min<int>(static_cast<int>(m_shown.size()), 12);
+  m_diffTable->setFixedSize(std::min(width, 1000),
+                            m_diffTable->horizontalHeader()->sizeHint().height() +
+                                rowsShown * m_diffTable->verticalHeader()->defaultSectionSize() +
+                                2 * m_diffTable->frameWidth() + 2);
+  m_diffButton->setText(QString("Config diff: %1 runs, %2 %3 ▾")
+                            .arg(m_shown.size())
+                            .arg(differing.size())
+                            .arg(differing.size() == 1 ? "key" : "keys"));
+  m_diffButton->setVisible(true);
 }
 
 QStringList RunDisplay::exportShown(const QString& folder, QString* error) {

@@ -1,9 +1,10 @@
 // RunDisplay: the Live tab. Shows one run, or several compared (the first is focused: its
 // snapshots; the others' curves and predictions are overlaid), drawn from their RunViews and
 // appended on every tick; a line above names the focused run in its colour with its state and
-// verdicts; the config values that differ between compared runs below; a smoothing slider that
-// says its EMA weight. Clicking another run within a comparison focuses it and keeps the
-// comparison; showing a run alone keeps the comparison one click away ("back to the
+// verdicts; the config values that differ between compared runs one click away (a button that
+// opens them as a table, so the plots keep the height); a smoothing slider that says its EMA
+// weight; the dashboard as a grid or as tabs. Clicking another run within a comparison focuses it
+// and keeps the comparison; showing a run alone keeps the comparison one click away ("back to the
 // comparison"). Comparing runs of different experiments says so. With nothing shown it says
 // what to do (and offers the demo on an empty store).
 #pragma once
@@ -19,8 +20,10 @@
 #include "app/gui/run_view.h"
 #include "core/engine/registry.h"
 
+class QComboBox;
 class QLabel;
 class QPushButton;
+class QToolButton;
 class QSlider;
 class QStackedWidget;
 class QTableView;
@@ -84,6 +87,9 @@ class RunDisplay : public QWidget {
   QTableView* metricsTable() const { return m_metricsTable; }
   MetricsTableModel* metricsModel() const { return m_metricsModel; }
   QTableView* configDiffTable() const { return m_diffTable; }
+  // Opens the config differences (shown while comparing).
+  QToolButton* configDiffButton() const { return m_diffButton; }
+  QComboBox* layoutChoice() const { return m_layoutChoice; }
   widgets::TextTableModel* configDiffModel() const { return m_diffModel; }
   QSlider* smoothing() const { return m_smoothing; }
   QLabel* focusLine() const { return m_focusLine; }
@@ -125,6 +131,8 @@ class RunDisplay : public QWidget {
   MetricsTableModel* m_metricsModel;
   widgets::TextTableModel* m_diffModel;
   QTableView* m_diffTable;
+  QToolButton* m_diffButton;
+  QComboBox* m_layoutChoice;
   std::unique_ptr<ProbeRouter> m_probeRouter;
   bool m_storeEmpty = false;
   bool m_everShown = false;       // then the store is no longer empty

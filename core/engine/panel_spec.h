@@ -3,6 +3,7 @@
 // snapshot names that feed the panel.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,14 @@ struct PanelSpec {
   std::string yLabel;
   bool logY = false;
   std::string help;
+  // MetricLines series drawn only when the reader asks (the panel's context menu): a variant
+  // that doubles every curve and legend row (test/kl_exact beside test/kl) without saying
+  // more most of the time.
+  std::vector<std::string> onRequest = {};
+  // Bounds the value axis never leaves (an accuracy is 0..1): a flat curve at 0 reads as 0,
+  // not as the middle of -1..1. Both NaN: the data decide.
+  double yFloor = std::numeric_limits<double>::quiet_NaN();
+  double yCeiling = std::numeric_limits<double>::quiet_NaN();
 };
 
 }  // namespace fl

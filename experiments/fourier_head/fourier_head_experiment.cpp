@@ -79,7 +79,8 @@ std::vector<PanelSpec> FourierHeadExperiment::panels() const {
        true,
        "Mean over test inputs of the KL divergence from the true bin distribution: test/kl as "
        "the paper computes it (predicted probabilities floored at 1e-10), test/kl_exact without "
-       "the floor"},
+       "the floor (drawn on request: right-click the panel)",
+       {"test/kl_exact"}},
       {"mse",
        "Test MSE",
        PanelKind::MetricLines,
@@ -88,7 +89,9 @@ std::vector<PanelSpec> FourierHeadExperiment::panels() const {
        "squared error",
        false,
        "Bin centre of the rounded expected bin (the paper's MSE mean), of the argmax, and the "
-       "unrounded expected value, against the target's bin centre"},
+       "unrounded expected value, against the target's bin centre (drawn on request: right-click "
+       "the panel)",
+       {"test/mse_expected_exact"}},
       {"smoothness",
        "Test smoothness",
        PanelKind::MetricLines,

@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -28,6 +29,7 @@
 #include <csignal>
 #include <set>
 
+#include "app/gui/dock_title_bar.h"
 #include "app/gui/history_model.h"
 #include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
@@ -118,6 +120,10 @@ class TestMainWindow : public QObject {
 
   QTemporaryDir m_dir;
   fl::ExperimentRegistry m_registry;
+
+  static fl::gui::DockTitleBar* titleBar(QDockWidget* dock) {
+    return qobject_cast<fl::gui::DockTitleBar*>(dock->titleBarWidget());
+  }
 
   std::unique_ptr<MainWindow> makeWindow(const QString& db) {
     auto store = std::make_unique<fl::store::RunStore>((m_dir.path() + "/" + db).toStdString());
@@ -496,6 +502,9 @@ class TestMainWindow : public QObject {
       QVERIFY(w->launchPanel()->selectDevice("cpu"));
       w->launchPanel()->setParallelRuns(2);
       w->display()->smoothing()->setValue(40);
+      w->display()->layoutChoice()->setCurrentIndex(1);  // tabs
+      w->show();
+      titleBar(w->runsDock())->setCollapsed(true);
       w->history()->filterText()->setText("abc");
       w->history()->sortByKey("name", Qt::DescendingOrder);
       w->show();
@@ -506,9 +515,47 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->launchPanel()->device(), QString("cpu"));
     QCOMPARE(w->launchPanel()->parallelRuns(), 2);
     QCOMPARE(w->display()->smoothing()->value(), 40);
+    QCOMPARE(w->display()->dashboard()->layoutMode(), fl::widgets::Dashboard::Layout::Tabs);
+    QVERIFY(titleBar(w->runsDock())->collapsed());
+    QVERIFY(!titleBar(w->configureDock())->collapsed());
     QCOMPARE(w->history()->filterText()->text(), QString("abc"));
     QCOMPARE(w->history()->sortKey(), QString("name"));
     QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing
+  }
+
+  // At 1280 x 720 the plots get the window: with both docks rolled up to their bars the Live
+  // tab holds most of the width and height, and each dock comes back at the size it had.
+  void docksRollUpToTheirBarsAndThePlotsGetTheRoom() {
+    auto w = makeWindow("docks.db");
+    w->resize(1280, 720);
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    // Every tab fits the window: none holds it wider than the screen.
+    for (int i = 0; i < w->tabs()->count(); ++i)
+      QVERIFY2(w->tabs()->widget(i)->minimumSizeHint().width() <= 900,
+               qPrintable(w->tabs()->tabText(i)));
+    QCOMPARE(w->width(), 1280);
+    auto* runs = titleBar(w->runsDock());
+    auto* configure = titleBar(w->configureDock());
+    QVERIFY(runs && configure);
+    QTRY_VERIFY(w->runsDock()->widget()->isVisible());
+    const int runsHeight = w->runsDock()->height();
+    const int configureWidth = w->configureDock()->width();
+    QTest::mouseDClick(runs, Qt::LeftButton, {}, QPoint(runs->width() / 2, runs->height() / 2));
+    QVERIFY(runs->collapsed());
+    configure->collapseButton()->click();
+    QVERIFY(configure->collapsed());
+    QVERIFY(!w->runsDock()->widget()->isVisible() && !w->configureDock()->widget()->isVisible());
+    // The Configure dock is a strip along the edge, the Runs dock one bar.
+    QTRY_VERIFY(w->configureDock()->width() <= 40);
+    QTRY_VERIFY(w->runsDock()->height() <= 40);
+    QTRY_VERIFY2(w->tabs()->width() >= 1200 && w->tabs()->height() >= 600,
+                 qPrintable(QString("%1 x %2").arg(w->tabs()->width()).arg(w->tabs()->height())));
+    runs->collapseButton()->click();
+    configure->setCollapsed(false);
+    QTRY_COMPARE(w->runsDock()->height(), runsHeight);
+    QTRY_COMPARE(w->configureDock()->width(), configureWidth);
+    QVERIFY(w->runsDock()->widget()->isVisible() && w->configureDock()->widget()->isVisible());
   }
 
   // A first start sizes the window to the screen it opens on; Parallel runs starts at auto,

@@ -11,6 +11,7 @@
 #include <QTimer>
 
 #include "app/gui/about_box.h"
+#include "app/gui/dock_title_bar.h"
 #include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
 #include "app/gui/run_display.h"
@@ -52,6 +53,10 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   setCentralWidget(m_tabs);
 
   addDockWidget(Qt::BottomDockWidgetArea, m_runsDock);
+  // Both docks roll up to their title bar (its button or a double-click): the plots get the
+  // room, the dock stays one click away.
+  new DockTitleBar(m_configureDock);
+  new DockTitleBar(m_runsDock);
   statusBar()->showMessage(QString("Run store: %1").arg(QString::fromStdString(m_store->path())));
 
   connect(m_launch, &LaunchPanel::runRequested, this, [this] { launch(); });
@@ -312,7 +317,7 @@ void MainWindow::closeCancellingRuns() {
 }
 
 WindowParts MainWindow::settingsParts() {
-  return {this, m_launch, m_display, m_history, m_runsDock};
+  return {this, m_launch, m_display, m_history, m_runsDock, m_configureDock};
 }
 
 }  // namespace fl::gui

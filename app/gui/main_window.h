@@ -56,6 +56,7 @@ class MainWindow : public QMainWindow {
   QTableView* runsTable() const;
   RunsTableModel* runsModel() const { return m_runsModel; }
   RunsDock* runsDock() const { return m_runsDock; }
+  QDockWidget* configureDock() const { return m_configureDock; }
   QTabWidget* tabs() const { return m_tabs; }
   store::RunStore& store() const { return *m_store; }
 

@@ -1,5 +1,6 @@
 #include "app/gui/window_settings.h"
 
+#include <QComboBox>
 #include <QDockWidget>
 #include <QGuiApplication>
 #include <QMainWindow>
@@ -9,11 +10,20 @@
 
 #include <algorithm>
 
+#include "app/gui/dock_title_bar.h"
 #include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
 #include "app/gui/run_display.h"
 
 namespace fl::gui {
+
+namespace {
+
+DockTitleBar* titleBarOf(QDockWidget* dock) {
+  return dock ? qobject_cast<DockTitleBar*>(dock->titleBarWidget()) : nullptr;
+}
+
+}  // namespace
 
 void restoreWindowSettings(const WindowParts& parts) {
   QSettings settings("FourierLab", "FourierLab");
@@ -29,6 +39,11 @@ void restoreWindowSettings(const WindowParts& parts) {
   launch->setParallelRuns(settings.value("parallel", 0).toInt());
   launch->setBatchStudies(settings.value("batchStudies", true).toBool());
   parts.display->smoothing()->setValue(settings.value("smoothing", 0).toInt());
+  parts.display->layoutChoice()->setCurrentIndex(
+      settings.value("dashboardLayout").toString() == "tabs" ? 1 : 0);
+  const QStringList collapsed = settings.value("collapsedDocks").toStringList();
+  for (QDockWidget* dock : {parts.configureDock, parts.runsDock})
+    if (auto* bar = titleBarOf(dock)) bar->setCollapsed(collapsed.contains(dock->objectName()));
   parts.history->restoreSettings(settings);
   if (!settings.contains("geometry")) {
     // The first window fits the screen it opens on, with room around it.
@@ -43,9 +58,20 @@ void restoreWindowSettings(const WindowParts& parts) {
 
 void saveWindowSettings(const WindowParts& parts) {
   QSettings settings("FourierLab", "FourierLab");
-  const QMainWindow& window = *parts.window;
+  QMainWindow& window = *parts.window;
+  // The docks' layout is kept at their open sizes (a collapsed dock's fixed bar size would come
+  // back as its size); which are collapsed is kept beside it and applied after.
+  QStringList collapsed;
+  for (QDockWidget* dock : {parts.configureDock, parts.runsDock})
+    if (auto* bar = titleBarOf(dock); bar && bar->collapsed()) {
+      collapsed << dock->objectName();
+      bar->setCollapsed(false);
+    }
   settings.setValue("geometry", window.saveGeometry());
   settings.setValue("windowState", window.saveState());
+  settings.setValue("collapsedDocks", collapsed);
+  for (QDockWidget* dock : {parts.configureDock, parts.runsDock})
+    if (collapsed.contains(dock->objectName())) titleBarOf(dock)->setCollapsed(true);
   const LaunchPanel* launch = parts.launch;
   if (auto e = launch->experiment())
     settings.setValue("experiment", QString::fromStdString(e->name()));
@@ -54,6 +80,8 @@ void saveWindowSettings(const WindowParts& parts) {
   settings.setValue("parallel", launch->parallelRuns());
   settings.setValue("batchStudies", launch->batchStudies());
   settings.setValue("smoothing", parts.display->smoothing()->value());
+  settings.setValue("dashboardLayout",
+                    parts.display->layoutChoice()->currentIndex() == 1 ? "tabs" : "grid");
   parts.history->saveSettings(settings);
 }
 

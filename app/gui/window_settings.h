@@ -1,5 +1,6 @@
-// What the window keeps between sessions (QSettings "FourierLab"): its geometry and docks, the
-// experiment, preset, device, parallel runs, smoothing, and the History's filters and sort.
+// What the window keeps between sessions (QSettings "FourierLab"): its geometry and docks (and
+// which are collapsed to their title bar), the experiment, preset, device, parallel runs,
+// smoothing, the dashboard's layout (grid or tabs), and the History's filters and sort.
 // A first start (nothing saved) sizes the window to fit the screen it opens on.
 #pragma once
 
@@ -19,6 +20,7 @@ struct WindowParts {
   RunDisplay* display = nullptr;
   HistoryView* history = nullptr;
   QDockWidget* runsDock = nullptr;
+  QDockWidget* configureDock = nullptr;
 };
 
 void restoreWindowSettings(const WindowParts& parts);

@@ -125,6 +125,9 @@ QComboBox* choice(QWidget* parent, const QString& tip) {
   auto* box = new QComboBox(parent);
   box->setToolTip(tip);
   box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  // As wide as its longest choice when there is room, narrower (elided) when not: six choices
+  // at their full width held the window wider than a 1280-pixel screen.
+  box->setMinimumWidth(box->fontMetrics().horizontalAdvance("x") + 50);
   return box;
 }
 
@@ -202,6 +205,7 @@ QWidget* StudyView::buildGridPane() {
                        status ? QString::fromStdString(toString(*status)) : QString("waiting"));
   auto* legendLabel = new QLabel(legend + "<br>Click a setting to compare its runs", gridBox);
   legendLabel->setTextFormat(Qt::RichText);
+  legendLabel->setWordWrap(true);  // wraps rather than holding the pane (and window) wide
   gridLayout->addWidget(legendLabel);
   return gridBox;
 }

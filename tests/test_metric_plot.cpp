@@ -150,6 +150,10 @@ class TestMetricPlot : public QObject {
     QVERIFY(!plot.plot()->legend->visible());
     QCOMPARE(plot.legendNote(),
              QString("%1 curves: hover to read them").arg(fl::widgets::kCompactLegendEntries + 1));
+    // The legend stepped aside: the axes take its room (all but the y axis' labels).
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY2(plot.plot()->axisRect()->width() > plot.width() - 120,
+             qPrintable(QString::number(plot.plot()->axisRect()->width())));
   }
 
   // Over many random sets of curves, the readout lists every shown curve once, each with its

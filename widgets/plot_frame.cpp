@@ -108,7 +108,10 @@ bool fitLegend(QCustomPlot* plot, int maxEntries) {
     legend->setWrap(wrap);
     legend->setFillOrder(QCPLayoutGrid::foRowsFirst, /*rearrange=*/true);
   }
-  legend->setMaximumSize(shown ? QWIDGETSIZE_MAX : 0, QWIDGETSIZE_MAX);
+  // A hidden legend still asks the layout for its entries' width (QCustomPlot lays out hidden
+  // elements too): an explicit 1-pixel minimum overrides that, so the axes take the room.
+  legend->setMinimumSize(shown ? 0 : 1, 0);
+  legend->setMaximumSize(shown ? QWIDGETSIZE_MAX : 1, QWIDGETSIZE_MAX);
   return shown;
 }
 

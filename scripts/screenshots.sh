@@ -1,6 +1,7 @@
 #!/bin/sh
 # Takes the README's screenshots of the lab under Xvfb, at 1280x720 and 1920x1080: a run's
-# dashboard, a comparison, the study view of Table 1 and of the frequency figure, and History.
+# dashboard, a comparison (also with both docks rolled up to their bars), the study view of
+# Table 1 and of the frequency figure, and History.
 # The studies are shortened (fewer epochs and samples) so they train in a few minutes on two
 # cores; the pictures show the layout, not the paper's numbers (those are in the README's
 # study section). WORK=folder holding a lab.db with both studies (e.g. a copy of a store where
@@ -45,6 +46,10 @@ shot() {  # SIZE NAME ARGS...: starts the lab on a fresh screen, waits, takes th
   name=$2
   shift 2
   rm -rf "$WORK/config-$name-$size"  # a first start: no window state kept from a former shot
+  if [ -n "$settings" ]; then  # or a start with these settings kept from a former session
+    mkdir -p "$WORK/config-$name-$size/FourierLab"
+    printf '%b' "$settings" >"$WORK/config-$name-$size/FourierLab/FourierLab.conf"
+  fi
   display=:$(free_display)
   Xvfb "$display" -screen 0 "${size}x24" -nolisten tcp >/dev/null 2>&1 &
   xvfb=$!
@@ -82,9 +87,14 @@ shot() {  # SIZE NAME ARGS...: starts the lab on a fresh screen, waits, takes th
   echo "$png"
 }
 
+settings=
 for size in ${SIZES:-1280x720 1920x1080}; do
   shot "$size" dashboard --open "$single"
   shot "$size" compare --open "$ids"
+  # The same comparison with both docks rolled up to their bars: the plots take the window.
+  settings='[General]\ncollapsedDocks=configure, runs\n'
+  shot "$size" compare-docks-rolled-up --open "$ids"
+  settings=
   shot "$size" study-table1 --study "$table1"
   shot "$size" study-frequencies --study "$frequencies"
   shot "$size" history --history

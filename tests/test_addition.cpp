@@ -151,6 +151,30 @@ class TestAddition : public QObject {
     }
   }
 
+  // The Live tab's epoch and tokens axes: the trial's own epoch (its plan, by which the Runner
+  // counts epochs: whole batches of the training pairs, at least one) and four tokens a problem.
+  void stepsPerEpochAndTokensPerStepAreTheTrialsCounts() {
+    addition::AdditionExperiment experiment;
+    struct Case {
+      std::vector<std::string> assignments;
+      double stepsPerEpoch;  // train pairs / batch_size, rounded down
+      double tokensPerStep;
+    };
+    for (const auto& c : std::vector<Case>{
+             {{"operands=20", "test_fraction=0.25", "batch_size=64"}, 4, 256},  // 300 pairs
+             {{"operands=11", "test_fraction=0.2", "batch_size=128"}, 1, 512},  // 97 pairs
+         }) {
+      std::vector<std::string> assignments = {"d_model=32", "heads=2", "layers=1"};
+      assignments.insert(assignments.end(), c.assignments.begin(), c.assignments.end());
+      auto config = buildConfig(experiment, "", assignments);
+      QVERIFY2(config.ok(), config.summary().c_str());
+      QCOMPARE(experiment.stepsPerEpoch(config.values).value(), c.stepsPerEpoch);
+      QCOMPARE(experiment.stepsPerEpoch(config.values).value(),
+               static_cast<double>(makeTrial(assignments)->plan().stepsPerEpoch));
+      QCOMPARE(experiment.tokensPerStep(config.values).value(), c.tokensPerStep);
+    }
+  }
+
   void fourierInitWritesTheFeaturesAndFrozenRowsStayFixed() {
     auto trial = makeTrial({"operands=20", "d_model=32", "heads=2", "layers=1", "steps=10",
                             "embedding_init=fourier", "fourier_periods=2,5,10",

@@ -91,6 +91,35 @@ class TestFourierHeadExperiment : public QObject {
     QCOMPARE(c.snapshotCount["pdf/pred"], 2);  // one per evaluation
   }
 
+  // The Live tab's epoch axis divides steps by stepsPerEpoch: it must be the trainer's own
+  // count, the last short batch included, on a split batches divide and on one they do not.
+  void stepsPerEpochIsTheTrainersCount() {
+    struct Case {
+      std::vector<std::string> assignments;
+      double stepsPerEpoch;
+    };
+    for (const auto& c : std::vector<Case>{{{"samples=300", "batch_size=32"}, 8},  // 240 / 32 = 7.5
+                                           {{"samples=330", "test_fraction=0.3", "batch_size=11"},
+                                            21}})  // 231 / 11
+    {
+      auto assignments = c.assignments;
+      assignments.insert(assignments.end(), {"epochs=2", "device=cpu"});
+      auto config = fl::buildConfig(*experiment(), "", assignments);
+      QVERIFY2(config.ok(), config.summary().c_str());
+      QCOMPARE(experiment()->stepsPerEpoch(config.values).value(), c.stepsPerEpoch);
+      int64_t lastStep = 0, epochs = 0;
+      for (const auto& e : run(assignments).events)
+        if (auto* p = std::get_if<fl::ProgressEvent>(&e)) {
+          lastStep = p->step;
+          epochs = p->epoch;
+        }
+      QCOMPARE(static_cast<double>(lastStep), 2 * c.stepsPerEpoch);
+      QCOMPARE(epochs, int64_t(2));
+    }
+    // The toy reads coordinates, not tokens.
+    QVERIFY(!experiment()->tokensPerStep(fl::buildConfig(*experiment(), "", {}).values));
+  }
+
   void snapshotShapesMatchTheirAxes() {
     auto c = run({"samples=300", "epochs=2", "eval_every=1", "device=cpu", "frequencies=5"});
     for (const auto& [name, event] : c.lastSnapshot) {

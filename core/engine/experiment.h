@@ -155,6 +155,17 @@ class Experiment {
   // The most intra-op threads one run of this config can use well (0: any number). Tiny models
   // say 1: a second thread only adds synchronisation (study/thread_budget.h).
   virtual int usefulThreads(const nlohmann::json& config) const { return 0; }
+  // The curves' other x axes (the Live tab's "epoch" and "tokens seen"), from a complete config
+  // as the trainer reads it. stepsPerEpoch: the optimisation steps one pass over the training
+  // data takes, as the trainer counts them; nullopt when the data has no epochs (windows drawn
+  // at random from a corpus). tokensPerStep: the tokens one step reads; nullopt when the model
+  // reads no tokens (the toy reads coordinates). Both may throw on a config that lacks a key.
+  virtual std::optional<double> stepsPerEpoch(const nlohmann::json& config) const {
+    return std::nullopt;
+  }
+  virtual std::optional<double> tokensPerStep(const nlohmann::json& config) const {
+    return std::nullopt;
+  }
   // The snapshots a trial emits with SnapshotKeep::NotStored, rebuilt for a reader of the store
   // from the run's config and one stored snapshot (the toy's true densities follow from the
   // dataset and the inputs a stored prediction names). Must equal what the trial emitted.

@@ -118,6 +118,15 @@ std::vector<ConfigIssue> AdditionExperiment::checkConfig(const nlohmann::json& c
   return issues;
 }
 
+std::optional<double> AdditionExperiment::stepsPerEpoch(const nlohmann::json& config) const {
+  return static_cast<double>(additionStepsPerEpoch(AdditionSettings::fromConfig(config)));
+}
+
+std::optional<double> AdditionExperiment::tokensPerStep(const nlohmann::json& config) const {
+  const auto s = AdditionSettings::fromConfig(config);
+  return static_cast<double>(s.training.batchSize * AdditionTask::kSequenceLength);
+}
+
 std::unique_ptr<Trial> AdditionExperiment::createTrial(const TrialContext& context) const {
   return std::make_unique<AdditionTrial>(AdditionSettings::fromConfig(context.config),
                                          context.device, context.seed);

@@ -21,6 +21,10 @@ class AdditionExperiment : public Experiment {
   }
   std::vector<Variant> comparisonVariants() const override;
   std::vector<ConfigIssue> checkConfig(const nlohmann::json& config) const override;
+  // Nominal epochs of the training pairs (additionStepsPerEpoch); four tokens a problem
+  // ("a + b =") times batch_size problems a step.
+  std::optional<double> stepsPerEpoch(const nlohmann::json& config) const override;
+  std::optional<double> tokensPerStep(const nlohmann::json& config) const override;
   std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
 };
 

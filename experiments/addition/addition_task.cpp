@@ -8,14 +8,17 @@
 
 namespace fl::addition {
 
+int64_t testPairCount(const AdditionTask& task, double testFraction) {
+  return std::lround(testFraction * static_cast<double>(task.operands * task.operands));
+}
+
 PairSplit splitPairs(const AdditionTask& task, double testFraction, std::mt19937_64& rng) {
   const int64_t n = task.operands;
   std::vector<std::pair<int64_t, int64_t>> pairs;
   for (int64_t a = 0; a < n; ++a)
     for (int64_t b = 0; b < n; ++b) pairs.emplace_back(a, b);
   std::shuffle(pairs.begin(), pairs.end(), rng);
-  const auto testCount =
-      static_cast<int64_t>(std::lround(testFraction * static_cast<double>(pairs.size())));
+  const int64_t testCount = testPairCount(task, testFraction);
   if (testCount < 1 || testCount >= static_cast<int64_t>(pairs.size()))
     throw std::invalid_argument("test_fraction " + std::to_string(testFraction) + " of " +
                                 std::to_string(pairs.size()) +

@@ -25,7 +25,10 @@ struct AdditionTask {
   static constexpr int64_t kSequenceLength = 4;  // a + b =
 };
 
-// All N^2 ordered pairs, shuffled with `rng` and split: the first round(testFraction N^2) test.
+// How many of the N^2 ordered pairs splitPairs holds out for the test: round(testFraction N^2).
+int64_t testPairCount(const AdditionTask& task, double testFraction);
+
+// All N^2 ordered pairs, shuffled with `rng` and split: the first testPairCount() test.
 struct PairSplit {
   torch::Tensor trainInputs, trainAnswers;  // (P, 4) int64, (P)
   torch::Tensor testInputs, testAnswers;

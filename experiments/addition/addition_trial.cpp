@@ -41,11 +41,17 @@ AdditionTrial::AdditionTrial(const AdditionSettings& s, c10::Device device, uint
   m_schedule = s.training.schedule();
 }
 
+int64_t additionStepsPerEpoch(const AdditionSettings& s) {
+  const int64_t pairs = s.task.operands * s.task.operands;
+  return std::max<int64_t>(1,
+                           (pairs - testPairCount(s.task, s.testFraction)) / s.training.batchSize);
+}
+
 TrialPlan AdditionTrial::plan() const {
   TrialPlan p;
   const auto& t = m_settings.training;
   p.totalSteps = t.steps;
-  p.stepsPerEpoch = std::max<int64_t>(1, m_split.trainInputs.size(0) / t.batchSize);
+  p.stepsPerEpoch = additionStepsPerEpoch(m_settings);
   p.logEvery = std::max<int64_t>(1, std::min<int64_t>(20, t.evalEvery));
   p.evalEvery = t.evalEvery;
   return p;

@@ -15,6 +15,10 @@
 
 namespace fl::addition {
 
+// Batches are drawn with replacement, so an epoch is nominal: as many draws as there are
+// training pairs, in whole batches (at least one), as the trial's plan counts its epochs.
+int64_t additionStepsPerEpoch(const AdditionSettings& settings);
+
 class AdditionTrial : public Trial {
  public:
   AdditionTrial(const AdditionSettings& settings, c10::Device device, uint64_t seed);

@@ -22,6 +22,9 @@ struct CharLmSettings {
   int64_t evalTokens = 16384;  // validation tokens per evaluation length
 
   static CharLmSettings fromConfig(const nlohmann::json& config);
+  // What a training step reads: batch_size windows of train_len tokens (CharLmTrial::nextBatch;
+  // FoPE's passkey rows replace windows, they add none).
+  int64_t tokensPerStep() const { return training.batchSize * trainLength; }
 };
 
 // The shared parameters, their defaults taken from `defaults`.

@@ -138,6 +138,10 @@ std::vector<ConfigIssue> FopeExperiment::checkConfig(const nlohmann::json& confi
   return issues;
 }
 
+std::optional<double> FopeExperiment::tokensPerStep(const nlohmann::json& config) const {
+  return static_cast<double>(char_lm::CharLmSettings::fromConfig(config).tokensPerStep());
+}
+
 std::unique_ptr<Trial> FopeExperiment::createTrial(const TrialContext& context) const {
   return std::make_unique<FopeTrial>(FopeSettings::fromConfig(context.config), context.device,
                                      context.seed);

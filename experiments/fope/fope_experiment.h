@@ -20,6 +20,8 @@ class FopeExperiment : public Experiment {
   }
   std::vector<Variant> comparisonVariants() const override;
   std::vector<ConfigIssue> checkConfig(const nlohmann::json& config) const override;
+  // Windows drawn at random from the corpus: tokens, but no epochs.
+  std::optional<double> tokensPerStep(const nlohmann::json& config) const override;
   std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
 };
 

@@ -4,6 +4,7 @@
 #include "core/metrics/distribution_metrics.h"
 #include "experiments/fourier_head/batched_fourier_head_trial.h"
 #include "experiments/fourier_head/fourier_head_trial.h"
+#include "experiments/fourier_head/toy_benchmark_data.h"
 #include "experiments/fourier_head/toy_benchmark_evaluation.h"
 #include "experiments/fourier_head/toy_datasets.h"
 #include "experiments/fourier_head_presets.h"  // generated from presets/*.json
@@ -157,6 +158,11 @@ std::vector<Snapshot> FourierHeadExperiment::rebuiltSnapshots(const nlohmann::js
     // A config this version cannot read (a store from an older lab): its truths stay unshown.
   }
   return {};
+}
+
+std::optional<double> FourierHeadExperiment::stepsPerEpoch(const nlohmann::json& config) const {
+  const auto settings = ToyBenchmarkSettings::fromConfig(config);
+  return static_cast<double>(toyBenchmarkPlan(settings, toyTrainSize(settings)).stepsPerEpoch);
 }
 
 std::unique_ptr<Trial> FourierHeadExperiment::createTrial(const TrialContext& context) const {

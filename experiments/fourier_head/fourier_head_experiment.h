@@ -23,6 +23,9 @@ class FourierHeadExperiment : public Experiment {
   std::vector<Snapshot> rebuiltSnapshots(const nlohmann::json& config,
                                          const Snapshot& stored) const override;
   std::vector<ProbeInput> probeInputs() const override;
+  // Epochs of ceil(train samples / batch_size) steps (the last batch is short, never dropped).
+  // No tokens: the model reads coordinates.
+  std::optional<double> stepsPerEpoch(const nlohmann::json& config) const override;
   std::vector<Variant> comparisonVariants() const override {
     // The paper's comparison: the linear baseline against Fourier heads of growing N. The
     // paper's N = 12 is shown first: its spectrum and PDF are what the comparison is about.

@@ -23,8 +23,7 @@ ToyBenchmarkData drawToyBenchmarkData(const ToyBenchmarkSettings& s, uint64_t se
   std::iota(order.begin(), order.end(), 0);
   auto splitRng = makeStream(seed, "split");
   std::shuffle(order.begin(), order.end(), splitRng);
-  const auto testCount =
-      static_cast<size_t>(std::llround(s.testFraction * static_cast<double>(samples.size())));
+  const auto testCount = static_cast<size_t>(s.samples - toyTrainSize(s));
   if (testCount == 0 || testCount >= samples.size())
     throw std::invalid_argument("samples x test_fraction leaves an empty train or test split");
 
@@ -68,6 +67,10 @@ std::vector<int64_t> drawEpochOrder(int64_t trainSize, std::mt19937_64& shuffleR
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin(), order.end(), shuffleRng);
   return order;
+}
+
+int64_t toyTrainSize(const ToyBenchmarkSettings& s) {
+  return s.samples - std::llround(s.testFraction * static_cast<double>(s.samples));
 }
 
 TrialPlan toyBenchmarkPlan(const ToyBenchmarkSettings& s, int64_t trainSize) {

@@ -38,6 +38,10 @@ torch::Tensor toyModelInputs(const std::vector<ToySample>& samples, int64_t bins
 // stream.
 std::vector<int64_t> drawEpochOrder(int64_t trainSize, std::mt19937_64& shuffleRng);
 
+// The training split's size: the samples less round(samples x test_fraction) held out for the
+// test, as drawToyBenchmarkData splits them (known from the settings alone, before any draw).
+int64_t toyTrainSize(const ToyBenchmarkSettings& s);
+
 // Steps, logging and evaluation of a run: epochs of ceil(trainSize / batch) steps.
 TrialPlan toyBenchmarkPlan(const ToyBenchmarkSettings& s, int64_t trainSize);
 

@@ -99,6 +99,10 @@ std::vector<ConfigIssue> FourierQkExperiment::checkConfig(const nlohmann::json& 
   return issues;
 }
 
+std::optional<double> FourierQkExperiment::tokensPerStep(const nlohmann::json& config) const {
+  return static_cast<double>(char_lm::CharLmSettings::fromConfig(config).tokensPerStep());
+}
+
 std::unique_ptr<Trial> FourierQkExperiment::createTrial(const TrialContext& context) const {
   return std::make_unique<FourierQkTrial>(FourierQkSettings::fromConfig(context.config),
                                           context.device, context.seed);

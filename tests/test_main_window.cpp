@@ -716,6 +716,7 @@ class TestMainWindow : public QObject {
     QVERIFY(!w->launchPanel()->runButton()->isEnabled());
     QVERIFY(!w->launchPanel()->config().ok());
     QVERIFY(w->launchPanel()->config().summary().find("'lr'") != std::string::npos);
+    QVERIFY(w->launchPanel()->problemLine()->text().startsWith("Cannot run: "));
     QCOMPARE(w->launch(), int64_t(0));
     lr->setText("0.001");
     QVERIFY(w->launchPanel()->runButton()->isEnabled());
@@ -1104,6 +1105,10 @@ class TestMainWindow : public QObject {
     QVERIFY(launch->form()->setList("frequencies", "4,8"));
     QVERIFY(launch->form()->setList("seed", "1,2"));
     QVERIFY(!launch->runButton()->isEnabled());  // lists: Run study, not Run
+    // And it says so under the buttons, naming the lists, not only in a tooltip.
+    QCOMPARE(launch->problemLine()->text(),
+             QString("Run and Run comparison train one config: frequencies, seed hold several "
+                     "values, so Run study trains them."));
     const auto plan = launch->studyPlan();
     QVERIFY2(plan.ok(), plan.errors.empty() ? "" : plan.errors.front().c_str());
     QCOMPARE(plan.runs, int64_t(4));

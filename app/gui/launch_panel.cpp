@@ -377,7 +377,14 @@ void LaunchPanel::updateValidity() {
                         : arms.isEmpty() ? "No arm is ticked (Arms menu)"
                                          : "One run each, same data and seed: " + arms.join(", ") +
                                                " (Ctrl+Shift+R)");
-  m_problem->setText(c.ok() ? QString() : "Cannot run: " + QString::fromStdString(c.summary()));
+  // Why Run is grey, where the eye is (a tooltip alone went unread): a list of values is a study.
+  QStringList listed;
+  for (const auto& axis : m_form->axes()) listed << QString::fromStdString(axis.key);
+  m_problem->setText(!c.ok() ? "Cannot run: " + QString::fromStdString(c.summary())
+                     : lists ? QString("Run and Run comparison train one config: %1 %2 several "
+                                       "values, so Run study trains them.")
+                                   .arg(listed.join(", "), listed.size() == 1 ? "holds" : "hold")
+                             : QString());
   // "modified" once the form is no longer what the preset (or the defaults) set.
   m_modified->setVisible(!m_presetValues.is_null() && m_form->values() != m_presetValues);
   updateParallelText();

@@ -55,6 +55,8 @@ class LaunchPanel : public QWidget {
   // What Run study launches now (its spec, its number of runs, or why it cannot).
   StudyPlan studyPlan() const;
   QPushButton* runButton() const { return m_run; }
+  // Under the buttons: why Run is grey (an invalid value, or lists of values), else empty.
+  QLabel* problemLine() const { return m_problem; }
   QPushButton* compareButton() const { return m_compare; }
   QPushButton* studyButton() const { return m_runStudy; }
   QLabel* studySummary() const { return m_studySummary; }

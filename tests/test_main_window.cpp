@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <limits>
 #include <set>
 
 #include "app/gui/dock_title_bar.h"
@@ -87,6 +88,19 @@ size_t pointsIn(const fl::widgets::Dashboard& d, const QString& panel, int64_t i
     return curve.isEmpty() ? 0 : plot->pointCount(curve);
   }
   return 0;
+}
+
+fl::widgets::MetricPlot* plotIn(const fl::widgets::Dashboard& d, const QString& panel) {
+  for (auto* plot : d.metricPlots())
+    if (plot->objectName() == panel) return plot;
+  return nullptr;
+}
+
+// The x of a run's curve in a panel of one key, as the dashboard was given them.
+std::vector<double> curveXIn(const fl::widgets::Dashboard& d, const QString& panel, int64_t id) {
+  auto* plot = plotIn(d, panel);
+  return plot ? plot->curveX(plot->curveNames().filter(QString("#%1").arg(id)).value(0))
+              : std::vector<double>();
 }
 
 QSpinBox* spin(MainWindow& w, const char* name) {
@@ -299,6 +313,97 @@ class TestMainWindow : public QObject {
     for (auto* plot : w->display()->dashboard()->metricPlots()) QCOMPARE(plot->smoothing(), 0.6);
   }
 
+  // The curves' x axis, as W&B and TensorBoard offer it: epochs (step / the steps the trainer
+  // takes an epoch), wall time from the run's first metric point, tokens where the model reads
+  // them (not the toy's: disabled, saying why). The hover reads x in the chosen unit.
+  void aStoredRunIsDrawnOverTheChosenXAxis() {
+    using fl::gui::XAxis;
+    auto w = makeWindow("xaxis.db");
+    spin(*w, "epochs")->setValue(3);
+    const int64_t id = w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
+    fl::store::RunStore store((m_dir.path() + "/xaxis.db").toStdString());
+    QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status),
+                              fl::toString(fl::RunStatus::Finished), 5000);
+    const auto loss = store.metric(id, "train/loss");
+    QCOMPARE(loss.size(), size_t(3));
+    auto r = makeWindow("xaxis.db");
+    r->show();
+    QVERIFY(QTest::qWaitForWindowExposed(r.get()));
+    r->openStoredRun(id);
+    auto* display = r->display();
+    QComboBox* choice = display->xAxisChoice();
+    auto* items = qobject_cast<QStandardItemModel*>(choice->model());
+    QVERIFY(items);
+    const int tokens = static_cast<int>(XAxis::Tokens);
+    QVERIFY(!items->item(tokens)->isEnabled());
+    QVERIFY2(choice->itemData(tokens, Qt::ToolTipRole).toString().contains("reads no tokens"),
+             qPrintable(choice->itemData(tokens, Qt::ToolTipRole).toString()));
+    QVERIFY(items->item(static_cast<int>(XAxis::Epoch))->isEnabled());
+
+    // 400 samples less the 80 held out, in batches of 32: 10 steps an epoch.
+    choice->setCurrentIndex(static_cast<int>(XAxis::Epoch));
+    auto* plot = plotIn(*display->dashboard(), "loss");
+    QVERIFY(plot);
+    QCOMPARE(plot->xLabel(), QString("epoch"));
+    auto x = curveXIn(*display->dashboard(), "loss", id);
+    QCOMPARE(x.size(), loss.size());
+    for (size_t i = 0; i < x.size(); ++i) QCOMPARE(x[i], static_cast<double>(loss[i].step) / 10);
+    // The axis spans epochs 1 to 3: its middle reads epoch 2.
+    plot->plot()->replot();
+    const QString readout = plot->readoutAt(plot->plot()->axisRect()->rect().center());
+    QVERIFY2(readout.contains("@ 2.00"), qPrintable(readout));
+
+    // Wall time: from the run's first metric point of any key, never going back.
+    choice->setCurrentIndex(static_cast<int>(XAxis::WallTime));
+    QCOMPARE(plot->xLabel(), QString("wall time (s)"));
+    double origin = std::numeric_limits<double>::infinity();
+    for (const auto& key : store.metricKeys(id))
+      origin = std::min(origin, store.metric(id, key).front().wall);
+    x = curveXIn(*display->dashboard(), "loss", id);
+    QCOMPARE(x.size(), loss.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      QVERIFY(x[i] == loss[i].wall - origin);
+      QVERIFY(x[i] >= (i == 0 ? 0.0 : x[i - 1]));
+    }
+    double first = std::numeric_limits<double>::infinity();
+    for (auto* p : display->dashboard()->metricPlots())
+      for (const auto& name : p->curveNames())
+        if (!p->curveX(name).empty()) first = std::min(first, p->curveX(name).front());
+    QVERIFY2(first == 0.0, qPrintable(QString::number(first)));
+
+    // A choice the experiment cannot give draws over steps (and the choice says so).
+    choice->setCurrentIndex(tokens);
+    QCOMPARE(choice->currentIndex(), static_cast<int>(XAxis::Step));
+    QCOMPARE(plot->xLabel(), QString("step"));
+    x = curveXIn(*display->dashboard(), "loss", id);
+    for (size_t i = 0; i < x.size(); ++i) QCOMPARE(x[i], static_cast<double>(loss[i].step));
+  }
+
+  // Chosen before the run starts, its points arrive live (appended tick by tick) in tokens
+  // seen: the addition model reads "a + b =", four tokens a problem, batch_size problems a step.
+  void liveCurvesArriveOverTheChosenXAxis() {
+    auto w = makeWindow("xaxis-live.db");
+    w->launchPanel()->selectExperiment("addition");
+    spin(*w, "operands")->setValue(20);
+    spin(*w, "steps")->setValue(40);
+    spin(*w, "warmup")->setValue(5);
+    spin(*w, "eval_every")->setValue(10);
+    spin(*w, "batch_size")->setValue(16);
+    w->display()->setXAxis(fl::gui::XAxis::Tokens);
+    const int64_t id = w->launch();
+    QVERIFY(id > 0);
+    QCOMPARE(pointsIn(*w->display()->dashboard(), "loss", id), size_t(0));  // all come live
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
+    QCOMPARE(w->display()->xAxisChoice()->currentIndex(), static_cast<int>(fl::gui::XAxis::Tokens));
+    QCOMPARE(plotIn(*w->display()->dashboard(), "loss")->xLabel(), QString("tokens seen"));
+    const auto& steps = w->views().find(id)->metrics().at("train/loss").steps;
+    const auto x = curveXIn(*w->display()->dashboard(), "loss", id);
+    QVERIFY(!x.empty());
+    QCOMPARE(x.size(), steps.size());
+    for (size_t i = 0; i < x.size(); ++i) QCOMPARE(x[i], steps[i] * 16 * 4);
+  }
+
   void switchingBetweenLiveRunsLosesNoPoints() {
     auto w = makeWindow("switch.db");
     spin(*w, "epochs")->setValue(3000);
@@ -503,6 +608,7 @@ class TestMainWindow : public QObject {
       w->launchPanel()->setParallelRuns(2);
       w->display()->smoothing()->setValue(40);
       w->display()->layoutChoice()->setCurrentIndex(1);  // tabs
+      w->display()->xAxisChoice()->setCurrentIndex(static_cast<int>(fl::gui::XAxis::WallTime));
       w->show();
       titleBar(w->runsDock())->setCollapsed(true);
       w->history()->filterText()->setText("abc");
@@ -516,6 +622,9 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->launchPanel()->parallelRuns(), 2);
     QCOMPARE(w->display()->smoothing()->value(), 40);
     QCOMPARE(w->display()->dashboard()->layoutMode(), fl::widgets::Dashboard::Layout::Tabs);
+    QCOMPARE(w->display()->xAxis(), fl::gui::XAxis::WallTime);
+    QCOMPARE(w->display()->xAxisChoice()->currentIndex(),
+             static_cast<int>(fl::gui::XAxis::WallTime));
     QVERIFY(titleBar(w->runsDock())->collapsed());
     QVERIFY(!titleBar(w->configureDock())->collapsed());
     QCOMPARE(w->history()->filterText()->text(), QString("abc"));

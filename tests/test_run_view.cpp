@@ -68,6 +68,10 @@ class TestRunView : public QObject {
     QCOMPARE(d.probeAnswers.size(), size_t(1));  // passed on, not kept
     const auto& kl = view->metrics().at("test/kl");
     QCOMPARE(kl.steps, (std::vector<double>{1, 2, 3, 4, 5, 6, 7}));  // none missing, none twice
+    // Each point keeps its wall time, from the store as from the events (a curve over time).
+    QCOMPARE(kl.walls.size(), kl.steps.size());
+    for (size_t i = 0; i < kl.walls.size(); ++i) QCOMPARE(kl.walls[i], 0.01 * kl.steps[i]);
+    QCOMPARE(view->firstMetricWall(), 0.01);
     QCOMPARE(view->snapshots().size(), size_t(2));
     QCOMPARE(view->lastValues().at("test/kl"), 0.1);
     QCOMPARE(view->progress().step, int64_t(7));

@@ -232,6 +232,7 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
     switch (p.kind) {
       case PanelKind::MetricLines: {
         auto* plot = new MetricPlot(title, xLabel, yLabel, this);
+        if (!m_xLabel.isEmpty()) plot->setXAxis(m_xLabel, m_xKind);
         plot->setLogY(p.logY);
         plot->setValueBounds(p.yFloor, p.yCeiling);
         // A lone exact key needs no suffix; prefixes always do (their keys are many).
@@ -302,13 +303,25 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
 }
 
 void Dashboard::clearData() {
-  m_allDirty = true;
-  m_curvesOfKey.clear();
-  for (auto* plot : m_metricPlots) plot->clearCurves();
+  clearMetrics();
   for (auto* plot : m_snapshotPlots) plot->clear();
   for (auto* plot : m_heatmaps) plot->clear();
   for (auto* plot : m_matrixHeatmaps) plot->clear();
   for (auto* verdict : m_verdicts) verdict->clear();
+}
+
+void Dashboard::clearMetrics() {
+  m_allDirty = true;
+  m_curvesOfKey.clear();
+  for (auto* plot : m_metricPlots) plot->clearCurves();
+}
+
+void Dashboard::setXAxis(const QString& label, MetricPlot::XKind kind) {
+  // Unchanged, the plots keep their zoom (a new axis follows the data again).
+  if (label == m_xLabel && kind == m_xKind) return;
+  m_xLabel = label;
+  m_xKind = kind;
+  for (auto* plot : m_metricPlots) plot->setXAxis(label, kind);
 }
 
 void Dashboard::setRunLabel(int64_t runId, const QString& label) { m_runLabels[runId] = label; }
@@ -342,13 +355,13 @@ QString Dashboard::curveName(int64_t runId, const KeySlot& slot) const {
   return name;
 }
 
-void Dashboard::setMetric(int64_t runId, const std::string& key, std::vector<double> steps,
+void Dashboard::setMetric(int64_t runId, const std::string& key, std::vector<double> x,
                           std::vector<double> values) {
   const KeySlot& slot = slotFor(key);
   if (!slot.plot) return;
   // Within one run, a panel's curves differ by key: a line style per key, the run's colour.
   const QString name = curveName(runId, slot);
-  slot.plot->setCurve(name, seriesPen(m_colors->of(runId), slot.position), std::move(steps),
+  slot.plot->setCurve(name, seriesPen(m_colors->of(runId), slot.position), std::move(x),
                       std::move(values));
   if (slot.onRequest) {
     const QString k = QString::fromStdString(key);
@@ -358,15 +371,15 @@ void Dashboard::setMetric(int64_t runId, const std::string& key, std::vector<dou
   m_dirty.insert(slot.plot);
 }
 
-void Dashboard::appendMetric(int64_t runId, const std::string& key,
-                             const std::vector<double>& steps, const std::vector<double>& values) {
+void Dashboard::appendMetric(int64_t runId, const std::string& key, const std::vector<double>& x,
+                             const std::vector<double>& values) {
   const KeySlot& slot = slotFor(key);
   if (!slot.plot) return;
   const QString name = curveName(runId, slot);
   if (!slot.plot->curveNames().contains(name))
-    setMetric(runId, key, steps, values);
+    setMetric(runId, key, x, values);
   else
-    slot.plot->appendToCurve(name, steps, values);
+    slot.plot->appendToCurve(name, x, values);
   m_dirty.insert(slot.plot);
 }
 

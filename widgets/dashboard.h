@@ -22,6 +22,7 @@
 
 #include "core/engine/events.h"
 #include "core/engine/panel_spec.h"
+#include "widgets/metric_plot.h"
 
 class QGridLayout;
 class QLabel;
@@ -32,7 +33,6 @@ class QTabWidget;
 namespace fl::widgets {
 
 class RunColors;
-class MetricPlot;
 class SnapshotPlot;
 class HeatmapPlot;
 class MatrixHeatmapPlot;
@@ -52,10 +52,16 @@ class Dashboard : public QWidget {
   // Rebuilds the panels (drops all data). Probe panels are built by their owner, not here.
   void setPanels(const std::vector<PanelSpec>& panels);
   void clearData();
+  // Drops the metric curves only (the snapshots stay): before they are drawn over another x.
+  void clearMetrics();
+  // What every curve panel's x is (kept for panels built later): setMetric and appendMetric
+  // are given x already converted to it. Until set, the panels' own (steps).
+  void setXAxis(const QString& label, MetricPlot::XKind kind);
 
-  void setMetric(int64_t runId, const std::string& key, std::vector<double> steps,
+  // `x`: the points' steps, or what setXAxis made the x.
+  void setMetric(int64_t runId, const std::string& key, std::vector<double> x,
                  std::vector<double> values);
-  void appendMetric(int64_t runId, const std::string& key, const std::vector<double>& steps,
+  void appendMetric(int64_t runId, const std::string& key, const std::vector<double>& x,
                     const std::vector<double>& values);
   void addSnapshot(const Snapshot& snapshot, int64_t step);
   // A snapshot of another shown run (a comparison): overlaid on the curve panels.
@@ -140,6 +146,8 @@ class Dashboard : public QWidget {
   QList<PrefixSeries> m_prefixes;       // in declaration order: the first match wins
   QMap<MetricPlot*, int> m_keysInPlot;  // keys placed so far per plot: the next one's position
   QMap<int64_t, QString> m_runLabels;
+  QString m_xLabel;  // empty: each panel's own label, over steps
+  MetricPlot::XKind m_xKind = MetricPlot::XKind::Count;
   int64_t m_shownRun = 0;
   // What refresh() must redraw: metric plots given points, snapshot panels when any snapshot
   // came, everything after a change of run or panels.

@@ -140,6 +140,11 @@ size_t MetricPlot::pointCount(const QString& name) const {
   return it == m_curves.end() ? 0 : it->x.size();
 }
 
+std::vector<double> MetricPlot::curveX(const QString& name) const {
+  auto it = m_curves.find(name);
+  return it == m_curves.end() ? std::vector<double>() : it->x;
+}
+
 QPen MetricPlot::curvePen(const QString& name) const {
   auto it = m_curves.find(name);
   return it == m_curves.end() ? QPen() : it->pen;
@@ -168,6 +173,32 @@ void MetricPlot::setValueBounds(double floor, double ceiling) {
   m_floor = floor;
   m_ceiling = ceiling;
   refresh();
+}
+
+void MetricPlot::setXAxis(const QString& label, XKind kind) {
+  m_xKind = kind;
+  m_plot->xAxis->setLabel(label);
+  // Steps and tokens keep the compact whole-number ticks; epochs and seconds fall between.
+  if (kind == XKind::Count)
+    m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
+  else
+    m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  m_autoRange = true;
+  refresh();
+}
+
+QString MetricPlot::xLabel() const { return m_plot->xAxis->label(); }
+
+QString MetricPlot::xText(double x) const {
+  switch (m_xKind) {
+    case XKind::Fraction:
+      return QString::number(x, 'f', 2);
+    case XKind::Seconds:
+      return QString::number(x, 'f', 1) + " s";
+    case XKind::Count:
+      break;
+  }
+  return QString::number(x, 'f', 0);
 }
 
 void MetricPlot::setLogY(bool logY) {
@@ -297,7 +328,7 @@ QString MetricPlot::readoutAt(const QPoint& pos) const {
   for (auto it = m_curves.cbegin(); it != m_curves.cend(); ++it) {
     const auto& c = it.value();
     if (c.x.empty() || c.hidden) continue;
-    // The nearest step on either side.
+    // The nearest point on either side.
     auto at = std::lower_bound(c.x.begin(), c.x.end(), x);
     if (at == c.x.end() || (at != c.x.begin() && x - *(at - 1) < *at - x)) --at;
     const size_t i = static_cast<size_t>(at - c.x.begin());
@@ -305,11 +336,11 @@ QString MetricPlot::readoutAt(const QPoint& pos) const {
     const bool smoothed = m_smoothing > 0 && i < c.smoothed.size();
     if (smoothed)
       value = QString("%1 (smoothed %2)").arg(value, QString::number(c.smoothed[i], 'g', 6));
-    rows.push_back({smoothed ? c.smoothed[i] : c.y[i],
-                    QString("<tr><td style='color:%1'>&#9632;</td><td>%2</td><td "
-                            "align=right>%3</td><td>@ %4</td></tr>")
-                        .arg(c.pen.color().name(), it.key().toHtmlEscaped(), value,
-                             QString::number(c.x[i], 'f', 0))});
+    rows.push_back(
+        {smoothed ? c.smoothed[i] : c.y[i],
+         QString("<tr><td style='color:%1'>&#9632;</td><td>%2</td><td "
+                 "align=right>%3</td><td>@ %4</td></tr>")
+             .arg(c.pen.color().name(), it.key().toHtmlEscaped(), value, xText(c.x[i]))});
   }
   if (rows.empty()) return {};
   // Highest first; a NaN (a diverged run) last.

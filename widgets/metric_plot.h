@@ -1,4 +1,5 @@
-// MetricPlot: curves of metrics over steps (QCustomPlot), for live runs and stored ones.
+// MetricPlot: curves of metrics over steps (or epochs, tokens, seconds: the x its owner gives
+// and names with setXAxis), for live runs and stored ones.
 // Long curves are decimated per pixel column (min/max) on every replot and zoom, never
 // truncated; a smoothing weight draws an EMA over a faint raw curve (the legend keeps the
 // solid colour); the y axis can be a true log axis. Hovering draws a crosshair and a tooltip
@@ -49,6 +50,7 @@ class MetricPlot : public QWidget {
   void clearCurves();
   QStringList curveNames() const { return m_curves.keys(); }
   size_t pointCount(const QString& name) const;
+  std::vector<double> curveX(const QString& name) const;  // as given, every point
   QPen curvePen(const QString& name) const;
 
   // A hidden curve keeps its points (and takes new ones) but is not drawn, named in the legend,
@@ -58,6 +60,15 @@ class MetricPlot : public QWidget {
 
   // The value axis never goes past these (NaN: no bound), e.g. 0 and 1 for an accuracy.
   void setValueBounds(double floor, double ceiling);
+
+  // What x counts, for its ticks and the hover readout: whole counts (steps, tokens: compact
+  // whole-number ticks "20k", "@ 1200"), fractions (epochs: "@ 2.35") or seconds ("@ 12.3 s").
+  enum class XKind { Count, Fraction, Seconds };
+  // Names the x axis and reads it as `kind`; the range follows the data again (a zoom in the
+  // previous unit means nothing in this one). The curves' x are the owner's to convert.
+  void setXAxis(const QString& label, XKind kind);
+  XKind xKind() const { return m_xKind; }
+  QString xLabel() const;
 
   void setLogY(bool logY);
   bool logY() const { return m_logY; }
@@ -96,12 +107,14 @@ class MetricPlot : public QWidget {
   void redecimate();
   void showReadout(QMouseEvent* event);
   void hideReadout();
+  QString xText(double x) const;  // as the readout writes an x
 
   QCustomPlot* m_plot;
   QCPItemStraightLine* m_crosshair;
   QMap<QString, CurveData> m_curves;
   bool m_logY = false;
   bool m_wholeY = false;  // the y ticker is an IntegerTicker
+  XKind m_xKind = XKind::Count;
   double m_smoothing = 0;
   bool m_autoRange = true;
   double m_floor;

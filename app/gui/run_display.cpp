@@ -9,8 +9,10 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QStackedWidget>
+#include <QStandardItemModel>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -31,6 +33,7 @@
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
 #include "widgets/dashboard.h"
+#include "widgets/metric_plot.h"
 #include "widgets/plot_frame.h"
 #include "widgets/probe_panel.h"
 #include "widgets/run_colors.h"
@@ -43,6 +46,36 @@ namespace {
 
 QString jsonText(const nlohmann::json& v) {
   return QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump());
+}
+
+// What each x axis is, for its choice's tooltip.
+QString xAxisHelp(XAxis axis) {
+  switch (axis) {
+    case XAxis::Step:
+      return "Optimisation steps";
+    case XAxis::Epoch:
+      return "Passes over the training data: step / the steps an epoch takes, as the trainer "
+             "counts them";
+    case XAxis::Tokens:
+      return "Tokens the model has read: step x the tokens a step reads (batch x length)";
+    case XAxis::WallTime:
+      return "Seconds since the run's first metric point, training time only: a resumed run "
+             "continues from where its stored points end, without the time it was stopped";
+  }
+  return {};
+}
+
+widgets::MetricPlot::XKind xKindOf(XAxis axis) {
+  switch (axis) {
+    case XAxis::Epoch:
+      return widgets::MetricPlot::XKind::Fraction;
+    case XAxis::WallTime:
+      return widgets::MetricPlot::XKind::Seconds;
+    case XAxis::Step:
+    case XAxis::Tokens:
+      break;
+  }
+  return widgets::MetricPlot::XKind::Count;
 }
 
 QTableView* makeTable(QWidget* parent) {
@@ -78,6 +111,7 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
       m_diffTable(makeTable(this)),
       m_diffButton(new QToolButton(this)),
       m_layoutChoice(new QComboBox(this)),
+      m_xAxisChoice(new QComboBox(this)),
       m_probeRouter(std::make_unique<ProbeRouter>(registry, store, queue)) {
   m_dashboard->setColors(&colors);
   auto* layout = new QVBoxLayout(this);
@@ -104,6 +138,20 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
   m_diffButton->setMenu(diffMenu);
   m_diffButton->setVisible(false);
   controls->addWidget(m_diffButton);
+  for (XAxis axis : kXAxes)
+    m_xAxisChoice->addItem(
+        QString("x: %1").arg(QString::fromStdString(xAxisLabel(axis))).remove(" (s)"),
+        QString::fromStdString(xAxisName(axis)));
+  m_xAxisChoice->setToolTip(
+      "What the curves are drawn over; the hover reads x in the same unit. Those the shown run's "
+      "experiment cannot give are greyed out (their tooltips say why).");
+  controls->addWidget(m_xAxisChoice);
+  connect(m_xAxisChoice, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (index < 0) return;
+    m_xAxis = kXAxes[index];
+    redrawCurves();
+  });
+  updateXAxis();
   m_layoutChoice->addItems({"Grid", "Tabs"});
   m_layoutChoice->setToolTip(
       "Grid: every panel at once (double-click a title to maximise it, Esc for all again). "
@@ -192,6 +240,7 @@ void RunDisplay::setExperiment(std::shared_ptr<const Experiment> experiment) {
   m_comparison.clear();
   rebuildPanels();
   m_metricsModel->setRuns({});
+  updateXAxis();
   updateFocusLine();
   updateConfigDiff();
   m_warning->setVisible(false);
@@ -260,6 +309,7 @@ void RunDisplay::setShown(std::vector<int64_t> runIds) {
   }
   m_shown = std::move(shown);
   m_everShown = true;
+  updateXAxis();  // before drawing: what the focused run can give
   if (m_shown.size() > 1) m_comparison = m_shown;
   m_colors.makeDistinct(m_shown);
   std::set<std::string> experiments;
@@ -288,14 +338,69 @@ void RunDisplay::setShown(std::vector<int64_t> runIds) {
 void RunDisplay::draw(int64_t runId) {
   const RunView* view = m_views.find(runId);
   if (!view) return;
-  for (const auto& [key, series] : view->metrics())
-    m_dashboard->setMetric(runId, key, series.steps, series.values);
+  drawCurves(runId);
   if (runId == focused()) {
     for (const auto& s : view->snapshots()) m_dashboard->addSnapshot(s.snapshot, s.step);
   } else {
     for (const auto* s : view->latestSnapshots())
       m_dashboard->addOverlaySnapshot(runId, s->snapshot);
   }
+}
+
+void RunDisplay::drawCurves(int64_t runId) {
+  const RunView* view = m_views.find(runId);
+  if (!view) return;
+  // A run that cannot give the axis (another experiment's, compared) is left out, not drawn
+  // over steps among curves over epochs.
+  const auto x = xAxisOf(*view, shownXAxis());
+  if (!x) return;
+  for (const auto& [key, series] : view->metrics())
+    m_dashboard->setMetric(runId, key, x->of(series), series.values);
+}
+
+std::optional<RunXAxis> RunDisplay::xAxisOf(const RunView& view, XAxis axis,
+                                            std::string* why) const {
+  const auto experiment = m_registry.find(view.experiment());
+  return RunXAxis::of(axis, experiment.get(), view, why);
+}
+
+XAxis RunDisplay::shownXAxis() const {
+  const RunView* view = focused() ? m_views.find(focused()) : nullptr;
+  return !view || xAxisOf(*view, m_xAxis) ? m_xAxis : XAxis::Step;
+}
+
+void RunDisplay::setXAxis(XAxis axis) {
+  m_xAxis = axis;
+  redrawCurves();
+}
+
+void RunDisplay::updateXAxis() {
+  const RunView* view = focused() ? m_views.find(focused()) : nullptr;
+  auto* model = qobject_cast<QStandardItemModel*>(m_xAxisChoice->model());
+  for (int i = 0; i < m_xAxisChoice->count(); ++i) {
+    std::string why;
+    const bool available = !view || xAxisOf(*view, kXAxes[i], &why);
+    if (QStandardItem* item = model ? model->item(i) : nullptr) item->setEnabled(available);
+    m_xAxisChoice->setItemData(
+        i,
+        available ? xAxisHelp(kXAxes[i])
+                  : QString("Not for run %1: %2").arg(view->id()).arg(QString::fromStdString(why)),
+        Qt::ToolTipRole);
+  }
+  const XAxis shown = shownXAxis();
+  {
+    const QSignalBlocker quiet(m_xAxisChoice);  // showing the axis is not choosing it
+    m_xAxisChoice->setCurrentIndex(static_cast<int>(shown));
+  }
+  m_dashboard->setXAxis(QString::fromStdString(xAxisLabel(shown)), xKindOf(shown));
+}
+
+void RunDisplay::redrawCurves() {
+  updateXAxis();
+  if (m_shown.empty()) return;
+  m_dashboard->clearMetrics();
+  for (auto id : m_shown) drawCurves(id);
+  m_dashboard->refresh();
 }
 
 void RunDisplay::showRun(int64_t runId) { setShown({runId}); }
@@ -343,6 +448,7 @@ void RunDisplay::forgetRuns(const std::vector<int64_t>& runIds) {
   m_shown.clear();
   m_dashboard->clearData();
   m_dashboard->refresh();
+  updateXAxis();
   m_probeRouter->setRun(0);
   m_metricsModel->setRuns({});
   updateFocusLine();
@@ -376,13 +482,14 @@ void RunDisplay::apply(const RunDeltas& deltas) {
     const RunDelta& delta = it->second;
     const RunView* view = m_views.find(id);
     if (!view) continue;
+    // Converted as drawCurves converted the rest of the curve.
+    const auto x = delta.metricsFrom.empty() ? std::nullopt : xAxisOf(*view, shownXAxis());
     for (const auto& [key, from] : delta.metricsFrom) {
+      if (!x) break;
       const auto& series = view->metrics().at(key);
-      const std::vector<double> steps(series.steps.begin() + static_cast<long>(from),
-                                      series.steps.end());
       const std::vector<double> values(series.values.begin() + static_cast<long>(from),
                                        series.values.end());
-      m_dashboard->appendMetric(id, key, steps, values);
+      m_dashboard->appendMetric(id, key, x->of(series, from), values);
       changed = true;
     }
     for (size_t i = delta.snapshotsFrom; i < delta.snapshotsTo; ++i) {

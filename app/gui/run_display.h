@@ -3,10 +3,11 @@
 // appended on every tick; a line above names the focused run in its colour with its state and
 // verdicts; the config values that differ between compared runs one click away (a button that
 // opens them as a table, so the plots keep the height); a smoothing slider that says its EMA
-// weight; the dashboard as a grid or as tabs. Clicking another run within a comparison focuses it
-// and keeps the comparison; showing a run alone keeps the comparison one click away ("back to the
-// comparison"). Comparing runs of different experiments says so. With nothing shown it says
-// what to do (and offers the demo on an empty store).
+// weight; the curves' x axis (step, epoch, tokens seen, wall time: those the focused run's
+// experiment can give); the dashboard as a grid or as tabs. Clicking another run within a
+// comparison focuses it and keeps the comparison; showing a run alone keeps the comparison one
+// click away ("back to the comparison"). Comparing runs of different experiments says so. With
+// nothing shown it says what to do (and offers the demo on an empty store).
 #pragma once
 
 #include <QElapsedTimer>
@@ -14,9 +15,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "app/gui/curve_x_axis.h"
 #include "app/gui/run_view.h"
 #include "core/engine/registry.h"
 
@@ -95,6 +98,13 @@ class RunDisplay : public QWidget {
   QLabel* focusLine() const { return m_focusLine; }
   QLabel* warning() const { return m_warning; }
 
+  // The axis the curves are drawn over: the reader's choice, kept while a run that cannot give
+  // it is focused (then the curves are over steps and the choice shows "Step").
+  QComboBox* xAxisChoice() const { return m_xAxisChoice; }
+  XAxis xAxis() const { return m_xAxis; }
+  void setXAxis(XAxis axis);
+  // What the curves are drawn over now: the choice, or steps where the focused run cannot.
+  XAxis shownXAxis() const;
  signals:
   void experimentShown(const QString& name);
   void demoRequested();
@@ -103,6 +113,13 @@ class RunDisplay : public QWidget {
   void rebuildPanels();
   void setShown(std::vector<int64_t> runIds);
   void draw(int64_t runId);
+  void drawCurves(int64_t runId);
+  // The choices the focused run's experiment can give (the others disabled, saying why), and
+  // the dashboard's x axis to match.
+  void updateXAxis();
+  void redrawCurves();
+  std::optional<RunXAxis> xAxisOf(const RunView& view, XAxis axis,
+                                  std::string* why = nullptr) const;
   void updateFocusLine();
   void updateConfigDiff();
   QString labelOf(int64_t runId) const;
@@ -133,6 +150,8 @@ class RunDisplay : public QWidget {
   QTableView* m_diffTable;
   QToolButton* m_diffButton;
   QComboBox* m_layoutChoice;
+  QComboBox* m_xAxisChoice;
+  XAxis m_xAxis = XAxis::Step;
   std::unique_ptr<ProbeRouter> m_probeRouter;
   bool m_storeEmpty = false;
   bool m_everShown = false;       // then the store is no longer empty

@@ -30,6 +30,7 @@ std::unique_ptr<RunView> RunView::load(const store::RunStore& store, int64_t id,
     for (const auto& p : store.metric(id, key)) {
       series.steps.push_back(static_cast<double>(p.step));
       series.values.push_back(p.value);
+      series.walls.push_back(p.wall);
     }
   }
   const auto experiment = registry ? registry->find(record->experiment) : nullptr;
@@ -58,6 +59,7 @@ RunDelta RunView::apply(std::vector<Event> events) {
             delta.metricsFrom.emplace(e.key, series.steps.size());  // keeps the first
             series.steps.push_back(static_cast<double>(e.step));
             series.values.push_back(e.value);
+            series.walls.push_back(e.wallSeconds);
           } else if constexpr (std::is_same_v<T, SnapshotEvent>) {
             if (e.requestId != 0) {
               delta.probeAnswers.push_back(std::move(e));
@@ -90,6 +92,14 @@ std::map<std::string, double> RunView::lastValues() const {
   for (const auto& [key, series] : m_metrics)
     if (!series.values.empty()) out[key] = series.values.back();
   return out;
+}
+
+double RunView::firstMetricWall() const {
+  std::optional<double> first;
+  for (const auto& [key, series] : m_metrics)
+    if (!series.walls.empty())
+      first = std::min(first.value_or(series.walls.front()), series.walls.front());
+  return first.value_or(0);
 }
 
 std::vector<const store::StoredSnapshot*> RunView::latestSnapshots() const {

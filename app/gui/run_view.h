@@ -33,6 +33,7 @@ namespace fl::gui {
 struct MetricSeries {
   std::vector<double> steps;
   std::vector<double> values;
+  std::vector<double> walls;  // the Runner's wall seconds of each point (a resume continues)
 };
 
 // What one apply() added, as positions in the view (the new data is read from there).
@@ -88,6 +89,9 @@ class RunView {
   const std::map<std::string, MetricSeries, NaturalLess>& metrics() const { return m_metrics; }
   // Each metric's latest value (by step).
   std::map<std::string, double> lastValues() const;
+  // The wall seconds of the run's first metric point, of any key (0 while it has none): where
+  // a curve over wall time starts.
+  double firstMetricWall() const;
   // Evaluation snapshots in arrival (step) order.
   const std::vector<store::StoredSnapshot>& snapshots() const { return m_snapshots; }
   // The newest snapshot of each name.

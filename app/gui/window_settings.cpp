@@ -41,6 +41,8 @@ void restoreWindowSettings(const WindowParts& parts) {
   parts.display->smoothing()->setValue(settings.value("smoothing", 0).toInt());
   parts.display->layoutChoice()->setCurrentIndex(
       settings.value("dashboardLayout").toString() == "tabs" ? 1 : 0);
+  parts.display->setXAxis(
+      parseXAxis(settings.value("xAxis").toString().toStdString()).value_or(XAxis::Step));
   const QStringList collapsed = settings.value("collapsedDocks").toStringList();
   for (QDockWidget* dock : {parts.configureDock, parts.runsDock})
     if (auto* bar = titleBarOf(dock)) bar->setCollapsed(collapsed.contains(dock->objectName()));
@@ -82,6 +84,8 @@ void saveWindowSettings(const WindowParts& parts) {
   settings.setValue("smoothing", parts.display->smoothing()->value());
   settings.setValue("dashboardLayout",
                     parts.display->layoutChoice()->currentIndex() == 1 ? "tabs" : "grid");
+  // The reader's choice, also while a run that cannot give it shows its curves over steps.
+  settings.setValue("xAxis", QString::fromStdString(xAxisName(parts.display->xAxis())));
   parts.history->saveSettings(settings);
 }
 

@@ -1,7 +1,7 @@
 // What the window keeps between sessions (QSettings "FourierLab"): its geometry and docks (and
 // which are collapsed to their title bar), the experiment, preset, device, parallel runs,
-// smoothing, the dashboard's layout (grid or tabs), and the History's filters and sort.
-// A first start (nothing saved) sizes the window to fit the screen it opens on.
+// smoothing, the dashboard's layout (grid or tabs), the curves' x axis, and the History's filters
+// and sort. A first start (nothing saved) sizes the window to fit the screen it opens on.
 #pragma once
 
 class QDockWidget;

@@ -456,6 +456,64 @@ class TestMainWindow : public QObject {
     QCOMPARE(swatch.data(Qt::DecorationRole).value<QColor>(), colour);
   }
 
+  // The Runs table as a runs sidebar: each row's eye says whether its run is on the plots and
+  // puts it there or takes it off (the focus kept); a colour picked for a run is its colour in
+  // every panel and table, and no other shown run's; the search keeps the matching rows.
+  void theRunsTableShowsHidesColoursAndFindsRuns() {
+    auto w = makeWindow("sidebar.db");
+    spin(*w, "epochs")->setValue(1);
+    w->launchPanel()->chooseVariants({"linear", "fourier N=4", "fourier N=12"});
+    const auto ids = w->launchComparison();
+    QCOMPARE(ids.size(), size_t(3));
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
+    auto* model = w->runsModel();
+    auto eye = [&](int64_t id) { return model->index(model->rowOf(id), RunsTableModel::kRun); };
+    auto curvesOf = [&](int64_t id) {
+      int n = 0;
+      for (auto* plot : w->display()->dashboard()->metricPlots())
+        for (const auto& name : plot->curveNames()) n += name.startsWith(QString("#%1 ").arg(id));
+      return n;
+    };
+    const int64_t focused = w->display()->focused();
+    const int64_t other = ids[0] == focused ? ids[1] : ids[0];
+    for (auto id : ids) QCOMPARE(eye(id).data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
+    QVERIFY(model->flags(eye(other)) & Qt::ItemIsUserCheckable);
+    // Off the plots: its curves go, the others stay, the focus too.
+    QVERIFY(model->setData(eye(other), Qt::Unchecked, Qt::CheckStateRole));
+    QCOMPARE(w->display()->shown().size(), size_t(2));
+    QCOMPARE(w->display()->focused(), focused);
+    QCOMPARE(curvesOf(other), 0);
+    QCOMPARE(eye(other).data(Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
+    // Back on: beside the others, the focus kept.
+    QVERIFY(model->setData(eye(other), Qt::Checked, Qt::CheckStateRole));
+    QCOMPARE(w->display()->shown().size(), size_t(3));
+    QCOMPARE(w->display()->focused(), focused);
+    QVERIFY(curvesOf(other) > 0);
+    // Every eye off: the empty page, every row unticked.
+    for (auto id : ids) model->setData(eye(id), Qt::Unchecked, Qt::CheckStateRole);
+    QVERIFY(w->display()->shown().empty());
+    for (auto id : ids) QCOMPARE(eye(id).data(Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
+    w->display()->compare(ids);
+    // A picked colour: another shown run's own, the likeliest clash.
+    auto& colors = w->display()->dashboard()->colors();
+    const QColor picked = colors.of(ids[2]);
+    emit w->runsDock()->colorChosen(ids[0], picked);
+    QCOMPARE(colors.of(ids[0]), picked);
+    QVERIFY(colors.of(ids[1]) != picked && colors.of(ids[2]) != picked);
+    QCOMPARE(eye(ids[0]).data(Qt::DecorationRole).value<QColor>(), picked);
+    for (auto* plot : w->display()->dashboard()->metricPlots())
+      for (const auto& name : plot->curveNames())
+        if (name.startsWith(QString("#%1 ").arg(ids[0])))
+          QCOMPARE(plot->curvePen(name).color(), picked);
+    // The search keeps the rows that match (any column).
+    w->runsDock()->search()->setText(QString("#%1").arg(ids[1]));
+    QCOMPARE(w->runsTable()->model()->rowCount(), 1);
+    w->runsDock()->search()->setText("fourier N=");
+    QCOMPARE(w->runsTable()->model()->rowCount(), 2);
+    w->runsDock()->search()->clear();
+    QCOMPARE(w->runsTable()->model()->rowCount(), 3);
+  }
+
   void theCommandLineRefusesMistakes_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");

@@ -3,6 +3,9 @@
 // one run's series differ by pen; the palette has no pale lines on white.
 #include <QtTest>
 
+#include <QRandomGenerator>
+
+#include <algorithm>
 #include <set>
 
 #include "widgets/run_colors.h"
@@ -24,6 +27,33 @@ class TestRunColors : public QObject {
     std::set<QRgb> seen;
     for (auto id : shown) seen.insert(colors.of(id).rgb());
     QCOMPARE(seen.size(), shown.size());
+  }
+
+  // A colour the reader picks sticks to its run and is taken by no other run shown with it, over
+  // many random groups; choosing an invalid colour gives the palette's back.
+  void aChosenColourSticksAndIsNoOtherRunsOnScreen() {
+    QRandomGenerator random(11);
+    for (int trial = 0; trial < 200; ++trial) {
+      RunColors colors;
+      std::vector<int64_t> shown;
+      for (int i = 0, n = 2 + static_cast<int>(random.bounded(8)); i < n; ++i)
+        shown.push_back(1 + random.bounded(40));
+      std::sort(shown.begin(), shown.end());
+      shown.erase(std::unique(shown.begin(), shown.end()), shown.end());
+      for (auto id : shown) colors.of(id);
+      const int64_t picked = shown[random.bounded(static_cast<int>(shown.size()))];
+      // Often another shown run's own palette colour: the one most likely to clash.
+      const QColor chosen = fl::widgets::runPaletteColor(static_cast<int>(random.bounded(10)));
+      colors.choose(picked, chosen);
+      colors.makeDistinct(shown);
+      QCOMPARE(colors.of(picked), chosen);
+      std::set<QRgb> seen;
+      for (auto id : shown) seen.insert(colors.of(id).rgb());
+      QCOMPARE(seen.size(), shown.size());
+      QVERIFY(colors.isChosen(picked));
+      colors.choose(picked, QColor());
+      QVERIFY(!colors.isChosen(picked));
+    }
   }
 
   void aRunKeepsItsColour() {

@@ -19,14 +19,28 @@ int runPaletteSize() { return kSize; }
 QColor runPaletteColor(int index) { return kPalette[((index % kSize) + kSize) % kSize]; }
 
 QColor RunColors::of(int64_t runId) {
+  if (auto chosen = m_chosen.find(runId); chosen != m_chosen.end()) return chosen->second;
   auto it = m_index.find(runId);
   if (it == m_index.end()) it = m_index.emplace(runId, m_next++ % kSize).first;
   return kPalette[it->second];
 }
 
+void RunColors::choose(int64_t runId, const QColor& color) {
+  if (color.isValid())
+    m_chosen[runId] = color;
+  else
+    m_chosen.erase(runId);
+}
+
 void RunColors::makeDistinct(const std::vector<int64_t>& runIds) {
+  // Chosen colours first: a palette colour the reader gave one run is no other run's.
   std::set<int> taken;
+  for (auto id : runIds)
+    if (auto chosen = m_chosen.find(id); chosen != m_chosen.end())
+      for (int i = 0; i < kSize; ++i)
+        if (kPalette[i].rgb() == chosen->second.rgb()) taken.insert(i);
   for (auto id : runIds) {
+    if (m_chosen.count(id)) continue;
     of(id);
     int& index = m_index[id];
     if (taken.count(index) && static_cast<int>(taken.size()) < kSize)

@@ -2,8 +2,9 @@
 // together never share one: when the palette has wrapped around (the eleventh run of a
 // session), a run that would clash with another one on screen takes the first colour none of
 // them has. One RunColors serves the whole window, so a run has the same colour in every plot
-// and table. Within one run, the series of a panel differ by line style (seriesPen), never by
-// paler shades of the run's colour.
+// and table. A colour the reader picks for a run is kept for the session and taken by no other
+// run shown with it. Within one run, the series of a panel differ by line style (seriesPen),
+// never by paler shades of the run's colour.
 //
 //   RunColors colors;
 //   colors.makeDistinct({3, 13});      // shown together: two colours
@@ -29,11 +30,16 @@ class RunColors {
   // The run's colour: the next one in turn at first sight, then always the same.
   QColor of(int64_t runId);
   // Runs shown together get pairwise distinct colours (as long as the palette has enough);
-  // earlier runs in the list keep theirs.
+  // runs with a chosen colour and then earlier runs in the list keep theirs.
   void makeDistinct(const std::vector<int64_t>& runIds);
+  // The reader's colour for a run: kept until chosen again (an invalid colour: back to the
+  // palette).
+  void choose(int64_t runId, const QColor& color);
+  bool isChosen(int64_t runId) const { return m_chosen.count(runId) > 0; }
 
  private:
   std::map<int64_t, int> m_index;
+  std::map<int64_t, QColor> m_chosen;
   int m_next = 0;
 };
 

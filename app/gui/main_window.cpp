@@ -10,6 +10,8 @@
 #include <QTableView>
 #include <QTimer>
 
+#include <algorithm>
+
 #include "app/gui/about_box.h"
 #include "app/gui/dock_title_bar.h"
 #include "app/gui/history_view.h"
@@ -74,6 +76,21 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_runsDock, &RunsDock::stopRunRequested, this,
           [this](int64_t runId) { m_queue->cancel(runId); });
   connect(m_runsDock, &RunsDock::resumeRequested, this, &MainWindow::resumeRun);
+  // The Runs table's eyes say which runs are on the plots, and put them there or take them off.
+  m_runsModel->setShownCheck([this](int64_t id) {
+    const auto& shown = m_display->shown();
+    return std::find(shown.begin(), shown.end(), id) != shown.end();
+  });
+  connect(m_display, &RunDisplay::shownChanged, m_runsModel, &RunsTableModel::shownChanged);
+  connect(m_runsModel, &RunsTableModel::shownToggled, this, [this](int64_t id, bool shown) {
+    m_display->setRunShown(id, shown);
+    m_tabs->setCurrentWidget(m_display);
+  });
+  connect(m_runsDock, &RunsDock::colorChosen, this, [this](int64_t id, const QColor& color) {
+    m_colors->choose(id, color);
+    m_display->redraw();
+    m_runsModel->updateRun(id);
+  });
   connect(m_runsDock, &RunsDock::showRequested, this, [this](const std::vector<int64_t>& ids) {
     m_display->showSelection(ids);
     m_tabs->setCurrentWidget(m_display);

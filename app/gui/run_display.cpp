@@ -333,6 +333,30 @@ void RunDisplay::setShown(std::vector<int64_t> runIds) {
   updateConfigDiff();
   m_pages->setCurrentIndex(1);
   if (m_experiment) emit experimentShown(QString::fromStdString(m_experiment->name()));
+  emit shownChanged();
+}
+
+void RunDisplay::setRunShown(int64_t runId, bool shown) {
+  const bool isShown = std::find(m_shown.begin(), m_shown.end(), runId) != m_shown.end();
+  if (shown == isShown) return;
+  if (shown) {
+    std::vector<int64_t> ids = m_shown;
+    ids.push_back(runId);
+    setShown(ids);
+    return;
+  }
+  std::vector<int64_t> rest;
+  std::copy_if(m_shown.begin(), m_shown.end(), std::back_inserter(rest),
+               [&](int64_t id) { return id != runId; });
+  if (!rest.empty()) {
+    setShown(rest);
+    return;
+  }
+  clearShown();
+}
+
+void RunDisplay::redraw() {
+  if (!m_shown.empty()) setShown(m_shown);
 }
 
 void RunDisplay::draw(int64_t runId) {
@@ -445,6 +469,10 @@ void RunDisplay::forgetRuns(const std::vector<int64_t>& runIds) {
     setShown(remaining);
     return;
   }
+  clearShown();
+}
+
+void RunDisplay::clearShown() {
   m_shown.clear();
   m_dashboard->clearData();
   m_dashboard->refresh();
@@ -455,6 +483,7 @@ void RunDisplay::forgetRuns(const std::vector<int64_t>& runIds) {
   updateConfigDiff();
   m_warning->setVisible(false);
   m_pages->setCurrentIndex(0);
+  emit shownChanged();
 }
 
 bool RunDisplay::canGoBack() const {

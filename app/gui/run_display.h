@@ -69,6 +69,11 @@ class RunDisplay : public QWidget {
   // Runs picked in a list: one is focused (keeping the comparison it belongs to), several are
   // compared.
   void showSelection(const std::vector<int64_t>& runIds);
+  // A run's eye: on the plots beside the shown runs (the focus kept), or off them (the next
+  // shown run focused; none left: the empty page).
+  void setRunShown(int64_t runId, bool shown);
+  // Draws the shown runs again, e.g. in the colours the reader picked.
+  void redraw();
   // Deleted runs leave the display: the other shown runs are drawn again without them, or,
   // when none is left, the empty page is shown. The comparison to go back to loses them too.
   void forgetRuns(const std::vector<int64_t>& runIds);
@@ -93,11 +98,6 @@ class RunDisplay : public QWidget {
   // Opens the config differences (shown while comparing).
   QToolButton* configDiffButton() const { return m_diffButton; }
   QComboBox* layoutChoice() const { return m_layoutChoice; }
-  widgets::TextTableModel* configDiffModel() const { return m_diffModel; }
-  QSlider* smoothing() const { return m_smoothing; }
-  QLabel* focusLine() const { return m_focusLine; }
-  QLabel* warning() const { return m_warning; }
-
   // The axis the curves are drawn over: the reader's choice, kept while a run that cannot give
   // it is focused (then the curves are over steps and the choice shows "Step").
   QComboBox* xAxisChoice() const { return m_xAxisChoice; }
@@ -105,13 +105,21 @@ class RunDisplay : public QWidget {
   void setXAxis(XAxis axis);
   // What the curves are drawn over now: the choice, or steps where the focused run cannot.
   XAxis shownXAxis() const;
+  widgets::TextTableModel* configDiffModel() const { return m_diffModel; }
+  QSlider* smoothing() const { return m_smoothing; }
+  QLabel* focusLine() const { return m_focusLine; }
+  QLabel* warning() const { return m_warning; }
+
  signals:
   void experimentShown(const QString& name);
   void demoRequested();
+  // The runs on the plots changed (another run, a comparison, one taken off).
+  void shownChanged();
 
  private:
   void rebuildPanels();
   void setShown(std::vector<int64_t> runIds);
+  void clearShown();
   void draw(int64_t runId);
   void drawCurves(int64_t runId);
   // The choices the focused run's experiment can give (the others disabled, saying why), and

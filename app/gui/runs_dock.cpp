@@ -1,9 +1,14 @@
 #include "app/gui/runs_dock.h"
 
+#include <QColorDialog>
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -30,9 +35,17 @@ class RunsTableView : public QTableView {
 }  // namespace
 
 RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
-    : QDockWidget("Runs", parent), m_model(model), m_table(new RunsTableView(this)) {
+    : QDockWidget("Runs", parent),
+      m_model(model),
+      m_filter(new QSortFilterProxyModel(this)),
+      m_table(new RunsTableView(this)),
+      m_search(new QLineEdit(this)) {
   setObjectName("runs");
-  m_table->setModel(model);
+  // Unsorted: the rows keep the queue's order; the search only leaves rows out.
+  m_filter->setSourceModel(model);
+  m_filter->setFilterKeyColumn(-1);
+  m_filter->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  m_table->setModel(m_filter);
   m_table->setItemDelegateForColumn(RunsTableModel::kProgress,
                                     new widgets::ProgressDelegate(m_table));
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -45,24 +58,38 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
   auto* layout = new QVBoxLayout(panel);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addWidget(m_table);
+  auto* row = new QHBoxLayout;
+  m_search->setPlaceholderText("search runs: id, name, status, device, verdict");
+  m_search->setClearButtonEnabled(true);
+  connect(m_search, &QLineEdit::textChanged, m_filter,
+          &QSortFilterProxyModel::setFilterFixedString);
+  row->addWidget(m_search, 1);
   auto* stop = new QPushButton("Stop the shown run", panel);
   stop->setToolTip("Cancel the shown run after its current step; it keeps a checkpoint (Ctrl+.)");
-  layout->addWidget(stop, 0, Qt::AlignRight);
+  row->addWidget(stop);
+  layout->addLayout(row);
   setWidget(panel);
   connect(stop, &QPushButton::clicked, this, &RunsDock::stopRequested);
   m_table->setContextMenuPolicy(Qt::CustomContextMenu);
   connect(m_table, &QTableView::customContextMenuRequested, this, [this](const QPoint& at) {
-    if (QMenu* menu = menuForRow(m_table->indexAt(at).row())) {
+    const QModelIndex index = m_filter->mapToSource(m_table->indexAt(at));
+    if (QMenu* menu = menuForRow(index.isValid() ? index.row() : -1)) {
       menu->exec(m_table->viewport()->mapToGlobal(at));
       menu->deleteLater();
     }
   });
+  // Ticking an eye is a click on the row too: that click must not show the run alone after.
+  connect(m_model, &RunsTableModel::shownToggled, this, [this] {
+    m_eyeToggled = true;
+    QTimer::singleShot(0, this, [this] { m_eyeToggled = false; });
+  });
   // A click, not any change of selection: rows added by the queue never move the display.
   connect(m_table, &QTableView::clicked, this, [this] {
+    if (m_eyeToggled) return;
     std::vector<int64_t> ids;
     for (const auto& index : m_table->selectionModel()->selectedRows())
-      ids.push_back(m_model->runAt(index.row()));
-    const int64_t current = m_model->runAt(m_table->currentIndex().row());
+      ids.push_back(runAtViewRow(index.row()));
+    const int64_t current = runAtViewRow(m_table->currentIndex().row());
     if (auto it = std::find(ids.begin(), ids.end(), current); it != ids.end())
       std::rotate(ids.begin(), it, it + 1);
     if (!ids.empty()) emit showRequested(ids);
@@ -81,7 +108,19 @@ QMenu* RunsDock::menuForRow(int row) {
   auto* resume = menu->addAction("Resume from its last checkpoint");
   resume->setEnabled(m_model->isResumable(id));
   connect(resume, &QAction::triggered, this, [this, id] { emit resumeRequested(id); });
+  menu->addSeparator();
+  connect(menu->addAction("Colour…"), &QAction::triggered, this, [this, id] {
+    const QColor color = QColorDialog::getColor(
+        m_model->data(m_model->index(m_model->rowOf(id), RunsTableModel::kRun), Qt::DecorationRole)
+            .value<QColor>(),
+        this, QString("Colour of run #%1").arg(id));
+    if (color.isValid()) emit colorChosen(id, color);
+  });
   return menu;
+}
+
+int64_t RunsDock::runAtViewRow(int row) const {
+  return m_model->runAt(m_filter->mapToSource(m_filter->index(row, 0)).row());
 }
 
 }  // namespace fl::gui

@@ -1,8 +1,10 @@
 // RunsDock: the Runs dock: the queue's runs as a table (RunsTableModel: status, progress bar,
-// ETA, threads, verdict) with Stop. Selecting rows asks to show them: one run, or several
-// overlaid (Ctrl/Shift-click), the run clicked last focused. A row's context menu shows, stops
-// or resumes its run (resume: a cancelled, interrupted or failed run from its last checkpoint,
-// as History's Resume does).
+// ETA, threads, verdict) with Stop, and a search field that keeps the rows matching it (any
+// column). Selecting rows asks to show them: one run, or several overlaid (Ctrl/Shift-click),
+// the run clicked last focused; a row's eye (the check box by its colour) puts the run on the
+// plots or takes it off. A row's context menu shows, stops or resumes its run (resume: a
+// cancelled, interrupted or failed run from its last checkpoint, as History's Resume does) and
+// picks its colour.
 #pragma once
 
 #include <QDockWidget>
@@ -10,7 +12,10 @@
 #include <cstdint>
 #include <vector>
 
+class QColor;
+class QLineEdit;
 class QMenu;
+class QSortFilterProxyModel;
 class QTableView;
 
 namespace fl::gui {
@@ -24,8 +29,9 @@ class RunsDock : public QDockWidget {
   RunsDock(RunsTableModel* model, QWidget* parent = nullptr);
 
   QTableView* table() const { return m_table; }
-  // The context menu of a row (null off the rows): Show, Stop, Resume, each enabled when it
-  // applies to the row's run.
+  QLineEdit* search() const { return m_search; }
+  // The context menu of a row of the model (null off the rows): Show, Stop, Resume, each enabled
+  // when it applies to the row's run, and Colour.
   QMenu* menuForRow(int row);
 
  signals:
@@ -34,10 +40,17 @@ class RunsDock : public QDockWidget {
   void stopRequested();
   void stopRunRequested(int64_t runId);
   void resumeRequested(int64_t runId);
+  // Colour… in a row's menu: the reader picked this colour for the run (invalid: the palette's).
+  void colorChosen(int64_t runId, const QColor& color);
 
  private:
+  int64_t runAtViewRow(int row) const;
+
   RunsTableModel* m_model;
+  QSortFilterProxyModel* m_filter;
   QTableView* m_table;
+  QLineEdit* m_search;
+  bool m_eyeToggled = false;  // the click that ticked an eye is not also a "show this run"
 };
 
 }  // namespace fl::gui

@@ -65,6 +65,24 @@ void RunsTableModel::updateRun(int64_t runId) {
   if (row >= 0) emit dataChanged(index(row, 0), index(row, kColumnCount - 1));
 }
 
+void RunsTableModel::shownChanged() {
+  if (m_rows > 0) emit dataChanged(index(0, kRun), index(m_rows - 1, kRun), {Qt::CheckStateRole});
+}
+
+Qt::ItemFlags RunsTableModel::flags(const QModelIndex& index) const {
+  Qt::ItemFlags f = QAbstractTableModel::flags(index);
+  if (index.column() == kRun && m_isShown) f |= Qt::ItemIsUserCheckable;
+  return f;
+}
+
+bool RunsTableModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+  if (index.column() != kRun || role != Qt::CheckStateRole || !m_isShown) return false;
+  const int64_t id = runAt(index.row());
+  if (!id) return false;
+  emit shownToggled(id, value.toInt() == Qt::Checked);
+  return true;
+}
+
 void RunsTableModel::update(const RunDeltas& deltas) {
   for (const auto& [id, delta] : deltas)
     if (delta.statusChanged || delta.progressed || delta.evaluated()) updateRun(id);
@@ -114,6 +132,10 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
       if (role == Qt::DisplayRole) return QString("#%1").arg(id);
       if (role == Qt::DecorationRole) return m_colors.of(id);
       if (role == Qt::UserRole) return QVariant::fromValue<qlonglong>(id);
+      if (role == Qt::CheckStateRole && m_isShown)
+        return m_isShown(id) ? Qt::Checked : Qt::Unchecked;
+      if (role == Qt::ToolTipRole)
+        return "Ticked: on the plots (untick to take it off). Right-click: its colour";
       return {};
     case kName:
       if (role == Qt::DisplayRole || role == Qt::ToolTipRole)

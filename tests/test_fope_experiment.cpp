@@ -179,6 +179,27 @@ class TestFopeExperiment : public QObject {
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeTrial(config(heads)));
   }
 
+  // The Live tab's tokens axis: what a training step reads, passkey rows (which replace corpus
+  // windows) included; random windows have no epochs.
+  void tokensPerStepIsWhatATrainingBatchHolds() {
+    struct Peek : fope::FopeTrial {
+      using FopeTrial::FopeTrial;
+      using FopeTrial::nextBatch;
+    };
+    auto values = config(tinyModel());
+    values["passkey_mix"] = 0.5;
+    values["train_len"] = 48;  // room for a passkey sample
+    QVERIFY(fope::FopeExperiment().checkConfig(values).empty());
+    SeededScope scope(42);
+    Peek trial(fope::FopeSettings::fromConfig(values), c10::kCPU, 42);
+    std::mt19937_64 rng(1);
+    const auto [inputs, targets] = trial.nextBatch(rng);
+    fope::FopeExperiment experiment;
+    QCOMPARE(experiment.tokensPerStep(values).value(), static_cast<double>(inputs.numel()));
+    QCOMPARE(experiment.tokensPerStep(values).value(), 8.0 * 48);
+    QVERIFY(!experiment.stepsPerEpoch(values));
+  }
+
   void presetsAndVariantsBuildValidConfigs() {
     fope::FopeExperiment experiment;
     std::set<std::string> names;

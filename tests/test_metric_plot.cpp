@@ -42,6 +42,42 @@ class TestMetricPlot : public QObject {
   Q_OBJECT
 
  private slots:
+  // Over another x the axis is named for it, counts keep their compact whole-number ticks while
+  // epochs and seconds fall between, and the hover writes x in the axis' unit.
+  void theXAxisReadsInItsUnit() {
+    QWidget window;
+    auto* layout = new QHBoxLayout(&window);
+    auto* plot = new MetricPlot("loss", "step", "cross-entropy", &window);
+    layout->addWidget(plot);
+    window.resize(600, 400);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto stepTicks = [&] {
+      return !plot->plot()->xAxis->ticker().dynamicCast<fl::widgets::StepTicker>().isNull();
+    };
+    QVERIFY(stepTicks());
+    struct Case {
+      QString label;
+      MetricPlot::XKind kind;
+      std::vector<double> x;
+      QString at;  // the readout at x = 2
+      bool stepTicks;
+    };
+    for (const auto& c :
+         {Case{"epoch", MetricPlot::XKind::Fraction, {0.5, 1.25, 2}, "@ 2.00", false},
+          Case{"wall time (s)", MetricPlot::XKind::Seconds, {0, 1.5, 2}, "@ 2.0 s", false},
+          Case{"tokens seen", MetricPlot::XKind::Count, {0, 1, 2}, "@ 2<", true}}) {
+      plot->setXAxis(c.label, c.kind);
+      plot->setCurve("#1", Qt::red, c.x, {3.0, 2.0, 1.0});
+      plot->refresh();
+      plot->plot()->replot(QCustomPlot::rpImmediateRefresh);
+      QCOMPARE(plot->xLabel(), c.label);
+      QCOMPARE(stepTicks(), c.stepTicks);
+      const QString readout = plot->readoutAt(insideAxes(*plot, 1.95, 1.5));
+      QVERIFY2(readout.contains(c.at), qPrintable(readout));
+    }
+  }
+
   void hoveringReadsEveryCurveInsideThePlotAndTheWindowKeepsItsWidth() {
     QWidget window;
     auto* layout = new QHBoxLayout(&window);

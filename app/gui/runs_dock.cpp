@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <map>
 
 #include "app/gui/runs_table_model.h"
 #include "widgets/progress_delegate.h"
@@ -78,6 +79,9 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
       menu->deleteLater();
     }
   });
+  connect(model, &QAbstractItemModel::dataChanged, this, &RunsDock::updateTitle);
+  connect(model, &QAbstractItemModel::rowsInserted, this, &RunsDock::updateTitle);
+  connect(model, &QAbstractItemModel::rowsRemoved, this, &RunsDock::updateTitle);
   // Ticking an eye is a click on the row too: that click must not show the run alone after.
   connect(m_model, &RunsTableModel::shownToggled, this, [this] {
     m_eyeToggled = true;
@@ -117,6 +121,24 @@ QMenu* RunsDock::menuForRow(int row) {
     if (color.isValid()) emit colorChosen(id, color);
   });
   return menu;
+}
+
+void RunsDock::updateTitle() {
+  // In the order a run lives them; states with no run are left out.
+  static const char* const order[] = {"running",   "waiting",     "queued", "finished",
+                                      "cancelled", "interrupted", "failed"};
+  std::map<QString, int> counts;
+  for (int row = 0; row < m_model->rowCount(); ++row)
+    ++counts[m_model->index(row, RunsTableModel::kStatus).data().toString()];
+  QStringList parts;
+  for (const char* state : order)
+    if (auto it = counts.find(state); it != counts.end()) {
+      parts << QString("%1 %2").arg(it->second).arg(state);
+      counts.erase(it);
+    }
+  for (const auto& [state, count] : counts)
+    if (!state.isEmpty()) parts << QString("%1 %2").arg(count).arg(state);
+  setWindowTitle(parts.isEmpty() ? "Runs" : "Runs: " + parts.join(" · "));
 }
 
 int64_t RunsDock::runAtViewRow(int row) const {

@@ -4,7 +4,8 @@
 // the run clicked last focused; a row's eye (the check box by its colour) puts the run on the
 // plots or takes it off. A row's context menu shows, stops or resumes its run (resume: a
 // cancelled, interrupted or failed run from its last checkpoint, as History's Resume does) and
-// picks its colour.
+// picks its colour. The dock's title counts the runs by state ("Runs: 2 running · 1 waiting ·
+// 4 finished"), so a dock rolled up to its bar still says how the runs are doing.
 #pragma once
 
 #include <QDockWidget>
@@ -45,6 +46,7 @@ class RunsDock : public QDockWidget {
 
  private:
   int64_t runAtViewRow(int row) const;
+  void updateTitle();
 
   RunsTableModel* m_model;
   QSortFilterProxyModel* m_filter;

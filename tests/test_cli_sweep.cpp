@@ -94,6 +94,15 @@ class TestCliSweep : public QObject {
                  r.out.contains("| head | test/kl |"),
              qPrintable(r.out));
     QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(4));
+    // `runs list` names each run by its study and setting, the columns aligned after the names
+    // (a name holds '·', two bytes that print as one character).
+    const QStringList rows =
+        runCli({"runs", "list", "--db", db}).out.split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(rows.size(), 5);
+    QVERIFY2(rows[1].contains(" · head=") && rows[1].contains("seed="), qPrintable(rows[1]));
+    const qsizetype statusColumn = rows[0].indexOf("status");
+    for (const auto& row : rows.mid(1))
+      QVERIFY2(row.mid(statusColumn).startsWith("finished"), qPrintable(rows.join('\n')));
 
     auto list = runCli({"sweep", "list", "--db", db, "--json"});
     QCOMPARE(list.exitCode, 0);

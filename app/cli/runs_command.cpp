@@ -1,4 +1,5 @@
 // `fourierlab-cli runs ...`: browse and edit the run store.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -21,6 +22,30 @@ namespace {
 
 using store::RunRecord;
 using store::RunStore;
+
+// Names wider than this are cut (with "…") so a table row still fits a wide terminal.
+constexpr size_t kMaxNameWidth = 56;
+
+// Characters a terminal shows for UTF-8 text (a study run's name holds '·'): printf's widths
+// count bytes, which left such rows short.
+size_t displayWidth(const std::string& text) {
+  return static_cast<size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+// `text` padded with spaces (or cut, ending in "…") to `width` characters.
+std::string paddedTo(const std::string& text, size_t width) {
+  const size_t shown = displayWidth(text);
+  if (shown <= width) return text + std::string(width - shown, ' ');
+  std::string cut;
+  size_t characters = 0;
+  for (char c : text) {
+    const bool starts = (c & 0xC0) != 0x80;
+    if (starts && ++characters > width - 1) break;
+    cut += c;
+  }
+  return cut + "…";
+}
 
 std::string formatTime(double unixSeconds) {
   if (unixSeconds <= 0) return "-";
@@ -109,8 +134,13 @@ int list(const RunStore& store, const RunsArgs& args) {
     std::printf("%s\n", all.dump().c_str());
     return kExitOk;
   }
-  std::printf("%5s  %-14s %-20s %-22s %-19s %s\n", "id", "experiment", "name", "status", "created",
-              "final metrics");
+  // The name column as wide as the longest name (a study's runs are named by their setting:
+  // 'table1 · dataset=gmm2 head=fourier seed=1'), up to a limit past which names are cut.
+  size_t nameWidth = 4;
+  for (const auto& r : runs) nameWidth = std::max(nameWidth, displayWidth(r.name));
+  nameWidth = std::min(nameWidth, kMaxNameWidth);
+  std::printf("%5s  %-14s %s %-22s %-19s %s\n", "id", "experiment",
+              paddedTo("name", nameWidth).c_str(), "status", "created", "final metrics");
   for (const auto& r : runs) {
     // A finished run's verdicts in a few words beside the status ("finished:LEAKS"; `runs
     // show` has the sentences), read from the typed verdicts stored with it, never from its
@@ -118,9 +148,9 @@ int list(const RunStore& store, const RunsArgs& args) {
     std::string status = toString(r.status);
     const std::string headline = r.status == RunStatus::Finished ? verdictHeadline(r.verdicts) : "";
     if (!headline.empty()) status += ":" + headline;
-    std::printf("%5lld  %-14s %-20s %-22s %-19s %s\n", static_cast<long long>(r.id),
-                r.experiment.c_str(), r.name.c_str(), status.c_str(), formatTime(r.created).c_str(),
-                shortMetrics(r).c_str());
+    std::printf("%5lld  %-14s %s %-22s %-19s %s\n", static_cast<long long>(r.id),
+                r.experiment.c_str(), paddedTo(r.name, nameWidth).c_str(), status.c_str(),
+                formatTime(r.created).c_str(), shortMetrics(r).c_str());
   }
   return kExitOk;
 }

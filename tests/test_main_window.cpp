@@ -661,6 +661,7 @@ class TestMainWindow : public QObject {
   }
 
   void settingsAreKeptBetweenSessions() {
+    int runsHeight = 0;
     {
       auto w = makeWindow("settings.db");
       QVERIFY(w->launchPanel()->selectPreset("paper-gmm"));
@@ -670,6 +671,8 @@ class TestMainWindow : public QObject {
       w->display()->layoutChoice()->setCurrentIndex(1);  // tabs
       w->display()->xAxisChoice()->setCurrentIndex(static_cast<int>(fl::gui::XAxis::WallTime));
       w->show();
+      QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+      runsHeight = w->runsDock()->height();
       titleBar(w->runsDock())->setCollapsed(true);
       w->history()->filterText()->setText("abc");
       w->history()->sortByKey("name", Qt::DescendingOrder);
@@ -687,6 +690,11 @@ class TestMainWindow : public QObject {
              static_cast<int>(fl::gui::XAxis::WallTime));
     QVERIFY(titleBar(w->runsDock())->collapsed());
     QVERIFY(!titleBar(w->configureDock())->collapsed());
+    // Opened again, the dock has the height it had before it was rolled up last session.
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    titleBar(w->runsDock())->setCollapsed(false);
+    QTRY_COMPARE(w->runsDock()->height(), runsHeight);
     QCOMPARE(w->history()->filterText()->text(), QString("abc"));
     QCOMPARE(w->history()->sortKey(), QString("name"));
     QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing

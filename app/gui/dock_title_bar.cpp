@@ -62,6 +62,11 @@ bool DockTitleBar::inSideArea() const {
   return area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea;
 }
 
+int DockTitleBar::expandedExtent() const {
+  if (m_collapsed) return m_expandedExtent;
+  return inSideArea() ? m_dock->width() : m_dock->height();
+}
+
 void DockTitleBar::setCollapsed(bool collapsed) {
   if (collapsed == m_collapsed || (collapsed && m_dock->isFloating()) || !m_dock->widget()) return;
   auto* window = qobject_cast<QMainWindow*>(m_dock->parentWidget());

@@ -24,6 +24,10 @@ class DockTitleBar : public QWidget {
 
   void setCollapsed(bool collapsed);
   bool collapsed() const { return m_collapsed; }
+  // The dock's height (width, in a side area) when open: kept while it is rolled up, so a
+  // session can keep it (a rolled-up dock's own size is its bar's).
+  int expandedExtent() const;
+  void setExpandedExtent(int extent) { m_expandedExtent = extent; }
   QToolButton* collapseButton() const { return m_collapse; }
 
   QSize sizeHint() const override;

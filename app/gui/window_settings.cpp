@@ -43,9 +43,15 @@ void restoreWindowSettings(const WindowParts& parts) {
       settings.value("dashboardLayout").toString() == "tabs" ? 1 : 0);
   parts.display->setXAxis(
       parseXAxis(settings.value("xAxis").toString().toStdString()).value_or(XAxis::Step));
+  // A rolled-up dock opens at the size it had when last open (kept beside it: the window's
+  // state holds its bar's size).
   const QStringList collapsed = settings.value("collapsedDocks").toStringList();
   for (QDockWidget* dock : {parts.configureDock, parts.runsDock})
-    if (auto* bar = titleBarOf(dock)) bar->setCollapsed(collapsed.contains(dock->objectName()));
+    if (auto* bar = titleBarOf(dock); bar && collapsed.contains(dock->objectName())) {
+      bar->setCollapsed(true);
+      const int extent = settings.value("dockExtent/" + dock->objectName(), 0).toInt();
+      if (extent > 0) bar->setExpandedExtent(extent);
+    }
   parts.history->restoreSettings(settings);
   if (!settings.contains("geometry")) {
     // The first window fits the screen it opens on, with room around it.
@@ -60,20 +66,17 @@ void restoreWindowSettings(const WindowParts& parts) {
 
 void saveWindowSettings(const WindowParts& parts) {
   QSettings settings("FourierLab", "FourierLab");
-  QMainWindow& window = *parts.window;
-  // The docks' layout is kept at their open sizes (a collapsed dock's fixed bar size would come
-  // back as its size); which are collapsed is kept beside it and applied after.
+  const QMainWindow& window = *parts.window;
+  settings.setValue("geometry", window.saveGeometry());
+  settings.setValue("windowState", window.saveState());
+  // Which docks are rolled up, and the size each had when open.
   QStringList collapsed;
   for (QDockWidget* dock : {parts.configureDock, parts.runsDock})
     if (auto* bar = titleBarOf(dock); bar && bar->collapsed()) {
       collapsed << dock->objectName();
-      bar->setCollapsed(false);
+      settings.setValue("dockExtent/" + dock->objectName(), bar->expandedExtent());
     }
-  settings.setValue("geometry", window.saveGeometry());
-  settings.setValue("windowState", window.saveState());
   settings.setValue("collapsedDocks", collapsed);
-  for (QDockWidget* dock : {parts.configureDock, parts.runsDock})
-    if (collapsed.contains(dock->objectName())) titleBarOf(dock)->setCollapsed(true);
   const LaunchPanel* launch = parts.launch;
   if (auto e = launch->experiment())
     settings.setValue("experiment", QString::fromStdString(e->name()));

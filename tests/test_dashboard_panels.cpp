@@ -154,6 +154,16 @@ class TestDashboardPanels : public QObject {
     const QCPRange y = qobject_cast<MetricPlot*>(d.panel("passkey"))->plot()->yAxis->range();
     QCOMPARE(y.lower, 0.0);
     QVERIFY(y.upper <= 1.0 && y.upper > 0);
+    // A snapshot of accuracies (by length, by ablation) reads on the whole 0..1.
+    PanelSpec bars = panel("ablation", PanelKind::SnapshotBars, {"ablation/acc"});
+    bars.yFloor = 0;
+    bars.yCeiling = 1;
+    d.setPanels({bars});
+    d.addSnapshot(snapshot("ablation/acc", {3}, {0.2f, 0.3f, 0.25f}, {{"ablation", "", {}}}), 10);
+    d.refresh();
+    const QCPRange b = qobject_cast<SnapshotPlot*>(d.panel("ablation"))->plot()->yAxis->range();
+    QCOMPARE(b.lower, 0.0);
+    QCOMPARE(b.upper, 1.0);
   }
 
   void aLegendDrawnNarrowWidensWithItsPlot() {

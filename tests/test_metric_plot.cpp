@@ -250,6 +250,7 @@ class TestMetricPlot : public QObject {
     plot.appendToCurve("#1 kl_exact", {4}, {20});  // it keeps taking points while hidden
     QCOMPARE(plot.pointCount("#1 kl_exact"), size_t(4));
     plot.setCurveHidden("#1 kl_exact", false);
+    plot.refresh();
     QVERIFY(plot.plot()->yAxis->range().upper >= 50);
     QCOMPARE(plot.plot()->legend->itemCount(), 2);
   }

@@ -4,6 +4,7 @@
 #include <QMenu>
 #include <QResizeEvent>
 #include <QShortcut>
+#include <QSignalBlocker>
 #include <QTabWidget>
 
 #include <algorithm>
@@ -126,6 +127,7 @@ void Dashboard::applyRequested(const QString& key) {
   if (!slot.plot) return;
   const bool hidden = slot.onRequest && !m_requested.contains(key);
   for (const auto& name : m_curvesOfKey.value(key)) slot.plot->setCurveHidden(name, hidden);
+  slot.plot->refresh();
 }
 
 void Dashboard::setLayoutMode(Layout layout) {
@@ -145,7 +147,8 @@ void Dashboard::setLayoutMode(Layout layout) {
 
 void Dashboard::relayout() {
   m_columns = columnsFor(width() > 0 ? width() : kMinPanelWidth * 3);
-  while (m_grid->count() > 0) m_grid->takeAt(0);  // the widgets stay, only their places go
+  // The widgets stay, only their places (layout items, ours to delete) go.
+  while (m_grid->count() > 0) delete m_grid->takeAt(0);
   if (m_layout == Layout::Tabs) {
     // One panel fills the area; the tab bar names them all.
     QWidget* current = m_tabs->currentWidget();
@@ -204,11 +207,15 @@ void Dashboard::maximize(const QString& id) {
 void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
   m_allDirty = true;
   m_dirty.clear();
+  {
+    // Out of the tabs first, quietly: each removal would show the next page, about to go.
+    const QSignalBlocker quiet(m_tabs);
+    m_tabs->clear();
+  }
   for (auto* w : m_panels) {
     w->hide();
     w->deleteLater();
   }
-  m_tabs->clear();
   m_panels.clear();
   m_titles.clear();
   m_order.clear();
@@ -266,6 +273,7 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
                                                             : SnapshotPlot::Mode::Curves;
         auto* plot = new SnapshotPlot(title, mode, toStringList(p.series), xLabel, yLabel, this);
         plot->setLogY(p.logY);
+        plot->setValueBounds(p.yFloor, p.yCeiling);
         plot->setShownRun(m_shownRun, m_colors->of(m_shownRun));
         m_snapshotPlots << plot;
         w = plot;
@@ -297,7 +305,7 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
         continue;  // built by its owner: it needs a live run to ask
     }
     w->setToolTip(QString::fromStdString(p.help) +
-                  "\n(Double-click the title or right-click: maximise this panel.)");
+                  "\n(In the grid: double-click the title or right-click to maximise this panel.)");
     place(QString::fromStdString(p.id), w, title);
   }
 }

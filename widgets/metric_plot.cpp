@@ -81,7 +81,9 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
           });
   connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent*) { m_autoRange = false; });
   connect(m_plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { m_autoRange = false; });
-  connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) {
+  connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* event) {
+    // On the title it maximises the panel (the dashboard's): the zoom stays as it was.
+    if (m_plot->layoutElementAt(event->pos()) == plotTitle(m_plot)) return;
     m_autoRange = true;  // double-click: back to following the data
     refresh();
   });
@@ -161,7 +163,7 @@ void MetricPlot::setCurveHidden(const QString& name, bool hidden) {
   it->hidden = hidden;
   it->raw->setVisible(!hidden);
   it->smooth->setVisible(!hidden);
-  refresh();
+  // No redraw here: a dashboard hides many curves at once and refreshes once after.
 }
 
 bool MetricPlot::isCurveHidden(const QString& name) const {

@@ -54,7 +54,7 @@ class MetricPlot : public QWidget {
   QPen curvePen(const QString& name) const;
 
   // A hidden curve keeps its points (and takes new ones) but is not drawn, named in the legend,
-  // read by the hover or counted in the axis range.
+  // read by the hover or counted in the axis range (from the next refresh()).
   void setCurveHidden(const QString& name, bool hidden);
   bool isCurveHidden(const QString& name) const;
 

@@ -62,9 +62,14 @@ QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QPen& pen,
   return graph;
 }
 
-void applyRanges(QCustomPlot* plot, const Extent& e, bool logY) {
+void applyRanges(QCustomPlot* plot, const Extent& e, bool logY, double floor, double ceiling) {
   if (e.xLo <= e.xHi) plot->xAxis->setRange(e.xLo, e.xHi > e.xLo ? e.xHi : e.xLo + 1);
   if (!(e.yLo <= e.yHi)) return;
+  if (std::isfinite(floor) && std::isfinite(ceiling)) {
+    // Bounded values (an accuracy) read against their whole range: 0..1.
+    plot->yAxis->setRange(floor, ceiling);
+    return;
+  }
   if (logY) {
     // Whole decades: within less than one, the log ticker falls back to linear steps that
     // crowd together at the top of a log axis.
@@ -285,7 +290,7 @@ void SnapshotPlot::drawCurves() {
       }
     }
   }
-  applyRanges(m_plot, extent, m_logY);
+  applyRanges(m_plot, extent, m_logY, m_floor, m_ceiling);
   matchTicker(m_plot->xAxis, allWholeNumbers(allX));
 }
 
@@ -343,7 +348,7 @@ void SnapshotPlot::drawBars() {
   }
   // On a log axis bars rise from below the plot: leave the smallest one some height.
   if (m_logY && extent.yLo <= extent.yHi) extent.addY(extent.yLo / 3);
-  applyRanges(m_plot, extent, m_logY);
+  applyRanges(m_plot, extent, m_logY, m_floor, m_ceiling);
   if (!m_textTicks) {
     QVector<double> keys;
     for (const auto* s : shown) {

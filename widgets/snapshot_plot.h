@@ -20,6 +20,8 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <limits>
+
 #include "core/engine/events.h"
 
 class QCustomPlot;
@@ -39,6 +41,11 @@ class SnapshotPlot : public QWidget {
 
   void setLogY(bool logY);
   bool logY() const { return m_logY; }
+  // The value axis never goes past these (NaN: no bound), e.g. 0 and 1 for an accuracy.
+  void setValueBounds(double floor, double ceiling) {
+    m_floor = floor;
+    m_ceiling = ceiling;
+  }
   // The run whose snapshots setSnapshot() gives, and its colour: its curves take it, as its
   // metric curves do, so a comparison reads the same in every panel.
   void setShownRun(int64_t runId, const QColor& color) {
@@ -77,6 +84,8 @@ class SnapshotPlot : public QWidget {
   QSpinBox* m_row = nullptr;
   QLabel* m_caption;
   bool m_logY = false;
+  double m_floor = std::numeric_limits<double>::quiet_NaN();
+  double m_ceiling = std::numeric_limits<double>::quiet_NaN();
   int64_t m_shownRun = 0;
   QColor m_shownColor = QColor(31, 119, 180);
   bool m_legend = true;      // curves, or several series of bars

@@ -175,34 +175,40 @@ class TestHistoryModel : public QObject {
     QCOMPARE(store.run(first.runId)->name, std::string("my baseline"));
   }
 
-  // Runs an older build's study stored without a name show the name the study gives runs now;
-  // the store keeps them as they were, and a run with a name (given by Rename, or a plain run
-  // the study reused) shows that name.
+  // Runs an older build's study created without a name show the name the study gives runs
+  // now; the store keeps them as they were. A run with a name (given by Rename) shows that
+  // name, and a plain run of the user's that the study reused (made before the study) is not
+  // given the study's.
   void theHistoryNamesAnOlderBuildsStudyRunsAndKeepsGivenNames() {
     const auto path = freshStorePath();
-    int64_t unnamed = 0, renamed = 0, alone = 0;
+    int64_t unnamed = 0, reused = 0, renamed = 0, alone = 0;
     {
       fl::store::RunStore store(path);
-      unnamed = storeFinishedRun(store, "", {{"head", "linear"}, {"seed", 1}});
-      renamed = storeFinishedRun(store, "", {{"head", "fourier"}, {"seed", 1}});
+      reused = storeFinishedRun(store, "", {{"head", "fourier"}, {"seed", 1}});
+      renamed = storeFinishedRun(store, "", {{"head", "fourier"}, {"seed", 2}});
       alone = storeFinishedRun(store, "", {{"head", "linear"}, {"samples", 7}, {"seed", 1}});
       fl::study::StudyStore studies(store);
-      // Both finished runs are the study's cells at once (same config); neither is renamed.
-      storeStudy(studies, R"({"name": "old", "experiment": "toy",
-          "grid": {"head": ["linear", "fourier"]}, "seeds": [1]})");
+      // The user's finished runs are the study's fourier cells at once (same config).
+      const int64_t study = storeStudy(studies, R"({"name": "old", "experiment": "toy",
+          "grid": {"head": ["linear", "fourier"]}, "seeds": [1, 2]})");
+      // The study makes its linear seed-1 run; an older build left it unnamed.
+      unnamed = studies.claim(study, 0).runId;
+      QVERIFY(unnamed > renamed);
+      store.rename(unnamed, "");
       store.rename(renamed, "kept by the user");
     }
     fl::store::RunStore store(path);
     fl::gui::HistoryView history(store, m_registry);
     history.refresh();
     auto* model = history.model();
-    QCOMPARE(model->rowCount(), 3);
+    QCOMPARE(model->rowCount(), 4);
     const int name = model->column("name");
     auto nameOf = [&](int64_t id) {
       return model->data(model->index(model->rowOf(id), name), Qt::DisplayRole).toString();
     };
     QCOMPARE(nameOf(unnamed), QString("old · head=linear seed=1"));
     QCOMPARE(nameOf(renamed), QString("kept by the user"));
+    QCOMPARE(nameOf(reused), QString());                // the user's own run, not the study's
     QCOMPARE(nameOf(alone), QString());                 // in no study: nothing to name it by
     QCOMPARE(store.run(unnamed)->name, std::string());  // the store is not rewritten
   }

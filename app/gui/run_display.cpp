@@ -151,6 +151,13 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
     m_xAxis = kXAxes[index];
     redrawCurves();
   });
+  // Picking the item already shown changes no index: "Step", while it stands in for an axis
+  // the focused run cannot give, must still become the reader's choice.
+  connect(m_xAxisChoice, &QComboBox::activated, this, [this](int index) {
+    if (index < 0 || kXAxes[index] == m_xAxis) return;
+    m_xAxis = kXAxes[index];
+    redrawCurves();
+  });
   updateXAxis();
   m_layoutChoice->addItems({"Grid", "Tabs"});
   m_layoutChoice->setToolTip(
@@ -245,6 +252,7 @@ void RunDisplay::setExperiment(std::shared_ptr<const Experiment> experiment) {
   updateConfigDiff();
   m_warning->setVisible(false);
   setStoreEmpty(m_storeEmpty && !m_everShown);
+  emit shownChanged();
 }
 
 void RunDisplay::rebuildPanels() {

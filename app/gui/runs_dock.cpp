@@ -120,6 +120,8 @@ QMenu* RunsDock::menuForRow(int row) {
         this, QString("Colour of run #%1").arg(id));
     if (color.isValid()) emit colorChosen(id, color);
   });
+  connect(menu->addAction("Palette colour"), &QAction::triggered, this,
+          [this, id] { emit colorChosen(id, QColor()); });
   return menu;
 }
 

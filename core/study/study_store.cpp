@@ -327,11 +327,13 @@ int StudyStore::remove(int64_t id, bool withRuns) {
 }
 
 std::map<int64_t, std::string> StudyStore::namesOfUnnamedRuns() const {
-  // Ordered by study: a run two studies share is named by the first of them.
+  // Ordered by study: a run two studies share is named by the first of them. Only runs the
+  // study created (not before it): a run of the user's that a study reused keeps its own
+  // (empty) name.
   auto s = m_runs.database().prepare(
       "SELECT c.run_id, s.name, c.arm, c.axes, c.seed FROM study_cells c "
       "JOIN studies s ON s.id = c.study_id JOIN runs r ON r.id = c.run_id "
-      "WHERE r.name = '' ORDER BY c.study_id, c.cell");
+      "WHERE r.name = '' AND r.created >= s.created ORDER BY c.study_id, c.cell");
   std::map<int64_t, std::string> names;
   while (s.step())
     names.emplace(s.int64(0),

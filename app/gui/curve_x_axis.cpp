@@ -6,19 +6,28 @@
 
 namespace fl::gui {
 
-std::string xAxisName(XAxis axis) {
-  switch (axis) {
-    case XAxis::Step:
-      return "step";
-    case XAxis::Epoch:
-      return "epoch";
-    case XAxis::Tokens:
-      return "tokens";
-    case XAxis::WallTime:
-      return "wall";
-  }
-  return "step";
+namespace {
+
+// Each axis' short name (kept in the settings) and the words its plots' axes say.
+struct XAxisWords {
+  XAxis axis;
+  const char* name;
+  const char* label;
+};
+constexpr XAxisWords kWords[] = {{XAxis::Step, "step", "step"},
+                                 {XAxis::Epoch, "epoch", "epoch"},
+                                 {XAxis::Tokens, "tokens", "tokens seen"},
+                                 {XAxis::WallTime, "wall", "wall time (s)"}};
+
+const XAxisWords& wordsOf(XAxis axis) {
+  for (const auto& words : kWords)
+    if (words.axis == axis) return words;
+  return kWords[0];
 }
+
+}  // namespace
+
+std::string xAxisName(XAxis axis) { return wordsOf(axis).name; }
 
 std::optional<XAxis> parseXAxis(const std::string& name) {
   for (XAxis axis : kXAxes)
@@ -26,19 +35,7 @@ std::optional<XAxis> parseXAxis(const std::string& name) {
   return std::nullopt;
 }
 
-std::string xAxisLabel(XAxis axis) {
-  switch (axis) {
-    case XAxis::Step:
-      return "step";
-    case XAxis::Epoch:
-      return "epoch";
-    case XAxis::Tokens:
-      return "tokens seen";
-    case XAxis::WallTime:
-      return "wall time (s)";
-  }
-  return "step";
-}
+std::string xAxisLabel(XAxis axis) { return wordsOf(axis).label; }
 
 std::optional<RunXAxis> RunXAxis::of(XAxis axis, const Experiment* experiment, const RunView& run,
                                      std::string* why) {

@@ -975,13 +975,27 @@ class TestMainWindow : public QObject {
     int64_t head = 0, fope = 0;
     {
       fl::store::RunStore store(path);
-      head = store.createRun({"fourier-head", "h", {{"seed", 1}}, {}, {}});
-      fope = store.createRun({"fope", "f", {{"seed", 1}}, {}, {}});
+      // Whole configs (the defaults): what an epoch is depends on them.
+      const auto config = [&](const char* name) {
+        return fl::validateRunConfig(*m_registry.find(name), nlohmann::json::object()).values;
+      };
+      head = store.createRun({"fourier-head", "h", config("fourier-head"), {}, {}});
+      fope = store.createRun({"fope", "f", config("fope"), {}, {}});
     }
     auto w = makeWindow("mixed.db");
     w->compareRuns({head, fope});
     QVERIFY(w->display()->warning()->isVisibleTo(w->display()));
     QVERIFY(w->display()->warning()->text().contains("different experiments"));
+    QVERIFY(!w->display()->warning()->text().contains("Not drawn"));
+    // Over epochs the FoPE run (random windows, no epochs) is left off the curves, and the line
+    // says so rather than letting its curves vanish without a word.
+    w->display()->setXAxis(fl::gui::XAxis::Epoch);
+    const QString warning = w->display()->warning()->text();
+    QVERIFY2(warning.contains(QString("Not drawn over epoch: #%1 (").arg(fope)),
+             qPrintable(warning));
+    QVERIFY(!warning.contains(QString("#%1 (").arg(head)));
+    w->display()->setXAxis(fl::gui::XAxis::Step);
+    QVERIFY(!w->display()->warning()->text().contains("Not drawn"));
     w->compareRuns({head});
     QVERIFY(!w->display()->warning()->isVisibleTo(w->display()));
   }

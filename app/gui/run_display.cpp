@@ -320,16 +320,7 @@ void RunDisplay::setShown(std::vector<int64_t> runIds) {
   updateXAxis();  // before drawing: what the focused run can give
   if (m_shown.size() > 1) m_comparison = m_shown;
   m_colors.makeDistinct(m_shown);
-  std::set<std::string> experiments;
-  for (auto id : m_shown) experiments.insert(m_views.find(id)->experiment());
-  if (experiments.size() > 1) {
-    QStringList names;
-    for (const auto& e : experiments) names << QString::fromStdString(e);
-    m_warning->setText(QString("These runs are of different experiments (%1): the panels are %2's; "
-                               "the other runs' curves appear only where their metric names match.")
-                           .arg(names.join(", "), QString::fromStdString(first->experiment())));
-  }
-  m_warning->setVisible(experiments.size() > 1);
+  updateWarning();
   m_dashboard->setShownRun(m_shown.front());
   if (m_probe) m_probe->plot()->setShownRun(m_shown.front(), m_colors.of(m_shown.front()));
   for (auto id : m_shown) m_dashboard->setRunLabel(id, labelOf(id));
@@ -433,6 +424,36 @@ void RunDisplay::redrawCurves() {
   m_dashboard->clearMetrics();
   for (auto id : m_shown) drawCurves(id);
   m_dashboard->refresh();
+  updateWarning();
+}
+
+void RunDisplay::updateWarning() {
+  QStringList lines;
+  std::set<std::string> experiments;
+  for (auto id : m_shown)
+    if (const RunView* v = m_views.find(id)) experiments.insert(v->experiment());
+  if (experiments.size() > 1) {
+    QStringList names;
+    for (const auto& e : experiments) names << QString::fromStdString(e);
+    lines << QString(
+                 "These runs are of different experiments (%1): the panels are %2's; the "
+                 "other runs' curves appear only where their metric names match.")
+                 .arg(names.join(", "),
+                      QString::fromStdString(m_views.find(focused())->experiment()));
+  }
+  // A compared run that cannot give the chosen x axis is left off the curves: say which, and why.
+  QStringList undrawn;
+  for (auto id : m_shown) {
+    const RunView* v = m_views.find(id);
+    std::string why;
+    if (v && !xAxisOf(*v, shownXAxis(), &why))
+      undrawn << QString("#%1 (%2)").arg(id).arg(QString::fromStdString(why));
+  }
+  if (!undrawn.isEmpty())
+    lines << QString("Not drawn over %1: %2.")
+                 .arg(QString::fromStdString(xAxisLabel(shownXAxis())), undrawn.join(", "));
+  m_warning->setText(lines.join("\n"));
+  m_warning->setVisible(!lines.isEmpty());
 }
 
 void RunDisplay::showRun(int64_t runId) { setShown({runId}); }

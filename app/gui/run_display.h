@@ -120,6 +120,8 @@ class RunDisplay : public QWidget {
   void rebuildPanels();
   void setShown(std::vector<int64_t> runIds);
   void clearShown();
+  // The line above the plots: runs of several experiments, runs left off the chosen x axis.
+  void updateWarning();
   void draw(int64_t runId);
   void drawCurves(int64_t runId);
   // The choices the focused run's experiment can give (the others disabled, saying why), and

@@ -40,7 +40,8 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
       m_model(model),
       m_filter(new QSortFilterProxyModel(this)),
       m_table(new RunsTableView(this)),
-      m_search(new QLineEdit(this)) {
+      m_search(new QLineEdit(this)),
+      m_titleTimer(new QTimer(this)) {
   setObjectName("runs");
   // Unsorted: the rows keep the queue's order; the search only leaves rows out.
   m_filter->setSourceModel(model);
@@ -79,9 +80,17 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
       menu->deleteLater();
     }
   });
-  connect(model, &QAbstractItemModel::dataChanged, this, &RunsDock::updateTitle);
-  connect(model, &QAbstractItemModel::rowsInserted, this, &RunsDock::updateTitle);
-  connect(model, &QAbstractItemModel::rowsRemoved, this, &RunsDock::updateTitle);
+  // Counting reads every row: at most four times a second, not once per run that reported
+  // (a study of hundreds of runs repaints rows dozens of times a tick).
+  m_titleTimer->setSingleShot(true);
+  m_titleTimer->setInterval(250);
+  connect(m_titleTimer, &QTimer::timeout, this, &RunsDock::updateTitle);
+  auto countSoon = [this] {
+    if (!m_titleTimer->isActive()) m_titleTimer->start();
+  };
+  connect(model, &QAbstractItemModel::dataChanged, this, countSoon);
+  connect(model, &QAbstractItemModel::rowsInserted, this, countSoon);
+  connect(model, &QAbstractItemModel::rowsRemoved, this, countSoon);
   // Ticking an eye is a click on the row too: that click must not show the run alone after.
   connect(m_model, &RunsTableModel::shownToggled, this, [this] {
     m_eyeToggled = true;

@@ -18,6 +18,7 @@ class QLineEdit;
 class QMenu;
 class QSortFilterProxyModel;
 class QTableView;
+class QTimer;
 
 namespace fl::gui {
 
@@ -52,6 +53,7 @@ class RunsDock : public QDockWidget {
   QSortFilterProxyModel* m_filter;
   QTableView* m_table;
   QLineEdit* m_search;
+  QTimer* m_titleTimer;       // the title's counts, redone a moment after rows change
   bool m_eyeToggled = false;  // the click that ticked an eye is not also a "show this run"
 };
 

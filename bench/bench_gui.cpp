@@ -34,117 +34,123 @@
 
 namespace fs = std::filesystem;
 
-int main(int argc, char** argv) {
-  QApplication app(argc, argv);
-  const int epochs = argc > 1 ? std::atoi(argv[1]) : 100;
-  std::printf("# bench_gui (platform %s)\n", qPrintable(QGuiApplication::platformName()));
-
-  // 1. Replot of 1M points.
-  {
-    fl::widgets::MetricPlot plot("loss", "step", "value");
-    plot.resize(900, 500);
-    plot.show();
-    std::vector<double> x(1000000), y(1000000);
-    for (size_t i = 0; i < x.size(); ++i) {
-      x[i] = static_cast<double>(i);
-      y[i] = 3.0 * std::exp(-1e-6 * i) + 0.1 * std::sin(i * 0.01) + (i % 99991 == 0 ? 2.0 : 0.0);
-    }
-    plot.setCurve("run 1 train/loss", Qt::blue, x, y);
-    QElapsedTimer t;
-    double best = 1e9;
-    for (int r = 0; r < 5; ++r) {
-      t.restart();
-      plot.refresh();
-      plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
-      best = std::min(best, t.nsecsElapsed() / 1e6);
-    }
-    std::printf(
-        "replot, 1,000,000 points: %.1f ms (best of 5; %d points drawn after min/max decimation)\n",
-        best, plot.drawnPointCount("run 1 train/loss"));
-    plot.setSmoothing(0.9);
-    t.restart();
-    plot.refresh();
-    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
-    const double first = t.nsecsElapsed() / 1e6;
-    plot.appendToCurve("run 1 train/loss", {1e6}, {1.0});  // a live tick: one new point
-    t.restart();
-    plot.refresh();
-    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
-    std::printf(
-        "replot with smoothing, 1,000,000 points: %.1f ms when the weight changes, "
-        "%.1f ms per live tick after (the EMA is extended, not recomputed)\n",
-        first, t.nsecsElapsed() / 1e6);
-  }
-
-  // 2. Throughput: headless, then with the window drawing every 33 ms.
+// The bench's shared set-up: the fourier-head experiment at the paper's settings, a scratch
+// folder for the stores.
+struct TrainingBench {
   fl::ExperimentRegistry registry;
-  fl::registerBuiltinExperiments(registry);
-  auto experiment = registry.find("fourier-head");
-  const auto config = fl::buildConfig(*experiment, "paper-fourier",
-                                      {"epochs=" + std::to_string(epochs), "device=cpu"})
-                          .values;
-  const auto folder =
-      fs::temp_directory_path() / ("fourierlab-bench-gui-" + std::to_string(getpid()));
-  fs::create_directories(folder);
-  // Headless as fourierlab-cli runs: the Runner writing into a store through its sink, so the
-  // difference with the window is the window's own work (draining, drawing).
-  auto runHeadless = [&](int round) {
-    const auto db = (folder / ("headless" + std::to_string(round) + ".db")).string();
-    fl::store::RunStore store(db);
-    const int64_t id = store.createRun({"fourier-head", "", config, {}, {}});
-    fl::store::StoreSink storeSink(db, id);
-    fl::EventQueue queue;
-    fl::FanOutSink sink({&storeSink, &queue});
-    fl::RunnerOptions options;
-    options.checkpointDir = store.artifactFolder(id);
-    // The threads the window's queue gives one such run (the studies' thread budget), so the
-    // two differ only by the window's own work.
-    options.threads =
-        fl::study::planThreadBudget(fl::availableCores(), 1, experiment->usefulThreads(config))
-            .threadsPerRun;
-    fl::Runner runner(experiment, config, sink, options);
-    QElapsedTimer t;
-    t.start();
-    runner.start();
-    runner.join();
-    storeSink.close();
-    return t.nsecsElapsed() / 1e9;
-  };
-  // The window in a real event loop (as under exec(): the GUI thread sleeps between timer
-  // ticks). With `stalls`, a 2 ms precise timer measures how long the GUI thread is busy at a
-  // stretch (drain, replot, tables): an event waits at most one 33 ms tick period plus that.
-  auto runWindowed = [&](int round, std::vector<double>* stalls) {
-    auto store = std::make_unique<fl::store::RunStore>(
-        (folder / ("bench" + std::to_string(round) + ".db")).string());
-    fl::gui::MainWindow window(registry, std::move(store));
-    window.resize(1500, 950);
-    window.show();
-    window.launchPanel()->selectPreset("paper-fourier");
-    qobject_cast<QSpinBox*>(window.launchPanel()->form()->field("epochs"))->setValue(epochs);
-    QEventLoop loop;
-    QTimer poll;
-    int64_t id = 0;
-    QObject::connect(&poll, &QTimer::timeout, [&] {
-      const fl::gui::RunView* view = id ? window.views().find(id) : nullptr;
-      if (view && fl::isTerminal(view->status())) loop.quit();
+  std::shared_ptr<const fl::Experiment> experiment;
+  nlohmann::json config;
+  fs::path folder;
+  int epochs = 0;
+};
+
+// 1. Replot of 1M points, raw and smoothed.
+static void benchReplot() {
+  fl::widgets::MetricPlot plot("loss", "step", "value");
+  plot.resize(900, 500);
+  plot.show();
+  std::vector<double> x(1000000), y(1000000);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<double>(i);
+    y[i] = 3.0 * std::exp(-1e-6 * i) + 0.1 * std::sin(i * 0.01) + (i % 99991 == 0 ? 2.0 : 0.0);
+  }
+  plot.setCurve("run 1 train/loss", Qt::blue, x, y);
+  QElapsedTimer t;
+  double best = 1e9;
+  for (int r = 0; r < 5; ++r) {
+    t.restart();
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    best = std::min(best, t.nsecsElapsed() / 1e6);
+  }
+  std::printf(
+      "replot, 1,000,000 points: %.1f ms (best of 5; %d points drawn after min/max decimation)\n",
+      best, plot.drawnPointCount("run 1 train/loss"));
+  plot.setSmoothing(0.9);
+  t.restart();
+  plot.refresh();
+  plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+  const double first = t.nsecsElapsed() / 1e6;
+  plot.appendToCurve("run 1 train/loss", {1e6}, {1.0});  // a live tick: one new point
+  t.restart();
+  plot.refresh();
+  plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+  std::printf(
+      "replot with smoothing, 1,000,000 points: %.1f ms when the weight changes, "
+      "%.1f ms per live tick after (the EMA is extended, not recomputed)\n",
+      first, t.nsecsElapsed() / 1e6);
+}
+
+// Headless as fourierlab-cli runs: the Runner writing into a store through its sink, so the
+// difference with the window is the window's own work (draining, drawing).
+static double trainHeadless(const TrainingBench& bench, int round) {
+  const auto& folder = bench.folder;
+  const auto& config = bench.config;
+  const auto& experiment = bench.experiment;
+  const auto db = (folder / ("headless" + std::to_string(round) + ".db")).string();
+  fl::store::RunStore store(db);
+  const int64_t id = store.createRun({"fourier-head", "", config, {}, {}});
+  fl::store::StoreSink storeSink(db, id);
+  fl::EventQueue queue;
+  fl::FanOutSink sink({&storeSink, &queue});
+  fl::RunnerOptions options;
+  options.checkpointDir = store.artifactFolder(id);
+  // The threads the window's queue gives one such run (the studies' thread budget), so the
+  // two differ only by the window's own work.
+  options.threads =
+      fl::study::planThreadBudget(fl::availableCores(), 1, experiment->usefulThreads(config))
+          .threadsPerRun;
+  fl::Runner runner(experiment, config, sink, options);
+  QElapsedTimer t;
+  t.start();
+  runner.start();
+  runner.join();
+  storeSink.close();
+  return t.nsecsElapsed() / 1e9;
+}
+
+// The window in a real event loop (as under exec(): the GUI thread sleeps between timer
+// ticks). With `stalls`, a 2 ms precise timer measures how long the GUI thread is busy at a
+// stretch (drain, replot, tables): an event waits at most one 33 ms tick period plus that.
+static double trainInWindow(TrainingBench& bench, int round, std::vector<double>* stalls) {
+  const auto& folder = bench.folder;
+  const int epochs = bench.epochs;
+  auto& registry = bench.registry;
+  auto store = std::make_unique<fl::store::RunStore>(
+      (folder / ("bench" + std::to_string(round) + ".db")).string());
+  fl::gui::MainWindow window(registry, std::move(store));
+  window.resize(1500, 950);
+  window.show();
+  window.launchPanel()->selectPreset("paper-fourier");
+  qobject_cast<QSpinBox*>(window.launchPanel()->form()->field("epochs"))->setValue(epochs);
+  QEventLoop loop;
+  QTimer poll;
+  int64_t id = 0;
+  QObject::connect(&poll, &QTimer::timeout, [&] {
+    const fl::gui::RunView* view = id ? window.views().find(id) : nullptr;
+    if (view && fl::isTerminal(view->status())) loop.quit();
+  });
+  poll.start(50);
+  QTimer probe;
+  QElapsedTimer sinceProbe;
+  if (stalls) {
+    probe.setTimerType(Qt::PreciseTimer);
+    QObject::connect(&probe, &QTimer::timeout, [&] {
+      if (sinceProbe.isValid()) stalls->push_back(sinceProbe.nsecsElapsed() / 1e6 - 2.0);
+      sinceProbe.start();
     });
-    poll.start(50);
-    QTimer probe;
-    QElapsedTimer sinceProbe;
-    if (stalls) {
-      probe.setTimerType(Qt::PreciseTimer);
-      QObject::connect(&probe, &QTimer::timeout, [&] {
-        if (sinceProbe.isValid()) stalls->push_back(sinceProbe.nsecsElapsed() / 1e6 - 2.0);
-        sinceProbe.start();
-      });
-      probe.start(2);
-    }
-    QElapsedTimer t;
-    t.start();
-    id = window.launch();
-    loop.exec();
-    return t.nsecsElapsed() / 1e9;
-  };
+    probe.start(2);
+  }
+  QElapsedTimer t;
+  t.start();
+  id = window.launch();
+  loop.exec();
+  return t.nsecsElapsed() / 1e9;
+}
+
+// 2. Throughput: headless, then with the window drawing every 33 ms.
+static void benchThroughput(TrainingBench& bench) {
+  const int epochs = bench.epochs;
   const double steps = epochs * 125.0;
   std::printf(
       "training, paper-fourier gmm2, %d epochs (%.0f steps), headless (into a store, as the "
@@ -152,8 +158,8 @@ int main(int argc, char** argv) {
       epochs, steps);
   std::vector<double> slowdowns;
   for (int round = 0; round < 3; ++round) {
-    const double headless = runHeadless(round);
-    const double windowed = runWindowed(round, nullptr);
+    const double headless = trainHeadless(bench, round);
+    const double windowed = trainInWindow(bench, round, nullptr);
     slowdowns.push_back(100.0 * (windowed / headless - 1.0));
     std::printf(
         "  round %d: headless %.2f s (%.0f steps/s), window %.2f s (%.0f steps/s): %+.1f %%\n",
@@ -162,7 +168,7 @@ int main(int argc, char** argv) {
   std::sort(slowdowns.begin(), slowdowns.end());
   std::printf("  median slowdown with the window: %+.1f %%\n", slowdowns[1]);
   std::vector<double> stalls;
-  runWindowed(3, &stalls);
+  trainInWindow(bench, 3, &stalls);
   std::sort(stalls.begin(), stalls.end());
   auto quantile = [&](double q) { return stalls[static_cast<size_t>(q * (stalls.size() - 1))]; };
   std::printf(
@@ -170,6 +176,22 @@ int main(int argc, char** argv) {
       "median %.2f ms, p99 %.1f ms, max %.1f ms; an event reaches the screen within one "
       "33 ms tick plus that: <= %.0f ms\n",
       stalls.size(), quantile(0.5), quantile(0.99), stalls.back(), 33.0 + stalls.back());
-  fs::remove_all(folder);
+}
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  TrainingBench bench;
+  bench.epochs = argc > 1 ? std::atoi(argv[1]) : 100;
+  std::printf("# bench_gui (platform %s)\n", qPrintable(QGuiApplication::platformName()));
+  benchReplot();
+  fl::registerBuiltinExperiments(bench.registry);
+  bench.experiment = bench.registry.find("fourier-head");
+  bench.config = fl::buildConfig(*bench.experiment, "paper-fourier",
+                                 {"epochs=" + std::to_string(bench.epochs), "device=cpu"})
+                     .values;
+  bench.folder = fs::temp_directory_path() / ("fourierlab-bench-gui-" + std::to_string(getpid()));
+  fs::create_directories(bench.folder);
+  benchThroughput(bench);
+  fs::remove_all(bench.folder);
   return 0;
 }

@@ -205,6 +205,13 @@ void Dashboard::maximize(const QString& id) {
 }
 
 void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
+  clearPanels();
+  for (const auto& p : panels)
+    if (QWidget* w = buildPanel(p))
+      place(QString::fromStdString(p.id), w, QString::fromStdString(p.title));
+}
+
+void Dashboard::clearPanels() {
   m_allDirty = true;
   m_dirty.clear();
   {
@@ -231,83 +238,87 @@ void Dashboard::setPanels(const std::vector<PanelSpec>& panels) {
   m_heatmaps.clear();
   m_matrixHeatmaps.clear();
   m_verdicts.clear();
-  for (const auto& p : panels) {
-    const QString title = QString::fromStdString(p.title);
-    const QString xLabel = QString::fromStdString(p.xLabel);
-    const QString yLabel = QString::fromStdString(p.yLabel);
-    QWidget* w = nullptr;
-    switch (p.kind) {
-      case PanelKind::MetricLines: {
-        auto* plot = new MetricPlot(title, xLabel, yLabel, this);
-        if (!m_xLabel.isEmpty()) plot->setXAxis(m_xLabel, m_xKind);
-        plot->setLogY(p.logY);
-        plot->setValueBounds(p.yFloor, p.yCeiling);
-        // A lone exact key needs no suffix; prefixes always do (their keys are many).
-        const bool several = p.series.size() > 1;
-        // The key's last part names it in the legend ("mse_argmax"), unless two keys share it
-        // ("train/loss", "val/loss"): then the whole key.
-        QStringList lastParts;
-        for (const auto& series : p.series)
-          lastParts << QString::fromStdString(series).section('/', -1);
-        int position = 0;
-        for (const auto& series : p.series) {
-          const QString key = QString::fromStdString(series);
-          const QString last = key.section('/', -1);
-          const QString suffix = !several ? QString() : lastParts.count(last) > 1 ? key : last;
-          const bool onRequest =
-              std::find(p.onRequest.begin(), p.onRequest.end(), series) != p.onRequest.end();
-          if (onRequest) m_onRequestOf[QString::fromStdString(p.id)] << key;
-          if (key.endsWith('*'))
-            m_prefixes << PrefixSeries{key.chopped(1), plot};
-          else
-            m_slots[key] = {plot, position++, suffix, onRequest};
-        }
-        m_keysInPlot[plot] = position;
-        m_metricPlots << plot;
-        w = plot;
-        break;
-      }
-      case PanelKind::SnapshotCurves:
-      case PanelKind::SnapshotBars: {
-        const auto mode = p.kind == PanelKind::SnapshotBars ? SnapshotPlot::Mode::Bars
-                                                            : SnapshotPlot::Mode::Curves;
-        auto* plot = new SnapshotPlot(title, mode, toStringList(p.series), xLabel, yLabel, this);
-        plot->setLogY(p.logY);
-        plot->setValueBounds(p.yFloor, p.yCeiling);
-        plot->setShownRun(m_shownRun, m_colors->of(m_shownRun));
-        m_snapshotPlots << plot;
-        w = plot;
-        break;
-      }
-      case PanelKind::HeatmapOverSteps: {
-        if (p.series.empty()) continue;
-        auto* plot = new HeatmapPlot(title, QString::fromStdString(p.series.front()), yLabel, this);
-        plot->setLogScale(p.logY);
-        m_heatmaps << plot;
-        w = plot;
-        break;
-      }
-      case PanelKind::SnapshotHeatmap: {
-        if (p.series.empty()) continue;
-        auto* plot = new MatrixHeatmapPlot(title, toStringList(p.series), xLabel, yLabel, this);
-        m_matrixHeatmaps << plot;
-        w = plot;
-        break;
-      }
-      case PanelKind::Verdict: {
-        if (p.series.empty()) continue;
-        auto* verdict = new VerdictPanel(title, QString::fromStdString(p.series.front()), this);
-        m_verdicts << verdict;
-        w = verdict;
-        break;
-      }
-      case PanelKind::Probe:
-        continue;  // built by its owner: it needs a live run to ask
+}
+
+QWidget* Dashboard::buildPanel(const PanelSpec& p) {
+  const QString title = QString::fromStdString(p.title);
+  const QString xLabel = QString::fromStdString(p.xLabel);
+  const QString yLabel = QString::fromStdString(p.yLabel);
+  QWidget* w = nullptr;
+  switch (p.kind) {
+    case PanelKind::MetricLines:
+      w = buildMetricPlot(p, title, xLabel, yLabel);
+      break;
+    case PanelKind::SnapshotCurves:
+    case PanelKind::SnapshotBars: {
+      const auto mode =
+          p.kind == PanelKind::SnapshotBars ? SnapshotPlot::Mode::Bars : SnapshotPlot::Mode::Curves;
+      auto* plot = new SnapshotPlot(title, mode, toStringList(p.series), xLabel, yLabel, this);
+      plot->setLogY(p.logY);
+      plot->setValueBounds(p.yFloor, p.yCeiling);
+      plot->setShownRun(m_shownRun, m_colors->of(m_shownRun));
+      m_snapshotPlots << plot;
+      w = plot;
+      break;
     }
-    w->setToolTip(QString::fromStdString(p.help) +
-                  "\n(In the grid: double-click the title or right-click to maximise this panel.)");
-    place(QString::fromStdString(p.id), w, title);
+    case PanelKind::HeatmapOverSteps: {
+      if (p.series.empty()) return nullptr;
+      auto* plot = new HeatmapPlot(title, QString::fromStdString(p.series.front()), yLabel, this);
+      plot->setLogScale(p.logY);
+      m_heatmaps << plot;
+      w = plot;
+      break;
+    }
+    case PanelKind::SnapshotHeatmap: {
+      if (p.series.empty()) return nullptr;
+      auto* plot = new MatrixHeatmapPlot(title, toStringList(p.series), xLabel, yLabel, this);
+      m_matrixHeatmaps << plot;
+      w = plot;
+      break;
+    }
+    case PanelKind::Verdict: {
+      if (p.series.empty()) return nullptr;
+      auto* verdict = new VerdictPanel(title, QString::fromStdString(p.series.front()), this);
+      m_verdicts << verdict;
+      w = verdict;
+      break;
+    }
+    case PanelKind::Probe:
+      return nullptr;  // built by its owner: it needs a live run to ask
   }
+  w->setToolTip(QString::fromStdString(p.help) +
+                "\n(In the grid: double-click the title or right-click to maximise this panel.)");
+  return w;
+}
+
+MetricPlot* Dashboard::buildMetricPlot(const PanelSpec& p, const QString& title,
+                                       const QString& xLabel, const QString& yLabel) {
+  auto* plot = new MetricPlot(title, xLabel, yLabel, this);
+  if (!m_xLabel.isEmpty()) plot->setXAxis(m_xLabel, m_xKind);
+  plot->setLogY(p.logY);
+  plot->setValueBounds(p.yFloor, p.yCeiling);
+  // A lone exact key needs no suffix; prefixes always do (their keys are many).
+  const bool several = p.series.size() > 1;
+  // The key's last part names it in the legend ("mse_argmax"), unless two keys share it
+  // ("train/loss", "val/loss"): then the whole key.
+  QStringList lastParts;
+  for (const auto& series : p.series) lastParts << QString::fromStdString(series).section('/', -1);
+  int position = 0;
+  for (const auto& series : p.series) {
+    const QString key = QString::fromStdString(series);
+    const QString last = key.section('/', -1);
+    const QString suffix = !several ? QString() : lastParts.count(last) > 1 ? key : last;
+    const bool onRequest =
+        std::find(p.onRequest.begin(), p.onRequest.end(), series) != p.onRequest.end();
+    if (onRequest) m_onRequestOf[QString::fromStdString(p.id)] << key;
+    if (key.endsWith('*'))
+      m_prefixes << PrefixSeries{key.chopped(1), plot};
+    else
+      m_slots[key] = {plot, position++, suffix, onRequest};
+  }
+  m_keysInPlot[plot] = position;
+  m_metricPlots << plot;
+  return plot;
 }
 
 void Dashboard::clearData() {

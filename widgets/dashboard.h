@@ -116,6 +116,11 @@ class Dashboard : public QWidget {
     QString suffix;
     bool onRequest = false;  // drawn only while the reader asks (m_requested)
   };
+  // setPanels' steps: the old panels gone, then each new one built (null: not drawn here).
+  void clearPanels();
+  QWidget* buildPanel(const PanelSpec& panel);
+  MetricPlot* buildMetricPlot(const PanelSpec& panel, const QString& title, const QString& xLabel,
+                              const QString& yLabel);
   const KeySlot& slotFor(const std::string& key);
   QString curveName(int64_t runId, const KeySlot& slot) const;
   void place(const QString& id, QWidget* widget, const QString& title);

@@ -117,6 +117,23 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   auto* controls = new QHBoxLayout;
+  addFocusLine(controls);
+  addConfigDiffButton(controls);
+  addXAxisChoice(controls);
+  addLayoutChoice(controls);
+  addSmoothing(controls);
+  layout->addLayout(controls);
+  m_warning->setWordWrap(true);
+  m_warning->setStyleSheet("background: #fff3cd; color: #664d03; padding: 3px;");
+  m_warning->setVisible(false);
+  layout->addWidget(m_warning);
+  layout->addWidget(buildPages(), 1);
+  m_diffTable->setModel(m_diffModel);
+  setStoreEmpty(false);
+  connect(m_demo, &QPushButton::clicked, this, &RunDisplay::demoRequested);
+}
+
+void RunDisplay::addFocusLine(QHBoxLayout* controls) {
   // The focus line can be long (a run's verdicts): it wraps rather than squeezing the slider.
   m_focusLine->setWordWrap(true);
   m_focusLine->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -126,6 +143,9 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
   m_back->setVisible(false);
   connect(m_back, &QLabel::linkActivated, this, [this] { backToComparison(); });
   controls->addWidget(m_back);
+}
+
+void RunDisplay::addConfigDiffButton(QHBoxLayout* controls) {
   // The config differences open on demand, over the plots: a table below them took a third of
   // the height at 1280 x 720.
   m_diffButton->setPopupMode(QToolButton::InstantPopup);
@@ -138,6 +158,9 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
   m_diffButton->setMenu(diffMenu);
   m_diffButton->setVisible(false);
   controls->addWidget(m_diffButton);
+}
+
+void RunDisplay::addXAxisChoice(QHBoxLayout* controls) {
   for (XAxis axis : kXAxes)
     m_xAxisChoice->addItem(
         QString("x: %1").arg(QString::fromStdString(xAxisLabel(axis))).remove(" (s)"),
@@ -159,6 +182,9 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
     redrawCurves();
   });
   updateXAxis();
+}
+
+void RunDisplay::addLayoutChoice(QHBoxLayout* controls) {
   m_layoutChoice->addItems({"Grid", "Tabs"});
   m_layoutChoice->setToolTip(
       "Grid: every panel at once (double-click a title to maximise it, Esc for all again). "
@@ -168,6 +194,9 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
     m_dashboard->setLayoutMode(index == 1 ? widgets::Dashboard::Layout::Tabs
                                           : widgets::Dashboard::Layout::Grid);
   });
+}
+
+void RunDisplay::addSmoothing(QHBoxLayout* controls) {
   auto* smoothingLabel = new QLabel("Smoothing", this);
   controls->addWidget(smoothingLabel);
   m_smoothing->setRange(0, 99);
@@ -181,12 +210,13 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
   m_smoothingValue->setMinimumWidth(QFontMetrics(font()).horizontalAdvance("0.00") + 4);
   m_smoothingValue->setText("0.00");
   controls->addWidget(m_smoothingValue);
-  layout->addLayout(controls);
-  m_warning->setWordWrap(true);
-  m_warning->setStyleSheet("background: #fff3cd; color: #664d03; padding: 3px;");
-  m_warning->setVisible(false);
-  layout->addWidget(m_warning);
+  connect(m_smoothing, &QSlider::valueChanged, this, [this](int v) {
+    m_dashboard->setSmoothing(v / 100.0);
+    m_smoothingValue->setText(QString::number(v / 100.0, 'f', 2));
+  });
+}
 
+QWidget* RunDisplay::buildPages() {
   // Page 0: what to do when nothing is shown; page 1: the dashboard, scrolling when the
   // window is too small for its panels.
   auto* welcome = new QWidget(this);
@@ -212,15 +242,7 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   m_pages->addWidget(welcome);
   m_pages->addWidget(scroll);
-  layout->addWidget(m_pages, 1);
-  m_diffTable->setModel(m_diffModel);
-  setStoreEmpty(false);
-
-  connect(m_demo, &QPushButton::clicked, this, &RunDisplay::demoRequested);
-  connect(m_smoothing, &QSlider::valueChanged, this, [this](int v) {
-    m_dashboard->setSmoothing(v / 100.0);
-    m_smoothingValue->setText(QString::number(v / 100.0, 'f', 2));
-  });
+  return m_pages;
 }
 
 RunDisplay::~RunDisplay() = default;

@@ -23,6 +23,7 @@
 #include "app/gui/run_view.h"
 #include "core/engine/registry.h"
 
+class QHBoxLayout;
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -117,6 +118,13 @@ class RunDisplay : public QWidget {
   void shownChanged();
 
  private:
+  // The constructor's steps: the line above the plots, from left to right, then the pages.
+  void addFocusLine(QHBoxLayout* controls);
+  void addConfigDiffButton(QHBoxLayout* controls);
+  void addXAxisChoice(QHBoxLayout* controls);
+  void addLayoutChoice(QHBoxLayout* controls);
+  void addSmoothing(QHBoxLayout* controls);
+  QWidget* buildPages();
   void rebuildPanels();
   void setShown(std::vector<int64_t> runIds);
   void clearShown();

@@ -516,6 +516,86 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->runsTable()->model()->rowCount(), 3);
   }
 
+  // Grouped by setting, two seeds of each of two heads are drawn as two curves, each its
+  // members' mean (held against the store's points) with a band; by a key, the keys that differ
+  // are offered; pinned runs come first in the Runs dock and carry the store's tag.
+  void runsGroupAsTheirMeanWithABandAndPinnedRunsStayOnTop() {
+    auto w = makeWindow("groups.db");
+    spin(*w, "epochs")->setValue(2);
+    std::vector<int64_t> ids;
+    for (int seed : {1, 2}) {
+      spin(*w, "seed")->setValue(seed);
+      QVERIFY(w->launchPanel()->chooseVariants({"linear", "fourier N=4"}));
+      for (auto id : w->launchComparison()) ids.push_back(id);
+    }
+    QCOMPARE(ids.size(), size_t(4));
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
+    fl::store::RunStore store((m_dir.path() + "/groups.db").toStdString());
+    QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(ids[3])->status),
+                              fl::toString(fl::RunStatus::Finished), 5000);
+    auto* display = w->display();
+    display->compare(ids);
+    auto* plot = plotIn(*display->dashboard(), "loss");
+    QCOMPARE(plot->curveNames().size(), 4);
+
+    auto* choice = w->runsDock()->groupChoice();
+    QTRY_VERIFY(choice->findText("Group: head") >= 0);  // the key the runs differ by is offered
+    QVERIFY(choice->findText("Group: seed") < 0);       // a seed's groups would be single runs
+    w->runsDock()->setGroupBy({fl::gui::GroupBy::Kind::Setting, {}});
+    QCOMPARE(display->groups().size(), size_t(2));
+    const QStringList names = plot->curveNames();
+    QCOMPARE(names.size(), 2);
+    for (const auto& group : display->groups()) {
+      QCOMPARE(group.members.size(), size_t(2));
+      QString name;
+      for (const auto& n : names)
+        if (n.startsWith(QString::fromStdString(group.label))) name = n;
+      QVERIFY2(name.endsWith("mean ± sd of 2"), qPrintable(names.join(" | ")));
+      QVERIFY(plot->hasBand(name));
+      const auto a = store.metric(group.members[0], "train/loss");
+      const auto b = store.metric(group.members[1], "train/loss");
+      QCOMPARE(a.size(), size_t(2));
+      QCOMPARE(plot->curveX(name).size(), a.size());
+      plot->plot()->replot();
+      // Where the two members' last points are, the curve is their mean.
+      const auto* graphs = plot->plot();
+      bool found = false;
+      for (int g = 0; g < graphs->graphCount(); ++g) {
+        const auto* graph = graphs->graph(g);
+        if (graph->name() != name || graph->data()->isEmpty()) continue;
+        const double last = (graph->data()->end() - 1)->value;
+        QVERIFY(std::abs(last - (a.back().value + b.back().value) / 2) < 1e-9);
+        found = true;
+      }
+      QVERIFY(found);
+    }
+    // By head: the same two groups here, named by the key.
+    w->runsDock()->setGroupBy(fl::gui::GroupBy::parse("key:head"));
+    QCOMPARE(display->groups().size(), size_t(2));
+    QVERIFY(display->groups()[0].label.starts_with("head="));
+    // No grouping: every run its own curve again.
+    w->runsDock()->setGroupBy({});
+    QCOMPARE(plot->curveNames().size(), 4);
+
+    // Pinned: the last run first in the dock, its name starred, the store's tag set.
+    auto* table = w->runsTable()->model();
+    auto idAtTop = [&] { return table->index(0, 0).data(Qt::UserRole).toLongLong(); };
+    QCOMPARE(idAtTop(), ids[0]);
+    w->pinRun(ids[3], true);
+    QCOMPARE(idAtTop(), ids[3]);
+    QVERIFY(table->index(0, RunsTableModel::kName).data().toString().startsWith("★ "));
+    const auto tags = store.run(ids[3])->tags;
+    QVERIFY(std::find(tags.begin(), tags.end(), "pinned") != tags.end());
+    auto* menu = w->runsDock()->menuForRow(w->runsModel()->rowOf(ids[3]));
+    QStringList actions;
+    for (auto* a : menu->actions()) actions << a->text();
+    QVERIFY2(actions.contains("Unpin"), qPrintable(actions.join(", ")));
+    delete menu;
+    w->pinRun(ids[3], false);
+    QCOMPARE(idAtTop(), ids[0]);
+    QVERIFY(store.run(ids[3])->tags.empty());
+  }
+
   void theCommandLineRefusesMistakes_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
@@ -670,6 +750,7 @@ class TestMainWindow : public QObject {
       w->display()->smoothing()->setValue(40);
       w->display()->layoutChoice()->setCurrentIndex(1);  // tabs
       w->display()->xAxisChoice()->setCurrentIndex(static_cast<int>(fl::gui::XAxis::WallTime));
+      w->runsDock()->setGroupBy(fl::gui::GroupBy::parse("key:head"));
       w->show();
       QVERIFY(QTest::qWaitForWindowExposed(w.get()));
       runsHeight = w->runsDock()->height();
@@ -688,6 +769,8 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->display()->xAxis(), fl::gui::XAxis::WallTime);
     QCOMPARE(w->display()->xAxisChoice()->currentIndex(),
              static_cast<int>(fl::gui::XAxis::WallTime));
+    QVERIFY(w->display()->groupBy() == fl::gui::GroupBy::parse("key:head"));
+    QCOMPARE(w->runsDock()->groupChoice()->currentText(), QString("Group: head"));
     QVERIFY(titleBar(w->runsDock())->collapsed());
     QVERIFY(!titleBar(w->configureDock())->collapsed());
     // Opened again, the dock has the height it had before it was rolled up last session.

@@ -255,6 +255,40 @@ class TestMetricPlot : public QObject {
     QCOMPARE(plot.plot()->legend->itemCount(), 2);
   }
 
+  // A group's band: filled behind its curve, in the range, hidden with it, read beside the
+  // value; a band of the wrong length is refused, and a new setCurve drops the old band.
+  void aBandIsDrawnBehindItsCurveInTheRangeAndReadOut() {
+    MetricPlot plot("loss", "step", "loss");
+    plot.resize(600, 400);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setCurve("g loss", Qt::blue, {1, 2, 3}, {1.0, 0.8, 0.6});
+    plot.setCurveBand("g loss", {0.5, 0.6, 0.5}, {1.5, 1.0, 0.7});
+    QVERIFY(plot.hasBand("g loss"));
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(plot.plot()->yAxis->range().upper >= 1.5);
+    QVERIFY(plot.plot()->yAxis->range().lower <= 0.5);
+    QCOMPARE(plot.plot()->legend->itemCount(), 1);  // the band is not a legend entry
+    const QString readout = plot.readoutAt(insideAxes(plot, 2, 0.8));
+    QVERIFY2(readout.contains("0.8 ± 0.2"), qPrintable(readout));
+    // Filled: a graph of the plot with a brush, below the curve's layer.
+    const QCPGraph* fill = nullptr;
+    for (int g = 0; g < plot.plot()->graphCount(); ++g)
+      if (plot.plot()->graph(g)->channelFillGraph()) fill = plot.plot()->graph(g);
+    QVERIFY(fill);
+    QCOMPARE(fill->data()->size(), 3);
+    QVERIFY(fill->layer()->index() < plot.plot()->layer("main")->index());
+    plot.setCurveHidden("g loss", true);
+    QVERIFY(!fill->visible());
+    plot.setCurveHidden("g loss", false);
+    plot.setCurveBand("g loss", {0.5}, {1.5});  // not the curve's length
+    QVERIFY(!plot.hasBand("g loss"));
+    plot.setCurveBand("g loss", {0.5, 0.6, 0.5}, {1.5, 1.0, 0.7});
+    plot.setCurve("g loss", Qt::blue, {1, 2}, {1.0, 0.8});
+    QVERIFY(!plot.hasBand("g loss"));
+  }
+
   void boundedValuesKeepTheirAxisInsideTheBounds() {
     MetricPlot plot("passkey", "step", "accuracy");
     plot.resize(400, 300);

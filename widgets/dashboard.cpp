@@ -345,6 +345,21 @@ void Dashboard::setXAxis(const QString& label, MetricPlot::XKind kind) {
 
 void Dashboard::setRunLabel(int64_t runId, const QString& label) { m_runLabels[runId] = label; }
 
+void Dashboard::setGroupLabel(int64_t runId, const QString& label) {
+  if (label.isEmpty())
+    m_groupLabels.remove(runId);
+  else
+    m_groupLabels[runId] = label;
+}
+
+void Dashboard::setMetricBand(int64_t runId, const std::string& key, std::vector<double> low,
+                              std::vector<double> high) {
+  const KeySlot& slot = slotFor(key);
+  if (!slot.plot) return;
+  slot.plot->setCurveBand(curveName(runId, slot), std::move(low), std::move(high));
+  m_dirty.insert(slot.plot);
+}
+
 void Dashboard::setShownRun(int64_t runId) {
   m_shownRun = runId;
   m_allDirty = true;
@@ -369,7 +384,10 @@ const Dashboard::KeySlot& Dashboard::slotFor(const std::string& key) {
 QString Dashboard::curveName(int64_t runId, const KeySlot& slot) const {
   // "#3 fourier N=12", plus which key when the panel shows several ("mse_argmax", "@512").
   QString name = QString("#%1").arg(runId);
-  if (m_runLabels.contains(runId)) name += " " + m_runLabels[runId];
+  if (m_groupLabels.contains(runId))
+    name = m_groupLabels[runId];
+  else if (m_runLabels.contains(runId))
+    name += " " + m_runLabels[runId];
   if (!slot.suffix.isEmpty()) name += " " + slot.suffix;
   return name;
 }

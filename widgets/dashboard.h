@@ -69,6 +69,12 @@ class Dashboard : public QWidget {
   void setSmoothing(double weight);
   // The name legends use for a run ("#3 fourier N=12"); the id alone when unset.
   void setRunLabel(int64_t runId, const QString& label);
+  // Curves drawn under a run's id stand for a group of runs (their mean, with a band): named by
+  // `label` alone, without the run's number. An empty label makes them the run's own again.
+  void setGroupLabel(int64_t runId, const QString& label);
+  // The band around a run's (a group's) curve of `key`, at the x setMetric gave it.
+  void setMetricBand(int64_t runId, const std::string& key, std::vector<double> low,
+                     std::vector<double> high);
   // The run addSnapshot() is fed from (the focused one): its snapshot curves take its colour.
   void setShownRun(int64_t runId);
   int64_t shownRun() const { return m_shownRun; }
@@ -151,7 +157,8 @@ class Dashboard : public QWidget {
   QList<PrefixSeries> m_prefixes;       // in declaration order: the first match wins
   QMap<MetricPlot*, int> m_keysInPlot;  // keys placed so far per plot: the next one's position
   QMap<int64_t, QString> m_runLabels;
-  QString m_xLabel;  // empty: each panel's own label, over steps
+  QMap<int64_t, QString> m_groupLabels;  // runs whose curves stand for a group
+  QString m_xLabel;                      // empty: each panel's own label, over steps
   MetricPlot::XKind m_xKind = MetricPlot::XKind::Count;
   int64_t m_shownRun = 0;
   // What refresh() must redraw: metric plots given points, snapshot panels when any snapshot

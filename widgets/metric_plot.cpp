@@ -115,6 +115,37 @@ void MetricPlot::setCurve(const QString& name, const QPen& pen, std::vector<doub
   it->y = std::move(y);
   it->smoothed.clear();
   it->ema = {};
+  it->low.clear();
+  it->high.clear();
+}
+
+void MetricPlot::setCurveBand(const QString& name, std::vector<double> low,
+                              std::vector<double> high) {
+  auto it = m_curves.find(name);
+  if (it == m_curves.end()) return;
+  const bool fits = !low.empty() && low.size() == it->x.size() && high.size() == it->x.size();
+  it->low = fits ? std::move(low) : std::vector<double>();
+  it->high = fits ? std::move(high) : std::vector<double>();
+  if (fits && !it->bandLow) {
+    // Added first would put them above the curve: moved below every graph instead.
+    it->bandLow = m_plot->addGraph();
+    it->bandHigh = m_plot->addGraph();
+    for (auto* g : {it->bandLow, it->bandHigh}) {
+      g->removeFromLegend();
+      g->setPen(Qt::NoPen);
+      g->setLayer("grid");  // over the grid lines, under every curve
+    }
+    it->bandHigh->setChannelFillGraph(it->bandLow);
+  }
+  if (it->bandLow) {
+    it->bandLow->setVisible(!it->hidden);
+    it->bandHigh->setVisible(!it->hidden);
+  }
+}
+
+bool MetricPlot::hasBand(const QString& name) const {
+  auto it = m_curves.find(name);
+  return it != m_curves.end() && !it->low.empty();
 }
 
 void MetricPlot::appendToCurve(const QString& name, const std::vector<double>& x,
@@ -130,6 +161,8 @@ void MetricPlot::removeCurve(const QString& name) {
   if (it == m_curves.end()) return;
   m_plot->removeGraph(it->raw);
   m_plot->removeGraph(it->smooth);
+  if (it->bandLow) m_plot->removeGraph(it->bandLow);
+  if (it->bandHigh) m_plot->removeGraph(it->bandHigh);
   m_curves.erase(it);
 }
 
@@ -163,6 +196,8 @@ void MetricPlot::setCurveHidden(const QString& name, bool hidden) {
   it->hidden = hidden;
   it->raw->setVisible(!hidden);
   it->smooth->setVisible(!hidden);
+  if (it->bandLow) it->bandLow->setVisible(!hidden);
+  if (it->bandHigh) it->bandHigh->setVisible(!hidden);
   // No redraw here: a dashboard hides many curves at once and refreshes once after.
 }
 
@@ -256,6 +291,14 @@ void MetricPlot::redecimate() {
       continue;
     }
     ++shown;
+    drawBand(c, range.lower, range.upper, columns);
+    for (const auto* bound : {&c.low, &c.high})
+      for (double v : *bound)
+        if (std::isfinite(v) && (!m_logY || v > 0)) {
+          yLo = std::min(yLo, v);
+          yHi = std::max(yHi, v);
+          whole = whole && v == std::round(v);
+        }
     const Curve raw = decimateMinMax(c.x, c.y, range.lower, range.upper, columns);
     c.raw->setData(toQVector(raw.x), toQVector(raw.y), /*alreadySorted=*/true);
     QPen rawPen = c.pen;
@@ -319,6 +362,27 @@ void MetricPlot::redecimate() {
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void MetricPlot::drawBand(CurveData& c, double xLower, double xUpper, int columns) {
+  if (!c.bandLow) return;
+  if (c.low.empty()) {
+    c.bandLow->data()->clear();
+    c.bandHigh->data()->clear();
+    return;
+  }
+  // Per pixel column as the curve; the fill between the two envelopes keeps every extreme.
+  std::vector<double> lowShown = c.low;
+  // On a log axis a band reaching zero or below is drawn to the axis's floor, not dropped.
+  if (m_logY)
+    for (double& v : lowShown) v = v > 0 ? v : std::numeric_limits<double>::min();
+  const Curve low = decimateMinMax(c.x, lowShown, xLower, xUpper, columns);
+  const Curve high = decimateMinMax(c.x, c.high, xLower, xUpper, columns);
+  c.bandLow->setData(toQVector(low.x), toQVector(low.y), true);
+  c.bandHigh->setData(toQVector(high.x), toQVector(high.y), true);
+  QColor fill = c.pen.color();
+  fill.setAlpha(48);
+  c.bandHigh->setBrush(fill);
+}
+
 QString MetricPlot::readoutAt(const QPoint& pos) const {
   if (!m_plot->axisRect()->rect().contains(pos)) return {};
   const double x = m_plot->xAxis->pixelToCoord(pos.x());
@@ -338,6 +402,8 @@ QString MetricPlot::readoutAt(const QPoint& pos) const {
     const bool smoothed = m_smoothing > 0 && i < c.smoothed.size();
     if (smoothed)
       value = QString("%1 (smoothed %2)").arg(value, QString::number(c.smoothed[i], 'g', 6));
+    if (!c.low.empty())
+      value += QString(" ± %1").arg(QString::number((c.high[i] - c.low[i]) / 2, 'g', 3));
     rows.push_back(
         {smoothed ? c.smoothed[i] : c.y[i],
          QString("<tr><td style='color:%1'>&#9632;</td><td>%2</td><td "

@@ -58,6 +58,13 @@ class MetricPlot : public QWidget {
   void setCurveHidden(const QString& name, bool hidden);
   bool isCurveHidden(const QString& name) const;
 
+  // A band around a curve (a group's mean ± one standard deviation): `low` and `high` at the
+  // curve's x, filled faintly in its colour behind it, counted in the value range and given by
+  // the readout beside the value. Empty vectors (or sizes not the curve's) take it away; a new
+  // setCurve keeps it only if set again.
+  void setCurveBand(const QString& name, std::vector<double> low, std::vector<double> high);
+  bool hasBand(const QString& name) const;
+
   // The value axis never goes past these (NaN: no bound), e.g. 0 and 1 for an accuracy.
   void setValueBounds(double floor, double ceiling);
 
@@ -103,7 +110,11 @@ class MetricPlot : public QWidget {
     std::vector<double> smoothed;  // EMA of y at m_smoothing, extended as points arrive
     EmaState ema;
     bool hidden = false;
+    std::vector<double> low, high;  // the band, empty without one
+    QCPGraph* bandLow = nullptr;
+    QCPGraph* bandHigh = nullptr;  // filled down to bandLow
   };
+  void drawBand(CurveData& c, double xLower, double xUpper, int columns);
   void redecimate();
   void showReadout(QMouseEvent* event);
   void hideReadout();

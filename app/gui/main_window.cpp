@@ -91,6 +91,8 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
     m_display->redraw();
     m_runsModel->updateRun(id);
   });
+  connect(m_runsDock, &RunsDock::pinRequested, this, &MainWindow::pinRun);
+  connect(m_runsDock, &RunsDock::groupByChosen, m_display, &RunDisplay::setGroupBy);
   connect(m_runsDock, &RunsDock::showRequested, this, [this](const std::vector<int64_t>& ids) {
     m_display->showSelection(ids);
     m_tabs->setCurrentWidget(m_display);
@@ -303,6 +305,23 @@ QStringList MainWindow::exportShownRun(const QString& folder) {
   statusBar()->showMessage(QString("Exported %1 files to %2").arg(written.size()).arg(folder),
                            10000);
   return written;
+}
+
+void MainWindow::pinRun(int64_t runId, bool pinned) {
+  // The pin is a tag of the run in the store: kept with it, listed by History and the CLI.
+  try {
+    if (pinned)
+      m_store->addTags(runId, {RunView::kPinnedTag});
+    else
+      m_store->removeTag(runId, RunView::kPinnedTag);
+  } catch (const std::exception& e) {
+    showError(
+        QString("Could not %1 run #%2: %3").arg(pinned ? "pin" : "unpin").arg(runId).arg(e.what()));
+    return;
+  }
+  if (RunView* view = m_views->find(runId)) view->setPinned(pinned);
+  m_runsModel->updateRun(runId);
+  m_history->refresh();
 }
 
 void MainWindow::showError(const QString& what) {

@@ -79,6 +79,9 @@ class MainWindow : public QMainWindow {
   // Closes without asking, cancelling every run cleanly (a checkpoint where each stopped, then
   // `cancelled`, resumable): the answer to SIGTERM or SIGHUP, when no one is there to ask.
   void closeCancellingRuns();
+  // Pins a run to the top of the Runs dock, or unpins it: its store tag "pinned", so the pin
+  // stays with the run between sessions; a store that refuses says so.
+  void pinRun(int64_t runId, bool pinned);
 
  protected:
   void closeEvent(QCloseEvent* event) override;

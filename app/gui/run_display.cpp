@@ -32,6 +32,7 @@
 #include "core/engine/config_diff.h"
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
+#include "core/study/study_store.h"
 #include "widgets/dashboard.h"
 #include "widgets/metric_plot.h"
 #include "widgets/plot_frame.h"
@@ -346,6 +347,7 @@ void RunDisplay::setShown(std::vector<int64_t> runIds) {
   m_dashboard->setShownRun(m_shown.front());
   if (m_probe) m_probe->plot()->setShownRun(m_shown.front(), m_colors.of(m_shown.front()));
   for (auto id : m_shown) m_dashboard->setRunLabel(id, labelOf(id));
+  regroup();
   for (auto id : m_shown) draw(id);
   m_dashboard->refresh();
   m_probeRouter->setRun(m_shown.front());
@@ -392,9 +394,94 @@ void RunDisplay::draw(int64_t runId) {
   }
 }
 
+void RunDisplay::setGroupBy(const GroupBy& by) {
+  if (by == m_groupBy) return;
+  m_groupBy = by;
+  if (m_shown.empty()) return;
+  regroup();
+  redrawCurves();
+}
+
+void RunDisplay::regroup() {
+  std::vector<GroupedRun> runs;
+  study::StudyStore studies(m_store);
+  std::map<int64_t, std::string> studyNames;
+  for (auto id : m_shown) {
+    const RunView* view = m_views.find(id);
+    if (!view) continue;
+    GroupedRun run{id, &view->config(), {}};
+    // The store is read only when grouping by study: the first study holding the run.
+    if (m_groupBy.kind == GroupBy::Kind::Study) {
+      const auto of = studies.studiesOfRun(id);
+      if (!of.empty()) {
+        const int64_t studyId = of.front().first;
+        if (!studyNames.count(studyId)) {
+          const auto record = studies.study(studyId);
+          studyNames[studyId] = record ? record->name : "";
+        }
+        run.study = std::pair(studyId, studyNames[studyId]);
+      }
+    }
+    runs.push_back(run);
+  }
+  m_groups = groupRuns(runs, m_groupBy);
+  m_groupOf.clear();
+  for (size_t g = 0; g < m_groups.size(); ++g) {
+    const auto& members = m_groups[g].members;
+    for (auto id : members) {
+      m_groupOf[id] = g;
+      m_dashboard->setGroupLabel(id, {});
+    }
+    if (members.size() > 1)
+      m_dashboard->setGroupLabel(members.front(),
+                                 QString("%1 · mean ± sd of %2")
+                                     .arg(QString::fromStdString(m_groups[g].label))
+                                     .arg(members.size()));
+  }
+}
+
+int64_t RunDisplay::drawnUnder(int64_t runId) const {
+  auto it = m_groupOf.find(runId);
+  if (it == m_groupOf.end()) return runId;
+  return m_groups[it->second].members.front();
+}
+
+void RunDisplay::drawGroupCurves(const RunGroup& group, const std::set<std::string>* onlyKeys) {
+  // Every member over the shown x; a member that cannot give it is left out of the mean, as a
+  // run alone would be left off the plots (the warning line names it).
+  struct MemberCurve {
+    std::vector<double> x;
+    const std::vector<double>* values;
+  };
+  std::map<std::string, std::vector<MemberCurve>> byKey;
+  for (auto id : group.members) {
+    const RunView* view = m_views.find(id);
+    const auto x = view ? xAxisOf(*view, shownXAxis()) : std::nullopt;
+    if (!x) continue;
+    for (const auto& [key, series] : view->metrics())
+      if (!onlyKeys || onlyKeys->count(key)) byKey[key].push_back({x->of(series), &series.values});
+  }
+  const int64_t leader = group.members.front();
+  for (auto& [key, curves] : byKey) {
+    std::vector<CurveRef> refs;
+    for (const auto& c : curves) refs.push_back({&c.x, c.values});
+    MeanBand band = meanBand(refs);
+    m_dashboard->setMetric(leader, key, band.x, band.mean);
+    m_dashboard->setMetricBand(leader, key, std::move(band.low), std::move(band.high));
+  }
+}
+
 void RunDisplay::drawCurves(int64_t runId) {
   const RunView* view = m_views.find(runId);
   if (!view) return;
+  if (auto it = m_groupOf.find(runId); it != m_groupOf.end()) {
+    const RunGroup& group = m_groups[it->second];
+    if (group.members.size() > 1) {
+      // The group is drawn once, under its first member.
+      if (group.members.front() == runId) drawGroupCurves(group);
+      return;
+    }
+  }
   // A run that cannot give the axis (another experiment's, compared) is left out, not drawn
   // over steps among curves over epochs.
   const auto x = xAxisOf(*view, shownXAxis());
@@ -556,16 +643,21 @@ bool RunDisplay::backToComparison() {
 void RunDisplay::apply(const RunDeltas& deltas) {
   m_probeRouter->take(deltas);
   bool changed = false, statusChanged = false;
+  std::map<size_t, std::set<std::string>> regrown;  // groups whose members' curves grew, by key
   for (auto id : m_shown) {
     auto it = deltas.find(id);
     if (it == deltas.end()) continue;
     const RunDelta& delta = it->second;
     const RunView* view = m_views.find(id);
     if (!view) continue;
+    auto group = m_groupOf.find(id);
+    const bool grouped = group != m_groupOf.end() && m_groups[group->second].members.size() > 1;
+    if (grouped)
+      for (const auto& [key, from] : delta.metricsFrom) regrown[group->second].insert(key);
     // Converted as drawCurves converted the rest of the curve.
     const auto x = delta.metricsFrom.empty() ? std::nullopt : xAxisOf(*view, shownXAxis());
     for (const auto& [key, from] : delta.metricsFrom) {
-      if (!x) break;
+      if (!x || grouped) break;
       const auto& series = view->metrics().at(key);
       const std::vector<double> values(series.values.begin() + static_cast<long>(from),
                                        series.values.end());
@@ -582,6 +674,12 @@ void RunDisplay::apply(const RunDeltas& deltas) {
     }
     statusChanged = statusChanged || delta.statusChanged;
     changed = changed || delta.progressed;
+  }
+  // A group's mean and band are made again from its members' whole curves (a new point of one
+  // member changes the mean where the others already are).
+  for (const auto& [group, keys] : regrown) {
+    drawGroupCurves(m_groups[group], &keys);
+    changed = true;
   }
   if (!changed && !statusChanged) return;
   m_dashboard->refresh();

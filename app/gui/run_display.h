@@ -14,12 +14,15 @@
 #include <QWidget>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "app/gui/curve_x_axis.h"
+#include "app/gui/run_grouping.h"
 #include "app/gui/run_view.h"
 #include "core/engine/registry.h"
 
@@ -73,6 +76,13 @@ class RunDisplay : public QWidget {
   // A run's eye: on the plots beside the shown runs (the focus kept), or off them (the next
   // shown run focused; none left: the empty page).
   void setRunShown(int64_t runId, bool shown);
+  // How the shown runs are grouped on the curve plots: a group of two or more shown runs is
+  // drawn as its members' mean ± one standard deviation, under its first member's colour and the
+  // group's name ("head=fourier · mean ± sd of 4"); snapshots and tables stay per run.
+  void setGroupBy(const GroupBy& by);
+  const GroupBy& groupBy() const { return m_groupBy; }
+  // The shown runs' groups, in the order of their first members (one per run without grouping).
+  const std::vector<RunGroup>& groups() const { return m_groups; }
   // Draws the shown runs again, e.g. in the colours the reader picked.
   void redraw();
   // Deleted runs leave the display: the other shown runs are drawn again without them, or,
@@ -141,6 +151,12 @@ class RunDisplay : public QWidget {
   void updateFocusLine();
   void updateConfigDiff();
   QString labelOf(int64_t runId) const;
+  // Grouping: the shown runs' groups made again and named on the plots; the run a group is
+  // drawn under (its first member; the run itself when alone or not grouped), or 0 for a member
+  // whose group another run draws; a group's curves, each its members' mean with the band.
+  void regroup();
+  int64_t drawnUnder(int64_t runId) const;
+  void drawGroupCurves(const RunGroup& group, const std::set<std::string>* onlyKeys = nullptr);
   // The config keys whose values are not the same in every shown run.
   std::vector<std::string> differingKeysOfShown() const;
 
@@ -170,6 +186,9 @@ class RunDisplay : public QWidget {
   QComboBox* m_layoutChoice;
   QComboBox* m_xAxisChoice;
   XAxis m_xAxis = XAxis::Step;
+  GroupBy m_groupBy;
+  std::vector<RunGroup> m_groups;
+  std::map<int64_t, size_t> m_groupOf;  // shown run -> its group in m_groups
   std::unique_ptr<ProbeRouter> m_probeRouter;
   bool m_storeEmpty = false;
   bool m_everShown = false;       // then the store is no longer empty

@@ -23,6 +23,8 @@ std::unique_ptr<RunView> RunView::load(const store::RunStore& store, int64_t id,
   view->m_message = record->message;
   view->m_device = record->device;
   view->m_verdicts = record->verdicts;
+  view->m_pinned =
+      std::find(record->tags.begin(), record->tags.end(), kPinnedTag) != record->tags.end();
   view->m_progress.step = record->lastStep;
   view->m_progress.totalSteps = record->totalSteps;
   for (const auto& key : store.metricKeys(id)) {

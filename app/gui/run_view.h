@@ -68,6 +68,11 @@ class RunView {
   int64_t id() const { return m_id; }
   const std::string& experiment() const { return m_experiment; }
   const std::string& name() const { return m_name; }
+  // Pinned runs stay on top of the Runs dock; the pin is the store's tag kPinnedTag, so it is
+  // kept with the run (and `runs list --tag pinned` finds them).
+  static constexpr const char* kPinnedTag = "pinned";
+  bool pinned() const { return m_pinned; }
+  void setPinned(bool pinned) { m_pinned = pinned; }
   void setName(std::string name) { m_name = std::move(name); }
   const nlohmann::json& config() const { return m_config; }
   RunStatus status() const { return m_status; }
@@ -105,6 +110,7 @@ class RunView {
   RunStatus m_status = RunStatus::Queued;
   std::string m_message;
   std::string m_device;
+  bool m_pinned = false;
   ProgressEvent m_progress;
   std::optional<ProgressEvent> m_sessionStart;
   std::vector<Verdict> m_verdicts;

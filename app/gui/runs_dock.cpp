@@ -1,11 +1,14 @@
 #include "app/gui/runs_dock.h"
 
+#include <QAbstractItemView>
 #include <QColorDialog>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTimer>
@@ -33,20 +36,36 @@ class RunsTableView : public QTableView {
   }
 };
 
+// The search's filter, with pinned runs on top; otherwise the rows keep the queue's order.
+class PinnedFirst : public QSortFilterProxyModel {
+ public:
+  using QSortFilterProxyModel::QSortFilterProxyModel;
+
+ protected:
+  bool lessThan(const QModelIndex& left, const QModelIndex& right) const override {
+    const bool leftPinned = left.data(RunsTableModel::kPinnedRole).toBool();
+    const bool rightPinned = right.data(RunsTableModel::kPinnedRole).toBool();
+    if (leftPinned != rightPinned) return leftPinned;
+    return left.row() < right.row();
+  }
+};
+
 }  // namespace
 
 RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
     : QDockWidget("Runs", parent),
       m_model(model),
-      m_filter(new QSortFilterProxyModel(this)),
+      m_filter(new PinnedFirst(this)),
       m_table(new RunsTableView(this)),
       m_search(new QLineEdit(this)),
+      m_groupChoice(new QComboBox(this)),
       m_titleTimer(new QTimer(this)) {
   setObjectName("runs");
-  // Unsorted: the rows keep the queue's order; the search only leaves rows out.
+  // Pinned runs first, then the queue's order; the search only leaves rows out.
   m_filter->setSourceModel(model);
   m_filter->setFilterKeyColumn(-1);
   m_filter->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  m_filter->sort(0);
   m_table->setModel(m_filter);
   m_table->setItemDelegateForColumn(RunsTableModel::kProgress,
                                     new widgets::ProgressDelegate(m_table));
@@ -66,6 +85,17 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
   connect(m_search, &QLineEdit::textChanged, m_filter,
           &QSortFilterProxyModel::setFilterFixedString);
   row->addWidget(m_search, 1);
+  m_groupChoice->setToolTip(
+      "Group the runs on the plots: each group of two or more is drawn as its members' mean with "
+      "a band of one standard deviation. Setting: the seeds of one config averaged.");
+  m_groupChoice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_groupChoice->setMinimumContentsLength(12);
+  updateGroupChoices();
+  connect(m_groupChoice, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (index >= 0)
+      emit groupByChosen(GroupBy::parse(m_groupChoice->itemData(index).toString().toStdString()));
+  });
+  row->addWidget(m_groupChoice);
   auto* stop = new QPushButton("Stop the shown run", panel);
   stop->setToolTip("Cancel the shown run after its current step; it keeps a checkpoint (Ctrl+.)");
   row->addWidget(stop);
@@ -84,7 +114,10 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
   // (a study of hundreds of runs repaints rows dozens of times a tick).
   m_titleTimer->setSingleShot(true);
   m_titleTimer->setInterval(250);
-  connect(m_titleTimer, &QTimer::timeout, this, &RunsDock::updateTitle);
+  connect(m_titleTimer, &QTimer::timeout, this, [this] {
+    updateTitle();
+    updateGroupChoices();
+  });
   auto countSoon = [this] {
     if (!m_titleTimer->isActive()) m_titleTimer->start();
   };
@@ -121,6 +154,9 @@ QMenu* RunsDock::menuForRow(int row) {
   auto* resume = menu->addAction("Resume from its last checkpoint");
   resume->setEnabled(m_model->isResumable(id));
   connect(resume, &QAction::triggered, this, [this, id] { emit resumeRequested(id); });
+  const bool pinned = m_model->data(m_model->index(row, 0), RunsTableModel::kPinnedRole).toBool();
+  connect(menu->addAction(pinned ? "Unpin" : "Pin to the top"), &QAction::triggered, this,
+          [this, id, pinned] { emit pinRequested(id, !pinned); });
   menu->addSeparator();
   connect(menu->addAction("Colour…"), &QAction::triggered, this, [this, id] {
     const QColor color = QColorDialog::getColor(
@@ -150,6 +186,42 @@ void RunsDock::updateTitle() {
   for (const auto& [state, count] : counts)
     if (!state.isEmpty()) parts << QString("%1 %2").arg(count).arg(state);
   setWindowTitle(parts.isEmpty() ? "Runs" : "Runs: " + parts.join(" · "));
+}
+
+void RunsDock::setGroupBy(const GroupBy& by) {
+  int index = m_groupChoice->findData(QString::fromStdString(by.name()));
+  if (index < 0) {
+    // A key none of the listed runs sets apart (yet): offered all the same, as chosen.
+    m_groupChoice->addItem(QString("Group: %1").arg(QString::fromStdString(by.label())),
+                           QString::fromStdString(by.name()));
+    index = m_groupChoice->count() - 1;
+  }
+  m_groupChoice->setCurrentIndex(index);
+}
+
+GroupBy RunsDock::groupBy() const {
+  return GroupBy::parse(m_groupChoice->currentData().toString().toStdString());
+}
+
+void RunsDock::updateGroupChoices() {
+  const GroupBy chosen = groupBy();
+  std::vector<GroupBy> choices{{}, {GroupBy::Kind::Study, {}}, {GroupBy::Kind::Setting, {}}};
+  for (const auto& key : m_model->differingConfigKeys())
+    choices.push_back({GroupBy::Kind::Key, key});
+  if (std::find(choices.begin(), choices.end(), chosen) == choices.end()) choices.push_back(chosen);
+  QStringList names;
+  for (const auto& by : choices) names << QString::fromStdString(by.name());
+  QStringList offered;
+  for (int i = 0; i < m_groupChoice->count(); ++i) offered << m_groupChoice->itemData(i).toString();
+  // Not under the reader's pointer: an open list is left as it is until it closes.
+  if (names == offered || m_groupChoice->view()->isVisible()) return;
+  // Made again without a word: the choice itself does not change.
+  const QSignalBlocker quiet(m_groupChoice);
+  m_groupChoice->clear();
+  for (const auto& by : choices)
+    m_groupChoice->addItem(QString("Group: %1").arg(QString::fromStdString(by.label())),
+                           QString::fromStdString(by.name()));
+  m_groupChoice->setCurrentIndex(m_groupChoice->findData(QString::fromStdString(chosen.name())));
 }
 
 int64_t RunsDock::runAtViewRow(int row) const {

@@ -4,8 +4,10 @@
 // the run clicked last focused; a row's eye (the check box by its colour) puts the run on the
 // plots or takes it off. A row's context menu shows, stops or resumes its run (resume: a
 // cancelled, interrupted or failed run from its last checkpoint, as History's Resume does) and
-// picks its colour. The dock's title counts the runs by state ("Runs: 2 running · 1 waiting ·
-// 4 finished"), so a dock rolled up to its bar still says how the runs are doing.
+// picks its colour, and pins it to the top (pinned runs come first, whatever the order). Beside
+// the search, how the plots group the runs (mean ± sd of each group). The dock's title counts the
+// runs by state ("Runs: 2 running · 1 waiting · 4 finished"), so a dock rolled up to its bar still
+// says how the runs are doing.
 #pragma once
 
 #include <QDockWidget>
@@ -13,7 +15,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "app/gui/run_grouping.h"
+
 class QColor;
+class QComboBox;
 class QLineEdit;
 class QMenu;
 class QSortFilterProxyModel;
@@ -32,6 +37,11 @@ class RunsDock : public QDockWidget {
 
   QTableView* table() const { return m_table; }
   QLineEdit* search() const { return m_search; }
+  // How the plots group the runs: no grouping, by study, by setting (seeds averaged), or by a
+  // config key that differs among the listed runs (the keys follow the rows).
+  QComboBox* groupChoice() const { return m_groupChoice; }
+  GroupBy groupBy() const;
+  void setGroupBy(const GroupBy& by);  // as if chosen: groupByChosen follows
   // The context menu of a row of the model (null off the rows): Show, Stop, Resume, each enabled
   // when it applies to the row's run, and Colour.
   QMenu* menuForRow(int row);
@@ -44,15 +54,20 @@ class RunsDock : public QDockWidget {
   void resumeRequested(int64_t runId);
   // Colour… in a row's menu: the reader picked this colour for the run (invalid: the palette's).
   void colorChosen(int64_t runId, const QColor& color);
+  // Pin to the top / Unpin in a row's menu.
+  void pinRequested(int64_t runId, bool pinned);
+  void groupByChosen(const GroupBy& by);
 
  private:
   int64_t runAtViewRow(int row) const;
   void updateTitle();
+  void updateGroupChoices();
 
   RunsTableModel* m_model;
   QSortFilterProxyModel* m_filter;
   QTableView* m_table;
   QLineEdit* m_search;
+  QComboBox* m_groupChoice;
   QTimer* m_titleTimer;       // the title's counts, redone a moment after rows change
   bool m_eyeToggled = false;  // the click that ticked an eye is not also a "show this run"
 };

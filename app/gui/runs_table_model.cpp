@@ -1,11 +1,13 @@
 #include "app/gui/runs_table_model.h"
 
 #include <QColor>
+#include <QFont>
 
 #include <algorithm>
 
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
+#include "core/engine/config_diff.h"
 #include "widgets/progress_delegate.h"
 #include "widgets/run_colors.h"
 
@@ -127,6 +129,12 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
   const bool waiting = m_queue.isWaiting(id);
   const bool failed = view->status() == RunStatus::Failed;
   const auto passed = verdictsPassed(view->verdicts());
+  if (role == kPinnedRole) return view->pinned();
+  if (role == Qt::FontRole && view->pinned()) {
+    QFont bold;
+    bold.setBold(true);
+    return bold;
+  }
   switch (index.column()) {
     case kRun:
       if (role == Qt::DisplayRole) return QString("#%1").arg(id);
@@ -138,8 +146,12 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         return "Ticked: on the plots (untick to take it off). Right-click: its colour";
       return {};
     case kName:
-      if (role == Qt::DisplayRole || role == Qt::ToolTipRole)
-        return QString::fromStdString(view->name());
+      // A pinned run says so where the eye reads first: its name.
+      if (role == Qt::DisplayRole)
+        return (view->pinned() ? QString("★ ") : QString()) + QString::fromStdString(view->name());
+      if (role == Qt::ToolTipRole)
+        return QString::fromStdString(view->name()) +
+               (view->pinned() ? "\nPinned: kept on top (its menu unpins it)" : "");
       return {};
     case kStatus:
       if (role == Qt::DisplayRole)
@@ -194,6 +206,15 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     default:
       return {};
   }
+}
+
+std::vector<std::string> RunsTableModel::differingConfigKeys() const {
+  std::vector<const nlohmann::json*> configs;
+  for (int row = 0; row < m_rows; ++row)
+    if (const RunView* view = m_views.find(runAt(row))) configs.push_back(&view->config());
+  auto keys = fl::differingConfigKeys(configs);
+  std::erase(keys, "seed");
+  return keys;
 }
 
 }  // namespace fl::gui

@@ -27,6 +27,8 @@ class RunsTableModel : public QAbstractTableModel {
 
  public:
   enum Column { kRun, kName, kStatus, kProgress, kEta, kThreads, kDevice, kVerdict, kColumnCount };
+  // Any column: whether the row's run is pinned (RunView::pinned).
+  static constexpr int kPinnedRole = Qt::UserRole + 1;
 
   RunsTableModel(const RunQueue& queue, RunViews& views, widgets::RunColors& colors,
                  QObject* parent = nullptr);
@@ -43,6 +45,9 @@ class RunsTableModel : public QAbstractTableModel {
   // Which runs are on the plots (the eye); call shownChanged() when that changes.
   void setShownCheck(std::function<bool(int64_t)> isShown) { m_isShown = std::move(isShown); }
   void shownChanged();
+  // The config keys whose values differ among the rows' runs, sorted, the seed left out (its
+  // groups would be single runs): what the Runs dock offers to group by.
+  std::vector<std::string> differingConfigKeys() const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

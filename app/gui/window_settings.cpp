@@ -14,6 +14,7 @@
 #include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
 #include "app/gui/run_display.h"
+#include "app/gui/runs_dock.h"
 
 namespace fl::gui {
 
@@ -43,10 +44,11 @@ void restoreWindowSettings(const WindowParts& parts) {
       settings.value("dashboardLayout").toString() == "tabs" ? 1 : 0);
   parts.display->setXAxis(
       parseXAxis(settings.value("xAxis").toString().toStdString()).value_or(XAxis::Step));
+  parts.runsDock->setGroupBy(GroupBy::parse(settings.value("groupBy").toString().toStdString()));
   // A rolled-up dock opens at the size it had when last open (kept beside it: the window's
   // state holds its bar's size).
   const QStringList collapsed = settings.value("collapsedDocks").toStringList();
-  for (QDockWidget* dock : {parts.configureDock, parts.runsDock})
+  for (QDockWidget* dock : {parts.configureDock, static_cast<QDockWidget*>(parts.runsDock)})
     if (auto* bar = titleBarOf(dock); bar && collapsed.contains(dock->objectName())) {
       bar->setCollapsed(true);
       const int extent = settings.value("dockExtent/" + dock->objectName(), 0).toInt();
@@ -71,7 +73,7 @@ void saveWindowSettings(const WindowParts& parts) {
   settings.setValue("windowState", window.saveState());
   // Which docks are rolled up, and the size each had when open.
   QStringList collapsed;
-  for (QDockWidget* dock : {parts.configureDock, parts.runsDock})
+  for (QDockWidget* dock : {parts.configureDock, static_cast<QDockWidget*>(parts.runsDock)})
     if (auto* bar = titleBarOf(dock); bar && bar->collapsed()) {
       collapsed << dock->objectName();
       settings.setValue("dockExtent/" + dock->objectName(), bar->expandedExtent());
@@ -89,6 +91,7 @@ void saveWindowSettings(const WindowParts& parts) {
                     parts.display->layoutChoice()->currentIndex() == 1 ? "tabs" : "grid");
   // The reader's choice, also while a run that cannot give it shows its curves over steps.
   settings.setValue("xAxis", QString::fromStdString(xAxisName(parts.display->xAxis())));
+  settings.setValue("groupBy", QString::fromStdString(parts.runsDock->groupBy().name()));
   parts.history->saveSettings(settings);
 }
 

@@ -1,7 +1,8 @@
 // What the window keeps between sessions (QSettings "FourierLab"): its geometry and docks (and
 // which are collapsed to their title bar), the experiment, preset, device, parallel runs,
-// smoothing, the dashboard's layout (grid or tabs), the curves' x axis, and the History's filters
-// and sort. A first start (nothing saved) sizes the window to fit the screen it opens on.
+// smoothing, the dashboard's layout (grid or tabs), the curves' x axis, how the runs are grouped,
+// and the History's filters and sort. A first start (nothing saved) sizes the window to fit the
+// screen it opens on.
 #pragma once
 
 class QDockWidget;
@@ -12,6 +13,7 @@ namespace fl::gui {
 class HistoryView;
 class LaunchPanel;
 class RunDisplay;
+class RunsDock;
 
 // The parts of the window whose state is kept: named here, so this file needs only them.
 struct WindowParts {
@@ -19,7 +21,7 @@ struct WindowParts {
   LaunchPanel* launch = nullptr;
   RunDisplay* display = nullptr;
   HistoryView* history = nullptr;
-  QDockWidget* runsDock = nullptr;
+  RunsDock* runsDock = nullptr;
   QDockWidget* configureDock = nullptr;
 };
 

@@ -1,0 +1,156 @@
+#include "app/gui/run_grouping.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/engine/config_diff.h"
+
+namespace fl::gui {
+
+namespace {
+
+constexpr const char* kKeyPrefix = "key:";
+
+// A value as one text for all its spellings: numbers as doubles, so 12 and 12.0 (one setting,
+// as differingConfigKeys compares them) fall in one group.
+nlohmann::json canonical(const nlohmann::json& value) {
+  if (value.is_number()) return value.get<double>();
+  if (value.is_structured()) {
+    nlohmann::json out = value;
+    for (auto& item : out) item = canonical(item);
+    return out;
+  }
+  return value;
+}
+
+// The config without its seed: runs that differ only by seed are one setting.
+nlohmann::json settingOf(const nlohmann::json* config) {
+  if (!config || !config->is_object()) return nlohmann::json::object();
+  nlohmann::json setting = *config;
+  setting.erase("seed");
+  return setting;
+}
+
+std::string settingLabel(const nlohmann::json* config, const std::vector<std::string>& keys) {
+  std::string label;
+  for (const auto& key : keys) {
+    if (key == "seed") continue;
+    if (!label.empty()) label += " ";
+    label += key + "=" + configValueText(configValue(config ? *config : nlohmann::json(), key));
+  }
+  return label.empty() ? "all runs" : label;
+}
+
+}  // namespace
+
+std::string GroupBy::name() const {
+  switch (kind) {
+    case Kind::None:
+      return "none";
+    case Kind::Study:
+      return "study";
+    case Kind::Setting:
+      return "setting";
+    case Kind::Key:
+      return kKeyPrefix + key;
+  }
+  return "none";
+}
+
+GroupBy GroupBy::parse(const std::string& name) {
+  if (name == "study") return {Kind::Study, {}};
+  if (name == "setting") return {Kind::Setting, {}};
+  if (name.starts_with(kKeyPrefix) && name.size() > std::string(kKeyPrefix).size())
+    return {Kind::Key, name.substr(std::string(kKeyPrefix).size())};
+  return {};
+}
+
+std::string GroupBy::label() const {
+  switch (kind) {
+    case Kind::None:
+      return "No grouping";
+    case Kind::Study:
+      return "Study";
+    case Kind::Setting:
+      return "Setting (seeds averaged)";
+    case Kind::Key:
+      return key;
+  }
+  return "No grouping";
+}
+
+std::string configValueText(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_null()) return "unset";
+  return value.dump();
+}
+
+std::vector<RunGroup> groupRuns(const std::vector<GroupedRun>& runs, const GroupBy& by) {
+  std::vector<const nlohmann::json*> configs;
+  for (const auto& run : runs) configs.push_back(run.config);
+  const std::vector<std::string> differing = differingConfigKeys(configs);
+  std::vector<RunGroup> groups;
+  std::map<std::string, size_t> groupOfIdentity;
+  for (const auto& run : runs) {
+    std::string identity, label;
+    switch (by.kind) {
+      case GroupBy::Kind::None:
+        identity = "run " + std::to_string(run.id);
+        break;
+      case GroupBy::Kind::Study:
+        if (run.study) {
+          identity = "study " + std::to_string(run.study->first);
+          label = identity + (run.study->second.empty() ? "" : " " + run.study->second);
+        } else {
+          identity = "run " + std::to_string(run.id);
+          label = "#" + std::to_string(run.id) + " (in no study)";
+        }
+        break;
+      case GroupBy::Kind::Setting:
+        identity = canonical(settingOf(run.config)).dump();
+        label = settingLabel(run.config, differing);
+        break;
+      case GroupBy::Kind::Key: {
+        const nlohmann::json value =
+            configValue(run.config ? *run.config : nlohmann::json(), by.key);
+        identity = canonical(value).dump();
+        label = by.key + "=" + configValueText(value);
+        break;
+      }
+    }
+    auto [it, fresh] = groupOfIdentity.emplace(identity, groups.size());
+    if (fresh) groups.push_back({label, {}});
+    groups[it->second].members.push_back(run.id);
+  }
+  return groups;
+}
+
+MeanBand meanBand(const std::vector<CurveRef>& curves) {
+  std::map<double, std::vector<double>> valuesAt;
+  for (const auto& [xs, ys] : curves) {
+    if (!xs || !ys) continue;
+    const size_t n = std::min(xs->size(), ys->size());
+    for (size_t i = 0; i < n; ++i)
+      if (std::isfinite((*xs)[i]) && std::isfinite((*ys)[i]))
+        valuesAt[(*xs)[i]].push_back((*ys)[i]);
+  }
+  MeanBand band;
+  for (const auto& [x, values] : valuesAt) {
+    double sum = 0;
+    for (double v : values) sum += v;
+    const double mean = sum / static_cast<double>(values.size());
+    double squares = 0;
+    for (double v : values) squares += (v - mean) * (v - mean);
+    const double sd =
+        values.size() > 1 ? std::sqrt(squares / static_cast<double>(values.size() - 1)) : 0.0;
+    band.x.push_back(x);
+    band.mean.push_back(mean);
+    band.low.push_back(mean - sd);
+    band.high.push_back(mean + sd);
+    band.count.push_back(static_cast<int>(values.size()));
+  }
+  return band;
+}
+
+}  // namespace fl::gui

@@ -1,0 +1,128 @@
+// Tests how the plots group runs (app/gui/run_grouping.h): the seeds of one setting fall in one
+// group labelled by what sets it apart, a config key groups by its value (a run lacking it with
+// the others lacking it), a study groups its runs and leaves a run of no study alone, groups
+// come in the order of their first members; the choice's name reads back. The mean band is held
+// against a direct computation over many random sets of curves whose x only partly agree.
+#include <QtTest>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+#include "app/gui/run_grouping.h"
+
+using fl::gui::GroupBy;
+using fl::gui::GroupedRun;
+using fl::gui::groupRuns;
+using fl::gui::meanBand;
+
+class TestRunGrouping : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void theSeedsOfOneSettingFormOneGroup() {
+    const nlohmann::json a1{{"head", "fourier"}, {"bins", 12}, {"seed", 1}};
+    const nlohmann::json l1{{"head", "linear"}, {"bins", 12}, {"seed", 1}};
+    const nlohmann::json a2{{"head", "fourier"}, {"bins", 12}, {"seed", 2}};
+    const nlohmann::json l2{{"head", "linear"}, {"bins", 12}, {"seed", 2}};
+    const auto groups = groupRuns({{7, &a1, {}}, {8, &l1, {}}, {9, &a2, {}}, {10, &l2, {}}},
+                                  {GroupBy::Kind::Setting, {}});
+    QCOMPARE(groups.size(), size_t(2));
+    QCOMPARE(groups[0].label, std::string("head=fourier"));  // bins is the same: not named
+    QCOMPARE(groups[0].members, (std::vector<int64_t>{7, 9}));
+    QCOMPARE(groups[1].label, std::string("head=linear"));
+    QCOMPARE(groups[1].members, (std::vector<int64_t>{8, 10}));
+  }
+
+  void aKeyGroupsByItsValueAndRunsLackingItTogether() {
+    const nlohmann::json a{{"head", "fourier"}, {"bins", 12}};
+    const nlohmann::json b{{"head", "linear"}, {"bins", 12}};
+    const nlohmann::json c{{"head", "fourier"}, {"bins", 20}};
+    const nlohmann::json d{{"bins", 4}};
+    const nlohmann::json e{{"bins", 5}};
+    const auto groups = groupRuns({{1, &a, {}}, {2, &b, {}}, {3, &c, {}}, {4, &d, {}}, {5, &e, {}}},
+                                  GroupBy::parse("key:head"));
+    QCOMPARE(groups.size(), size_t(3));
+    QCOMPARE(groups[0].label, std::string("head=fourier"));
+    QCOMPARE(groups[0].members, (std::vector<int64_t>{1, 3}));
+    QCOMPARE(groups[1].members, (std::vector<int64_t>{2}));
+    QCOMPARE(groups[2].label, std::string("head=unset"));
+    QCOMPARE(groups[2].members, (std::vector<int64_t>{4, 5}));
+    // A number groups by its value as JSON: 12 and 12.0 are one setting.
+    const nlohmann::json f{{"bins", 12.0}};
+    const auto byBins = groupRuns({{1, &a, {}}, {6, &f, {}}}, GroupBy::parse("key:bins"));
+    QCOMPARE(byBins.size(), size_t(1));
+    QCOMPARE(byBins[0].label, std::string("bins=12"));
+  }
+
+  void aStudyGroupsItsRunsAndLeavesOthersAlone() {
+    const nlohmann::json c{{"head", "fourier"}};
+    const std::pair<int64_t, std::string> table1{3, "table1"};
+    const auto groups = groupRuns({{11, &c, table1}, {12, &c, {}}, {13, &c, table1}, {14, &c, {}}},
+                                  GroupBy::parse("study"));
+    QCOMPARE(groups.size(), size_t(3));
+    QCOMPARE(groups[0].label, std::string("study 3 table1"));
+    QCOMPARE(groups[0].members, (std::vector<int64_t>{11, 13}));
+    QCOMPARE(groups[1].members, (std::vector<int64_t>{12}));
+    QCOMPARE(groups[2].members, (std::vector<int64_t>{14}));
+    QCOMPARE(groups[2].label, std::string("#14 (in no study)"));
+  }
+
+  void noGroupingLeavesEveryRunAlone() {
+    const nlohmann::json c{{"head", "fourier"}};
+    const auto groups = groupRuns({{1, &c, {}}, {2, &c, {}}}, GroupBy::parse("none"));
+    QCOMPARE(groups.size(), size_t(2));
+  }
+
+  void theChoiceReadsBackFromItsName() {
+    for (const auto& by : {GroupBy{}, GroupBy{GroupBy::Kind::Study, {}},
+                           GroupBy{GroupBy::Kind::Setting, {}}, GroupBy{GroupBy::Kind::Key, "n"}})
+      QVERIFY(GroupBy::parse(by.name()) == by);
+    QVERIFY(GroupBy::parse("colour") == GroupBy{});  // an unknown word groups nothing
+    QVERIFY(GroupBy::parse("key:") == GroupBy{});
+  }
+
+  // Against a direct computation: the members at each x, their mean and sample sd.
+  void theMeanBandIsTheMembersMeanAndSdAtEachX() {
+    std::mt19937 rng(20261203);
+    std::uniform_int_distribution<int> members(1, 6), points(0, 30), xPick(0, 40);
+    std::normal_distribution<double> value(1.0, 2.0);
+    for (int trial = 0; trial < 200; ++trial) {
+      std::vector<std::vector<double>> xs(members(rng)), ys(xs.size());
+      for (size_t m = 0; m < xs.size(); ++m) {
+        std::set<int> chosen;
+        for (int i = points(rng); i > 0; --i) chosen.insert(xPick(rng));
+        for (int x : chosen) {
+          xs[m].push_back(x);
+          ys[m].push_back(trial % 10 == 0 && x == 5 ? NAN : value(rng));
+        }
+      }
+      std::vector<fl::gui::CurveRef> curves;
+      for (size_t m = 0; m < xs.size(); ++m) curves.push_back({&xs[m], &ys[m]});
+      const auto band = meanBand(curves);
+      std::map<double, std::vector<double>> expected;
+      for (size_t m = 0; m < xs.size(); ++m)
+        for (size_t i = 0; i < xs[m].size(); ++i)
+          if (std::isfinite(ys[m][i])) expected[xs[m][i]].push_back(ys[m][i]);
+      QCOMPARE(band.x.size(), expected.size());
+      size_t i = 0;
+      for (const auto& [x, values] : expected) {
+        double mean = 0;
+        for (double v : values) mean += v / values.size();
+        double var = 0;
+        for (double v : values) var += (v - mean) * (v - mean);
+        const double sd = values.size() > 1 ? std::sqrt(var / (values.size() - 1)) : 0.0;
+        QCOMPARE(band.x[i], x);
+        QCOMPARE(band.count[i], int(values.size()));
+        QVERIFY(std::abs(band.mean[i] - mean) < 1e-12);
+        QVERIFY(std::abs(band.low[i] - (mean - sd)) < 1e-12);
+        QVERIFY(std::abs(band.high[i] - (mean + sd)) < 1e-12);
+        ++i;
+      }
+    }
+  }
+};
+
+QTEST_MAIN(TestRunGrouping)
+#include "test_run_grouping.moc"

@@ -550,7 +550,7 @@ class TestMainWindow : public QObject {
       QString name;
       for (const auto& n : names)
         if (n.startsWith(QString::fromStdString(group.label))) name = n;
-      QVERIFY2(name.endsWith("mean ± sd of 2"), qPrintable(names.join(" | ")));
+      QVERIFY2(name.endsWith(" ×2"), qPrintable(names.join(" | ")));
       QVERIFY(plot->hasBand(name));
       const auto a = store.metric(group.members[0], "train/loss");
       const auto b = store.metric(group.members[1], "train/loss");

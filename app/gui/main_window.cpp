@@ -93,6 +93,9 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   });
   connect(m_runsDock, &RunsDock::pinRequested, this, &MainWindow::pinRun);
   connect(m_runsDock, &RunsDock::groupByChosen, m_display, &RunDisplay::setGroupBy);
+  // Runs opened from History are not the dock's rows, yet the reader groups them too.
+  m_runsDock->setExtraGroupKeys([this] { return m_display->differingKeysOfShown(); });
+  connect(m_display, &RunDisplay::shownChanged, m_runsDock, &RunsDock::updateGroupChoices);
   connect(m_runsDock, &RunsDock::showRequested, this, [this](const std::vector<int64_t>& ids) {
     m_display->showSelection(ids);
     m_tabs->setCurrentWidget(m_display);

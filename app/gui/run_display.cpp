@@ -433,10 +433,9 @@ void RunDisplay::regroup() {
       m_dashboard->setGroupLabel(id, {});
     }
     if (members.size() > 1)
-      m_dashboard->setGroupLabel(members.front(),
-                                 QString("%1 · mean ± sd of %2")
-                                     .arg(QString::fromStdString(m_groups[g].label))
-                                     .arg(members.size()));
+      m_dashboard->setGroupLabel(
+          members.front(),
+          QString("%1 ×%2").arg(QString::fromStdString(m_groups[g].label)).arg(members.size()));
   }
 }
 

@@ -78,9 +78,11 @@ class RunDisplay : public QWidget {
   void setRunShown(int64_t runId, bool shown);
   // How the shown runs are grouped on the curve plots: a group of two or more shown runs is
   // drawn as its members' mean ± one standard deviation, under its first member's colour and the
-  // group's name ("head=fourier · mean ± sd of 4"); snapshots and tables stay per run.
+  // group's name and size ("head=fourier ×4"); snapshots and tables stay per run.
   void setGroupBy(const GroupBy& by);
   const GroupBy& groupBy() const { return m_groupBy; }
+  // The config keys whose values are not the same in every shown run.
+  std::vector<std::string> differingKeysOfShown() const;
   // The shown runs' groups, in the order of their first members (one per run without grouping).
   const std::vector<RunGroup>& groups() const { return m_groups; }
   // Draws the shown runs again, e.g. in the colours the reader picked.
@@ -157,8 +159,6 @@ class RunDisplay : public QWidget {
   void regroup();
   int64_t drawnUnder(int64_t runId) const;
   void drawGroupCurves(const RunGroup& group, const std::set<std::string>* onlyKeys = nullptr);
-  // The config keys whose values are not the same in every shown run.
-  std::vector<std::string> differingKeysOfShown() const;
 
   const ExperimentRegistry& m_registry;
   store::RunStore& m_store;

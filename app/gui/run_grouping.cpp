@@ -73,7 +73,7 @@ std::string GroupBy::label() const {
     case Kind::Study:
       return "Study";
     case Kind::Setting:
-      return "Setting (seeds averaged)";
+      return "Setting (seeds)";
     case Kind::Key:
       return key;
   }

@@ -27,7 +27,7 @@ struct GroupBy {
   // word reads as none (a setting of an older build groups nothing rather than failing).
   std::string name() const;
   static GroupBy parse(const std::string& name);
-  // What the Runs dock's choice says: "No grouping", "Study", "Setting (seeds averaged)", "head".
+  // What the Runs dock's choice says: "No grouping", "Study", "Setting (seeds)", "head".
   std::string label() const;
   bool operator==(const GroupBy&) const = default;
 };

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "app/gui/runs_table_model.h"
 #include "widgets/progress_delegate.h"
@@ -88,8 +89,7 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
   m_groupChoice->setToolTip(
       "Group the runs on the plots: each group of two or more is drawn as its members' mean with "
       "a band of one standard deviation. Setting: the seeds of one config averaged.");
-  m_groupChoice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  m_groupChoice->setMinimumContentsLength(12);
+  m_groupChoice->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   updateGroupChoices();
   connect(m_groupChoice, &QComboBox::currentIndexChanged, this, [this](int index) {
     if (index >= 0)
@@ -206,8 +206,12 @@ GroupBy RunsDock::groupBy() const {
 void RunsDock::updateGroupChoices() {
   const GroupBy chosen = groupBy();
   std::vector<GroupBy> choices{{}, {GroupBy::Kind::Study, {}}, {GroupBy::Kind::Setting, {}}};
-  for (const auto& key : m_model->differingConfigKeys())
-    choices.push_back({GroupBy::Kind::Key, key});
+  std::set<std::string> keys;
+  for (const auto& key : m_model->differingConfigKeys()) keys.insert(key);
+  if (m_extraGroupKeys)
+    for (const auto& key : m_extraGroupKeys()) keys.insert(key);
+  keys.erase("seed");  // a seed's groups would be single runs
+  for (const auto& key : keys) choices.push_back({GroupBy::Kind::Key, key});
   if (std::find(choices.begin(), choices.end(), chosen) == choices.end()) choices.push_back(chosen);
   QStringList names;
   for (const auto& by : choices) names << QString::fromStdString(by.name());

@@ -13,6 +13,8 @@
 #include <QDockWidget>
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "app/gui/run_grouping.h"
@@ -42,6 +44,12 @@ class RunsDock : public QDockWidget {
   QComboBox* groupChoice() const { return m_groupChoice; }
   GroupBy groupBy() const;
   void setGroupBy(const GroupBy& by);  // as if chosen: groupByChosen follows
+  // Where the keys to group by come from besides the dock's rows (the runs on the plots, opened
+  // from History); the choices are made again after updateGroupChoices().
+  void setExtraGroupKeys(std::function<std::vector<std::string>()> keys) {
+    m_extraGroupKeys = std::move(keys);
+  }
+  void updateGroupChoices();
   // The context menu of a row of the model (null off the rows): Show, Stop, Resume, each enabled
   // when it applies to the row's run, and Colour.
   QMenu* menuForRow(int row);
@@ -61,13 +69,13 @@ class RunsDock : public QDockWidget {
  private:
   int64_t runAtViewRow(int row) const;
   void updateTitle();
-  void updateGroupChoices();
 
   RunsTableModel* m_model;
   QSortFilterProxyModel* m_filter;
   QTableView* m_table;
   QLineEdit* m_search;
   QComboBox* m_groupChoice;
+  std::function<std::vector<std::string>()> m_extraGroupKeys;
   QTimer* m_titleTimer;       // the title's counts, redone a moment after rows change
   bool m_eyeToggled = false;  // the click that ticked an eye is not also a "show this run"
 };

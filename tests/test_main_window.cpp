@@ -569,6 +569,25 @@ class TestMainWindow : public QObject {
       }
       QVERIFY(found);
     }
+    // Live: a member's new point past the others' is the group's curve there alone (a mean over
+    // one), and the band follows; the other members' points stay averaged.
+    {
+      const auto& group = display->groups().front();
+      const int64_t member = group.members[1];
+      QString name;
+      for (const auto& n : plot->curveNames())
+        if (n.startsWith(QString::fromStdString(group.label))) name = n;
+      const size_t before = plot->pointCount(name);
+      fl::gui::RunView* view = w->views().find(member);
+      const double lastStep = view->metrics().at("train/loss").steps.back();
+      fl::gui::RunDeltas deltas;
+      deltas[member] = view->apply({fl::Event{
+          fl::MetricEvent{"train/loss", static_cast<int64_t>(lastStep) + 7, 1.0, 0.25}}});
+      display->apply(deltas);
+      QCOMPARE(plot->pointCount(name), before + 1);
+      QCOMPARE(plot->curveX(name).back(), lastStep + 7);
+      QVERIFY(plot->hasBand(name));
+    }
     // By head: the same two groups here, named by the key.
     w->runsDock()->setGroupBy(fl::gui::GroupBy::parse("key:head"));
     QCOMPARE(display->groups().size(), size_t(2));

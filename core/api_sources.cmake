@@ -10,6 +10,7 @@ set(FOURIERLAB_API_SOURCES
   engine/event_queue.cpp
   engine/export_values.cpp
   engine/panel_spec.cpp
+  engine/system_metrics.cpp
   engine/reference_check.cpp
   engine/verdict.cpp
   engine/study_spec.cpp

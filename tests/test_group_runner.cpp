@@ -17,6 +17,7 @@
 #include "core/engine/group_runner.h"
 #include "core/engine/registry.h"
 #include "core/engine/runner.h"
+#include "core/engine/system_metrics.h"
 
 namespace fs = std::filesystem;
 
@@ -152,7 +153,8 @@ nlohmann::json configOf(const fl::Experiment& e, nlohmann::json overrides) {
   return validated.values;
 }
 
-// A run's events without wall times and device words: what must not depend on batching.
+// A run's events without wall times, device words and the process's "system/" figures (sampled
+// on the clock): what must not depend on batching.
 struct Recorded {
   std::vector<std::string> lines;
   std::optional<fl::StatusEvent> terminal;
@@ -162,10 +164,11 @@ struct Recorded {
 Recorded record(std::vector<fl::Event> events) {
   Recorded r;
   for (const auto& event : events) {
-    if (auto* m = std::get_if<fl::MetricEvent>(&event))
+    if (auto* m = std::get_if<fl::MetricEvent>(&event)) {
+      if (fl::isSystemMetric(m->key)) continue;
       r.lines.push_back("metric " + m->key + " " + std::to_string(m->step) + " " +
                         std::to_string(m->value));
-    else if (auto* p = std::get_if<fl::ProgressEvent>(&event))
+    } else if (auto* p = std::get_if<fl::ProgressEvent>(&event))
       r.lines.push_back("progress " + std::to_string(p->step) + "/" +
                         std::to_string(p->totalSteps) + " " + std::to_string(p->evaluated));
     else if (auto* c = std::get_if<fl::CheckpointEvent>(&event)) {

@@ -13,6 +13,7 @@
 #include "core/engine/event_queue.h"
 #include "core/engine/registry.h"
 #include "core/engine/runner.h"
+#include "core/engine/system_metrics.h"
 #include "experiments/builtin_experiments.h"
 
 namespace {
@@ -119,10 +120,13 @@ const fl::StatusEvent& lastStatus(const std::vector<fl::Event>& events) {
   return std::get<fl::StatusEvent>(events.back());
 }
 
+// The run's own metrics: the process's "system/" figures follow the clock and the machine, not
+// the seed (test_system_usage holds them).
 std::vector<fl::MetricEvent> metricsOf(const std::vector<fl::Event>& events) {
   std::vector<fl::MetricEvent> out;
   for (const auto& e : events)
-    if (auto* m = std::get_if<fl::MetricEvent>(&e)) out.push_back(*m);
+    if (auto* m = std::get_if<fl::MetricEvent>(&e); m && !fl::isSystemMetric(m->key))
+      out.push_back(*m);
   return out;
 }
 

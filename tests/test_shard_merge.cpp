@@ -22,6 +22,7 @@
 #include "core/cluster/slurm_job.h"
 #include "core/cluster/study_jobs.h"
 #include "core/engine/registry.h"
+#include "core/engine/system_metrics.h"
 #include "core/store/run_store.h"
 #include "core/store/schema.h"
 #include "core/study/study_expansion.h"
@@ -121,13 +122,15 @@ std::string fileBytes(const std::string& path) {
   return s.str();
 }
 
-// config hash -> final value of every metric, for the finished runs of a store.
+// config hash -> final value of every metric, for the finished runs of a store (the process's
+// "system/" figures left out: they follow the machine, not the config).
 std::map<std::string, std::map<std::string, double>> finalMetrics(const std::string& db) {
   RunStore runs(db, /*readOnly=*/true);
   std::map<std::string, std::map<std::string, double>> out;
   for (const auto& r : runs.listRuns())
     if (r.status == fl::RunStatus::Finished)
-      for (const auto& m : r.metrics) out[r.configHash][m.key] = m.last;
+      for (const auto& m : r.metrics)
+        if (!fl::isSystemMetric(m.key)) out[r.configHash][m.key] = m.last;
   return out;
 }
 

@@ -31,6 +31,7 @@
 #include <thread>
 
 #include "core/cluster/external_command.h"
+#include "core/engine/system_metrics.h"
 #include "core/store/run_store.h"
 #include "tests/cli_process.h"
 #include "tests/sqlite_probe.h"
@@ -52,13 +53,15 @@ std::string fileText(const std::string& path) {
   return s.str();
 }
 
-// config hash -> final value of every metric of the finished runs; uid -> id of all runs.
+// config hash -> final value of every metric of the finished runs (the process's "system/"
+// figures left out: they follow the machine, not the config); uid -> id of all runs.
 std::map<std::string, std::map<std::string, double>> finalMetrics(const std::string& db) {
   fl::store::RunStore runs(db, /*readOnly=*/true);
   std::map<std::string, std::map<std::string, double>> out;
   for (const auto& r : runs.listRuns())
     if (r.status == fl::RunStatus::Finished)
-      for (const auto& m : r.metrics) out[r.configHash][m.key] = m.last;
+      for (const auto& m : r.metrics)
+        if (!fl::isSystemMetric(m.key)) out[r.configHash][m.key] = m.last;
   return out;
 }
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/engine/system_metrics.h"
+
 namespace fl::cli {
 
 std::string formatDuration(double seconds) {
@@ -62,7 +64,9 @@ void ConsoleProgress::onProgress(const ProgressEvent& e) {
 }
 
 void ConsoleProgress::onMetric(const MetricEvent& e) {
-  if (e.key == "train/loss") return;
+  // The evaluation line says what the run computed; the process's figures are sampled on their
+  // own clock, between evaluations, and read from the store (runs show, export).
+  if (e.key == "train/loss" || isSystemMetric(e.key)) return;
   m_evalStep = e.step;
   m_evalMetrics[e.key] = e.value;
 }

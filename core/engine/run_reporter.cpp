@@ -41,7 +41,10 @@ void RunReporter::emitStatus(RunStatus status, std::string message, int64_t step
   e.device = m_deviceName;
   e.step = step;
   e.wallSeconds = elapsed();
-  if (isTerminal(status)) e.verdicts = m_verdicts;  // empty unless it finished
+  if (isTerminal(status)) {
+    e.verdicts = m_verdicts;  // empty unless it finished
+    m_system.end();
+  }
   m_sink.onEvent(e);
 }
 
@@ -74,6 +77,14 @@ void RunReporter::begin(const TrialPlan& plan, const nlohmann::json& config,
   }
   m_lastCheckpointStep = firstStep;
   m_lastStep = firstStep;
+  m_system.begin(m_deviceName);
+}
+
+void RunReporter::sampleSystem(int64_t stepsDone, bool lastStep) {
+  if (!m_system.due(lastStep)) return;
+  const double now = elapsed();
+  for (const auto& [key, value] : m_system.sample())
+    m_sink.onEvent(MetricEvent{key, stepsDone, now, value});
 }
 
 bool RunReporter::absorbPendingLosses(std::string& message) {
@@ -131,6 +142,7 @@ bool RunReporter::afterStep(Trial& trial, int64_t stepsDone, StepLoss loss, std:
       m_schedule->written();
       m_lastCheckpointStep = stepsDone;
     }
+    sampleSystem(stepsDone, last);
     return true;
   }
   const double meanLoss = m_lossCount ? m_lossSum / static_cast<double>(m_lossCount) : NAN;
@@ -151,6 +163,7 @@ bool RunReporter::afterStep(Trial& trial, int64_t stepsDone, StepLoss loss, std:
     m_schedule->written();
     m_lastCheckpointStep = stepsDone;
   }
+  sampleSystem(stepsDone, last);
   m_sink.onEvent(ProgressEvent{stepsDone, plan.totalSteps, stepsDone / plan.stepsPerEpoch,
                                totalEpochs, elapsed(), meanLoss, evaluateNow});
   return true;

@@ -3,7 +3,9 @@
 // run: train/loss means over the plan's logging interval, evaluations stamped with step and wall
 // time, checkpoints on the CheckpointSchedule kept by the CheckpointKeeper, a non-finite loss
 // failing the run at its step, the divergence verdict, and the finished run's summary and
-// verdicts (the experiment's and the paper's) on its terminal StatusEvent.
+// verdicts (the experiment's and the paper's) on its terminal StatusEvent. While it trains it also
+// samples the process (and its GPU) into "system/" metrics, at most about once a second
+// (core/engine/system_usage.h): a group's members each record the same process's figures.
 //
 //   RunReporter reporter(experiment, sink);   reporter.startClock();
 //   reporter.begin(trial.plan(), config, checkpointDir, trial.supportsCheckpoints(), resume);
@@ -32,6 +34,7 @@
 #include "core/engine/experiment.h"
 #include "core/engine/loss_divergence.h"
 #include "core/engine/reference_check.h"
+#include "core/engine/system_usage.h"
 
 namespace fl {
 
@@ -106,6 +109,8 @@ class RunReporter {
   // Reads the losses waiting since the last report (one device synchronisation for all) into
   // the logging mean and the divergence watch; false, with `message`, at a non-finite one.
   bool absorbPendingLosses(std::string& message);
+  // The system figures at `stepsDone`, when a sample is due.
+  void sampleSystem(int64_t stepsDone, bool lastStep);
 
   std::shared_ptr<const Experiment> m_experiment;
   EventSink& m_sink;
@@ -134,6 +139,7 @@ class RunReporter {
   std::vector<ReferenceVerdict> m_paperVerdicts;
   LossDivergence m_divergence;  // a finite but exploding training loss
   int64_t m_lastStep = 0;       // the status events' step: where a run failed or was cancelled
+  SystemSampler m_system;       // from begin() to the terminal status
 };
 
 }  // namespace fl

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/engine/export_values.h"
+#include "core/engine/system_metrics.h"
 
 namespace fl::study {
 
@@ -381,7 +382,7 @@ std::vector<std::string> defaultMetrics(const StudyTableInput& input,
   std::set<std::string> all;
   for (const auto& cell : input.cells)
     for (const auto& [metric, stats] : cell.metrics)
-      if (metric.rfind("train/", 0) != 0) all.insert(metric);
+      if (metric.rfind("train/", 0) != 0 && !isSystemMetric(metric)) all.insert(metric);
   return {all.begin(), all.end()};
 }
 

@@ -43,6 +43,7 @@
 #include "app/gui/runs_table_model.h"
 #include "app/gui/study_view.h"
 #include "core/engine/device_spec.h"
+#include "core/engine/system_metrics.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
 #include "experiments/builtin_experiments.h"
@@ -1448,6 +1449,10 @@ class TestMainWindow : public QObject {
         QVERIFY2(w->display()->dashboard()->panel(QString::fromStdString(panel.id)),
                  qPrintable(name + ": " + QString::fromStdString(panel.id)));
       QVERIFY(w->display()->dashboard()->panel("metrics_table"));
+      // The process's figures, declared once for every experiment.
+      for (const auto& panel : fl::systemPanels(false))
+        QVERIFY2(w->display()->dashboard()->panel(QString::fromStdString(panel.id)),
+                 qPrintable(name + ": " + QString::fromStdString(panel.id)));
       for (const auto& study : e->studies()) {
         QVERIFY(w->launchPanel()->selectStudy(QString::fromStdString(study.name)));
         const auto plan = w->launchPanel()->studyPlan();

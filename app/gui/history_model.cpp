@@ -8,6 +8,7 @@
 
 #include "core/engine/config_diff.h"
 #include "core/engine/registry.h"
+#include "core/engine/system_metrics.h"
 
 namespace fl::gui {
 
@@ -40,12 +41,14 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
     m_keys << "config:" + QString::fromStdString(k);
     m_titles << QString::fromStdString(k);
   }
-  QStringList metrics;
+  // The runs' own metrics first; the process's "system/" figures after them.
+  QStringList metrics, system;
   for (const auto& r : m_runs)
-    for (const auto& m : r.metrics)
-      if (!metrics.contains(QString::fromStdString(m.key)))
-        metrics << QString::fromStdString(m.key);
-  for (const auto& m : metrics)
+    for (const auto& m : r.metrics) {
+      QStringList& list = isSystemMetric(m.key) ? system : metrics;
+      if (!list.contains(QString::fromStdString(m.key))) list << QString::fromStdString(m.key);
+    }
+  for (const auto& m : metrics + system)
     for (const char* stat : {"last", "min", "max"}) {
       m_keys << "metric:" + m + ":" + stat;
       m_titles << QString("%1 (%2)").arg(m, stat);

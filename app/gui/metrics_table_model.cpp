@@ -5,6 +5,7 @@
 #include <set>
 
 #include "app/gui/run_views.h"
+#include "core/engine/system_metrics.h"
 #include "widgets/run_colors.h"
 
 namespace fl::gui {
@@ -18,9 +19,11 @@ QStringList MetricsTableModel::currentKeys() const {
     if (const RunView* view = m_views.find(id))
       for (const auto& [key, series] : view->metrics())
         if (!series.values.empty()) keys.insert(key);
-  QStringList out;
-  for (const auto& k : keys) out << QString::fromStdString(k);
-  return out;
+  // The run's own metrics first; the process's figures after them, where they do not push the
+  // results out of sight.
+  QStringList out, system;
+  for (const auto& k : keys) (isSystemMetric(k) ? system : out) << QString::fromStdString(k);
+  return out + system;
 }
 
 void MetricsTableModel::setRuns(std::vector<int64_t> runIds) {

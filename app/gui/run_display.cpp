@@ -30,6 +30,7 @@
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
 #include "core/engine/config_diff.h"
+#include "core/engine/system_usage.h"
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
 #include "core/study/study_store.h"
@@ -279,7 +280,7 @@ void RunDisplay::setExperiment(std::shared_ptr<const Experiment> experiment) {
 }
 
 void RunDisplay::rebuildPanels() {
-  m_dashboard->setPanels(m_experiment->panels());
+  m_dashboard->setPanels(withSystemPanels(m_experiment->panels(), gpuUsageReadable()));
   m_dashboard->setSmoothing(m_smoothing->value() / 100.0);  // new plots start unsmoothed
   m_metricsTable = makeTable(m_dashboard);
   m_metricsTable->setModel(m_metricsModel);

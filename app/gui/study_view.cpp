@@ -21,6 +21,7 @@
 
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
+#include "core/engine/system_metrics.h"
 #include "core/store/run_store.h"
 #include "core/study/paper_departure.h"
 #include "core/study/study_expansion.h"
@@ -557,7 +558,7 @@ void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {
                          .arg(QString::fromStdString(study::toString(cell.status)))
                    : QString("not started yet");
     for (const auto& [key, value] : r.last)
-      if (key.rfind("train/", 0) != 0)
+      if (key.rfind("train/", 0) != 0 && !isSystemMetric(key))
         tip += QString("\n%1 %2").arg(QString::fromStdString(key)).arg(value, 0, 'g', 4);
     if (!r.message.empty() && r.status != RunStatus::Finished)
       tip += "\n" + QString::fromStdString(r.message);

@@ -30,6 +30,12 @@ table1 = lambda c: c["head"] != "fourier" or (c.get("frequencies") == 12 and c.g
 runs = [(i, c) for i, c in runs if c.get("dataset") == "gmm2" and c.get("seed") == 1 and table1(c)]
 print(",".join(str(i) for i, c in sorted(runs, key=lambda r: r[1]["head"] != "fourier")))')
 single=${ids%%,*}
+# Table 1's gmm2 runs over all four seeds, to draw grouped by setting (each head's mean ± sd).
+seeds=$(query '
+runs = [(i, json.loads(c)) for i, c in db.execute("SELECT id, config FROM runs")]
+table1 = lambda c: c["head"] != "fourier" or (c.get("frequencies") == 12 and c.get("gamma") == 0)
+print(",".join(str(i) for i, c in runs if c.get("dataset") == "gmm2" and table1(c)
+               and c.get("samples") == 5000))')
 table1=$(query 'print(db.execute("SELECT id FROM studies WHERE name = ?", ("table1",)).fetchone()[0])')
 frequencies=$(query 'print(db.execute("SELECT id FROM studies WHERE name = ?", ("frequencies",)).fetchone()[0])')
 
@@ -94,6 +100,8 @@ for size in ${SIZES:-1280x720 1920x1080}; do
   # The same comparison with both docks rolled up to their bars: the plots take the window.
   settings='[General]\ncollapsedDocks=configure, runs\n'
   shot "$size" compare-docks-rolled-up --open "$ids"
+  settings='[General]\ngroupBy=setting\n'
+  shot "$size" compare-grouped --open "$seeds"
   settings=
   shot "$size" study-table1 --study "$table1"
   shot "$size" study-frequencies --study "$frequencies"

@@ -120,6 +120,16 @@ class TestFopeExperiment : public QObject {
     }
     const auto& cos = byName["fope/coef_cos"];
     QCOMPARE(cos.shape, (std::vector<int64_t>{2, kept, std::min(kept, 16 / 4)}));
+    // The spectrum meter: one layer x 8 pairs of purities in [0, 1] (NaN only for a silent
+    // pair), over the longest evaluation length (64 = 4 x 16), and a mean for the layer.
+    QVERIFY(byName.count("spectrum/purity"));
+    const auto& purity = byName["spectrum/purity"];
+    QCOMPARE(purity.shape, (std::vector<int64_t>{1, 8}));
+    QCOMPARE(purity.meta["probe_length"].get<int64_t>(), int64_t(64));
+    for (float v : purity.data) QVERIFY(std::isnan(v) || (v >= 0.f && v <= 1.f + 1e-6f));
+    bool layerMean = false;
+    for (const auto& m : report.metrics) layerMean = layerMean || m.first == "spectrum/purity_L0";
+    QVERIFY(layerMean);
   }
 
   void aCheckpointContinuesBitForBit() {

@@ -87,6 +87,30 @@ std::vector<PanelSpec> FopeExperiment::panels() const {
        true,
        "Frequencies kept, and those below 2 pi / train_len clipped to zero (shown at their "
        "original value)"},
+      {"spectrum_purity",
+       "Spectral purity per layer",
+       PanelKind::MetricLines,
+       {"spectrum/purity_L*"},
+       "step",
+       "share of energy at w_j",
+       false,
+       "FoPE's spectrum damage, measured: over one long validation window, the share of each "
+       "rotated dimension pair's energy along positions (Hann-windowed DFT) within one bin of "
+       "the frequency its encoding gives it, averaged over the layer's pairs, heads, queries and "
+       "keys. 1 is a clean single frequency; white noise reads 3 / probe length. RoPE and "
+       "FoPE runs side by side show which keeps its frequencies.",
+       {},
+       0.0,
+       1.0},
+      {"spectrum_heatmap",
+       "Spectral purity: layer x dimension pair",
+       PanelKind::SnapshotHeatmap,
+       {"spectrum/purity"},
+       "dimension pair j",
+       "layer",
+       false,
+       "The latest evaluation's purity of every layer's every dimension pair (low pairs rotate "
+       "fastest; clipped or padded pairs are measured at frequency 0)"},
       {"fope_coefficients",
        "FoPE coefficients per head",
        PanelKind::SnapshotHeatmap,

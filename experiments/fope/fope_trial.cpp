@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "core/analysis/spectral_purity.h"
 #include "core/engine/seeding.h"
 #include "core/engine/tensor_values.h"
 #include "core/nn/transformer/rotary.h"
@@ -26,6 +27,13 @@ Snapshot byLength(std::string name, const std::vector<int64_t>& lengths,
   s.valueLabel = std::move(valueLabel);
   s.meta["row_labels"] = {std::move(row)};
   return s;
+}
+
+int64_t spectrumProbeLength(const std::vector<int64_t>& evalLengths, int64_t trainLength) {
+  // The longest evaluation length, at most four training lengths: long enough to resolve the
+  // low frequencies, short enough to cost one forward pass of a few thousand tokens.
+  const int64_t longest = evalLengths.empty() ? trainLength : evalLengths.back();
+  return std::clamp<int64_t>(longest, trainLength, 4 * trainLength);
 }
 
 }  // namespace
@@ -137,6 +145,45 @@ void FopeTrial::evaluate(int64_t, bool, EvalReport& out) {
     out.snapshot(std::move(byPasskeyLength));
   }
   frequencySnapshots(out);
+  spectrumMeter(out);
+}
+
+void FopeTrial::spectrumMeter(EvalReport& out) {
+  const auto nominal = model()->position()->pairFrequencies();
+  if (nominal.empty()) return;  // only rotary encodings give pairs a frequency
+  const int64_t length = spectrumProbeLength(m_fope.evalLengths(), m_fope.lm.trainLength);
+  const auto& blocks = model()->blocks();
+  std::vector<torch::Tensor> purity(blocks.size());
+  for (size_t l = 0; l < blocks.size(); ++l)
+    blocks[l]->attention()->setQkObserver(
+        [&purity, &nominal, l](const torch::Tensor& q, const torch::Tensor& k) {
+          // Every head's queries and keys are signals of the same pairs: (2H, T, D).
+          purity[l] = analysis::pairSpectralPurity(torch::cat({q[0], k[0]}, 0), nominal);
+        });
+  logProbabilities(data().validationWindows(1, length).first);
+  for (const auto& block : blocks) block->attention()->setQkObserver(nullptr);
+
+  const int64_t layers = static_cast<int64_t>(blocks.size());
+  const int64_t pairs = static_cast<int64_t>(nominal.size());
+  Snapshot s;
+  s.name = "spectrum/purity";
+  s.shape = {layers, pairs};
+  std::vector<float> layerTicks, pairTicks;
+  for (int64_t l = 0; l < layers; ++l) layerTicks.push_back(static_cast<float>(l));
+  for (int64_t j = 0; j < pairs; ++j) pairTicks.push_back(static_cast<float>(j));
+  s.axes = {{"layer", "", layerTicks}, {"dimension pair j", "", pairTicks}};
+  s.valueLabel = "spectral purity";
+  s.meta["probe_length"] = length;
+  s.meta["nominal"] = nominal;
+  s.keep = SnapshotKeep::LatestStep;  // its panel shows the latest; the curves keep the history
+  for (int64_t l = 0; l < layers; ++l) {
+    const auto row = purity[static_cast<size_t>(l)];
+    for (int64_t j = 0; j < pairs; ++j) s.data.push_back(static_cast<float>(row[j].item<double>()));
+    const auto finite = row.masked_select(row.isfinite());
+    if (finite.numel() > 0)
+      out.metric("spectrum/purity_L" + std::to_string(l), finite.mean().item<double>());
+  }
+  out.snapshot(std::move(s));
 }
 
 void FopeTrial::frequencySnapshots(EvalReport& out) const {

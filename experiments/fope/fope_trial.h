@@ -1,6 +1,7 @@
 // FopeTrial: a char-level GPT with the chosen position encoding, trained at train_len and
 // evaluated at several lengths: validation perplexity and passkey accuracy per length, plus
-// snapshots of the frequencies in use and FoPE's coefficient matrices.
+// snapshots of the frequencies in use and FoPE's coefficient matrices, and the spectrum meter
+// (how purely each layer's rotated pairs keep their frequency).
 #pragma once
 
 #include "experiments/char_lm/char_lm_trial.h"
@@ -30,6 +31,10 @@ class FopeTrial : public char_lm::CharLmTrial {
 
  private:
   void frequencySnapshots(EvalReport& out) const;
+  // The spectrum meter: each layer's position-encoded queries and keys over one long validation
+  // window, the purity of every dimension pair's frequency (core/analysis/spectral_purity.h), as
+  // a layer x pair snapshot and a mean per layer.
+  void spectrumMeter(EvalReport& out);
 
   FopeSettings m_fope;
   uint64_t m_seed;

@@ -55,6 +55,7 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
       k = m_filter->forward(k);
     }
     std::tie(q, k) = m_position->rotate(q, k);
+    if (m_observer) m_observer(q.detach(), k.detach());
   }
   const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
   torch::Tensor y;  // (B, H, T, D)

@@ -12,6 +12,7 @@
 // mask). The plain kernel, which holds the scores, is kept for side-by-side comparisons.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include <torch/nn/module.h>
@@ -45,6 +46,10 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
   // How attention is computed (the same results): defaultAttentionKernel() until set.
   void setKernel(AttentionKernel kernel) { m_kernel = kernel; }
   AttentionKernel kernel() const { return m_kernel; }
+  // While set, forward() hands it the position-encoded queries and keys (B, H, T, D each,
+  // detached): what the layer's encoding made of them, for the spectrum meter. Unset: nothing.
+  using QkObserver = std::function<void(const torch::Tensor& q, const torch::Tensor& k)>;
+  void setQkObserver(QkObserver observer) { m_observer = std::move(observer); }
 
  private:
   // q, k, v: (B, H, T, D) -> (B, H, T, D)
@@ -65,6 +70,7 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
   PositionEncoding m_position;
   std::shared_ptr<QkFilterImpl> m_filter;
   AttentionKernel m_kernel = defaultAttentionKernel();
+  QkObserver m_observer;
 };
 TORCH_MODULE(CausalSelfAttention);
 

@@ -109,6 +109,19 @@ std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::rotaryFactors(
   return {cos, sin};
 }
 
+std::vector<double> PositionEncodingImpl::pairFrequencies() const {
+  if (!isRotary()) return {};
+  if (!m_fourier) return m_frequencies;
+  const auto& o = m_fourier->options();
+  const int64_t kept = static_cast<int64_t>(o.keptFrequencies.size());
+  // The step identity's rule (fourier_position.h): pair j starts on frequency j * ceil(K / M).
+  const int64_t step = (kept + o.seriesPairs - 1) / o.seriesPairs;
+  std::vector<double> out(static_cast<size_t>(o.headDim / 2), 0.0);
+  for (int64_t j = 0; j < o.seriesPairs && j * step < kept; ++j)
+    out[static_cast<size_t>(j)] = o.keptFrequencies[static_cast<size_t>(j * step)];
+  return out;
+}
+
 std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::rotate(const torch::Tensor& q,
                                                                      const torch::Tensor& k) {
   if (!isRotary()) return {q, k};

@@ -63,6 +63,10 @@ class PositionEncodingImpl : public torch::nn::Module {
   // RoPE's frequencies before and after floor clipping (empty unless rotary).
   const std::vector<double>& baseFrequencies() const { return m_baseFrequencies; }
   const std::vector<double>& frequencies() const { return m_frequencies; }
+  // The frequency each rotated pair j is given (rad/token), what the spectrum meter measures
+  // it against: RoPE's after clipping; FoPE's series pairs the frequency their step identity
+  // starts them on, its padded pairs 0 (a position-independent map). Empty unless rotary.
+  std::vector<double> pairFrequencies() const;
   FourierPosition fourier() const { return m_fourier; }  // null unless fope
 
  private:

@@ -471,6 +471,20 @@ class TestDashboardPanels : public QObject {
     plot->plot()->replot(QCustomPlot::rpImmediateRefresh);
     QVERIFY(!plot->plot()->xAxis->tickVector().isEmpty());
     for (double tick : plot->plot()->xAxis->tickVector()) QCOMPARE(tick, std::round(tick));
+    // A matrix of 2 layers x 16 pairs: no tick at layer 0.2 or pair 2.5.
+    d.setPanels({panel("purity", PanelKind::SnapshotHeatmap, {"spectrum/purity"})});
+    std::vector<float> cells(32, 0.5f), layers{0, 1}, pairs;
+    for (int j = 0; j < 16; ++j) pairs.push_back(static_cast<float>(j));
+    d.addSnapshot(snapshot("spectrum/purity", {2, 16}, cells,
+                           {{"layer", "", layers}, {"dimension pair j", "", pairs}}),
+                  1);
+    d.refresh();
+    auto* matrix = d.panel("purity")->findChild<QCustomPlot*>();
+    matrix->replot(QCustomPlot::rpImmediateRefresh);
+    for (auto* axis : {matrix->xAxis, matrix->yAxis}) {
+      QVERIFY(!axis->tickVector().isEmpty());
+      for (double tick : axis->tickVector()) QCOMPARE(tick, std::round(tick));
+    }
   }
 
   // Double-clicking a plot's title maximises its panel, Esc brings the others back.

@@ -4,6 +4,8 @@
 
 #include <qcustomplot.h>
 
+#include "widgets/step_ticker.h"
+
 namespace fl::widgets {
 
 namespace {
@@ -43,10 +45,15 @@ std::pair<double, double> layOutCells(QCPAxis* axis, const std::vector<float>& t
     axis->setTicker(tickLabels(ticks));
     return {0.0, std::max(cells - 1, 1) * 1.0};
   }
-  // Back to numeric ticks if an earlier snapshot needed labels.
-  if (axis->ticker().dynamicCast<QCPAxisTickerText>()) {
+  // Numeric ticks (again, if an earlier snapshot needed labels); whole ones where the cells
+  // are whole numbers (layers, dimension pairs): no tick at layer 0.2.
+  bool whole = true;
+  for (float t : ticks) whole = whole && t == std::round(t);
+  const bool wholeTicker = !axis->ticker().dynamicCast<IntegerTicker>().isNull();
+  if (axis->ticker().dynamicCast<QCPAxisTickerText>() || (hasTicks && whole != wholeTicker)) {
     const int count = axis->ticker()->tickCount();
-    axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    axis->setTicker(hasTicks && whole ? QSharedPointer<QCPAxisTicker>(new IntegerTicker)
+                                      : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     axis->ticker()->setTickCount(count);
   }
   if (!hasTicks) return {0.0, std::max(cells - 1, 1) * 1.0};

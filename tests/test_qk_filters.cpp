@@ -152,12 +152,17 @@ class TestQkFilters : public QObject {
     QVERIFY2(shuffled > ordered + 0.3, qPrintable(QString("%1 vs %2").arg(ordered).arg(shuffled)));
   }
 
-  void thePaperPresetCarriesTheReportedLosses() {
+  void thePaperPresetCarriesTheReportedLossesOfItsOwnVersion() {
     fourier_qk::FourierQkExperiment experiment;
     auto paper = experiment.findPreset("paper");
     QVERIFY(paper.has_value());
     QCOMPARE(paper->reference["values"]["none"]["val/loss"][0].get<double>(), 1.474);
-    QCOMPARE(paper->reference["values"]["multi"]["val/loss"][0].get<double>(), 0.309);
+    QCOMPARE(paper->reference["values"]["fourier"]["val/loss"][1].get<double>(), 0.019);
+    // random and multi are FourierLab's own designs, and the paper's numbers for them come from
+    // the double-scaled scores of an earlier version: nothing to grade them against.
+    QVERIFY(!paper->reference["values"].contains("random"));
+    QVERIFY(!paper->reference["values"].contains("multi"));
+    QVERIFY(paper->reference["source"].get<std::string>().find("own designs") != std::string::npos);
     auto config = buildConfig(experiment, "paper", {});
     QVERIFY(config.ok());
     QCOMPARE(config.values["layers"].get<int>(), 6);

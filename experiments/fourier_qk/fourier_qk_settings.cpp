@@ -50,8 +50,9 @@ std::vector<ParamSpec> fourierQkParams() {
   std::vector<ParamSpec> params{
       P::choice("variant", "fourier", variantNames(),
                 "Q/K preprocessing: none (standard attention); random, fourier, multi: spectral "
-                "filters over the whole window (NOT causal); gaussian, mexican_hat, "
-                "causal_morlet: causal time-domain kernels")
+                "filters over the whole window (NOT causal; random and multi are FourierLab's "
+                "own designs, not in the author's code); gaussian, mexican_hat, causal_morlet: "
+                "causal time-domain kernels")
           .inGroup("filter"),
       P::real("sigma", 2.0, 0.1, 64.0,
               "fourier/multi: Gaussian width in frequency bins (author: 2)")

@@ -167,6 +167,19 @@ class TestQkFilters : public QObject {
     QVERIFY(config.ok());
     QCOMPARE(config.values["layers"].get<int>(), 6);
     QCOMPARE(config.values["batch_size"].get<int>(), 64);
+    QCOMPARE(config.values["score_scaling"].get<std::string>(), std::string("sqrt"));
+    // The earlier, double-scaled version: its own preset, graded only against its own figure.
+    auto doubled = experiment.findPreset("paper-double-scaled");
+    QVERIFY(doubled.has_value());
+    QCOMPARE(doubled->reference["values"]["fourier"]["val/loss"][0].get<double>(), 0.608);
+    QCOMPARE(doubled->reference["values"].size(), size_t(1));
+    auto doubledConfig = buildConfig(experiment, "paper-double-scaled", {});
+    QVERIFY(doubledConfig.ok());
+    QCOMPARE(doubledConfig.values["score_scaling"].get<std::string>(), std::string("double"));
+    for (const auto& key : {"layers", "d_model", "heads", "train_len", "steps", "lr"})
+      QCOMPARE(doubledConfig.values[key], config.values[key]);
+    QVERIFY(fourier_qk::FourierQkSettings::fromConfig(doubledConfig.values).scoreScaling ==
+            nn::ScoreScaling::Double);
   }
 };
 

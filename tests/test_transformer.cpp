@@ -8,6 +8,7 @@
 
 #include "core/nn/qk_filters/spectral_filter.h"
 #include "core/nn/transformer/alibi.h"
+#include "core/nn/transformer/causal_self_attention.h"
 #include "core/nn/transformer/fourier_position.h"
 #include "core/nn/transformer/gpt.h"
 #include "core/nn/transformer/position_encoding.h"
@@ -355,6 +356,38 @@ class TestTransformer : public QObject {
         QVERIFY2(maxAbs(approx - exact) > 0, qPrintable(what + ": autocast did not run"));
       }
     }
+  }
+
+  // A 2 x 2 example by hand: one head of size D = 2, q = k = v = x, no position encoding. Row 0
+  // sees itself only; row 1 weighs x0 and x1 by softmax(s (x1.x0), s (x1.x1)) with s = 1 / sqrt 2,
+  // or, double-scaled as the FourierQK author's earlier code, s = 1 / (2 sqrt 2).
+  void doubleScalingDividesTheScoresByDThenBySqrtD() {
+    torch::NoGradGuard noGrad;
+    fl::nn::PositionOptions none;
+    none.kind = fl::nn::PositionKind::None;
+    none.dModel = 2;
+    none.heads = 1;
+    const auto x = torch::tensor({{{1.0f, 2.0f}, {3.0f, -1.0f}}});
+    for (auto scaling : {fl::nn::ScoreScaling::Sqrt, fl::nn::ScoreScaling::Double})
+      for (auto kernel : {fl::nn::AttentionKernel::Plain, fl::nn::AttentionKernel::Blocked}) {
+        fl::nn::CausalSelfAttention attention(2, 1, 0.0, at::detail::createCPUGenerator(1),
+                                              fl::nn::PositionEncoding(none), nullptr);
+        attention->named_parameters()["qkv.weight"].copy_(
+            torch::cat({torch::eye(2), torch::eye(2), torch::eye(2)}, 0));
+        attention->named_parameters()["out.weight"].copy_(torch::eye(2));
+        attention->setKernel(kernel);
+        attention->setScoreScaling(scaling);
+        const double s = scaling == fl::nn::ScoreScaling::Double ? 1.0 / (2.0 * std::sqrt(2.0))
+                                                                 : 1.0 / std::sqrt(2.0);
+        QCOMPARE(fl::nn::scoreScale(scaling, 2), s);
+        const double s10 = s * (3 * 1 + -1 * 2), s11 = s * (9 + 1);
+        const double w1 = 1.0 / (1.0 + std::exp(s10 - s11)), w0 = 1.0 - w1;
+        const auto y = attention->forward(x);
+        QVERIFY(std::abs(y[0][0][0].item<double>() - 1.0) < 1e-6);
+        QVERIFY(std::abs(y[0][0][1].item<double>() - 2.0) < 1e-6);
+        QVERIFY(std::abs(y[0][1][0].item<double>() - (w0 * 1 + w1 * 3)) < 1e-5);
+        QVERIFY(std::abs(y[0][1][1].item<double>() - (w0 * 2 + w1 * -1)) < 1e-5);
+      }
   }
 };
 

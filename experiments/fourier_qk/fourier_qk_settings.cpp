@@ -15,6 +15,8 @@ FourierQkSettings FourierQkSettings::fromConfig(const nlohmann::json& c) {
   FourierQkSettings s;
   s.lm = char_lm::CharLmSettings::fromConfig(c);
   s.variant = c.at("variant").get<std::string>();
+  s.scoreScaling = c.at("score_scaling").get<std::string>() == "double" ? nn::ScoreScaling::Double
+                                                                        : nn::ScoreScaling::Sqrt;
   s.position = nn::parsePositionKind(c.at("position").get<std::string>()).value();
   s.sigmaBins = c.at("sigma").get<double>();
   s.initialBin = c.at("init_bin").get<double>();
@@ -53,6 +55,12 @@ std::vector<ParamSpec> fourierQkParams() {
                 "filters over the whole window (NOT causal; random and multi are FourierLab's "
                 "own designs, not in the author's code); gaussian, mexican_hat, causal_morlet: "
                 "causal time-domain kernels")
+          .inGroup("filter"),
+      P::choice("score_scaling", "sqrt", {"sqrt", "double"},
+                "How attention scales the scores q k^T: sqrt, by 1 / sqrt(head size), as the "
+                "author's corrected code; double, by 1 / (head size x sqrt(head size)), as the "
+                "earlier version whose scores gave the paper's headline numbers (1.031, 0.608, "
+                "0.309)")
           .inGroup("filter"),
       P::real("sigma", 2.0, 0.1, 64.0,
               "fourier/multi: Gaussian width in frequency bins (author: 2)")

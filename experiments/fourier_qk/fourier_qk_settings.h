@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/nn/transformer/causal_self_attention.h"
 #include "core/nn/transformer/position_encoding.h"
 #include "core/nn/transformer/qk_filter.h"
 #include "experiments/char_lm/char_lm_settings.h"
@@ -18,6 +19,7 @@ variantNames();  // none, random, fourier, multi, gaussian, mexican_hat, causal_
 struct FourierQkSettings {
   char_lm::CharLmSettings lm;
   std::string variant = "fourier";
+  nn::ScoreScaling scoreScaling = nn::ScoreScaling::Sqrt;
   nn::PositionKind position = nn::PositionKind::Learned;
   double sigmaBins = 2.0;
   double initialBin = 4.0;

@@ -20,6 +20,7 @@ nn::GptOptions modelOptions(const FourierQkSettings& s) {
   nn::GptOptions o;
   o.position.kind = s.position;
   o.position.maxLength = s.lm.trainLength;
+  o.scoreScaling = s.scoreScaling;
   o.qkFilter = [s](int64_t) { return makeQkFilter(s); };
   return o;
 }

@@ -22,6 +22,11 @@ AttentionKernel defaultAttentionKernel() {
   return kernel;
 }
 
+double scoreScale(ScoreScaling scaling, int64_t headDim) {
+  const double d = static_cast<double>(headDim);
+  return scaling == ScoreScaling::Double ? 1.0 / (d * std::sqrt(d)) : 1.0 / std::sqrt(d);
+}
+
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout,
                                                  at::Generator generator, PositionEncoding position,
                                                  std::shared_ptr<QkFilterImpl> filter)
@@ -57,7 +62,7 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
     std::tie(q, k) = m_position->rotate(q, k);
     if (m_observer) m_observer(q.detach(), k.detach());
   }
-  const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
+  const double scale = scoreScale(m_scaling, hd);
   torch::Tensor y;  // (B, H, T, D)
   switch (kernelFor(q)) {
     case AttentionKernel::Blocked:

@@ -3,7 +3,7 @@
 //   q, k, v = split(W_qkv x)                       (B, H, T, D each)
 //   q, k    = filter(q), filter(k)                 optional (FourierQK)
 //   q, k    = position.rotate(q, k)                rope / fope
-//   scores  = q k^T / sqrt(D) + position.scoreBias  alibi
+//   scores  = q k^T / sqrt(D) + position.scoreBias  alibi (or / (D sqrt(D)): ScoreScaling)
 //   y       = W_o softmax(causal(scores)) v
 //
 // On float CPU tensors the last two lines run blocked (blocked_attention.h): no layer holds
@@ -26,6 +26,12 @@
 
 namespace fl::nn {
 
+// How the scores q k^T are scaled. Sqrt: by 1 / sqrt(D), as every transformer. Double: by
+// 1 / (D sqrt(D)), as an earlier version of the FourierQK author's code did (the scores divided by
+// the head size and then by its square root); the paper's headline numbers came from it.
+enum class ScoreScaling { Sqrt, Double };
+double scoreScale(ScoreScaling scaling, int64_t headDim);
+
 // Blocked: ours on float CPU tensors, Fused elsewhere. Fused: PyTorch's
 // scaled_dot_product_attention on any device. Plain: softmax(q k^T) v written out.
 enum class AttentionKernel { Blocked, Fused, Plain };
@@ -46,6 +52,7 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
   // How attention is computed (the same results): defaultAttentionKernel() until set.
   void setKernel(AttentionKernel kernel) { m_kernel = kernel; }
   AttentionKernel kernel() const { return m_kernel; }
+  void setScoreScaling(ScoreScaling scaling) { m_scaling = scaling; }
   // While set, forward() hands it the position-encoded queries and keys (B, H, T, D each,
   // detached): what the layer's encoding made of them, for the spectrum meter. Unset: nothing.
   using QkObserver = std::function<void(const torch::Tensor& q, const torch::Tensor& k)>;
@@ -70,6 +77,7 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
   PositionEncoding m_position;
   std::shared_ptr<QkFilterImpl> m_filter;
   AttentionKernel m_kernel = defaultAttentionKernel();
+  ScoreScaling m_scaling = ScoreScaling::Sqrt;
   QkObserver m_observer;
 };
 TORCH_MODULE(CausalSelfAttention);

@@ -66,6 +66,7 @@ BlockImpl::BlockImpl(const GptOptions& o, PositionEncoding position, at::Generat
   m_attention = register_module(
       "attention", CausalSelfAttention(o.dModel, o.heads, o.dropout, generator, std::move(position),
                                        o.qkFilter ? o.qkFilter(layer) : nullptr));
+  m_attention->setScoreScaling(o.scoreScaling);
   m_mlp = register_module("mlp", Mlp(o.dModel, o.mlpRatio, o.mlp, o.dropout, generator));
 }
 

@@ -48,6 +48,7 @@ struct GptOptions {
   double dropout = 0.0;
   uint64_t dropoutSeed = 0;  // the model's own dropout generator (see seeded_dropout.h)
   PositionOptions position;  // its dModel and heads are overwritten with the model's
+  ScoreScaling scoreScaling = ScoreScaling::Sqrt;  // every layer's (causal_self_attention.h)
   // Builds the Q/K filter of layer l, or returns null for none.
   std::function<std::shared_ptr<QkFilterImpl>(int64_t layer)> qkFilter;
   // Where forward() runs its matrix products in bf16 (mixed_precision.h): on the GPU by

@@ -370,11 +370,14 @@ void MetricPlot::drawBand(CurveData& c, double xLower, double xUpper, int column
     return;
   }
   // Per pixel column as the curve; the fill between the two envelopes keeps every extreme.
-  std::vector<double> lowShown = c.low;
-  // On a log axis a band reaching zero or below is drawn to the axis's floor, not dropped.
-  if (m_logY)
-    for (double& v : lowShown) v = v > 0 ? v : std::numeric_limits<double>::min();
-  const Curve low = decimateMinMax(c.x, lowShown, xLower, xUpper, columns);
+  // On a log axis a band reaching zero or below is drawn to the axis's floor, not dropped (a
+  // copy only then: this runs on every replot).
+  std::vector<double> floored;
+  if (m_logY) {
+    floored = c.low;
+    for (double& v : floored) v = v > 0 ? v : std::numeric_limits<double>::min();
+  }
+  const Curve low = decimateMinMax(c.x, m_logY ? floored : c.low, xLower, xUpper, columns);
   const Curve high = decimateMinMax(c.x, c.high, xLower, xUpper, columns);
   c.bandLow->setData(toQVector(low.x), toQVector(low.y), true);
   c.bandHigh->setData(toQVector(high.x), toQVector(high.y), true);

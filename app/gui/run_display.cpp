@@ -427,6 +427,7 @@ void RunDisplay::regroup() {
   }
   m_groups = groupRuns(runs, m_groupBy);
   m_groupOf.clear();
+  m_regrown.clear();  // indices of the groups before; the curves are drawn whole after a regroup
   for (size_t g = 0; g < m_groups.size(); ++g) {
     const auto& members = m_groups[g].members;
     for (auto id : members) {
@@ -438,12 +439,6 @@ void RunDisplay::regroup() {
           members.front(),
           QString("%1 ×%2").arg(QString::fromStdString(m_groups[g].label)).arg(members.size()));
   }
-}
-
-int64_t RunDisplay::drawnUnder(int64_t runId) const {
-  auto it = m_groupOf.find(runId);
-  if (it == m_groupOf.end()) return runId;
-  return m_groups[it->second].members.front();
 }
 
 void RunDisplay::drawGroupCurves(const RunGroup& group, const std::set<std::string>* onlyKeys) {
@@ -643,7 +638,6 @@ bool RunDisplay::backToComparison() {
 void RunDisplay::apply(const RunDeltas& deltas) {
   m_probeRouter->take(deltas);
   bool changed = false, statusChanged = false;
-  std::map<size_t, std::set<std::string>> regrown;  // groups whose members' curves grew, by key
   for (auto id : m_shown) {
     auto it = deltas.find(id);
     if (it == deltas.end()) continue;
@@ -653,7 +647,7 @@ void RunDisplay::apply(const RunDeltas& deltas) {
     auto group = m_groupOf.find(id);
     const bool grouped = group != m_groupOf.end() && m_groups[group->second].members.size() > 1;
     if (grouped)
-      for (const auto& [key, from] : delta.metricsFrom) regrown[group->second].insert(key);
+      for (const auto& [key, from] : delta.metricsFrom) m_regrown[group->second].insert(key);
     // Converted as drawCurves converted the rest of the curve.
     const auto x = delta.metricsFrom.empty() ? std::nullopt : xAxisOf(*view, shownXAxis());
     for (const auto& [key, from] : delta.metricsFrom) {
@@ -677,8 +671,11 @@ void RunDisplay::apply(const RunDeltas& deltas) {
   }
   // A group's mean and band are made again from its members' whole curves (a new point of one
   // member changes the mean where the others already are).
-  for (const auto& [group, keys] : regrown) {
-    drawGroupCurves(m_groups[group], &keys);
+  if (!m_regrown.empty() &&
+      (statusChanged || !m_groupsRedrawn.isValid() || m_groupsRedrawn.elapsed() >= 250)) {
+    for (const auto& [group, keys] : m_regrown) drawGroupCurves(m_groups[group], &keys);
+    m_regrown.clear();
+    m_groupsRedrawn.start();
     changed = true;
   }
   if (!changed && !statusChanged) return;

@@ -153,11 +153,9 @@ class RunDisplay : public QWidget {
   void updateFocusLine();
   void updateConfigDiff();
   QString labelOf(int64_t runId) const;
-  // Grouping: the shown runs' groups made again and named on the plots; the run a group is
-  // drawn under (its first member; the run itself when alone or not grouped), or 0 for a member
-  // whose group another run draws; a group's curves, each its members' mean with the band.
+  // Grouping: the shown runs' groups made again and named on the plots; a group's curves, each
+  // its members' mean with the band.
   void regroup();
-  int64_t drawnUnder(int64_t runId) const;
   void drawGroupCurves(const RunGroup& group, const std::set<std::string>* onlyKeys = nullptr);
 
   const ExperimentRegistry& m_registry;
@@ -193,6 +191,10 @@ class RunDisplay : public QWidget {
   bool m_storeEmpty = false;
   bool m_everShown = false;       // then the store is no longer empty
   QElapsedTimer m_tablesUpdated;  // the metrics table and the focus line: at most 4 Hz
+  // Groups whose members reported since their mean was last made, by key: made again at most
+  // 4 times a second (each remake reads every member's whole curve), and at once on a status.
+  std::map<size_t, std::set<std::string>> m_regrown;
+  QElapsedTimer m_groupsRedrawn;
 };
 
 }  // namespace fl::gui

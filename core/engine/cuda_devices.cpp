@@ -15,8 +15,10 @@ using CuInit = int (*)(unsigned int flags);
 using CuDeviceGet = int (*)(int* device, int ordinal);
 using CuDeviceGetName = int (*)(char* name, int length, int device);
 using CuDeviceTotalMem = int (*)(size_t* bytes, int device);
+using CuDeviceGetPciBusId = int (*)(char* id, int length, int device);
 
-// Fills in names and memory where the driver library answers; leaves them empty otherwise.
+// Fills in names, memory and PCI bus ids where the driver library answers; leaves them empty
+// otherwise.
 void describeFromDriver(std::vector<CudaDevice>& devices) {
   void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!driver) return;
@@ -24,6 +26,7 @@ void describeFromDriver(std::vector<CudaDevice>& devices) {
   auto get = reinterpret_cast<CuDeviceGet>(dlsym(driver, "cuDeviceGet"));
   auto getName = reinterpret_cast<CuDeviceGetName>(dlsym(driver, "cuDeviceGetName"));
   auto totalMem = reinterpret_cast<CuDeviceTotalMem>(dlsym(driver, "cuDeviceTotalMem_v2"));
+  auto busId = reinterpret_cast<CuDeviceGetPciBusId>(dlsym(driver, "cuDeviceGetPCIBusId"));
   if (init && get && init(0) == 0) {
     for (auto& d : devices) {
       int handle = 0;
@@ -32,6 +35,8 @@ void describeFromDriver(std::vector<CudaDevice>& devices) {
       if (getName && getName(name, sizeof name, handle) == 0) d.name = name;
       size_t bytes = 0;
       if (totalMem && totalMem(&bytes, handle) == 0) d.totalBytes = bytes;
+      char id[64] = {};
+      if (busId && busId(id, sizeof id, handle) == 0) d.pciBusId = id;
     }
   }
   // Not closed: LibTorch loads the same library, and the handle costs nothing to keep.

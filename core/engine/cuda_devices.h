@@ -15,6 +15,9 @@ struct CudaDevice {
   int index = 0;
   std::string name;         // "NVIDIA H200"; empty when the driver library could not say
   uint64_t totalBytes = 0;  // 0 when unknown
+  // "0000:3B:00.0": how NVML (which numbers devices its own way) finds this device; empty when
+  // the driver library could not say.
+  std::string pciBusId;
 };
 
 struct CudaDevices {

@@ -14,6 +14,8 @@
 
 #include <c10/core/CachingDeviceAllocator.h>
 
+#include "core/engine/cuda_devices.h"
+
 namespace fl {
 
 namespace {
@@ -67,19 +69,12 @@ Nvml& nvml() {
   return *loaded;
 }
 
-// The PCI bus id ("0000:3B:00.0") of the device CUDA calls `cudaIndex` in this process, from the
-// driver's library (already loaded by LibTorch for a run on CUDA).
+// The PCI bus id of the device CUDA calls `cudaIndex` in this process, as cudaDevices() read it
+// from the driver's library.
 std::optional<std::string> pciBusIdOf(int cudaIndex) {
-  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!driver) return std::nullopt;
-  auto init = reinterpret_cast<int (*)(unsigned int)>(dlsym(driver, "cuInit"));
-  auto get = reinterpret_cast<int (*)(int*, int)>(dlsym(driver, "cuDeviceGet"));
-  auto busId = reinterpret_cast<int (*)(char*, int, int)>(dlsym(driver, "cuDeviceGetPCIBusId"));
-  if (!init || !get || !busId || init(0) != 0) return std::nullopt;
-  int device = 0;
-  char id[64] = {};
-  if (get(&device, cudaIndex) != 0 || busId(id, sizeof id, device) != 0) return std::nullopt;
-  return std::string(id);
+  for (const auto& device : cudaDevices().devices)
+    if (device.index == cudaIndex && !device.pciBusId.empty()) return device.pciBusId;
+  return std::nullopt;
 }
 
 NvmlDevice nvmlDeviceFor(Nvml& n, int cudaIndex) {

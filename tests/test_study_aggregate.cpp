@@ -5,6 +5,9 @@
 
 #include <cmath>
 
+#include <random>
+
+#include "core/study/agreement.h"
 #include "core/study/study_aggregate.h"
 #include "core/study/study_figure.h"
 #include "core/study/study_table.h"
@@ -93,12 +96,86 @@ class TestStudyAggregate : public QObject {
     }
   }
 
+  void agreementJudgesTheDifferenceOfTwoMeansByItsStandardError() {
+    // Hand-computed: ours 0.29, 0.31 (mean 0.30, s = 0.01414, n 2); the paper 0.238 ± 0.032
+    // over 4 seeds. SE = sqrt(0.032^2 / 4 + 0.0002 / 2) = sqrt(0.000356) = 0.018868.
+    const auto ours = describe({0.29, 0.31});
+    ReferenceValue paper{0.238, 0.032, 4};
+    auto a = judgeAgreement(ours, paper);
+    QCOMPARE(int(a.rule), int(AgreementRule::BothSpreads));
+    QVERIFY(std::abs(a.bound - 2 * std::sqrt(0.000356)) < 1e-12);
+    QVERIFY(std::abs(a.difference - 0.062) < 1e-12);
+    QCOMPARE(a.agrees, std::optional<bool>(false));
+    QCOMPARE(a.explanation(ours, paper),
+             std::string("|Δ| 0.062 > 0.038 = 2 SE (paper 4 seeds, ours 2)"));
+    // Both spreads can pass what the paper's spread alone would not: 0.280 is 0.042 above the
+    // paper's 0.238 (outside its ± 0.032) but within 2 SE = 0.0566 of a difference of means.
+    const auto near = describe({0.26, 0.30});  // mean 0.28, s = 0.02828
+    a = judgeAgreement(near, paper);
+    const double bound = 2 * std::sqrt(0.032 * 0.032 / 4 + 0.0008 / 2);  // 0.0566
+    QVERIFY(std::abs(a.bound - bound) < 1e-12);
+    QCOMPARE(a.agrees, std::optional<bool>(true));
+    // No published spread: SE from our seeds alone (the smoothness row): |0.28 - 0.25| = 0.03
+    // against 2 sqrt(0.0008 / 2) = 0.04 agrees; 0.05 above 0.23 does not.
+    a = judgeAgreement(near, ReferenceValue{0.25, std::nullopt, 4});
+    QCOMPARE(int(a.rule), int(AgreementRule::OursOnly));
+    QVERIFY(std::abs(a.bound - 2 * std::sqrt(0.0008 / 2)) < 1e-12);
+    QCOMPARE(a.agrees, std::optional<bool>(true));
+    QCOMPARE(judgeAgreement(near, ReferenceValue{0.23, std::nullopt, 4}).agrees,
+             std::optional<bool>(false));
+  }
+
+  void agreementFallsBackToThePapersSpreadAndSaysSo() {
+    const auto one = describe({0.20});
+    auto a = judgeAgreement(one, ReferenceValue{0.238, 0.032, 4});
+    QCOMPARE(int(a.rule), int(AgreementRule::PaperSpread));
+    QCOMPARE(a.agrees, std::optional<bool>(false));  // 0.038 > 0.032
+    QVERIFY(a.explanation(one, ReferenceValue{0.238, 0.032, 4}).find("one run of ours") !=
+            std::string::npos);
+    a = judgeAgreement(describe({0.20, 0.22}), ReferenceValue{0.238, 0.032, std::nullopt});
+    QCOMPARE(int(a.rule), int(AgreementRule::PaperSpread));
+    QCOMPARE(a.agrees, std::optional<bool>(true));  // 0.028 <= 0.032
+    a = judgeAgreement(one, ReferenceValue{0.238, std::nullopt, 4});
+    QCOMPARE(int(a.rule), int(AgreementRule::None));
+    QVERIFY(!a.agrees);
+    QVERIFY(!judgeAgreement(describe({}), ReferenceValue{0.238, 0.032, 4}).agrees);
+  }
+
+  void agreementMatchesTheFormulaOverRandomMeansAndIsScaleFree() {
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::uniform_int_distribution<int> count(2, 8);
+    for (int trial = 0; trial < 500; ++trial) {
+      std::vector<double> v(static_cast<size_t>(count(rng)));
+      for (auto& x : v) x = u(rng);
+      const ReferenceValue paper{u(rng), 0.3 * u(rng), count(rng)};
+      const auto ours = describe(v);
+      double sum = 0, ss = 0;
+      for (double x : v) sum += x;
+      const double mean = sum / v.size();
+      for (double x : v) ss += (x - mean) * (x - mean);
+      const double var = ss / (v.size() - 1);
+      const double se = std::sqrt(*paper.std * *paper.std / *paper.seeds + var / v.size());
+      const bool expected = std::abs(mean - paper.mean) <= 2 * se;
+      const auto a = judgeAgreement(ours, paper);
+      QCOMPARE(a.agrees, std::optional<bool>(expected));
+      // Changing units changes nothing (away from the boundary, where rounding could).
+      if (std::abs(std::abs(mean - paper.mean) - 2 * se) > 1e-9) {
+        std::vector<double> scaled = v;
+        for (auto& x : scaled) x *= 1000;
+        const ReferenceValue paperScaled{paper.mean * 1000, *paper.std * 1000, paper.seeds};
+        QCOMPARE(judgeAgreement(describe(scaled), paperScaled).agrees, a.agrees);
+      }
+    }
+  }
+
   void tableShowsThePaperBesideOursWithAVerdict() {
     const auto refs = paper();
     StudyTableInput in;
     in.title = "study 1";
     in.axisOrder = {"dataset", "head"};
-    // Fourier: mean 0.15 (within 0.146 ± 0.033); linear: 0.30 (outside 0.238 ± 0.032).
+    // The paper's seed count unknown: our mean against its mean ± std. Fourier: mean 0.15
+    // (within 0.146 ± 0.033, agrees); linear: 0.30 (outside 0.238 ± 0.032, differs).
     in.cells = aggregate({run("gmm2", "linear", 1, 0.29), run("gmm2", "linear", 2, 0.31),
                           run("gmm2", "fourier", 1, 0.14), run("gmm2", "fourier", 2, 0.16)});
     in.references = &refs;
@@ -110,29 +187,28 @@ class TestStudyAggregate : public QObject {
     QVERIFY2(md.find("| dataset | head = linear | paper | head = fourier | paper |") !=
                  std::string::npos,
              md.c_str());
-    QVERIFY2(md.find("| gmm2 | 0.300 ± 0.014 (2) | 0.238 ± 0.032 OUTSIDE | 0.150 ± 0.014 (2) | "
-                     "0.146 ± 0.033 within |") != std::string::npos,
+    QVERIFY2(md.find("| gmm2 | 0.300 ± 0.014 (2) | 0.238 ± 0.032 DIFFERS | 0.150 ± 0.014 (2) | "
+                     "0.146 ± 0.033 agrees |") != std::string::npos,
              md.c_str());
-    QVERIFY2(
-        md.find(
-            "1 of 2 compared values within the paper's spread; outside: test/kl gmm2/linear.") !=
-            std::string::npos,
-        md.c_str());
+    QVERIFY2(md.find("1 of 2 compared values agree with the paper; differ: test/kl gmm2/linear.") !=
+                 std::string::npos,
+             md.c_str());
 
     req.format = "csv";
     const std::string csv = renderStudyTable(in, req);
     QVERIFY2(
         csv.find(
-            "dataset,head,arm,metric,n,seeds,mean,std,min,max,paper_mean,paper_std,verdict\n") == 0,
+            "dataset,head,arm,metric,n,seeds,mean,std,min,max,paper_mean,paper_std,paper_n,verdict,"
+            "agreement\n") == 0,
         csv.c_str());
-    QVERIFY2(csv.find("gmm2,fourier,,test/kl,2,2,0.150,0.014,0.140,0.160,0.146,0.033,within") !=
+    QVERIFY2(csv.find("gmm2,fourier,,test/kl,2,2,0.150,0.014,0.140,0.160,0.146,0.033,,agrees,") !=
                  std::string::npos,
              csv.c_str());
 
     req.format = "json";
     const auto j = nlohmann::json::parse(renderStudyTable(in, req));
     QCOMPARE(j["cells"].size(), size_t(2));
-    QCOMPARE(j["cells"][0]["metrics"]["test/kl"]["within_spread"].get<bool>(), false);
+    QCOMPARE(j["cells"][0]["metrics"]["test/kl"]["agrees"].get<bool>(), false);
     QVERIFY(std::abs(j["cells"][1]["metrics"]["test/kl"]["mean"].get<double>() - 0.15) < 1e-12);
     QCOMPARE(j["cells"][1]["metrics"]["test/kl"]["n"].get<int>(), 2);
   }
@@ -151,22 +227,22 @@ class TestStudyAggregate : public QObject {
     req.metrics = {"test/kl"};
     const std::string md = renderStudyTable(in, req);
     QVERIFY2(md.find("| gmm2 | 0.290 (1) | 0.238 ± 0.032 not compared | 0.140 (1) | 0.146 ± 0.033 "
-                     "within |") != std::string::npos,
+                     "agrees |") != std::string::npos,
              md.c_str());
-    QVERIFY2(md.find("1 of 1 compared values within the paper's spread.") != std::string::npos,
+    QVERIFY2(md.find("1 of 1 compared values agree with the paper.") != std::string::npos,
              md.c_str());
     QVERIFY2(md.find("Not compared with the paper: 1 of 2 settings depart from its experiment "
                      "(epochs 1 (the paper's 500))") != std::string::npos,
              md.c_str());
     in.cells[1].departures = {"epochs 1 (the paper's 500)"};
     const std::string none = renderStudyTable(in, req);
-    QVERIFY2(none.find("compared values within") == std::string::npos, none.c_str());
+    QVERIFY2(none.find("compared values agree") == std::string::npos, none.c_str());
     QVERIFY2(none.find("every setting departs") != std::string::npos, none.c_str());
     req.format = "csv";
     QVERIFY(renderStudyTable(in, req).find(",0.238,0.032,not compared") != std::string::npos);
     req.format = "json";
     const auto j = nlohmann::json::parse(renderStudyTable(in, req));
-    QVERIFY(j["cells"][0]["metrics"]["test/kl"]["within_spread"].is_null());
+    QVERIFY(j["cells"][0]["metrics"]["test/kl"]["agrees"].is_null());
     QCOMPARE(j["cells"][0]["departs_from_paper"][0].get<std::string>(),
              std::string("epochs 1 (the paper's 500)"));
   }

@@ -182,6 +182,9 @@ class TestStudySpec : public QObject {
     QCOMPARE(again.toJson().dump(), spec.toJson().dump());
     QCOMPARE(again.arms.size(), size_t(3));
     QCOMPARE(again.references->rows.size(), spec.references->rows.size());
+    // The paper's seed count reaches every value, so its means are judged as means of 4 runs.
+    QCOMPARE(again.references->seeds, std::optional<int>(4));
+    QCOMPARE(again.references->rows[0].values.begin()->second.seeds, std::optional<int>(4));
     // Axis order is the file's, not alphabetical.
     auto custom = StudySpec::fromText(R"({"name": "x", "grid": {"lr": [0.1], "head": ["gmm"]}})");
     QCOMPARE(custom.grid[0].key, std::string("lr"));
@@ -208,6 +211,8 @@ class TestStudySpec : public QObject {
     QTest::newRow("reference value")
         << R"({"references": {"rows": [{"values": {"test/kl": "x"}}]}})"
         << "references.rows[0].values.test/kl";
+    QTest::newRow("reference seeds") << R"({"references": {"source": "x", "seeds": 0, "rows": []}})"
+                                     << "references.seeds: must be the paper's number of seeds";
   }
   void badStudyFilesNameTheField() {
     QFETCH(QString, text);

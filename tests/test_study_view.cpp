@@ -131,8 +131,8 @@ class TestStudyView : public QObject {
     QCOMPARE(model->text(one, "runs"), QString("3/3"));
     QCOMPARE(model->text(two, "runs"), QString("2/3"));
     QCOMPARE(model->text(one, "test/m paper"), QString("12.500 ± 1.000"));
-    QCOMPARE(model->text(one, "test/m verdict"), QString("within"));
-    QCOMPARE(model->text(two, "test/m verdict"), QString("outside"));
+    QCOMPARE(model->text(one, "test/m verdict"), QString("agrees"));
+    QCOMPARE(model->text(two, "test/m verdict"), QString("differs"));
     const QModelIndex outside = model->index(two, model->column("test/m verdict"));
     QCOMPARE(model->data(outside, Qt::ForegroundRole).value<QColor>(), QColor(170, 0, 0));
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/study/agreement.h"
 #include "core/study/study_table.h"
 
 namespace fl::widgets {
@@ -17,9 +18,9 @@ QString meanStd(double mean, double spread) {
 
 }  // namespace
 
-QString StudyTableModel::verdictWord(std::optional<bool> within) {
-  if (!within) return {};
-  return *within ? "within" : "outside";
+QString StudyTableModel::verdictWord(std::optional<bool> agrees) {
+  if (!agrees) return {};
+  return *agrees ? "agrees" : "differs";
 }
 
 void StudyTableModel::setAggregate(std::vector<study::AggregateCell> cells,
@@ -66,8 +67,13 @@ int StudyTableModel::columnCount(const QModelIndex& parent) const {
 }
 
 QVariant StudyTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
-  return m_titles.value(section);
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::DisplayRole) return m_titles.value(section);
+  // The rule beside the verdicts it produced.
+  if (role == Qt::ToolTipRole && section >= 0 && section < columnCount() &&
+      m_columns[static_cast<size_t>(section)].kind == Kind::Verdict)
+    return QString::fromStdString(study::agreementRuleText());
+  return {};
 }
 
 QString StudyTableModel::text(int row, const QString& title) const {
@@ -156,14 +162,13 @@ QVariant StudyTableModel::cellData(const study::AggregateCell& cell, const Colum
         }
         return {};
       }
-      const std::optional<bool> within =
-          ref && s && s->n > 0 ? study::withinSpread(s->mean, *ref) : std::nullopt;
-      if (role == Qt::DisplayRole || role == kSortRole) return verdictWord(within);
-      if (role == Qt::ForegroundRole && within)
-        return *within ? QColor(0, 120, 0) : QColor(170, 0, 0);
-      if (role == Qt::ToolTipRole && within)
-        return *within ? "Our mean lies within the paper's mean ± std"
-                       : "Our mean lies outside the paper's mean ± std";
+      const auto agreement = ref && s ? study::judgeAgreement(*s, *ref) : study::Agreement{};
+      if (role == Qt::DisplayRole || role == kSortRole) return verdictWord(agreement.agrees);
+      if (role == Qt::ForegroundRole && agreement.agrees)
+        return *agreement.agrees ? QColor(0, 120, 0) : QColor(170, 0, 0);
+      if (role == Qt::ToolTipRole && agreement.agrees)
+        return QString::fromStdString(agreement.explanation(*s, *ref) + "\n" +
+                                      study::agreementRuleText());
       return {};
     }
   }

@@ -1,8 +1,8 @@
 // StudyTableModel: a study's aggregate (core/study/study_aggregate.h) as a sortable table: one
 // row per setting (its arm and axis values), how many of its runs finished, and per metric the
-// mean ± std over seeds, the paper's value and the verdict (within or outside the paper's
-// spread), computed by the same functions as `fourierlab-cli sweep table`. Columns are found by
-// their titles.
+// mean ± std over seeds, the paper's value and the verdict (agrees or differs: the rule in
+// core/study/agreement.h), computed by the same functions as `fourierlab-cli sweep table`. Columns
+// are found by their titles.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -38,7 +38,7 @@ class StudyTableModel : public QAbstractTableModel {
   static constexpr int kSortRole = Qt::UserRole + 42;
 
   // "within", "outside" or "" (no published spread), and how the cell's mean compares.
-  static QString verdictWord(std::optional<bool> within);
+  static QString verdictWord(std::optional<bool> agrees);
 
  private:
   enum class Kind { Arm, Axis, Runs, Mean, Paper, Verdict };

@@ -74,6 +74,12 @@ StudyReferences parseReferences(const ojson& j) {
   r.source = textField(j, "source", "references.");
   r.stat = j.contains("stat") ? textField(j, "stat", "references.") : "last";
   if (r.stat != "last" && r.stat != "min") fail("references.stat", "must be \"last\" or \"min\"");
+  if (j.contains("seeds")) {
+    if (!j["seeds"].is_number_integer() || j["seeds"].get<int64_t>() < 1 ||
+        j["seeds"].get<int64_t>() > 100000)
+      fail("references.seeds", "must be the paper's number of seeds (a whole number >= 1)");
+    r.seeds = j["seeds"].get<int>();
+  }
   if (!j.contains("rows") || !j["rows"].is_array()) fail("references.rows", "must be an array");
   for (size_t i = 0; i < j["rows"].size(); ++i) {
     const auto& row = j["rows"][i];
@@ -84,6 +90,7 @@ StudyReferences parseReferences(const ojson& j) {
     if (row.contains("where")) out.where = parseOverrides(row["where"], at + ".where");
     for (const auto& [metric, value] : row["values"].items())
       out.values[metric] = parseReferenceValue(value, at + ".values." + metric);
+    for (auto& [metric, value] : out.values) value.seeds = r.seeds;
     r.rows.push_back(std::move(out));
   }
   return r;
@@ -267,7 +274,9 @@ ojson StudySpec::toJson() const {
         values[metric] = {v.mean, v.std ? ojson(*v.std) : ojson()};
       rows.push_back({{"where", ordered(r.where)}, {"values", values}});
     }
-    j["references"] = {{"source", references->source}, {"stat", references->stat}, {"rows", rows}};
+    j["references"] = {{"source", references->source}, {"stat", references->stat}};
+    if (references->seeds) j["references"]["seeds"] = *references->seeds;
+    j["references"]["rows"] = rows;
   }
   if (table) {
     ojson t = ojson::object();

@@ -57,6 +57,7 @@ struct StudyArm {
 struct ReferenceValue {
   double mean = 0;
   std::optional<double> std;
+  std::optional<int> seeds;  // how many seeds the paper's mean is over (references.seeds)
 };
 
 // The published figures for the cells whose config has every `where` value.
@@ -70,6 +71,9 @@ struct StudyReferences {
   // "last": a run's final value is compared; "min": its best (lowest) value, for papers that
   // report the best evaluation.
   std::string stat = "last";
+  // The paper's seed count behind every value, when it says (its means are judged as means of
+  // that many runs: core/study/agreement.h).
+  std::optional<int> seeds;
   std::vector<ReferenceRow> rows;
 };
 

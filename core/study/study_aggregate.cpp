@@ -87,11 +87,6 @@ std::optional<ReferenceValue> findReference(const StudyReferences& references,
   return std::nullopt;
 }
 
-std::optional<bool> withinSpread(double mean, const ReferenceValue& reference) {
-  if (!reference.std || !std::isfinite(mean)) return std::nullopt;
-  return std::abs(mean - reference.mean) <= *reference.std;
-}
-
 std::string valueText(const nlohmann::json& value) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_number_float()) {

@@ -79,9 +79,6 @@ std::optional<ReferenceValue> findReference(const StudyReferences& references,
                                             const nlohmann::json& config,
                                             const std::string& metric);
 
-// Our mean within the paper's mean +- std; nothing without a published spread or a mean.
-std::optional<bool> withinSpread(double mean, const ReferenceValue& reference);
-
 // Does a config or an axes object hold every `where` value?
 bool matches(const nlohmann::json& where, const nlohmann::json& values);
 

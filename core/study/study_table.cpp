@@ -8,6 +8,7 @@
 
 #include "core/engine/export_values.h"
 #include "core/engine/system_metrics.h"
+#include "core/study/agreement.h"
 
 namespace fl::study {
 
@@ -45,11 +46,6 @@ std::string countText(const AggregateCell& cell, const MetricStats& s) {
   return s.n == static_cast<int>(total)
              ? "(" + std::to_string(s.n) + ")"
              : "(" + std::to_string(s.n) + " of " + std::to_string(total) + ")";
-}
-
-std::string verdictWord(const std::optional<bool>& within) {
-  if (!within) return "";
-  return *within ? "within" : "OUTSIDE";
 }
 
 struct Layout {
@@ -118,12 +114,12 @@ std::string rowKeyOf(const AggregateCell& cell, const Layout& l) {
   return join(labels, "\x1f");
 }
 
-// Our "mean ± std (n)" and the paper's "mean ± std within|OUTSIDE" for one cell and metric;
+// Our "mean ± std (n)" and the paper's "mean ± std agrees|DIFFERS" for one cell and metric;
 // counts the verdict.
 struct CellTexts {
   std::string ours = kMissing;
   std::string paper = kMissing;
-  std::optional<bool> within;
+  std::optional<bool> agrees;
 };
 
 CellTexts cellTexts(const StudyTableInput& in, const AggregateCell* cell,
@@ -143,8 +139,8 @@ CellTexts cellTexts(const StudyTableInput& in, const AggregateCell* cell,
   if (!cell->compared()) {
     t.paper += " " + std::string(kNotCompared);
   } else if (stats != cell->metrics.end()) {
-    t.within = withinSpread(stats->second.mean, *ref);
-    if (t.within) t.paper += " " + verdictWord(t.within);
+    t.agrees = judgeAgreement(stats->second, *ref).agrees;
+    if (t.agrees) t.paper += " " + agreementWord(t.agrees);
   }
   return t;
 }
@@ -169,13 +165,14 @@ std::string departureSummary(const StudyTableInput& in) {
          join(reasons, ", ") + "); the paper's values are shown beside them.\n";
 }
 
-std::string verdictSummary(const StudyTableInput& in, int within, int judged,
-                           const std::vector<std::string>& outside) {
+std::string verdictSummary(const StudyTableInput& in, int agreeing, int judged,
+                           const std::vector<std::string>& differing) {
   std::string out;
   if (judged > 0)
-    out = "\n" + std::to_string(within) + " of " + std::to_string(judged) +
-          " compared values within the paper's spread" +
-          (outside.empty() ? ".\n" : "; outside: " + join(outside, ", ") + ".\n");
+    out = "\n" + std::to_string(agreeing) + " of " + std::to_string(judged) +
+          " compared values agree with the paper" +
+          (differing.empty() ? ".\n" : "; differ: " + join(differing, ", ") + ".\n") +
+          agreementRuleText() + "\n";
   return out + departureSummary(in);
 }
 
@@ -202,8 +199,8 @@ std::string markdownMetricColumns(const StudyTableInput& in, const Layout& l,
   out += "\n|";
   for (size_t i = 0; i < columns; ++i) out += "---|";
   out += "\n";
-  int within = 0, judged = 0;
-  std::vector<std::string> outside;
+  int agreeing = 0, judged = 0;
+  std::vector<std::string> differing;
   for (size_t r = 0; r < l.rowKeys.size(); ++r) {
     const AggregateCell* found = nullptr;
     for (const auto& cell : in.cells)
@@ -214,17 +211,17 @@ std::string markdownMetricColumns(const StudyTableInput& in, const Layout& l,
       const CellTexts t = cellTexts(in, found, metrics[m]);
       out += " " + t.ours + " |";
       if (paperColumn[m]) out += " " + t.paper + " |";
-      if (t.within) {
+      if (t.agrees) {
         ++judged;
-        if (*t.within)
-          ++within;
+        if (*t.agrees)
+          ++agreeing;
         else
-          outside.push_back(metrics[m] + " " + join(l.rowLabels[r], "/"));
+          differing.push_back(metrics[m] + " " + join(l.rowLabels[r], "/"));
       }
     }
     out += "\n";
   }
-  return out + verdictSummary(in, within, judged, outside);
+  return out + verdictSummary(in, agreeing, judged, differing);
 }
 
 std::string markdown(const StudyTableInput& in, const TableRequest& req,
@@ -235,8 +232,8 @@ std::string markdown(const StudyTableInput& in, const TableRequest& req,
     out += "Paper: " + in.references->source +
            (in.references->stat == "min" ? " (best value of each run)" : "") + "\n";
   if (l.cols.empty()) return out + markdownMetricColumns(in, l, metrics);
-  int within = 0, judged = 0;
-  std::vector<std::string> outside;
+  int agreeing = 0, judged = 0;
+  std::vector<std::string> differing;
   for (const auto& metric : metrics) {
     // Paper columns only where the paper has a value for this metric.
     std::vector<bool> paperColumn(l.colValues.size(), false);
@@ -266,12 +263,12 @@ std::string markdown(const StudyTableInput& in, const TableRequest& req,
           if (rowKeyOf(cell, l) == l.rowKeys[r] && axisValue(cell, l.cols) == l.colValues[c])
             found = &cell;
         const CellTexts t = cellTexts(in, found, metric);
-        if (t.within) {
+        if (t.agrees) {
           ++judged;
-          if (*t.within)
-            ++within;
+          if (*t.agrees)
+            ++agreeing;
           else
-            outside.push_back(metric + " " + join(l.rowLabels[r], "/") + "/" + l.colValues[c]);
+            differing.push_back(metric + " " + join(l.rowLabels[r], "/") + "/" + l.colValues[c]);
         }
         out += " " + t.ours + " |";
         if (paperColumn[c]) out += " " + t.paper + " |";
@@ -279,13 +276,13 @@ std::string markdown(const StudyTableInput& in, const TableRequest& req,
       out += "\n";
     }
   }
-  return out + verdictSummary(in, within, judged, outside);
+  return out + verdictSummary(in, agreeing, judged, differing);
 }
 
 std::string csv(const StudyTableInput& in, const std::vector<std::string>& metrics) {
   std::string out;
   for (const auto& axis : in.axisOrder) out += csvField(axis) + ",";
-  out += "arm,metric,n,seeds,mean,std,min,max,paper_mean,paper_std,verdict\n";
+  out += "arm,metric,n,seeds,mean,std,min,max,paper_mean,paper_std,paper_n,verdict,agreement\n";
   auto num = [](double v) { return std::isfinite(v) ? formatStat(v) : std::string(); };
   for (const auto& cell : in.cells) {
     for (const auto& metric : metrics) {
@@ -300,10 +297,15 @@ std::string csv(const StudyTableInput& in, const std::vector<std::string>& metri
       if (in.references) ref = findReference(*in.references, cell.config, metric);
       if (ref) {
         out += num(ref->mean) + "," + (ref->std ? num(*ref->std) : "") + "," +
-               (cell.compared() ? verdictWord(withinSpread(stats.mean, *ref))
-                                : std::string(kNotCompared));
+               (ref->seeds ? std::to_string(*ref->seeds) : "") + ",";
+        if (cell.compared()) {
+          const auto a = judgeAgreement(stats, *ref);
+          out += agreementWord(a.agrees) + "," + csvField(a.explanation(stats, *ref));
+        } else {
+          out += std::string(kNotCompared) + ",";
+        }
       } else {
-        out += ",,";
+        out += ",,,,";
       }
       out += "\n";
     }
@@ -328,9 +330,10 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
         if (auto ref = findReference(*in.references, cell.config, metric)) {
           entry["paper_mean"] = ref->mean;
           entry["paper_std"] = ref->std ? nlohmann::json(*ref->std) : nlohmann::json();
-          const auto verdict =
-              cell.compared() ? withinSpread(stats.mean, *ref) : std::optional<bool>();
-          entry["within_spread"] = verdict ? nlohmann::json(*verdict) : nlohmann::json();
+          entry["paper_n"] = ref->seeds ? nlohmann::json(*ref->seeds) : nlohmann::json();
+          const auto a = cell.compared() ? judgeAgreement(stats, *ref) : Agreement{};
+          entry["agrees"] = a.agrees ? nlohmann::json(*a.agrees) : nlohmann::json();
+          if (a.agrees) entry["agreement"] = a.explanation(stats, *ref);
         }
       m[metric] = entry;
     }
@@ -343,7 +346,10 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
     if (!cell.compared()) cells.back()["departs_from_paper"] = cell.departures;
   }
   nlohmann::json out = {{"title", in.title}, {"axes", in.axisOrder}, {"cells", cells}};
-  if (in.references) out["paper_source"] = in.references->source;
+  if (in.references) {
+    out["paper_source"] = in.references->source;
+    out["agreement_rule"] = agreementRuleText();
+  }
   return out.dump(2) + "\n";
 }
 

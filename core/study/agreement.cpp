@@ -1,0 +1,61 @@
+#include "core/study/agreement.h"
+
+#include <cmath>
+
+#include "core/study/study_table.h"
+
+namespace fl::study {
+
+Agreement judgeAgreement(const MetricStats& ours, const ReferenceValue& paper) {
+  Agreement a;
+  if (ours.n == 0 || !std::isfinite(ours.mean)) return a;
+  a.difference = ours.mean - paper.mean;
+  const bool oursSpread = ours.n >= 2 && std::isfinite(ours.std);
+  const double oursVariance = oursSpread ? ours.std * ours.std / ours.n : 0;
+  if (paper.std && paper.seeds && oursSpread) {
+    a.rule = AgreementRule::BothSpreads;
+    a.bound = 2 * std::sqrt(*paper.std * *paper.std / *paper.seeds + oursVariance);
+  } else if (!paper.std && oursSpread) {
+    a.rule = AgreementRule::OursOnly;
+    a.bound = 2 * std::sqrt(oursVariance);
+  } else if (paper.std) {
+    a.rule = AgreementRule::PaperSpread;
+    a.bound = *paper.std;
+  } else {
+    return a;
+  }
+  a.agrees = std::abs(a.difference) <= a.bound;
+  return a;
+}
+
+std::string Agreement::explanation(const MetricStats& ours, const ReferenceValue& paper) const {
+  const std::string delta = "|Δ| " + formatStat(std::abs(difference)) +
+                            (agrees.value_or(false) ? " ≤ " : " > ") + formatStat(bound);
+  switch (rule) {
+    case AgreementRule::BothSpreads:
+      return delta + " = 2 SE (paper " + std::to_string(*paper.seeds) + " seeds, ours " +
+             std::to_string(ours.n) + ")";
+    case AgreementRule::OursOnly:
+      return delta + " = 2 SE of our " + std::to_string(ours.n) +
+             " seeds (the paper prints no spread)";
+    case AgreementRule::PaperSpread:
+      return delta + " = the paper's std (" +
+             (ours.n < 2 ? std::string("one run of ours") : "the paper's seed count unknown") + ")";
+    case AgreementRule::None:
+      break;
+  }
+  return "no verdict: neither side gives a spread";
+}
+
+std::string agreementRuleText() {
+  return "Agreement: |ours - paper| <= 2 SE, SE = sqrt(s_paper^2 / n_paper + s_ours^2 / n_ours); "
+         "where the paper prints no spread, SE from our seeds alone; with one run of ours or the "
+         "paper's seed count unknown, within the paper's mean ± std.";
+}
+
+std::string agreementWord(const std::optional<bool>& agrees) {
+  if (!agrees) return "";
+  return *agrees ? "agrees" : "DIFFERS";
+}
+
+}  // namespace fl::study

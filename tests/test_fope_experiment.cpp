@@ -1,8 +1,10 @@
 // Tests experiments/fope: perplexity of a uniform predictor, learning on the built-in text,
-// the declared panels and presets, bad settings, snapshots and bit-for-bit checkpoints.
+// the declared panels and presets, bad settings, snapshots and bit-for-bit checkpoints, FoPE's
+// coefficients per layer (fixed or trained) and checkpoints from when they were one shared set.
 #include <QtTest>
 
 #include <cmath>
+#include <stdexcept>
 
 #include <torch/torch.h>
 
@@ -45,6 +47,57 @@ std::map<std::string, std::string> tinyModel() {
 std::unique_ptr<fope::FopeTrial> makeTrial(const nlohmann::json& c, uint64_t seed = 42) {
   SeededScope scope(seed);
   return std::make_unique<fope::FopeTrial>(fope::FopeSettings::fromConfig(c), c10::kCPU, seed);
+}
+
+// Every layer's FoPE coefficients (cos, then sin), copied.
+std::vector<torch::Tensor> fopeCoefficients(const nn::Gpt& model) {
+  std::vector<torch::Tensor> out;
+  for (const auto& f : model->position()->fourierLayers()) {
+    out.push_back(f->cosCoefficients().detach().clone());
+    out.push_back(f->sinCoefficients().detach().clone());
+  }
+  return out;
+}
+
+bool startsWith(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// Rewrites a checkpoint of `model` as FourierLab wrote it when FoPE's coefficients were one set
+// shared by every layer: layer 0's set under the shared names ("position.fourier.cos_coef"),
+// the other layers' left out, as buffers or (learnable) from the flat parameter and moment
+// vectors.
+void rewriteAsSharedFope(const std::string& from, const std::string& to, const nn::Gpt& model) {
+  std::vector<bool> keep;
+  for (const auto& p : model->named_parameters()) {
+    const bool otherLayer =
+        startsWith(p.key(), "position.fourier.") && !startsWith(p.key(), "position.fourier.0.");
+    keep.insert(keep.end(), static_cast<size_t>(p.value().numel()), !otherLayer);
+  }
+  std::vector<int64_t> kept;
+  for (size_t i = 0; i < keep.size(); ++i)
+    if (keep[i]) kept.push_back(static_cast<int64_t>(i));
+  const auto keptIndex = torch::tensor(kept, torch::kLong);
+  torch::serialize::InputArchive in;
+  in.load_from(from);
+  torch::serialize::OutputArchive out;
+  for (const auto& key : in.keys()) {
+    torch::Tensor t;
+    if (!in.try_read(key, t)) {
+      c10::IValue value;
+      in.read(key, value);
+      out.write(key, value);
+    } else if (startsWith(key, "buffer.position.fourier.")) {
+      const std::string layer0 = "buffer.position.fourier.0.";
+      if (startsWith(key, layer0))
+        out.write("buffer.position.fourier." + key.substr(layer0.size()), t, /*is_buffer=*/true);
+    } else if (key == "parameters" || (startsWith(key, "adam.") && key != "adam.step")) {
+      out.write(key, t.reshape({-1}).index_select(0, keptIndex));
+    } else {
+      out.write(key, t);
+    }
+  }
+  out.save_to(to);
 }
 
 }  // namespace
@@ -133,22 +186,135 @@ class TestFopeExperiment : public QObject {
   }
 
   void aCheckpointContinuesBitForBit() {
+    for (const char* layers : {"1", "2"})
+      for (const char* learnable : {"true", "false"}) {
+        QTemporaryDir dir;
+        const auto path = dir.filePath("ckpt.pt").toStdString();
+        auto c = tinyModel();
+        c["passkey_mix"] = "0.25";
+        c["train_len"] = "48";
+        c["layers"] = layers;
+        c["fope_learnable"] = learnable;
+        c["dropout"] = "0.1";  // its masks come from the model's own generator, saved too
+        auto a = makeTrial(config(c));
+        for (int64_t i = 0; i < 5; ++i) a->trainStep(i);
+        a->saveCheckpoint(path);
+        std::vector<double> expected;
+        for (int64_t i = 5; i < 10; ++i) expected.push_back(a->trainStep(i).read());
+        auto b = makeTrial(config(c));
+        {
+          // Other coefficients until the checkpoint loads (fixed or learnable, every layer's).
+          torch::NoGradGuard noGrad;
+          for (const auto& f : b->model()->position()->fourierLayers()) {
+            f->cosCoefficients().add_(1.0);
+            f->sinCoefficients().add_(1.0);
+          }
+        }
+        b->loadCheckpoint(path);
+        for (int64_t i = 5; i < 10; ++i)
+          QCOMPARE(b->trainStep(i).read(), expected[static_cast<size_t>(i - 5)]);
+      }
+  }
+
+  // Fixed coefficients (the official default) are buffers: not in the parameters the optimizer
+  // gets, no gradient, bit for bit the same after training; learnable ones are parameters and
+  // move, every layer's. The snapshots show every layer's.
+  void fixedFopeCoefficientsStayBitIdenticalWhileLearnableOnesTrain() {
+    for (const bool learnable : {false, true}) {
+      auto c = tinyModel();
+      c["position"] = "fope";
+      c["layers"] = "2";
+      c["train_len"] = "48";  // K = 2 frequencies above the floor, M = 2 pairs with a series
+      c["fope_learnable"] = learnable ? "true" : "false";
+      auto trial = makeTrial(config(c));
+      const auto model = trial->model();
+      const auto& layers = model->position()->fourierLayers();
+      QCOMPARE(layers.size(), size_t(2));
+      const auto before = fopeCoefficients(model);
+      QCOMPARE(before[0].sizes().vec(), (std::vector<int64_t>{2, 2, 2}));
+      QVERIFY(!torch::equal(before[0], before[2]));  // layer 0's C_cos is not layer 1's
+      const auto parameters = model->parameters();
+      for (const auto& f : layers)
+        for (const auto& t : {f->cosCoefficients(), f->sinCoefficients()}) {
+          bool isParameter = false;
+          for (const auto& p : parameters) isParameter = isParameter || p.is_same(t);
+          QCOMPARE(isParameter, learnable);
+          QCOMPARE(t.requires_grad(), learnable);
+        }
+      for (int64_t i = 0; i < 4; ++i) QVERIFY(std::isfinite(trial->trainStep(i).read()));
+      const auto after = fopeCoefficients(model);
+      for (size_t i = 0; i < after.size(); ++i) {
+        if (learnable)
+          QVERIFY2(!torch::equal(after[i], before[i]),
+                   qPrintable(QString("learnable set %1 did not train").arg(i)));
+        else
+          QVERIFY2(torch::equal(after[i], before[i]),
+                   qPrintable(QString("fixed set %1 changed").arg(i)));
+      }
+      // fope/coef_cos: (layers x heads, K, M), layer 0's heads first, each slice labelled.
+      EvalReport report;
+      trial->evaluate(4, false, report);
+      for (const auto& s : report.snapshots) {
+        if (s.name != "fope/coef_cos") continue;
+        QCOMPARE(s.shape, (std::vector<int64_t>{4, 2, 2}));
+        const auto expected = torch::cat({after[0], after[2]}, 0).reshape({-1});
+        for (int64_t i = 0; i < expected.numel(); ++i)
+          QCOMPARE(s.data[static_cast<size_t>(i)], expected[i].item<float>());
+        QCOMPARE(s.meta["row_labels"][3].get<std::string>(), std::string("layer 1, head 1"));
+      }
+    }
+  }
+
+  // A checkpoint from when FoPE's coefficients were one set shared by every layer. Fixed: the
+  // set was every layer's, so it is copied into each and the run continues as it was, bit for
+  // bit. Learnable: its set trained as one cannot continue as per-layer sets; refused, saying so.
+  void aSharedFopeCheckpointLoadsIntoEveryLayerOrIsRefused() {
     QTemporaryDir dir;
-    const auto path = dir.filePath("ckpt.pt").toStdString();
+    const auto saved = dir.filePath("per-layer.pt").toStdString();
+    const auto shared = dir.filePath("shared.pt").toStdString();
     auto c = tinyModel();
-    c["passkey_mix"] = "0.25";
+    c["position"] = "fope";
+    c["layers"] = "2";
     c["train_len"] = "48";
-    c["fope_learnable"] = "true";
-    c["dropout"] = "0.1";  // its masks come from the model's own generator, saved too
+    c["fope_learnable"] = "false";
     auto a = makeTrial(config(c));
-    for (int64_t i = 0; i < 5; ++i) a->trainStep(i);
-    a->saveCheckpoint(path);
+    {
+      // The old model: layer 1 rotates with layer 0's set.
+      torch::NoGradGuard noGrad;
+      const auto& layers = a->model()->position()->fourierLayers();
+      layers[1]->cosCoefficients().copy_(layers[0]->cosCoefficients());
+      layers[1]->sinCoefficients().copy_(layers[0]->sinCoefficients());
+    }
+    for (int64_t i = 0; i < 3; ++i) a->trainStep(i);
+    a->saveCheckpoint(saved);
+    rewriteAsSharedFope(saved, shared, a->model());
     std::vector<double> expected;
-    for (int64_t i = 5; i < 10; ++i) expected.push_back(a->trainStep(i).read());
+    for (int64_t i = 3; i < 6; ++i) expected.push_back(a->trainStep(i).read());
     auto b = makeTrial(config(c));
-    b->loadCheckpoint(path);
-    for (int64_t i = 5; i < 10; ++i)
-      QCOMPARE(b->trainStep(i).read(), expected[static_cast<size_t>(i - 5)]);
+    QVERIFY(!torch::equal(fopeCoefficients(b->model())[0], fopeCoefficients(b->model())[2]));
+    b->loadCheckpoint(shared);
+    const auto loaded = fopeCoefficients(b->model());
+    QVERIFY(torch::equal(loaded[0], loaded[2]) && torch::equal(loaded[1], loaded[3]));
+    for (int64_t i = 3; i < 6; ++i)
+      QCOMPARE(b->trainStep(i).read(), expected[static_cast<size_t>(i - 3)]);
+
+    c["fope_learnable"] = "true";
+    auto learning = makeTrial(config(c));
+    for (int64_t i = 0; i < 2; ++i) learning->trainStep(i);
+    learning->saveCheckpoint(saved);
+    rewriteAsSharedFope(saved, shared, learning->model());
+    auto resumed = makeTrial(config(c));
+    try {
+      resumed->loadCheckpoint(shared);
+      QFAIL("a shared learnable set was loaded into per-layer sets");
+    } catch (const std::runtime_error& e) {
+      QVERIFY2(QString(e.what()).contains("one set of learnable FoPE coefficients shared by every "
+                                          "layer") &&
+                   QString(e.what()).contains("start the run again"),
+               e.what());
+    }
+    // The per-layer checkpoint itself loads.
+    resumed->loadCheckpoint(saved);
   }
 
   void interleavedRunsWithDropoutGiveTheSameLossesAsRunsAlone() {

@@ -1,5 +1,6 @@
 // Tests core/nn/transformer: position encodings against their formulas and properties, FoPE's
-// reduction to RoPE, floor clipping, ALiBi's slopes, and causality of the whole model.
+// reduction to RoPE and its coefficients per layer, floor clipping, ALiBi's slopes, and
+// causality of the whole model.
 #include <QtTest>
 
 #include <cmath>
@@ -46,6 +47,30 @@ GptOptions kernelTestModel(PositionKind kind, bool spectralFilter) {
       return std::make_shared<GaussianBandFilterImpl>(4, 32, 1, 2.0, std::vector<double>{3.0});
     };
   return o;
+}
+
+// A FoPE model of head size 16 without clipping: K = 8 kept frequencies onto M = 4 pairs, so
+// each layer's coefficients are two (2 heads, 8, 4) matrices.
+GptOptions fopeModel(int64_t layers, bool learnable) {
+  GptOptions o;
+  o.vocabSize = 13;
+  o.dModel = 32;
+  o.heads = 2;
+  o.layers = layers;
+  o.position.kind = PositionKind::Fope;
+  o.position.trainLength = 16;
+  o.position.maxLength = 32;
+  o.position.fopeLearnable = learnable;
+  return o;
+}
+constexpr int64_t kFopeSetSize = 2 * 2 * 8 * 4;  // cos and sin, (heads, K, M) each
+
+// Every layer's (cos, sin) coefficients, copied.
+std::vector<std::pair<torch::Tensor, torch::Tensor>> fopeSets(const Gpt& model) {
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> sets;
+  for (const auto& f : model->position()->fourierLayers())
+    sets.push_back({f->cosCoefficients().detach().clone(), f->sinCoefficients().detach().clone()});
+  return sets;
 }
 
 // Logits and the gradient of a fixed loss with respect to every parameter, flattened.
@@ -154,6 +179,83 @@ class TestTransformer : public QObject {
     QCOMPARE(maxAbs(sin.narrow(-1, 4, 4) - 1.0), 0.0);
     QVERIFY(maxAbs(cos[0].select(-1, 1) -
                    torch::cos(torch::arange(7, torch::kDouble) / 4.0).to(torch::kFloat)) < 1e-6);
+  }
+
+  // As the official code builds its Fourier embedding in every block: each layer its own cos and
+  // sin matrices, the model's only FoPE parameters, each used by its own layer.
+  void fopeCoefficientsAreOneSetPerLayer() {
+    torch::manual_seed(4);
+    Gpt model(fopeModel(3, /*learnable=*/true));
+    const auto sets = fopeSets(model);
+    QCOMPARE(sets.size(), size_t(3));
+    for (size_t a = 0; a < sets.size(); ++a) {
+      QCOMPARE(sets[a].first.sizes().vec(), (std::vector<int64_t>{2, 8, 4}));
+      QVERIFY(maxAbs(sets[a].first - sets[a].second) > 1e-2);  // cos and sin: their own draws
+      for (size_t b = a + 1; b < sets.size(); ++b) {
+        QVERIFY2(maxAbs(sets[a].first - sets[b].first) > 1e-2,
+                 qPrintable(QString("layers %1 and %2 share C_cos").arg(a).arg(b)));
+        QVERIFY2(maxAbs(sets[a].second - sets[b].second) > 1e-2,
+                 qPrintable(QString("layers %1 and %2 share C_sin").arg(a).arg(b)));
+      }
+    }
+    // Layers x one set: the parameters named for FoPE, and all the model has beyond RoPE's.
+    int64_t fopeTensors = 0, fopeNumbers = 0;
+    for (const auto& p : model->named_parameters())
+      if (p.key().find("fourier") != std::string::npos) {
+        ++fopeTensors;
+        fopeNumbers += p.value().numel();
+      }
+    QCOMPARE(fopeTensors, int64_t(3 * 2));
+    QCOMPARE(fopeNumbers, 3 * kFopeSetSize);
+    auto ropeOptions = fopeModel(3, true);
+    ropeOptions.position.kind = PositionKind::Rope;
+    QCOMPARE(model->parameterCount() - Gpt(ropeOptions)->parameterCount(), 3 * kFopeSetSize);
+    // Fixed: the same sets as buffers, none a parameter.
+    torch::manual_seed(4);
+    Gpt fixed(fopeModel(3, /*learnable=*/false));
+    QCOMPARE(fixed->parameterCount(), Gpt(ropeOptions)->parameterCount());
+    int64_t fopeBuffers = 0;
+    for (const auto& b : fixed->named_buffers())
+      fopeBuffers += b.key().find("fourier") != std::string::npos ? b.value().numel() : 0;
+    QCOMPARE(fopeBuffers, 3 * kFopeSetSize);
+
+    // Each layer rotates with its own set: every set gets a gradient, each a different one.
+    auto tokens = torch::randint(13, {2, 12}, torch::kLong);
+    model->forward(tokens).pow(2).mean().backward();
+    const auto& layers = model->position()->fourierLayers();
+    for (const auto& f : layers)
+      QVERIFY(f->cosCoefficients().grad().defined() && maxAbs(f->cosCoefficients().grad()) > 0 &&
+              maxAbs(f->sinCoefficients().grad()) > 0);
+    QVERIFY(maxAbs(layers[0]->cosCoefficients().grad() - layers[1]->cosCoefficients().grad()) > 0);
+    // And rotate(q, k, l) is the rotation by set l's factors.
+    auto q = torch::randn({1, 2, 12, 16});
+    for (int64_t l = 0; l < 3; ++l) {
+      torch::NoGradGuard noGrad;
+      auto [cos, sin] = layers[static_cast<size_t>(l)]->factors(12);
+      QVERIFY(maxAbs(model->position()->rotate(q, q, l).first - rotatePairs(q, cos, sin)) < 1e-6);
+    }
+    QVERIFY(maxAbs(model->position()->rotate(q, q, 0).first -
+                   model->position()->rotate(q, q, 1).first) > 1e-3);
+  }
+
+  // The sets are drawn from the global generator (the run's seed) in layer order: the same seed
+  // gives the same sets, another seed others, and a deeper model the same first layers.
+  void fopeCoefficientsAreDrawnInLayerOrderFromTheSeed() {
+    auto draw = [](uint64_t seed, int64_t layers) {
+      torch::manual_seed(seed);
+      return fopeSets(Gpt(fopeModel(layers, false)));
+    };
+    const auto a = draw(7, 3), again = draw(7, 3), other = draw(8, 3);
+    const auto one = draw(7, 1), two = draw(7, 2);
+    for (size_t l = 0; l < 3; ++l) {
+      QVERIFY(torch::equal(a[l].first, again[l].first) &&
+              torch::equal(a[l].second, again[l].second));
+      QVERIFY(!torch::equal(a[l].first, other[l].first));
+      QVERIFY(!torch::equal(a[l].second, other[l].second));
+    }
+    QVERIFY(torch::equal(one[0].first, a[0].first) && torch::equal(one[0].second, a[0].second));
+    QVERIFY(torch::equal(two[1].first, a[1].first) && torch::equal(two[1].second, a[1].second));
+    QVERIFY(!torch::equal(a[0].first, a[1].first));
   }
 
   void floorClippingZeroesExactlyTheFrequenciesBelowTwoPiOverTrainLength() {

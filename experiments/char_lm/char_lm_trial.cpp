@@ -1,6 +1,8 @@
 #include "experiments/char_lm/char_lm_trial.h"
 
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include <torch/torch.h>
 
@@ -17,6 +19,41 @@ lm::CharLmDataOptions dataOptions(const CharLmSettings& s, const std::u32string&
   o.syntheticCharacters = s.syntheticCharacters;
   o.extraCharacters = extra;
   return o;
+}
+
+// Checkpoints from before FoPE's coefficients were per layer hold one set, shared by every
+// layer, as "position.fourier.cos_coef" / "sin_coef"; layer l's is now
+// "position.fourier.<l>.cos_coef". The shared name of a per-layer entry, or none.
+std::optional<std::string> sharedFopeName(const std::string& name) {
+  static const std::string prefix = "position.fourier.";
+  if (name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  const auto dot = name.find('.', prefix.size());
+  if (dot == std::string::npos) return std::nullopt;
+  return prefix + name.substr(dot + 1);
+}
+
+// Learnable FoPE coefficients are parameters, in the optimizer's flat vector: a checkpoint with
+// one shared set holds (layers - 1) sets fewer than the model. Such a run cannot continue: its
+// one set was trained by every layer's gradient at once, and no split of it (or of its Adam
+// moments) into per-layer sets is the run it was. Refused, with the reason; one layer's
+// checkpoint has the same layout either way and loads as it is.
+void refuseSharedLearnableFope(torch::serialize::InputArchive& archive, const nn::Gpt& model) {
+  const auto position = model->position();
+  const auto& sets = position->fourierLayers();
+  if (sets.size() < 2 || !position->options().fopeLearnable) return;
+  torch::Tensor saved;
+  if (!archive.try_read("parameters", saved)) return;  // readOptimizerState names what is missing
+  const int64_t perLayer =
+      sets.front()->cosCoefficients().numel() + sets.front()->sinCoefficients().numel();
+  const auto layers = static_cast<int64_t>(sets.size());
+  if (saved.numel() != model->parameterCount() - (layers - 1) * perLayer) return;
+  throw std::runtime_error(
+      "this checkpoint holds one set of learnable FoPE coefficients shared by every layer (saved "
+      "before FoPE's coefficients became per layer, as in the official code); the model has its "
+      "own set in each of its " +
+      std::to_string(layers) +
+      " layers, and a shared set's training cannot continue as per-layer sets: start the run "
+      "again");
 }
 }  // namespace
 
@@ -118,11 +155,31 @@ void CharLmTrial::saveCheckpoint(const std::string& path) const {
 void CharLmTrial::loadCheckpoint(const std::string& path) {
   torch::serialize::InputArchive archive;
   archive.load_from(path, m_device);
+  refuseSharedLearnableFope(archive, m_model);
   optim::readOptimizerState(archive, *m_optimizer);
   torch::NoGradGuard noGrad;
   for (auto& b : m_model->named_buffers()) {
     torch::Tensor saved;
-    if (archive.try_read("buffer." + b.key(), saved)) b.value().copy_(saved);
+    std::string key = "buffer." + b.key();
+    if (!archive.try_read(key, saved)) {
+      // Fixed FoPE coefficients from before they were per layer: the one set was every
+      // layer's, so copying it into each layer continues the run exactly as it was.
+      const auto shared = sharedFopeName(b.key());
+      if (!shared) continue;  // a buffer the checkpoint predates
+      key = "buffer." + *shared;
+      if (!archive.try_read(key, saved))
+        throw std::runtime_error("checkpoint holds no FoPE coefficients for '" + b.key() +
+                                 "' (was it saved with another position encoding?)");
+    }
+    optim::checkLoadedTensor(saved, key);
+    if (saved.sizes() != b.value().sizes()) {
+      std::ostringstream message;
+      message << "checkpoint entry '" << key << "' has shape " << saved.sizes()
+              << ", the model's is " << b.value().sizes()
+              << " (was it saved with another configuration?)";
+      throw std::runtime_error(message.str());
+    }
+    b.value().copy_(saved);
   }
   m_model->position()->invalidateCache();
   optim::readStreamState(archive, "batches.rng", m_batchRng);

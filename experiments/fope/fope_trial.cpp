@@ -217,17 +217,27 @@ void FopeTrial::frequencySnapshots(EvalReport& out) const {
     std::vector<float> seriesPairs;
     for (int64_t j = 0; j < fourier->options().seriesPairs; ++j)
       seriesPairs.push_back(static_cast<float>(j));
-    for (const auto& [name, coefficients] :
-         {std::pair<std::string, torch::Tensor>{"fope/coef_cos", fourier->cosCoefficients()},
-          {"fope/coef_sin", fourier->sinCoefficients()}}) {
+    // Every layer's own set, layer by layer: (layers x heads, K, M), a slice per layer and head.
+    const auto& layers = position->fourierLayers();
+    const int64_t heads = fourier->options().heads;
+    std::vector<std::string> sliceLabels;
+    for (size_t l = 0; l < layers.size(); ++l)
+      for (int64_t h = 0; h < heads; ++h)
+        sliceLabels.push_back("layer " + std::to_string(l) + ", head " + std::to_string(h));
+    for (const bool cosine : {true, false}) {
+      std::vector<torch::Tensor> sets;
+      for (const auto& layer : layers)
+        sets.push_back(cosine ? layer->cosCoefficients() : layer->sinCoefficients());
+      const auto coefficients = torch::cat(sets, 0);
       Snapshot s;
-      s.name = name;
-      s.shape = coefficients.sizes().vec();  // (heads, K, M)
+      s.name = cosine ? "fope/coef_cos" : "fope/coef_sin";
+      s.shape = coefficients.sizes().vec();
       s.data = toFloatVector(coefficients);
-      s.axes = {{"head", "", {}},
+      s.axes = {{layers.size() > 1 ? "layer x head" : "head", "", {}},
                 {"frequency w_f", "rad/token", keptTicks},
                 {"dimension pair j", "", seriesPairs}};
       s.valueLabel = "coefficient";
+      if (layers.size() > 1) s.meta["row_labels"] = sliceLabels;
       out.snapshot(std::move(s));
     }
   }

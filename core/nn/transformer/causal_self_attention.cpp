@@ -29,8 +29,9 @@ double scoreScale(ScoreScaling scaling, int64_t headDim) {
 
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout,
                                                  at::Generator generator, PositionEncoding position,
-                                                 std::shared_ptr<QkFilterImpl> filter)
-    : m_heads(heads), m_position(std::move(position)), m_filter(std::move(filter)) {
+                                                 std::shared_ptr<QkFilterImpl> filter,
+                                                 int64_t layer)
+    : m_heads(heads), m_position(std::move(position)), m_layer(layer), m_filter(std::move(filter)) {
   m_qkv = register_module(
       "qkv", torch::nn::Linear(torch::nn::LinearOptions(dModel, 3 * dModel).bias(false)));
   m_out = register_module("out",
@@ -38,7 +39,8 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t dModel, int64_t heads, 
   m_attentionDropout = register_module("attention_dropout", SeededDropout(dropout, generator));
   m_residualDropout = register_module("residual_dropout", SeededDropout(dropout, generator));
   if (m_filter) register_module("qk_filter", m_filter);
-  // The position encoding is shared by every layer and registered once, by the model.
+  // The position encoding is shared by every layer and registered once, by the model (with
+  // every layer's FoPE coefficients: this one rotates with set m_layer).
 }
 
 torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
@@ -59,7 +61,7 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
       q = m_filter->forward(q);
       k = m_filter->forward(k);
     }
-    std::tie(q, k) = m_position->rotate(q, k);
+    std::tie(q, k) = m_position->rotate(q, k, m_layer);
     if (m_observer) m_observer(q.detach(), k.detach());
   }
   const double scale = scoreScale(m_scaling, hd);

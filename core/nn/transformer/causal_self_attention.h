@@ -2,7 +2,7 @@
 //
 //   q, k, v = split(W_qkv x)                       (B, H, T, D each)
 //   q, k    = filter(q), filter(k)                 optional (FourierQK)
-//   q, k    = position.rotate(q, k)                rope / fope
+//   q, k    = position.rotate(q, k, layer)         rope / fope (fope: this layer's coefficients)
 //   scores  = q k^T / sqrt(D) + position.scoreBias  alibi (or / (D sqrt(D)): ScoreScaling)
 //   y       = W_o softmax(causal(scores)) v
 //
@@ -42,8 +42,10 @@ AttentionKernel defaultAttentionKernel();
 
 class CausalSelfAttentionImpl : public torch::nn::Module {
  public:
+  // `position` is the model's, shared by every layer; `layer` picks this layer's FoPE set.
   CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout, at::Generator generator,
-                          PositionEncoding position, std::shared_ptr<QkFilterImpl> filter);
+                          PositionEncoding position, std::shared_ptr<QkFilterImpl> filter,
+                          int64_t layer = 0);
 
   torch::Tensor forward(const torch::Tensor& x);  // (B, T, d) -> (B, T, d)
 
@@ -75,6 +77,7 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
   SeededDropout m_attentionDropout{nullptr};  // on the attention weights
   SeededDropout m_residualDropout{nullptr};   // on the output, as nanoGPT
   PositionEncoding m_position;
+  int64_t m_layer;
   std::shared_ptr<QkFilterImpl> m_filter;
   AttentionKernel m_kernel = defaultAttentionKernel();
   ScoreScaling m_scaling = ScoreScaling::Sqrt;

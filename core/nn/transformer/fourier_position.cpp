@@ -56,20 +56,32 @@ void FourierPositionImpl::resetToIdentity() {
   m_sin.copy_(eye.expand_as(m_sin));
 }
 
-std::pair<torch::Tensor, torch::Tensor> FourierPositionImpl::factors(int64_t length) const {
+std::pair<torch::Tensor, torch::Tensor> FourierPositionImpl::basis(int64_t length) const {
   const auto options = m_cos.options().requires_grad(false);
   auto angles = rotaryAngles(m_options.keptFrequencies, length, 0);  // (T, K), double
+  return {torch::cos(angles).to(options), torch::sin(angles).to(options)};
+}
+
+std::pair<torch::Tensor, torch::Tensor> FourierPositionImpl::factors(
+    const torch::Tensor& cosBasis, const torch::Tensor& sinBasis) const {
+  const int64_t length = cosBasis.size(0);
   // (T, K) x (H, K, M) -> (H, T, M)
-  auto cosFactor = torch::matmul(torch::cos(angles).to(options), m_cos);
-  auto sinFactor = torch::matmul(torch::sin(angles).to(options), m_sin);
+  auto cosFactor = torch::matmul(cosBasis, m_cos);
+  auto sinFactor = torch::matmul(sinBasis, m_sin);
   const int64_t pad = m_options.headDim / 2 - m_options.seriesPairs;
   if (pad > 0) {
     // The official padding: both factors 1 on the pairs without a series.
-    auto ones = torch::ones({m_options.heads, length, pad}, options);
+    auto ones =
+        torch::ones({m_options.heads, length, pad}, cosFactor.options().requires_grad(false));
     cosFactor = torch::cat({cosFactor, ones}, -1);
     sinFactor = torch::cat({sinFactor, ones}, -1);
   }
   return {cosFactor, sinFactor};
+}
+
+std::pair<torch::Tensor, torch::Tensor> FourierPositionImpl::factors(int64_t length) const {
+  auto [cosBasis, sinBasis] = basis(length);
+  return factors(cosBasis, sinBasis);
 }
 
 }  // namespace fl::nn

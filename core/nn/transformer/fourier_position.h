@@ -9,6 +9,8 @@
 // Pairs j >= `seriesPairs` get the official padding: both factors 1, a position-independent map.
 // Initialisation: Xavier-normal (gain) plus a "step identity" so that pair j starts on
 // frequency j * ceil(K / M) (the official rule); fixed (a buffer) unless learnable.
+// A model holds one of these per layer (PositionEncodingImpl), as the official code builds one
+// in every block: the same rule, its own draw.
 #pragma once
 
 #include <vector>
@@ -34,12 +36,18 @@ class FourierPositionImpl : public torch::nn::Module {
  public:
   explicit FourierPositionImpl(FourierPositionOptions options);
 
+  // cos(w_f t) and sin(w_f t) of the kept frequencies for positions 0 .. length-1, each
+  // (length, K) in the coefficients' dtype and device: the same for every layer, so an owner
+  // may compute them once and keep them.
+  std::pair<torch::Tensor, torch::Tensor> basis(int64_t length) const;
   // The (cos, sin) factors for positions 0 .. length-1: each (heads, length, headDim / 2).
-  std::pair<torch::Tensor, torch::Tensor> factors(int64_t length) const;
+  // Computed from the coefficients at every call (they may be learning or just loaded).
+  std::pair<torch::Tensor, torch::Tensor> factors(const torch::Tensor& cosBasis,
+                                                  const torch::Tensor& sinBasis) const;
+  std::pair<torch::Tensor, torch::Tensor> factors(int64_t length) const;  // from basis(length)
 
   // Sets both matrices to the step identity without noise (gain 0): with every frequency kept
-  // and M = K, FoPE then equals RoPE exactly. The owner's cached tables must be dropped after
-  // (PositionEncodingImpl::invalidateCache).
+  // and M = K, FoPE then equals RoPE exactly.
   void resetToIdentity();
 
   const torch::Tensor& cosCoefficients() const { return m_cos; }  // (heads, K, M)

@@ -65,7 +65,7 @@ BlockImpl::BlockImpl(const GptOptions& o, PositionEncoding position, at::Generat
   register_module("norm2", m_norm2.ptr());
   m_attention = register_module(
       "attention", CausalSelfAttention(o.dModel, o.heads, o.dropout, generator, std::move(position),
-                                       o.qkFilter ? o.qkFilter(layer) : nullptr));
+                                       o.qkFilter ? o.qkFilter(layer) : nullptr, layer));
   m_attention->setScoreScaling(o.scoreScaling);
   m_mlp = register_module("mlp", Mlp(o.dModel, o.mlpRatio, o.mlp, o.dropout, generator));
 }
@@ -88,6 +88,7 @@ GptImpl::GptImpl(GptOptions options) : m_options(std::move(options)) {
               " heads");
   o.position.dModel = o.dModel;
   o.position.heads = o.heads;
+  o.position.layers = o.layers;  // FoPE: a coefficient set per layer, drawn here in layer order
   m_dropoutGenerator = makeDropoutGenerator(o.dropoutSeed);
   m_tokens = register_module("tokens", torch::nn::Embedding(o.vocabSize, o.dModel));
   m_embeddingDropout =

@@ -1,6 +1,8 @@
 // Gpt: a decoder-only transformer in the shape of nanoGPT's model.py, with the choices the
 // Fourier experiments vary as options: norm (RMSNorm | LayerNorm), MLP (GELU | SwiGLU), tied or
 // untied output head, the position encoding, and an optional Q/K filter per layer.
+// The position encoding is one module shared by every block (its mask and tables are built
+// once); FoPE's coefficients inside it are one set per layer, as the official code has them.
 //
 //   h_0 = E[tokens] (+ learned positions)
 //   h_l = h_{l-1} + attn_l(norm(h_{l-1}));  h_l += mlp_l(norm(h_l))
@@ -47,7 +49,7 @@ struct GptOptions {
   bool tiedHead = false;
   double dropout = 0.0;
   uint64_t dropoutSeed = 0;  // the model's own dropout generator (see seeded_dropout.h)
-  PositionOptions position;  // its dModel and heads are overwritten with the model's
+  PositionOptions position;  // its dModel, heads and layers are overwritten with the model's
   ScoreScaling scoreScaling = ScoreScaling::Sqrt;  // every layer's (causal_self_attention.h)
   // Builds the Q/K filter of layer l, or returns null for none.
   std::function<std::shared_ptr<QkFilterImpl>(int64_t layer)> qkFilter;
@@ -100,6 +102,7 @@ class GptImpl : public torch::nn::Module {
   torch::Tensor unembedding() const;
 
   const GptOptions& options() const { return m_options; }
+  // Shared by every layer; position()->fourier(l) is layer l's FoPE coefficients.
   PositionEncoding position() const { return m_position; }
   torch::nn::Embedding tokenEmbedding() const { return m_tokens; }
   const std::vector<Block>& blocks() const { return m_blocks; }

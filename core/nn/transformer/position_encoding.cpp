@@ -58,6 +58,7 @@ PositionEncodingImpl::PositionEncodingImpl(PositionOptions options) : m_options(
                           ? clipFloorFrequencies(m_baseFrequencies, options.trainLength)
                           : m_baseFrequencies;
       if (options.kind == PositionKind::Fope) {
+        TORCH_CHECK(options.layers >= 1, "FoPE needs at least one layer, got ", options.layers);
         FourierPositionOptions f;
         f.heads = options.heads;
         f.headDim = options.headDim();
@@ -67,7 +68,13 @@ PositionEncodingImpl::PositionEncodingImpl(PositionOptions options) : m_options(
         f.seriesPairs = options.fopeAllPairs ? kept : officialSeriesPairs(kept, f.headDim);
         f.gain = options.fopeGain;
         f.learnable = options.fopeLearnable;
-        m_fourier = register_module("fourier", FourierPosition(f));
+        // One set per layer, as the official code builds one in every block: the same rule,
+        // each its own draw from the global generator, in layer order (layer 0 first).
+        auto list = register_module("fourier", torch::nn::ModuleList());
+        for (int64_t l = 0; l < options.layers; ++l) {
+          m_fourier.push_back(FourierPosition(f));
+          list->push_back(m_fourier.back());
+        }
       }
       break;
     }
@@ -85,34 +92,41 @@ torch::Tensor PositionEncodingImpl::absolute(int64_t length) const {
   return m_table->weight.narrow(0, 0, length);
 }
 
+FourierPosition PositionEncodingImpl::fourier(int64_t layer) const {
+  if (m_fourier.empty()) return nullptr;
+  TORCH_CHECK(layer >= 0 && layer < static_cast<int64_t>(m_fourier.size()), "FoPE layer ", layer,
+              " of ", m_fourier.size());
+  return m_fourier[static_cast<size_t>(layer)];
+}
+
 std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::rotaryFactors(
-    int64_t length, const torch::TensorOptions& options) {
-  // Learnable FoPE coefficients change every step: only constant tables are cached.
-  const bool constant = !(m_fourier && m_options.fopeLearnable);
-  if (constant && m_cachedCos.defined() && m_cachedCos.size(-2) == length &&
+    int64_t length, const torch::TensorOptions& options, int64_t layer) {
+  if (!m_fourier.empty()) {
+    // The basis is the same for every layer and constant; each layer's coefficients (learning,
+    // or just loaded from a checkpoint) are applied at every call: a (T, K) x (K, M) product
+    // per head, small beside the attention.
+    const auto fourier = this->fourier(layer);
+    const auto& coefficients = fourier->cosCoefficients();
+    if (!(m_cachedCos.defined() && m_cachedCos.size(0) == length &&
+          m_cachedCos.device() == coefficients.device() &&
+          m_cachedCos.dtype() == coefficients.dtype()))
+      std::tie(m_cachedCos, m_cachedSin) = fourier->basis(length);
+    auto [cos, sin] = fourier->factors(m_cachedCos, m_cachedSin);
+    return {cos.to(options), sin.to(options)};
+  }
+  if (m_cachedCos.defined() && m_cachedCos.size(-2) == length &&
       m_cachedCos.device() == options.device() && m_cachedCos.dtype() == options.dtype())
     return {m_cachedCos, m_cachedSin};
-  torch::Tensor cos, sin;
-  if (m_fourier) {
-    std::tie(cos, sin) = m_fourier->factors(length);
-  } else {
-    auto angles = rotaryAngles(m_frequencies, length, 0);  // double: cos and sin before rounding
-    cos = torch::cos(angles);
-    sin = torch::sin(angles);
-  }
-  cos = cos.to(options);
-  sin = sin.to(options);
-  if (constant) {
-    m_cachedCos = cos.detach();
-    m_cachedSin = sin.detach();
-  }
-  return {cos, sin};
+  auto angles = rotaryAngles(m_frequencies, length, 0);  // double: cos and sin before rounding
+  m_cachedCos = torch::cos(angles).to(options);
+  m_cachedSin = torch::sin(angles).to(options);
+  return {m_cachedCos, m_cachedSin};
 }
 
 std::vector<double> PositionEncodingImpl::pairFrequencies() const {
   if (!isRotary()) return {};
-  if (!m_fourier) return m_frequencies;
-  const auto& o = m_fourier->options();
+  if (m_fourier.empty()) return m_frequencies;
+  const auto& o = m_fourier.front()->options();  // every layer's are the same
   const int64_t kept = static_cast<int64_t>(o.keptFrequencies.size());
   // The step identity's rule (fourier_position.h): pair j starts on frequency j * ceil(K / M).
   const int64_t step = (kept + o.seriesPairs - 1) / o.seriesPairs;
@@ -123,9 +137,10 @@ std::vector<double> PositionEncodingImpl::pairFrequencies() const {
 }
 
 std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::rotate(const torch::Tensor& q,
-                                                                     const torch::Tensor& k) {
+                                                                     const torch::Tensor& k,
+                                                                     int64_t layer) {
   if (!isRotary()) return {q, k};
-  auto [cos, sin] = rotaryFactors(q.size(-2), q.options());
+  auto [cos, sin] = rotaryFactors(q.size(-2), q.options(), layer);
   return {rotatePairs(q, cos, sin), rotatePairs(k, cos, sin)};
 }
 

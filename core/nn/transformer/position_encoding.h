@@ -4,6 +4,11 @@
 //   rotate(q, k)    applied to queries and keys          (rope, fope)
 //   scoreBias(T)    added to the attention scores        (alibi)
 // Each hook is the identity / undefined for the encodings that do not use it (none uses none).
+//
+// A model builds one and hands it to every layer: the tables (the causal mask, ALiBi's bias,
+// RoPE's factors, the learned table) are built once and shared. FoPE's coefficients are not:
+// as the official code builds its Fourier embedding inside every block, the encoding holds one
+// independent set per layer (`layers`), drawn in layer order, and rotate() takes the layer.
 #pragma once
 
 #include <optional>
@@ -35,6 +40,7 @@ struct PositionOptions {
   double fopeGain = 0.3;
   bool fopeLearnable = false;
   bool fopeAllPairs = false;  // every kept frequency gets a pair (default: official min(K, D/4))
+  int64_t layers = 1;         // fope: coefficient sets, one per layer (a Gpt sets its layer count)
 
   int64_t headDim() const { return dModel / heads; }
 };
@@ -45,8 +51,10 @@ class PositionEncodingImpl : public torch::nn::Module {
 
   // (T, dModel) to add to the token embeddings, or undefined.
   torch::Tensor absolute(int64_t length) const;
-  // q, k: (B, H, T, D). Rotated copies, or q and k themselves.
-  std::pair<torch::Tensor, torch::Tensor> rotate(const torch::Tensor& q, const torch::Tensor& k);
+  // q, k: (B, H, T, D). Rotated copies, or q and k themselves. FoPE rotates with `layer`'s
+  // coefficients; the other encodings are the same for every layer.
+  std::pair<torch::Tensor, torch::Tensor> rotate(const torch::Tensor& q, const torch::Tensor& k,
+                                                 int64_t layer = 0);
   // (H, T, T) to add to the scores, or undefined.
   torch::Tensor scoreBias(int64_t length, const torch::TensorOptions& options);
   bool hasScoreBias() const { return m_options.kind == PositionKind::Alibi; }
@@ -55,7 +63,8 @@ class PositionEncodingImpl : public torch::nn::Module {
   // evaluation lengths).
   const torch::Tensor& attentionMask(int64_t length, const torch::TensorOptions& options);
 
-  // Drops the cached tables: call after loading coefficients (a checkpoint).
+  // Drops the cached tables (the mask, RoPE's factors, FoPE's cos / sin basis). None of them
+  // depends on FoPE's coefficients, which are read at every call.
   void invalidateCache();
 
   const PositionOptions& options() const { return m_options; }
@@ -66,20 +75,26 @@ class PositionEncodingImpl : public torch::nn::Module {
   // The frequency each rotated pair j is given (rad/token), what the spectrum meter measures
   // it against: RoPE's after clipping; FoPE's series pairs the frequency their step identity
   // starts them on, its padded pairs 0 (a position-independent map). Empty unless rotary.
+  // The same for every layer: each layer's FoPE set starts from the same step identity.
   std::vector<double> pairFrequencies() const;
-  FourierPosition fourier() const { return m_fourier; }  // null unless fope
+  // Layer `layer`'s FoPE coefficients: null unless fope.
+  FourierPosition fourier(int64_t layer = 0) const;
+  // Every layer's, in layer order (empty unless fope).
+  const std::vector<FourierPosition>& fourierLayers() const { return m_fourier; }
 
  private:
   std::pair<torch::Tensor, torch::Tensor> rotaryFactors(int64_t length,
-                                                        const torch::TensorOptions& options);
+                                                        const torch::TensorOptions& options,
+                                                        int64_t layer);
 
   PositionOptions m_options;
   std::vector<double> m_baseFrequencies;
   std::vector<double> m_frequencies;
   std::vector<double> m_slopes;
   torch::nn::Embedding m_table{nullptr};
-  FourierPosition m_fourier{nullptr};
-  // Constant tables kept between steps (the same length every training step).
+  std::vector<FourierPosition> m_fourier;  // fope: one per layer, registered as fourier.<l>
+  // Constant tables kept between steps (the same length every training step): RoPE's factors
+  // (T, D/2), or FoPE's basis cos / sin(w_f t) (T, K) that every layer's coefficients combine.
   torch::Tensor m_cachedCos, m_cachedSin, m_cachedMask;
 };
 TORCH_MODULE(PositionEncoding);

@@ -20,11 +20,12 @@ std::vector<Ablation> paperAblations() {
 torch::Tensor bandRemovalMatrix(const torch::Tensor& unembedding, bool removeLow,
                                 double cutoffPeriod) {
   auto u = unembedding.detach().to(torch::kCPU).to(torch::kDouble);  // (M, d)
-  const int64_t numbers = u.size(0), d = u.size(1);
-  auto bands = analysis::splitByPeriod(u.t(), cutoffPeriod);  // over the number axis
-  auto a = (removeLow ? bands.low : bands.high).t();          // (M, d): band logits = A o
-  auto r =
-      numbers <= d ? torch::matmul(at::linalg_pinv(u), a) : torch::matmul(at::linalg_pinv(a), a);
+  auto bands = analysis::splitByPeriod(u.t(), cutoffPeriod);         // over the number axis
+  auto a = (removeLow ? bands.low : bands.high).t();                 // (M, d): band logits = A o
+  // The orthogonal projector onto A's row space; pinv(A) A is symmetric only up to rounding, so
+  // it is symmetrised to keep R R = R and R = R^T to double precision.
+  auto r = torch::matmul(at::linalg_pinv(a), a);
+  r = 0.5 * (r + r.t());
   return r.to(unembedding.dtype()).to(unembedding.device());
 }
 

@@ -1,13 +1,19 @@
-// The logit-lens filter ablation of Zhou et al.: a sublayer's output o at the answer position is
-// read in logit space over the number tokens (z = U o, U the number tokens' unembeddings, M x d),
-// split over the number axis into low and high frequencies, one band removed, and the change
-// put back in the residual stream.
+// The logit-lens filter ablation of Zhou et al. (Section 3.2): a sublayer's output o at the answer
+// position is read in logit space over the number tokens (z = W_U o, W_U the number tokens'
+// unembeddings, M x d), split over the number axis into low and high frequencies, and one band
+// removed by projecting o ORTHOGONALLY onto the null space of B F W_U (F the DFT along the number
+// axis, B the 0/1 mask of the removed frequencies):
 //
-// With A = the band's part of U (each column of U filtered over the number axis), the band's
-// logits are exactly A o. When U has full row rank (M <= d) o' = o - pinv(U) A o removes the band
-// and leaves the other untouched. With more numbers than dimensions both cannot hold; then
-// o' = o - pinv(A) A o, the smallest change that removes the band exactly (the other band moves
-// a little). Both are o' = o - R o with a d x d matrix R computed once per evaluation.
+//   o' = o - pinv(B F W_U) (B F W_U) o  =  o - pinv(A) A o,
+//
+// where A = F^-1 B F W_U is the band's part of W_U (each column filtered over the number axis);
+// the two agree because F is invertible, so B F W_U and A have the same row space. o' is the
+// point closest to o whose logits have no energy in the band. The other band's logits move too
+// (by as much as the two bands' directions in the residual stream overlap): the paper's filter
+// removes a subspace of o, it does not edit the logits. When the band spans as many directions
+// as o has (e.g. the high band of 199 numbers, 160 real frequencies, in d = 128) R is the
+// identity and the sublayer's output is removed whole. R = pinv(A) A (d x d, symmetric and
+// idempotent) is computed once per evaluation and applied as o' = o - R o.
 #pragma once
 
 #include <string>
@@ -30,7 +36,7 @@ struct Ablation {
 // The paper's Table 1 combinations (attention / MLP x low / high removed) and both modules.
 std::vector<Ablation> paperAblations();
 
-// R (d, d) for removing the low (or high) band of U (M, d), as above.
+// R = pinv(A) A (d, d) for removing the low (or high) band of W_U (M, d), as above.
 torch::Tensor bandRemovalMatrix(const torch::Tensor& unembedding, bool removeLow,
                                 double cutoffPeriod);
 

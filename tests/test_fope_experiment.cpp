@@ -1,9 +1,12 @@
 // Tests experiments/fope: perplexity of a uniform predictor, learning on the built-in text,
 // the declared panels and presets, bad settings, snapshots and bit-for-bit checkpoints, FoPE's
 // coefficients per layer (fixed or trained) and checkpoints from when they were one shared set.
+#include <QFileInfo>
 #include <QtTest>
 
 #include <cmath>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include <torch/torch.h>
@@ -376,6 +379,142 @@ class TestFopeExperiment : public QObject {
     QVERIFY(!experiment.stepsPerEpoch(values));
   }
 
+  // The zero-shot protocol trains on the corpus alone: its training batches are the corpus's
+  // windows, exactly those CharLmTrial draws, and no sequence holds a key statement (the
+  // trained-in protocol's batches do, so the search finds one when it is there).
+  void zeroShotTrainingBatchesHoldNoPasskeyText() {
+    struct Peek : fope::FopeTrial {
+      using FopeTrial::FopeTrial;
+      using FopeTrial::nextBatch;
+    };
+    auto statements = [](const fope::FopeTrial& trial, const torch::Tensor& inputs) {
+      int found = 0;
+      for (int64_t r = 0; r < inputs.size(0); ++r) {
+        std::vector<int32_t> ids;
+        for (int64_t t = 0; t < inputs.size(1); ++t)
+          ids.push_back(static_cast<int32_t>(inputs[r][t].item<int64_t>()));
+        const auto text = trial.data().vocabulary().decode(ids);
+        found += text.find(U"the key is") != std::u32string::npos ||
+                         text.find(U"pass key") != std::u32string::npos
+                     ? 1
+                     : 0;
+      }
+      return found;
+    };
+    auto values = config(tinyModel());
+    values["train_len"] = 64;
+    values["batch_size"] = 16;
+    values["passkey_protocol"] = "zero-shot";
+    values["passkey_mix"] = 0.0;
+    QVERIFY(fope::FopeExperiment().checkConfig(values).empty());
+    SeededScope scope(42);
+    Peek zeroShot(fope::FopeSettings::fromConfig(values), c10::kCPU, 42);
+    for (uint64_t seed : {1, 2, 3}) {
+      std::mt19937_64 rng(seed), same(seed);
+      const auto [inputs, targets] = zeroShot.nextBatch(rng);
+      const auto [corpus, corpusTargets] = zeroShot.data().sampleTrainBatch(16, 64, same);
+      QVERIFY(torch::equal(inputs, corpus) && torch::equal(targets, corpusTargets));
+      QCOMPARE(statements(zeroShot, inputs), 0);
+    }
+    values["passkey_protocol"] = "trained-in";
+    values["passkey_mix"] = 0.5;
+    Peek trainedIn(fope::FopeSettings::fromConfig(values), c10::kCPU, 42);
+    std::mt19937_64 rng(1);
+    QCOMPARE(statements(trainedIn, trainedIn.nextBatch(rng).first), 8);
+  }
+
+  // Zero-shot evaluation: from the first length that holds the 253-character prompt on, the
+  // exact accuracy with its 95% Wilson interval and the share of key characters; a model that
+  // predicts the same character everywhere retrieves nothing: 0 of 10, [0, 0.2775].
+  void zeroShotPasskeyAccuracyCarriesItsWilsonInterval() {
+    auto c = tinyModel();
+    c["passkey_protocol"] = "zero-shot";
+    c["passkey_digits"] = "5";
+    c["passkey_samples"] = "10";
+    c["eval_factors"] = "4,16";  // 64: too short for the prompt; 256 holds it
+    auto trial = makeTrial(config(c));
+    {
+      torch::NoGradGuard noGrad;
+      trial->model()->unembedding().zero_();  // every logit 0: argmax is token 0, '\n'
+    }
+    EvalReport report;
+    trial->evaluate(0, false, report);
+    std::map<std::string, double> m(report.metrics.begin(), report.metrics.end());
+    QVERIFY(!m.count("passkey/acc@64"));
+    QCOMPARE(m.at("passkey/acc@256"), 0.0);
+    QCOMPARE(m.at("passkey/digit_acc@256"), 0.0);
+    QCOMPARE(m.at("passkey/acc_lo@256"), 0.0);
+    QVERIFY(std::abs(m.at("passkey/acc_hi@256") - 0.277533) < 1e-6);
+    // The built-in text has none of the prompt's capitals, punctuation or digits.
+    QVERIFY(m.at("passkey/unseen_chars") > 10);
+    std::set<std::string> names;
+    for (const auto& s : report.snapshots) names.insert(s.name);
+    QVERIFY(names.count("passkey/by_length") && names.count("passkey/acc_lo_by_length") &&
+            names.count("passkey/acc_hi_by_length"));
+
+    // A trained model's scores: the interval always holds the accuracy.
+    for (int64_t i = 0; i < 5; ++i) trial->trainStep(i);
+    const auto score = trial->passkeyAccuracy(256, 10);
+    QCOMPARE(score.trials, int64_t(10));
+    QCOMPARE(score.exact, score.exactCount / 10.0);
+  }
+
+  // TinyShakespeare's only digit is '3': zero-shot digit keys ask for nine characters training
+  // never shows, and the letters departure draws its keys from the 26 lowercase letters it has.
+  void zeroShotOnTinyShakespeareCountsTheUnseenDigits() {
+    const QString corpus = QString(FOURIERLAB_SHARED_DATA) + "/tinyshakespeare.txt";
+    if (!QFileInfo::exists(corpus)) QSKIP("no tinyshakespeare.txt in the shared data folder");
+    auto c = tinyModel();
+    c["corpus"] = corpus.toStdString();
+    c["passkey_protocol"] = "zero-shot";
+    c["eval_factors"] = "16";
+    auto digits = makeTrial(config(c));
+    QCOMPARE(digits->passkeyUnseenCharacters(), int64_t(9));
+    QVERIFY(digits->passkeyKeyAlphabet() == U"0123456789");
+    c["passkey_key_chars"] = "letters";
+    auto letters = makeTrial(config(c));
+    QCOMPARE(letters->passkeyUnseenCharacters(), int64_t(0));
+    QVERIFY(letters->passkeyKeyAlphabet() == U"abcdefghijklmnopqrstuvwxyz");
+    // One vocabulary for both: the same seed trains the same model, only the keys differ.
+    QCOMPARE(letters->data().vocabulary().size(), digits->data().vocabulary().size());
+    QCOMPARE(letters->trainStep(0).read(), digits->trainStep(0).read());
+  }
+
+  void passkeyProtocolClashesAreRefused() {
+    fope::FopeExperiment experiment;
+    auto unknown = buildConfig(experiment, "", {"passkey_protocol=few-shot"});
+    QVERIFY(!unknown.ok());
+    QVERIFY2(QString::fromStdString(unknown.summary()).contains("trained-in") &&
+                 QString::fromStdString(unknown.summary()).contains("zero-shot"),
+             unknown.summary().c_str());
+    auto mixed = buildConfig(experiment, "", {"passkey_protocol=zero-shot", "passkey_mix=0.2"});
+    QVERIFY(!mixed.ok());
+    QVERIFY2(QString::fromStdString(mixed.summary())
+                 .contains("zero-shot trains on the corpus alone (the paper's test), but "
+                           "'passkey_mix' is 0.2: set passkey_mix=0"),
+             mixed.summary().c_str());
+    auto letters = buildConfig(experiment, "", {"passkey_key_chars=letters"});
+    QVERIFY(!letters.ok());
+    QVERIFY(QString::fromStdString(letters.summary()).contains("is for passkey_protocol=zero-shot"));
+    auto tooShort = buildConfig(experiment, "",
+                                {"passkey_protocol=zero-shot", "passkey_mix=0", "passkey_digits=5",
+                                 "train_len=64", "eval_factors=1,2"});
+    QVERIFY(!tooShort.ok());
+    QVERIFY2(QString::fromStdString(tooShort.summary())
+                 .contains("needs at least 253 tokens, and the longest evaluation length is 128"),
+             tooShort.summary().c_str());
+    // The trial refuses the same settings when it is built without the check.
+    auto c = config(tinyModel());
+    c["passkey_protocol"] = "zero-shot";
+    c["passkey_mix"] = 0.25;
+    try {
+      makeTrial(c);
+      QFAIL("expected an error");
+    } catch (const std::invalid_argument& e) {
+      QVERIFY2(QString(e.what()).contains("set passkey_mix=0"), e.what());
+    }
+  }
+
   void presetsAndVariantsBuildValidConfigs() {
     fope::FopeExperiment experiment;
     std::set<std::string> names;
@@ -390,11 +529,25 @@ class TestFopeExperiment : public QObject {
         QCOMPARE(c.values["position"], variant.overrides["position"]);
       }
     }
-    QVERIFY(names.count("tiny") && names.count("small") && names.count("paper-60m"));
+    QVERIFY(names.count("tiny") && names.count("small") && names.count("paper-60m") &&
+            names.count("tiny-zero-shot") && names.count("tiny-zero-shot-letters"));
     auto paper = buildConfig(experiment, "paper-60m", {}).values;
     QCOMPARE(paper["d_model"].get<int>(), 512);
     QCOMPARE(paper["layers"].get<int>(), 8);
     QCOMPARE(paper["train_len"].get<int>(), 512);
+    // The paper's protocol: zero-shot, 5-digit keys, nothing mixed into training.
+    for (const char* name : {"paper-60m", "tiny-zero-shot", "tiny-zero-shot-letters"}) {
+      auto values = buildConfig(experiment, name, {}).values;
+      QCOMPARE(values["passkey_protocol"].get<std::string>(), std::string("zero-shot"));
+      QCOMPARE(values["passkey_mix"].get<double>(), 0.0);
+      QCOMPARE(values["passkey_digits"].get<int>(), 5);
+    }
+    QCOMPARE(buildConfig(experiment, "paper-60m", {}).values["passkey_samples"].get<int>(), 1000);
+    for (const char* name : {"tiny", "small"})
+      QCOMPARE(buildConfig(experiment, name, {}).values["passkey_protocol"].get<std::string>(),
+               std::string("trained-in"));
+    for (const auto& preset : experiment.presets())
+      QVERIFY2(!preset.description.empty(), preset.name.c_str());
   }
 };
 

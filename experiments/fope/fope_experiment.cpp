@@ -16,7 +16,9 @@ std::string FopeExperiment::description() const {
   return "Train a small char-level transformer at train_len and measure perplexity and passkey "
          "retrieval at 1, 2, 4 and 8 times that length, comparing position encodings: NoPE, "
          "learned, RoPE, ALiBi and FoPE (Fourier series per dimension, floor frequencies "
-         "clipped). Without a corpus it trains on built-in text with known periods.";
+         "clipped). Passkey: the paper's zero-shot test (a model trained on the corpus alone) "
+         "or FourierLab's task mixed into training (passkey_protocol). Without a corpus it "
+         "trains on built-in text with known periods.";
 }
 
 std::vector<ParamSpec> FopeExperiment::params() const { return fopeParams(); }
@@ -59,11 +61,12 @@ std::vector<PanelSpec> FopeExperiment::panels() const {
       {"passkey_vs_length",
        "Passkey accuracy against length",
        PanelKind::SnapshotCurves,
-       {"passkey/by_length"},
+       {"passkey/by_length", "passkey/acc_lo_by_length", "passkey/acc_hi_by_length"},
        "evaluation length (tokens)",
        "exact-key accuracy",
        false,
-       "Share of passkey prompts whose every key digit the model retrieves",
+       "Share of passkey prompts whose every key character the model retrieves (solid), with "
+       "the ends of its 95% Wilson interval over the trials (dashed: low, dotted: high)",
        {},
        0.0,
        1.0},
@@ -140,9 +143,35 @@ std::vector<Variant> FopeExperiment::comparisonVariants() const {
 std::vector<ConfigIssue> FopeExperiment::checkConfig(const nlohmann::json& config) const {
   const auto s = FopeSettings::fromConfig(config);
   auto issues = char_lm::checkModelAndPosition(config, s.clipFloor);
-  // The same rule FopeTrial enforces, said before a run exists.
+  // The same rules FopeTrial enforces, said before a run exists.
+  if (s.zeroShot() && s.passkeyMix > 0)
+    issues.push_back({"passkey_mix", "passkey_protocol=zero-shot trains on the corpus alone (the "
+                                     "paper's test), but 'passkey_mix' is " +
+                                         config.at("passkey_mix").dump() +
+                                         ": set passkey_mix=0, or passkey_protocol=trained-in"});
+  if (!s.zeroShot() && s.passkeyKeyChars != PasskeyKeyChars::Digits)
+    issues.push_back({"passkey_key_chars",
+                      "passkey_key_chars=letters is for passkey_protocol=zero-shot; the "
+                      "trained-in task's keys are digits"});
+  if (s.zeroShot() && s.passkeyKeyChars == PasskeyKeyChars::Digits && s.passkeyDigits > 18)
+    issues.push_back({"passkey_digits", "zero-shot digit keys (1 to 5 x 10^(n-1)) have at most "
+                                        "18 digits, 'passkey_digits' is " +
+                                            std::to_string(s.passkeyDigits)});
+  if (s.zeroShot() && s.passkeySamples > 0) {
+    const auto lengths = s.evalLengths();
+    const int64_t longest = lengths.empty() ? 0 : lengths.back();
+    if (longest < s.minimumPasskeyContext())
+      issues.push_back(
+          {"passkey_samples",
+           "the zero-shot passkey prompt with " + std::to_string(s.passkeyDigits) +
+               "-character keys needs at least " + std::to_string(s.minimumPasskeyContext()) +
+               " tokens, and the longest evaluation length is " + std::to_string(longest) +
+               " (train_len=" + std::to_string(s.lm.trainLength) +
+               " x eval_factors=" + config.at("eval_factors").get<std::string>() +
+               "): raise train_len or eval_factors, or set passkey_samples=0"});
+  }
   const int64_t needed = text::minimumPasskeyLength(s.passkeyDigits) - 1;
-  if (s.passkeyMix > 0 && s.lm.trainLength < needed)
+  if (!s.zeroShot() && s.passkeyMix > 0 && s.lm.trainLength < needed)
     issues.push_back(
         {"passkey_digits", "passkey_mix=" + config.at("passkey_mix").dump() +
                                " trains on passkey "

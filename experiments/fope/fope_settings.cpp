@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/text/passkey.h"
+#include "core/text/passkey_prompt.h"
 #include "experiments/common/number_list.h"
 
 namespace fl::fope {
@@ -32,6 +33,13 @@ std::vector<int64_t> FopeSettings::evalLengths() const {
   return lengths;
 }
 
+int64_t FopeSettings::minimumPasskeyContext() const {
+  // Trained-in: a sample of length + 1 characters, the model reading the first `length`.
+  // Zero-shot: the model reads the whole prompt, the key included, and predicts what follows it.
+  return zeroShot() ? text::minimumZeroShotPasskeyLength(passkeyDigits)
+                    : text::minimumPasskeyLength(passkeyDigits) - 1;
+}
+
 FopeSettings FopeSettings::fromConfig(const nlohmann::json& c) {
   FopeSettings s;
   s.lm = char_lm::CharLmSettings::fromConfig(c);
@@ -43,6 +51,12 @@ FopeSettings FopeSettings::fromConfig(const nlohmann::json& c) {
   s.fopeLearnable = c.at("fope_learnable").get<bool>();
   s.fopeAllPairs = c.at("fope_pairs").get<std::string>() == "all";
   s.evalFactors = parseFactorList(c.at("eval_factors").get<std::string>());
+  s.passkeyProtocol = c.at("passkey_protocol").get<std::string>() == "zero-shot"
+                          ? PasskeyProtocol::ZeroShot
+                          : PasskeyProtocol::TrainedIn;
+  s.passkeyKeyChars = c.at("passkey_key_chars").get<std::string>() == "letters"
+                          ? PasskeyKeyChars::Letters
+                          : PasskeyKeyChars::Digits;
   s.passkeyDigits = c.at("passkey_digits").get<int64_t>();
   s.passkeyMix = c.at("passkey_mix").get<double>();
   s.passkeySamples = c.at("passkey_samples").get<int64_t>();
@@ -81,13 +95,31 @@ std::vector<ParamSpec> fopeParams() {
   factors.textCheck = checkFactorList;
   params.push_back(factors);
   params.push_back(
-      P::integer("passkey_digits", 4, 1, 32, "Digits of the passkey").inGroup("evaluation"));
+      P::choice("passkey_protocol", "trained-in", {"trained-in", "zero-shot"},
+                "Passkey test: zero-shot = the paper's (YaRN's prompt, the key hidden at a "
+                "uniformly random point of the filler; the model trained on the corpus alone, "
+                "passkey_mix must be 0); trained-in = FourierLab's short task, passkey_mix of "
+                "the training sequences being samples of it")
+          .inGroup("evaluation"));
+  params.push_back(
+      P::choice("passkey_key_chars", "digits", {"digits", "letters"},
+                "Zero-shot key characters: digits (the paper's) or lowercase letters the "
+                "training text has (a departure, for corpora without digits)")
+          .inGroup("evaluation"));
+  params.push_back(P::integer("passkey_digits", 4, 1, 32,
+                              "Key length. Trained-in: exactly this many digits. Zero-shot "
+                              "digits: a whole number from 1 to 5 x 10^(n-1), as YaRN's "
+                              "randint(1, 50000) at 5 (at most 18). Zero-shot letters: exactly "
+                              "this many letters")
+                       .inGroup("evaluation"));
   params.push_back(P::real("passkey_mix", 0.2, 0.0, 1.0,
-                           "Share of training sequences that are passkey samples at train_len "
-                           "(0: the model never sees the task)")
+                           "Trained-in protocol: share of training sequences that are passkey "
+                           "samples at train_len (0: the model never sees the task; zero-shot "
+                           "needs 0)")
                        .inGroup("training"));
   params.push_back(P::integer("passkey_samples", 32, 0, 100000,
-                              "Passkey samples per evaluation length (0: skip the task)")
+                              "Passkey trials per evaluation length (the paper: 1000; 0: skip "
+                              "the task)")
                        .inGroup("evaluation"));
   return params;
 }

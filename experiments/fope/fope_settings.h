@@ -1,5 +1,6 @@
 // The FoPE experiment's settings: the shared char-LM settings plus the position encoding,
-// the evaluation lengths and the passkey task.
+// the evaluation lengths and the passkey task (its protocol: the paper's zero-shot test, or
+// FourierLab's short task mixed into training).
 #pragma once
 
 #include <optional>
@@ -11,6 +12,13 @@
 
 namespace fl::fope {
 
+// How the passkey test is run. ZeroShot: the paper's (YaRN's prompt, core/text/passkey_prompt.h),
+// the model trained on the corpus alone. TrainedIn: FourierLab's short char task
+// (core/text/passkey.h), passkey_mix of the training sequences being samples of it.
+enum class PasskeyProtocol { TrainedIn, ZeroShot };
+// The zero-shot key's characters: digits (the paper's) or lowercase letters the corpus has.
+enum class PasskeyKeyChars { Digits, Letters };
+
 struct FopeSettings {
   char_lm::CharLmSettings lm;
   nn::PositionKind position = nn::PositionKind::Fope;
@@ -20,11 +28,17 @@ struct FopeSettings {
   bool fopeLearnable = false;
   bool fopeAllPairs = false;
   std::vector<int64_t> evalFactors{1, 2, 4, 8};
+  PasskeyProtocol passkeyProtocol = PasskeyProtocol::TrainedIn;
+  PasskeyKeyChars passkeyKeyChars = PasskeyKeyChars::Digits;
   int64_t passkeyDigits = 4;
   double passkeyMix = 0.2;
-  int64_t passkeySamples = 32;
+  int64_t passkeySamples = 32;  // trials per evaluation length
 
   std::vector<int64_t> evalLengths() const;  // train_len x each factor, ascending
+  bool zeroShot() const { return passkeyProtocol == PasskeyProtocol::ZeroShot; }
+  // The shortest evaluation length (tokens the model reads) that holds a passkey trial of the
+  // chosen protocol and key length; shorter lengths are not tested.
+  int64_t minimumPasskeyContext() const;
   static FopeSettings fromConfig(const nlohmann::json& config);
 };
 

@@ -8,8 +8,10 @@
 #include "core/analysis/spectral_purity.h"
 #include "core/engine/seeding.h"
 #include "core/engine/tensor_values.h"
+#include "core/metrics/binomial_interval.h"
 #include "core/nn/transformer/rotary.h"
 #include "core/text/passkey.h"
+#include "core/text/passkey_prompt.h"
 
 namespace fl::fope {
 
@@ -36,6 +38,36 @@ int64_t spectrumProbeLength(const std::vector<int64_t>& evalLengths, int64_t tra
   return std::clamp<int64_t>(longest, trainLength, 4 * trainLength);
 }
 
+// The passkey settings a trial cannot run with (FopeExperiment::checkConfig says the same before
+// a run exists), then the characters the vocabulary needs besides the corpus. Zero-shot: the
+// prompt's and the digits, whichever characters the keys use, so a digits run and a letters run
+// of one seed train the same model; trained-in: its own task's.
+std::u32string passkeyVocabulary(const FopeSettings& s) {
+  const std::string digits = std::to_string(s.passkeyDigits);
+  if (s.zeroShot()) {
+    if (s.passkeyMix > 0)
+      throw std::invalid_argument(
+          "passkey_protocol=zero-shot trains on the corpus alone, but passkey_mix is " +
+          std::to_string(s.passkeyMix) + ": set passkey_mix=0 (or passkey_protocol=trained-in)");
+    if (s.passkeyKeyChars == PasskeyKeyChars::Digits && s.passkeyDigits > 18)
+      throw std::invalid_argument("zero-shot digit keys (1 to 5 x 10^(n-1)) have at most 18 "
+                                  "digits; passkey_digits is " +
+                                  digits);
+    return text::zeroShotPromptCharacters() + text::passkeyDigitCharacters();
+  }
+  if (s.passkeyKeyChars != PasskeyKeyChars::Digits)
+    throw std::invalid_argument(
+        "passkey_key_chars=letters is for passkey_protocol=zero-shot; the trained-in task's keys "
+        "are digits");
+  if (s.passkeyMix > 0 && s.lm.trainLength + 1 < text::minimumPasskeyLength(s.passkeyDigits))
+    throw std::invalid_argument(
+        "passkey_mix > 0 needs train_len >= " +
+        std::to_string(text::minimumPasskeyLength(s.passkeyDigits) - 1) + " for " + digits +
+        "-digit keys (train_len is " + std::to_string(s.lm.trainLength) +
+        "); lower passkey_digits or set passkey_mix=0");
+  return text::passkeyAlphabet();
+}
+
 }  // namespace
 
 nn::GptOptions fopeModelOptions(const FopeSettings& s) {
@@ -54,19 +86,35 @@ nn::GptOptions fopeModelOptions(const FopeSettings& s) {
 }
 
 FopeTrial::FopeTrial(const FopeSettings& settings, c10::Device device, uint64_t seed)
-    : CharLmTrial(settings.lm, fopeModelOptions(settings), device, seed, text::passkeyAlphabet()),
+    : CharLmTrial(settings.lm, fopeModelOptions(settings), device, seed,
+                  passkeyVocabulary(settings)),
       m_fope(settings),
-      m_seed(seed) {
-  if (settings.passkeyMix > 0 &&
-      settings.lm.trainLength + 1 < text::minimumPasskeyLength(settings.passkeyDigits))
-    throw std::invalid_argument(
-        "passkey_mix > 0 needs train_len >= " +
-        std::to_string(text::minimumPasskeyLength(settings.passkeyDigits) - 1) + " for " +
-        std::to_string(settings.passkeyDigits) + "-digit keys (train_len is " +
-        std::to_string(settings.lm.trainLength) + "); lower passkey_digits or set passkey_mix=0");
+      m_seed(seed),
+      m_keyAlphabet(text::passkeyDigitCharacters()) {
+  if (!settings.zeroShot()) return;
+  // What the training split shows: a character it never holds has an untrained embedding.
+  const auto& vocabulary = data().vocabulary();
+  const auto counts = torch::bincount(data().train(), {}, vocabulary.size());
+  const auto count = counts.accessor<int64_t, 1>();
+  auto seen = [&](char32_t c) { return vocabulary.contains(c) && count[vocabulary.id(c)] > 0; };
+  if (settings.passkeyKeyChars == PasskeyKeyChars::Letters) {
+    m_keyAlphabet.clear();
+    for (char32_t c = U'a'; c <= U'z'; ++c)
+      if (seen(c)) m_keyAlphabet.push_back(c);
+    if (m_keyAlphabet.size() < 2)
+      throw std::invalid_argument("passkey_key_chars=letters draws keys from the lowercase "
+                                  "letters of the training text, which has " +
+                                  std::to_string(m_keyAlphabet.size()) + "; use digits");
+  }
+  std::u32string asked = text::zeroShotPromptCharacters() + m_keyAlphabet;
+  std::sort(asked.begin(), asked.end());
+  asked.erase(std::unique(asked.begin(), asked.end()), asked.end());
+  for (char32_t c : asked) m_unseenPasskeyCharacters += seen(c) ? 0 : 1;
 }
 
 std::pair<torch::Tensor, torch::Tensor> FopeTrial::nextBatch(std::mt19937_64& rng) {
+  // Zero-shot: the corpus alone, as the paper pre-trains (passkey_mix is 0, checked).
+  if (m_fope.zeroShot()) return CharLmTrial::nextBatch(rng);
   auto [inputs, targets] = CharLmTrial::nextBatch(rng);
   const int64_t rows = static_cast<int64_t>(std::lround(m_fope.passkeyMix * inputs.size(0)));
   const int64_t t = m_fope.lm.trainLength;
@@ -87,6 +135,51 @@ double FopeTrial::perplexity(int64_t length) {
 }
 
 FopeTrial::PasskeyScore FopeTrial::passkeyAccuracy(int64_t length, int64_t samples) {
+  return m_fope.zeroShot() ? zeroShotPasskeyAccuracy(length, samples)
+                           : trainedInPasskeyAccuracy(length, samples);
+}
+
+FopeTrial::PasskeyScore FopeTrial::zeroShotPasskeyAccuracy(int64_t length, int64_t samples) {
+  // Its own stream per length: the same trials at every evaluation, independent across lengths.
+  auto rng = makeStream(m_seed, ("passkey-zero-shot/" + std::to_string(length)).c_str());
+  const auto& vocabulary = data().vocabulary();
+  const bool digits = m_fope.passkeyKeyChars == PasskeyKeyChars::Digits;
+  PasskeyScore score;
+  score.trials = samples;
+  int64_t right = 0, characters = 0;
+  // In chunks, so the (N, T, V) log-probabilities of a thousand long prompts are never held.
+  const int64_t chunk = std::max<int64_t>(1, evaluationChunk(length));
+  for (int64_t first = 0; first < samples; first += chunk) {
+    const int64_t n = std::min(chunk, samples - first);
+    std::vector<text::ZeroShotPasskey> trials;
+    auto inputs = torch::empty({n, length}, torch::kLong);
+    for (int64_t i = 0; i < n; ++i) {
+      const auto key = digits ? text::drawYarnKey(m_fope.passkeyDigits, rng)
+                              : text::drawKeyFrom(m_keyAlphabet, m_fope.passkeyDigits, rng);
+      trials.push_back(text::makeZeroShotPasskey(length, key, rng));
+      const auto ids = vocabulary.encode(trials.back().text);
+      inputs[i].copy_(torch::tensor(std::vector<int64_t>(ids.begin(), ids.end()), torch::kLong));
+    }
+    // The model reads the whole prompt, the key included: position t predicts character t + 1,
+    // so answerAt - 1 .. length - 2 predict the key and length - 1 what follows it.
+    const auto predicted = logProbabilities(inputs).argmax(-1).contiguous();
+    const auto at = predicted.accessor<int64_t, 2>();
+    for (int64_t i = 0; i < n; ++i) {
+      const auto& t = trials[static_cast<size_t>(i)];
+      std::u32string answer;
+      for (int64_t p = t.answerAt - 1; p < length; ++p)
+        answer.push_back(vocabulary.character(static_cast<int32_t>(at[i][p])));
+      score.exactCount += text::zeroShotAnswerIsExact(t.key, answer, m_keyAlphabet) ? 1 : 0;
+      for (size_t k = 0; k < t.key.size(); ++k) right += answer[k] == t.key[k] ? 1 : 0;
+      characters += static_cast<int64_t>(t.key.size());
+    }
+  }
+  score.exact = static_cast<double>(score.exactCount) / static_cast<double>(samples);
+  score.digits = static_cast<double>(right) / static_cast<double>(characters);
+  return score;
+}
+
+FopeTrial::PasskeyScore FopeTrial::trainedInPasskeyAccuracy(int64_t length, int64_t samples) {
   // Its own stream per length: the same samples at every evaluation, independent across lengths.
   auto rng = makeStream(m_seed, ("passkey-eval/" + std::to_string(length)).c_str());
   std::vector<text::PasskeySample> batch;
@@ -110,27 +203,34 @@ FopeTrial::PasskeyScore FopeTrial::passkeyAccuracy(int64_t length, int64_t sampl
     digits += right;
   }
   return {static_cast<double>(exact) / static_cast<double>(samples),
-          static_cast<double>(digits) / static_cast<double>(samples * m_fope.passkeyDigits)};
+          static_cast<double>(digits) / static_cast<double>(samples * m_fope.passkeyDigits),
+          exact, samples};
 }
 
 void FopeTrial::evaluate(int64_t, bool, EvalReport& out) {
   const auto lengths = m_fope.evalLengths();
   const std::string label = nn::toString(m_fope.position);
-  std::vector<double> ppl, passkey;
+  std::vector<double> ppl, passkey, passkeyLow, passkeyHigh;
   std::vector<int64_t> passkeyLengths;
   for (int64_t length : lengths) {
     ppl.push_back(perplexity(length));
     out.metric("val/ppl@" + std::to_string(length), ppl.back());
 
-    if (m_fope.passkeySamples > 0 &&
-        length + 1 >= text::minimumPasskeyLength(m_fope.passkeyDigits)) {
+    if (m_fope.passkeySamples > 0 && length >= m_fope.minimumPasskeyContext()) {
       const auto score = passkeyAccuracy(length, m_fope.passkeySamples);
+      const auto interval = metrics::wilsonInterval(score.exactCount, score.trials);
       passkey.push_back(score.exact);
+      passkeyLow.push_back(interval.low);
+      passkeyHigh.push_back(interval.high);
       passkeyLengths.push_back(length);
-      out.metric("passkey/acc@" + std::to_string(length), score.exact);
-      out.metric("passkey/digit_acc@" + std::to_string(length), score.digits);
+      const std::string at = "@" + std::to_string(length);
+      out.metric("passkey/acc" + at, score.exact);
+      out.metric("passkey/acc_lo" + at, interval.low);  // 95% Wilson interval of acc
+      out.metric("passkey/acc_hi" + at, interval.high);
+      out.metric("passkey/digit_acc" + at, score.digits);
     }
   }
+  if (m_fope.zeroShot()) out.metric("passkey/unseen_chars", m_unseenPasskeyCharacters);
   // val/loss at train_len ranks checkpoints, whether or not the factors include 1.
   const auto at = std::find(lengths.begin(), lengths.end(), m_fope.lm.trainLength);
   out.metric("val/loss", at != lengths.end()
@@ -139,10 +239,16 @@ void FopeTrial::evaluate(int64_t, bool, EvalReport& out) {
   out.snapshot(byLength("ppl/by_length", lengths, ppl, "perplexity", label));
   if (!passkey.empty()) {
     // Its panel shows the latest; ppl/by_length is drawn over training too.
-    auto byPasskeyLength =
-        byLength("passkey/by_length", passkeyLengths, passkey, "accuracy", label);
-    byPasskeyLength.keep = SnapshotKeep::LatestStep;
-    out.snapshot(std::move(byPasskeyLength));
+    // The 95% Wilson interval's ends beside it, as curves of their own.
+    const std::pair<const char*, const std::vector<double>*> curves[] = {
+        {"passkey/by_length", &passkey},
+        {"passkey/acc_lo_by_length", &passkeyLow},
+        {"passkey/acc_hi_by_length", &passkeyHigh}};
+    for (const auto& [name, values] : curves) {
+      auto byPasskeyLength = byLength(name, passkeyLengths, *values, "accuracy", label);
+      byPasskeyLength.keep = SnapshotKeep::LatestStep;
+      out.snapshot(std::move(byPasskeyLength));
+    }
   }
   frequencySnapshots(out);
   spectrumMeter(out);

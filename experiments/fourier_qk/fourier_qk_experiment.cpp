@@ -96,6 +96,7 @@ std::vector<ConfigIssue> FourierQkExperiment::checkConfig(const nlohmann::json& 
   const int64_t trainLength = config.at("train_len").get<int64_t>();
   for (auto& issue : char_lm::checkCorpus(config, trainLength, "train_len"))
     issues.push_back(std::move(issue));
+  for (auto& issue : checkFilterSettings(config)) issues.push_back(std::move(issue));
   return issues;
 }
 

@@ -8,7 +8,8 @@
 namespace fl::fourier_qk {
 
 std::vector<std::string> variantNames() {
-  return {"none", "random", "fourier", "multi", "gaussian", "mexican_hat", "causal_morlet"};
+  return {"none",     "random",      "fourier",      "multi", "spectral_mexican_hat",
+          "gaussian", "mexican_hat", "causal_morlet"};
 }
 
 FourierQkSettings FourierQkSettings::fromConfig(const nlohmann::json& c) {
@@ -20,6 +21,9 @@ FourierQkSettings FourierQkSettings::fromConfig(const nlohmann::json& c) {
   s.position = nn::parsePositionKind(c.at("position").get<std::string>()).value();
   s.sigmaBins = c.at("sigma").get<double>();
   s.initialBin = c.at("init_bin").get<double>();
+  s.fixedCentre = c.at("fixed_centre").get<bool>();
+  s.filterNorm =
+      c.at("filter_norm").get<std::string>() == "l1" ? nn::SpectralNorm::L1 : nn::SpectralNorm::L2;
   s.centres = c.at("centres").get<int64_t>();
   s.kernelLength = c.at("kernel_len").get<int64_t>();
   s.kernelScale = c.at("kernel_scale").get<double>();
@@ -53,8 +57,10 @@ std::vector<ParamSpec> fourierQkParams() {
       P::choice("variant", "fourier", variantNames(),
                 "Q/K preprocessing: none (standard attention); random, fourier, multi: spectral "
                 "filters over the whole window (NOT causal; random and multi are FourierLab's "
-                "own designs, not in the author's code); gaussian, mexican_hat, causal_morlet: "
-                "causal time-domain kernels")
+                "own designs, not in the author's code); spectral_mexican_hat: the author's "
+                "zero-mean Mexican hat over frequency bins, peak at init_bin, one learned scale "
+                "per head (NOT causal); gaussian, mexican_hat, causal_morlet: causal "
+                "time-domain kernels")
           .inGroup("filter"),
       P::choice("score_scaling", "sqrt", {"sqrt", "double"},
                 "How attention scales the scores q k^T: sqrt, by 1 / sqrt(head size), as the "
@@ -65,9 +71,21 @@ std::vector<ParamSpec> fourierQkParams() {
       P::real("sigma", 2.0, 0.1, 64.0,
               "fourier/multi: Gaussian width in frequency bins (author: 2)")
           .inGroup("filter"),
-      P::real("init_bin", 4.0, 0.5, 4096.0,
+      P::real("init_bin", 4.0, 0.0, 4096.0,
               "fourier/multi: initial centre in bins of the training window (author: 4 = a "
-              "64-token period at 256); multi doubles it for each further centre")
+              "64-token period at 256); multi doubles it for each further centre. "
+              "spectral_mexican_hat: the bin of its peak (period train_len / init_bin). Bin 0 "
+              "(DC) only with fixed_centre: a learned centre lives in log space")
+          .inGroup("filter"),
+      P::flag("fixed_centre", false,
+              "fourier/multi: keep the centres at init_bin instead of learning them (the "
+              "author's spectral ladder: bins 0, 1, 4, 16, 64, 128 of 256)")
+          .inGroup("filter"),
+      P::choice("filter_norm", "l2", {"l2", "l1"},
+                "fourier/multi: how the Gaussian response is scaled over bins: l2 (unit norm, "
+                "the author's FourierQK and ladder) or l1 (unit sum, the author's filter-shape "
+                "script: narrow and wide bands). spectral_mexican_hat is always l1, as the "
+                "author's")
           .inGroup("filter"),
       P::integer("centres", 4, 1, 32, "multi: learnable centres per head (paper: 4)")
           .inGroup("filter"),
@@ -92,6 +110,19 @@ std::vector<ParamSpec> fourierQkParams() {
   return params;
 }
 
+std::vector<ConfigIssue> checkFilterSettings(const nlohmann::json& config) {
+  const auto variant = config.at("variant").get<std::string>();
+  const bool learnsInLogSpace =
+      variant == "spectral_mexican_hat" ||
+      ((variant == "fourier" || variant == "multi") && !config.at("fixed_centre").get<bool>());
+  if (learnsInLogSpace && config.at("init_bin").get<double>() <= 0.0)
+    return {{"init_bin",
+             "init_bin: bin 0 (DC) needs a fixed centre (fixed_centre=true with "
+             "fourier or multi): variant '" +
+                 variant + "' learns its frequency in log space"}};
+  return {};
+}
+
 std::shared_ptr<nn::QkFilterImpl> makeQkFilter(const FourierQkSettings& s) {
   const int64_t heads = s.lm.model.heads, t = s.lm.trainLength;
   if (s.variant == "none") return nullptr;
@@ -99,8 +130,11 @@ std::shared_ptr<nn::QkFilterImpl> makeQkFilter(const FourierQkSettings& s) {
   if (s.variant == "fourier" || s.variant == "multi") {
     const auto bins = s.initialCentres();
     return std::make_shared<nn::GaussianBandFilterImpl>(heads, t, static_cast<int64_t>(bins.size()),
-                                                        s.sigmaBins, bins);
+                                                        s.sigmaBins, bins, s.filterNorm,
+                                                        /*learnCentres=*/!s.fixedCentre);
   }
+  if (s.variant == "spectral_mexican_hat")
+    return std::make_shared<nn::SpectralMexicanHatFilterImpl>(heads, t, s.initialBin);
   if (auto kernel = nn::parseCausalKernel(s.variant))
     return std::make_shared<nn::CausalKernelFilterImpl>(*kernel, s.kernelLength, s.kernelScale);
   throw std::invalid_argument("unknown variant '" + s.variant + "'");

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/engine/config.h"
+#include "core/nn/qk_filters/spectral_filter.h"
 #include "core/nn/transformer/causal_self_attention.h"
 #include "core/nn/transformer/position_encoding.h"
 #include "core/nn/transformer/qk_filter.h"
@@ -13,8 +15,8 @@
 
 namespace fl::fourier_qk {
 
-std::vector<std::string>
-variantNames();  // none, random, fourier, multi, gaussian, mexican_hat, causal_morlet
+// none, random, fourier, multi, spectral_mexican_hat, gaussian, mexican_hat, causal_morlet
+std::vector<std::string> variantNames();
 
 struct FourierQkSettings {
   char_lm::CharLmSettings lm;
@@ -23,7 +25,9 @@ struct FourierQkSettings {
   nn::PositionKind position = nn::PositionKind::Learned;
   double sigmaBins = 2.0;
   double initialBin = 4.0;
-  int64_t centres = 4;  // multi
+  bool fixedCentre = false;  // fourier/multi: centres stay at their initial bins (the ladder)
+  nn::SpectralNorm filterNorm = nn::SpectralNorm::L2;  // fourier/multi
+  int64_t centres = 4;                                 // multi
   int64_t kernelLength = 16;
   double kernelScale = 4.0;
   double causalityTolerance = 1e-4;
@@ -35,6 +39,10 @@ struct FourierQkSettings {
 };
 
 std::vector<ParamSpec> fourierQkParams();
+
+// Filter settings that are each allowed but not together: a learned centre or scale at bin 0
+// (DC), whose logarithm does not exist.
+std::vector<ConfigIssue> checkFilterSettings(const nlohmann::json& config);
 
 // The variant's filter for one layer (null for `none`). Random filters draw from torch's
 // generator, so build the model inside the run's SeededScope.

@@ -109,9 +109,11 @@ double FourierQkTrial::filterCausalityProbe() const {
 torch::Tensor FourierQkTrial::learnedPeriods() const {
   std::vector<torch::Tensor> layers;
   for (const auto& block : model()->blocks()) {
-    auto band = std::dynamic_pointer_cast<nn::GaussianBandFilterImpl>(block->attention()->filter());
-    if (!band) return {};
-    layers.push_back(band->periods().detach().to(torch::kCPU));
+    auto spectral = std::dynamic_pointer_cast<nn::SpectralFilterImpl>(block->attention()->filter());
+    if (!spectral) return {};
+    auto periods = spectral->learnedPeriods();  // undefined for a fixed filter (the ladder's)
+    if (!periods.defined()) return {};
+    layers.push_back(periods.detach().to(torch::kCPU));
   }
   return torch::stack(layers);
 }

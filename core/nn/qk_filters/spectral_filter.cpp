@@ -6,6 +6,11 @@
 
 namespace fl::nn {
 
+torch::Tensor normaliseOverBins(const torch::Tensor& w, SpectralNorm norm) {
+  if (norm == SpectralNorm::L1) return w / w.sum(-1, /*keepdim=*/true).clamp_min(1e-8);
+  return w / w.norm(2, -1, /*keepdim=*/true).clamp_min(1e-12);
+}
+
 SpectralFilterImpl::SpectralFilterImpl(int64_t heads, int64_t trainLength)
     : m_heads(heads), m_trainLength(trainLength) {}
 
@@ -27,26 +32,62 @@ torch::Tensor FlatSpectralFilterImpl::response(int64_t length) const {
 }
 
 GaussianBandFilterImpl::GaussianBandFilterImpl(int64_t heads, int64_t trainLength, int64_t centres,
-                                               double sigmaBins, std::vector<double> initialBins)
-    : SpectralFilterImpl(heads, trainLength), m_sigma(sigmaBins) {
+                                               double sigmaBins, std::vector<double> initialBins,
+                                               SpectralNorm norm, bool learnCentres)
+    : SpectralFilterImpl(heads, trainLength), m_sigma(sigmaBins), m_norm(norm) {
   TORCH_CHECK(static_cast<int64_t>(initialBins.size()) == centres, "need ", centres,
               " initial centres, got ", initialBins.size());
-  auto init = torch::tensor(initialBins, torch::kFloat).log().unsqueeze(0).repeat({heads, 1});
-  m_logF = register_parameter("log_f", init);
+  auto init = torch::tensor(initialBins, torch::kFloat).unsqueeze(0).repeat({heads, 1});
+  if (!learnCentres) {
+    m_fixedCentre = register_buffer("centre", init);
+    return;
+  }
+  // A learned centre lives in log space: bin 0 (DC) has no logarithm.
+  TORCH_CHECK(init.min().item<double>() > 0, "a learned centre must start above bin 0, got ",
+              init.min().item<double>());
+  m_logF = register_parameter("log_f", init.log());
 }
 
-torch::Tensor GaussianBandFilterImpl::centres() const { return m_logF.exp(); }
+torch::Tensor GaussianBandFilterImpl::centres() const {
+  return learnsCentres() ? m_logF.exp() : m_fixedCentre;
+}
 
 torch::Tensor GaussianBandFilterImpl::periods() const {
   return static_cast<double>(m_trainLength) / centres();
 }
 
+torch::Tensor GaussianBandFilterImpl::learnedPeriods() const {
+  return learnsCentres() ? periods() : torch::Tensor();
+}
+
 torch::Tensor GaussianBandFilterImpl::response(int64_t length) const {
-  auto bins = binsInTrainUnits(length, m_logF.options().requires_grad(false));  // (F)
-  auto f = centres().unsqueeze(-1);                                             // (H, K, 1)
-  auto bumps = torch::exp(-(bins - f).pow(2) / (2.0 * m_sigma * m_sigma));      // (H, K, F)
-  auto w = bumps.sum(1);                                                        // (H, F)
-  return w / w.norm(2, -1, /*keepdim=*/true).clamp_min(1e-12);
+  const auto f = centres();
+  auto bins = binsInTrainUnits(length, f.options().requires_grad(false));  // (F)
+  auto bumps =
+      torch::exp(-(bins - f.unsqueeze(-1)).pow(2) / (2.0 * m_sigma * m_sigma));  // (H, K, F)
+  return normaliseOverBins(bumps.sum(1), m_norm);                                // (H, F)
+}
+
+SpectralMexicanHatFilterImpl::SpectralMexicanHatFilterImpl(int64_t heads, int64_t trainLength,
+                                                           double peakBin)
+    : SpectralFilterImpl(heads, trainLength) {
+  TORCH_CHECK(peakBin > 0, "the Mexican hat's peak must lie above bin 0, got ", peakBin);
+  // The author's initial scale for a period p: s = sqrt(2) p / (2 pi), with p = T / peakBin.
+  const double scale = std::sqrt(2.0) * static_cast<double>(trainLength) / (2.0 * M_PI * peakBin);
+  m_logScale = register_parameter("log_scale", torch::full({heads}, std::log(scale)));
+}
+
+torch::Tensor SpectralMexicanHatFilterImpl::scales() const { return m_logScale.exp(); }
+
+torch::Tensor SpectralMexicanHatFilterImpl::learnedPeriods() const {
+  return (2.0 * M_PI / std::sqrt(2.0) * scales()).unsqueeze(-1);
+}
+
+torch::Tensor SpectralMexicanHatFilterImpl::response(int64_t length) const {
+  auto omega = binsInTrainUnits(length, m_logScale.options().requires_grad(false)) *
+               (2.0 * M_PI / static_cast<double>(m_trainLength));  // (F) radians per token
+  auto sw2 = (scales().unsqueeze(-1) * omega).pow(2);              // (H, F)
+  return normaliseOverBins(sw2 * torch::exp(-0.5 * sw2), SpectralNorm::L1);
 }
 
 RandomSpectralFilterImpl::RandomSpectralFilterImpl(int64_t heads, int64_t trainLength)
@@ -60,7 +101,7 @@ torch::Tensor RandomSpectralFilterImpl::response(int64_t length) const {
   auto bins = binsInTrainUnits(length, m_centre.options());
   auto w =
       torch::exp(-(bins - m_centre.unsqueeze(-1)).pow(2) / (2.0 * m_width.unsqueeze(-1).pow(2)));
-  return w / w.norm(2, -1, true).clamp_min(1e-12);
+  return normaliseOverBins(w, SpectralNorm::L2);
 }
 
 }  // namespace fl::nn

@@ -18,6 +18,14 @@
 
 namespace fl::nn {
 
+// How a response is scaled over the training window's bins: L2 (w / ||w||, the author's corrected
+// FourierQK and its fixed-bin ladder) or L1 (w / sum w, the author's filter-shape script: the
+// narrow/wide bands and the Mexican hat). The scale matters: it multiplies the scores q k^T.
+enum class SpectralNorm { L2, L1 };
+
+// w normalised over its last axis (the bins).
+torch::Tensor normaliseOverBins(const torch::Tensor& w, SpectralNorm norm);
+
 class SpectralFilterImpl : public QkFilterImpl {
  public:
   SpectralFilterImpl(int64_t heads, int64_t trainLength);
@@ -26,6 +34,8 @@ class SpectralFilterImpl : public QkFilterImpl {
   bool claimsCausal() const override { return false; }
   // phi_h on the bins of a window of `length`: (heads, length / 2 + 1).
   virtual torch::Tensor response(int64_t length) const = 0;
+  // The periods (tokens per cycle) the filter learns, (heads, K); undefined when it learns none.
+  virtual torch::Tensor learnedPeriods() const { return {}; }
 
  protected:
   // Bin positions of a `length` window expressed in train-window bins: b * trainLength / length.
@@ -43,20 +53,50 @@ class FlatSpectralFilterImpl : public SpectralFilterImpl {
 };
 
 // The author's filter: per head, K Gaussian bumps over frequency bins,
-// w(b) = sum_k exp(-(b - f_k)^2 / (2 sigma^2)), L2-normalised over bins, with f_k = exp(log_f_k)
-// learned in log space (no weight decay: log_f is a vector). K = 1 is `fourier`, K > 1 `multi`.
+// w(b) = sum_k exp(-(b - f_k)^2 / (2 sigma^2)), normalised over bins (L2 unless told), with
+// f_k = exp(log_f_k) learned in log space (no weight decay: log_f is not a weight matrix).
+// K = 1 is `fourier`, K > 1 `multi`. With learnCentres false the centres stay at initialBins,
+// a buffer rather than a parameter, so bin 0 (DC) is allowed: the author's fixed-bin ladder.
 class GaussianBandFilterImpl : public SpectralFilterImpl {
  public:
   GaussianBandFilterImpl(int64_t heads, int64_t trainLength, int64_t centres, double sigmaBins,
-                         std::vector<double> initialBins);
+                         std::vector<double> initialBins, SpectralNorm norm = SpectralNorm::L2,
+                         bool learnCentres = true);
   torch::Tensor response(int64_t length) const override;
   torch::Tensor centres() const;  // (heads, K) in train-window bins
-  // Periods in tokens per cycle: trainLength / f.
+  // Periods in tokens per cycle: trainLength / f (infinite for a centre at DC).
   torch::Tensor periods() const;
+  torch::Tensor learnedPeriods() const override;
+  bool learnsCentres() const { return m_logF.defined(); }
 
  private:
   double m_sigma;
-  torch::Tensor m_logF;  // (heads, K)
+  SpectralNorm m_norm;
+  torch::Tensor m_logF;         // (heads, K) when learned
+  torch::Tensor m_fixedCentre;  // (heads, K) when fixed
+};
+
+// The author's admissible ("zero-mean") Mexican hat over frequency, from the filter-shape study
+// (paper 5b's MexHat): the Fourier transform of a Ricker wavelet of scale s,
+//
+//   h(w_b) = (s w_b)^2 exp(-(s w_b)^2 / 2),   w_b = 2 pi b / trainLength (radians per token),
+//
+// L1-normalised over bins, with s learned in log space per head. h(0) = 0: the filter removes
+// each channel's mean over the window (the wavelet has zero mean in time), which is what the
+// author calls admissible. It peaks at s w = sqrt(2), i.e. at bin peakBin = trainLength / p for a
+// period of p tokens. Like every spectral filter here it reads the whole window: NOT causal.
+// The author sums the scores of K = 4 such filters after the product q k^T; one filter per head
+// is what a Q/K filter can express (the attention takes q, k and v of one width).
+class SpectralMexicanHatFilterImpl : public SpectralFilterImpl {
+ public:
+  SpectralMexicanHatFilterImpl(int64_t heads, int64_t trainLength, double peakBin);
+  torch::Tensor response(int64_t length) const override;
+  torch::Tensor scales() const;  // (heads) s, in tokens
+  // The author's period of the peak: 2 pi s / sqrt(2) tokens, (heads, 1).
+  torch::Tensor learnedPeriods() const override;
+
+ private:
+  torch::Tensor m_logScale;  // (heads)
 };
 
 // `random`: a fixed, untrained Morlet-like spectral filter: a Gaussian bump (a Morlet wavelet's

@@ -2,7 +2,10 @@
 // config hash, and the refusals of bad studies.
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
+#include <stdexcept>
 
 #include "core/engine/config.h"
 #include "core/engine/registry.h"
@@ -108,10 +111,15 @@ class TestStudySpec : public QObject {
   }
 
   void everyBuiltinStudyExpandsToItsDocumentedSize() {
-    const std::map<std::string, size_t> expected{
-        {"fourier-head/table1", 36}, {"fourier-head/frequencies", 264},
-        {"fourier-head/gamma", 60},  {"fourier-qk/variants", 21},
-        {"fope/encodings", 12},      {"addition/embeddings", 6}};
+    const std::map<std::string, size_t> expected{{"fourier-head/table1", 36},
+                                                 {"fourier-head/frequencies", 264},
+                                                 {"fourier-head/gamma", 60},
+                                                 {"fourier-qk/variants", 21},
+                                                 {"fope/encodings", 12},
+                                                 {"addition/embeddings", 6},
+                                                 {"fourier-qk/ladder", 30},
+                                                 {"fourier-qk/bandwidth", 9},
+                                                 {"fourier-qk/spectral-mexican-hat", 15}};
     size_t seen = 0;
     for (const auto& experiment : registry().all())
       for (const auto& spec : experiment->studies()) {
@@ -123,6 +131,66 @@ class TestStudySpec : public QObject {
         ++seen;
       }
     QCOMPARE(seen, expected.size());
+  }
+
+  void fourierQkControlsRunTheAuthorsSettingsWithTheLeakageProbes() {
+    const auto& qk = *registry().find("fourier-qk");
+    auto cellsOf = [&](const std::string& name) {
+      const auto spec = qk.findStudy(name);
+      if (!spec) throw std::runtime_error("no study " + name);
+      for (const auto* metric : {"leak/gap", "leak/causality"})
+        if (std::find(spec->table->metrics.begin(), spec->table->metrics.end(), metric) ==
+            spec->table->metrics.end())
+          throw std::runtime_error(name + " lacks " + metric);
+      auto e = fl::study::expandStudy(qk, *spec);
+      if (!e.ok()) throw std::runtime_error(joined(e.errors));
+      return e.cells;
+    };
+    // The ladder: six fixed bins (DC to Nyquist of 256), the nulls' single-bin DC and Nyquist,
+    // learned and standard, 3 seeds.
+    std::multiset<double> bins;
+    for (const auto& c : cellsOf("ladder")) {
+      QCOMPARE(c.config["train_len"].get<int>(), 256);
+      QCOMPARE(c.config["layers"].get<int>(), 2);  // the tiny preset
+      if (c.arm == "fixed bin") {
+        QCOMPARE(c.config["variant"].get<std::string>(), std::string("fourier"));
+        QVERIFY(c.config["fixed_centre"].get<bool>());
+        QCOMPARE(c.config["sigma"].get<double>(), 2.0);
+        QCOMPARE(c.config["filter_norm"].get<std::string>(), std::string("l2"));
+        bins.insert(c.config["init_bin"].get<double>());
+      } else if (c.arm == "single bin (the nulls' filter)") {
+        // The filter-shape script's DC and Nyquist: one bin alone (sigma 0.1: e^-50 next door).
+        QVERIFY(c.config["fixed_centre"].get<bool>());
+        QCOMPARE(c.config["sigma"].get<double>(), 0.1);
+        QCOMPARE(c.config["filter_norm"].get<std::string>(), std::string("l1"));
+        const double bin = c.config["init_bin"].get<double>();
+        QVERIFY(bin == 0 || bin == 128);
+      } else {
+        QVERIFY(!c.config["fixed_centre"].get<bool>());
+      }
+    }
+    QCOMPARE(bins, (std::multiset<double>{0, 0, 0, 1, 1, 1, 4, 4, 4, 16, 16, 16, 64, 64, 64, 128,
+                                          128, 128}));
+    // Bandwidth: learned bands from bin 4, L1 as the author's filter-shape script.
+    std::multiset<double> sigmas;
+    for (const auto& c : cellsOf("bandwidth")) {
+      QCOMPARE(c.config["variant"].get<std::string>(), std::string("fourier"));
+      QVERIFY(!c.config["fixed_centre"].get<bool>());
+      QCOMPARE(c.config["filter_norm"].get<std::string>(), std::string("l1"));
+      QCOMPARE(c.config["init_bin"].get<double>(), 4.0);
+      sigmas.insert(c.config["sigma"].get<double>());
+    }
+    QCOMPARE(sigmas, (std::multiset<double>{0.5, 0.5, 0.5, 2, 2, 2, 16, 16, 16}));
+    // The Mexican hat at the author's four periods (50, 26, 10, 5 tokens), one at a time.
+    std::set<double> periods;
+    int hats = 0;
+    for (const auto& c : cellsOf("spectral-mexican-hat"))
+      if (c.config["variant"] == "spectral_mexican_hat") {
+        ++hats;
+        periods.insert(std::round(256.0 / c.config["init_bin"].get<double>()));
+      }
+    QCOMPARE(hats, 12);
+    QCOMPARE(periods, (std::set<double>{5, 10, 26, 50}));
   }
 
   void aStudyRunShorterThanThePapersIsNotCompared() {

@@ -460,6 +460,102 @@ class TestTransformer : public QObject {
     }
   }
 
+  // QK norm as FoPE's official (OLMo) code has it: the projection's queries and keys at unit RMS
+  // before the position encoding, computed here from the raw projection in float64 in its
+  // (B, T, d) layout: rms divides each token's whole d-vector (every head together) by its RMS,
+  // rms-per-head each head's D-slice by its own. Position none, so what the observer sees is the
+  // normed q and k themselves.
+  void qkNormGivesEveryQueryAndKeyUnitRmsBeforeThePositionEncoding() {
+    torch::NoGradGuard noGrad;
+    const int64_t d = 32, heads = 4, hd = d / heads;
+    for (auto norm : {QkNorm::Rms, QkNorm::RmsPerHead}) {
+      torch::manual_seed(11);
+      CausalSelfAttention attention(d, heads, 0.0, at::detail::createCPUGenerator(1),
+                                    PositionEncoding(positionOptions(PositionKind::None, d, heads)),
+                                    nullptr);
+      attention->setQkNorm(norm);
+      torch::Tensor seenQ, seenK;
+      attention->setQkObserver([&](const torch::Tensor& q, const torch::Tensor& k) {
+        seenQ = q;
+        seenK = k;
+      });
+      const auto x = 3.0 * torch::randn({2, 8, d});
+      attention->forward(x);
+      const auto raw = torch::matmul(
+          x.to(torch::kDouble), attention->named_parameters()["qkv.weight"].to(torch::kDouble).t());
+      const QString what = norm == QkNorm::Rms ? "rms" : "rms-per-head";
+      for (int part = 0; part < 2; ++part) {
+        auto expected = raw.slice(/*dim=*/2, part * d, (part + 1) * d);  // (B, T, d)
+        if (norm == QkNorm::Rms) {
+          expected = expected / (expected.norm(2, /*dim=*/{2}, /*keepdim=*/true) / std::sqrt(d));
+        } else {
+          auto byHead = expected.reshape({2, 8, heads, hd});
+          byHead = byHead / (byHead.norm(2, /*dim=*/{3}, /*keepdim=*/true) / std::sqrt(hd));
+          expected = byHead.reshape({2, 8, d});
+        }
+        // The observer's (B, H, T, D) back to (B, T, d).
+        const auto seen = (part == 0 ? seenQ : seenK).permute({0, 2, 1, 3}).reshape({2, 8, d});
+        QVERIFY2(maxAbs(seen.to(torch::kDouble) - expected) < 1e-5, qPrintable(what));
+        // Unit RMS over what the definition normalises, and (rms) not per head.
+        const auto headMeanSquare = seen.reshape({2, 8, heads, hd}).pow(2).mean(/*dim=*/{3});
+        if (norm == QkNorm::RmsPerHead) {
+          QVERIFY2(maxAbs(headMeanSquare - 1) < 1e-5, qPrintable(what));
+        } else {
+          QVERIFY2(maxAbs(headMeanSquare.mean(/*dim=*/{2}) - 1) < 1e-5, qPrintable(what));
+          QVERIFY2(maxAbs(headMeanSquare - 1) > 0.05, qPrintable(what + ": normed per head"));
+        }
+      }
+    }
+  }
+
+  // RoPE rotates after the norm: a rotation keeps every pair's length, so with rms-per-head the
+  // rotated queries and keys still have unit RMS per head, and their scores stay bounded by D.
+  void qkNormComesBeforeTheRotation() {
+    torch::NoGradGuard noGrad;
+    torch::manual_seed(12);
+    CausalSelfAttention attention(32, 4, 0.0, at::detail::createCPUGenerator(1),
+                                  PositionEncoding(positionOptions(PositionKind::Rope, 32, 4)),
+                                  nullptr);
+    attention->setQkNorm(QkNorm::RmsPerHead);
+    torch::Tensor seenQ;
+    attention->setQkObserver([&](const torch::Tensor& q, const torch::Tensor&) { seenQ = q; });
+    attention->forward(5.0 * torch::randn({1, 16, 32}));
+    QVERIFY(maxAbs(seenQ.pow(2).mean(/*dim=*/{3}) - 1) < 1e-5);
+  }
+
+  // qk_norm off is the attention as it was: a model with the default options (no QK norm ever
+  // set) and one with QkNorm::Off give the same logits bit for bit, for every encoding; rms and
+  // rms-per-head change them (the option reaches every layer through GptOptions).
+  void qkNormOffLeavesTheModelBitIdentical() {
+    torch::NoGradGuard noGrad;
+    for (const auto& name : positionKindNames()) {
+      const auto kind = *parsePositionKind(name);
+      torch::manual_seed(13);
+      const auto tokens = torch::randint(13, {2, 32}, torch::kLong);
+      torch::manual_seed(14);
+      Gpt plain(kernelTestModel(kind, false));
+      const auto before = plain->forward(tokens);
+      for (auto norm : {QkNorm::Off, QkNorm::Rms, QkNorm::RmsPerHead}) {
+        auto options = kernelTestModel(kind, false);
+        options.qkNorm = norm;
+        torch::manual_seed(14);
+        Gpt model(options);
+        const auto after = model->forward(tokens);
+        const QString what = QString::fromStdString(name);
+        if (norm == QkNorm::Off)
+          QVERIFY2(torch::equal(after, before), qPrintable(what));
+        else
+          QVERIFY2(maxAbs(after - before) > 1e-4, qPrintable(what + ": QK norm did nothing"));
+      }
+    }
+  }
+
+  void qkNormNamesParseAndUnknownOnesAreRefused() {
+    for (const auto& name : qkNormNames()) QVERIFY(parseQkNorm(name).has_value());
+    QCOMPARE(qkNormNames(), (std::vector<std::string>{"off", "rms", "rms-per-head"}));
+    QVERIFY(!parseQkNorm("layernorm").has_value());
+  }
+
   // A 2 x 2 example by hand: one head of size D = 2, q = k = v = x, no position encoding. Row 0
   // sees itself only; row 1 weighs x0 and x1 by softmax(s (x1.x0), s (x1.x1)) with s = 1 / sqrt 2,
   // or, double-scaled as the FourierQK author's earlier code, s = 1 / (2 sqrt 2).

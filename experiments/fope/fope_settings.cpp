@@ -50,6 +50,7 @@ FopeSettings FopeSettings::fromConfig(const nlohmann::json& c) {
   s.fopeGain = c.at("fope_gain").get<double>();
   s.fopeLearnable = c.at("fope_learnable").get<bool>();
   s.fopeAllPairs = c.at("fope_pairs").get<std::string>() == "all";
+  s.qkNorm = nn::parseQkNorm(c.at("qk_norm").get<std::string>()).value();
   s.evalFactors = parseFactorList(c.at("eval_factors").get<std::string>());
   s.passkeyProtocol = c.at("passkey_protocol").get<std::string>() == "zero-shot"
                           ? PasskeyProtocol::ZeroShot
@@ -86,6 +87,12 @@ std::vector<ParamSpec> fopeParams() {
                 "FoPE: which dimension pairs get a Fourier series: official = min(kept "
                 "frequencies, head_dim/4), the rest constant; all = one per kept frequency")
           .inGroup("position"),
+      P::choice("qk_norm", "off", nn::qkNormNames(),
+                "QK norm before the position encoding, no learned gain (the FoPE paper's Table 2 "
+                "runs RoPE and NoPE with and without it): rms = each token's whole query and key "
+                "at unit RMS, all heads together, as the official (OLMo) code; rms-per-head = "
+                "each head's on its own")
+          .inGroup("model"),
   };
   auto shared = char_lm::charLmParams(defaults);
   params.insert(params.end(), shared.begin(), shared.end());

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/nn/transformer/causal_self_attention.h"
 #include "core/nn/transformer/position_encoding.h"
 #include "experiments/char_lm/char_lm_settings.h"
 
@@ -27,6 +28,7 @@ struct FopeSettings {
   double fopeGain = 0.3;
   bool fopeLearnable = false;
   bool fopeAllPairs = false;
+  nn::QkNorm qkNorm = nn::QkNorm::Off;  // Table 2 runs RoPE and NoPE with and without it
   std::vector<int64_t> evalFactors{1, 2, 4, 8};
   PasskeyProtocol passkeyProtocol = PasskeyProtocol::TrainedIn;
   PasskeyKeyChars passkeyKeyChars = PasskeyKeyChars::Digits;

@@ -78,6 +78,7 @@ nn::GptOptions fopeModelOptions(const FopeSettings& s) {
   o.position.fopeGain = s.fopeGain;
   o.position.fopeLearnable = s.fopeLearnable;
   o.position.fopeAllPairs = s.fopeAllPairs;
+  o.qkNorm = s.qkNorm;
   // Learned positions need a row for every evaluated position: rows past train_len are never
   // trained, which is what extrapolating absolute positions means.
   const auto lengths = s.evalLengths();

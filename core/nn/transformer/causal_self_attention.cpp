@@ -27,6 +27,24 @@ double scoreScale(ScoreScaling scaling, int64_t headDim) {
   return scaling == ScoreScaling::Double ? 1.0 / (d * std::sqrt(d)) : 1.0 / std::sqrt(d);
 }
 
+std::optional<QkNorm> parseQkNorm(const std::string& name) {
+  if (name == "off") return QkNorm::Off;
+  if (name == "rms") return QkNorm::Rms;
+  if (name == "rms-per-head") return QkNorm::RmsPerHead;
+  return std::nullopt;
+}
+
+std::vector<std::string> qkNormNames() { return {"off", "rms", "rms-per-head"}; }
+
+torch::Tensor applyQkNorm(const torch::Tensor& x, QkNorm norm) {
+  if (norm == QkNorm::Off) return x;
+  // Rms: the mean square over heads and head dimensions, i.e. over the token's d_model values.
+  const auto dims = norm == QkNorm::Rms ? std::vector<int64_t>{1, 3} : std::vector<int64_t>{3};
+  const auto meanSquare =
+      x.to(torch::kFloat).pow(2).mean(dims, /*keepdim=*/true);  // (B, 1|H, T, 1)
+  return (x.to(torch::kFloat) * torch::rsqrt(meanSquare + kQkNormEps)).to(x.scalar_type());
+}
+
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout,
                                                  at::Generator generator, PositionEncoding position,
                                                  std::shared_ptr<QkFilterImpl> filter,
@@ -56,6 +74,10 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
       exact.emplace();
       q = q.to(torch::kFloat);
       k = k.to(torch::kFloat);
+    }
+    if (m_qkNorm != QkNorm::Off) {
+      q = applyQkNorm(q, m_qkNorm);
+      k = applyQkNorm(k, m_qkNorm);
     }
     if (m_filter) {
       q = m_filter->forward(q);

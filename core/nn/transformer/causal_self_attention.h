@@ -1,6 +1,7 @@
 // Causal multi-head self-attention with pluggable position encoding and Q/K filter:
 //
 //   q, k, v = split(W_qkv x)                       (B, H, T, D each)
+//   q, k    = qknorm(q), qknorm(k)                 optional (QkNorm: unit RMS, no gain)
 //   q, k    = filter(q), filter(k)                 optional (FourierQK)
 //   q, k    = position.rotate(q, k, layer)         rope / fope (fope: this layer's coefficients)
 //   scores  = q k^T / sqrt(D) + position.scoreBias  alibi (or / (D sqrt(D)): ScoreScaling)
@@ -14,6 +15,9 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/dropout.h>
@@ -31,6 +35,19 @@ namespace fl::nn {
 // the head size and then by its square root); the paper's headline numbers came from it.
 enum class ScoreScaling { Sqrt, Double };
 double scoreScale(ScoreScaling scaling, int64_t headDim);
+
+// QK norm: queries and keys scaled to unit RMS before anything positional touches them, with no
+// learned gain, as FoPE's official (OLMo) code does with attention_layer_norm (RMSNorm,
+// attention_layer_norm_with_affine false, eps 1e-6). Rms: over the layer's whole query (key)
+// vector of a token, all heads together, because OLMo normalises the d_model-wide projection
+// before splitting it into heads. RmsPerHead: each head's D values on their own, the common form
+// elsewhere (a head's scale cannot borrow from another's).
+enum class QkNorm { Off, Rms, RmsPerHead };
+std::optional<QkNorm> parseQkNorm(const std::string& name);  // off | rms | rms-per-head
+std::vector<std::string> qkNormNames();
+inline constexpr double kQkNormEps = 1e-6;  // the official configs' layer_norm_eps
+// x (B, H, T, D) -> (B, H, T, D), each token's query (or key) at unit RMS as `norm` says.
+torch::Tensor applyQkNorm(const torch::Tensor& x, QkNorm norm);
 
 // Blocked: ours on float CPU tensors, Fused elsewhere. Fused: PyTorch's
 // scaled_dot_product_attention on any device. Plain: softmax(q k^T) v written out.
@@ -55,8 +72,11 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
   void setKernel(AttentionKernel kernel) { m_kernel = kernel; }
   AttentionKernel kernel() const { return m_kernel; }
   void setScoreScaling(ScoreScaling scaling) { m_scaling = scaling; }
+  void setQkNorm(QkNorm norm) { m_qkNorm = norm; }
+  QkNorm qkNorm() const { return m_qkNorm; }
   // While set, forward() hands it the position-encoded queries and keys (B, H, T, D each,
   // detached): what the layer's encoding made of them, for the spectrum meter. Unset: nothing.
+  // They are QK-normed (and filtered) first when the layer does that.
   using QkObserver = std::function<void(const torch::Tensor& q, const torch::Tensor& k)>;
   void setQkObserver(QkObserver observer) { m_observer = std::move(observer); }
 
@@ -81,6 +101,7 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
   std::shared_ptr<QkFilterImpl> m_filter;
   AttentionKernel m_kernel = defaultAttentionKernel();
   ScoreScaling m_scaling = ScoreScaling::Sqrt;
+  QkNorm m_qkNorm = QkNorm::Off;
   QkObserver m_observer;
 };
 TORCH_MODULE(CausalSelfAttention);

@@ -67,6 +67,7 @@ BlockImpl::BlockImpl(const GptOptions& o, PositionEncoding position, at::Generat
       "attention", CausalSelfAttention(o.dModel, o.heads, o.dropout, generator, std::move(position),
                                        o.qkFilter ? o.qkFilter(layer) : nullptr, layer));
   m_attention->setScoreScaling(o.scoreScaling);
+  m_attention->setQkNorm(o.qkNorm);
   m_mlp = register_module("mlp", Mlp(o.dModel, o.mlpRatio, o.mlp, o.dropout, generator));
 }
 

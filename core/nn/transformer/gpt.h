@@ -51,6 +51,7 @@ struct GptOptions {
   uint64_t dropoutSeed = 0;  // the model's own dropout generator (see seeded_dropout.h)
   PositionOptions position;  // its dModel, heads and layers are overwritten with the model's
   ScoreScaling scoreScaling = ScoreScaling::Sqrt;  // every layer's (causal_self_attention.h)
+  QkNorm qkNorm = QkNorm::Off;                     // every layer's (causal_self_attention.h)
   // Builds the Q/K filter of layer l, or returns null for none.
   std::function<std::shared_ptr<QkFilterImpl>(int64_t layer)> qkFilter;
   // Where forward() runs its matrix products in bf16 (mixed_precision.h): on the GPU by

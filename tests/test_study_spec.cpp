@@ -116,6 +116,7 @@ class TestStudySpec : public QObject {
                                                  {"fourier-head/gamma", 60},
                                                  {"fourier-qk/variants", 21},
                                                  {"fope/encodings", 12},
+                                                 {"fope/table2", 18},
                                                  {"addition/embeddings", 6},
                                                  {"fourier-qk/ladder", 30},
                                                  {"fourier-qk/bandwidth", 9},

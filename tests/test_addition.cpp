@@ -1,19 +1,25 @@
 // Tests experiments/addition and core/analysis/number_spectrum: the DFT analysis finds planted
-// periods, the band split removes exactly the intended frequencies, the logit-lens ablation
-// removes that band from a sublayer's logits, the task's split, the Fourier initialisation, and
-// a tiny model learning modular addition.
+// periods, the band split removes exactly the intended frequencies, the logit-lens ablation is
+// the orthogonal projection off that band, the error types and their verdict, the task's split,
+// the Fourier initialisation (frozen rows stay bit-identical), and a tiny model learning modular
+// addition.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <torch/torch.h>
 
 #include "core/analysis/number_spectrum.h"
+#include "core/engine/preset_verdicts.h"
 #include "core/engine/registry.h"
 #include "core/engine/seeding.h"
 #include "experiments/addition/addition_experiment.h"
 #include "experiments/addition/addition_trial.h"
+#include "experiments/addition/error_type_verdict.h"
+#include "experiments/addition/error_types.h"
 #include "experiments/addition/logit_lens_ablation.h"
 #include "experiments/addition/number_embedding_init.h"
 
@@ -175,6 +181,112 @@ class TestAddition : public QObject {
     }
   }
 
+  // A hand-made set of 40 numbers (tokens 40, 41 are '+' and '='): two right, ten wrong.
+  void theErrorHistogramAndSharesCountTheWrongAnswers() {
+    // prediction, answer: errors +10 -20 +1 -2 +5 +7 +35 -33 +30, and '+' for 12.
+    const std::vector<int64_t> predicted{5, 17, 25, 3, 8, 10, 35, 20, 39, 0, 31, 40};
+    const std::vector<int64_t> answers{5, 17, 15, 23, 7, 12, 30, 13, 4, 33, 1, 12};
+    auto e = addition::countErrorTypes(torch::tensor(predicted), torch::tensor(answers), 40);
+    QCOMPARE(e.problems, int64_t(12));
+    QCOMPARE(e.wrong, int64_t(10));
+    QCOMPARE(e.notANumber, int64_t(1));
+    QCOMPARE(e.shareMultipleOf10, 0.3);  // +10 -20 +30
+    QCOMPARE(e.shareSmall, 0.3);         // +1 -2 +5
+    QCOMPARE(e.shareWithin2, 0.2);       // +1 -2
+    QCOMPARE(e.counts.size(), size_t(63));
+    std::map<int64_t, int64_t> expected{{-31, 1}, {-20, 1}, {-2, 1}, {1, 1}, {5, 1},
+                                        {7, 1},   {10, 1},  {30, 1}, {31, 1}};  // +-31: beyond
+    for (size_t bin = 0; bin < e.counts.size(); ++bin) {
+      const auto it = expected.find(e.errorAt(bin));
+      QCOMPARE(e.counts[bin], it == expected.end() ? int64_t(0) : it->second);
+    }
+    // A narrower window folds the far errors into its outer bins.
+    auto narrow =
+        addition::countErrorTypes(torch::tensor(predicted), torch::tensor(answers), 40, 5);
+    QCOMPARE(narrow.counts, (std::vector<int64_t>{2, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 4}));
+    QCOMPARE(narrow.shareMultipleOf10, 0.3);
+    // No wrong answers: empty histogram, zero shares.
+    auto perfect = addition::countErrorTypes(torch::tensor(answers), torch::tensor(answers), 40);
+    QCOMPARE(perfect.wrong, int64_t(0));
+    QCOMPARE(perfect.shareSmall, 0.0);
+  }
+
+  void theErrorVerdictJudgesOnlyWhatTheSettingAllows() {
+    auto errors = [](int64_t wrong, double mult10, double small, double within2) {
+      addition::ErrorTypes e;
+      e.wrong = wrong;
+      e.shareMultipleOf10 = mult10;
+      e.shareSmall = small;
+      e.shareWithin2 = within2;
+      return e;
+    };
+    addition::ErrorVerdictSetting setting;
+    setting.numbers = 199;
+    setting.layers = 2;
+    setting.dModel = 128;
+    setting.testAccuracy = 0.9;
+    std::vector<addition::AblationErrors> outcomes{
+        {"full", errors(25, 0.1, 0.6, 0.4), 0},
+        {"lowpass_removed_mlp", errors(30, 0.8, 0.1, 0.0), 39},
+        {"highpass_removed_attn", errors(40, 0.0, 0.9, 0.5), 128},  // the whole output
+    };
+    auto verdict = addition::errorTypeVerdict(setting, outcomes);
+    QVERIFY(verdict.has_value());
+    QCOMPARE(verdict->name, std::string("errors/verdict"));
+    QCOMPARE(verdict->meta["verdict"].get<std::string>(), std::string("errors partly as in paper"));
+    QVERIFY(!verdict->meta.contains("ok"));  // a description, not a pass or a failure
+    const auto detail = QString::fromStdString(verdict->meta["detail"].get<std::string>());
+    QVERIFY2(detail.startsWith("a 2-layer, d 128 model"), qPrintable(detail));
+    QVERIFY2(detail.contains("-low MLP: 80% of 30 wrong answers off by a nonzero multiple of 10, "
+                             "as in the paper"),
+             qPrintable(detail));
+    QVERIFY2(detail.contains("-high attn: not judged, its band spans all 128 dimensions"),
+             qPrintable(detail));
+    QVERIFY2(detail.contains("unablated, from scratch: 40% of 25 wrong answers off by 1 or 2, "
+                             "unlike the paper"),
+             qPrintable(detail));
+    QCOMPARE(verdict->data, (std::vector<float>{0.8f, 0.4f}));
+    // A model that has not learned to add: only the from-scratch pattern is judged.
+    setting.testAccuracy = 0.5;
+    verdict = addition::errorTypeVerdict(setting, outcomes);
+    QCOMPARE(verdict->meta["verdict"].get<std::string>(), std::string("errors unlike paper"));
+    // Fourier embeddings are not from scratch: nothing left to judge.
+    setting.fromScratch = false;
+    QVERIFY(!addition::errorTypeVerdict(setting, outcomes));
+    // Modular answers wrap: never judged.
+    setting = {};
+    setting.modular = true;
+    setting.numbers = 199;
+    setting.dModel = 128;
+    setting.testAccuracy = 1.0;
+    QVERIFY(!addition::errorTypeVerdict(setting, outcomes));
+  }
+
+  // The trial's metrics and histograms are countErrorTypes of its own test predictions.
+  void anEvaluationReportsTheErrorTypesOfEachAblation() {
+    auto trial = makeTrial({"operands=20", "d_model=32", "heads=2", "layers=1", "steps=20"});
+    for (int64_t i = 0; i < 20; ++i) trial->trainStep(i);
+    EvalReport report;
+    trial->evaluate(20, /*final=*/false, report);
+    std::map<std::string, double> metrics(report.metrics.begin(), report.metrics.end());
+    for (const auto& ablation : addition::paperAblations()) {
+      auto predicted = trial->predictions(true, &ablation);
+      const auto expected = addition::countErrorTypes(predicted, trial->testAnswers(), 39);
+      QVERIFY(expected.wrong > 0);
+      QCOMPARE(metrics.at("errors/share_mult10_" + ablation.key), expected.shareMultipleOf10);
+      QCOMPARE(metrics.at("errors/share_small_" + ablation.key), expected.shareSmall);
+      const auto histogram =
+          std::find_if(report.snapshots.begin(), report.snapshots.end(),
+                       [&](const Snapshot& s) { return s.name == "errors/" + ablation.key; });
+      QVERIFY(histogram != report.snapshots.end());
+      QCOMPARE(histogram->data.size(), expected.counts.size());
+      for (size_t bin = 0; bin < expected.counts.size(); ++bin)
+        QCOMPARE(histogram->data[bin],
+                 static_cast<float>(expected.counts[bin]) / static_cast<float>(expected.wrong));
+    }
+    QVERIFY(metrics.count("errors/share_within2_full") == 1);
+  }
+
   void pairsSplitIntoDisjointTrainAndTestWithCorrectAnswers() {
     for (bool modular : {false, true}) {
       addition::AdditionTask task{13, modular};
@@ -236,8 +348,12 @@ class TestAddition : public QObject {
     QVERIFY(std::abs(peaks[0].period - 39.0 / 4) < 1e-9 ||
             std::abs(peaks[0].period - 39.0 / 8) < 1e-9 ||
             std::abs(peaks[0].period - 39.0 / 19) < 1e-9);  // the bins nearest periods 10, 5, 2
+    auto otherRows = trial->model()->tokenEmbedding()->weight.narrow(0, 39, 2).detach().clone();
     for (int64_t i = 0; i < 10; ++i) trial->trainStep(i);
-    QVERIFY(torch::equal(trial->numberEmbedding(), e));
+    QVERIFY(torch::equal(trial->numberEmbedding(), e));  // bit-identical, the tied head's too
+    QVERIFY(torch::equal(trial->model()->unembedding().narrow(0, 0, 39), e));
+    // ... while '+' and '=' trained on.
+    QVERIFY(!torch::equal(trial->model()->tokenEmbedding()->weight.narrow(0, 39, 2), otherRows));
     // Too many periods for the width is refused by the config check, before any trial exists.
     try {
       makeTrial({"d_model=8", "heads=2", "embedding_init=fourier", "fourier_periods=2,3,4,5,6"});
@@ -248,6 +364,34 @@ class TestAddition : public QObject {
                              "a sin per period), 'd_model' is 8"),
                error.what());
     }
+  }
+
+  // The paper's two figures grade only their own cells: 53.95% the from-scratch model (random
+  // embeddings, trained), 100% the rescue (Fourier embeddings, frozen); Fourier embeddings that
+  // train on, or frozen random ones, are not the paper's and get no verdict.
+  void thePaperPresetsGradeOnlyTheirOwnCells() {
+    addition::AdditionExperiment experiment;
+    const std::map<std::string, double> last{{"test/acc", 0.9}};
+    auto verdictsOf = [&](const std::string& preset, const std::vector<std::string>& set) {
+      auto config = buildConfig(experiment, preset, set);
+      if (!config.ok()) throw std::invalid_argument(config.summary());
+      return checkAgainstPresets(experiment, config.values, last);
+    };
+    auto scratch = verdictsOf("paper", {});
+    QCOMPARE(scratch.size(), size_t(1));
+    QCOMPARE(scratch[0].preset, std::string("paper"));
+    QCOMPARE(scratch[0].paperMean, 0.5395);
+    auto rescue = verdictsOf("paper-rescue", {});
+    QCOMPARE(rescue.size(), size_t(1));
+    QCOMPARE(rescue[0].preset, std::string("paper-rescue"));
+    QCOMPARE(rescue[0].paperMean, 1.0);
+    QCOMPARE(verdictsOf("paper", {"embedding_init=fourier", "embedding_frozen=true"}).size(),
+             size_t(1));  // the rescue, however it was launched
+    QVERIFY(verdictsOf("paper-fourier-trained", {}).empty());
+    QVERIFY(verdictsOf("paper", {"embedding_init=fourier"}).empty());
+    QVERIFY(verdictsOf("paper-rescue", {"embedding_init=random"}).empty());  // frozen random
+    QVERIFY(verdictsOf("paper", {"steps=500"}).empty());                     // shortened
+    QCOMPARE(buildConfig(experiment, "paper-rescue", {}).values["embedding_frozen"], true);
   }
 
   void aTinyModelLearnsModularAddition() {

@@ -10,9 +10,10 @@ namespace fl::addition {
 
 std::string AdditionExperiment::description() const {
   return "A small GPT learns a + b = c where every number is one token. Watch the DFT of the "
-         "number embeddings over the number axis as it trains, compare random with Fourier-feature "
-         "embeddings, and ablate low or high frequencies of the attention and MLP outputs in "
-         "logit space, as in the paper's Table 1.";
+         "number embeddings over the number axis as it trains, compare random with frozen "
+         "Fourier-feature embeddings (the paper's rescue), ablate low or high frequencies of the "
+         "attention and MLP outputs in logit space as in the paper's Table 1, and see what kind "
+         "of mistakes each ablation makes.";
 }
 
 std::vector<ParamSpec> AdditionExperiment::params() const { return additionParams(); }
@@ -84,6 +85,39 @@ std::vector<PanelSpec> AdditionExperiment::panels() const {
        {},
        0.0,
        1.0},
+      {"errors",
+       "Error types: the paper's three",
+       PanelKind::SnapshotBars,
+       {"errors/full", "errors/lowpass_removed_mlp", "errors/highpass_removed_attn"},
+       "prediction - answer",
+       "share of the wrong answers",
+       false,
+       "How far off the wrong test answers are. The paper: multiples of 10 without the MLPs' "
+       "low frequencies, under 6 without attention's high frequencies, 1 or 2 from scratch",
+       {},
+       0.0,
+       1.0},
+      {"errors_other",
+       "Error types: the other ablations",
+       PanelKind::SnapshotBars,
+       {"errors/highpass_removed_mlp", "errors/lowpass_removed_attn", "errors/lowpass_removed_all",
+        "errors/highpass_removed_all"},
+       "prediction - answer",
+       "share of the wrong answers",
+       false,
+       "How far off the wrong test answers are under the other filters",
+       {},
+       0.0,
+       1.0},
+      {"errors_verdict",
+       "Error types against the paper",
+       PanelKind::Verdict,
+       {"errors/verdict"},
+       "",
+       "",
+       false,
+       "At the end of a run, where its setting allows: the share of each ablation's wrong "
+       "answers of the paper's kind"},
   };
 }
 
@@ -96,8 +130,13 @@ std::vector<study::StudySpec> AdditionExperiment::studies() const {
 }
 
 std::vector<Variant> AdditionExperiment::comparisonVariants() const {
-  return {{"random embeddings", {{"embedding_init", "random"}}},
-          {"Fourier embeddings", {{"embedding_init", "fourier"}}, /*shownFirst=*/true}};
+  // The paper's rescue freezes the Fourier embeddings; training them on is FourierLab's variant.
+  return {{"random embeddings", {{"embedding_init", "random"}, {"embedding_frozen", false}}},
+          {"Fourier embeddings, frozen",
+           {{"embedding_init", "fourier"}, {"embedding_frozen", true}},
+           /*shownFirst=*/true},
+          {"Fourier embeddings, trained",
+           {{"embedding_init", "fourier"}, {"embedding_frozen", false}}}};
 }
 
 std::vector<ConfigIssue> AdditionExperiment::checkConfig(const nlohmann::json& config) const {

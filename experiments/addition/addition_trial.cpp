@@ -9,9 +9,35 @@
 #include "core/engine/tensor_values.h"
 #include "core/optim/decay_selection.h"
 #include "core/optim/flat_adam_checkpoint.h"
+#include "experiments/addition/error_type_verdict.h"
 #include "experiments/addition/number_embedding_init.h"
 
 namespace fl::addition {
+
+namespace {
+
+// A test-set histogram of prediction - answer over the wrong answers, as shares of them, so
+// that ablations with many and few mistakes draw side by side.
+Snapshot errorHistogram(const std::string& key, const ErrorTypes& e) {
+  Snapshot s;
+  s.name = "errors/" + key;
+  s.shape = {static_cast<int64_t>(e.counts.size())};
+  std::vector<float> errors;
+  for (size_t bin = 0; bin < e.counts.size(); ++bin) {
+    s.data.push_back(e.wrong > 0 ? static_cast<float>(e.counts[bin]) / e.wrong : 0.0f);
+    errors.push_back(static_cast<float>(e.errorAt(bin)));
+  }
+  s.axes = {{"prediction - answer (+-" + std::to_string(e.window + 1) + ": beyond +-" +
+                 std::to_string(e.window) + ")",
+             "", errors}};
+  s.valueLabel = "share of the wrong answers";
+  s.meta["wrong"] = e.wrong;
+  s.meta["not_a_number"] = e.notANumber;
+  s.keep = SnapshotKeep::LatestStep;  // its panel shows the latest
+  return s;
+}
+
+}  // namespace
 
 AdditionTrial::AdditionTrial(const AdditionSettings& s, c10::Device device, uint64_t seed)
     : m_settings(s), m_device(device), m_batchRng(makeStream(seed, "batches")) {
@@ -88,36 +114,47 @@ StepLoss AdditionTrial::trainStep(int64_t stepIndex) {
   return loss;
 }
 
-double AdditionTrial::accuracy(bool test, const Ablation* ablation) {
+torch::Tensor AdditionTrial::predictions(bool test, const Ablation* ablation) {
+  return predictionsWith(
+      test, ablation ? makeAblationHook(*ablation, removalMatrix(*ablation)) : nullptr);
+}
+
+torch::Tensor AdditionTrial::predictionsWith(bool test, const nn::SublayerHook& hook) {
   torch::NoGradGuard noGrad;
   m_model->eval();
   const auto& inputs = test ? m_split.testInputs : m_split.trainInputs;
-  const auto& answers = test ? m_split.testAnswers : m_split.trainAnswers;
-  nn::SublayerHook hook;
-  if (ablation) {
-    auto unembedding = m_model->unembedding().narrow(0, 0, m_settings.task.numberTokens());
-    hook = makeAblationHook(
-        *ablation, bandRemovalMatrix(unembedding, ablation->removeLow, m_settings.cutoffPeriod));
-  }
-  int64_t correct = 0;
+  std::vector<torch::Tensor> parts;
   const int64_t chunk = 8192;
   for (int64_t i = 0; i < inputs.size(0); i += chunk) {
     const int64_t n = std::min(chunk, inputs.size(0) - i);
-    auto predicted = answerLogits(inputs.narrow(0, i, n), hook).argmax(-1);
-    correct += predicted.eq(answers.narrow(0, i, n)).sum().item<int64_t>();
+    parts.push_back(answerLogits(inputs.narrow(0, i, n), hook).argmax(-1));
   }
-  return static_cast<double>(correct) / static_cast<double>(inputs.size(0));
+  return torch::cat(parts);
 }
 
-void AdditionTrial::evaluate(int64_t, bool, EvalReport& out) {
-  const double testAcc = accuracy(true);
+torch::Tensor AdditionTrial::removalMatrix(const Ablation& ablation) const {
+  auto unembedding = m_model->unembedding().narrow(0, 0, m_settings.task.numberTokens());
+  return bandRemovalMatrix(unembedding, ablation.removeLow, m_settings.cutoffPeriod);
+}
+
+double AdditionTrial::accuracy(bool test, const Ablation* ablation) {
+  const auto& answers = test ? m_split.testAnswers : m_split.trainAnswers;
+  // A sync point: the count comes back to the CPU.
+  const auto correct = predictions(test, ablation).eq(answers).sum().item<int64_t>();
+  return static_cast<double>(correct) / static_cast<double>(answers.size(0));
+}
+
+void AdditionTrial::evaluate(int64_t, bool final, EvalReport& out) {
+  auto predicted = predictions(true);
+  // A sync point: the accuracy comes back to the CPU.
+  const double testAcc = predicted.eq(m_split.testAnswers).to(torch::kDouble).mean().item<double>();
   out.metric("train/acc", accuracy(false));
   out.metric("test/acc", testAcc);
 
   // The number-embedding spectrum over the number axis.
-  const int64_t numbers = m_settings.task.numberTokens();
   auto magnitudes = analysis::numberAxisMagnitudes(numberEmbedding().detach().to(torch::kCPU));
-  const auto peaks = analysis::topPeriods(magnitudes, numbers, m_settings.topPeriods);
+  const auto peaks =
+      analysis::topPeriods(magnitudes, m_settings.task.numberTokens(), m_settings.topPeriods);
   for (size_t i = 0; i < peaks.size(); ++i)
     out.metric("spectrum/top" + std::to_string(i + 1) + "_period", peaks[i].period);
   Snapshot spectrum;
@@ -126,21 +163,33 @@ void AdditionTrial::evaluate(int64_t, bool, EvalReport& out) {
   spectrum.data = toFloatVector(magnitudes);
   std::vector<float> bins;
   for (int64_t k = 0; k < magnitudes.size(0); ++k) bins.push_back(static_cast<float>(k));
-  spectrum.axes = {{"frequency k (period " + std::to_string(numbers) + "/k numbers)", "", bins}};
+  spectrum.axes = {
+      {"frequency k (period " + std::to_string(m_settings.task.numberTokens()) + "/k numbers)", "",
+       bins}};
   spectrum.valueLabel = "|DFT| of the number embeddings";
   nlohmann::json top = nlohmann::json::array();
   for (const auto& p : peaks) top.push_back({{"k", p.bin}, {"period", p.period}});
   spectrum.meta["top"] = top;
   out.snapshot(std::move(spectrum));
 
-  // The logit-lens ablations.
+  // The logit-lens ablations, and the kinds of mistakes the model makes with and without each.
+  const int64_t numbers = m_settings.task.numberTokens();
+  std::vector<AblationErrors> outcomes{
+      {"full", countErrorTypes(predicted, m_split.testAnswers, numbers), 0}};
   std::vector<float> accuracies{static_cast<float>(testAcc)};
   nlohmann::json labels = nlohmann::json::array({"full"});
   for (const auto& ablation : paperAblations()) {
-    const double acc = accuracy(true, &ablation);
+    auto removal = removalMatrix(ablation);
+    auto ablated = predictionsWith(true, makeAblationHook(ablation, removal));
+    // A sync point: the accuracy comes back to the CPU.
+    const double acc = ablated.eq(m_split.testAnswers).to(torch::kDouble).mean().item<double>();
     out.metric("test/acc_" + ablation.key, acc);
     accuracies.push_back(static_cast<float>(acc));
     labels.push_back(ablation.label);
+    // R is a projector: its trace is the number of directions it removes.
+    const auto removed = std::lround(removal.trace().item<double>());
+    outcomes.push_back(
+        {ablation.key, countErrorTypes(ablated, m_split.testAnswers, numbers), removed});
   }
   Snapshot bars;
   bars.name = "ablation/acc";
@@ -154,6 +203,26 @@ void AdditionTrial::evaluate(int64_t, bool, EvalReport& out) {
   bars.meta["cutoff_period"] = m_settings.cutoffPeriod;
   bars.keep = SnapshotKeep::LatestStep;  // its panel shows the latest
   out.snapshot(std::move(bars));
+
+  for (const auto& outcome : outcomes) {
+    const auto& e = outcome.errors;
+    if (e.wrong > 0) {
+      out.metric("errors/share_mult10_" + outcome.key, e.shareMultipleOf10);
+      out.metric("errors/share_small_" + outcome.key, e.shareSmall);
+      out.metric("errors/share_within2_" + outcome.key, e.shareWithin2);
+    }
+    out.snapshot(errorHistogram(outcome.key, e));
+  }
+  if (final) {
+    ErrorVerdictSetting setting;
+    setting.modular = m_settings.task.modular;
+    setting.numbers = numbers;
+    setting.layers = m_settings.model.layers;
+    setting.dModel = m_settings.model.dModel;
+    setting.fromScratch = m_settings.embeddingInit == "random";
+    setting.testAccuracy = testAcc;
+    if (auto verdict = errorTypeVerdict(setting, outcomes)) out.snapshot(std::move(*verdict));
+  }
 }
 
 void AdditionTrial::saveCheckpoint(const std::string& path) const {

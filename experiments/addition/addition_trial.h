@@ -1,6 +1,7 @@
 // AdditionTrial: a small GPT learns a + b = c with single-token numbers. Every evaluation
 // reports train and test accuracy, the DFT of the number-embedding matrix over the number axis
-// (with its strongest periods), and the logit-lens filter ablations of the paper's Table 1.
+// (with its strongest periods), the logit-lens filter ablations of the paper's Table 1, and the
+// kinds of mistakes the model makes with and without each (error_types.h).
 #pragma once
 
 #include <memory>
@@ -32,12 +33,17 @@ class AdditionTrial : public Trial {
 
   // Accuracy of the answer token on a split, optionally under an ablation.
   double accuracy(bool test, const Ablation* ablation = nullptr);
+  // The predicted answer token (argmax) of every problem of a split (P), optionally ablated.
+  torch::Tensor predictions(bool test, const Ablation* ablation = nullptr);
+  const torch::Tensor& testAnswers() const { return m_split.testAnswers; }
   // The number tokens' rows of the embedding (M, d).
   torch::Tensor numberEmbedding() const;
   nn::Gpt model() const { return m_model; }
 
  private:
   torch::Tensor answerLogits(const torch::Tensor& inputs, const nn::SublayerHook& hook);
+  torch::Tensor predictionsWith(bool test, const nn::SublayerHook& hook);
+  torch::Tensor removalMatrix(const Ablation& ablation) const;
 
   AdditionSettings m_settings;
   c10::Device m_device;

@@ -20,6 +20,7 @@ set(FOURIERLAB_API_SOURCES
   study/thread_budget.cpp
   study/agreement.cpp
   study/study_aggregate.cpp
+  study/study_claims.cpp
   study/study_run_name.cpp
   study/study_table.cpp
   study/study_figure.cpp

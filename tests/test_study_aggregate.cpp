@@ -9,6 +9,7 @@
 
 #include "core/study/agreement.h"
 #include "core/study/study_aggregate.h"
+#include "core/study/study_claims.h"
 #include "core/study/study_figure.h"
 #include "core/study/study_table.h"
 #include "core/study/thread_budget.h"
@@ -169,6 +170,67 @@ class TestStudyAggregate : public QObject {
     }
   }
 
+  void aClaimIsJudgedByTheDifferenceOfTheTwoSidesMeans() {
+    // fourier 0.10, 0.12, 0.14 (mean 0.12, s 0.02); linear 0.30, 0.34 (mean 0.32, s 0.02828).
+    // SE = sqrt(0.0004 / 3 + 0.0008 / 2) = 0.023094; d = -0.20, beyond 2 SE = 0.046188.
+    const auto cells = aggregate({run("gmm2", "fourier", 1, 0.10), run("gmm2", "fourier", 2, 0.12),
+                                  run("gmm2", "fourier", 3, 0.14), run("gmm2", "linear", 1, 0.30),
+                                  run("gmm2", "linear", 2, 0.34), run("beta", "linear", 1, 0.5)});
+    StudyClaim claim;
+    claim.text = "the Fourier head fits gmm2 better";
+    claim.metric = "test/kl";
+    claim.better = "lower";
+    claim.a = {{"dataset", "gmm2"}, {"head", "fourier"}};
+    claim.b = {{"dataset", "gmm2"}, {"head", "linear"}};
+    auto v = judgeClaims({claim}, cells).at(0);
+    QCOMPARE(int(v.outcome), int(ClaimOutcome::Holds));
+    QVERIFY(std::abs(v.difference + 0.20) < 1e-12);
+    QVERIFY(std::abs(v.bound - 2 * std::sqrt(0.0004 / 3 + 0.0008 / 2)) < 1e-12);
+    QCOMPARE(v.a.n, 3);
+    QCOMPARE(v.b.n, 2);  // beta's linear run is not on either side
+    QVERIFY2(v.summary().find("holds: the Fourier head fits gmm2 better (test/kl: dataset gmm2, "
+                              "head fourier 0.120 ± 0.020 (3) against") == 0,
+             v.summary().c_str());
+
+    claim.better = "higher";  // the same numbers, claimed the other way round
+    QCOMPARE(int(judgeClaims({claim}, cells).at(0).outcome), int(ClaimOutcome::Contradicted));
+
+    // The ratio metric / over per run: smoothness is kl / 10 in every run, so the sides are
+    // 0.1 each, equal: unresolved (d = 0 within 2 SE = 0).
+    claim.metric = "test/smoothness";
+    claim.over = "test/kl";
+    v = judgeClaims({claim}, cells).at(0);
+    QCOMPARE(int(v.outcome), int(ClaimOutcome::Unresolved));
+    QVERIFY(std::abs(v.a.mean - 0.1) < 1e-12 && std::abs(v.b.mean - 0.1) < 1e-12);
+
+    // One run on a side is not enough to judge.
+    claim.over.clear();
+    claim.b = {{"dataset", "beta"}};
+    v = judgeClaims({claim}, cells).at(0);
+    QCOMPARE(int(v.outcome), int(ClaimOutcome::NotMeasured));
+    QVERIFY(v.summary().find("needs two finished runs a side") != std::string::npos);
+  }
+
+  void claimsAppearUnderTheTableAndInItsJson() {
+    StudyClaim claim{"fourier below linear", "test/kl",           "", "lower",
+                     {{"head", "fourier"}},  {{"head", "linear"}}};
+    const std::vector<StudyClaim> claims{claim};
+    StudyTableInput in;
+    in.title = "study 1";
+    in.axisOrder = {"dataset", "head"};
+    in.cells = aggregate({run("gmm2", "linear", 1, 0.29), run("gmm2", "linear", 2, 0.31),
+                          run("gmm2", "fourier", 1, 0.14), run("gmm2", "fourier", 2, 0.16)});
+    in.claims = &claims;
+    TableRequest req;
+    const std::string md = renderStudyTable(in, req);
+    QVERIFY2(md.find("## Claims over seeds") != std::string::npos, md.c_str());
+    QVERIFY2(md.find("- holds: fourier below linear") != std::string::npos, md.c_str());
+    req.format = "json";
+    const auto j = nlohmann::json::parse(renderStudyTable(in, req));
+    QCOMPARE(j["claims"][0]["outcome"].get<std::string>(), std::string("holds"));
+    QCOMPARE(j["claims"][0]["a"]["n"].get<int>(), 2);
+  }
+
   void tableShowsThePaperBesideOursWithAVerdict() {
     const auto refs = paper();
     StudyTableInput in;
@@ -239,7 +301,7 @@ class TestStudyAggregate : public QObject {
     QVERIFY2(none.find("compared values agree") == std::string::npos, none.c_str());
     QVERIFY2(none.find("every setting departs") != std::string::npos, none.c_str());
     req.format = "csv";
-    QVERIFY(renderStudyTable(in, req).find(",0.238,0.032,not compared") != std::string::npos);
+    QVERIFY(renderStudyTable(in, req).find(",0.238,0.032,,not compared") != std::string::npos);
     req.format = "json";
     const auto j = nlohmann::json::parse(renderStudyTable(in, req));
     QVERIFY(j["cells"][0]["metrics"]["test/kl"]["agrees"].is_null());

@@ -254,6 +254,13 @@ class TestStudySpec : public QObject {
     // The paper's seed count reaches every value, so its means are judged as means of 4 runs.
     QCOMPARE(again.references->seeds, std::optional<int>(4));
     QCOMPARE(again.references->rows[0].values.begin()->second.seeds, std::optional<int>(4));
+    // Claims survive the round trip (the study store keeps specs as JSON).
+    auto claimed = StudySpec::fromText(
+        R"({"name": "c", "grid": {"head": ["a", "b"]}, "claims": [{"text": "a below b", )"
+        R"("metric": "m", "over": "n", "better": "lower", "a": {"head": "a"}, "b": {"head": "b"}}]})");
+    QCOMPARE(claimed.claims.size(), size_t(1));
+    QCOMPARE(claimed.claims[0].over, std::string("n"));
+    QCOMPARE(StudySpec::fromJson(claimed.toJson()).toJson().dump(), claimed.toJson().dump());
     // Axis order is the file's, not alphabetical.
     auto custom = StudySpec::fromText(R"({"name": "x", "grid": {"lr": [0.1], "head": ["gmm"]}})");
     QCOMPARE(custom.grid[0].key, std::string("lr"));
@@ -280,6 +287,12 @@ class TestStudySpec : public QObject {
     QTest::newRow("reference value")
         << R"({"references": {"rows": [{"values": {"test/kl": "x"}}]}})"
         << "references.rows[0].values.test/kl";
+    QTest::newRow("claim direction")
+        << R"({"claims": [{"text": "t", "metric": "m", "better": "less", "a": {}, "b": {}}]})"
+        << "claims[0].better: must be \"lower\" or \"higher\"";
+    QTest::newRow("claim sides")
+        << R"({"claims": [{"text": "t", "metric": "m", "better": "lower"}]})"
+        << "claims[0]: needs \"a\" and \"b\" settings";
     QTest::newRow("reference seeds") << R"({"references": {"source": "x", "seeds": 0, "rows": []}})"
                                      << "references.seeds: must be the paper's number of seeds";
   }

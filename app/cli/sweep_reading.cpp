@@ -325,6 +325,7 @@ void printStudyTable(const ExperimentRegistry& registry, store::RunStore& runs, 
   if (auto experiment = registry.find(r.spec.experiment))
     study::markDepartures(*experiment, r.spec, input.cells);
   input.references = r.spec.references ? &*r.spec.references : nullptr;
+  input.claims = &r.spec.claims;
   study::TableRequest request;
   request.format = args.format.empty() ? "md" : args.format;
   request.rows = args.rows.empty() && r.spec.table ? r.spec.table->rows : args.rows;

@@ -24,6 +24,7 @@
 #include "core/engine/system_metrics.h"
 #include "core/store/run_store.h"
 #include "core/study/paper_departure.h"
+#include "core/study/study_claims.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_figure.h"
 #include "core/study/study_table.h"
@@ -163,6 +164,7 @@ StudyView::StudyView(store::RunStore& store, RunViews& views, RunQueue& queue, Q
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(buildHeader());
   m_summary->setTextFormat(Qt::RichText);
+  m_summary->setWordWrap(true);
   layout->addWidget(m_summary);
   QWidget* gridPane = buildGridPane();
   QWidget* figurePane = buildFigurePane();
@@ -508,6 +510,7 @@ void StudyView::refresh() {
   m_cells = study::aggregate(m_results, statOf(spec));
   if (auto experiment = m_queue.registry().find(spec.experiment))
     study::markDepartures(*experiment, spec, m_cells);
+  showClaims(spec.claims);
   drawGrid(m_cells);
   study::StudyTableInput input;
   input.cells = m_cells;
@@ -524,6 +527,23 @@ void StudyView::refresh() {
   }
   m_table->resizeColumnsToContents();
   drawFigure();
+}
+
+// Under the run counts, each claim of the study with its outcome over the seeds so far (green
+// holds, red contradicted, grey unresolved or not yet measured); the rule in the tooltip.
+void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
+  m_summary->setToolTip({});
+  if (claims.empty()) return;
+  QStringList lines;
+  for (const auto& verdict : study::judgeClaims(claims, m_cells)) {
+    const char* colour = verdict.outcome == study::ClaimOutcome::Holds          ? "#007800"
+                         : verdict.outcome == study::ClaimOutcome::Contradicted ? "#aa0000"
+                                                                                : "#6e6e6e";
+    lines << QString("<span style='color:%1'>%2</span>")
+                 .arg(colour, QString::fromStdString(verdict.summary()).toHtmlEscaped());
+  }
+  m_summary->setText(m_summary->text() + "<br><b>Claims over seeds</b><br>" + lines.join("<br>"));
+  m_summary->setToolTip(QString::fromStdString(study::claimRuleText()));
 }
 
 void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {

@@ -106,6 +106,7 @@ class StudyView : public QWidget {
   bool parallelChosen() const;
   // The brushed runs (`first` ahead of them), at most kMaxCompared, asked to be compared.
   void compareBrushed(int64_t first = 0);
+  void showClaims(const std::vector<study::StudyClaim>& claims);
   void drawGrid(const std::vector<study::AggregateCell>& cells);
   void compareSetting(const study::AggregateCell& cell);
   study::FigureLayout chosenLayout() const;

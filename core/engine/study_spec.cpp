@@ -96,6 +96,29 @@ StudyReferences parseReferences(const ojson& j) {
   return r;
 }
 
+std::vector<StudyClaim> parseClaims(const ojson& j) {
+  if (!j.is_array()) fail("claims", "must be an array");
+  std::vector<StudyClaim> claims;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string at = "claims[" + std::to_string(i) + "]";
+    const auto& c = j[i];
+    if (!c.is_object()) fail(at, "must be an object");
+    StudyClaim claim;
+    claim.text = textField(c, "text", at + ".");
+    claim.metric = textField(c, "metric", at + ".");
+    claim.over = textField(c, "over", at + ".");
+    claim.better = textField(c, "better", at + ".");
+    if (claim.text.empty() || claim.metric.empty()) fail(at, "needs a \"text\" and a \"metric\"");
+    if (claim.better != "lower" && claim.better != "higher")
+      fail(at + ".better", "must be \"lower\" or \"higher\"");
+    if (!c.contains("a") || !c.contains("b")) fail(at, "needs \"a\" and \"b\" settings");
+    claim.a = parseOverrides(c["a"], at + ".a");
+    claim.b = parseOverrides(c["b"], at + ".b");
+    claims.push_back(std::move(claim));
+  }
+  return claims;
+}
+
 std::vector<std::string> stringList(const ojson& j, const std::string& where) {
   if (!j.is_array()) fail(where, "must be an array of strings");
   std::vector<std::string> out;
@@ -173,16 +196,16 @@ uint64_t settings(const std::vector<Axis>& grid, const std::vector<ZipGroup>& zi
 
 StudySpec StudySpec::fromJson(const ojson& j) {
   if (!j.is_object()) fail("study", "must be a JSON object");
-  static const char* const kKnown[] = {"name",       "title", "description", "experiment", "preset",
-                                       "set",        "grid",  "zip",         "arms",       "seeds",
-                                       "references", "table", "figures"};
+  static const char* const kKnown[] = {
+      "name", "title", "description", "experiment", "preset", "set",   "grid",
+      "zip",  "arms",  "seeds",       "references", "claims", "table", "figures"};
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (const char* k : kKnown) known = known || key == k;
     if (!known)
       fail(key,
            "unknown field (known: name, title, description, experiment, preset, set, grid, "
-           "zip, arms, seeds, references, table, figures)");
+           "zip, arms, seeds, references, claims, table, figures)");
   }
   StudySpec s;
   s.name = textField(j, "name", "");
@@ -217,6 +240,7 @@ StudySpec StudySpec::fromJson(const ojson& j) {
     }
   }
   if (j.contains("references")) s.references = parseReferences(j["references"]);
+  if (j.contains("claims")) s.claims = parseClaims(j["claims"]);
   if (j.contains("table")) {
     const auto& t = j["table"];
     if (!t.is_object()) fail("table", "must be an object");
@@ -277,6 +301,17 @@ ojson StudySpec::toJson() const {
     j["references"] = {{"source", references->source}, {"stat", references->stat}};
     if (references->seeds) j["references"]["seeds"] = *references->seeds;
     j["references"]["rows"] = rows;
+  }
+  if (!claims.empty()) {
+    j["claims"] = ojson::array();
+    for (const auto& c : claims) {
+      ojson claim = {{"text", c.text}, {"metric", c.metric}};
+      if (!c.over.empty()) claim["over"] = c.over;
+      claim["better"] = c.better;
+      claim["a"] = ordered(c.a);
+      claim["b"] = ordered(c.b);
+      j["claims"].push_back(claim);
+    }
   }
   if (table) {
     ojson t = ojson::object();

@@ -17,6 +17,8 @@
 //    "references": {"source": "...", "stat": "last",
 //                   "rows": [{"where": {"dataset": "gmm2", "head": "linear"},
 //                             "values": {"test/kl": [0.238, 0.032]}}]},
+//    "claims": [{"text": "...", "metric": "val/ppl@256", "over": "val/ppl@64",
+//                "better": "lower", "a": {"position": "fope"}, "b": {"position": "rope"}}],
 //    "table": {"rows": "dataset", "cols": "head", "metrics": ["test/kl"]},
 //    "figures": [{"x": "frequencies", "metrics": ["test/kl"], "group": "gamma",
 //                 "panel": "dataset", "band": "half", "x_title": "...", "y_titles": {...}}]}
@@ -77,6 +79,18 @@ struct StudyReferences {
   std::vector<ReferenceRow> rows;
 };
 
+// What a paper says about two of its settings, to be judged over seeds: "FoPE's perplexity at
+// 4x the training length is lower than RoPE's". `a` and `b` pick the settings by axis values;
+// `over` judges the per-run ratio metric / over instead (growth from the training length).
+struct StudyClaim {
+  std::string text;
+  std::string metric;
+  std::string over;
+  std::string better;  // "lower" or "higher": what the claim says of a against b
+  nlohmann::json a = nlohmann::json::object();
+  nlohmann::json b = nlohmann::json::object();
+};
+
 struct TableLayout {
   std::string rows;  // an axis; empty: every axis but `cols`
   std::string cols;  // an axis; empty: one value column
@@ -110,6 +124,7 @@ struct StudySpec {
   std::vector<StudyArm> arms;  // empty: the study is one arm
   std::vector<int64_t> seeds;  // empty: the config's own seed
   std::optional<StudyReferences> references;
+  std::vector<StudyClaim> claims;
   std::optional<TableLayout> table;
   std::vector<FigureLayout> figures;
 

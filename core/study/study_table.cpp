@@ -9,6 +9,7 @@
 #include "core/engine/export_values.h"
 #include "core/engine/system_metrics.h"
 #include "core/study/agreement.h"
+#include "core/study/study_claims.h"
 
 namespace fl::study {
 
@@ -279,6 +280,19 @@ std::string markdown(const StudyTableInput& in, const TableRequest& req,
   return out + verdictSummary(in, agreeing, judged, differing);
 }
 
+// The study's claims, each with the numbers behind its outcome.
+std::string claimsSection(const StudyTableInput& in) {
+  if (!in.claims || in.claims->empty()) return "";
+  std::string out = "\n## Claims over seeds\n\n" + claimRuleText() + "\n\n";
+  for (const auto& verdict : judgeClaims(*in.claims, in.cells))
+    out += "- " + verdict.summary() + "\n";
+  return out;
+}
+
+nlohmann::json sideJson(const MetricStats& s) {
+  return {{"n", s.n}, {"mean", finiteOrNull(s.mean)}, {"std", finiteOrNull(s.std)}};
+}
+
 std::string csv(const StudyTableInput& in, const std::vector<std::string>& metrics) {
   std::string out;
   for (const auto& axis : in.axisOrder) out += csvField(axis) + ",";
@@ -350,6 +364,17 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
     out["paper_source"] = in.references->source;
     out["agreement_rule"] = agreementRuleText();
   }
+  if (in.claims && !in.claims->empty()) {
+    out["claims"] = nlohmann::json::array();
+    for (const auto& v : judgeClaims(*in.claims, in.cells))
+      out["claims"].push_back({{"text", v.claim.text},
+                               {"outcome", toString(v.outcome)},
+                               {"a", sideJson(v.a)},
+                               {"b", sideJson(v.b)},
+                               {"difference", v.difference},
+                               {"bound", v.bound},
+                               {"summary", v.summary()}});
+  }
   return out.dump(2) + "\n";
 }
 
@@ -418,7 +443,7 @@ std::string renderStudyTable(const StudyTableInput& input, const TableRequest& r
   if (request.format == "json") return json(input, metrics);
   if (request.format != "md")
     throw std::invalid_argument("--format " + request.format + ": use md, csv or json");
-  return markdown(input, request, metrics);
+  return markdown(input, request, metrics) + claimsSection(input);
 }
 
 }  // namespace fl::study

@@ -16,6 +16,7 @@ struct StudyTableInput {
   std::vector<std::string> axisOrder;  // every axis of the study, in declaration order
   std::vector<AggregateCell> cells;
   const StudyReferences* references = nullptr;
+  const std::vector<StudyClaim>* claims = nullptr;  // judged under the markdown table and in JSON
 };
 
 struct TableRequest {

@@ -1,0 +1,96 @@
+#include "core/study/study_claims.h"
+
+#include <cmath>
+
+#include "core/study/study_table.h"
+
+namespace fl::study {
+
+namespace {
+
+// Every finished run's value of the claim's quantity in the settings `where` picks: the metric,
+// or metric / over per run. A cell whose two metrics do not come from the same runs (one missing
+// in some run) gives no ratios rather than misaligned ones.
+std::vector<double> sideValues(const StudyClaim& claim, const nlohmann::json& where,
+                               const std::vector<AggregateCell>& cells) {
+  std::vector<double> out;
+  for (const auto& cell : cells) {
+    if (!matches(where, cell.config)) continue;
+    auto metric = cell.metrics.find(claim.metric);
+    if (metric == cell.metrics.end()) continue;
+    const auto& values = metric->second.values;
+    if (claim.over.empty()) {
+      out.insert(out.end(), values.begin(), values.end());
+      continue;
+    }
+    auto over = cell.metrics.find(claim.over);
+    if (over == cell.metrics.end() || over->second.values.size() != values.size()) continue;
+    for (size_t i = 0; i < values.size(); ++i)
+      if (over->second.values[i] != 0) out.push_back(values[i] / over->second.values[i]);
+  }
+  return out;
+}
+
+std::string sideText(const nlohmann::json& where, const MetricStats& s) {
+  std::string label;
+  for (const auto& [key, value] : where.items())
+    label += (label.empty() ? "" : ", ") + key + " " + valueText(value);
+  return label + " " + (s.n >= 2 ? formatMeanStd(s.mean, s.std) : formatStat(s.mean)) + " (" +
+         std::to_string(s.n) + ")";
+}
+
+}  // namespace
+
+std::string toString(ClaimOutcome outcome) {
+  switch (outcome) {
+    case ClaimOutcome::Holds:
+      return "holds";
+    case ClaimOutcome::Contradicted:
+      return "CONTRADICTED";
+    case ClaimOutcome::Unresolved:
+      return "unresolved";
+    case ClaimOutcome::NotMeasured:
+      break;
+  }
+  return "not measured";
+}
+
+std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
+                                      const std::vector<AggregateCell>& cells) {
+  std::vector<ClaimVerdict> verdicts;
+  for (const auto& claim : claims) {
+    ClaimVerdict v;
+    v.claim = claim;
+    v.a = describe(sideValues(claim, claim.a, cells));
+    v.b = describe(sideValues(claim, claim.b, cells));
+    if (v.a.n >= 2 && v.b.n >= 2) {
+      v.difference = v.a.mean - v.b.mean;
+      v.bound = 2 * std::sqrt(v.a.std * v.a.std / v.a.n + v.b.std * v.b.std / v.b.n);
+      const bool claimedWay = claim.better == "lower" ? v.difference < 0 : v.difference > 0;
+      v.outcome = std::abs(v.difference) <= v.bound ? ClaimOutcome::Unresolved
+                  : claimedWay                      ? ClaimOutcome::Holds
+                                                    : ClaimOutcome::Contradicted;
+    }
+    verdicts.push_back(std::move(v));
+  }
+  return verdicts;
+}
+
+std::string ClaimVerdict::summary() const {
+  const std::string quantity =
+      claim.over.empty() ? claim.metric : claim.metric + " / " + claim.over;
+  std::string out = toString(outcome) + ": " + claim.text + " (" + quantity + ": " +
+                    sideText(claim.a, a) + " against " + sideText(claim.b, b);
+  if (outcome == ClaimOutcome::NotMeasured) return out + "; needs two finished runs a side)";
+  return out + "; Δ " + formatStat(difference) +
+         (outcome == ClaimOutcome::Unresolved ? " within " : " beyond ") + "2 SE " +
+         formatStat(bound) + ")";
+}
+
+std::string claimRuleText() {
+  return "A claim holds when the difference of the two sides' means over seeds is beyond 2 SE "
+         "(SE = sqrt(s_a^2 / n_a + s_b^2 / n_b)) in the claimed direction, is contradicted "
+         "beyond 2 SE the other way, and is unresolved by these seeds within it.";
+}
+
+}  // namespace fl::study

@@ -1,0 +1,42 @@
+// A study's claims judged over seeds. Each side of a claim is every finished run of the settings
+// its `where` picks; the claim is about the difference of the two means, read with the same
+// standard error as a verdict against a paper (core/study/agreement.h):
+//
+//   d = mean_a - mean_b,  SE = sqrt(s_a^2 / n_a + s_b^2 / n_b)
+//   holds         d beyond 2 SE in the claimed direction
+//   contradicted  d beyond 2 SE the other way
+//   unresolved    |d| <= 2 SE: these seeds cannot tell
+//   not measured  a side has fewer than two finished runs with the metric
+//
+// Torch-free, like the tables that print it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/engine/study_spec.h"
+#include "core/study/study_aggregate.h"
+
+namespace fl::study {
+
+enum class ClaimOutcome { Holds, Contradicted, Unresolved, NotMeasured };
+
+std::string toString(ClaimOutcome outcome);  // "holds", "CONTRADICTED", "unresolved", ...
+
+struct ClaimVerdict {
+  StudyClaim claim;
+  ClaimOutcome outcome = ClaimOutcome::NotMeasured;
+  MetricStats a, b;  // the judged values (ratios when the claim has `over`)
+  double difference = 0;
+  double bound = 0;  // 2 SE
+  // "holds: <text> (a 1.21 ± 0.03 (3), b 2.40 ± 0.20 (3); Δ -1.19 beyond 2 SE 0.23)"
+  std::string summary() const;
+};
+
+std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
+                                      const std::vector<AggregateCell>& cells);
+
+// One line on how claims are judged, printed above them.
+std::string claimRuleText();
+
+}  // namespace fl::study

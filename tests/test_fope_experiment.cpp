@@ -495,7 +495,8 @@ class TestFopeExperiment : public QObject {
              mixed.summary().c_str());
     auto letters = buildConfig(experiment, "", {"passkey_key_chars=letters"});
     QVERIFY(!letters.ok());
-    QVERIFY(QString::fromStdString(letters.summary()).contains("is for passkey_protocol=zero-shot"));
+    QVERIFY(
+        QString::fromStdString(letters.summary()).contains("is for passkey_protocol=zero-shot"));
     auto tooShort = buildConfig(experiment, "",
                                 {"passkey_protocol=zero-shot", "passkey_mix=0", "passkey_digits=5",
                                  "train_len=64", "eval_factors=1,2"});

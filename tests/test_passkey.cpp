@@ -103,10 +103,8 @@ class TestPasskey : public QObject {
         chiSquare += (count - expected) * (count - expected) / expected;
       }
       const double bound = chiSquareQuantile(static_cast<int>(bins - 1), 3.090232);  // p 0.001
-      QVERIFY2(chiSquare < bound, qPrintable(QString("n %1: chi-square %2 >= %3")
-                                                 .arg(n)
-                                                 .arg(chiSquare)
-                                                 .arg(bound)));
+      QVERIFY2(chiSquare < bound,
+               qPrintable(QString("n %1: chi-square %2 >= %3").arg(n).arg(chiSquare).arg(bound)));
       // And not a degenerate draw: the ends are reached as often as the middle, within 5 sd.
       const double sd = std::sqrt(expected * (1 - 1.0 / static_cast<double>(bins)));
       QVERIFY(std::abs(histogram.front() - expected) < 5 * sd);
@@ -165,8 +163,8 @@ class TestPasskey : public QObject {
     QVERIFY(zeroShotAnswerIsExact(U"7", U"7.", digits));
     QVERIFY(zeroShotAnswerIsExact(U"qbmxe", U"qbmxe.", U"abcdefghijklmnopqrstuvwxyz"));
     QVERIFY(!zeroShotAnswerIsExact(U"qbmxe", U"qbmxes", U"abcdefghijklmnopqrstuvwxyz"));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, zeroShotAnswerIsExact(U"71432", U"71432",
-                                                                          digits));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             zeroShotAnswerIsExact(U"71432", U"71432", digits));
   }
 
   void aLengthTooShortIsRefusedNamingTheMinimum() {

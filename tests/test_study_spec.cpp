@@ -111,16 +111,12 @@ class TestStudySpec : public QObject {
   }
 
   void everyBuiltinStudyExpandsToItsDocumentedSize() {
-    const std::map<std::string, size_t> expected{{"fourier-head/table1", 36},
-                                                 {"fourier-head/frequencies", 264},
-                                                 {"fourier-head/gamma", 60},
-                                                 {"fourier-qk/variants", 21},
-                                                 {"fope/encodings", 12},
-                                                 {"fope/table2", 18},
-                                                 {"addition/embeddings", 6},
-                                                 {"fourier-qk/ladder", 30},
-                                                 {"fourier-qk/bandwidth", 9},
-                                                 {"fourier-qk/spectral-mexican-hat", 15}};
+    const std::map<std::string, size_t> expected{
+        {"fourier-head/table1", 36}, {"fourier-head/frequencies", 264},
+        {"fourier-head/gamma", 60},  {"fourier-qk/variants", 21},
+        {"fope/encodings", 12},      {"fope/table2", 18},
+        {"addition/embeddings", 6},  {"fourier-qk/ladder", 30},
+        {"fourier-qk/bandwidth", 9}, {"fourier-qk/spectral-mexican-hat", 15}};
     size_t seen = 0;
     for (const auto& experiment : registry().all())
       for (const auto& spec : experiment->studies()) {

@@ -37,8 +37,8 @@ std::u32string zeroShotStatement(const std::u32string& key) {
 }
 
 const std::u32string& zeroShotPromptCharacters() {
-  static const std::u32string characters = kTask + kGarbage + zeroShotStatement(U"") + kQuestion +
-                                           U" \n";
+  static const std::u32string characters =
+      kTask + kGarbage + zeroShotStatement(U"") + kQuestion + U" \n";
   return characters;
 }
 
@@ -60,10 +60,9 @@ ZeroShotPasskey makeZeroShotPasskey(int64_t length, const std::u32string& key,
   const int64_t keyLength = static_cast<int64_t>(key.size());
   const int64_t minimum = minimumZeroShotPasskeyLength(keyLength);
   if (length < minimum)
-    throw std::invalid_argument("the zero-shot passkey prompt with a " +
-                                std::to_string(keyLength) + "-character key needs at least " +
-                                std::to_string(minimum) + " characters, got " +
-                                std::to_string(length));
+    throw std::invalid_argument("the zero-shot passkey prompt with a " + std::to_string(keyLength) +
+                                "-character key needs at least " + std::to_string(minimum) +
+                                " characters, got " + std::to_string(length));
   ZeroShotPasskey s;
   s.key = key;
   s.filler = length - minimum;
@@ -88,8 +87,7 @@ ZeroShotPasskey makeZeroShotPasskey(int64_t length, const std::u32string& key,
 
 std::u32string drawYarnKey(int64_t digits, std::mt19937_64& rng) {
   if (digits < 1 || digits > 18)
-    throw std::invalid_argument("a YaRN passkey has 1 to 18 digits, got " +
-                                std::to_string(digits));
+    throw std::invalid_argument("a YaRN passkey has 1 to 18 digits, got " + std::to_string(digits));
   uint64_t top = 5;
   for (int64_t i = 1; i < digits; ++i) top *= 10;
   const uint64_t value = std::uniform_int_distribution<uint64_t>(1, top)(rng);
@@ -110,8 +108,9 @@ std::u32string drawKeyFrom(const std::u32string& alphabet, int64_t length, std::
 bool zeroShotAnswerIsExact(const std::u32string& key, const std::u32string& predicted,
                            const std::u32string& keyAlphabet) {
   if (predicted.size() != key.size() + 1)
-    throw std::invalid_argument("the answer check needs one prediction per key character and "
-                                "one after the key");
+    throw std::invalid_argument(
+        "the answer check needs one prediction per key character and "
+        "one after the key");
   return predicted.compare(0, key.size(), key) == 0 &&
          keyAlphabet.find(predicted.back()) == std::u32string::npos;
 }

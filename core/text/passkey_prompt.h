@@ -33,12 +33,12 @@
 namespace fl::text {
 
 struct ZeroShotPasskey {
-  std::u32string text;       // exactly the requested length: the prompt, then the key
-  std::u32string key;        // the answer
-  int64_t filler = 0;        // n: filler characters in all (before and after the statement)
-  int64_t insertAt = 0;      // p: filler characters before the statement, uniform in [0, n]
-  int64_t statementAt = 0;   // index of the statement's first character ("The pass key is ...")
-  int64_t answerAt = 0;      // index of the answer's first character: text.size() - key.size()
+  std::u32string text;      // exactly the requested length: the prompt, then the key
+  std::u32string key;       // the answer
+  int64_t filler = 0;       // n: filler characters in all (before and after the statement)
+  int64_t insertAt = 0;     // p: filler characters before the statement, uniform in [0, n]
+  int64_t statementAt = 0;  // index of the statement's first character ("The pass key is ...")
+  int64_t answerAt = 0;     // index of the answer's first character: text.size() - key.size()
 };
 
 // The prompt's fixed parts, as in YaRN's generate_prompt.

@@ -145,18 +145,20 @@ std::vector<ConfigIssue> FopeExperiment::checkConfig(const nlohmann::json& confi
   auto issues = char_lm::checkModelAndPosition(config, s.clipFloor);
   // The same rules FopeTrial enforces, said before a run exists.
   if (s.zeroShot() && s.passkeyMix > 0)
-    issues.push_back({"passkey_mix", "passkey_protocol=zero-shot trains on the corpus alone (the "
-                                     "paper's test), but 'passkey_mix' is " +
-                                         config.at("passkey_mix").dump() +
-                                         ": set passkey_mix=0, or passkey_protocol=trained-in"});
+    issues.push_back({"passkey_mix",
+                      "passkey_protocol=zero-shot trains on the corpus alone (the "
+                      "paper's test), but 'passkey_mix' is " +
+                          config.at("passkey_mix").dump() +
+                          ": set passkey_mix=0, or passkey_protocol=trained-in"});
   if (!s.zeroShot() && s.passkeyKeyChars != PasskeyKeyChars::Digits)
     issues.push_back({"passkey_key_chars",
                       "passkey_key_chars=letters is for passkey_protocol=zero-shot; the "
                       "trained-in task's keys are digits"});
   if (s.zeroShot() && s.passkeyKeyChars == PasskeyKeyChars::Digits && s.passkeyDigits > 18)
-    issues.push_back({"passkey_digits", "zero-shot digit keys (1 to 5 x 10^(n-1)) have at most "
-                                        "18 digits, 'passkey_digits' is " +
-                                            std::to_string(s.passkeyDigits)});
+    issues.push_back({"passkey_digits",
+                      "zero-shot digit keys (1 to 5 x 10^(n-1)) have at most "
+                      "18 digits, 'passkey_digits' is " +
+                          std::to_string(s.passkeyDigits)});
   if (s.zeroShot() && s.passkeySamples > 0) {
     const auto lengths = s.evalLengths();
     const int64_t longest = lengths.empty() ? 0 : lengths.back();

@@ -50,9 +50,10 @@ std::u32string passkeyVocabulary(const FopeSettings& s) {
           "passkey_protocol=zero-shot trains on the corpus alone, but passkey_mix is " +
           std::to_string(s.passkeyMix) + ": set passkey_mix=0 (or passkey_protocol=trained-in)");
     if (s.passkeyKeyChars == PasskeyKeyChars::Digits && s.passkeyDigits > 18)
-      throw std::invalid_argument("zero-shot digit keys (1 to 5 x 10^(n-1)) have at most 18 "
-                                  "digits; passkey_digits is " +
-                                  digits);
+      throw std::invalid_argument(
+          "zero-shot digit keys (1 to 5 x 10^(n-1)) have at most 18 "
+          "digits; passkey_digits is " +
+          digits);
     return text::zeroShotPromptCharacters() + text::passkeyDigitCharacters();
   }
   if (s.passkeyKeyChars != PasskeyKeyChars::Digits)
@@ -60,11 +61,11 @@ std::u32string passkeyVocabulary(const FopeSettings& s) {
         "passkey_key_chars=letters is for passkey_protocol=zero-shot; the trained-in task's keys "
         "are digits");
   if (s.passkeyMix > 0 && s.lm.trainLength + 1 < text::minimumPasskeyLength(s.passkeyDigits))
-    throw std::invalid_argument(
-        "passkey_mix > 0 needs train_len >= " +
-        std::to_string(text::minimumPasskeyLength(s.passkeyDigits) - 1) + " for " + digits +
-        "-digit keys (train_len is " + std::to_string(s.lm.trainLength) +
-        "); lower passkey_digits or set passkey_mix=0");
+    throw std::invalid_argument("passkey_mix > 0 needs train_len >= " +
+                                std::to_string(text::minimumPasskeyLength(s.passkeyDigits) - 1) +
+                                " for " + digits + "-digit keys (train_len is " +
+                                std::to_string(s.lm.trainLength) +
+                                "); lower passkey_digits or set passkey_mix=0");
   return text::passkeyAlphabet();
 }
 
@@ -103,9 +104,10 @@ FopeTrial::FopeTrial(const FopeSettings& settings, c10::Device device, uint64_t 
     for (char32_t c = U'a'; c <= U'z'; ++c)
       if (seen(c)) m_keyAlphabet.push_back(c);
     if (m_keyAlphabet.size() < 2)
-      throw std::invalid_argument("passkey_key_chars=letters draws keys from the lowercase "
-                                  "letters of the training text, which has " +
-                                  std::to_string(m_keyAlphabet.size()) + "; use digits");
+      throw std::invalid_argument(
+          "passkey_key_chars=letters draws keys from the lowercase "
+          "letters of the training text, which has " +
+          std::to_string(m_keyAlphabet.size()) + "; use digits");
   }
   std::u32string asked = text::zeroShotPromptCharacters() + m_keyAlphabet;
   std::sort(asked.begin(), asked.end());
@@ -204,8 +206,8 @@ FopeTrial::PasskeyScore FopeTrial::trainedInPasskeyAccuracy(int64_t length, int6
     digits += right;
   }
   return {static_cast<double>(exact) / static_cast<double>(samples),
-          static_cast<double>(digits) / static_cast<double>(samples * m_fope.passkeyDigits),
-          exact, samples};
+          static_cast<double>(digits) / static_cast<double>(samples * m_fope.passkeyDigits), exact,
+          samples};
 }
 
 void FopeTrial::evaluate(int64_t, bool, EvalReport& out) {

@@ -41,6 +41,8 @@ fl::study::StudySpec knownStudy() {
       "references": {"source": "hand", "rows": [
         {"where": {"width": 1}, "values": {"test/m": [12.5, 1.0]}},
         {"where": {"width": 2}, "values": {"test/m": [30.0, 1.0]}}]},
+      "claims": [{"text": "width 1 below width 2", "metric": "test/m", "better": "lower",
+                  "a": {"width": 1}, "b": {"width": 2}}],
       "figures": [{"x": "width", "metrics": ["test/m"], "band": "std"}]})");
   spec.experiment = "known";
   return spec;
@@ -133,6 +135,11 @@ class TestStudyView : public QObject {
     QCOMPARE(model->text(one, "test/m paper"), QString("12.500 ± 1.000"));
     QCOMPARE(model->text(one, "test/m verdict"), QString("agrees"));
     QCOMPARE(model->text(two, "test/m verdict"), QString("differs"));
+    // The claim: 12 against 21.5, SE = sqrt(1 / 3 + 0.5 / 2): beyond 2 SE the claimed way.
+    QVERIFY2(lab.view.summary()->text().contains("1 holds"),
+             qPrintable(lab.view.summary()->text()));
+    QVERIFY2(lab.view.summary()->toolTip().contains("holds: width 1 below width 2"),
+             qPrintable(lab.view.summary()->toolTip()));
     const QModelIndex outside = model->index(two, model->column("test/m verdict"));
     QCOMPARE(model->data(outside, Qt::ForegroundRole).value<QColor>(), QColor(170, 0, 0));
 

@@ -529,21 +529,36 @@ void StudyView::refresh() {
   drawFigure();
 }
 
-// Under the run counts, each claim of the study with its outcome over the seeds so far (green
-// holds, red contradicted, grey unresolved or not yet measured); the rule in the tooltip.
+// Beside the run counts, how the study's claims stand over the seeds so far, counted by outcome
+// (green holds, red contradicted, grey unresolved or not yet measured); each claim with its
+// numbers, and the rule, in the tooltip. One line, so the figure and table keep the room on a
+// small screen; `sweep table` prints the same list.
 void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
   m_summary->setToolTip({});
   if (claims.empty()) return;
+  std::map<study::ClaimOutcome, int> counts;
   QStringList lines;
+  auto colourOf = [](study::ClaimOutcome outcome) {
+    return outcome == study::ClaimOutcome::Holds          ? "#007800"
+           : outcome == study::ClaimOutcome::Contradicted ? "#aa0000"
+                                                          : "#6e6e6e";
+  };
   for (const auto& verdict : study::judgeClaims(claims, m_cells)) {
-    const char* colour = verdict.outcome == study::ClaimOutcome::Holds          ? "#007800"
-                         : verdict.outcome == study::ClaimOutcome::Contradicted ? "#aa0000"
-                                                                                : "#6e6e6e";
-    lines << QString("<span style='color:%1'>%2</span>")
-                 .arg(colour, QString::fromStdString(verdict.summary()).toHtmlEscaped());
+    ++counts[verdict.outcome];
+    lines << QString("<p style='color:%1'>%2</p>")
+                 .arg(colourOf(verdict.outcome),
+                      QString::fromStdString(verdict.summary()).toHtmlEscaped());
   }
-  m_summary->setText(m_summary->text() + "<br><b>Claims over seeds</b><br>" + lines.join("<br>"));
-  m_summary->setToolTip(QString::fromStdString(study::claimRuleText()));
+  QStringList parts;
+  for (const auto& [outcome, n] : counts)
+    parts << QString("<span style='color:%1'>%2 %3</span>")
+                 .arg(colourOf(outcome))
+                 .arg(n)
+                 .arg(QString::fromStdString(study::toString(outcome)));
+  m_summary->setText(m_summary->text() + " &nbsp; <b>Claims over seeds</b>: " + parts.join(", ") +
+                     " <i>(hover for each)</i>");
+  m_summary->setToolTip(lines.join("") + "<p>" +
+                        QString::fromStdString(study::claimRuleText()).toHtmlEscaped() + "</p>");
 }
 
 void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {

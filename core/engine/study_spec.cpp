@@ -59,11 +59,11 @@ nlohmann::json parseOverrides(const ojson& j, const std::string& where) {
 
 ReferenceValue parseReferenceValue(const ojson& j, const std::string& where) {
   // [mean, std] or [mean, null] or a bare mean.
-  if (j.is_number()) return {j.get<double>(), std::nullopt};
+  if (j.is_number()) return {j.get<double>(), std::nullopt, std::nullopt};
   if (!j.is_array() || j.empty() || j.size() > 2 || !j[0].is_number() ||
       (j.size() == 2 && !j[1].is_number() && !j[1].is_null()))
     fail(where, "must be [mean, std], [mean, null] or a number");
-  ReferenceValue v{j[0].get<double>(), std::nullopt};
+  ReferenceValue v{j[0].get<double>(), std::nullopt, std::nullopt};
   if (j.size() == 2 && j[1].is_number()) v.std = j[1].get<double>();
   return v;
 }

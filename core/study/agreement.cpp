@@ -6,18 +6,21 @@
 
 namespace fl::study {
 
+double twoStandardErrors(double spreadA, double seedsA, double spreadB, double seedsB) {
+  return 2 * std::sqrt(spreadA * spreadA / seedsA + spreadB * spreadB / seedsB);
+}
+
 Agreement judgeAgreement(const MetricStats& ours, const ReferenceValue& paper) {
   Agreement a;
   if (ours.n == 0 || !std::isfinite(ours.mean)) return a;
   a.difference = ours.mean - paper.mean;
   const bool oursSpread = ours.n >= 2 && std::isfinite(ours.std);
-  const double oursVariance = oursSpread ? ours.std * ours.std / ours.n : 0;
   if (paper.std && paper.seeds && oursSpread) {
     a.rule = AgreementRule::BothSpreads;
-    a.bound = 2 * std::sqrt(*paper.std * *paper.std / *paper.seeds + oursVariance);
+    a.bound = twoStandardErrors(*paper.std, *paper.seeds, ours.std, ours.n);
   } else if (!paper.std && oursSpread) {
     a.rule = AgreementRule::OursOnly;
-    a.bound = 2 * std::sqrt(oursVariance);
+    a.bound = twoStandardErrors(0, 1, ours.std, ours.n);
   } else if (paper.std) {
     a.rule = AgreementRule::PaperSpread;
     a.bound = *paper.std;

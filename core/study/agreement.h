@@ -36,6 +36,10 @@ struct Agreement {
 
 Agreement judgeAgreement(const MetricStats& ours, const ReferenceValue& paper);
 
+// 2 SE of the difference of two means over seeds: 2 sqrt(s_a^2 / n_a + s_b^2 / n_b). The one
+// bound of verdicts against a paper and of a study's claims (core/study/study_claims.h).
+double twoStandardErrors(double spreadA, double seedsA, double spreadB, double seedsB);
+
 // The rule in one line, printed under every table that gives verdicts.
 std::string agreementRuleText();
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/study/agreement.h"
 #include "core/study/study_table.h"
 
 namespace fl::study {
@@ -65,7 +66,7 @@ std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
     v.b = describe(sideValues(claim, claim.b, cells));
     if (v.a.n >= 2 && v.b.n >= 2) {
       v.difference = v.a.mean - v.b.mean;
-      v.bound = 2 * std::sqrt(v.a.std * v.a.std / v.a.n + v.b.std * v.b.std / v.b.n);
+      v.bound = twoStandardErrors(v.a.std, v.a.n, v.b.std, v.b.n);
       const bool claimedWay = claim.better == "lower" ? v.difference < 0 : v.difference > 0;
       v.outcome = std::abs(v.difference) <= v.bound ? ClaimOutcome::Unresolved
                   : claimedWay                      ? ClaimOutcome::Holds

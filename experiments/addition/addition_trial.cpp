@@ -37,6 +37,12 @@ Snapshot errorHistogram(const std::string& key, const ErrorTypes& e) {
   return s;
 }
 
+// The share of predictions equal to the answers. A sync point: the count comes back to the CPU.
+double shareCorrect(const torch::Tensor& predicted, const torch::Tensor& answers) {
+  const auto correct = predicted.eq(answers).sum().item<int64_t>();
+  return static_cast<double>(correct) / static_cast<double>(answers.size(0));
+}
+
 }  // namespace
 
 AdditionTrial::AdditionTrial(const AdditionSettings& s, c10::Device device, uint64_t seed)
@@ -138,16 +144,13 @@ torch::Tensor AdditionTrial::removalMatrix(const Ablation& ablation) const {
 }
 
 double AdditionTrial::accuracy(bool test, const Ablation* ablation) {
-  const auto& answers = test ? m_split.testAnswers : m_split.trainAnswers;
-  // A sync point: the count comes back to the CPU.
-  const auto correct = predictions(test, ablation).eq(answers).sum().item<int64_t>();
-  return static_cast<double>(correct) / static_cast<double>(answers.size(0));
+  return shareCorrect(predictions(test, ablation),
+                      test ? m_split.testAnswers : m_split.trainAnswers);
 }
 
 void AdditionTrial::evaluate(int64_t, bool final, EvalReport& out) {
   auto predicted = predictions(true);
-  // A sync point: the accuracy comes back to the CPU.
-  const double testAcc = predicted.eq(m_split.testAnswers).to(torch::kDouble).mean().item<double>();
+  const double testAcc = shareCorrect(predicted, m_split.testAnswers);
   out.metric("train/acc", accuracy(false));
   out.metric("test/acc", testAcc);
 
@@ -181,8 +184,7 @@ void AdditionTrial::evaluate(int64_t, bool final, EvalReport& out) {
   for (const auto& ablation : paperAblations()) {
     auto removal = removalMatrix(ablation);
     auto ablated = predictionsWith(true, makeAblationHook(ablation, removal));
-    // A sync point: the accuracy comes back to the CPU.
-    const double acc = ablated.eq(m_split.testAnswers).to(torch::kDouble).mean().item<double>();
+    const double acc = shareCorrect(ablated, m_split.testAnswers);
     out.metric("test/acc_" + ablation.key, acc);
     accuracies.push_back(static_cast<float>(acc));
     labels.push_back(ablation.label);

@@ -40,9 +40,9 @@ torch::Tensor applyQkNorm(const torch::Tensor& x, QkNorm norm) {
   if (norm == QkNorm::Off) return x;
   // Rms: the mean square over heads and head dimensions, i.e. over the token's d_model values.
   const auto dims = norm == QkNorm::Rms ? std::vector<int64_t>{1, 3} : std::vector<int64_t>{3};
-  const auto meanSquare =
-      x.to(torch::kFloat).pow(2).mean(dims, /*keepdim=*/true);  // (B, 1|H, T, 1)
-  return (x.to(torch::kFloat) * torch::rsqrt(meanSquare + kQkNormEps)).to(x.scalar_type());
+  const auto xf = x.to(torch::kFloat);
+  const auto meanSquare = xf.pow(2).mean(dims, /*keepdim=*/true);  // (B, 1|H, T, 1)
+  return (xf * torch::rsqrt(meanSquare + kQkNormEps)).to(x.scalar_type());
 }
 
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout,

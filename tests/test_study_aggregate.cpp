@@ -211,6 +211,41 @@ class TestStudyAggregate : public QObject {
     QVERIFY(v.summary().find("needs two finished runs a side") != std::string::npos);
   }
 
+  // Side b reads another metric of the same runs; "similar" asks the whole 2 SE interval of the
+  // difference inside the tolerance.
+  void aClaimComparesTwoMetricsOrClaimsThemSimilar() {
+    // kl 0.30, 0.34 (mean 0.32, s 0.028284); smoothness = kl / 10: 0.032, s 0.0028284.
+    // d = 0.032 - 0.32 = -0.288; SE = sqrt(0.0008 / 2 + 0.000008 / 2) = 0.020100.
+    const auto cells = aggregate({run("gmm2", "linear", 1, 0.30), run("gmm2", "linear", 2, 0.34)});
+    StudyClaim claim;
+    claim.text = "smoothness is below the KL";
+    claim.metric = "test/smoothness";
+    claim.bMetric = "test/kl";
+    claim.better = "lower";
+    auto v = judgeClaims({claim}, cells).at(0);
+    QCOMPARE(int(v.outcome), int(ClaimOutcome::Holds));
+    QVERIFY(std::abs(v.difference + 0.288) < 1e-12);
+    const double twoSe = 2 * std::sqrt(0.0008 / 2 + 0.000008 / 2);
+    QVERIFY(std::abs(v.bound - twoSe) < 1e-12);
+    QVERIFY2(v.summary().find("(test/smoothness 0.032") != std::string::npos, v.summary().c_str());
+    QVERIFY2(v.summary().find("against test/kl 0.320") != std::string::npos, v.summary().c_str());
+
+    // Similar within w: holds when 0.288 + 2 SE <= w, contradicted when 0.288 - 2 SE > w.
+    claim.better = "similar";
+    const double gap = 0.288;
+    const std::vector<std::pair<double, ClaimOutcome>> cases{
+        {gap + twoSe + 1e-6, ClaimOutcome::Holds},
+        {gap + twoSe - 1e-6, ClaimOutcome::Unresolved},
+        {gap - twoSe + 1e-6, ClaimOutcome::Unresolved},
+        {gap - twoSe - 1e-6, ClaimOutcome::Contradicted}};
+    for (const auto& [within, expected] : cases) {
+      claim.within = within;
+      v = judgeClaims({claim}, cells).at(0);
+      QVERIFY2(v.outcome == expected, v.summary().c_str());
+    }
+    QVERIFY2(v.summary().find(" beyond ") != std::string::npos, v.summary().c_str());
+  }
+
   void claimsAppearUnderTheTableAndInItsJson() {
     StudyClaim claim{"fourier below linear", "test/kl",           "", "lower",
                      {{"head", "fourier"}},  {{"head", "linear"}}};

@@ -257,6 +257,12 @@ class TestStudySpec : public QObject {
     QCOMPARE(claimed.claims.size(), size_t(1));
     QCOMPARE(claimed.claims[0].over, std::string("n"));
     QCOMPARE(StudySpec::fromJson(claimed.toJson()).toJson().dump(), claimed.toJson().dump());
+    auto similar = StudySpec::fromText(
+        R"({"name": "c", "claims": [{"text": "a near b", "metric": "m", "b_metric": "n", )"
+        R"("better": "similar", "within": 0.05, "a": {}, "b": {}}]})");
+    QCOMPARE(similar.claims[0].metricOfB(), std::string("n"));
+    QCOMPARE(similar.claims[0].within, 0.05);
+    QCOMPARE(StudySpec::fromJson(similar.toJson()).toJson().dump(), similar.toJson().dump());
     // Axis order is the file's, not alphabetical.
     auto custom = StudySpec::fromText(R"({"name": "x", "grid": {"lr": [0.1], "head": ["gmm"]}})");
     QCOMPARE(custom.grid[0].key, std::string("lr"));
@@ -285,7 +291,18 @@ class TestStudySpec : public QObject {
         << "references.rows[0].values.test/kl";
     QTest::newRow("claim direction")
         << R"({"claims": [{"text": "t", "metric": "m", "better": "less", "a": {}, "b": {}}]})"
-        << "claims[0].better: must be \"lower\" or \"higher\"";
+        << "claims[0].better: must be \"lower\", \"higher\" or \"similar\"";
+    QTest::newRow("similar without tolerance")
+        << R"({"claims": [{"text": "t", "metric": "m", "better": "similar", "a": {}, "b": {}}]})"
+        << "claims[0].within: goes with \"better\": \"similar\", and only with it";
+    QTest::newRow("tolerance on a direction")
+        << R"({"claims": [{"text": "t", "metric": "m", "better": "lower", "within": 0.1, )"
+           R"("a": {}, "b": {}}]})"
+        << "claims[0].within: goes with";
+    QTest::newRow("tolerance not positive")
+        << R"({"claims": [{"text": "t", "metric": "m", "better": "similar", "within": 0, )"
+           R"("a": {}, "b": {}}]})"
+        << "claims[0].within: must be a number above 0";
     QTest::newRow("claim sides")
         << R"({"claims": [{"text": "t", "metric": "m", "better": "lower"}]})"
         << "claims[0]: needs \"a\" and \"b\" settings";

@@ -109,8 +109,16 @@ std::vector<StudyClaim> parseClaims(const ojson& j) {
     claim.over = textField(c, "over", at + ".");
     claim.better = textField(c, "better", at + ".");
     if (claim.text.empty() || claim.metric.empty()) fail(at, "needs a \"text\" and a \"metric\"");
-    if (claim.better != "lower" && claim.better != "higher")
-      fail(at + ".better", "must be \"lower\" or \"higher\"");
+    claim.bMetric = textField(c, "b_metric", at + ".");
+    if (claim.better != "lower" && claim.better != "higher" && claim.better != "similar")
+      fail(at + ".better", "must be \"lower\", \"higher\" or \"similar\"");
+    if (c.contains("within") != (claim.better == "similar"))
+      fail(at + ".within", "goes with \"better\": \"similar\", and only with it");
+    if (c.contains("within")) {
+      if (!c["within"].is_number() || !(c["within"].get<double>() > 0))
+        fail(at + ".within", "must be a number above 0 (the largest difference claimed)");
+      claim.within = c["within"].get<double>();
+    }
     if (!c.contains("a") || !c.contains("b")) fail(at, "needs \"a\" and \"b\" settings");
     claim.a = parseOverrides(c["a"], at + ".a");
     claim.b = parseOverrides(c["b"], at + ".b");
@@ -307,7 +315,9 @@ ojson StudySpec::toJson() const {
     for (const auto& c : claims) {
       ojson claim = {{"text", c.text}, {"metric", c.metric}};
       if (!c.over.empty()) claim["over"] = c.over;
+      if (!c.bMetric.empty()) claim["b_metric"] = c.bMetric;
       claim["better"] = c.better;
+      if (c.better == "similar") claim["within"] = c.within;
       claim["a"] = ordered(c.a);
       claim["b"] = ordered(c.b);
       j["claims"].push_back(claim);

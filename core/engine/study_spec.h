@@ -81,14 +81,21 @@ struct StudyReferences {
 
 // What a paper says about two of its settings, to be judged over seeds: "FoPE's perplexity at
 // 4x the training length is lower than RoPE's". `a` and `b` pick the settings by axis values;
-// `over` judges the per-run ratio metric / over instead (growth from the training length).
+// `over` judges the per-run ratio metric / over instead (growth from the training length);
+// `bMetric` reads another metric on side b ("accuracy without the MLPs' low frequencies is lower
+// than without attention's high ones", both sides the same runs). "similar" claims the two
+// means differ by at most `within`.
 struct StudyClaim {
   std::string text;
   std::string metric;
   std::string over;
-  std::string better;  // "lower" or "higher": what the claim says of a against b
+  std::string better;  // "lower", "higher" or "similar": what the claim says of a against b
   nlohmann::json a = nlohmann::json::object();
   nlohmann::json b = nlohmann::json::object();
+  std::string bMetric;  // empty: side b reads `metric` too
+  double within = 0;    // for "similar": the largest difference the claim allows
+
+  const std::string& metricOfB() const { return bMetric.empty() ? metric : bMetric; }
 };
 
 struct TableLayout {

@@ -9,15 +9,16 @@ namespace fl::study {
 
 namespace {
 
-// Every finished run's value of the claim's quantity in the settings `where` picks: the metric,
-// or metric / over per run. A cell whose two metrics do not come from the same runs (one missing
-// in some run) gives no ratios rather than misaligned ones.
-std::vector<double> sideValues(const StudyClaim& claim, const nlohmann::json& where,
+// Every finished run's value of the claim's quantity in the settings `where` picks: the metric
+// (a side's own), or metric / over per run. A cell whose two metrics do not come from the same runs
+// (one missing in some run) gives no ratios rather than misaligned ones.
+std::vector<double> sideValues(const StudyClaim& claim, const std::string& metricName,
+                               const nlohmann::json& where,
                                const std::vector<AggregateCell>& cells) {
   std::vector<double> out;
   for (const auto& cell : cells) {
     if (!matches(where, cell.config)) continue;
-    auto metric = cell.metrics.find(claim.metric);
+    auto metric = cell.metrics.find(metricName);
     if (metric == cell.metrics.end()) continue;
     const auto& values = metric->second.values;
     if (claim.over.empty()) {
@@ -32,10 +33,12 @@ std::vector<double> sideValues(const StudyClaim& claim, const nlohmann::json& wh
   return out;
 }
 
-std::string sideText(const nlohmann::json& where, const MetricStats& s) {
+// "dataset gmm2, head fourier 0.120 ± 0.020 (3)", led by the metric when the sides differ in it.
+std::string sideText(const std::string& metric, const nlohmann::json& where, const MetricStats& s) {
   std::string label;
   for (const auto& [key, value] : where.items())
     label += (label.empty() ? "" : ", ") + key + " " + valueText(value);
+  if (!metric.empty()) label = metric + (label.empty() ? "" : " at " + label);
   return label + " " + (s.n >= 2 ? formatMeanStd(s.mean, s.std) : formatStat(s.mean)) + " (" +
          std::to_string(s.n) + ")";
 }
@@ -62,15 +65,23 @@ std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
   for (const auto& claim : claims) {
     ClaimVerdict v;
     v.claim = claim;
-    v.a = describe(sideValues(claim, claim.a, cells));
-    v.b = describe(sideValues(claim, claim.b, cells));
+    v.a = describe(sideValues(claim, claim.metric, claim.a, cells));
+    v.b = describe(sideValues(claim, claim.metricOfB(), claim.b, cells));
     if (v.a.n >= 2 && v.b.n >= 2) {
       v.difference = v.a.mean - v.b.mean;
       v.bound = twoStandardErrors(v.a.std, v.a.n, v.b.std, v.b.n);
-      const bool claimedWay = claim.better == "lower" ? v.difference < 0 : v.difference > 0;
-      v.outcome = std::abs(v.difference) <= v.bound ? ClaimOutcome::Unresolved
-                  : claimedWay                      ? ClaimOutcome::Holds
-                                                    : ClaimOutcome::Contradicted;
+      const double gap = std::abs(v.difference);
+      if (claim.better == "similar") {
+        // The whole 2 SE interval of the difference inside +-within, or wholly outside it.
+        v.outcome = gap + v.bound <= claim.within  ? ClaimOutcome::Holds
+                    : gap - v.bound > claim.within ? ClaimOutcome::Contradicted
+                                                   : ClaimOutcome::Unresolved;
+      } else {
+        const bool claimedWay = claim.better == "lower" ? v.difference < 0 : v.difference > 0;
+        v.outcome = gap <= v.bound ? ClaimOutcome::Unresolved
+                    : claimedWay   ? ClaimOutcome::Holds
+                                   : ClaimOutcome::Contradicted;
+      }
     }
     verdicts.push_back(std::move(v));
   }
@@ -78,11 +89,23 @@ std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
 }
 
 std::string ClaimVerdict::summary() const {
-  const std::string quantity =
-      claim.over.empty() ? claim.metric : claim.metric + " / " + claim.over;
-  std::string out = toString(outcome) + ": " + claim.text + " (" + quantity + ": " +
-                    sideText(claim.a, a) + " against " + sideText(claim.b, b);
+  const auto quantity = [this](const std::string& metric) {
+    return claim.over.empty() ? metric : metric + " / " + claim.over;
+  };
+  std::string out = toString(outcome) + ": " + claim.text + " (";
+  if (claim.bMetric.empty())
+    out += quantity(claim.metric) + ": " + sideText("", claim.a, a) + " against " +
+           sideText("", claim.b, b);
+  else
+    out += sideText(quantity(claim.metric), claim.a, a) + " against " +
+           sideText(quantity(claim.bMetric), claim.b, b);
   if (outcome == ClaimOutcome::NotMeasured) return out + "; needs two finished runs a side)";
+  if (claim.better == "similar")
+    return out + "; |Δ| " + formatStat(std::abs(difference)) + " ± 2 SE " + formatStat(bound) +
+           (outcome == ClaimOutcome::Holds          ? " within "
+            : outcome == ClaimOutcome::Contradicted ? " beyond "
+                                                    : " straddles ") +
+           formatStat(claim.within) + ")";
   return out + "; Δ " + formatStat(difference) +
          (outcome == ClaimOutcome::Unresolved ? " within " : " beyond ") + "2 SE " +
          formatStat(bound) + ")";
@@ -91,7 +114,9 @@ std::string ClaimVerdict::summary() const {
 std::string claimRuleText() {
   return "A claim holds when the difference of the two sides' means over seeds is beyond 2 SE "
          "(SE = sqrt(s_a^2 / n_a + s_b^2 / n_b)) in the claimed direction, is contradicted "
-         "beyond 2 SE the other way, and is unresolved by these seeds within it.";
+         "beyond 2 SE the other way, and is unresolved by these seeds within it; a claim that "
+         "two sides are similar holds when |difference| + 2 SE is within its tolerance, is "
+         "contradicted when |difference| - 2 SE exceeds it, and is unresolved between.";
 }
 
 }  // namespace fl::study

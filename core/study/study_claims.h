@@ -8,6 +8,9 @@
 //   unresolved    |d| <= 2 SE: these seeds cannot tell
 //   not measured  a side has fewer than two finished runs with the metric
 //
+// A claim that the sides are similar (within a tolerance w) holds when |d| + 2 SE <= w, is
+// contradicted when |d| - 2 SE > w, and is unresolved between.
+//
 // Torch-free, like the tables that print it.
 #pragma once
 

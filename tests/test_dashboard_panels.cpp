@@ -344,6 +344,62 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(plot->plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
   }
 
+  // A snapshot's x_marks become a dashed line and a label each over curves, ticks on a top axis
+  // over a heatmap; a mark outside the drawn x range is left out, and a snapshot without marks
+  // clears them.
+  void xMarksAreDrawnWhereTheSnapshotAsks() {
+    const nlohmann::json marks = nlohmann::json::parse(
+        R"([{"at": 2.5, "label": "period 4"}, {"at": 4, "label": "period 2.5"},
+            {"at": 50, "label": "period 0.2"}])");
+    const std::vector<SnapshotAxis> axes{{"module", "", {0, 1}}, {"k", "", {1, 2, 3, 4, 5}}};
+    Dashboard d;
+    d.setPanels({panel("curves", PanelKind::SnapshotCurves, {"lens/modules"}),
+                 panel("map", PanelKind::SnapshotHeatmap, {"lens/mlp"})});
+    d.addSnapshot(snapshot("lens/modules", {2, 5}, {1, 2, 3, 4, 5, 5, 4, 3, 2, 1}, axes,
+                           {{"row_labels", {"attention", "MLP"}}, {"x_marks", marks}}),
+                  3);
+    d.addSnapshot(
+        snapshot("lens/mlp", {2, 5}, {1, 2, 3, 4, 5, 5, 4, 3, 2, 1},
+                 {{"layer", "", {1, 2}}, {"k", "", {1, 2, 3, 4, 5}}}, {{"x_marks", marks}}),
+        3);
+    d.refresh();
+    const auto texts = [](QCustomPlot* plot) {
+      QStringList out;
+      for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(plot->item(i))) out << text->text();
+      return out;
+    };
+    const auto lines = [](QCustomPlot* plot) {
+      QList<double> at;
+      for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* line = qobject_cast<QCPItemStraightLine*>(plot->item(i)))
+          at << line->point1->coords().x();
+      return at;
+    };
+    auto* curves = qobject_cast<SnapshotPlot*>(d.panel("curves"))->plot();
+    auto* map = qobject_cast<MatrixHeatmapPlot*>(d.panel("map"))->plot();
+    QCOMPARE(texts(curves), (QStringList{"period 4", "period 2.5"}));
+    QCOMPARE(lines(curves), (QList<double>{2.5, 4}));
+    // Over the image: ticks on a top axis, no line through the cells.
+    QCOMPARE(map->itemCount(), 0);
+    QVERIFY(map->xAxis2->visible());
+    auto top = map->xAxis2->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(top);
+    QCOMPARE(top->ticks().keys(), (QList<double>{2.5, 4}));
+    QCOMPARE(top->ticks().values(), (QStringList{"period 4", "period 2.5"}));
+    QCOMPARE(map->xAxis2->range(), map->xAxis->range());
+    // Redrawn, not stacked; gone with a snapshot that has none.
+    d.addSnapshot(snapshot("lens/modules", {2, 5}, {1, 2, 3, 4, 5, 5, 4, 3, 2, 1}, axes,
+                           {{"row_labels", {"attention", "MLP"}}}),
+                  4);
+    d.addSnapshot(snapshot("lens/mlp", {2, 5}, {1, 2, 3, 4, 5, 5, 4, 3, 2, 1},
+                           {{"layer", "", {1, 2}}, {"k", "", {1, 2, 3, 4, 5}}}),
+                  4);
+    d.refresh();
+    QCOMPARE(curves->itemCount(), 0);
+    QVERIFY(!map->xAxis2->visible());
+  }
+
   void matrixHeatmapSliceSelectorSwitchesSlices() {
     Dashboard d;
     d.setPanels({panel("attn", PanelKind::SnapshotHeatmap, {"attn/pattern", "attn/scores"})});

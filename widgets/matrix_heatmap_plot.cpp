@@ -51,7 +51,8 @@ MatrixHeatmapPlot::MatrixHeatmapPlot(const QString& title, const QStringList& se
       m_plot(new QCustomPlot(this)),
       m_which(new QComboBox(this)),
       m_slice(new QSpinBox(this)),
-      m_caption(new QLabel(this)) {
+      m_caption(new QLabel(this)),
+      m_marks(m_plot, XMarkItems::Style::TopAxisTicks) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot, 1);
@@ -107,6 +108,7 @@ void MatrixHeatmapPlot::redraw() {
   if (m.slices == 0) {
     m_caption->setText(latest ? "cannot draw this snapshot's shape" : "no data for this run (yet)");
     m_slice->setVisible(false);
+    m_marks.show({});
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     return;
   }
@@ -173,6 +175,7 @@ void MatrixHeatmapPlot::draw(const Latest& latest) {
     m_map->setDataRange(QCPRange(lo, hi > lo ? hi : lo + 1));
   }
   m_plot->rescaleAxes();
+  m_marks.show(xMarks(s));
 }
 
 }  // namespace fl::widgets

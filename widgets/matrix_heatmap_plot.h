@@ -14,6 +14,7 @@
 #include <QWidget>
 
 #include "core/engine/events.h"
+#include "widgets/x_marks.h"
 
 class QComboBox;
 class QCustomPlot;
@@ -59,6 +60,7 @@ class MatrixHeatmapPlot : public QWidget {
   QComboBox* m_which;
   QSpinBox* m_slice;
   QLabel* m_caption;
+  XMarkItems m_marks;              // the shown snapshot's x_marks
   QMap<QString, Latest> m_latest;  // by series name
   bool m_dirty = true;
 };

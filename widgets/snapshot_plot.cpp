@@ -119,7 +119,8 @@ SnapshotPlot::SnapshotPlot(const QString& title, Mode mode, const QStringList& s
       m_mode(mode),
       m_series(series),
       m_plot(new QCustomPlot(this)),
-      m_caption(new QLabel(this)) {
+      m_caption(new QLabel(this)),
+      m_marks(m_plot, XMarkItems::Style::Lines) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot, 1);
@@ -292,6 +293,10 @@ void SnapshotPlot::drawCurves() {
   }
   applyRanges(m_plot, extent, m_logY, m_floor, m_ceiling);
   matchTicker(m_plot->xAxis, allWholeNumbers(allX));
+  std::vector<XMark> marks;
+  for (const auto& s : m_latest)
+    for (auto& mark : xMarks(s)) marks.push_back(std::move(mark));
+  m_marks.show(marks);
 }
 
 void SnapshotPlot::drawBars() {

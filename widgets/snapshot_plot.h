@@ -23,6 +23,7 @@
 #include <limits>
 
 #include "core/engine/events.h"
+#include "widgets/x_marks.h"
 
 class QCustomPlot;
 class QSpinBox;
@@ -98,6 +99,7 @@ class SnapshotPlot : public QWidget {
   };
   QMap<int64_t, Overlay> m_overlays;  // by run id
   int64_t m_step = 0;
+  XMarkItems m_marks;  // the shown snapshots' x_marks
 };
 
 }  // namespace fl::widgets

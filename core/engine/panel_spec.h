@@ -26,8 +26,9 @@ std::string toString(PanelKind kind);
 //   with "val/ppl@" (their number depends on the config, e.g. one per evaluation length);
 // - a snapshot's meta may carry "row_labels" (one name per leading row: a curve per row is drawn
 //   in SnapshotCurves, a selector offered in SnapshotHeatmap), "labels" (category names for the
-//   last axis, e.g. ablation bars) and, for Verdict panels, "verdict" (short text), "ok" (bool)
-//   and "detail" (a sentence).
+//   last axis, e.g. ablation bars), "x_marks" ([{"at", "label"}]: dashed lines at named places
+//   of the x axis in SnapshotCurves and SnapshotHeatmap, e.g. the paper's periods) and, for
+//   Verdict panels, "verdict" (short text), "ok" (bool) and "detail" (a sentence).
 struct PanelSpec {
   std::string id;
   std::string title;

@@ -21,6 +21,7 @@
 #include "experiments/addition/error_type_verdict.h"
 #include "experiments/addition/error_types.h"
 #include "experiments/addition/logit_lens_ablation.h"
+#include "experiments/addition/logit_lens_spectra.h"
 #include "experiments/addition/number_embedding_init.h"
 
 using namespace fl;
@@ -285,6 +286,89 @@ class TestAddition : public QObject {
                  static_cast<float>(expected.counts[bin]) / static_cast<float>(expected.wrong));
     }
     QVERIFY(metrics.count("errors/share_within2_full") == 1);
+  }
+
+  // The logit-lens spectra against a direct computation: every sublayer's output at the answer
+  // position captured by a hook of the test's own, read as logits W_U o, and its DFT over the
+  // number axis summed as cosines and sines in double (no FFT), averaged over the problems.
+  void theLogitLensSpectraAreEachSublayersDftOverTheNumbers() {
+    auto trial = makeTrial({"operands=12", "d_model=32", "heads=2", "layers=2", "steps=20"});
+    for (int64_t i = 0; i < 20; ++i) trial->trainStep(i);
+    const auto unembedding = trial->numberUnembedding().detach().to(torch::kDouble);  // (M, d)
+    const int64_t m = unembedding.size(0), bins = m / 2;                              // k = 1..M/2
+    std::map<std::pair<int64_t, int>, torch::Tensor> outputs;  // (layer, module) -> (P, d)
+    addition::LensSpectraRecorder recorder(trial->numberUnembedding(), 2, 10.4);
+    const auto lensHook = recorder.hook();
+    nn::SublayerHook both = [&](int64_t layer, nn::Sublayer which, torch::Tensor out) {
+      auto& seen = outputs[{layer, which == nn::Sublayer::Attention ? 0 : 1}];
+      auto o = out.select(1, out.size(1) - 1).to(torch::kDouble);
+      seen = seen.defined() ? torch::cat({seen, o}) : o;
+      return lensHook(layer, which, out);
+    };
+    trial->predictionsWith(true, both, [&] { recorder.finishBatch(); });
+    const auto lens = recorder.result();
+    QCOMPARE(static_cast<int64_t>(lens.frequencies.size()), bins);
+    QCOMPARE(lens.numbers, m);
+
+    auto n = torch::arange(m, torch::kDouble);
+    const auto dftMagnitudes = [&](const torch::Tensor& logits) {  // (P, M) -> (P, bins)
+      std::vector<torch::Tensor> columns;
+      for (int64_t k = 1; k <= bins; ++k) {
+        auto re = torch::matmul(logits, torch::cos(2 * M_PI * k * n / m));
+        auto im = torch::matmul(logits, torch::sin(2 * M_PI * k * n / m));
+        columns.push_back((re * re + im * im).sqrt());
+      }
+      return torch::stack(columns, 1);
+    };
+    for (int module = 0; module < 2; ++module) {
+      const auto& got = module == 0 ? lens.attention : lens.mlp;
+      torch::Tensor summedLogits;
+      for (int64_t layer = 0; layer < 2; ++layer) {
+        auto logits = torch::matmul(outputs.at({layer, module}), unembedding.t());
+        summedLogits = summedLogits.defined() ? summedLogits + logits : logits;
+        auto expected = dftMagnitudes(logits).mean(0);
+        QVERIFY2(torch::allclose(got.perLayer[layer], expected, 1e-4, 1e-5),
+                 ("layer " + std::to_string(layer)).c_str());
+      }
+      auto summed = dftMagnitudes(summedLogits);
+      QVERIFY(torch::allclose(got.summed, summed.mean(0), 1e-4, 1e-5));
+      // High: period M/k <= 10.4, the ablation's split.
+      auto energy = summed.pow(2).mean(0);
+      double high = 0;
+      for (int64_t k = 1; k <= bins; ++k)
+        if (static_cast<double>(m) / k <= 10.4) high += energy[k - 1].item<double>();
+      QVERIFY(std::abs(got.highShare - high / energy.sum().item<double>()) < 1e-6);
+    }
+  }
+
+  // The lens as the run reports it: one layer x frequency snapshot per module with the paper's
+  // periods marked at k = M / period, the layer sums as two rows, the shares as metrics.
+  void anEvaluationReportsTheLensPerModuleWithThePeriodsMarked() {
+    auto trial = makeTrial({"operands=20", "d_model=32", "heads=2", "layers=3", "steps=5"});
+    EvalReport report;
+    trial->evaluate(0, /*final=*/false, report);
+    const auto find = [&](const std::string& name) {
+      auto it = std::find_if(report.snapshots.begin(), report.snapshots.end(),
+                             [&](const Snapshot& s) { return s.name == name; });
+      if (it == report.snapshots.end()) throw std::runtime_error("no snapshot " + name);
+      return *it;
+    };
+    for (const std::string name : {"lens/attn", "lens/mlp"}) {
+      const auto s = find(name);
+      QCOMPARE(s.shape, (std::vector<int64_t>{3, 19}));  // 39 numbers: k = 1..19
+      QCOMPARE(s.axes.at(0).ticks, (std::vector<float>{1, 2, 3}));
+      QCOMPARE(s.axes.at(1).ticks.front(), 1.0f);
+      QCOMPARE(s.meta["x_marks"].size(), size_t(4));
+      QCOMPARE(s.meta["x_marks"][0]["at"].get<double>(), 4.0);   // 39 / 10 rounded
+      QCOMPARE(s.meta["x_marks"][3]["at"].get<double>(), 19.0);  // 39 / 2 = 19.5: at most M/2
+      QCOMPARE(s.meta["x_marks"][3]["label"].get<std::string>(), std::string("period 2"));
+    }
+    QCOMPARE(find("lens/modules").shape, (std::vector<int64_t>{2, 19}));
+    std::map<std::string, double> metrics(report.metrics.begin(), report.metrics.end());
+    for (const std::string key : {"lens/high_share_attn", "lens/high_share_mlp"}) {
+      QVERIFY(metrics.count(key) == 1);
+      QVERIFY(metrics.at(key) >= 0 && metrics.at(key) <= 1);
+    }
   }
 
   void pairsSplitIntoDisjointTrainAndTestWithCorrectAnswers() {

@@ -10,7 +10,8 @@ namespace fl::addition {
 
 std::string AdditionExperiment::description() const {
   return "A small GPT learns a + b = c where every number is one token. Watch the DFT of the "
-         "number embeddings over the number axis as it trains, compare random with frozen "
+         "number embeddings over the number axis as it trains, read each layer's attention and MLP "
+         "outputs through the logit lens as in the paper's Figure 3, compare random with frozen "
          "Fourier-feature embeddings (the paper's rescue), ablate low or high frequencies of the "
          "attention and MLP outputs in logit space as in the paper's Table 1, and see what kind "
          "of mistakes each ablation makes.";
@@ -63,6 +64,46 @@ std::vector<PanelSpec> AdditionExperiment::panels() const {
        "numbers per cycle",
        true,
        "The top periods of the embedding spectrum (the paper: 2, 2.5, 5, 10)"},
+      {"lens_mlp",
+       "Logit lens: MLP outputs",
+       PanelKind::SnapshotHeatmap,
+       {"lens/mlp"},
+       "frequency k",
+       "layer",
+       false,
+       "The paper's Figure 3: each layer's MLP output at the answer position read as logits over "
+       "the numbers (W_U o) and transformed over the number axis, averaged over the test problems "
+       "(k = 0, the logits' mean, left out). The paper: the MLPs carry low frequencies"},
+      {"lens_attn",
+       "Logit lens: attention outputs",
+       PanelKind::SnapshotHeatmap,
+       {"lens/attn"},
+       "frequency k",
+       "layer",
+       false,
+       "As the MLP panel, for each layer's attention output. The paper: attention carries the "
+       "high frequencies, periods 2, 2.5, 5 and 10 (marked)"},
+      {"lens_modules",
+       "Logit lens by module",
+       PanelKind::SnapshotCurves,
+       {"lens/modules"},
+       "frequency k",
+       "mean |DFT| of the logits",
+       false,
+       "Each module's outputs summed over layers (what all its layers add to the answer's "
+       "logits), transformed over the number axis; the paper's periods marked"},
+      {"lens_high_share",
+       "High-frequency share of each module",
+       PanelKind::MetricLines,
+       {"lens/high_share_*"},
+       "step",
+       "share of the energy",
+       false,
+       "The share of each module's logit energy (k >= 1) at periods up to the cutoff, the band "
+       "the ablations call high. The paper: attention's share above the MLPs'",
+       {},
+       0.0,
+       1.0},
       {"ablation",
        "Logit-lens filter ablation",
        PanelKind::SnapshotBars,

@@ -10,6 +10,7 @@
 #include "core/optim/decay_selection.h"
 #include "core/optim/flat_adam_checkpoint.h"
 #include "experiments/addition/error_type_verdict.h"
+#include "experiments/addition/lens_snapshots.h"
 #include "experiments/addition/number_embedding_init.h"
 
 namespace fl::addition {
@@ -125,7 +126,8 @@ torch::Tensor AdditionTrial::predictions(bool test, const Ablation* ablation) {
       test, ablation ? makeAblationHook(*ablation, removalMatrix(*ablation)) : nullptr);
 }
 
-torch::Tensor AdditionTrial::predictionsWith(bool test, const nn::SublayerHook& hook) {
+torch::Tensor AdditionTrial::predictionsWith(bool test, const nn::SublayerHook& hook,
+                                             const std::function<void()>& afterBatch) {
   torch::NoGradGuard noGrad;
   m_model->eval();
   const auto& inputs = test ? m_split.testInputs : m_split.trainInputs;
@@ -134,13 +136,17 @@ torch::Tensor AdditionTrial::predictionsWith(bool test, const nn::SublayerHook& 
   for (int64_t i = 0; i < inputs.size(0); i += chunk) {
     const int64_t n = std::min(chunk, inputs.size(0) - i);
     parts.push_back(answerLogits(inputs.narrow(0, i, n), hook).argmax(-1));
+    if (afterBatch) afterBatch();
   }
   return torch::cat(parts);
 }
 
+torch::Tensor AdditionTrial::numberUnembedding() const {
+  return m_model->unembedding().narrow(0, 0, m_settings.task.numberTokens());
+}
+
 torch::Tensor AdditionTrial::removalMatrix(const Ablation& ablation) const {
-  auto unembedding = m_model->unembedding().narrow(0, 0, m_settings.task.numberTokens());
-  return bandRemovalMatrix(unembedding, ablation.removeLow, m_settings.cutoffPeriod);
+  return bandRemovalMatrix(numberUnembedding(), ablation.removeLow, m_settings.cutoffPeriod);
 }
 
 double AdditionTrial::accuracy(bool test, const Ablation* ablation) {
@@ -149,7 +155,10 @@ double AdditionTrial::accuracy(bool test, const Ablation* ablation) {
 }
 
 void AdditionTrial::evaluate(int64_t, bool final, EvalReport& out) {
-  auto predicted = predictions(true);
+  // The test predictions and, in the same forward passes, the logit-lens spectra.
+  LensSpectraRecorder lens(numberUnembedding(), m_settings.model.layers, m_settings.cutoffPeriod);
+  auto predicted = predictionsWith(true, lens.hook(), [&lens] { lens.finishBatch(); });
+  reportLensSpectra(lens.result(), out);
   const double testAcc = shareCorrect(predicted, m_split.testAnswers);
   out.metric("train/acc", accuracy(false));
   out.metric("test/acc", testAcc);

@@ -1,9 +1,11 @@
 // AdditionTrial: a small GPT learns a + b = c with single-token numbers. Every evaluation
 // reports train and test accuracy, the DFT of the number-embedding matrix over the number axis
-// (with its strongest periods), the logit-lens filter ablations of the paper's Table 1, and the
-// kinds of mistakes the model makes with and without each (error_types.h).
+// (with its strongest periods), each layer's attention and MLP spectra through the logit lens
+// (the paper's Figure 3: logit_lens_spectra.h), the logit-lens filter ablations of the paper's
+// Table 1, and the kinds of mistakes the model makes with and without each (error_types.h).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <random>
 
@@ -13,6 +15,7 @@
 #include "core/optim/lr_schedule.h"
 #include "experiments/addition/addition_settings.h"
 #include "experiments/addition/logit_lens_ablation.h"
+#include "experiments/addition/logit_lens_spectra.h"
 
 namespace fl::addition {
 
@@ -35,14 +38,19 @@ class AdditionTrial : public Trial {
   double accuracy(bool test, const Ablation* ablation = nullptr);
   // The predicted answer token (argmax) of every problem of a split (P), optionally ablated.
   torch::Tensor predictions(bool test, const Ablation* ablation = nullptr);
+  // The same through any hook; afterBatch runs after each batch's forward pass (a recording
+  // hook closes its batch there).
+  torch::Tensor predictionsWith(bool test, const nn::SublayerHook& hook,
+                                const std::function<void()>& afterBatch = nullptr);
   const torch::Tensor& testAnswers() const { return m_split.testAnswers; }
   // The number tokens' rows of the embedding (M, d).
   torch::Tensor numberEmbedding() const;
+  // The number tokens' rows of the unembedding, W_U (M, d): the logit lens reads through it.
+  torch::Tensor numberUnembedding() const;
   nn::Gpt model() const { return m_model; }
 
  private:
   torch::Tensor answerLogits(const torch::Tensor& inputs, const nn::SublayerHook& hook);
-  torch::Tensor predictionsWith(bool test, const nn::SublayerHook& hook);
   torch::Tensor removalMatrix(const Ablation& ablation) const;
 
   AdditionSettings m_settings;

@@ -161,7 +161,7 @@ class TestQkFilters : public QObject {
     // The author's MexHat at a 50-token period on a 256 window: s = sqrt(2) 50 / (2 pi),
     // h(w) = (s w)^2 exp(-(s w)^2 / 2) at w = 2 pi b / 256, divided by its sum over the 129 bins.
     const int64_t t = 256;
-    nn::SpectralMexicanHatFilterImpl hat(3, t, 256.0 / 50.0);
+    nn::SpectralMexicanHatFilterImpl hat(3, t, {256.0 / 50.0});
     QCOMPARE(hat.named_parameters().size(), size_t(1));  // the log scale, learned
     const double s = std::sqrt(2.0) * 50.0 / (2 * M_PI);
     std::vector<double> h(t / 2 + 1);
@@ -187,6 +187,43 @@ class TestQkFilters : public QObject {
     auto changed = x.clone();
     changed.narrow(2, t - 8, 8).add_(1.0);
     QVERIFY(maxAbs(hat.forward(changed).narrow(2, 0, 8) - hat.forward(x).narrow(2, 0, 8)) > 1e-4);
+  }
+
+  // MexHat-K4: q k^T through the bank is the mean of the four filters' own scores, each
+  // computed here by a single-filter hat at that peak; the values keep their width.
+  void theMexicanHatBankAveragesItsFiltersScores() {
+    const int64_t t = 64, d = 3;
+    const std::vector<double> peaks{64 / 50.0, 64 / 26.0, 64 / 10.0, 64 / 5.0};
+    nn::SpectralMexicanHatFilterImpl bank(2, t, peaks);
+    QCOMPARE(bank.learnedPeriods().sizes().vec(), (std::vector<int64_t>{2, 4}));
+    QVERIFY(std::abs(bank.learnedPeriods()[1][2].item<double>() - 10.0) < 1e-4);
+    auto q = torch::randn({2, 2, t, d}), k = torch::randn({2, 2, t, d});
+    auto wideQ = bank.forward(q), wideK = bank.forward(k);
+    QCOMPARE(wideQ.sizes().vec(), (std::vector<int64_t>{2, 2, t, 4 * d}));
+    auto scores = torch::matmul(wideQ, wideK.transpose(-2, -1));
+    auto expected = torch::zeros_like(scores);
+    for (const double peak : peaks) {
+      nn::SpectralMexicanHatFilterImpl one(2, t, {peak});
+      expected += torch::matmul(one.forward(q), one.forward(k).transpose(-2, -1)) / 4.0;
+    }
+    QVERIFY(maxAbs(scores - expected) < 1e-5 * maxAbs(expected));
+    // The panel's response is the bank's mean; one filter keeps its checkpoints' (heads) shape.
+    QVERIFY(maxAbs(bank.response(t) - bank.responses(t).mean(1)) < 1e-7);
+    QCOMPARE(nn::SpectralMexicanHatFilterImpl(2, t, {2.0}).named_parameters()[0].value().dim(),
+             int64_t(1));
+  }
+
+  void aFilterBankRefusesRotaryPositionsWithTheReason() {
+    fourier_qk::FourierQkExperiment experiment;
+    for (const char* position : {"rope", "fope"}) {
+      auto config =
+          buildConfig(experiment, "tiny",
+                      {"variant=spectral_mexican_hat_k4", std::string("position=") + position});
+      QVERIFY(!config.ok());
+      QVERIFY2(config.summary().find("four filtered copies") != std::string::npos,
+               config.summary().c_str());
+    }
+    QVERIFY(buildConfig(experiment, "tiny", {"variant=spectral_mexican_hat_k4"}).ok());
   }
 
   void l1NormalisationGivesTheBandUnitSum() {
@@ -239,12 +276,13 @@ class TestQkFilters : public QObject {
   }
 
   void theCausalityProbeSeparatesCausalFromLeakingVariants() {
-    for (const char* variant : {"none", "gaussian", "mexican_hat", "causal_morlet", "random",
-                                "fourier", "multi", "spectral_mexican_hat"}) {
+    for (const char* variant :
+         {"none", "gaussian", "mexican_hat", "causal_morlet", "random", "fourier", "multi",
+          "spectral_mexican_hat", "spectral_mexican_hat_k4"}) {
       auto trial = makeTrial(variant);
-      const bool causal = std::string(variant) != "fourier" && std::string(variant) != "multi" &&
-                          std::string(variant) != "random" &&
-                          std::string(variant) != "spectral_mexican_hat";
+      const std::string name = variant;
+      const bool causal = name != "fourier" && name != "multi" && name != "random" &&
+                          name.rfind("spectral_mexican_hat", 0) != 0;
       // The filters alone show their structure before any training: exactly 0 or order 1.
       const double filterProbe = trial->filterCausalityProbe();
       if (causal)
@@ -255,7 +293,7 @@ class TestQkFilters : public QObject {
       const double probe = trial->causalityProbe();
       // The Mexican hat's unit sum over bins shrinks q and k, so after 40 steps the model
       // barely attends yet: its leak is smaller, still ten times the tolerance (1e-4).
-      const double leakFloor = std::string(variant) == "spectral_mexican_hat" ? 1e-3 : 1e-2;
+      const double leakFloor = name.rfind("spectral_mexican_hat", 0) == 0 ? 1e-3 : 1e-2;
       if (causal)
         QVERIFY2(probe < 1e-4, qPrintable(QString("%1: %2").arg(variant).arg(probe)));
       else

@@ -116,7 +116,8 @@ class TestStudySpec : public QObject {
         {"fourier-head/gamma", 60},  {"fourier-qk/variants", 21},
         {"fope/encodings", 12},      {"fope/table2", 18},
         {"addition/embeddings", 6},  {"fourier-qk/ladder", 30},
-        {"fourier-qk/bandwidth", 9}, {"fourier-qk/spectral-mexican-hat", 15}};
+        {"fourier-qk/bandwidth", 9}, {"fourier-qk/spectral-mexican-hat", 18},
+        {"addition/table1", 6}};
     size_t seen = 0;
     for (const auto& experiment : registry().all())
       for (const auto& spec : experiment->studies()) {
@@ -188,6 +189,10 @@ class TestStudySpec : public QObject {
       }
     QCOMPARE(hats, 12);
     QCOMPARE(periods, (std::set<double>{5, 10, 26, 50}));
+    int banks = 0;  // the four together, once per seed
+    for (const auto& c : cellsOf("spectral-mexican-hat"))
+      banks += c.config["variant"] == "spectral_mexican_hat_k4";
+    QCOMPARE(banks, 3);
   }
 
   void aStudyRunShorterThanThePapersIsNotCompared() {

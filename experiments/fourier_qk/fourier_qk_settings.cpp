@@ -8,8 +8,15 @@
 namespace fl::fourier_qk {
 
 std::vector<std::string> variantNames() {
-  return {"none",     "random",      "fourier",      "multi", "spectral_mexican_hat",
-          "gaussian", "mexican_hat", "causal_morlet"};
+  return {"none",
+          "random",
+          "fourier",
+          "multi",
+          "spectral_mexican_hat",
+          "spectral_mexican_hat_k4",
+          "gaussian",
+          "mexican_hat",
+          "causal_morlet"};
 }
 
 FourierQkSettings FourierQkSettings::fromConfig(const nlohmann::json& c) {
@@ -59,7 +66,9 @@ std::vector<ParamSpec> fourierQkParams() {
                 "filters over the whole window (NOT causal; random and multi are FourierLab's "
                 "own designs, not in the author's code); spectral_mexican_hat: the author's "
                 "zero-mean Mexican hat over frequency bins, peak at init_bin, one learned scale "
-                "per head (NOT causal); gaussian, mexican_hat, causal_morlet: causal "
+                "per head (NOT causal); spectral_mexican_hat_k4: the author's MexHat-K4, four "
+                "such filters at periods 50, 26, 10 and 5 tokens, their scores averaged after "
+                "q k^T (NOT causal); gaussian, mexican_hat, causal_morlet: causal "
                 "time-domain kernels")
           .inGroup("filter"),
       P::choice("score_scaling", "sqrt", {"sqrt", "double"},
@@ -120,8 +129,17 @@ std::vector<ConfigIssue> checkFilterSettings(const nlohmann::json& config) {
              "init_bin: bin 0 (DC) needs a fixed centre (fixed_centre=true with "
              "fourier or multi): variant '" +
                  variant + "' learns its frequency in log space"}};
+  const auto position = config.at("position").get<std::string>();
+  if (variant == "spectral_mexican_hat_k4" && (position == "rope" || position == "fope"))
+    return {{"position", "position: '" + position +
+                             "' rotates pairs of a head's dimensions, and variant "
+                             "'spectral_mexican_hat_k4' hands the attention four filtered copies "
+                             "of each query and key side by side: use learned, none or alibi"}};
   return {};
 }
+
+// The author's MexHat-K4 periods, in tokens.
+const std::vector<double> kMexicanHatBankPeriods{50, 26, 10, 5};
 
 std::shared_ptr<nn::QkFilterImpl> makeQkFilter(const FourierQkSettings& s) {
   const int64_t heads = s.lm.model.heads, t = s.lm.trainLength;
@@ -134,7 +152,14 @@ std::shared_ptr<nn::QkFilterImpl> makeQkFilter(const FourierQkSettings& s) {
                                                         /*learnCentres=*/!s.fixedCentre);
   }
   if (s.variant == "spectral_mexican_hat")
-    return std::make_shared<nn::SpectralMexicanHatFilterImpl>(heads, t, s.initialBin);
+    return std::make_shared<nn::SpectralMexicanHatFilterImpl>(heads, t,
+                                                              std::vector<double>{s.initialBin});
+  if (s.variant == "spectral_mexican_hat_k4") {
+    std::vector<double> peakBins;
+    for (const double period : kMexicanHatBankPeriods)
+      peakBins.push_back(static_cast<double>(t) / period);
+    return std::make_shared<nn::SpectralMexicanHatFilterImpl>(heads, t, peakBins);
+  }
   if (auto kernel = nn::parseCausalKernel(s.variant))
     return std::make_shared<nn::CausalKernelFilterImpl>(*kernel, s.kernelLength, s.kernelScale);
   throw std::invalid_argument("unknown variant '" + s.variant + "'");

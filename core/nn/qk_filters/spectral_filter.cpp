@@ -22,9 +22,19 @@ torch::Tensor SpectralFilterImpl::binsInTrainUnits(int64_t length,
 
 torch::Tensor SpectralFilterImpl::forward(const torch::Tensor& x) {
   const int64_t t = x.size(-2);
-  auto spectrum = torch::fft::rfft(x, t, /*dim=*/-2);                           // (B, H, T/2+1, D)
-  auto phi = response(t).to(x.device(), x.dtype()).unsqueeze(0).unsqueeze(-1);  // (1, H, T/2+1, 1)
-  return torch::fft::irfft(spectrum * phi, t, /*dim=*/-2);
+  auto spectrum = torch::fft::rfft(x, t, /*dim=*/-2);  // (B, H, T/2+1, D)
+  auto bank = responses(t).to(x.device(), x.dtype());  // (H, K, T/2+1)
+  const int64_t k = bank.size(1);
+  if (k == 1) {
+    auto phi = bank.select(1, 0).unsqueeze(0).unsqueeze(-1);  // (1, H, T/2+1, 1)
+    return torch::fft::irfft(spectrum * phi, t, /*dim=*/-2);
+  }
+  // (B, H, 1, F, D) x (1, H, K, F, 1) -> K filtered copies (B, H, K, T, D) -> (B, H, T, K D).
+  auto filtered = torch::fft::irfft(spectrum.unsqueeze(2) * bank.unsqueeze(0).unsqueeze(-1), t,
+                                    /*dim=*/-2);
+  const int64_t b = x.size(0), h = x.size(1), d = x.size(3);
+  return filtered.permute({0, 1, 3, 2, 4}).reshape({b, h, t, k * d}) /
+         std::sqrt(static_cast<double>(k));
 }
 
 torch::Tensor FlatSpectralFilterImpl::response(int64_t length) const {
@@ -69,25 +79,38 @@ torch::Tensor GaussianBandFilterImpl::response(int64_t length) const {
 }
 
 SpectralMexicanHatFilterImpl::SpectralMexicanHatFilterImpl(int64_t heads, int64_t trainLength,
-                                                           double peakBin)
+                                                           std::vector<double> peakBins)
     : SpectralFilterImpl(heads, trainLength) {
-  TORCH_CHECK(peakBin > 0, "the Mexican hat's peak must lie above bin 0, got ", peakBin);
-  // The author's initial scale for a period p: s = sqrt(2) p / (2 pi), with p = T / peakBin.
-  const double scale = std::sqrt(2.0) * static_cast<double>(trainLength) / (2.0 * M_PI * peakBin);
-  m_logScale = register_parameter("log_scale", torch::full({heads}, std::log(scale)));
+  TORCH_CHECK(!peakBins.empty(), "the Mexican hat needs at least one peak");
+  std::vector<double> logScales;
+  for (const double peakBin : peakBins) {
+    TORCH_CHECK(peakBin > 0, "the Mexican hat's peak must lie above bin 0, got ", peakBin);
+    // The author's initial scale for a period p: s = sqrt(2) p / (2 pi), with p = T / peakBin.
+    logScales.push_back(
+        std::log(std::sqrt(2.0) * static_cast<double>(trainLength) / (2.0 * M_PI * peakBin)));
+  }
+  auto init = torch::tensor(logScales, torch::kFloat).unsqueeze(0).repeat({heads, 1});
+  // One filter keeps the (heads) shape its checkpoints have always had.
+  m_logScale = register_parameter("log_scale", peakBins.size() == 1 ? init.squeeze(1) : init);
 }
 
-torch::Tensor SpectralMexicanHatFilterImpl::scales() const { return m_logScale.exp(); }
+torch::Tensor SpectralMexicanHatFilterImpl::scales() const {
+  return m_logScale.dim() == 1 ? m_logScale.exp().unsqueeze(-1) : m_logScale.exp();
+}
 
 torch::Tensor SpectralMexicanHatFilterImpl::learnedPeriods() const {
-  return (2.0 * M_PI / std::sqrt(2.0) * scales()).unsqueeze(-1);
+  return 2.0 * M_PI / std::sqrt(2.0) * scales();
+}
+
+torch::Tensor SpectralMexicanHatFilterImpl::responses(int64_t length) const {
+  auto omega = binsInTrainUnits(length, m_logScale.options().requires_grad(false)) *
+               (2.0 * M_PI / static_cast<double>(m_trainLength));  // (F) radians per token
+  auto sw2 = (scales().unsqueeze(-1) * omega).pow(2);              // (H, K, F)
+  return normaliseOverBins(sw2 * torch::exp(-0.5 * sw2), SpectralNorm::L1);
 }
 
 torch::Tensor SpectralMexicanHatFilterImpl::response(int64_t length) const {
-  auto omega = binsInTrainUnits(length, m_logScale.options().requires_grad(false)) *
-               (2.0 * M_PI / static_cast<double>(m_trainLength));  // (F) radians per token
-  auto sw2 = (scales().unsqueeze(-1) * omega).pow(2);              // (H, F)
-  return normaliseOverBins(sw2 * torch::exp(-0.5 * sw2), SpectralNorm::L1);
+  return responses(length).mean(1);
 }
 
 RandomSpectralFilterImpl::RandomSpectralFilterImpl(int64_t heads, int64_t trainLength)

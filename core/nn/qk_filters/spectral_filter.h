@@ -30,10 +30,17 @@ class SpectralFilterImpl : public QkFilterImpl {
  public:
   SpectralFilterImpl(int64_t heads, int64_t trainLength);
 
-  torch::Tensor forward(const torch::Tensor& x) override;  // (B, H, T, D)
+  // (B, H, T, D) -> (B, H, T, D), or (B, H, T, K x D) for a bank of K filters (below).
+  torch::Tensor forward(const torch::Tensor& x) override;
   bool claimsCausal() const override { return false; }
-  // phi_h on the bins of a window of `length`: (heads, length / 2 + 1).
+  // phi_h on the bins of a window of `length`: (heads, length / 2 + 1); for a bank, the mean of
+  // its filters' responses (what a panel draws).
   virtual torch::Tensor response(int64_t length) const = 0;
+  // Every filter of the head's bank: (heads, K, length / 2 + 1). A bank of K > 1 filters gives
+  // each its own copy of q and k, side by side and scaled by 1 / sqrt(K), so that q k^T is the
+  // mean of the K filters' scores: the author's "sum after matmul" (MexHat-K4), where no filter
+  // mixes with another's frequencies. Queries and keys come out K times wider than the values.
+  virtual torch::Tensor responses(int64_t length) const { return response(length).unsqueeze(1); }
   // The periods (tokens per cycle) the filter learns, (heads, K); undefined when it learns none.
   virtual torch::Tensor learnedPeriods() const { return {}; }
 
@@ -85,18 +92,19 @@ class GaussianBandFilterImpl : public SpectralFilterImpl {
 // each channel's mean over the window (the wavelet has zero mean in time), which is what the
 // author calls admissible. It peaks at s w = sqrt(2), i.e. at bin peakBin = trainLength / p for a
 // period of p tokens. Like every spectral filter here it reads the whole window: NOT causal.
-// The author sums the scores of K = 4 such filters after the product q k^T; one filter per head
-// is what a Q/K filter can express (the attention takes q, k and v of one width).
+// With several peak bins it is the author's bank (MexHat-K4: periods 50, 26, 10 and 5 tokens),
+// each filter with its own learned scale, their scores averaged after q k^T (responses()).
 class SpectralMexicanHatFilterImpl : public SpectralFilterImpl {
  public:
-  SpectralMexicanHatFilterImpl(int64_t heads, int64_t trainLength, double peakBin);
+  SpectralMexicanHatFilterImpl(int64_t heads, int64_t trainLength, std::vector<double> peakBins);
   torch::Tensor response(int64_t length) const override;
-  torch::Tensor scales() const;  // (heads) s, in tokens
-  // The author's period of the peak: 2 pi s / sqrt(2) tokens, (heads, 1).
+  torch::Tensor responses(int64_t length) const override;
+  torch::Tensor scales() const;  // (heads, K) s, in tokens
+  // The author's period of each peak: 2 pi s / sqrt(2) tokens, (heads, K).
   torch::Tensor learnedPeriods() const override;
 
  private:
-  torch::Tensor m_logScale;  // (heads)
+  torch::Tensor m_logScale;  // (heads, K), or (heads) for one filter
 };
 
 // `random`: a fixed, untrained Morlet-like spectral filter: a Gaussian bump (a Morlet wavelet's

@@ -88,7 +88,7 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   }
   const double scale = scoreScale(m_scaling, hd);
   torch::Tensor y;  // (B, H, T, D)
-  switch (kernelFor(q)) {
+  switch (kernelFor(q, v)) {
     case AttentionKernel::Blocked:
       y = blockedAttention(q, k, v, scale);
       break;
@@ -102,9 +102,13 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   return m_residualDropout->forward(m_out->forward(y.transpose(1, 2).reshape({b, t, d})));
 }
 
-AttentionKernel CausalSelfAttentionImpl::kernelFor(const torch::Tensor& q) const {
+AttentionKernel CausalSelfAttentionImpl::kernelFor(const torch::Tensor& q,
+                                                   const torch::Tensor& v) const {
   const bool cpuFloat = q.device().is_cpu() && q.scalar_type() == torch::kFloat;
-  if (m_kernel == AttentionKernel::Blocked && !cpuFloat) return AttentionKernel::Fused;
+  // The blocked kernel takes q, k and v of one width; a filter bank widens q and k.
+  const bool oneWidth = q.size(-1) == v.size(-1);
+  if (m_kernel == AttentionKernel::Blocked && !(cpuFloat && oneWidth))
+    return AttentionKernel::Fused;
   return m_kernel;
 }
 

@@ -88,8 +88,9 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
                                  const torch::Tensor& v, double scale);
   torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
                                const torch::Tensor& v, double scale);
-  // The kernel that runs for q: the one set, with Blocked falling back to Fused off the CPU.
-  AttentionKernel kernelFor(const torch::Tensor& q) const;
+  // The kernel that runs: the one set, with Blocked falling back to Fused off the CPU and where
+  // a filter bank made q and k wider than v.
+  AttentionKernel kernelFor(const torch::Tensor& q, const torch::Tensor& v) const;
 
   int64_t m_heads;
   torch::nn::Linear m_qkv{nullptr};

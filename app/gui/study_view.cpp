@@ -612,7 +612,13 @@ void StudyView::drawFigure() {
     return;
   }
   if (!m_record || m_x->count() == 0 || m_metric->count() == 0) {
-    m_figureNote->setText(m_record ? "This study has no axis or metric to draw." : "");
+    m_figureNote->setText(
+        !m_record ? ""
+        : m_metric->count() == 0
+            ? "This study has no metric to draw."
+            : "This study varies only its arms: there is no axis to draw a figure along.\n"
+              "The table below has every number (drag the divider to give it room);\n"
+              "view: parallel coordinates compares the runs.");
     m_figurePages->setCurrentWidget(m_figureNote);
     return;
   }

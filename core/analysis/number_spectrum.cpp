@@ -28,12 +28,16 @@ std::vector<PeriodPeak> topPeriods(const torch::Tensor& magnitudes, int64_t numb
 FrequencyBands splitByPeriod(const torch::Tensor& z, double cutoffPeriod) {
   const int64_t numbers = z.size(-1);
   auto spectrum = torch::fft::rfft(z, numbers, /*dim=*/-1);
-  // k is high when M / k <= cutoff, i.e. k >= M / cutoff.
-  auto k = torch::arange(spectrum.size(-1),
-                         torch::TensorOptions().device(z.device()).dtype(torch::kFloat));
-  auto highMask = (k >= static_cast<double>(numbers) / cutoffPeriod).to(z.dtype());
+  auto highMask = highFrequencyMask(numbers, cutoffPeriod, z.options()).to(z.dtype());
   auto high = torch::fft::irfft(spectrum * highMask, numbers, -1);
   return {z - high, high};
+}
+
+torch::Tensor highFrequencyMask(int64_t numbers, double cutoffPeriod,
+                                const torch::TensorOptions& options) {
+  // k is high when M / k <= cutoff, i.e. k >= M / cutoff.
+  auto k = torch::arange(numbers / 2 + 1, options.dtype(torch::kFloat));
+  return k >= static_cast<double>(numbers) / cutoffPeriod;
 }
 
 }  // namespace fl::analysis

@@ -29,4 +29,9 @@ struct FrequencyBands {
 };
 FrequencyBands splitByPeriod(const torch::Tensor& z, double cutoffPeriod);
 
+// Which of the frequencies k = 0 .. M/2 of M numbers count as high, by the same rule (k >= M /
+// cutoffPeriod): a (M/2 + 1) boolean mask.
+torch::Tensor highFrequencyMask(int64_t numbers, double cutoffPeriod,
+                                const torch::TensorOptions& options);
+
 }  // namespace fl::analysis

@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "core/analysis/number_spectrum.h"
+
 namespace fl::addition {
 
 LensSpectraRecorder::LensSpectraRecorder(torch::Tensor unembedding, int64_t layers,
@@ -60,15 +62,12 @@ ModuleSpectra LensSpectraRecorder::resultOf(const Accumulator& module) const {
   // k = 0 dropped (see the header).
   s.perLayer = torch::stack(module.magnitudeSums).narrow(1, 1, bins - 1).div(problems).cpu();
   s.summed = module.summedMagnitudeSum.narrow(0, 1, bins - 1).div(problems).cpu();
-  auto energy = module.summedEnergySum.narrow(0, 1, bins - 1).cpu();
-  const double numbers = static_cast<double>(m_unembedding.size(0));
-  double high = 0, total = 0;
-  for (int64_t i = 0; i < energy.size(0); ++i) {
-    const double e = energy[i].item<double>();
-    total += e;
-    if (static_cast<double>(i + 1) >= numbers / m_cutoffPeriod) high += e;  // as splitByPeriod
-  }
-  s.highShare = total > 0 ? high / total : 0;
+  // The ablations' split of the band (k = 0 is never high, so it drops out of the numerator).
+  const auto& energy = module.summedEnergySum;
+  const auto high =
+      analysis::highFrequencyMask(m_unembedding.size(0), m_cutoffPeriod, energy.options());
+  const double total = energy.narrow(0, 1, bins - 1).sum().item<double>();
+  s.highShare = total > 0 ? (energy * high).sum().item<double>() / total : 0;
   return s;
 }
 

@@ -282,6 +282,33 @@ class TestCli : public QObject {
 
   // A device the machine lacks is a usage error naming the devices it has, for the run and for
   // a study, before anything is stored.
+  // The window's picker, on the command line: auto and cpu always; each CUDA device by name, or,
+  // where there is none, one unavailable "cuda" that says why. Holds with and without a GPU.
+  void devicesListsWhereThisMachineCanTrain() {
+    auto r = runCli({"devices", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const auto all = nlohmann::json::parse(r.out.toStdString());
+    QVERIFY(all.size() >= 3);
+    QCOMPARE(all[0]["value"].get<std::string>(), std::string("auto"));
+    QCOMPARE(all[1]["value"].get<std::string>(), std::string("cpu"));
+    QVERIFY(all[1]["available"].get<bool>());
+    const auto& last = all.back();
+    if (last["value"] == "cuda") {
+      QVERIFY(!last["available"].get<bool>());
+      QVERIFY(!last["reason"].get<std::string>().empty());
+      QCOMPARE(all[0]["label"].get<std::string>(), std::string("auto (cpu)"));
+    } else {
+      for (size_t i = 2; i < all.size(); ++i) {
+        QCOMPARE(all[i]["value"].get<std::string>(), "cuda:" + std::to_string(i - 2));
+        QVERIFY(all[i]["available"].get<bool>());
+      }
+    }
+    auto text = runCli({"devices"});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.startsWith("auto "), qPrintable(text.out));
+    QVERIFY2(text.out.contains("\ncpu "), qPrintable(text.out));
+  }
+
   void aMissingCudaDeviceExitsTwoNamingTheDevicesThereAre_data() {
     QTest::addColumn<QStringList>("args");
     QTest::newRow("run cuda") << QStringList{"run", "fourier-head", "--device", "cuda"};

@@ -92,6 +92,7 @@ struct SweepArgs {
 };
 
 int listCommand(const ExperimentRegistry& registry, bool json);
+int devicesCommand(bool json);
 int runCommand(const ExperimentRegistry& registry, const RunArgs& args);
 int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args);
 int sweepCommand(const ExperimentRegistry& registry, const SweepArgs& args);

@@ -123,6 +123,9 @@ int main(int argc, char** argv) {
   bool listJson = false;
   auto* list = app.add_subcommand("list", "Experiments, their parameters and presets");
   list->add_flag("--json", listJson, "Print as JSON");
+  bool devicesJson = false;
+  auto* devices = app.add_subcommand("devices", "Where this machine can train (--device values)");
+  devices->add_flag("--json", devicesJson, "Print as JSON");
 
   fl::cli::RunArgs runArgs;
   auto* run = addRunCommand(app, runArgs);
@@ -152,6 +155,7 @@ int main(int argc, char** argv) {
   }
   return fl::cli::withCheckedOutput([&]() -> int {
     if (*list) return fl::cli::listCommand(registry, listJson);
+    if (*devices) return fl::cli::devicesCommand(devicesJson);
     if (*run) {
       runArgs.presetGiven = run->get_option("--preset")->count() > 0;
       if (runArgs.experiment.empty() && runArgs.resume == 0) {

@@ -1,20 +1,42 @@
 #!/usr/bin/env bash
 # Run THERE (a GPU machine with PyTorch 2.x in its Python, no Qt, no registry), after
-# scripts/gpu/fetch_debs.sh HERE: unpacks .debs/ into a private prefix and builds the whole lab
-# (window, CLI, tests, benchmarks) against that machine's own PyTorch, into build-gpu/.
-# LibTorch comes from the machine's `torch` package (FOURIERLAB_TORCH_DIR), not from .venv.
+# scripts/gpu/fetch_debs.sh HERE: unpacks .debs/ into a private prefix and builds the lab against
+# that machine's own PyTorch, into build-gpu/. LibTorch comes from the machine's `torch` package,
+# not from .venv.
+#
+#   scripts/gpu/build_lab.sh [TARGET...]     no target: everything (window, CLI, tests, benchmarks)
+#
+# Environment: FOURIERLAB_TORCH_DIR (default: python3's torch package), BUILD_DIR (build-gpu),
+# BENCH_CORPUS (the corpus bench_transformer trains on; default .gpu-carry/tinyshakespeare.txt,
+# which scripts/gpu/prepare_carry.sh puts there).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+build_dir=${BUILD_DIR:-build-gpu}
 prefix=/tmp/fourierlab-deps
 mkdir -p "$prefix"
 for deb in .debs/*.deb; do dpkg -x "$deb" "$prefix"; done
-torch_dir=$(python3 -c 'import importlib.util as u; print(u.find_spec("torch").submodule_search_locations[0])')
+torch_dir=${FOURIERLAB_TORCH_DIR:-$(python3 -c 'import importlib.util as u; print(u.find_spec("torch").submodule_search_locations[0])')}
 export PATH="$prefix/usr/lib/qt6/libexec:$prefix/usr/bin:$PATH"  # moc, uic, rcc
 export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release \
+generator=()
+command -v ninja > /dev/null && generator=(-G Ninja)
+cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DFOURIERLAB_TORCH_DIR="$torch_dir" \
+  -DFOURIERLAB_BENCH_CORPUS="$PWD/${BENCH_CORPUS:-.gpu-carry/tinyshakespeare.txt}" \
   -DCMAKE_PREFIX_PATH="$prefix/usr;$prefix/usr/lib/x86_64-linux-gnu/cmake" \
   -DSQLite3_INCLUDE_DIR="$prefix/usr/include" \
   -DSQLite3_LIBRARY="$prefix/usr/lib/x86_64-linux-gnu/libsqlite3.so.0"
-cmake --build build-gpu -j "$(nproc)"
-echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" > build-gpu/runtime.env
+targets=()
+for target in "$@"; do targets+=(--target "$target"); done
+cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}"
+# The Qt platform plugins (offscreen, xcb) and the font lie in the prefix, not where Qt and
+# fontconfig were built to look.
+cat > "$prefix/fonts.conf" << EOF
+<?xml version="1.0"?>
+<fontconfig><dir>$prefix/usr/share/fonts</dir><cachedir>$prefix/fontconfig-cache</cachedir></fontconfig>
+EOF
+{
+  echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  echo "QT_PLUGIN_PATH=$prefix/usr/lib/x86_64-linux-gnu/qt6/plugins"
+  echo "FONTCONFIG_FILE=$prefix/fonts.conf"
+} > "$build_dir/runtime.env"

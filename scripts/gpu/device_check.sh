@@ -1,49 +1,115 @@
 #!/usr/bin/env bash
-# Run THERE (the lent GPU machine), after scripts/gpu/fetch_debs.sh HERE: builds the whole lab
-# against the machine's own PyTorch (scripts/gpu/build_lab.sh), then on CUDA: the device list,
-# each experiment's paper preset (shortened), the frequency study at full length batched, the
-# window offscreen launching a comparison on cuda:0 (a picture of its live panels), and the
-# transformer benchmark against the GPU's own matmul peak. Everything goes to $OUT (or
-# ./gpu-check): device_check.log, gpu.db, window-cuda.png.
-set -euo pipefail
+# Run THERE (the lent GPU machine), after scripts/gpu/prepare_carry.sh HERE, as one device call
+# carrying [.debs, .gpu-carry]:
+#
+#   scripts/gpu/device_check.sh [SECONDS] [CHECK...]
+#
+# Builds what the checks need against the machine's own PyTorch (scripts/gpu/build_lab.sh, into
+# BUILD_DIR, default build-gpu/; a no-op when already built, as on a second call to a warm
+# machine), then runs the checks in this order, the most telling first:
+#   devices      the device list, and a device that is not there refused (exit 2)
+#   frequencies  the frequency study at full length, batched on cuda (goal: under 60 s)
+#   window       the window, offscreen, launching a comparison on cuda:0; a picture of its panels
+#   throughput   FourierLab and the FourierQK author's script at the paper's shape, side by side
+#   presets      each experiment's paper preset on cuda, shortened
+# A device call lasts 600 s at most and the whole session has 15 minutes of device time, so each
+# check has its own time limit and all of them one deadline, SECONDS after the start (default
+# 540): a check that would overrun is stopped, one that no longer fits is skipped, and the log
+# says which. A check that fails is reported and the next one runs.
+#
+# Everything goes to $OUT (or ./gpu-check): device_check.log, build.log, window-cuda.png.
+# DEVICE (default cuda) trains elsewhere: DEVICE=cpu tries the script itself on a machine
+# without a GPU.
+set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${OUT:-gpu-check}
+deadline=$((SECONDS + ${1:-540}))
+shift || true
+wanted=" ${*:-devices frequencies window throughput presets} "
+export build=${BUILD_DIR:-build-gpu} out=${OUT:-gpu-check} device=${DEVICE:-cuda}
 mkdir -p "$out"
-step() { echo; echo "== $* ($(date +%T))"; }
+work=/tmp/fourierlab-check  # the stores: only the log and the picture travel back
+mkdir -p "$work"
+
+# check NAME LIMIT COMMAND: runs the shell COMMAND for at most LIMIT seconds (fewer when the
+# deadline is nearer) and reports how it ended and how long it took.
+check() {
+  local name=$1 limit=$2 command=$3 left=$((deadline - SECONDS)) start rc
+  [[ $wanted == *" ${name%%:*} "* ]] || return 0
+  if ((left < 15)); then
+    echo "== $name: skipped, ${left} s left before the deadline"
+    return 0
+  fi
+  ((limit <= left)) || limit=$left
+  echo
+  echo "== $name (at most ${limit} s, $(date +%T))"
+  start=$(date +%s.%N)
+  timeout -k 10 "$limit" bash -c "$command"
+  rc=$?
+  echo "-- $name: exit $rc$( ((rc == 124)) && echo ' (stopped at its time limit)') after" \
+    "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+}
+
 {
-  step build
-  time bash scripts/gpu/build_lab.sh > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+  echo "== machine ($(date -u +%FT%TZ))"
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+  python3 -c 'import torch; print("PyTorch", torch.__version__, "CUDA", torch.version.cuda)'
+  echo "== build (at most $((deadline - SECONDS - 120)) s, $(date +%T))"
+  start=$SECONDS
+  if ! timeout $((deadline - SECONDS - 120)) bash scripts/gpu/build_lab.sh fourierlab fourierlab-cli \
+    bench_transformer > "$out/build.log" 2>&1; then
+    tail -40 "$out/build.log"
+    echo "-- build failed after $((SECONDS - start)) s; nothing else can run"
+    exit 1
+  fi
+  echo "-- build: done in $((SECONDS - start)) s"
+  set -a
   # shellcheck disable=SC1091
-  export "$(cat build-gpu/runtime.env)"
-  cli=build-gpu/app/fourierlab-cli
-  db="$out/gpu.db"
-  nvidia-smi --query-gpu=name,memory.total --format=csv || true
-  step "device list and a missing device (exit 2 expected)"
-  "$cli" run fourier-head --device cuda:7 --set epochs=1 --db "$out/refused.db" || echo "exit $?"
-  step "paper presets on cuda, shortened"
-  for head in linear fourier gmm; do
-    "$cli" run fourier-head --preset paper-$head --set dataset=gmm2 --set epochs=20 --set eval_every=5 \
-      --device cuda --db "$db" --json 2>&1 | tail -n 1
-  done
-  for position in rope fope alibi none; do
-    # The zero-shot passkey reads 0 on the built-in text after 300 steps: 100 trials per
-    # length, not the preset's 1000, keep the device minutes for training.
-    "$cli" run fope --preset paper-60m --set position=$position --set steps=300 --set eval_every=300 \
-      --set passkey_samples=100 --device cuda --db "$db" --json 2>&1 | tail -n 1
-  done
-  for variant in none fourier mexican_hat; do
-    "$cli" run fourier-qk --preset paper --set variant=$variant --set steps=300 --set eval_every=300 \
-      --set eval_tokens=262144 --device cuda --db "$db" --json 2>&1 | tail -n 1
-  done
-  for preset in paper paper-rescue; do
-    "$cli" run addition --preset $preset --set steps=500 --set eval_every=500 \
-      --device cuda --db "$db" --json 2>&1 | tail -n 1
-  done
-  step "frequency study at full length, batched, on cuda:0 (goal: under 60 s)"
-  time "$cli" sweep run fourier-head --study frequencies --device cuda --db "$out/study.db" 2>&1 | tail -n 5
-  step "the window offscreen: a comparison on cuda:0"
-  QT_QPA_PLATFORM=offscreen timeout 600 build-gpu/app/fourierlab --db "$out/window.db" \
-    --start fourier-head --compare --device cuda:0 --screenshot "$out/window-cuda.png" || echo "exit $?"
-  step "bench_transformer on cuda"
-  build-gpu/bench/bench_transformer 20 0 cuda
+  source "$build/runtime.env"
+  set +a
+  export cli=$build/app/fourierlab-cli work
+
+  check "devices: the list" 30 '"$cli" devices'
+  check "devices: cuda:7 refused (exit 2 expected)" 30 \
+    '"$cli" run fourier-head --device cuda:7 --set epochs=1 --db "$work/refused.db"'
+
+  check "frequencies: the study at full length, batched on cuda (goal under 60 s)" 180 \
+    '"$cli" sweep run fourier-head --study frequencies --device "$device" --db "$work/study.db" 2>&1 | tail -n 8'
+
+  check "window: a comparison on cuda:0, offscreen" 150 \
+    'QT_QPA_PLATFORM=offscreen "$build/app/fourierlab" --db "$work/window.db" --start fourier-head \
+       --compare --device "$device" --screenshot "$out/window-cuda.png"'
+
+  check "throughput: FourierLab at the FourierQK paper shape (batch 64, T 256, bf16)" 120 \
+    '"$build/bench/bench_transformer" 20 0 "$device" --cases qk-b64/none,qk-b64/fourier'
+  check "throughput: the author's script at the same shape (float32)" 200 \
+    'PYTHONUNBUFFERED=1 python3 bench/fourier_qk_author_throughput.py \
+       .gpu-carry/train_freq_ablation_fixed.py .gpu-carry/tinyshakespeare.txt'
+
+  # Shortened presets, the quickest first; each JSON summary holds the run's seconds and metrics.
+  check "presets: fourier-head paper-linear, paper-fourier, paper-gmm (20 epochs)" 60 \
+    'for head in linear fourier gmm; do
+       "$cli" run fourier-head --preset paper-$head --set dataset=gmm2 --set epochs=20 \
+         --set eval_every=5 --device "$device" --db "$work/presets.db" --json 2>&1 | tail -n 1
+     done'
+  check "presets: fourier-qk paper, each filter (300 steps)" 90 \
+    'for variant in none fourier mexican_hat; do
+       "$cli" run fourier-qk --preset paper --set variant=$variant --set steps=300 \
+         --set eval_every=300 --set eval_tokens=262144 --device "$device" --db "$work/presets.db" \
+         --json 2>&1 | tail -n 1
+     done'
+  check "presets: addition paper and paper-rescue (500 steps)" 90 \
+    'for preset in paper paper-rescue; do
+       "$cli" run addition --preset $preset --set steps=500 --set eval_every=500 --device "$device" \
+         --db "$work/presets.db" --json 2>&1 | tail -n 1
+     done'
+  # The zero-shot passkey reads 0 on the built-in text after 300 steps: 100 trials per length,
+  # not the preset's 1000, keep the device minutes for training.
+  check "presets: fope paper-60m, each position encoding (300 steps)" 180 \
+    'for position in rope fope alibi none; do
+       "$cli" run fope --preset paper-60m --set position=$position --set steps=300 \
+         --set eval_every=300 --set passkey_samples=100 --device "$device" --db "$work/presets.db" \
+         --json 2>&1 | tail -n 1
+     done'
+  echo
+  echo "== done at $(date +%T), $((deadline - SECONDS)) s before the deadline"
 } 2>&1 | tee "$out/device_check.log"

@@ -17,7 +17,21 @@ mkdir -p "$prefix"
 for deb in .debs/*.deb; do dpkg -x "$deb" "$prefix"; done
 torch_dir=${FOURIERLAB_TORCH_DIR:-$(python3 -c 'import importlib.util as u; print(u.find_spec("torch").submodule_search_locations[0])')}
 export PATH="$prefix/usr/lib/qt6/libexec:$prefix/usr/bin:$PATH"  # moc, uic, rcc
-export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# Debian 12 still installs some libraries (libdbus, libz, liblzma, …) under /lib, not /usr/lib.
+libs="$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu"
+export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# Every library the prefix's programs and libraries load is in the prefix, or is the C library
+# or the compiler's runtime, which the machine has: else the link fails later, less clearly.
+glibc='^(ld-linux-x86-64\.so\.2|lib(c|dl|m|pthread|resolv|rt|util)\.so\.[0-9]+|libgcc_s\.so\.1|libstdc\+\+\.so\.6)$'
+needed=$( (find "$prefix" -type f \( -name '*.so*' -o -path '*/bin/*' -o -path '*/libexec/*' \) \
+             -exec readelf -d {} + 2> /dev/null || true) | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u)
+missing=()
+for soname in $needed; do
+  [[ $soname =~ $glibc || -e $prefix/usr/lib/x86_64-linux-gnu/$soname ||
+     -e $prefix/lib/x86_64-linux-gnu/$soname ]] || missing+=("$soname")
+done
+((${#missing[@]} == 0)) ||
+  { echo "build_lab: .debs lacks ${missing[*]}; run scripts/gpu/fetch_debs.sh again" >&2; exit 1; }
 generator=()
 command -v ninja > /dev/null && generator=(-G Ninja)
 cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \

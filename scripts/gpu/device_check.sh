@@ -62,6 +62,8 @@ check() {
     exit 1
   fi
   echo "-- build: done in $((SECONDS - start)) s"
+  # The lab's programs find Qt in the prefix; the author's script runs on the machine's own
+  # Python libraries (without LD_LIBRARY_PATH, which would hand it Debian's older ones).
   set -a
   # shellcheck disable=SC1091
   source "$build/runtime.env"
@@ -82,7 +84,7 @@ check() {
   check "throughput: FourierLab at the FourierQK paper shape (batch 64, T 256, bf16)" 120 \
     '"$build/bench/bench_transformer" 20 0 "$device" --cases qk-b64/none,qk-b64/fourier'
   check "throughput: the author's script at the same shape (float32)" 200 \
-    'PYTHONUNBUFFERED=1 python3 bench/fourier_qk_author_throughput.py \
+    'env -u LD_LIBRARY_PATH PYTHONUNBUFFERED=1 python3 bench/fourier_qk_author_throughput.py \
        .gpu-carry/train_freq_ablation_fixed.py .gpu-carry/tinyshakespeare.txt'
 
   # Shortened presets, the quickest first; each JSON summary holds the run's seconds and metrics.

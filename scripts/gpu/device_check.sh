@@ -74,16 +74,16 @@ check() {
   check "devices: cuda:7 refused (exit 2 expected)" 30 \
     '"$cli" run fourier-head --device cuda:7 --set epochs=1 --db "$work/refused.db"'
 
-  check "frequencies: the study at full length, batched on cuda (goal under 60 s)" 180 \
+  check "frequencies: the study at full length, batched on cuda (goal under 60 s)" 150 \
     '"$cli" sweep run fourier-head --study frequencies --device "$device" --db "$work/study.db" 2>&1 | tail -n 8'
 
-  check "window: a comparison on cuda:0, offscreen" 150 \
+  check "window: a comparison on cuda:0, offscreen (the demo preset, 60 epochs)" 90 \
     'QT_QPA_PLATFORM=offscreen "$build/app/fourierlab" --db "$work/window.db" --start fourier-head \
-       --compare --device "$device" --screenshot "$out/window-cuda.png"'
+       --preset demo --compare --device "$device" --screenshot "$out/window-cuda.png"'
 
-  check "throughput: FourierLab at the FourierQK paper shape (batch 64, T 256, bf16)" 120 \
+  check "throughput: FourierLab at the FourierQK paper shape (batch 64, T 256, bf16)" 60 \
     '"$build/bench/bench_transformer" 20 0 "$device" --cases qk-b64/none,qk-b64/fourier'
-  check "throughput: the author's script at the same shape (float32)" 200 \
+  check "throughput: the author's script at the same shape (float32)" 120 \
     'env -u LD_LIBRARY_PATH PYTHONUNBUFFERED=1 python3 bench/fourier_qk_author_throughput.py \
        .gpu-carry/train_freq_ablation_fixed.py .gpu-carry/tinyshakespeare.txt'
 

@@ -169,6 +169,20 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT count(*) FROM studies"), int64_t(1));
   }
 
+  // A study whose runs cannot share a group says why instead of training them one by one
+  // without a word (on a GPU, the toy trainer's groups are CPU-only: the reason names that).
+  void runsThatCannotGroupSayWhy() {
+    auto r = runCli(tinyStudy(path("alone.db"), 1, "1"));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("not batched (head linear vs fourier): each run trains alone"),
+             qPrintable(r.err));
+    QVERIFY2(!r.err.contains("batched (--batch"), qPrintable(r.err));
+    auto grouped = runCli(tinyStudy(path("grouped.db"), 1));
+    QVERIFY2(grouped.exitCode == 0, qPrintable(grouped.err));
+    // Two seeds of each head can group (split further only where spare cores would idle).
+    QVERIFY2(!grouped.err.contains("not batched"), qPrintable(grouped.err));
+  }
+
   void aPaperStudyRunShortenedShowsThePaperButGradesNothing() {
     // The one rule of single runs, for studies: a setting that departs from the paper's is
     // shown beside the paper's figures and never compared with them.

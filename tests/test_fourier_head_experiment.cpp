@@ -229,6 +229,20 @@ class TestFourierHeadExperiment : public QObject {
     QVERIFY2(bytes < 300'000, qPrintable(QString::number(bytes)));
   }
 
+  // Runs of one shape group on the CPU; elsewhere the grouping rule says where they can.
+  void groupsFormOnTheCpuAndSayWhyNotElsewhere() {
+    auto config = [](const std::string& device, const std::string& seed) {
+      auto c = fl::buildConfig(*experiment(), "", {"device=" + device, "seed=" + seed});
+      if (!c.ok()) qFatal("%s", c.summary().c_str());
+      return c.values;
+    };
+    QCOMPARE(experiment()->groupDifference(config("cpu", "1"), config("cpu", "2")), std::string());
+    // "cuda" validates as a value on any machine (the device itself is checked at start).
+    const auto why = experiment()->groupDifference(config("cuda", "1"), config("cuda", "2"));
+    QVERIFY2(why.find("CPU only") != std::string::npos, why.c_str());
+    QVERIFY2(why.find("--device cpu") != std::string::npos, why.c_str());
+  }
+
   void spectrumOnlyForTheFourierHead() {
     auto c = run({"samples=300", "epochs=1", "head=linear", "device=cpu"});
     QCOMPARE(fl::toString(c.status.status), fl::toString(fl::RunStatus::Finished));

@@ -15,6 +15,7 @@
 #include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
 #include "core/store/run_store.h"
+#include "core/study/cell_launch.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_scheduler.h"
 #include "core/study/study_store.h"
@@ -83,6 +84,15 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
       for (const auto& g : groups) largest = std::max(largest, g.size());
       std::fprintf(stderr, "batched (--batch %s): %zu runs in %zu groups of at most %zu\n",
                    options.batch.describe().c_str(), toTrain, groups.size(), largest);
+    } else if (toTrain > 1 && !options.batch.isOff()) {
+      // Say why, rather than leave a study that could be batched elsewhere (on the CPU, say)
+      // training run by run without a word.
+      if (const auto experiment = registry.find(record->experiment)) {
+        const auto why = study::groupingObstacle(studies, *experiment, studyId,
+                                                 studies.unfinishedCells(studyId), options.device);
+        if (!why.empty())
+          std::fprintf(stderr, "not batched (%s): each run trains alone\n", why.c_str());
+      }
     }
     std::fprintf(stderr, "budget: %s (OpenMP wait policy: %s)%s\n", budget.describe().c_str(),
                  openMpWaitPolicy().c_str(),

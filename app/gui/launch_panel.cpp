@@ -97,7 +97,8 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
       "How a study trains. auto: its runs whose shapes agree (e.g. seeds and gamma "
       "of one Fourier head) train together as one batched program, several times "
       "faster; each is still its own run, stopped, resumed and stored alone. "
-      "off: one run after another (as `sweep run --batch off`)");
+      "off: one run after another (as `sweep run --batch off`). The Fourier head's "
+      "batched trainer runs on the CPU: on a GPU its runs train one by one");
   top->addRow("Batch studies", m_batch);
   layout->addLayout(top);
   // Combo boxes as wide as the dock gives them, not as their longest item (an experiment's

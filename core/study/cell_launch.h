@@ -44,4 +44,11 @@ std::vector<std::vector<int64_t>> planCellGroups(const StudyStore& studies,
                                                  const std::vector<int64_t>& cells, BatchMode mode,
                                                  int workers, const std::string& device);
 
+// Why no two of `cells` can train in one group, as planCellGroups judges them: the
+// experiment's groupDifference of the first two (`device` applied), e.g. a device its batched
+// trainer does not run on. Empty when some can group, or with fewer than two cells.
+std::string groupingObstacle(const StudyStore& studies, const Experiment& experiment,
+                             int64_t studyId, const std::vector<int64_t>& cells,
+                             const std::string& device);
+
 }  // namespace fl::study

@@ -33,7 +33,8 @@ BatchedFourierHeadTrial::BatchedFourierHeadTrial(const std::vector<TrialContext>
     : m_program(std::make_unique<BatchedFourierHeadProgram>(membersOf(members))) {}
 
 std::string toyGroupDifference(const nlohmann::json& a, const nlohmann::json& b) {
-  if (!onCpu(a) || !onCpu(b)) return "device: groups train on the CPU only";
+  if (!onCpu(a) || !onCpu(b))
+    return "device: the batched toy trainer runs on the CPU only; --device cpu batches them";
   return BatchedFourierHeadProgram::shapeDifference(ToyBenchmarkSettings::fromConfig(a),
                                                     ToyBenchmarkSettings::fromConfig(b));
 }

@@ -55,11 +55,12 @@ class TestDevice : public QObject {
 
  private slots:
   void aGpuIsLabelledByNameAndMemory() {
-    QCOMPARE(describeCudaDevice({0, "NVIDIA H200", 140'630'000'000ull}),
-             std::string("cuda:0 \u2014 NVIDIA H200, 141 GB"));
+    // The H200 lent to these sessions: nvidia-smi's 143,771 MiB.
+    QCOMPARE(describeCudaDevice({0, "NVIDIA H200", 143'771ull << 20}),
+             std::string("cuda:0 \u2014 NVIDIA H200, 140 GiB"));
     QCOMPARE(describeCudaDevice({3, "", 0}), std::string("cuda:3"));
-    QCOMPARE(describeCudaDevice({1, "", 24'000'000'000ull}),
-             std::string("cuda:1 \u2014 CUDA device, 24 GB"));
+    QCOMPARE(describeCudaDevice({1, "", 24ull << 30}),
+             std::string("cuda:1 \u2014 CUDA device, 24 GiB"));
   }
 
   void thePickerListsAutoCpuAndEveryCudaDevice() {

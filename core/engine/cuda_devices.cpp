@@ -68,8 +68,10 @@ std::string describeCudaDevice(const CudaDevice& device) {
   if (device.name.empty() && device.totalBytes == 0) return text;
   text += " \u2014 " + (device.name.empty() ? std::string("CUDA device") : device.name);
   if (device.totalBytes > 0) {
-    const double gigabytes = static_cast<double>(device.totalBytes) / 1e9;
-    text += ", " + std::to_string(static_cast<long long>(std::llround(gigabytes))) + " GB";
+    // Binary gigabytes, as nvidia-smi's MiB: an H200 (the vendor's "141 GB") reports 143,771
+    // MiB, 140 GiB; in decimal gigabytes it read "150 GB", which matched neither.
+    const double gibibytes = static_cast<double>(device.totalBytes) / (1024.0 * 1024.0 * 1024.0);
+    text += ", " + std::to_string(static_cast<long long>(std::llround(gibibytes))) + " GiB";
   }
   return text;
 }

@@ -1,5 +1,5 @@
 // What a device picker and a device error show of the machine's GPUs: each CUDA device LibTorch
-// can use, by ordinal, name and memory ("cuda:0 — NVIDIA H200, 141 GB"). LibTorch's C++ API
+// can use, by ordinal, name and memory ("cuda:0 — NVIDIA H200, 140 GiB"). LibTorch's C++ API
 // says how many devices there are but not what they are (that needs the CUDA runtime's headers,
 // which a machine with only the driver lacks), so names and memory come from the driver's own
 // library, loaded at run time; without it a device is still listed, by ordinal.
@@ -31,7 +31,7 @@ struct CudaDevices {
 // Asked of LibTorch once per process and kept: devices do not come and go while the lab runs.
 const CudaDevices& cudaDevices();
 
-// "cuda:0 — NVIDIA H200, 141 GB" (decimal gigabytes, as the vendors state them).
+// "cuda:0 — NVIDIA H200, 140 GiB" (binary gigabytes, as nvidia-smi counts).
 std::string describeCudaDevice(const CudaDevice& device);
 
 }  // namespace fl

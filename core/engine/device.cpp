@@ -11,7 +11,7 @@ namespace fl {
 
 namespace {
 
-// "cpu, cuda:0 — NVIDIA H200, 141 GB": what an error about a missing device offers instead.
+// "cpu, cuda:0 — NVIDIA H200, 140 GiB": what an error about a missing device offers instead.
 std::string devicesHere() {
   std::string text = "cpu";
   for (const auto& d : cudaDevices().devices) text += ", " + describeCudaDevice(d);

@@ -22,7 +22,7 @@ std::optional<DeviceSpec> parseDeviceSpec(const std::string& text, std::string* 
 std::optional<std::string> checkDeviceSpec(const std::string& text);
 
 // One entry of a device picker: the value a config takes ("auto", "cpu", "cuda:0"), what the
-// picker shows ("cuda:0 — NVIDIA H200, 141 GB"), and why it cannot be chosen (empty when it
+// picker shows ("cuda:0 — NVIDIA H200, 140 GiB"), and why it cannot be chosen (empty when it
 // can): on a machine without CUDA the picker still lists "cuda", greyed, with the reason.
 struct DeviceChoice {
   std::string value;

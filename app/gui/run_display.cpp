@@ -118,12 +118,17 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
   m_dashboard->setColors(&colors);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
+  // The focus line (a run's name, status and verdicts) has a row of its own: beside the
+  // controls, in a narrow window, it wrapped into a column a word wide.
+  auto* focusRow = new QHBoxLayout;
+  addFocusLine(focusRow);
+  layout->addLayout(focusRow);
   auto* controls = new QHBoxLayout;
-  addFocusLine(controls);
   addConfigDiffButton(controls);
   addXAxisChoice(controls);
   addLayoutChoice(controls);
   addSmoothing(controls);
+  controls->addStretch(1);
   layout->addLayout(controls);
   m_warning->setWordWrap(true);
   m_warning->setStyleSheet("background: #fff3cd; color: #664d03; padding: 3px;");
@@ -135,16 +140,16 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
   connect(m_demo, &QPushButton::clicked, this, &RunDisplay::demoRequested);
 }
 
-void RunDisplay::addFocusLine(QHBoxLayout* controls) {
-  // The focus line can be long (a run's verdicts): it wraps rather than squeezing the slider.
+void RunDisplay::addFocusLine(QHBoxLayout* row) {
+  // The focus line can be long (a run's verdicts): it wraps within its row.
   m_focusLine->setWordWrap(true);
   m_focusLine->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   m_focusLine->setTextFormat(Qt::RichText);
-  controls->addWidget(m_focusLine, 1);
+  row->addWidget(m_focusLine, 1);
   m_back->setTextFormat(Qt::RichText);
   m_back->setVisible(false);
   connect(m_back, &QLabel::linkActivated, this, [this] { backToComparison(); });
-  controls->addWidget(m_back);
+  row->addWidget(m_back);
 }
 
 void RunDisplay::addConfigDiffButton(QHBoxLayout* controls) {

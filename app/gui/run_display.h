@@ -131,7 +131,7 @@ class RunDisplay : public QWidget {
 
  private:
   // The constructor's steps: the line above the plots, from left to right, then the pages.
-  void addFocusLine(QHBoxLayout* controls);
+  void addFocusLine(QHBoxLayout* row);
   void addConfigDiffButton(QHBoxLayout* controls);
   void addXAxisChoice(QHBoxLayout* controls);
   void addLayoutChoice(QHBoxLayout* controls);

@@ -141,8 +141,13 @@ class TestHistoryModel : public QObject {
         {"seeds", "", nlohmann::json::object(), 3, "seeds · seed=3"},
         {"", "", {{"lr", 0.5}}, 2, "lr=0.5 seed=2"},
     };
-    for (const auto& c : cases)
+    for (const auto& c : cases) {
       QCOMPARE(fl::study::studyRunName(c.study, c.arm, c.axes, c.seed), c.name);
+      QCOMPARE(fl::study::isStudyRunName(c.name), !c.study.empty());
+    }
+    // Names a user gives stay names (the window's legends show them as they are).
+    for (const std::string name : {"baseline", "lr sweep · best", "seed=3", " · seed=1", ""})
+      QVERIFY2(!fl::study::isStudyRunName(name), name.c_str());
   }
 
   // The run a study creates for a cell carries its name in the store (so `runs list` shows it

@@ -33,6 +33,7 @@
 #include "core/engine/system_usage.h"
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
+#include "core/study/study_run_name.h"
 #include "core/study/study_store.h"
 #include "widgets/dashboard.h"
 #include "widgets/metric_plot.h"
@@ -312,12 +313,16 @@ void RunDisplay::rebuildPanels() {
 QString RunDisplay::labelOf(int64_t runId) const {
   const RunView* view = m_views.find(runId);
   if (!view) return {};
-  if (!view->name().empty()) return QString::fromStdString(view->name());
-  // An unnamed run (a study's) is labelled by what sets it apart from the others shown.
+  // A name its user gave labels the run. A run a study named ("table1 · dataset=gmm2
+  // head=fourier seed=1", cut by a legend before the part that differs) or an unnamed one is
+  // labelled by what sets it apart from the others shown.
+  if (!view->name().empty() && !study::isStudyRunName(view->name()))
+    return QString::fromStdString(view->name());
   QStringList parts;
   if (m_shown.size() > 1 && view->config().is_object())
     for (const auto& key : differingKeysOfShown())
       if (view->config().contains(key)) parts << jsonText(view->config()[key]);
+  if (parts.isEmpty()) return QString::fromStdString(view->name());
   return parts.join(' ');
 }
 

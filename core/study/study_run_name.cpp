@@ -19,4 +19,10 @@ std::string studyRunName(const std::string& study, const std::string& arm,
   return out + cellLabel(axes, seed);
 }
 
+bool isStudyRunName(const std::string& name) {
+  const auto separator = name.find(" · ");
+  return separator != std::string::npos && separator > 0 &&
+         name.find(" seed=", separator) != std::string::npos;
+}
+
 }  // namespace fl::study

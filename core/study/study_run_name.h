@@ -21,4 +21,8 @@ std::string cellLabel(const nlohmann::json& axes, int64_t seed);
 std::string studyRunName(const std::string& study, const std::string& arm,
                          const nlohmann::json& axes, int64_t seed);
 
+// Whether `name` has studyRunName's form (a study's name, " · ", then its setting): a name the
+// study gave, which says less in a comparison than the values that set the run apart.
+bool isStudyRunName(const std::string& name);
+
 }  // namespace fl::study

@@ -23,16 +23,22 @@ if [ ! -f "$DB" ]; then
 fi
 # The runs of Table 1 on gmm2 with seed 1 (the Fourier head at N = 12, gamma 0, and the two
 # baselines): one opened alone, the three compared; the studies by name.
-query() { python3 -c "import json, sqlite3, sys; db = sqlite3.connect(sys.argv[1]); $1" "$DB"; }
+# Only Table 1's runs: the frequency study has runs of the same settings (N = 12, gamma 0).
+TABLE1_RUNS="SELECT r.id, r.config FROM runs r JOIN study_cells c ON c.run_id = r.id
+             JOIN studies s ON s.id = c.study_id WHERE s.name = 'table1'"
+query() {
+  python3 -c "import json, sqlite3, sys; db = sqlite3.connect(sys.argv[1]); TABLE1_RUNS = sys.argv[2]
+$1" "$DB" "$TABLE1_RUNS"
+}
 ids=$(query '
-runs = [(i, json.loads(c)) for i, c in db.execute("SELECT id, config FROM runs")]
+runs = [(i, json.loads(c)) for i, c in db.execute(TABLE1_RUNS)]
 table1 = lambda c: c["head"] != "fourier" or (c.get("frequencies") == 12 and c.get("gamma") == 0)
 runs = [(i, c) for i, c in runs if c.get("dataset") == "gmm2" and c.get("seed") == 1 and table1(c)]
 print(",".join(str(i) for i, c in sorted(runs, key=lambda r: r[1]["head"] != "fourier")))')
 single=${ids%%,*}
 # Table 1's gmm2 runs over all four seeds, to draw grouped by setting (each head's mean ± sd).
 seeds=$(query '
-runs = [(i, json.loads(c)) for i, c in db.execute("SELECT id, config FROM runs")]
+runs = [(i, json.loads(c)) for i, c in db.execute(TABLE1_RUNS)]
 table1 = lambda c: c["head"] != "fourier" or (c.get("frequencies") == 12 and c.get("gamma") == 0)
 print(",".join(str(i) for i, c in runs if c.get("dataset") == "gmm2" and table1(c)
                and c.get("samples") == 5000))')

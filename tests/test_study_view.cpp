@@ -7,6 +7,10 @@
 // with known values, so every number is checked against a hand computation.
 #include <QtTest>
 
+#include <QHeaderView>
+#include <QSplitter>
+#include <QTableView>
+
 #include <QComboBox>
 #include <QLabel>
 #include <QPushButton>
@@ -310,6 +314,35 @@ class TestStudyView : public QObject {
                  qPrintable(QString("%1 < %2")
                                 .arg(lab.view.grid()->width())
                                 .arg(lab.view.grid()->sizeHint().width())));
+  }
+
+  // In a window of 1280 x 720 the study's pane is about 930 x 520: the figure and the table
+  // split 3:1 left the table one row. Shown, a study's table gets several of its rows while the
+  // figure keeps most of the height.
+  void aStudyShownGivesItsTableRowsAndTheFigureItsHeight() {
+    fl::store::RunStore store((m_dir.path() + "/tall.db").toStdString());
+    auto spec = fl::study::StudySpec::fromText(
+        R"({"name": "tall", "grid": {"label": ["a", "b", "c", "d", "e", "f", "g", "h"]},
+            "seeds": [1]})");
+    spec.experiment = "known";
+    const auto expansion = fl::study::expandStudy(*m_registry.find("known"), spec);
+    QVERIFY(expansion.ok());
+    const int64_t id = fl::study::StudyStore(store).create(spec, expansion);
+    StudyLab lab(m_registry, store);
+    lab.view.resize(930, 520);
+    lab.view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&lab.view));
+    QVERIFY(lab.view.setStudy(id));
+    QTableView* table = lab.view.table();
+    QCOMPARE(table->model()->rowCount(), 8);
+    const int row = table->verticalHeader()->defaultSectionSize();
+    QTRY_VERIFY2(
+        table->viewport()->height() >= 3 * row,
+        qPrintable(QString("%1 px for rows of %2").arg(table->viewport()->height()).arg(row)));
+    auto* split = qobject_cast<QSplitter*>(table->parentWidget());
+    QVERIFY(split);
+    QVERIFY2(split->sizes()[0] >= 250, qPrintable(QString::number(split->sizes()[0])));
+    QVERIFY(split->sizes()[0] > split->sizes()[1]);
   }
 
   void beforeAnyRunFinishesTheFigureSaysItWillAppear() {

@@ -288,7 +288,7 @@ QSplitter* StudyView::splitPanes(QWidget* gridBox, QWidget* figureBox) {
   top->addWidget(figureBox);
   top->setStretchFactor(0, 1);
   top->setStretchFactor(1, 3);
-  auto* split = new QSplitter(Qt::Vertical, this);
+  auto* split = m_split = new QSplitter(Qt::Vertical, this);
   split->addWidget(top);
   split->addWidget(m_table);
   split->setStretchFactor(0, 3);
@@ -353,24 +353,36 @@ bool StudyView::setStudy(int64_t studyId) {
   fillChoices();
   m_parallel->clearBrushes();  // another study's ranges mean nothing here
   refresh();
-  m_fitGridPending = m_studyId != 0;
-  fitGridPane();
+  m_fitPanesPending = m_studyId != 0;
+  fitPanes();
   return true;
 }
 
 void StudyView::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  fitGridPane();
+  fitPanes();
 }
 
-void StudyView::fitGridPane() {
-  const int total = m_top->width();
-  if (!m_fitGridPending || total < 200 || m_top->sizes().size() != 2) return;
-  m_fitGridPending = false;
+void StudyView::fitPanes() {
+  // Until the view has its size (it is laid out after the study is set), each resize tries.
+  const int total = m_top->width(), height = m_split->height();
+  if (!m_fitPanesPending || total < 200 || height < kFigureMinimumHeight + 60 ||
+      m_top->sizes().size() != 2 || m_split->sizes().size() != 2)
+    return;
+  m_fitPanesPending = false;
   const int wanted =
       m_grid->sizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8;
   const int grid = std::min(wanted, total * 2 / 5);
   if (grid > m_top->sizes()[0]) m_top->setSizes({grid, total - grid - m_top->handleWidth()});
+
+  const int rows = std::min(m_table->model()->rowCount(), kTableRowsShown);
+  const int wantedTable = m_table->horizontalHeader()->sizeHint().height() +
+                          rows * m_table->verticalHeader()->defaultSectionSize() +
+                          style()->pixelMetric(QStyle::PM_ScrollBarExtent) +
+                          2 * m_table->frameWidth();
+  const int table = std::min(wantedTable, height - kFigureMinimumHeight - m_split->handleWidth());
+  if (table > m_split->sizes()[1])
+    m_split->setSizes({height - table - m_split->handleWidth(), table});
 }
 
 void StudyView::fillChoices() {

@@ -98,8 +98,12 @@ class StudyView : public QWidget {
   QSplitter* splitPanes(QWidget* gridPane, QWidget* figurePane);
   void connectControls();  // the figure's choices, the grid, the table, the queue, the buttons
   // Once per study shown: widens the grid's pane to the grid (labels, header and seed
-  // columns), up to 2/5 of the width, so that nothing in it is elided where there is room.
-  void fitGridPane();
+  // columns), up to 2/5 of the width, so that nothing in it is elided where there is room, and
+  // heightens the table to its rows (up to kTableRowsShown), leaving the figure
+  // kFigureMinimumHeight: at 1280 x 720 the 3:1 split showed Table 1 one row at a time.
+  void fitPanes();
+  static constexpr int kTableRowsShown = 6;
+  static constexpr int kFigureMinimumHeight = 260;
   void fillChoices();
   void drawFigure();  // the paper figure or the parallel coordinates, as chosen
   void drawParallel();
@@ -138,10 +142,11 @@ class StudyView : public QWidget {
   widgets::StudyTableModel* m_tableModel;
   QSortFilterProxyModel* m_proxy;
   QTableView* m_table;
-  QTimer* m_redraw;            // coalesces the redraws of a burst of finishing runs
-  QSplitter* m_top = nullptr;  // the grid's pane beside the figure's
+  QTimer* m_redraw;              // coalesces the redraws of a burst of finishing runs
+  QSplitter* m_top = nullptr;    // the grid's pane beside the figure's
+  QSplitter* m_split = nullptr;  // those two over the table
   bool m_filling = false;
-  bool m_fitGridPending = false;
+  bool m_fitPanesPending = false;
 };
 
 }  // namespace fl::gui

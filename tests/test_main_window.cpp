@@ -46,6 +46,7 @@
 #include "core/engine/system_metrics.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
+#include "core/study/study_expansion.h"
 #include "experiments/builtin_experiments.h"
 #include "widgets/config_form.h"
 #include "widgets/dashboard.h"
@@ -1349,6 +1350,27 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w) && w->queue()->closingCount() == 0, 30000);
     QCOMPARE(w->history()->deleteRuns({training, waiting}), 2);
     QCOMPARE(w->runsModel()->rowCount(), 0);
+  }
+
+  // Opening a study of another experiment (from History, say) brings that experiment's form.
+  void openingAStudySwitchesTheConfigurePanelToItsExperiment() {
+    const QString path = m_dir.path() + "/open-study.db";
+    int64_t studyId = 0;
+    {
+      fl::store::RunStore store(path.toStdString());
+      auto spec = fl::study::StudySpec::fromText(R"({"name": "ranks", "grid": {"heads": [2, 4]},
+                                                     "seeds": [1]})");
+      spec.experiment = "fope";
+      const auto expansion = fl::study::expandStudy(*m_registry.find("fope"), spec);
+      QVERIFY(expansion.ok());
+      studyId = fl::study::StudyStore(store).create(spec, expansion);
+    }
+    auto w = makeWindow("open-study.db");
+    QCOMPARE(QString::fromStdString(w->launchPanel()->experiment()->name()),
+             QString("fourier-head"));
+    w->openStudy(studyId);
+    QCOMPARE(w->studyView()->studyId(), studyId);
+    QCOMPARE(QString::fromStdString(w->launchPanel()->experiment()->name()), QString("fope"));
   }
 
   // An open study view counts what the store holds once one of its runs is deleted: that cell

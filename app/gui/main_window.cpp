@@ -261,6 +261,10 @@ void MainWindow::startDemo() {
 void MainWindow::openStudy(int64_t studyId) {
   if (!m_study->setStudy(studyId))
     showError(QString("There is no study %1 in this store.").arg(studyId));
+  // The Configure dock follows, as it does for shown runs: its form and its studies are then
+  // this study's experiment's, not whichever experiment was configured last.
+  else if (m_study->record())
+    m_launch->selectExperiment(QString::fromStdString(m_study->record()->experiment));
   m_tabs->setCurrentWidget(m_study);
 }
 

@@ -53,6 +53,8 @@ class StudyView : public QWidget {
   // Shows a study (0: none); false when the store has no such study.
   bool setStudy(int64_t studyId);
   int64_t studyId() const { return m_studyId; }
+  // The study shown, as the store records it (nothing while none is).
+  const std::optional<study::StudyRecord>& record() const { return m_record; }
   // Reads the study again (its results, the live runs over them) and redraws.
   void refresh();
   // The runs of this study that reported: a status change redraws (at most every half second).

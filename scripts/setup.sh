@@ -10,6 +10,7 @@ PACKAGES=(
   python3-venv                # the project-local environment that holds the torch wheel
   libopenblas0-openmp         # our small matrix products (core/engine/blas_gemm.h): half MKL's cost
   libsqlite3-dev
+  zlib1g-dev                  # the checkpoints' CRC-32 (core/optim/checkpoint_file.h)
   nlohmann-json3-dev libcli11-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev
   libgl-dev                   # Qt6Gui's CMake config wants OpenGL headers

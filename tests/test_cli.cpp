@@ -377,6 +377,51 @@ class TestCli : public QObject {
     QVERIFY(checkpoints.back().step >= store.run(1)->lastStep);  // where it stopped, not earlier
   }
 
+  // A checkpoint changed on disk (a bad sector, a copy cut and patched) used to resume: LibTorch
+  // reads the zip without its CRCs, so the run went on from flipped weights. It is refused,
+  // naming the file, and the run is recorded failed with that reason.
+  void aDamagedCheckpointIsNotResumedFrom() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    QProcess p;
+    p.start(cliPath(), {"run", "fourier-head", "--set", "epochs=100000", "--set", "samples=300",
+                        "--device", "cpu", "--db", db});
+    QVERIFY(p.waitForStarted());
+    QElapsedTimer timer;
+    timer.start();
+    QByteArray err;
+    while (!err.contains("eval step") && timer.elapsed() < 60000) {
+      p.waitForReadyRead(100);
+      err += p.readAllStandardError();
+    }
+    QVERIFY2(err.contains("eval step"), err.constData());
+    ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 130);
+    std::string checkpoint;
+    {
+      fl::store::RunStore store(db.toStdString(), /*readOnly=*/true);
+      QVERIFY(!store.checkpoints(1).empty());
+      checkpoint = store.checkpoints(1).back().path;
+    }
+    QFile file(QString::fromStdString(checkpoint));
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    QByteArray bytes = file.readAll();
+    bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x10);  // one bit
+    QVERIFY(file.seek(0));
+    QCOMPARE(file.write(bytes), bytes.size());
+    file.close();
+
+    auto r = runCli({"run", "--resume", "1", "--db", db, "--json"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(QString::fromStdString("checkpoint " + checkpoint + " is damaged")),
+             qPrintable(r.err));
+    fl::store::RunStore store(db.toStdString(), /*readOnly=*/true);
+    QCOMPARE(fl::toString(store.run(1)->status), std::string("failed"));
+    QVERIFY(store.run(1)->message.find("is damaged") != std::string::npos);
+    QVERIFY(!store.metric(1, "test/kl").empty());  // what it had measured stays
+  }
+
   // Under `ulimit -v` a batch too large for the address space used to fail as a bare
   // "std::bad_alloc" (or hang in the BLAS): it fails as out of memory, saying what it tried.
   void aBatchBeyondTheAddressSpaceFailsAsOutOfMemory() {

@@ -6,8 +6,6 @@
 #include <ATen/EmptyTensor.h>
 #include <torch/torch.h>
 
-#include "core/engine/atomic_file.h"
-
 namespace fl::optim {
 
 void writeOptimizerState(torch::serialize::OutputArchive& archive, const FlatAdam& optimizer) {
@@ -96,17 +94,6 @@ void readGeneratorState(torch::serialize::InputArchive& archive, const std::stri
   if (!archive.try_read(key, state)) return;
   checkLoadedTensor(state, key);
   generator.set_state(state.to(torch::kCPU));
-}
-
-void saveArchive(torch::serialize::OutputArchive& archive, const std::string& path) {
-  AtomicFile file(path, AtomicFile::TemporaryName::Fixed);
-  // Always "all written": the zip writer never sees a failure (see the header); AtomicFile
-  // keeps the first one and commit() reports it.
-  archive.save_to([&file](const void* data, size_t size) -> size_t {
-    file.write(data, size);
-    return size;
-  });
-  file.commit();
 }
 
 }  // namespace fl::optim

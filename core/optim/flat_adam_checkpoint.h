@@ -37,10 +37,4 @@ void readGeneratorState(torch::serialize::InputArchive& archive, const std::stri
 // from the file as they are: a damaged file would have a copy or data_ptr() read past the end.
 void checkLoadedTensor(const torch::Tensor& tensor, const std::string& key);
 
-// Writes `archive` to `path` through AtomicFile: the file appears only complete, and a failure
-// (a full disk) throws fl::FileWriteError naming it, with no `.partial` file left behind.
-// Use it instead of archive.save_to(path): LibTorch's zip writer, failing to write, throws
-// again from its destructor, which aborts the process.
-void saveArchive(torch::serialize::OutputArchive& archive, const std::string& path);
-
 }  // namespace fl::optim

@@ -7,6 +7,7 @@
 #include "core/analysis/number_spectrum.h"
 #include "core/engine/seeding.h"
 #include "core/engine/tensor_values.h"
+#include "core/optim/checkpoint_file.h"
 #include "core/optim/decay_selection.h"
 #include "core/optim/flat_adam_checkpoint.h"
 #include "experiments/addition/error_type_verdict.h"
@@ -246,7 +247,7 @@ void AdditionTrial::saveCheckpoint(const std::string& path) const {
 
 void AdditionTrial::loadCheckpoint(const std::string& path) {
   torch::serialize::InputArchive archive;
-  archive.load_from(path, m_device);
+  optim::loadArchive(archive, path, m_device);
   optim::readOptimizerState(archive, *m_optimizer);
   optim::readStreamState(archive, "batches.rng", m_batchRng);
   auto dropout = m_model->dropoutGenerator();

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "core/engine/seeding.h"
+#include "core/optim/checkpoint_file.h"
 #include "core/optim/decay_selection.h"
 #include "core/optim/flat_adam_checkpoint.h"
 
@@ -154,7 +155,7 @@ void CharLmTrial::saveCheckpoint(const std::string& path) const {
 
 void CharLmTrial::loadCheckpoint(const std::string& path) {
   torch::serialize::InputArchive archive;
-  archive.load_from(path, m_device);
+  optim::loadArchive(archive, path, m_device);
   refuseSharedLearnableFope(archive, m_model);
   optim::readOptimizerState(archive, *m_optimizer);
   torch::NoGradGuard noGrad;

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "core/optim/checkpoint_file.h"
 #include "core/optim/flat_adam_checkpoint.h"
 
 namespace fl::fourier_head {
@@ -20,7 +21,7 @@ void saveToyCheckpoint(const ToyCheckpoint& checkpoint, const std::string& path)
 
 ToyCheckpoint loadToyCheckpoint(const std::string& path, c10::Device device) {
   torch::serialize::InputArchive archive;
-  archive.load_from(path, device);
+  optim::loadArchive(archive, path, device);
   ToyCheckpoint checkpoint;
   checkpoint.optimizer = optim::readOptimizerState(archive);
   optim::readStreamState(archive, "shuffle.rng", checkpoint.shuffleRng);

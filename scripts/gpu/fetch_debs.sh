@@ -13,8 +13,8 @@
 # from the machine itself. The end checks that every library asked for is in the set.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-build_packages=(nlohmann-json3-dev libcli11-dev libsqlite3-dev qt6-base-dev qt6-base-dev-tools
-                qt6-svg-dev libqcustomplot-dev libgl-dev)
+build_packages=(nlohmann-json3-dev libcli11-dev libsqlite3-dev zlib1g-dev qt6-base-dev
+                qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev libgl-dev)
 # Data no ELF file names: a font, so that the window's screenshot there shows its text
 # (build_lab.sh points fontconfig at it).
 data_packages=(fonts-dejavu-core)

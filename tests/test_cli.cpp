@@ -13,6 +13,27 @@
 #include "core/store/run_store.h"
 #include "tests/cli_process.h"
 
+namespace {
+
+// Starts the CLI with `args`, waits until training is under way (its first evaluation line) and
+// sends it `signal`. Returns what it wrote to stderr until then: without "eval step" it never
+// got there (and was not signalled).
+QByteArray signalOnceTraining(QProcess& p, const QStringList& args, int signal) {
+  p.start(fl::testing::cliPath(), args);
+  if (!p.waitForStarted()) return {};
+  QElapsedTimer timer;
+  timer.start();
+  QByteArray err;
+  while (!err.contains("eval step") && timer.elapsed() < 60000) {
+    p.waitForReadyRead(100);
+    err += p.readAllStandardError();
+  }
+  if (err.contains("eval step")) ::kill(static_cast<pid_t>(p.processId()), signal);
+  return err;
+}
+
+}  // namespace
+
 using fl::testing::cliPath;
 using fl::testing::lastJsonLine;
 using fl::testing::runCli;
@@ -344,19 +365,11 @@ class TestCli : public QObject {
     QTemporaryDir dir;
     const QString db = dir.filePath("runs.db");
     QProcess p;
-    p.start(cliPath(), {"run", "fourier-head", "--set", "epochs=100000", "--device", "cpu",
-                        "--json", "--db", db});
-    QVERIFY(p.waitForStarted());
-    // Wait until training is under way (the first evaluation line), then interrupt.
-    QElapsedTimer timer;
-    timer.start();
-    QByteArray err;
-    while (!err.contains("eval step") && timer.elapsed() < 60000) {
-      p.waitForReadyRead(100);
-      err += p.readAllStandardError();
-    }
+    QByteArray err = signalOnceTraining(
+        p,
+        {"run", "fourier-head", "--set", "epochs=100000", "--device", "cpu", "--json", "--db", db},
+        signal);
     QVERIFY2(err.contains("eval step"), err.constData());
-    ::kill(static_cast<pid_t>(p.processId()), signal);
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QCOMPARE(p.exitCode(), exitCode);
@@ -384,18 +397,12 @@ class TestCli : public QObject {
     QTemporaryDir dir;
     const QString db = dir.filePath("runs.db");
     QProcess p;
-    p.start(cliPath(), {"run", "fourier-head", "--set", "epochs=100000", "--set", "samples=300",
-                        "--device", "cpu", "--db", db});
-    QVERIFY(p.waitForStarted());
-    QElapsedTimer timer;
-    timer.start();
-    QByteArray err;
-    while (!err.contains("eval step") && timer.elapsed() < 60000) {
-      p.waitForReadyRead(100);
-      err += p.readAllStandardError();
-    }
+    const QByteArray err =
+        signalOnceTraining(p,
+                           {"run", "fourier-head", "--set", "epochs=100000", "--set", "samples=300",
+                            "--device", "cpu", "--db", db},
+                           SIGINT);
     QVERIFY2(err.contains("eval step"), err.constData());
-    ::kill(static_cast<pid_t>(p.processId()), SIGINT);
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 130);
     std::string checkpoint;

@@ -107,6 +107,22 @@ class TestStudyView : public QObject {
     return id;
   }
 
+  // A study of the known experiment from its spec's text, stored with no run started.
+  int64_t storeStudy(fl::store::RunStore& store, const char* specText) {
+    auto spec = fl::study::StudySpec::fromText(specText);
+    spec.experiment = "known";
+    const auto expansion = fl::study::expandStudy(*m_registry.find("known"), spec);
+    if (!expansion.ok()) qFatal("%s", expansion.errors.front().c_str());
+    return fl::study::StudyStore(store).create(spec, expansion);
+  }
+
+  // The lab's view at `size`, on screen, showing the study.
+  static bool showStudy(StudyLab& lab, int64_t id, QSize size) {
+    lab.view.resize(size);
+    lab.view.show();
+    return QTest::qWaitForWindowExposed(&lab.view) && lab.view.setStudy(id);
+  }
+
   int rowWithWidth(const fl::widgets::StudyTableModel& model, const QString& width) {
     for (int r = 0; r < model.rowCount(); ++r)
       if (model.text(r, "width") == width) return r;
@@ -297,18 +313,11 @@ class TestStudyView : public QObject {
 
   void aStudyShownWidensTheGridsPaneToItsLabels() {
     fl::store::RunStore store((m_dir.path() + "/wide.db").toStdString());
-    auto spec = fl::study::StudySpec::fromText(R"({"name": "wide", "grid": {"label":
+    const int64_t id = storeStudy(store, R"({"name": "wide", "grid": {"label":
         ["a setting with a rather long descriptive value", "another long descriptive value"]},
         "seeds": [1, 2, 3, 42]})");
-    spec.experiment = "known";
-    const auto expansion = fl::study::expandStudy(*m_registry.find("known"), spec);
-    QVERIFY(expansion.ok());
-    const int64_t id = fl::study::StudyStore(store).create(spec, expansion);
     StudyLab lab(m_registry, store);
-    lab.view.resize(1600, 800);
-    lab.view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&lab.view));
-    QVERIFY(lab.view.setStudy(id));
+    QVERIFY(showStudy(lab, id, QSize(1600, 800)));
     // Room enough (2/5 of 1600): the grid is shown whole, its labels and all four seed columns.
     QTRY_VERIFY2(lab.view.grid()->width() >= lab.view.grid()->sizeHint().width(),
                  qPrintable(QString("%1 < %2")
@@ -321,18 +330,11 @@ class TestStudyView : public QObject {
   // figure keeps most of the height.
   void aStudyShownGivesItsTableRowsAndTheFigureItsHeight() {
     fl::store::RunStore store((m_dir.path() + "/tall.db").toStdString());
-    auto spec = fl::study::StudySpec::fromText(
-        R"({"name": "tall", "grid": {"label": ["a", "b", "c", "d", "e", "f", "g", "h"]},
-            "seeds": [1]})");
-    spec.experiment = "known";
-    const auto expansion = fl::study::expandStudy(*m_registry.find("known"), spec);
-    QVERIFY(expansion.ok());
-    const int64_t id = fl::study::StudyStore(store).create(spec, expansion);
+    const int64_t id = storeStudy(
+        store, R"({"name": "tall", "grid": {"label": ["a", "b", "c", "d", "e", "f", "g", "h"]},
+                   "seeds": [1]})");
     StudyLab lab(m_registry, store);
-    lab.view.resize(930, 520);
-    lab.view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&lab.view));
-    QVERIFY(lab.view.setStudy(id));
+    QVERIFY(showStudy(lab, id, QSize(930, 520)));
     QTableView* table = lab.view.table();
     QCOMPARE(table->model()->rowCount(), 8);
     const int row = table->verticalHeader()->defaultSectionSize();

@@ -70,7 +70,8 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
   store::RunStore runs(dbPath);
   study::StudyStore studies(runs);
   const auto record = studies.study(studyId);
-  const auto toTrain = studies.unfinishedCells(studyId).size();
+  const auto unfinished = studies.unfinishedCells(studyId);
+  const auto toTrain = unfinished.size();
   std::fprintf(stderr, "study %lld \"%s\" (%s): %lld runs, %lld finished, %zu to train, in %s\n",
                static_cast<long long>(studyId), record->name.c_str(), record->experiment.c_str(),
                static_cast<long long>(record->cells),
@@ -88,8 +89,8 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
       // Say why, rather than leave a study that could be batched elsewhere (on the CPU, say)
       // training run by run without a word.
       if (const auto experiment = registry.find(record->experiment)) {
-        const auto why = study::groupingObstacle(studies, *experiment, studyId,
-                                                 studies.unfinishedCells(studyId), options.device);
+        const auto why =
+            study::groupingObstacle(studies, *experiment, studyId, unfinished, options.device);
         if (!why.empty())
           std::fprintf(stderr, "not batched (%s): each run trains alone\n", why.c_str());
       }

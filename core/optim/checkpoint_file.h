@@ -38,8 +38,8 @@ void verifyCheckpointFile(const std::string& path);
 // The writer's half, on its own for the tests: passes a zip archive's bytes to `sink` as they
 // come, holding back the last 22 (the end of central directory record) until finish(), which
 // gives that record the comment "fourierlab-crc32 XXXXXXXX" (the CRC-32 of every byte before
-// it) and writes it. Throws std::runtime_error from finish() when the bytes did not end in such a
-// record without a comment.
+// it) and writes it. Throws std::logic_error from finish() when the bytes did not end in such
+// a record without a comment (LibTorch's writer always ends so).
 class ChecksummedZipWriter {
  public:
   explicit ChecksummedZipWriter(std::function<void(const void*, size_t)> sink)

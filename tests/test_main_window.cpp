@@ -1352,6 +1352,48 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->runsModel()->rowCount(), 0);
   }
 
+  // A comparison's legend names a study's runs by what differs between them (their names,
+  // "table1 · dataset=gmm2 head=… seed=1", are cut before that part), a user's name as given;
+  // the focus line keeps a row of its own above the controls in a narrow window.
+  void aComparisonLabelsStudyRunsByWhatDiffers() {
+    const auto path = (m_dir.path() + "/labels.db").toStdString();
+    std::vector<int64_t> ids;
+    {
+      fl::store::RunStore store(path);
+      for (const char* head : {"linear", "fourier"}) {
+        auto config =
+            fl::validateRunConfig(*m_registry.find("fourier-head"), {{"head", head}}).values;
+        ids.push_back(
+            store.createRun({"fourier-head",
+                             std::string("table1 · dataset=gmm2 head=") + head + " seed=1",
+                             config,
+                             {},
+                             {}}));
+        store.writeEvents(ids.back(), {fl::MetricEvent{"test/kl", 10, 0.1, 0.5}});
+        store.finishRun(ids.back(), fl::RunStatus::Finished, "");
+      }
+      auto config = fl::validateRunConfig(*m_registry.find("fourier-head"), {{"head", "gmm"}});
+      ids.push_back(store.createRun({"fourier-head", "my gmm", config.values, {}, {}}));
+      store.writeEvents(ids.back(), {fl::MetricEvent{"test/kl", 10, 0.1, 0.7}});
+      store.finishRun(ids.back(), fl::RunStatus::Finished, "");
+    }
+    auto w = makeWindow("labels.db");
+    w->resize(972, 720);
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    w->compareRuns(ids);
+    QStringList curves;
+    for (auto* plot : w->display()->dashboard()->metricPlots())
+      if (plot->objectName() == "kl") curves = plot->curveNames();
+    curves.sort();
+    QCOMPARE(curves, (QStringList{QString("#%1 linear kl").arg(ids[0]),
+                                  QString("#%1 fourier kl").arg(ids[1]),
+                                  QString("#%1 my gmm kl").arg(ids[2])}));
+    QLabel* focus = w->display()->focusLine();
+    QTRY_VERIFY2(focus->width() > w->display()->width() / 2,
+                 qPrintable(QString::number(focus->width())));
+  }
+
   // Opening a study of another experiment (from History, say) brings that experiment's form.
   void openingAStudySwitchesTheConfigurePanelToItsExperiment() {
     const QString path = m_dir.path() + "/open-study.db";

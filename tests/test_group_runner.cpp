@@ -77,14 +77,15 @@ class ScriptedGroup : public fl::BatchedTrial {
   fl::TrialPlan plan(int64_t i) const override { return m_members[i].script.plan(); }
   int64_t stepsDone(int64_t i) const override { return m_members[i].stepsDone; }
   void setActive(int64_t i, bool active) override { m_members[i].active = active; }
-  std::vector<std::optional<double>> trainStep() override {
-    std::vector<std::optional<double>> losses(m_members.size());
+  std::vector<std::optional<fl::StepLoss>> trainStep() override {
+    std::vector<std::optional<fl::StepLoss>> losses(m_members.size());
     int millis = 0;
     for (size_t i = 0; i < m_members.size(); ++i) {
       auto& m = m_members[i];
       if (!m.active || m.stepsDone >= m.script.steps) continue;
-      losses[i] = m.script.loss(m.stepsDone++);
-      if (!std::isfinite(*losses[i])) m.active = false;
+      const double loss = m.script.loss(m.stepsDone++);
+      losses[i] = loss;
+      if (!std::isfinite(loss)) m.active = false;
       millis = std::max(millis, m.script.stepMillis);
     }
     if (millis) std::this_thread::sleep_for(std::chrono::milliseconds(millis));

@@ -104,12 +104,14 @@ class BatchedTrial {
   virtual void setActive(int64_t member, bool active) = 0;
   // One step of every active member with steps left, each from its own stepsDone: its loss,
   // nullopt for members that took none. A member whose loss is not finite is set inactive.
-  virtual std::vector<std::optional<double>> trainStep() = 0;
+  virtual std::vector<std::optional<StepLoss>> trainStep() = 0;
   virtual void evaluate(int64_t member, bool final, EvalReport& out) = 0;
   virtual std::vector<Snapshot> probe(int64_t member, const std::map<std::string, double>& inputs) {
     return {};
   }
   virtual bool supportsCheckpoints() const { return false; }
+  // How the group's steps run ("a CUDA graph of tensor ops"), for its runs' status; may be empty.
+  virtual std::string stepDescription() const { return {}; }
   virtual void saveCheckpoint(int64_t member, const std::string& path) const;
   // Sets the member's stepsDone to the checkpoint's step.
   virtual void loadCheckpoint(int64_t member, const std::string& path);

@@ -158,13 +158,15 @@ void GroupRunner::run() {
       context.seed = config.values.at("seed").get<uint64_t>();
       contexts.push_back(std::move(context));
     }
-    const std::string size = std::to_string(m_members.size());
-    for (size_t i = 0; i < m_members.size(); ++i)
-      m_members[i]->reporter.emitStatus(
-          RunStatus::Running,
-          "running on " + devices[i] + " in a batched group of " + size + " runs", 0);
     // Each member is seeded by the group as its single run: no SeededScope here.
     const std::unique_ptr<BatchedTrial> group = m_experiment->createGroup(contexts);
+    const std::string size = std::to_string(m_members.size());
+    const std::string how = group->stepDescription();
+    for (size_t i = 0; i < m_members.size(); ++i)
+      m_members[i]->reporter.emitStatus(RunStatus::Running,
+                                        "running on " + devices[i] + " in a batched group of " +
+                                            size + " runs" + (how.empty() ? "" : ", " + how),
+                                        0);
     trainGroup(*group);
   } catch (const std::exception& e) {
     const bool fileWriteFailed = dynamic_cast<const FileWriteError*>(&e) != nullptr;
@@ -230,7 +232,7 @@ void GroupRunner::trainGroup(BatchedTrial& group) {
     if (!anyTraining) return;
     answerProbes(group);
 
-    std::vector<std::optional<double>> losses;
+    std::vector<std::optional<StepLoss>> losses;
     try {
       losses = group.trainStep();
     } catch (const std::exception& e) {

@@ -93,13 +93,14 @@ bool RunReporter::absorbPendingLosses(std::string& message) {
   values.reserve(m_pendingLosses.size());
   std::vector<torch::Tensor> onDevice;
   for (const auto& [step, loss] : m_pendingLosses)
-    if (!loss.onHost()) onDevice.push_back(*loss.tensor());
-  // One synchronisation for every loss the device still holds.
+    if (const auto* tensor = loss.tensor()) onDevice.push_back(*tensor);
+  // One synchronisation for every lone loss the device still holds (a group's are read a step,
+  // all members, at a time).
   torch::Tensor read;
   if (!onDevice.empty()) read = torch::stack(onDevice).to(torch::kCPU, torch::kDouble);
   int64_t next = 0;
   for (const auto& [step, loss] : m_pendingLosses)
-    values.push_back(loss.onHost() ? loss.read() : read[next++].item<double>());
+    values.push_back(loss.tensor() ? read[next++].item<double>() : loss.read());
   const auto pending = std::move(m_pendingLosses);
   m_pendingLosses.clear();
   for (size_t i = 0; i < pending.size(); ++i) {

@@ -72,6 +72,31 @@ target_link_libraries(fourierlab::torch INTERFACE ${_fl_libs})
 # wheel lies, in the build tree and when run from it.
 set(CMAKE_BUILD_RPATH "${_fl_lib}")
 
+# The CUDA runtime's headers and library, which the CUDA wheel's nvidia-cuda-runtime dependency
+# ships beside torch (no CUDA toolkit needed): what CUDA graphs need (core/engine/captured_step).
+set(FOURIERLAB_CUDART "")
+if(EXISTS "${_fl_lib}/libtorch_cuda.so")
+  file(GLOB _fl_cuda_runtime_headers
+       "${FOURIERLAB_TORCH_DIR}/../nvidia/*/include/cuda_runtime_api.h"
+       "${FOURIERLAB_TORCH_DIR}/../nvidia/cuda_runtime/include/cuda_runtime_api.h")
+  foreach(_fl_header IN LISTS _fl_cuda_runtime_headers)
+    get_filename_component(_fl_include "${_fl_header}" DIRECTORY)
+    file(GLOB _fl_cudart "${_fl_include}/../lib/libcudart.so.[0-9]*")
+    if(_fl_cudart)
+      list(GET _fl_cudart 0 FOURIERLAB_CUDART)
+      set(FOURIERLAB_CUDA_RUNTIME_INCLUDE "${_fl_include}")
+      get_filename_component(_fl_cudart_dir "${FOURIERLAB_CUDART}" DIRECTORY)
+      list(APPEND CMAKE_BUILD_RPATH "${_fl_cudart_dir}")
+      break()
+    endif()
+  endforeach()
+endif()
+if(FOURIERLAB_CUDART)
+  message(STATUS "CUDA graphs: on (the CUDA runtime in ${FOURIERLAB_CUDA_RUNTIME_INCLUDE}/..)")
+elseif(EXISTS "${_fl_lib}/libtorch_cuda.so")
+  message(STATUS "CUDA graphs: off (no CUDA runtime headers beside LibTorch): CUDA steps run eagerly")
+endif()
+
 if(FOURIERLAB_TORCH_CUDA)
   message(STATUS "LibTorch ${Torch_VERSION} (CUDA ${FOURIERLAB_TORCH_CUDA}) from ${FOURIERLAB_TORCH_DIR}")
 else()

@@ -1,0 +1,46 @@
+// CapturedStep: a step of device work, recorded once as a CUDA graph and then replayed, so
+// that a step of a small model costs one graph launch instead of a hundred kernel launches and
+// the autograd engine's bookkeeping on the host (a toy model's step is otherwise bound by the
+// host, not the GPU). The step must read and write only tensors that exist before it is
+// recorded (its outputs are written into them in place) and must not wait for the device.
+//
+// On CUDA the object also owns a stream from the pool and makes it the calling thread's current
+// stream for its lifetime, so everything the thread does on the device afterwards (uploads,
+// reading a loss, copying state back) is ordered after the steps without a device-wide wait.
+// Create and destroy it on the same thread. Where no graph can be made (the CPU, a build
+// without the CUDA runtime's headers, a capture CUDA refused) run() calls the step itself and
+// reason() says why.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <c10/core/Device.h>
+
+namespace fl {
+
+class CapturedStep {
+ public:
+  explicit CapturedStep(c10::Device device);
+  ~CapturedStep();
+  CapturedStep(const CapturedStep&) = delete;
+  CapturedStep& operator=(const CapturedStep&) = delete;
+
+  // Sets the step and, on CUDA, records it: `warmUps` eager runs first (CUDA graphs need
+  // cuBLAS and the autograd engine initialised on the stream), whose effects the caller undoes.
+  // True when run() replays a graph.
+  bool record(std::function<void()> step, int warmUps = 2);
+  void run();
+
+  bool isGraph() const;
+  const std::string& reason() const { return m_reason; }
+
+ private:
+  struct Cuda;
+  std::unique_ptr<Cuda> m_cuda;  // null on the CPU
+  std::function<void()> m_step;
+  std::string m_reason;
+};
+
+}  // namespace fl

@@ -80,7 +80,7 @@ std::vector<std::vector<double>> groupLosses(BatchedFourierHeadProgram& group, i
   for (int64_t s = 0; s < steps; ++s) {
     const auto step = group.trainStep();
     for (size_t i = 0; i < step.size(); ++i)
-      if (step[i]) losses[i].push_back(*step[i]);
+      if (step[i]) losses[i].push_back(step[i]->read());
   }
   return losses;
 }
@@ -254,12 +254,124 @@ class TestBatchedFourierHead : public QObject {
         program.parameters(static_cast<int64_t>(i)).copy_(singles[i]->flatParameters());
       const auto losses = program.trainStep();
       for (size_t i = 0; i < group.size(); ++i) {
-        batched[i].push_back(*losses[i]);
+        batched[i].push_back(losses[i]->read());
         single[i].push_back(singles[i]->trainStep(step).read());
       }
     }
     for (size_t i = 0; i < group.size(); ++i)
       verifyCurvesMatch(batched[i], single[i], 1e-5, QString("member %1").arg(i));
+  }
+
+  // The device path (BatchedToyDeviceStep's tensor ops, as on a GPU) run on the CPU: its
+  // gradients against autograd's at the single run's parameters, every step's loss at the
+  // single run's parameters (teacher-forced), and free-running curves (Adam included) over the
+  // steps the single run reproduces itself, within the kernels' tolerances.
+  void tensorOpsTrainAsTheSingleRun_data() { headRows(); }
+  void tensorOpsTrainAsTheSingleRun() {
+    QFETCH(bool, stable);
+    constexpr int64_t kSteps = 150;
+    const auto group = rowMembers(/*epochs=*/100);
+    const auto tensorOps = BatchedFourierHeadProgram::StepCode::TensorOps;
+    BatchedFourierHeadProgram program(group, torch::kCPU, tensorOps);
+    QVERIFY2(program.stepDescription().find("tensor ops") == 0, program.stepDescription().c_str());
+    std::vector<std::unique_ptr<FourierHeadTrial>> singles;
+    for (const auto& m : group) singles.push_back(singleRun(m));
+    std::vector<std::vector<double>> batched(group.size()), single(group.size());
+    for (int64_t step = 0; step < kSteps; ++step) {
+      std::vector<torch::Tensor> before;
+      for (size_t i = 0; i < group.size(); ++i) {
+        before.push_back(singles[i]->flatParameters().clone());
+        program.parameters(static_cast<int64_t>(i)).copy_(before.back());
+      }
+      const auto losses = program.trainStep();
+      for (size_t i = 0; i < group.size(); ++i) {
+        batched[i].push_back(losses[i]->read());
+        single[i].push_back(singles[i]->trainStep(step).read());
+      }
+      if (step == 0 || step == kSteps - 1) {
+        for (size_t i = 0; i < group.size(); ++i) {
+          const auto& m = group[i];
+          auto data = fl::fourier_head::drawToyBenchmarkData(m.settings, m.seed, torch::kCPU);
+          auto shuffle = fl::makeStream(m.seed, "shuffle");
+          const int64_t stepsPerEpoch = program.plan(0).stepsPerEpoch;
+          std::vector<int64_t> order;
+          for (int64_t epoch = 0; epoch <= step / stepsPerEpoch; ++epoch)
+            order = fl::fourier_head::drawEpochOrder(data.trainSize(), shuffle);
+          auto rows =
+              torch::tensor(order, torch::kLong)
+                  .narrow(0, (step % stepsPerEpoch) * m.settings.batchSize, m.settings.batchSize);
+          const auto expected = autogradGradient(m, data, before[i], rows);
+          const auto actual = program.gradients(static_cast<int64_t>(i));
+          const double scale = expected.abs().max().item<double>();
+          const double error = (actual - expected).abs().max().item<double>();
+          QVERIFY2(error <= 1e-4 * scale,
+                   qPrintable(QString("member %1 at step %2: gradient off by %3 (largest %4)")
+                                  .arg(i)
+                                  .arg(step)
+                                  .arg(error)
+                                  .arg(scale)));
+        }
+      }
+    }
+    for (size_t i = 0; i < group.size(); ++i)
+      verifyCurvesMatch(batched[i], single[i], 1e-5, QString("member %1 teacher-forced").arg(i));
+    if (!stable) return;
+    constexpr int64_t kFree = 400;
+    BatchedFourierHeadProgram free(group, torch::kCPU, tensorOps);
+    const auto curves = groupLosses(free, kFree);
+    for (size_t i = 0; i < group.size(); ++i) {
+      auto run = singleRun(group[i]);
+      const auto expected = singleLosses(*run, 0, kFree);
+      const size_t horizon = predictableSteps(group[i], expected, 1e-5);
+      verifyCurvesMatch({curves[i].begin(), curves[i].begin() + horizon},
+                        {expected.begin(), expected.begin() + horizon}, 1e-4,
+                        QString("member %1 free-running over %2 steps").arg(i).arg(horizon));
+    }
+  }
+
+  // On the device path a member's non-finite loss stops its updates there and is handed out
+  // unread: the others train on as their single runs.
+  void tensorOpsDivergingMemberLeavesTheOthersAlone() {
+    auto group = members(settings({"head=fourier"}), {1, 2, 3}, {3e-4}, {0.0, 0.0, 1e-6});
+    group[1].settings.lr = 1e20;
+    BatchedFourierHeadProgram program(group, torch::kCPU,
+                                      BatchedFourierHeadProgram::StepCode::TensorOps);
+    constexpr int64_t kSteps = 200;
+    const auto losses = groupLosses(program, kSteps);
+    const auto firstBad = std::find_if(losses[1].begin(), losses[1].end(),
+                                       [](double v) { return !std::isfinite(v); });
+    QVERIFY2(firstBad != losses[1].end(), "the member with lr 1e20 never diverged");
+    QVERIFY(torch::isfinite(program.parameters(1)).all().item<bool>());  // not updated from NaN
+    for (size_t i : {size_t(0), size_t(2)}) {
+      auto single = singleRun(group[i]);
+      verifyCurvesMatch(losses[i], singleLosses(*single, 0, kSteps), 1e-4,
+                        QString("member %1 beside the diverged one").arg(i));
+    }
+  }
+
+  // A member's checkpoint from the device path resumes on the CPU's kernels mid-epoch, and a
+  // device-path group resumes a checkpoint mid-epoch: both continue the uninterrupted member.
+  void tensorOpsCheckpointsResumeEitherWay() {
+    QTemporaryDir dir;
+    const auto group = members(settings({"head=fourier"}), {1, 2}, {3e-4}, {0.0, 1e-6});
+    const auto tensorOps = BatchedFourierHeadProgram::StepCode::TensorOps;
+    constexpr int64_t kFirst = 100, kSecond = 60;  // 100: mid-epoch (15 steps each)
+    BatchedFourierHeadProgram original(group, torch::kCPU, tensorOps);
+    groupLosses(original, kFirst);
+    const auto path = dir.filePath("member1.pt").toStdString();
+    original.saveCheckpoint(1, path);
+    const auto uninterrupted = groupLosses(original, kSecond)[1];
+
+    BatchedFourierHeadProgram kernels(group);
+    kernels.loadCheckpoint(1, path);
+    verifyCurvesMatch(groupLosses(kernels, kSecond)[1], uninterrupted, 1e-4,
+                      "the CPU kernels resuming a device-path checkpoint");
+    BatchedFourierHeadProgram resumed(group, torch::kCPU, tensorOps);
+    groupLosses(resumed, 3);  // the device has state of its own before the checkpoint arrives
+    resumed.loadCheckpoint(1, path);
+    QCOMPARE(resumed.stepsDone(1), kFirst);
+    verifyCurvesMatch(groupLosses(resumed, kSecond)[1], uninterrupted, 1e-5,
+                      "the device path resuming its own checkpoint");
   }
 
   void lossCurvesMatchSingleRuns_data() { headRows(); }
@@ -374,11 +486,11 @@ class TestBatchedFourierHead : public QObject {
     // Seeds draw their own data and model; learning rates take their own steps.
     BatchedFourierHeadProgram seeds(members(settings({"head=fourier"}), {1, 2}, {1e-3}, {0.0}));
     const auto first = seeds.trainStep();
-    QVERIFY(*first[0] != *first[1]);
+    QVERIFY(first[0]->read() != first[1]->read());
     QVERIFY(!seeds.parameters(0).equal(seeds.parameters(1)));
     BatchedFourierHeadProgram lrs(members(settings({"head=fourier"}), {1, 1}, {1e-3, 1e-2}, {0.0}));
     const auto step = lrs.trainStep();
-    QVERIFY(relative(*step[0], *step[1]) < 1e-6);  // same data and initialisation ...
+    QVERIFY(relative(step[0]->read(), step[1]->read()) < 1e-6);  // same data and initialisation ...
     const auto moved0 = (lrs.parameters(0) - singleRun(lrs.member(0))->flatParameters()).abs();
     const auto moved1 = (lrs.parameters(1) - singleRun(lrs.member(1))->flatParameters()).abs();
     QVERIFY(moved1.max().item<double>() > 5 * moved0.max().item<double>());  // ... lr-sized steps
@@ -395,8 +507,8 @@ class TestBatchedFourierHead : public QObject {
     for (int64_t s = 0; s < kSteps; ++s) {
       const auto step = program.trainStep();
       for (size_t i = 0; i < step.size(); ++i)
-        if (step[i]) losses[i].push_back(*step[i]);
-      if (step[1] && !std::isfinite(*step[1])) failedAt = s + 1;
+        if (step[i]) losses[i].push_back(step[i]->read());
+      if (step[1] && !std::isfinite(step[1]->read())) failedAt = s + 1;
     }
     QVERIFY2(failedAt > 0, "the member with lr 1e20 never diverged");
     QVERIFY(!program.isActive(1));

@@ -10,6 +10,7 @@
 #include "core/engine/blas_gemm.h"
 #include "core/engine/seeding.h"
 #include "experiments/fourier_head/batched_adam.h"
+#include "experiments/fourier_head/batched_toy_device_step.h"
 #include "experiments/fourier_head/batched_toy_network.h"
 #include "experiments/fourier_head/toy_checkpoint.h"
 
@@ -112,7 +113,23 @@ std::string BatchedFourierHeadProgram::shapeDifference(const ToyBenchmarkSetting
 
 std::string BatchedFourierHeadProgram::gemmBackend() { return fl::gemmBackend(); }
 
-BatchedFourierHeadProgram::BatchedFourierHeadProgram(std::vector<BatchedMember> members) {
+std::string BatchedFourierHeadProgram::stepDescription() const {
+  if (!m_deviceStep) return "CPU kernels (" + gemmBackend() + ")";
+  if (m_deviceStep->isGraph()) return "a CUDA graph of tensor ops";
+  return "tensor ops" + (m_deviceStep->eagerReason().empty()
+                             ? std::string()
+                             : " (no CUDA graph: " + m_deviceStep->eagerReason() + ")");
+}
+
+BatchedFourierHeadProgram::BatchedFourierHeadProgram(std::vector<BatchedMember> members,
+                                                     c10::Device device)
+    : BatchedFourierHeadProgram(std::move(members), device,
+                                device.is_cpu() ? StepCode::Kernels : StepCode::TensorOps) {}
+
+BatchedFourierHeadProgram::BatchedFourierHeadProgram(std::vector<BatchedMember> members,
+                                                     c10::Device device, StepCode code) {
+  if (code == StepCode::Kernels && !device.is_cpu())
+    throw std::invalid_argument("the batched toy kernels run on the CPU, not on " + device.str());
   if (members.empty()) throw std::invalid_argument("a batched group needs at least one member");
   for (size_t i = 1; i < members.size(); ++i) {
     const auto why = shapeDifference(members[0].settings, members[i].settings);
@@ -173,8 +190,21 @@ BatchedFourierHeadProgram::BatchedFourierHeadProgram(std::vector<BatchedMember> 
     for (const auto& buffer : m_members[0]->model->head().named_buffers())
       if (buffer.key() == "bin_basis") basis = floatsOf(buffer.value());
   }
-  m_network = std::make_unique<batched::BatchedToyNetwork>(shape, layout, std::move(basis),
-                                                           floatsOf(nn::binCenters(first.bins)));
+  if (code == StepCode::Kernels) {
+    m_network = std::make_unique<batched::BatchedToyNetwork>(shape, layout, std::move(basis),
+                                                             floatsOf(nn::binCenters(first.bins)));
+  } else {
+    std::vector<batched::DeviceMember> onDevice;
+    for (const auto& m : m_members)
+      onDevice.push_back({m->data.trainInputs, m->data.trainTargets, m->spec.settings.lr,
+                          first.head == "fourier" ? m->spec.settings.gamma : 0.0});
+    torch::Tensor basisTensor;
+    if (!basis.empty())
+      basisTensor = torch::tensor(basis).view({shape.headOutputs(), 2 * shape.bins});
+    m_deviceStep = std::make_unique<batched::BatchedToyDeviceStep>(
+        shape, layout, basisTensor, nn::binCenters(first.bins), m_members[0]->plan.stepsPerEpoch,
+        onDevice, device);
+  }
   m_evaluation = std::make_unique<ToyEvaluation>(first.bins, torch::kCPU);
   m_counts.assign(K, 0);
   m_losses.assign(K, 0.0);
@@ -202,14 +232,23 @@ int64_t BatchedFourierHeadProgram::stepsDone(int64_t i) const { return at(i).ste
 bool BatchedFourierHeadProgram::isActive(int64_t i) const { return at(i).active; }
 void BatchedFourierHeadProgram::setActive(int64_t i, bool active) { at(i).active = active; }
 
-torch::Tensor BatchedFourierHeadProgram::parameters(int64_t i) const {
+torch::Tensor BatchedFourierHeadProgram::parameters(int64_t i) {
   at(i);
+  fetchFromDevice();
+  m_hostAhead = true;  // the caller may write into the view
   return m_parameters[i];
 }
 
 torch::Tensor BatchedFourierHeadProgram::gradients(int64_t i) const {
   at(i);
+  fetchFromDevice();
   return m_gradients[i];
+}
+
+void BatchedFourierHeadProgram::fetchFromDevice() const {
+  if (!m_deviceStep || !m_deviceAhead) return;
+  m_deviceStep->download(m_parameters, m_firstMoment, m_secondMoment, m_gradients);
+  m_deviceAhead = false;
 }
 
 void BatchedFourierHeadProgram::gatherBatch(int64_t i) {
@@ -235,14 +274,50 @@ void BatchedFourierHeadProgram::gatherBatch(int64_t i) {
   m_counts[i] = count;
 }
 
-std::vector<std::optional<double>> BatchedFourierHeadProgram::trainStep() {
+std::vector<std::optional<StepLoss>> BatchedFourierHeadProgram::trainStep() {
   m_stepping.clear();
   for (int64_t i = 0; i < memberCount(); ++i)
     if (m_members[i]->active && m_members[i]->stepsDone < m_members[i]->plan.totalSteps)
       m_stepping.push_back(i);
-  std::vector<std::optional<double>> losses(m_members.size());
+  std::vector<std::optional<StepLoss>> losses(m_members.size());
   if (m_stepping.empty()) return losses;
+  if (m_deviceStep)
+    deviceStep(losses);
+  else
+    kernelStep(losses);
+  return losses;
+}
 
+void BatchedFourierHeadProgram::deviceStep(std::vector<std::optional<StepLoss>>& losses) {
+  if (m_hostAhead) {
+    fetchFromDevice();  // nothing to fetch: the device has not stepped since the host changed
+    std::vector<int64_t> steps;
+    for (const auto& m : m_members) steps.push_back(m->stepsDone);
+    m_deviceStep->upload(m_parameters, m_firstMoment, m_secondMoment, steps);
+    for (int64_t i = 0; i < memberCount(); ++i)
+      if (!m_members[i]->order.empty()) m_deviceStep->setOrder(i, m_members[i]->order);
+    m_hostAhead = false;
+  }
+  std::vector<bool> stepping(m_members.size(), false);
+  for (const int64_t i : m_stepping) {
+    Member& m = *m_members[i];
+    stepping[static_cast<size_t>(i)] = true;
+    if (m.stepsDone % m.plan.stepsPerEpoch == 0) {
+      m.order = drawEpochOrder(m.data.trainSize(), m.shuffleRng);
+      m_deviceStep->setOrder(i, m.order);
+    } else if (m.order.empty()) {
+      throw std::logic_error("member " + std::to_string(i) + " is mid-epoch without its order");
+    }
+  }
+  const auto shared = std::make_shared<const GroupStepLosses>(m_deviceStep->step(stepping));
+  m_deviceAhead = true;
+  for (const int64_t i : m_stepping) {
+    ++m_members[i]->stepsDone;
+    losses[i] = StepLoss(shared, i);
+  }
+}
+
+void BatchedFourierHeadProgram::kernelStep(std::vector<std::optional<StepLoss>>& losses) {
   for (const int64_t i : m_stepping) gatherBatch(i);
   float* parameters = m_parameters.data_ptr<float>();
   float* gradients = m_gradients.data_ptr<float>();
@@ -261,11 +336,10 @@ std::vector<std::optional<double>> BatchedFourierHeadProgram::trainStep() {
       batched::adamStepRow(parameters + i * P, gradients + i * P, first + i * P, second + i * P, P,
                            m.spec.settings.lr, m.stepsDone + 1);
       ++m.stepsDone;
-      losses[i] = m_losses[i];
+      losses[i] = StepLoss(m_losses[i]);
       if (!std::isfinite(m_losses[i])) m.active = false;  // fails alone, at this step
     }
   }
-  return losses;
 }
 
 std::vector<EvalReport> BatchedFourierHeadProgram::evaluate(
@@ -275,6 +349,7 @@ std::vector<EvalReport> BatchedFourierHeadProgram::evaluate(
   // snapshots), and stacking several members' test rows into one metric pass measured slower
   // (K = 32: 6-12 ms per member against 2.9 ms alone; the larger temporaries page-fault as glibc
   // returns their memory).
+  fetchFromDevice();
   std::vector<EvalReport> reports(requests.size());
   for (size_t j = 0; j < requests.size(); ++j) {
     Member& m = at(requests[j].member);
@@ -297,11 +372,13 @@ void BatchedFourierHeadProgram::evaluate(int64_t i, bool final, EvalReport& out)
 std::vector<Snapshot> BatchedFourierHeadProgram::probe(
     int64_t i, const std::map<std::string, double>& inputs) {
   Member& m = at(i);
+  fetchFromDevice();
   return m_evaluation->probe(m.spec.settings, *m.model, inputs);
 }
 
 void BatchedFourierHeadProgram::saveCheckpoint(int64_t i, const std::string& path) const {
   const Member& m = at(i);
+  fetchFromDevice();
   ToyCheckpoint checkpoint;
   // Copies: a view would write the whole group's storage into the member's file.
   checkpoint.optimizer = {m_parameters[i].clone(), m_firstMoment[i].clone(),
@@ -332,6 +409,8 @@ void BatchedFourierHeadProgram::loadCheckpoint(int64_t i, const std::string& pat
                              " holds no order of this member's " +
                              std::to_string(m.data.trainSize()) + " training samples");
   torch::NoGradGuard noGrad;
+  fetchFromDevice();  // the other members' state, before the device gets the host's again
+  m_hostAhead = true;
   m_parameters[i].copy_(state.parameters.reshape({-1}));
   m_firstMoment[i].copy_(state.firstMoment.reshape({-1}));
   m_secondMoment[i].copy_(state.secondMoment.reshape({-1}));

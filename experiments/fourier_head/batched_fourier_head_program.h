@@ -17,7 +17,11 @@
 //                              group has already set it inactive; the others go on }
 //     evaluate, checkpoint, stop (setActive(i, false)) members as their plans say
 //   }
-// Everything runs on the calling thread, on the CPU.
+// Everything runs on the calling thread. On the CPU a step is BatchedToyNetwork's hand-written
+// kernels; on another device (or when asked) it is BatchedToyDeviceStep's tensor ops, the
+// state kept on the device and copied back only when a member is evaluated, probed or
+// checkpointed, and the losses handed out unread (a member whose loss is not finite is then
+// stopped by whoever reads it, not by trainStep).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +33,7 @@
 #include <vector>
 
 #include "core/engine/experiment.h"
+#include "core/engine/step_loss.h"
 #include "experiments/fourier_head/toy_benchmark_data.h"
 #include "experiments/fourier_head/toy_benchmark_evaluation.h"
 #include "experiments/fourier_head/toy_benchmark_settings.h"
@@ -37,7 +42,8 @@ namespace fl::fourier_head {
 
 namespace batched {
 class BatchedToyNetwork;
-}
+class BatchedToyDeviceStep;
+}  // namespace batched
 
 // One run of a group: its settings and seed, as a single run's config gives them.
 struct BatchedMember {
@@ -50,7 +56,11 @@ class BatchedFourierHeadProgram {
   // Builds every member's data and model as its single run does: each model inside its own
   // SeededScope(seed), so the caller must hold none (it would deadlock). Throws
   // std::invalid_argument when the members' shapes differ (see shapeDifference).
-  explicit BatchedFourierHeadProgram(std::vector<BatchedMember> members);
+  // Which code takes the steps: the CPU's kernels, or tensor ops on `device` (any device).
+  enum class StepCode { Kernels, TensorOps };
+  explicit BatchedFourierHeadProgram(std::vector<BatchedMember> members,
+                                     c10::Device device = c10::Device(c10::kCPU));
+  BatchedFourierHeadProgram(std::vector<BatchedMember> members, c10::Device device, StepCode code);
   ~BatchedFourierHeadProgram();
   BatchedFourierHeadProgram(const BatchedFourierHeadProgram&) = delete;
   BatchedFourierHeadProgram& operator=(const BatchedFourierHeadProgram&) = delete;
@@ -62,6 +72,8 @@ class BatchedFourierHeadProgram {
   static std::string shapeDifference(const ToyBenchmarkSettings& a, const ToyBenchmarkSettings& b);
   // Which matrix-product code the group calls (the BLAS LibTorch loaded, or plain loops).
   static std::string gemmBackend();
+  // How this group steps: "CPU kernels", "CUDA graph on cuda:0", "tensor ops on cpu (...why)".
+  std::string stepDescription() const;
 
   int64_t memberCount() const { return static_cast<int64_t>(m_members.size()); }
   const BatchedMember& member(int64_t i) const;
@@ -77,7 +89,7 @@ class BatchedFourierHeadProgram {
   // One optimisation step of every active member that has steps left (each at its own
   // stepsDone(i), so members may be at different steps): its loss, as its single run's
   // trainStep would return it; nullopt for the members that took no step.
-  std::vector<std::optional<double>> trainStep();
+  std::vector<std::optional<StepLoss>> trainStep();
 
   // Evaluations as the single run's evaluate(stepsDone, final, out), for any members at once
   // (each through the single run's code: at equal parameters, its report).
@@ -95,8 +107,8 @@ class BatchedFourierHeadProgram {
   void loadCheckpoint(int64_t i, const std::string& path);
 
   // Member i's parameters (P), flat in its single run's FlatAdam order, and the gradient of its
-  // last step: views into the group's buffers.
-  torch::Tensor parameters(int64_t i) const;
+  // last step: views into the group's host buffers (what is written into them trains on).
+  torch::Tensor parameters(int64_t i);
   torch::Tensor gradients(int64_t i) const;
 
  private:
@@ -104,6 +116,10 @@ class BatchedFourierHeadProgram {
   Member& at(int64_t i);
   const Member& at(int64_t i) const;
   void gatherBatch(int64_t i);  // member i's next batch into the network's inputs
+  void kernelStep(std::vector<std::optional<StepLoss>>& losses);
+  void deviceStep(std::vector<std::optional<StepLoss>>& losses);
+  // The device's state into the host buffers, when the device has stepped since.
+  void fetchFromDevice() const;
 
   std::vector<std::unique_ptr<Member>> m_members;
   int64_t m_parameterCount = 0;  // P
@@ -111,7 +127,10 @@ class BatchedFourierHeadProgram {
   torch::Tensor m_gradients;     // (K, P)
   torch::Tensor m_firstMoment;   // (K, P) Adam
   torch::Tensor m_secondMoment;  // (K, P)
-  std::unique_ptr<batched::BatchedToyNetwork> m_network;
+  std::unique_ptr<batched::BatchedToyNetwork> m_network;        // the CPU's kernels, or
+  std::unique_ptr<batched::BatchedToyDeviceStep> m_deviceStep;  // tensor ops on a device
+  mutable bool m_deviceAhead = false;  // the device stepped since the host buffers were fetched
+  bool m_hostAhead = true;             // the host buffers changed since the device's upload
   std::unique_ptr<ToyEvaluation> m_evaluation;
   std::vector<int64_t> m_stepping;  // this step's members
   std::vector<int64_t> m_chunk;     // the part of them in work

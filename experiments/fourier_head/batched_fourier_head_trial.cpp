@@ -11,30 +11,34 @@ namespace {
 std::vector<BatchedMember> membersOf(const std::vector<TrialContext>& contexts) {
   std::vector<BatchedMember> members;
   for (const auto& context : contexts) {
-    if (!context.device.is_cpu())
-      throw std::invalid_argument("a batched group trains on the CPU only, not on " +
-                                  context.device.str());
+    if (context.device != contexts.front().device)
+      throw std::invalid_argument("a batched group trains on one device, not on " +
+                                  contexts.front().device.str() + " and " + context.device.str());
     members.push_back({ToyBenchmarkSettings::fromConfig(context.config), context.seed});
   }
   return members;
 }
 
-bool onCpu(const nlohmann::json& config) {
+// The device a config trains on ("auto" resolved), or its request as written when it names none
+// this machine has (such a run fails alone, with the reason, when it starts).
+std::string deviceOf(const nlohmann::json& config) {
+  const std::string requested = config.value("device", "cpu");
   try {
-    return resolveDevice(config.value("device", "cpu")).device.is_cpu();
+    return resolveDevice(requested).device.str();
   } catch (const std::exception&) {
-    return false;
+    return requested;
   }
 }
 
 }  // namespace
 
 BatchedFourierHeadTrial::BatchedFourierHeadTrial(const std::vector<TrialContext>& members)
-    : m_program(std::make_unique<BatchedFourierHeadProgram>(membersOf(members))) {}
+    : m_program(std::make_unique<BatchedFourierHeadProgram>(
+          membersOf(members), members.empty() ? c10::Device(c10::kCPU) : members.front().device)) {}
 
 std::string toyGroupDifference(const nlohmann::json& a, const nlohmann::json& b) {
-  if (!onCpu(a) || !onCpu(b))
-    return "device: the batched toy trainer runs on the CPU only; --device cpu batches them";
+  const std::string deviceA = deviceOf(a), deviceB = deviceOf(b);
+  if (deviceA != deviceB) return "device " + deviceA + " vs " + deviceB;
   return BatchedFourierHeadProgram::shapeDifference(ToyBenchmarkSettings::fromConfig(a),
                                                     ToyBenchmarkSettings::fromConfig(b));
 }

@@ -1,6 +1,6 @@
 // BatchedFourierHeadTrial: the engine's face of a BatchedFourierHeadProgram, so a
 // GroupRunner drives the toy benchmark's groups as it would any experiment's BatchedTrial.
-// Grouping rule (toyGroupDifference): the program's shapeDifference, and both runs on the CPU.
+// Grouping rule (toyGroupDifference): the program's shapeDifference, and both runs on one device.
 #pragma once
 
 #include <memory>
@@ -23,7 +23,7 @@ class BatchedFourierHeadTrial : public BatchedTrial {
   TrialPlan plan(int64_t member) const override { return m_program->plan(member); }
   int64_t stepsDone(int64_t member) const override { return m_program->stepsDone(member); }
   void setActive(int64_t member, bool active) override { m_program->setActive(member, active); }
-  std::vector<std::optional<double>> trainStep() override { return m_program->trainStep(); }
+  std::vector<std::optional<StepLoss>> trainStep() override { return m_program->trainStep(); }
   void evaluate(int64_t member, bool final, EvalReport& out) override {
     m_program->evaluate(member, final, out);
   }
@@ -32,6 +32,7 @@ class BatchedFourierHeadTrial : public BatchedTrial {
     return m_program->probe(member, inputs);
   }
   bool supportsCheckpoints() const override { return true; }
+  std::string stepDescription() const override { return m_program->stepDescription(); }
   void saveCheckpoint(int64_t member, const std::string& path) const override {
     m_program->saveCheckpoint(member, path);
   }

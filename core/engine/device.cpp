@@ -78,4 +78,10 @@ std::vector<DeviceChoice> deviceChoices() {
   return out;
 }
 
+torch::Tensor toDeviceWithoutWaiting(const torch::Tensor& host, const torch::Device& device) {
+  if (!device.is_cuda() || !host.device().is_cpu()) return host.to(device);
+  // The caching host allocator keeps the pinned block until the queued copy has read it.
+  return host.pin_memory().to(device, /*non_blocking=*/true);
+}
+
 }  // namespace fl

@@ -21,4 +21,9 @@ struct ResolvedDevice {
 // ordinal does not exist.
 ResolvedDevice resolveDevice(const std::string& spec);
 
+// A host tensor on `device` without the host waiting for the copy: through pinned memory on a
+// GPU (a plain copy from pageable memory waits for the device's queue to drain, once per
+// training step), the tensor itself on the CPU.
+torch::Tensor toDeviceWithoutWaiting(const torch::Tensor& host, const torch::Device& device);
+
 }  // namespace fl

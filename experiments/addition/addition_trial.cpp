@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "core/analysis/number_spectrum.h"
+#include "core/engine/device.h"
 #include "core/engine/seeding.h"
 #include "core/engine/tensor_values.h"
 #include "core/optim/checkpoint_file.h"
@@ -106,7 +107,7 @@ StepLoss AdditionTrial::trainStep(int64_t stepIndex) {
   std::uniform_int_distribution<int64_t> pick(0, n - 1);
   std::vector<int64_t> rows(static_cast<size_t>(m_settings.training.batchSize));
   for (auto& r : rows) r = pick(m_batchRng);
-  auto index = torch::tensor(rows, torch::kLong).to(m_device);
+  auto index = toDeviceWithoutWaiting(torch::tensor(rows, torch::kLong), m_device);
   auto inputs = m_split.trainInputs.index_select(0, index);
   auto answers = m_split.trainAnswers.index_select(0, index);
   m_optimizer->setLr(m_schedule.at(stepIndex));

@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "core/engine/device.h"
 #include "core/engine/seeding.h"
 #include "core/optim/checkpoint_file.h"
 #include "core/optim/decay_selection.h"
@@ -94,8 +95,8 @@ std::pair<torch::Tensor, torch::Tensor> CharLmTrial::nextBatch(std::mt19937_64& 
 StepLoss CharLmTrial::trainStep(int64_t stepIndex) {
   m_model->train();
   auto [inputs, targets] = nextBatch(m_batchRng);
-  inputs = inputs.to(m_device);
-  targets = targets.to(m_device);
+  inputs = toDeviceWithoutWaiting(inputs, m_device);
+  targets = toDeviceWithoutWaiting(targets, m_device);
   m_optimizer->setLr(m_schedule.at(stepIndex));
   m_optimizer->zeroGrad();
   auto logits = m_model->forward(inputs);

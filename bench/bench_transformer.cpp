@@ -11,12 +11,14 @@
 //     --kernels  attention kernels to run each case with, alternating: blocked (the default)
 //                and/or plain (FOURIERLAB_ATTENTION=plain, the T x T implementation)
 //     --profile  after the timed steps, one more step under the autograd profiler: the ops
-//                with the most self CPU time
+//                with the most self CPU time; on a GPU, the kernels with the most device time
 //   FOURIERLAB_MALLOC_TUNING=0 build/bench/bench_transformer   # without the allocator tuning
 //   build/bench/bench_transformer 20 0 cuda                     # on a GPU: its own matmul peak
 //
 // Each case runs in a child process (this binary again), so its peak resident memory is its
-// own; its sgemm peak is measured in that child, just before its steps.
+// own; its sgemm peak is measured in that child, just before its steps. On a GPU the timed
+// steps are one interval between two device synchronisations (a step returns before the device
+// has run it): the "ms/step" is their mean.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,12 +30,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <ATen/Parallel.h>
+#include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
 
@@ -196,6 +200,49 @@ void printProfile(Step&& step) {
                 static_cast<long long>(sorted[i].second.calls), sorted[i].first.c_str());
 }
 
+// The kernels with the most device time in one step (Kineto's CUDA activity records),
+// grouped by kernel name.
+template <typename Step>
+void printDeviceProfile(Step&& step) {
+  using torch::profiler::impl::ActivityType;
+  const torch::profiler::impl::ProfilerConfig config(torch::profiler::impl::ProfilerState::KINETO);
+  const std::set<ActivityType> activities{ActivityType::CPU, ActivityType::CUDA};
+  std::unique_ptr<torch::autograd::profiler::ProfilerResult> result;
+  try {
+    torch::cuda::synchronize();
+    torch::autograd::profiler::prepareProfiler(config, activities);
+    torch::autograd::profiler::enableProfiler(config, activities);
+    step();
+    torch::cuda::synchronize();
+    result = torch::autograd::profiler::disableProfiler();
+  } catch (const std::exception& e) {
+    std::printf("    no device profile: %s\n", e.what());
+    return;
+  }
+  struct Total {
+    double us = 0;
+    int64_t calls = 0;
+  };
+  std::map<std::string, Total> totals;
+  double allUs = 0;
+  for (const auto& e : result->events()) {
+    if (e.deviceType() != c10::DeviceType::CUDA) continue;
+    const double us = static_cast<double>(e.durationNs()) / 1e3;
+    auto& total = totals[e.name().substr(0, 110)];
+    total.us += us;
+    total.calls += 1;
+    allUs += us;
+  }
+  std::vector<std::pair<std::string, Total>> sorted(totals.begin(), totals.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.second.us > b.second.us; });
+  std::printf("    device profile of one step: %.2f ms of kernels and copies\n", allUs / 1e3);
+  for (size_t i = 0; i < std::min<size_t>(25, sorted.size()); ++i)
+    std::printf("    %8.3f ms %5.1f%%  %6lld calls  %s\n", sorted[i].second.us / 1e3,
+                100.0 * sorted[i].second.us / std::max(allUs, 1.0),
+                static_cast<long long>(sorted[i].second.calls), sorted[i].first.c_str());
+}
+
 // Runs one case in this process and prints its line.
 int runCase(const BenchCase& c, int steps, const c10::Device& device, bool profile) {
   auto experiment = experimentNamed(c.experiment);
@@ -224,8 +271,19 @@ int runCase(const BenchCase& c, int steps, const c10::Device& device, bool profi
   const int timed = steps > 0 ? steps : c.steps;
   std::vector<double> seconds;
   const auto before = Usage::now();
-  for (int i = 0; i < timed; ++i)
-    seconds.push_back(fl::bench::secondsPerCall([&] { trial->trainStep(step++); }, 1, 1));
+  if (device.is_cuda()) {
+    torch::cuda::synchronize();
+    const double all = fl::bench::secondsPerCall(
+        [&] {
+          for (int i = 0; i < timed; ++i) trial->trainStep(step++);
+          torch::cuda::synchronize();
+        },
+        1, 1);
+    seconds.push_back(all / timed);
+  } else {
+    for (int i = 0; i < timed; ++i)
+      seconds.push_back(fl::bench::secondsPerCall([&] { trial->trainStep(step++); }, 1, 1));
+  }
   const auto after = Usage::now();
   const double peakResident = statusMiB("VmHWM");
 
@@ -244,6 +302,7 @@ int runCase(const BenchCase& c, int steps, const c10::Device& device, bool profi
               cpu > 0 ? 100.0 * (after.system - before.system) / cpu : 0.0);
   std::fflush(stdout);
   if (profile) printProfile([&] { trial->trainStep(step++); });
+  if (profile && device.is_cuda()) printDeviceProfile([&] { trial->trainStep(step++); });
   std::fflush(stdout);
   return 0;
 }

@@ -8,8 +8,8 @@
 # BUILD_DIR, default build-gpu/; a no-op when already built, as on a second call to a warm
 # machine), then runs the checks in this order, the most telling first:
 #   devices      the device list, and a device that is not there refused (exit 2)
-#   frequencies  the frequency study at full length, batched on cuda (goal: under 60 s), and
-#                batched on the machine's CPU cores for comparison
+#   frequencies  the frequency study at full length, batched on cuda (goal: under 60 s)
+#   frequencies-cpu  the same batched on the machine's CPU cores, for comparison
 #   window       the window, offscreen, launching a comparison on cuda:0; a picture of its panels
 #   throughput   FourierLab and the FourierQK author's script at the paper's shape, side by side
 #                (with the host op profile and the device kernel profile of one of its steps)
@@ -26,7 +26,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 deadline=$((SECONDS + ${1:-540}))
 shift || true
-wanted=" ${*:-devices frequencies window throughput presets} "
+wanted=" ${*:-devices frequencies frequencies-cpu window throughput presets} "
 export build=${BUILD_DIR:-build-gpu} out=${OUT:-gpu-check} device=${DEVICE:-cuda}
 mkdir -p "$out"
 work=/tmp/fourierlab-check  # the stores: only the log and the picture travel back
@@ -87,7 +87,7 @@ check() {
     '"$cli" sweep run fourier-head --study frequencies --device "$device" --db "$work/study.db" 2>&1 |
        awk "/ start run /{ if (n++ < 3) print; fflush(); next } { print; fflush() }"'
   # For comparison on the same machine: batched on its CPU cores (the hand-written kernels).
-  check "frequencies: the study at full length, batched on the CPU cores" 120 \
+  check "frequencies-cpu: the study at full length, batched on the CPU cores" 120 \
     '"$cli" sweep run fourier-head --study frequencies --device cpu --db "$work/study-cpu.db" 2>&1 |
        grep --line-buffered -E "^(study|batched|budget)|finished, [0-9]+ failed"'
 

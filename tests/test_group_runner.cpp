@@ -12,6 +12,8 @@
 #include <fstream>
 #include <thread>
 
+#include <torch/types.h>
+
 #include "core/engine/atomic_file.h"
 #include "core/engine/event_queue.h"
 #include "core/engine/group_runner.h"
@@ -68,10 +70,14 @@ class ScriptedTrial : public fl::Trial {
   int64_t m_stepsDone = 0;
 };
 
+// With deferred_losses the group hands its losses out unread, as one tensor per step
+// (GroupStepLosses, as a GPU group does) and leaves a member with a non-finite loss to whoever
+// reads it.
 class ScriptedGroup : public fl::BatchedTrial {
  public:
   explicit ScriptedGroup(const std::vector<fl::TrialContext>& members) {
     for (const auto& c : members) m_members.push_back({Script::of(c.config)});
+    m_deferred = members.front().config.at("deferred_losses").get<int64_t>() != 0;
   }
   int64_t memberCount() const override { return static_cast<int64_t>(m_members.size()); }
   fl::TrialPlan plan(int64_t i) const override { return m_members[i].script.plan(); }
@@ -85,10 +91,18 @@ class ScriptedGroup : public fl::BatchedTrial {
       if (!m.active || m.stepsDone >= m.script.steps) continue;
       const double loss = m.script.loss(m.stepsDone++);
       losses[i] = loss;
-      if (!std::isfinite(loss)) m.active = false;
+      if (!std::isfinite(loss) && !m_deferred) m.active = false;
       millis = std::max(millis, m.script.stepMillis);
     }
     if (millis) std::this_thread::sleep_for(std::chrono::milliseconds(millis));
+    if (m_deferred) {
+      std::vector<double> values(m_members.size(), 0.0);
+      for (size_t i = 0; i < losses.size(); ++i)
+        if (losses[i]) values[i] = losses[i]->read();
+      const auto shared = std::make_shared<const fl::GroupStepLosses>(torch::tensor(values));
+      for (size_t i = 0; i < losses.size(); ++i)
+        if (losses[i]) losses[i] = fl::StepLoss(shared, static_cast<int64_t>(i));
+    }
     return losses;
   }
   void evaluate(int64_t i, bool, fl::EvalReport& out) override {
@@ -118,6 +132,7 @@ class ScriptedGroup : public fl::BatchedTrial {
     bool active = true;
   };
   std::vector<Member> m_members;
+  bool m_deferred = false;
 };
 
 class ScriptedExperiment : public fl::Experiment {
@@ -128,7 +143,8 @@ class ScriptedExperiment : public fl::Experiment {
   std::vector<fl::ParamSpec> params() const override {
     using P = fl::ParamSpec;
     return {P::integer("steps", 20, 0, 100000, ""), P::integer("nan_at", -1, -1, 100000, ""),
-            P::integer("fail_checkpoint", 0, 0, 1, ""), P::integer("step_millis", 0, 0, 1000, "")};
+            P::integer("fail_checkpoint", 0, 0, 1, ""), P::integer("step_millis", 0, 0, 1000, ""),
+            P::integer("deferred_losses", 0, 0, 1, "")};
   }
   std::vector<fl::PanelSpec> panels() const override { return {}; }
   std::vector<fl::Preset> presets() const override { return {}; }
@@ -204,22 +220,37 @@ class TestGroupRunner : public QObject {
   }
 
  private slots:
+  void membersReportAsTheirSingleRunsAndANanMemberFailsAlone_data() {
+    QTest::addColumn<int>("deferred");
+    QTest::newRow("losses read at each step") << 0;
+    // As on a GPU: read when a member reports, every 5 steps; the NaN at step 8 fails its member
+    // at step 8 all the same, with the single run's events.
+    QTest::newRow("losses left on the device") << 1;
+  }
   void membersReportAsTheirSingleRunsAndANanMemberFailsAlone() {
+    QFETCH(int, deferred);
     const std::vector<nlohmann::json> configs = {
-        configOf(*m_experiment, {{"steps", 23}, {"seed", 1}}),
-        configOf(*m_experiment, {{"steps", 23}, {"nan_at", 7}, {"seed", 2}}),
-        configOf(*m_experiment, {{"steps", 17}, {"seed", 3}, {"checkpoint_every", 1}})};
+        configOf(*m_experiment, {{"steps", 23}, {"seed", 1}, {"deferred_losses", deferred}}),
+        configOf(*m_experiment,
+                 {{"steps", 23}, {"nan_at", 7}, {"seed", 2}, {"deferred_losses", deferred}}),
+        configOf(
+            *m_experiment,
+            {{"steps", 17}, {"seed", 3}, {"checkpoint_every", 1}, {"deferred_losses", deferred}})};
     std::vector<fl::EventQueue> queues(configs.size());
     std::vector<fl::GroupMemberSpec> specs;
     for (size_t i = 0; i < configs.size(); ++i)
-      specs.push_back({configs[i], &queues[i], folder("group-" + std::to_string(i)), {}});
+      specs.push_back({configs[i],
+                       &queues[i],
+                       folder("group-" + std::to_string(deferred) + std::to_string(i)),
+                       {}});
     fl::GroupRunner group(m_experiment, specs);
     group.start();
     group.join();
     QVERIFY(group.isDone());
     for (size_t i = 0; i < configs.size(); ++i) {
       const Recorded member = record(queues[i].takeAll());
-      const Recorded alone = single(configs[i], folder("single-" + std::to_string(i)));
+      const Recorded alone =
+          single(configs[i], folder("single-" + std::to_string(deferred) + std::to_string(i)));
       QCOMPARE(member.lines, alone.lines);
       QVERIFY(member.terminal && alone.terminal);
       QCOMPARE(int(member.terminal->status), int(alone.terminal->status));

@@ -6,11 +6,17 @@
 // process: time per model-step (one optimisation step of one run), model-steps per second per
 // core, and the user/kernel split of the CPU time (getrusage); and an evaluation's time per run.
 //
+// With --device D, only groups stepped by tensor ops on D (a GPU's path: the state on the
+// device, a step recorded as a CUDA graph where it can be), timed between two reads of a loss,
+// which wait for the device; and the frequency study's time at that rate, group by group.
+//
 //   build/bench/bench_fourier_head [steps] [--batched]   (--batched: only the batched table)
+//   build/bench/bench_fourier_head [steps] --device cuda
 #include <sys/resource.h>
 
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -216,14 +222,52 @@ void batchedTable(int modelSteps) {
   }
 }
 
+// Groups of K runs (the frequency study's 24, and 240: every Fourier run of it at once, were it
+// one shape) stepped by tensor ops on `device`.
+void deviceTable(const c10::Device& device, int groupSteps) {
+  std::printf("\nbatched groups on %s, stepped by tensor ops (timed between two loss reads)\n",
+              device.str().c_str());
+  std::printf("  %-8s %-6s %12s %11s %14s  %s\n", "head", "runs", "us/group-step", "us/m-step",
+              "m-steps/s", "how");
+  for (const char* head : {"fourier", "linear", "gmm"}) {
+    const auto settings = settingsFor(head);
+    for (int64_t k : {24, 240}) {
+      std::vector<BatchedMember> members;
+      for (int64_t i = 0; i < k; ++i) members.push_back({settings, uint64_t(i + 1)});
+      BatchedFourierHeadProgram group(members, device,
+                                      BatchedFourierHeadProgram::StepCode::TensorOps);
+      std::vector<std::optional<fl::StepLoss>> losses;
+      for (int i = 0; i < 20; ++i) losses = group.trainStep();  // warm-up
+      losses[0]->read();
+      const double seconds = fl::bench::secondsPerCall(
+          [&] {
+            for (int i = 0; i < groupSteps; ++i) losses = group.trainStep();
+            losses[0]->read();
+          },
+          1, 3);
+      const double perStep = seconds / groupSteps * 1e6;
+      std::printf("  %-8s %-6lld %12.1f %11.2f %14.0f  %s\n", head, static_cast<long long>(k),
+                  perStep, perStep / static_cast<double>(k), 1e6 * static_cast<double>(k) / perStep,
+                  group.stepDescription().c_str());
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const int steps = argc > 1 && std::strcmp(argv[1], "--batched") != 0 ? std::stoi(argv[1]) : 2000;
   bool batchedOnly = false;
-  for (int i = 1; i < argc; ++i)
+  std::optional<c10::Device> device;
+  for (int i = 1; i < argc; ++i) {
     batchedOnly = batchedOnly || std::strcmp(argv[i], "--batched") == 0;
+    if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = c10::Device(argv[++i]);
+  }
   fl::bench::printEnvironment("bench_fourier_head: toy benchmark training throughput");
+  if (device) {
+    deviceTable(*device, argc > 1 && argv[1][0] != '-' ? steps : 500);
+    return 0;
+  }
   if (batchedOnly) {
     batchedTable(steps);
     evaluationTable();

@@ -62,7 +62,7 @@ check() {
   echo "== build (at most $build_limit s, $(date +%T))"
   start=$SECONDS
   if ! timeout $build_limit bash scripts/gpu/build_lab.sh fourierlab fourierlab-cli \
-    bench_transformer > "$out/build.log" 2>&1; then
+    bench_transformer bench_fourier_head > "$out/build.log" 2>&1; then
     tail -40 "$out/build.log"
     echo "-- build failed after $((SECONDS - start)) s; nothing else can run"
     exit 1
@@ -81,6 +81,8 @@ check() {
   check "devices: cuda:7 refused (exit 2 expected)" 30 \
     '"$cli" run fourier-head --device cuda:7 --set epochs=1 --db "$work/refused.db"'
 
+  check "frequencies: a group's step on cuda, 24 and 240 runs per group" 60 \
+    '"$build/bench/bench_fourier_head" 1000 --device "$device"'
   # Batched on the device (a CUDA graph per group of equal shapes); the first runs' start lines
   # say how their group steps, the rest of them are left out.
   check "frequencies: the study at full length on cuda, batched (goal under 60 s)" 150 \

@@ -155,6 +155,34 @@ torch::Tensor autogradGradient(const BatchedMember& m,
   return torch::cat(grads);
 }
 
+// The gradient of member i's last step (step number `step`, from parameters `before`)
+// against autograd's on the single run's batch of that step.
+void verifyStepGradient(BatchedFourierHeadProgram& program, const std::vector<BatchedMember>& group,
+                        size_t i, int64_t step, const torch::Tensor& before) {
+  const auto& m = group[i];
+  auto data = fl::fourier_head::drawToyBenchmarkData(m.settings, m.seed, torch::kCPU);
+  auto shuffle = fl::makeStream(m.seed, "shuffle");
+  const int64_t stepsPerEpoch = program.plan(0).stepsPerEpoch;
+  std::vector<int64_t> order;
+  for (int64_t epoch = 0; epoch <= step / stepsPerEpoch; ++epoch)
+    order = fl::fourier_head::drawEpochOrder(data.trainSize(), shuffle);
+  auto rows = torch::tensor(order, torch::kLong)
+                  .narrow(0, (step % stepsPerEpoch) * m.settings.batchSize, m.settings.batchSize);
+  const auto expected = autogradGradient(m, data, before, rows);
+  const auto actual = program.gradients(static_cast<int64_t>(i));
+  const double scale = expected.abs().max().item<double>();
+  const double error = (actual - expected).abs().max().item<double>();
+  // Two float32 sums of the same ~10^3 terms in other orders (autograd's against the group's
+  // SIMD loops or batched products) differ by up to about 10^3 x 6e-8 of the largest term:
+  // measured 2.5e-5 for the GMM head on an AVX-512 machine.
+  QVERIFY2(error <= 1e-4 * scale,
+           qPrintable(QString("member %1 at step %2: gradient off by %3 (largest %4)")
+                          .arg(i)
+                          .arg(step)
+                          .arg(error)
+                          .arg(scale)));
+}
+
 }  // namespace
 
 Q_DECLARE_METATYPE(std::vector<std::string>)
@@ -211,31 +239,8 @@ class TestBatchedFourierHead : public QObject {
         for (size_t i = 0; i < group.size(); ++i)  // bit for bit the single run's
           QVERIFY(before[i].equal(singleRun(group[i])->flatParameters()));
       program.trainStep();
-      for (size_t i = 0; i < group.size(); ++i) {
-        const auto& m = group[i];
-        auto data = fl::fourier_head::drawToyBenchmarkData(m.settings, m.seed, torch::kCPU);
-        auto shuffle = fl::makeStream(m.seed, "shuffle");
-        const int64_t stepsPerEpoch = program.plan(0).stepsPerEpoch;
-        std::vector<int64_t> order;
-        for (int64_t epoch = 0; epoch <= at / stepsPerEpoch; ++epoch)
-          order = fl::fourier_head::drawEpochOrder(data.trainSize(), shuffle);
-        auto rows =
-            torch::tensor(order, torch::kLong)
-                .narrow(0, (at % stepsPerEpoch) * m.settings.batchSize, m.settings.batchSize);
-        const auto expected = autogradGradient(m, data, before[i], rows);
-        const auto actual = program.gradients(static_cast<int64_t>(i));
-        const double scale = expected.abs().max().item<double>();
-        const double error = (actual - expected).abs().max().item<double>();
-        // Two float32 sums of the same ~10^3 terms in other orders (autograd's against the
-        // group's SIMD loops) differ by up to about 10^3 x 6e-8 of the largest term: measured
-        // 2.5e-5 for the GMM head on an AVX-512 machine.
-        QVERIFY2(error <= 1e-4 * scale,
-                 qPrintable(QString("member %1 at step %2: gradient off by %3 (largest %4)")
-                                .arg(i)
-                                .arg(at)
-                                .arg(error)
-                                .arg(scale)));
-      }
+      for (size_t i = 0; i < group.size(); ++i)
+        verifyStepGradient(program, group, i, at, before[i]);
     }
   }
 
@@ -289,28 +294,8 @@ class TestBatchedFourierHead : public QObject {
         single[i].push_back(singles[i]->trainStep(step).read());
       }
       if (step == 0 || step == kSteps - 1) {
-        for (size_t i = 0; i < group.size(); ++i) {
-          const auto& m = group[i];
-          auto data = fl::fourier_head::drawToyBenchmarkData(m.settings, m.seed, torch::kCPU);
-          auto shuffle = fl::makeStream(m.seed, "shuffle");
-          const int64_t stepsPerEpoch = program.plan(0).stepsPerEpoch;
-          std::vector<int64_t> order;
-          for (int64_t epoch = 0; epoch <= step / stepsPerEpoch; ++epoch)
-            order = fl::fourier_head::drawEpochOrder(data.trainSize(), shuffle);
-          auto rows =
-              torch::tensor(order, torch::kLong)
-                  .narrow(0, (step % stepsPerEpoch) * m.settings.batchSize, m.settings.batchSize);
-          const auto expected = autogradGradient(m, data, before[i], rows);
-          const auto actual = program.gradients(static_cast<int64_t>(i));
-          const double scale = expected.abs().max().item<double>();
-          const double error = (actual - expected).abs().max().item<double>();
-          QVERIFY2(error <= 1e-4 * scale,
-                   qPrintable(QString("member %1 at step %2: gradient off by %3 (largest %4)")
-                                  .arg(i)
-                                  .arg(step)
-                                  .arg(error)
-                                  .arg(scale)));
-        }
+        for (size_t i = 0; i < group.size(); ++i)
+          verifyStepGradient(program, group, i, step, before[i]);
       }
     }
     for (size_t i = 0; i < group.size(); ++i)

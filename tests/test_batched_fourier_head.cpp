@@ -5,7 +5,9 @@
 // loss curves within 1e-4 over the first 1000 steps (those the single run reproduces itself
 // over, at least 400) and final KL within 1%, evaluation equal at equal
 // parameters, per-member lr, gamma and seed, a diverging member failing alone, and checkpoints
-// moving between single runs and groups both ways.
+// moving between single runs and groups both ways. The same for the device path (the tensor ops
+// a GPU steps with), run on the CPU: gradients, teacher-forced and free-running curves, a
+// diverging member, checkpoints between it and the CPU kernels.
 //
 // Free-running comparisons need a run that is reproducible at all: these toy runs amplify
 // rounding. Measured here (600 samples, seeds 1-3, 1000 steps), a single run against itself

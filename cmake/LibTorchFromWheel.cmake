@@ -75,26 +75,47 @@ set(CMAKE_BUILD_RPATH "${_fl_lib}")
 # The CUDA runtime's headers and library, which the CUDA wheel's nvidia-cuda-runtime dependency
 # ships beside torch (no CUDA toolkit needed): what CUDA graphs need (core/engine/captured_step).
 set(FOURIERLAB_CUDART "")
+set(FOURIERLAB_CUDA_CRT_INCLUDE "" CACHE PATH
+    "A folder holding the CUDA runtime's crt/ headers, where neither the Python environment nor a toolkit has them (scripts/gpu/build_lab.sh)")
 if(EXISTS "${_fl_lib}/libtorch_cuda.so")
   file(GLOB _fl_cuda_runtime_headers
        "${FOURIERLAB_TORCH_DIR}/../nvidia/*/include/cuda_runtime_api.h"
        "${FOURIERLAB_TORCH_DIR}/../nvidia/cuda_runtime/include/cuda_runtime_api.h")
+  # The runtime's headers include its C headers (crt/), which come in their own wheel
+  # (nvidia-cuda-crt, scripts/torch-requirement.txt) or with a CUDA toolkit: compile what
+  # captured_step.cpp includes to know.
+  include(CheckCXXSourceCompiles)
+  set(_fl_why "no CUDA runtime headers and libcudart beside LibTorch")
   foreach(_fl_header IN LISTS _fl_cuda_runtime_headers)
     get_filename_component(_fl_include "${_fl_header}" DIRECTORY)
     file(GLOB _fl_cudart "${_fl_include}/../lib/libcudart.so.[0-9]*")
-    if(_fl_cudart)
-      list(GET _fl_cudart 0 FOURIERLAB_CUDART)
-      set(FOURIERLAB_CUDA_RUNTIME_INCLUDE "${_fl_include}")
-      get_filename_component(_fl_cudart_dir "${FOURIERLAB_CUDART}" DIRECTORY)
-      list(APPEND CMAKE_BUILD_RPATH "${_fl_cudart_dir}")
-      break()
+    if(NOT _fl_cudart)
+      continue()
     endif()
+    set(CMAKE_REQUIRED_INCLUDES "${_fl_include}" ${FOURIERLAB_CUDA_CRT_INCLUDE}
+        "${FOURIERLAB_TORCH_DIR}/include" "${FOURIERLAB_TORCH_DIR}/include/torch/csrc/api/include")
+    set(CMAKE_REQUIRED_QUIET ON)
+    unset(FOURIERLAB_CUDA_GRAPH_HEADERS_COMPILE CACHE)  # checked afresh: a wheel may have come
+    check_cxx_source_compiles("
+      #include <ATen/cuda/CUDAGraph.h>
+      #include <c10/cuda/CUDAGuard.h>
+      int main() { return cudaStreamCaptureModeThreadLocal; }" FOURIERLAB_CUDA_GRAPH_HEADERS_COMPILE)
+    unset(CMAKE_REQUIRED_INCLUDES)
+    if(NOT FOURIERLAB_CUDA_GRAPH_HEADERS_COMPILE)
+      set(_fl_why "the CUDA runtime headers in ${_fl_include} do not compile (no crt/ headers: install nvidia-cuda-crt, as scripts/setup.sh does)")
+      continue()
+    endif()
+    list(GET _fl_cudart 0 FOURIERLAB_CUDART)
+    set(FOURIERLAB_CUDA_RUNTIME_INCLUDE "${_fl_include}" ${FOURIERLAB_CUDA_CRT_INCLUDE})
+    get_filename_component(_fl_cudart_dir "${FOURIERLAB_CUDART}" DIRECTORY)
+    list(APPEND CMAKE_BUILD_RPATH "${_fl_cudart_dir}")
+    break()
   endforeach()
-endif()
-if(FOURIERLAB_CUDART)
-  message(STATUS "CUDA graphs: on (the CUDA runtime in ${FOURIERLAB_CUDA_RUNTIME_INCLUDE}/..)")
-elseif(EXISTS "${_fl_lib}/libtorch_cuda.so")
-  message(STATUS "CUDA graphs: off (no CUDA runtime headers beside LibTorch): CUDA steps run eagerly")
+  if(FOURIERLAB_CUDART)
+    message(STATUS "CUDA graphs: on (the CUDA runtime headers in ${FOURIERLAB_CUDA_RUNTIME_INCLUDE})")
+  else()
+    message(STATUS "CUDA graphs: off (${_fl_why}): CUDA steps run eagerly")
+  endif()
 endif()
 
 if(FOURIERLAB_TORCH_CUDA)

@@ -32,10 +32,20 @@ for soname in $needed; do
 done
 ((${#missing[@]} == 0)) ||
   { echo "build_lab: .debs lacks ${missing[*]}; run scripts/gpu/fetch_debs.sh again" >&2; exit 1; }
+# The CUDA runtime's crt/ headers, carried as a wheel (prepare_carry.sh): without them the
+# machine's runtime headers do not compile and CUDA steps run without graphs.
+crt=()
+for wheel in .gpu-carry/nvidia_cuda_crt-*.whl; do
+  [[ -f $wheel ]] || continue
+  rm -rf "$prefix/cuda-crt" && mkdir -p "$prefix/cuda-crt"
+  python3 -m zipfile -e "$wheel" "$prefix/cuda-crt"
+  include=$(dirname "$(find "$prefix/cuda-crt" -path '*/include/crt' -type d | head -1)")
+  [[ $include != . ]] && crt=(-DFOURIERLAB_CUDA_CRT_INCLUDE="$include")
+done
 generator=()
 command -v ninja > /dev/null && generator=(-G Ninja)
 cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-  -DFOURIERLAB_TORCH_DIR="$torch_dir" \
+  -DFOURIERLAB_TORCH_DIR="$torch_dir" "${crt[@]}" \
   -DFOURIERLAB_BENCH_CORPUS="$PWD/${BENCH_CORPUS:-.gpu-carry/tinyshakespeare.txt}" \
   -DCMAKE_PREFIX_PATH="$prefix/usr;$prefix/usr/lib/x86_64-linux-gnu/cmake" \
   -DSQLite3_INCLUDE_DIR="$prefix/usr/include" \

@@ -4,7 +4,9 @@
 # call's carry:
 #   .debs/       Qt, QCustomPlot and the header-only packages as .deb files (fetch_debs.sh)
 #   .gpu-carry/  the TinyShakespeare corpus and the FourierQK author's training script, for
-#                the throughput side by side (bench/fourier_qk_author_throughput.py)
+#                the throughput side by side (bench/fourier_qk_author_throughput.py); the CUDA
+#                runtime's crt/ headers (the nvidia-cuda-crt wheel of CUDA 13.0, the machine's
+#                PyTorch's), which its Python environment lacks and CUDA graphs compile against
 #
 #   scripts/gpu/prepare_carry.sh AUTHOR_REPO [CORPUS]
 #
@@ -27,5 +29,8 @@ else
   git --git-dir="$author_repo" show "HEAD:$author_script" > .gpu-carry/"$(basename "$author_script")" ||
     { echo "prepare_carry: $author_repo holds no $author_script" >&2; exit 1; }
 fi
+# 130 kB; build_lab.sh unpacks it and points CMake at its headers.
+.venv/bin/pip download --quiet --disable-pip-version-check --no-deps --dest .gpu-carry \
+  "nvidia-cuda-crt==${CUDA_CRT_VERSION:-13.0.88}"
 echo "prepare_carry: carry [.debs, .gpu-carry]: $(du -shc .debs .gpu-carry | tail -1 | cut -f1)" \
   "(a device call carries at most 64 MiB with the working tree)"

@@ -289,8 +289,7 @@ std::vector<std::optional<StepLoss>> BatchedFourierHeadProgram::trainStep() {
 }
 
 void BatchedFourierHeadProgram::deviceStep(std::vector<std::optional<StepLoss>>& losses) {
-  if (m_hostAhead) {
-    fetchFromDevice();  // nothing to fetch: the device has not stepped since the host changed
+  if (m_hostAhead) {  // whatever changed the host's buffers fetched the device's state first
     std::vector<int64_t> steps;
     for (const auto& m : m_members) steps.push_back(m->stepsDone);
     m_deviceStep->upload(m_parameters, m_firstMoment, m_secondMoment, steps);

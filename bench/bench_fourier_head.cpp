@@ -229,6 +229,7 @@ void deviceTable(const c10::Device& device, int groupSteps) {
               device.str().c_str());
   std::printf("  %-8s %-6s %12s %11s %14s  %s\n", "head", "runs", "us/group-step", "us/m-step",
               "m-steps/s", "how");
+  std::fflush(stdout);
   for (const char* head : {"fourier", "linear", "gmm"}) {
     const auto settings = settingsFor(head);
     for (int64_t k : {24, 240}) {
@@ -249,6 +250,7 @@ void deviceTable(const c10::Device& device, int groupSteps) {
       std::printf("  %-8s %-6lld %12.1f %11.2f %14.0f  %s\n", head, static_cast<long long>(k),
                   perStep, perStep / static_cast<double>(k), 1e6 * static_cast<double>(k) / perStep,
                   group.stepDescription().c_str());
+      std::fflush(stdout);  // row by row: a time limit may stop the table
     }
   }
 }

@@ -109,6 +109,9 @@ class ScriptedGroup : public fl::BatchedTrial {
     m_members[i].script.evaluate(m_members[i].stepsDone, out);
   }
   bool supportsCheckpoints() const override { return true; }
+  std::string stepDescription() const override {
+    return m_deferred ? "losses left unread" : "losses read at once";
+  }
   void saveCheckpoint(int64_t i, const std::string& path) const override {
     m_members[i].script.save(path, m_members[i].stepsDone);
   }
@@ -176,6 +179,7 @@ struct Recorded {
   std::vector<std::string> lines;
   std::optional<fl::StatusEvent> terminal;
   std::vector<fl::CheckpointEvent> checkpoints;
+  std::string running;  // the last "running ..." status message
 };
 
 Recorded record(std::vector<fl::Event> events) {
@@ -194,6 +198,7 @@ Recorded record(std::vector<fl::Event> events) {
       r.checkpoints.push_back(*c);
     } else if (auto* s = std::get_if<fl::StatusEvent>(&event)) {
       if (fl::isTerminal(s->status)) r.terminal = *s;
+      if (s->status == fl::RunStatus::Running) r.running = s->message;
     }
   }
   return r;
@@ -257,6 +262,10 @@ class TestGroupRunner : public QObject {
       QCOMPARE(member.terminal->step, alone.terminal->step);
       QCOMPARE(member.terminal->message, alone.terminal->message);
       QCOMPARE(int(group.finalStatus(i)), int(member.terminal->status));
+      // Its status says how the group steps, as the group describes it.
+      const std::string how = deferred ? "losses left unread" : "losses read at once";
+      QVERIFY2(member.running.find("in a batched group of 3 runs, " + how) != std::string::npos,
+               member.running.c_str());
     }
     QCOMPARE(int(group.finalStatus(0)), int(fl::RunStatus::Finished));
     QCOMPARE(int(group.finalStatus(1)), int(fl::RunStatus::Failed));

@@ -158,15 +158,18 @@ void GroupRunner::run() {
       context.seed = config.values.at("seed").get<uint64_t>();
       contexts.push_back(std::move(context));
     }
+    const std::string size = std::to_string(m_members.size());
+    auto announce = [&](const std::string& how) {
+      for (size_t i = 0; i < m_members.size(); ++i)
+        m_members[i]->reporter.emitStatus(
+            RunStatus::Running,
+            "running on " + devices[i] + " in a batched group of " + size + " runs" + how, 0);
+    };
+    announce("");
     // Each member is seeded by the group as its single run: no SeededScope here.
     const std::unique_ptr<BatchedTrial> group = m_experiment->createGroup(contexts);
-    const std::string size = std::to_string(m_members.size());
-    const std::string how = group->stepDescription();
-    for (size_t i = 0; i < m_members.size(); ++i)
-      m_members[i]->reporter.emitStatus(RunStatus::Running,
-                                        "running on " + devices[i] + " in a batched group of " +
-                                            size + " runs" + (how.empty() ? "" : ", " + how),
-                                        0);
+    // How it steps is known once it is built (on a GPU: whether a CUDA graph could be made).
+    if (const std::string how = group->stepDescription(); !how.empty()) announce(", " + how);
     trainGroup(*group);
   } catch (const std::exception& e) {
     const bool fileWriteFailed = dynamic_cast<const FileWriteError*>(&e) != nullptr;

@@ -6,6 +6,7 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include "core/engine/captured_step.h"
 #include "core/engine/cuda_devices.h"
 #include "core/engine/device.h"
 #include "experiments/fourier_head/toy_checkpoint.h"
@@ -144,6 +145,30 @@ class TestDevice : public QObject {
     const auto onGpu = fourier_head::loadToyCheckpoint(cpuPath, torch::Device(torch::kCUDA, 0));
     QVERIFY(onGpu.optimizer.parameters.device().is_cuda());
     QVERIFY(torch::equal(onGpu.optimizer.parameters.cpu(), saved.optimizer.parameters));
+  }
+
+  // A step that cannot be a CUDA graph (on the CPU) runs as itself, once per run, and says why;
+  // on a GPU it is recorded after its warm-ups and each replay does its work again.
+  void aStepIsReplayedAsAGraphOnlyOnCuda() {
+    auto counter = torch::zeros({1});
+    {
+      CapturedStep step(torch::kCPU);
+      QVERIFY(!step.record([&] { counter.add_(1); }));
+      QCOMPARE(counter.item<float>(), 0.0f);  // no warm-up runs where nothing is recorded
+      for (int i = 0; i < 3; ++i) step.run();
+      QCOMPARE(counter.item<float>(), 3.0f);
+      QVERIFY(!step.isGraph());
+      QCOMPARE(step.reason(), std::string("runs on cpu, not CUDA"));
+    }
+    if (!torch::cuda::is_available()) return;
+    const torch::Device gpu(torch::kCUDA, 0);
+    CapturedStep step(gpu);
+    auto onGpu = torch::zeros({1}, torch::TensorOptions().device(gpu));
+    const bool graph = step.record([&] { onGpu.add_(1); }, /*warmUps=*/2);
+    // A build without the CUDA runtime's headers has no graphs; any other refusal is a failure.
+    QVERIFY2(graph || step.reason().rfind("built without", 0) == 0, step.reason().c_str());
+    for (int i = 0; i < 3; ++i) step.run();
+    QCOMPARE(onGpu.item<float>(), graph ? 5.0f : 3.0f);  // two warm-ups, then three replays
   }
 };
 

@@ -8,7 +8,7 @@
 //
 // With --device D, only groups stepped by tensor ops on D (a GPU's path: the state on the
 // device, a step recorded as a CUDA graph where it can be), timed between two reads of a loss,
-// which wait for the device; and the frequency study's time at that rate, group by group.
+// which wait for the device.
 //
 //   build/bench/bench_fourier_head [steps] [--batched]   (--batched: only the batched table)
 //   build/bench/bench_fourier_head [steps] --device cuda

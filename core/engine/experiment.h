@@ -110,7 +110,7 @@ class BatchedTrial {
     return {};
   }
   virtual bool supportsCheckpoints() const { return false; }
-  // How the group's steps run ("a CUDA graph of tensor ops"), for its runs' status; may be empty.
+  // How the group steps ("one CUDA graph per step"), for its runs' status; may be empty.
   virtual std::string stepDescription() const { return {}; }
   virtual void saveCheckpoint(int64_t member, const std::string& path) const;
   // Sets the member's stepsDone to the checkpoint's step.

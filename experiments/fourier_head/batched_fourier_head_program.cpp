@@ -114,11 +114,10 @@ std::string BatchedFourierHeadProgram::shapeDifference(const ToyBenchmarkSetting
 std::string BatchedFourierHeadProgram::gemmBackend() { return fl::gemmBackend(); }
 
 std::string BatchedFourierHeadProgram::stepDescription() const {
-  if (!m_deviceStep) return "CPU kernels (" + gemmBackend() + ")";
-  if (m_deviceStep->isGraph()) return "a CUDA graph of tensor ops";
-  return "tensor ops" + (m_deviceStep->eagerReason().empty()
-                             ? std::string()
-                             : " (no CUDA graph: " + m_deviceStep->eagerReason() + ")");
+  // Short: it ends the group's runs' status line in the window's Runs table.
+  if (!m_deviceStep) return "CPU kernels";
+  if (m_deviceStep->isGraph()) return "one CUDA graph per step";
+  return "tensor ops, no CUDA graph (" + m_deviceStep->eagerReason() + ")";
 }
 
 BatchedFourierHeadProgram::BatchedFourierHeadProgram(std::vector<BatchedMember> members,

@@ -72,7 +72,8 @@ class BatchedFourierHeadProgram {
   static std::string shapeDifference(const ToyBenchmarkSettings& a, const ToyBenchmarkSettings& b);
   // Which matrix-product code the group calls (the BLAS LibTorch loaded, or plain loops).
   static std::string gemmBackend();
-  // How this group steps: "CPU kernels", "CUDA graph on cuda:0", "tensor ops on cpu (...why)".
+  // How this group steps: "CPU kernels", "one CUDA graph per step", or "tensor ops, no CUDA
+  // graph (why)".
   std::string stepDescription() const;
 
   int64_t memberCount() const { return static_cast<int64_t>(m_members.size()); }

@@ -167,6 +167,7 @@ bool RunReporter::afterStep(Trial& trial, int64_t stepsDone, StepLoss loss, std:
   sampleSystem(stepsDone, last);
   m_sink.onEvent(ProgressEvent{stepsDone, plan.totalSteps, stepsDone / plan.stepsPerEpoch,
                                totalEpochs, elapsed(), meanLoss, evaluateNow});
+  m_progressReported = true;
   return true;
 }
 
@@ -194,6 +195,13 @@ void RunReporter::finishTraining(Trial& trial) {
   std::string unused;  // the last step always reports, so nothing is pending here
   absorbPendingLosses(unused);
   if (m_plan.totalSteps == 0) evaluateAndReport(trial, 0, true);
+  // A run resumed at its last step takes none here, so nothing has told the store its length
+  // (an earlier attempt's writes may have been lost to a full disk): say it once.
+  if (!m_progressReported && m_plan.totalSteps > 0)
+    m_sink.onEvent(
+        ProgressEvent{m_lastStep, m_plan.totalSteps, m_lastStep / m_plan.stepsPerEpoch,
+                      (m_plan.totalSteps + m_plan.stepsPerEpoch - 1) / m_plan.stepsPerEpoch,
+                      elapsed(), NAN, false});
   if (auto diverged = m_divergence.verdict()) {
     const std::string judgement =
         diverged->meta.value("verdict", "") + " -- " + diverged->meta.value("detail", "");

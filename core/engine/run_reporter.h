@@ -137,9 +137,10 @@ class RunReporter {
   std::map<std::string, double> m_lastEval;
   std::map<std::string, double> m_lowestEval;
   std::vector<ReferenceVerdict> m_paperVerdicts;
-  LossDivergence m_divergence;  // a finite but exploding training loss
-  int64_t m_lastStep = 0;       // the status events' step: where a run failed or was cancelled
-  SystemSampler m_system;       // from begin() to the terminal status
+  LossDivergence m_divergence;      // a finite but exploding training loss
+  bool m_progressReported = false;  // a ProgressEvent went out in this attempt
+  int64_t m_lastStep = 0;           // the status events' step: where a run failed or was cancelled
+  SystemSampler m_system;           // from begin() to the terminal status
 };
 
 }  // namespace fl

@@ -184,24 +184,27 @@ BatchedFourierHeadProgram::BatchedFourierHeadProgram(std::vector<BatchedMember> 
       throw std::logic_error("members' models differ in size despite equal shapes");
   }
 
-  std::vector<float> basis;
+  // The Fourier head's constant tensors, as the members' head module holds them.
+  batched::FourierHeadBuffers fourier;
   if (shape.head == batched::HeadKind::Fourier) {
-    for (const auto& buffer : m_members[0]->model->head().named_buffers())
-      if (buffer.key() == "bin_basis") basis = floatsOf(buffer.value());
+    for (const auto& buffer : m_members[0]->model->head().named_buffers()) {
+      if (buffer.key() == "bin_basis") fourier.binBasis = buffer.value();
+      if (buffer.key() == "lag_selector") fourier.lagSelector = buffer.value();
+      if (buffer.key() == "penalty_weights") fourier.penaltyWeights = buffer.value();
+    }
   }
   if (code == StepCode::Kernels) {
-    m_network = std::make_unique<batched::BatchedToyNetwork>(shape, layout, std::move(basis),
-                                                             floatsOf(nn::binCenters(first.bins)));
+    m_network = std::make_unique<batched::BatchedToyNetwork>(
+        shape, layout,
+        fourier.binBasis.defined() ? floatsOf(fourier.binBasis) : std::vector<float>(),
+        floatsOf(nn::binCenters(first.bins)));
   } else {
     std::vector<batched::DeviceMember> onDevice;
     for (const auto& m : m_members)
       onDevice.push_back({m->data.trainInputs, m->data.trainTargets, m->spec.settings.lr,
                           first.head == "fourier" ? m->spec.settings.gamma : 0.0});
-    torch::Tensor basisTensor;
-    if (!basis.empty())
-      basisTensor = torch::tensor(basis).view({shape.headOutputs(), 2 * shape.bins});
     m_deviceStep = std::make_unique<batched::BatchedToyDeviceStep>(
-        shape, layout, basisTensor, nn::binCenters(first.bins), m_members[0]->plan.stepsPerEpoch,
+        shape, layout, fourier, nn::binCenters(first.bins), m_members[0]->plan.stepsPerEpoch,
         onDevice, device);
   }
   m_evaluation = std::make_unique<ToyEvaluation>(first.bins, torch::kCPU);

@@ -8,12 +8,12 @@
 
 #include "core/engine/captured_step.h"
 #include "core/nn/gmm_head.h"
+#include "experiments/fourier_head/batched_adam.h"
 
 namespace fl::fourier_head::batched {
 
 namespace {
 
-constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;  // FlatAdamOptions' defaults
 constexpr double kLogitFloor = 1e-5;  // inside the Fourier head's log(q + 1e-5)
 
 // (K, P) -> member parameters (K, rows, columns) at `offset` of every row.
@@ -30,7 +30,7 @@ torch::Tensor pairProducts(const torch::Tensor& x, const torch::Tensor& y) {
 }  // namespace
 
 BatchedToyDeviceStep::BatchedToyDeviceStep(const NetworkShape& shape, const ParameterLayout& layout,
-                                           const torch::Tensor& binBasis,
+                                           const FourierHeadBuffers& fourier,
                                            const torch::Tensor& centers, int64_t stepsPerEpoch,
                                            const std::vector<DeviceMember>& members,
                                            c10::Device device)
@@ -64,14 +64,9 @@ BatchedToyDeviceStep::BatchedToyDeviceStep(const NetworkShape& shape, const Para
   for (const double g : gamma) m_anyPenalty = m_anyPenalty || g > 0;
   m_centers = centers.to(device, torch::kFloat);
   if (shape.head == HeadKind::Fourier) {
-    m_basis = binBasis.to(device, torch::kFloat);
-    const int64_t n1 = shape.frequencies + 1;
-    auto selector = torch::zeros({n1 * n1, n1});
-    for (int64_t p = 0; p < n1; ++p)
-      for (int64_t q = 0; q <= p; ++q) selector[p * n1 + q][p - q] = 1.0;
-    m_lagSelector = selector.to(device);
-    auto k = torch::arange(n1, torch::kDouble);
-    m_penaltyWeights = (2.0 * M_PI * M_PI * k * k).to(device, torch::kFloat);
+    m_basis = fourier.binBasis.to(device, torch::kFloat);
+    m_lagSelector = fourier.lagSelector.to(device, torch::kFloat);
+    m_penaltyWeights = fourier.penaltyWeights.to(device, torch::kFloat);
   }
   const int64_t P = layout.size;
   m_parameters = torch::zeros({K, P}, on.dtype(torch::kFloat)).requires_grad_(true);
@@ -231,12 +226,13 @@ void BatchedToyDeviceStep::computeStep() {
   torch::NoGradGuard noGrad;
   auto update = live.logical_and(torch::isfinite(loss.detach())).unsqueeze(1);  // (K, 1)
   // FlatAdam's step, its scalars per member in double, applied to floats.
+  const AdamConstants adam;
   auto t = (m_steps + 1).to(torch::kDouble);
-  auto stepSize = (-m_lr / (1.0 - torch::pow(kBeta1, t))).to(torch::kFloat).unsqueeze(1);
-  auto sqrtBias2 = torch::sqrt(1.0 - torch::pow(kBeta2, t)).to(torch::kFloat).unsqueeze(1);
-  auto first = m_firstMoment * kBeta1 + (1.0 - kBeta1) * g;
-  auto second = m_secondMoment * kBeta2 + (1.0 - kBeta2) * g * g;
-  auto denominator = second.sqrt() / sqrtBias2 + kEps;
+  auto stepSize = (-m_lr / (1.0 - torch::pow(adam.beta1, t))).to(torch::kFloat).unsqueeze(1);
+  auto sqrtBias2 = torch::sqrt(1.0 - torch::pow(adam.beta2, t)).to(torch::kFloat).unsqueeze(1);
+  auto first = m_firstMoment * adam.beta1 + (1.0 - adam.beta1) * g;
+  auto second = m_secondMoment * adam.beta2 + (1.0 - adam.beta2) * g * g;
+  auto denominator = second.sqrt() / sqrtBias2 + adam.eps;
   auto parameters = m_parameters.detach();
   parameters.copy_(torch::where(update, parameters + stepSize * first / denominator, parameters));
   m_firstMoment.copy_(torch::where(update, first, m_firstMoment));

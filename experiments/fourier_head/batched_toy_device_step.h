@@ -36,13 +36,20 @@ struct DeviceMember {
   double gamma = 0;  // 0: no regulariser
 };
 
+// The Fourier head's constant tensors, as its module holds them (undefined for other heads).
+struct FourierHeadBuffers {
+  torch::Tensor binBasis;        // (2(N+1), 2m): the basis at the bin centres
+  torch::Tensor lagSelector;     // ((N+1)^2, N+1): the autocorrelation's lags
+  torch::Tensor penaltyWeights;  // (N+1): 2 pi^2 k^2
+};
+
 class BatchedToyDeviceStep {
  public:
-  // `binBasis`: the Fourier head's (2(N+1), 2m) basis at the bin centres (undefined for the
-  // other heads); `centers`: the m bin centres. Create and use it on one thread (on CUDA it
-  // makes a stream of its own that thread's current one).
+  // `fourier`: the Fourier head's buffers (none for the other heads); `centers`: the m bin
+  // centres. Create and use it on one thread (on CUDA it makes a stream of its own that
+  // thread's current one).
   BatchedToyDeviceStep(const NetworkShape& shape, const ParameterLayout& layout,
-                       const torch::Tensor& binBasis, const torch::Tensor& centers,
+                       const FourierHeadBuffers& fourier, const torch::Tensor& centers,
                        int64_t stepsPerEpoch, const std::vector<DeviceMember>& members,
                        c10::Device device);
   ~BatchedToyDeviceStep();

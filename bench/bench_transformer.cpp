@@ -152,6 +152,34 @@ std::shared_ptr<const fl::Experiment> experimentNamed(const std::string& name) {
   return std::make_shared<fl::fourier_qk::FourierQkExperiment>();
 }
 
+// Time and calls per op (or kernel) name over one step, printed largest first.
+struct ProfileTable {
+  struct Total {
+    double us = 0;
+    int64_t calls = 0;
+  };
+  std::map<std::string, Total> totals;
+
+  void add(const std::string& name, double us) {
+    auto& total = totals[name];
+    total.us += us;
+    total.calls += 1;
+  }
+  // `allUs`: what the shares are of; `rows` largest, `msFormat` (e.g. "%8.1f") for times.
+  void print(double allUs, size_t rows, const char* msFormat) const {
+    std::vector<std::pair<std::string, Total>> sorted(totals.begin(), totals.end());
+    std::sort(sorted.begin(), sorted.end(),
+              [](const auto& a, const auto& b) { return a.second.us > b.second.us; });
+    for (size_t i = 0; i < std::min(rows, sorted.size()); ++i) {
+      std::printf("    ");
+      std::printf(msFormat, sorted[i].second.us / 1e3);
+      std::printf(" ms %5.1f%%  %6lld calls  %s\n",
+                  100.0 * sorted[i].second.us / std::max(allUs, 1.0),
+                  static_cast<long long>(sorted[i].second.calls), sorted[i].first.c_str());
+    }
+  }
+};
+
 // The ops with the most self CPU time in one step (the legacy autograd profiler: ranges are
 // pushed and popped per thread; self time = a range's time minus its children's).
 template <typename Step>
@@ -161,11 +189,7 @@ void printProfile(Step&& step) {
       torch::profiler::impl::ProfilerConfig(torch::profiler::impl::ProfilerState::CPU));
   step();
   const auto lists = disableProfilerLegacy();
-  struct Total {
-    double selfUs = 0;
-    int64_t calls = 0;
-  };
-  std::map<std::string, Total> totals;
+  ProfileTable table;
   double allUs = 0;
   for (const auto& events : lists) {
     struct Open {
@@ -180,9 +204,7 @@ void printProfile(Step&& step) {
         const auto open = stack.back();
         stack.pop_back();
         const double us = open.event->cpuElapsedUs(e);
-        auto& total = totals[open.event->name()];
-        total.selfUs += us - open.childUs;
-        total.calls += 1;
+        table.add(open.event->name(), us - open.childUs);
         if (stack.empty())
           allUs += us;
         else
@@ -190,14 +212,8 @@ void printProfile(Step&& step) {
       }
     }
   }
-  std::vector<std::pair<std::string, Total>> sorted(totals.begin(), totals.end());
-  std::sort(sorted.begin(), sorted.end(),
-            [](const auto& a, const auto& b) { return a.second.selfUs > b.second.selfUs; });
   std::printf("    profile of one step: %.0f ms in top-level ops\n", allUs / 1e3);
-  for (size_t i = 0; i < std::min<size_t>(15, sorted.size()); ++i)
-    std::printf("    %8.1f ms %5.1f%%  %6lld calls  %s\n", sorted[i].second.selfUs / 1e3,
-                100.0 * sorted[i].second.selfUs / std::max(allUs, 1.0),
-                static_cast<long long>(sorted[i].second.calls), sorted[i].first.c_str());
+  table.print(allUs, 15, "%8.1f");
 }
 
 // The kernels with the most device time in one step (Kineto's CUDA activity records),
@@ -219,28 +235,16 @@ void printDeviceProfile(Step&& step) {
     std::printf("    no device profile: %s\n", e.what());
     return;
   }
-  struct Total {
-    double us = 0;
-    int64_t calls = 0;
-  };
-  std::map<std::string, Total> totals;
+  ProfileTable table;
   double allUs = 0;
   for (const auto& e : result->events()) {
     if (e.deviceType() != c10::DeviceType::CUDA) continue;
     const double us = static_cast<double>(e.durationNs()) / 1e3;
-    auto& total = totals[e.name().substr(0, 110)];
-    total.us += us;
-    total.calls += 1;
+    table.add(e.name().substr(0, 110), us);
     allUs += us;
   }
-  std::vector<std::pair<std::string, Total>> sorted(totals.begin(), totals.end());
-  std::sort(sorted.begin(), sorted.end(),
-            [](const auto& a, const auto& b) { return a.second.us > b.second.us; });
   std::printf("    device profile of one step: %.2f ms of kernels and copies\n", allUs / 1e3);
-  for (size_t i = 0; i < std::min<size_t>(25, sorted.size()); ++i)
-    std::printf("    %8.3f ms %5.1f%%  %6lld calls  %s\n", sorted[i].second.us / 1e3,
-                100.0 * sorted[i].second.us / std::max(allUs, 1.0),
-                static_cast<long long>(sorted[i].second.calls), sorted[i].first.c_str());
+  table.print(allUs, 25, "%8.3f");
 }
 
 // Runs one case in this process and prints its line.

@@ -336,6 +336,31 @@ class TestGroupRunner : public QObject {
     }
   }
 
+  // A run resumed at its last step takes no step, yet still tells its sink (the store) how
+  // long it is: an earlier attempt's progress may never have been written (a full disk).
+  void aRunResumedAtItsLastStepStillReportsItsLength() {
+    const auto config = configOf(*m_experiment, {{"steps", 23}, {"seed", 1}});
+    const std::string checkpoint = folder("at-the-end.pt");
+    std::ofstream(checkpoint) << 23;
+    fl::ResumePoint point;
+    point.checkpointPath = checkpoint;
+    point.step = 23;
+    std::vector<fl::EventQueue> queues(2);
+    fl::GroupRunner group(m_experiment, {{config, &queues[0], folder("end-0"), point},
+                                         {config, &queues[1], folder("end-1"), point}});
+    group.start();
+    group.join();
+    for (auto& queue : queues) {
+      std::vector<fl::ProgressEvent> progress;
+      for (const auto& event : queue.takeAll())
+        if (auto* p = std::get_if<fl::ProgressEvent>(&event)) progress.push_back(*p);
+      QCOMPARE(progress.size(), size_t(1));
+      QCOMPARE(progress.front().step, int64_t(23));
+      QCOMPARE(progress.front().totalSteps, int64_t(23));
+      QCOMPARE(int(group.finalStatus(0)), int(fl::RunStatus::Finished));
+    }
+  }
+
   void aProbeIsAnsweredByItsMemberAloneBetweenSteps() {
     const std::vector<nlohmann::json> configs = {
         configOf(*m_experiment, {{"steps", 100000}, {"step_millis", 1}, {"seed", 1}}),

@@ -263,11 +263,26 @@ int main(int argc, char** argv) {
   std::optional<c10::Device> device;
   for (int i = 1; i < argc; ++i) {
     batchedOnly = batchedOnly || std::strcmp(argv[i], "--batched") == 0;
-    if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = c10::Device(argv[++i]);
+    if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+      try {
+        device = c10::Device(argv[++i]);
+      } catch (const std::exception&) {
+        std::fprintf(stderr,
+                     "bench_fourier_head: --device %s is not a device (cpu, cuda, cuda:N)\n",
+                     argv[i]);
+        return 2;
+      }
+    }
   }
   fl::bench::printEnvironment("bench_fourier_head: toy benchmark training throughput");
   if (device) {
-    deviceTable(*device, argc > 1 && argv[1][0] != '-' ? steps : 500);
+    try {
+      deviceTable(*device, argc > 1 && argv[1][0] != '-' ? steps : 500);
+    } catch (const c10::Error& e) {  // a device this machine lacks, for one
+      std::fprintf(stderr, "bench_fourier_head: on %s: %s\n", device->str().c_str(),
+                   e.what_without_backtrace());
+      return 1;
+    }
     return 0;
   }
   if (batchedOnly) {

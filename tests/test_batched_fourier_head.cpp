@@ -226,6 +226,10 @@ class TestBatchedFourierHead : public QObject {
   }
 
  private slots:
+  // Tiny models get one thread: ctest runs this suite beside others on CI's two cores, where
+  // LibTorch's default of one thread per core made it ten times slower than alone.
+  void initTestCase() { at::set_num_threads(1); }
+
   void initialisationAndGradientsEqualSingleRuns_data() { headRows(); }
   void initialisationAndGradientsEqualSingleRuns() {
     const auto group = rowMembers(/*epochs=*/100);

@@ -189,6 +189,7 @@ void verifyStepGradient(BatchedFourierHeadProgram& program, const std::vector<Ba
 
 Q_DECLARE_METATYPE(std::vector<std::string>)
 Q_DECLARE_METATYPE(std::vector<double>)
+Q_DECLARE_METATYPE(std::vector<int64_t>)
 
 class TestBatchedFourierHead : public QObject {
   Q_OBJECT
@@ -198,31 +199,42 @@ class TestBatchedFourierHead : public QObject {
   // Fourier rows take the regulariser from the DFT of |A|^2 (50 bins) and from the
   // autocorrelation (10 bins < 2N + 1). `stable`: the single runs reproduce themselves under a
   // 1-ulp perturbation over 1000 steps (see the top); learning rates chosen so.
-  void headRows() {
+  // `mixedFrequencies`: also a row of Fourier heads of N = 2, 12 and 20 in one group, which only
+  // the tensor ops train (their head padded to N = 20).
+  void headRows(bool mixedFrequencies = false) {
     QTest::addColumn<std::vector<std::string>>("assignments");
     QTest::addColumn<std::vector<double>>("lrs");
     QTest::addColumn<std::vector<double>>("gammas");
+    QTest::addColumn<std::vector<int64_t>>("frequencies");  // per member; empty: the row's
     QTest::addColumn<bool>("stable");
     using Strings = std::vector<std::string>;
     using Doubles = std::vector<double>;
+    using Counts = std::vector<int64_t>;
     QTest::newRow("linear") << Strings{"head=linear"} << Doubles{1e-3, 3e-4, 1e-3} << Doubles{0.0}
-                            << true;
+                            << Counts{} << true;
     QTest::newRow("fourier") << Strings{"head=fourier"} << Doubles{3e-4, 3e-4, 1e-3}
-                             << Doubles{0.0, 1e-6, 1e-2} << true;
+                             << Doubles{0.0, 1e-6, 1e-2} << Counts{} << true;
     QTest::newRow("fourier, 10 bins < 2N + 1")
         << Strings{"head=fourier", "bins=10", "frequencies=6"} << Doubles{1e-4}
-        << Doubles{1e-2, 0.0, 1e-3} << true;
+        << Doubles{1e-2, 0.0, 1e-3} << Counts{} << true;
     QTest::newRow("gmm") << Strings{"head=gmm"} << Doubles{1e-3, 3e-4, 1e-3} << Doubles{0.0}
-                         << false;
+                         << Counts{} << false;
+    if (mixedFrequencies)
+      QTest::newRow("fourier, N = 2, 12, 20 in one group")
+          << Strings{"head=fourier"} << Doubles{3e-4, 3e-4, 1e-3} << Doubles{1e-2, 1e-6, 0.0}
+          << Counts{2, 12, 20} << true;
   }
 
   std::vector<BatchedMember> rowMembers(int64_t epochs = 20) {
     QFETCH(std::vector<std::string>, assignments);
     QFETCH(std::vector<double>, lrs);
     QFETCH(std::vector<double>, gammas);
+    QFETCH(std::vector<int64_t>, frequencies);
     auto base = settings(assignments);
     base.epochs = epochs;
-    return members(base, {1, 2, 3}, lrs, gammas);
+    auto group = members(base, {1, 2, 3}, lrs, gammas);
+    for (size_t i = 0; i < frequencies.size(); ++i) group[i].settings.frequencies = frequencies[i];
+    return group;
   }
 
  private slots:
@@ -277,7 +289,7 @@ class TestBatchedFourierHead : public QObject {
   // gradients against autograd's at the single run's parameters, every step's loss at the
   // single run's parameters (teacher-forced), and free-running curves (Adam included) over the
   // steps the single run reproduces itself, within the kernels' tolerances.
-  void tensorOpsTrainAsTheSingleRun_data() { headRows(); }
+  void tensorOpsTrainAsTheSingleRun_data() { headRows(/*mixedFrequencies=*/true); }
   void tensorOpsTrainAsTheSingleRun() {
     QFETCH(bool, stable);
     constexpr int64_t kSteps = 150;
@@ -363,6 +375,67 @@ class TestBatchedFourierHead : public QObject {
     QCOMPARE(resumed.stepsDone(1), kFirst);
     verifyCurvesMatch(groupLosses(resumed, kSecond)[1], uninterrupted, 1e-5,
                       "the device path resuming its own checkpoint");
+  }
+
+  // Fourier heads of different N in one device-path group: the CPU's kernels refuse them, and a
+  // padded member's checkpoint is its own single run's, which resumes it.
+  void tensorOpsMixedFrequenciesCheckpointAsSingleRuns() {
+    QTemporaryDir dir;
+    auto group = members(settings({"head=fourier"}), {1, 2}, {3e-4}, {1e-6, 0.0});
+    group[0].settings.frequencies = 4;
+    group[1].settings.frequencies = 16;
+    try {
+      BatchedFourierHeadProgram kernels(group);
+      QFAIL("the CPU's kernels took Fourier heads of N = 4 and 16 in one group");
+    } catch (const std::invalid_argument& e) {
+      QCOMPARE(std::string(e.what()),
+               std::string("member 1 cannot train in member 0's group: frequencies 4 vs 16"));
+    }
+    constexpr int64_t kFirst = 100, kSecond = 60;  // 100: mid-epoch (15 steps each)
+    BatchedFourierHeadProgram original(group, torch::kCPU,
+                                       BatchedFourierHeadProgram::StepCode::TensorOps);
+    groupLosses(original, kFirst);
+    const auto path = dir.filePath("member0.pt").toStdString();
+    original.saveCheckpoint(0, path);
+    QCOMPARE(original.parameters(0).numel(), singleRun(group[0])->flatParameters().numel());
+    const auto uninterrupted = groupLosses(original, kSecond)[0];
+    auto single = singleRun(group[0]);
+    single->loadCheckpoint(path);
+    verifyCurvesMatch(singleLosses(*single, kFirst, kFirst + kSecond), uninterrupted, 1e-4,
+                      "the N = 4 member's checkpoint resumed by its single run");
+  }
+
+  // The driver asks for members' evaluations one by one; those due at the same step are
+  // computed together on the first request, side by side on two threads, and handed out as
+  // asked: the reports equal those asked for directly, and none is handed out after a step.
+  void membersDueTogetherAreEvaluatedSideBySide() {
+    at::set_num_threads(2);
+    struct OneThreadAgain {
+      ~OneThreadAgain() { at::set_num_threads(1); }
+    } oneThreadAgain;
+    const auto group = members(settings({"head=fourier"}), {1, 2, 3}, {3e-4}, {0.0, 1e-6});
+    BatchedFourierHeadProgram program(group);
+    const int64_t evalEvery = program.plan(0).evalEvery;
+    QVERIFY(evalEvery > 1);
+    groupLosses(program, evalEvery);  // every member due now
+    const auto direct = program.evaluate({{0, false}, {1, false}, {2, false}});
+    for (int64_t i = 0; i < 3; ++i) {
+      fl::EvalReport asked;
+      program.evaluate(i, false, asked);
+      const auto& expected = direct[static_cast<size_t>(i)];
+      QCOMPARE(asked.metrics, expected.metrics);
+      QCOMPARE(asked.snapshots.size(), expected.snapshots.size());
+      for (size_t j = 0; j < expected.snapshots.size(); ++j) {
+        QCOMPARE(asked.snapshots[j].name, expected.snapshots[j].name);
+        QVERIFY2(asked.snapshots[j].data == expected.snapshots[j].data,
+                 expected.snapshots[j].name.c_str());
+      }
+    }
+    fl::EvalReport first, afterStep;
+    program.evaluate(0, false, first);  // members 1 and 2 evaluated beside it, at this step
+    program.trainStep();
+    program.evaluate(1, false, afterStep);
+    QVERIFY(afterStep.metrics != direct[1].metrics);  // at its new parameters, not the kept report
   }
 
   void lossCurvesMatchSingleRuns_data() { headRows(); }

@@ -11,6 +11,7 @@
 #include "core/engine/runner.h"
 #include "core/store/run_export.h"
 #include "core/store/run_snapshots.h"
+#include "core/study/run_groups.h"
 #include "experiments/builtin_experiments.h"
 
 namespace {
@@ -242,6 +243,50 @@ class TestFourierHeadExperiment : public QObject {
              std::string());
     const auto why = experiment()->groupDifference(config("cpu", "1"), config("cuda", "2"));
     QVERIFY2(why.rfind("device cpu vs cuda", 0) == 0, why.c_str());
+  }
+
+  // On a device the tensor ops pad Fourier heads to the group's N, so auto puts every Fourier
+  // run of a study in one group, however many and of whatever N, and splits none over idle
+  // workers; on the CPU the kernels need one N, and auto caps and splits groups over the cores.
+  void onADeviceFourierHeadsOfAnyNShareOneGroup() {
+    auto config = [](const std::string& device, const std::string& head, int frequencies,
+                     int seed) {
+      auto c = fl::buildConfig(
+          *experiment(), "",
+          {"device=" + device, "head=" + head, "frequencies=" + std::to_string(frequencies),
+           "seed=" + std::to_string(seed)});
+      if (!c.ok()) qFatal("%s", c.summary().c_str());
+      return c.values;
+    };
+    QCOMPARE(experiment()->groupDifference(config("cpu", "fourier", 4, 1),
+                                           config("cpu", "fourier", 16, 1)),
+             std::string("frequencies 4 vs 16"));
+    QCOMPARE(experiment()->groupDifference(config("cuda", "fourier", 4, 1),
+                                           config("cuda", "fourier", 16, 1)),
+             std::string());
+    QCOMPARE(experiment()->groupDifference(config("cuda", "fourier", 4, 1),
+                                           config("cuda", "linear", 4, 1)),
+             std::string("head fourier vs linear"));
+
+    // Cells 0-39: Fourier heads of N = 2, 4, ..., 20 (four seeds each); 40-43: linear heads.
+    auto study = [&](const std::string& device) {
+      std::vector<int64_t> cells;
+      for (int64_t c = 0; c < 44; ++c) cells.push_back(c);
+      auto configOf = [&](int64_t c) {
+        return c < 40 ? config(device, "fourier", 2 + 2 * static_cast<int>(c / 4),
+                               1 + static_cast<int>(c % 4))
+                      : config(device, "linear", 12, static_cast<int>(c));
+      };
+      std::vector<size_t> sizes;
+      for (const auto& group : fl::study::formRunGroups(cells, configOf, *experiment(),
+                                                        fl::study::BatchMode{0}, /*workers=*/16))
+        sizes.push_back(group.size());
+      return sizes;
+    };
+    QCOMPARE(study("cuda"), (std::vector<size_t>{40, 4}));
+    const auto onCpu = study("cpu");  // one set per N, then halved until 16 groups
+    QCOMPARE(onCpu.size(), size_t(16));
+    QCOMPARE(*std::max_element(onCpu.begin(), onCpu.end()), size_t(4));
   }
 
   void spectrumOnlyForTheFourierHead() {

@@ -20,7 +20,8 @@
 namespace fl::study {
 
 struct BatchMode {
-  // 0: auto (groups of at most kAutoGroupSize, split further while workers would idle);
+  // 0: auto (groups of at most kAutoGroupSize, split further while workers would idle; on an
+  // accelerator, every compatible set one group);
   // 1: off (every run alone); K > 1: groups of at most K.
   int maxGroupSize = 1;
 

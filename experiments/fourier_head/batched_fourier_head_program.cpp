@@ -28,6 +28,7 @@ struct BatchedFourierHeadProgram::Member {
   ToyRegressor model{nullptr};
   std::mt19937_64 shuffleRng;
   std::vector<int64_t> order;  // this epoch's order; empty before the first step
+  int64_t parameterCount = 0;  // P_i: the first P_i entries of its row (the rest: padding)
   int64_t stepsDone = 0;
   bool active = true;
 };
@@ -90,12 +91,13 @@ std::vector<float> floatsOf(const torch::Tensor& t) {
 }  // namespace
 
 std::string BatchedFourierHeadProgram::shapeDifference(const ToyBenchmarkSettings& a,
-                                                       const ToyBenchmarkSettings& b) {
+                                                       const ToyBenchmarkSettings& b,
+                                                       StepCode code) {
   auto differ = [](const char* key, const std::string& x, const std::string& y) {
     return std::string(key) + " " + x + " vs " + y;
   };
   if (a.head != b.head) return differ("head", a.head, b.head);
-  if (a.head == "fourier" && a.frequencies != b.frequencies)
+  if (a.head == "fourier" && a.frequencies != b.frequencies && code == StepCode::Kernels)
     return differ("frequencies", std::to_string(a.frequencies), std::to_string(b.frequencies));
   if (a.head == "gmm" && a.gaussians != b.gaussians)
     return differ("gaussians", std::to_string(a.gaussians), std::to_string(b.gaussians));
@@ -131,7 +133,7 @@ BatchedFourierHeadProgram::BatchedFourierHeadProgram(std::vector<BatchedMember> 
     throw std::invalid_argument("the batched toy kernels run on the CPU, not on " + device.str());
   if (members.empty()) throw std::invalid_argument("a batched group needs at least one member");
   for (size_t i = 1; i < members.size(); ++i) {
-    const auto why = shapeDifference(members[0].settings, members[i].settings);
+    const auto why = shapeDifference(members[0].settings, members[i].settings, code);
     if (!why.empty())
       throw std::invalid_argument("member " + std::to_string(i) +
                                   " cannot train in member 0's group: " + why);
@@ -154,15 +156,26 @@ BatchedFourierHeadProgram::BatchedFourierHeadProgram(std::vector<BatchedMember> 
     m_members.push_back(std::move(m));
   }
 
+  // The group's network is the widest member's: the most frequencies (the others padded).
+  int64_t widest = 0;
+  for (int64_t i = 1; i < K; ++i)
+    if (m_members[i]->spec.settings.frequencies > m_members[widest]->spec.settings.frequencies)
+      widest = i;
   batched::NetworkShape shape;
   shape.head = headKind(first.head);
   shape.members = K;
   shape.batch = first.batchSize;
   shape.bins = first.bins;
-  shape.frequencies = first.frequencies;
+  shape.frequencies = m_members[widest]->spec.settings.frequencies;
   shape.gaussians = first.gaussians;
-  const batched::ParameterLayout layout = layoutOf(*m_members[0]->model, shape);
+  const batched::ParameterLayout layout = layoutOf(*m_members[widest]->model, shape);
   m_parameterCount = layout.size;
+  std::vector<batched::ParameterLayout> layouts;
+  for (auto& m : m_members) {
+    batched::NetworkShape own = shape;
+    layouts.push_back(layoutOf(*m->model, own));
+    m->parameterCount = layouts.back().size;
+  }
 
   // Each member's initial parameters into its row, and its model's parameters re-seated as
   // views of that row (as FlatAdam does with its flat buffer).
@@ -180,14 +193,14 @@ BatchedFourierHeadProgram::BatchedFourierHeadProgram(std::vector<BatchedMember> 
       p.set_data(slot.view(p.sizes()));
       offset += n;
     }
-    if (offset != m_parameterCount)
-      throw std::logic_error("members' models differ in size despite equal shapes");
+    if (offset != m_members[i]->parameterCount)
+      throw std::logic_error("a member's model has another size than its layout");
   }
 
   // The Fourier head's constant tensors, as the members' head module holds them.
   batched::FourierHeadBuffers fourier;
   if (shape.head == batched::HeadKind::Fourier) {
-    for (const auto& buffer : m_members[0]->model->head().named_buffers()) {
+    for (const auto& buffer : m_members[widest]->model->head().named_buffers()) {
       if (buffer.key() == "bin_basis") fourier.binBasis = buffer.value();
       if (buffer.key() == "lag_selector") fourier.lagSelector = buffer.value();
       if (buffer.key() == "penalty_weights") fourier.penaltyWeights = buffer.value();
@@ -200,9 +213,20 @@ BatchedFourierHeadProgram::BatchedFourierHeadProgram(std::vector<BatchedMember> 
         floatsOf(nn::binCenters(first.bins)));
   } else {
     std::vector<batched::DeviceMember> onDevice;
-    for (const auto& m : m_members)
-      onDevice.push_back({m->data.trainInputs, m->data.trainTargets, m->spec.settings.lr,
-                          first.head == "fourier" ? m->spec.settings.gamma : 0.0});
+    for (int64_t i = 0; i < K; ++i) {
+      const Member& m = *m_members[i];
+      batched::DeviceMember member;
+      member.trainInputs = m.data.trainInputs;
+      member.trainTargets = m.data.trainTargets;
+      member.lr = m.spec.settings.lr;
+      member.gamma = first.head == "fourier" ? m.spec.settings.gamma : 0.0;
+      if (m.parameterCount != m_parameterCount) {
+        member.slots = batched::fourierSlots(layouts[i], layout, m.spec.settings.frequencies,
+                                             shape.frequencies, shape.features);
+        member.ownSize = m.parameterCount;
+      }
+      onDevice.push_back(std::move(member));
+    }
     m_deviceStep = std::make_unique<batched::BatchedToyDeviceStep>(
         shape, layout, fourier, nn::binCenters(first.bins), m_members[0]->plan.stepsPerEpoch,
         onDevice, device);
@@ -238,13 +262,14 @@ torch::Tensor BatchedFourierHeadProgram::parameters(int64_t i) {
   at(i);
   fetchFromDevice();
   m_hostAhead = true;  // the caller may write into the view
-  return m_parameters[i];
+  m_evaluatedAhead.clear();
+  return m_parameters[i].narrow(0, 0, at(i).parameterCount);
 }
 
 torch::Tensor BatchedFourierHeadProgram::gradients(int64_t i) const {
   at(i);
   fetchFromDevice();
-  return m_gradients[i];
+  return m_gradients[i].narrow(0, 0, at(i).parameterCount);
 }
 
 void BatchedFourierHeadProgram::fetchFromDevice() const {
@@ -277,6 +302,7 @@ void BatchedFourierHeadProgram::gatherBatch(int64_t i) {
 }
 
 std::vector<std::optional<StepLoss>> BatchedFourierHeadProgram::trainStep() {
+  m_evaluatedAhead.clear();
   m_stepping.clear();
   for (int64_t i = 0; i < memberCount(); ++i)
     if (m_members[i]->active && m_members[i]->stepsDone < m_members[i]->plan.totalSteps)
@@ -350,22 +376,55 @@ std::vector<EvalReport> BatchedFourierHeadProgram::evaluate(
   // snapshots), and stacking several members' test rows into one metric pass measured slower
   // (K = 32: 6-12 ms per member against 2.9 ms alone; the larger temporaries page-fault as glibc
   // returns their memory).
+  //
+  // Members side by side on the group's threads (its share of the thread budget): on a GPU one
+  // group holds a whole study's Fourier heads (240 of the frequency study), whose evaluations
+  // would otherwise take the group's thread for seconds at each of them while the device idles.
+  // Each member's evaluation reads only its own model and data.
   fetchFromDevice();
+  std::vector<Member*> evaluated;
+  for (const auto& request : requests) evaluated.push_back(&at(request.member));
   std::vector<EvalReport> reports(requests.size());
-  for (size_t j = 0; j < requests.size(); ++j) {
-    Member& m = at(requests[j].member);
-    const auto predictions = predictTestSet(*m.model, m.data.testInputs);
-    for (const auto& [key, rows] : m_evaluation->metricRows(m.data.testTruePmf, predictions.logQ,
-                                                            predictions.q, m.data.testTargets))
-      reports[j].metric(key, rows.mean().item<double>());
-    m_evaluation->appendSnapshots(reports[j], m.spec.settings, *m.model, m.data, predictions,
-                                  requests[j].final);
-  }
+  at::parallel_for(0, static_cast<int64_t>(requests.size()), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t j = begin; j < end; ++j) {
+      Member& m = *evaluated[static_cast<size_t>(j)];
+      EvalReport& report = reports[static_cast<size_t>(j)];
+      const auto predictions = predictTestSet(*m.model, m.data.testInputs);
+      for (const auto& [key, rows] : m_evaluation->metricRows(m.data.testTruePmf, predictions.logQ,
+                                                              predictions.q, m.data.testTargets))
+        report.metric(key, rows.mean().item<double>());
+      m_evaluation->appendSnapshots(report, m.spec.settings, *m.model, m.data, predictions,
+                                    requests[static_cast<size_t>(j)].final);
+    }
+  });
   return reports;
 }
 
 void BatchedFourierHeadProgram::evaluate(int64_t i, bool final, EvalReport& out) {
-  EvalReport report = std::move(evaluate({{i, final}}).front());
+  EvalReport report;
+  const auto ahead = m_evaluatedAhead.find(i);
+  if (ahead != m_evaluatedAhead.end() && ahead->second.step == at(i).stepsDone &&
+      ahead->second.final == final) {
+    report = std::move(ahead->second.report);
+    m_evaluatedAhead.erase(ahead);
+  } else {
+    // The driver asks for members one by one, each when its own step is reported; the members
+    // due at this same step are evaluated now, side by side, and their reports kept for then.
+    std::vector<EvalRequest> requests{{i, final}};
+    for (int64_t j = 0; j < memberCount(); ++j) {
+      const Member& m = *m_members[j];
+      const bool last = m.stepsDone == m.plan.totalSteps;
+      const bool due = last || (m.plan.evalEvery > 0 && m.stepsDone % m.plan.evalEvery == 0);
+      if (j != i && m.active && m.stepsDone > 0 && due && !m_evaluatedAhead.count(j))
+        requests.push_back({j, last});
+    }
+    auto reports = evaluate(requests);
+    report = std::move(reports.front());
+    for (size_t r = 1; r < requests.size(); ++r) {
+      const int64_t j = requests[r].member;
+      m_evaluatedAhead[j] = {m_members[j]->stepsDone, requests[r].final, std::move(reports[r])};
+    }
+  }
   for (auto& metric : report.metrics) out.metrics.push_back(std::move(metric));
   for (auto& snapshot : report.snapshots) out.snapshot(std::move(snapshot));
 }
@@ -382,8 +441,10 @@ void BatchedFourierHeadProgram::saveCheckpoint(int64_t i, const std::string& pat
   fetchFromDevice();
   ToyCheckpoint checkpoint;
   // Copies: a view would write the whole group's storage into the member's file.
-  checkpoint.optimizer = {m_parameters[i].clone(), m_firstMoment[i].clone(),
-                          m_secondMoment[i].clone(), m.stepsDone};
+  const auto own = [&](const torch::Tensor& rows) {
+    return rows[i].narrow(0, 0, m.parameterCount).clone();
+  };
+  checkpoint.optimizer = {own(m_parameters), own(m_firstMoment), own(m_secondMoment), m.stepsDone};
   checkpoint.shuffleRng = m.shuffleRng;
   if (!m.order.empty()) checkpoint.permutation = torch::tensor(m.order, torch::kLong);
   saveToyCheckpoint(checkpoint, path);
@@ -393,7 +454,7 @@ void BatchedFourierHeadProgram::loadCheckpoint(int64_t i, const std::string& pat
   Member& m = at(i);
   auto checkpoint = loadToyCheckpoint(path, torch::kCPU);
   const auto& state = checkpoint.optimizer;
-  const int64_t n = m_parameterCount;
+  const int64_t n = m.parameterCount;
   if (state.parameters.numel() != n || state.firstMoment.numel() != n ||
       state.secondMoment.numel() != n)
     throw std::runtime_error("checkpoint holds " + std::to_string(state.parameters.numel()) +
@@ -412,9 +473,10 @@ void BatchedFourierHeadProgram::loadCheckpoint(int64_t i, const std::string& pat
   torch::NoGradGuard noGrad;
   fetchFromDevice();  // the other members' state, before the device gets the host's again
   m_hostAhead = true;
-  m_parameters[i].copy_(state.parameters.reshape({-1}));
-  m_firstMoment[i].copy_(state.firstMoment.reshape({-1}));
-  m_secondMoment[i].copy_(state.secondMoment.reshape({-1}));
+  m_evaluatedAhead.erase(i);
+  m_parameters[i].narrow(0, 0, n).copy_(state.parameters.reshape({-1}));
+  m_firstMoment[i].narrow(0, 0, n).copy_(state.firstMoment.reshape({-1}));
+  m_secondMoment[i].narrow(0, 0, n).copy_(state.secondMoment.reshape({-1}));
   m.stepsDone = state.stepCount;
   m.shuffleRng = checkpoint.shuffleRng;
   m.order = std::move(order);

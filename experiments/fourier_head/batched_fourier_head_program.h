@@ -6,7 +6,10 @@
 // single run's checkpoint (either resumes the other's). Only the arithmetic is shared: the K
 // models' parameters are rows of one (K, P) buffer, a step is one pass of BatchedToyNetwork
 // over all members' batches and Adam over their rows. Results equal the single runs' within
-// float rounding (batched products sum in another order), not bit for bit.
+// float rounding (batched products sum in another order), not bit for bit. Stepped by tensor ops
+// (on a GPU), Fourier heads of different N share a group: each member's row is its own model's
+// parameters followed by zeros, and the device pads its head to the group's N (exact: the padded
+// amplitudes stay zero).
 //
 // How a driver runs a group (the Runner's loop, for K runs at once):
 //   BatchedFourierHeadProgram group(members);      // outside any SeededScope: it takes one
@@ -65,11 +68,13 @@ class BatchedFourierHeadProgram {
   BatchedFourierHeadProgram(const BatchedFourierHeadProgram&) = delete;
   BatchedFourierHeadProgram& operator=(const BatchedFourierHeadProgram&) = delete;
 
-  // Empty when runs with these settings can train in one group; otherwise what differs. They
-  // must share the head and its size (N or G), bins, batch size, epochs, samples and
-  // test fraction; data set, variance, lr, gamma, seed, eval_every and snapshot_inputs are
-  // each member's own.
-  static std::string shapeDifference(const ToyBenchmarkSettings& a, const ToyBenchmarkSettings& b);
+  // Empty when runs with these settings can train in one group stepped by `code`; otherwise
+  // what differs. They must share the head and its size (G; N for the CPU's kernels), bins,
+  // batch size, epochs, samples and test fraction; data set, variance, lr, gamma, seed,
+  // eval_every and snapshot_inputs are each member's own. The tensor ops take Fourier heads of
+  // any N together, the group's head as wide as the widest (batched_toy_device_step.h).
+  static std::string shapeDifference(const ToyBenchmarkSettings& a, const ToyBenchmarkSettings& b,
+                                     StepCode code = StepCode::Kernels);
   // Which matrix-product code the group calls (the BLAS LibTorch loaded, or plain loops).
   static std::string gemmBackend();
   // How this group steps: "CPU kernels", "one CUDA graph per step", or "tensor ops, no CUDA
@@ -93,7 +98,9 @@ class BatchedFourierHeadProgram {
   std::vector<std::optional<StepLoss>> trainStep();
 
   // Evaluations as the single run's evaluate(stepsDone, final, out), for any members at once
-  // (each through the single run's code: at equal parameters, its report).
+  // (each through the single run's code: at equal parameters, its report), side by side on the
+  // calling thread's intra-op threads. evaluate(i, ...) also evaluates the other members due at
+  // their current step, and hands out those reports when they are asked for.
   struct EvalRequest {
     int64_t member = 0;
     bool final = false;
@@ -133,6 +140,14 @@ class BatchedFourierHeadProgram {
   mutable bool m_deviceAhead = false;  // the device stepped since the host buffers were fetched
   bool m_hostAhead = true;             // the host buffers changed since the device's upload
   std::unique_ptr<ToyEvaluation> m_evaluation;
+  // Reports of members due for evaluation at the step they are at, computed beside another
+  // member's (see evaluate(i, ...)); dropped when parameters may change.
+  struct EvaluatedAhead {
+    int64_t step = 0;
+    bool final = false;
+    EvalReport report;
+  };
+  std::map<int64_t, EvaluatedAhead> m_evaluatedAhead;
   std::vector<int64_t> m_stepping;  // this step's members
   std::vector<int64_t> m_chunk;     // the part of them in work
   std::vector<int64_t> m_counts;    // (K) rows of each member's batch

@@ -39,8 +39,11 @@ BatchedFourierHeadTrial::BatchedFourierHeadTrial(const std::vector<TrialContext>
 std::string toyGroupDifference(const nlohmann::json& a, const nlohmann::json& b) {
   const std::string deviceA = deviceOf(a), deviceB = deviceOf(b);
   if (deviceA != deviceB) return "device " + deviceA + " vs " + deviceB;
+  // As BatchedFourierHeadProgram steps a group there: the CPU's kernels, tensor ops elsewhere.
+  const auto code = deviceA == "cpu" ? BatchedFourierHeadProgram::StepCode::Kernels
+                                     : BatchedFourierHeadProgram::StepCode::TensorOps;
   return BatchedFourierHeadProgram::shapeDifference(ToyBenchmarkSettings::fromConfig(a),
-                                                    ToyBenchmarkSettings::fromConfig(b));
+                                                    ToyBenchmarkSettings::fromConfig(b), code);
 }
 
 }  // namespace fl::fourier_head

@@ -1,6 +1,7 @@
 // BatchedFourierHeadTrial: the engine's face of a BatchedFourierHeadProgram, so a
 // GroupRunner drives the toy benchmark's groups as it would any experiment's BatchedTrial.
-// Grouping rule (toyGroupDifference): the program's shapeDifference, and both runs on one device.
+// Grouping rule (toyGroupDifference): both runs on one device, and the program's shapeDifference
+// for the code that steps there (on a GPU, Fourier heads of any N train together).
 #pragma once
 
 #include <memory>

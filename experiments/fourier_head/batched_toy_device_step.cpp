@@ -29,6 +29,31 @@ torch::Tensor pairProducts(const torch::Tensor& x, const torch::Tensor& y) {
 
 }  // namespace
 
+std::vector<int64_t> fourierSlots(const ParameterLayout& own, const ParameterLayout& group,
+                                  int64_t ownFrequencies, int64_t groupFrequencies,
+                                  int64_t features) {
+  const int64_t n1 = ownFrequencies + 1, groupN1 = groupFrequencies + 1;
+  if (ownFrequencies > groupFrequencies || own.headWeight != group.headWeight ||
+      own.size != own.headBias + 2 * n1 || group.size != group.headBias + 2 * groupN1)
+    throw std::logic_error("a Fourier head of " + std::to_string(ownFrequencies) +
+                           " frequencies does not fit a group's of " +
+                           std::to_string(groupFrequencies));
+  // The head's outputs are u_0..u_N then v_0..v_N: v_k moves down by the frequencies added.
+  auto groupOutput = [&](int64_t r) { return r < n1 ? r : groupN1 + (r - n1); };
+  std::vector<int64_t> slots;
+  for (int64_t j = 0; j < own.headWeight; ++j) slots.push_back(j);  // the trunk, as it is
+  for (int64_t r = 0; r < 2 * n1; ++r)
+    for (int64_t c = 0; c < features; ++c)
+      slots.push_back(group.headWeight + groupOutput(r) * features + c);
+  for (int64_t r = 0; r < 2 * n1; ++r) slots.push_back(group.headBias + groupOutput(r));
+  // The padding: the group's entries the member lacks, in order.
+  std::vector<bool> taken(static_cast<size_t>(group.size), false);
+  for (const int64_t slot : slots) taken[static_cast<size_t>(slot)] = true;
+  for (int64_t j = 0; j < group.size; ++j)
+    if (!taken[static_cast<size_t>(j)]) slots.push_back(j);
+  return slots;
+}
+
 BatchedToyDeviceStep::BatchedToyDeviceStep(const NetworkShape& shape, const ParameterLayout& layout,
                                            const FourierHeadBuffers& fourier,
                                            const torch::Tensor& centers, int64_t stepsPerEpoch,
@@ -45,7 +70,20 @@ BatchedToyDeviceStep::BatchedToyDeviceStep(const NetworkShape& shape, const Para
   m_trainSize = members.front().trainInputs.size(0);
   std::vector<torch::Tensor> inputs, targets;
   std::vector<double> lr, gamma;
+  std::vector<int64_t> slots;
+  bool padded = false;
+  for (const auto& m : members) padded = padded || !m.slots.empty();
   for (const auto& m : members) {
+    if (padded) {
+      std::vector<int64_t> own = m.slots;
+      if (own.empty())
+        for (int64_t j = 0; j < layout.size; ++j) own.push_back(j);
+      if (static_cast<int64_t>(own.size()) != layout.size)
+        throw std::invalid_argument("a member's slots cover " + std::to_string(own.size()) +
+                                    " of the group's " + std::to_string(layout.size) +
+                                    " parameters");
+      slots.insert(slots.end(), own.begin(), own.end());
+    }
     if (m.trainInputs.size(0) != m_trainSize)
       throw std::invalid_argument("members of a group have training sets of different sizes");
     inputs.push_back(m.trainInputs.to(torch::kFloat));
@@ -73,6 +111,18 @@ BatchedToyDeviceStep::BatchedToyDeviceStep(const NetworkShape& shape, const Para
   m_firstMoment = torch::zeros({K, P}, on.dtype(torch::kFloat));
   m_secondMoment = torch::zeros({K, P}, on.dtype(torch::kFloat));
   m_gradients = torch::zeros({K, P}, on.dtype(torch::kFloat));
+  if (padded) {
+    m_slots = torch::tensor(slots, torch::kLong).view({K, P}).to(device);
+    // Gradients only where a member's model has parameters: its first P_i slots.
+    auto mask = torch::zeros({K, P}, torch::kFloat);
+    for (int64_t k = 0; k < K; ++k) {
+      const auto& own = members[static_cast<size_t>(k)];
+      const int64_t ownSize = own.slots.empty() ? P : own.ownSize;
+      auto row = m_slots[k].narrow(0, 0, ownSize).cpu();
+      mask[k].index_fill_(0, row, 1.0f);
+    }
+    m_gradientMask = mask.to(device);
+  }
   m_steps = torch::zeros({K}, on.dtype(torch::kLong));
   m_stepping = torch::zeros({K}, on.dtype(torch::kBool));
   m_alive = torch::ones({K}, on.dtype(torch::kBool));
@@ -89,9 +139,14 @@ void BatchedToyDeviceStep::upload(const torch::Tensor& parameters, const torch::
                                   const torch::Tensor& secondMoment,
                                   const std::vector<int64_t>& stepsDone) {
   torch::NoGradGuard noGrad;
-  m_parameters.copy_(parameters);
-  m_firstMoment.copy_(firstMoment);
-  m_secondMoment.copy_(secondMoment);
+  // Rows in the members' own layouts, moved into the group's (padding included: zeros).
+  auto groupRows = [this](const torch::Tensor& own) {
+    if (!m_slots.defined()) return own.to(m_firstMoment.device());
+    return torch::empty_like(m_firstMoment).scatter_(1, m_slots, own.to(m_firstMoment.device()));
+  };
+  m_parameters.copy_(groupRows(parameters));
+  m_firstMoment.copy_(groupRows(firstMoment));
+  m_secondMoment.copy_(groupRows(secondMoment));
   m_steps.copy_(torch::tensor(stepsDone, torch::kLong));
   m_alive.fill_(true);
 }
@@ -102,8 +157,9 @@ void BatchedToyDeviceStep::download(const torch::Tensor& parameters,
                                     const torch::Tensor& gradients) const {
   torch::NoGradGuard noGrad;
   // One copy of everything, then the host's rows (a copy to the host waits for the device).
-  auto all = torch::stack({m_parameters.detach(), m_firstMoment, m_secondMoment, m_gradients})
-                 .to(torch::kCPU);
+  auto all = torch::stack({m_parameters.detach(), m_firstMoment, m_secondMoment, m_gradients});
+  if (m_slots.defined()) all = all.gather(2, m_slots.unsqueeze(0).expand_as(all));  // own layouts
+  all = all.to(torch::kCPU);
   parameters.copy_(all[0]);
   firstMoment.copy_(all[1]);
   secondMoment.copy_(all[2]);
@@ -222,6 +278,7 @@ void BatchedToyDeviceStep::computeStep() {
   auto live = m_stepping.logical_and(m_alive);
   auto total = torch::where(live, loss, torch::zeros_like(loss)).sum();
   auto g = torch::autograd::grad({total}, {m_parameters})[0];
+  if (m_gradientMask.defined()) g = g * m_gradientMask;  // the padding stays zero
 
   torch::NoGradGuard noGrad;
   auto update = live.logical_and(torch::isfinite(loss.detach())).unsqueeze(1);  // (K, 1)

@@ -34,7 +34,23 @@ struct DeviceMember {
   torch::Tensor trainTargets;  // (Ntr) long
   double lr = 0;
   double gamma = 0;  // 0: no regulariser
+  // Where each entry of the member's own parameter row sits in the group's row (the layout's),
+  // for a Fourier head with fewer frequencies than the group's: its own entries first, then the
+  // group's entries it lacks (see below). Empty: the member's layout is the group's.
+  std::vector<int64_t> slots;
+  int64_t ownSize = 0;  // with slots: the member's own parameters, P_i (the rest is padding)
 };
+
+// Fourier heads of different N in one group: the group's head has the largest N, and a member
+// with fewer frequencies holds zeros in the amplitude rows it lacks (u_k, v_k for k > N), whose
+// gradients are masked so that Adam never moves them. Zero amplitudes add exact zeros to the
+// basis products, the autocorrelation and the regulariser, so the member trains as its own
+// single run, within float rounding. Its row on the host stays in its own layout: the first
+// P_i entries its parameters, the rest zeros (the padding, which upload and download move).
+// `slots` maps a member's own row of P entries onto the group's: a permutation.
+std::vector<int64_t> fourierSlots(const ParameterLayout& own, const ParameterLayout& group,
+                                  int64_t ownFrequencies, int64_t groupFrequencies,
+                                  int64_t features);
 
 // The Fourier head's constant tensors, as its module holds them (undefined for other heads).
 struct FourierHeadBuffers {
@@ -55,7 +71,7 @@ class BatchedToyDeviceStep {
   ~BatchedToyDeviceStep();
 
   // The group's state from the host, before the first step: (K, P) parameters and Adam
-  // moments, each member's steps.
+  // moments (each row in its member's own layout), each member's steps.
   void upload(const torch::Tensor& parameters, const torch::Tensor& firstMoment,
               const torch::Tensor& secondMoment, const std::vector<int64_t>& stepsDone);
   // The state back into host (K, P) tensors, with the gradients of the last step.
@@ -98,10 +114,12 @@ class BatchedToyDeviceStep {
   torch::Tensor m_parameters;      // (K, P), requires grad
   torch::Tensor m_firstMoment, m_secondMoment;  // (K, P)
   torch::Tensor m_gradients;                    // (K, P): the last step's
-  torch::Tensor m_steps;                        // (K) long: steps done
-  torch::Tensor m_stepping;                     // (K) bool: who steps
-  torch::Tensor m_alive;                        // (K) bool: no loss was non-finite
-  torch::Tensor m_losses;                       // (K) float: the last step's
+  torch::Tensor m_slots;         // (K, P) long: own row entry -> group row entry; or undefined
+  torch::Tensor m_gradientMask;  // (K, P) float: 0 on padding; undefined without padding
+  torch::Tensor m_steps;         // (K) long: steps done
+  torch::Tensor m_stepping;      // (K) bool: who steps
+  torch::Tensor m_alive;         // (K) bool: no loss was non-finite
+  torch::Tensor m_losses;        // (K) float: the last step's
 
   std::vector<bool> m_lastStepping;
   std::vector<std::pair<int64_t, std::vector<int64_t>>> m_pendingOrders;

@@ -284,6 +284,9 @@ class TestFourierHeadExperiment : public QObject {
       return sizes;
     };
     QCOMPARE(study("cuda"), (std::vector<size_t>{40, 4}));
+    // A group on a device evaluates its members side by side: it takes the budget's threads.
+    QCOMPARE(experiment()->usefulThreads(config("cuda", "fourier", 4, 1)), 0);
+    QCOMPARE(experiment()->usefulThreads(config("cpu", "fourier", 4, 1)), 1);
     const auto onCpu = study("cpu");  // one set per N, then halved until 16 groups
     QCOMPARE(onCpu.size(), size_t(16));
     QCOMPARE(*std::max_element(onCpu.begin(), onCpu.end()), size_t(4));

@@ -84,4 +84,14 @@ torch::Tensor toDeviceWithoutWaiting(const torch::Tensor& host, const torch::Dev
   return host.pin_memory().to(device, /*non_blocking=*/true);
 }
 
+std::string configDevice(const std::string& requested) {
+  try {
+    return resolveDevice(requested).device.str();
+  } catch (const std::exception&) {
+    return requested;
+  }
+}
+
+bool onAccelerator(const std::string& requested) { return configDevice(requested) != "cpu"; }
+
 }  // namespace fl

@@ -21,6 +21,12 @@ struct ResolvedDevice {
 // ordinal does not exist.
 ResolvedDevice resolveDevice(const std::string& spec);
 
+// The device a config's "device" value names, resolved ("auto" too); as written where this
+// machine has no such device (a run asking for it fails when it starts, with the reason).
+std::string configDevice(const std::string& requested);
+// Whether that device is an accelerator (anything but the CPU).
+bool onAccelerator(const std::string& requested);
+
 // A host tensor on `device` without the host waiting for the copy: through pinned memory on a
 // GPU (a plain copy from pageable memory waits for the device's queue to drain, once per
 // training step), the tensor itself on the CPU.

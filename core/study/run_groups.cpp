@@ -54,17 +54,6 @@ bool compatible(const Experiment& experiment, const nlohmann::json& a, const nlo
   }
 }
 
-// Whether a config trains on an accelerator: its device resolved, or as written where this machine
-// has no such device (such a run fails when it starts, with the reason).
-bool onAccelerator(const nlohmann::json& config) {
-  const std::string requested = config.value("device", "cpu");
-  try {
-    return !resolveDevice(requested).device.is_cpu();
-  } catch (const std::exception&) {
-    return requested != "cpu" && requested != "auto";
-  }
-}
-
 }  // namespace
 
 std::vector<std::vector<int64_t>> formRunGroups(
@@ -93,7 +82,7 @@ std::vector<std::vector<int64_t>> formRunGroups(
   // device rather than each having a core: there auto neither caps groups nor splits them.
   bool anyOnAccelerator = false;
   for (size_t s = 0; s < sets.size(); ++s) {
-    const bool accelerated = mode.isAuto() && onAccelerator(firstConfigs[s]);
+    const bool accelerated = mode.isAuto() && onAccelerator(firstConfigs[s].value("device", "cpu"));
     anyOnAccelerator = anyOnAccelerator || accelerated;
     const size_t limit = accelerated     ? sets[s].size()
                          : mode.isAuto() ? BatchMode::kAutoGroupSize

@@ -19,17 +19,6 @@ std::vector<BatchedMember> membersOf(const std::vector<TrialContext>& contexts) 
   return members;
 }
 
-// The device a config trains on ("auto" resolved), or its request as written when it names none
-// this machine has (such a run fails alone, with the reason, when it starts).
-std::string deviceOf(const nlohmann::json& config) {
-  const std::string requested = config.value("device", "cpu");
-  try {
-    return resolveDevice(requested).device.str();
-  } catch (const std::exception&) {
-    return requested;
-  }
-}
-
 }  // namespace
 
 BatchedFourierHeadTrial::BatchedFourierHeadTrial(const std::vector<TrialContext>& members)
@@ -37,7 +26,8 @@ BatchedFourierHeadTrial::BatchedFourierHeadTrial(const std::vector<TrialContext>
           membersOf(members), members.empty() ? c10::Device(c10::kCPU) : members.front().device)) {}
 
 std::string toyGroupDifference(const nlohmann::json& a, const nlohmann::json& b) {
-  const std::string deviceA = deviceOf(a), deviceB = deviceOf(b);
+  const std::string deviceA = configDevice(a.value("device", "cpu"));
+  const std::string deviceB = configDevice(b.value("device", "cpu"));
   if (deviceA != deviceB) return "device " + deviceA + " vs " + deviceB;
   // As BatchedFourierHeadProgram steps a group there: the CPU's kernels, tensor ops elsewhere.
   const auto code = deviceA == "cpu" ? BatchedFourierHeadProgram::StepCode::Kernels

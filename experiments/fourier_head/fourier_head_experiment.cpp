@@ -1,5 +1,6 @@
 #include "experiments/fourier_head/fourier_head_experiment.h"
 
+#include "core/engine/device.h"
 #include "core/engine/preset_json.h"
 #include "core/metrics/distribution_metrics.h"
 #include "experiments/fourier_head/batched_fourier_head_trial.h"
@@ -168,6 +169,10 @@ std::optional<double> FourierHeadExperiment::stepsPerEpoch(const nlohmann::json&
 std::unique_ptr<Trial> FourierHeadExperiment::createTrial(const TrialContext& context) const {
   return std::make_unique<FourierHeadTrial>(ToyBenchmarkSettings::fromConfig(context.config),
                                             context.device, context.seed);
+}
+
+int FourierHeadExperiment::usefulThreads(const nlohmann::json& config) const {
+  return onAccelerator(config.value("device", "cpu")) ? 0 : 1;
 }
 
 std::string FourierHeadExperiment::groupDifference(const nlohmann::json& a,

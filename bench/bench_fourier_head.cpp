@@ -222,8 +222,25 @@ void batchedTable(int modelSteps) {
   }
 }
 
-// Groups of K runs (the frequency study's 24, and 240: every Fourier run of it at once, were it
-// one shape) stepped by tensor ops on `device`.
+// A group's steps on a device, timed between two loss reads: per group step.
+double microsPerGroupStep(BatchedFourierHeadProgram& group, int groupSteps) {
+  std::vector<std::optional<fl::StepLoss>> losses;
+  for (int i = 0; i < 20; ++i) losses = group.trainStep();  // warm-up
+  losses[0]->read();
+  const double seconds = fl::bench::secondsPerCall(
+      [&] {
+        for (int i = 0; i < groupSteps; ++i) losses = group.trainStep();
+        losses[0]->read();
+      },
+      1, 3);
+  return seconds / groupSteps * 1e6;
+}
+
+// Groups of K runs (the frequency study's 24, and 240) stepped by tensor ops on `device`; then
+// the study's own Fourier group (240 runs, N = 2, 4, ..., 20, the head padded to 20) and what an
+// evaluation of all its members costs on the host, on 1 thread and on 4 (the budget's share of
+// a 16-core machine for the study's four groups). A study's wall time beyond its steps and
+// evaluations is the runner's: reporting, sampling, the store.
 void deviceTable(const c10::Device& device, int groupSteps) {
   std::printf("\nbatched groups on %s, stepped by tensor ops (timed between two loss reads)\n",
               device.str().c_str());
@@ -237,21 +254,33 @@ void deviceTable(const c10::Device& device, int groupSteps) {
       for (int64_t i = 0; i < k; ++i) members.push_back({settings, uint64_t(i + 1)});
       BatchedFourierHeadProgram group(members, device,
                                       BatchedFourierHeadProgram::StepCode::TensorOps);
-      std::vector<std::optional<fl::StepLoss>> losses;
-      for (int i = 0; i < 20; ++i) losses = group.trainStep();  // warm-up
-      losses[0]->read();
-      const double seconds = fl::bench::secondsPerCall(
-          [&] {
-            for (int i = 0; i < groupSteps; ++i) losses = group.trainStep();
-            losses[0]->read();
-          },
-          1, 3);
-      const double perStep = seconds / groupSteps * 1e6;
+      const double perStep = microsPerGroupStep(group, groupSteps);
       std::printf("  %-8s %-6lld %12.1f %11.2f %14.0f  %s\n", head, static_cast<long long>(k),
                   perStep, perStep / static_cast<double>(k), 1e6 * static_cast<double>(k) / perStep,
                   group.stepDescription().c_str());
       std::fflush(stdout);  // row by row: a time limit may stop the table
     }
+  }
+
+  std::vector<BatchedMember> study;
+  for (int64_t i = 0; i < 240; ++i) {
+    BatchedMember member{settingsFor("fourier"), uint64_t(i + 1)};
+    member.settings.frequencies = 2 + 2 * (i % 10);
+    study.push_back(member);
+  }
+  BatchedFourierHeadProgram group(study, device, BatchedFourierHeadProgram::StepCode::TensorOps);
+  const double perStep = microsPerGroupStep(group, groupSteps);
+  std::printf("  %-8s %-6s %12.1f %11.2f %14.0f  %s\n", "fourier", "240*", perStep, perStep / 240,
+              1e6 * 240 / perStep, group.stepDescription().c_str());
+  std::printf("  (*: N = 2, 4, ..., 20 in one group, as the frequency study's)\n");
+  std::vector<BatchedFourierHeadProgram::EvalRequest> requests;
+  for (int64_t i = 0; i < 240; ++i) requests.push_back({i, false});
+  for (int threads : {1, 4}) {
+    at::set_num_threads(threads);
+    const double seconds = fl::bench::secondsPerCall([&] { group.evaluate(requests); }, 1, 2);
+    std::printf("  evaluation of its 240 members on the host, %d thread(s): %.0f ms\n", threads,
+                seconds * 1e3);
+    std::fflush(stdout);
   }
 }
 

@@ -90,6 +90,20 @@ class TestSystemUsage : public QObject {
     fl::registerBuiltinExperiments(m_registry);
   }
 
+  // The GPU's figures are the device's: runs of one process share one NVML answer while it is
+  // fresh, and ask again once it is older than they allow (no NVML needed: the count is of the
+  // questions, answered or not).
+  void runsOnOneGpuShareOneNvmlAnswer() {
+    fl::sharedGpuUsage(0, std::chrono::hours(1));  // an answer, whatever came before
+    const int64_t before = fl::gpuUsageQueries();
+    for (int run = 0; run < 240; ++run) fl::sharedGpuUsage(0, std::chrono::hours(1));
+    QCOMPARE(fl::gpuUsageQueries(), before);
+    fl::sharedGpuUsage(1, std::chrono::hours(1));  // another device has answers of its own
+    QCOMPARE(fl::gpuUsageQueries(), before + 1);
+    for (int run = 0; run < 5; ++run) fl::sharedGpuUsage(0, std::chrono::nanoseconds(-1));
+    QCOMPARE(fl::gpuUsageQueries(), before + 6);
+  }
+
   void statmGivesItsSecondFieldAsResidentPages() {
     QCOMPARE(fl::parseStatmResidentPages("24812 6235 3012 1 0 7345 0\n"),
              std::optional<int64_t>(6235));

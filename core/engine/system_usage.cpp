@@ -23,6 +23,7 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 
 std::atomic<int> g_runsTraining{0};
+std::atomic<int64_t> g_gpuUsageQueries{0};
 
 // NVML's few entry points we use, with their documented C signatures (nvml.h); 0 is
 // NVML_SUCCESS. A device handle is an opaque pointer.
@@ -169,6 +170,24 @@ std::optional<double> torchReservedMiB(int cudaIndex) {
   }
 }
 
+GpuUsage sharedGpuUsage(int cudaIndex, std::chrono::steady_clock::duration maxAge) {
+  struct Answer {
+    GpuUsage usage;
+    std::chrono::steady_clock::time_point at;
+  };
+  static std::mutex mutex;
+  static std::map<int, Answer> answers;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto now = std::chrono::steady_clock::now();
+  auto it = answers.find(cudaIndex);
+  if (it != answers.end() && now - it->second.at <= maxAge) return it->second.usage;
+  ++g_gpuUsageQueries;
+  answers[cudaIndex] = {gpuUsage(cudaIndex), now};
+  return answers[cudaIndex].usage;
+}
+
+int64_t gpuUsageQueries() { return g_gpuUsageQueries.load(); }
+
 int runsTrainingInProcess() { return g_runsTraining.load(); }
 
 void SystemSampler::begin(const std::string& device) {
@@ -207,7 +226,8 @@ std::vector<std::pair<std::string, double>> SystemSampler::sample() {
   if (auto rss = processResidentMiB()) out.emplace_back(kSystemRssMib, *rss);
   out.emplace_back(kSystemRunsInProcess, static_cast<double>(runsTrainingInProcess()));
   if (m_cudaIndex >= 0) {
-    const GpuUsage gpu = gpuUsage(m_cudaIndex);
+    // Half the interval: every run on the device still sees figures of its own sampling period.
+    const GpuUsage gpu = sharedGpuUsage(m_cudaIndex, kMinInterval / 2);
     if (gpu.utilPercent) out.emplace_back(kSystemGpuUtilPercent, *gpu.utilPercent);
     if (gpu.memUsedMiB) out.emplace_back(kSystemGpuMemMib, *gpu.memUsedMiB);
     if (auto reserved = torchReservedMiB(m_cudaIndex))

@@ -50,6 +50,13 @@ struct GpuUsage {
 // since NVML numbers devices its own way and ignores CUDA_VISIBLE_DEVICES); empty where NVML,
 // the driver or the device does not answer.
 GpuUsage gpuUsage(int cudaIndex);
+// gpuUsage(cudaIndex) as asked at most `maxAge` ago by any run of this process, or asked now:
+// the figures are the device's, the same for every run on it, and one NVML query costs
+// milliseconds (a group of 240 runs, each sampling once a second, spent most of its thread on
+// them). Thread-safe.
+GpuUsage sharedGpuUsage(int cudaIndex, std::chrono::steady_clock::duration maxAge);
+// How many times sharedGpuUsage has asked NVML in this process.
+int64_t gpuUsageQueries();
 // NVML loads and sees at least one GPU: worth showing GPU panels. Asked once per process.
 bool gpuUsageReadable();
 // What LibTorch's CUDA caching allocator holds on `cudaIndex` (reserved: in use or cached), in

@@ -213,6 +213,48 @@ class TestQkFilters : public QObject {
              int64_t(1));
   }
 
+  // The attention filters q and k together, as the (2, B, H, T, D) view of its projection: for
+  // every spectral filter (one band, several centres summed, a bank of four, the identity) and
+  // random inputs, each half is what forward gives that tensor alone, and the learned
+  // parameters' gradients are the sum of both halves'.
+  void filteringQAndKTogetherIsFilteringEach() {
+    const int64_t b = 3, t = 32, h = 2, d = 4;
+    std::vector<std::pair<std::string, std::shared_ptr<nn::SpectralFilterImpl>>> filters{
+        {"gaussian band",
+         std::make_shared<nn::GaussianBandFilterImpl>(h, t, 1, 1.5, std::vector<double>{3.0})},
+        {"two centres",
+         std::make_shared<nn::GaussianBandFilterImpl>(h, t, 2, 1.0, std::vector<double>{2.0, 7.0})},
+        {"mexican hat bank", std::make_shared<nn::SpectralMexicanHatFilterImpl>(
+                                 h, t, std::vector<double>{1.5, 4.0, 9.0, 12.0})},
+        {"flat", std::make_shared<nn::FlatSpectralFilterImpl>(h, t)}};
+    for (auto& [name, filter] : filters) {
+      for (int trial = 0; trial < 5; ++trial) {
+        // As the attention's projection lays it out: (B, T, 3, H, D) seen as (3, B, H, T, D).
+        auto qkv = torch::randn({b, t, 3, h, d}).permute({2, 0, 3, 1, 4});
+        auto pair = filter->forwardPair(qkv.narrow(0, 0, 2));
+        const auto q = filter->forward(qkv[0]), k = filter->forward(qkv[1]);
+        QVERIFY2(maxAbs(pair.first - q) <= 1e-6 * maxAbs(q), name.c_str());
+        QVERIFY2(maxAbs(pair.second - k) <= 1e-6 * maxAbs(k), name.c_str());
+        QCOMPARE(pair.first.sizes().vec(), q.sizes().vec());
+        if (filter->parameters().empty()) continue;
+        const auto weights = torch::randn_like(q), otherWeights = torch::randn_like(k);
+        auto gradientsOf = [&](const torch::Tensor& loss) {
+          std::vector<torch::Tensor> grads;
+          for (const auto& g : torch::autograd::grad({loss}, filter->parameters()))
+            grads.push_back(g);
+          return grads;
+        };
+        const auto together =
+            gradientsOf((pair.first * weights).sum() + (pair.second * otherWeights).sum());
+        const auto apart = gradientsOf((filter->forward(qkv[0]) * weights).sum() +
+                                       (filter->forward(qkv[1]) * otherWeights).sum());
+        for (size_t p = 0; p < together.size(); ++p)
+          QVERIFY2(maxAbs(together[p] - apart[p]) <= 1e-5 * std::max(maxAbs(apart[p]), 1e-6),
+                   name.c_str());
+      }
+    }
+  }
+
   void aFilterBankRefusesRotaryPositionsWithTheReason() {
     fourier_qk::FourierQkExperiment experiment;
     for (const char* position : {"rope", "fope"}) {

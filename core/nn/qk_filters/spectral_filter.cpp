@@ -20,21 +20,28 @@ torch::Tensor SpectralFilterImpl::binsInTrainUnits(int64_t length,
          (static_cast<double>(m_trainLength) / static_cast<double>(length));
 }
 
-torch::Tensor SpectralFilterImpl::forward(const torch::Tensor& x) {
+torch::Tensor SpectralFilterImpl::forward(const torch::Tensor& x) { return filter(x); }
+
+std::pair<torch::Tensor, torch::Tensor> SpectralFilterImpl::forwardPair(const torch::Tensor& qk) {
+  auto y = filter(qk);
+  return {y[0], y[1]};
+}
+
+torch::Tensor SpectralFilterImpl::filter(const torch::Tensor& x) {
+  // x: (..., H, T, D), any leading axes (B; or 2, B for q and k together).
   const int64_t t = x.size(-2);
-  auto spectrum = torch::fft::rfft(x, t, /*dim=*/-2);  // (B, H, T/2+1, D)
+  auto spectrum = torch::fft::rfft(x, t, /*dim=*/-2);  // (..., H, T/2+1, D)
   auto bank = responses(t).to(x.device(), x.dtype());  // (H, K, T/2+1)
   const int64_t k = bank.size(1);
   if (k == 1) {
-    auto phi = bank.select(1, 0).unsqueeze(0).unsqueeze(-1);  // (1, H, T/2+1, 1)
+    auto phi = bank.select(1, 0).unsqueeze(-1);  // (H, T/2+1, 1)
     return torch::fft::irfft(spectrum * phi, t, /*dim=*/-2);
   }
-  // (B, H, 1, F, D) x (1, H, K, F, 1) -> K filtered copies (B, H, K, T, D) -> (B, H, T, K D).
-  auto filtered = torch::fft::irfft(spectrum.unsqueeze(2) * bank.unsqueeze(0).unsqueeze(-1), t,
-                                    /*dim=*/-2);
-  const int64_t b = x.size(0), h = x.size(1), d = x.size(3);
-  return filtered.permute({0, 1, 3, 2, 4}).reshape({b, h, t, k * d}) /
-         std::sqrt(static_cast<double>(k));
+  // (..., H, 1, F, D) x (H, K, F, 1) -> K filtered copies (..., H, K, T, D) -> (..., H, T, K D).
+  auto filtered = torch::fft::irfft(spectrum.unsqueeze(-3) * bank.unsqueeze(-1), t, /*dim=*/-2);
+  auto sizes = x.sizes().vec();
+  sizes.back() *= k;
+  return filtered.transpose(-3, -2).reshape(sizes) / std::sqrt(static_cast<double>(k));
 }
 
 torch::Tensor FlatSpectralFilterImpl::response(int64_t length) const {

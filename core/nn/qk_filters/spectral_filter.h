@@ -32,6 +32,8 @@ class SpectralFilterImpl : public QkFilterImpl {
 
   // (B, H, T, D) -> (B, H, T, D), or (B, H, T, K x D) for a bank of K filters (below).
   torch::Tensor forward(const torch::Tensor& x) override;
+  // Both through one FFT pair, with the response computed once.
+  std::pair<torch::Tensor, torch::Tensor> forwardPair(const torch::Tensor& qk) override;
   bool claimsCausal() const override { return false; }
   // phi_h on the bins of a window of `length`: (heads, length / 2 + 1); for a bank, the mean of
   // its filters' responses (what a panel draws).
@@ -45,6 +47,8 @@ class SpectralFilterImpl : public QkFilterImpl {
   virtual torch::Tensor learnedPeriods() const { return {}; }
 
  protected:
+  // The filter along the time axis of x: (..., H, T, D), any leading axes.
+  torch::Tensor filter(const torch::Tensor& x);
   // Bin positions of a `length` window expressed in train-window bins: b * trainLength / length.
   torch::Tensor binsInTrainUnits(int64_t length, const torch::TensorOptions& options) const;
 

@@ -39,7 +39,8 @@ std::vector<std::string> qkNormNames() { return {"off", "rms", "rms-per-head"}; 
 torch::Tensor applyQkNorm(const torch::Tensor& x, QkNorm norm) {
   if (norm == QkNorm::Off) return x;
   // Rms: the mean square over heads and head dimensions, i.e. over the token's d_model values.
-  const auto dims = norm == QkNorm::Rms ? std::vector<int64_t>{1, 3} : std::vector<int64_t>{3};
+  // From the end: x may be (B, H, T, D) or q and k together, (2, B, H, T, D).
+  const auto dims = norm == QkNorm::Rms ? std::vector<int64_t>{-3, -1} : std::vector<int64_t>{-1};
   const auto xf = x.to(torch::kFloat);
   const auto meanSquare = xf.pow(2).mean(dims, /*keepdim=*/true);  // (B, 1|H, T, 1)
   return (xf * torch::rsqrt(meanSquare + kQkNormEps)).to(x.scalar_type());
@@ -65,23 +66,24 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   const int64_t b = x.size(0), t = x.size(1), d = x.size(2), hd = d / m_heads;
   // (B, T, 3d) -> 3 x (B, H, T, D)
   auto qkv = m_qkv->forward(x).view({b, t, 3, m_heads, hd}).permute({2, 0, 3, 1, 4});
-  auto q = qkv[0], k = qkv[1], v = qkv[2];
+  // q and k stay one (2, B, H, T, D) tensor through the cast, the norm and the filter: each is
+  // one call for both, where a GPU step's cost is mostly its number of calls.
+  auto qk = qkv.narrow(0, 0, 2), v = qkv[2];
+  torch::Tensor q, k;
   {
     // Under bf16 autocast the filter and the rotation still run in float32 on float32 inputs:
     // their FFTs, phases and sines are what FourierQK and FoPE are graded on.
     std::optional<FloatRegion> exact;
-    if (autocastActive(q.device().type())) {
+    if (autocastActive(qk.device().type())) {
       exact.emplace();
-      q = q.to(torch::kFloat);
-      k = k.to(torch::kFloat);
+      qk = qk.to(torch::kFloat);
     }
-    if (m_qkNorm != QkNorm::Off) {
-      q = applyQkNorm(q, m_qkNorm);
-      k = applyQkNorm(k, m_qkNorm);
-    }
+    if (m_qkNorm != QkNorm::Off) qk = applyQkNorm(qk, m_qkNorm);
     if (m_filter) {
-      q = m_filter->forward(q);
-      k = m_filter->forward(k);
+      std::tie(q, k) = m_filter->forwardPair(qk);
+    } else {
+      q = qk[0];
+      k = qk[1];
     }
     std::tie(q, k) = m_position->rotate(q, k, m_layer);
     if (m_observer) m_observer(q.detach(), k.detach());

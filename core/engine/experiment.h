@@ -50,6 +50,11 @@ struct TrialPlan {
   int64_t stepsPerEpoch = 1;
   int64_t logEvery = 1;   // train/loss is the mean over this many steps
   int64_t evalEvery = 0;  // evaluate every this many steps (and always at the end); 0 = end only
+
+  // Whether the run evaluates once it has taken `stepsDone` steps.
+  bool evaluatesAt(int64_t stepsDone) const {
+    return stepsDone == totalSteps || (evalEvery > 0 && stepsDone % evalEvery == 0);
+  }
 };
 
 // What an evaluation produced; the Runner stamps it with the step and wall time.

@@ -131,7 +131,7 @@ bool RunReporter::afterStep(Trial& trial, int64_t stepsDone, StepLoss loss, std:
 
   const bool last = stepsDone == plan.totalSteps;
   const bool logNow = stepsDone % plan.logEvery == 0 || last;
-  const bool evaluateNow = last || (plan.evalEvery > 0 && stepsDone % plan.evalEvery == 0);
+  const bool evaluateNow = plan.evaluatesAt(stepsDone);
   const bool checkpointByTime = checkpointing && m_schedule->dueByTime();
   if (readNow || logNow || evaluateNow || checkpointByTime) {
     if (!absorbPendingLosses(message)) return false;

@@ -413,10 +413,9 @@ void BatchedFourierHeadProgram::evaluate(int64_t i, bool final, EvalReport& out)
     std::vector<EvalRequest> requests{{i, final}};
     for (int64_t j = 0; j < memberCount(); ++j) {
       const Member& m = *m_members[j];
-      const bool last = m.stepsDone == m.plan.totalSteps;
-      const bool due = last || (m.plan.evalEvery > 0 && m.stepsDone % m.plan.evalEvery == 0);
-      if (j != i && m.active && m.stepsDone > 0 && due && !m_evaluatedAhead.count(j))
-        requests.push_back({j, last});
+      if (j != i && m.active && m.stepsDone > 0 && m.plan.evaluatesAt(m.stepsDone) &&
+          !m_evaluatedAhead.count(j))
+        requests.push_back({j, /*final=*/m.stepsDone == m.plan.totalSteps});
     }
     auto reports = evaluate(requests);
     report = std::move(reports.front());

@@ -1,12 +1,16 @@
-// Tests core/store/store_sink.h with a live Runner: everything a run emits lands in the store,
-// evaluations are flushed at once, a locked database delays writes without losing them; and
-// resuming from a checkpoint continues exactly where an uninterrupted run would be.
+// Tests core/store/store_sink.h (and the store writer behind it) with a live Runner: everything a
+// run emits lands in the store, evaluations are flushed at once, a locked database delays writes
+// without losing them, many runs written through one writer keep their own events and their own
+// faults; and resuming from a checkpoint continues exactly where an uninterrupted run would be.
 #include <QtTest>
 
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <numeric>
+#include <random>
 #include <set>
+#include <thread>
 
 #include <sqlite3.h>
 
@@ -27,6 +31,13 @@ std::shared_ptr<const fl::Experiment> fourierHead() {
   static fl::ExperimentRegistry registry;
   if (registry.all().empty()) fl::registerBuiltinExperiments(registry);
   return registry.find("fourier-head");
+}
+
+fl::StatusEvent statusEvent(fl::RunStatus status) {
+  fl::StatusEvent e;
+  e.status = status;
+  e.device = "cpu";
+  return e;
 }
 
 nlohmann::json smallConfig(const std::vector<std::string>& extra = {}) {
@@ -233,19 +244,122 @@ class TestStoreSink : public QObject {
   void aLockedDatabaseDelaysButLosesNothing() {
     const auto db = path("locked.db");
     RunStore store(db);
-    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    const int64_t first = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    const int64_t second = store.createRun({"y", "", nlohmann::json::object(), {}, {}});
     sqlite3* holder = nullptr;
     sqlite3_open(db.c_str(), &holder);
     sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
     // 100 ms batches against a 5 s busy timeout: the first write waits on the lock.
-    fl::store::StoreSink sink(db, id, std::chrono::milliseconds(100));
-    for (int i = 1; i <= 1000; ++i) sink.onEvent(fl::MetricEvent{"m", i, i * 0.001, double(i)});
+    fl::store::StoreSink sink(db, first, std::chrono::milliseconds(100));
+    fl::store::StoreSink other(db, second, std::chrono::milliseconds(100));
+    for (int i = 1; i <= 1000; ++i) {
+      sink.onEvent(fl::MetricEvent{"m", i, i * 0.001, double(i)});
+      other.onEvent(fl::MetricEvent{"m", i, i * 0.001, -double(i)});
+    }
     QTest::qWait(500);
     sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
     sqlite3_close(holder);
     sink.close();
+    other.close();
     QVERIFY(!sink.error());
-    QCOMPARE(store.metric(id, "m").size(), size_t(1000));
+    QVERIFY(!other.error());
+    QCOMPARE(store.metric(first, "m").size(), size_t(1000));
+    QCOMPARE(store.metric(second, "m").size(), size_t(1000));
+    QCOMPARE(store.metric(second, "m").back().value, -1000.0);
+  }
+
+  // A study's runs write through one writer: 40 runs fed from 4 threads at once, each with its
+  // own random number of points, each find exactly theirs in the store, in order.
+  void runsOfOneStoreKeepTheirOwnEventsThroughOneWriter() {
+    const auto db = path("shared.db");
+    RunStore store(db);
+    std::mt19937 rng(7);
+    constexpr int kRuns = 40, kThreads = 4;
+    std::vector<int64_t> ids;
+    std::vector<int> counts;
+    std::vector<std::unique_ptr<fl::store::StoreSink>> sinks;
+    for (int r = 0; r < kRuns; ++r) {
+      ids.push_back(store.createRun({"x", "", nlohmann::json::object(), {}, {}}));
+      counts.push_back(std::uniform_int_distribution<int>(1, 200)(rng));
+      sinks.push_back(
+          std::make_unique<fl::store::StoreSink>(db, ids.back(), std::chrono::milliseconds(50)));
+    }
+    std::vector<std::thread> feeders;
+    for (int t = 0; t < kThreads; ++t)
+      feeders.emplace_back([&, t] {
+        for (int r = t; r < kRuns; r += kThreads) {
+          auto& sink = *sinks[r];
+          sink.onEvent(statusEvent(fl::RunStatus::Running));
+          for (int i = 1; i <= counts[r]; ++i)
+            sink.onEvent(fl::MetricEvent{"m", i, i * 0.01, double(ids[r] * 1000 + i)});
+          sink.onEvent(statusEvent(fl::RunStatus::Finished));
+        }
+      });
+    for (auto& f : feeders) f.join();
+    std::vector<int> order(kRuns);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (int r : order) sinks[r]->close();
+    for (int r = 0; r < kRuns; ++r) {
+      QVERIFY(!sinks[r]->error());
+      QVERIFY(!sinks[r]->failure());
+      QCOMPARE(sinks[r]->eventsWritten(), int64_t(counts[r] + 2));
+      QCOMPARE(fl::toString(store.run(ids[r])->status), std::string("finished"));
+      const auto points = store.metric(ids[r], "m");
+      QCOMPARE(points.size(), size_t(counts[r]));
+      for (int i = 0; i < counts[r]; ++i) {
+        QCOMPARE(points[i].step, int64_t(i + 1));
+        QCOMPARE(points[i].value, double(ids[r] * 1000 + i + 1));
+      }
+    }
+  }
+
+  // One writer flushes every run of the store at once: a point another run queued (no
+  // evaluation of its own to flush it) is written with this run's evaluation.
+  void anEvaluationFlushesEveryRunOfTheStore() {
+    const auto db = path("together.db");
+    RunStore store(db);
+    const int64_t evaluated = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    const int64_t quiet = store.createRun({"y", "", nlohmann::json::object(), {}, {}});
+    fl::store::StoreSink a(db, evaluated, std::chrono::milliseconds(60000));
+    fl::store::StoreSink b(db, quiet, std::chrono::milliseconds(60000));
+    b.onEvent(fl::MetricEvent{"train/loss", 5, 0.5, 2.0});
+    a.onEvent(fl::MetricEvent{"test/kl", 10, 1.0, 0.5});
+    a.onEvent(fl::ProgressEvent{10, 100, 1, 10, 1.0, 2.0, /*evaluated=*/true});
+    QTRY_COMPARE_WITH_TIMEOUT(store.metric(evaluated, "test/kl").size(), size_t(1), 5000);
+    QCOMPARE(store.metric(quiet, "train/loss").size(), size_t(1));
+  }
+
+  // A run whose writes fail (here its row is gone: every insert breaks a foreign key) loses its
+  // own batch when it closes, with failure() saying what; the runs beside it are written live,
+  // while it is still open, and completely.
+  void aRunWhoseWritesFailLosesOnlyItsOwn() {
+    const auto db = path("isolated.db");
+    RunStore store(db);
+    const int64_t first = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    const int64_t second = store.createRun({"y", "", nlohmann::json::object(), {}, {}});
+    const int64_t gone = second + 1000;
+    fl::store::StoreSink a(db, first, std::chrono::milliseconds(50));
+    fl::store::StoreSink broken(db, gone, std::chrono::milliseconds(50));
+    fl::store::StoreSink b(db, second, std::chrono::milliseconds(50));
+    for (int i = 1; i <= 3; ++i) {
+      a.onEvent(fl::MetricEvent{"m", i, i * 0.1, double(i)});
+      broken.onEvent(fl::MetricEvent{"m", i, i * 0.1, double(i)});
+      b.onEvent(fl::MetricEvent{"m", i, i * 0.1, double(i)});
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(store.metric(first, "m").size(), size_t(3), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(store.metric(second, "m").size(), size_t(3), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(broken.error().has_value(), 5000);
+    QVERIFY2(broken.error()->find("FOREIGN KEY") != std::string::npos, broken.error()->c_str());
+    broken.close();
+    QVERIFY(broken.failure().has_value());
+    QCOMPARE(broken.failure()->unwritten, std::string("3 metric points (steps 1-3)"));
+    a.onEvent(fl::MetricEvent{"m", 4, 0.4, 4.0});
+    a.close();
+    b.close();
+    QVERIFY(!a.failure() && !a.error());
+    QVERIFY(!b.failure() && !b.error());
+    QCOMPARE(store.metric(first, "m").size(), size_t(4));
   }
 
   void resumingFromACheckpointMatchesAnUninterruptedRun() {

@@ -653,10 +653,20 @@ void RunStore::insertMetricRows(std::vector<MetricRow>& rows) {
 }
 
 void RunStore::writeEvents(int64_t id, const std::vector<Event>& events) {
-  if (events.empty()) return;
+  writeEvents(std::vector<RunEvents>{{id, &events}});
+}
+
+void RunStore::writeEvents(const std::vector<RunEvents>& runs) {
   std::vector<std::string> supersededFiles;
   try {
-    writeBatch(id, events, supersededFiles);
+    std::optional<Transaction> tx;
+    for (const auto& run : runs) {
+      if (run.events->empty()) continue;
+      if (!tx) tx.emplace(m_db);
+      writeBatch(run.runId, *run.events, supersededFiles);
+    }
+    if (!tx) return;
+    tx->commit();
   } catch (...) {
     // The rollback took back the series rows this batch inserted: forget every cached id, or
     // the retried batch would point its metrics at rows that no longer exist.
@@ -669,15 +679,17 @@ void RunStore::writeEvents(int64_t id, const std::vector<Event>& events) {
     std::error_code ec;
     fs::remove(file, ec);
   }
-  // The run's last event (its Runner has stopped writing files): nothing unnamed stays behind.
-  const auto* last = std::get_if<StatusEvent>(&events.back());
-  if (last && isTerminal(last->status)) removeStrayFiles(id);
+  // A run's last event (its Runner has stopped writing files): nothing unnamed stays behind.
+  for (const auto& run : runs) {
+    if (run.events->empty()) continue;
+    const auto* last = std::get_if<StatusEvent>(&run.events->back());
+    if (last && isTerminal(last->status)) removeStrayFiles(run.runId);
+  }
 }
 
 void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
                           std::vector<std::string>& supersededFiles) {
   std::vector<MetricRow> rows;
-  Transaction tx(m_db);
   std::optional<Statement> insertSnapshot;
   std::optional<Statement> deleteEarlier;  // a latest-step snapshot's earlier rows
   std::map<int64_t, SeriesBatch> batches;
@@ -723,7 +735,6 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
         m_db.prepare("UPDATE runs SET last_step = max(last_step, ?), total_steps = ? WHERE id = ?");
     s.bind(1, lastStep).bind(2, totalSteps).bind(3, id).run();
   }
-  tx.commit();
 }
 
 void RunStore::writeCheckpointEvent(int64_t id, const CheckpointEvent& c,

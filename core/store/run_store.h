@@ -6,8 +6,8 @@
 //   for (const RunRecord& r : store.listRuns({})) ...
 //
 // Threading: one RunStore is one SQLite connection, used by one thread at a time. Open one per
-// thread (StoreSink opens its own for its writer thread); WAL mode lets readers and the writer
-// work at once. Errors are thrown as StoreError naming the file; nothing is half-written
+// thread (the store writer opens its own for its thread, store_writer.h); WAL mode lets readers and
+// the writer work at once. Errors are thrown as StoreError naming the file; nothing is half-written
 // (every change is one transaction).
 //
 // Opening a file read-write first checks it (PRAGMA quick_check included) and refuses a foreign,
@@ -162,6 +162,13 @@ class RunStore {
   // progress, status changes and checkpoints (probe answers are not history: skipped). The files
   // of checkpoints the batch marks removed are deleted after the commit, not before.
   void writeEvents(int64_t id, const std::vector<Event>& events);
+  // The batches of several runs in one transaction (the store writer flushes every live run of
+  // the process at once): all are written or none.
+  struct RunEvents {
+    int64_t runId = 0;
+    const std::vector<Event>* events = nullptr;
+  };
+  void writeEvents(const std::vector<RunEvents>& runs);
   void addCheckpoint(int64_t id, int64_t step, const std::string& path);
   void removeCheckpoint(int64_t checkpointId);  // its row, then its file (not in a transaction)
   std::vector<Checkpoint> checkpoints(int64_t id) const;  // by step
@@ -194,6 +201,7 @@ class RunStore {
   void removeFoldersOfDeletedRuns();
   RunRecord readRun(Statement& s) const;
   void attachTagsAndSummaries(std::vector<RunRecord>& runs) const;
+  // One run's events, inside the caller's transaction.
   void writeBatch(int64_t id, const std::vector<Event>& events,
                   std::vector<std::string>& supersededFiles);
   // A checkpoint written (its row added) or superseded (its row forgotten now, its file

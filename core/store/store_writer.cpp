@@ -1,0 +1,300 @@
+#include "core/store/store_writer.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <utility>
+
+#include "core/store/run_store.h"
+
+namespace fl::store {
+
+struct StoreWriter::Channel {
+  explicit Channel(int64_t id) : runId(id) {}
+  const int64_t runId;
+
+  // Guarded by the writer's mutex.
+  std::vector<Event> pending;
+  bool closing = false;
+  bool closed = false;
+  std::optional<std::string> error;
+  std::optional<StoreSinkFailure> failure;
+  int64_t written = 0;
+
+  // The writer thread's own: taken from `pending`, not committed yet (kept across a failed
+  // write, for the next flush).
+  std::vector<Event> batch;
+};
+
+namespace {
+
+// Events after which the batch is written at once rather than within the flush interval.
+bool endsABatch(const Event& event) {
+  if (auto* p = std::get_if<ProgressEvent>(&event)) return p->evaluated;
+  return std::holds_alternative<StatusEvent>(event) ||
+         std::holds_alternative<CheckpointEvent>(event);
+}
+
+// The terminal status among `events`, if the run's end is one of them.
+const StatusEvent* terminalStatus(const std::vector<Event>& events) {
+  for (auto it = events.rbegin(); it != events.rend(); ++it)
+    if (auto* s = std::get_if<StatusEvent>(&*it); s && isTerminal(s->status)) return s;
+  return nullptr;
+}
+
+// After a run's last batch failed: one small write that tells the truth about the run, where the
+// batch (thousands of rows) could not. A finished run is not recorded finished (its final
+// metrics are lost) but interrupted, which `resume` continues from its last stored checkpoint;
+// a failed or cancelled one keeps its status, its message saying what was lost.
+StoreSinkFailure recordLoss(std::optional<RunStore>& store, const std::string& path, int64_t runId,
+                            const std::vector<Event>& lost, const std::string& error) {
+  StoreSinkFailure failure;
+  failure.error = error;
+  failure.unwritten = describeEvents(lost);
+  const StatusEvent* end = terminalStatus(lost);
+  const RunStatus status =
+      end && end->status != RunStatus::Finished ? end->status : RunStatus::Interrupted;
+  std::string message = end && end->status == RunStatus::Finished
+                            ? "training finished, but the store could not take its last writes"
+                            : (end && !end->message.empty() ? end->message + "; " : std::string()) +
+                                  "the store could not take its last writes";
+  message += " (" + error + "); not written: " + failure.unwritten;
+  // A checkpoint whose row was in the lost batch is named nowhere (the store's next open would
+  // delete it as stray): deleted now, it gives a full disk back the room for the write below.
+  for (const auto& event : lost)
+    if (auto* c = std::get_if<CheckpointEvent>(&event); c && !c->removed) {
+      std::error_code ec;
+      std::filesystem::remove(c->path, ec);
+    }
+  try {
+    if (!store) store.emplace(path, /*readOnly=*/false, /*busyTimeoutMs=*/5000, false);
+    try {
+      store->finishRun(runId, status, message);
+    } catch (const StoreError&) {
+      // The log the write appends to is what filled up: once its frames are in the main file
+      // the next write reuses the log from its start instead of growing it.
+      store->database().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      store->finishRun(runId, status, message);
+    }
+    failure.recorded = status;
+    failure.recordedMessage = message;
+  } catch (const std::exception&) {
+    // The row stays `running` under this process: whoever opens the store after it ends
+    // marks the run interrupted.
+  }
+  return failure;
+}
+
+// One channel in one flush: what the writer took from it, and how its write went.
+struct FlushItem {
+  std::shared_ptr<StoreWriter::Channel> channel;
+  bool closing = false;
+  int64_t written = 0;
+  std::optional<std::string> error;
+  std::optional<StoreSinkFailure> failure;
+};
+
+// Writes the items' batches (outside the writer's lock), all in one transaction. When that
+// fails, a lock another process holds past the busy timeout makes every run wait for the next
+// flush; any other failure may be one run's own, so each run is then written alone and only its
+// batch waits. A closing channel's failed write is its last: its batch is lost and recorded so.
+void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
+                const std::string& path) {
+  std::vector<RunStore::RunEvents> runs;
+  for (auto& item : items)
+    if (!item.channel->batch.empty()) runs.push_back({item.channel->runId, &item.channel->batch});
+  if (runs.empty()) return;
+  auto openStore = [&] {
+    // The process that made the sinks opened (and vetted) the store already: no second full
+    // read of every page on the writer thread.
+    if (!store) store.emplace(path, /*readOnly=*/false, /*busyTimeoutMs=*/5000, false);
+  };
+  auto committed = [](FlushItem& item) {
+    item.written = static_cast<int64_t>(item.channel->batch.size());
+    item.channel->batch.clear();
+    item.error.reset();
+  };
+  bool busy = false;
+  try {
+    openStore();
+    store->writeEvents(runs);
+    for (auto& item : items) committed(item);
+    return;
+  } catch (const std::exception& e) {
+    const auto* storeError = dynamic_cast<const StoreError*>(&e);
+    busy = storeError && storeError->isBusy();
+    for (auto& item : items)
+      if (!item.channel->batch.empty()) item.error = e.what();
+  }
+  for (auto& item : items) {
+    if (item.channel->batch.empty()) continue;
+    const bool triedAlone = runs.size() == 1;
+    if (!triedAlone && (!busy || item.closing)) {
+      try {
+        openStore();
+        store->writeEvents(item.channel->runId, item.channel->batch);
+        committed(item);
+        continue;
+      } catch (const std::exception& e) {
+        item.error = e.what();
+      }
+    }
+    if (item.closing) {
+      item.failure = recordLoss(store, path, item.channel->runId, item.channel->batch, *item.error);
+      item.channel->batch.clear();
+    }
+  }
+}
+
+}  // namespace
+
+std::string describeEvents(const std::vector<Event>& events) {
+  std::vector<std::string> parts;
+  if (const StatusEvent* end = terminalStatus(events))
+    parts.push_back("its final status (" + toString(end->status) + ")");
+  int64_t metrics = 0, snapshots = 0, firstStep = -1, lastStep = -1, progressStep = -1;
+  std::vector<int64_t> checkpoints;
+  for (const auto& event : events) {
+    if (auto* m = std::get_if<MetricEvent>(&event)) {
+      ++metrics;
+      firstStep = firstStep < 0 ? m->step : std::min(firstStep, m->step);
+      lastStep = std::max(lastStep, m->step);
+    } else if (auto* sn = std::get_if<SnapshotEvent>(&event)) {
+      if (sn->requestId == 0) ++snapshots;
+    } else if (auto* c = std::get_if<CheckpointEvent>(&event)) {
+      if (!c->removed) checkpoints.push_back(c->step);
+    } else if (auto* p = std::get_if<ProgressEvent>(&event)) {
+      progressStep = std::max(progressStep, p->step);
+    }
+  }
+  if (metrics > 0)
+    parts.push_back(std::to_string(metrics) + " metric point" + (metrics == 1 ? "" : "s") +
+                    " (steps " + std::to_string(firstStep) + "-" + std::to_string(lastStep) + ")");
+  if (snapshots > 0)
+    parts.push_back(std::to_string(snapshots) + " snapshot" + (snapshots == 1 ? "" : "s"));
+  for (int64_t step : checkpoints)
+    parts.push_back("the checkpoint at step " + std::to_string(step));
+  if (progressStep >= 0) parts.push_back("its progress to step " + std::to_string(progressStep));
+  if (parts.empty()) return std::to_string(events.size()) + " events";
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out;
+}
+
+std::shared_ptr<StoreWriter> StoreWriter::of(const std::string& storePath,
+                                             std::chrono::milliseconds flushInterval) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, int64_t>, std::weak_ptr<StoreWriter>> writers;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = writers[{storePath, static_cast<int64_t>(flushInterval.count())}];
+  if (auto writer = slot.lock()) return writer;
+  auto writer = std::make_shared<StoreWriter>(storePath, flushInterval);
+  slot = writer;
+  return writer;
+}
+
+StoreWriter::StoreWriter(std::string storePath, std::chrono::milliseconds flushInterval)
+    : m_path(std::move(storePath)),
+      m_flushInterval(flushInterval),
+      m_writer([this] { writerLoop(); }) {}
+
+StoreWriter::~StoreWriter() {
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_stopping = true;
+  }
+  m_wake.notify_one();
+  m_writer.join();
+}
+
+std::shared_ptr<StoreWriter::Channel> StoreWriter::open(int64_t runId) {
+  auto channel = std::make_shared<Channel>(runId);
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_channels.push_back(channel);
+  return channel;
+}
+
+void StoreWriter::add(Channel& channel, const Event& event) {
+  Event copy = event;  // outside the lock: snapshots carry their data
+  const bool now = endsABatch(copy);
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (channel.closing) return;  // its run has ended: nothing more is written
+    channel.pending.push_back(std::move(copy));
+    m_flushNow = m_flushNow || now;
+  }
+  if (now) m_wake.notify_one();
+}
+
+void StoreWriter::close(Channel& channel) {
+  std::unique_lock<std::mutex> lock(m_mutex);
+  if (channel.closed) return;
+  channel.closing = true;
+  m_flushNow = true;
+  m_wake.notify_one();
+  m_closed.wait(lock, [&] { return channel.closed; });
+}
+
+std::optional<std::string> StoreWriter::error(const Channel& channel) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return channel.error;
+}
+
+std::optional<StoreSinkFailure> StoreWriter::failure(const Channel& channel) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return channel.failure;
+}
+
+int64_t StoreWriter::eventsWritten(const Channel& channel) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return channel.written;
+}
+
+void StoreWriter::writerLoop() {
+  std::optional<RunStore> store;
+  std::unique_lock<std::mutex> lock(m_mutex);
+  while (true) {
+    m_wake.wait_for(lock, m_flushInterval, [this] { return m_flushNow || m_stopping; });
+    m_flushNow = false;
+    const bool stopping = m_stopping;
+    std::vector<FlushItem> items;
+    for (auto& channel : m_channels) {
+      auto& pending = channel->pending;
+      channel->batch.insert(channel->batch.end(), std::make_move_iterator(pending.begin()),
+                            std::make_move_iterator(pending.end()));
+      pending.clear();
+      const bool closing = channel->closing || stopping;
+      if (channel->batch.empty() && !closing) continue;
+      FlushItem item;
+      item.channel = channel;
+      item.closing = closing;
+      items.push_back(std::move(item));
+    }
+    lock.unlock();
+    writeItems(items, store, m_path);
+    lock.lock();
+    bool anyClosed = false;
+    for (auto& item : items) {
+      Channel& channel = *item.channel;
+      channel.written += item.written;
+      if (item.error)
+        channel.error = item.error;
+      else if (item.written > 0)
+        channel.error.reset();
+      if (item.closing) {
+        channel.failure = std::move(item.failure);
+        channel.closed = true;
+        anyClosed = true;
+      }
+    }
+    if (anyClosed) {
+      m_channels.erase(std::remove_if(m_channels.begin(), m_channels.end(),
+                                      [](const auto& c) { return c->closed; }),
+                       m_channels.end());
+      m_closed.notify_all();
+    }
+    if (stopping) return;
+  }
+}
+
+}  // namespace fl::store

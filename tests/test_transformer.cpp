@@ -12,6 +12,7 @@
 #include "core/nn/transformer/causal_self_attention.h"
 #include "core/nn/transformer/fourier_position.h"
 #include "core/nn/transformer/gpt.h"
+#include "core/nn/transformer/mixed_precision.h"
 #include "core/nn/transformer/position_encoding.h"
 #include "core/nn/transformer/rotary.h"
 
@@ -422,6 +423,28 @@ class TestTransformer : public QObject {
           QVERIFY2(maxAbs(grad - blockedGrad) < 1e-5 * (1 + maxAbs(blockedGrad)),
                    qPrintable(what + ": gradients"));
         }
+      }
+    }
+  }
+
+  // What the fused attention kernels are handed for q and k: v's precision with contiguous rows
+  // (a last stride of 1, which SDPA's fused kernels require), the values of a plain cast, and no
+  // copy when the input already fits. Random shapes, q laid out as after an FFT along T.
+  void attentionInputsAreCastToVsPrecisionWithContiguousRows() {
+    torch::manual_seed(3);
+    for (int trial = 0; trial < 20; ++trial) {
+      auto size = [] { return torch::randint(1, 9, {1}).item<int64_t>(); };
+      const int64_t B = size(), H = size(), T = size() + 1, D = size() + 1;
+      const auto q = torch::randn({B, H, D, T}).transpose(-2, -1);  // T innermost
+      for (const auto dtype : {torch::kBFloat16, torch::kFloat}) {
+        const auto v = torch::randn({B, H, T, D}).to(dtype);
+        const auto fed = asFusedAttentionInput(q, v);
+        QCOMPARE(fed.scalar_type(), dtype);
+        QCOMPARE(fed.stride(-1), int64_t(1));
+        QVERIFY(fed.is_contiguous());
+        QVERIFY(torch::equal(fed, q.to(dtype)));
+        const auto fitting = torch::randn({B, H, T, D}).to(dtype);
+        QCOMPARE(asFusedAttentionInput(fitting, v).data_ptr(), fitting.data_ptr());
       }
     }
   }

@@ -124,23 +124,13 @@ torch::Tensor CausalSelfAttentionImpl::plainAttention(const torch::Tensor& q,
   return torch::matmul(weights, v);
 }
 
-// q or k as the fused kernels take it. Under autocast they leave the filter and the rotation in
-// float32 (see forward), and SDPA would cast them to v's precision itself, keeping their strides:
-// after an FFT along T, T is their innermost axis, and with a last stride other than 1 SDPA skips
-// its fused kernels for its math one (float32 products, softmax and dropout, as the H200's device
-// profile of a FourierQK step showed). The same cast, with rows laid out contiguously.
-static torch::Tensor asFusedInput(const torch::Tensor& x, const torch::Tensor& v) {
-  if (x.scalar_type() == v.scalar_type() && x.stride(-1) == 1) return x;
-  return x.to(v.scalar_type(), /*non_blocking=*/false, /*copy=*/false,
-              at::MemoryFormat::Contiguous);
-}
-
 torch::Tensor CausalSelfAttentionImpl::fusedAttention(const torch::Tensor& q,
                                                       const torch::Tensor& k,
                                                       const torch::Tensor& v, double scale) {
   const double dropout = m_attentionDropout->active() ? m_attentionDropout->p() : 0.0;
   if (!m_position->hasScoreBias())
-    return at::scaled_dot_product_attention(asFusedInput(q, v), asFusedInput(k, v), v,
+    return at::scaled_dot_product_attention(asFusedAttentionInput(q, v),
+                                            asFusedAttentionInput(k, v), v,
                                             /*attn_mask=*/{}, dropout, /*is_causal=*/true, scale);
   // ALiBi's bias grows with the distance (slope x up to T); in bf16 it would be rounded to a
   // step of 2 at 500. Its attention stays float32, autocast or not.

@@ -26,4 +26,13 @@ bool autocastActive(c10::DeviceType device) { return at::autocast::is_autocast_e
 
 FloatRegion::FloatRegion() : m_noAutocast(c10::autocast_dispatch_keyset) {}
 
+at::Tensor asFusedAttentionInput(const at::Tensor& x, const at::Tensor& v) {
+  // Not to(dtype, ..., MemoryFormat::Contiguous) alone: with the dtype unchanged it returns x
+  // as it is, strides and all (ATen asks x's suggested format, which is "contiguous" for any
+  // tensor not channels-last).
+  if (x.scalar_type() == v.scalar_type()) return x.stride(-1) == 1 ? x : x.contiguous();
+  return x.to(v.scalar_type(), /*non_blocking=*/false, /*copy=*/false,
+              at::MemoryFormat::Contiguous);
+}
+
 }  // namespace fl::nn

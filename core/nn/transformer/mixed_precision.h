@@ -9,6 +9,7 @@
 // semantics they are graded on; only the attention product that follows rounds to bf16.
 #pragma once
 
+#include <ATen/core/Tensor.h>
 #include <c10/core/DeviceType.h>
 #include <c10/core/ScalarType.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
@@ -41,5 +42,13 @@ class FloatRegion {
  private:
   c10::impl::ExcludeDispatchKeyGuard m_noAutocast;
 };
+
+// q or k as the fused attention kernels take them: in v's precision, rows laid out contiguously;
+// x itself when it already is. Under autocast q and k leave the filter and the rotation in
+// float32 (FloatRegion), and scaled_dot_product_attention would cast them to v's precision
+// itself, keeping their strides: after an FFT along T, T is their innermost axis, and with a last
+// stride other than 1 SDPA skips its fused kernels for its math one (float32 products, softmax
+// and dropout, as an H200 device profile of a FourierQK step showed).
+at::Tensor asFusedAttentionInput(const at::Tensor& x, const at::Tensor& v);
 
 }  // namespace fl::nn

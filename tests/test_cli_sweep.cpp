@@ -368,6 +368,58 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT min(count) FROM series WHERE key = 'test/kl'"), int64_t(150));
   }
 
+  // A step that never ends after the signal (a library stuck inside it) must not keep a
+  // study's process alive: past the grace (0 here, so every run's step is still under way) the
+  // runs still training are recorded cancelled, the process exits 143 without waiting for their
+  // threads, and `sweep resume` takes the study up again.
+  void aSignalStopsAStudyEvenWhenItsStepsDoNotEnd() {
+    const QString db = path("stuck.db");
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("FOURIERLAB_STOP_GRACE_MS", "0");
+    p.setProcessEnvironment(env);
+    p.start(cliPath(),
+            {"sweep",         "run",        "fope",     "--db",      db,         "--seeds",
+             "1,2",           "--parallel", "2",        "--threads", "1",        "--set",
+             "d_model=16",    "--set",      "heads=1",  "--set",     "layers=1", "--set",
+             "steps=1000000", "--set",      "warmup=0", "--device",  "cpu"});
+    QVERIFY(p.waitForStarted());
+    bool training = false;
+    for (int i = 0; i < 3000 && !training; ++i) {
+      QTest::qWait(20);
+      training = queryInt(db, "SELECT count(*) FROM runs WHERE status = 'running'") == 2;
+    }
+    QVERIFY(training);
+    ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+    QVERIFY(p.waitForFinished(30000));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == 143, qPrintable(err));
+    QVERIFY2(err.contains("stopped by SIGTERM: 2 runs recorded cancelled"), qPrintable(err));
+    QVERIFY2(err.contains("had not ended"), qPrintable(err));
+    QCOMPARE(queryInt(db,
+                      "SELECT count(*) FROM runs WHERE status = 'cancelled' AND message LIKE "
+                      "'SIGTERM: its step in progress had not ended%'"),
+             int64_t(2));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status <> 'cancelled'"), int64_t(0));
+
+    QProcess resume;
+    resume.setProcessEnvironment(env);
+    resume.start(cliPath(), {"sweep", "resume", "1", "--db", db});
+    QVERIFY(resume.waitForStarted());
+    training = false;
+    for (int i = 0; i < 3000 && !training; ++i) {
+      QTest::qWait(20);
+      training = queryInt(db, "SELECT count(*) FROM runs WHERE status = 'running'") >= 1;
+    }
+    QVERIFY(training);
+    ::kill(static_cast<pid_t>(resume.processId()), SIGTERM);
+    QVERIFY(resume.waitForFinished(30000));
+    const QString resumeErr = QString::fromUtf8(resume.readAllStandardError());
+    QVERIFY2(resume.exitCode() == 143, qPrintable(resumeErr));
+    QVERIFY2(resumeErr.contains("start run"), qPrintable(resumeErr));
+  }
+
   // Reading commands never create a store (nor adopt an empty file).
   void readingAMissingStoreCreatesNothing() {
     const QString missing = path("nodir/x.db");

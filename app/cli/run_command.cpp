@@ -198,16 +198,6 @@ struct Outcome {
   int64_t lastStep = 0;  // the last step whose progress was reported
 };
 
-// How long a step may go on after SIGINT, SIGTERM or SIGHUP before the process stops without
-// it. A step can be stuck where no cancel reaches it (a BLAS retrying an allocation forever
-// under `ulimit -v`), and a signal must still stop the process; a second signal stops it at
-// once. Slurm sends SIGKILL 30 s after SIGTERM by default: this leaves time to record the run.
-std::chrono::milliseconds stopGrace() {
-  if (const char* env = std::getenv("FOURIERLAB_STOP_GRACE_MS"))
-    return std::chrono::milliseconds(std::atoll(env));
-  return std::chrono::seconds(20);
-}
-
 // Shows the run's progress until its terminal status; a signal cancels it after the current
 // step.
 Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
@@ -241,7 +231,8 @@ Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
       cancelledAt = std::chrono::steady_clock::now();
     }
     if (!done && out.cancelRequested &&
-        (signals.count() > 1 || std::chrono::steady_clock::now() - cancelledAt >= stopGrace())) {
+        (signals.count() > 1 ||
+         std::chrono::steady_clock::now() - cancelledAt >= InterruptSignals::stopGrace())) {
       const auto waited = std::chrono::duration_cast<std::chrono::seconds>(
           std::chrono::steady_clock::now() - cancelledAt);
       out.abandoned = true;

@@ -65,6 +65,10 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
   // Ctrl-C, `kill`, a closed terminal and a cluster's preemption (SIGTERM before SIGKILL) all
   // stop the study the same way: every run checkpoints where it is and ends cancelled.
   options.stopFlag = &InterruptSignals::flag();
+  // A step that never ends after the signal (stuck where no cancel reaches it) must not keep
+  // the process alive: past the grace, or at a second signal, its run is recorded cancelled.
+  options.stopGrace = InterruptSignals::stopGrace();
+  options.stopCount = &InterruptSignals::countFlag();
   study::StudyScheduler scheduler(registry, dbPath, studyId, options);
 
   store::RunStore runs(dbPath);
@@ -131,6 +135,20 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
                  "written, `fourierlab-cli sweep resume %lld` finishes the study\n",
                  static_cast<long long>(studyId), static_cast<long long>(studyId));
     return kExitStoreError;
+  }
+  if (outcome.abandoned > 0) {
+    // Their threads are inside steps that never ended: leave without joining them (as `run`
+    // does), once every run's end is in the store.
+    const int signal = signals.received();
+    std::fprintf(stderr,
+                 "stopped by %s: %d run%s recorded cancelled (%s); continue with "
+                 "`fourierlab-cli sweep resume %lld`\n",
+                 signal ? InterruptSignals::name(signal).c_str() : "a stop request",
+                 outcome.abandoned, outcome.abandoned == 1 ? "" : "s", outcome.abandonedWhy.c_str(),
+                 static_cast<long long>(studyId));
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(signal ? InterruptSignals::exitCode(signal) : kExitCancelled);
   }
   const auto& p = outcome.progress;
   std::fprintf(stderr, "study %lld: %lld of %lld finished, %lld failed%s in %s\n",

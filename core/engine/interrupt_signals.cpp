@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <mutex>
 
 #include <pthread.h>
@@ -71,6 +72,14 @@ int InterruptSignals::received() const { return g_received.load(); }
 int InterruptSignals::count() const { return g_count.load(); }
 
 const std::atomic<int>& InterruptSignals::flag() { return g_received; }
+
+const std::atomic<int>& InterruptSignals::countFlag() { return g_count; }
+
+std::chrono::milliseconds InterruptSignals::stopGrace() {
+  if (const char* env = std::getenv("FOURIERLAB_STOP_GRACE_MS"))
+    return std::chrono::milliseconds(std::atoll(env));
+  return std::chrono::seconds(20);
+}
 
 std::string InterruptSignals::name(int signal) {
   switch (signal) {

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <string>
 
 namespace fl {
@@ -37,6 +38,14 @@ class InterruptSignals {
   static const std::atomic<int>& flag();
   // How many of them arrived (a second asks to stop now rather than after the current step).
   int count() const;
+  static const std::atomic<int>& countFlag();  // the same, for a loop on another thread
+
+  // How long a step may go on after the signal before the process stops without it. A step
+  // can be stuck where no cancel reaches it (a BLAS retrying an allocation forever under
+  // `ulimit -v`), and a signal must still stop the process; a second signal stops it at once.
+  // Slurm sends SIGKILL 30 s after SIGTERM by default: 20 s leaves time to record the runs.
+  // FOURIERLAB_STOP_GRACE_MS overrides it.
+  static std::chrono::milliseconds stopGrace();
 
   // Called first thing in main(), before any thread exists: the three signals are blocked, so
   // one that arrives while the program starts (LibTorch's start-up, the OpenMP re-exec, which

@@ -629,6 +629,22 @@ int RunScheduler::busyWorkers() const {
   return n;
 }
 
+int RunScheduler::abandonStuckRuns(const std::string& why) {
+  int stuck = 0;
+  for (auto& [runId, member] : m_members) {
+    if (member->closed) continue;
+    if (!member->handedOver && member->worker->trains(member->index)) {
+      StatusEvent cancelled;
+      cancelled.status = RunStatus::Cancelled;
+      cancelled.message = why;
+      member->store->onEvent(cancelled);
+      ++stuck;
+    }
+    member->store->close();  // the closer may be closing it too: closing is idempotent
+  }
+  return stuck;
+}
+
 int RunScheduler::closingCount() const {
   return static_cast<int>(m_members.size()) - trainingCount();
 }

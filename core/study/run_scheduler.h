@@ -130,6 +130,12 @@ class RunScheduler {
   void cancel(int64_t runId);
   void cancelStudy(int64_t studyId);  // its unclaimed cells leave the line; its runs cancel
   void cancelAll();
+  // For a process about to exit without the threads of runs whose step never ended after a
+  // cancel: each run still training is recorded cancelled with `why` (its step's work lost, its
+  // last checkpoint kept), and every run's store writes are finished. Returns how many were
+  // still training. The scheduler must then not be destroyed (its destructor would wait for
+  // those threads): the caller lets it go and exits.
+  int abandonStuckRuns(const std::string& why);
 
   // Reports the runs whose store closed, then starts waiting work in the free slots.
   void poll();

@@ -1,7 +1,9 @@
 #include "core/study/study_scheduler.h"
 
 #include <chrono>
+#include <memory>
 
+#include "core/engine/interrupt_signals.h"
 #include "core/store/run_store.h"
 #include "core/study/study_store.h"
 
@@ -104,6 +106,24 @@ std::vector<std::vector<int64_t>> StudyScheduler::planGroups() const {
   return RunScheduler(m_registry, runs, schedulerOptions()).planStudyGroups(m_studyId);
 }
 
+bool StudyScheduler::stopGraceOver(std::chrono::steady_clock::time_point cancelledAt) const {
+  if (m_options.stopGrace.count() < 0) return false;
+  if (m_options.stopCount && m_options.stopCount->load() > 1) return true;
+  return std::chrono::steady_clock::now() - cancelledAt >= m_options.stopGrace;
+}
+
+std::string StudyScheduler::abandonReason(std::chrono::steady_clock::time_point cancelledAt) const {
+  const int signal = m_options.stopFlag ? m_options.stopFlag->load() : 0;
+  const auto waited = std::chrono::duration_cast<std::chrono::seconds>(
+      std::chrono::steady_clock::now() - cancelledAt);
+  const bool again = m_options.stopCount && m_options.stopCount->load() > 1;
+  return (signal ? InterruptSignals::name(signal) : std::string("stop")) +
+         ": its step in progress had not ended " + std::to_string(waited.count()) +
+         " s after the stop request" + (again ? " (signalled again)" : "") +
+         "; stopped without it, so that step's work is lost: resume continues from the last "
+         "checkpoint";
+}
+
 StudyOutcome StudyScheduler::run(const Reporter& report) {
   store::RunStore runs(m_storePath);
   StudyStore studies(runs);
@@ -118,28 +138,43 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
   ProgressObserver observer(report, progress);
   std::string problem;
   {
-    RunScheduler scheduler(m_registry, runs, schedulerOptions(), &observer);
-    const int64_t pendingGroups = static_cast<int64_t>(scheduler.planStudyGroups(m_studyId).size());
-    outcome.budget = scheduler.budgetForStudy(m_studyId, pendingGroups);
+    // Let go of, not destroyed, when runs are abandoned (see abandonStuckRuns).
+    auto scheduler =
+        std::make_unique<RunScheduler>(m_registry, runs, schedulerOptions(), &observer);
+    const int64_t pendingGroups =
+        static_cast<int64_t>(scheduler->planStudyGroups(m_studyId).size());
+    outcome.budget = scheduler->budgetForStudy(m_studyId, pendingGroups);
     progress.total = record->cells;
     progress.finished =
         record->cells - static_cast<int64_t>(studies.unfinishedCells(m_studyId).size());
     std::string none;
-    scheduler.addStudy(m_studyId, &none);  // none: every cell finished
-    observer.setWaitingCells(scheduler.waitingRuns());
+    scheduler->addStudy(m_studyId, &none);  // none: every cell finished
+    observer.setWaitingCells(scheduler->waitingRuns());
     bool cancelling = false;
-    while (!scheduler.idle()) {
+    std::chrono::steady_clock::time_point cancelledAt;
+    while (!scheduler->idle()) {
       if (m_options.stopFlag && m_options.stopFlag->load() != 0) m_cancel = true;
       // A store that cannot be written stops the study as a cancel does: the runs keep their
       // checkpoints and the error is the outcome.
       if ((m_cancel || !observer.problems().empty()) && !cancelling) {
-        scheduler.cancelAll();
+        scheduler->cancelAll();
         cancelling = true;
+        cancelledAt = std::chrono::steady_clock::now();
       }
-      scheduler.poll();
-      observer.setWaitingCells(scheduler.waitingRuns());
+      if (m_cancel && cancelling && stopGraceOver(cancelledAt)) {
+        const std::string why = abandonReason(cancelledAt);
+        if (const int stuck = scheduler->abandonStuckRuns(why); stuck > 0) {
+          scheduler.release();  // NOLINT: its threads are stuck in steps; the caller exits
+          outcome.abandoned = stuck;
+          outcome.abandonedWhy = why;
+          outcome.cancelled = true;
+          return outcome;
+        }
+      }
+      scheduler->poll();
+      observer.setWaitingCells(scheduler->waitingRuns());
       // Short enough that a stop request (a signal) reaches the runs within a step or two.
-      scheduler.waitForChange(std::chrono::milliseconds(50));
+      scheduler->waitForChange(std::chrono::milliseconds(50));
     }
     problem = observer.problems();
   }

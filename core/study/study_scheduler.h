@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -33,6 +34,12 @@ struct StudySchedulerOptions : RunSchedulerOptions {
   // When it becomes non-zero (e.g. the number of a signal that arrived), run() cancels as if
   // cancel() had been called. Read at least every 50 ms.
   const std::atomic<int>* stopFlag = nullptr;
+  // After a stop, how long the runs' steps in progress may take to end; past it (or once
+  // stopCount exceeds 1: a second signal) run() records the runs still training cancelled and
+  // returns with StudyOutcome::abandoned set, and the caller must exit without joining their
+  // threads. Negative: wait for them however long.
+  std::chrono::milliseconds stopGrace{-1};
+  const std::atomic<int>* stopCount = nullptr;
 };
 
 // One run that started or ended, for the progress display.
@@ -64,6 +71,10 @@ struct StudyOutcome {
   StudyProgress progress;
   ThreadBudget budget;
   bool cancelled = false;
+  // Runs whose step had not ended within the stop grace, recorded cancelled: when non-zero
+  // their threads are still running, and the process must exit (std::_Exit) rather than return.
+  int abandoned = 0;
+  std::string abandonedWhy;  // "SIGTERM: its step in progress had not ended 20 s after ..."
 };
 
 class StudyScheduler {
@@ -91,6 +102,8 @@ class StudyScheduler {
   std::atomic<bool> m_cancel{false};
 
   RunSchedulerOptions schedulerOptions() const { return m_options; }  // without the stop flag
+  bool stopGraceOver(std::chrono::steady_clock::time_point cancelledAt) const;
+  std::string abandonReason(std::chrono::steady_clock::time_point cancelledAt) const;
 };
 
 }  // namespace fl::study

@@ -192,6 +192,11 @@ class TestMainWindow : public QObject {
     };
     auto reopened = makeWindow("run.db");
     reopened->openStoredRun(id);
+    // A window that trains nothing says how its Runs table fills, rather than showing a blank
+    // grid beside the stored run it shows.
+    QCOMPARE(reopened->runsModel()->rowCount(), 0);
+    QVERIFY2(reopened->runsDock()->emptyTableText().contains("Run or Run comparison starts one"),
+             qPrintable(reopened->runsDock()->emptyTableText()));
     for (const char* name : {"pdf/true_grid", "pdf/pred_grid", "pdf/true", "pdf/pred"}) {
       const auto* live = pdfPlot(*w)->latest(name);
       const auto* stored = pdfPlot(*reopened)->latest(name);
@@ -514,8 +519,15 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->runsTable()->model()->rowCount(), 1);
     w->runsDock()->search()->setText("fourier N=");
     QCOMPARE(w->runsTable()->model()->rowCount(), 2);
+    QVERIFY(w->runsDock()->emptyTableText().isEmpty());
+    // A search that leaves no row says so, in the table's place.
+    w->runsDock()->search()->setText("no such run");
+    QCOMPARE(w->runsTable()->model()->rowCount(), 0);
+    QCOMPARE(w->runsDock()->emptyTableText(),
+             QString("No run here matches \u201cno such run\u201d"));
     w->runsDock()->search()->clear();
     QCOMPARE(w->runsTable()->model()->rowCount(), 3);
+    QVERIFY(w->runsDock()->emptyTableText().isEmpty());
   }
 
   // Grouped by setting, two seeds of each of two heads are drawn as two curves, each its

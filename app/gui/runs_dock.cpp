@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
+#include <QPainter>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSortFilterProxyModel>
@@ -15,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -26,15 +28,39 @@ namespace fl::gui {
 namespace {
 
 // Asks for three rows, not QTableView's default third of the window: the plots above get the
-// height at 1280 x 720, and the dock can still be dragged taller.
+// height at 1280 x 720, and the dock can still be dragged taller. With no rows it says why and
+// what fills it, instead of showing a blank grid (a window opened on a stored run trains none).
 class RunsTableView : public QTableView {
  public:
-  using QTableView::QTableView;
+  RunsTableView(std::function<QString()> searchText, QWidget* parent)
+      : QTableView(parent), m_searchText(std::move(searchText)) {}
   QSize sizeHint() const override {
     return {QTableView::sizeHint().width(), horizontalHeader()->sizeHint().height() +
                                                 3 * verticalHeader()->defaultSectionSize() +
                                                 2 * frameWidth()};
   }
+  // What the empty table says: no match for the search, or how runs get here.
+  QString emptyText() const {
+    if (model() && model()->rowCount() > 0) return {};
+    const QString search = m_searchText();
+    if (!search.isEmpty()) return QString("No run here matches \u201c%1\u201d").arg(search);
+    return "The runs trained from this window are listed here: Run or Run comparison starts "
+           "one, a study's Run study starts its runs. Past runs open from History.";
+  }
+
+ protected:
+  void paintEvent(QPaintEvent* event) override {
+    QTableView::paintEvent(event);
+    const QString text = emptyText();
+    if (text.isEmpty()) return;
+    QPainter painter(viewport());
+    painter.setPen(palette().color(QPalette::PlaceholderText));
+    painter.drawText(viewport()->rect().adjusted(8, 4, -8, -4), Qt::AlignCenter | Qt::TextWordWrap,
+                     text);
+  }
+
+ private:
+  std::function<QString()> m_searchText;
 };
 
 // The search's filter, with pinned runs on top; otherwise the rows keep the queue's order.
@@ -57,7 +83,7 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
     : QDockWidget("Runs", parent),
       m_model(model),
       m_filter(new PinnedFirst(this)),
-      m_table(new RunsTableView(this)),
+      m_table(new RunsTableView([this] { return m_search->text(); }, this)),
       m_search(new QLineEdit(this)),
       m_groupChoice(new QComboBox(this)),
       m_titleTimer(new QTimer(this)) {
@@ -85,6 +111,8 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
   m_search->setClearButtonEnabled(true);
   connect(m_search, &QLineEdit::textChanged, m_filter,
           &QSortFilterProxyModel::setFilterFixedString);
+  connect(m_search, &QLineEdit::textChanged, m_table->viewport(),
+          qOverload<>(&QWidget::update));  // the empty table's words follow the search
   row->addWidget(m_search, 1);
   m_groupChoice->setToolTip(
       "Group the runs on the plots: each group of two or more is drawn as its members' mean with "
@@ -140,6 +168,10 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
       std::rotate(ids.begin(), it, it + 1);
     if (!ids.empty()) emit showRequested(ids);
   });
+}
+
+QString RunsDock::emptyTableText() const {
+  return static_cast<const RunsTableView*>(m_table)->emptyText();
 }
 
 QMenu* RunsDock::menuForRow(int row) {

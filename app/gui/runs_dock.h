@@ -39,6 +39,9 @@ class RunsDock : public QDockWidget {
 
   QTableView* table() const { return m_table; }
   QLineEdit* search() const { return m_search; }
+  // What the table says while it has no rows (how runs get here, or that none matches the
+  // search); empty while it has some.
+  QString emptyTableText() const;
   // How the plots group the runs: no grouping, by study, by setting (seeds averaged), or by a
   // config key that differs among the listed runs (the keys follow the rows).
   QComboBox* groupChoice() const { return m_groupChoice; }

@@ -166,6 +166,21 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(b.upper, 1.0);
   }
 
+  // Two curves of one run in one panel (Test MSE: argmax and mean) share all but their ends: a
+  // narrow legend must still tell them apart, and still start with the run's number.
+  void aNarrowLegendKeepsWhatSetsItsCurvesApart() {
+    const QFont font("sans", 8);
+    const QString run = "#21 table1 \u00b7 dataset=gmm2 head=fourier seed=1 ";
+    for (int width = 60; width <= 240; width += 20) {
+      const QString argmax = fl::widgets::legendName(run + "mse_argmax", font, width);
+      const QString mean = fl::widgets::legendName(run + "mse_mean", font, width);
+      QVERIFY2(argmax != mean, qPrintable(QString("%1 px: %2").arg(width).arg(argmax)));
+      QVERIFY(argmax.startsWith("#2") && mean.startsWith("#2"));
+      QVERIFY(QFontMetrics(font).horizontalAdvance(argmax) <= width);
+    }
+    QCOMPARE(fl::widgets::legendName("#5 linear", font, 200), QString("#5 linear"));
+  }
+
   void aLegendDrawnNarrowWidensWithItsPlot() {
     // A stored run's curves arrive once, while the window is still small: the names must not
     // stay elided to that first width once the plot is wide.

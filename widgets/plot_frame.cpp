@@ -12,7 +12,7 @@ namespace fl::widgets {
 
 namespace {
 
-// A legend entry whose name is elided at its end to a width, so a long run name never
+// A legend entry whose name is elided to a width (legendName), so a long run name never
 // widens the legend column past its share of the plot. The tooltip of the plot (hover) and
 // the tables still say the whole name.
 class ElidedLegendItem : public QCPPlottableLegendItem {
@@ -22,9 +22,7 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
   void setMaxTextWidth(int width) { m_maxTextWidth = width; }
 
  protected:
-  QString shownText() const {
-    return QFontMetrics(getFont()).elidedText(mPlottable->name(), Qt::ElideRight, m_maxTextWidth);
-  }
+  QString shownText() const { return legendName(mPlottable->name(), getFont(), m_maxTextWidth); }
   // The base class draws the icon (only it may) and the name: it is given the elided name for
   // the time of the call.
   void draw(QCPPainter* painter) override {
@@ -48,6 +46,10 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
 };
 
 }  // namespace
+
+QString legendName(const QString& name, const QFont& font, int width) {
+  return QFontMetrics(font).elidedText(name, Qt::ElideMiddle, width);
+}
 
 void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLabel,
                     const QString& yLabel, bool legend) {

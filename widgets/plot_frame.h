@@ -3,6 +3,7 @@
 // few x ticks so labels stay apart in small panels.
 #pragma once
 
+#include <QFont>
 #include <QString>
 
 #include <climits>
@@ -15,10 +16,14 @@ namespace fl::widgets {
 void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLabel,
                     const QString& yLabel, bool legend);
 
-// The legend's share of the plot's width at most: longer names are elided at their end
-// ("#12 fourier N=12 gam…"; the run's number and first settings stay), so the axes keep the
-// rest.
+// The legend's share of the plot's width at most: longer names are elided in their middle, so
+// the axes keep the rest.
 constexpr double kLegendWidthShare = 0.28;
+
+// A legend name as drawn in `width` pixels: whole when it fits, else its start and its end with
+// "…" between ("#21 fo…argmax"): a curve's name starts with its run's number and ends with what
+// sets it apart from its neighbours (the metric of a two-metric panel, the seed), so both stay.
+QString legendName(const QString& name, const QFont& font, int width);
 
 // Curve plots name at most this many curves in a legend: more rows would take the plot's room
 // and still not say which line is which at a glance; the hover readout names them all.

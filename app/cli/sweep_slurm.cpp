@@ -337,6 +337,10 @@ int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args) {
   options.scheduler.device = args.device;
   options.scheduler.batch = *study::parseBatchMode(args.batch);  // checked by the parser
   options.scheduler.stopFlag = &InterruptSignals::flag();
+  // A step stuck past the grace is left behind with its run recorded cancelled, well before
+  // Slurm's SIGKILL (30 s after SIGTERM by default) would leave the run `running` in the shard.
+  options.scheduler.stopGrace = InterruptSignals::stopGrace();
+  options.scheduler.stopCount = &InterruptSignals::countFlag();
   if (const char* id = std::getenv("SLURM_JOB_ID")) options.slurmJobId = id;
 
   InterruptSignals signals;
@@ -373,6 +377,18 @@ int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args) {
                task, cluster::toString(outcome.state).c_str(), ll(p.finished), ll(p.total),
                ll(p.failed), ll(p.cancelled), outcome.study.budget.describe().c_str(),
                formatDuration(p.elapsedSeconds).c_str(), outcome.shard.c_str());
+  if (outcome.study.abandoned > 0) {
+    // Their threads are inside steps that never ended: the shard holds their end, and the
+    // process leaves without joining them.
+    std::fprintf(stderr,
+                 "stopped by %s: %d run%s recorded cancelled (%s); `sweep collect` merges the "
+                 "shard and `sweep resume --slurm` continues them\n",
+                 InterruptSignals::name(signals.received()).c_str(), outcome.study.abandoned,
+                 outcome.study.abandoned == 1 ? "" : "s", outcome.study.abandonedWhy.c_str());
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(outcome.exitCode);
+  }
   if (outcome.state == cluster::TaskStage::Cancelled)
     std::fprintf(stderr,
                  "stopped by %s: every run saved a checkpoint; `sweep collect` merges them and "

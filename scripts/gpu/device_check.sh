@@ -62,7 +62,7 @@ check() {
   echo "== build (at most $build_limit s, $(date +%T))"
   start=$SECONDS
   if ! timeout $build_limit bash scripts/gpu/build_lab.sh fourierlab fourierlab-cli \
-    bench_transformer bench_fourier_head > "$out/build.log" 2>&1; then
+    bench_transformer bench_fourier_head bench_group_runner > "$out/build.log" 2>&1; then
     tail -40 "$out/build.log"
     echo "-- build failed after $((SECONDS - start)) s; nothing else can run"
     exit 1
@@ -83,6 +83,10 @@ check() {
 
   check "frequencies: a group's step on cuda, 24 and 240 runs per group" 60 \
     '"$build/bench/bench_fourier_head" 1000 --device "$device"'
+  # What the group's thread adds to every step on this machine's CPU (the runner, the reporters
+  # and the store; no device): to set against the step's graph time above.
+  check "frequencies: the host's time per group step around a step that costs nothing" 30 \
+    '"$build/bench/bench_group_runner" 240 100'
   # Batched on the device (a CUDA graph per group of equal shapes); the first runs' start lines
   # say how their group steps, the rest of them are left out.
   check "frequencies: the study at full length on cuda, batched (goal under 60 s)" 150 \

@@ -74,17 +74,19 @@ torch::Tensor FourierHeadImpl::densityRows(const torch::Tensor& h, const torch::
 
 torch::Tensor FourierHeadImpl::autocorrelation(const torch::Tensor& a) const {
   const int64_t n1 = m_options.frequencies() + 1;
-  auto u = a.narrow(1, 0, n1);   // (B, N+1) real parts
-  auto v = a.narrow(1, n1, n1);  // (B, N+1) imaginary parts
-  auto outer = [](const torch::Tensor& x, const torch::Tensor& y) {
-    return (x.unsqueeze(2) * y.unsqueeze(1)).flatten(1);  // (B, (N+1)^2): x_p y_q
-  };
-  auto selector = m_lagSelector.to(a.dtype());
-  // c_k = sum_j a_{j+k} conj(a_j) = sum_j (u_{j+k} u_j + v_{j+k} v_j)
-  //                                 + i (v_{j+k} u_j - u_{j+k} v_j)
-  auto re = torch::matmul(outer(u, u) + outer(v, v), selector);  // (B, N+1)
-  auto im = torch::matmul(outer(v, u) - outer(u, v), selector);  // (B, N+1)
-  return torch::stack({re, im}, /*dim=*/2);                      // (B, N+1, 2)
+  // c_k = sum_j a_{j+k} conj(a_j), a = u + i v, by the correlation theorem: the inverse DFT of
+  // |DFT(a)|^2, zero-padded to 2(N+1) so no lag k <= N wraps around. On the test set's 1000
+  // rows at N = 12 it takes a seventh of the time of the (N+1)^2 pair products summed along
+  // their diagonals, and less at a training batch of 32 too (forward and backward), with the
+  // same values to float rounding (tests/test_fourier_head.cpp checks it against the sum).
+  auto complexAmplitudes =
+      torch::complex(a.narrow(1, 0, n1).contiguous(), a.narrow(1, n1, n1).contiguous());
+  auto spectrum = torch::fft::fft(complexAmplitudes, 2 * n1, /*dim=*/1);
+  auto power = torch::view_as_real(spectrum).pow(2).sum(/*dim=*/2);  // |DFT(a)|^2, (B, 2(N+1))
+  auto lags = torch::fft::ifft(power, /*n=*/c10::nullopt, /*dim=*/1).narrow(1, 0, n1);
+  // resolve_conj: for some shapes (a single row) LibTorch hands the inverse DFT of a real input
+  // back as a lazily conjugated view, which view_as_real refuses.
+  return torch::view_as_real(lags.resolve_conj().contiguous());  // (B, N+1, 2)
 }
 
 torch::Tensor FourierHeadImpl::coefficients(const torch::Tensor& h) {

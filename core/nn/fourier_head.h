@@ -64,8 +64,10 @@ class FourierHeadImpl : public DistributionHeadImpl {
 
   FourierHeadOptions m_options;
   torch::nn::Linear m_linear{nullptr};
-  torch::Tensor m_binBasis;        // buffer (2(N+1), 2m): the basis at the bin centres
-  torch::Tensor m_lagSelector;     // buffer ((N+1)^2, N+1): sums the k-th diagonal
+  torch::Tensor m_binBasis;  // buffer (2(N+1), 2m): the basis at the bin centres
+  // buffer ((N+1)^2, N+1): sums the k-th diagonal of the amplitudes' pair products; the
+  // batched device step's autocorrelation, kept as matrix products a CUDA graph records
+  torch::Tensor m_lagSelector;
   torch::Tensor m_penaltyWeights;  // buffer (N+1): 2 pi^2 k^2
 };
 TORCH_MODULE(FourierHead);

@@ -284,6 +284,10 @@ class TestStoreSink : public QObject {
       sinks.push_back(
           std::make_unique<fl::store::StoreSink>(db, ids.back(), std::chrono::milliseconds(50)));
     }
+    // One writer for the store (at one flush interval), however many sinks.
+    const auto writer = fl::store::StoreWriter::of(db, std::chrono::milliseconds(50));
+    QCOMPARE(fl::store::StoreWriter::of(db, std::chrono::milliseconds(50)).get(), writer.get());
+    QVERIFY(fl::store::StoreWriter::of(db, std::chrono::milliseconds(60)).get() != writer.get());
     std::vector<std::thread> feeders;
     for (int t = 0; t < kThreads; ++t)
       feeders.emplace_back([&, t] {

@@ -680,10 +680,16 @@ void RunStore::writeEvents(const std::vector<RunEvents>& runs) {
     fs::remove(file, ec);
   }
   // A run's last event (its Runner has stopped writing files): nothing unnamed stays behind.
+  // Tidying only, after the commit: it must not throw, or a caller would take the committed
+  // batches for failed and write them again. What it leaves, the store's next open removes.
   for (const auto& run : runs) {
     if (run.events->empty()) continue;
     const auto* last = std::get_if<StatusEvent>(&run.events->back());
-    if (last && isTerminal(last->status)) removeStrayFiles(run.runId);
+    if (!last || !isTerminal(last->status)) continue;
+    try {
+      removeStrayFiles(run.runId);
+    } catch (const std::exception&) {
+    }
   }
 }
 

@@ -9,6 +9,8 @@ StoreSink::~StoreSink() { close(); }
 
 void StoreSink::onEvent(const Event& event) { m_writer->add(*m_channel, event); }
 
+void StoreSink::beginClose() { m_writer->beginClose(*m_channel); }
+
 void StoreSink::close() { m_writer->close(*m_channel); }
 
 std::optional<std::string> StoreSink::error() const { return m_writer->error(*m_channel); }

@@ -36,7 +36,9 @@ class StoreSink : public EventSink {
   ~StoreSink() override;
 
   void onEvent(const Event& event) override;
-  // Writes everything queued and ends the run's channel. Idempotent.
+  // Writes everything queued and ends the run's channel. Idempotent; beginClose() asks for it
+  // without waiting (many sinks closed at once share one flush).
+  void beginClose();
   void close();
 
   std::optional<std::string> error() const;

@@ -22,8 +22,10 @@ struct StoreWriter::Channel {
   int64_t written = 0;
 
   // The writer thread's own: taken from `pending`, not committed yet (kept across a failed
-  // write, for the next flush).
+  // write, for the next flush); and whether its last write alone failed (it is then written
+  // alone, not in the transaction of all runs, until a write succeeds).
   std::vector<Event> batch;
+  bool alone = false;
 };
 
 namespace {
@@ -94,54 +96,76 @@ struct FlushItem {
   std::optional<StoreSinkFailure> failure;
 };
 
-// Writes the items' batches (outside the writer's lock), all in one transaction. When that
-// fails, a lock another process holds past the busy timeout makes every run wait for the next
-// flush; any other failure may be one run's own, so each run is then written alone and only its
-// batch waits. A closing channel's failed write is its last: its batch is lost and recorded so.
-void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
-                const std::string& path) {
-  std::vector<RunStore::RunEvents> runs;
-  for (auto& item : items)
-    if (!item.channel->batch.empty()) runs.push_back({item.channel->runId, &item.channel->batch});
-  if (runs.empty()) return;
-  auto openStore = [&] {
+// How one write went: committed, or why not.
+struct WriteResult {
+  bool ok = true;
+  bool busy = false;  // another process held the store's lock past the busy timeout
+  std::string error;
+};
+
+WriteResult tryWrite(std::optional<RunStore>& store, const std::string& path,
+                     const std::vector<RunStore::RunEvents>& runs) {
+  try {
     // The process that made the sinks opened (and vetted) the store already: no second full
     // read of every page on the writer thread.
     if (!store) store.emplace(path, /*readOnly=*/false, /*busyTimeoutMs=*/5000, false);
-  };
+    store->writeEvents(runs);
+    return {};
+  } catch (const std::exception& e) {
+    const auto* storeError = dynamic_cast<const StoreError*>(&e);
+    WriteResult failed{false, storeError && storeError->isBusy(), e.what()};
+    // A connection that failed for another reason than a lock may be left unusable (a rollback
+    // that failed, an I/O error): the next write opens a fresh one.
+    if (!failed.busy) store.reset();
+    return failed;
+  }
+}
+
+// Writes the items' batches (outside the writer's lock): together in one transaction, all but
+// the runs whose own writes failed before, which are written alone. When the write together
+// fails, a lock another process holds makes every run wait for the next flush; another failure
+// may be one run's own, so the runs are written alone until one fails as the write together did
+// (then it is the store's fault, and the rest wait too). A run whose write alone failed is
+// written alone from then on, so it holds back no other. A closing channel always has its last
+// attempt: when it fails its batch is lost, and recorded so.
+void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
+                const std::string& path) {
   auto committed = [](FlushItem& item) {
     item.written = static_cast<int64_t>(item.channel->batch.size());
     item.channel->batch.clear();
+    item.channel->alone = false;
     item.error.reset();
   };
-  bool busy = false;
-  try {
-    openStore();
-    store->writeEvents(runs);
-    for (auto& item : items) committed(item);
-    return;
-  } catch (const std::exception& e) {
-    const auto* storeError = dynamic_cast<const StoreError*>(&e);
-    busy = storeError && storeError->isBusy();
-    for (auto& item : items)
-      if (!item.channel->batch.empty()) item.error = e.what();
-  }
+  std::vector<RunStore::RunEvents> together;
+  for (auto& item : items)
+    if (!item.channel->batch.empty() && !item.channel->alone)
+      together.push_back({item.channel->runId, &item.channel->batch});
+  WriteResult shared;
+  if (!together.empty()) shared = tryWrite(store, path, together);
+  bool storeFault = shared.busy;
   for (auto& item : items) {
-    if (item.channel->batch.empty()) continue;
-    const bool triedAlone = runs.size() == 1;
-    if (!triedAlone && (!busy || item.closing)) {
-      try {
-        openStore();
-        store->writeEvents(item.channel->runId, item.channel->batch);
+    StoreWriter::Channel& channel = *item.channel;
+    if (channel.batch.empty()) continue;
+    const bool wasTogether = !channel.alone;
+    if (wasTogether && shared.ok) {
+      committed(item);
+      continue;
+    }
+    if (wasTogether) item.error = shared.error;
+    const bool triedAlone = wasTogether && together.size() == 1;
+    if (!triedAlone && (!storeFault || item.closing)) {
+      const WriteResult own = tryWrite(store, path, {{channel.runId, &channel.batch}});
+      if (own.ok) {
         committed(item);
         continue;
-      } catch (const std::exception& e) {
-        item.error = e.what();
       }
+      item.error = own.error;
+      channel.alone = true;
+      storeFault = storeFault || own.busy || (!shared.ok && own.error == shared.error);
     }
     if (item.closing) {
-      item.failure = recordLoss(store, path, item.channel->runId, item.channel->batch, *item.error);
-      item.channel->batch.clear();
+      item.failure = recordLoss(store, path, channel.runId, channel.batch, *item.error);
+      channel.batch.clear();
     }
   }
 }
@@ -186,6 +210,7 @@ std::shared_ptr<StoreWriter> StoreWriter::of(const std::string& storePath,
   static std::mutex mutex;
   static std::map<std::pair<std::string, int64_t>, std::weak_ptr<StoreWriter>> writers;
   std::lock_guard<std::mutex> lock(mutex);
+  std::erase_if(writers, [](const auto& entry) { return entry.second.expired(); });
   auto& slot = writers[{storePath, static_cast<int64_t>(flushInterval.count())}];
   if (auto writer = slot.lock()) return writer;
   auto writer = std::make_shared<StoreWriter>(storePath, flushInterval);
@@ -226,12 +251,17 @@ void StoreWriter::add(Channel& channel, const Event& event) {
   if (now) m_wake.notify_one();
 }
 
-void StoreWriter::close(Channel& channel) {
-  std::unique_lock<std::mutex> lock(m_mutex);
+void StoreWriter::beginClose(Channel& channel) {
+  std::lock_guard<std::mutex> lock(m_mutex);
   if (channel.closed) return;
   channel.closing = true;
   m_flushNow = true;
   m_wake.notify_one();
+}
+
+void StoreWriter::close(Channel& channel) {
+  beginClose(channel);
+  std::unique_lock<std::mutex> lock(m_mutex);
   m_closed.wait(lock, [&] { return channel.closed; });
 }
 

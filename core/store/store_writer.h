@@ -7,11 +7,11 @@
 // study's 264), and a thread and connection each meant hundreds of transactions a second
 // contending for SQLite's one write lock (bench/bench_group_runner.cpp measures both).
 //
-// Faults stay a run's own. When the combined write fails because another process holds the
-// store's lock past the busy timeout, every batch waits for the next flush; on any other failure
-// each run is written alone, so one run's bad batch holds back no other. A channel being closed
-// has one last attempt: when it fails, its batch is lost and its run's row says so
-// (StoreSinkFailure).
+// Faults stay a run's own. When the write of all runs together fails because another process
+// holds the store's lock past the busy timeout, every batch waits for the next flush; on any
+// other failure the runs are written alone, and a run whose write alone fails is written alone
+// from then on, so one run's bad batch holds back no other. A channel being closed has one last
+// attempt: when it fails, its batch is lost and its run's row says so (StoreSinkFailure).
 //
 //   auto writer = StoreWriter::of(storePath, std::chrono::milliseconds(1000));
 //   auto channel = writer->open(runId);
@@ -63,9 +63,13 @@ class StoreWriter {
   StoreWriter& operator=(const StoreWriter&) = delete;
 
   std::shared_ptr<Channel> open(int64_t runId);
-  // Queues the event; never waits for the disk.
+  // Queues the event; never waits for the disk. Once the channel is closing, its run has ended
+  // and an event is dropped (a runner stuck in a step left behind, see
+  // RunScheduler::abandonStuckRuns).
   void add(Channel& channel, const Event& event);
-  // Writes what the channel still holds and ends it. Idempotent.
+  // Writes what the channel still holds and ends it. Idempotent; beginClose() asks for it
+  // without waiting, so many channels close in one flush.
+  void beginClose(Channel& channel);
   void close(Channel& channel);
 
   // The channel's last write error (cleared by the next success), and after close() what the

@@ -640,8 +640,11 @@ int RunScheduler::abandonStuckRuns(const std::string& why) {
       member->store->onEvent(cancelled);
       ++stuck;
     }
-    member->store->close();  // the closer may be closing it too: closing is idempotent
+    member->store->beginClose();  // all at once: one flush writes them
   }
+  // The closer may be closing some too: closing is idempotent.
+  for (auto& [runId, member] : m_members)
+    if (!member->closed) member->store->close();
   return stuck;
 }
 

@@ -358,6 +358,7 @@ class TestStoreSink : public QObject {
     broken.close();
     QVERIFY(broken.failure().has_value());
     QCOMPARE(broken.failure()->unwritten, std::string("3 metric points (steps 1-3)"));
+    QVERIFY(!broken.failure()->recorded);  // it has no row to record its end in
     a.onEvent(fl::MetricEvent{"m", 4, 0.4, 4.0});
     a.close();
     b.close();

@@ -605,6 +605,8 @@ void RunStore::markRunning(int64_t id, const std::string& device, int64_t totalS
 void RunStore::finishRun(int64_t id, RunStatus status, const std::string& message) {
   auto s = m_db.prepare("UPDATE runs SET status = ?, message = ?, finished = ? WHERE id = ?");
   s.bind(1, toString(status)).bind(2, message).bind(3, nowSeconds()).bind(4, id).run();
+  // A run deleted meanwhile: saying its end was recorded would be false.
+  if (m_db.changes() == 0) throw StoreError(path(), "has no run " + std::to_string(id));
 }
 
 int64_t RunStore::seriesId(int64_t runId, const std::string& key) {

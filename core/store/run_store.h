@@ -157,6 +157,7 @@ class RunStore {
   // --- a live run (StoreSink)
   void markRunning(int64_t id, const std::string& device, int64_t totalSteps,
                    const ProcessIdentity& writer);
+  // Throws StoreError when there is no run `id` (deleted meanwhile).
   void finishRun(int64_t id, RunStatus status, const std::string& message);
   // Writes one batch of events in one transaction: metrics (and their summaries), snapshots,
   // progress, status changes and checkpoints (probe answers are not history: skipped). The files

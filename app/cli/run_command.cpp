@@ -238,11 +238,9 @@ Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
       out.abandoned = true;
       out.finalStatus.status = RunStatus::Cancelled;
       out.finalStatus.step = out.lastStep;
-      out.finalStatus.message =
-          InterruptSignals::name(signals.received()) + ": step " +
-          std::to_string(out.lastStep + 1) + " had not ended " + std::to_string(waited.count()) +
-          " s after the signal" + (signals.count() > 1 ? " (signalled again)" : "") +
-          "; stopped without it, so its work is lost: resume continues from the last checkpoint";
+      out.finalStatus.message = InterruptSignals::stuckStepReason(
+          signals.received(), "step " + std::to_string(out.lastStep + 1), waited,
+          signals.count() > 1);
       done = true;
     }
   }
@@ -357,10 +355,8 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     if (args.json)
       std::printf("%s\n",
                   jsonSummary(outcome, prepared, seconds, store->path(), {}).dump().c_str());
-    std::fflush(stdout);
-    std::fflush(stderr);
-    std::_Exit(storeSink.error() ? kExitStoreError
-                                 : InterruptSignals::exitCode(signals.received()));
+    InterruptSignals::exitLeavingStuckThreads(
+        storeSink.error() ? kExitStoreError : InterruptSignals::exitCode(signals.received()));
   }
   runner.join();
   storeSink.close();

@@ -137,8 +137,7 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
     return kExitStoreError;
   }
   if (outcome.abandoned > 0) {
-    // Their threads are inside steps that never ended: leave without joining them (as `run`
-    // does), once every run's end is in the store.
+    // Every run's end is in the store; their threads are inside steps that never ended.
     const int signal = signals.received();
     std::fprintf(stderr,
                  "stopped by %s: %d run%s recorded cancelled (%s); continue with "
@@ -146,9 +145,8 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
                  signal ? InterruptSignals::name(signal).c_str() : "a stop request",
                  outcome.abandoned, outcome.abandoned == 1 ? "" : "s", outcome.abandonedWhy.c_str(),
                  static_cast<long long>(studyId));
-    std::fflush(stdout);
-    std::fflush(stderr);
-    std::_Exit(signal ? InterruptSignals::exitCode(signal) : kExitCancelled);
+    InterruptSignals::exitLeavingStuckThreads(signal ? InterruptSignals::exitCode(signal)
+                                                     : kExitCancelled);
   }
   const auto& p = outcome.progress;
   std::fprintf(stderr, "study %lld: %lld of %lld finished, %lld failed%s in %s\n",

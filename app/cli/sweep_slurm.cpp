@@ -378,16 +378,13 @@ int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args) {
                ll(p.failed), ll(p.cancelled), outcome.study.budget.describe().c_str(),
                formatDuration(p.elapsedSeconds).c_str(), outcome.shard.c_str());
   if (outcome.study.abandoned > 0) {
-    // Their threads are inside steps that never ended: the shard holds their end, and the
-    // process leaves without joining them.
+    // The shard holds their end; their threads are inside steps that never ended.
     std::fprintf(stderr,
                  "stopped by %s: %d run%s recorded cancelled (%s); `sweep collect` merges the "
                  "shard and `sweep resume --slurm` continues them\n",
                  InterruptSignals::name(signals.received()).c_str(), outcome.study.abandoned,
                  outcome.study.abandoned == 1 ? "" : "s", outcome.study.abandonedWhy.c_str());
-    std::fflush(stdout);
-    std::fflush(stderr);
-    std::_Exit(outcome.exitCode);
+    InterruptSignals::exitLeavingStuckThreads(outcome.exitCode);
   }
   if (outcome.state == cluster::TaskStage::Cancelled)
     std::fprintf(stderr,

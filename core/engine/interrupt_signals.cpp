@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
@@ -79,6 +80,20 @@ std::chrono::milliseconds InterruptSignals::stopGrace() {
   if (const char* env = std::getenv("FOURIERLAB_STOP_GRACE_MS"))
     return std::chrono::milliseconds(std::atoll(env));
   return std::chrono::seconds(20);
+}
+
+std::string InterruptSignals::stuckStepReason(int signal, const std::string& step,
+                                              std::chrono::seconds waited, bool signalledAgain) {
+  return (signal ? name(signal) : std::string("stop")) + ": " + step + " had not ended " +
+         std::to_string(waited.count()) + " s after the signal" +
+         (signalledAgain ? " (signalled again)" : "") +
+         "; stopped without it, so its work is lost: resume continues from the last checkpoint";
+}
+
+void InterruptSignals::exitLeavingStuckThreads(int exitCode) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(exitCode);
 }
 
 std::string InterruptSignals::name(int signal) {

@@ -46,6 +46,15 @@ class InterruptSignals {
   // Slurm sends SIGKILL 30 s after SIGTERM by default: 20 s leaves time to record the runs.
   // FOURIERLAB_STOP_GRACE_MS overrides it.
   static std::chrono::milliseconds stopGrace();
+  // Why a run was stopped without its step, for its record: "SIGTERM: step 812 had not ended
+  // 20 s after the signal; stopped without it, so its work is lost: resume continues from the
+  // last checkpoint". `step` names the step ("step 812", "its step in progress"); signal 0 reads
+  // "stop".
+  static std::string stuckStepReason(int signal, const std::string& step,
+                                     std::chrono::seconds waited, bool signalledAgain);
+  // Leaves the process without joining the threads stuck in those steps (their destructors
+  // would wait forever), once what it printed is out.
+  [[noreturn]] static void exitLeavingStuckThreads(int exitCode);
 
   // Called first thing in main(), before any thread exists: the three signals are blocked, so
   // one that arrives while the program starts (LibTorch's start-up, the OpenMP re-exec, which

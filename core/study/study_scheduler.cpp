@@ -113,15 +113,11 @@ bool StudyScheduler::stopGraceOver(std::chrono::steady_clock::time_point cancell
 }
 
 std::string StudyScheduler::abandonReason(std::chrono::steady_clock::time_point cancelledAt) const {
-  const int signal = m_options.stopFlag ? m_options.stopFlag->load() : 0;
-  const auto waited = std::chrono::duration_cast<std::chrono::seconds>(
-      std::chrono::steady_clock::now() - cancelledAt);
-  const bool again = m_options.stopCount && m_options.stopCount->load() > 1;
-  return (signal ? InterruptSignals::name(signal) : std::string("stop")) +
-         ": its step in progress had not ended " + std::to_string(waited.count()) +
-         " s after the stop request" + (again ? " (signalled again)" : "") +
-         "; stopped without it, so that step's work is lost: resume continues from the last "
-         "checkpoint";
+  return InterruptSignals::stuckStepReason(m_options.stopFlag ? m_options.stopFlag->load() : 0,
+                                           "its step in progress",
+                                           std::chrono::duration_cast<std::chrono::seconds>(
+                                               std::chrono::steady_clock::now() - cancelledAt),
+                                           m_options.stopCount && m_options.stopCount->load() > 1);
 }
 
 StudyOutcome StudyScheduler::run(const Reporter& report) {

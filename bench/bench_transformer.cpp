@@ -8,8 +8,10 @@
 //     steps      timed steps per case (default 0: each case's own, a few after its warm-up)
 //     threads    intra-op threads (default 0: all)
 //     --cases    run the cases whose names contain one of these (e.g. --cases qk-b64,60m)
-//     --kernels  attention kernels to run each case with, alternating: blocked (the default)
-//                and/or plain (FOURIERLAB_ATTENTION=plain, the T x T implementation)
+//     --kernels  how to run each case, alternating: on the CPU the attention kernel, blocked
+//                (the default) and/or plain (FOURIERLAB_ATTENTION=plain, the T x T
+//                implementation); on a GPU graph (each step's forward and backward one CUDA
+//                graph, captured_loss_step.h) and/or eager (FOURIERLAB_CUDA_GRAPHS=0)
 //     --profile  after the timed steps, one more step under the autograd profiler: the ops
 //                with the most self CPU time; on a GPU, the kernels with the most device time
 //   FOURIERLAB_MALLOC_TUNING=0 build/bench/bench_transformer   # without the allocator tuning
@@ -43,6 +45,7 @@
 
 #include "bench/bench_common.h"
 #include "core/engine/allocator_tuning.h"
+#include "core/engine/captured_loss_step.h"
 #include "core/engine/parallel_team.h"
 #include "core/engine/registry.h"
 #include "core/engine/seeding.h"
@@ -84,6 +87,18 @@ std::vector<BenchCase> allCases() {
                        /*cpu=*/true,
                        /*gpu=*/big});
     }
+  }
+  // The paper's model at a width, length and batch whose kernels cost next to nothing: the same
+  // ops as at the paper's shape, so a step's time is the host's share (dispatch, autograd,
+  // allocation), the part a GPU cannot hide when a step is made of many small ops.
+  for (const char* variant : {"none", "fourier", "gaussian"}) {
+    cases.push_back({std::string("qk-host/") + variant,
+                     "fourier-qk",
+                     "paper",
+                     {"batch_size=1", "train_len=32", "d_model=64", "dropout=0",
+                      std::string("variant=") + variant},
+                     50,
+                     5});
   }
   for (const char* position : {"rope", "fope"}) {
     const std::string p = position;
@@ -298,12 +313,16 @@ int runCase(const BenchCase& c, int steps, const c10::Device& device, bool profi
   const double cpu = (after.user - before.user) + (after.system - before.system);
   const bool blocked =
       device.is_cpu() && fl::nn::defaultAttentionKernel() == fl::nn::AttentionKernel::Blocked;
-  const char* kernel = blocked ? "blocked" : "plain";
+  const bool graph = lm->lossStep().isGraph();
+  const char* kernel = device.is_cpu() ? (blocked ? "blocked" : "plain")
+                       : graph         ? "graph"
+                                       : "eager";
   std::printf("%-15s %-7s %5.1fM %9.0f %8.0f %6.1f %5.0f%% %6.1f %7.0f %7.0f %5.1f%%\n",
               c.name.c_str(), kernel, lm->model()->parameterCount() / 1e6, median * 1e3,
               tokens / median, gflops, 100.0 * gflops / peak, peak, peakResident,
               peakResident - residentBefore,
               cpu > 0 ? 100.0 * (after.system - before.system) / cpu : 0.0);
+  if (!device.is_cpu() && !graph) std::printf("    eager: %s\n", lm->lossStep().reason().c_str());
   std::fflush(stdout);
   if (profile) printProfile([&] { trial->trainStep(step++); });
   if (profile && device.is_cuda()) printDeviceProfile([&] { trial->trainStep(step++); });
@@ -316,7 +335,10 @@ int runChild(const std::string& self, const std::string& name, const std::string
              const std::vector<std::string>& common) {
   const pid_t pid = fork();
   if (pid == 0) {
-    setenv("FOURIERLAB_ATTENTION", kernel.c_str(), 1);
+    if (kernel == "eager")
+      setenv("FOURIERLAB_CUDA_GRAPHS", "0", 1);
+    else if (kernel != "graph")
+      setenv("FOURIERLAB_ATTENTION", kernel.c_str(), 1);
     std::vector<std::string> args{self, "--child", name};
     args.insert(args.end(), common.begin(), common.end());
     std::vector<char*> argv;
@@ -362,8 +384,9 @@ int main(int argc, char** argv) {
       positional.push_back(a);
   }
   for (const auto& k : kernels)
-    if (k != "blocked" && k != "plain") {
-      std::fprintf(stderr, "unknown attention kernel '%s' (blocked, plain)\n", k.c_str());
+    if (k != "blocked" && k != "plain" && k != "graph" && k != "eager") {
+      std::fprintf(stderr, "unknown kernel '%s' (blocked, plain; on a GPU graph, eager)\n",
+                   k.c_str());
       return 2;
     }
   const int steps = positional.size() > 0 ? std::atoi(positional[0].c_str()) : 0;

@@ -1,5 +1,6 @@
 #include "core/engine/captured_step.h"
 
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -14,10 +15,20 @@ namespace fl {
 
 #ifdef FOURIERLAB_CUDA_GRAPHS
 
+namespace {
+
+// The pool's streams do not wait for the default stream: work the thread queued before (a
+// model's parameters copied into an optimiser's buffer, a checkpoint loaded) finishes before
+// anything runs on the new stream.
+c10::cuda::CUDAStream afterQueuedWork(c10::Device device) {
+  c10::cuda::getCurrentCUDAStream(device.index()).synchronize();
+  return c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device.index());
+}
+
+}  // namespace
+
 struct CapturedStep::Cuda {
-  explicit Cuda(c10::Device device)
-      : stream(c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device.index())),
-        current(stream) {}
+  explicit Cuda(c10::Device device) : stream(afterQueuedWork(device)), current(stream) {}
   // Work still queued on the stream finishes before the thread's stream is restored: a loss
   // read afterwards, on another stream, then reads what the steps wrote.
   ~Cuda() { stream.synchronize(); }
@@ -36,6 +47,12 @@ CapturedStep::CapturedStep(c10::Device device) {
 bool CapturedStep::record(std::function<void()> step, int warmUps) {
   m_step = std::move(step);
   if (!m_cuda) return false;
+  if (const char* graphs = std::getenv("FOURIERLAB_CUDA_GRAPHS");
+      graphs && graphs == std::string("0")) {
+    m_reason = "CUDA graphs turned off (FOURIERLAB_CUDA_GRAPHS=0)";
+    m_refused = true;
+    return false;
+  }
   for (int i = 0; i < warmUps; ++i) m_step();
   m_cuda->stream.synchronize();
   // One capture at a time in the process, each in thread-local mode: other threads' groups go
@@ -57,6 +74,7 @@ bool CapturedStep::record(std::function<void()> step, int warmUps) {
     graph->capture_end();
   } catch (const std::exception& e) {
     m_reason = std::string("CUDA graph capture failed: ") + e.what();
+    m_refused = true;
     return false;
   }
   m_cuda->graph = std::move(graph);

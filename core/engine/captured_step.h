@@ -8,8 +8,8 @@
 // stream for its lifetime, so everything the thread does on the device afterwards (uploads,
 // reading a loss, copying state back) is ordered after the steps without a device-wide wait.
 // Create and destroy it on the same thread. Where no graph can be made (the CPU, a build
-// without the CUDA runtime's headers, a capture CUDA refused) run() calls the step itself and
-// reason() says why.
+// without the CUDA runtime's headers, a capture CUDA refused, FOURIERLAB_CUDA_GRAPHS=0 in the
+// environment to compare with eager steps) run() calls the step itself and reason() says why.
 #pragma once
 
 #include <functional>
@@ -34,6 +34,9 @@ class CapturedStep {
   void run();
 
   bool isGraph() const;
+  // True where recording again cannot give a graph either: CUDA refused the capture, or the
+  // environment turned graphs off (on the CPU a record is free and changes nothing).
+  bool refused() const { return m_refused; }
   const std::string& reason() const { return m_reason; }
 
  private:
@@ -41,6 +44,7 @@ class CapturedStep {
   std::unique_ptr<Cuda> m_cuda;  // null on the CPU
   std::function<void()> m_step;
   std::string m_reason;
+  bool m_refused = false;
 };
 
 }  // namespace fl

@@ -6,7 +6,7 @@
 
 #include <torch/torch.h>
 
-#include "core/engine/device.h"
+#include "core/engine/captured_loss_step.h"
 #include "core/engine/seeding.h"
 #include "core/optim/checkpoint_file.h"
 #include "core/optim/decay_selection.h"
@@ -76,7 +76,14 @@ CharLmTrial::CharLmTrial(const CharLmSettings& settings, nn::GptOptions model, c
   m_optimizer = std::make_unique<optim::FlatAdam>(
       selection.parameters, settings.training.adamOptions(/*beta2=*/0.95), selection.decay);
   m_schedule = settings.training.schedule();
+  m_lossStep = std::make_unique<CapturedLossStep>(
+      device,
+      [this](const torch::Tensor& in, const torch::Tensor& tgt) { return batchLoss(in, tgt); },
+      [this] { m_optimizer->zeroGrad(); },
+      [this] { return m_model->position()->cacheGeneration(); });
 }
+
+CharLmTrial::~CharLmTrial() = default;
 
 TrialPlan CharLmTrial::plan() const {
   TrialPlan p;
@@ -92,17 +99,17 @@ std::pair<torch::Tensor, torch::Tensor> CharLmTrial::nextBatch(std::mt19937_64& 
   return m_data.sampleTrainBatch(m_settings.training.batchSize, m_settings.trainLength, rng);
 }
 
+torch::Tensor CharLmTrial::batchLoss(const torch::Tensor& inputs, const torch::Tensor& targets) {
+  auto logits = m_model->forward(inputs);
+  return torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}),
+                                              targets.reshape({-1}));
+}
+
 StepLoss CharLmTrial::trainStep(int64_t stepIndex) {
   m_model->train();
   auto [inputs, targets] = nextBatch(m_batchRng);
-  inputs = toDeviceWithoutWaiting(inputs, m_device);
-  targets = toDeviceWithoutWaiting(targets, m_device);
   m_optimizer->setLr(m_schedule.at(stepIndex));
-  m_optimizer->zeroGrad();
-  auto logits = m_model->forward(inputs);
-  auto loss = torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}),
-                                                   targets.reshape({-1}));
-  loss.backward();
+  auto loss = m_lossStep->run(inputs, targets);  // zeroed gradients, forward, backward
   if (m_settings.training.gradClip > 0) m_optimizer->clipGradNorm(m_settings.training.gradClip);
   m_optimizer->step();
   return loss;
@@ -184,6 +191,7 @@ void CharLmTrial::loadCheckpoint(const std::string& path) {
     b.value().copy_(saved);
   }
   m_model->position()->invalidateCache();
+  m_lossStep->invalidate();
   optim::readStreamState(archive, "batches.rng", m_batchRng);
   auto dropout = m_model->dropoutGenerator();
   optim::readGeneratorState(archive, "dropout.rng", dropout);

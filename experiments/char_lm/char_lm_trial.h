@@ -13,6 +13,10 @@
 #include "core/optim/lr_schedule.h"
 #include "experiments/char_lm/char_lm_settings.h"
 
+namespace fl {
+class CapturedLossStep;
+}
+
 namespace fl::char_lm {
 
 class CharLmTrial : public Trial {
@@ -21,12 +25,17 @@ class CharLmTrial : public Trial {
   // join the vocabulary (tasks evaluated besides the corpus need their characters).
   CharLmTrial(const CharLmSettings& settings, nn::GptOptions model, c10::Device device,
               uint64_t seed, const std::u32string& extraCharacters = {});
+  ~CharLmTrial() override;
 
   TrialPlan plan() const override;
   StepLoss trainStep(int64_t stepIndex) override;
   bool supportsCheckpoints() const override { return true; }
   void saveCheckpoint(const std::string& path) const override;
   void loadCheckpoint(const std::string& path) override;
+
+  // The device half of a training step (captured_loss_step.h): whether it replays a CUDA
+  // graph, and if not, why.
+  const CapturedLossStep& lossStep() const { return *m_lossStep; }
 
   nn::Gpt model() const { return m_model; }
   const lm::CharLmData& data() const { return m_data; }
@@ -44,6 +53,9 @@ class CharLmTrial : public Trial {
   // How many windows of length T fit the evaluation memory budget at once.
   int64_t evaluationChunk(int64_t length) const;
 
+  // The mean next-token loss of one batch on the device, with its autograd graph: the step's.
+  torch::Tensor batchLoss(const torch::Tensor& inputs, const torch::Tensor& targets);
+
   const CharLmSettings& settings() const { return m_settings; }
   c10::Device device() const { return m_device; }
 
@@ -55,6 +67,7 @@ class CharLmTrial : public Trial {
   std::unique_ptr<optim::FlatAdam> m_optimizer;
   optim::WarmupCosine m_schedule;
   std::mt19937_64 m_batchRng;
+  std::unique_ptr<CapturedLossStep> m_lossStep;
 };
 
 }  // namespace fl::char_lm

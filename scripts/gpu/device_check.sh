@@ -8,11 +8,15 @@
 # BUILD_DIR, default build-gpu/; a no-op when already built, as on a second call to a warm
 # machine), then runs the checks in this order, the most telling first:
 #   devices      the device list, and a device that is not there refused (exit 2)
+#   graphs       a transformer's training steps replayed as CUDA graphs against its eager steps
+#                (tests/test_captured_loss_step.cpp and tests/test_device.cpp on the GPU)
+#   throughput   FourierLab and the FourierQK author's script at the paper's shape, side by side,
+#                FourierLab's steps as graphs and eager (with the host op profile and the device
+#                kernel profile of one step), and the paper's model at a shape whose kernels cost
+#                nothing (the host's share of a step)
 #   frequencies  the frequency study at full length, batched on cuda (goal: under 60 s)
 #   frequencies-cpu  the same batched on the machine's CPU cores, for comparison
 #   window       the window, offscreen, launching a comparison on cuda:0; a picture of its panels
-#   throughput   FourierLab and the FourierQK author's script at the paper's shape, side by side
-#                (with the host op profile and the device kernel profile of one of its steps)
 #   presets      each experiment's paper preset on cuda, shortened
 # A device call lasts 600 s at most and the whole session has 15 minutes of device time, so each
 # check has its own time limit and all of them one deadline, SECONDS after the start (default
@@ -26,7 +30,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 deadline=$((SECONDS + ${1:-540}))
 shift || true
-wanted=" ${*:-devices frequencies frequencies-cpu window throughput presets} "
+wanted=" ${*:-devices graphs throughput frequencies frequencies-cpu window presets} "
 export build=${BUILD_DIR:-build-gpu} out=${OUT:-gpu-check} device=${DEVICE:-cuda}
 mkdir -p "$out"
 work=/tmp/fourierlab-check  # the stores: only the log and the picture travel back
@@ -62,7 +66,8 @@ check() {
   echo "== build (at most $build_limit s, $(date +%T))"
   start=$SECONDS
   if ! timeout $build_limit bash scripts/gpu/build_lab.sh fourierlab fourierlab-cli \
-    bench_transformer bench_fourier_head bench_group_runner > "$out/build.log" 2>&1; then
+    bench_transformer bench_fourier_head bench_group_runner test_captured_loss_step test_device \
+    > "$out/build.log" 2>&1; then
     tail -40 "$out/build.log"
     echo "-- build failed after $((SECONDS - start)) s; nothing else can run"
     exit 1
@@ -80,6 +85,19 @@ check() {
   check "devices: the list" 30 '"$cli" devices'
   check "devices: cuda:7 refused (exit 2 expected)" 30 \
     '"$cli" run fourier-head --device cuda:7 --set epochs=1 --db "$work/refused.db"'
+
+  # Each test prints its verdict per function: a SKIP there means the tests saw no GPU.
+  check "graphs: captured training steps against eager steps on cuda" 60 \
+    '"$build/tests/test_captured_loss_step" && "$build/tests/test_device"'
+
+  check "throughput: FourierLab at the FourierQK paper shape (batch 64, T 256, bf16)" 90 \
+    '"$build/bench/bench_transformer" 20 0 "$device" --cases qk-b64/none,qk-b64/fourier \
+       --kernels graph,eager --profile'
+  check "throughput: the author's script at the same shape (float32)" 120 \
+    'env -u LD_LIBRARY_PATH PYTHONUNBUFFERED=1 python3 bench/fourier_qk_author_throughput.py \
+       .gpu-carry/train_freq_ablation_fixed.py .gpu-carry/tinyshakespeare.txt'
+  check "throughput: the host's share of a step (the paper's model, kernels of next to nothing)" 40 \
+    '"$build/bench/bench_transformer" 0 0 "$device" --cases qk-host --kernels graph,eager'
 
   check "frequencies: a group's step on cuda, 24 and 240 runs per group" 60 \
     '"$build/bench/bench_fourier_head" 1000 --device "$device"'
@@ -101,11 +119,6 @@ check() {
     'QT_QPA_PLATFORM=offscreen "$build/app/fourierlab" --db "$work/window.db" --start fourier-head \
        --preset demo --compare --device "$device" --screenshot "$out/window-cuda.png"'
 
-  check "throughput: FourierLab at the FourierQK paper shape (batch 64, T 256, bf16)" 60 \
-    '"$build/bench/bench_transformer" 20 0 "$device" --cases qk-b64/none,qk-b64/fourier --profile'
-  check "throughput: the author's script at the same shape (float32)" 120 \
-    'env -u LD_LIBRARY_PATH PYTHONUNBUFFERED=1 python3 bench/fourier_qk_author_throughput.py \
-       .gpu-carry/train_freq_ablation_fixed.py .gpu-carry/tinyshakespeare.txt'
 
   # Shortened presets, the quickest first; each JSON summary holds the run's seconds and metrics.
   check "presets: fourier-head paper-linear, paper-fourier, paper-gmm (20 epochs)" 60 \

@@ -109,8 +109,10 @@ std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::rotaryFactors(
     const auto& coefficients = fourier->cosCoefficients();
     if (!(m_cachedCos.defined() && m_cachedCos.size(0) == length &&
           m_cachedCos.device() == coefficients.device() &&
-          m_cachedCos.dtype() == coefficients.dtype()))
+          m_cachedCos.dtype() == coefficients.dtype())) {
       std::tie(m_cachedCos, m_cachedSin) = fourier->basis(length);
+      ++m_cacheGeneration;
+    }
     auto [cos, sin] = fourier->factors(m_cachedCos, m_cachedSin);
     return {cos.to(options), sin.to(options)};
   }
@@ -120,6 +122,7 @@ std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::rotaryFactors(
   auto angles = rotaryAngles(m_frequencies, length, 0);  // double: cos and sin before rounding
   m_cachedCos = torch::cos(angles).to(options);
   m_cachedSin = torch::sin(angles).to(options);
+  ++m_cacheGeneration;
   return {m_cachedCos, m_cachedSin};
 }
 
@@ -160,6 +163,7 @@ const torch::Tensor& PositionEncodingImpl::attentionMask(int64_t length,
                   .masked_fill_(future, -std::numeric_limits<float>::infinity());
   auto bias = scoreBias(length, options);
   m_cachedMask = bias.defined() ? bias.add_(mask) : mask;
+  ++m_cacheGeneration;
   return m_cachedMask;
 }
 
@@ -168,5 +172,6 @@ const torch::Tensor& PositionEncodingImpl::attentionMask(int64_t length,
 namespace fl::nn {
 void PositionEncodingImpl::invalidateCache() {
   m_cachedCos = m_cachedSin = m_cachedMask = torch::Tensor();
+  ++m_cacheGeneration;
 }
 }  // namespace fl::nn

@@ -66,6 +66,9 @@ class PositionEncodingImpl : public torch::nn::Module {
   // Drops the cached tables (the mask, RoPE's factors, FoPE's cos / sin basis). None of them
   // depends on FoPE's coefficients, which are read at every call.
   void invalidateCache();
+  // Counts the times a cached table was built or dropped: a step recorded as a CUDA graph reads
+  // the tables' memory, so a change of this number means it must be recorded again.
+  uint64_t cacheGeneration() const { return m_cacheGeneration; }
 
   const PositionOptions& options() const { return m_options; }
   bool isRotary() const;
@@ -96,6 +99,7 @@ class PositionEncodingImpl : public torch::nn::Module {
   // Constant tables kept between steps (the same length every training step): RoPE's factors
   // (T, D/2), or FoPE's basis cos / sin(w_f t) (T, K) that every layer's coefficients combine.
   torch::Tensor m_cachedCos, m_cachedSin, m_cachedMask;
+  uint64_t m_cacheGeneration = 0;
 };
 TORCH_MODULE(PositionEncoding);
 

@@ -2,7 +2,8 @@
 // own input buffers gives the numbers of the plain loop (bit for bit where it runs eagerly,
 // within float tolerance where a GPU replays a graph), and the step is recorded again exactly
 // when what a graph reads may have moved: the batch's shape, the model's constant tables, a
-// loaded checkpoint. On a GPU, a FoPE trial's graphed steps follow its eager ones.
+// loaded checkpoint. On a GPU, a FoPE and an addition trial's graphed steps follow their eager
+// ones.
 #include <QtTest>
 
 #include <cstdlib>
@@ -15,6 +16,9 @@
 #include "core/engine/registry.h"
 #include "core/engine/seeding.h"
 #include "core/optim/flat_adam.h"
+#include "experiments/addition/addition_experiment.h"
+#include "experiments/addition/addition_settings.h"
+#include "experiments/addition/addition_trial.h"
 #include "experiments/fope/fope_experiment.h"
 #include "experiments/fope/fope_trial.h"
 
@@ -75,15 +79,15 @@ struct Captured {
       : model(seed, device),
         step(
             device,
-            [this](const torch::Tensor& in, const torch::Tensor& tgt) {
-              return model.loss(in, tgt);
+            [this](const std::vector<torch::Tensor>& batch) {
+              return model.loss(batch[0], batch[1]);
             },
             [this] { model.adam->zeroGrad(); }, [this] { return generation; }) {}
 
   std::vector<double> train(const std::vector<Batch>& data) {
     std::vector<torch::Tensor> kept;  // read only at the end, as the Runner reads a GPU loss
     for (const auto& b : data) {
-      kept.push_back(step.run(b.inputs, b.targets));
+      kept.push_back(step.run({b.inputs, b.targets}));
       model.adam->step();
     }
     std::vector<double> losses;
@@ -173,7 +177,7 @@ class TestCapturedLossStep : public QObject {
     for (size_t i = 0; i < data.size(); ++i) {
       if (i == 2) ++captured.generation;       // a table rebuilt between steps 1 and 2
       if (i == 6) captured.step.invalidate();  // a checkpoint loaded before step 6
-      got.push_back(captured.step.run(data[i].inputs, data[i].targets).item<double>());
+      got.push_back(captured.step.run({data[i].inputs, data[i].targets}).item<double>());
       captured.model.adam->step();
       recordings.push_back(captured.step.recordings());
     }
@@ -197,9 +201,9 @@ class TestCapturedLossStep : public QObject {
     QCOMPARE(trial->lossStep().recordings(), 2);
   }
 
-  // On a GPU, the replayed graph gives the eager step's numbers: the classifier's, and a FoPE
+  // On a GPU, the replayed graph gives the eager step's numbers: the classifier's, a FoPE
   // transformer's (bf16 autocast, fused attention, FoPE's factors) across an evaluation at
-  // another length, which records the graph again.
+  // another length, which records the graph again, and the addition task's.
   void onAGpuTheGraphFollowsTheEagerSteps() {
     if (!torch::cuda::is_available()) QSKIP("no CUDA device here");
     const c10::Device gpu(torch::kCUDA, 0);
@@ -227,6 +231,29 @@ class TestCapturedLossStep : public QObject {
     // bf16 autocast: the same kernels in the same order, up to the fused attention's
     // non-deterministic backward.
     compareWithin(graphedLosses, eagerLosses, 2e-3);
+
+    // The addition task's steps (pairs drawn by index from the training split on the device).
+    addition::AdditionExperiment additionExperiment;
+    auto additionConfig =
+        buildConfig(additionExperiment, "",
+                    {"operands=20", "d_model=32", "heads=2", "layers=1", "steps=20", "dropout=0"});
+    QVERIFY2(additionConfig.ok(), additionConfig.summary().c_str());
+    auto additionLosses = [&] {
+      SeededScope seeded(3);
+      addition::AdditionTrial trial(addition::AdditionSettings::fromConfig(additionConfig.values),
+                                    gpu, 3);
+      std::vector<StepLoss> losses;
+      for (int step = 0; step < 6; ++step) losses.push_back(trial.trainStep(step));
+      std::vector<double> out;
+      for (const auto& l : losses) out.push_back(l.read());
+      return std::make_pair(out, trial.lossStep().isGraph() ? "" : trial.lossStep().reason());
+    };
+    const auto [graphedAddition, eagerWhy] = additionLosses();
+    QVERIFY2(eagerWhy.empty() || eagerWhy.rfind("built without", 0) == 0, eagerWhy.c_str());
+    setenv("FOURIERLAB_CUDA_GRAPHS", "0", 1);
+    const auto eagerAddition = additionLosses().first;
+    unsetenv("FOURIERLAB_CUDA_GRAPHS");
+    compareWithin(graphedAddition, eagerAddition, 2e-3);
   }
 };
 

@@ -17,11 +17,17 @@ CapturedLossStep::CapturedLossStep(c10::Device device, LossOf lossOf,
 // The graph and its stream go first: queued steps finish before the buffers they use are freed.
 CapturedLossStep::~CapturedLossStep() { m_captured.reset(); }
 
-torch::Tensor CapturedLossStep::run(const torch::Tensor& inputs, const torch::Tensor& targets) {
-  const bool reshaped = !m_inputs.defined() || m_inputs.sizes() != inputs.sizes() ||
-                        m_targets.sizes() != targets.sizes() ||
-                        m_inputs.scalar_type() != inputs.scalar_type() ||
-                        m_targets.scalar_type() != targets.scalar_type();
+bool CapturedLossStep::reshaped(const std::vector<torch::Tensor>& batch) const {
+  if (batch.size() != m_batch.size()) return true;
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (batch[i].sizes() != m_batch[i].sizes() ||
+        batch[i].scalar_type() != m_batch[i].scalar_type())
+      return true;
+  return false;
+}
+
+torch::Tensor CapturedLossStep::run(const std::vector<torch::Tensor>& batch) {
+  const bool reshaped = this->reshaped(batch);
   const bool moved = m_stale || m_generation() != m_recordedGeneration;
   const bool refused = m_captured && m_captured->refused();
   const bool recordNow = !m_captured || (!refused && (reshaped || moved));
@@ -31,15 +37,16 @@ torch::Tensor CapturedLossStep::run(const torch::Tensor& inputs, const torch::Te
     m_captured = std::make_unique<CapturedStep>(m_device);
   }
   if (reshaped) {
-    m_inputs = torch::empty(inputs.sizes(), inputs.options().device(m_device));
-    m_targets = torch::empty(targets.sizes(), targets.options().device(m_device));
+    m_batch.clear();
+    for (const auto& t : batch)
+      m_batch.push_back(torch::empty(t.sizes(), t.options().device(m_device)));
   }
   // On the thread's current stream (the graph's own, see captured_step.h), so ordered before
   // the step; pinned, so the copy does not wait for the device (the caching host allocator
   // keeps the pinned block until the copy has read it).
   const bool pin = m_device.is_cuda();
-  m_inputs.copy_(pin ? inputs.pin_memory() : inputs, /*non_blocking=*/pin);
-  m_targets.copy_(pin ? targets.pin_memory() : targets, /*non_blocking=*/pin);
+  for (size_t i = 0; i < batch.size(); ++i)
+    m_batch[i].copy_(pin ? batch[i].pin_memory() : batch[i], /*non_blocking=*/pin);
   if (recordNow) {
     ++m_recordings;
     m_captured->record([this] { forwardBackward(); });
@@ -56,7 +63,7 @@ torch::Tensor CapturedLossStep::run(const torch::Tensor& inputs, const torch::Te
 
 void CapturedLossStep::forwardBackward() {
   m_zeroGrad();
-  auto loss = m_lossOf(m_inputs, m_targets);
+  auto loss = m_lossOf(m_batch);
   loss.backward();
   m_loss = loss.detach();
 }

@@ -6,7 +6,7 @@
 // (learning rate, bias corrections) change every step.
 //
 //   CapturedLossStep step(device, lossOf, zeroGrad, generation);
-//   auto loss = step.run(inputs, targets);  // CPU batch in; the loss on the device out
+//   auto loss = step.run({inputs, targets});  // the batch's CPU tensors in, the loss out
 //   optimiser.step();
 //
 // A graph replays the memory it was recorded on, so the step records again (two eager warm-up
@@ -21,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <torch/types.h>
 
@@ -30,8 +31,8 @@ class CapturedStep;
 
 class CapturedLossStep {
  public:
-  using LossOf =
-      std::function<torch::Tensor(const torch::Tensor& inputs, const torch::Tensor& targets)>;
+  // The loss of a batch: the step's device copies of the tensors run() was given, in order.
+  using LossOf = std::function<torch::Tensor(const std::vector<torch::Tensor>& batch)>;
 
   CapturedLossStep(c10::Device device, LossOf lossOf, std::function<void()> zeroGrad,
                    std::function<uint64_t()> generation);
@@ -41,7 +42,7 @@ class CapturedLossStep {
 
   // One step on this batch (CPU tensors, uploaded without waiting for the device). Returns the
   // loss, detached, on the device: a tensor of its own, which later steps do not overwrite.
-  torch::Tensor run(const torch::Tensor& inputs, const torch::Tensor& targets);
+  torch::Tensor run(const std::vector<torch::Tensor>& batch);
   // The next run() records again (the model's parameters or buffers were loaded in place, or
   // anything else the recorded step reads may have moved).
   void invalidate() { m_stale = true; }
@@ -52,8 +53,7 @@ class CapturedLossStep {
   std::string reason() const;
 
  private:
-  bool needsRecording(const torch::Tensor& inputs, const torch::Tensor& targets) const;
-  void record();
+  bool reshaped(const std::vector<torch::Tensor>& batch) const;
   void forwardBackward();
 
   c10::Device m_device;
@@ -61,8 +61,8 @@ class CapturedLossStep {
   std::function<void()> m_zeroGrad;
   std::function<uint64_t()> m_generation;
   std::unique_ptr<CapturedStep> m_captured;
-  torch::Tensor m_inputs, m_targets;  // the step's own buffers: every batch is copied in
-  torch::Tensor m_loss;               // written by the step (by the graph when replayed)
+  std::vector<torch::Tensor> m_batch;  // the step's own buffers: every batch is copied in
+  torch::Tensor m_loss;                // written by the step (by the graph when replayed)
   uint64_t m_recordedGeneration = 0;
   bool m_stale = true;
   int m_recordings = 0;

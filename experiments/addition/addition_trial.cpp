@@ -5,7 +5,7 @@
 #include <torch/torch.h>
 
 #include "core/analysis/number_spectrum.h"
-#include "core/engine/device.h"
+#include "core/engine/captured_loss_step.h"
 #include "core/engine/seeding.h"
 #include "core/engine/tensor_values.h"
 #include "core/optim/checkpoint_file.h"
@@ -74,7 +74,19 @@ AdditionTrial::AdditionTrial(const AdditionSettings& s, c10::Device device, uint
   m_split.testInputs = m_split.testInputs.to(device);
   m_split.testAnswers = m_split.testAnswers.to(device);
   m_schedule = s.training.schedule();
+  m_lossStep = std::make_unique<CapturedLossStep>(
+      device,
+      [this](const std::vector<torch::Tensor>& batch) {
+        const auto& rows = batch[0];
+        return torch::nn::functional::cross_entropy(
+            answerLogits(m_split.trainInputs.index_select(0, rows), nullptr),
+            m_split.trainAnswers.index_select(0, rows));
+      },
+      [this] { m_optimizer->zeroGrad(); },
+      [this] { return m_model->position()->cacheGeneration(); });
 }
+
+AdditionTrial::~AdditionTrial() = default;
 
 int64_t additionStepsPerEpoch(const AdditionSettings& s) {
   const int64_t pairs = s.task.operands * s.task.operands;
@@ -107,13 +119,9 @@ StepLoss AdditionTrial::trainStep(int64_t stepIndex) {
   std::uniform_int_distribution<int64_t> pick(0, n - 1);
   std::vector<int64_t> rows(static_cast<size_t>(m_settings.training.batchSize));
   for (auto& r : rows) r = pick(m_batchRng);
-  auto index = toDeviceWithoutWaiting(torch::tensor(rows, torch::kLong), m_device);
-  auto inputs = m_split.trainInputs.index_select(0, index);
-  auto answers = m_split.trainAnswers.index_select(0, index);
   m_optimizer->setLr(m_schedule.at(stepIndex));
-  m_optimizer->zeroGrad();
-  auto loss = torch::nn::functional::cross_entropy(answerLogits(inputs, nullptr), answers);
-  loss.backward();
+  // Zeroed gradients, the loss of the pairs drawn, backward (captured_loss_step.h).
+  auto loss = m_lossStep->run({torch::tensor(rows, torch::kLong)});
   if (m_settings.training.gradClip > 0) m_optimizer->clipGradNorm(m_settings.training.gradClip);
   m_optimizer->step();
   if (m_frozenRows.defined()) {
@@ -250,6 +258,7 @@ void AdditionTrial::loadCheckpoint(const std::string& path) {
   torch::serialize::InputArchive archive;
   optim::loadArchive(archive, path, m_device);
   optim::readOptimizerState(archive, *m_optimizer);
+  m_lossStep->invalidate();
   optim::readStreamState(archive, "batches.rng", m_batchRng);
   auto dropout = m_model->dropoutGenerator();
   optim::readGeneratorState(archive, "dropout.rng", dropout);

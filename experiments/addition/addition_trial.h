@@ -17,6 +17,10 @@
 #include "experiments/addition/logit_lens_ablation.h"
 #include "experiments/addition/logit_lens_spectra.h"
 
+namespace fl {
+class CapturedLossStep;
+}
+
 namespace fl::addition {
 
 // Batches are drawn with replacement, so an epoch is nominal: as many draws as there are
@@ -26,6 +30,7 @@ int64_t additionStepsPerEpoch(const AdditionSettings& settings);
 class AdditionTrial : public Trial {
  public:
   AdditionTrial(const AdditionSettings& settings, c10::Device device, uint64_t seed);
+  ~AdditionTrial() override;
 
   TrialPlan plan() const override;
   StepLoss trainStep(int64_t stepIndex) override;
@@ -48,6 +53,8 @@ class AdditionTrial : public Trial {
   // The number tokens' rows of the unembedding, W_U (M, d): the logit lens reads through it.
   torch::Tensor numberUnembedding() const;
   nn::Gpt model() const { return m_model; }
+  // The device half of a training step: whether it replays a CUDA graph, and if not, why.
+  const CapturedLossStep& lossStep() const { return *m_lossStep; }
 
  private:
   torch::Tensor answerLogits(const torch::Tensor& inputs, const nn::SublayerHook& hook);
@@ -61,6 +68,7 @@ class AdditionTrial : public Trial {
   optim::WarmupCosine m_schedule;
   std::mt19937_64 m_batchRng;
   torch::Tensor m_frozenRows;  // the number rows to restore after each step, when frozen
+  std::unique_ptr<CapturedLossStep> m_lossStep;
 };
 
 }  // namespace fl::addition

@@ -78,7 +78,7 @@ CharLmTrial::CharLmTrial(const CharLmSettings& settings, nn::GptOptions model, c
   m_schedule = settings.training.schedule();
   m_lossStep = std::make_unique<CapturedLossStep>(
       device,
-      [this](const torch::Tensor& in, const torch::Tensor& tgt) { return batchLoss(in, tgt); },
+      [this](const std::vector<torch::Tensor>& batch) { return batchLoss(batch[0], batch[1]); },
       [this] { m_optimizer->zeroGrad(); },
       [this] { return m_model->position()->cacheGeneration(); });
 }
@@ -109,7 +109,7 @@ StepLoss CharLmTrial::trainStep(int64_t stepIndex) {
   m_model->train();
   auto [inputs, targets] = nextBatch(m_batchRng);
   m_optimizer->setLr(m_schedule.at(stepIndex));
-  auto loss = m_lossStep->run(inputs, targets);  // zeroed gradients, forward, backward
+  auto loss = m_lossStep->run({inputs, targets});  // zeroed gradients, forward, backward
   if (m_settings.training.gradClip > 0) m_optimizer->clipGradNorm(m_settings.training.gradClip);
   m_optimizer->step();
   return loss;

@@ -201,6 +201,45 @@ class TestCapturedLossStep : public QObject {
     QCOMPARE(trial->lossStep().recordings(), 2);
   }
 
+  // A replayed graph draws new dropout masks at every step (the generator's offset advances per
+  // replay): the same batch and parameters, step after step, give different losses, for
+  // LibTorch's dropout and for the fused attention's (bf16, as training runs it).
+  void onAGpuEachReplayDrawsNewDropoutMasks() {
+    if (!torch::cuda::is_available()) QSKIP("no CUDA device here");
+    const c10::Device gpu(torch::kCUDA, 0);
+    const auto on = torch::TensorOptions().device(gpu);
+    auto weight = torch::randn({64, 64}, on).requires_grad_(true);
+    auto query = torch::randn({2, 2, 64, 32}, on.dtype(torch::kBFloat16)).requires_grad_(true);
+    auto zeroGrad = [&] {
+      for (auto* p : {&weight, &query})
+        if (p->grad().defined()) p->mutable_grad().zero_();
+    };
+    const std::vector<torch::Tensor> batch{torch::randn({8, 64}), torch::randn({2, 2, 64, 32})};
+    std::vector<std::pair<std::string, CapturedLossStep::LossOf>> cases{
+        {"dropout",
+         [&](const std::vector<torch::Tensor>& b) {
+           return torch::dropout(torch::matmul(b[0], weight), 0.5, /*train=*/true).pow(2).sum();
+         }},
+        {"fused attention", [&](const std::vector<torch::Tensor>& b) {
+           auto kv = b[1].to(torch::kBFloat16);
+           auto y = at::scaled_dot_product_attention(query, kv, kv, {}, 0.5, /*is_causal=*/true);
+           return y.to(torch::kFloat).pow(2).sum();
+         }}};
+    for (const auto& [name, lossOf] : cases) {
+      CapturedLossStep step(gpu, lossOf, zeroGrad, [] { return uint64_t(0); });
+      std::vector<double> losses;
+      for (int i = 0; i < 4; ++i) losses.push_back(step.run(batch).item<double>());
+      QVERIFY2(step.isGraph() || step.reason().rfind("built without", 0) == 0,
+               step.reason().c_str());
+      for (size_t i = 1; i < losses.size(); ++i)
+        QVERIFY2(losses[i] != losses[i - 1],
+                 qPrintable(QString("%1: steps %2 and %3 drew the same mask")
+                                .arg(name.c_str())
+                                .arg(i - 1)
+                                .arg(i)));
+    }
+  }
+
   // On a GPU, the replayed graph gives the eager step's numbers: the classifier's, a FoPE
   // transformer's (bf16 autocast, fused attention, FoPE's factors) across an evaluation at
   // another length, which records the graph again, and the addition task's.

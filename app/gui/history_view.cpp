@@ -38,7 +38,9 @@ QTableView* makeStudiesTable(QWidget* parent) {
   table->setSelectionBehavior(QAbstractItemView::SelectRows);
   table->setSelectionMode(QAbstractItemView::SingleSelection);
   table->verticalHeader()->hide();
-  table->horizontalHeader()->setStretchLastSection(true);
+  // Columns as wide as their contents, as the runs' table below: a stretched last column put
+  // "created" far from its date on a wide screen.
+  table->horizontalHeader()->setStretchLastSection(false);
   table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   return table;
 }

@@ -2,16 +2,19 @@
 // own input buffers gives the numbers of the plain loop (bit for bit where it runs eagerly,
 // within float tolerance where a GPU replays a graph), and the step is recorded again exactly
 // when what a graph reads may have moved: the batch's shape, the model's constant tables, a
-// loaded checkpoint. On a GPU, a FoPE and an addition trial's graphed steps follow their eager
-// ones.
+// loaded checkpoint. On a GPU (skipped elsewhere): each position encoding's, each FourierQK
+// filter's and the addition task's graphed steps follow their eager ones, every replay draws
+// new dropout masks, and runs side by side keep their own steps while one records.
 #include <QtTest>
 
 #include <cstdlib>
+#include <thread>
 
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include "core/engine/captured_loss_step.h"
+#include "core/engine/captured_step.h"
 #include "core/engine/config.h"
 #include "core/engine/registry.h"
 #include "core/engine/seeding.h"
@@ -19,8 +22,10 @@
 #include "experiments/addition/addition_experiment.h"
 #include "experiments/addition/addition_settings.h"
 #include "experiments/addition/addition_trial.h"
+#include "experiments/char_lm/char_lm_trial.h"
 #include "experiments/fope/fope_experiment.h"
 #include "experiments/fope/fope_trial.h"
+#include "experiments/fourier_qk/fourier_qk_experiment.h"
 
 using namespace fl;
 
@@ -96,39 +101,61 @@ struct Captured {
   }
 };
 
-nlohmann::json fopeConfig(const std::string& device) {
-  fope::FopeExperiment experiment;
-  auto c = buildConfig(
-      experiment, "",
-      {"d_model=32", "heads=2", "layers=2", "train_len=16", "batch_size=8", "synthetic_chars=20000",
-       "passkey_mix=0", "dropout=0", "steps=40", "warmup=2", "lr=0.003", "device=" + device});
-  if (!c.ok()) throw std::invalid_argument(c.summary());
-  return c.values;
+// A tiny char-level transformer of `experiment` (fope or fourier-qk) with `sets` on top.
+std::unique_ptr<char_lm::CharLmTrial> charLmTrial(const Experiment& experiment,
+                                                  std::vector<std::string> sets, c10::Device device,
+                                                  uint64_t seed = 7) {
+  for (const char* s : {"d_model=32", "heads=2", "layers=2", "train_len=16", "batch_size=8",
+                        "synthetic_chars=20000", "dropout=0", "steps=40", "warmup=2", "lr=0.003"})
+    sets.emplace_back(s);
+  sets.push_back("device=" + std::string(device.is_cuda() ? "cuda" : "cpu"));
+  auto config = buildConfig(experiment, "", sets);
+  if (!config.ok()) throw std::invalid_argument(config.summary());
+  SeededScope scope(seed);
+  auto trial = experiment.createTrial({config.values, device, seed});
+  auto* lm = dynamic_cast<char_lm::CharLmTrial*>(trial.release());
+  if (!lm) throw std::logic_error("not a char-level transformer trial");
+  return std::unique_ptr<char_lm::CharLmTrial>(lm);
 }
 
-std::unique_ptr<fope::FopeTrial> fopeTrial(const nlohmann::json& config, c10::Device device) {
-  SeededScope scope(7);
-  return std::make_unique<fope::FopeTrial>(fope::FopeSettings::fromConfig(config), device, 7);
+std::unique_ptr<char_lm::CharLmTrial> fopeTrial(const std::string& position, c10::Device device,
+                                                uint64_t seed = 7) {
+  return charLmTrial(fope::FopeExperiment(), {"position=" + position, "passkey_mix=0"}, device,
+                     seed);
 }
 
-// Steps 0..n-1, with a forward pass at twice the training length after step `evalAfter` (what
-// an evaluation of length generalisation does between steps). The losses, read at the end.
-std::vector<double> trainFope(fope::FopeTrial& trial, int n, int evalAfter) {
+// Steps 0..n-1, with a forward pass at half the training length after step `evalAfter` (an
+// evaluation at another length between steps: it rebuilds the model's tables for that length).
+// The losses, read at the end.
+std::vector<double> train(char_lm::CharLmTrial& trial, int n, int evalAfter) {
   std::vector<StepLoss> losses;
   for (int step = 0; step < n; ++step) {
     losses.push_back(trial.trainStep(step));
     if (step == evalAfter) {
       torch::NoGradGuard noGrad;
       trial.model()->eval();
-      auto tokens = torch::zeros({1, 32}, torch::TensorOptions()
-                                              .dtype(torch::kLong)
-                                              .device(trial.model()->parameters()[0].device()));
+      auto tokens = torch::zeros({1, 8}, torch::TensorOptions()
+                                             .dtype(torch::kLong)
+                                             .device(trial.model()->parameters()[0].device()));
       trial.model()->forward(tokens);
     }
   }
   std::vector<double> out;
   for (const auto& l : losses) out.push_back(l.read());
   return out;
+}
+
+// While it lives, steps recorded from now on run eagerly (FOURIERLAB_CUDA_GRAPHS=0).
+struct EagerSteps {
+  EagerSteps() { setenv("FOURIERLAB_CUDA_GRAPHS", "0", 1); }
+  ~EagerSteps() { unsetenv("FOURIERLAB_CUDA_GRAPHS"); }
+};
+
+// Empty when the step replays a graph, or cannot in a build without the CUDA runtime's
+// headers; else why it does not.
+std::string notGraphed(const CapturedLossStep& step) {
+  if (step.isGraph() || !CapturedStep::graphsBuiltIn()) return {};
+  return step.reason().empty() ? "not a graph" : step.reason();
 }
 
 void compareWithin(const std::vector<double>& got, const std::vector<double>& expected,
@@ -190,13 +217,13 @@ class TestCapturedLossStep : public QObject {
   // the count, a training step at the same length does not, and a FoPE trial's step is then
   // recorded again.
   void aFopeTrialRecordsItsStepAgainAfterAnEvaluationAtAnotherLength() {
-    auto trial = fopeTrial(fopeConfig("cpu"), torch::kCPU);
+    auto trial = fopeTrial("fope", torch::kCPU);
     trial->trainStep(0);
     const auto generation = trial->model()->position()->cacheGeneration();
     trial->trainStep(1);
     QCOMPARE(trial->model()->position()->cacheGeneration(), generation);
     QCOMPARE(trial->lossStep().recordings(), 1);
-    trainFope(*trial, 2, /*evalAfter=*/0);
+    train(*trial, 2, /*evalAfter=*/0);
     QVERIFY(trial->model()->position()->cacheGeneration() > generation);
     QCOMPARE(trial->lossStep().recordings(), 2);
   }
@@ -229,8 +256,7 @@ class TestCapturedLossStep : public QObject {
       CapturedLossStep step(gpu, lossOf, zeroGrad, [] { return uint64_t(0); });
       std::vector<double> losses;
       for (int i = 0; i < 4; ++i) losses.push_back(step.run(batch).item<double>());
-      QVERIFY2(step.isGraph() || step.reason().rfind("built without", 0) == 0,
-               step.reason().c_str());
+      QVERIFY2(notGraphed(step).empty(), notGraphed(step).c_str());
       for (size_t i = 1; i < losses.size(); ++i)
         QVERIFY2(losses[i] != losses[i - 1],
                  qPrintable(QString("%1: steps %2 and %3 drew the same mask")
@@ -240,10 +266,8 @@ class TestCapturedLossStep : public QObject {
     }
   }
 
-  // On a GPU, the replayed graph gives the eager step's numbers: the classifier's, a FoPE
-  // transformer's (bf16 autocast, fused attention, FoPE's factors) across an evaluation at
-  // another length, which records the graph again, and the addition task's.
-  void onAGpuTheGraphFollowsTheEagerSteps() {
+  // On a GPU, the replayed graph gives the eager step's numbers: a classifier's (float32).
+  void onAGpuAClassifiersGraphIsItsPlainLoop() {
     if (!torch::cuda::is_available()) QSKIP("no CUDA device here");
     const c10::Device gpu(torch::kCUDA, 0);
     const auto data = batches(12, 9, 3);
@@ -251,48 +275,109 @@ class TestCapturedLossStep : public QObject {
     const auto expected = plainLoop(plain, data, gpu);
     Captured captured(11, gpu);
     const auto got = captured.train(data);
-    QVERIFY2(captured.step.isGraph() || captured.step.reason().rfind("built without", 0) == 0,
-             captured.step.reason().c_str());
+    QVERIFY2(notGraphed(captured.step).empty(), notGraphed(captured.step).c_str());
     compareWithin(got, expected, 1e-5);
+  }
 
-    const auto config = fopeConfig("cuda");
-    auto graphed = fopeTrial(config, gpu);
-    const auto graphedLosses = trainFope(*graphed, 12, /*evalAfter=*/5);
-    QVERIFY2(graphed->lossStep().isGraph() ||
-                 graphed->lossStep().reason().rfind("built without", 0) == 0,
-             graphed->lossStep().reason().c_str());
-    QCOMPARE(graphed->lossStep().recordings(), 2);
-    setenv("FOURIERLAB_CUDA_GRAPHS", "0", 1);
-    auto eager = fopeTrial(config, gpu);
-    const auto eagerLosses = trainFope(*eager, 12, /*evalAfter=*/5);
-    unsetenv("FOURIERLAB_CUDA_GRAPHS");
-    QVERIFY(!eager->lossStep().isGraph());
-    // bf16 autocast: the same kernels in the same order, up to the fused attention's
-    // non-deterministic backward.
-    compareWithin(graphedLosses, eagerLosses, 2e-3);
-
-    // The addition task's steps (pairs drawn by index from the training split on the device).
-    addition::AdditionExperiment additionExperiment;
-    auto additionConfig =
-        buildConfig(additionExperiment, "",
-                    {"operands=20", "d_model=32", "heads=2", "layers=1", "steps=20", "dropout=0"});
-    QVERIFY2(additionConfig.ok(), additionConfig.summary().c_str());
-    auto additionLosses = [&] {
-      SeededScope seeded(3);
-      addition::AdditionTrial trial(addition::AdditionSettings::fromConfig(additionConfig.values),
-                                    gpu, 3);
-      std::vector<StepLoss> losses;
-      for (int step = 0; step < 6; ++step) losses.push_back(trial.trainStep(step));
-      std::vector<double> out;
-      for (const auto& l : losses) out.push_back(l.read());
-      return std::make_pair(out, trial.lossStep().isGraph() ? "" : trial.lossStep().reason());
+  // And a transformer's (bf16 autocast, fused attention; within 2e-3: the same kernels in the
+  // same order, up to the fused attention's non-deterministic backward), for each position
+  // encoding and each FourierQK filter, across an evaluation at another length, which records
+  // the graph again.
+  void onAGpuGraphedTransformersFollowTheirEagerSteps_data() {
+    QTest::addColumn<QString>("experiment");
+    QTest::addColumn<QString>("setting");
+    for (const char* position : {"fope", "rope", "alibi", "learned"})
+      QTest::newRow(position) << "fope" << QString("position=") + position;
+    for (const char* variant : {"none", "fourier", "gaussian"})
+      QTest::newRow(variant) << "fourier-qk" << QString("variant=") + variant;
+  }
+  void onAGpuGraphedTransformersFollowTheirEagerSteps() {
+    if (!torch::cuda::is_available()) QSKIP("no CUDA device here");
+    QFETCH(QString, experiment);
+    QFETCH(QString, setting);
+    const c10::Device gpu(torch::kCUDA, 0);
+    auto make = [&] {
+      std::vector<std::string> sets{setting.toStdString()};
+      if (experiment == "fope") {
+        sets.push_back("passkey_mix=0");
+        return charLmTrial(fope::FopeExperiment(), sets, gpu);
+      }
+      return charLmTrial(fourier_qk::FourierQkExperiment(), sets, gpu);
     };
-    const auto [graphedAddition, eagerWhy] = additionLosses();
-    QVERIFY2(eagerWhy.empty() || eagerWhy.rfind("built without", 0) == 0, eagerWhy.c_str());
-    setenv("FOURIERLAB_CUDA_GRAPHS", "0", 1);
-    const auto eagerAddition = additionLosses().first;
-    unsetenv("FOURIERLAB_CUDA_GRAPHS");
-    compareWithin(graphedAddition, eagerAddition, 2e-3);
+    auto graphed = make();
+    const auto graphedLosses = train(*graphed, 12, /*evalAfter=*/5);
+    QVERIFY2(notGraphed(graphed->lossStep()).empty(), notGraphed(graphed->lossStep()).c_str());
+    std::vector<double> eagerLosses;
+    {
+      EagerSteps eagerSteps;
+      auto eager = make();
+      eagerLosses = train(*eager, 12, /*evalAfter=*/5);
+      QVERIFY(!eager->lossStep().isGraph());
+    }
+    compareWithin(graphedLosses, eagerLosses, 2e-3);
+  }
+
+  // The addition task's steps (pairs drawn by index from the training split on the device).
+  void onAGpuTheAdditionTasksGraphFollowsItsEagerSteps() {
+    if (!torch::cuda::is_available()) QSKIP("no CUDA device here");
+    const c10::Device gpu(torch::kCUDA, 0);
+    addition::AdditionExperiment experiment;
+    auto config =
+        buildConfig(experiment, "",
+                    {"operands=20", "d_model=32", "heads=2", "layers=1", "steps=20", "dropout=0"});
+    QVERIFY2(config.ok(), config.summary().c_str());
+    auto losses = [&] {
+      SeededScope seeded(3);
+      addition::AdditionTrial trial(addition::AdditionSettings::fromConfig(config.values), gpu, 3);
+      std::vector<StepLoss> steps;
+      for (int step = 0; step < 6; ++step) steps.push_back(trial.trainStep(step));
+      std::vector<double> out;
+      for (const auto& l : steps) out.push_back(l.read());
+      return std::make_pair(out, notGraphed(trial.lossStep()));
+    };
+    const auto [graphed, why] = losses();
+    QVERIFY2(why.empty(), why.c_str());
+    std::vector<double> eager;
+    {
+      EagerSteps eagerSteps;
+      eager = losses().first;
+    }
+    compareWithin(graphed, eager, 2e-3);
+  }
+
+  // Runs side by side on one GPU, each recording its step again after an evaluation while the
+  // other replays: each gets its own eager numbers (a capture that took in the other's work, or
+  // a replay that drew from the generator during a capture, would not).
+  void onAGpuRunsSideBySideEachKeepTheirOwnSteps() {
+    if (!torch::cuda::is_available()) QSKIP("no CUDA device here");
+    const c10::Device gpu(torch::kCUDA, 0);
+    const std::vector<std::string> positions{"rope", "fope", "alibi"};
+    std::vector<std::vector<double>> eager;
+    {
+      EagerSteps eagerSteps;
+      for (size_t i = 0; i < positions.size(); ++i) {
+        auto trial = fopeTrial(positions[i], gpu, 20 + i);
+        eager.push_back(train(*trial, 16, /*evalAfter=*/4 + 3 * static_cast<int>(i)));
+      }
+    }
+    std::vector<std::vector<double>> graphed(positions.size());
+    std::vector<std::string> errors(positions.size());
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < positions.size(); ++i)
+      threads.emplace_back([&, i] {
+        try {
+          auto trial = fopeTrial(positions[i], gpu, 20 + i);
+          graphed[i] = train(*trial, 16, /*evalAfter=*/4 + 3 * static_cast<int>(i));
+          errors[i] = notGraphed(trial->lossStep());
+        } catch (const std::exception& e) {
+          errors[i] = e.what();
+        }
+      });
+    for (auto& t : threads) t.join();
+    for (size_t i = 0; i < positions.size(); ++i) {
+      QVERIFY2(errors[i].empty(), (positions[i] + ": " + errors[i]).c_str());
+      compareWithin(graphed[i], eager[i], 2e-3);
+    }
   }
 };
 

@@ -29,24 +29,19 @@ bool CapturedLossStep::reshaped(const std::vector<torch::Tensor>& batch) const {
 torch::Tensor CapturedLossStep::run(const std::vector<torch::Tensor>& batch) {
   const bool reshaped = this->reshaped(batch);
   const bool moved = m_stale || m_generation() != m_recordedGeneration;
-  const bool refused = m_captured && m_captured->refused();
-  const bool recordNow = !m_captured || (!refused && (reshaped || moved));
-  if (recordNow) {
-    // The old graph (and the stream it made the thread's) goes before the new one is made.
-    m_captured.reset();
-    m_captured = std::make_unique<CapturedStep>(m_device);
-  }
+  if (!m_captured) m_captured = std::make_unique<CapturedStep>(m_device);
+  const bool recordNow = m_recordings == 0 || (!m_captured->refused() && (reshaped || moved));
   if (reshaped) {
     m_batch.clear();
     for (const auto& t : batch)
       m_batch.push_back(torch::empty(t.sizes(), t.options().device(m_device)));
   }
   // On the thread's current stream (the graph's own, see captured_step.h), so ordered before
-  // the step; pinned, so the copy does not wait for the device (the caching host allocator
-  // keeps the pinned block until the copy has read it).
+  // the step; contiguous and pinned, so the copy does not wait for the device (the caching host
+  // allocator keeps the pinned block until the copy has read it).
   const bool pin = m_device.is_cuda();
   for (size_t i = 0; i < batch.size(); ++i)
-    m_batch[i].copy_(pin ? batch[i].pin_memory() : batch[i], /*non_blocking=*/pin);
+    m_batch[i].copy_(pin ? batch[i].contiguous().pin_memory() : batch[i], /*non_blocking=*/pin);
   if (recordNow) {
     ++m_recordings;
     m_captured->record([this] { forwardBackward(); });

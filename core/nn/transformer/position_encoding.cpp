@@ -157,13 +157,13 @@ const torch::Tensor& PositionEncodingImpl::attentionMask(int64_t length,
   if (m_cachedMask.defined() && m_cachedMask.size(-1) == length &&
       m_cachedMask.device() == options.device() && m_cachedMask.dtype() == options.dtype())
     return m_cachedMask;
+  ++m_cacheGeneration;             // before the old one goes: a graph reading it records again
   m_cachedMask = torch::Tensor();  // free the old one before building the new
   auto future = torch::ones({length, length}, options.dtype(torch::kBool)).triu(1);
   auto mask = torch::zeros({length, length}, options)
                   .masked_fill_(future, -std::numeric_limits<float>::infinity());
   auto bias = scoreBias(length, options);
   m_cachedMask = bias.defined() ? bias.add_(mask) : mask;
-  ++m_cacheGeneration;
   return m_cachedMask;
 }
 

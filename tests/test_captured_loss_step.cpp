@@ -185,6 +185,7 @@ class TestCapturedLossStep : public QObject {
     QVERIFY(torch::equal(captured.model.parameters(), plain.parameters()));
     QVERIFY(!captured.step.isGraph());
     QCOMPARE(captured.step.reason(), std::string("runs on cpu, not CUDA"));
+    QCOMPARE(captured.step.description(), std::string());  // nothing worth a status on the CPU
   }
 
   // Recorded once, then again for each change of what a recorded graph would read, and never
@@ -276,6 +277,9 @@ class TestCapturedLossStep : public QObject {
     Captured captured(11, gpu);
     const auto got = captured.train(data);
     QVERIFY2(notGraphed(captured.step).empty(), notGraphed(captured.step).c_str());
+    QCOMPARE(captured.step.description(), captured.step.isGraph()
+                                              ? std::string("each step replayed as one CUDA graph")
+                                              : "eager steps (" + captured.step.reason() + ")");
     compareWithin(got, expected, 1e-5);
   }
 

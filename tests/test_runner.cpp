@@ -28,6 +28,8 @@ struct Script {
   int64_t evalEvery = 5;
   bool exploding = false;    // loss 10^step: finite, and far above where it started
   bool checkpoints = false;  // writes a small file per checkpoint
+  // How the steps are taken once this many were: the last entry reached is the description.
+  std::vector<std::pair<int64_t, std::string>> describedAfter;
   std::atomic<int64_t> taken{0};
 };
 
@@ -45,6 +47,12 @@ class ScriptedTrial : public fl::Trial {
     return step == m_script.nanAt ? std::nan("") : 1.0 / static_cast<double>(step + 1);
   }
   bool supportsCheckpoints() const override { return m_script.checkpoints; }
+  std::string stepDescription() const override {
+    std::string how;
+    for (const auto& [after, description] : m_script.describedAfter)
+      if (m_script.taken >= after) how = description;
+    return how;
+  }
   void saveCheckpoint(const std::string& path) const override {
     std::ofstream(path) << m_script.taken.load();
   }
@@ -267,6 +275,29 @@ class TestRunner : public QObject {
     QCOMPARE(fl::toString(lastStatus(events).status), fl::toString(fl::RunStatus::Failed));
     QVERIFY2(lastStatus(events).message.find("no CUDA device is visible") != std::string::npos,
              lastStatus(events).message.c_str());
+  }
+
+  // How the steps are taken is said once a step has shown it, and again when it changes (a
+  // CUDA graph recorded at the first step; eager steps after a capture that failed later).
+  void howTheStepsAreTakenIsSaidWhenItIsKnownAndWhenItChanges() {
+    Script script;
+    script.describedAfter = {{1, "each step replayed as one CUDA graph"},
+                             {6, "eager steps (CUDA graph capture failed: scripted)"}};
+    const auto events = runToEnd(std::make_shared<ScriptedExperiment>(script), cpuConfig());
+    std::vector<std::pair<int64_t, std::string>> running;
+    for (const auto& e : events)
+      if (const auto* s = std::get_if<fl::StatusEvent>(&e);
+          s && s->status == fl::RunStatus::Running)
+        running.emplace_back(s->step, s->message);
+    QVERIFY(!running.empty());
+    const std::string first = running.front().second;  // "running on cpu (N threads)"
+    QVERIFY2(first.rfind("running on cpu", 0) == 0, first.c_str());
+    const std::vector<std::pair<int64_t, std::string>> expected{
+        {0, first},
+        {1, first + ", each step replayed as one CUDA graph"},
+        {6, first + ", eager steps (CUDA graph capture failed: scripted)"}};
+    QCOMPARE(running, expected);
+    QVERIFY(lastStatus(events).status == fl::RunStatus::Finished);
   }
 
   void autoDeviceSaysWhichItUsed() {

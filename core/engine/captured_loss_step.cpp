@@ -65,6 +65,12 @@ void CapturedLossStep::forwardBackward() {
 
 bool CapturedLossStep::isGraph() const { return m_captured && m_captured->isGraph(); }
 
+std::string CapturedLossStep::description() const {
+  if (m_device.is_cpu() || !m_captured) return {};
+  if (m_captured->isGraph()) return "each step replayed as one CUDA graph";
+  return "eager steps (" + m_captured->reason() + ")";
+}
+
 std::string CapturedLossStep::reason() const {
   return m_captured ? m_captured->reason() : "no step taken yet";
 }

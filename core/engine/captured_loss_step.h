@@ -48,6 +48,9 @@ class CapturedLossStep {
   void invalidate() { m_stale = true; }
 
   bool isGraph() const;
+  // For the run's status: on a GPU, "each step replayed as one CUDA graph" or "eager steps (why)";
+  // empty on the CPU and before the first step.
+  std::string description() const;
   // How often the step was set up (recorded, or tried) since construction.
   int recordings() const { return m_recordings; }
   std::string reason() const;

@@ -91,6 +91,9 @@ class Trial {
   virtual bool supportsCheckpoints() const { return false; }
   virtual void saveCheckpoint(const std::string& path) const;
   virtual void loadCheckpoint(const std::string& path);
+  // How the steps are taken, where it is worth saying ("each step replayed as one CUDA graph",
+  // or eager and why), for the run's status once a step has shown it; may be empty.
+  virtual std::string stepDescription() const { return {}; }
 };
 
 // K runs of one experiment trained as one program: the runs' shapes agree, so one pass

@@ -71,7 +71,8 @@ void Runner::run() {
 
     const ResolvedDevice device = resolveDevice(config.values.at("device").get<std::string>());
     m_reporter.setDevice(device.name);
-    m_reporter.emitStatus(RunStatus::Running, "running on " + device.description, 0);
+    m_deviceDescription = device.description;
+    m_reporter.emitStatus(RunStatus::Running, "running on " + m_deviceDescription, 0);
 
     TrialContext context;
     context.config = config.values;
@@ -123,6 +124,7 @@ RunStatus Runner::trainLoop(Trial& trial, const nlohmann::json& config, std::str
   m_reporter.begin(plan, config, m_options.checkpointDir, trial.supportsCheckpoints(), firstStep,
                    m_options.resume ? std::optional<std::string>(m_options.resume->checkpointPath)
                                     : std::nullopt);
+  std::string announcedHow;
   for (int64_t step = firstStep; step < plan.totalSteps; ++step) {
     m_reporter.setLastStep(step);
     if (!waitWhilePaused(trial, step)) {
@@ -142,6 +144,14 @@ RunStatus Runner::trainLoop(Trial& trial, const nlohmann::json& config, std::str
       // The same from a C++ allocation (a buffer of our own, a vector) rather than a tensor's.
       message = outOfMemory(trial, step, std::string("a C++ allocation failed: ") + e.what());
       return RunStatus::Failed;
+    }
+    // Said once a step has shown it (a CUDA graph is recorded at the first step), and again if
+    // it changes (a step recorded again after an evaluation whose capture failed).
+    if (std::string how = trial.stepDescription(); how != announcedHow) {
+      announcedHow = std::move(how);
+      if (!announcedHow.empty())
+        m_reporter.emitStatus(RunStatus::Running,
+                              "running on " + m_deviceDescription + ", " + announcedHow, step + 1);
     }
     if (!m_reporter.afterStep(trial, step + 1, std::move(*loss), message)) return RunStatus::Failed;
   }

@@ -86,6 +86,7 @@ class Runner {
 
   std::shared_ptr<const Experiment> m_experiment;
   nlohmann::json m_config;
+  std::string m_deviceDescription;  // "cuda:0 (NVIDIA H200, 141 GB)", once resolved
   EventSink& m_sink;
   RunnerOptions m_options;
   // The run's logging, evaluations, checkpoints and verdicts (shared with GroupRunner).

@@ -88,6 +88,8 @@ AdditionTrial::AdditionTrial(const AdditionSettings& s, c10::Device device, uint
 
 AdditionTrial::~AdditionTrial() = default;
 
+std::string AdditionTrial::stepDescription() const { return m_lossStep->description(); }
+
 int64_t additionStepsPerEpoch(const AdditionSettings& s) {
   const int64_t pairs = s.task.operands * s.task.operands;
   return std::max<int64_t>(1,

@@ -36,6 +36,7 @@ class AdditionTrial : public Trial {
   StepLoss trainStep(int64_t stepIndex) override;
   void evaluate(int64_t stepsDone, bool final, EvalReport& out) override;
   bool supportsCheckpoints() const override { return true; }
+  std::string stepDescription() const override;
   void saveCheckpoint(const std::string& path) const override;
   void loadCheckpoint(const std::string& path) override;
 

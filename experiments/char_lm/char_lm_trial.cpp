@@ -99,6 +99,8 @@ std::pair<torch::Tensor, torch::Tensor> CharLmTrial::nextBatch(std::mt19937_64& 
   return m_data.sampleTrainBatch(m_settings.training.batchSize, m_settings.trainLength, rng);
 }
 
+std::string CharLmTrial::stepDescription() const { return m_lossStep->description(); }
+
 torch::Tensor CharLmTrial::batchLoss(const torch::Tensor& inputs, const torch::Tensor& targets) {
   auto logits = m_model->forward(inputs);
   return torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}),

@@ -30,6 +30,7 @@ class CharLmTrial : public Trial {
   TrialPlan plan() const override;
   StepLoss trainStep(int64_t stepIndex) override;
   bool supportsCheckpoints() const override { return true; }
+  std::string stepDescription() const override;
   void saveCheckpoint(const std::string& path) const override;
   void loadCheckpoint(const std::string& path) override;
 

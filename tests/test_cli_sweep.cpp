@@ -283,14 +283,25 @@ class TestCliSweep : public QObject {
   void aStudyKilledHalfwayIsFinishedByResumeWithoutRetraining() {
     const QString db = path("killed.db");
     QProcess p;
-    p.start(cliPath(), tinyStudy(db, 150, "1,2,3"));
+    // The Fourier heads train on 20 times the samples (20 times the steps per epoch, the same
+    // 150 evaluations), so their group is still training seconds after the linear one ended:
+    // the same sizes let both groups end within one of the store's flushes on a loaded machine,
+    // leaving nothing to resume.
+    auto study = tinyStudy(db, 150, "1,2,3");
+    study.removeAt(study.indexOf("samples=200") - 1);  // its --set
+    study.removeAll("samples=200");
+    study.replace(study.indexOf("--grid"), "--zip");
+    study.replace(study.indexOf("head=linear,fourier"), "head=linear,fourier,samples=200,4000");
+    p.start(cliPath(), study);
     QVERIFY(p.waitForStarted());
-    // Kill once a run has finished. Waited for as an event, not within a time: the old loop
-    // gave up after 2000 polls (40 s and more) and asked for a run "running" at the same
-    // moment, which a loaded machine could miss while the next group waited for its thread.
-    // The Fourier heads' group trains longer than the linear one, so work is left to resume.
+    // Kill once a run has finished and another has not. Waited for as an event, not within a
+    // time: the old loop gave up after 2000 polls (40 s and more) and asked for a run "running"
+    // at the same moment, which a loaded machine could miss while the next group waited for its
+    // thread.
     QTRY_VERIFY_WITH_TIMEOUT(
-        queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'") >= 1, 240000);
+        queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'") >= 1 &&
+            queryInt(db, "SELECT count(*) FROM runs WHERE status <> 'finished'") >= 1,
+        240000);
     ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
     p.waitForFinished();
     const int64_t finishedBefore =

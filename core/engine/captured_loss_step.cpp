@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "core/engine/captured_step.h"
+#include "core/engine/device.h"
 
 namespace fl {
 
@@ -17,7 +18,7 @@ CapturedLossStep::CapturedLossStep(c10::Device device, LossOf lossOf,
 // The graph and its stream go first: queued steps finish before the buffers they use are freed.
 CapturedLossStep::~CapturedLossStep() { m_captured.reset(); }
 
-bool CapturedLossStep::reshaped(const std::vector<torch::Tensor>& batch) const {
+bool CapturedLossStep::shapeChanged(const std::vector<torch::Tensor>& batch) const {
   if (batch.size() != m_batch.size()) return true;
   for (size_t i = 0; i < batch.size(); ++i)
     if (batch[i].sizes() != m_batch[i].sizes() ||
@@ -27,7 +28,7 @@ bool CapturedLossStep::reshaped(const std::vector<torch::Tensor>& batch) const {
 }
 
 torch::Tensor CapturedLossStep::run(const std::vector<torch::Tensor>& batch) {
-  const bool reshaped = this->reshaped(batch);
+  const bool reshaped = shapeChanged(batch);
   const bool moved = m_stale || m_generation() != m_recordedGeneration;
   if (!m_captured) m_captured = std::make_unique<CapturedStep>(m_device);
   const bool recordNow = m_recordings == 0 || (!m_captured->refused() && (reshaped || moved));
@@ -36,12 +37,9 @@ torch::Tensor CapturedLossStep::run(const std::vector<torch::Tensor>& batch) {
     for (const auto& t : batch)
       m_batch.push_back(torch::empty(t.sizes(), t.options().device(m_device)));
   }
-  // On the thread's current stream (the graph's own, see captured_step.h), so ordered before
-  // the step; contiguous and pinned, so the copy does not wait for the device (the caching host
-  // allocator keeps the pinned block until the copy has read it).
-  const bool pin = m_device.is_cuda();
-  for (size_t i = 0; i < batch.size(); ++i)
-    m_batch[i].copy_(pin ? batch[i].contiguous().pin_memory() : batch[i], /*non_blocking=*/pin);
+  // On the thread's current stream (the graph's own, see captured_step.h): ordered before the
+  // step.
+  for (size_t i = 0; i < batch.size(); ++i) copyWithoutWaiting(m_batch[i], batch[i]);
   if (recordNow) {
     ++m_recordings;
     m_captured->record([this] { forwardBackward(); });

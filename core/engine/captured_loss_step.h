@@ -56,7 +56,7 @@ class CapturedLossStep {
   std::string reason() const;
 
  private:
-  bool reshaped(const std::vector<torch::Tensor>& batch) const;
+  bool shapeChanged(const std::vector<torch::Tensor>& batch) const;
   void forwardBackward();
 
   c10::Device m_device;

@@ -78,10 +78,13 @@ std::vector<DeviceChoice> deviceChoices() {
   return out;
 }
 
-torch::Tensor toDeviceWithoutWaiting(const torch::Tensor& host, const torch::Device& device) {
-  if (!device.is_cuda() || !host.device().is_cpu()) return host.to(device);
+void copyWithoutWaiting(torch::Tensor& target, const torch::Tensor& host) {
+  if (!target.is_cuda() || !host.device().is_cpu()) {
+    target.copy_(host);
+    return;
+  }
   // The caching host allocator keeps the pinned block until the queued copy has read it.
-  return host.pin_memory().to(device, /*non_blocking=*/true);
+  target.copy_(host.contiguous().pin_memory(), /*non_blocking=*/true);
 }
 
 std::string configDevice(const std::string& requested) {

@@ -27,9 +27,9 @@ std::string configDevice(const std::string& requested);
 // Whether that device is an accelerator (anything but the CPU).
 bool onAccelerator(const std::string& requested);
 
-// A host tensor on `device` without the host waiting for the copy: through pinned memory on a
-// GPU (a plain copy from pageable memory waits for the device's queue to drain, once per
-// training step), the tensor itself on the CPU.
-torch::Tensor toDeviceWithoutWaiting(const torch::Tensor& host, const torch::Device& device);
+// Copies a host tensor into `target` (of its shape, on any device) without the host waiting
+// for the copy: through contiguous pinned memory on a GPU (a plain copy from pageable memory
+// waits for the device's queue to drain, once per training step), a plain copy on the CPU.
+void copyWithoutWaiting(torch::Tensor& target, const torch::Tensor& host);
 
 }  // namespace fl

@@ -45,6 +45,11 @@ class TestQkFilters : public QObject {
       auto x = torch::randn({2, 3, t, 5});
       QVERIFY(maxAbs(flat.forward(x) - x) < 1e-5);
     }
+    // Its response follows the module (to(kDouble) here, a GPU in a captured step), so the
+    // step never copies a host tensor in.
+    flat.to(torch::kDouble);
+    QCOMPARE(flat.response(16).scalar_type(), torch::kDouble);
+    QCOMPARE(flat.response(16).sizes().vec(), (std::vector<int64_t>{3, 9}));
   }
 
   void theGaussianBandMatchesItsDefinition() {

@@ -44,8 +44,12 @@ torch::Tensor SpectralFilterImpl::filter(const torch::Tensor& x) {
   return filtered.transpose(-3, -2).reshape(sizes) / std::sqrt(static_cast<double>(k));
 }
 
+FlatSpectralFilterImpl::FlatSpectralFilterImpl(int64_t heads, int64_t trainLength)
+    : SpectralFilterImpl(heads, trainLength),
+      m_ones(register_buffer("ones", torch::ones({heads, 1}))) {}
+
 torch::Tensor FlatSpectralFilterImpl::response(int64_t length) const {
-  return torch::ones({m_heads, length / 2 + 1});
+  return m_ones.expand({m_heads, length / 2 + 1});
 }
 
 GaussianBandFilterImpl::GaussianBandFilterImpl(int64_t heads, int64_t trainLength, int64_t centres,

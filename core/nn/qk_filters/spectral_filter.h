@@ -59,8 +59,13 @@ class SpectralFilterImpl : public QkFilterImpl {
 // phi = 1: the identity (a test of the FFT round trip).
 class FlatSpectralFilterImpl : public SpectralFilterImpl {
  public:
-  using SpectralFilterImpl::SpectralFilterImpl;
+  FlatSpectralFilterImpl(int64_t heads, int64_t trainLength);
   torch::Tensor response(int64_t length) const override;
+
+ private:
+  // (heads, 1) ones, a buffer so the response is made on the module's device: one built on the
+  // host would be a pageable copy inside the step, which a CUDA graph cannot record.
+  torch::Tensor m_ones;
 };
 
 // The author's filter: per head, K Gaussian bumps over frequency bins,

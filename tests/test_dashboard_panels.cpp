@@ -53,6 +53,15 @@ int finitePoints(const QCPGraph* graph) {
   return n;
 }
 
+// The names a legend lists, in its order.
+QStringList legendNames(QCustomPlot* plot) {
+  QStringList names;
+  for (int i = 0; i < plot->legend->itemCount(); ++i)
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i)))
+      names << item->plottable()->name();
+  return names;
+}
+
 QList<QCPBars*> barsOf(QCustomPlot* plot) {
   QList<QCPBars*> out;
   for (int i = 0; i < plot->plottableCount(); ++i)
@@ -102,6 +111,16 @@ class TestDashboardPanels : public QObject {
     addCurves(10, 30);
     QVERIFY(fl::widgets::fitLegend(&plot));
     QCOMPARE(plot.legend->columnCount(), 2);
+    // Two columns of long names share the one column's width: the axes keep the rest.
+    for (int i = 0; i < plot.graphCount(); ++i)
+      plot.graph(i)->setName(
+          QString("#%1 table1 dataset=gmm2 head=fourier seed=1 mse_argmax").arg(i));
+    QVERIFY(fl::widgets::fitLegend(&plot));
+    plot.replot();
+    QCOMPARE(plot.legend->columnCount(), 2);
+    QVERIFY2(plot.legend->outerRect().width() <= fl::widgets::kLegendWidthShare * plot.width() + 20,
+             qPrintable(QString::number(plot.legend->outerRect().width())));
+    QVERIFY(plot.axisRect()->width() > plot.width() / 2);
     addCurves(30, 80);
     QVERIFY(!fl::widgets::fitLegend(&plot));
     QVERIFY(!plot.legend->visible());
@@ -253,11 +272,30 @@ class TestDashboardPanels : public QObject {
     // x follows the data, not the PDFs' [-1, 1].
     QCOMPARE(plot->plot()->xAxis->range().lower, 0.0);
     QCOMPARE(plot->plot()->xAxis->range().upper, 30.0);
+    // Compared with another run: each run named once, each row once (its line style).
+    d.setShownRun(1);
+    d.setRunLabel(1, "rope");
+    d.setRunLabel(2, "fope");
+    d.addOverlaySnapshot(2, snapshot("loss/by_position", {3, 4}, std::vector<float>(12, 1.0f),
+                                     {{"layer", "", {}}, {"position", "", {0, 10, 20, 30}}},
+                                     {{"row_labels", {"L0", "L1", "L2"}}}));
+    d.refresh();
+    QCOMPARE(legendNames(plot->plot()), (QStringList{"#1 rope", "#2 fope", "L0", "L1", "L2"}));
+    // A third run of one row: its solid line is not "L0", so every curve is named.
+    d.setRunLabel(3, "alibi");
+    d.addOverlaySnapshot(3, snapshot("loss/by_position", {4}, std::vector<float>(4, 2.0f),
+                                     {{"position", "", {0, 10, 20, 30}}}));
+    d.refresh();
+    QCOMPARE(legendNames(plot->plot()).size(), 7);
+    QVERIFY(legendNames(plot->plot()).contains("#3 alibi"));
+    QVERIFY(legendNames(plot->plot()).contains("#2 fope L1"));
+    QVERIFY(legendNames(plot->plot()).contains("#1 rope L1"));
   }
 
   void genericCurvesOverlayOtherRunsOnALogAxis() {
     Dashboard d;
     d.setPanels({panel("ppl_len", PanelKind::SnapshotCurves, {"ppl/by_length"}, /*logY=*/true)});
+    d.setShownRun(1);
     d.setRunLabel(2, "rope");
     const std::vector<SnapshotAxis> axes{{"length", "tokens", {64, 128, 256, 512}}};
     d.addSnapshot(snapshot("ppl/by_length", {4}, {20, 25, 0, 60}, axes), 100);
@@ -268,7 +306,7 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(plot->overlayCount(), 1);
     QVERIFY(plot->rowSelector()->isHidden());  // one row: nothing to pick
     QCOMPARE(plot->plot()->graphCount(), 2);
-    QCOMPARE(plot->plot()->graph(0)->name(), QString("ppl/by_length"));
+    QCOMPARE(plot->plot()->graph(0)->name(), QString("#1"));  // named by run, as the other
     QCOMPARE(plot->plot()->graph(1)->name(), QString("#2 rope"));
     QCOMPARE(plot->plot()->graph(1)->pen().color(), d.colors().of(2));
     QVERIFY(d.colors().of(2) != plot->plot()->graph(0)->pen().color());
@@ -280,11 +318,12 @@ class TestDashboardPanels : public QObject {
   }
 
   // A run's by-length curve is one labelled row: the shown run and the overlaid one are told
-  // apart by their run colours, as in the metric panels.
+  // apart by their run colours, as in the metric panels, and named alike, by run.
   void singleLabelledRowsTakeRunColours() {
     Dashboard d;
     d.setPanels({panel("ppl_len", PanelKind::SnapshotCurves, {"ppl/by_length"}, /*logY=*/true)});
     d.setShownRun(5);
+    d.setRunLabel(5, "RoPE");
     d.setRunLabel(6, "FoPE");
     const std::vector<SnapshotAxis> axes{{"run", "", {}},
                                          {"length", "tokens", {64, 128, 256, 512}}};
@@ -295,12 +334,57 @@ class TestDashboardPanels : public QObject {
     d.refresh();
     auto* plot = qobject_cast<SnapshotPlot*>(d.panel("ppl_len"));
     QCOMPARE(plot->plot()->graphCount(), 2);
-    QCOMPARE(plot->plot()->graph(0)->name(), QString("rope"));
+    QCOMPARE(plot->plot()->graph(0)->name(), QString("#5 RoPE"));
     QCOMPARE(plot->plot()->graph(0)->pen().color(), d.colors().of(5));
     QCOMPARE(plot->plot()->graph(1)->name(), QString("#6 FoPE"));
     QCOMPARE(plot->plot()->graph(1)->pen().color(), d.colors().of(6));
     QVERIFY(d.colors().of(5) != d.colors().of(6));
     QCOMPARE(plot->plot()->graph(1)->pen().style(), Qt::SolidLine);
+  }
+
+  // Several series (a value and its interval's ends) of several runs: the legend names each run
+  // once in its colour and each series once in its line style, by the panel's labels, instead
+  // of a row per curve; one run alone keeps a row per series.
+  void severalSeriesOfSeveralRunsGetALegendOfRunsAndSeries() {
+    Dashboard d;
+    PanelSpec spec = panel("passkey", PanelKind::SnapshotCurves, {"acc", "acc_lo", "acc_hi"});
+    spec.seriesLabels = {"exact key", "95% low", "95% high"};
+    d.setPanels({spec});
+    d.setShownRun(1);
+    d.setRunLabel(1, "rope");
+    d.setRunLabel(2, "fope");
+    d.setRunLabel(3, "alibi");
+    const std::vector<SnapshotAxis> axes{{"length", "tokens", {64, 128, 256}}};
+    for (const char* name : {"acc", "acc_lo", "acc_hi"})
+      d.addSnapshot(snapshot(name, {3}, {0.9f, 0.5f, 0.1f}, axes), 100);
+    d.refresh();
+    auto* plot = qobject_cast<SnapshotPlot*>(d.panel("passkey"))->plot();
+    QCOMPARE(legendNames(plot), (QStringList{"exact key", "95% low", "95% high"}));
+    for (int64_t run : {2, 3})
+      for (const char* name : {"acc", "acc_lo", "acc_hi"})
+        d.addOverlaySnapshot(run, snapshot(name, {3}, {0.8f, 0.4f, 0.2f}, axes));
+    d.refresh();
+    QCOMPARE(legendNames(plot),
+             (QStringList{"#1 rope", "#2 fope", "#3 alibi", "exact key", "95% low", "95% high"}));
+    int drawn = 0;
+    for (int i = 0; i < plot->graphCount(); ++i) {
+      auto* graph = plot->graph(i);
+      const bool key = graph->data()->isEmpty();
+      drawn += !key;
+      QCOMPARE(plot->legend->hasItemWithPlottable(graph), key);  // keys only, no curve listed
+    }
+    QCOMPARE(drawn, 9);
+    // A run's key in its colour, a series' key in its line style.
+    auto keyNamed = [&](const QString& name) {
+      for (int i = 0; i < plot->graphCount(); ++i)
+        if (plot->graph(i)->name() == name && plot->graph(i)->data()->isEmpty())
+          return plot->graph(i);
+      return static_cast<QCPGraph*>(nullptr);
+    };
+    QCOMPARE(keyNamed("#3 alibi")->pen().color(), d.colors().of(3));
+    QCOMPARE(keyNamed("#3 alibi")->pen().style(), Qt::SolidLine);
+    QCOMPARE(keyNamed("95% low")->pen().style(), seriesPen(Qt::black, 1).style());
+    QCOMPARE(keyNamed("95% high")->pen().style(), seriesPen(Qt::black, 2).style());
   }
 
   // The Fourier head's PDF panel keeps its names, densities and range: the snapshots declare
@@ -551,6 +635,16 @@ class TestDashboardPanels : public QObject {
                   1);
     d.refresh();
     auto* matrix = d.panel("purity")->findChild<QCustomPlot*>();
+    matrix->replot(QCustomPlot::rpImmediateRefresh);
+    for (auto* axis : {matrix->xAxis, matrix->yAxis}) {
+      QVERIFY(!axis->tickVector().isEmpty());
+      for (double tick : axis->tickVector()) QCOMPARE(tick, std::round(tick));
+    }
+    // Axes that name no coordinates put their cells at their index: whole ticks too.
+    d.setPanels({panel("periods", PanelKind::SnapshotHeatmap, {"qk/periods"})});
+    d.addSnapshot(snapshot("qk/periods", {2, 16}, cells, {{"layer", "", {}}, {"head", "", {}}}), 1);
+    d.refresh();
+    matrix = d.panel("periods")->findChild<QCustomPlot*>();
     matrix->replot(QCustomPlot::rpImmediateRefresh);
     for (auto* axis : {matrix->xAxis, matrix->yAxis}) {
       QVERIFY(!axis->tickVector().isEmpty());

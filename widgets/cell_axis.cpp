@@ -46,14 +46,16 @@ std::pair<double, double> layOutCells(QCPAxis* axis, const std::vector<float>& t
     return {0.0, std::max(cells - 1, 1) * 1.0};
   }
   // Numeric ticks (again, if an earlier snapshot needed labels); whole ones where the cells
-  // are whole numbers (layers, dimension pairs): no tick at layer 0.2.
+  // are whole numbers (layers, dimension pairs) or sit at their index (an axis without ticks):
+  // no tick at layer 0.2.
   bool whole = true;
   for (float t : ticks) whole = whole && t == std::round(t);
+  whole = whole || !hasTicks;
   const bool wholeTicker = !axis->ticker().dynamicCast<IntegerTicker>().isNull();
-  if (axis->ticker().dynamicCast<QCPAxisTickerText>() || (hasTicks && whole != wholeTicker)) {
+  if (axis->ticker().dynamicCast<QCPAxisTickerText>() || whole != wholeTicker) {
     const int count = axis->ticker()->tickCount();
-    axis->setTicker(hasTicks && whole ? QSharedPointer<QCPAxisTicker>(new IntegerTicker)
-                                      : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    axis->setTicker(whole ? QSharedPointer<QCPAxisTicker>(new IntegerTicker)
+                          : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     axis->ticker()->setTickCount(count);
   }
   if (!hasTicks) return {0.0, std::max(cells - 1, 1) * 1.0};

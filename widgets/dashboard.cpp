@@ -256,7 +256,8 @@ QWidget* Dashboard::buildPanel(const PanelSpec& p) {
       auto* plot = new SnapshotPlot(title, mode, toStringList(p.series), xLabel, yLabel, this);
       plot->setLogY(p.logY);
       plot->setValueBounds(p.yFloor, p.yCeiling);
-      plot->setShownRun(m_shownRun, m_colors->of(m_shownRun));
+      plot->setSeriesLabels(toStringList(p.seriesLabels));
+      plot->setShownRun(m_shownRun, m_colors->of(m_shownRun), runLegendLabel(m_shownRun));
       m_snapshotPlots << plot;
       w = plot;
       break;
@@ -343,7 +344,16 @@ void Dashboard::setXAxis(const QString& label, MetricPlot::XKind kind) {
   for (auto* plot : m_metricPlots) plot->setXAxis(label, kind);
 }
 
-void Dashboard::setRunLabel(int64_t runId, const QString& label) { m_runLabels[runId] = label; }
+void Dashboard::setRunLabel(int64_t runId, const QString& label) {
+  m_runLabels[runId] = label;
+  if (runId == m_shownRun)
+    for (auto* plot : m_snapshotPlots)
+      plot->setShownRun(runId, m_colors->of(runId), runLegendLabel(runId));
+}
+
+QString Dashboard::runLegendLabel(int64_t runId) const {
+  return QString("#%1 %2").arg(runId).arg(m_runLabels.value(runId)).trimmed();
+}
 
 void Dashboard::setGroupLabel(int64_t runId, const QString& label) {
   if (label.isEmpty())
@@ -363,7 +373,8 @@ void Dashboard::setMetricBand(int64_t runId, const std::string& key, std::vector
 void Dashboard::setShownRun(int64_t runId) {
   m_shownRun = runId;
   m_allDirty = true;
-  for (auto* plot : m_snapshotPlots) plot->setShownRun(runId, m_colors->of(runId));
+  for (auto* plot : m_snapshotPlots)
+    plot->setShownRun(runId, m_colors->of(runId), runLegendLabel(runId));
 }
 
 const Dashboard::KeySlot& Dashboard::slotFor(const std::string& key) {
@@ -429,7 +440,7 @@ void Dashboard::addSnapshot(const Snapshot& snapshot, int64_t step) {
 }
 
 void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot) {
-  const QString label = QString("#%1 %2").arg(runId).arg(m_runLabels.value(runId)).trimmed();
+  const QString label = runLegendLabel(runId);
   m_snapshotsChanged = true;
   for (auto* plot : m_snapshotPlots)
     plot->setOverlaySnapshot(runId, label, m_colors->of(runId), snapshot);

@@ -81,8 +81,15 @@ void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLab
 bool fitLegend(QCustomPlot* plot, int maxEntries) {
   QCPLegend* legend = plot->legend;
   const int entries = legend->itemCount();
-  const int textWidth = std::max(
-      40, static_cast<int>(kLegendWidthShare * plot->width()) - legend->iconSize().width() - 12);
+  // How many rows the plot's height holds, then one or two columns of them.
+  const int rowHeight = QFontMetrics(legend->font()).height() + 1;
+  const int rows = std::max(1, (plot->height() - 60) / rowHeight);
+  const int columns = entries <= rows ? 1 : entries <= 2 * rows ? 2 : 0;
+  // Two columns share the width one would have: each at the share's full width, the legend
+  // would be wider than the plot leaves it and push the axes and the title out of the cell.
+  const int textWidth =
+      std::max(40, static_cast<int>(kLegendWidthShare * plot->width()) / std::max(columns, 1) -
+                       legend->iconSize().width() - 12);
   // Entries that elide their names (converted once; later additions come in plain).
   QList<QCPAbstractPlottable*> plain;
   for (int i = 0; i < entries; ++i)
@@ -99,10 +106,6 @@ bool fitLegend(QCustomPlot* plot, int maxEntries) {
   for (int i = 0; i < legend->itemCount(); ++i)
     if (auto* item = dynamic_cast<ElidedLegendItem*>(legend->item(i)))
       item->setMaxTextWidth(textWidth);
-  // How many rows the plot's height holds, then one or two columns of them.
-  const int rowHeight = QFontMetrics(legend->font()).height() + 1;
-  const int rows = std::max(1, (plot->height() - 60) / rowHeight);
-  const int columns = entries <= rows ? 1 : entries <= 2 * rows ? 2 : 0;
   const bool shown = entries > 0 && columns > 0 && entries <= maxEntries;
   legend->setVisible(shown);
   const int wrap = columns == 2 ? (entries + 1) / 2 : 0;

@@ -216,9 +216,36 @@ void SnapshotPlot::refresh() {
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+QString SnapshotPlot::seriesLabel(int index) const {
+  if (index >= 0 && index < m_seriesLabels.size() && !m_seriesLabels[index].isEmpty())
+    return m_seriesLabels[index];
+  return index >= 0 && index < m_series.size() ? m_series[index] : QString();
+}
+
 void SnapshotPlot::drawCurves() {
   Extent extent;
   QVector<double> allX;
+  // Whether every curve is a generic series (no truths or predictions), so that a legend of
+  // runs (colours) and line styles (a series, or a row of one) says which curve is which; and
+  // who and which styles were drawn.
+  bool runsTimesStyles = true;  // and each line style means one thing in every run
+  QList<QPair<QString, QColor>> runsDrawn;
+  QMap<int, QString> stylesDrawn;  // by seriesPen's position
+  auto noteDrawn = [&](const Snapshot& s, const QString& run, const QColor& color, int index,
+                       const QStringList& rowLabels, int64_t r, int64_t last) {
+    runsTimesStyles &= s.role == SnapshotRole::Series;
+    if (runsDrawn.isEmpty() || runsDrawn.back().first != run) runsDrawn.append({run, color});
+    const bool rows = !rowLabels.isEmpty() && last > 0;
+    const int position = rows ? static_cast<int>(r) + index * static_cast<int>(last + 1) : index;
+    QString style = seriesLabel(index);
+    if (rows)
+      style = m_series.size() > 1 ? style + " " + rowLabels[static_cast<int>(r)]
+                                  : rowLabels[static_cast<int>(r)];
+    // A run of one row beside runs of several (a filter against a bank of four) draws the same
+    // line style for something else: then the curves are named one by one.
+    if (stylesDrawn.contains(position) && stylesDrawn[position] != style) runsTimesStyles = false;
+    stylesDrawn[position] = style;
+  };
   for (int index = 0; index < m_series.size(); ++index) {
     const QString& name = m_series[index];
     auto it = m_latest.find(name);
@@ -240,9 +267,11 @@ void SnapshotPlot::drawCurves() {
         for (auto& v : y) v /= width;
         halfBin = width / 2;
       }
-      QString label = name;
+      QString label = seriesLabel(index);
       // Within the run, series and rows differ by line style; the colour is the run's.
       QPen pen = seriesPen(m_shownColor, index, 2.0);
+      noteDrawn(s, m_shownLabel, m_shownColor, index, everyRow ? rowLabels : QStringList(), r,
+                last);
       if (s.role != SnapshotRole::Series) {
         label = roleLabel(s);
         pen = QPen(s.role == SnapshotRole::Truth ? truthColor() : m_shownColor,
@@ -254,6 +283,13 @@ void SnapshotPlot::drawCurves() {
         if (last > 0)
           pen = seriesPen(m_shownColor, static_cast<int>(r) + index * static_cast<int>(last + 1),
                           2.0);
+      }
+      // In a comparison the shown run's curves are named as the overlaid runs' are: the run, the
+      // series where the panel has several, the row where the snapshot has several.
+      if (s.role == SnapshotRole::Series && !m_overlays.isEmpty() && !m_shownLabel.isEmpty()) {
+        label = m_shownLabel;
+        if (m_series.size() > 1) label += " " + seriesLabel(index);
+        if (everyRow && last > 0) label += " " + rowLabels[r];
       }
       auto* graph = addCurve(m_plot, label, pen, x, y, m_logY, halfBin, extent);
       if (probability) graph->setLineStyle(QCPGraph::lsStepCenter);
@@ -277,7 +313,9 @@ void SnapshotPlot::drawCurves() {
         if (!rowOf(s, r, x, y)) continue;
         allX += x;
         QString label = run->label;
-        if (m_series.size() > 1 && s.role == SnapshotRole::Series) label += " " + it.key();
+        if (m_series.size() > 1 && s.role == SnapshotRole::Series)
+          label += " " + seriesLabel(index);
+        noteDrawn(s, run->label, run->color, index, everyRow ? rowLabels : QStringList(), r, last);
         QPen pen = s.role == SnapshotRole::Prediction ? QPen(run->color, 1.6)
                                                       : seriesPen(run->color, index, 1.6);
         if (everyRow && last > 0) {
@@ -291,12 +329,32 @@ void SnapshotPlot::drawCurves() {
       }
     }
   }
+  if (runsTimesStyles && runsDrawn.size() > 1 && stylesDrawn.size() > 1)
+    showFactoredLegend(runsDrawn, stylesDrawn);
   applyRanges(m_plot, extent, m_logY, m_floor, m_ceiling);
   matchTicker(m_plot->xAxis, allWholeNumbers(allX));
   std::vector<XMark> marks;
   for (const auto& s : m_latest)
     for (auto& mark : xMarks(s)) marks.push_back(std::move(mark));
   m_marks.show(marks);
+}
+
+void SnapshotPlot::showFactoredLegend(const QList<QPair<QString, QColor>>& runs,
+                                      const QMap<int, QString>& styles) {
+  for (int i = 0; i < m_plot->graphCount(); ++i) m_plot->graph(i)->removeFromLegend();
+  // Keys are curves without points: the legend draws their pens, the axes never see them.
+  for (const auto& [label, color] : runs) {
+    auto* key = m_plot->addGraph();
+    key->setName(label);
+    key->setPen(QPen(color, 2.0));
+  }
+  // A style's key in grey: its line style is what it says, the colour is a run's.
+  const QColor neutral(90, 90, 90);
+  for (auto style = styles.cbegin(); style != styles.cend(); ++style) {
+    auto* key = m_plot->addGraph();
+    key->setName(style.value());
+    key->setPen(seriesPen(neutral, style.key(), 1.6));
+  }
 }
 
 void SnapshotPlot::drawBars() {

@@ -47,12 +47,16 @@ class SnapshotPlot : public QWidget {
     m_floor = floor;
     m_ceiling = ceiling;
   }
-  // The run whose snapshots setSnapshot() gives, and its colour: its curves take it, as its
-  // metric curves do, so a comparison reads the same in every panel.
-  void setShownRun(int64_t runId, const QColor& color) {
+  // The run whose snapshots setSnapshot() gives, its colour and its name in a legend ("#3
+  // rope"): its curves take the colour, as its metric curves do, so a comparison reads the same
+  // in every panel.
+  void setShownRun(int64_t runId, const QColor& color, const QString& label = QString()) {
     m_shownRun = runId;
     m_shownColor = color;
+    m_shownLabel = label;
   }
+  // What the legend calls each series (PanelSpec::seriesLabels); empty: their names.
+  void setSeriesLabels(const QStringList& labels) { m_seriesLabels = labels; }
   void setSnapshot(const Snapshot& snapshot, int64_t step);
   // Another run's snapshot to overlay (a comparison), drawn in its colour. Truths and bin
   // probabilities stay the shown run's: only continuous predictions and generic curves overlay.
@@ -77,6 +81,12 @@ class SnapshotPlot : public QWidget {
  private:
   void drawCurves();
   void drawBars();
+  QString seriesLabel(int index) const;
+  // Several runs' several series or rows: a legend of each run's colour and each line style
+  // (by seriesPen position), instead of a row per curve (runs x styles rows, too many to read
+  // or to fit).
+  void showFactoredLegend(const QList<QPair<QString, QColor>>& runs,
+                          const QMap<int, QString>& styles);
   void updateRowSelector();
 
   Mode m_mode;
@@ -89,6 +99,8 @@ class SnapshotPlot : public QWidget {
   double m_ceiling = std::numeric_limits<double>::quiet_NaN();
   int64_t m_shownRun = 0;
   QColor m_shownColor = QColor(31, 119, 180);
+  QString m_shownLabel;
+  QStringList m_seriesLabels;
   bool m_legend = true;      // curves, or several series of bars
   bool m_textTicks = false;  // the x axis shows bar labels
   QMap<QString, Snapshot> m_latest;

@@ -46,6 +46,9 @@ struct PanelSpec {
   // not as the middle of -1..1. Both NaN: the data decide.
   double yFloor = std::numeric_limits<double>::quiet_NaN();
   double yCeiling = std::numeric_limits<double>::quiet_NaN();
+  // SnapshotCurves: what the legend calls each of `series`, in order ("accuracy", "95% low"),
+  // where a snapshot's name would say it at length; empty: the names themselves.
+  std::vector<std::string> seriesLabels = {};
 };
 
 }  // namespace fl

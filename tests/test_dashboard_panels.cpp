@@ -126,6 +126,38 @@ class TestDashboardPanels : public QObject {
     QVERIFY(!plot.legend->visible());
   }
 
+  // Two metrics of several runs: the legend names each run once (its colour) and each metric
+  // once (its line style), not a row per curve; one run alone keeps a row per metric, and the
+  // hover still reads every curve by its whole name.
+  void severalMetricsOfSeveralRunsGetALegendOfRunsAndMetrics() {
+    Dashboard d;
+    d.setPanels({panel("mse", PanelKind::MetricLines, {"test/mse_argmax", "test/mse_expected"})});
+    d.resize(900, 500);
+    d.show();  // laid out: the legend and the axes have their real size
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    d.setRunLabel(9, "linear");
+    d.setRunLabel(10, "fourier");
+    d.setMetric(9, "test/mse_argmax", {1, 2}, {0.3, 0.2});
+    d.setMetric(9, "test/mse_expected", {1, 2}, {0.2, 0.1});
+    d.refresh();
+    auto* plot = qobject_cast<MetricPlot*>(d.panel("mse"));
+    QCOMPARE(legendNames(plot->plot()),
+             (QStringList{"#9 linear mse_argmax", "#9 linear mse_expected"}));
+    d.setMetric(10, "test/mse_argmax", {1, 2}, {0.25, 0.15});
+    d.setMetric(10, "test/mse_expected", {1, 2}, {0.15, 0.05});
+    d.refresh();
+    // The runs as they came, not by name ("#10" sorts before "#9").
+    QCOMPARE(legendNames(plot->plot()),
+             (QStringList{"#9 linear", "#10 fourier", "mse_argmax", "mse_expected"}));
+    QCOMPARE(plot->curveNames().size(), 4);
+    QVERIFY(plot->legendNote().isEmpty());
+    // The keys draw nothing and are read by nothing: the hover names the four curves.
+    plot->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    const QString readout = plot->readoutAt(plot->plot()->axisRect()->center());
+    QCOMPARE(readout.count("<tr>"), 4);
+    QCOMPARE(readout.count("#10 fourier mse_expected"), 1);
+  }
+
   // A variant series (test/kl_exact beside test/kl) is drawn only when asked, for every run
   // shown then or later, and hidden again on request.
   void aSeriesOnRequestIsDrawnOnlyWhenAsked() {

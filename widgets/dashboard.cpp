@@ -392,15 +392,15 @@ const Dashboard::KeySlot& Dashboard::slotFor(const std::string& key) {
   return m_slots.insert(k, slot).value();
 }
 
+QString Dashboard::curveRunName(int64_t runId) const {
+  // "#3 fourier N=12", or a group's label.
+  return m_groupLabels.contains(runId) ? m_groupLabels[runId] : runLegendLabel(runId);
+}
+
 QString Dashboard::curveName(int64_t runId, const KeySlot& slot) const {
-  // "#3 fourier N=12", plus which key when the panel shows several ("mse_argmax", "@512").
-  QString name = QString("#%1").arg(runId);
-  if (m_groupLabels.contains(runId))
-    name = m_groupLabels[runId];
-  else if (m_runLabels.contains(runId))
-    name += " " + m_runLabels[runId];
-  if (!slot.suffix.isEmpty()) name += " " + slot.suffix;
-  return name;
+  // The run's name, plus which key when the panel shows several ("mse_argmax", "@512").
+  const QString name = curveRunName(runId);
+  return slot.suffix.isEmpty() ? name : name + " " + slot.suffix;
 }
 
 void Dashboard::setMetric(int64_t runId, const std::string& key, std::vector<double> x,
@@ -411,6 +411,7 @@ void Dashboard::setMetric(int64_t runId, const std::string& key, std::vector<dou
   const QString name = curveName(runId, slot);
   slot.plot->setCurve(name, seriesPen(m_colors->of(runId), slot.position), std::move(x),
                       std::move(values));
+  slot.plot->setCurveParts(name, curveRunName(runId), slot.suffix);
   if (slot.onRequest) {
     const QString k = QString::fromStdString(key);
     m_curvesOfKey[k].insert(name);

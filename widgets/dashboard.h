@@ -129,6 +129,7 @@ class Dashboard : public QWidget {
                               const QString& yLabel);
   const KeySlot& slotFor(const std::string& key);
   QString curveName(int64_t runId, const KeySlot& slot) const;
+  QString curveRunName(int64_t runId) const;    // curveName without the key
   QString runLegendLabel(int64_t runId) const;  // "#3 rope": a run in a snapshot panel's legend
   void place(const QString& id, QWidget* widget, const QString& title);
   void applyRequested(const QString& key);

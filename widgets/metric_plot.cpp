@@ -1,5 +1,6 @@
 #include "widgets/metric_plot.h"
 
+#include <QHash>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -119,6 +120,61 @@ void MetricPlot::setCurve(const QString& name, const QPen& pen, std::vector<doub
   it->high.clear();
 }
 
+void MetricPlot::setCurveParts(const QString& name, const QString& run, const QString& style) {
+  auto it = m_curves.find(name);
+  if (it == m_curves.end()) return;
+  it->run = run;
+  it->style = style;
+}
+
+void MetricPlot::fitLegendOfRunsAndStyles() {
+  for (auto* key : m_legendKeys) m_plot->removeGraph(key);
+  m_legendKeys.clear();
+  QList<QPair<QString, QColor>> runs;
+  QList<QPair<QString, Qt::PenStyle>> styles;
+  // In the order the curves came (as a legend of curves lists them), not by name.
+  QHash<const QCPGraph*, const CurveData*> curveOf;
+  for (const auto& c : m_curves) curveOf.insert(c.raw, &c);
+  QList<const CurveData*> inOrder;
+  for (int i = 0; i < m_plot->graphCount(); ++i)
+    if (const CurveData* c = curveOf.value(m_plot->graph(i))) inOrder << c;
+  for (const CurveData* curve : inOrder) {
+    const CurveData& c = *curve;
+    if (c.hidden) continue;
+    if (c.run.isEmpty() || c.style.isEmpty()) return;
+    bool knownRun = false;
+    for (const auto& run : runs) knownRun |= run.first == c.run;
+    if (!knownRun) runs.append({c.run, c.pen.color()});
+    bool knownStyle = false;
+    for (const auto& [label, penStyle] : styles) {
+      // One label, one line style; two labels never share one (the key would name both).
+      if ((label == c.style) != (penStyle == c.pen.style())) return;
+      knownStyle |= label == c.style;
+    }
+    if (!knownStyle) styles.append({c.style, c.pen.style()});
+  }
+  if (runs.size() < 2 || styles.size() < 2) return;
+  for (auto& c : m_curves) {
+    c.raw->removeFromLegend();
+    c.smooth->removeFromLegend();
+  }
+  for (const auto& [label, color] : runs) {
+    auto* key = m_plot->addGraph();
+    key->setName(label);
+    key->setPen(QPen(color, 2.0));
+    m_legendKeys << key;
+  }
+  // A style's key in grey: its line style is what it says, the colour is a run's.
+  for (const auto& [label, penStyle] : styles) {
+    auto* key = m_plot->addGraph();
+    key->setName(label);
+    QPen pen(QColor(90, 90, 90), 1.6);
+    pen.setStyle(penStyle);
+    key->setPen(pen);
+    m_legendKeys << key;
+  }
+}
+
 void MetricPlot::setCurveBand(const QString& name, std::vector<double> low,
                               std::vector<double> high) {
   auto it = m_curves.find(name);
@@ -168,6 +224,8 @@ void MetricPlot::removeCurve(const QString& name) {
 
 void MetricPlot::clearCurves() {
   for (const auto& name : m_curves.keys()) removeCurve(name);
+  for (auto* key : m_legendKeys) m_plot->removeGraph(key);
+  m_legendKeys.clear();
 }
 
 size_t MetricPlot::pointCount(const QString& name) const {
@@ -355,6 +413,7 @@ void MetricPlot::redecimate() {
     m_plot->yAxis->setTicker(whole ? QSharedPointer<QCPAxisTicker>(new IntegerTicker)
                                    : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   }
+  fitLegendOfRunsAndStyles();
   const bool named = fitLegend(m_plot, kCompactLegendEntries);
   m_legendNote->setText(QString("%1 curves: hover to read them").arg(shown));
   m_legendNote->setVisible(!named && shown > 0);

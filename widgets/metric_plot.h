@@ -53,6 +53,11 @@ class MetricPlot : public QWidget {
   std::vector<double> curveX(const QString& name) const;  // as given, every point
   QPen curvePen(const QString& name) const;
 
+  // What a curve is: one `style` (a metric of several, "mse_argmax") of one `run` ("#3 fourier").
+  // Where every shown curve says so and several runs show several styles, the legend names each
+  // run once (its colour) and each style once (its line style) instead of a row per curve.
+  void setCurveParts(const QString& name, const QString& run, const QString& style);
+
   // A hidden curve keeps its points (and takes new ones) but is not drawn, named in the legend,
   // read by the hover or counted in the axis range (from the next refresh()).
   void setCurveHidden(const QString& name, bool hidden);
@@ -113,7 +118,11 @@ class MetricPlot : public QWidget {
     std::vector<double> low, high;  // the band, empty without one
     QCPGraph* bandLow = nullptr;
     QCPGraph* bandHigh = nullptr;  // filled down to bandLow
+    QString run, style;            // setCurveParts, empty when not given
   };
+  // Replaces the curves' legend rows by keys of runs and styles when the curves allow it (see
+  // setCurveParts); removes former keys otherwise.
+  void fitLegendOfRunsAndStyles();
   void drawBand(CurveData& c, double xLower, double xUpper, int columns);
   void redecimate();
   void showReadout(QMouseEvent* event);
@@ -130,7 +139,8 @@ class MetricPlot : public QWidget {
   bool m_autoRange = true;
   double m_floor;
   double m_ceiling;
-  QCPItemText* m_legendNote;  // "12 curves: hover to read them" when the legend steps aside
+  QCPItemText* m_legendNote;      // "12 curves: hover to read them" when the legend steps aside
+  QList<QCPGraph*> m_legendKeys;  // curves without points that the legend shows as keys
 };
 
 }  // namespace fl::widgets

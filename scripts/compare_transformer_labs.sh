@@ -7,7 +7,7 @@
 # Runs go into a database (default build/compare.db) so the GUI can browse and overlay them.
 #   scripts/compare_transformer_labs.sh [build-dir] [fope|fourier-qk|addition|all] [corpus]
 # corpus: a UTF-8 text file (e.g. TinyShakespeare, see the README's Data section); empty =
-# built-in text.
+# built-in text. QK_VARIANTS="none multi" runs only those fourier-qk variants (default: all seven).
 set -euo pipefail
 build=${1:-build}
 part=${2:-all}
@@ -32,7 +32,7 @@ if [[ $part == fope || $part == all ]]; then
   for position in rope fope alibi none; do run "fope-$position" fope --set position=$position; done
 fi
 if [[ $part == fourier-qk || $part == all ]]; then
-  for variant in none random fourier multi gaussian mexican_hat causal_morlet; do
+  for variant in ${QK_VARIANTS:-none random fourier multi gaussian mexican_hat causal_morlet}; do
     run "qk-$variant" fourier-qk --set variant=$variant
   done
 fi

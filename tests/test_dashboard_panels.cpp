@@ -156,6 +156,28 @@ class TestDashboardPanels : public QObject {
     const QString readout = plot->readoutAt(plot->plot()->axisRect()->center());
     QCOMPARE(readout.count("<tr>"), 4);
     QCOMPARE(readout.count("#10 fourier mse_expected"), 1);
+    // The same keys while smoothing, after another refresh, and with a curve hidden and shown.
+    const QStringList keys = legendNames(plot->plot());
+    plot->setSmoothing(0.6);
+    plot->refresh();
+    plot->refresh();
+    QCOMPARE(legendNames(plot->plot()), keys);
+    plot->setSmoothing(0);
+    // One curve hidden: three rows name the three shown curves better than four keys.
+    plot->setCurveHidden("#9 linear mse_argmax", true);
+    plot->refresh();
+    QCOMPARE(legendNames(plot->plot()),
+             (QStringList{"#9 linear mse_expected", "#10 fourier mse_argmax",
+                          "#10 fourier mse_expected"}));
+    plot->setCurveHidden("#9 linear mse_argmax", false);
+    plot->refresh();
+    QCOMPARE(legendNames(plot->plot()), keys);
+    // More keys than curves would be a longer legend: three more runs with one metric each
+    // (5 runs + 2 metrics for 7 curves) are named curve by curve.
+    for (int64_t run : {11, 12, 13}) d.setMetric(run, "test/mse_argmax", {1, 2}, {0.3, 0.2});
+    d.refresh();
+    QCOMPARE(plot->curveNames().size(), 7);
+    QVERIFY(!legendNames(plot->plot()).contains("mse_argmax"));
   }
 
   // A variant series (test/kl_exact beside test/kl) is drawn only when asked, for every run
@@ -322,6 +344,27 @@ class TestDashboardPanels : public QObject {
     QVERIFY(legendNames(plot->plot()).contains("#3 alibi"));
     QVERIFY(legendNames(plot->plot()).contains("#2 fope L1"));
     QVERIFY(legendNames(plot->plot()).contains("#1 rope L1"));
+  }
+
+  // Past five rows the line styles repeat (darker): keys would name two rows alike, so a
+  // comparison of six-row snapshots names every curve.
+  void sixRowsOfSeveralRunsAreNamedCurveByCurve() {
+    Dashboard d;
+    d.setPanels({panel("response", PanelKind::SnapshotCurves, {"qk/response"})});
+    d.setShownRun(1);
+    const QStringList heads{"head 0", "head 1", "head 2", "head 3", "head 4", "head 5"};
+    nlohmann::json labels = nlohmann::json::array();
+    for (const auto& h : heads) labels.push_back(h.toStdString());
+    const std::vector<SnapshotAxis> axes{{"head", "", {}}, {"f", "", {0, 1, 2}}};
+    d.addSnapshot(snapshot("qk/response", {6, 3}, std::vector<float>(18, 1.0f), axes,
+                           {{"row_labels", labels}}),
+                  1);
+    d.addOverlaySnapshot(2, snapshot("qk/response", {6, 3}, std::vector<float>(18, 0.5f), axes,
+                                     {{"row_labels", labels}}));
+    d.refresh();
+    auto* plot = qobject_cast<SnapshotPlot*>(d.panel("response"))->plot();
+    QCOMPARE(legendNames(plot).size(), 12);
+    QVERIFY(legendNames(plot).contains("#2 head 5"));
   }
 
   void genericCurvesOverlayOtherRunsOnALogAxis() {

@@ -54,6 +54,8 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot, 1);
   setUpPlotFrame(m_plot, title, xLabel, yLabel, /*legend=*/true);
+  // What the legend lists is decided on each redecimate: a new graph is not listed by itself.
+  m_plot->setAutoAddPlottableToLegend(false);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   // The crosshair lives on its own buffered layer: moving it repaints that layer only.
   m_plot->addLayer("crosshair", m_plot->layer("overlay"), QCustomPlot::limBelow);
@@ -108,7 +110,6 @@ void MetricPlot::setCurve(const QString& name, const QPen& pen, std::vector<doub
     c.smooth = m_plot->addGraph();
     c.raw->setName(name);
     c.smooth->setName(name);
-    c.smooth->removeFromLegend();
     it = m_curves.insert(name, c);
   }
   it->pen = pen;
@@ -127,51 +128,62 @@ void MetricPlot::setCurveParts(const QString& name, const QString& run, const QS
   it->style = style;
 }
 
-void MetricPlot::fitLegendOfRunsAndStyles() {
-  for (auto* key : m_legendKeys) m_plot->removeGraph(key);
-  m_legendKeys.clear();
-  QList<QPair<QString, QColor>> runs;
-  QList<QPair<QString, Qt::PenStyle>> styles;
-  // In the order the curves came (as a legend of curves lists them), not by name.
+QList<const MetricPlot::CurveData*> MetricPlot::shownCurvesInOrder() const {
   QHash<const QCPGraph*, const CurveData*> curveOf;
   for (const auto& c : m_curves) curveOf.insert(c.raw, &c);
-  QList<const CurveData*> inOrder;
+  QList<const CurveData*> shown;
   for (int i = 0; i < m_plot->graphCount(); ++i)
-    if (const CurveData* c = curveOf.value(m_plot->graph(i))) inOrder << c;
-  for (const CurveData* curve : inOrder) {
+    if (const CurveData* c = curveOf.value(m_plot->graph(i)); c && !c->hidden) shown << c;
+  return shown;
+}
+
+std::optional<MetricPlot::LegendKeys> MetricPlot::legendKeysOfRunsAndStyles() const {
+  LegendKeys keys;
+  int shown = 0;
+  for (const CurveData* curve : shownCurvesInOrder()) {
     const CurveData& c = *curve;
-    if (c.hidden) continue;
-    if (c.run.isEmpty() || c.style.isEmpty()) return;
+    ++shown;
+    if (c.run.isEmpty() || c.style.isEmpty()) return std::nullopt;
     bool knownRun = false;
-    for (const auto& run : runs) knownRun |= run.first == c.run;
-    if (!knownRun) runs.append({c.run, c.pen.color()});
+    for (const auto& run : keys.runs) knownRun |= run.first == c.run;
+    if (!knownRun) keys.runs.append({c.run, c.pen.color()});
     bool knownStyle = false;
-    for (const auto& [label, penStyle] : styles) {
+    for (const auto& [label, penStyle] : keys.styles) {
       // One label, one line style; two labels never share one (the key would name both).
-      if ((label == c.style) != (penStyle == c.pen.style())) return;
+      if ((label == c.style) != (penStyle == c.pen.style())) return std::nullopt;
       knownStyle |= label == c.style;
     }
-    if (!knownStyle) styles.append({c.style, c.pen.style()});
+    if (!knownStyle) keys.styles.append({c.style, c.pen.style()});
+    // Keys a compact legend cannot show help no more than the hover note does.
+    if (keys.runs.size() + keys.styles.size() > kCompactLegendEntries) return std::nullopt;
   }
-  if (runs.size() < 2 || styles.size() < 2) return;
-  for (auto& c : m_curves) {
-    c.raw->removeFromLegend();
-    c.smooth->removeFromLegend();
-  }
-  for (const auto& [label, color] : runs) {
+  // Worth it only where no longer than naming each curve.
+  if (keys.runs.size() < 2 || keys.styles.size() < 2 ||
+      keys.runs.size() + keys.styles.size() > shown)
+    return std::nullopt;
+  return keys;
+}
+
+void MetricPlot::showLegendKeys(const std::optional<LegendKeys>& keys) {
+  if (keys == m_shownKeys) return;
+  for (auto* key : m_legendKeys) m_plot->removeGraph(key);
+  m_legendKeys.clear();
+  m_shownKeys = keys;
+  if (!keys) return;
+  m_plot->legend->clearItems();  // the curves' rows, all at once
+  auto addKey = [&](const QString& label, const QPen& pen) {
     auto* key = m_plot->addGraph();
     key->setName(label);
-    key->setPen(QPen(color, 2.0));
+    key->setPen(pen);
+    key->addToLegend();
     m_legendKeys << key;
-  }
+  };
+  for (const auto& [label, color] : keys->runs) addKey(label, QPen(color, 2.0));
   // A style's key in grey: its line style is what it says, the colour is a run's.
-  for (const auto& [label, penStyle] : styles) {
-    auto* key = m_plot->addGraph();
-    key->setName(label);
+  for (const auto& [label, penStyle] : keys->styles) {
     QPen pen(QColor(90, 90, 90), 1.6);
     pen.setStyle(penStyle);
-    key->setPen(pen);
-    m_legendKeys << key;
+    addKey(label, pen);
   }
 }
 
@@ -187,7 +199,6 @@ void MetricPlot::setCurveBand(const QString& name, std::vector<double> low,
     it->bandLow = m_plot->addGraph();
     it->bandHigh = m_plot->addGraph();
     for (auto* g : {it->bandLow, it->bandHigh}) {
-      g->removeFromLegend();
       g->setPen(Qt::NoPen);
       g->setLayer("grid");  // over the grid lines, under every curve
     }
@@ -224,8 +235,7 @@ void MetricPlot::removeCurve(const QString& name) {
 
 void MetricPlot::clearCurves() {
   for (const auto& name : m_curves.keys()) removeCurve(name);
-  for (auto* key : m_legendKeys) m_plot->removeGraph(key);
-  m_legendKeys.clear();
+  showLegendKeys(std::nullopt);
 }
 
 size_t MetricPlot::pointCount(const QString& name) const {
@@ -341,11 +351,16 @@ void MetricPlot::redecimate() {
   double yLo = std::numeric_limits<double>::infinity(), yHi = -yLo;
   bool whole = !m_logY;
   const bool smoothing = m_smoothing > 0;
+  // Decided before the curves are drawn: with keys, the curves stay out of the legend (taking
+  // hundreds of rows in and out of it on every tick would cost more than drawing them).
+  const auto keys = legendKeysOfRunsAndStyles();
   int shown = 0;
   for (auto& c : m_curves) {
     if (c.hidden) {
-      c.raw->removeFromLegend();
-      c.smooth->removeFromLegend();
+      if (!keys) {
+        c.raw->removeFromLegend();
+        c.smooth->removeFromLegend();
+      }
       continue;
     }
     ++shown;
@@ -375,7 +390,7 @@ void MetricPlot::redecimate() {
     const bool dense = raw.x.size() > static_cast<size_t>(2 * columns);
     c.raw->setAntialiased(!dense && !smoothing);
     c.smooth->setAntialiased(!dense);
-    // The legend shows the curve drawn solid: the smoothed one while smoothing.
+    // The legend shows the curve drawn solid, the smoothed one while smoothing (listed below).
     if (smoothing) {
       extendEma(c.y, m_smoothing, c.ema, c.smoothed);
       const Curve smooth = decimateMinMax(c.x, c.smoothed, range.lower, range.upper, columns);
@@ -383,12 +398,10 @@ void MetricPlot::redecimate() {
       QPen smoothPen = c.pen;
       smoothPen.setWidthF(c.pen.widthF() + 0.2);
       c.smooth->setPen(smoothPen);
-      c.raw->removeFromLegend();
-      c.smooth->addToLegend();
+      if (!keys) c.raw->removeFromLegend();
     } else {
       c.smooth->data()->clear();
-      c.smooth->removeFromLegend();
-      c.raw->addToLegend();
+      if (!keys) c.smooth->removeFromLegend();
     }
     for (double v : raw.y)
       if (std::isfinite(v) && (!m_logY || v > 0)) {
@@ -413,7 +426,11 @@ void MetricPlot::redecimate() {
     m_plot->yAxis->setTicker(whole ? QSharedPointer<QCPAxisTicker>(new IntegerTicker)
                                    : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   }
-  fitLegendOfRunsAndStyles();
+  showLegendKeys(keys);
+  // The legend shows the curve drawn solid (the smoothed one while smoothing), in the order the
+  // curves came; one already listed stays where it is.
+  if (!keys)
+    for (const CurveData* c : shownCurvesInOrder()) (smoothing ? c->smooth : c->raw)->addToLegend();
   const bool named = fitLegend(m_plot, kCompactLegendEntries);
   m_legendNote->setText(QString("%1 curves: hover to read them").arg(shown));
   m_legendNote->setVisible(!named && shown > 0);

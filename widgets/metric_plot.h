@@ -15,11 +15,14 @@
 #pragma once
 
 #include <QColor>
+#include <QList>
 #include <QMap>
+#include <QPair>
 #include <QPen>
 #include <QString>
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 #include "widgets/curve_decimation.h"
@@ -120,9 +123,19 @@ class MetricPlot : public QWidget {
     QCPGraph* bandHigh = nullptr;  // filled down to bandLow
     QString run, style;            // setCurveParts, empty when not given
   };
-  // Replaces the curves' legend rows by keys of runs and styles when the curves allow it (see
-  // setCurveParts); removes former keys otherwise.
-  void fitLegendOfRunsAndStyles();
+  QList<const CurveData*> shownCurvesInOrder() const;  // as they came, not by name
+  // A legend of runs (colours) and styles (line styles), as setCurveParts describes it.
+  struct LegendKeys {
+    QList<QPair<QString, QColor>> runs;
+    QList<QPair<QString, Qt::PenStyle>> styles;
+    bool operator==(const LegendKeys&) const = default;
+  };
+  // The keys the shown curves allow: every one names its parts, each style is one line style,
+  // and the keys are no more than the curves and fit a compact legend. None otherwise.
+  std::optional<LegendKeys> legendKeysOfRunsAndStyles() const;
+  // Lists `keys` in the legend in place of the curves, or takes former keys away (none); nothing
+  // changes while the keys stay the same.
+  void showLegendKeys(const std::optional<LegendKeys>& keys);
   void drawBand(CurveData& c, double xLower, double xUpper, int columns);
   void redecimate();
   void showReadout(QMouseEvent* event);
@@ -141,6 +154,7 @@ class MetricPlot : public QWidget {
   double m_ceiling;
   QCPItemText* m_legendNote;      // "12 curves: hover to read them" when the legend steps aside
   QList<QCPGraph*> m_legendKeys;  // curves without points that the legend shows as keys
+  std::optional<LegendKeys> m_shownKeys;
 };
 
 }  // namespace fl::widgets

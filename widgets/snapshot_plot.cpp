@@ -329,7 +329,11 @@ void SnapshotPlot::drawCurves() {
       }
     }
   }
-  if (runsTimesStyles && runsDrawn.size() > 1 && stylesDrawn.size() > 1)
+  // Keys only where each style is a line style of its own (seriesPen repeats its five, darker,
+  // from the sixth on) and they are no more rows than the curves.
+  const int keys = static_cast<int>(runsDrawn.size() + stylesDrawn.size());
+  if (runsTimesStyles && runsDrawn.size() > 1 && stylesDrawn.size() > 1 &&
+      stylesDrawn.lastKey() < 5 && keys <= m_plot->graphCount())
     showFactoredLegend(runsDrawn, stylesDrawn);
   applyRanges(m_plot, extent, m_logY, m_floor, m_ceiling);
   matchTicker(m_plot->xAxis, allWholeNumbers(allX));
@@ -341,7 +345,7 @@ void SnapshotPlot::drawCurves() {
 
 void SnapshotPlot::showFactoredLegend(const QList<QPair<QString, QColor>>& runs,
                                       const QMap<int, QString>& styles) {
-  for (int i = 0; i < m_plot->graphCount(); ++i) m_plot->graph(i)->removeFromLegend();
+  m_plot->legend->clearItems();  // the curves' rows, all at once
   // Keys are curves without points: the legend draws their pens, the axes never see them.
   for (const auto& [label, color] : runs) {
     auto* key = m_plot->addGraph();

@@ -24,7 +24,8 @@ shot() {  # SIZE NAME ARGS...: starts the lab on a fresh screen, waits, takes th
   xvfb=$!
   gui=
   trap 'kill $gui $xvfb 2>/dev/null || true' EXIT  # nothing left running if a step fails
-  for _ in $(seq 50); do xdpyinfo -display "$display" >/dev/null 2>&1 && break; sleep 0.1; done
+  # Up to 15 s: on a loaded machine (a build beside it) Xvfb took more than 5.
+  for _ in $(seq 150); do xdpyinfo -display "$display" >/dev/null 2>&1 && break; sleep 0.1; done
   if ! xdpyinfo -display "$display" >/dev/null 2>&1; then
     echo "error: Xvfb did not start on $display (is xvfb installed?)" >&2
     exit 1

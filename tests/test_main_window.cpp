@@ -1406,6 +1406,26 @@ class TestMainWindow : public QObject {
                  qPrintable(QString::number(focus->width())));
   }
 
+  // An unnamed run's focus line calls it what the legends do: what sets it apart.
+  void theFocusLineLabelsAnUnnamedRunAsTheLegendsDo() {
+    const auto path = (m_dir.path() + "/unnamed.db").toStdString();
+    std::vector<int64_t> ids;
+    {
+      fl::store::RunStore store(path);
+      for (const char* head : {"fourier", "linear"}) {
+        auto config =
+            fl::validateRunConfig(*m_registry.find("fourier-head"), {{"head", head}}).values;
+        ids.push_back(store.createRun({"fourier-head", "", config, {}, {}}));
+        store.writeEvents(ids.back(), {fl::MetricEvent{"test/kl", 10, 0.1, 0.5}});
+        store.finishRun(ids.back(), fl::RunStatus::Finished, "");
+      }
+    }
+    auto w = makeWindow("unnamed.db");
+    w->compareRuns(ids);
+    const QString line = w->display()->focusLine()->text();
+    QVERIFY2(line.contains(QString("run %1</b> fourier &mdash;").arg(ids[0])), qPrintable(line));
+  }
+
   // Opening a study of another experiment (from History, say) brings that experiment's form.
   void openingAStudySwitchesTheConfigurePanelToItsExperiment() {
     const QString path = m_dir.path() + "/open-study.db";

@@ -719,11 +719,13 @@ void RunDisplay::updateFocusLine() {
         QString(" &mdash; <span style='color:%1'>%2</span>")
             .arg(color, QString::fromStdString(verdictDetails(view->verdicts())).toHtmlEscaped());
   }
-  m_focusLine->setText(
-      QString("<b style='color:%1'>run %2</b> %3 &mdash; %4%5")
-          .arg(m_colors.of(view->id()).name())
-          .arg(view->id())
-          .arg(QString::fromStdString(view->name()).toHtmlEscaped(), state, verdicts));
+  // Its name, or for an unnamed run what the legends call it ("fope" beside "rope").
+  const QString title =
+      view->name().empty() ? labelOf(view->id()) : QString::fromStdString(view->name());
+  m_focusLine->setText(QString("<b style='color:%1'>run %2</b> %3 &mdash; %4%5")
+                           .arg(m_colors.of(view->id()).name())
+                           .arg(view->id())
+                           .arg(title.toHtmlEscaped(), state, verdicts));
 }
 
 void RunDisplay::updateConfigDiff() {

@@ -20,14 +20,15 @@ shot() {  # SIZE NAME ARGS...: starts the lab on a fresh screen, waits, takes th
     printf '%b' "$settings" >"$WORK/config-$name-$size/FourierLab/FourierLab.conf"
   fi
   display=:$(free_display)
-  Xvfb "$display" -screen 0 "${size}x24" -nolisten tcp >/dev/null 2>&1 &
+  Xvfb "$display" -screen 0 "${size}x24" -nolisten tcp >"$WORK/xvfb-$name-$size.log" 2>&1 &
   xvfb=$!
   gui=
   trap 'kill $gui $xvfb 2>/dev/null || true' EXIT  # nothing left running if a step fails
   # Up to 15 s: on a loaded machine (a build beside it) Xvfb took more than 5.
   for _ in $(seq 150); do xdpyinfo -display "$display" >/dev/null 2>&1 && break; sleep 0.1; done
   if ! xdpyinfo -display "$display" >/dev/null 2>&1; then
-    echo "error: Xvfb did not start on $display (is xvfb installed?)" >&2
+    echo "error: Xvfb did not start on $display (is xvfb installed?); it said:" >&2
+    cat "$WORK/xvfb-$name-$size.log" >&2
     exit 1
   fi
   XDG_CONFIG_HOME="$WORK/config-$name-$size" DISPLAY=$display QT_QPA_PLATFORM=xcb \

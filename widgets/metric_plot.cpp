@@ -137,10 +137,11 @@ QList<const MetricPlot::CurveData*> MetricPlot::shownCurvesInOrder() const {
   return shown;
 }
 
-std::optional<MetricPlot::LegendKeys> MetricPlot::legendKeysOfRunsAndStyles() const {
+std::optional<MetricPlot::LegendKeys> MetricPlot::legendKeysOfRunsAndStyles(
+    const QList<const CurveData*>& shownInOrder) const {
   LegendKeys keys;
   int shown = 0;
-  for (const CurveData* curve : shownCurvesInOrder()) {
+  for (const CurveData* curve : shownInOrder) {
     const CurveData& c = *curve;
     ++shown;
     if (c.run.isEmpty() || c.style.isEmpty()) return std::nullopt;
@@ -170,21 +171,10 @@ void MetricPlot::showLegendKeys(const std::optional<LegendKeys>& keys) {
   m_legendKeys.clear();
   m_shownKeys = keys;
   if (!keys) return;
-  m_plot->legend->clearItems();  // the curves' rows, all at once
-  auto addKey = [&](const QString& label, const QPen& pen) {
-    auto* key = m_plot->addGraph();
-    key->setName(label);
-    key->setPen(pen);
-    key->addToLegend();
-    m_legendKeys << key;
-  };
-  for (const auto& [label, color] : keys->runs) addKey(label, QPen(color, 2.0));
-  // A style's key in grey: its line style is what it says, the colour is a run's.
-  for (const auto& [label, penStyle] : keys->styles) {
-    QPen pen(QColor(90, 90, 90), 1.6);
-    pen.setStyle(penStyle);
-    addKey(label, pen);
-  }
+  QList<QPair<QString, QPen>> pens;
+  for (const auto& [label, color] : keys->runs) pens.append({label, runKeyPen(color)});
+  for (const auto& [label, penStyle] : keys->styles) pens.append({label, styleKeyPen(penStyle)});
+  m_legendKeys = fl::widgets::showLegendKeys(m_plot, pens);
 }
 
 void MetricPlot::setCurveBand(const QString& name, std::vector<double> low,
@@ -353,7 +343,8 @@ void MetricPlot::redecimate() {
   const bool smoothing = m_smoothing > 0;
   // Decided before the curves are drawn: with keys, the curves stay out of the legend (taking
   // hundreds of rows in and out of it on every tick would cost more than drawing them).
-  const auto keys = legendKeysOfRunsAndStyles();
+  const auto shownInOrder = shownCurvesInOrder();
+  const auto keys = legendKeysOfRunsAndStyles(shownInOrder);
   int shown = 0;
   for (auto& c : m_curves) {
     if (c.hidden) {
@@ -430,7 +421,7 @@ void MetricPlot::redecimate() {
   // The legend shows the curve drawn solid (the smoothed one while smoothing), in the order the
   // curves came; one already listed stays where it is.
   if (!keys)
-    for (const CurveData* c : shownCurvesInOrder()) (smoothing ? c->smooth : c->raw)->addToLegend();
+    for (const CurveData* c : shownInOrder) (smoothing ? c->smooth : c->raw)->addToLegend();
   const bool named = fitLegend(m_plot, kCompactLegendEntries);
   m_legendNote->setText(QString("%1 curves: hover to read them").arg(shown));
   m_legendNote->setVisible(!named && shown > 0);

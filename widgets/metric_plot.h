@@ -132,7 +132,8 @@ class MetricPlot : public QWidget {
   };
   // The keys the shown curves allow: every one names its parts, each style is one line style,
   // and the keys are no more than the curves and fit a compact legend. None otherwise.
-  std::optional<LegendKeys> legendKeysOfRunsAndStyles() const;
+  std::optional<LegendKeys> legendKeysOfRunsAndStyles(
+      const QList<const CurveData*>& shownInOrder) const;
   // Lists `keys` in the legend in place of the curves, or takes former keys away (none); nothing
   // changes while the keys stay the same.
   void showLegendKeys(const std::optional<LegendKeys>& keys);

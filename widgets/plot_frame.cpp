@@ -120,6 +120,27 @@ bool fitLegend(QCustomPlot* plot, int maxEntries) {
   return shown;
 }
 
+QPen runKeyPen(const QColor& runColor) { return QPen(runColor, 2.0); }
+
+QPen styleKeyPen(Qt::PenStyle style) {
+  QPen pen(QColor(90, 90, 90), 1.6);
+  pen.setStyle(style);
+  return pen;
+}
+
+QList<QCPGraph*> showLegendKeys(QCustomPlot* plot, const QList<QPair<QString, QPen>>& keys) {
+  plot->legend->clearItems();  // the curves' rows, all at once
+  QList<QCPGraph*> graphs;
+  for (const auto& [label, pen] : keys) {
+    auto* key = plot->addGraph();
+    key->setName(label);
+    key->setPen(pen);
+    key->addToLegend();  // whether or not the plot lists new graphs by itself
+    graphs << key;
+  }
+  return graphs;
+}
+
 void fitTicks(QCustomPlot* plot) {
   const int width = plot->axisRect()->width();
   if (width <= 0) return;

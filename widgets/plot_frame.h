@@ -3,12 +3,17 @@
 // few x ticks so labels stay apart in small panels.
 #pragma once
 
+#include <QColor>
 #include <QFont>
+#include <QList>
+#include <QPair>
+#include <QPen>
 #include <QString>
 
 #include <climits>
 
 class QCustomPlot;
+class QCPGraph;
 class QCPTextElement;
 
 namespace fl::widgets {
@@ -34,6 +39,14 @@ constexpr int kCompactLegendEntries = 6;
 // past `maxEntries`; names elided to the width share. Call before each replot. Returns whether
 // the legend is shown.
 bool fitLegend(QCustomPlot* plot, int maxEntries = INT_MAX);
+
+// A legend of compared runs' several series: a key per run, in its colour, and a key per line
+// style, in grey (the colour is a run's), instead of a row per curve.
+QPen runKeyPen(const QColor& runColor);
+QPen styleKeyPen(Qt::PenStyle style);
+// Replaces the legend's rows by these keys (curves without points named and drawn as given;
+// the axes never see them) and returns them, for their owner to remove.
+QList<QCPGraph*> showLegendKeys(QCustomPlot* plot, const QList<QPair<QString, QPen>>& keys);
 
 // As many x ticks as the axis has room for (one per ~70 px, 1 to 6), so labels never touch in
 // a narrow cell. Uses the axis width of the last layout; call before each replot.

@@ -246,6 +246,15 @@ void SnapshotPlot::drawCurves() {
     if (stylesDrawn.contains(position) && stylesDrawn[position] != style) runsTimesStyles = false;
     stylesDrawn[position] = style;
   };
+  // A curve's name in a comparison: its run, the series where the panel has several, the row
+  // where the snapshot has several.
+  auto nameInComparison = [&](const QString& run, const Snapshot& s, int index,
+                              const QStringList& rowLabels, int64_t r, int64_t last) {
+    QString name = run;
+    if (m_series.size() > 1 && s.role == SnapshotRole::Series) name += " " + seriesLabel(index);
+    if (!rowLabels.isEmpty() && last > 0) name += " " + rowLabels[static_cast<int>(r)];
+    return name;
+  };
   for (int index = 0; index < m_series.size(); ++index) {
     const QString& name = m_series[index];
     auto it = m_latest.find(name);
@@ -284,13 +293,10 @@ void SnapshotPlot::drawCurves() {
           pen = seriesPen(m_shownColor, static_cast<int>(r) + index * static_cast<int>(last + 1),
                           2.0);
       }
-      // In a comparison the shown run's curves are named as the overlaid runs' are: the run, the
-      // series where the panel has several, the row where the snapshot has several.
-      if (s.role == SnapshotRole::Series && !m_overlays.isEmpty() && !m_shownLabel.isEmpty()) {
-        label = m_shownLabel;
-        if (m_series.size() > 1) label += " " + seriesLabel(index);
-        if (everyRow && last > 0) label += " " + rowLabels[r];
-      }
+      // In a comparison the shown run's curves are named as the overlaid runs' are.
+      if (s.role == SnapshotRole::Series && !m_overlays.isEmpty() && !m_shownLabel.isEmpty())
+        label =
+            nameInComparison(m_shownLabel, s, index, everyRow ? rowLabels : QStringList(), r, last);
       auto* graph = addCurve(m_plot, label, pen, x, y, m_logY, halfBin, extent);
       if (probability) graph->setLineStyle(QCPGraph::lsStepCenter);
     }
@@ -312,16 +318,14 @@ void SnapshotPlot::drawCurves() {
         QVector<double> x, y;
         if (!rowOf(s, r, x, y)) continue;
         allX += x;
-        QString label = run->label;
-        if (m_series.size() > 1 && s.role == SnapshotRole::Series)
-          label += " " + seriesLabel(index);
+        const QString label =
+            nameInComparison(run->label, s, index, everyRow ? rowLabels : QStringList(), r, last);
         noteDrawn(s, run->label, run->color, index, everyRow ? rowLabels : QStringList(), r, last);
         QPen pen = s.role == SnapshotRole::Prediction ? QPen(run->color, 1.6)
                                                       : seriesPen(run->color, index, 1.6);
         if (everyRow && last > 0) {
           // The same line style per row as the shown run's, so a row is compared across runs.
           // (A single labelled row is just the run's curve: its colour tells it apart.)
-          label += " " + rowLabels[r];
           pen =
               seriesPen(run->color, static_cast<int>(r) + index * static_cast<int>(last + 1), 1.6);
         }
@@ -345,20 +349,12 @@ void SnapshotPlot::drawCurves() {
 
 void SnapshotPlot::showFactoredLegend(const QList<QPair<QString, QColor>>& runs,
                                       const QMap<int, QString>& styles) {
-  m_plot->legend->clearItems();  // the curves' rows, all at once
-  // Keys are curves without points: the legend draws their pens, the axes never see them.
-  for (const auto& [label, color] : runs) {
-    auto* key = m_plot->addGraph();
-    key->setName(label);
-    key->setPen(QPen(color, 2.0));
-  }
-  // A style's key in grey: its line style is what it says, the colour is a run's.
-  const QColor neutral(90, 90, 90);
-  for (auto style = styles.cbegin(); style != styles.cend(); ++style) {
-    auto* key = m_plot->addGraph();
-    key->setName(style.value());
-    key->setPen(seriesPen(neutral, style.key(), 1.6));
-  }
+  QList<QPair<QString, QPen>> keys;
+  for (const auto& [label, color] : runs) keys.append({label, runKeyPen(color)});
+  // A position's line style, as seriesPen draws it (below the sixth, where it repeats).
+  for (auto style = styles.cbegin(); style != styles.cend(); ++style)
+    keys.append({style.value(), styleKeyPen(seriesPen(Qt::black, style.key()).style())});
+  showLegendKeys(m_plot, keys);  // cleared with the plot's other graphs at the next refresh
 }
 
 void SnapshotPlot::drawBars() {

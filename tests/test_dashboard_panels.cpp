@@ -619,6 +619,37 @@ class TestDashboardPanels : public QObject {
     QVERIFY(!plot->colorMap()->visible());
   }
 
+  // An empty panel says "yet" only while the shown run can still fill it; the state holds for
+  // panels built after it was set, and a panel with data names its step whatever the state.
+  void anEmptyPanelSaysWhetherTheRunCanStillFillIt() {
+    Dashboard d;
+    const std::vector<PanelSpec> panels{
+        panel("response", PanelKind::SnapshotCurves, {"qk/response"}),
+        panel("attn", PanelKind::SnapshotHeatmap, {"attn/pattern"})};
+    d.setPanels(panels);
+    d.setShownRun(3);
+    d.refresh();
+    auto captions = [&d] {
+      return QStringList{qobject_cast<SnapshotPlot*>(d.panel("response"))->caption(),
+                         qobject_cast<MatrixHeatmapPlot*>(d.panel("attn"))->caption()};
+    };
+    const QString yet = "no data for this run yet";
+    const QString never = "this run recorded no data for this panel";
+    QCOMPARE(captions(), (QStringList{yet, yet}));
+    d.setShownRunEnded(true);
+    d.refresh();
+    QCOMPARE(captions(), (QStringList{never, never}));
+    d.setPanels(panels);
+    d.refresh();
+    QCOMPARE(captions(), (QStringList{never, never}));
+    d.addSnapshot(snapshot("qk/response", {3}, {1, 2, 3}, {{"k", "", {}}}), 40);
+    d.refresh();
+    QCOMPARE(captions(), (QStringList{"step 40", never}));
+    d.setShownRunEnded(false);
+    d.refresh();
+    QCOMPARE(captions(), (QStringList{"step 40", yet}));
+  }
+
   void heatmapOverStepsLabelsTheYAxisWithTicks() {
     Dashboard d;
     d.setPanels({panel("ppl_steps", PanelKind::HeatmapOverSteps, {"ppl/by_length"}, /*logY=*/true),

@@ -1426,6 +1426,26 @@ class TestMainWindow : public QObject {
     QVERIFY2(line.contains(QString("run %1</b> fourier &mdash;").arg(ids[0])), qPrintable(line));
   }
 
+  // A panel the shown run never fills says "yet" while the run can still fill it, and that the
+  // run recorded nothing once it is over (a linear head has no Fourier coefficients).
+  void aPanelTheRunNeverFilledSaysSoOnceTheRunIsOver() {
+    auto w = makeWindow("unfilled.db");
+    auto* head = qobject_cast<QComboBox*>(w->launchPanel()->form()->field("head"));
+    QVERIFY(head);
+    head->setCurrentText("linear");
+    spin(*w, "epochs")->setValue(2);
+    const int64_t id = w->launch();
+    auto* spectrum =
+        qobject_cast<fl::widgets::SnapshotPlot*>(w->display()->dashboard()->panel("spectrum"));
+    auto* pdf = qobject_cast<fl::widgets::SnapshotPlot*>(w->display()->dashboard()->panel("pdf"));
+    QVERIFY(spectrum && pdf);
+    QCOMPARE(w->display()->dashboard()->shownRun(), id);
+    QCOMPARE(spectrum->caption(), QString("no data for this run yet"));
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
+    QCOMPARE(spectrum->caption(), QString("this run recorded no data for this panel"));
+    QVERIFY2(pdf->caption().startsWith("step "), qPrintable(pdf->caption()));
+  }
+
   // Opening a study of another experiment (from History, say) brings that experiment's form.
   void openingAStudySwitchesTheConfigurePanelToItsExperiment() {
     const QString path = m_dir.path() + "/open-study.db";

@@ -258,6 +258,7 @@ QWidget* Dashboard::buildPanel(const PanelSpec& p) {
       plot->setValueBounds(p.yFloor, p.yCeiling);
       plot->setSeriesLabels(toStringList(p.seriesLabels));
       plot->setShownRun(m_shownRun, m_colors->of(m_shownRun), runLegendLabel(m_shownRun));
+      plot->setShownRunEnded(m_shownRunEnded);
       m_snapshotPlots << plot;
       w = plot;
       break;
@@ -273,6 +274,7 @@ QWidget* Dashboard::buildPanel(const PanelSpec& p) {
     case PanelKind::SnapshotHeatmap: {
       if (p.series.empty()) return nullptr;
       auto* plot = new MatrixHeatmapPlot(title, toStringList(p.series), xLabel, yLabel, this);
+      plot->setShownRunEnded(m_shownRunEnded);
       m_matrixHeatmaps << plot;
       w = plot;
       break;
@@ -445,6 +447,14 @@ void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot) {
   m_snapshotsChanged = true;
   for (auto* plot : m_snapshotPlots)
     plot->setOverlaySnapshot(runId, label, m_colors->of(runId), snapshot);
+}
+
+void Dashboard::setShownRunEnded(bool ended) {
+  if (ended == m_shownRunEnded) return;
+  m_shownRunEnded = ended;
+  m_snapshotsChanged = true;
+  for (auto* plot : m_snapshotPlots) plot->setShownRunEnded(ended);
+  for (auto* plot : m_matrixHeatmaps) plot->setShownRunEnded(ended);
 }
 
 void Dashboard::setSmoothing(double weight) {

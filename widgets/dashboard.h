@@ -78,6 +78,9 @@ class Dashboard : public QWidget {
   // The run addSnapshot() is fed from (the focused one): its snapshot curves take its colour.
   void setShownRun(int64_t runId);
   int64_t shownRun() const { return m_shownRun; }
+  // Whether the shown run has ended (finished, failed, ...): a snapshot panel it gave nothing
+  // then says the run recorded nothing for it, where a live run's says "yet".
+  void setShownRunEnded(bool ended);
   void refresh();
 
   // Places a panel built by the owner (e.g. the probe) in the grid; `title` names its tab.
@@ -163,6 +166,7 @@ class Dashboard : public QWidget {
   QString m_xLabel;                      // empty: each panel's own label, over steps
   MetricPlot::XKind m_xKind = MetricPlot::XKind::Count;
   int64_t m_shownRun = 0;
+  bool m_shownRunEnded = false;
   // What refresh() must redraw: metric plots given points, snapshot panels when any snapshot
   // came, everything after a change of run or panels.
   QSet<MetricPlot*> m_dirty;

@@ -96,6 +96,13 @@ const MatrixHeatmapPlot::Latest* MatrixHeatmapPlot::shown() const {
   return it == m_latest.end() ? nullptr : &it.value();
 }
 
+void MatrixHeatmapPlot::setShownRunEnded(bool ended) {
+  m_dirty = m_dirty || ended != m_shownRunEnded;
+  m_shownRunEnded = ended;
+}
+
+QString MatrixHeatmapPlot::caption() const { return m_caption->text(); }
+
 void MatrixHeatmapPlot::refresh() {
   if (m_dirty) redraw();
 }
@@ -106,7 +113,8 @@ void MatrixHeatmapPlot::redraw() {
   const MatrixShape m = latest ? matrixShape(latest->snapshot) : MatrixShape{};
   m_map->setVisible(m.slices > 0);
   if (m.slices == 0) {
-    m_caption->setText(latest ? "cannot draw this snapshot's shape" : "no data for this run (yet)");
+    m_caption->setText(latest ? "cannot draw this snapshot's shape"
+                              : noDataCaption(m_shownRunEnded));
     m_slice->setVisible(false);
     m_marks.show({});
     m_plot->replot(QCustomPlot::rpQueuedReplot);

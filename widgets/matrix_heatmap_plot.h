@@ -34,6 +34,10 @@ class MatrixHeatmapPlot : public QWidget {
 
   void setSnapshot(const Snapshot& snapshot, int64_t step);
   void clear();
+  // Whether the shown run has ended: an empty panel then says the run recorded nothing for it.
+  void setShownRunEnded(bool ended);
+  // What the panel says under the plot: the step and slice drawn, or why nothing is.
+  QString caption() const;
   // Redraws when a snapshot arrived since the last call (a large matrix is not redrawn every
   // GUI tick for other panels' sake).
   void refresh();
@@ -63,6 +67,7 @@ class MatrixHeatmapPlot : public QWidget {
   XMarkItems m_marks;              // the shown snapshot's x_marks
   QMap<QString, Latest> m_latest;  // by series name
   bool m_dirty = true;
+  bool m_shownRunEnded = false;
 };
 
 }  // namespace fl::widgets

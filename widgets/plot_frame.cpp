@@ -167,4 +167,8 @@ bool savePlotSvg(QCustomPlot* plot, const QString& path) {
   return painter.end();
 }
 
+QString noDataCaption(bool runEnded) {
+  return runEnded ? "this run recorded no data for this panel" : "no data for this run yet";
+}
+
 }  // namespace fl::widgets

@@ -52,6 +52,10 @@ QList<QCPGraph*> showLegendKeys(QCustomPlot* plot, const QList<QPair<QString, QP
 // a narrow cell. Uses the axis width of the last layout; call before each replot.
 void fitTicks(QCustomPlot* plot);
 
+// What a panel that has nothing of the shown run says: "yet" only while the run can still give
+// it; an ended run (finished, failed, ...) never will (standard attention has no filter to plot).
+QString noDataCaption(bool runEnded);
+
 // The bold title row setUpPlotFrame() gave the plot (null for a plot it did not frame).
 QCPTextElement* plotTitle(QCustomPlot* plot);
 

@@ -211,10 +211,12 @@ void SnapshotPlot::refresh() {
     drawBars();
   if (m_legend) fitLegend(m_plot);
   fitTicks(m_plot);
-  m_caption->setText(m_latest.isEmpty() ? "no data for this run (yet)"
+  m_caption->setText(m_latest.isEmpty() ? noDataCaption(m_shownRunEnded)
                                         : QString("step %1").arg(m_step));
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
+
+QString SnapshotPlot::caption() const { return m_caption->text(); }
 
 QString SnapshotPlot::seriesLabel(int index) const {
   if (index >= 0 && index < m_seriesLabels.size() && !m_seriesLabels[index].isEmpty())

@@ -55,6 +55,10 @@ class SnapshotPlot : public QWidget {
     m_shownColor = color;
     m_shownLabel = label;
   }
+  // Whether the shown run has ended: an empty panel then says the run recorded nothing for it.
+  void setShownRunEnded(bool ended) { m_shownRunEnded = ended; }
+  // What the panel says under the plot: the step drawn, or why nothing is.
+  QString caption() const;
   // What the legend calls each series (PanelSpec::seriesLabels); empty: their names.
   void setSeriesLabels(const QStringList& labels) { m_seriesLabels = labels; }
   void setSnapshot(const Snapshot& snapshot, int64_t step);
@@ -100,6 +104,7 @@ class SnapshotPlot : public QWidget {
   int64_t m_shownRun = 0;
   QColor m_shownColor = QColor(31, 119, 180);
   QString m_shownLabel;
+  bool m_shownRunEnded = false;
   QStringList m_seriesLabels;
   bool m_legend = true;      // curves, or several series of bars
   bool m_textTicks = false;  // the x axis shows bar labels

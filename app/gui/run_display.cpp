@@ -356,6 +356,7 @@ void RunDisplay::setShown(std::vector<int64_t> runIds) {
   m_colors.makeDistinct(m_shown);
   updateWarning();
   m_dashboard->setShownRun(m_shown.front());
+  m_dashboard->setShownRunEnded(isTerminal(first->status()));
   if (m_probe) m_probe->plot()->setShownRun(m_shown.front(), m_colors.of(m_shown.front()));
   for (auto id : m_shown) m_dashboard->setRunLabel(id, labelOf(id));
   regroup();
@@ -677,6 +678,8 @@ void RunDisplay::apply(const RunDeltas& deltas) {
       changed = true;
     }
     statusChanged = statusChanged || delta.statusChanged;
+    if (delta.statusChanged && id == focused())
+      m_dashboard->setShownRunEnded(isTerminal(view->status()));
     changed = changed || delta.progressed;
   }
   // A group's mean and band are made again from its members' whole curves (a new point of one

@@ -194,7 +194,9 @@ class TestDashboardPanels : public QObject {
     auto* plot = qobject_cast<MetricPlot*>(d.panel("kl"));
     QCOMPARE(plot->curveNames().size(), 2);  // kept, to be drawn on request
     QVERIFY(plot->isCurveHidden("#1 linear kl_exact"));
-    QVERIFY(!plot->isCurveHidden("#1 linear kl"));
+    // The key drawn alone needs no suffix; the one drawn on request keeps its own.
+    QVERIFY(!plot->isCurveHidden("#1 linear"));
+    QCOMPARE(legendNames(plot->plot()), QStringList{"#1 linear"});
     // The panel's menu offers it, unchecked.
     QMenu* menu = d.contextMenuFor("kl");
     QAction* draw = nullptr;
@@ -206,6 +208,10 @@ class TestDashboardPanels : public QObject {
     QVERIFY(!plot->isCurveHidden("#1 linear kl_exact"));
     d.setMetric(2, "test/kl_exact", {1}, {0.7});  // a run shown later follows the choice
     QVERIFY(!plot->isCurveHidden("#2 kl_exact"));
+    // Two runs of both keys: a legend of runs and of the keys' line styles, both named.
+    d.setMetric(2, "test/kl", {1}, {0.65});
+    d.refresh();
+    QCOMPARE(legendNames(plot->plot()), (QStringList{"#1 linear", "#2", "kl", "kl_exact"}));
     d.setOnRequestShown("test/kl_exact", false);
     QVERIFY(plot->isCurveHidden("#1 linear kl_exact") && plot->isCurveHidden("#2 kl_exact"));
     // A panel without such series offers none.

@@ -1398,9 +1398,9 @@ class TestMainWindow : public QObject {
     for (auto* plot : w->display()->dashboard()->metricPlots())
       if (plot->objectName() == "kl") curves = plot->curveNames();
     curves.sort();
-    QCOMPARE(curves, (QStringList{QString("#%1 linear kl").arg(ids[0]),
-                                  QString("#%1 fourier kl").arg(ids[1]),
-                                  QString("#%1 my gmm kl").arg(ids[2])}));
+    QCOMPARE(curves, (QStringList{QString("#%1 linear").arg(ids[0]),
+                                  QString("#%1 fourier").arg(ids[1]),
+                                  QString("#%1 my gmm").arg(ids[2])}));
     QLabel* focus = w->display()->focusLine();
     QTRY_VERIFY2(focus->width() > w->display()->width() / 2,
                  qPrintable(QString::number(focus->width())));

@@ -300,8 +300,16 @@ MetricPlot* Dashboard::buildMetricPlot(const PanelSpec& p, const QString& title,
   if (!m_xLabel.isEmpty()) plot->setXAxis(m_xLabel, m_xKind);
   plot->setLogY(p.logY);
   plot->setValueBounds(p.yFloor, p.yCeiling);
-  // A lone exact key needs no suffix; prefixes always do (their keys are many).
+  auto isOnRequest = [&p](const std::string& series) {
+    return std::find(p.onRequest.begin(), p.onRequest.end(), series) != p.onRequest.end();
+  };
+  // A key drawn alone needs no suffix: the only exact one, or the only one always drawn beside
+  // keys drawn on request (those keep theirs, so "#3 linear" and "#3 linear kl_exact" read
+  // apart). Prefixes always do (their keys are many).
   const bool several = p.series.size() > 1;
+  const bool severalAlwaysDrawn =
+      std::count_if(p.series.begin(), p.series.end(),
+                    [&](const std::string& series) { return !isOnRequest(series); }) > 1;
   // The key's last part names it in the legend ("mse_argmax"), unless two keys share it
   // ("train/loss", "val/loss"): then the whole key.
   QStringList lastParts;
@@ -310,14 +318,14 @@ MetricPlot* Dashboard::buildMetricPlot(const PanelSpec& p, const QString& title,
   for (const auto& series : p.series) {
     const QString key = QString::fromStdString(series);
     const QString last = key.section('/', -1);
-    const QString suffix = !several ? QString() : lastParts.count(last) > 1 ? key : last;
-    const bool onRequest =
-        std::find(p.onRequest.begin(), p.onRequest.end(), series) != p.onRequest.end();
+    const QString style = !several ? QString() : lastParts.count(last) > 1 ? key : last;
+    const bool onRequest = isOnRequest(series);
+    const QString suffix = onRequest || severalAlwaysDrawn ? style : QString();
     if (onRequest) m_onRequestOf[QString::fromStdString(p.id)] << key;
     if (key.endsWith('*'))
       m_prefixes << PrefixSeries{key.chopped(1), plot};
     else
-      m_slots[key] = {plot, position++, suffix, onRequest};
+      m_slots[key] = {plot, position++, suffix, onRequest, style};
   }
   m_keysInPlot[plot] = position;
   m_metricPlots << plot;
@@ -389,6 +397,7 @@ const Dashboard::KeySlot& Dashboard::slotFor(const std::string& key) {
   for (const auto& p : m_prefixes)
     if (k.startsWith(p.prefix)) {
       slot = {p.plot, m_keysInPlot[p.plot]++, prefixSuffix(k, p.prefix)};
+      slot.style = slot.suffix;
       break;
     }
   return m_slots.insert(k, slot).value();
@@ -413,7 +422,7 @@ void Dashboard::setMetric(int64_t runId, const std::string& key, std::vector<dou
   const QString name = curveName(runId, slot);
   slot.plot->setCurve(name, seriesPen(m_colors->of(runId), slot.position), std::move(x),
                       std::move(values));
-  slot.plot->setCurveParts(name, curveRunName(runId), slot.suffix);
+  slot.plot->setCurveParts(name, curveRunName(runId), slot.style);
   if (slot.onRequest) {
     const QString k = QString::fromStdString(key);
     m_curvesOfKey[k].insert(name);

@@ -117,13 +117,17 @@ class Dashboard : public QWidget {
   QSize minimumSizeHint() const override;
 
  private:
-  // Where a metric key is drawn: its plot, its place among that plot's keys (which shade of the
-  // run colour) and the legend suffix telling it from the plot's other keys (empty when alone).
+  // Where a metric key is drawn: its plot, its place among that plot's keys (which line style
+  // of the run colour) and the suffix telling its curves from the plot's other keys' (empty
+  // when drawn alone).
   struct KeySlot {
     MetricPlot* plot = nullptr;
     int position = 0;
     QString suffix;
     bool onRequest = false;  // drawn only while the reader asks (m_requested)
+    // Its line style's name in a legend of runs and line styles: the suffix, or the key's own
+    // name where the suffix is empty beside keys drawn on request ("kl" beside "kl_exact").
+    QString style;
   };
   // setPanels' steps: the old panels gone, then each new one built (null: not drawn here).
   void clearPanels();

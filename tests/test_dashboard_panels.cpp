@@ -631,29 +631,32 @@ class TestDashboardPanels : public QObject {
     Dashboard d;
     const std::vector<PanelSpec> panels{
         panel("response", PanelKind::SnapshotCurves, {"qk/response"}),
-        panel("attn", PanelKind::SnapshotHeatmap, {"attn/pattern"})};
+        panel("attn", PanelKind::SnapshotHeatmap, {"attn/pattern"}),
+        panel("spectra", PanelKind::HeatmapOverSteps, {"spectrum/abs_c"})};
     d.setPanels(panels);
     d.setShownRun(3);
     d.refresh();
     auto captions = [&d] {
       return QStringList{qobject_cast<SnapshotPlot*>(d.panel("response"))->caption(),
-                         qobject_cast<MatrixHeatmapPlot*>(d.panel("attn"))->caption()};
+                         qobject_cast<MatrixHeatmapPlot*>(d.panel("attn"))->caption(),
+                         qobject_cast<HeatmapPlot*>(d.panel("spectra"))->emptyNote()};
     };
     const QString yet = "no data for this run yet";
     const QString never = "this run recorded no data for this panel";
-    QCOMPARE(captions(), (QStringList{yet, yet}));
+    QCOMPARE(captions(), (QStringList{yet, yet, yet}));
     d.setShownRunEnded(true);
     d.refresh();
-    QCOMPARE(captions(), (QStringList{never, never}));
+    QCOMPARE(captions(), (QStringList{never, never, never}));
     d.setPanels(panels);
     d.refresh();
-    QCOMPARE(captions(), (QStringList{never, never}));
+    QCOMPARE(captions(), (QStringList{never, never, never}));
     d.addSnapshot(snapshot("qk/response", {3}, {1, 2, 3}, {{"k", "", {}}}), 40);
+    d.addSnapshot(snapshot("spectrum/abs_c", {3}, {1, 2, 3}, {{"k", "", {}}}), 40);
     d.refresh();
-    QCOMPARE(captions(), (QStringList{"step 40", never}));
+    QCOMPARE(captions(), (QStringList{"step 40", never, ""}));  // a heatmap with data says nothing
     d.setShownRunEnded(false);
     d.refresh();
-    QCOMPARE(captions(), (QStringList{"step 40", yet}));
+    QCOMPARE(captions(), (QStringList{"step 40", yet, ""}));
   }
 
   void heatmapOverStepsLabelsTheYAxisWithTicks() {

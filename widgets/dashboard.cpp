@@ -267,6 +267,7 @@ QWidget* Dashboard::buildPanel(const PanelSpec& p) {
       if (p.series.empty()) return nullptr;
       auto* plot = new HeatmapPlot(title, QString::fromStdString(p.series.front()), yLabel, this);
       plot->setLogScale(p.logY);
+      plot->setShownRunEnded(m_shownRunEnded);
       m_heatmaps << plot;
       w = plot;
       break;
@@ -463,6 +464,7 @@ void Dashboard::setShownRunEnded(bool ended) {
   m_shownRunEnded = ended;
   m_snapshotsChanged = true;
   for (auto* plot : m_snapshotPlots) plot->setShownRunEnded(ended);
+  for (auto* plot : m_heatmaps) plot->setShownRunEnded(ended);
   for (auto* plot : m_matrixHeatmaps) plot->setShownRunEnded(ended);
 }
 

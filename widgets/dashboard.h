@@ -78,8 +78,8 @@ class Dashboard : public QWidget {
   // The run addSnapshot() is fed from (the focused one): its snapshot curves take its colour.
   void setShownRun(int64_t runId);
   int64_t shownRun() const { return m_shownRun; }
-  // Whether the shown run has ended (finished, failed, ...): a snapshot panel it gave nothing
-  // then says the run recorded nothing for it, where a live run's says "yet".
+  // Whether the shown run has ended (finished, failed, ...): a snapshot or heatmap panel it gave
+  // nothing then says the run recorded nothing for it, where a live run's says "yet".
   void setShownRunEnded(bool ended);
   void refresh();
 

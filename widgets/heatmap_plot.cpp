@@ -26,6 +26,17 @@ HeatmapPlot::HeatmapPlot(const QString& title, const QString& series, const QStr
   gradient.setNanHandling(QCPColorGradient::nhTransparent);  // blank, not a colour, on a log scale
   m_map->setGradient(gradient);
   m_map->setVisible(false);  // until the first column arrives
+  // An empty heatmap says why in its middle (it has no caption row to say it in).
+  m_emptyNote = new QCPItemText(m_plot);
+  m_emptyNote->position->setType(QCPItemPosition::ptAxisRectRatio);
+  m_emptyNote->position->setCoords(0.5, 0.5);
+  m_emptyNote->setColor(QColor(110, 110, 110));
+  m_emptyNote->setSelectable(false);
+  m_emptyNote->setText(noDataCaption(false));
+}
+
+QString HeatmapPlot::emptyNote() const {
+  return m_emptyNote->visible() ? m_emptyNote->text() : QString();
 }
 
 void HeatmapPlot::setLogScale(bool logScale) {
@@ -66,6 +77,8 @@ void HeatmapPlot::clear() {
 
 void HeatmapPlot::refresh() {
   m_map->setVisible(!m_columns.empty());
+  m_emptyNote->setVisible(m_columns.empty());
+  m_emptyNote->setText(noDataCaption(m_shownRunEnded));
   if (m_columns.empty()) {
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     return;

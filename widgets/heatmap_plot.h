@@ -12,6 +12,7 @@
 
 class QCustomPlot;
 class QCPColorMap;
+class QCPItemText;
 
 namespace fl::widgets {
 
@@ -26,7 +27,11 @@ class HeatmapPlot : public QWidget {
   // Log colour scale; values <= 0 are left blank.
   void setLogScale(bool logScale);
   void clear();
+  // Whether the shown run has ended: an empty heatmap then says the run recorded nothing for it.
+  void setShownRunEnded(bool ended) { m_shownRunEnded = ended; }
   void refresh();
+  // What the plot says in its middle while it has no columns (empty once it has).
+  QString emptyNote() const;
   size_t columns() const { return m_steps.size(); }
   QCustomPlot* plot() const { return m_plot; }
   QCPColorMap* colorMap() const { return m_map; }
@@ -35,7 +40,9 @@ class HeatmapPlot : public QWidget {
   QString m_series;
   QCustomPlot* m_plot;
   QCPColorMap* m_map;
+  QCPItemText* m_emptyNote;
   bool m_logScale = false;
+  bool m_shownRunEnded = false;
   std::vector<int64_t> m_steps;
   std::vector<std::vector<float>> m_columns;
   std::vector<float> m_ticks;  // of the latest snapshot's last axis

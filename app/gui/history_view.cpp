@@ -3,7 +3,6 @@
 #include <QColor>
 #include <QComboBox>
 #include <QDateTime>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -26,6 +25,7 @@
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
 #include "core/study/study_store.h"
+#include "widgets/file_dialogs.h"
 #include "widgets/frozen_columns_view.h"
 #include "widgets/text_table_model.h"
 
@@ -377,8 +377,8 @@ void HistoryView::askDelete() {
 void HistoryView::askExport() {
   const auto ids = selectedIds();
   if (ids.empty()) return;
-  const QString path = QFileDialog::getSaveFileName(
-      this, "Export runs", "runs.csv", "Metrics CSV (*.csv);;Everything as JSON (*.json)");
+  const QString path = widgets::askSaveFileName(this, "Export runs", "runs.csv",
+                                                "Metrics CSV (*.csv);;Everything as JSON (*.json)");
   if (path.isEmpty()) return;
   QString error;
   if (!exportRuns(ids, path, &error)) emit storeError(error);

@@ -28,6 +28,7 @@
 #include "core/study/study_store.h"
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
+#include "widgets/file_dialogs.h"
 
 namespace {
 
@@ -153,9 +154,9 @@ std::unique_ptr<fl::store::RunStore> openStore(std::string& path, bool mustExist
       box.addButton("Quit", QMessageBox::RejectRole);
       box.exec();
       if (box.clickedButton() != other) return nullptr;
-      const QString chosen = QFileDialog::getSaveFileName(
+      const QString chosen = fl::widgets::askSaveFileName(
           nullptr, "Run store (an existing one, or a new file)", QString(),
-          "Run stores (*.db);;All files (*)", nullptr, QFileDialog::DontConfirmOverwrite);
+          "Run stores (*.db);;All files (*)", QFileDialog::DontConfirmOverwrite);
       if (chosen.isEmpty()) return nullptr;
       path = chosen.toStdString();
     }

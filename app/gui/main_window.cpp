@@ -2,7 +2,6 @@
 
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
@@ -24,6 +23,7 @@
 #include "app/gui/study_view.h"
 #include "core/store/run_store.h"
 #include "widgets/dashboard.h"
+#include "widgets/file_dialogs.h"
 #include "widgets/run_colors.h"
 
 namespace fl::gui {
@@ -141,8 +141,7 @@ void MainWindow::buildMenus() {
   auto* file = menuBar()->addMenu("&File");
   file->addAction("Export the shown run (plots PNG/PDF/SVG, metrics CSV, config JSON)…",
                   QKeySequence("Ctrl+E"), this, [this] {
-                    const QString folder =
-                        QFileDialog::getExistingDirectory(this, "Export to folder");
+                    const QString folder = widgets::askExistingDirectory(this, "Export to folder");
                     if (!folder.isEmpty()) exportShownRun(folder);
                   });
   file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);

@@ -1,0 +1,58 @@
+#include "widgets/file_dialogs.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QMimeDatabase>
+#include <QTemporaryDir>
+
+namespace fl::widgets {
+
+QIcon NameOnlyIconProvider::icon(const QFileInfo& info) const {
+  return icon(info.isDir() ? QFileIconProvider::Folder : QFileIconProvider::File);
+}
+
+QString NameOnlyIconProvider::type(const QFileInfo& info) const {
+  if (info.isDir()) return "Folder";
+  // By the name's extension only: MatchExtension never opens the file.
+  const QMimeType mime = QMimeDatabase().mimeTypeForFile(info, QMimeDatabase::MatchExtension);
+  if (!mime.isDefault()) return mime.comment();
+  return info.suffix().isEmpty() ? QString("File") : info.suffix().toUpper() + " File";
+}
+
+std::unique_ptr<QFileDialog> makeFileDialog(QWidget* parent, const QString& caption,
+                                            const QString& directory, const QString& filter) {
+  // Built on an empty folder: Qt lists the folder a dialog is built on at once, on a thread of
+  // its own and with its own icon provider, before this one can be given.
+  const QTemporaryDir empty;
+  auto dialog = std::make_unique<QFileDialog>(
+      parent, caption, empty.isValid() ? empty.path() : QDir::rootPath(), filter);
+  dialog->setOption(QFileDialog::DontUseNativeDialog);
+  auto* provider = new NameOnlyIconProvider;
+  // The dialog does not own its icon provider: deleted with it (its file model, which uses the
+  // provider, is deleted before the dialog says it is destroyed).
+  QObject::connect(dialog.get(), &QObject::destroyed, [provider] { delete provider; });
+  dialog->setIconProvider(provider);
+  dialog->setDirectory(directory.isEmpty() ? QDir::currentPath() : directory);
+  return dialog;
+}
+
+QString askSaveFileName(QWidget* parent, const QString& caption, const QString& suggested,
+                        const QString& filter, QFileDialog::Options options) {
+  auto dialog = makeFileDialog(parent, caption, QString(), filter);
+  dialog->setOptions(dialog->options() | options);
+  dialog->setAcceptMode(QFileDialog::AcceptSave);
+  dialog->setFileMode(QFileDialog::AnyFile);
+  if (!suggested.isEmpty()) dialog->selectFile(suggested);
+  if (dialog->exec() != QDialog::Accepted || dialog->selectedFiles().isEmpty()) return {};
+  return dialog->selectedFiles().front();
+}
+
+QString askExistingDirectory(QWidget* parent, const QString& caption) {
+  auto dialog = makeFileDialog(parent, caption);
+  dialog->setFileMode(QFileDialog::Directory);
+  dialog->setOption(QFileDialog::ShowDirsOnly);
+  if (dialog->exec() != QDialog::Accepted || dialog->selectedFiles().isEmpty()) return {};
+  return dialog->selectedFiles().front();
+}
+
+}  // namespace fl::widgets

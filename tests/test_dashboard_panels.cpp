@@ -373,6 +373,42 @@ class TestDashboardPanels : public QObject {
     QVERIFY(legendNames(plot).contains("#2 head 5"));
   }
 
+  // Runs grouped by a setting (their metrics drawn as the group's mean): their predictions are
+  // overlaid one by one in the group's colour and listed once, by the group's name.
+  void membersOfAGroupOverlayInItsColourListedOnce() {
+    Dashboard d;
+    d.setPanels({panel("pdf", PanelKind::SnapshotCurves, {"pdf/pred_grid"})});
+    d.setShownRun(1);
+    d.setGroupLabel(2, "head=fourier ×3");
+    for (int64_t member : {2, 3, 4}) d.setGroupLeader(member, 2);
+    d.setRunLabel(5, "linear");
+    Snapshot pred = snapshot("pdf/pred_grid", {3}, {0.1f, 0.5f, 0.2f}, {{"z", "", {-1, 0, 1}}});
+    pred.role = fl::SnapshotRole::Prediction;
+    d.addSnapshot(pred, 10);
+    for (int64_t run : {2, 3, 4, 5}) d.addOverlaySnapshot(run, pred);
+    d.refresh();
+    QCustomPlot* plot = qobject_cast<SnapshotPlot*>(d.panel("pdf"))->plot();
+    QCOMPARE(plot->graphCount(), 5);
+    int members = 0;
+    for (int i = 0; i < plot->graphCount(); ++i)
+      if (plot->graph(i)->name() == "head=fourier ×3") {
+        ++members;
+        QCOMPARE(plot->graph(i)->pen().color(), d.colors().of(2));
+      }
+    QCOMPARE(members, 3);
+    const QStringList names = legendNames(plot);
+    QCOMPARE(names.size(), 3);
+    QCOMPARE(names.count("head=fourier ×3"), 1);
+    QVERIFY(names.contains("#5 linear"));
+    // Ungrouped again, each run is its own curve, colour and row.
+    for (int64_t member : {2, 3, 4}) d.setGroupLeader(member, member);
+    d.setGroupLabel(2, {});
+    for (int64_t run : {2, 3, 4}) d.addOverlaySnapshot(run, pred);
+    d.refresh();
+    QCOMPARE(legendNames(plot).size(), 5);
+    QVERIFY(legendNames(plot).contains("#3"));
+  }
+
   void genericCurvesOverlayOtherRunsOnALogAxis() {
     Dashboard d;
     d.setPanels({panel("ppl_len", PanelKind::SnapshotCurves, {"ppl/by_length"}, /*logY=*/true)});

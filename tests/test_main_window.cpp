@@ -559,6 +559,19 @@ class TestMainWindow : public QObject {
     QCOMPARE(display->groups().size(), size_t(2));
     const QStringList names = plot->curveNames();
     QCOMPARE(names.size(), 2);
+    // The other members' predicted densities: each in its group's colour, by its group's name.
+    auto* pdf = qobject_cast<fl::widgets::SnapshotPlot*>(display->dashboard()->panel("pdf"));
+    QVERIFY(pdf);
+    int overlaid = 0;
+    for (int g = 0; g < pdf->plot()->graphCount(); ++g) {
+      const QCPGraph* graph = pdf->plot()->graph(g);
+      for (const auto& group : display->groups())
+        if (graph->name() == QString("%1 ×2").arg(QString::fromStdString(group.label))) {
+          ++overlaid;
+          QCOMPARE(graph->pen().color(), display->dashboard()->colors().of(group.members[0]));
+        }
+    }
+    QCOMPARE(overlaid, 3);  // the four runs but the shown one
     for (const auto& group : display->groups()) {
       QCOMPARE(group.members.size(), size_t(2));
       QString name;
@@ -1398,9 +1411,9 @@ class TestMainWindow : public QObject {
     for (auto* plot : w->display()->dashboard()->metricPlots())
       if (plot->objectName() == "kl") curves = plot->curveNames();
     curves.sort();
-    QCOMPARE(curves, (QStringList{QString("#%1 linear").arg(ids[0]),
-                                  QString("#%1 fourier").arg(ids[1]),
-                                  QString("#%1 my gmm").arg(ids[2])}));
+    QCOMPARE(curves,
+             (QStringList{QString("#%1 linear").arg(ids[0]), QString("#%1 fourier").arg(ids[1]),
+                          QString("#%1 my gmm").arg(ids[2])}));
     QLabel* focus = w->display()->focusLine();
     QTRY_VERIFY2(focus->width() > w->display()->width() / 2,
                  qPrintable(QString::number(focus->width())));

@@ -373,6 +373,13 @@ void Dashboard::setGroupLabel(int64_t runId, const QString& label) {
     m_groupLabels[runId] = label;
 }
 
+void Dashboard::setGroupLeader(int64_t runId, int64_t leader) {
+  if (leader == runId)
+    m_leaders.remove(runId);
+  else
+    m_leaders[runId] = leader;
+}
+
 void Dashboard::setMetricBand(int64_t runId, const std::string& key, std::vector<double> low,
                               std::vector<double> high) {
   const KeySlot& slot = slotFor(key);
@@ -453,10 +460,12 @@ void Dashboard::addSnapshot(const Snapshot& snapshot, int64_t step) {
 }
 
 void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot) {
-  const QString label = runLegendLabel(runId);
+  const int64_t leader = m_leaders.value(runId, runId);
+  const QString label =
+      m_groupLabels.contains(leader) ? curveRunName(leader) : runLegendLabel(runId);
   m_snapshotsChanged = true;
   for (auto* plot : m_snapshotPlots)
-    plot->setOverlaySnapshot(runId, label, m_colors->of(runId), snapshot);
+    plot->setOverlaySnapshot(runId, label, m_colors->of(leader), snapshot);
 }
 
 void Dashboard::setShownRunEnded(bool ended) {

@@ -72,6 +72,10 @@ class Dashboard : public QWidget {
   // Curves drawn under a run's id stand for a group of runs (their mean, with a band): named by
   // `label` alone, without the run's number. An empty label makes them the run's own again.
   void setGroupLabel(int64_t runId, const QString& label);
+  // A shown run as a member of a group whose curves are drawn under `leader`'s id: its snapshot
+  // overlays take the group's colour and name, so the legend lists the group once. A run alone
+  // is its own leader (the default).
+  void setGroupLeader(int64_t runId, int64_t leader);
   // The band around a run's (a group's) curve of `key`, at the x setMetric gave it.
   void setMetricBand(int64_t runId, const std::string& key, std::vector<double> low,
                      std::vector<double> high);
@@ -167,6 +171,7 @@ class Dashboard : public QWidget {
   QMap<MetricPlot*, int> m_keysInPlot;  // keys placed so far per plot: the next one's position
   QMap<int64_t, QString> m_runLabels;
   QMap<int64_t, QString> m_groupLabels;  // runs whose curves stand for a group
+  QMap<int64_t, int64_t> m_leaders;      // a group's member -> the run its curves are drawn as
   QString m_xLabel;                      // empty: each panel's own label, over steps
   MetricPlot::XKind m_xKind = MetricPlot::XKind::Count;
   int64_t m_shownRun = 0;

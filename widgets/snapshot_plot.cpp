@@ -1,5 +1,7 @@
 #include "widgets/snapshot_plot.h"
 
+#include <QSet>
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSpinBox>
@@ -334,6 +336,15 @@ void SnapshotPlot::drawCurves() {
         addCurve(m_plot, label, pen, x, y, m_logY, 0, extent);
       }
     }
+  }
+  // Curves of one name and pen (a group's members, overlaid in its colour) are listed once.
+  QSet<QString> listed;
+  for (int i = 0; i < m_plot->graphCount(); ++i) {
+    QCPGraph* graph = m_plot->graph(i);
+    const QPen pen = graph->pen();
+    const QString key = QString("%1\n%2 %3").arg(graph->name(), pen.color().name()).arg(pen.style());
+    if (listed.contains(key)) graph->removeFromLegend();
+    listed.insert(key);
   }
   // Keys only where each style is a line style of its own (seriesPen repeats its five, darker,
   // from the sixth on) and they are no more rows than the curves.

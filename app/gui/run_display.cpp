@@ -411,6 +411,10 @@ void RunDisplay::setGroupBy(const GroupBy& by) {
   m_groupBy = by;
   if (m_shown.empty()) return;
   regroup();
+  // The overlaid snapshots again, in their group's colour and name (or their own again).
+  for (auto id : m_shown)
+    if (const RunView* view = m_views.find(id); view && id != focused())
+      for (const auto* s : view->latestSnapshots()) m_dashboard->addOverlaySnapshot(id, s->snapshot);
   redrawCurves();
 }
 
@@ -444,6 +448,7 @@ void RunDisplay::regroup() {
     for (auto id : members) {
       m_groupOf[id] = g;
       m_dashboard->setGroupLabel(id, {});
+      m_dashboard->setGroupLeader(id, members.front());
     }
     if (members.size() > 1)
       m_dashboard->setGroupLabel(

@@ -130,12 +130,33 @@ class TestSystemUsage : public QObject {
 
   void cpuPercentIsCpuTimeOverWallTime() {
     // 1.5 s of CPU in 1 s of wall time: one core and a half.
-    QCOMPARE(*fl::cpuPercent({10.0, 100.0}, {11.5, 101.0}), 150.0);
-    QCOMPARE(*fl::cpuPercent({10.0, 100.0}, {10.25, 102.0}), 12.5);
-    QCOMPARE(*fl::cpuPercent({10.0, 100.0}, {10.0, 102.0}), 0.0);  // idle is 0, and said
-    QVERIFY(!fl::cpuPercent({10.0, 100.0}, {11.0, 100.0}));        // no time passed
-    QVERIFY(!fl::cpuPercent({10.0, 100.0}, {9.0, 101.0}));         // not the same process
-    QVERIFY(!fl::cpuPercent({NAN, 100.0}, {9.0, 101.0}));          // a time not read
+    QCOMPARE(*fl::cpuPercent({10.0, 100.0}, {11.5, 101.0}, 2), 150.0);
+    QCOMPARE(*fl::cpuPercent({10.0, 100.0}, {10.25, 102.0}, 2), 12.5);
+    QCOMPARE(*fl::cpuPercent({10.0, 100.0}, {10.0, 102.0}, 2), 0.0);  // idle is 0, and said
+    QVERIFY(!fl::cpuPercent({10.0, 100.0}, {11.0, 100.0}, 2));        // no time passed
+    QVERIFY(!fl::cpuPercent({10.0, 100.0}, {9.0, 101.0}, 2));         // not the same process
+    QVERIFY(!fl::cpuPercent({NAN, 100.0}, {9.0, 101.0}, 2));          // a time not read
+    // Never more than the cores give: 41 ms of CPU counted in 13 ms on two cores reads 200.
+    QCOMPARE(*fl::cpuPercent({10.0, 100.0}, {10.041, 100.013}, 2), 200.0);
+    QCOMPARE(*fl::cpuPercent({10.0, 100.0}, {10.041, 100.013}, 0), 100.0);  // cores unknown: 1
+  }
+
+  // A CPU share over a few milliseconds is mostly the clock's lag: the sampler gives none until
+  // half a second has passed since begin, except at the run's last step; memory it gives always.
+  void theCpuShareWaitsForHalfASecondOrTheLastStep() {
+    fl::SystemSampler sampler;
+    sampler.begin("cpu");
+    auto keys = [](const std::vector<std::pair<std::string, double>>& sample) {
+      std::set<std::string> out;
+      for (const auto& [key, value] : sample) out.insert(key);
+      return out;
+    };
+    const auto first = keys(sampler.sample());
+    QVERIFY(first.count(fl::kSystemRssMib));
+    QVERIFY(!first.count(fl::kSystemCpuPercent));
+    const auto last = keys(sampler.sample(/*lastStep=*/true));
+    QVERIFY(last.count(fl::kSystemCpuPercent));
+    QVERIFY(last.count(fl::kSystemRssMib));
   }
 
   void processCpuTimeAgreesWithGetrusage() {

@@ -83,7 +83,7 @@ void RunReporter::begin(const TrialPlan& plan, const nlohmann::json& config,
 void RunReporter::sampleSystem(int64_t stepsDone, bool lastStep) {
   if (!m_system.due(lastStep)) return;
   const double now = elapsed();
-  for (const auto& [key, value] : m_system.sample())
+  for (const auto& [key, value] : m_system.sample(lastStep))
     m_sink.onEvent(MetricEvent{key, stepsDone, now, value});
 }
 

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include <c10/core/CachingDeviceAllocator.h>
 
@@ -97,11 +99,11 @@ NvmlDevice nvmlDeviceFor(Nvml& n, int cudaIndex) {
 
 }  // namespace
 
-std::optional<double> cpuPercent(const CpuTimes& before, const CpuTimes& after) {
+std::optional<double> cpuPercent(const CpuTimes& before, const CpuTimes& after, int cores) {
   const double wall = after.wallSeconds - before.wallSeconds;
   const double cpu = after.cpuSeconds - before.cpuSeconds;
   if (!(wall > 0) || !(cpu >= 0)) return std::nullopt;  // NaN: a time that was not read
-  return 100.0 * cpu / wall;
+  return std::min(100.0 * cpu / wall, 100.0 * std::max(cores, 1));
 }
 
 std::optional<int64_t> parseStatmResidentPages(const std::string& text) {
@@ -218,11 +220,15 @@ bool SystemSampler::due(bool lastStep) const {
   return std::chrono::steady_clock::now() - m_lastSample >= kMinInterval;
 }
 
-std::vector<std::pair<std::string, double>> SystemSampler::sample() {
+std::vector<std::pair<std::string, double>> SystemSampler::sample(bool lastStep) {
   std::vector<std::pair<std::string, double>> out;
   const CpuTimes now = processCpuTimes();
-  if (auto percent = cpuPercent(m_previous, now)) out.emplace_back(kSystemCpuPercent, *percent);
-  m_previous = now;
+  if (lastStep || now.wallSeconds - m_previous.wallSeconds >= kMinCpuIntervalSeconds) {
+    static const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    if (auto percent = cpuPercent(m_previous, now, cores))
+      out.emplace_back(kSystemCpuPercent, *percent);
+    m_previous = now;
+  }
   if (auto rss = processResidentMiB()) out.emplace_back(kSystemRssMib, *rss);
   out.emplace_back(kSystemRunsInProcess, static_cast<double>(runsTrainingInProcess()));
   if (m_cudaIndex >= 0) {

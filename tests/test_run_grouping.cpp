@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -83,7 +84,8 @@ class TestRunGrouping : public QObject {
     QVERIFY(GroupBy::parse("key:") == GroupBy{});
   }
 
-  // Against a direct computation: the members at each x, their mean and sample sd.
+  // Against a direct computation: the members spanning each x, their values there (interpolated
+  // between their points), their mean and sample sd.
   void theMeanBandIsTheMembersMeanAndSdAtEachX() {
     std::mt19937 rng(20261203);
     std::uniform_int_distribution<int> members(1, 6), points(0, 30), xPick(0, 40);
@@ -101,10 +103,28 @@ class TestRunGrouping : public QObject {
       std::vector<fl::gui::CurveRef> curves;
       for (size_t m = 0; m < xs.size(); ++m) curves.push_back({&xs[m], &ys[m]});
       const auto band = meanBand(curves);
-      std::map<double, std::vector<double>> expected;
+      // At each x a member has a finite value at: every member whose finite points span it, at
+      // its value there or on the line between its finite points either side.
+      std::set<double> at;
       for (size_t m = 0; m < xs.size(); ++m)
         for (size_t i = 0; i < xs[m].size(); ++i)
-          if (std::isfinite(ys[m][i])) expected[xs[m][i]].push_back(ys[m][i]);
+          if (std::isfinite(ys[m][i])) at.insert(xs[m][i]);
+      std::map<double, std::vector<double>> expected;
+      for (double x : at)
+        for (size_t m = 0; m < xs.size(); ++m) {
+          std::optional<std::pair<double, double>> below, above;  // nearest finite points
+          for (size_t i = 0; i < xs[m].size(); ++i) {
+            if (!std::isfinite(ys[m][i])) continue;
+            if (xs[m][i] <= x && (!below || xs[m][i] > below->first)) below = {xs[m][i], ys[m][i]};
+            if (xs[m][i] >= x && (!above || xs[m][i] < above->first)) above = {xs[m][i], ys[m][i]};
+          }
+          if (!below || !above) continue;
+          expected[x].push_back(below->first == above->first
+                                    ? below->second
+                                    : below->second + (above->second - below->second) *
+                                                          (x - below->first) /
+                                                          (above->first - below->first));
+        }
       QCOMPARE(band.x.size(), expected.size());
       size_t i = 0;
       for (const auto& [x, values] : expected) {

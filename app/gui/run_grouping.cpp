@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "core/engine/config_diff.h"
 
@@ -127,16 +128,34 @@ std::vector<RunGroup> groupRuns(const std::vector<GroupedRun>& runs, const Group
 }
 
 MeanBand meanBand(const std::vector<CurveRef>& curves) {
-  std::map<double, std::vector<double>> valuesAt;
-  for (const auto& [xs, ys] : curves) {
-    if (!xs || !ys) continue;
-    const size_t n = std::min(xs->size(), ys->size());
-    for (size_t i = 0; i < n; ++i)
-      if (std::isfinite((*xs)[i]) && std::isfinite((*ys)[i]))
-        valuesAt[(*xs)[i]].push_back((*ys)[i]);
+  // Each member's finite points, and every x any member has one at.
+  std::vector<std::vector<std::pair<double, double>>> points;
+  std::set<double> xs;
+  for (const auto& [x, y] : curves) {
+    auto& member = points.emplace_back();
+    if (!x || !y) continue;
+    for (size_t i = 0; i < std::min(x->size(), y->size()); ++i)
+      if (std::isfinite((*x)[i]) && std::isfinite((*y)[i])) {
+        member.push_back({(*x)[i], (*y)[i]});
+        xs.insert((*x)[i]);
+      }
   }
   MeanBand band;
-  for (const auto& [x, values] : valuesAt) {
+  std::vector<double> values;
+  for (double x : xs) {
+    values.clear();
+    for (const auto& member : points) {
+      if (member.empty() || x < member.front().first || x > member.back().first) continue;
+      const auto after =
+          std::lower_bound(member.begin(), member.end(), x,
+                           [](const auto& point, double at) { return point.first < at; });
+      if (after->first == x) {
+        values.push_back(after->second);
+        continue;
+      }
+      const auto& [x0, y0] = *(after - 1);
+      values.push_back(y0 + (after->second - y0) * (x - x0) / (after->first - x0));
+    }
     double sum = 0;
     for (double v : values) sum += v;
     const double mean = sum / static_cast<double>(values.size());

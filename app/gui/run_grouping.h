@@ -53,10 +53,12 @@ std::vector<RunGroup> groupRuns(const std::vector<GroupedRun>& runs, const Group
 // How a config value reads in a label: strings bare, numbers and the rest as JSON.
 std::string configValueText(const nlohmann::json& value);
 
-// Members' curves, each its x (ascending) and values. At every x any member has: the mean of
-// the finite values members have there and their sample standard deviation (0 with one), as
-// low = mean - sd, high = mean + sd, and how many members the mean is over. An x where no
-// member has a finite value is left out.
+// Members' curves, each its x (ascending) and values. At every x where any member has a finite
+// value: the mean over the members whose curve spans that x, each at its value there or, between
+// two of its points, linearly interpolated, and their sample standard deviation (0 with one), as
+// low = mean - sd, high = mean + sd, and how many members the mean is over. Members sampled at
+// other x (the system figures, each second of wall time) would otherwise be averaged over
+// another subset at each x: a sawtooth between the members' values.
 struct MeanBand {
   std::vector<double> x, mean, low, high;
   std::vector<int> count;

@@ -127,8 +127,9 @@ class TestDashboardPanels : public QObject {
   }
 
   // Two metrics of several runs: the legend names each run once (its colour) and each metric
-  // once (its line style), not a row per curve; one run alone keeps a row per metric, and the
-  // hover still reads every curve by its whole name.
+  // once (its line style), not a row per curve; one run alone gets a row per metric, named by
+  // the metric and drawn in the run's colour; the hover still reads every curve by its whole
+  // name.
   void severalMetricsOfSeveralRunsGetALegendOfRunsAndMetrics() {
     Dashboard d;
     d.setPanels({panel("mse", PanelKind::MetricLines, {"test/mse_argmax", "test/mse_expected"})});
@@ -141,8 +142,12 @@ class TestDashboardPanels : public QObject {
     d.setMetric(9, "test/mse_expected", {1, 2}, {0.2, 0.1});
     d.refresh();
     auto* plot = qobject_cast<MetricPlot*>(d.panel("mse"));
-    QCOMPARE(legendNames(plot->plot()),
-             (QStringList{"#9 linear mse_argmax", "#9 linear mse_expected"}));
+    // One run: its metrics alone, in its colour (the focus line names the run).
+    QCOMPARE(legendNames(plot->plot()), (QStringList{"mse_argmax", "mse_expected"}));
+    for (int i = 0; i < plot->plot()->legend->itemCount(); ++i) {
+      auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->plot()->legend->item(i));
+      QCOMPARE(qobject_cast<QCPGraph*>(item->plottable())->pen().color(), d.colors().of(9));
+    }
     d.setMetric(10, "test/mse_argmax", {1, 2}, {0.25, 0.15});
     d.setMetric(10, "test/mse_expected", {1, 2}, {0.15, 0.05});
     d.refresh();

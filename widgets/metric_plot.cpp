@@ -159,9 +159,9 @@ std::optional<MetricPlot::LegendKeys> MetricPlot::legendKeysOfRunsAndStyles(
     if (keys.runs.size() + keys.styles.size() > kCompactLegendEntries) return std::nullopt;
   }
   // Worth it only where no longer than naming each curve.
-  if (keys.runs.size() < 2 || keys.styles.size() < 2 ||
-      keys.runs.size() + keys.styles.size() > shown)
-    return std::nullopt;
+  const qsizetype listed =
+      keys.runs.size() > 1 ? keys.runs.size() + keys.styles.size() : keys.styles.size();
+  if (keys.runs.isEmpty() || keys.styles.size() < 2 || listed > shown) return std::nullopt;
   return keys;
 }
 
@@ -172,8 +172,14 @@ void MetricPlot::showLegendKeys(const std::optional<LegendKeys>& keys) {
   m_shownKeys = keys;
   if (!keys) return;
   QList<QPair<QString, QPen>> pens;
-  for (const auto& [label, color] : keys->runs) pens.append({label, runKeyPen(color)});
-  for (const auto& [label, penStyle] : keys->styles) pens.append({label, styleKeyPen(penStyle)});
+  const bool oneRun = keys->runs.size() == 1;  // its styles alone, in its colour
+  if (!oneRun)
+    for (const auto& [label, color] : keys->runs) pens.append({label, runKeyPen(color)});
+  for (const auto& [label, penStyle] : keys->styles) {
+    QPen pen = styleKeyPen(penStyle);
+    if (oneRun) pen.setColor(keys->runs.front().second);
+    pens.append({label, pen});
+  }
   m_legendKeys = fl::widgets::showLegendKeys(m_plot, pens);
 }
 

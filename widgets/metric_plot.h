@@ -131,7 +131,9 @@ class MetricPlot : public QWidget {
     bool operator==(const LegendKeys&) const = default;
   };
   // The keys the shown curves allow: every one names its parts, each style is one line style,
-  // and the keys are no more than the curves and fit a compact legend. None otherwise.
+  // and the keys are no more than the curves and fit a compact legend. None otherwise. Curves
+  // of one run get keys of their styles alone, in the run's colour (the focus line names the
+  // run): "#6 qk-quick causality" and "#6 qk-quick filter_causality" were elided to one name.
   std::optional<LegendKeys> legendKeysOfRunsAndStyles(
       const QList<const CurveData*>& shownInOrder) const;
   // Lists `keys` in the legend in place of the curves, or takes former keys away (none); nothing

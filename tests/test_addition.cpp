@@ -251,7 +251,13 @@ class TestAddition : public QObject {
     setting.testAccuracy = 0.5;
     verdict = addition::errorTypeVerdict(setting, outcomes);
     QCOMPARE(verdict->meta["verdict"].get<std::string>(), std::string("errors unlike paper"));
+    // Barely trained (60 steps: 1.5%): its own mistakes say nothing of how it adds either.
+    setting.testAccuracy = 0.015;
+    QVERIFY(!addition::errorTypeVerdict(setting, outcomes));
+    setting.testAccuracy = 0.25;  // a quarter is enough for the model's own mistakes
+    QVERIFY(addition::errorTypeVerdict(setting, outcomes));
     // Fourier embeddings are not from scratch: nothing left to judge.
+    setting.testAccuracy = 0.5;
     setting.fromScratch = false;
     QVERIFY(!addition::errorTypeVerdict(setting, outcomes));
     // Modular answers wrap: never judged.

@@ -47,6 +47,9 @@ std::optional<Snapshot> errorTypeVerdict(const ErrorVerdictSetting& setting,
     if (pattern.isAblation && setting.testAccuracy < kAccuracyForAblationPatterns) {
       part += "not judged, the unablated model answers only " + percent(setting.testAccuracy) +
               " of the test problems";
+    } else if (!pattern.isAblation && setting.testAccuracy < kAccuracyForScratchPattern) {
+      part += "not judged, the model answers only " + percent(setting.testAccuracy) +
+              " of the test problems (the paper's GPT-2-small from scratch: 54%)";
     } else if (pattern.isAblation && outcome->removedDirections >= setting.dModel) {
       part += "not judged, its band spans all " + std::to_string(setting.dModel) +
               " dimensions, so the filter removes the whole output";

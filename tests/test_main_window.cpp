@@ -683,6 +683,33 @@ class TestMainWindow : public QObject {
     QVERIFY2(err.contains("error: " + message), qPrintable(err));
   }
 
+  // Help needs no display; without one the lab says what is missing (Qt would abort).
+  void helpNeedsNoDisplayAndAMissingDisplayIsSaid() {
+    QProcessEnvironment headless = QProcessEnvironment::systemEnvironment();
+    for (const char* variable : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+      headless.remove(variable);
+    auto runGui = [&](const QStringList& args) {
+      auto gui = std::make_unique<QProcess>();
+      gui->setProcessEnvironment(headless);
+      gui->start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_GUI")), args);
+      gui->waitForFinished(120000);
+      return gui;
+    };
+    auto help = runGui({"--help"});
+    QCOMPARE(help->exitStatus(), QProcess::NormalExit);
+    QCOMPARE(help->exitCode(), 0);
+    QVERIFY(QString::fromUtf8(help->readAllStandardOutput()).contains("--db <path>"));
+    auto version = runGui({"--version"});
+    QCOMPARE(version->exitCode(), 0);
+    QVERIFY(QString::fromUtf8(version->readAllStandardOutput()).startsWith("FourierLab "));
+    auto window = runGui({"--db", m_dir.path() + "/headless.db"});
+    QCOMPARE(window->exitStatus(), QProcess::NormalExit);
+    QCOMPARE(window->exitCode(), 2);
+    const QString err = QString::fromUtf8(window->readAllStandardError());
+    QVERIFY2(err.contains("error: no display to open the window on"), qPrintable(err));
+    QVERIFY(!QFile::exists(m_dir.path() + "/headless.db"));  // nothing opened
+  }
+
   void aQueuedRunStoppedBeforeItStartsIsRecordedCancelled() {
     auto w = makeWindow("queued.db");
     spin(*w, "epochs")->setValue(100000);

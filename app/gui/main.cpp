@@ -12,6 +12,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,6 +87,23 @@ void declareOptions(QCommandLineParser& parser) {
                                 "path");
   parser.addOptions(
       {db, start, preset, open, compare, studyOption, historyOption, deviceOption, screenshot});
+}
+
+// Help and the version need no window: answered without a display, which QApplication needs.
+bool asksForTextOnly(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    for (const char* text : {"-h", "--help", "-?", "--help-all", "-v", "--version"})
+      if (std::strcmp(argv[i], text) == 0) return true;
+  return false;
+}
+
+// Where Qt finds no display it aborts in its own words: what is missing is said instead.
+bool hasDisplay(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "-platform") == 0) return true;
+  for (const char* variable : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+    if (!qEnvironmentVariableIsEmpty(variable)) return true;
+  return false;
 }
 
 // Reads the parsed options into `o`; a mistake is said and its exit code returned.
@@ -261,6 +279,19 @@ int main(int argc, char** argv) {
   // A signal while the lab starts waits for its handler (InterruptSignals below).
   fl::InterruptSignals::holdUntilHandled();
   fl::ensurePassiveOpenMpWait(argv);  // it may start the program again
+  if (asksForTextOnly(argc, argv)) {
+    QCoreApplication text(argc, argv);
+    QCoreApplication::setApplicationName("FourierLab");
+    QCoreApplication::setApplicationVersion(FOURIERLAB_VERSION);
+    QCommandLineParser parser;
+    declareOptions(parser);
+    parser.process(text);  // prints the help or the version and exits
+    return 0;
+  }
+  if (!hasDisplay(argc, argv))
+    return usageError(
+        "no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset): run it in a "
+        "desktop session, under xvfb-run, or with QT_QPA_PLATFORM=offscreen (with --screenshot)");
   QApplication app(argc, argv);
   // SIGTERM (kill, a logout's or a cluster's), SIGHUP and Ctrl-C in the terminal close the
   // window as Quit does, without asking: every run cancelled cleanly, resumable; then the

@@ -236,8 +236,9 @@ class TestDashboardPanels : public QObject {
     d.setMetric(1, "passkey/acc@64", {1, 2, 3}, {0, 0, 0});
     d.refresh();
     const QCPRange y = qobject_cast<MetricPlot*>(d.panel("passkey"))->plot()->yAxis->range();
-    QCOMPARE(y.lower, 0.0);
-    QVERIFY(y.upper <= 1.0 && y.upper > 0);
+    // A margin of 3% below 0 keeps the flat line at 0 above the axis line, in sight.
+    QCOMPARE(y.lower, -0.03);
+    QVERIFY(y.upper <= 1.03 && y.upper > 0);
     // A snapshot of accuracies (by length, by ablation) reads on the whole 0..1.
     PanelSpec bars = panel("ablation", PanelKind::SnapshotBars, {"ablation/acc"});
     bars.yFloor = 0;
@@ -246,8 +247,19 @@ class TestDashboardPanels : public QObject {
     d.addSnapshot(snapshot("ablation/acc", {3}, {0.2f, 0.3f, 0.25f}, {{"ablation", "", {}}}), 10);
     d.refresh();
     const QCPRange b = qobject_cast<SnapshotPlot*>(d.panel("ablation"))->plot()->yAxis->range();
-    QCOMPARE(b.lower, 0.0);
+    QCOMPARE(b.lower, 0.0);  // bars rise from the axis
     QCOMPARE(b.upper, 1.0);
+    // Curves of accuracies by length: 0..1 and the margin either side.
+    PanelSpec byLength = panel("passkey_len", PanelKind::SnapshotCurves, {"passkey/by_length"});
+    byLength.yFloor = 0;
+    byLength.yCeiling = 1;
+    d.setPanels({byLength});
+    d.addSnapshot(snapshot("passkey/by_length", {3}, {0, 0, 0}, {{"length", "", {64, 128, 256}}}),
+                  10);
+    d.refresh();
+    const QCPRange c = qobject_cast<SnapshotPlot*>(d.panel("passkey_len"))->plot()->yAxis->range();
+    QCOMPARE(c.lower, -0.03);
+    QCOMPARE(c.upper, 1.03);
   }
 
   // Two curves of one run in one panel (Test MSE: argmax and mean) share all but their ends: a

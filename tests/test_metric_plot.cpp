@@ -295,12 +295,13 @@ class TestMetricPlot : public QObject {
     plot.setValueBounds(0, 1);
     plot.setCurve("#1 @64", Qt::blue, {1, 2, 3}, {0, 0, 0});
     plot.refresh();
-    QCOMPARE(plot.plot()->yAxis->range().lower, 0.0);  // not -1..1 around a flat 0
-    QVERIFY(plot.plot()->yAxis->range().upper <= 1.0);
+    // Not -1..1 around a flat 0, and the line at 0 above the axis line: 3% of the bounds below.
+    QCOMPARE(plot.plot()->yAxis->range().lower, -0.03);
+    QVERIFY(plot.plot()->yAxis->range().upper <= 1.03);
     plot.setCurve("#1 @64", Qt::blue, {1, 2, 3}, {0.2, 0.6, 1.0});
     plot.refresh();
-    QCOMPARE(plot.plot()->yAxis->range().upper, 1.0);
-    QVERIFY(plot.plot()->yAxis->range().lower >= 0.0 && plot.plot()->yAxis->range().lower < 0.2);
+    QCOMPARE(plot.plot()->yAxis->range().upper, 1.03);
+    QVERIFY(plot.plot()->yAxis->range().lower >= -0.03 && plot.plot()->yAxis->range().lower < 0.2);
   }
 
   void whileSmoothingTheLegendShowsTheSolidPen() {

@@ -410,10 +410,12 @@ void MetricPlot::redecimate() {
   if (m_autoRange && std::isfinite(yLo)) {
     auto [lo, hi] = m_logY ? std::pair(yLo / 1.2, yHi * 1.2) : paddedRange(yLo, yHi);
     if (std::isfinite(m_floor) && std::isfinite(m_ceiling)) {
-      // Inside the bounds: a flat accuracy at 0 reads 0..1, not -1..1.
-      lo = std::max(lo, m_floor);
-      hi = std::min(hi, m_ceiling);
-      if (hi <= lo) std::tie(lo, hi) = std::pair(m_floor, m_ceiling);
+      // Inside the bounds, but for the margin that keeps a line on them in sight: a flat
+      // accuracy at 0 reads 0..1, not -1..1, above the axis line.
+      const double margin = kBoundedCurveMargin * (m_ceiling - m_floor);
+      lo = std::max(lo, m_floor - margin);
+      hi = std::min(hi, m_ceiling + margin);
+      if (hi <= lo) std::tie(lo, hi) = std::pair(m_floor - margin, m_ceiling + margin);
     }
     m_plot->yAxis->setRange(lo, hi);
   }

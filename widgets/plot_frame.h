@@ -52,6 +52,10 @@ QList<QCPGraph*> showLegendKeys(QCustomPlot* plot, const QList<QPair<QString, QP
 // a narrow cell. Uses the axis width of the last layout; call before each replot.
 void fitTicks(QCustomPlot* plot);
 
+// Curves of bounded values (an accuracy) read on their bounds' whole range and this share of
+// it beyond either end: a line at 0 or 1 drawn on the axis line would be hidden by it.
+constexpr double kBoundedCurveMargin = 0.03;
+
 // What a panel that has nothing of the shown run says: "yet" only while the run can still give
 // it; an ended run (finished, failed, ...) never will (standard attention has no filter to plot).
 QString noDataCaption(bool runEnded);

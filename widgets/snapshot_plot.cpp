@@ -64,12 +64,15 @@ QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QPen& pen,
   return graph;
 }
 
-void applyRanges(QCustomPlot* plot, const Extent& e, bool logY, double floor, double ceiling) {
+void applyRanges(QCustomPlot* plot, const Extent& e, bool logY, double floor, double ceiling,
+                 bool curves) {
   if (e.xLo <= e.xHi) plot->xAxis->setRange(e.xLo, e.xHi > e.xLo ? e.xHi : e.xLo + 1);
   if (!(e.yLo <= e.yHi)) return;
   if (std::isfinite(floor) && std::isfinite(ceiling)) {
-    // Bounded values (an accuracy) read against their whole range: 0..1.
-    plot->yAxis->setRange(floor, ceiling);
+    // Bounded values (an accuracy) read against their whole range: 0..1, curves with a margin
+    // that keeps a line at 0 above the axis line (bars rise from the axis).
+    const double margin = curves ? kBoundedCurveMargin * (ceiling - floor) : 0.0;
+    plot->yAxis->setRange(floor - margin, ceiling + margin);
     return;
   }
   if (logY) {
@@ -342,7 +345,8 @@ void SnapshotPlot::drawCurves() {
   for (int i = 0; i < m_plot->graphCount(); ++i) {
     QCPGraph* graph = m_plot->graph(i);
     const QPen pen = graph->pen();
-    const QString key = QString("%1\n%2 %3").arg(graph->name(), pen.color().name()).arg(pen.style());
+    const QString key =
+        QString("%1\n%2 %3").arg(graph->name(), pen.color().name()).arg(pen.style());
     if (listed.contains(key)) graph->removeFromLegend();
     listed.insert(key);
   }
@@ -352,7 +356,7 @@ void SnapshotPlot::drawCurves() {
   if (runsTimesStyles && runsDrawn.size() > 1 && stylesDrawn.size() > 1 &&
       stylesDrawn.lastKey() < 5 && keys <= m_plot->graphCount())
     showFactoredLegend(runsDrawn, stylesDrawn);
-  applyRanges(m_plot, extent, m_logY, m_floor, m_ceiling);
+  applyRanges(m_plot, extent, m_logY, m_floor, m_ceiling, /*curves=*/true);
   matchTicker(m_plot->xAxis, allWholeNumbers(allX));
   std::vector<XMark> marks;
   for (const auto& s : m_latest)
@@ -424,7 +428,7 @@ void SnapshotPlot::drawBars() {
   }
   // On a log axis bars rise from below the plot: leave the smallest one some height.
   if (m_logY && extent.yLo <= extent.yHi) extent.addY(extent.yLo / 3);
-  applyRanges(m_plot, extent, m_logY, m_floor, m_ceiling);
+  applyRanges(m_plot, extent, m_logY, m_floor, m_ceiling, /*curves=*/false);
   if (!m_textTicks) {
     QVector<double> keys;
     for (const auto* s : shown) {

@@ -164,6 +164,15 @@ class TestMainWindow : public QObject {
     QVERIFY(id > 0);
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
     QCOMPARE(fl::toString(w->views().find(id)->status()), fl::toString(fl::RunStatus::Finished));
+    // The probe shows the final model: asked again once the run has ended (a request after
+    // its last step is never answered by the run), from its final checkpoint.
+    const QString finalStep = QString("step %1").arg(w->views().find(id)->progress().step);
+    auto* probePlot = w->display()->probePanel()->plot();
+    QTRY_COMPARE_WITH_TIMEOUT(probePlot->caption(), finalStep, 15000);
+    w->display()->probePanel()->clearAnswer();
+    QVERIFY(probePlot->caption() != finalStep);
+    emit w->queue()->runEnded(id, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(probePlot->caption(), finalStep, 15000);
     fl::store::RunStore store((m_dir.path() + "/run.db").toStdString());
     QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status),
                               fl::toString(fl::RunStatus::Finished), 5000);

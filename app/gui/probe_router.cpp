@@ -9,7 +9,15 @@ namespace fl::gui {
 
 ProbeRouter::ProbeRouter(const ExperimentRegistry& registry, store::RunStore& store,
                          RunQueue& queue, QObject* parent)
-    : QObject(parent), m_registry(registry), m_store(store), m_queue(queue) {}
+    : QObject(parent), m_registry(registry), m_store(store), m_queue(queue) {
+  // A request made after the run's last step is never answered by the run: once it has ended
+  // (its store written), the shown run is asked again, from its final checkpoint.
+  connect(&queue, &RunQueue::runEnded, this, [this](int64_t runId, int64_t) {
+    if (runId != m_run) return;
+    m_server.reset();
+    ask();
+  });
+}
 
 ProbeRouter::~ProbeRouter() = default;
 

@@ -1,6 +1,7 @@
 // ProbeRouter: answers the probe panel for the focused run: a training run is asked between two
 // steps (and again after each of its evaluations, so the panel shows what the model predicts
-// now); any other run answers from its last checkpoint through a ProbeServer. The answers are
+// now, and once it has ended); any other run answers from its last checkpoint through a
+// ProbeServer. The answers are
 // drawn on the panel; nothing is kept.
 #pragma once
 

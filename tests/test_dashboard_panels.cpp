@@ -649,6 +649,11 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(cells->valueSize(), 2);  // rows
     QCOMPARE(cells->cell(0, 0), 0.0);
     QCOMPARE(cells->cell(2, 1), 5.0);  // row 1, column 2 of head 0
+    // Every cell whole, the outer ones too: half a cell beyond the first and last centres.
+    QCOMPARE(plot->plot()->xAxis->range().lower, -0.5);
+    QCOMPARE(plot->plot()->xAxis->range().upper, 2.5);
+    QCOMPARE(plot->plot()->yAxis->range().lower, -0.5);
+    QCOMPARE(plot->plot()->yAxis->range().upper, 1.5);
     auto* slice = plot->sliceSelector();
     QVERIFY(!slice->isHidden());
     QCOMPARE(slice->prefix(), QString("head "));
@@ -747,6 +752,11 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(spectrum->colorMap()->data()->valueRange().lower, 1.0);
     QCOMPARE(spectrum->colorMap()->data()->valueRange().upper, 4.0);
     QCOMPARE(spectrum->colorMap()->dataScaleType(), QCPAxis::stLinear);
+    // The outer cells whole: half a cell beyond the first and last centres (k 1..4, steps 10, 20).
+    QCOMPARE(spectrum->plot()->yAxis->range().lower, 0.5);
+    QCOMPARE(spectrum->plot()->yAxis->range().upper, 4.5);
+    QCOMPARE(spectrum->plot()->xAxis->range().lower, 5.0);
+    QCOMPARE(spectrum->plot()->xAxis->range().upper, 25.0);
   }
 
   void verdictShowsTheLatestJudgement() {

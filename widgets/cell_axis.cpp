@@ -1,5 +1,6 @@
 #include "widgets/cell_axis.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <qcustomplot.h>
@@ -62,6 +63,12 @@ std::pair<double, double> layOutCells(QCPAxis* axis, const std::vector<float>& t
   // One cell: QCPColorMap stretches it over the whole range, so centre a unit-wide cell.
   if (cells == 1) return {ticks[0] - 0.5, ticks[0] + 0.5};
   return {ticks.front(), ticks.back()};
+}
+
+void showWholeCells(QCPAxis* axis, double first, double last, int cells) {
+  const double lo = std::min(first, last), hi = std::max(first, last);
+  const double half = cells > 1 ? (hi - lo) / (cells - 1) / 2 : 0.5;
+  axis->setRange(lo - half, hi + half);
 }
 
 }  // namespace fl::widgets

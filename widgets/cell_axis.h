@@ -18,4 +18,11 @@ namespace fl::widgets {
 // centres. Without ticks (or with a count that does not match) cells sit at their index.
 std::pair<double, double> layOutCells(QCPAxis* axis, const std::vector<float>& ticks, int cells);
 
+// Shows the cells from `first` to `last` (their centres, as layOutCells gives them) whole:
+// QCPColorMap draws each cell half a cell either side of its centre, and a plot rescaled to its
+// data stops at the outer centres, cutting the first and last cells in half (a two-layer
+// heatmap showed half of each layer, its ticks on its edges, and a mark at the last frequency
+// drawn over the colour scale).
+void showWholeCells(QCPAxis* axis, double first, double last, int cells);
+
 }  // namespace fl::widgets

@@ -87,9 +87,8 @@ void HeatmapPlot::refresh() {
   const int ny = static_cast<int>(m_columns.front().size());
   const auto [yLo, yHi] = layOutCells(m_plot->yAxis, m_ticks, ny);
   m_map->data()->setSize(nx, ny);
-  m_map->data()->setRange(
-      QCPRange(m_steps.front(), std::max<double>(m_steps.back(), m_steps.front() + 1)),
-      QCPRange(yLo, yHi));
+  const double lastStep = std::max<double>(m_steps.back(), m_steps.front() + 1);
+  m_map->data()->setRange(QCPRange(m_steps.front(), lastStep), QCPRange(yLo, yHi));
   const double blank = std::numeric_limits<double>::quiet_NaN();
   for (int i = 0; i < nx; ++i)
     for (int k = 0; k < ny && k < static_cast<int>(m_columns[i].size()); ++k) {
@@ -97,7 +96,8 @@ void HeatmapPlot::refresh() {
       m_map->data()->setCell(i, k, m_logScale && !(v > 0) ? blank : v);
     }
   m_map->rescaleDataRange(true);
-  m_plot->rescaleAxes();
+  showWholeCells(m_plot->xAxis, m_steps.front(), lastStep, nx);
+  showWholeCells(m_plot->yAxis, yLo, yHi, ny);
   fitTicks(m_plot);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }

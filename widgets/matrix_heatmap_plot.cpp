@@ -182,7 +182,8 @@ void MatrixHeatmapPlot::draw(const Latest& latest) {
     m_map->setGradient(QCPColorGradient::gpThermal);
     m_map->setDataRange(QCPRange(lo, hi > lo ? hi : lo + 1));
   }
-  m_plot->rescaleAxes();
+  showWholeCells(m_plot->xAxis, xLo, xHi, columns);
+  showWholeCells(m_plot->yAxis, yLo, yHi, rows);
   m_marks.show(xMarks(s));
 }
 

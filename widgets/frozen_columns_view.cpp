@@ -26,6 +26,11 @@ FrozenColumnsView::FrozenColumnsView(int frozenColumns, QWidget* parent)
           });
   connect(verticalHeader(), &QHeaderView::sectionResized, this,
           [this](int logical, int, int size) { m_frozen->setRowHeight(logical, size); });
+  // Never sideways: the shared current cell in a column hidden here (a refresh keeps it, after a
+  // tag) made the frozen view scroll to it, showing the name where the id belongs.
+  connect(m_frozen->horizontalScrollBar(), &QAbstractSlider::valueChanged, this, [this](int value) {
+    if (value != 0) m_frozen->horizontalScrollBar()->setValue(0);
+  });
   connect(m_frozen->verticalScrollBar(), &QAbstractSlider::valueChanged, verticalScrollBar(),
           &QAbstractSlider::setValue);
   connect(verticalScrollBar(), &QAbstractSlider::valueChanged, m_frozen->verticalScrollBar(),

@@ -1,0 +1,45 @@
+// Tests widgets/frozen_columns_view.h: the first columns stay in place, whatever the current
+// cell or the main view's sideways scroll.
+#include <QtTest>
+
+#include <QScrollBar>
+#include <QStandardItemModel>
+
+#include "widgets/frozen_columns_view.h"
+
+using fl::widgets::FrozenColumnsView;
+
+class TestFrozenColumnsView : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // A current cell to the right (History keeps it across a refresh, after a tag) scrolled the
+  // frozen view to it: its first column showed the name, not the id, with a blank beside it.
+  void theFrozenColumnsNeverScrollSideways() {
+    QStandardItemModel model(30, 40);
+    for (int r = 0; r < model.rowCount(); ++r)
+      for (int c = 0; c < model.columnCount(); ++c)
+        model.setItem(r, c, new QStandardItem(QString("cell %1,%2").arg(r).arg(c)));
+    FrozenColumnsView view(2);
+    view.setModel(&model);
+    view.resize(500, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTableView* frozen = view.frozenView();
+    for (int column : {39, 20, 1, 2, 39}) {
+      view.setCurrentIndex(model.index(5, column));
+      QCOMPARE(frozen->horizontalScrollBar()->value(), 0);
+      QCOMPARE(frozen->columnViewportPosition(0), 0);
+    }
+    frozen->setCurrentIndex(model.index(7, 30));
+    QCOMPARE(frozen->columnViewportPosition(0), 0);
+    // The main view scrolled right and the model refreshed: the frozen columns are still first.
+    view.horizontalScrollBar()->setValue(view.horizontalScrollBar()->maximum());
+    model.insertColumn(40);
+    QCOMPARE(frozen->columnViewportPosition(0), 0);
+    QVERIFY(!frozen->isColumnHidden(1) && frozen->isColumnHidden(2));
+  }
+};
+
+QTEST_MAIN(TestFrozenColumnsView)
+#include "test_frozen_columns_view.moc"

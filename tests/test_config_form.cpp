@@ -5,11 +5,13 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 
 #include "widgets/config_form.h"
+#include "widgets/vertical_scroll_area.h"
 
 using fl::ParamSpec;
 
@@ -39,6 +41,26 @@ class TestConfigForm : public QObject {
     QVERIFY(form.field("lr")->toolTip().contains("learning rate"));
     QVERIFY(form.issues().empty());
     QCOMPARE(form.values()["head"].get<std::string>(), std::string("fourier"));
+  }
+
+  // In a scroll area as narrow as a dock can be made: the area asks for the form's whole width,
+  // and focusing the field at the right never scrolls the labels out of view.
+  void theFormNeverScrollsSideways() {
+    QWidget dock;
+    auto* layout = new QVBoxLayout(&dock);
+    auto* form = new fl::widgets::ConfigForm;
+    form->setSpecs(specs());
+    auto* scroll = new fl::widgets::VerticalScrollArea(form);
+    layout->addWidget(scroll);
+    QVERIFY(scroll->minimumSizeHint().width() >= form->minimumSizeHint().width());
+    dock.resize(60, 300);  // narrower than the form: the layout keeps it at its minimum
+    dock.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dock));
+    QVERIFY(dock.width() >= scroll->minimumSizeHint().width());
+    form->field("learnable")->setFocus();
+    QApplication::processEvents();
+    QCOMPARE(scroll->horizontalScrollBar()->value(), 0);
+    QCOMPARE(scroll->horizontalScrollBar()->maximum(), 0);  // the form fits: nothing to scroll
   }
 
   void badValuesAreMarkedAndNamed_data() {

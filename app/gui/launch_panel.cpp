@@ -8,7 +8,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTimer>
@@ -19,6 +18,7 @@
 #include "core/engine/reference_check.h"
 #include "core/study/thread_budget.h"
 #include "widgets/config_form.h"
+#include "widgets/vertical_scroll_area.h"
 
 namespace fl::gui {
 
@@ -107,9 +107,7 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
     box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     box->setMinimumContentsLength(10);
   }
-  auto* scroll = new QScrollArea(this);
-  scroll->setWidget(m_form);
-  scroll->setWidgetResizable(true);
+  auto* scroll = new widgets::VerticalScrollArea(m_form, this);
   scroll->setFrameShape(QFrame::NoFrame);
   layout->addWidget(scroll, 1);
   m_reference->setWordWrap(true);

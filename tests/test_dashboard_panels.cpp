@@ -752,6 +752,13 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(spectrum->colorMap()->data()->valueRange().lower, 1.0);
     QCOMPARE(spectrum->colorMap()->data()->valueRange().upper, 4.0);
     QCOMPARE(spectrum->colorMap()->dataScaleType(), QCPAxis::stLinear);
+    // The colour scale says what the colours are, as the snapshot names its values.
+    Snapshot labelled =
+        snapshot("spectrum/abs_c", {4}, {1, 0.5f, 0.2f, 0.1f}, {{"k", "", {1, 2, 3, 4}}});
+    labelled.valueLabel = "mean |c_k|";
+    d.addSnapshot(labelled, 20);
+    d.refresh();
+    QCOMPARE(spectrum->colorMap()->colorScale()->axis()->label(), QString("mean |c_k|"));
     // The outer cells whole: half a cell beyond the first and last centres (k 1..4, steps 10, 20).
     QCOMPARE(spectrum->plot()->yAxis->range().lower, 0.5);
     QCOMPARE(spectrum->plot()->yAxis->range().upper, 4.5);

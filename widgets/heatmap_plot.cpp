@@ -61,6 +61,8 @@ void HeatmapPlot::addSnapshot(const Snapshot& snapshot, int64_t step) {
   m_steps.push_back(step);
   m_columns.push_back(snapshot.data);
   m_ticks = snapshot.axes.empty() ? std::vector<float>{} : snapshot.axes.back().ticks;
+  // The colour scale says what the colours are ("mean |c_k|"), as a matrix heatmap's does.
+  m_map->colorScale()->axis()->setLabel(QString::fromStdString(snapshot.valueLabel));
 }
 
 void HeatmapPlot::clear() {

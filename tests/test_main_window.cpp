@@ -20,6 +20,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QStatusBar>
 #include <QTableView>
 #include <QToolButton>
 
@@ -1293,10 +1294,13 @@ class TestMainWindow : public QObject {
     QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", 1), size_t(1));
     QCOMPARE(pointsIn(*w->display()->dashboard(), "loss", 1), size_t(1));
 
-    // Export writes valid files.
+    // Export writes valid files, and says which in the status bar.
     const QString csv = m_dir.path() + "/history-export.csv";
     QString error;
     QVERIFY(history->exportRuns({1, 2}, csv, &error));
+    QCOMPARE(w->statusBar()->currentMessage(),
+             QString("Exported 2 run(s) to %1 and %2")
+                 .arg(csv, m_dir.path() + "/history-export.snapshots.csv"));
     QFile file(csv);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const auto lines = QString::fromUtf8(file.readAll()).trimmed().split('\n');

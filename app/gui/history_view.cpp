@@ -351,13 +351,17 @@ bool HistoryView::exportRuns(const std::vector<int64_t>& ids, const QString& pat
   for (auto id : ids)
     if (auto r = m_store.run(id)) runs.push_back(*r);
   // The CLI's export: complete files or none, a failure named (a full disk, a missing folder).
+  std::vector<std::string> written;
   try {
-    store::exportRunsToFile(m_store, &m_registry, runs, path.toStdString(),
-                            path.endsWith(".json", Qt::CaseInsensitive));
+    written = store::exportRunsToFile(m_store, &m_registry, runs, path.toStdString(),
+                                      path.endsWith(".json", Qt::CaseInsensitive));
   } catch (const std::exception& e) {
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }
+  QStringList files;
+  for (const auto& file : written) files << QString::fromStdString(file);
+  emit exported(QString("Exported %1 run(s) to %2").arg(runs.size()).arg(files.join(" and ")));
   return true;
 }
 

@@ -76,6 +76,8 @@ class HistoryView : public QWidget {
   void resumeRequested(int64_t runId);
   void studyOpenRequested(int64_t studyId);
   void storeError(const QString& message);
+  // An export was written: what, and where ("Exported 2 runs to runs.csv and ...").
+  void exported(const QString& summary);
   // Runs gone from the store: every other part of the window lets them go.
   void runsDeleted(std::vector<int64_t> runIds);
 

@@ -105,6 +105,8 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_history, &HistoryView::resumeRequested, this, &MainWindow::resumeRun);
   connect(m_history, &HistoryView::studyOpenRequested, this, &MainWindow::openStudy);
   connect(m_history, &HistoryView::storeError, this, &MainWindow::showError);
+  connect(m_history, &HistoryView::exported, this,
+          [this](const QString& summary) { statusBar()->showMessage(summary, 10000); });
   connect(m_history, &HistoryView::runsDeleted, this, &MainWindow::forgetDeletedRuns);
   m_history->setLiveCheck([this](int64_t id) { return m_queue->isLive(id); });
   connect(m_study, &StudyView::compareRequested, this, &MainWindow::compareRuns);

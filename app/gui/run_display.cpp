@@ -414,7 +414,8 @@ void RunDisplay::setGroupBy(const GroupBy& by) {
   // The overlaid snapshots again, in their group's colour and name (or their own again).
   for (auto id : m_shown)
     if (const RunView* view = m_views.find(id); view && id != focused())
-      for (const auto* s : view->latestSnapshots()) m_dashboard->addOverlaySnapshot(id, s->snapshot);
+      for (const auto* s : view->latestSnapshots())
+        m_dashboard->addOverlaySnapshot(id, s->snapshot);
   redrawCurves();
 }
 

@@ -74,6 +74,9 @@ MatrixHeatmapPlot::MatrixHeatmapPlot(const QString& title, const QStringList& se
   m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
   auto* scale = new QCPColorScale(m_plot);
   m_plot->plotLayout()->addElement(1, 1, scale);
+  // Room between the map and its scale for half a mark's label: a mark at the last column
+  // ("period 2" at the last frequency) is labelled centred on the map's right edge.
+  m_plot->plotLayout()->setColumnSpacing(28);
   m_map->setColorScale(scale);
   m_map->setInterpolate(false);  // cells are discrete entries, not samples of a smooth field
   m_map->setVisible(false);

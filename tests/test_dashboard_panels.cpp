@@ -759,6 +759,15 @@ class TestDashboardPanels : public QObject {
     d.addSnapshot(labelled, 20);
     d.refresh();
     QCOMPARE(spectrum->colorMap()->colorScale()->axis()->label(), QString("mean |c_k|"));
+    QVERIFY(spectrum->colorMap()->colorScale()->dataRange().upper > 0.9);
+    // Cleared for another run with nothing to draw here: no scale of the run before.
+    d.clearData();
+    d.refresh();
+    QCOMPARE(spectrum->colorMap()->colorScale()->axis()->label(), QString());
+    QCOMPARE(spectrum->colorMap()->colorScale()->dataRange(), QCPRange(0, 1));
+    d.addSnapshot(labelled, 10);
+    d.addSnapshot(labelled, 20);
+    d.refresh();
     // The outer cells whole: half a cell beyond the first and last centres (k 1..4, steps 10, 20).
     QCOMPARE(spectrum->plot()->yAxis->range().lower, 0.5);
     QCOMPARE(spectrum->plot()->yAxis->range().upper, 4.5);

@@ -71,9 +71,12 @@ void HeatmapPlot::clear() {
   m_ticks.clear();
   m_map->data()->clear();
   m_map->setVisible(false);
-  // The axes too: a run with nothing to draw here must not show the previous run's steps.
+  // The axes and the colour scale too: a run with nothing to draw here must not show the
+  // previous run's steps or values.
   m_plot->xAxis->setRange(0, 1);
   m_plot->yAxis->setRange(0, 1);
+  m_map->setDataRange(QCPRange(0, 1));
+  m_map->colorScale()->axis()->setLabel(QString());
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

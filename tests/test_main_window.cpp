@@ -1565,6 +1565,16 @@ class TestMainWindow : public QObject {
     QCOMPARE(launch->studyPlan().runs, int64_t(36));
     QVERIFY(launch->selectStudy(""));
     QVERIFY(!launch->studyPlan().ok());  // nothing varies yet
+    // A refused value is named once, above the buttons; the study line points there.
+    auto* lr = qobject_cast<QLineEdit*>(launch->form()->field("lr"));
+    QVERIFY(lr);
+    const QString goodLr = lr->text();
+    lr->setText("-5");
+    QTRY_VERIFY(launch->problemLine()->text().contains("'lr' must be"));
+    QTRY_COMPARE(launch->studySummary()->text(),
+                 QString("No study until the values above are valid."));
+    lr->setText(goodLr);
+    QTRY_VERIFY(!launch->problemLine()->text().contains("'lr'"));
     QVERIFY(launch->form()->setList("frequencies", "4,8"));
     QVERIFY(launch->form()->setList("seed", "1,2"));
     QVERIFY(!launch->runButton()->isEnabled());  // lists: Run study, not Run

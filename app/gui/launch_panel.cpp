@@ -342,7 +342,11 @@ void LaunchPanel::updateStudy() {
                                 .arg(QString::fromStdString(plan.summary).toHtmlEscaped(), budget));
   } else {
     m_studySummary->setStyleSheet("color: #666;");
-    m_studySummary->setText(QString::fromStdString(plan.errors.empty() ? "" : plan.errors.front()));
+    // A value the form refuses is named once, above the buttons ("Cannot run: ...").
+    m_studySummary->setText(
+        !m_form->issues().empty()
+            ? QString("No study until the values above are valid.")
+            : QString::fromStdString(plan.errors.empty() ? "" : plan.errors.front()));
   }
 }
 

@@ -255,6 +255,86 @@ class TestConfig : public QObject {
     QVERIFY(fl::configValue(b, "only_a").is_null());
     QVERIFY(fl::configValue(notAnObject, "lr").is_null());
   }
+
+  // A parameter with a condition is used only while the value it depends on is one of the
+  // condition's; comparisons leave the others' values out.
+  void aConditionalParameterIsUsedOnlyWhenItsConditionHolds() {
+    const std::vector<ParamSpec> specs{
+        ParamSpec::choice("head", "fourier", {"linear", "fourier", "gmm"}, "head"),
+        ParamSpec::integer("frequencies", 12, 1, 64, "N").usedOnlyWhen("head", {"fourier"}),
+        ParamSpec::flag("learnable", false, "train it"),
+        ParamSpec::real("gain", 0.3, 0.0, 1.0, "g").usedOnlyWhen("learnable", {"true"}),
+        ParamSpec::real("width", 2, 0.1, 9, "w").usedOnlyWhen("head", {"fourier", "gmm"})};
+    QCOMPARE(specs[1].conditionDescription(), std::string("used only when head is fourier"));
+    QCOMPARE(specs[4].conditionDescription(), std::string("used only when head is fourier or gmm"));
+    QCOMPARE(specs[0].conditionDescription(), std::string());
+    const nlohmann::json linear = {
+        {"head", "linear"}, {"frequencies", 8}, {"learnable", true}, {"gain", 0.5}, {"width", 3}};
+    QVERIFY(!fl::isUsed(specs[1], linear));
+    QVERIFY(fl::isUsed(specs[3], linear));  // a flag's value read as "true"
+    QVERIFY(!fl::isUsed(specs[4], linear));
+    QVERIFY(fl::isUsed(specs[0], linear));                              // no condition
+    QVERIFY(fl::isUsed(specs[1], nlohmann::json{{"frequencies", 8}}));  // an older run's config
+    QCOMPARE(fl::comparedValues(specs, linear), (nlohmann::json{{"head", "linear"},
+                                                                {"frequencies", "(not used)"},
+                                                                {"learnable", true},
+                                                                {"gain", 0.5},
+                                                                {"width", "(not used)"}}));
+    // Two linear runs that differ only in values neither uses are not set apart; beside them a
+    // Fourier run differs by its head, and two Fourier runs by the frequencies they use.
+    nlohmann::json otherLinear = linear;
+    otherLinear["frequencies"] = 40;
+    otherLinear["width"] = 7;
+    nlohmann::json fourier = linear;
+    fourier["head"] = "fourier";
+    nlohmann::json otherFourier = fourier;
+    otherFourier["frequencies"] = 16;
+    const auto a = fl::comparedValues(specs, linear), b = fl::comparedValues(specs, otherLinear),
+               c = fl::comparedValues(specs, fourier), d = fl::comparedValues(specs, otherFourier);
+    QCOMPARE(fl::differingConfigKeys({&a, &b}), std::vector<std::string>{});
+    QCOMPARE(fl::differingConfigKeys({&a, &b, &c}), std::vector<std::string>{"head"});
+    QCOMPARE(fl::differingConfigKeys({&a, &c, &d}),
+             (std::vector<std::string>{"frequencies", "head"}));
+    QCOMPARE(fl::differingConfigKeys({&c, &d}), std::vector<std::string>{"frequencies"});
+    // Unused matches a key another config lacks too: only a config that uses it can differ.
+    const nlohmann::json older = {{"head", "linear"}, {"learnable", true}, {"gain", 0.5}};
+    QCOMPARE(fl::differingConfigKeys({&a, &older}), std::vector<std::string>{});
+  }
+
+  // Every built-in condition depends on a choice or flag of the same experiment, by values it
+  // can take, and never on itself: a misspelt key or value would grey a parameter for good.
+  void everyBuiltinConditionNamesAValueItsKeyCanTake() {
+    fl::ExperimentRegistry registry;
+    fl::registerBuiltinExperiments(registry);
+    int conditions = 0;
+    for (const auto& e : registry.all()) {
+      const auto params = e->allParams();
+      for (const auto& p : params) {
+        if (!p.condition) continue;
+        ++conditions;
+        const auto where = e->name() + ": " + p.name;
+        const ParamSpec* key = fl::findParam(params, p.condition->key);
+        QVERIFY2(key && key->name != p.name, where.c_str());
+        QVERIFY2(!p.condition->values.empty(), where.c_str());
+        for (const auto& value : p.condition->values) {
+          const bool allowed =
+              key->type == fl::ParamType::Choice
+                  ? std::find(key->choices.begin(), key->choices.end(), value) != key->choices.end()
+                  : key->type == fl::ParamType::Bool && (value == "true" || value == "false");
+          QVERIFY2(allowed, (where + " depends on " + key->name + "=" + value).c_str());
+        }
+        // The default config of its experiment, with the key at each of the condition's
+        // values, uses it.
+        auto config = fl::validateConfig(params, nlohmann::json::object()).values;
+        for (const auto& value : p.condition->values) {
+          config[key->name] = key->type == fl::ParamType::Bool ? nlohmann::json(value == "true")
+                                                               : nlohmann::json(value);
+          QVERIFY2(fl::isUsed(p, config), where.c_str());
+        }
+      }
+    }
+    QVERIFY(conditions >= 17);  // the Fourier head's three, FoPE's five, FourierQK's seven, ...
+  }
 };
 
 QTEST_APPLESS_MAIN(TestConfig)

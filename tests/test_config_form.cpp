@@ -4,6 +4,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QScrollBar>
 #include <QSpinBox>
@@ -179,6 +180,32 @@ class TestConfigForm : public QObject {
     QVERIFY(form.setList("head", ""));  // an empty list: back to one value
     QVERIFY(!form.isVaried("head"));
     QVERIFY(!form.setList("no_such", "1,2"));
+  }
+
+  // A parameter the config does not use is greyed with its label and keeps its value; a varied
+  // choice uses it when any of its values does.
+  void aParameterTheConfigDoesNotUseIsGreyed() {
+    auto conditional = specs();
+    conditional.push_back(
+        ParamSpec::integer("frequencies", 12, 1, 64, "N").usedOnlyWhen("head", {"fourier"}));
+    fl::widgets::ConfigForm form;
+    form.setSpecs(conditional);
+    QVERIFY(form.field("frequencies")->isEnabled());
+    QVERIFY(form.field("frequencies")->toolTip().contains("used only when head is fourier"));
+    qobject_cast<QSpinBox*>(form.field("frequencies"))->setValue(20);
+    form.setValues({{"head", "linear"}});
+    QVERIFY(!form.field("frequencies")->isEnabled());
+    QVERIFY(!form.label("frequencies")->isEnabled());
+    QVERIFY(form.field("epochs")->isEnabled());
+    QCOMPARE(form.values()["frequencies"].get<int>(), 20);  // kept for when it is used again
+    QVERIFY(form.setList("head", "linear,fourier"));
+    QVERIFY(form.field("frequencies")->isEnabled());
+    QVERIFY(form.setList("head", "linear"));
+    QVERIFY(!form.field("frequencies")->isEnabled());
+    QVERIFY(form.setList("head", ""));
+    qobject_cast<QComboBox*>(form.field("head"))->setCurrentText("fourier");
+    QVERIFY(form.field("frequencies")->isEnabled());
+    QVERIFY(form.label("frequencies")->isEnabled());
   }
 
   void presetsSetOnlyTheirKeys() {

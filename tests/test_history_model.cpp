@@ -66,6 +66,16 @@ std::shared_ptr<const fl::Experiment> lmExperiment() {
                                        fl::ParamSpec::real("lr", 0.001, 0, 1, "")});
 }
 
+// "headed": head, then the Fourier head's frequencies, used only by the Fourier head.
+std::shared_ptr<const fl::Experiment> headedExperiment() {
+  return std::make_shared<DeclaredExperiment>(
+      "headed",
+      std::vector<fl::ParamSpec>{
+          fl::ParamSpec::choice("head", "linear", {"linear", "fourier"}, ""),
+          fl::ParamSpec::integer("frequencies", 12, 1, 64, "").usedOnlyWhen("head", {"fourier"}),
+          fl::ParamSpec::real("lr", 0.001, 0, 1, "")});
+}
+
 fl::store::RunRecord runOf(int64_t id, const std::string& experiment, nlohmann::json config) {
   fl::store::RunRecord r;
   r.id = id;
@@ -117,6 +127,7 @@ class TestHistoryModel : public QObject {
     QVERIFY(m_dir.isValid());
     m_registry.add(toyExperiment());
     m_registry.add(lmExperiment());
+    m_registry.add(headedExperiment());
   }
 
   // The study, the arm when there is one, then the setting as the study's tables label it.
@@ -254,6 +265,38 @@ class TestHistoryModel : public QObject {
     fl::gui::HistoryModel unordered(nullptr);
     unordered.setRuns(toyRuns);
     QCOMPARE(configColumns(unordered), (QStringList{"frequencies", "head", "lr", "samples"}));
+  }
+
+  // A value a run does not use sets it apart from no run: two linear heads with other
+  // frequencies differ only in lr, and one Fourier head beside them by its head alone; beside
+  // two Fourier heads of other frequencies, the linear heads' read "(not used)", and their
+  // tooltip says why.
+  void aValueARunDoesNotUseIsBlankAndSetsNoRunApart() {
+    fl::gui::HistoryModel model(&m_registry);
+    std::vector<fl::store::RunRecord> runs{
+        runOf(1, "headed", {{"head", "linear"}, {"frequencies", 4}, {"lr", 0.1}}),
+        runOf(2, "headed", {{"head", "linear"}, {"frequencies", 8}, {"lr", 0.2}})};
+    model.setRuns(runs);
+    QCOMPARE(configColumns(model), QStringList{"lr"});
+    runs.push_back(runOf(3, "headed", {{"head", "fourier"}, {"frequencies", 8}, {"lr", 0.2}}));
+    model.setRuns(runs);
+    QCOMPARE(configColumns(model), (QStringList{"head", "lr"}));
+    runs.push_back(runOf(4, "headed", {{"head", "fourier"}, {"frequencies", 16}, {"lr", 0.2}}));
+    model.setRuns(runs);
+    QCOMPARE(configColumns(model), (QStringList{"head", "frequencies", "lr"}));
+    const int column = model.column("config:frequencies");
+    auto cell = [&](int row, int role) { return model.data(model.index(row, column), role); };
+    QCOMPARE(cell(0, Qt::DisplayRole).toString(), QString("(not used)"));
+    QCOMPARE(cell(0, fl::gui::HistoryModel::kSortRole), QVariant());  // sorts as no value
+    QCOMPARE(cell(2, Qt::DisplayRole).toString(), QString("8"));
+    QCOMPARE(cell(1, Qt::ToolTipRole).toString(),
+             QString("Not used by this run (used only when head is fourier): 8"));
+    // Without the registry nothing is known to be unused.
+    fl::gui::HistoryModel plain(nullptr);
+    plain.setRuns(runs);
+    QCOMPARE(
+        plain.data(plain.index(0, plain.column("config:frequencies")), Qt::DisplayRole).toString(),
+        QString("4"));
   }
 
   // Ids, config values and metrics sort as numbers (500 < 1000 < 5000, 3 < 42, 9 < 10), in the

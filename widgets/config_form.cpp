@@ -7,6 +7,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QToolButton>
@@ -25,6 +26,7 @@ QString tooltipFor(const ParamSpec& spec) {
   QString tip = QString::fromStdString(spec.help) +
                 "\n\nAllowed: " + QString::fromStdString(spec.allowedDescription());
   if (spec.mutability == Mutability::Live) tip += "\nCan change while a run is live.";
+  if (spec.condition) tip += "\n" + QString::fromStdString(spec.conditionDescription()) + ".";
   return tip;
 }
 
@@ -89,6 +91,7 @@ void ConfigForm::setSpecs(const std::vector<ParamSpec>& specs) {
   m_fields.clear();
   m_lists.clear();
   m_toggles.clear();
+  m_rows.clear();
   m_specs = specs;
   QMap<QString, QFormLayout*> forms;
   for (const auto& spec : m_specs) {
@@ -130,7 +133,9 @@ void ConfigForm::setSpecs(const std::vector<ParamSpec>& specs) {
     rowLayout->addWidget(toggle);
     m_lists[name] = list;
     m_toggles[name] = toggle;
-    forms[title]->addRow(name, row);
+    auto* label = new QLabel(name, this);
+    m_rows[name] = {label, row};
+    forms[title]->addRow(label, row);
   }
   markFields();
 }
@@ -326,7 +331,30 @@ std::vector<ConfigIssue> ConfigForm::issues() const {
   return out;
 }
 
+bool ConfigForm::isUsedHere(const ParamSpec& spec, const nlohmann::json& values) const {
+  if (!spec.condition) return true;
+  const QString key = QString::fromStdString(spec.condition->key);
+  if (!isVaried(key)) return isUsed(spec, values);
+  // A varied choice uses the parameter when any of its values does.
+  const ParamSpec* controller = findParam(m_specs, spec.condition->key);
+  if (!controller) return true;
+  const auto parsed = study::parseAxisValues(*controller, listText(key).toStdString());
+  if (parsed.error) return true;
+  for (const auto& value : parsed.values)
+    if (isUsed(spec, nlohmann::json{{spec.condition->key, value}})) return true;
+  return false;
+}
+
 void ConfigForm::markFields() {
+  const nlohmann::json current = values();
+  for (const auto& spec : m_specs) {
+    const QString name = QString::fromStdString(spec.name);
+    // A parameter this config does not use is greyed, its value kept for when it is used again.
+    const bool used = isUsedHere(spec, current);
+    const auto row = m_rows.value(name);
+    if (row.label) row.label->setEnabled(used);
+    if (row.editors) row.editors->setEnabled(used);
+  }
   for (const auto& spec : m_specs) {
     const QString name = QString::fromStdString(spec.name);
     if (auto* list = m_lists.value(name); list && isVaried(name)) {

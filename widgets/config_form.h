@@ -7,7 +7,9 @@
 // turns the field into a text field taking "2,4,...,20" or "gaussian,gmm2" (parsed and checked
 // by core/study/axis_values.h, the CLI's --grid syntax); axes() gives them. Spin boxes and
 // combo boxes ignore the mouse wheel until they have focus, so scrolling the form never changes
-// a value by accident.
+// a value by accident. A parameter the current values do not use (its condition, such as
+// "used only when head is fourier", unmet by every value of the choice it depends on) is
+// greyed with its label; it keeps its value.
 #pragma once
 
 #include <QMap>
@@ -23,6 +25,7 @@
 #include "core/engine/study_spec.h"
 
 class QFormLayout;
+class QLabel;
 class QLineEdit;
 class QToolButton;
 class QVBoxLayout;
@@ -46,6 +49,8 @@ class ConfigForm : public QWidget {
   std::vector<ConfigIssue> issues() const;
   // The editor of one parameter (tests, focus on an issue).
   QWidget* field(const QString& name) const { return m_fields.value(name); }
+  // The label of one parameter's row (greyed with its editors when the parameter is unused).
+  QLabel* label(const QString& name) const { return m_rows.value(name).label; }
 
   // Varies a parameter over the values of `text` ("2,4,...,20"); an empty text stops varying
   // it. False when there is no such parameter.
@@ -70,12 +75,18 @@ class ConfigForm : public QWidget {
   void setVaried(const ParamSpec& spec, bool varied);
   std::optional<std::string> textError(const ParamSpec& spec, const QString& text) const;
   QString currentText(const ParamSpec& spec) const;
+  bool isUsedHere(const ParamSpec& spec, const nlohmann::json& values) const;
 
   QVBoxLayout* m_layout;
   std::vector<ParamSpec> m_specs;
   QMap<QString, QWidget*> m_fields;
   QMap<QString, QLineEdit*> m_lists;  // the list editor of each parameter (hidden unless varied)
   QMap<QString, QToolButton*> m_toggles;  // its "⋯" button
+  struct Row {
+    QLabel* label = nullptr;
+    QWidget* editors = nullptr;  // the field, its list editor and its "⋯" button
+  };
+  QMap<QString, Row> m_rows;
   QList<QWidget*> m_groups;
 };
 

@@ -18,6 +18,8 @@ nlohmann::json paramToJson(const ParamSpec& p) {
                       {"group", p.group},
                       {"live", p.mutability == Mutability::Live}};
   if (!p.choices.empty()) j["choices"] = p.choices;
+  if (p.condition)
+    j["used_only_when"] = {{"key", p.condition->key}, {"values", p.condition->values}};
   return j;
 }
 
@@ -49,10 +51,12 @@ nlohmann::json experimentToJson(const Experiment& e) {
 void printText(const Experiment& e) {
   std::printf("%s  -  %s\n  %s\n\n  parameters:\n", e.name().c_str(), e.title().c_str(),
               e.description().c_str());
-  for (const auto& p : e.allParams())
+  for (const auto& p : e.allParams()) {
     std::printf("    %-16s %-10s default %-10s %s\n%29s%s\n", p.name.c_str(),
                 toString(p.type).c_str(), p.defaultValue.dump().c_str(),
                 p.allowedDescription().c_str(), "", p.help.c_str());
+    if (p.condition) std::printf("%29s(%s)\n", "", p.conditionDescription().c_str());
+  }
   std::printf("\n  presets:\n");
   for (const auto& p : e.presets())
     std::printf("    %-20s %s\n%25s%s\n", p.name.c_str(), p.description.c_str(), "",

@@ -9,6 +9,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/run_export.h"
+#include "core/engine/config.h"
 #include "core/engine/config_diff.h"
 #include "core/engine/export_values.h"
 #include "core/engine/verdict.h"
@@ -200,9 +201,15 @@ int show(const RunRecord& r, const std::vector<std::pair<int64_t, nlohmann::json
   return kExitOk;
 }
 
-int compare(const std::vector<RunRecord>& runs, bool json) {
+// Compares the values each run uses: a linear head's frequencies set it apart from no run.
+int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& runs, bool json) {
+  std::vector<nlohmann::json> used;
+  for (const auto& r : runs) {
+    const auto experiment = registry.find(r.experiment);
+    used.push_back(experiment ? comparedValues(experiment->allParams(), r.config) : r.config);
+  }
   std::vector<const nlohmann::json*> configs;
-  for (const auto& r : runs) configs.push_back(&r.config);
+  for (const auto& c : used) configs.push_back(&c);
   const std::vector<std::string> differing = differingConfigKeys(configs);
   std::set<std::string> metricKeys;
   for (const auto& r : runs)
@@ -210,9 +217,10 @@ int compare(const std::vector<RunRecord>& runs, bool json) {
 
   if (json) {
     nlohmann::json j = {{"runs", nlohmann::json::array()}, {"config_differences", differing}};
-    for (const auto& r : runs) {
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const RunRecord& r = runs[i];
       nlohmann::json diff = nlohmann::json::object();
-      for (const auto& k : differing) diff[k] = configValue(r.config, k);
+      for (const auto& k : differing) diff[k] = configValue(used[i], k);
       j["runs"].push_back({{"id", r.id},
                            {"name", r.name},
                            {"experiment", r.experiment},
@@ -229,7 +237,7 @@ int compare(const std::vector<RunRecord>& runs, bool json) {
   if (differing.empty()) std::printf("(identical configs)\n");
   for (const auto& k : differing) {
     std::printf("%-22s", k.c_str());
-    for (const auto& r : runs) std::printf(" %14s", configValue(r.config, k).dump().c_str());
+    for (const auto& c : used) std::printf(" %14s", configValue(c, k).dump().c_str());
     std::printf("\n");
   }
   std::printf("%-22s", "status");
@@ -282,7 +290,7 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
         std::fprintf(stderr, "error: compare needs at least two run ids\n");
         return kExitBadUsage;
       }
-      return compare(runs, args.json);
+      return compare(registry, runs, args.json);
     }
     if (args.action == "export") return exportRuns(store, registry, runs, args.format, args.out);
     const int64_t id = runs.front().id;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/engine/config.h"
 #include "core/engine/config_diff.h"
 #include "core/engine/registry.h"
 #include "core/engine/system_metrics.h"
@@ -32,6 +33,12 @@ QString jsonText(const nlohmann::json& v) {
 void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
   beginResetModel();
   m_runs = std::move(runs);
+  m_comparedConfigs.clear();
+  for (const auto& r : m_runs) {
+    const auto experiment = m_registry ? m_registry->find(r.experiment) : nullptr;
+    m_comparedConfigs.push_back(experiment ? comparedValues(experiment->allParams(), r.config)
+                                           : r.config);
+  }
   // "trained on": the device the run really used (cuda:0, cpu), not the config's "auto".
   m_keys =
       QStringList{"id", "name", "experiment", "status", "verdict", "device", "created", "tags"};
@@ -56,8 +63,8 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
   // Columns where no listed run has a value say nothing: left out (the first ones stay).
   for (int c = static_cast<int>(m_keys.size()) - 1; c >= kFrozenColumns; --c) {
     bool any = false;
-    for (const auto& r : m_runs) {
-      const QVariant v = value(r, m_keys[c], kSortRole);
+    for (size_t row = 0; row < m_runs.size(); ++row) {
+      const QVariant v = value(row, m_keys[c], kSortRole);
       any = any || (v.isValid() && !v.toString().isEmpty());
     }
     if (!any) {
@@ -68,10 +75,11 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
   endResetModel();
 }
 
-// The config values that differ between the listed runs, in their experiments' order.
+// The config values that differ between the listed runs, in their experiments' order. A value a
+// run does not use (a linear head's frequencies) sets it apart from none.
 std::vector<std::string> HistoryModel::configColumns() const {
   std::vector<const nlohmann::json*> configs;
-  for (const auto& r : m_runs) configs.push_back(&r.config);
+  for (const auto& c : m_comparedConfigs) configs.push_back(&c);
   std::vector<std::string> experiments;  // each once, in the order the runs are listed
   for (const auto& r : m_runs)
     if (std::find(experiments.begin(), experiments.end(), r.experiment) == experiments.end())
@@ -81,6 +89,18 @@ std::vector<std::string> HistoryModel::configColumns() const {
     if (const auto experiment = m_registry ? m_registry->find(name) : nullptr)
       declared.push_back(experiment->allParams());
   return inDeclarationOrder(differingConfigKeys(configs), declared);
+}
+
+// "Not used by this run (used only when head is fourier): 12".
+QString HistoryModel::unusedTip(const store::RunRecord& run, const std::string& key) const {
+  const auto experiment = m_registry ? m_registry->find(run.experiment) : nullptr;
+  if (!experiment) return {};
+  const auto params = experiment->allParams();
+  const ParamSpec* spec = findParam(params, key);
+  if (!spec) return {};
+  return QString("Not used by this run (%1): %2")
+      .arg(QString::fromStdString(spec->conditionDescription()),
+           jsonText(configValue(run.config, key)));
 }
 
 int HistoryModel::rowOf(int64_t runId) const {
@@ -106,10 +126,11 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int 
 
 QVariant HistoryModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
-  return value(m_runs[static_cast<size_t>(index.row())], m_keys[index.column()], role);
+  return value(static_cast<size_t>(index.row()), m_keys[index.column()], role);
 }
 
-QVariant HistoryModel::value(const store::RunRecord& r, const QString& key, int role) const {
+QVariant HistoryModel::value(size_t row, const QString& key, int role) const {
+  const store::RunRecord& r = m_runs[row];
   const bool display = role == Qt::DisplayRole;
   const bool sort = role == kSortRole;
   if (key == "id") {
@@ -150,8 +171,16 @@ QVariant HistoryModel::value(const store::RunRecord& r, const QString& key, int 
   }
   if (key.startsWith("config:")) {
     const std::string k = key.mid(7).toStdString();
-    if (!r.config.is_object() || !r.config.contains(k) || r.config[k].is_null()) return {};
-    const auto& v = r.config[k];
+    const nlohmann::json& compared = m_comparedConfigs[row];
+    if (!compared.is_object() || !compared.contains(k) || compared[k].is_null()) return {};
+    const auto& v = compared[k];
+    if (isUnusedValue(v)) {
+      // Said, greyed, and sorted with the runs that have no value.
+      if (display) return QString(kUnusedValue);
+      if (role == Qt::ForegroundRole) return QColor(Qt::gray);
+      if (role == Qt::ToolTipRole) return unusedTip(r, k);
+      return {};
+    }
     if (sort && v.is_number()) return v.get<double>();
     return display || sort ? QVariant(jsonText(v)) : QVariant();
   }

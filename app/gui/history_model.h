@@ -6,7 +6,9 @@
 // column where every listed run has no value (a mix of experiments) is left out. The config
 // columns come in the order the listed runs' experiments declare their parameters (the
 // Configure form's order), the first listed run's experiment first; without a registry, sorted.
-// Numbers (ids, config values, metrics) sort as numbers through kSortRole.
+// Numbers (ids, config values, metrics) sort as numbers through kSortRole. A config value the
+// run does not use (a linear head's frequencies) reads "(not used)", greyed, and sets no runs
+// apart; its tooltip says why and what the config holds.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -48,12 +50,14 @@ class HistoryModel : public QAbstractTableModel {
   static constexpr int kSortRole = Qt::UserRole + 43;
 
  private:
-  QVariant value(const store::RunRecord& run, const QString& key, int role) const;
+  QVariant value(size_t row, const QString& key, int role) const;
   std::vector<std::string> configColumns() const;
+  QString unusedTip(const store::RunRecord& run, const std::string& key) const;
 
   const ExperimentRegistry* m_registry;
 
   std::vector<store::RunRecord> m_runs;
+  std::vector<nlohmann::json> m_comparedConfigs;  // each run's, as comparedValues reads it
   QStringList m_keys;
   QStringList m_titles;
 };

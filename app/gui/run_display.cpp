@@ -319,9 +319,10 @@ QString RunDisplay::labelOf(int64_t runId) const {
   if (!view->name().empty() && !study::isStudyRunName(view->name()))
     return QString::fromStdString(view->name());
   QStringList parts;
-  if (m_shown.size() > 1 && view->config().is_object())
+  const nlohmann::json& config = view->comparedConfig();
+  if (m_shown.size() > 1 && config.is_object())
     for (const auto& key : differingKeysOfShown())
-      if (view->config().contains(key)) parts << jsonText(view->config()[key]);
+      if (config.contains(key) && !isUnusedValue(config[key])) parts << jsonText(config[key]);
   if (parts.isEmpty()) return QString::fromStdString(view->name());
   return parts.join(' ');
 }
@@ -329,7 +330,7 @@ QString RunDisplay::labelOf(int64_t runId) const {
 std::vector<std::string> RunDisplay::differingKeysOfShown() const {
   std::vector<const nlohmann::json*> configs;
   for (auto id : m_shown)
-    if (const RunView* v = m_views.find(id)) configs.push_back(&v->config());
+    if (const RunView* v = m_views.find(id)) configs.push_back(&v->comparedConfig());
   return differingConfigKeys(configs);
 }
 
@@ -426,7 +427,7 @@ void RunDisplay::regroup() {
   for (auto id : m_shown) {
     const RunView* view = m_views.find(id);
     if (!view) continue;
-    GroupedRun run{id, &view->config(), {}};
+    GroupedRun run{id, &view->comparedConfig(), {}};
     // The store is read only when grouping by study: the first study holding the run.
     if (m_groupBy.kind == GroupBy::Kind::Study) {
       const auto of = studies.studiesOfRun(id);
@@ -755,7 +756,7 @@ void RunDisplay::updateConfigDiff() {
                    m_colors.of(id),
                    {}});
     for (const auto& k : differing)
-      row.push_back({jsonText(configValue(v->config(), k)), {}, {}, {}});
+      row.push_back({jsonText(configValue(v->comparedConfig(), k)), {}, {}, {}});
     rows.push_back(row);
     keysOfRows.push_back(QVariant::fromValue<qlonglong>(id));
   }

@@ -91,7 +91,8 @@ int64_t RunQueue::add(std::shared_ptr<const Experiment> experiment, const nlohma
     if (error) *error = std::string("cannot record the run: ") + e.what();
     return 0;
   }
-  m_views.add(std::make_unique<RunView>(id, experiment->name(), name, config));
+  m_views.add(
+      std::make_unique<RunView>(id, experiment->name(), name, config, experiment->allParams()));
   addRow(id, 0);
   m_scheduler->addRun(id, std::move(experiment), config, std::nullopt);
   return id;

@@ -3,22 +3,28 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "core/engine/config_diff.h"
 #include "core/engine/registry.h"
 #include "core/store/run_snapshots.h"
 
 namespace fl::gui {
 
-RunView::RunView(int64_t id, std::string experiment, std::string name, nlohmann::json config)
+RunView::RunView(int64_t id, std::string experiment, std::string name, nlohmann::json config,
+                 const std::vector<ParamSpec>& params)
     : m_id(id),
       m_experiment(std::move(experiment)),
       m_name(std::move(name)),
-      m_config(std::move(config)) {}
+      m_config(std::move(config)),
+      m_comparedConfig(comparedValues(params, m_config)) {}
 
 std::unique_ptr<RunView> RunView::load(const store::RunStore& store, int64_t id,
                                        const ExperimentRegistry* registry) {
   auto record = store.run(id);
   if (!record) return nullptr;
-  auto view = std::make_unique<RunView>(id, record->experiment, record->name, record->config);
+  const auto experiment = registry ? registry->find(record->experiment) : nullptr;
+  auto view =
+      std::make_unique<RunView>(id, record->experiment, record->name, record->config,
+                                experiment ? experiment->allParams() : std::vector<ParamSpec>{});
   view->m_status = record->status;
   view->m_message = record->message;
   view->m_device = record->device;
@@ -35,7 +41,6 @@ std::unique_ptr<RunView> RunView::load(const store::RunStore& store, int64_t id,
       series.walls.push_back(p.wall);
     }
   }
-  const auto experiment = registry ? registry->find(record->experiment) : nullptr;
   view->m_snapshots = store::runSnapshots(store, *record, experiment.get());
   return view;
 }

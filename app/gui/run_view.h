@@ -22,6 +22,7 @@
 
 #include "core/engine/events.h"
 #include "core/engine/natural_order.h"
+#include "core/engine/param_spec.h"
 #include "core/store/run_store.h"
 
 namespace fl {
@@ -56,7 +57,10 @@ using RunDeltas = std::map<int64_t, RunDelta>;
 
 class RunView {
  public:
-  RunView(int64_t id, std::string experiment, std::string name, nlohmann::json config);
+  // `params`, the experiment's parameters (empty when unknown), tell which config values the
+  // run does not use.
+  RunView(int64_t id, std::string experiment, std::string name, nlohmann::json config,
+          const std::vector<ParamSpec>& params = {});
   // The run as stored: its record, every metric point and every evaluation snapshot.
   // `registry` (may be null) rebuilds the snapshots the store leaves out (store::runSnapshots).
   static std::unique_ptr<RunView> load(const store::RunStore& store, int64_t id,
@@ -75,6 +79,10 @@ class RunView {
   void setPinned(bool pinned) { m_pinned = pinned; }
   void setName(std::string name) { m_name = std::move(name); }
   const nlohmann::json& config() const { return m_config; }
+  // The config as comparisons read it (comparedValues): a value the run does not use (a linear
+  // head's frequencies) is kUnusedValue, which sets it apart from no run in labels, groups and
+  // diffs.
+  const nlohmann::json& comparedConfig() const { return m_comparedConfig; }
   RunStatus status() const { return m_status; }
   // Training counts from its first Running status to its terminal one; a queued run is not.
   bool isTraining() const { return m_status == RunStatus::Running; }
@@ -107,6 +115,7 @@ class RunView {
   std::string m_experiment;
   std::string m_name;
   nlohmann::json m_config;
+  nlohmann::json m_comparedConfig;
   RunStatus m_status = RunStatus::Queued;
   std::string m_message;
   std::string m_device;

@@ -211,7 +211,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
 std::vector<std::string> RunsTableModel::differingConfigKeys() const {
   std::vector<const nlohmann::json*> configs;
   for (int row = 0; row < m_rows; ++row)
-    if (const RunView* view = m_views.find(runAt(row))) configs.push_back(&view->config());
+    if (const RunView* view = m_views.find(runAt(row))) configs.push_back(&view->comparedConfig());
   auto keys = fl::differingConfigKeys(configs);
   std::erase(keys, "seed");
   return keys;

@@ -1,5 +1,7 @@
 #include "core/engine/config.h"
 
+#include <algorithm>
+
 #include "core/engine/device_spec.h"
 
 namespace fl {
@@ -50,6 +52,16 @@ const ParamSpec* findParam(const std::vector<ParamSpec>& specs, const std::strin
   for (const auto& s : specs)
     if (s.name == name) return &s;
   return nullptr;
+}
+
+bool isUsed(const ParamSpec& spec, const nlohmann::json& config) {
+  if (!spec.condition || !config.is_object() || !config.contains(spec.condition->key)) return true;
+  const auto& value = config[spec.condition->key];
+  const std::string text = value.is_string()    ? value.get<std::string>()
+                           : value.is_boolean() ? (value.get<bool>() ? "true" : "false")
+                                                : value.dump();
+  const auto& values = spec.condition->values;
+  return std::find(values.begin(), values.end(), text) != values.end();
 }
 
 ValidatedConfig validateConfig(const std::vector<ParamSpec>& specs,

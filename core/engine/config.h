@@ -45,4 +45,9 @@ std::optional<ConfigIssue> applyAssignment(const std::vector<ParamSpec>& specs,
 
 const ParamSpec* findParam(const std::vector<ParamSpec>& specs, const std::string& name);
 
+// Whether a run with `config` uses `spec`: it has no condition, or the config's value of the
+// condition's key (a choice's text, a flag's "true"/"false") is one of the condition's values.
+// A config without that key (a run stored by an older build) counts as using it.
+bool isUsed(const ParamSpec& spec, const nlohmann::json& config);
+
 }  // namespace fl

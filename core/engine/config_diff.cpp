@@ -1,8 +1,23 @@
 #include "core/engine/config_diff.h"
 
+#include <optional>
 #include <set>
 
+#include "core/engine/config.h"
+
 namespace fl {
+
+bool isUnusedValue(const nlohmann::json& value) {
+  return value.is_string() && value.get_ref<const std::string&>() == kUnusedValue;
+}
+
+nlohmann::json comparedValues(const std::vector<ParamSpec>& specs, const nlohmann::json& config) {
+  if (!config.is_object()) return config;
+  nlohmann::json compared = config;
+  for (const auto& spec : specs)
+    if (compared.contains(spec.name) && !isUsed(spec, config)) compared[spec.name] = kUnusedValue;
+  return compared;
+}
 
 nlohmann::json configValue(const nlohmann::json& config, const std::string& key) {
   return config.is_object() ? config.value(key, nlohmann::json()) : nlohmann::json();
@@ -15,12 +30,17 @@ std::vector<std::string> differingConfigKeys(const std::vector<const nlohmann::j
       for (const auto& [key, value] : config->items()) keys.insert(key);
   std::vector<std::string> differing;
   for (const auto& key : keys) {
-    const nlohmann::json first = configValue(*configs.front(), key);
-    for (const auto* config : configs)
-      if (configValue(*config, key) != first) {
+    std::optional<nlohmann::json> first;  // the first value a config uses
+    for (const auto* config : configs) {
+      nlohmann::json value = configValue(*config, key);
+      if (isUnusedValue(value)) continue;
+      if (!first) {
+        first = std::move(value);
+      } else if (value != *first) {
         differing.push_back(key);
         break;
       }
+    }
   }
   return differing;
 }

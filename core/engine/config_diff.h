@@ -15,13 +15,24 @@
 
 namespace fl {
 
+// What a compared config holds for a value its run does not use (a linear head's frequencies):
+// no parameter can take this text (a choice names its values, a text parameter's check
+// refuses it), and in differingConfigKeys it matches any value, so it sets no run apart.
+inline constexpr const char* kUnusedValue = "(not used)";
+bool isUnusedValue(const nlohmann::json& value);
+
+// `config` as comparisons read it: each value of a parameter of `specs` that the config does
+// not use (isUsed) replaced by kUnusedValue.
+nlohmann::json comparedValues(const std::vector<ParamSpec>& specs, const nlohmann::json& config);
+
 // A config's value for `key`: null where the config lacks it or is not an object (a run recorded
 // without a config), so a key one run has and another lacks reads as set against unset.
 nlohmann::json configValue(const nlohmann::json& config, const std::string& key);
 
 // The top-level keys whose values are not the same in every config, sorted. A nested object
 // counts as one value: any difference inside it makes its key differ. Values compare as JSON
-// (1 and 1.0 are the same setting). Fewer than two configs differ in nothing.
+// (1 and 1.0 are the same setting); kUnusedValue matches any value, so a key differs only where
+// two configs that use it disagree (or one lacks it). Fewer than two configs differ in nothing.
 std::vector<std::string> differingConfigKeys(const std::vector<const nlohmann::json*>& configs);
 
 // `keys` in the order the experiments declare them (their allParams()), as the Configure form

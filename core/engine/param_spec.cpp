@@ -119,6 +119,22 @@ ParamSpec& ParamSpec::logarithmic() {
   return *this;
 }
 
+ParamSpec& ParamSpec::usedOnlyWhen(std::string key, std::vector<std::string> values) {
+  condition = ParamCondition{std::move(key), std::move(values)};
+  return *this;
+}
+
+std::string ParamSpec::conditionDescription() const {
+  if (!condition) return {};
+  std::string alternatives;
+  for (size_t i = 0; i < condition->values.size(); ++i)
+    alternatives += (i == 0                              ? ""
+                     : i + 1 == condition->values.size() ? " or "
+                                                         : ", ") +
+                    condition->values[i];
+  return "used only when " + condition->key + " is " + alternatives;
+}
+
 std::string ParamSpec::allowedDescription() const {
   switch (type) {
     case ParamType::Int:

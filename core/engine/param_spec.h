@@ -24,6 +24,15 @@ std::string toString(ParamType type);
 // a restart, such as the architecture).
 enum class Mutability { RestartRequired, Live };
 
+// A parameter that matters only while another one has one of some values: a Fourier head's
+// frequencies mean nothing to the linear head. The form greys such a parameter then, and
+// comparisons of runs leave its value out, so two linear runs never look different by a value
+// neither used.
+struct ParamCondition {
+  std::string key;                  // the choice or flag it depends on
+  std::vector<std::string> values;  // the values that use it (a flag's: "true" or "false")
+};
+
 struct ParamSpec {
   std::string name;
   ParamType type = ParamType::Float;
@@ -38,6 +47,7 @@ struct ParamSpec {
   bool logScale = false;  // a hint for the GUI's spin boxes / sliders
   // Extra syntax check for Text values (e.g. the device string); returns an error message.
   std::function<std::optional<std::string>(const std::string&)> textCheck;
+  std::optional<ParamCondition> condition;  // none: every run uses it
 
   static ParamSpec integer(std::string name, long long defaultValue, long long minimum,
                            long long maximum, std::string help);
@@ -53,6 +63,11 @@ struct ParamSpec {
   ParamSpec& exclusiveMinimum();
   ParamSpec& live();
   ParamSpec& logarithmic();
+  ParamSpec& usedOnlyWhen(std::string key, std::vector<std::string> values);
+
+  // "used only when head is fourier", "used only when variant is fourier or multi"; "" when
+  // the parameter has no condition.
+  std::string conditionDescription() const;
 
   // The allowed values in words: "an integer in [1, 100000]", "one of linear, fourier, gmm".
   std::string allowedDescription() const;

@@ -24,6 +24,7 @@ std::vector<ParamSpec> additionParams() {
   using P = ParamSpec;
   auto periods = P::text("fourier_periods", "2,2.5,5,10,100",
                          "fourier init: periods (numbers per cycle) of the cos/sin features")
+                     .usedOnlyWhen("embedding_init", {"fourier"})
                      .inGroup("embedding");
   periods.textCheck = checkPeriodList;
   // GPT-2's shape choices: LayerNorm, tied head; 256 problems a step.
@@ -47,6 +48,7 @@ std::vector<ParamSpec> additionParams() {
       periods,
       P::real("fourier_amplitude", 1.0, 0.0, 100.0,
               "fourier init: amplitude of the cos/sin features (random dimensions have std 0.02)")
+          .usedOnlyWhen("embedding_init", {"fourier"})
           .inGroup("embedding"),
       P::flag("embedding_frozen", false, "Keep the number embeddings fixed during training")
           .inGroup("embedding"),

@@ -73,19 +73,24 @@ std::vector<ParamSpec> fopeParams() {
           .inGroup("position"),
       P::real("rope_theta", 10000, 2, 1e9, "RoPE/FoPE base: w_j = theta^(-2j/D)")
           .logarithmic()
+          .usedOnlyWhen("position", {"rope", "fope"})
           .inGroup("position"),
       P::choice("clip_floor", "auto", {"auto", "on", "off"},
                 "Zero the frequencies below 2 pi / train_len (FoPE's floor clipping); auto: on "
                 "for fope, off for rope")
+          .usedOnlyWhen("position", {"rope", "fope"})
           .inGroup("position"),
       P::real("fope_gain", 0.3, 0.0, 10.0,
               "FoPE: Xavier-normal gain of the coefficient matrices (official: 0.3 for 60M)")
+          .usedOnlyWhen("position", {"fope"})
           .inGroup("position"),
       P::flag("fope_learnable", false, "FoPE: train the coefficients (official configs: fixed)")
+          .usedOnlyWhen("position", {"fope"})
           .inGroup("position"),
       P::choice("fope_pairs", "official", {"official", "all"},
                 "FoPE: which dimension pairs get a Fourier series: official = min(kept "
                 "frequencies, head_dim/4), the rest constant; all = one per kept frequency")
+          .usedOnlyWhen("position", {"fope"})
           .inGroup("position"),
       P::choice("qk_norm", "off", nn::qkNormNames(),
                 "QK norm before the position encoding, no learned gain (the FoPE paper's Table 2 "

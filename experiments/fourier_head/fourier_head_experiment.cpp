@@ -40,12 +40,15 @@ std::vector<ParamSpec> FourierHeadExperiment::params() const {
       P::choice("head", "fourier", {"linear", "fourier", "gmm"},
                 "Classification head on the MLP: linear baseline, Fourier head or GMM head"),
       P::integer("frequencies", 12, 1, 64,
-                 "Fourier head: N, the highest frequency (paper's Table 1: 12)"),
+                 "Fourier head: N, the highest frequency (paper's Table 1: 12)")
+          .usedOnlyWhen("head", {"fourier"}),
       P::real("gamma", 0.0, 0.0, 1.0,
-              "Fourier head: weight of the smoothness regulariser (paper: 0 or 1e-6)"),
+              "Fourier head: weight of the smoothness regulariser (paper: 0 or 1e-6)")
+          .usedOnlyWhen("head", {"fourier"}),
       P::integer("gaussians", 0, 0, 64,
                  "GMM head: number of Gaussians G; 0: the official code's choice for the dataset "
-                 "(1 on gaussian, 2 on gmm2 and beta)"),
+                 "(1 on gaussian, 2 on gmm2 and beta)")
+          .usedOnlyWhen("head", {"gmm"}),
       P::integer("epochs", 500, 1, 100000, "Passes over the training set (paper: 500)")
           .inGroup("training"),
       P::integer("batch_size", 32, 1, 65536, "Samples per step (paper: 32)").inGroup("training"),

@@ -48,6 +48,18 @@ std::vector<double> FourierQkSettings::initialCentres() const {
   return bins;
 }
 
+namespace {
+
+// The variants that are causal time-domain kernels (the ones kernel_len and kernel_scale set).
+std::vector<std::string> causalKernelVariants() {
+  std::vector<std::string> names;
+  for (const auto& name : variantNames())
+    if (nn::parseCausalKernel(name)) names.push_back(name);
+  return names;
+}
+
+}  // namespace
+
 std::vector<ParamSpec> fourierQkParams() {
   using P = ParamSpec;
   char_lm::CharLmSettings d;  // the tiny CPU model; context 256 as in the paper
@@ -79,28 +91,35 @@ std::vector<ParamSpec> fourierQkParams() {
           .inGroup("filter"),
       P::real("sigma", 2.0, 0.1, 64.0,
               "fourier/multi: Gaussian width in frequency bins (author: 2)")
+          .usedOnlyWhen("variant", {"fourier", "multi"})
           .inGroup("filter"),
       P::real("init_bin", 4.0, 0.0, 4096.0,
               "fourier/multi: initial centre in bins of the training window (author: 4 = a "
               "64-token period at 256); multi doubles it for each further centre. "
               "spectral_mexican_hat: the bin of its peak (period train_len / init_bin). Bin 0 "
               "(DC) only with fixed_centre: a learned centre lives in log space")
+          .usedOnlyWhen("variant", {"fourier", "multi", "spectral_mexican_hat"})
           .inGroup("filter"),
       P::flag("fixed_centre", false,
               "fourier/multi: keep the centres at init_bin instead of learning them (the "
               "author's spectral ladder: bins 0, 1, 4, 16, 64, 128 of 256)")
+          .usedOnlyWhen("variant", {"fourier", "multi"})
           .inGroup("filter"),
       P::choice("filter_norm", "l2", {"l2", "l1"},
                 "fourier/multi: how the Gaussian response is scaled over bins: l2 (unit norm, "
                 "the author's FourierQK and ladder) or l1 (unit sum, the author's filter-shape "
                 "script: narrow and wide bands). spectral_mexican_hat is always l1, as the "
                 "author's")
+          .usedOnlyWhen("variant", {"fourier", "multi"})
           .inGroup("filter"),
       P::integer("centres", 4, 1, 32, "multi: learnable centres per head (paper: 4)")
+          .usedOnlyWhen("variant", {"multi"})
           .inGroup("filter"),
       P::integer("kernel_len", 16, 1, 1024, "Causal kernels: taps (how far back they look)")
+          .usedOnlyWhen("variant", causalKernelVariants())
           .inGroup("filter"),
       P::real("kernel_scale", 4.0, 0.1, 1024.0, "Causal kernels: scale in tokens")
+          .usedOnlyWhen("variant", causalKernelVariants())
           .inGroup("filter"),
       P::choice("position", "learned", nn::positionKindNames(),
                 "Position encoding (the author's model: learned absolute)")

@@ -2,6 +2,9 @@
 // built-in structured text's periods, the passkey task, and the train/validation split.
 #include <QtTest>
 
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -52,6 +55,38 @@ class TestCharText : public QObject {
                                     "': is not UTF-8 text (invalid byte at offset 3)"));
     const auto folder = dir.path().toStdString();
     QVERIFY(errorOf(folder).contains("is a folder"));
+  }
+
+  // What is not a file is refused before it is opened: a pipe would block the open for ever,
+  // /dev/zero never ends. A file past the size limit is refused by its size (a sparse one here:
+  // nothing is read), and a NUL byte is found where it is, across the chunks the file is read in.
+  void devicesPipesHugeFilesAndLateNulBytesAreRefused() {
+    QTemporaryDir dir;
+    const auto fifo = dir.filePath("fifo").toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    QCOMPARE(errorOf(fifo), QString::fromStdString("corpus '" + fifo +
+                                                   "': is not a regular file (a device, a pipe "
+                                                   "or a socket)"));
+    QVERIFY(errorOf("/dev/zero").contains("is not a regular file"));
+    const auto huge = writeFile(dir, "huge.txt", "a");
+    std::filesystem::resize_file(huge, kMaxCorpusBytes + 1);
+    QCOMPARE(errorOf(huge), QString::fromStdString("corpus '" + huge +
+                                                   "': is 256 MiB; a character-level corpus may "
+                                                   "have at most 256 MiB (it is held in memory, "
+                                                   "4 bytes a character)"));
+    for (const size_t offset :
+         {size_t(0), size_t(1 << 20) - 1, size_t(1 << 20), size_t(3 << 20) + 5}) {
+      std::string bytes(offset + 10, 'x');
+      bytes[offset] = '\0';
+      const auto late = writeFile(dir, "late.bin", bytes);
+      QCOMPARE(errorOf(late), QString::fromStdString("corpus '" + late +
+                                                     "': is binary, not text (a NUL byte at "
+                                                     "offset " +
+                                                     std::to_string(offset) + ")"));
+    }
+    // Text that spans several chunks is read whole.
+    const auto text = writeFile(dir, "long.txt", std::string((5 << 20) / 2 + 3, 'q'));
+    QCOMPARE(loadTextFile(text).size(), size_t((5 << 20) / 2 + 3));
   }
 
   void utf8RoundTripsAndRejectsMalformedSequences() {

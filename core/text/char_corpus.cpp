@@ -1,10 +1,11 @@
 #include "core/text/char_corpus.h"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "core/text/utf8.h"
 
@@ -20,15 +21,34 @@ std::u32string loadTextFile(const std::string& path) {
   const auto status = fs::status(path, ec);
   if (ec || !fs::exists(status)) fail("no such file");
   if (fs::is_directory(status)) fail("is a folder, not a text file");
+  // A pipe would block the open until a writer came (no signal ends that wait), and a device
+  // such as /dev/zero never ends: only a file has a size to read up to.
+  if (!fs::is_regular_file(status)) fail("is not a regular file (a device, a pipe or a socket)");
+  const auto size = fs::file_size(path, ec);
+  if (ec) fail("cannot be read (" + ec.message() + ")");
+  if (size == 0) fail("is empty");
+  if (size > kMaxCorpusBytes)
+    fail("is " + std::to_string(size >> 20) + " MiB; a character-level corpus may have at most " +
+         std::to_string(kMaxCorpusBytes >> 20) +
+         " MiB (it is held in memory, 4 bytes a character)");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("cannot be read (permission denied?)");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // Read in chunks, each checked as it comes: a binary file is refused at its first NUL byte
+  // without reading the rest.
+  std::string bytes;
+  bytes.reserve(static_cast<size_t>(size));
+  std::vector<char> chunk(1 << 20);
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto got = static_cast<size_t>(in.gcount());
+    if (const auto* nul = static_cast<const char*>(std::memchr(chunk.data(), '\0', got)))
+      fail("is binary, not text (a NUL byte at offset " +
+           std::to_string(bytes.size() + static_cast<size_t>(nul - chunk.data())) + ")");
+    bytes.append(chunk.data(), got);
+    if (bytes.size() > kMaxCorpusBytes) fail("grew past the size limit while being read");
+  }
   if (in.bad()) fail("read error");
-  const std::string bytes = buffer.str();
   if (bytes.empty()) fail("is empty");
-  if (const auto nul = bytes.find('\0'); nul != std::string::npos)
-    fail("is binary, not text (a NUL byte at offset " + std::to_string(nul) + ")");
   size_t bad = 0;
   auto decoded = decodeUtf8(bytes, &bad);
   if (!decoded) fail("is not UTF-8 text (invalid byte at offset " + std::to_string(bad) + ")");

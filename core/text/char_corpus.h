@@ -9,8 +9,14 @@
 
 namespace fl::text {
 
+// The largest corpus file read (its characters are held as 4-byte code points, then as ids):
+// 256 MiB, far above the corpora these models train on (Tiny Shakespeare is 1 MiB).
+inline constexpr uint64_t kMaxCorpusBytes = uint64_t{256} << 20;
+
 // Reads a UTF-8 text file. Throws std::runtime_error naming the path when it is missing,
-// unreadable, a folder, empty, binary (a NUL byte) or not UTF-8 (with the byte offset).
+// unreadable, a folder, not a regular file (a device, a pipe), empty, larger than
+// kMaxCorpusBytes, binary (a NUL byte, found as the file is read) or not UTF-8 (with the byte
+// offset).
 std::u32string loadTextFile(const std::string& path);
 
 // Characters -> token ids 0..size-1, in code-point order (so ids are stable for a corpus).

@@ -91,6 +91,12 @@ class TestFullDisk : public QObject {
       const std::string where = " FROM runs WHERE id = " + std::to_string(id);
       const std::string status = queryText(d, "SELECT status" + where);
       if (status == "finished") continue;
+      // A failed or cancelled run's status was written after the loss: its message must not
+      // say otherwise (only a finished run, recorded interrupted, lost its final status).
+      if (status != "interrupted")
+        QVERIFY2(
+            queryText(d, "SELECT message" + where).find("its final status") == std::string::npos,
+            queryText(d, "SELECT message" + where).c_str());
       // A run of the other group, cancelled with all its writes stored when the first group's
       // failed (the groups race), lost nothing to name.
       if (status == "cancelled" &&

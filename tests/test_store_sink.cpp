@@ -20,6 +20,7 @@
 #include "core/engine/system_metrics.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
+#include "core/store/store_writer.h"
 #include "experiments/builtin_experiments.h"
 
 namespace fs = std::filesystem;
@@ -125,6 +126,20 @@ class TestStoreSink : public QObject {
   }
 
  private slots:
+  // What the store lacks, said of a lost batch: its final status only where it is still lost.
+  // A failed run's status is written by the one small write after the loss, so its message
+  // must not say the status was not written.
+  void aLostBatchIsDescribedWithItsStatusOnlyWhileTheStatusIsLost() {
+    fl::StatusEvent failed;
+    failed.status = fl::RunStatus::Failed;
+    const std::vector<fl::Event> lost{fl::MetricEvent{"train/loss", 3, 0.1, 2.0},
+                                      fl::MetricEvent{"train/loss", 5, 0.2, 1.5}, failed};
+    QCOMPARE(fl::store::describeEvents(lost),
+             std::string("its final status (failed), 2 metric points (steps 3-5)"));
+    QCOMPARE(fl::store::describeEvents(lost, /*withStatus=*/false),
+             std::string("2 metric points (steps 3-5)"));
+  }
+
   void aLiveRunIsRecordedCompletely() {
     const auto db = path("live.db");
     RunStore store(db);

@@ -54,13 +54,16 @@ StoreSinkFailure recordLoss(std::optional<RunStore>& store, const std::string& p
   failure.error = error;
   failure.unwritten = describeEvents(lost);
   const StatusEvent* end = terminalStatus(lost);
-  const RunStatus status =
-      end && end->status != RunStatus::Finished ? end->status : RunStatus::Interrupted;
+  // A failed or cancelled run's status is what the write below records: once it is written,
+  // the status is no longer among what was lost (a finished run's is: it reads interrupted).
+  const bool keepsStatus = end && end->status != RunStatus::Finished;
+  const RunStatus status = keepsStatus ? end->status : RunStatus::Interrupted;
+  const std::string lostOnceRecorded = describeEvents(lost, /*withStatus=*/!keepsStatus);
   std::string message = end && end->status == RunStatus::Finished
                             ? "training finished, but the store could not take its last writes"
                             : (end && !end->message.empty() ? end->message + "; " : std::string()) +
                                   "the store could not take its last writes";
-  message += " (" + error + "); not written: " + failure.unwritten;
+  message += " (" + error + "); not written: " + lostOnceRecorded;
   // A checkpoint whose row was in the lost batch is named nowhere (the store's next open would
   // delete it as stray): deleted now, it gives a full disk back the room for the write below.
   for (const auto& event : lost)
@@ -80,6 +83,7 @@ StoreSinkFailure recordLoss(std::optional<RunStore>& store, const std::string& p
     }
     failure.recorded = status;
     failure.recordedMessage = message;
+    failure.unwritten = lostOnceRecorded;
   } catch (const std::exception&) {
     // The row stays `running` under this process: whoever opens the store after it ends
     // marks the run interrupted.
@@ -172,9 +176,9 @@ void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
 
 }  // namespace
 
-std::string describeEvents(const std::vector<Event>& events) {
+std::string describeEvents(const std::vector<Event>& events, bool withStatus) {
   std::vector<std::string> parts;
-  if (const StatusEvent* end = terminalStatus(events))
+  if (const StatusEvent* end = withStatus ? terminalStatus(events) : nullptr)
     parts.push_back("its final status (" + toString(end->status) + ")");
   int64_t metrics = 0, snapshots = 0, firstStep = -1, lastStep = -1, progressStep = -1;
   std::vector<int64_t> checkpoints;

@@ -46,8 +46,9 @@ struct StoreSinkFailure {
   std::string recordedMessage;
 };
 
-// "its final status (finished), 40 metric points (steps 10-40), ..." for a batch of events.
-std::string describeEvents(const std::vector<Event>& events);
+// "its final status (finished), 40 metric points (steps 10-40), ..." for a batch of events;
+// without the final status when `withStatus` is false (it was written after all).
+std::string describeEvents(const std::vector<Event>& events, bool withStatus = true);
 
 class StoreWriter {
  public:

@@ -16,7 +16,10 @@
 #include <QPushButton>
 #include <QTableView>
 
+#include <algorithm>
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
@@ -65,6 +68,27 @@ class KnownExperiment : public fl::Experiment {
   std::vector<fl::study::StudySpec> studies() const override { return {knownStudy()}; }
   std::unique_ptr<fl::Trial> createTrial(const fl::TrialContext&) const override {
     return std::make_unique<KnownTrial>();
+  }
+};
+
+// A trial that would take minutes (a million 1 ms steps): a run of it is always stopped first.
+class EndlessTrial : public fl::Trial {
+ public:
+  fl::TrialPlan plan() const override { return {1000000, 1000000, 1000000, 1000000}; }
+  fl::StepLoss trainStep(int64_t) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return 0.0;
+  }
+  void evaluate(int64_t, bool, fl::EvalReport&) override {}
+};
+
+class EndlessExperiment : public KnownExperiment {
+ public:
+  std::string name() const override { return "endless"; }
+  std::vector<fl::study::StudySpec> studies() const override { return {}; }
+  int usefulThreads(const nlohmann::json&) const override { return 1; }
+  std::unique_ptr<fl::Trial> createTrial(const fl::TrialContext&) const override {
+    return std::make_unique<EndlessTrial>();
   }
 };
 
@@ -130,7 +154,10 @@ class TestStudyView : public QObject {
   }
 
  private slots:
-  void initTestCase() { m_registry.add(std::make_shared<KnownExperiment>()); }
+  void initTestCase() {
+    m_registry.add(std::make_shared<KnownExperiment>());
+    m_registry.add(std::make_shared<EndlessExperiment>());
+  }
 
   void theTableGridAndFigureSayWhatTheRunsGave() {
     fl::store::RunStore store((m_dir.path() + "/study.db").toStdString());
@@ -287,6 +314,64 @@ class TestStudyView : public QObject {
     QVERIFY(!lab.view.resumeButton()->isEnabled());
     QVERIFY(!lab.view.stopButton()->isEnabled());
     QCOMPARE(lab.view.resumeButton()->toolTip(), QString("Every run of the study finished"));
+  }
+
+  // The window stopped the study; another process (`sweep resume`) then finished its runs. The
+  // study shown again (Resume's refusal, or opened from History) reads as the store says, and
+  // the window's views of those runs are read again, so the Runs dock follows: before, the
+  // window's own "cancelled" stood over the store until it restarted.
+  void aStudyFinishedByAnotherProcessReadsAsTheStoreSays() {
+    const std::string path = (m_dir.path() + "/elsewhere.db").toStdString();
+    fl::store::RunStore store(path);
+    auto spec = fl::study::StudySpec::fromText(
+        R"({"name": "endless", "grid": {"width": [1, 2]}, "seeds": [1]})");
+    spec.experiment = "endless";
+    const auto expansion = fl::study::expandStudy(*m_registry.find("endless"), spec);
+    QVERIFY(expansion.ok());
+    const int64_t id = fl::study::StudyStore(store).create(spec, expansion);
+    StudyLab lab(m_registry, store);
+    lab.queue.setCores(1);
+    QVERIFY(lab.view.setStudy(id));
+    QCOMPARE(lab.queue.addStudy(id, nullptr), int64_t(2));
+    lab.queue.cancelStudy(id);  // the Study tab's Stop
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (lab.queue.drain(), !lab.queue.hasStudyWork(id) && lab.queue.closingCount() == 0), 20000);
+    // The run that started is cancelled; the one still queued was never started.
+    std::vector<int64_t> runs;
+    for (auto run : lab.queue.runs())
+      if (lab.views.find(run)) runs.push_back(run);
+    std::sort(runs.begin(), runs.end());
+    QVERIFY(!runs.empty());
+    for (auto run : runs) QVERIFY(lab.views.find(run)->status() == fl::RunStatus::Cancelled);
+    lab.view.refresh();
+    QVERIFY2(lab.view.summary()->text().contains("cancelled"),
+             qPrintable(lab.view.summary()->text()));
+
+    {  // Another process resumes the study and finishes every run, on its own connection.
+      fl::store::RunStore other(path);
+      fl::study::StudyStore studies(other);
+      for (const auto& r : studies.results(id)) {
+        const int64_t run = r.runId ? r.runId : studies.claim(id, r.cell).runId;
+        other.writeEvents(run, {fl::MetricEvent{"test/m", 1, 0.1, 7.0}});
+        other.finishRun(run, fl::RunStatus::Finished, "");
+      }
+    }
+    QSignalSpy reloaded(&lab.view, &fl::gui::StudyView::runsReloaded);
+    QVERIFY(lab.view.setStudy(id));  // shown again
+    QVERIFY2(lab.view.summary()->text().contains("2 finished") &&
+                 !lab.view.summary()->text().contains("cancelled"),
+             qPrintable(lab.view.summary()->text()));
+    QVERIFY(!lab.view.resumeButton()->isEnabled());
+    QCOMPARE(reloaded.count(), 1);
+    auto ids = reloaded.front().front().value<std::vector<int64_t>>();
+    std::sort(ids.begin(), ids.end());
+    QCOMPARE(ids, runs);
+    for (auto run : runs) {
+      QVERIFY(lab.views.find(run)->status() == fl::RunStatus::Finished);
+      QCOMPARE(lab.views.find(run)->metrics().at("test/m").values.back(), 7.0);
+    }
+    lab.view.refresh();  // in step with the store now: nothing more to read again
+    QCOMPARE(reloaded.count(), 1);
   }
 
   void aNarrowGridKeepsEverySeedColumnInView() {

@@ -116,6 +116,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
     if (m_queue->addStudy(id, &error) == 0 && !error.empty())
       showError(QString::fromStdString(error));
   });
+  connect(m_study, &StudyView::runsReloaded, this, &MainWindow::showReloadedRuns);
   connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
     if (m_tabs->widget(index) == m_history) refreshHistory();
   });
@@ -272,6 +273,9 @@ void MainWindow::openStudy(int64_t studyId) {
 bool MainWindow::resumeRun(int64_t runId) {
   std::string error;
   if (!m_queue->resume(runId, &error)) {
+    // The store refused it (another process finished it, say): the view shows the store's run.
+    if (!m_queue->isLive(runId) && m_views->find(runId) && m_views->reload(runId))
+      showReloadedRuns({runId});
     showError(QString::fromStdString(error));
     return false;
   }
@@ -294,6 +298,15 @@ void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
 }
 
 void MainWindow::refreshHistory() { m_history->refresh(); }
+
+void MainWindow::showReloadedRuns(const std::vector<int64_t>& runIds) {
+  bool shown = false;
+  for (auto id : runIds) {
+    m_runsModel->updateRun(id);
+    shown = shown || std::count(m_display->shown().begin(), m_display->shown().end(), id) > 0;
+  }
+  if (shown) m_display->redraw();
+}
 
 void MainWindow::forgetDeletedRuns(const std::vector<int64_t>& runIds) {
   // The display first: it redraws the runs left from their views. History refused live runs,

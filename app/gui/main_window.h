@@ -73,6 +73,9 @@ class MainWindow : public QMainWindow {
   void compareRuns(const std::vector<int64_t>& runIds);
   bool resumeRun(int64_t runId);
   void refreshHistory();
+  // Views another process changed in the store, read again: their Runs-dock rows and, where
+  // shown, the display follow.
+  void showReloadedRuns(const std::vector<int64_t>& runIds);
   // Runs deleted from the store leave the display, the Runs dock, the views and the study view.
   void forgetDeletedRuns(const std::vector<int64_t>& runIds);
   QStringList exportShownRun(const QString& folder);

@@ -484,11 +484,17 @@ void StudyView::refresh() {
     m_summary->setText(QString("Cannot read the study: %1").arg(e.what()));
     return;
   }
-  // The live runs over the store's rows: their status now and every value they reported.
+  // The runs live in this window over the store's rows: their status now and every value they
+  // reported. A run not live here is as the store has it; where this window's view of it says
+  // otherwise, another process (`sweep resume`) changed it, and the view is read again.
   study::StatusCounts<int64_t> counts;
+  std::vector<int64_t> reloaded;
   for (auto& r : m_results) {
     const RunView* view = r.runId ? m_views.find(r.runId) : nullptr;
-    if (view && m_queue.studyOf(r.runId) == m_studyId) {
+    if (view && !m_queue.isLive(r.runId) && r.status &&
+        (view->status() != *r.status || view->message() != r.message)) {
+      if (m_views.reload(r.runId)) reloaded.push_back(r.runId);
+    } else if (view && m_queue.isLive(r.runId) && m_queue.studyOf(r.runId) == m_studyId) {
       r.status = view->status();
       for (const auto& [key, series] : view->metrics()) {
         if (series.values.empty()) continue;
@@ -498,6 +504,7 @@ void StudyView::refresh() {
     }
     ++counts[r.status];
   }
+  if (!reloaded.empty()) emit runsReloaded(reloaded);
   // Resume has work while a run is not finished and the queue holds none of the study; Stop
   // while the queue does.
   const bool queued = m_queue.hasStudyWork(m_studyId);

@@ -86,6 +86,8 @@ class StudyView : public QWidget {
   void compareRequested(std::vector<int64_t> runIds);
   void resumeRequested(int64_t studyId);
   void stopRequested(int64_t studyId);
+  // Views of the study's runs read again from the store: another process changed them.
+  void runsReloaded(std::vector<int64_t> runIds);
 
  protected:
   void resizeEvent(QResizeEvent* event) override;

@@ -207,6 +207,27 @@ class TestCliSweep : public QObject {
     }
   }
 
+  // A study of claims run shorter than it declares judges none of them, naming why, and says
+  // under its description what it changed.
+  void aStudyOfClaimsRunShortenedJudgesNoClaim() {
+    const QString db = path("claims.db");
+    auto r = runCli({"sweep", "run", "fope", "--study", "encodings", "--seeds", "1,2", "--set",
+                     "steps=4", "--set", "eval_every=4", "--set", "eval_tokens=128", "--set",
+                     "passkey_samples=2", "--db", db, "--device", "cpu"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("- not judged: FoPE's perplexity grows less than RoPE's"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("departs: steps 4 (the study's 2000))"), qPrintable(r.out));
+    QVERIFY2(!r.out.contains("- holds") && !r.out.contains("CONTRADICTED") &&
+                 !r.out.contains("- unresolved"),
+             qPrintable(r.out));
+    auto shown = runCli({"sweep", "show", "1", "--db", db});
+    QVERIFY2(shown.exitCode == 0, qPrintable(shown.err));
+    QVERIFY2(shown.out.contains("Departs from the study's settings: steps 4 (the study's 2000); "
+                                "evaluation: eval_tokens 128 (the study's 8192)"),
+             qPrintable(shown.out));
+  }
+
   void badStudiesExitTwoAndStoreNothing_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");

@@ -195,6 +195,23 @@ class TestStudyAggregate : public QObject {
     claim.better = "higher";  // the same numbers, claimed the other way round
     QCOMPARE(int(judgeClaims({claim}, cells).at(0).outcome), int(ClaimOutcome::Contradicted));
 
+    // A side run otherwise than the study declares: its numbers shown, its departure named,
+    // no outcome; a cell on neither side departing changes nothing.
+    auto departed = cells;
+    for (auto& cell : departed)
+      if (cell.config.value("dataset", "") == "beta") cell.departures = {"epochs 3 (x)"};
+    QCOMPARE(int(judgeClaims({claim}, departed).at(0).outcome), int(ClaimOutcome::Contradicted));
+    for (auto& cell : departed)
+      if (cell.config.value("head", "") == "linear")
+        cell.departures = {"epochs 20 (the study's 500)"};
+    const auto notJudged = judgeClaims({claim}, departed).at(0);
+    QCOMPARE(int(notJudged.outcome), int(ClaimOutcome::NotJudged));
+    QCOMPARE(notJudged.b.n, 2);
+    QVERIFY2(notJudged.summary().find("not judged: the Fourier head fits gmm2 better") == 0 &&
+                 notJudged.summary().find("; departs: epochs 20 (the study's 500))") !=
+                     std::string::npos,
+             notJudged.summary().c_str());
+
     // The ratio metric / over per run: smoothness is kl / 10 in every run, so the sides are
     // 0.1 each, equal: unresolved (d = 0 within 2 SE = 0).
     claim.metric = "test/smoothness";

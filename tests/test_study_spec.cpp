@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/engine/config.h"
+#include "core/engine/reference_check.h"
 #include "core/engine/registry.h"
 #include "core/store/config_hash.h"
 #include "core/study/axis_values.h"
@@ -235,6 +236,59 @@ class TestStudySpec : public QObject {
     auto mine = cellsOf(own);
     fl::study::markDepartures(fourierHead(), own, mine);
     for (const auto& cell : mine) QVERIFY(cell.compared());
+  }
+
+  // A study of claims (no published figures) is held to its own declared settings: shortened,
+  // every cell departs in its steps, and the sentence under its description names that, the
+  // evaluation settings, the seeds and the runs; as declared, nothing departs and nothing is
+  // said. A linear head's frequencies (a value it does not use) never depart.
+  void aShortenedStudyOfClaimsDepartsFromItsOwnSettings() {
+    const fl::Experiment& fope = *registry().find("fope");
+    auto cellsOf = [&](const fl::study::StudySpec& spec) {
+      std::vector<fl::study::AggregateCell> cells;
+      for (const auto& c : fl::study::expandStudy(fope, spec).cells) {
+        fl::study::AggregateCell cell;
+        cell.arm = c.arm;
+        cell.axes = c.axes;
+        cell.config = c.config;
+        cells.push_back(cell);
+      }
+      return cells;
+    };
+    const auto declared = *fope.findStudy("encodings");
+    QVERIFY(!declared.claims.empty() && !declared.references);
+    auto asDeclared = cellsOf(declared);
+    fl::study::markDepartures(fope, declared, asDeclared);
+    for (const auto& cell : asDeclared) QVERIFY(cell.compared());
+    QCOMPARE(fl::study::departureNote(fope, declared), std::string());
+
+    auto shortened = declared;
+    shortened.overrides["steps"] = 100;
+    shortened.overrides["eval_tokens"] = 2048;
+    shortened.seeds = {1, 2};
+    auto quick = cellsOf(shortened);
+    fl::study::markDepartures(fope, shortened, quick);
+    for (const auto& cell : quick)
+      QCOMPARE(cell.departures, std::vector<std::string>{"steps 100 (the study's 2000)"});
+    QCOMPARE(fl::study::departureNote(fope, shortened),
+             std::string("Departs from the study's settings: steps 100 (the study's 2000); "
+                         "evaluation: eval_tokens 2048 (the study's 8192); seeds 1, 2 (the "
+                         "study's 1, 2, 3); 8 runs (the study's 12)."));
+
+    // The paper's Table 1 with a linear head's unused frequencies changed: no departure.
+    const auto table1 = *fourierHead().findStudy("table1");
+    auto linear = fl::study::expandStudy(fourierHead(), table1).cells;
+    for (const auto& c : linear) {
+      if (c.config.at("head") != "linear") continue;
+      auto changed = c.config;
+      changed["frequencies"] = 40;
+      QCOMPARE(fl::departuresFromPaper(fourierHead().allParams(), c.config, "", changed),
+               std::vector<std::string>{});
+      changed["head"] = "fourier";  // now it uses them
+      QCOMPARE(fl::departuresFromPaper(fourierHead().allParams(), c.config, "", changed).size(),
+               size_t(2));
+      break;
+    }
   }
 
   void table1SharesItsRunsWithTheFrequencyStudy() {

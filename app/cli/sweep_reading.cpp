@@ -100,8 +100,12 @@ std::string axesText(const std::vector<study::Axis>& axes) {
   return out;
 }
 
-int showStudy(const StudyStore& studies, int64_t id, const std::string& path, bool json) {
+int showStudy(const ExperimentRegistry& registry, const StudyStore& studies, int64_t id,
+              const std::string& path, bool json) {
   const StudyRecord r = requireStudy(studies, id, path);
+  const auto experiment = registry.find(r.experiment);
+  // The description speaks of the declared study; what this one changed is said under it.
+  const std::string departs = experiment ? study::departureNote(*experiment, r.spec) : "";
   const auto results = studies.results(id);
   if (json) {
     nlohmann::json runs = nlohmann::json::array();
@@ -121,6 +125,7 @@ int showStudy(const StudyStore& studies, int64_t id, const std::string& path, bo
                           {"counts", study::countsJson(r.statusCounts)},
                           {"created", r.created},
                           {"spec", nlohmann::json::parse(r.spec.toJson().dump())},
+                          {"departs", departs},
                           {"runs", runs}};
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
@@ -129,6 +134,7 @@ int showStudy(const StudyStore& studies, int64_t id, const std::string& path, bo
   std::printf("study %lld: %s%s\n", static_cast<long long>(r.id), r.name.c_str(),
               s.title.empty() ? "" : (" - " + s.title).c_str());
   if (!s.description.empty()) std::printf("  %s\n", s.description.c_str());
+  if (!departs.empty()) std::printf("  %s\n", departs.c_str());
   std::printf("  experiment %s, created %s, status %s\n", r.experiment.c_str(),
               formatTime(r.created).c_str(), toString(r.status()).c_str());
   if (!s.preset.empty()) std::printf("  preset: %s\n", s.preset.c_str());
@@ -354,7 +360,7 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
   StudyStore studies(runs);
   try {
     if (args.action == "list") return listStudies(studies, args.json);
-    if (args.action == "show") return showStudy(studies, args.id, runs.path(), args.json);
+    if (args.action == "show") return showStudy(registry, studies, args.id, runs.path(), args.json);
     if (args.action == "table") {
       printStudyTable(registry, runs, args.id, args, stdout);
       return kExitOk;

@@ -516,19 +516,25 @@ void StudyView::refresh() {
                                               "are kept; interrupted ones continue from their "
                                               "checkpoints)")
                                   : "Every run of the study finished");
-  m_title->setText(QString("<h3>Study %1: %2</h3>%3")
+  // The description speaks of the declared study; what this one changed is said under it.
+  const auto experiment = m_queue.registry().find(spec.experiment);
+  const std::string departs = experiment ? study::departureNote(*experiment, spec) : "";
+  m_title->setText(QString("<h3>Study %1: %2</h3>%3%4")
                        .arg(m_studyId)
                        .arg(QString::fromStdString(spec.title.empty() ? m_record->name : spec.title)
                                 .toHtmlEscaped(),
-                            QString::fromStdString(spec.description).toHtmlEscaped()));
+                            QString::fromStdString(spec.description).toHtmlEscaped(),
+                            departs.empty()
+                                ? QString()
+                                : "<br><span style='color:#a05a00'>" +
+                                      QString::fromStdString(departs).toHtmlEscaped() + "</span>"));
   QStringList parts;
   for (const auto& [status, n] : counts)
     if (status) parts << QString("%1 %2").arg(n).arg(QString::fromStdString(toString(*status)));
   if (counts.count(std::nullopt)) parts << QString("%1 not started").arg(counts[std::nullopt]);
   m_summary->setText(QString("<b>%1 runs</b>: %2").arg(m_results.size()).arg(parts.join(", ")));
   m_cells = study::aggregate(m_results, statOf(spec));
-  if (auto experiment = m_queue.registry().find(spec.experiment))
-    study::markDepartures(*experiment, spec, m_cells);
+  if (experiment) study::markDepartures(*experiment, spec, m_cells);
   showClaims(spec.claims);
   drawGrid(m_cells);
   study::StudyTableInput input;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "core/engine/config.h"
 
@@ -66,17 +67,23 @@ bool isPresetConfig(const std::vector<ParamSpec>& specs, const nlohmann::json& p
          departuresFromPaper(specs, expected.values, rowKey, config).empty();
 }
 
-std::vector<std::string> departuresFromPaper(const std::vector<ParamSpec>& specs,
-                                             const nlohmann::json& paperConfig,
-                                             const std::string& rowKey,
-                                             const nlohmann::json& config) {
+namespace {
+
+// The parameters `counts` picks in which `config` differs from `reference`, as
+// "epochs 3 (the paper's 500)".
+std::vector<std::string> differences(const std::vector<ParamSpec>& specs,
+                                     const nlohmann::json& reference, const nlohmann::json& config,
+                                     const std::string& whose,
+                                     const std::function<bool(const ParamSpec&)>& counts) {
   std::vector<std::string> out;
   for (const auto& spec : specs) {
-    if (spec.group == "run" || spec.group == "evaluation" || spec.name == rowKey) continue;
-    const auto theirs = paperConfig.find(spec.name);
+    if (!counts(spec)) continue;
+    // A value neither run uses (a linear head's frequencies) changes nothing compared.
+    if (!isUsed(spec, config) && !isUsed(spec, reference)) continue;
+    const auto theirs = reference.find(spec.name);
     const auto mine = config.is_object() ? config.find(spec.name) : config.end();
     const bool same =
-        mine != config.end() && theirs != paperConfig.end() &&
+        mine != config.end() && theirs != reference.end() &&
         // 0 and 0.0 are the same setting.
         (mine->is_number() && theirs->is_number() ? mine->get<double>() == theirs->get<double>()
                                                   : *mine == *theirs);
@@ -85,10 +92,30 @@ std::vector<std::string> departuresFromPaper(const std::vector<ParamSpec>& specs
       // An empty text shows as "" so that the sentence still reads.
       return v.is_string() && !v.get<std::string>().empty() ? v.get<std::string>() : v.dump();
     };
-    out.push_back(spec.name + " " + (mine != config.end() ? text(*mine) : "unset") +
-                  " (the paper's " + (theirs != paperConfig.end() ? text(*theirs) : "unset") + ")");
+    out.push_back(spec.name + " " + (mine != config.end() ? text(*mine) : "unset") + " (" + whose +
+                  " " + (theirs != reference.end() ? text(*theirs) : "unset") + ")");
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> departuresFromPaper(const std::vector<ParamSpec>& specs,
+                                             const nlohmann::json& paperConfig,
+                                             const std::string& rowKey,
+                                             const nlohmann::json& config,
+                                             const std::string& whose) {
+  return differences(specs, paperConfig, config, whose, [&](const ParamSpec& spec) {
+    return spec.group != "run" && spec.group != "evaluation" && spec.name != rowKey;
+  });
+}
+
+std::vector<std::string> evaluationDifferences(const std::vector<ParamSpec>& specs,
+                                               const nlohmann::json& referenceConfig,
+                                               const nlohmann::json& config,
+                                               const std::string& whose) {
+  return differences(specs, referenceConfig, config, whose,
+                     [](const ParamSpec& spec) { return spec.group == "evaluation"; });
 }
 
 std::string joinVerdicts(const std::vector<ReferenceVerdict>& verdicts) {

@@ -40,12 +40,23 @@ bool isPresetConfig(const std::vector<ParamSpec>& specs, const nlohmann::json& p
                     const std::string& rowKey, const nlohmann::json& config);
 
 // The parameters in which `config` departs from the paper's complete `paperConfig`, as
-// "epochs 3 (the paper's 500)", in declaration order; the run and evaluation settings and
-// `rowKey` never depart. Empty: the paper's experiment. The one rule for runs and studies.
+// "epochs 3 (the paper's 500)", in declaration order; the run and evaluation settings, `rowKey`
+// and a parameter neither config uses (ParamSpec::condition) never depart. Empty: the paper's
+// experiment. The one rule for runs and studies; `whose` names the reference ("the study's" for
+// a study's own declared settings).
 std::vector<std::string> departuresFromPaper(const std::vector<ParamSpec>& specs,
                                              const nlohmann::json& paperConfig,
                                              const std::string& rowKey,
-                                             const nlohmann::json& config);
+                                             const nlohmann::json& config,
+                                             const std::string& whose = "the paper's");
+
+// How `config`'s evaluation settings (eval_tokens, passkey_samples, ...) differ from
+// `referenceConfig`'s, in the same words. They change how precisely a run is measured, not
+// what it trains: named beside a verdict, they never withhold it.
+std::vector<std::string> evaluationDifferences(const std::vector<ParamSpec>& specs,
+                                               const nlohmann::json& referenceConfig,
+                                               const nlohmann::json& config,
+                                               const std::string& whose);
 
 // The verdicts' texts joined with "; " (empty when none).
 std::string joinVerdicts(const std::vector<ReferenceVerdict>& verdicts);

@@ -1,5 +1,6 @@
 #include "core/study/paper_departure.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "core/engine/reference_check.h"
@@ -8,15 +9,6 @@
 namespace fl::study {
 
 namespace {
-
-// The built-in study a spec was made from: the one with the same published figures.
-std::optional<StudySpec> paperStudyOf(const Experiment& experiment, const StudySpec& spec) {
-  if (!spec.references) return std::nullopt;
-  const auto references = spec.toJson()["references"];
-  for (const auto& builtin : experiment.studies())
-    if (builtin.references && builtin.toJson()["references"] == references) return builtin;
-  return std::nullopt;
-}
 
 // Axis values are compared as the settings they are: 0 and 0.0 are one value.
 bool sameAxes(const nlohmann::json& a, const nlohmann::json& b) {
@@ -32,22 +24,91 @@ bool sameAxes(const nlohmann::json& a, const nlohmann::json& b) {
   return true;
 }
 
+const StudyCell* sameSetting(const std::vector<StudyCell>& cells, const std::string& arm,
+                             const nlohmann::json& axes) {
+  for (const auto& cell : cells)
+    if (cell.arm == arm && sameAxes(cell.axes, axes)) return &cell;
+  return nullptr;
+}
+
+void addOnce(std::vector<std::string>& list, const std::vector<std::string>& items) {
+  for (const auto& item : items)
+    if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
+std::string join(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+std::string seedList(const std::vector<int64_t>& seeds) {
+  std::vector<std::string> texts;
+  for (auto seed : seeds) texts.push_back(std::to_string(seed));
+  return join(texts, ", ");
+}
+
 }  // namespace
+
+std::optional<DeclaredStudy> declaredStudyOf(const Experiment& experiment, const StudySpec& spec) {
+  const auto json = spec.toJson();
+  for (const auto& builtin : experiment.studies()) {
+    const auto declared = builtin.toJson();
+    if (spec.references && builtin.references && declared["references"] == json["references"])
+      return DeclaredStudy{builtin, "the paper"};
+    if (!spec.references && !builtin.references && !spec.claims.empty() &&
+        declared["claims"] == json["claims"])
+      return DeclaredStudy{builtin, "the study"};
+  }
+  return std::nullopt;
+}
 
 void markDepartures(const Experiment& experiment, const StudySpec& spec,
                     std::vector<AggregateCell>& cells) {
-  const auto paper = paperStudyOf(experiment, spec);
-  if (!paper) return;
-  const auto expansion = expandStudy(experiment, *paper);
+  const auto declared = declaredStudyOf(experiment, spec);
+  if (!declared) return;
+  const auto expansion = expandStudy(experiment, declared->spec);
   const auto params = experiment.allParams();
   for (auto& cell : cells) {
-    cell.departures = {"a setting the paper does not have"};
-    for (const auto& paperCell : expansion.cells)
-      if (paperCell.arm == cell.arm && sameAxes(paperCell.axes, cell.axes)) {
-        cell.departures = departuresFromPaper(params, paperCell.config, "", cell.config);
-        break;
-      }
+    const StudyCell* same = sameSetting(expansion.cells, cell.arm, cell.axes);
+    cell.departures =
+        same ? departuresFromPaper(params, same->config, "", cell.config, declared->whose())
+             : std::vector<std::string>{"a setting " + declared->owner + " does not have"};
   }
+}
+
+std::string departureNote(const Experiment& experiment, const StudySpec& spec) {
+  const auto declared = declaredStudyOf(experiment, spec);
+  if (!declared) return "";
+  const auto ours = expandStudy(experiment, spec);
+  const auto theirs = expandStudy(experiment, declared->spec);
+  if (!ours.ok() || !theirs.ok()) return "";
+  const auto params = experiment.allParams();
+  std::vector<std::string> training, evaluation;
+  bool unknownSetting = false;
+  for (const auto& cell : ours.cells) {
+    const StudyCell* same = sameSetting(theirs.cells, cell.arm, cell.axes);
+    if (!same) {
+      unknownSetting = true;
+      continue;
+    }
+    addOnce(training,
+            departuresFromPaper(params, same->config, "", cell.config, declared->whose()));
+    addOnce(evaluation,
+            evaluationDifferences(params, same->config, cell.config, declared->whose()));
+  }
+  std::vector<std::string> parts;
+  if (!training.empty()) parts.push_back(join(training, ", "));
+  if (unknownSetting) parts.push_back("settings it does not have");
+  if (!evaluation.empty()) parts.push_back("evaluation: " + join(evaluation, ", "));
+  if (spec.seeds != declared->spec.seeds)
+    parts.push_back("seeds " + seedList(spec.seeds) + " (" + declared->whose() + " " +
+                    seedList(declared->spec.seeds) + ")");
+  if (ours.cells.size() != theirs.cells.size())
+    parts.push_back(std::to_string(ours.cells.size()) + " runs (" + declared->whose() + " " +
+                    std::to_string(theirs.cells.size()) + ")");
+  if (parts.empty()) return "";
+  return "Departs from " + declared->whose() + " settings: " + join(parts, "; ") + ".";
 }
 
 }  // namespace fl::study

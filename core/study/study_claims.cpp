@@ -1,5 +1,6 @@
 #include "core/study/study_claims.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/study/agreement.h"
@@ -53,6 +54,8 @@ std::string toString(ClaimOutcome outcome) {
       return "CONTRADICTED";
     case ClaimOutcome::Unresolved:
       return "unresolved";
+    case ClaimOutcome::NotJudged:
+      return "not judged";
     case ClaimOutcome::NotMeasured:
       break;
   }
@@ -67,6 +70,11 @@ std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
     v.claim = claim;
     v.a = describe(sideValues(claim, claim.metric, claim.a, cells));
     v.b = describe(sideValues(claim, claim.metricOfB(), claim.b, cells));
+    for (const auto& cell : cells)
+      if (matches(claim.a, cell.config) || matches(claim.b, cell.config))
+        for (const auto& d : cell.departures)
+          if (std::find(v.departures.begin(), v.departures.end(), d) == v.departures.end())
+            v.departures.push_back(d);
     if (v.a.n >= 2 && v.b.n >= 2) {
       v.difference = v.a.mean - v.b.mean;
       v.bound = twoStandardErrors(v.a.std, v.a.n, v.b.std, v.b.n);
@@ -83,6 +91,7 @@ std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
                                    : ClaimOutcome::Contradicted;
       }
     }
+    if (!v.departures.empty()) v.outcome = ClaimOutcome::NotJudged;
     verdicts.push_back(std::move(v));
   }
   return verdicts;
@@ -99,6 +108,11 @@ std::string ClaimVerdict::summary() const {
   else
     out += sideText(quantity(claim.metric), claim.a, a) + " against " +
            sideText(quantity(claim.bMetric), claim.b, b);
+  if (outcome == ClaimOutcome::NotJudged) {
+    std::string departs;
+    for (const auto& d : departures) departs += (departs.empty() ? "" : ", ") + d;
+    return out + "; departs: " + departs + ")";
+  }
   if (outcome == ClaimOutcome::NotMeasured) return out + "; needs two finished runs a side)";
   if (claim.better == "similar")
     return out + "; |Δ| " + formatStat(std::abs(difference)) + " ± 2 SE " + formatStat(bound) +
@@ -116,7 +130,9 @@ std::string claimRuleText() {
          "(SE = sqrt(s_a^2 / n_a + s_b^2 / n_b)) in the claimed direction, is contradicted "
          "beyond 2 SE the other way, and is unresolved by these seeds within it; a claim that "
          "two sides are similar holds when |difference| + 2 SE is within its tolerance, is "
-         "contradicted when |difference| - 2 SE exceeds it, and is unresolved between.";
+         "contradicted when |difference| - 2 SE exceeds it, and is unresolved between. A claim "
+         "whose settings depart from the study's declared ones (a shortened study) is not "
+         "judged: its numbers are shown and its departures named.";
 }
 
 }  // namespace fl::study

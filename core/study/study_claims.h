@@ -7,6 +7,9 @@
 //   contradicted  d beyond 2 SE the other way
 //   unresolved    |d| <= 2 SE: these seeds cannot tell
 //   not measured  a side has fewer than two finished runs with the metric
+//   not judged    a side's settings depart from the declared study's (markDepartures: a study
+//                 shortened to try it): its numbers are shown, the departures named, and no
+//                 outcome given, as a table's cell that departs is "not compared"
 //
 // A claim that the sides are similar (within a tolerance w) holds when |d| + 2 SE <= w, is
 // contradicted when |d| - 2 SE > w, and is unresolved between.
@@ -22,7 +25,7 @@
 
 namespace fl::study {
 
-enum class ClaimOutcome { Holds, Contradicted, Unresolved, NotMeasured };
+enum class ClaimOutcome { Holds, Contradicted, Unresolved, NotMeasured, NotJudged };
 
 std::string toString(ClaimOutcome outcome);  // "holds", "CONTRADICTED", "unresolved", ...
 
@@ -31,7 +34,8 @@ struct ClaimVerdict {
   ClaimOutcome outcome = ClaimOutcome::NotMeasured;
   MetricStats a, b;  // the judged values (ratios when the claim has `over`)
   double difference = 0;
-  double bound = 0;  // 2 SE
+  double bound = 0;                     // 2 SE
+  std::vector<std::string> departures;  // of either side's settings; not judged when any
   // "holds: <text> (a 1.21 ± 0.03 (3), b 2.40 ± 0.20 (3); Δ -1.19 beyond 2 SE 0.23)"
   std::string summary() const;
 };

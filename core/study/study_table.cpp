@@ -373,6 +373,7 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
                                {"b", sideJson(v.b)},
                                {"difference", v.difference},
                                {"bound", v.bound},
+                               {"departures", v.departures},
                                {"summary", v.summary()}});
   }
   return out.dump(2) + "\n";

@@ -106,7 +106,8 @@ class TestFullDisk : public QObject {
       QVERIFY2(r.err.contains(named), qPrintable(named + " not in:\n" + r.err));
     }
     QVERIFY2(r.err.contains("not written to the store: its final status"), qPrintable(r.err));
-    QVERIFY2(r.err.contains("sweep resume 1"), qPrintable(r.err));
+    // The command to type next names the store it acted on: copied as printed, it resumes there.
+    QVERIFY2(r.err.contains("`fourierlab-cli sweep resume 1 --db " + d + "`"), qPrintable(r.err));
     QVERIFY2(!r.err.contains("4 of 4 finished"), qPrintable(r.err));
 
     // Room again: the study finishes, every run with its whole curve.
@@ -126,7 +127,7 @@ class TestFullDisk : public QObject {
     QVERIFY2(r.exitCode == 3, qPrintable(QString::number(r.exitCode) + "\n" + r.err));
     QVERIFY2(r.err.contains("run 1: not written to the store: its final status (finished)"),
              qPrintable(r.err));
-    QVERIFY2(r.err.contains("run --resume 1"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("`fourierlab-cli run --resume 1 --db " + d + "`"), qPrintable(r.err));
     verifyResumable(d, 1);
     QVERIFY(queryText(d, "SELECT status FROM runs WHERE id = 1") != "finished");
 

@@ -9,6 +9,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/console_progress.h"
+#include "app/cli/next_command.h"
 #include "core/engine/build_info.h"
 #include "core/engine/device.h"
 #include "core/engine/event_queue.h"
@@ -384,12 +385,11 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     std::fprintf(stderr, "store error: run %lld: not written to the store: %s (%s)\n",
                  static_cast<long long>(prepared.runId), failure->unwritten.c_str(),
                  failure->error.c_str());
-    std::fprintf(stderr,
-                 "run %lld is recorded %s; once the store can be written, `fourierlab-cli run "
-                 "--resume %lld` finishes it\n",
-                 static_cast<long long>(prepared.runId),
-                 toString(failure->recorded.value_or(RunStatus::Interrupted)).c_str(),
-                 static_cast<long long>(prepared.runId));
+    std::fprintf(
+        stderr, "run %lld is recorded %s; once the store can be written, `%s` finishes it\n",
+        static_cast<long long>(prepared.runId),
+        toString(failure->recorded.value_or(RunStatus::Interrupted)).c_str(),
+        nextCommand("run --resume " + std::to_string(prepared.runId), store->path()).c_str());
     return kExitStoreError;
   }
   return exitCodeFor(outcome.finalStatus, outcome.cancelRequested ? signals.received() : 0);

@@ -8,6 +8,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/console_progress.h"
+#include "app/cli/next_command.h"
 #include "app/cli/sweep_reading.h"
 #include "app/cli/sweep_slurm.h"
 #include "app/cli/sweep_spec.h"
@@ -57,6 +58,7 @@ std::string progressSuffix(const study::StudyProgress& p) {
 
 int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, int64_t studyId,
                const SweepArgs& args) {
+  const std::string resumeCommand = nextCommand("sweep resume " + std::to_string(studyId), dbPath);
   study::StudySchedulerOptions options;
   options.requestedParallel = args.parallel;
   options.requestedThreads = args.threads;
@@ -132,19 +134,17 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
     std::fprintf(stderr, "store error: %s\n", e.what());
     std::fprintf(stderr,
                  "study %lld stopped: not everything was written to the store; once it can be "
-                 "written, `fourierlab-cli sweep resume %lld` finishes the study\n",
-                 static_cast<long long>(studyId), static_cast<long long>(studyId));
+                 "written, `%s` finishes the study\n",
+                 static_cast<long long>(studyId), resumeCommand.c_str());
     return kExitStoreError;
   }
   if (outcome.abandoned > 0) {
     // Every run's end is in the store; their threads are inside steps that never ended.
     const int signal = signals.received();
-    std::fprintf(stderr,
-                 "stopped by %s: %d run%s recorded cancelled (%s); continue with "
-                 "`fourierlab-cli sweep resume %lld`\n",
+    std::fprintf(stderr, "stopped by %s: %d run%s recorded cancelled (%s); continue with `%s`\n",
                  signal ? InterruptSignals::name(signal).c_str() : "a stop request",
                  outcome.abandoned, outcome.abandoned == 1 ? "" : "s", outcome.abandonedWhy.c_str(),
-                 static_cast<long long>(studyId));
+                 resumeCommand.c_str());
     InterruptSignals::exitLeavingStuckThreads(signal ? InterruptSignals::exitCode(signal)
                                                      : kExitCancelled);
   }
@@ -158,11 +158,9 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
                formatDuration(p.elapsedSeconds).c_str());
   if (outcome.cancelled) {
     const int signal = signals.received();
-    std::fprintf(stderr,
-                 "stopped by %s: every run saved a checkpoint; continue with "
-                 "`fourierlab-cli sweep resume %lld`\n",
+    std::fprintf(stderr, "stopped by %s: every run saved a checkpoint; continue with `%s`\n",
                  signal ? InterruptSignals::name(signal).c_str() : "a stop request",
-                 static_cast<long long>(studyId));
+                 resumeCommand.c_str());
     return signal ? InterruptSignals::exitCode(signal) : kExitCancelled;
   }
   if (p.finished == p.total) {
@@ -171,11 +169,10 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
     table.format = "md";
     printStudyTable(registry, runs, studyId, table, stdout);
   } else if (p.elsewhere == 0) {
-    std::fprintf(stderr,
-                 "%lld runs did not finish; `fourierlab-cli sweep show %lld` says why, "
-                 "`sweep resume %lld` trains them again\n",
-                 static_cast<long long>(p.total - p.finished), static_cast<long long>(studyId),
-                 static_cast<long long>(studyId));
+    std::fprintf(stderr, "%lld runs did not finish; `%s` says why, `%s` trains them again\n",
+                 static_cast<long long>(p.total - p.finished),
+                 nextCommand("sweep show " + std::to_string(studyId), dbPath).c_str(),
+                 resumeCommand.c_str());
   }
   return p.failed > 0 ? kExitRunFailed : kExitOk;
 }

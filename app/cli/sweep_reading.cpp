@@ -9,6 +9,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/figure_file.h"
+#include "app/cli/next_command.h"
 #include "core/engine/atomic_file.h"
 #include "core/engine/config.h"
 #include "core/engine/export_values.h"
@@ -164,7 +165,8 @@ int showStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
   }
   if (listed > 20) std::printf("    ... and %d more\n", listed - 20);
   if (listed > 0)
-    std::printf("  `fourierlab-cli sweep resume %lld` trains them\n", static_cast<long long>(r.id));
+    std::printf("  `%s` trains them\n",
+                nextCommand("sweep resume " + std::to_string(r.id), path).c_str());
   return kExitOk;
 }
 

@@ -315,9 +315,11 @@ class TestStudyAggregate : public QObject {
             "dataset,head,arm,metric,n,seeds,mean,std,min,max,paper_mean,paper_std,paper_n,verdict,"
             "agreement\n") == 0,
         csv.c_str());
-    QVERIFY2(csv.find("gmm2,fourier,,test/kl,2,2,0.150,0.014,0.140,0.160,0.146,0.033,,agrees,") !=
-                 std::string::npos,
-             csv.c_str());
+    // Ten significant digits: the std is sqrt(2 x 0.01^2) = 0.01414213562.
+    QVERIFY2(
+        csv.find("gmm2,fourier,,test/kl,2,2,0.15,0.01414213562,0.14,0.16,0.146,0.033,,agrees,") !=
+            std::string::npos,
+        csv.c_str());
 
     req.format = "json";
     const auto j = nlohmann::json::parse(renderStudyTable(in, req));

@@ -6,6 +6,7 @@
 #include "core/engine/config_diff.h"
 #include "core/engine/registry.h"
 #include "experiments/builtin_experiments.h"
+#include "experiments/common/training_memory.h"
 
 using fl::ParamSpec;
 
@@ -299,6 +300,29 @@ class TestConfig : public QObject {
     // Unused matches a key another config lacks too: only a config that uses it can differ.
     const nlohmann::json older = {{"head", "linear"}, {"learnable", true}, {"gain", 0.5}};
     QCOMPARE(fl::differingConfigKeys({&a, &older}), std::vector<std::string>{});
+  }
+
+  // A transformer too large for the device is refused before anything is allocated, by its
+  // weights, gradients and Adam moments alone (16 bytes a parameter); the defaults train.
+  void aTransformerLargerThanTheDeviceIsRefused() {
+    fl::ExperimentRegistry registry;
+    fl::registerBuiltinExperiments(registry);
+    const nlohmann::json huge = {{"d_model", 8192}, {"layers", 128}, {"device", "cpu"}};
+    QCOMPARE(fl::transformer_setup::trainingMemoryFloor(
+                 {{"d_model", 8192}, {"layers", 128}, {"mlp_ratio", 4}}),
+             uint64_t(128) * (4 + 2 * 4) * 8192 * 8192 * 16);
+    for (const char* name : {"fope", "fourier-qk", "addition"}) {
+      const auto experiment = registry.find(name);
+      const auto refused = fl::validateRunConfig(*experiment, huge);
+      bool named = false;
+      for (const auto& issue : refused.issues)
+        named = named ||
+                (issue.key == "d_model" &&
+                 issue.message.find("makes at least 103 billion parameters") != std::string::npos &&
+                 issue.message.find("the device ('cpu') has") != std::string::npos);
+      QVERIFY2(named, (std::string(name) + ": " + refused.summary()).c_str());
+      QVERIFY2(fl::validateRunConfig(*experiment, {{"device", "cpu"}}).ok(), name);
+    }
   }
 
   // Every built-in condition depends on a choice or flag of the same experiment, by values it

@@ -5,6 +5,7 @@
 #include "experiments/addition/addition_trial.h"
 #include "experiments/addition_presets.h"  // generated from presets/*.json
 #include "experiments/addition_studies.h"  // generated from studies/*.json
+#include "experiments/common/training_memory.h"
 
 namespace fl::addition {
 
@@ -187,6 +188,7 @@ std::vector<ConfigIssue> AdditionExperiment::checkConfig(const nlohmann::json& c
     issues.push_back({"heads", "'heads'=" + std::to_string(s.model.heads) +
                                    " does not divide 'd_model'=" + std::to_string(s.model.dModel) +
                                    ": every head gets d_model / heads dimensions"});
+  if (auto memory = transformer_setup::checkTrainingMemory(config)) issues.push_back(*memory);
   const auto needed = 2 * static_cast<int64_t>(s.fourierPeriods.size());
   if (s.embeddingInit == "fourier" && needed > s.model.dModel)
     issues.push_back(

@@ -9,6 +9,7 @@
 #include "experiments/fope/fope_trial.h"
 #include "experiments/fope_presets.h"  // generated from presets/*.json
 #include "experiments/fope_studies.h"  // generated from studies/*.json
+#include "experiments/common/training_memory.h"
 
 namespace fl::fope {
 
@@ -144,6 +145,7 @@ std::vector<Variant> FopeExperiment::comparisonVariants() const {
 std::vector<ConfigIssue> FopeExperiment::checkConfig(const nlohmann::json& config) const {
   const auto s = FopeSettings::fromConfig(config);
   auto issues = char_lm::checkModelAndPosition(config, s.clipFloor);
+  if (auto memory = transformer_setup::checkTrainingMemory(config)) issues.push_back(*memory);
   // The same rules FopeTrial enforces, said before a run exists.
   if (s.zeroShot() && s.passkeyMix > 0)
     issues.push_back({"passkey_mix",

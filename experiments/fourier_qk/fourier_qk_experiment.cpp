@@ -6,6 +6,7 @@
 #include "experiments/fourier_qk/fourier_qk_trial.h"
 #include "experiments/fourier_qk_presets.h"  // generated from presets/*.json
 #include "experiments/fourier_qk_studies.h"  // generated from studies/*.json
+#include "experiments/common/training_memory.h"
 
 namespace fl::fourier_qk {
 
@@ -93,6 +94,7 @@ std::vector<Variant> FourierQkExperiment::comparisonVariants() const {
 std::vector<ConfigIssue> FourierQkExperiment::checkConfig(const nlohmann::json& config) const {
   // No floor clipping here: the position encodings are used as declared.
   auto issues = char_lm::checkModelAndPosition(config, /*clipFloor=*/false);
+  if (auto memory = transformer_setup::checkTrainingMemory(config)) issues.push_back(*memory);
   const int64_t trainLength = config.at("train_len").get<int64_t>();
   for (auto& issue : char_lm::checkCorpus(config, trainLength, "train_len"))
     issues.push_back(std::move(issue));

@@ -1563,6 +1563,11 @@ class TestMainWindow : public QObject {
                                                   launch->studyPlan().spec.overrides.dump())
                                            .c_str());
     QCOMPARE(launch->studyPlan().runs, int64_t(36));
+    // Before it runs, it says what departs from the paper's Table 1.
+    QTRY_VERIFY2(launch->studySummary()->text().contains(
+                     "Departs from the paper's settings: samples 400 (the paper's 5000), epochs 2 "
+                     "(the paper's 500); evaluation: eval_every 1 (the paper's 10)."),
+                 qPrintable(launch->studySummary()->text()));
     QVERIFY(launch->selectStudy(""));
     QVERIFY(!launch->studyPlan().ok());  // nothing varies yet
     // A refused value is named once, above the buttons; the study line points there.
@@ -1575,6 +1580,10 @@ class TestMainWindow : public QObject {
                  QString("No study until the values above are valid."));
     lr->setText(goodLr);
     QTRY_VERIFY(!launch->problemLine()->text().contains("'lr'"));
+    // A list of one value is that value: Run trains it, and nothing says it holds several.
+    QVERIFY(launch->form()->setList("frequencies", "4"));
+    QTRY_VERIFY(launch->runButton()->isEnabled());
+    QVERIFY(launch->problemLine()->text().isEmpty());
     QVERIFY(launch->form()->setList("frequencies", "4,8"));
     QVERIFY(launch->form()->setList("seed", "1,2"));
     QVERIFY(!launch->runButton()->isEnabled());  // lists: Run study, not Run

@@ -16,6 +16,7 @@
 
 #include "core/engine/device_spec.h"
 #include "core/engine/reference_check.h"
+#include "core/study/paper_departure.h"
 #include "core/study/thread_budget.h"
 #include "widgets/config_form.h"
 #include "widgets/vertical_scroll_area.h"
@@ -337,9 +338,17 @@ void LaunchPanel::updateStudy() {
                                              e->usefulThreads(config().values), parallelRuns());
       budget = QString::fromStdString(", " + b.describe());
     }
+    // A built-in study changed in the form says what departs from it before it runs (what
+    // departs in training leaves its paper comparisons and claims unjudged).
+    const std::string departs = e ? study::departureNote(*e, plan.spec) : "";
     m_studySummary->setStyleSheet("");
-    m_studySummary->setText(QString("Run study makes <b>%1</b>%2")
-                                .arg(QString::fromStdString(plan.summary).toHtmlEscaped(), budget));
+    m_studySummary->setText(QString("Run study makes <b>%1</b>%2%3")
+                                .arg(QString::fromStdString(plan.summary).toHtmlEscaped(), budget,
+                                     departs.empty()
+                                         ? QString()
+                                         : "<br><span style='color:#a05a00'>" +
+                                               QString::fromStdString(departs).toHtmlEscaped() +
+                                               "</span>"));
   } else {
     m_studySummary->setStyleSheet("color: #666;");
     // A value the form refuses is named once, above the buttons ("Cannot run: ...").
@@ -366,7 +375,11 @@ void LaunchPanel::updateParallelText() {
 
 void LaunchPanel::updateValidity() {
   const auto c = config();
-  const bool lists = !m_form->axes().empty();
+  // A list of one value is that value: Run trains it.
+  QStringList listed;
+  for (const auto& axis : m_form->axes())
+    if (axis.values.size() > 1) listed << QString::fromStdString(axis.key);
+  const bool lists = !listed.isEmpty();
   m_run->setEnabled(c.ok() && !lists);
   m_run->setToolTip(lists ? "Some parameters hold several values: Run study launches them"
                           : "Run with this config (Ctrl+R)");
@@ -381,8 +394,6 @@ void LaunchPanel::updateValidity() {
                                          : "One run each, same data and seed: " + arms.join(", ") +
                                                " (Ctrl+Shift+R)");
   // Why Run is grey, where the eye is (a tooltip alone went unread): a list of values is a study.
-  QStringList listed;
-  for (const auto& axis : m_form->axes()) listed << QString::fromStdString(axis.key);
   m_problem->setText(!c.ok() ? "Cannot run: " + QString::fromStdString(c.summary())
                      : lists ? QString("Run and Run comparison train one config: %1 %2 several "
                                        "values, so Run study trains them.")

@@ -374,6 +374,31 @@ class TestStudyView : public QObject {
     QCOMPARE(reloaded.count(), 1);
   }
 
+  // A long description is shown by its first sentence, the whole in the tooltip: a study's
+  // description of a thousand characters took the tab's height at 1280 x 720.
+  void aLongDescriptionShowsItsFirstSentence() {
+    fl::store::RunStore store((m_dir.path() + "/described.db").toStdString());
+    const nlohmann::json spec = {
+        {"name", "described"},
+        {"grid", {{"width", {1, 2}}}},
+        {"seeds", {1}},
+        {"description",
+         "Two widths, one seed: 2 runs. " + QString("More detail. ").repeated(40).toStdString()}};
+    const std::string text = spec.dump();
+    const int64_t id = storeStudy(store, text.c_str());
+    StudyLab lab(m_registry, store);
+    QVERIFY(lab.view.setStudy(id));
+    const QString shown = lab.view.title()->text();
+    QVERIFY2(shown.contains("Two widths, one seed: 2 runs. <i>(hover for the whole "
+                            "description)</i>") &&
+                 !shown.contains("More detail"),
+             qPrintable(shown));
+    QVERIFY(lab.view.title()->toolTip().contains("More detail. More detail."));
+    QVERIFY(lab.view.setStudy(makeStudy(store)));  // no description: nothing to hover for
+    QVERIFY(!lab.view.title()->text().contains("hover"));
+    QVERIFY(lab.view.title()->toolTip().isEmpty());
+  }
+
   void aNarrowGridKeepsEverySeedColumnInView() {
     // Long labels in a pane narrower than they are: the labels give way, not the seed columns.
     fl::widgets::StudyProgressGrid grid;

@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QResizeEvent>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
@@ -36,6 +37,18 @@
 namespace fl::gui {
 
 namespace {
+
+// A study's description up to its first sentence's end (at most kLeadCharacters): the whole
+// of a long one (up to 1400 characters) took the tab's height at 1280 x 720 and hid what
+// departs under it. The whole is the title's tooltip.
+constexpr int kLeadCharacters = 240;
+QString leadSentence(const QString& text) {
+  static const QRegularExpression end("[.;:] (?=[A-Z(])");
+  const auto match = end.match(text);
+  QString lead = match.hasMatch() ? text.left(match.capturedStart() + 1) : text;
+  if (lead.size() > kLeadCharacters) lead = lead.left(kLeadCharacters).trimmed() + "…";
+  return lead;
+}
 
 QString settingLabel(const study::StudyRunResult& r) {
   QStringList parts;
@@ -470,6 +483,7 @@ void StudyView::refresh() {
     m_title->setText(
         "<h3>No study shown</h3>Launch one with <b>Run study</b> (a built-in study, or "
         "parameters given several values with their ⋯ buttons), or open one from History.");
+    m_title->setToolTip({});
     m_summary->clear();
     m_grid->setRows({}, {});
     m_tableModel->setAggregate({}, {}, {}, std::nullopt);
@@ -519,15 +533,19 @@ void StudyView::refresh() {
   // The description speaks of the declared study; what this one changed is said under it.
   const auto experiment = m_queue.registry().find(spec.experiment);
   const std::string departs = experiment ? study::departureNote(*experiment, spec) : "";
-  m_title->setText(QString("<h3>Study %1: %2</h3>%3%4")
-                       .arg(m_studyId)
-                       .arg(QString::fromStdString(spec.title.empty() ? m_record->name : spec.title)
-                                .toHtmlEscaped(),
-                            QString::fromStdString(spec.description).toHtmlEscaped(),
-                            departs.empty()
-                                ? QString()
-                                : "<br><span style='color:#a05a00'>" +
-                                      QString::fromStdString(departs).toHtmlEscaped() + "</span>"));
+  const QString description = QString::fromStdString(spec.description);
+  const QString lead = leadSentence(description);
+  m_title->setText(
+      QString("<h3>Study %1: %2</h3>%3%4%5")
+          .arg(m_studyId)
+          .arg(QString::fromStdString(spec.title.empty() ? m_record->name : spec.title)
+                   .toHtmlEscaped(),
+               lead.toHtmlEscaped(),
+               lead == description ? QString() : " <i>(hover for the whole description)</i>",
+               departs.empty() ? QString()
+                               : "<br><span style='color:#a05a00'>" +
+                                     QString::fromStdString(departs).toHtmlEscaped() + "</span>"));
+  m_title->setToolTip(lead == description ? QString() : description);
   QStringList parts;
   for (const auto& [status, n] : counts)
     if (status) parts << QString("%1 %2").arg(n).arg(QString::fromStdString(toString(*status)));

@@ -79,6 +79,9 @@ class StudyView : public QWidget {
   // At most this many runs are compared at once (more lines than that do not read).
   static constexpr size_t kMaxCompared = 12;
   QLabel* summary() const { return m_summary; }
+  // The study's title, its description's first sentence (the whole in its tooltip) and what
+  // departs from the study it was made from.
+  QLabel* title() const { return m_title; }
   QPushButton* resumeButton() const { return m_resume; }
   QPushButton* stopButton() const { return m_stop; }
 

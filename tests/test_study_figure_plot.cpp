@@ -6,6 +6,9 @@
 #include <QImage>
 #include <QSvgRenderer>
 
+#include <qcustomplot.h>
+
+#include <cmath>
 #include <fstream>
 
 #include "widgets/study_figure_plot.h"
@@ -62,6 +65,56 @@ class TestStudyFigurePlot : public QObject {
     plot.setFigure(figure());
     QCOMPARE(plot.graphCount(), 21);
     QCOMPARE(plot.legendEntries(), 4);
+  }
+
+  // Categories (heads) have no order: each line's means are dots with error bars, side by side
+  // around each category, joined by no line and no band; the paper's point of a line with no
+  // finished run yet has the line's colour and its legend entry, not a black diamond.
+  void categoriesAreDotsWithErrorBarsNeverJoined() {
+    fl::study::StudyFigure f;
+    f.rows = f.cols = 1;
+    fl::study::FigurePanel p;
+    p.metric = p.yTitle = "test/kl";
+    p.xTitle = "head";
+    p.xCategories = {"linear", "gmm", "fourier"};
+    for (const char* dataset : {"gaussian", "gmm2"}) {
+      fl::study::FigureLine line;
+      line.label = dataset;
+      line.x = {0, 1, 2};
+      line.mean = {0.3, 0.2, 0.1};
+      line.lower = {0.25, 0.15, 0.05};
+      line.upper = {0.35, 0.3, 0.12};
+      line.n = {3, 3, 3};
+      p.lines.push_back(line);
+    }
+    p.references.push_back({"paper", "beta", 2, 0.4, 0.05});  // beta has no run yet
+    f.panels.push_back(p);
+    fl::widgets::StudyFigurePlot plot;
+    plot.resize(800, 400);
+    plot.setFigure(f);
+    QCustomPlot* custom = plot.plot();
+    QCOMPARE(plot.graphCount(), 2 + 1 + 1);  // a graph per line, the diamond, the paper's key
+    const QCPGraph* gaussian = custom->graph(0);
+    const QCPGraph* gmm2 = custom->graph(1);
+    QCOMPARE(gaussian->lineStyle(), QCPGraph::lsNone);
+    QCOMPARE(gmm2->lineStyle(), QCPGraph::lsNone);
+    // Side by side: -0.125 and +0.125 around each category (half the unit shared by 2 lines).
+    QCOMPARE(gaussian->data()->at(1)->key, 1 - 0.125);
+    QCOMPARE(gmm2->data()->at(1)->key, 1 + 0.125);
+    int bars = 0;
+    for (int i = 0; i < custom->plottableCount(); ++i)
+      if (auto* b = qobject_cast<QCPErrorBars*>(custom->plottable(i))) {
+        if (b->dataPlottable() == gaussian) {
+          QCOMPARE(b->data()->at(1).errorMinus, 0.2 - 0.15);
+          QVERIFY(std::abs(b->data()->at(1).errorPlus - (0.3 - 0.2)) < 1e-12);
+        }
+        ++bars;
+      }
+    QCOMPARE(bars, 3);  // one per line, one for the paper's point
+    const QCPGraph* diamond = custom->graph(2);
+    QVERIFY(diamond->pen().color() != QColor(Qt::black));
+    QCOMPARE(diamond->name(), QString("beta"));
+    QCOMPARE(plot.legendEntries(), 4);  // gaussian, gmm2, beta, paper
   }
 
   void aYTitleLongerThanItsPanelMovesIntoThePanelsTitle() {

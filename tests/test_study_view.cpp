@@ -435,6 +435,21 @@ class TestStudyView : public QObject {
                                 .arg(lab.view.grid()->sizeHint().width())));
   }
 
+  // At 1280 x 720 (the study's pane about 930 x 520, the Runs dock open) the grid's pane gets
+  // what its labels need up to 2/5 of the width: it was held to 60 px, its labels "gaus…".
+  void aStudyAt1280GivesTheGridItsWidth() {
+    fl::store::RunStore store((m_dir.path() + "/narrow.db").toStdString());
+    const int64_t id = storeStudy(store, R"({"name": "narrow", "grid": {"label":
+        ["gaussian · linear", "gmm2 · fourier"]}, "seeds": [1, 2, 3, 42]})");
+    StudyLab lab(m_registry, store);
+    QVERIFY(showStudy(lab, id, QSize(930, 520)));
+    const int wanted = std::min(lab.view.grid()->sizeHint().width(), 930 * 2 / 5 - 30);
+    QTRY_VERIFY2(lab.view.grid()->width() >= wanted,
+                 qPrintable(QString("%1 < %2").arg(lab.view.grid()->width()).arg(wanted)));
+    // The table keeps the study's order, and no header claims a sort.
+    QCOMPARE(lab.view.table()->horizontalHeader()->sortIndicatorSection(), -1);
+  }
+
   // In a window of 1280 x 720 the study's pane is about 930 x 520: the figure and the table
   // split 3:1 left the table one row. Shown, a study's table gets several of its rows while the
   // figure keeps most of the height.

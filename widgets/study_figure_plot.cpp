@@ -22,6 +22,8 @@ const QColor kPalette[] = {QColor(255, 127, 14),  QColor(31, 119, 180),  QColor(
                            QColor(227, 119, 194), QColor(23, 190, 207),  QColor(188, 189, 34),
                            QColor(140, 86, 75),   QColor(148, 103, 189), QColor(214, 39, 40)};
 constexpr int kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
+// How much of a category's unit width the lines share, side by side.
+constexpr double kCategorySpread = 0.5;
 
 QColor translucent(QColor c, int alpha) {
   c.setAlpha(alpha);
@@ -122,9 +124,51 @@ PanelExtent extentOf(const study::FigurePanel& panel) {
   return e;
 }
 
+// Where a line's points sit within each category: the lines side by side, centred on it; 0 for
+// a numeric x or a line not drawn.
+double categoryOffset(const study::FigurePanel& panel, const std::string& label) {
+  if (panel.xCategories.empty()) return 0;
+  const double lines = static_cast<double>(panel.lines.size());
+  for (size_t i = 0; i < panel.lines.size(); ++i)
+    if (panel.lines[i].label == label)
+      return (static_cast<double>(i) - (lines - 1) / 2) * kCategorySpread / lines;
+  return 0;
+}
+
+// Categories on x (heads, datasets, encodings) have no order between them: each line's means are
+// dots with their spread as error bars, the lines side by side around each category, never
+// joined by a line or a band that would read as a trend.
+void drawCategoryPoints(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& panel,
+                        FigureKeys& keys) {
+  for (const auto& line : panel.lines) {
+    const QColor color = keys.colorFor(line.label, false);
+    const double offset = categoryOffset(panel, line.label);
+    QVector<double> x, mean, below, above;
+    for (size_t k = 0; k < line.x.size(); ++k) {
+      x << line.x[k] + offset;
+      mean << line.mean[k];
+      below << (std::isfinite(line.lower[k]) ? line.mean[k] - line.lower[k] : 0.0);
+      above << (std::isfinite(line.upper[k]) ? line.upper[k] - line.mean[k] : 0.0);
+    }
+    auto* g = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    g->setData(x, mean, /*alreadySorted=*/true);
+    g->setLineStyle(QCPGraph::lsNone);
+    g->setPen(QPen(color, 2));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 7));
+    g->removeFromLegend();
+    keys.legendOnce(g, line.label);
+    auto* bars = new QCPErrorBars(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    bars->setDataPlottable(g);
+    bars->setData(below, above);
+    bars->setPen(QPen(color, 1.6));
+    bars->removeFromLegend();
+  }
+}
+
 // Each line: its band over the seeds, then its mean with a dot per point.
 void drawLines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& panel,
                FigureKeys& keys) {
+  if (!panel.xCategories.empty()) return drawCategoryPoints(plot, rect, panel, keys);
   for (const auto& line : panel.lines) {
     const QColor color = keys.colorFor(line.label, false);
     addBand(plot, rect, toQVector(line.x), toQVector(line.lower), toQVector(line.upper), color);
@@ -159,14 +203,17 @@ void drawReferences(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePan
   auto* xAxis = rect->axis(QCPAxis::atBottom);
   auto* yAxis = rect->axis(QCPAxis::atLeft);
   for (const auto& point : panel.references) {
-    auto known = keys.colorOf.find(point.line);
-    const QColor color = known == keys.colorOf.end() ? QColor(Qt::black) : known->second;
+    // A line with no finished run yet still has its colour and its legend entry: a diamond of
+    // nobody's colour read as nothing.
+    const QColor color = point.line.empty() ? QColor(Qt::black) : keys.colorFor(point.line, false);
     auto* g = plot->addGraph(xAxis, yAxis);
-    g->setData(QVector<double>{point.x}, QVector<double>{point.y});
+    g->setData(QVector<double>{point.x + categoryOffset(panel, point.line)},
+               QVector<double>{point.y});
     g->setLineStyle(QCPGraph::lsNone);
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, Qt::white, 10));
     g->setPen(QPen(color, 1.8));
     g->removeFromLegend();
+    if (!point.line.empty()) keys.legendOnce(g, point.line);
     if (point.spread) {
       auto* bars = new QCPErrorBars(xAxis, yAxis);
       bars->setDataPlottable(g);

@@ -38,6 +38,7 @@ class StudyFigurePlot : public QWidget {
   // What is drawn, for tests: graphs (lines, bands, baselines, points) and legend entries.
   int graphCount() const;
   int legendEntries() const;
+  QCustomPlot* plot() const { return m_plot; }
   int panelCount() const;
   // Panel i's title line and its y axis's label as drawn now (the y title is in one of them).
   QString panelTitle(int i) const;

@@ -43,7 +43,7 @@ namespace {
 // departs under it. The whole is the title's tooltip.
 constexpr int kLeadCharacters = 240;
 QString leadSentence(const QString& text) {
-  static const QRegularExpression end("[.;:] (?=[A-Z(])");
+  static const QRegularExpression end("\\. (?=[A-Z])");
   const auto match = end.match(text);
   QString lead = match.hasMatch() ? text.left(match.capturedStart() + 1) : text;
   if (lead.size() > kLeadCharacters) lead = lead.left(kLeadCharacters).trimmed() + "…";
@@ -286,6 +286,10 @@ void StudyView::setUpTable() {
   m_proxy->setSortRole(widgets::StudyTableModel::kSortRole);
   m_table->setModel(m_proxy);
   m_table->setSortingEnabled(true);
+  // The study's own order (the paper's rows) until a header is clicked: an arrow on the first
+  // column claimed a sort the rows did not follow.
+  m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+  m_proxy->sort(-1);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->verticalHeader()->hide();
@@ -306,6 +310,8 @@ QSplitter* StudyView::splitPanes(QWidget* gridBox, QWidget* figureBox) {
   split->addWidget(m_table);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
+  for (auto* splitter : {top, split})
+    connect(splitter, &QSplitter::splitterMoved, this, [this] { m_panesSizedByHand = true; });
   return split;
 }
 
@@ -366,27 +372,31 @@ bool StudyView::setStudy(int64_t studyId) {
   fillChoices();
   m_parallel->clearBrushes();  // another study's ranges mean nothing here
   refresh();
-  m_fitPanesPending = m_studyId != 0;
+  m_panesSizedByHand = false;
   fitPanes();
   return true;
 }
 
 void StudyView::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  fitPanes();
+  // Once the splitters inside have their new sizes: read now, they still had the old ones (a
+  // first layout read a 100-px pane and held the grid to 40 px).
+  QTimer::singleShot(0, this, &StudyView::fitPanes);
 }
 
 void StudyView::fitPanes() {
-  // Until the view has its size (it is laid out after the study is set), each resize tries.
+  // Every resize fits them again (the view is laid out after the study is set, and a window
+  // resized at start-up once left the grid 60 px wide), until the researcher drags a splitter.
   const int total = m_top->width(), height = m_split->height();
-  if (!m_fitPanesPending || total < 200 || height < kFigureMinimumHeight + 60 ||
-      m_top->sizes().size() != 2 || m_split->sizes().size() != 2)
+  if (!m_studyId || m_panesSizedByHand || m_top->sizes().size() != 2 ||
+      m_split->sizes().size() != 2)
     return;
-  m_fitPanesPending = false;
   const int wanted =
       m_grid->sizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8;
   const int grid = std::min(wanted, total * 2 / 5);
-  if (grid > m_top->sizes()[0]) m_top->setSizes({grid, total - grid - m_top->handleWidth()});
+  if (total >= 200 && grid > m_top->sizes()[0])
+    m_top->setSizes({grid, total - grid - m_top->handleWidth()});
+  if (height < kFigureMinimumHeight + 60) return;  // no room for more table than it has
 
   const int rows = std::min(m_table->model()->rowCount(), kTableRowsShown);
   const int wantedTable = m_table->horizontalHeader()->sizeHint().height() +

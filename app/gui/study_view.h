@@ -153,7 +153,8 @@ class StudyView : public QWidget {
   QSplitter* m_top = nullptr;    // the grid's pane beside the figure's
   QSplitter* m_split = nullptr;  // those two over the table
   bool m_filling = false;
-  bool m_fitPanesPending = false;
+  // The panes follow the study shown and the view's size until a splitter is dragged by hand.
+  bool m_panesSizedByHand = false;
 };
 
 }  // namespace fl::gui

@@ -291,6 +291,19 @@ class TestStudySpec : public QObject {
     }
   }
 
+  // Two studies of one name read apart in a list by what they set.
+  void aStudysSettingsReadInOneLine() {
+    auto spec = *fourierHead().findStudy("table1");
+    QCOMPARE(fl::study::settingsText(spec), std::string("seeds 1, 2, 3, 42"));
+    spec.overrides["epochs"] = 3;
+    spec.overrides["dataset"] = "gmm2";
+    spec.seeds = {7};
+    spec.preset = "paper";
+    QCOMPARE(fl::study::settingsText(spec),
+             std::string("preset paper, dataset=gmm2 epochs=3, seeds 7"));
+    QCOMPARE(fl::study::settingsText(fl::study::StudySpec{}), std::string());
+  }
+
   void table1SharesItsRunsWithTheFrequencyStudy() {
     // Same config and seed, same hash: a store that ran table1 has 36 of the 264 already.
     const auto t = fl::study::expandStudy(fourierHead(), *fourierHead().findStudy("table1"));

@@ -72,6 +72,7 @@ int listStudies(const StudyStore& studies, bool json) {
                      {"status", toString(r.status())},
                      {"counts", study::countsJson(r.statusCounts)},
                      {"created", r.created},
+                     {"settings", study::settingsText(r.spec)},
                      {"uid", r.uid}});
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
@@ -80,14 +81,15 @@ int listStudies(const StudyStore& studies, bool json) {
     std::printf("no studies yet: `fourierlab-cli sweep run fourier-head --study table1`\n");
     return kExitOk;
   }
-  std::printf("%-4s %-20s %-13s %6s %9s %7s  %-11s %s\n", "id", "name", "experiment", "runs",
-              "finished", "failed", "status", "created");
+  std::printf("%-4s %-20s %-13s %6s %9s %7s  %-11s %-19s %s\n", "id", "name", "experiment", "runs",
+              "finished", "failed", "status", "created", "settings");
   for (const auto& r : all)
-    std::printf("%-4lld %-20s %-13s %6lld %9lld %7lld  %-11s %s\n", static_cast<long long>(r.id),
-                r.name.c_str(), r.experiment.c_str(), static_cast<long long>(r.cells),
+    std::printf("%-4lld %-20s %-13s %6lld %9lld %7lld  %-11s %-19s %s\n",
+                static_cast<long long>(r.id), r.name.c_str(), r.experiment.c_str(),
+                static_cast<long long>(r.cells),
                 static_cast<long long>(count(r, RunStatus::Finished)),
                 static_cast<long long>(count(r, RunStatus::Failed)), toString(r.status()).c_str(),
-                formatTime(r.created).c_str());
+                formatTime(r.created).c_str(), study::settingsText(r.spec).c_str());
   return kExitOk;
 }
 

@@ -249,11 +249,12 @@ void HistoryView::refreshStudies() {
                          .toString("yyyy-MM-dd hh:mm"),
                      s.created,
                      {},
-                     {}}});
+                     {}},
+                    {QString::fromStdString(study::settingsText(s.spec)), {}, {}, {}}});
     keys.push_back(static_cast<qlonglong>(s.id));
   }
   m_studiesModel->setRows(
-      {"id", "study", "experiment", "runs", "finished", "failed", "status", "created"},
+      {"id", "study", "experiment", "runs", "finished", "failed", "status", "created", "settings"},
       std::move(rows), std::move(keys));
   m_studies->resizeColumnsToContents();
 }

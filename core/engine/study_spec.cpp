@@ -351,6 +351,25 @@ ojson StudySpec::toJson() const {
   return j;
 }
 
+std::string settingsText(const StudySpec& spec) {
+  std::vector<std::string> parts;
+  if (!spec.preset.empty()) parts.push_back("preset " + spec.preset);
+  std::string set;
+  for (const auto& [key, value] : spec.overrides.items())
+    set += (set.empty() ? "" : " ") + key + "=" +
+           (value.is_string() ? value.get<std::string>() : value.dump());
+  if (!set.empty()) parts.push_back(set);
+  if (!spec.seeds.empty()) {
+    std::string seeds = "seeds ";
+    for (size_t i = 0; i < spec.seeds.size(); ++i)
+      seeds += (i ? ", " : "") + std::to_string(spec.seeds[i]);
+    parts.push_back(seeds);
+  }
+  std::string out;
+  for (const auto& part : parts) out += (out.empty() ? "" : ", ") + part;
+  return out;
+}
+
 uint64_t countRuns(const StudySpec& spec) {
   const uint64_t base = settings(spec.grid, spec.zips);
   uint64_t total = 0;

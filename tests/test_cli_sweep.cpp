@@ -183,6 +183,16 @@ class TestCliSweep : public QObject {
     QVERIFY2(!grouped.err.contains("not batched"), qPrintable(grouped.err));
   }
 
+  // A --grid on an axis a built-in study has gives it these values (Table 1 on one dataset),
+  // rather than refusing the axis as given twice.
+  void aGridOnABuiltInStudysAxisReplacesItsValues() {
+    auto r = runCli({"sweep", "run", "fourier-head", "--study", "table1", "--grid", "dataset=gmm2",
+                     "--seeds", "1", "--db", path("dry.db"), "--dry-run"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.startsWith("table1: 3 runs of fourier-head"), qPrintable(r.out));
+    QCOMPARE(r.out.count("dataset=gmm2 head="), 3);
+  }
+
   void aPaperStudyRunShortenedShowsThePaperButGradesNothing() {
     // The one rule of single runs, for studies: a setting that departs from the paper's is
     // shown beside the paper's figures and never compared with them.

@@ -1,5 +1,6 @@
 #include "app/cli/sweep_spec.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -87,7 +88,14 @@ SweepSpec sweepSpecFromArgs(const ExperimentRegistry& registry, const SweepArgs&
       out.error = "--grid " + text + ": " + *axis.error;
       return out;
     }
-    spec.grid.push_back(std::move(axis.axis));
+    // An axis the study already has takes the values given (Table 1 on one dataset:
+    // `--study table1 --grid dataset=gmm2`); another one is added.
+    auto same = std::find_if(spec.grid.begin(), spec.grid.end(),
+                             [&](const study::Axis& a) { return a.key == axis.axis.key; });
+    if (same != spec.grid.end())
+      *same = std::move(axis.axis);
+    else
+      spec.grid.push_back(std::move(axis.axis));
   }
   for (const auto& text : args.zip) {
     auto zip = study::parseZipAssignment(specs, text);

@@ -485,8 +485,8 @@ class TestStudyView : public QObject {
     // The study declares its figure, but no run has finished: the note stands in its place.
     QVERIFY(lab.view.figureNote()->isVisibleTo(&lab.view));
     QVERIFY(!lab.view.figure()->isVisibleTo(&lab.view));
-    QVERIFY2(lab.view.figureNote()->text().contains("The figure appears as the first runs finish."),
-             qPrintable(lab.view.figureNote()->text()));
+    QCOMPARE(lab.view.figureNote()->text(),
+             QString("The figure appears as the first runs finish."));
   }
 };
 

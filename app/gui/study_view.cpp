@@ -687,7 +687,7 @@ void StudyView::drawFigure() {
     QString why = QString::fromStdString(e.what());
     const auto* figureError = dynamic_cast<const study::FigureError*>(&e);
     if (figureError && figureError->kind() == study::FigureError::Kind::NoFinishedRun)
-      why = "The figure appears as the first runs finish.\n(" + why + ")";
+      why = "The figure appears as the first runs finish.";  // (the CLI's words name --metric)
     m_figureNote->setText(why);
     m_figurePages->setCurrentWidget(m_figureNote);
   }

@@ -291,6 +291,27 @@ class TestStudySpec : public QObject {
     }
   }
 
+  // Every built-in study with the paper's figures or claims is its own declared study, as
+  // declared nothing departs, whichever studies without them its experiment lists first (the
+  // addition experiment's `embeddings` has neither and comes before `table1`).
+  void everyBuiltInStudyIsItsOwnDeclaredStudy() {
+    int declaredStudies = 0;
+    for (const auto& e : registry().all())
+      for (const auto& spec : e->studies()) {
+        const auto declared = fl::study::declaredStudyOf(*e, spec);
+        const auto where = e->name() + " " + spec.name;
+        if (!spec.references && spec.claims.empty()) {
+          QVERIFY2(!declared, where.c_str());
+          continue;
+        }
+        ++declaredStudies;
+        QVERIFY2(declared && declared->spec.name == spec.name, where.c_str());
+        QCOMPARE(declared->owner, std::string(spec.references ? "the paper" : "the study"));
+        QCOMPARE(fl::study::departureNote(*e, spec), std::string());
+      }
+    QCOMPARE(declaredStudies, 5);  // Table 1 and the frequency figure, three studies of claims
+  }
+
   // Two studies of one name read apart in a list by what they set.
   void aStudysSettingsReadInOneLine() {
     auto spec = *fourierHead().findStudy("table1");

@@ -51,13 +51,16 @@ std::string seedList(const std::vector<int64_t>& seeds) {
 }  // namespace
 
 std::optional<DeclaredStudy> declaredStudyOf(const Experiment& experiment, const StudySpec& spec) {
+  // A spec without references or claims writes no such key: read them with .value().
   const auto json = spec.toJson();
+  const nlohmann::ordered_json none;
   for (const auto& builtin : experiment.studies()) {
     const auto declared = builtin.toJson();
-    if (spec.references && builtin.references && declared["references"] == json["references"])
+    if (spec.references && builtin.references &&
+        declared.value("references", none) == json.value("references", none))
       return DeclaredStudy{builtin, "the paper"};
     if (!spec.references && !builtin.references && !spec.claims.empty() &&
-        declared["claims"] == json["claims"])
+        declared.value("claims", none) == json.value("claims", none))
       return DeclaredStudy{builtin, "the study"};
   }
   return std::nullopt;

@@ -274,8 +274,13 @@ bool MainWindow::resumeRun(int64_t runId) {
   std::string error;
   if (!m_queue->resume(runId, &error)) {
     // The store refused it (another process finished it, say): the view shows the store's run.
-    if (!m_queue->isLive(runId) && m_views->find(runId) && m_views->reload(runId))
-      showReloadedRuns({runId});
+    try {
+      if (!m_queue->isLive(runId) && !m_queue->endedUnwritten(runId) && m_views->find(runId) &&
+          m_views->reload(runId))
+        showReloadedRuns({runId});
+    } catch (const std::exception&) {
+      // The store could not be read now: the error below says why the resume failed.
+    }
     showError(QString::fromStdString(error));
     return false;
   }

@@ -135,6 +135,7 @@ void RunQueue::cancelAll() { m_scheduler->cancelAll(); }
 
 void RunQueue::onRunStarting(const study::RunStart& start) {
   m_started.insert(start.runId);
+  m_endedUnwritten.erase(start.runId);           // resumed: the store has it again
   if (!start.studyId || start.cell < 0) return;  // a single run's view is already there
   // A claimed cell: its run as the store has it now (new, rewound or emptied).
   auto* view = m_views.reload(start.runId);
@@ -156,6 +157,7 @@ void RunQueue::onRunEnded(const study::RunEnd& end) {
   }
   // Its events said how training ended; the store may hold less (its last writes failed).
   if (end.started && view && !end.writeProblem.empty()) view->setStatus(end.status, end.message);
+  if (!end.writeProblem.empty()) m_endedUnwritten.insert(end.runId);
   emit runEnded(end.runId, end.studyId);
 }
 

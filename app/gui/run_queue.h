@@ -92,6 +92,9 @@ class RunQueue : public QObject {
   // Whether the run is still the queue's: waiting, training, or done training with its store
   // writer still closing (its rows are still written).
   bool isLive(int64_t runId) const;
+  // Whether the run ended here with writes the store could not take (a full disk): this
+  // window's view of it says more than the store, so it is not read again from there.
+  bool endedUnwritten(int64_t runId) const { return m_endedUnwritten.count(runId) > 0; }
   // Deleted runs leave: their rows go (rowAboutToBeForgotten, then rowForgotten, per row). A
   // live run is kept, since its writer still needs its rows.
   void forget(const std::vector<int64_t>& runIds);
@@ -130,6 +133,7 @@ class RunQueue : public QObject {
   std::vector<int64_t> m_order;
   std::map<int64_t, int64_t> m_studyOfRow;  // every run with a row: its study, or 0
   std::set<int64_t> m_started;              // started, their end not reported yet
+  std::set<int64_t> m_endedUnwritten;       // ended with writes the store lacks
   RunDeltas* m_draining = nullptr;          // drain()'s deltas while it polls
   std::unique_ptr<SchedulerEvents> m_events;
   std::unique_ptr<study::RunScheduler> m_scheduler;  // last: its runs report to the rest

@@ -515,9 +515,13 @@ void StudyView::refresh() {
   std::vector<int64_t> reloaded;
   for (auto& r : m_results) {
     const RunView* view = r.runId ? m_views.find(r.runId) : nullptr;
-    if (view && !m_queue.isLive(r.runId) && r.status &&
+    if (view && !m_queue.isLive(r.runId) && !m_queue.endedUnwritten(r.runId) && r.status &&
         (view->status() != *r.status || view->message() != r.message)) {
-      if (m_views.reload(r.runId)) reloaded.push_back(r.runId);
+      try {
+        if (m_views.reload(r.runId)) reloaded.push_back(r.runId);
+      } catch (const std::exception&) {
+        // The store could not be read now: the view stays as it was.
+      }
     } else if (view && m_queue.isLive(r.runId) && m_queue.studyOf(r.runId) == m_studyId) {
       r.status = view->status();
       for (const auto& [key, series] : view->metrics()) {

@@ -206,6 +206,17 @@ class TestConfigForm : public QObject {
     qobject_cast<QComboBox*>(form.field("head"))->setCurrentText("fourier");
     QVERIFY(form.field("frequencies")->isEnabled());
     QVERIFY(form.label("frequencies")->isEnabled());
+    // A list held by a parameter the config stops using is no axis (and no issue) until it is
+    // used again: three linear runs differing in nothing they use would train otherwise.
+    QVERIFY(form.setList("frequencies", "4,8,x"));
+    QCOMPARE(form.issues().size(), size_t(1));
+    QVERIFY(form.setList("frequencies", "4,8,12"));
+    QCOMPARE(form.axes().size(), size_t(1));
+    form.setValues({{"head", "linear"}});
+    QVERIFY(form.axes().empty());
+    QVERIFY(form.issues().empty());
+    form.setValues({{"head", "fourier"}});
+    QCOMPARE(form.axes().size(), size_t(1));
   }
 
   void presetsSetOnlyTheirKeys() {

@@ -252,9 +252,11 @@ QString ConfigForm::listText(const QString& name) const {
 
 std::vector<study::Axis> ConfigForm::axes() const {
   std::vector<study::Axis> out;
+  const nlohmann::json current = values();
   for (const auto& spec : m_specs) {
     const QString name = QString::fromStdString(spec.name);
-    if (!isVaried(name)) continue;
+    // A list the config does not use (frequencies under a linear head) varies nothing.
+    if (!isVaried(name) || !isUsedHere(spec, current)) continue;
     auto parsed = study::parseAxisValues(spec, listText(name).toStdString());
     if (!parsed.error) out.push_back({spec.name, parsed.values});
   }
@@ -312,9 +314,11 @@ nlohmann::json ConfigForm::values() const {
 
 std::vector<ConfigIssue> ConfigForm::issues() const {
   std::vector<ConfigIssue> out;
+  const nlohmann::json current = values();
   for (const auto& spec : m_specs) {
     const QString name = QString::fromStdString(spec.name);
     if (isVaried(name)) {
+      if (!isUsedHere(spec, current)) continue;  // greyed, and no axis: nothing to refuse
       auto parsed = study::parseAxisValues(spec, listText(name).toStdString());
       if (parsed.error) out.push_back({spec.name, *parsed.error});
       continue;

@@ -9,7 +9,7 @@
 // combo boxes ignore the mouse wheel until they have focus, so scrolling the form never changes
 // a value by accident. A parameter the current values do not use (its condition, such as
 // "used only when head is fourier", unmet by every value of the choice it depends on) is
-// greyed with its label; it keeps its value.
+// greyed with its label; it keeps its value, and a list it holds is no axis until it is used.
 #pragma once
 
 #include <QMap>

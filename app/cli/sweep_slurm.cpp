@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "app/cli/console_progress.h"
+#include "app/cli/next_command.h"
 #include "core/cluster/shard_merge.h"
 #include "core/cluster/shard_task.h"
 #include "core/cluster/slurm_job.h"
@@ -90,10 +91,10 @@ int submitStudy(store::RunStore& runs, int64_t studyId, const SlurmOptions& opti
                                          " stopped or failed runs continue from their checkpoints)")
                                             .c_str());
   std::fprintf(stderr, "work folder: %s\n", job.workDir.c_str());
-  std::fprintf(stderr,
-               "follow it with `fourierlab-cli sweep status %lld`; merge what the tasks publish "
-               "with `fourierlab-cli sweep collect %lld`\n",
-               ll(studyId), ll(studyId));
+  const std::string id = std::to_string(studyId);
+  std::fprintf(stderr, "follow it with `%s`; merge what the tasks publish with `%s`\n",
+               nextCommand("sweep status " + id, runs.path()).c_str(),
+               nextCommand("sweep collect " + id, runs.path()).c_str());
   std::printf("%s\n", job.jobId.c_str());
   return kExitOk;
 }
@@ -228,11 +229,12 @@ int status(store::RunStore& runs, const study::StudyRecord& record, bool json) {
     return kExitOk;
   }
   if (jobs.empty())
-    std::printf("no Slurm job; send its runs with `fourierlab-cli sweep resume %lld --slurm`\n",
-                ll(record.id));
+    std::printf(
+        "no Slurm job; send its runs with `%s`\n",
+        nextCommand("sweep resume " + std::to_string(record.id) + " --slurm", runs.path()).c_str());
   else if (uncollected)
-    std::printf("%d shards not collected yet: `fourierlab-cli sweep collect %lld`\n", uncollected,
-                ll(record.id));
+    std::printf("%d shards not collected yet: `%s`\n", uncollected,
+                nextCommand("sweep collect " + std::to_string(record.id), runs.path()).c_str());
   return kExitOk;
 }
 
@@ -281,10 +283,10 @@ int sweepRunOnSlurm(const ExperimentRegistry& registry, const std::string& dbPat
     try {
       return submitStudy(runs, studyId, options);
     } catch (const cluster::SlurmError& e) {
-      std::fprintf(stderr,
-                   "error: %s\nthe study is stored as %lld; `fourierlab-cli sweep resume "
-                   "%lld --slurm` submits it again\n",
-                   e.what(), ll(studyId), ll(studyId));
+      std::fprintf(
+          stderr, "error: %s\nthe study is stored as %lld; `%s` submits it again\n", e.what(),
+          ll(studyId),
+          nextCommand("sweep resume " + std::to_string(studyId) + " --slurm", runs.path()).c_str());
       return kExitBadUsage;
     }
   } catch (const cluster::SlurmError& e) {

@@ -138,6 +138,10 @@ class TestStoreSink : public QObject {
              std::string("its final status (failed), 2 metric points (steps 3-5)"));
     QCOMPARE(fl::store::describeEvents(lost, /*withStatus=*/false),
              std::string("2 metric points (steps 3-5)"));
+    // The status alone, once written, leaves nothing to name; log lines are counted.
+    QCOMPARE(fl::store::describeEvents({failed}, /*withStatus=*/false), std::string());
+    QCOMPARE(fl::store::describeEvents({fl::LogEvent{}, failed}, /*withStatus=*/false),
+             std::string("1 event"));
   }
 
   void aLiveRunIsRecordedCompletely() {

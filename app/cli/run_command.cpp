@@ -383,7 +383,8 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     // finished run is recorded interrupted), and resuming it continues from its last
     // stored checkpoint.
     std::fprintf(stderr, "store error: run %lld: not written to the store: %s (%s)\n",
-                 static_cast<long long>(prepared.runId), failure->unwritten.c_str(),
+                 static_cast<long long>(prepared.runId),
+                 failure->unwritten.empty() ? "its last log lines" : failure->unwritten.c_str(),
                  failure->error.c_str());
     std::fprintf(
         stderr, "run %lld is recorded %s; once the store can be written, `%s` finishes it\n",

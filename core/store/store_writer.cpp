@@ -63,7 +63,8 @@ StoreSinkFailure recordLoss(std::optional<RunStore>& store, const std::string& p
                             ? "training finished, but the store could not take its last writes"
                             : (end && !end->message.empty() ? end->message + "; " : std::string()) +
                                   "the store could not take its last writes";
-  message += " (" + error + "); not written: " + lostOnceRecorded;
+  message +=
+      " (" + error + ")" + (lostOnceRecorded.empty() ? "" : "; not written: " + lostOnceRecorded);
   // A checkpoint whose row was in the lost batch is named nowhere (the store's next open would
   // delete it as stray): deleted now, it gives a full disk back the room for the write below.
   for (const auto& event : lost)
@@ -203,7 +204,13 @@ std::string describeEvents(const std::vector<Event>& events, bool withStatus) {
   for (int64_t step : checkpoints)
     parts.push_back("the checkpoint at step " + std::to_string(step));
   if (progressStep >= 0) parts.push_back("its progress to step " + std::to_string(progressStep));
-  if (parts.empty()) return std::to_string(events.size()) + " events";
+  if (parts.empty()) {
+    // Only log lines (and, when left out, the final status): counted, or nothing at all.
+    const auto others =
+        static_cast<int64_t>(events.size()) - (!withStatus && terminalStatus(events) ? 1 : 0);
+    return others <= 0 ? std::string()
+                       : std::to_string(others) + (others == 1 ? " event" : " events");
+  }
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
   return out;

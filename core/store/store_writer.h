@@ -47,7 +47,8 @@ struct StoreSinkFailure {
 };
 
 // "its final status (finished), 40 metric points (steps 10-40), ..." for a batch of events;
-// without the final status when `withStatus` is false (it was written after all).
+// without the final status when `withStatus` is false (it was written after all); "" when
+// nothing else is left.
 std::string describeEvents(const std::vector<Event>& events, bool withStatus = true);
 
 class StoreWriter {

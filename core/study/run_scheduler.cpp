@@ -423,8 +423,9 @@ std::vector<RunEnd> RunScheduler::takeClosed() {
         end.message = failure->recordedMessage;
       else
         end.message += (end.message.empty() ? "" : "; ") + std::string("store: ") + failure->error;
-      end.writeProblem =
-          who + ": not written to the store: " + failure->unwritten + " (" + failure->error + ")";
+      end.writeProblem = who + ": not written to the store: " +
+                         (failure->unwritten.empty() ? "its last log lines" : failure->unwritten) +
+                         " (" + failure->error + ")";
     }
     end.seconds = secondsSince(member.started);
     end.finalMetrics = member.tracker->last();

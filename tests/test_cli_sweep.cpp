@@ -191,6 +191,11 @@ class TestCliSweep : public QObject {
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY2(r.out.startsWith("table1: 3 runs of fourier-head"), qPrintable(r.out));
     QCOMPARE(r.out.count("dataset=gmm2 head="), 3);
+    // One axis given twice on the command line is still refused.
+    auto twice = runCli({"sweep", "run", "fourier-head", "--grid", "lr=0.001,0.01", "--grid",
+                         "lr=0.0001", "--db", path("dry.db"), "--dry-run"});
+    QCOMPARE(twice.exitCode, 2);
+    QVERIFY2(twice.err.contains("axis 'lr' is given twice"), qPrintable(twice.err));
   }
 
   void aPaperStudyRunShortenedShowsThePaperButGradesNothing() {

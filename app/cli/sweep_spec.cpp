@@ -82,12 +82,19 @@ SweepSpec sweepSpecFromArgs(const ExperimentRegistry& registry, const SweepArgs&
       out.error = "--set " + assignment + ": " + issue->message;
       return out;
     }
+  std::vector<std::string> gridKeys;  // the --grid axes given here, each once
   for (const auto& text : args.grid) {
     auto axis = study::parseAxisAssignment(specs, text);
     if (axis.error) {
       out.error = "--grid " + text + ": " + *axis.error;
       return out;
     }
+    if (std::find(gridKeys.begin(), gridKeys.end(), axis.axis.key) != gridKeys.end()) {
+      out.error = "--grid " + text + ": axis '" + axis.axis.key +
+                  "' is given twice (give its values in one --grid)";
+      return out;
+    }
+    gridKeys.push_back(axis.axis.key);
     // An axis the study already has takes the values given (Table 1 on one dataset:
     // `--study table1 --grid dataset=gmm2`); another one is added.
     auto same = std::find_if(spec.grid.begin(), spec.grid.end(),

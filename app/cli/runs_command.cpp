@@ -220,7 +220,12 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
     for (size_t i = 0; i < runs.size(); ++i) {
       const RunRecord& r = runs[i];
       nlohmann::json diff = nlohmann::json::object();
-      for (const auto& k : differing) diff[k] = configValue(used[i], k);
+      // A value the run does not use is null here, as a missing one: a number column stays
+      // numbers for the programs that read it.
+      for (const auto& k : differing) {
+        const nlohmann::json value = configValue(used[i], k);
+        diff[k] = isUnusedValue(value) ? nlohmann::json() : value;
+      }
       j["runs"].push_back({{"id", r.id},
                            {"name", r.name},
                            {"experiment", r.experiment},

@@ -71,7 +71,7 @@ class TestCharText : public QObject {
     const auto huge = writeFile(dir, "huge.txt", "a");
     std::filesystem::resize_file(huge, kMaxCorpusBytes + 1);
     QCOMPARE(errorOf(huge), QString::fromStdString("corpus '" + huge +
-                                                   "': is 256 MiB; a character-level corpus may "
+                                                   "': is 257 MiB; a character-level corpus may "
                                                    "have at most 256 MiB (it is held in memory, "
                                                    "4 bytes a character)"));
     for (const size_t offset :

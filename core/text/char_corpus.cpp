@@ -28,7 +28,8 @@ std::u32string loadTextFile(const std::string& path) {
   if (ec) fail("cannot be read (" + ec.message() + ")");
   if (size == 0) fail("is empty");
   if (size > kMaxCorpusBytes)
-    fail("is " + std::to_string(size >> 20) + " MiB; a character-level corpus may have at most " +
+    fail("is " + std::to_string((size + (1 << 20) - 1) >> 20) +
+         " MiB; a character-level corpus may have at most " +
          std::to_string(kMaxCorpusBytes >> 20) +
          " MiB (it is held in memory, 4 bytes a character)");
   std::ifstream in(path, std::ios::binary);

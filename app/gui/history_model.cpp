@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 
 #include "core/engine/config.h"
 #include "core/engine/config_diff.h"
@@ -34,10 +36,13 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
   beginResetModel();
   m_runs = std::move(runs);
   m_comparedConfigs.clear();
+  std::map<std::string, std::optional<std::vector<ParamSpec>>> paramsOf;  // per experiment, once
   for (const auto& r : m_runs) {
-    const auto experiment = m_registry ? m_registry->find(r.experiment) : nullptr;
-    m_comparedConfigs.push_back(experiment ? comparedValues(experiment->allParams(), r.config)
-                                           : r.config);
+    auto [it, fresh] = paramsOf.try_emplace(r.experiment);
+    if (fresh && m_registry)
+      if (const auto experiment = m_registry->find(r.experiment))
+        it->second = experiment->allParams();
+    m_comparedConfigs.push_back(it->second ? comparedValues(*it->second, r.config) : r.config);
   }
   // "trained on": the device the run really used (cuda:0, cpu), not the config's "auto".
   m_keys =

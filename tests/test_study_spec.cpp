@@ -261,6 +261,9 @@ class TestStudySpec : public QObject {
     fl::study::markDepartures(fope, declared, asDeclared);
     for (const auto& cell : asDeclared) QVERIFY(cell.compared());
     QCOMPARE(fl::study::departureNote(fope, declared), std::string());
+    auto reordered = declared;  // the same seeds in another order depart in nothing
+    std::reverse(reordered.seeds.begin(), reordered.seeds.end());
+    QCOMPARE(fl::study::departureNote(fope, reordered), std::string());
 
     auto shortened = declared;
     shortened.overrides["steps"] = 100;

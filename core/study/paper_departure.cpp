@@ -104,7 +104,11 @@ std::string departureNote(const Experiment& experiment, const StudySpec& spec) {
   if (!training.empty()) parts.push_back(join(training, ", "));
   if (unknownSetting) parts.push_back("settings it does not have");
   if (!evaluation.empty()) parts.push_back("evaluation: " + join(evaluation, ", "));
-  if (spec.seeds != declared->spec.seeds)
+  auto sorted = [](std::vector<int64_t> seeds) {
+    std::sort(seeds.begin(), seeds.end());
+    return seeds;
+  };
+  if (sorted(spec.seeds) != sorted(declared->spec.seeds))  // the same seeds in another order
     parts.push_back("seeds " + seedList(spec.seeds) + " (" + declared->whose() + " " +
                     seedList(declared->spec.seeds) + ")");
   if (ours.cells.size() != theirs.cells.size())

@@ -364,10 +364,15 @@ void StudyView::connectControls() {
 bool StudyView::setStudy(int64_t studyId) {
   m_studyId = 0;
   m_record.reset();
+  m_departs.clear();
   if (studyId != 0) {
     m_record = study::StudyStore(m_store).study(studyId);
     if (!m_record) return false;
     m_studyId = studyId;
+    // The spec never changes while it is shown: its departures are found once (two expansions
+    // of up to hundreds of cells), not at every refresh a finishing run asks for.
+    if (const auto experiment = m_queue.registry().find(m_record->spec.experiment))
+      m_departs = QString::fromStdString(study::departureNote(*experiment, m_record->spec));
   }
   fillChoices();
   m_parallel->clearBrushes();  // another study's ranges mean nothing here
@@ -546,7 +551,6 @@ void StudyView::refresh() {
                                   : "Every run of the study finished");
   // The description speaks of the declared study; what this one changed is said under it.
   const auto experiment = m_queue.registry().find(spec.experiment);
-  const std::string departs = experiment ? study::departureNote(*experiment, spec) : "";
   const QString description = QString::fromStdString(spec.description);
   const QString lead = leadSentence(description);
   m_title->setText(
@@ -556,9 +560,9 @@ void StudyView::refresh() {
                    .toHtmlEscaped(),
                lead.toHtmlEscaped(),
                lead == description ? QString() : " <i>(hover for the whole description)</i>",
-               departs.empty() ? QString()
-                               : "<br><span style='color:#a05a00'>" +
-                                     QString::fromStdString(departs).toHtmlEscaped() + "</span>"));
+               m_departs.isEmpty()
+                   ? QString()
+                   : "<br><span style='color:#a05a00'>" + m_departs.toHtmlEscaped() + "</span>"));
   m_title->setToolTip(lead == description ? QString() : description);
   QStringList parts;
   for (const auto& [status, n] : counts)

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -39,6 +40,41 @@ const QStringList kTiny{"--set", "samples=300", "--set", "epochs=3", "--device",
 
 QStringList filesIn(const QString& folder) {
   return QDir(folder).entryList(QDir::Files | QDir::System | QDir::NoDotAndDotDot);
+}
+
+// The CLI as a user whom file permissions bind: root may write anything, so as root it runs as
+// the unprivileged uid 65534. Nothing when that user cannot run it (no setpriv, or the binary
+// sits in a folder that user cannot enter, such as a 0700 home).
+std::optional<fl::testing::CliResult> runCliBoundByPermissions(const QStringList& args) {
+  if (geteuid() != 0) return runCli(args);
+  if (QStandardPaths::findExecutable("setpriv").isEmpty()) return std::nullopt;
+  const QStringList asNobody{"--reuid=65534", "--regid=65534", "--clear-groups", cliPath()};
+  QProcess probe;
+  probe.start("setpriv", asNobody + QStringList{"--version"});
+  if (!probe.waitForFinished(30000) || probe.exitStatus() != QProcess::NormalExit ||
+      probe.exitCode() != 0)
+    return std::nullopt;
+  QProcess p;
+  p.start("setpriv", asNobody + args);
+  if (!p.waitForFinished(120000)) {
+    p.kill();
+    p.waitForFinished();
+  }
+  return fl::testing::CliResult{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+                                QString::fromUtf8(p.readAllStandardOutput()),
+                                QString::fromUtf8(p.readAllStandardError())};
+}
+
+// Takes write permission away from everyone on the store and its folder; others may still
+// read them and enter the folders above.
+void makeUnwritable(const QString& folder, const QString& store, const QString& top) {
+  const auto readable = fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
+  const auto enterable = fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+  for (const auto& f : QDir(folder).entryList(QDir::Files))
+    fs::permissions((folder + "/" + f).toStdString(), readable);
+  fs::permissions(store.toStdString(), readable);
+  fs::permissions(folder.toStdString(), readable | enterable);
+  fs::permissions(top.toStdString(), fs::perms::all);
 }
 
 }  // namespace
@@ -295,27 +331,10 @@ class TestCliStore : public QObject {
     fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
     fs::permissions(m_dir.path().toStdString(), fs::perms::all);  // others may enter the folder
     const std::string before = readBytes(path);
-    QProcess p;
-    if (geteuid() == 0) {
-      // Root may write anything: run the CLI as an unprivileged user instead.
-      if (QStandardPaths::findExecutable("setpriv").isEmpty()) QSKIP("setpriv not available");
-      // The unprivileged user must be able to reach the binary (not so in a 0700 home).
-      QProcess probe;
-      probe.start("setpriv",
-                  {"--reuid=65534", "--regid=65534", "--clear-groups", cliPath(), "--version"});
-      if (!probe.waitForFinished(30000) || probe.exitStatus() != QProcess::NormalExit ||
-          probe.exitCode() != 0)
-        QSKIP("uid 65534 cannot run the CLI from this checkout's location");
-      p.start("setpriv", QStringList{"--reuid=65534", "--regid=65534", "--clear-groups", cliPath(),
-                                     "run", "fourier-head", "--db", d} +
-                             kTiny);
-    } else {
-      p.start(cliPath(), QStringList{"run", "fourier-head", "--db", d} + kTiny);
-    }
-    QVERIFY(p.waitForFinished(60000));
-    const QString err = QString::fromUtf8(p.readAllStandardError());
-    QCOMPARE(p.exitCode(), 3);
-    QVERIFY2(err.contains("read-only") && err.contains(d), qPrintable(err));
+    const auto r = runCliBoundByPermissions(QStringList{"run", "fourier-head", "--db", d} + kTiny);
+    if (!r) QSKIP("uid 65534 cannot run the CLI from this checkout's location");
+    QCOMPARE(r->exitCode, 3);
+    QVERIFY2(r->err.contains("read-only") && r->err.contains(d), qPrintable(r->err));
     QVERIFY(readBytes(path) == before);
   }
 
@@ -547,9 +566,7 @@ class TestCliStore : public QObject {
 
   // A folder the user cannot write in used to say "attempt to write a readonly database".
   void aReadOnlyFolderIsNamed() {
-    if (geteuid() != 0)
-      QSKIP("needs root to run the CLI as another user (see readOnlyDatabaseExitsThree)");
-    if (QStandardPaths::findExecutable("setpriv").isEmpty()) QSKIP("setpriv not available");
+    if (geteuid() != 0) QSKIP("needs root to run the CLI as another user");
     const QString folder = db("ro-folder");
     QVERIFY(QDir().mkpath(folder));
     const QString d = folder + "/runs.db";
@@ -561,21 +578,84 @@ class TestCliStore : public QObject {
                                               fs::perms::group_exec | fs::perms::others_read |
                                               fs::perms::others_exec);
     fs::permissions(m_dir.path().toStdString(), fs::perms::all);
-    QProcess probe;
-    probe.start("setpriv",
-                {"--reuid=65534", "--regid=65534", "--clear-groups", cliPath(), "--version"});
-    if (!probe.waitForFinished(30000) || probe.exitStatus() != QProcess::NormalExit ||
-        probe.exitCode() != 0)
-      QSKIP("uid 65534 cannot run the CLI from this checkout's location");
-    QProcess p;
-    p.start("setpriv", QStringList{"--reuid=65534", "--regid=65534", "--clear-groups", cliPath(),
-                                   "run", "fourier-head", "--db", d} +
-                           kTiny);
-    QVERIFY(p.waitForFinished(60000));
-    const QString err = QString::fromUtf8(p.readAllStandardError());
-    QCOMPARE(p.exitCode(), 3);
-    QVERIFY2(err.contains("its folder " + folder + " is not writable for this user"),
-             qPrintable(err));
+    const auto r = runCliBoundByPermissions(QStringList{"run", "fourier-head", "--db", d} + kTiny);
+    if (!r) QSKIP("uid 65534 cannot run the CLI from this checkout's location");
+    QCOMPARE(r->exitCode, 3);
+    QVERIFY2(r->err.contains("its folder " + folder + " is not writable for this user"),
+             qPrintable(r->err));
+  }
+
+  // A store this user may not write (a colleague's, a cluster's results copied as they were)
+  // used to be refused by every command, reading ones included: they now read it as it is, say
+  // so, and leave no file behind; what writes is still refused, naming the folder.
+  void aStoreThisUserCannotWriteIsReadNotRefused() {
+    const QString folder = db("colleague");
+    QVERIFY(QDir().mkpath(folder));
+    const QString d = folder + "/runs.db";
+    QCOMPARE(
+        runCli(QStringList{"run", "fourier-head", "--db", d, "--name", "theirs"} + kTiny).exitCode,
+        0);
+    QCOMPARE(
+        runCli(QStringList{"sweep", "run", "fourier-head", "--seeds", "1,2", "--db", d} + kTiny)
+            .exitCode,
+        0);
+    makeUnwritable(folder, d, m_dir.path());
+    const QStringList before = filesIn(folder);
+    const std::string bytes = readBytes(d.toStdString());
+
+    const auto list = runCliBoundByPermissions({"runs", "list", "--json", "--db", d});
+    if (!list) QSKIP("uid 65534 cannot run the CLI from this checkout's location");
+    QCOMPARE(list->exitCode, 0);
+    const auto runs = nlohmann::json::parse(list->out.toStdString());
+    QCOMPARE(runs.size(), size_t(3));
+    QCOMPARE(runs[0]["name"].get<std::string>(), std::string("theirs"));
+    QVERIFY2(list->err.contains(d + " is read-only for this user: read as it is"),
+             qPrintable(list->err));
+    for (const QStringList& reading :
+         {QStringList{"runs", "show", "1"}, QStringList{"runs", "compare", "2", "3"},
+          QStringList{"runs", "export", "1", "--format", "json"}, QStringList{"sweep", "list"},
+          QStringList{"sweep", "show", "1"}, QStringList{"sweep", "table", "1"}}) {
+      const auto r = runCliBoundByPermissions(reading + QStringList{"--db", d});
+      QVERIFY(r);
+      QVERIFY2(r->exitCode == 0, qPrintable(reading.join(' ') + ": " + r->err));
+      QVERIFY2(!r->out.isEmpty(), qPrintable(reading.join(' ')));
+    }
+    const auto tag = runCliBoundByPermissions({"runs", "tag", "1", "mine", "--db", d});
+    QCOMPARE(tag->exitCode, 3);
+    QVERIFY2(tag->err.contains("is not writable for this user"), qPrintable(tag->err));
+    QCOMPARE(filesIn(folder), before);
+    QVERIFY(readBytes(d.toStdString()) == bytes);
+  }
+
+  // Writes still in a store's -wal cannot be read without creating its -shm beside it: in a
+  // folder this user cannot write, the store is refused, saying so, rather than read without
+  // its last writes.
+  void aStoreWithUnmergedWritesInAFolderNotWritableIsRefused() {
+    const QString made = db("wal-source");
+    QVERIFY(QDir().mkpath(made));
+    const QString source = made + "/runs.db";
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", source} + kTiny).exitCode, 0);
+    const QString folder = db("wal-copy");
+    QVERIFY(QDir().mkpath(folder));
+    const QString d = folder + "/runs.db";
+    {
+      // A writer that has not merged its WAL yet, copied as it is (without its -shm).
+      sqlite3* h = nullptr;
+      QCOMPARE(sqlite3_open(source.toStdString().c_str(), &h), SQLITE_OK);
+      sqlite3_exec(h, "PRAGMA wal_autocheckpoint = 0; UPDATE runs SET name = 'renamed'", nullptr,
+                   nullptr, nullptr);
+      QVERIFY(QFile::copy(source, d));
+      QVERIFY(QFile::copy(source + "-wal", d + "-wal"));
+      sqlite3_close(h);
+    }
+    QVERIFY(QFileInfo(d + "-wal").size() > 0);
+    makeUnwritable(folder, d, m_dir.path());
+    const auto r = runCliBoundByPermissions({"runs", "list", "--db", d});
+    if (!r) QSKIP("uid 65534 cannot run the CLI from this checkout's location");
+    QCOMPARE(r->exitCode, 3);
+    QVERIFY2(r->err.contains("its last writes are still in " + d + "-wal") &&
+                 r->err.contains("not writable for this user"),
+             qPrintable(r->err));
   }
 
   void twoProcessesWriteIntoOneFreshDatabase() {

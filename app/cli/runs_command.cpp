@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/reading_store.h"
 #include "app/cli/run_export.h"
 #include "core/engine/config.h"
 #include "core/engine/config_diff.h"
@@ -273,9 +274,12 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
       }
   try {
     // Every `runs` command works on runs that exist: none creates a store, or adopts an empty
-    // file as one.
+    // file as one. Those that only read also read a store this user may not write.
+    const bool reads = args.action == "list" || args.action == "show" || args.action == "compare" ||
+                       args.action == "export";
     RunStore::requireExisting(path);
-    RunStore store(path);
+    const auto opened = reads ? openStoreForReading(path) : std::make_unique<RunStore>(path);
+    RunStore& store = *opened;
     if (args.action == "list") return list(store, args);
 
     std::vector<RunRecord> runs;

@@ -10,6 +10,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/figure_file.h"
 #include "app/cli/next_command.h"
+#include "app/cli/reading_store.h"
 #include "core/engine/atomic_file.h"
 #include "core/engine/config.h"
 #include "core/engine/export_values.h"
@@ -357,10 +358,12 @@ void printStudyTable(const ExperimentRegistry& registry, store::RunStore& runs, 
 
 int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& dbPath,
                         const SweepArgs& args) {
-  // Reading never creates a store; it opens an existing one read-write so that runs whose
-  // process died (kill -9) are marked interrupted before they are counted.
-  store::RunStore::requireExisting(dbPath);  // nor adopts an empty file
-  store::RunStore runs(dbPath);
+  // Reading never creates a store, nor adopts an empty file. Deleting needs to write; the rest
+  // reads a store this user may not write as it is.
+  store::RunStore::requireExisting(dbPath);
+  const auto opened = args.action == "delete" ? std::make_unique<store::RunStore>(dbPath)
+                                              : openStoreForReading(dbPath);
+  store::RunStore& runs = *opened;
   StudyStore studies(runs);
   try {
     if (args.action == "list") return listStudies(studies, args.json);

@@ -197,16 +197,40 @@ std::vector<SnapshotAxis> axesFromJson(const std::string& text) {
 // write, opening succeeds and the first write fails with "attempt to write a readonly
 // database". Said up front, naming the folder. Files already there and writable (another
 // process has the store open) are enough.
+bool writable(const std::string& file) { return ::access(file.c_str(), W_OK) == 0; }
+
+bool folderLetsThisUserWrite(const std::string& path) {
+  return writable(fs::path(path).parent_path().string()) ||
+         (writable(path + "-wal") && writable(path + "-shm"));
+}
+
 void requireWritableFolder(const std::string& path) {
   const auto folder = fs::path(path).parent_path();
   if (::access(folder.c_str(), W_OK) == 0) return;
   const int error = errno;
-  const auto writable = [](const std::string& file) { return ::access(file.c_str(), W_OK) == 0; };
-  if (writable(path + "-wal") && writable(path + "-shm")) return;
+  if (folderLetsThisUserWrite(path)) return;
   throw StoreError(path, "its folder " + folder.string() +
                              " is not writable for this user (the run store needs to create "
                              "files beside it: " +
                              std::strerror(error) + ")");
+}
+
+// A read-only connection to a store in WAL mode still needs the -shm file beside it: where this
+// user can neither find one nor create it, the file is read as immutable, which reads exactly
+// what it holds as long as its WAL holds nothing.
+Database openReadOnly(const std::string& path) {
+  const auto folder = fs::path(path).parent_path();
+  std::error_code ec;
+  if (::access(folder.c_str(), W_OK) == 0 || fs::exists(path + "-shm", ec))
+    return Database::open(path, /*create=*/false, /*readOnly=*/true);
+  const auto walBytes = fs::file_size(path + "-wal", ec);
+  if (!ec && walBytes > 0)
+    throw StoreError(path, "its last writes are still in " + path +
+                               "-wal, which cannot be read without creating a file in its folder " +
+                               folder.string() +
+                               ", and that folder is not writable for this user; open it once "
+                               "where the folder can be written");
+  return Database::openImmutable(path);
 }
 
 std::string placeholders(size_t n) {
@@ -258,6 +282,11 @@ std::string RunStore::defaultPath() {
   return (base / "fourierlab" / "runs.db").string();
 }
 
+bool RunStore::writableByThisUser(const std::string& givenPath) {
+  const std::string path = fs::absolute(givenPath).lexically_normal().string();
+  return writable(path) && folderLetsThisUserWrite(path);
+}
+
 void RunStore::requireExisting(const std::string& givenPath) {
   const std::string path = fs::absolute(givenPath).lexically_normal().string();
   std::error_code ec;
@@ -285,10 +314,10 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
           // quick_check reads every page (its cost on a big store: bench_run_store).
           m_pagesChecked = vetWalContent(path, busyTimeoutMs, checkPages) || !checkPages;
         }
+        if (readOnly) return openReadOnly(path);
         try {
-          return Database::open(path, /*create=*/!readOnly, readOnly);
+          return Database::open(path, /*create=*/true);
         } catch (const StoreError& e) {
-          if (readOnly) throw;
           rethrowNamingFolder(e, path);
         }
       }()),
@@ -300,7 +329,17 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
     retryWhileBusy(busyTimeoutMs, [&] {
       // Refuses a foreign, newer, truncated or corrupt file before any write.
       checkExistingFile(m_db, /*checkPages=*/!readOnly && !m_pagesChecked);
-      if (readOnly) return;
+      if (readOnly) {
+        // Without a migration an older file lacks columns every query here names.
+        const int version = readSchemaVersion(m_db);
+        if (version != kSchemaVersion)
+          throw StoreError(path(), "was written by an earlier FourierLab (store version " +
+                                       std::to_string(version) + "; this one reads version " +
+                                       std::to_string(kSchemaVersion) +
+                                       ") and is opened read-only here: open it once with "
+                                       "write permission to bring it up to date");
+        return;
+      }
       enableWal();
       migrate(m_db);
       markDeadRunsInterrupted();

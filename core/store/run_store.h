@@ -120,6 +120,11 @@ class RunStore {
   // opening it to record a run).
   static void requireExisting(const std::string& path);
 
+  // Whether this user may write the store at `path`: the file, and its folder or the -wal and
+  // -shm files a writer needs beside it. A command that only reads opens a store it may not
+  // write read-only, rather than refusing it.
+  static bool writableByThisUser(const std::string& path);
+
   // Opens or creates the store; creates its folder when needed. readOnly never writes (no
   // migration, no marking of dead runs).
   // busyTimeoutMs: how long a write waits for another process's write lock before failing.

@@ -1,5 +1,7 @@
 #include "core/store/sqlite_handle.h"
 
+#include <cstdio>
+
 #include <sqlite3.h>
 
 namespace fl::store {
@@ -120,6 +122,31 @@ Database Database::open(const std::string& path, bool create, bool readOnly) {
   }
   sqlite3_extended_result_codes(raw, 1);
   if (readOnly) db.setCheckpointOnClose(false);
+  return db;
+}
+
+Database Database::openImmutable(const std::string& path) {
+  // A URI's path is percent-encoded where a character would end it or start an escape.
+  std::string uri = "file:";
+  for (const unsigned char c : path) {
+    if (c == '?' || c == '#' || c == '%' || c < 0x20 || c >= 0x7f) {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", c);
+      uri += escaped;
+    } else {
+      uri += static_cast<char>(c);
+    }
+  }
+  uri += "?immutable=1";
+  sqlite3* raw = nullptr;
+  const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
+  const int rc = sqlite3_open_v2(uri.c_str(), &raw, flags, nullptr);
+  Database db(raw, path);
+  if (rc != SQLITE_OK) {
+    const std::string message = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    throw StoreError(path, "cannot open: " + message);
+  }
+  sqlite3_extended_result_codes(raw, 1);
   return db;
 }
 

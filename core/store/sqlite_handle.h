@@ -77,6 +77,10 @@ class Database {
   // Opens (creating when allowed) the file. Never writes to it: a file that is not a database
   // stays untouched until a statement is run. A read-only connection never checkpoints on close.
   static Database open(const std::string& path, bool create, bool readOnly = false);
+  // Opens the file read-only as a file nothing changes (SQLite's `immutable`): no -shm is made
+  // and no lock is taken, so it reads a store in a folder this user cannot write. Only for a
+  // file whose WAL holds nothing: an immutable connection never reads the WAL.
+  static Database openImmutable(const std::string& path);
 
   // Whether closing this connection, when it is the last one, copies the WAL into the main file
   // (SQLite's default). Off while a file is still being vetted: a refused file keeps its -wal.

@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
@@ -753,6 +754,63 @@ class TestMainWindow : public QObject {
     QVERIFY2(err.contains("store error: ") && err.contains(path), qPrintable(err));
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll(), QByteArray(8192, 'x'));
+  }
+
+  // A store this user may not write used to be refused at start. It opens for browsing: its
+  // runs open with their curves; Run, Run comparison, Run study, the Run menu and History's
+  // edits are grey with the reason where Run's reason goes; asked anyway, nothing is written.
+  void aReadOnlyStoreIsBrowsedAndNeverWritten() {
+    const QString path = m_dir.path() + "/read-only.db";
+    int64_t id = 0;
+    {
+      auto w = makeWindow("read-only.db");
+      spin(*w, "epochs")->setValue(2);
+      id = w->launch();
+      QVERIFY(id > 0);
+      QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
+    }
+    auto bytesOf = [&path] {
+      QFile f(path);
+      return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    const QByteArray before = bytesOf();
+    QVERIFY(!before.isEmpty());
+    {
+      MainWindow w(m_registry,
+                   std::make_unique<fl::store::RunStore>(path.toStdString(), /*readOnly=*/true));
+      QCOMPARE(w.windowTitle(), QString("FourierLab (read-only store)"));
+      w.launchPanel()->selectExperiment("fourier-head");
+      auto* launch = w.launchPanel();
+      QVERIFY(!launch->runButton()->isEnabled());
+      QVERIFY(!launch->compareButton()->isEnabled());
+      QVERIFY(launch->selectStudy("table1"));
+      QVERIFY(launch->studySummary()->text().startsWith("Run study makes"));  // a valid plan
+      QVERIFY(!launch->studyButton()->isEnabled());
+      QVERIFY2(launch->problemLine()->text().startsWith("Read-only store: " + path +
+                                                        " cannot be written by this user"),
+               qPrintable(launch->problemLine()->text()));
+      for (auto* action : w.menuBar()->actions()[1]->menu()->actions())
+        if (action->text().startsWith("Run") || action->text().startsWith("Start"))
+          QVERIFY2(!action->isEnabled(), qPrintable(action->text()));
+      for (auto* button : w.history()->findChildren<QPushButton*>()) {
+        const bool edits =
+            QStringList{"Resume", "Rename…", "Tag…", "Note…", "Delete…"}.contains(button->text());
+        const bool reads = QStringList{"Open", "Compare", "Export…"}.contains(button->text());
+        if (edits) QVERIFY2(!button->isEnabled(), qPrintable(button->text()));
+        if (reads) QVERIFY2(button->isEnabled(), qPrintable(button->text()));
+      }
+      w.openStoredRun(id);
+      QCOMPARE(pointsIn(*w.display()->dashboard(), "kl", id), size_t(2));
+      QCOMPARE(w.launch(), int64_t(0));
+      QCOMPARE(w.launchStudy(), int64_t(0));
+      QVERIFY(!w.resumeRun(id));
+      w.pinRun(id, true);
+      QVERIFY(w.statusBar()->currentMessage().startsWith("Read-only store: "));
+    }
+    QCOMPARE(bytesOf(), before);
+    fl::store::RunStore reread(path.toStdString(), /*readOnly=*/true);
+    QCOMPARE(reread.listRuns({}).size(), size_t(1));
+    QVERIFY(reread.run(id)->tags.empty());
   }
 
   // `fourierlab --open 1 --db missing/x.db` used to create x.db. Opening runs reads: it never

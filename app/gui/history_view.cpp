@@ -102,6 +102,13 @@ QHBoxLayout* HistoryView::buildActions() {
   for (auto* b : {open, compare, resume, rename, tag, note, exportButton, remove})
     actions->addWidget(b);
   actions->addStretch(1);
+  if (m_store.isReadOnly())
+    for (auto* b : {resume, rename, tag, note, remove}) {
+      b->setEnabled(false);
+      b->setToolTip(
+          "The run store is read-only for this user: its runs can be opened, "
+          "compared and exported, not changed");
+    }
   connect(open, &QPushButton::clicked, this, [this] {
     auto ids = selectedIds();
     if (!ids.empty()) emit openRequested(ids.front());

@@ -327,9 +327,15 @@ StudyPlan LaunchPanel::studyPlan() const {
   return plan;
 }
 
+void LaunchPanel::setTrainingRefusal(const QString& why) {
+  m_trainingRefusal = why;
+  updateValidity();
+  updateStudy();
+}
+
 void LaunchPanel::updateStudy() {
   const StudyPlan plan = studyPlan();
-  m_runStudy->setEnabled(plan.ok());
+  m_runStudy->setEnabled(plan.ok() && m_trainingRefusal.isEmpty());
   if (plan.ok()) {
     auto e = experiment();
     QString budget;
@@ -399,6 +405,11 @@ void LaunchPanel::updateValidity() {
                                        "values, so Run study trains them.")
                                    .arg(listed.join(", "), listed.size() == 1 ? "holds" : "hold")
                              : QString());
+  if (!m_trainingRefusal.isEmpty()) {
+    m_run->setEnabled(false);
+    m_compare->setEnabled(false);
+    m_problem->setText(m_trainingRefusal);
+  }
   // "modified" once the form is no longer what the preset (or the defaults) set.
   m_modified->setVisible(!m_presetValues.is_null() && m_form->values() != m_presetValues);
   updateParallelText();

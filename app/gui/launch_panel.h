@@ -52,6 +52,9 @@ class LaunchPanel : public QWidget {
   // Whether a study's runs of one shape train as batched groups; on by default.
   bool batchStudies() const;
   void setBatchStudies(bool on);
+  // Why nothing can be trained (a store this user may not write), shown where Run's reason is
+  // and keeping Run, Run comparison and Run study grey; empty: training allowed (the default).
+  void setTrainingRefusal(const QString& why);
   // What Run study launches now (its spec, its number of runs, or why it cannot).
   StudyPlan studyPlan() const;
   QPushButton* runButton() const { return m_run; }
@@ -104,6 +107,7 @@ class LaunchPanel : public QWidget {
   QPushButton* m_runStudy;
   QTimer* m_studyDelay;           // expanding a study on every key would be wasted work
   nlohmann::json m_presetValues;  // the form's values right after the preset was applied
+  QString m_trainingRefusal;
 };
 
 }  // namespace fl::gui

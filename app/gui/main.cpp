@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,8 @@
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
 #include "widgets/file_dialogs.h"
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -161,6 +164,16 @@ std::unique_ptr<fl::store::RunStore> openStore(std::string& path, bool mustExist
   const bool interactive = QGuiApplication::platformName() != "offscreen";
   while (true) {
     try {
+      // A store this user may not write (a colleague's, a cluster's results) is browsed
+      // read-only, as the CLI's reading commands read it, rather than refused.
+      std::error_code ec;
+      if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) > 0 && !ec &&
+          !fl::store::RunStore::writableByThisUser(path)) {
+        auto store = std::make_unique<fl::store::RunStore>(path, /*readOnly=*/true);
+        std::fprintf(stderr, "note: %s is read-only for this user: opened for browsing only\n",
+                     store->path().c_str());
+        return store;
+      }
       return std::make_unique<fl::store::RunStore>(path);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "store error: %s\n", e.what());

@@ -59,7 +59,13 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   // room, the dock stays one click away.
   new DockTitleBar(m_configureDock);
   new DockTitleBar(m_runsDock);
-  statusBar()->showMessage(QString("Run store: %1").arg(QString::fromStdString(m_store->path())));
+  statusBar()->showMessage(QString("Run store: %1%2")
+                               .arg(QString::fromStdString(m_store->path()),
+                                    m_store->isReadOnly() ? " (read-only)" : ""));
+  if (m_store->isReadOnly()) {
+    setWindowTitle("FourierLab (read-only store)");
+    m_launch->setTrainingRefusal(readOnlyStoreText());
+  }
 
   connect(m_launch, &LaunchPanel::runRequested, this, [this] { launch(); });
   connect(m_launch, &LaunchPanel::comparisonRequested, this, [this] { launchComparison(); });
@@ -112,6 +118,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_study, &StudyView::compareRequested, this, &MainWindow::compareRuns);
   connect(m_study, &StudyView::stopRequested, m_queue, &RunQueue::cancelStudy);
   connect(m_study, &StudyView::resumeRequested, this, [this](int64_t id) {
+    if (refuseWhenReadOnly()) return;
     std::string error;
     if (m_queue->addStudy(id, &error) == 0 && !error.empty())
       showError(QString::fromStdString(error));
@@ -154,6 +161,8 @@ void MainWindow::buildMenus() {
                  [this] { launchComparison(); });
   run->addAction("Run study", QKeySequence("Ctrl+Shift+S"), this, [this] { launchStudy(); });
   run->addAction("Start the demo", this, &MainWindow::startDemo);
+  // A store this user may not write trains nothing: the actions say so by being grey.
+  for (auto* action : run->actions()) action->setEnabled(!m_store->isReadOnly());
   run->addAction("Stop the shown run", QKeySequence("Ctrl+."), this, [this] { stopFocused(); });
   // One action per key sequence: a second QShortcut with the same keys makes Qt call both
   // ambiguous and fire neither.
@@ -216,7 +225,22 @@ std::vector<int64_t> MainWindow::launchComparison() {
   return ids;
 }
 
+QString MainWindow::readOnlyStoreText() const {
+  return QString(
+             "Read-only store: %1 cannot be written by this user, so nothing can be trained "
+             "or edited in it. Browse, compare and export its runs, or start FourierLab with "
+             "--db on a store you can write.")
+      .arg(QString::fromStdString(m_store->path()));
+}
+
+bool MainWindow::refuseWhenReadOnly() {
+  if (!m_store->isReadOnly()) return false;
+  showError(readOnlyStoreText());
+  return true;
+}
+
 int64_t MainWindow::launchWith(const nlohmann::json& overrides, const std::string& name) {
+  if (refuseWhenReadOnly()) return 0;
   auto experiment = m_launch->experiment();
   auto config = m_launch->config();
   if (experiment && config.ok() && !overrides.empty()) {
@@ -238,6 +262,7 @@ int64_t MainWindow::launchWith(const nlohmann::json& overrides, const std::strin
 }
 
 int64_t MainWindow::launchStudy() {
+  if (refuseWhenReadOnly()) return 0;
   const StudyPlan plan = m_launch->studyPlan();
   if (!plan.ok()) {
     showError("Cannot launch the study: " +
@@ -271,6 +296,7 @@ void MainWindow::openStudy(int64_t studyId) {
 }
 
 bool MainWindow::resumeRun(int64_t runId) {
+  if (refuseWhenReadOnly()) return false;
   std::string error;
   if (!m_queue->resume(runId, &error)) {
     // The store refused it (another process finished it, say): the view shows the store's run.
@@ -335,6 +361,7 @@ QStringList MainWindow::exportShownRun(const QString& folder) {
 
 void MainWindow::pinRun(int64_t runId, bool pinned) {
   // The pin is a tag of the run in the store: kept with it, listed by History and the CLI.
+  if (refuseWhenReadOnly()) return;
   try {
     if (pinned)
       m_store->addTags(runId, {RunView::kPinnedTag});

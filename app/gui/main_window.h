@@ -95,6 +95,10 @@ class MainWindow : public QMainWindow {
   int64_t launchWith(const nlohmann::json& overrides, const std::string& name);
   void buildMenus();
   void showError(const QString& what);
+  // A store this user may not write: what the window says instead of training or editing.
+  QString readOnlyStoreText() const;
+  // Shows readOnlyStoreText() and answers true when the store is read-only.
+  bool refuseWhenReadOnly();
 
   const ExperimentRegistry& m_registry;
   std::unique_ptr<store::RunStore> m_store;

@@ -542,13 +542,14 @@ void StudyView::refresh() {
   // while the queue does.
   const bool queued = m_queue.hasStudyWork(m_studyId);
   const bool unfinished = counts.size() > counts.count(RunStatus::Finished);
-  m_resume->setEnabled(unfinished && !queued);
+  m_resume->setEnabled(unfinished && !queued && !m_store.isReadOnly());
   m_stop->setEnabled(queued);
-  m_resume->setToolTip(unfinished ? (queued ? "The study's unfinished runs are queued or training"
-                                            : "Queue the study's unfinished runs (finished ones "
-                                              "are kept; interrupted ones continue from their "
-                                              "checkpoints)")
-                                  : "Every run of the study finished");
+  m_resume->setToolTip(!unfinished            ? "Every run of the study finished"
+                       : queued               ? "The study's unfinished runs are queued or training"
+                       : m_store.isReadOnly() ? "The run store is read-only for this user"
+                                              : "Queue the study's unfinished runs (finished ones "
+                                                "are kept; interrupted ones continue from their "
+                                                "checkpoints)");
   // The description speaks of the declared study; what this one changed is said under it.
   const auto experiment = m_queue.registry().find(spec.experiment);
   const QString description = QString::fromStdString(spec.description);

@@ -134,6 +134,8 @@ class RunStore {
                     bool checkPages = true);
 
   const std::string& path() const { return m_db.path(); }
+  // Opened read-only: every write throws (the window then offers browsing only).
+  bool isReadOnly() const { return m_readOnly; }
   // The connection, for the study tables (core/study/study_store.h) that share this file.
   const Database& database() const { return m_db; }
   // Where checkpoints and other files of run `id` live: <db>.files/run-<id>/.

@@ -8,9 +8,12 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <random>
+#include <set>
 
 #include "app/gui/history_model.h"
 #include "app/gui/history_view.h"
+#include "app/gui/run_edit.h"
 #include "core/engine/events.h"
 #include "core/engine/registry.h"
 #include "core/store/run_store.h"
@@ -123,6 +126,35 @@ class TestHistoryModel : public QObject {
   }
 
  private slots:
+  // Tag… shows the tags every selected run holds and hands back a list: what was taken out is
+  // removed, what was typed is added, nothing else changes. Random lists against a set model.
+  void aTagListEditsOnlyWhatChanged() {
+    using fl::gui::parseTagList;
+    QCOMPARE(parseTagList(" a, b ,,a, c d ,"), (std::vector<std::string>{"a", "b", "c d"}));
+    QCOMPARE(parseTagList(""), std::vector<std::string>{});
+    QCOMPARE(fl::gui::sharedTags({{"x", "y", "z"}, {"z", "x"}, {"x", "q", "z"}}),
+             (std::vector<std::string>{"x", "z"}));
+    QCOMPARE(fl::gui::sharedValue({"n", "n"}), std::string("n"));
+    QCOMPARE(fl::gui::sharedValue({"n", "m"}), std::string());
+    std::mt19937 rng(7);
+    const std::vector<std::string> pool{"a", "b", "c", "d", "e", "f"};
+    for (int trial = 0; trial < 500; ++trial) {
+      std::vector<std::string> shown, typed;
+      for (const auto& t : pool) {
+        if (rng() % 2) shown.push_back(t);
+        if (rng() % 2) typed.push_back(t);
+      }
+      const auto edit = fl::gui::tagEdit(shown, typed);
+      // Applying the edit to what was shown gives what was typed, as sets.
+      std::set<std::string> result(shown.begin(), shown.end());
+      for (const auto& t : edit.removed) result.erase(t);
+      for (const auto& t : edit.added) QVERIFY(result.insert(t).second);  // never added twice
+      QCOMPARE(result, std::set<std::string>(typed.begin(), typed.end()));
+      for (const auto& t : edit.removed)
+        QVERIFY(std::find(typed.begin(), typed.end(), t) == typed.end());
+    }
+  }
+
   void initTestCase() {
     QVERIFY(m_dir.isValid());
     m_registry.add(toyExperiment());

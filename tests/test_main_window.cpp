@@ -9,6 +9,7 @@
 
 #include <QComboBox>
 #include <QDockWidget>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -29,6 +30,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -129,6 +131,35 @@ void answerNextMessageBox(QMessageBox::StandardButton button,
     if (text) *text = box->text();
     box->button(button) ? box->button(button)->click() : box->accept();
   });
+}
+
+// Answers the next modal input dialog with `answer`, once it is open.
+void answerNextInputDialog(const std::function<void(QInputDialog*)>& answer) {
+  QTimer::singleShot(50, [=] {
+    auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+    if (!dialog) return answerNextInputDialog(answer);
+    answer(dialog);
+  });
+}
+
+// Selects History's row of run `id` alone; false when it is not listed.
+bool selectInHistory(MainWindow& w, int64_t id) {
+  auto* table = w.history()->table();
+  const int idColumn = w.history()->model()->column("id");
+  for (int row = 0; row < table->model()->rowCount(); ++row)
+    if (table->model()->index(row, idColumn).data().toLongLong() == id) {
+      table->clearSelection();
+      table->selectRow(row);
+      return true;
+    }
+  return false;
+}
+
+// Clicks History's button with this text.
+void clickHistoryButton(MainWindow& w, const QString& text) {
+  for (auto* button : w.history()->findChildren<QPushButton*>())
+    if (button->text() == text) return button->click();
+  QFAIL(qPrintable("no History button " + text));
 }
 
 }  // namespace
@@ -754,6 +785,91 @@ class TestMainWindow : public QObject {
     QVERIFY2(err.contains("store error: ") && err.contains(path), qPrintable(err));
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll(), QByteArray(8192, 'x'));
+  }
+
+  // History's Note… and Rename… used to open empty, so OK wiped the run's note and Return its
+  // name. They start with what the run holds; Tag… lists its tags and removes one taken out.
+  // The window's views of a run (legends, titles) follow a rename made here or by another
+  // process, which they used to miss until the window was restarted.
+  void historyEditsStartFromWhatTheRunHoldsAndViewsFollow() {
+    auto w = makeWindow("edits.db");
+    spin(*w, "epochs")->setValue(1);
+    const int64_t a = w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, a), 60000);
+    const int64_t b = w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, b), 60000);
+    const std::string path = (m_dir.path() + "/edits.db").toStdString();
+    fl::store::RunStore other(path);  // as `fourierlab-cli runs ...` would
+    QTRY_COMPARE_WITH_TIMEOUT(fl::toString(other.run(b)->status),
+                              fl::toString(fl::RunStatus::Finished), 5000);
+    other.rename(a, "first");
+    other.setNotes(a, "N=12 looks best; check seeds");
+    other.addTags(a, {"x", "y"});
+    w->compareRuns({a, b});
+    QCOMPARE(w->views().find(a)->name(), std::string("first"));
+
+    w->refreshHistory();
+    QVERIFY(selectInHistory(*w, a));
+    QString seen;
+    answerNextInputDialog([&](QInputDialog* d) {
+      seen = d->textValue();
+      d->accept();
+    });
+    clickHistoryButton(*w, "Note…");
+    QCOMPARE(seen, QString("N=12 looks best; check seeds"));
+    QCOMPARE(other.run(a)->notes, std::string("N=12 looks best; check seeds"));
+
+    QVERIFY(selectInHistory(*w, a));
+    answerNextInputDialog([&](QInputDialog* d) {
+      seen = d->textValue();
+      d->setTextValue("renamed");
+      d->accept();
+    });
+    clickHistoryButton(*w, "Rename…");
+    QCOMPARE(seen, QString("first"));
+    QCOMPARE(other.run(a)->name, std::string("renamed"));
+    QCOMPARE(w->views().find(a)->name(), std::string("renamed"));
+
+    QVERIFY(selectInHistory(*w, a));
+    answerNextInputDialog([&](QInputDialog* d) {
+      seen = d->textValue();
+      d->setTextValue("x, z");
+      d->accept();
+    });
+    clickHistoryButton(*w, "Tag…");
+    QCOMPARE(seen, QString("x, y"));
+    auto tags = other.run(a)->tags;
+    std::sort(tags.begin(), tags.end());
+    QCOMPARE(tags, (std::vector<std::string>{"x", "z"}));
+
+    // Both selected: what they share is shown, and what only one holds is kept.
+    w->history()->table()->selectAll();
+    answerNextInputDialog([&](QInputDialog* d) {
+      seen = d->textValue();
+      d->setTextValue("shared");
+      d->accept();
+    });
+    clickHistoryButton(*w, "Tag…");
+    QCOMPARE(seen, QString());
+    tags = other.run(a)->tags;
+    std::sort(tags.begin(), tags.end());
+    QCOMPARE(tags, (std::vector<std::string>{"shared", "x", "z"}));
+    QCOMPARE(other.run(b)->tags, std::vector<std::string>{"shared"});
+  }
+
+  // A run's History row used to read "running" after it finished until the tab was left and
+  // shown again: with History shown, a run's end refreshes it.
+  void historyShownFollowsARunToItsEnd() {
+    auto w = makeWindow("history-live.db");
+    spin(*w, "epochs")->setValue(2);
+    w->tabs()->setCurrentWidget(w->history());
+    const int64_t id = w->launch();
+    w->tabs()->setCurrentWidget(w->history());
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
+    auto* model = w->history()->model();
+    const int status = model->column("status");
+    QTRY_COMPARE_WITH_TIMEOUT(model->index(0, status).data().toString(), QString("finished"),
+                              10000);
   }
 
   // A store this user may not write used to be refused at start. It opens for browsing: its

@@ -18,10 +18,13 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
+#include <stdexcept>
 
 #include "app/gui/history_model.h"
+#include "app/gui/run_edit.h"
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
 #include "core/study/study_store.h"
@@ -399,27 +402,69 @@ void HistoryView::askExport() {
 void HistoryView::askEdit(const QString& what) {
   const auto ids = selectedIds();
   if (ids.empty()) return;
-  bool ok = false;
-  const QString text = QInputDialog::getText(
-      this, what, what == "tag" ? "Tags (comma separated)" : what, QLineEdit::Normal, "", &ok);
-  if (!ok) return;
+  std::vector<store::RunRecord> runs;
   try {
-    for (auto id : ids) {
-      if (what == "rename")
-        m_store.rename(id, text.toStdString());
-      else if (what == "note")
-        m_store.setNotes(id, text.toStdString());
-      else {
-        std::vector<std::string> tags;
-        for (const auto& t : text.split(',', Qt::SkipEmptyParts))
-          if (!t.trimmed().isEmpty()) tags.push_back(t.trimmed().toStdString());
-        m_store.addTags(id, tags);
+    for (auto id : ids)
+      if (auto r = m_store.run(id)) runs.push_back(std::move(*r));
+  } catch (const std::exception& e) {
+    emit storeError(e.what());
+    return;
+  }
+  if (runs.empty()) return;
+  // The dialog starts with what the runs hold: OK without typing changes nothing.
+  std::vector<std::string> names, notes;
+  std::vector<std::vector<std::string>> tagsOfRuns;
+  for (const auto& r : runs) {
+    names.push_back(r.name);
+    notes.push_back(r.notes);
+    tagsOfRuns.push_back(r.tags);
+  }
+  const QString which = runs.size() == 1 ? QString("run #%1").arg(runs.front().id)
+                                         : QString("the %1 selected runs").arg(runs.size());
+  const auto differ = [&](const std::vector<std::string>& values) {
+    return runs.size() > 1 && sharedValue(values).empty() &&
+           std::any_of(values.begin(), values.end(), [](const auto& v) { return !v.empty(); });
+  };
+  bool ok = false;
+  try {
+    if (what == "rename") {
+      const QString label = "Name of " + which +
+                            (differ(names) ? " (their names differ: this one replaces them)" : "");
+      const QString text = QInputDialog::getText(this, "Rename", label, QLineEdit::Normal,
+                                                 QString::fromStdString(sharedValue(names)), &ok);
+      if (!ok) return;
+      for (const auto& r : runs) m_store.rename(r.id, text.trimmed().toStdString());
+    } else if (what == "note") {
+      const QString label =
+          "Notes of " + which + (differ(notes) ? " (their notes differ: this replaces them)" : "");
+      const QString text = QInputDialog::getMultiLineText(
+          this, "Note", label, QString::fromStdString(sharedValue(notes)), &ok);
+      if (!ok) return;
+      for (const auto& r : runs) m_store.setNotes(r.id, text.toStdString());
+    } else {
+      const auto shown = sharedTags(tagsOfRuns);
+      QString shownText;
+      for (const auto& t : shown)
+        shownText += (shownText.isEmpty() ? "" : ", ") + QString::fromStdString(t);
+      const QString label =
+          "Tags of " + which + ", comma separated: take one out to remove it" +
+          (runs.size() > 1 ? QString(" (tags only some of them hold are kept)") : QString());
+      const QString text =
+          QInputDialog::getText(this, "Tags", label, QLineEdit::Normal, shownText, &ok);
+      if (!ok) return;
+      const TagEdit edit = tagEdit(shown, parseTagList(text.toStdString()));
+      for (const auto& tag : edit.added)
+        if (auto problem = store::tagProblem(tag)) throw std::invalid_argument(*problem);
+      for (const auto& r : runs) {
+        if (!edit.added.empty()) m_store.addTags(r.id, edit.added);
+        for (const auto& tag : edit.removed) m_store.removeTag(r.id, tag);
       }
     }
   } catch (const std::exception& e) {
     emit storeError(e.what());
   }
   refresh();
+  emit runsEdited(ids);
 }
 
 void HistoryView::saveSettings(QSettings& settings) const {

@@ -80,6 +80,8 @@ class HistoryView : public QWidget {
   void exported(const QString& summary);
   // Runs gone from the store: every other part of the window lets them go.
   void runsDeleted(std::vector<int64_t> runIds);
+  // Runs renamed, noted or tagged here: views of them elsewhere in the window follow.
+  void runsEdited(std::vector<int64_t> runIds);
 
  private:
   // The constructor's steps.

@@ -21,6 +21,7 @@
 #include "app/gui/runs_dock.h"
 #include "app/gui/runs_table_model.h"
 #include "app/gui/study_view.h"
+#include "app/gui/view_refresh.h"
 #include "core/store/run_store.h"
 #include "widgets/dashboard.h"
 #include "widgets/file_dialogs.h"
@@ -114,6 +115,11 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_history, &HistoryView::exported, this,
           [this](const QString& summary) { statusBar()->showMessage(summary, 10000); });
   connect(m_history, &HistoryView::runsDeleted, this, &MainWindow::forgetDeletedRuns);
+  connect(m_history, &HistoryView::runsEdited, this, &MainWindow::catchUpWithStore);
+  // A run that ends changes its History row (status, last values): the tab follows when shown.
+  connect(m_queue, &RunQueue::runEnded, this, [this] {
+    if (m_tabs->currentWidget() == m_history) m_history->refresh();
+  });
   m_history->setLiveCheck([this](int64_t id) { return m_queue->isLive(id); });
   connect(m_study, &StudyView::compareRequested, this, &MainWindow::compareRuns);
   connect(m_study, &StudyView::stopRequested, m_queue, &RunQueue::cancelStudy);
@@ -177,6 +183,13 @@ void MainWindow::buildMenus() {
                      });
   history->addAction("Show History", QKeySequence("Ctrl+H"), this,
                      [this] { m_tabs->setCurrentWidget(m_history); });
+  // Another process (the CLI, a cluster's jobs) writes to the same store: read it again now.
+  history->addAction("Read the store again (History and the open study)", QKeySequence("F5"), this,
+                     [this] {
+                       m_history->refresh();
+                       if (m_study->studyId()) m_study->refresh();
+                       catchUpWithStore(m_display->shown());
+                     });
   auto* view = menuBar()->addMenu("&View");
   m_configureDock->toggleViewAction()->setShortcut(QKeySequence("Ctrl+1"));
   m_runsDock->toggleViewAction()->setShortcut(QKeySequence("Ctrl+2"));
@@ -318,17 +331,24 @@ bool MainWindow::resumeRun(int64_t runId) {
 void MainWindow::stopFocused() { m_queue->cancel(m_display->focused()); }
 
 void MainWindow::openStoredRun(int64_t runId) {
+  catchUpWithStore({runId});
   m_display->showRun(runId);
   m_tabs->setCurrentWidget(m_display);
 }
 
 void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
   if (runIds.empty()) return;
+  catchUpWithStore(runIds);
   m_display->compare(runIds);
   m_tabs->setCurrentWidget(m_display);
 }
 
 void MainWindow::refreshHistory() { m_history->refresh(); }
+
+void MainWindow::catchUpWithStore(const std::vector<int64_t>& runIds) {
+  const auto changed = refreshViews(*m_views, *m_queue, *m_store, runIds);
+  if (!changed.empty()) showReloadedRuns(changed);
+}
 
 void MainWindow::showReloadedRuns(const std::vector<int64_t>& runIds) {
   bool shown = false;

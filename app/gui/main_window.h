@@ -99,6 +99,8 @@ class MainWindow : public QMainWindow {
   QString readOnlyStoreText() const;
   // Shows readOnlyStoreText() and answers true when the store is read-only.
   bool refuseWhenReadOnly();
+  // Views of runs not live here brought up to what the store now says, and redrawn.
+  void catchUpWithStore(const std::vector<int64_t>& runIds);
 
   const ExperimentRegistry& m_registry;
   std::unique_ptr<store::RunStore> m_store;

@@ -22,6 +22,7 @@
 
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
+#include "app/gui/view_refresh.h"
 #include "core/engine/system_metrics.h"
 #include "core/store/run_store.h"
 #include "core/study/paper_departure.h"
@@ -517,17 +518,13 @@ void StudyView::refresh() {
   // reported. A run not live here is as the store has it; where this window's view of it says
   // otherwise, another process (`sweep resume`) changed it, and the view is read again.
   study::StatusCounts<int64_t> counts;
-  std::vector<int64_t> reloaded;
+  std::vector<int64_t> runIds;
+  for (const auto& r : m_results)
+    if (r.runId) runIds.push_back(r.runId);
+  const std::vector<int64_t> reloaded = refreshViews(m_views, m_queue, m_store, runIds);
   for (auto& r : m_results) {
     const RunView* view = r.runId ? m_views.find(r.runId) : nullptr;
-    if (view && !m_queue.isLive(r.runId) && !m_queue.endedUnwritten(r.runId) && r.status &&
-        (view->status() != *r.status || view->message() != r.message)) {
-      try {
-        if (m_views.reload(r.runId)) reloaded.push_back(r.runId);
-      } catch (const std::exception&) {
-        // The store could not be read now: the view stays as it was.
-      }
-    } else if (view && m_queue.isLive(r.runId) && m_queue.studyOf(r.runId) == m_studyId) {
+    if (view && m_queue.isLive(r.runId) && m_queue.studyOf(r.runId) == m_studyId) {
       r.status = view->status();
       for (const auto& [key, series] : view->metrics()) {
         if (series.values.empty()) continue;

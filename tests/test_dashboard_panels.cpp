@@ -426,6 +426,48 @@ class TestDashboardPanels : public QObject {
     QVERIFY(legendNames(plot).contains("#3"));
   }
 
+  // Runs of other seeds or datasets have another test input under the same input number: their
+  // predicted density used to be drawn against the shown run's true one as if the input were
+  // the same. Only runs with the shown run's true density at the chosen input are drawn; the
+  // caption names the others. Without truths, the inputs themselves decide.
+  void onlyRunsOfTheSameTrueDensityAreDrawnAgainstIt() {
+    Dashboard d;
+    d.setPanels({panel("pdf", PanelKind::SnapshotCurves, {"pdf/pred_grid", "pdf/true_grid"})});
+    d.setShownRun(1);
+    const std::vector<SnapshotAxis> axes{{"input", "", {}}, {"z", "", {-1, 0, 1}}};
+    auto make = [&](const std::string& name, fl::SnapshotRole role, std::vector<float> data,
+                    nlohmann::json inputs) {
+      Snapshot s = snapshot(name, {2, 3}, std::move(data), axes, {{"inputs", inputs}});
+      s.role = role;
+      return s;
+    };
+    const nlohmann::json ours = {{0.2, -0.3}, {0.4, 0.1}};
+    const nlohmann::json theirs = {{0.2, -0.3}, {0.9, 0.5}};  // the same first input only
+    const std::vector<float> truth{0.1f, 0.8f, 0.1f, 0.3f, 0.4f, 0.3f};
+    const std::vector<float> otherTruth{0.1f, 0.8f, 0.1f, 0.6f, 0.2f, 0.2f};
+    d.addSnapshot(make("pdf/pred_grid", fl::SnapshotRole::Prediction, truth, ours), 10);
+    d.addSnapshot(make("pdf/true_grid", fl::SnapshotRole::Truth, truth, ours), 10);
+    for (int64_t run : {2, 3}) {  // 2: the same test set; 3: another, sharing input #0
+      const bool same = run == 2;
+      d.addOverlaySnapshot(
+          run, make("pdf/pred_grid", fl::SnapshotRole::Prediction, truth, same ? ours : theirs));
+      d.addOverlaySnapshot(run, make("pdf/true_grid", fl::SnapshotRole::Truth,
+                                     same ? truth : otherTruth, same ? ours : theirs));
+    }
+    // Run 4 has no truths: its inputs decide.
+    d.addOverlaySnapshot(4, make("pdf/pred_grid", fl::SnapshotRole::Prediction, truth, theirs));
+    d.refresh();
+    auto* plot = qobject_cast<SnapshotPlot*>(d.panel("pdf"));
+    QCOMPARE(plot->plot()->graphCount(), 5);  // input #0: truth, prediction, and all three runs
+    QCOMPARE(plot->caption(), QString("step 10"));
+    plot->rowSelector()->setValue(1);
+    d.refresh();
+    plot->refresh();
+    QCOMPARE(plot->plot()->graphCount(), 3);  // truth, prediction, run 2
+    QCOMPARE(plot->caption(),
+             QString("step 10 · not drawn, another true density at input #1: #3, #4"));
+  }
+
   void genericCurvesOverlayOtherRunsOnALogAxis() {
     Dashboard d;
     d.setPanels({panel("ppl_len", PanelKind::SnapshotCurves, {"ppl/by_length"}, /*logY=*/true)});

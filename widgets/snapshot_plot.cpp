@@ -7,6 +7,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -171,10 +172,13 @@ void SnapshotPlot::setSnapshot(const Snapshot& snapshot, int64_t step) {
 void SnapshotPlot::setOverlaySnapshot(int64_t runId, const QString& label, const QColor& color,
                                       const Snapshot& snapshot) {
   const QString name = QString::fromStdString(snapshot.name);
-  // Truths are the same for every run and bins would clutter: those stay the shown run's.
-  if (!m_series.contains(name) || snapshot.role == SnapshotRole::Truth ||
-      snapshot.valueLabel == "probability")
+  if (!m_series.contains(name)) return;
+  if (snapshot.role == SnapshotRole::Truth) {
+    m_overlays[runId].truths[name] = snapshot;
     return;
+  }
+  // Bins would clutter: those stay the shown run's.
+  if (snapshot.valueLabel == "probability") return;
   m_overlays[runId].label = label;
   m_overlays[runId].color = color;
   m_overlays[runId].snapshots[name] = snapshot;
@@ -218,6 +222,11 @@ void SnapshotPlot::refresh() {
   fitTicks(m_plot);
   m_caption->setText(m_latest.isEmpty() ? noDataCaption(m_shownRunEnded)
                                         : QString("step %1").arg(m_step));
+  if (!m_latest.isEmpty() && !m_notDrawn.isEmpty())
+    m_caption->setText(m_caption->text() +
+                       QString(" · not drawn, another true density at input #%1: %2")
+                           .arg(row())
+                           .arg(m_notDrawn.join(", ")));
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -229,7 +238,35 @@ QString SnapshotPlot::seriesLabel(int index) const {
   return index >= 0 && index < m_series.size() ? m_series[index] : QString();
 }
 
+bool SnapshotPlot::sameTruthAt(const Overlay& run, const Snapshot& prediction, int64_t row) const {
+  bool compared = false;
+  for (auto truth = run.truths.cbegin(); truth != run.truths.cend(); ++truth) {
+    auto shown = m_latest.find(truth.key());
+    if (shown == m_latest.end()) continue;
+    QVector<double> x, y, shownX, shownY;
+    const bool has = rowOf(truth.value(), row, x, y);
+    if (has != rowOf(*shown, row, shownX, shownY)) return false;
+    if (!has) continue;
+    if (x != shownX || y.size() != shownY.size()) return false;
+    for (int i = 0; i < y.size(); ++i)
+      if (std::abs(y[i] - shownY[i]) > 1e-6 * std::max(1.0, std::abs(shownY[i]))) return false;
+    compared = true;
+  }
+  if (compared) return true;
+  // No truths to compare: the inputs the rows were predicted for, where both say.
+  auto shown = m_latest.find(QString::fromStdString(prediction.name));
+  if (shown == m_latest.end() || !prediction.meta.contains("inputs") ||
+      !shown->meta.contains("inputs"))
+    return true;
+  const auto& theirs = prediction.meta["inputs"];
+  const auto& ours = shown->meta["inputs"];
+  const auto r = static_cast<size_t>(row);
+  if (!theirs.is_array() || !ours.is_array() || r >= theirs.size() || r >= ours.size()) return true;
+  return theirs[r] == ours[r];
+}
+
 void SnapshotPlot::drawCurves() {
+  m_notDrawn.clear();
   Extent extent;
   QVector<double> allX;
   // Whether every curve is a generic series (no truths or predictions), so that a legend of
@@ -324,6 +361,11 @@ void SnapshotPlot::drawCurves() {
       for (int64_t r = first; r <= last; ++r) {
         QVector<double> x, y;
         if (!rowOf(s, r, x, y)) continue;
+        if (!everyRow && !sameTruthAt(run.value(), s, r)) {
+          const QString who = QString("#%1").arg(run.key());
+          if (!m_notDrawn.contains(who)) m_notDrawn << who;
+          continue;
+        }
         allX += x;
         const QString label =
             nameInComparison(run->label, s, index, everyRow ? rowLabels : QStringList(), r, last);

@@ -64,6 +64,9 @@ class SnapshotPlot : public QWidget {
   void setSnapshot(const Snapshot& snapshot, int64_t step);
   // Another run's snapshot to overlay (a comparison), drawn in its colour. Truths and bin
   // probabilities stay the shown run's: only continuous predictions and generic curves overlay.
+  // A run's truths are kept to tell whether its row is the shown run's: a prediction for an
+  // input whose true density is another (another seed's test set, another dataset) is not
+  // drawn against the shown truth, and the caption names the runs left out.
   void setOverlaySnapshot(int64_t runId, const QString& label, const QColor& color,
                           const Snapshot& snapshot);
   void clear();
@@ -106,6 +109,7 @@ class SnapshotPlot : public QWidget {
   QString m_shownLabel;
   bool m_shownRunEnded = false;
   QStringList m_seriesLabels;
+  QStringList m_notDrawn;    // overlaid runs whose chosen row has another true density
   bool m_legend = true;      // curves, or several series of bars
   bool m_textTicks = false;  // the x axis shows bar labels
   QMap<QString, Snapshot> m_latest;
@@ -113,7 +117,12 @@ class SnapshotPlot : public QWidget {
     QString label;
     QColor color;
     QMap<QString, Snapshot> snapshots;  // by name
+    QMap<QString, Snapshot> truths;     // by name: compared with the shown run's, not drawn
   };
+  // Whether an overlaid run's row `row` of `prediction` answers the same question as the shown
+  // run's: the same true density there (or, without truths, the same input); true when
+  // nothing tells.
+  bool sameTruthAt(const Overlay& run, const Snapshot& prediction, int64_t row) const;
   QMap<int64_t, Overlay> m_overlays;  // by run id
   int64_t m_step = 0;
   XMarkItems m_marks;  // the shown snapshots' x_marks

@@ -961,6 +961,30 @@ class TestDashboardPanels : public QObject {
     QTRY_COMPARE(d.columns(), 1);
   }
 
+  // A maximised panel fills the dashboard, not the first column of the grid it was in (the
+  // other columns kept their stretch, empty, and so two thirds of the width).
+  void aMaximisedPanelFillsTheWidth() {
+    Dashboard d;
+    d.setPanels(
+        {panel("a", PanelKind::MetricLines, {"a"}), panel("b", PanelKind::MetricLines, {"b"}),
+         panel("c", PanelKind::SnapshotCurves, {"c"}), panel("d", PanelKind::MetricLines, {"d"}),
+         panel("e", PanelKind::MetricLines, {"e"})});
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+      d.resize(size);
+      d.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&d));
+      QTRY_COMPARE(d.columns(), 3);
+      for (const QString id : {"a", "c", "e"}) {
+        d.maximize(id);
+        QTRY_VERIFY(qAbs(d.panel(id)->width() - d.contentsRect().width()) <= 2);
+        QTRY_VERIFY(qAbs(d.panel(id)->height() - d.contentsRect().height()) <= 2);
+        d.maximize(QString());
+        // Back in the grid: three panels a row, a third of the width each.
+        QTRY_VERIFY(qAbs(d.panel("a")->width() - d.contentsRect().width() / 3) <= 12);
+      }
+    }
+  }
+
   // MainWindow::exportShownRun writes every QCustomPlot whose parent is a named panel.
   void newPlotsAreFoundByTheExport() {
     Dashboard d;

@@ -179,7 +179,10 @@ void Dashboard::relayout() {
     m_grid->addWidget(w, index / m_columns, index % m_columns);
     ++index;
   }
-  for (int c = 0; c < 3; ++c) m_grid->setColumnStretch(c, c < m_columns ? 1 : 0);
+  // Only the columns in use stretch: a column keeps its stretch (and so its share of the
+  // width) when empty, so a maximised panel alone in column 0 got a third of a 3-column grid.
+  const int used = m_maximized.isEmpty() ? m_columns : 1;
+  for (int c = 0; c < 3; ++c) m_grid->setColumnStretch(c, c < used ? 1 : 0);
   const int rows = (index + m_columns - 1) / std::max(1, m_columns);
   setMinimumHeight(rows * kMinPanelHeight);
 }

@@ -68,9 +68,12 @@ void FrozenColumnsView::setModel(QAbstractItemModel* model) {
 }
 
 void FrozenColumnsView::updateFrozen() {
+  // The frozen view's own widths, not ours: within resizeColumnsToContents() our header emits
+  // sectionResized before it stores the new size, so columnWidth() there is still the old one
+  // (the pane kept the old width: a blank strip, or names cut off beside the main view's own).
   int width = 0;
   for (int c = 0; c < m_count && model() && c < model()->columnCount(); ++c)
-    width += columnWidth(c);
+    width += m_frozen->columnWidth(c);
   m_frozen->setGeometry(verticalHeader()->width() + frameWidth(), frameWidth(), width,
                         viewport()->height() + horizontalHeader()->height());
   m_frozen->setVisible(width > 0);

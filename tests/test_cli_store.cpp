@@ -658,6 +658,52 @@ class TestCliStore : public QObject {
              qPrintable(r->err));
   }
 
+  // Mistakes in `runs` used to pass without a word: a run given twice was exported twice, a tag
+  // a run lacks was "removed", an unknown experiment listed nothing. Archived runs can be
+  // listed on their own, are marked where listed, and come back.
+  void runsCommandsRefuseMistakesAndArchivingIsReversible() {
+    const QString d = db("runs-mistakes.db");
+    for (int i = 0; i < 2; ++i)
+      QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d, "--tag", "x"} + kTiny).exitCode,
+               0);
+    auto twice = runCli({"runs", "export", "1", "1", "--db", d});
+    QCOMPARE(twice.exitCode, 2);
+    QVERIFY2(twice.err.contains("error: run 1 is given twice"), qPrintable(twice.err));
+    QCOMPARE(runCli({"runs", "compare", "2", "2", "--db", d}).exitCode, 2);
+
+    auto untag = runCli({"runs", "untag", "1", "x", "nothere", "--db", d});
+    QCOMPARE(untag.exitCode, 2);
+    QVERIFY2(untag.err.contains("run 1 has no tag 'nothere' (its tags: x); nothing was removed"),
+             qPrintable(untag.err));
+    QCOMPARE(queryInt(d.toStdString(), "SELECT count(*) FROM tags WHERE run_id = 1"), int64_t(1));
+
+    auto unknown = runCli({"runs", "list", "--experiment", "nope", "--db", d});
+    QCOMPARE(unknown.exitCode, 2);
+    QVERIFY2(unknown.err.contains("no experiment 'nope' (experiments: ") &&
+                 unknown.err.contains("fourier-head"),
+             qPrintable(unknown.err));
+    auto none = runCli({"runs", "list", "--experiment", "fope", "--json", "--db", d});
+    QCOMPARE(none.exitCode, 0);  // a known experiment with no runs here lists nothing
+    QCOMPARE(nlohmann::json::parse(none.out.toStdString()).size(), size_t(0));
+
+    QCOMPARE(runCli({"runs", "archive", "1", "--db", d}).exitCode, 0);
+    auto listed =
+        nlohmann::json::parse(runCli({"runs", "list", "--json", "--db", d}).out.toStdString());
+    QCOMPARE(listed.size(), size_t(1));
+    QCOMPARE(listed[0]["archived"].get<bool>(), false);
+    auto archived = nlohmann::json::parse(
+        runCli({"runs", "list", "--archived", "--json", "--db", d}).out.toStdString());
+    QCOMPARE(archived.size(), size_t(1));
+    QCOMPARE(archived[0]["id"].get<int>(), 1);
+    QCOMPARE(archived[0]["archived"].get<bool>(), true);
+    QVERIFY(runCli({"runs", "list", "--all", "--db", d}).out.contains("finished (archived)"));
+    QVERIFY(runCli({"runs", "show", "1", "--db", d}).out.contains("archived  yes"));
+    QCOMPARE(runCli({"runs", "unarchive", "1", "--db", d}).exitCode, 0);
+    QCOMPARE(nlohmann::json::parse(runCli({"runs", "list", "--json", "--db", d}).out.toStdString())
+                 .size(),
+             size_t(2));
+  }
+
   void twoProcessesWriteIntoOneFreshDatabase() {
     const QString d = db("shared.db");
     QProcess a, b;

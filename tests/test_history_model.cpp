@@ -7,6 +7,9 @@
 // alphabetical order, so an order that merely sorts keys fails; nothing trains.
 #include <QtTest>
 
+#include <QComboBox>
+#include <QPushButton>
+
 #include <algorithm>
 #include <random>
 #include <set>
@@ -126,6 +129,56 @@ class TestHistoryModel : public QObject {
   }
 
  private slots:
+  // A run archived (History's Archive, `runs archive`) used to vanish with no way back in the
+  // window: the status filter's "archived" lists such runs, and Unarchive brings them back.
+  void archivedRunsAreListedApartAndComeBack() {
+    const auto path = freshStorePath();
+    fl::store::RunStore store(path);
+    for (int seed : {1, 2, 3}) storeFinishedRun(store, "", {{"head", "linear"}, {"seed", seed}});
+    fl::gui::HistoryView history(store, m_registry);
+    history.refresh();
+    QCOMPARE(history.shownIds().size(), size_t(3));
+    QPushButton* archive = nullptr;
+    for (auto* b : history.findChildren<QPushButton*>())
+      if (b->text() == "Archive") archive = b;
+    QVERIFY(archive);
+    auto select = [&](int64_t id) {
+      const auto ids = history.shownIds();
+      const auto row = std::find(ids.begin(), ids.end(), id) - ids.begin();
+      history.table()->clearSelection();
+      history.table()->selectRow(static_cast<int>(row));
+    };
+    select(2);
+    archive->click();
+    QCOMPARE(history.shownIds(), (std::vector<int64_t>{1, 3}));
+    QVERIFY(store.run(2)->archived);
+    QComboBox* status = nullptr;
+    for (auto* box : history.findChildren<QComboBox*>())
+      if (box->findText("archived") >= 0) status = box;
+    QVERIFY(status);
+    status->setCurrentText("archived");
+    QCOMPARE(history.shownIds(), std::vector<int64_t>{2});
+    QCOMPARE(archive->text(), QString("Unarchive"));
+    select(2);
+    archive->click();
+    QVERIFY(history.shownIds().empty());
+    QVERIFY(!store.run(2)->archived);
+    status->setCurrentText("any status");
+    QCOMPARE(history.shownIds().size(), size_t(3));
+    QCOMPARE(archive->text(), QString("Archive"));
+  }
+
+  // Beside another experiment's run, settings every run of one experiment shares used to show
+  // as columns that differ (the other run lacks them): only what differs within an experiment
+  // is a column.
+  void anotherExperimentsRunAddsNoFalseDifferences() {
+    fl::gui::HistoryModel model(&m_registry);
+    model.setRuns({runOf(1, "toy", {{"samples", 500}, {"head", "linear"}, {"lr", 0.1}}),
+                   runOf(2, "toy", {{"samples", 900}, {"head", "linear"}, {"lr", 0.1}}),
+                   runOf(3, "lm", {{"width", 64}, {"depth", 2}, {"lr", 0.5}})});
+    QCOMPARE(configColumns(model), QStringList{"samples"});
+  }
+
   // Tag… shows the tags every selected run holds and hands back a list: what was taken out is
   // removed, what was typed is added, nothing else changes. Random lists against a set model.
   void aTagListEditsOnlyWhatChanged() {

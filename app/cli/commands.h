@@ -36,13 +36,14 @@ struct RunArgs {
 
 struct RunsArgs {
   std::string db;
-  std::string action;  // list, show, export, tag, note, rename, delete, archive, compare
+  std::string action;  // list, show, export, tag, note, rename, delete, archive, unarchive, compare
   std::vector<int64_t> ids;
   int64_t id = 0;                  // commands on one run
   std::vector<std::string> words;  // tags
   std::string value;               // the note, the new name
   std::string experiment, status, tag, text;
-  bool all = false;  // list: include archived runs
+  bool all = false;       // list: include archived runs
+  bool archived = false;  // list: only archived runs
   bool json = false;
   std::string format = "csv";
   std::string out;

@@ -44,7 +44,7 @@ CLI::App* addRunCommand(CLI::App& app, fl::cli::RunArgs& runArgs) {
   return run;
 }
 
-// `runs list|show|export|tag|untag|note|rename|delete|archive|compare`, into runsArgs.
+// `runs list|show|export|tag|untag|note|rename|delete|archive|unarchive|compare`, into runsArgs.
 CLI::App* addRunsCommand(CLI::App& app, fl::cli::RunsArgs& runsArgs) {
   auto* runs = app.add_subcommand("runs", "Browse and edit the run store");
   runs->require_subcommand(1);
@@ -59,6 +59,7 @@ CLI::App* addRunsCommand(CLI::App& app, fl::cli::RunsArgs& runsArgs) {
   runsList->add_option("--text", runsArgs.text,
                        "Only runs whose name, notes or experiment contain it");
   runsList->add_flag("--all", runsArgs.all, "Include archived runs");
+  runsList->add_flag("--archived", runsArgs.archived, "Only archived runs");
   runsList->add_flag("--json", runsArgs.json, "Print a JSON array");
   auto* show =
       runs->add_subcommand("show", "Config, status, timings, metric summaries, tags, notes");
@@ -86,6 +87,8 @@ CLI::App* addRunsCommand(CLI::App& app, fl::cli::RunsArgs& runsArgs) {
   remove->add_option("ids", runsArgs.ids, "Run ids")->required()->check(fl::cli::storeId());
   auto* archive = runs->add_subcommand("archive", "Hide runs from the default listing");
   archive->add_option("ids", runsArgs.ids, "Run ids")->required()->check(fl::cli::storeId());
+  auto* unarchive = runs->add_subcommand("unarchive", "List archived runs again");
+  unarchive->add_option("ids", runsArgs.ids, "Run ids")->required()->check(fl::cli::storeId());
   auto* compare =
       runs->add_subcommand("compare", "Config differences and final metrics side by side");
   compare->add_option("ids", runsArgs.ids, "Run ids (two or more)")

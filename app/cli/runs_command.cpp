@@ -85,6 +85,7 @@ nlohmann::json runJson(const RunRecord& r, bool full) {
                       {"device", r.device},
                       {"seed", r.seed},
                       {"tags", r.tags},
+                      {"archived", r.archived},
                       {"last_step", r.lastStep},
                       {"total_steps", r.totalSteps},
                       {"metrics", finalMetrics(r)}};
@@ -96,7 +97,6 @@ nlohmann::json runJson(const RunRecord& r, bool full) {
     j["build"] = r.build;
     j["notes"] = r.notes;
     j["message"] = r.message;
-    j["archived"] = r.archived;
     j["summaries"] = summariesJson(r);
   }
   return j;
@@ -113,12 +113,13 @@ std::string shortMetrics(const RunRecord& r) {
   return out;
 }
 
-int list(const RunStore& store, const RunsArgs& args) {
+int list(const RunStore& store, const ExperimentRegistry& registry, const RunsArgs& args) {
   store::RunFilter filter;
   filter.experiment = args.experiment;
   filter.tag = args.tag;
   filter.text = args.text;
   filter.includeArchived = args.all;
+  filter.onlyArchived = args.archived;
   if (!args.status.empty()) {
     filter.status = store::parseRunStatus(args.status);
     if (!filter.status) {
@@ -130,6 +131,12 @@ int list(const RunStore& store, const RunsArgs& args) {
     }
   }
   const auto runs = store.listRuns(filter);
+  if (runs.empty() && !args.experiment.empty() && !registry.find(args.experiment) &&
+      store.listRuns({args.experiment, std::nullopt, "", "", true}).empty()) {
+    std::fprintf(stderr, "error: no experiment '%s' (experiments: %s)\n", args.experiment.c_str(),
+                 registry.names().c_str());
+    return kExitBadUsage;
+  }
   if (args.json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : runs) all.push_back(runJson(r, false));
@@ -150,6 +157,7 @@ int list(const RunStore& store, const RunsArgs& args) {
     std::string status = toString(r.status);
     const std::string headline = r.status == RunStatus::Finished ? verdictHeadline(r.verdicts) : "";
     if (!headline.empty()) status += ":" + headline;
+    if (r.archived) status += " (archived)";
     std::printf("%5lld  %-14s %s %-22s %-19s %s\n", static_cast<long long>(r.id),
                 r.experiment.c_str(), paddedTo(r.name, nameWidth).c_str(), status.c_str(),
                 formatTime(r.created).c_str(), shortMetrics(r).c_str());
@@ -174,6 +182,10 @@ int show(const RunRecord& r, const std::vector<std::pair<int64_t, nlohmann::json
               r.name.c_str());
   std::printf("  status    %s%s%s\n", toString(r.status).c_str(), r.message.empty() ? "" : ": ",
               r.message.c_str());
+  if (r.archived)
+    std::printf(
+        "  archived  yes: `runs list` leaves it out (`--all` lists it; `runs unarchive %lld`)\n",
+        static_cast<long long>(r.id));
   std::printf("  created   %s   started %s   finished %s\n", formatTime(r.created).c_str(),
               formatTime(r.started).c_str(), formatTime(r.finished).c_str());
   std::printf("  device    %s   seed %lld   steps %lld/%lld\n", r.device.c_str(),
@@ -280,7 +292,16 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
     RunStore::requireExisting(path);
     const auto opened = reads ? openStoreForReading(path) : std::make_unique<RunStore>(path);
     RunStore& store = *opened;
-    if (args.action == "list") return list(store, args);
+    if (args.action == "list") return list(store, registry, args);
+
+    // A run given twice would be exported or compared twice.
+    for (size_t i = 0; i < args.ids.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (args.ids[i] == args.ids[j]) {
+          std::fprintf(stderr, "error: run %lld is given twice\n",
+                       static_cast<long long>(args.ids[i]));
+          return kExitBadUsage;
+        }
 
     std::vector<RunRecord> runs;
     for (auto id : args.ids) {
@@ -305,14 +326,24 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
     const int64_t id = runs.front().id;
     if (args.action == "tag")
       store.addTags(id, args.words);
-    else if (args.action == "untag")
+    else if (args.action == "untag") {
+      const auto& held = runs.front().tags;
+      for (const auto& t : args.words)
+        if (std::find(held.begin(), held.end(), t) == held.end()) {
+          std::string tags;
+          for (const auto& h : held) tags += (tags.empty() ? "" : ", ") + h;
+          std::fprintf(stderr, "error: run %lld has no tag '%s' (%s%s); nothing was removed\n",
+                       static_cast<long long>(id), t.c_str(),
+                       held.empty() ? "it has no tags" : "its tags: ", tags.c_str());
+          return kExitBadUsage;
+        }
       for (const auto& t : args.words) store.removeTag(id, t);
-    else if (args.action == "note")
+    } else if (args.action == "note")
       store.setNotes(id, args.value);
     else if (args.action == "rename")
       store.rename(id, args.value);
-    else if (args.action == "archive")
-      for (const auto& r : runs) store.setArchived(r.id, true);
+    else if (args.action == "archive" || args.action == "unarchive")
+      for (const auto& r : runs) store.setArchived(r.id, args.action == "archive");
     else if (args.action == "delete") {
       std::vector<int64_t> ids;
       for (const auto& r : runs) {

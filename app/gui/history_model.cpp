@@ -80,20 +80,29 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
   endResetModel();
 }
 
-// The config values that differ between the listed runs, in their experiments' order. A value a
-// run does not use (a linear head's frequencies) sets it apart from none.
+// The config values that differ between the listed runs of one experiment, in their
+// experiments' order. A value a run does not use (a linear head's frequencies) sets it apart
+// from none, and neither does a parameter another experiment lacks: beside an addition run,
+// the Fourier head runs' shared `variance` differs in nothing.
 std::vector<std::string> HistoryModel::configColumns() const {
-  std::vector<const nlohmann::json*> configs;
-  for (const auto& c : m_comparedConfigs) configs.push_back(&c);
   std::vector<std::string> experiments;  // each once, in the order the runs are listed
-  for (const auto& r : m_runs)
-    if (std::find(experiments.begin(), experiments.end(), r.experiment) == experiments.end())
-      experiments.push_back(r.experiment);
+  std::map<std::string, std::vector<const nlohmann::json*>> configsOf;
+  for (size_t i = 0; i < m_runs.size(); ++i) {
+    const auto& name = m_runs[i].experiment;
+    if (std::find(experiments.begin(), experiments.end(), name) == experiments.end())
+      experiments.push_back(name);
+    configsOf[name].push_back(&m_comparedConfigs[i]);
+  }
+  std::vector<std::string> differing;
   std::vector<std::vector<ParamSpec>> declared;
-  for (const auto& name : experiments)
+  for (const auto& name : experiments) {
+    for (const auto& key : differingConfigKeys(configsOf[name]))
+      if (std::find(differing.begin(), differing.end(), key) == differing.end())
+        differing.push_back(key);
     if (const auto experiment = m_registry ? m_registry->find(name) : nullptr)
       declared.push_back(experiment->allParams());
-  return inDeclarationOrder(differingConfigKeys(configs), declared);
+  }
+  return inDeclarationOrder(differing, declared);
 }
 
 // "Not used by this run (used only when head is fourier): 12".

@@ -36,6 +36,9 @@ namespace fl::gui {
 
 namespace {
 
+// The status filter's entry for archived runs.
+const QString kArchived = QStringLiteral("archived");
+
 QTableView* makeStudiesTable(QWidget* parent) {
   auto* table = new QTableView(parent);
   table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -62,6 +65,7 @@ HistoryView::HistoryView(store::RunStore& store, const ExperimentRegistry& regis
       m_studies(makeStudiesTable(this)),
       m_text(new QLineEdit(this)),
       m_status(new QComboBox(this)),
+      m_archive(new QPushButton(this)),
       m_experiment(new QComboBox(this)),
       m_tag(new QLineEdit(this)),
       m_typing(new QTimer(this)) {
@@ -78,6 +82,12 @@ QHBoxLayout* HistoryView::buildFilters() {
   m_tag->setPlaceholderText("tag");
   m_status->addItems(
       {"any status", "finished", "running", "cancelled", "failed", "interrupted", "queued"});
+  // Archived runs are left out of every other choice, as `fourierlab-cli runs list` leaves them.
+  m_status->addItem(kArchived);
+  m_status->setItemData(m_status->count() - 1,
+                        "The archived runs alone: hidden from History and `runs list` until "
+                        "unarchived",
+                        Qt::ToolTipRole);
   m_experiment->addItem("any experiment");
   filters->addWidget(m_text, 2);
   filters->addWidget(m_experiment);
@@ -99,14 +109,15 @@ QHBoxLayout* HistoryView::buildActions() {
   auto* note = new QPushButton("Note…", this);
   auto* exportButton = new QPushButton("Export…", this);
   auto* remove = new QPushButton("Delete…", this);
+  m_archive->setText("Archive");
   // The actions on a row of their own: beside the filters they squeezed the text field to a
   // few letters at 1280 x 720.
   auto* actions = new QHBoxLayout;
-  for (auto* b : {open, compare, resume, rename, tag, note, exportButton, remove})
+  for (auto* b : {open, compare, resume, rename, tag, note, m_archive, exportButton, remove})
     actions->addWidget(b);
   actions->addStretch(1);
   if (m_store.isReadOnly())
-    for (auto* b : {resume, rename, tag, note, remove}) {
+    for (auto* b : {resume, rename, tag, note, m_archive, remove}) {
       b->setEnabled(false);
       b->setToolTip(
           "The run store is read-only for this user: its runs can be opened, "
@@ -129,6 +140,16 @@ QHBoxLayout* HistoryView::buildActions() {
   connect(note, &QPushButton::clicked, this, [this] { askEdit("note"); });
   connect(exportButton, &QPushButton::clicked, this, &HistoryView::askExport);
   connect(remove, &QPushButton::clicked, this, &HistoryView::askDelete);
+  connect(m_archive, &QPushButton::clicked, this, [this] {
+    const auto ids = selectedIds();
+    const bool archive = m_status->currentText() != kArchived;
+    try {
+      for (auto id : ids) m_store.setArchived(id, archive);
+    } catch (const std::exception& e) {
+      emit storeError(e.what());
+    }
+    refresh();
+  });
   return actions;
 }
 
@@ -274,7 +295,14 @@ void HistoryView::refresh() {
   store::RunFilter filter;
   filter.text = m_text->text().toStdString();
   filter.tag = m_tag->text().trimmed().toStdString();
-  if (m_status->currentIndex() > 0)
+  const bool archived = m_status->currentText() == kArchived;
+  m_archive->setText(archived ? "Unarchive" : "Archive");
+  m_archive->setToolTip(archived ? "List the selected runs in History and `runs list` again"
+                                 : "Hide the selected runs from History and `runs list` (the "
+                                   "status filter's \"archived\" lists them)");
+  if (archived)
+    filter.onlyArchived = true;
+  else if (m_status->currentIndex() > 0)
     filter.status = store::parseRunStatus(m_status->currentText().toStdString());
   if (m_experiment->currentIndex() > 0)
     filter.experiment = m_experiment->currentText().toStdString();

@@ -17,6 +17,7 @@
 class QComboBox;
 class QHBoxLayout;
 class QLineEdit;
+class QPushButton;
 class QSettings;
 class QSortFilterProxyModel;
 class QTableView;
@@ -106,6 +107,7 @@ class HistoryView : public QWidget {
   QTableView* m_studies;
   QLineEdit* m_text;
   QComboBox* m_status;
+  QPushButton* m_archive;  // "Archive", or "Unarchive" while the archived runs are listed
   QComboBox* m_experiment;
   QLineEdit* m_tag;
   QTimer* m_typing;  // a refresh once the filter text stops changing

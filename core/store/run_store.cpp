@@ -516,7 +516,10 @@ std::optional<RunRecord> RunStore::run(int64_t id) const {
 
 std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE 1";
-  if (!filter.includeArchived) sql += " AND archived = 0";
+  if (filter.onlyArchived)
+    sql += " AND archived = 1";
+  else if (!filter.includeArchived)
+    sql += " AND archived = 0";
   if (!filter.experiment.empty()) sql += " AND experiment = :experiment";
   if (filter.status) sql += " AND status = :status";
   if (!filter.tag.empty()) sql += " AND id IN (SELECT run_id FROM tags WHERE tag = :tag)";

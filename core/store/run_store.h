@@ -83,6 +83,7 @@ struct RunFilter {
   std::string tag;
   std::string text;  // matched against name, notes and experiment
   bool includeArchived = false;
+  bool onlyArchived = false;  // the archived runs alone (includeArchived then goes without saying)
 };
 
 struct MetricPoint {

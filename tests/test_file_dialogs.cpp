@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 
@@ -95,6 +96,31 @@ class TestFileDialogs : public QObject {
     dialog.setOption(QFileDialog::DontUseNativeDialog);
     listFolder(dialog, dir.path());
     QCOMPARE(locksHeldOn(db + "-shm"), 0);
+  }
+
+  // The dialogs used to open in the folder the lab was started from (a checkout): they start
+  // in the home folder, then wherever the last file was saved or folder chosen.
+  void theDialogsStartWhereTheLastChoiceWas() {
+    QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
+    QSettings("FourierLab", "FourierLab").remove("dialogs/folder");
+    QTemporaryDir dir;
+    QString started;
+    std::function<void(const QString&)> answer = [&](const QString& chosen) {
+      QTimer::singleShot(10, [&, chosen] {
+        auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+        if (!dialog) return answer(chosen);  // not open yet
+        started = dialog->directory().absolutePath();
+        dialog->selectFile(chosen);
+        QMetaObject::invokeMethod(dialog, "accept");
+      });
+    };
+    answer(dir.filePath("runs.csv"));
+    QCOMPARE(fl::widgets::askSaveFileName(nullptr, "Export runs", "runs.csv", "CSV (*.csv)"),
+             dir.filePath("runs.csv"));
+    QCOMPARE(started, QDir::homePath());
+    answer(dir.filePath("again.csv"));
+    fl::widgets::askSaveFileName(nullptr, "Export runs", "runs.csv", "CSV (*.csv)");
+    QCOMPARE(started, QDir(dir.path()).absolutePath());
   }
 };
 

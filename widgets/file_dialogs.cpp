@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QMimeDatabase>
+#include <QSettings>
 #include <QTemporaryDir>
 
 namespace fl::widgets {
@@ -36,23 +37,42 @@ std::unique_ptr<QFileDialog> makeFileDialog(QWidget* parent, const QString& capt
   return dialog;
 }
 
+namespace {
+
+// Where the last file was saved or folder chosen: the next dialog starts there, not in the
+// folder the lab was started from (a checkout, say). The home folder before any.
+QString startFolder() {
+  const QString last = QSettings("FourierLab", "FourierLab").value("dialogs/folder").toString();
+  return !last.isEmpty() && QFileInfo(last).isDir() ? last : QDir::homePath();
+}
+
+void rememberFolder(const QString& folder) {
+  QSettings("FourierLab", "FourierLab").setValue("dialogs/folder", folder);
+}
+
+}  // namespace
+
 QString askSaveFileName(QWidget* parent, const QString& caption, const QString& suggested,
                         const QString& filter, QFileDialog::Options options) {
-  auto dialog = makeFileDialog(parent, caption, QString(), filter);
+  auto dialog = makeFileDialog(parent, caption, startFolder(), filter);
   dialog->setOptions(dialog->options() | options);
   dialog->setAcceptMode(QFileDialog::AcceptSave);
   dialog->setFileMode(QFileDialog::AnyFile);
   if (!suggested.isEmpty()) dialog->selectFile(suggested);
   if (dialog->exec() != QDialog::Accepted || dialog->selectedFiles().isEmpty()) return {};
-  return dialog->selectedFiles().front();
+  const QString chosen = dialog->selectedFiles().front();
+  rememberFolder(QFileInfo(chosen).absolutePath());
+  return chosen;
 }
 
 QString askExistingDirectory(QWidget* parent, const QString& caption) {
-  auto dialog = makeFileDialog(parent, caption);
+  auto dialog = makeFileDialog(parent, caption, startFolder());
   dialog->setFileMode(QFileDialog::Directory);
   dialog->setOption(QFileDialog::ShowDirsOnly);
   if (dialog->exec() != QDialog::Accepted || dialog->selectedFiles().isEmpty()) return {};
-  return dialog->selectedFiles().front();
+  const QString chosen = dialog->selectedFiles().front();
+  rememberFolder(chosen);
+  return chosen;
 }
 
 }  // namespace fl::widgets

@@ -318,13 +318,17 @@ class TestStudySpec : public QObject {
   // Two studies of one name read apart in a list by what they set.
   void aStudysSettingsReadInOneLine() {
     auto spec = *fourierHead().findStudy("table1");
-    QCOMPARE(fl::study::settingsText(spec), std::string("seeds 1, 2, 3, 42"));
+    QCOMPARE(
+        fl::study::settingsText(spec),
+        std::string("grid dataset=gaussian,gmm2,beta head=linear,gmm,fourier, seeds 1, 2, 3, 42"));
     spec.overrides["epochs"] = 3;
-    spec.overrides["dataset"] = "gmm2";
+    spec.grid = {{"dataset", {"gmm2"}}, {"lr", {0.1, 0.01}}};
+    spec.zips = {{{{"samples", {100, 200}}, {"variance", {0.1, 0.2}}}}};
     spec.seeds = {7};
     spec.preset = "paper";
     QCOMPARE(fl::study::settingsText(spec),
-             std::string("preset paper, dataset=gmm2 epochs=3, seeds 7"));
+             std::string("preset paper, epochs=3, grid dataset=gmm2 lr=0.1,0.01, zip "
+                         "samples=100,200 variance=0.1,0.2, seeds 7"));
     QCOMPARE(fl::study::settingsText(fl::study::StudySpec{}), std::string());
   }
 

@@ -359,6 +359,27 @@ std::string settingsText(const StudySpec& spec) {
     set += (set.empty() ? "" : " ") + key + "=" +
            (value.is_string() ? value.get<std::string>() : value.dump());
   if (!set.empty()) parts.push_back(set);
+  // What it varies, as --grid and --zip take it.
+  const auto axisText = [](const Axis& axis) {
+    std::string text = axis.key + "=";
+    for (size_t i = 0; i < axis.values.size(); ++i)
+      text += (i ? "," : "") + (axis.values[i].is_string() ? axis.values[i].get<std::string>()
+                                                           : axis.values[i].dump());
+    return text;
+  };
+  std::string grid;
+  for (const auto& axis : spec.grid) grid += (grid.empty() ? "grid " : " ") + axisText(axis);
+  if (!grid.empty()) parts.push_back(grid);
+  for (const auto& zip : spec.zips) {
+    std::string zipped = "zip";
+    for (const auto& axis : zip.axes) zipped += " " + axisText(axis);
+    parts.push_back(zipped);
+  }
+  if (!spec.arms.empty()) {
+    std::string arms = "arms ";
+    for (size_t i = 0; i < spec.arms.size(); ++i) arms += (i ? ", " : "") + spec.arms[i].name;
+    parts.push_back(arms);
+  }
   if (!spec.seeds.empty()) {
     std::string seeds = "seeds ";
     for (size_t i = 0; i < spec.seeds.size(); ++i)

@@ -145,9 +145,10 @@ struct StudySpec {
 // Saturates instead of overflowing, so a huge product is still refused cleanly.
 uint64_t countRuns(const StudySpec& spec);
 
-// What a study sets on its base config, in one line, so that two studies of one name (Table 1
-// at the paper's settings, and shortened to try it) read apart in a list: "preset tiny, steps=100
-// eval_tokens=2048, seeds 1, 2"; "" when it sets nothing.
+// What a study sets on its base config and what it varies, in one line, so that two studies of
+// one name (Table 1 at the paper's settings, and shortened to try it) read apart in a list:
+// "preset tiny, steps=100 eval_tokens=2048, grid head=linear,fourier, seeds 1, 2"; "" when it
+// sets nothing.
 std::string settingsText(const StudySpec& spec);
 
 }  // namespace fl::study

@@ -698,6 +698,19 @@ class TestCliStore : public QObject {
     QCOMPARE(archived[0]["archived"].get<bool>(), true);
     QVERIFY(runCli({"runs", "list", "--all", "--db", d}).out.contains("finished (archived)"));
     QVERIFY(runCli({"runs", "show", "1", "--db", d}).out.contains("archived  yes"));
+    // The export says when and how far a run went, as `runs show --json` does; `runs show`
+    // reads its versions as words, not as JSON.
+    const auto exported = nlohmann::json::parse(
+        runCli({"runs", "export", "1", "--format", "json", "--db", d}).out.toStdString());
+    const auto& run = exported["runs"][0];
+    for (const char* key : {"created", "started", "finished", "last_step", "total_steps", "message",
+                            "archived", "app_version"})
+      QVERIFY2(run.contains(key), key);
+    QCOMPARE(run["last_step"].get<int64_t>(), run["total_steps"].get<int64_t>());
+    QVERIFY(run["finished"].get<double>() >= run["started"].get<double>());
+    const QString shown = runCli({"runs", "show", "1", "--db", d}).out;
+    const QString versions = shown.section("versions  ", 1).section('\n', 0, 0);
+    QVERIFY2(versions.startsWith("fourierlab ") && !versions.contains('{'), qPrintable(versions));
     QCOMPARE(runCli({"runs", "unarchive", "1", "--db", d}).exitCode, 0);
     QCOMPARE(nlohmann::json::parse(runCli({"runs", "list", "--json", "--db", d}).out.toStdString())
                  .size(),

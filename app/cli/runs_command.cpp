@@ -105,7 +105,8 @@ nlohmann::json runJson(const RunRecord& r, bool full) {
 std::string shortMetrics(const RunRecord& r) {
   std::string out;
   for (const auto& s : r.metrics) {
-    if (s.key.rfind("test/", 0) != 0 && s.key.rfind("val/", 0) != 0) continue;
+    if (s.key.rfind("test/", 0) != 0 && s.key.rfind("val/", 0) != 0 && s.key != "train/loss")
+      continue;
     char buf[64];
     std::snprintf(buf, sizeof(buf), "%s%s=%.4g", out.empty() ? "" : " ", s.key.c_str(), s.last);
     out += buf;
@@ -191,7 +192,12 @@ int show(const RunRecord& r, const std::vector<std::pair<int64_t, nlohmann::json
   std::printf("  device    %s   seed %lld   steps %lld/%lld\n", r.device.c_str(),
               static_cast<long long>(r.seed), static_cast<long long>(r.lastStep),
               static_cast<long long>(r.totalSteps));
-  std::printf("  versions  fourierlab %s, %s\n", r.appVersion.c_str(), r.build.dump().c_str());
+  // The build's facts as "key value" pairs (libtorch 2.15.0, compiler ...), not raw JSON.
+  std::string build;
+  if (r.build.is_object())
+    for (const auto& [key, value] : r.build.items())
+      build += ", " + key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
+  std::printf("  versions  fourierlab %s%s\n", r.appVersion.c_str(), build.c_str());
   // Tags are joined with ", "; one from before commas were refused is quoted, so `a,b` does
   // not read as two.
   std::string tags;

@@ -129,6 +129,29 @@ class TestHistoryModel : public QObject {
   }
 
  private slots:
+  // Runs without the sorted value used to come first in a descending sort, above the best run:
+  // they come last in either order.
+  void runsWithoutTheSortedValueComeLastEitherWay() {
+    const auto path = freshStorePath();
+    fl::store::RunStore store(path);
+    for (double kl : {0.5, -1.0, 0.2, -1.0, 0.9}) {
+      const int64_t id = store.createRun({"toy", "", {{"samples", 100}}, {}, {}});
+      if (kl >= 0) store.writeEvents(id, {fl::MetricEvent{"test/kl", 10, 0.1, kl}});
+      store.finishRun(id, fl::RunStatus::Finished, "");
+    }
+    fl::gui::HistoryView history(store, m_registry);
+    history.refresh();
+    using Ids = std::vector<int64_t>;
+    QVERIFY(history.sortByKey("metric:test/kl:last", Qt::DescendingOrder));
+    Ids shown = history.shownIds();
+    QCOMPARE(Ids(shown.begin(), shown.begin() + 3), (Ids{5, 1, 3}));
+    QCOMPARE(std::set<int64_t>(shown.begin() + 3, shown.end()), (std::set<int64_t>{2, 4}));
+    QVERIFY(history.sortByKey("metric:test/kl:last", Qt::AscendingOrder));
+    shown = history.shownIds();
+    QCOMPARE(Ids(shown.begin(), shown.begin() + 3), (Ids{3, 1, 5}));
+    QCOMPARE(std::set<int64_t>(shown.begin() + 3, shown.end()), (std::set<int64_t>{2, 4}));
+  }
+
   // A run archived (History's Archive, `runs archive`) used to vanish with no way back in the
   // window: the status filter's "archived" lists such runs, and Unarchive brings them back.
   void archivedRunsAreListedApartAndComeBack() {

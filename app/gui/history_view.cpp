@@ -39,6 +39,23 @@ namespace {
 // The status filter's entry for archived runs.
 const QString kArchived = QStringLiteral("archived");
 
+// Runs without a value (a metric they never reported, a setting they do not use) go last in
+// either order: a descending sort by a metric used to put them on top, above the best run.
+class MissingValuesLast : public QSortFilterProxyModel {
+ public:
+  using QSortFilterProxyModel::QSortFilterProxyModel;
+
+ protected:
+  bool lessThan(const QModelIndex& left, const QModelIndex& right) const override {
+    const bool leftMissing = !left.data(sortRole()).isValid();
+    const bool rightMissing = !right.data(sortRole()).isValid();
+    // A descending sort asks lessThan(right, left): a missing value is then the smaller one.
+    if (leftMissing != rightMissing)
+      return sortOrder() == Qt::AscendingOrder ? rightMissing : leftMissing;
+    return QSortFilterProxyModel::lessThan(left, right);
+  }
+};
+
 QTableView* makeStudiesTable(QWidget* parent) {
   auto* table = new QTableView(parent);
   table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -59,7 +76,7 @@ HistoryView::HistoryView(store::RunStore& store, const ExperimentRegistry& regis
       m_store(store),
       m_registry(registry),
       m_model(new HistoryModel(&registry, this)),
-      m_proxy(new QSortFilterProxyModel(this)),
+      m_proxy(new MissingValuesLast(this)),
       m_table(new widgets::FrozenColumnsView(HistoryModel::kFrozenColumns, this)),
       m_studiesModel(new widgets::TextTableModel(this)),
       m_studies(makeStudiesTable(this)),
@@ -407,12 +424,25 @@ bool HistoryView::exportRuns(const std::vector<int64_t>& ids, const QString& pat
 void HistoryView::askDelete() {
   const auto ids = selectedIds();
   if (ids.empty() || refuseDeletingLiveRuns(ids)) return;  // before asking to confirm
+  // The runs by id and name, so that what goes is read before it goes.
+  constexpr size_t kNamedRuns = 8;
+  QStringList named;
+  const int nameColumn = m_model->column("name");
+  for (size_t i = 0; i < ids.size() && i < kNamedRuns; ++i) {
+    const int row = m_model->rowOf(ids[i]);
+    const QString name =
+        row >= 0 ? m_model->data(m_model->index(row, nameColumn), Qt::DisplayRole).toString()
+                 : QString();
+    named << QString("#%1%2").arg(ids[i]).arg(name.isEmpty() ? QString() : " " + name);
+  }
+  if (ids.size() > kNamedRuns) named << QString("and %1 more").arg(ids.size() - kNamedRuns);
   // No is the default: Enter on this dialog must never delete.
   const auto answer = QMessageBox::question(
       this, "Delete runs",
-      QString(
-          "Delete %1 run(s) with their metrics, snapshots and checkpoints? This cannot be undone.")
-          .arg(ids.size()),
+      QString("Delete %1 with %2 metrics, snapshots and checkpoints?\n\n%3\n\nThis cannot be "
+              "undone.")
+          .arg(ids.size() == 1 ? QString("this run") : QString("these %1 runs").arg(ids.size()),
+               ids.size() == 1 ? "its" : "their", named.join("\n")),
       QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
   if (answer == QMessageBox::Yes) deleteRuns(ids);
 }

@@ -859,6 +859,26 @@ class TestMainWindow : public QObject {
     std::sort(tags.begin(), tags.end());
     QCOMPARE(tags, (std::vector<std::string>{"shared", "x", "z"}));
     QCOMPARE(other.run(b)->tags, std::vector<std::string>{"shared"});
+
+    // One run opened: the config button shows everything it was trained with, its tags and
+    // notes (it used to show nothing for a single run).
+    w->openStoredRun(a);
+    auto* button = w->display()->configDiffButton();
+    QVERIFY(button->isVisibleTo(w.get()));
+    QCOMPARE(button->text(), QString("Config: run %1 ▾").arg(a));
+    auto* settings = w->display()->configDiffModel();
+    std::map<QString, QString> value;
+    for (int row = 0; row < settings->rowCount(); ++row)
+      value[settings->text(row, "setting")] = settings->text(row, "value");
+    QCOMPARE(value["samples"], QString("400"));
+    QCOMPARE(value["epochs"], QString("1"));
+    QCOMPARE(value["notes"], QString("N=12 looks best; check seeds"));
+    QCOMPARE(value["tags"], QString("shared, x, z"));  // as the store lists them
+    QCOMPARE(value["experiment"], QString("fourier-head"));
+    QCOMPARE(value["trained on"], QString::fromStdString(other.run(a)->device));
+    // A setting the run does not use reads so (a linear head's frequencies).
+    if (other.run(a)->config["head"] == "linear")
+      QCOMPARE(value["frequencies"], QString("(not used)"));
   }
 
   // A run's History row used to read "running" after it finished until the tab was left and

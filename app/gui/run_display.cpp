@@ -9,6 +9,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QStackedWidget>
@@ -158,7 +159,6 @@ void RunDisplay::addConfigDiffButton(QHBoxLayout* controls) {
   // the height at 1280 x 720.
   m_diffButton->setPopupMode(QToolButton::InstantPopup);
   m_diffButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
-  m_diffButton->setToolTip("The config values that differ between the compared runs");
   auto* diffMenu = new QMenu(m_diffButton);
   auto* diffAction = new QWidgetAction(diffMenu);
   diffAction->setDefaultWidget(m_diffTable);
@@ -738,11 +738,69 @@ void RunDisplay::updateFocusLine() {
                            .arg(title.toHtmlEscaped(), state, verdicts));
 }
 
+void RunDisplay::fitConfigTable(int rows) {
+  // The popup fits the table: every row up to twelve (then it scrolls), every column up to
+  // 1000 px.
+  m_diffTable->resizeColumnsToContents();
+  int width = 2 * m_diffTable->frameWidth() + 2;
+  for (int c = 0; c < m_diffModel->columnCount(); ++c) width += m_diffTable->columnWidth(c);
+  const int rowsShown = std::min(rows, 12);
+  // Past twelve rows a vertical scroll bar takes its width from the columns.
+  if (rows > rowsShown) width += m_diffTable->verticalScrollBar()->sizeHint().width();
+  m_diffTable->setFixedSize(std::min(width, 1000),
+                            m_diffTable->horizontalHeader()->sizeHint().height() +
+                                rowsShown * m_diffTable->verticalHeader()->defaultSectionSize() +
+                                2 * m_diffTable->frameWidth() + 2);
+}
+
+void RunDisplay::showRunSettings(const RunView& view) {
+  // One run: everything it was trained with, where a comparison shows what differs. Its tags
+  // and notes are the store's (History edits them).
+  QVector<QVector<widgets::TextCell>> rows;
+  auto add = [&rows](const QString& key, const QString& value, const QColor& color = {}) {
+    rows.push_back({{key, {}, {}, {}}, {value, {}, color, {}}});
+  };
+  add("experiment", QString::fromStdString(view.experiment()));
+  add("trained on", QString::fromStdString(view.device()));
+  try {
+    if (const auto record = m_store.run(view.id())) {
+      QStringList tags;
+      for (const auto& t : record->tags) tags << QString::fromStdString(t);
+      add("tags", tags.join(", "));
+      add("notes", QString::fromStdString(record->notes));
+    }
+  } catch (const std::exception&) {
+    // The store cannot be read now: the settings below are this window's.
+  }
+  std::vector<std::string> keys;
+  if (const auto experiment = m_registry.find(view.experiment()))
+    for (const auto& spec : experiment->allParams())
+      if (view.comparedConfig().contains(spec.name)) keys.push_back(spec.name);
+  if (view.comparedConfig().is_object())
+    for (const auto& [key, value] : view.comparedConfig().items())
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  for (const auto& key : keys) {
+    const auto& value = view.comparedConfig()[key];
+    add(QString::fromStdString(key), jsonText(value),
+        isUnusedValue(value) ? QColor(Qt::gray) : QColor());
+  }
+  const int count = static_cast<int>(rows.size());
+  m_diffModel->setRows({"setting", "value"}, std::move(rows), {});
+  fitConfigTable(count);
+  m_diffButton->setText(QString("Config: run %1 ▾").arg(view.id()));
+  m_diffButton->setToolTip("Everything the shown run was trained with, its tags and notes");
+  m_diffButton->setVisible(true);
+}
+
 void RunDisplay::updateConfigDiff() {
+  if (m_shown.size() == 1) {
+    if (const RunView* view = m_views.find(m_shown.front())) return showRunSettings(*view);
+  }
   if (m_shown.size() < 2) {
     m_diffButton->setVisible(false);
     return;
   }
+  m_diffButton->setToolTip("The config values that differ between the compared runs");
   const std::vector<std::string> differing = differingKeysOfShown();
   QStringList headers{"run"};
   for (const auto& k : differing) headers << QString::fromStdString(k);
@@ -761,16 +819,7 @@ void RunDisplay::updateConfigDiff() {
     keysOfRows.push_back(QVariant::fromValue<qlonglong>(id));
   }
   m_diffModel->setRows(headers, std::move(rows), std::move(keysOfRows));
-  // The popup fits the table: every row up to twelve (then it scrolls), every column up to
-  // 1000 px.
-  m_diffTable->resizeColumnsToContents();
-  int width = 2 * m_diffTable->frameWidth() + 2;
-  for (int c = 0; c < m_diffModel->columnCount(); ++c) width += m_diffTable->columnWidth(c);
-  const int rowsShown = std::min<int>(static_cast<int>(m_shown.size()), 12);
-  m_diffTable->setFixedSize(std::min(width, 1000),
-                            m_diffTable->horizontalHeader()->sizeHint().height() +
-                                rowsShown * m_diffTable->verticalHeader()->defaultSectionSize() +
-                                2 * m_diffTable->frameWidth() + 2);
+  fitConfigTable(static_cast<int>(m_shown.size()));
   m_diffButton->setText(QString("Config diff: %1 runs, %2 %3 ▾")
                             .arg(m_shown.size())
                             .arg(differing.size())

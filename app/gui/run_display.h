@@ -151,6 +151,9 @@ class RunDisplay : public QWidget {
   std::optional<RunXAxis> xAxisOf(const RunView& view, XAxis axis,
                                   std::string* why = nullptr) const;
   void updateFocusLine();
+  // The config button's table: one run's settings, or what differs between several.
+  void showRunSettings(const RunView& view);
+  void fitConfigTable(int rows);
   void updateConfigDiff();
   QString labelOf(int64_t runId) const;
   // Grouping: the shown runs' groups made again and named on the plots; a group's curves, each

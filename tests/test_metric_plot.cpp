@@ -131,6 +131,35 @@ class TestMetricPlot : public QObject {
     QCOMPARE(graphNamed(plot.plot(), "#1")->scatterStyle().shape(), QCPScatterStyle::ssNone);
   }
 
+  // A plot shrunk from a wide cell to a narrow one kept the wide one's tick count (the axis'
+  // width of the last layout), and its step labels ran into each other: "100125150175200".
+  void aNarrowedPlotHasRoomBetweenItsTickLabels() {
+    MetricPlot plot("loss", "step", "loss");
+    plot.resize(1200, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    std::vector<double> x, y;
+    for (int step = 25; step <= 250; step += 25) {
+      x.push_back(step);
+      y.push_back(1.0 / step);
+    }
+    plot.setCurve("#1", Qt::blue, x, y);
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    plot.resize(260, 300);
+    QTRY_COMPARE(plot.plot()->width(), 260);
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    const auto ticks = plot.plot()->xAxis->tickVector();
+    const double width = plot.plot()->axisRect()->width();
+    QVERIFY(ticks.size() >= 2);
+    // Each label ("250") needs about 30 px: the ticks must be at least that far apart.
+    const double pixelsPerTick = width * (ticks[1] - ticks[0]) / plot.plot()->xAxis->range().size();
+    QVERIFY2(pixelsPerTick >= 40, qPrintable(QString("%1 ticks, %2 px apart on %3 px")
+                                                 .arg(ticks.size())
+                                                 .arg(pixelsPerTick)
+                                                 .arg(width)));
+  }
+
   void wholeNumbersGetWholeTicks() {
     MetricPlot plot("periods", "step", "period");
     plot.resize(400, 300);

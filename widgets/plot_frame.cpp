@@ -142,7 +142,11 @@ QList<QCPGraph*> showLegendKeys(QCustomPlot* plot, const QList<QPair<QString, QP
 }
 
 void fitTicks(QCustomPlot* plot) {
-  const int width = plot->axisRect()->width();
+  // The widget's width now, less the margins of the last layout: the axis rect's own width is
+  // only updated at the next replot, so after a resize it was the old one (a cell that had
+  // been wider got ten labels running into each other).
+  const QMargins margins = plot->axisRect()->margins();
+  const int width = plot->width() - margins.left() - margins.right();
   if (width <= 0) return;
   const int count = std::clamp(width / 70, 1, 6);
   // Text tickers place their own labels (one per category).

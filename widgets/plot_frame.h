@@ -50,7 +50,7 @@ QPen styleKeyPen(Qt::PenStyle style);
 QList<QCPGraph*> showLegendKeys(QCustomPlot* plot, const QList<QPair<QString, QPen>>& keys);
 
 // As many x ticks as the axis has room for (one per ~70 px, 1 to 6), so labels never touch in
-// a narrow cell. Uses the axis width of the last layout; call before each replot.
+// a narrow cell. Uses the plot's width now; call on a resize and before each replot.
 void fitTicks(QCustomPlot* plot);
 
 // Curves of bounded values (an accuracy) read on their bounds' whole range and this share of

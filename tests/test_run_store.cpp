@@ -243,6 +243,14 @@ class TestRunStore : public QObject {
     f.tag = "sweep";
     QCOMPARE(ids(store.listRuns(f)), (std::vector<int64_t>{a, c}));
     f = {};
+    f.tag = "swe";  // a tag is a whole word to `runs list --tag`
+    QVERIFY(store.listRuns(f).empty());
+    f = {};
+    f.tagPart = "WEE";  // History's field: any part of a tag, any case
+    QCOMPARE(ids(store.listRuns(f)), (std::vector<int64_t>{a, c}));
+    f.tagPart = "sweeps";
+    QVERIFY(store.listRuns(f).empty());
+    f = {};
     f.text = "alibi";  // case-insensitive, in the notes
     QCOMPARE(ids(store.listRuns(f)), (std::vector<int64_t>{b}));
     store.setArchived(a, true);
@@ -250,6 +258,9 @@ class TestRunStore : public QObject {
     f = {};
     f.includeArchived = true;
     QCOMPARE(ids(store.listRuns(f)).size(), size_t(3));
+    f = {};
+    f.onlyArchived = true;
+    QCOMPARE(ids(store.listRuns(f)), (std::vector<int64_t>{a}));
   }
 
   // The folder a run's checkpoints go to is the one the store cleans up: one layout, whether

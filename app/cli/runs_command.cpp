@@ -132,8 +132,11 @@ int list(const RunStore& store, const ExperimentRegistry& registry, const RunsAr
     }
   }
   const auto runs = store.listRuns(filter);
+  store::RunFilter anyOfExperiment;
+  anyOfExperiment.experiment = args.experiment;
+  anyOfExperiment.includeArchived = true;
   if (runs.empty() && !args.experiment.empty() && !registry.find(args.experiment) &&
-      store.listRuns({args.experiment, std::nullopt, "", "", true}).empty()) {
+      store.listRuns(anyOfExperiment).empty()) {
     std::fprintf(stderr, "error: no experiment '%s' (experiments: %s)\n", args.experiment.c_str(),
                  registry.names().c_str());
     return kExitBadUsage;

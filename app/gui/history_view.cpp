@@ -96,7 +96,7 @@ HistoryView::HistoryView(store::RunStore& store, const ExperimentRegistry& regis
 QHBoxLayout* HistoryView::buildFilters() {
   auto* filters = new QHBoxLayout;
   m_text->setPlaceholderText("filter: name, notes, experiment");
-  m_tag->setPlaceholderText("tag");
+  m_tag->setPlaceholderText("tag (any part of one)");
   m_status->addItems(
       {"any status", "finished", "running", "cancelled", "failed", "interrupted", "queued"});
   // Archived runs are left out of every other choice, as `fourierlab-cli runs list` leaves them.
@@ -311,7 +311,7 @@ void HistoryView::refresh() {
   refreshStudies();
   store::RunFilter filter;
   filter.text = m_text->text().toStdString();
-  filter.tag = m_tag->text().trimmed().toStdString();
+  filter.tagPart = m_tag->text().trimmed().toStdString();
   const bool archived = m_status->currentText() == kArchived;
   m_archive->setText(archived ? "Unarchive" : "Archive");
   m_archive->setToolTip(archived ? "List the selected runs in History and `runs list` again"

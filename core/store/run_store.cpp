@@ -523,6 +523,8 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   if (!filter.experiment.empty()) sql += " AND experiment = :experiment";
   if (filter.status) sql += " AND status = :status";
   if (!filter.tag.empty()) sql += " AND id IN (SELECT run_id FROM tags WHERE tag = :tag)";
+  if (!filter.tagPart.empty())
+    sql += " AND id IN (SELECT run_id FROM tags WHERE instr(lower(tag), lower(:tagpart)))";
   if (!filter.text.empty())
     sql +=
         " AND (instr(lower(name), lower(:text)) OR instr(lower(notes), lower(:text)) OR "
@@ -536,6 +538,7 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   bindNamed(":experiment", filter.experiment);
   if (filter.status) bindNamed(":status", toString(*filter.status));
   bindNamed(":tag", filter.tag);
+  bindNamed(":tagpart", filter.tagPart);
   bindNamed(":text", filter.text);
   std::vector<RunRecord> runs;
   while (s.step()) runs.push_back(readRun(s));

@@ -81,7 +81,8 @@ struct RunFilter {
   std::string experiment;
   std::optional<RunStatus> status;
   std::string tag;
-  std::string text;  // matched against name, notes and experiment
+  std::string tagPart;  // a tag holding this, any case (History's tag field: "sweep" finds sweepA)
+  std::string text;     // matched against name, notes and experiment
   bool includeArchived = false;
   bool onlyArchived = false;  // the archived runs alone (includeArchived then goes without saying)
 };

@@ -47,6 +47,25 @@ class TestStudyAggregate : public QObject {
   Q_OBJECT
 
  private slots:
+  // A figure's y axis used to read the bare metric key where the study gave no title: it reads
+  // as the experiment's panel labels the metric, key beside it; a title given is kept.
+  void aFiguresMetricsTakeTheirPanelsAxisTitles() {
+    fl::PanelSpec kl;
+    kl.series = {"test/kl"};
+    kl.yLabel = "KL";
+    fl::PanelSpec ppl;
+    ppl.series = {"val/ppl@*"};
+    ppl.yLabel = "perplexity";
+    fl::study::FigureLayout layout;
+    layout.metrics = {"test/kl", "val/ppl@256", "val/other", "test/mse"};
+    layout.yTitles["test/mse"] = "squared error";
+    fl::study::addMetricTitles(layout, {kl, ppl});
+    QCOMPARE(layout.yTitles["test/kl"], std::string("KL (test/kl)"));
+    QCOMPARE(layout.yTitles["val/ppl@256"], std::string("perplexity (val/ppl@256)"));
+    QCOMPARE(layout.yTitles["test/mse"], std::string("squared error"));
+    QVERIFY(!layout.yTitles.count("val/other"));  // no panel draws it: its key stays
+  }
+
   void meanAndSampleStdOverSeedsMatchHandComputedValues() {
     // KL 0.1, 0.2, 0.4: mean 7/30, sample variance ((0.1-m)^2+(0.2-m)^2+(0.4-m)^2)/2.
     const auto cells = aggregate({run("gmm2", "fourier", 1, 0.1), run("gmm2", "fourier", 2, 0.2),

@@ -271,6 +271,8 @@ study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRe
       }
   }
   if (!args.metrics.empty()) layout.metrics = args.metrics;
+  if (const auto experiment = registry.find(r.experiment))
+    study::addMetricTitles(layout, experiment->panels());
   if (!args.group.empty()) layout.group = args.group;
   if (!args.panel.empty()) layout.panel = args.panel;
   if (!args.band.empty()) {

@@ -480,6 +480,8 @@ study::FigureLayout StudyView::chosenLayout() const {
       layout.logX = f.logX;
       layout.categoricalX = f.categoricalX;
     }
+  if (const auto experiment = m_queue.registry().find(spec.experiment))
+    study::addMetricTitles(layout, experiment->panels());
   return layout;
 }
 

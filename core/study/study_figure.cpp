@@ -252,6 +252,22 @@ class PanelBuilder {
 
 }  // namespace
 
+void addMetricTitles(FigureLayout& layout, const std::vector<PanelSpec>& panels) {
+  for (const auto& metric : layout.metrics) {
+    if (layout.yTitles.count(metric)) continue;
+    for (const auto& panel : panels) {
+      const bool draws = std::any_of(panel.series.begin(), panel.series.end(), [&](const auto& s) {
+        return s == metric ||
+               (!s.empty() && s.back() == '*' && metric.rfind(s.substr(0, s.size() - 1), 0) == 0);
+      });
+      if (draws && !panel.yLabel.empty()) {
+        layout.yTitles[metric] = panel.yLabel + " (" + metric + ")";
+        break;
+      }
+    }
+  }
+}
+
 StudyFigure buildStudyFigure(const std::vector<AggregateCell>& allCells, const FigureLayout& layout,
                              const StudyReferences* references,
                              const std::vector<std::string>& axisOrder,

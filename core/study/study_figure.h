@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/engine/panel_spec.h"
 #include "core/engine/study_spec.h"
 #include "core/study/study_aggregate.h"
 
@@ -67,6 +68,11 @@ class FigureError : public std::invalid_argument {
  private:
   Kind m_kind;
 };
+
+// Gives each of the layout's metrics without an axis title the one its experiment's panel
+// draws it under, with the key: "KL (test/kl)", "perplexity (val/ppl@256)". A metric no panel
+// draws keeps its key.
+void addMetricTitles(FigureLayout& layout, const std::vector<PanelSpec>& panels);
 
 // Throws FigureError when the layout names an axis the study does not have, or no finished run
 // has a metric.

@@ -813,48 +813,36 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->views().find(a)->name(), std::string("first"));
 
     w->refreshHistory();
-    QVERIFY(selectInHistory(*w, a));
-    QString seen;
-    answerNextInputDialog([&](QInputDialog* d) {
-      seen = d->textValue();
-      d->accept();
-    });
-    clickHistoryButton(*w, "Note…");
-    QCOMPARE(seen, QString("N=12 looks best; check seeds"));
+    // Selects `id` (0: every run), presses `button`, answers its dialog with `typed` (null:
+    // OK as it opened) and returns what the dialog opened with.
+    auto edit = [&](int64_t id, const QString& button, const QString& typed) {
+      if (id)
+        selectInHistory(*w, id);
+      else
+        w->history()->table()->selectAll();
+      QString seen;
+      answerNextInputDialog([&](QInputDialog* d) {
+        seen = d->textValue();
+        if (!typed.isNull()) d->setTextValue(typed);
+        d->accept();
+      });
+      clickHistoryButton(*w, button);
+      return seen;
+    };
+    QCOMPARE(edit(a, "Note…", QString()), QString("N=12 looks best; check seeds"));
     QCOMPARE(other.run(a)->notes, std::string("N=12 looks best; check seeds"));
 
-    QVERIFY(selectInHistory(*w, a));
-    answerNextInputDialog([&](QInputDialog* d) {
-      seen = d->textValue();
-      d->setTextValue("renamed");
-      d->accept();
-    });
-    clickHistoryButton(*w, "Rename…");
-    QCOMPARE(seen, QString("first"));
+    QCOMPARE(edit(a, "Rename…", "renamed"), QString("first"));
     QCOMPARE(other.run(a)->name, std::string("renamed"));
     QCOMPARE(w->views().find(a)->name(), std::string("renamed"));
 
-    QVERIFY(selectInHistory(*w, a));
-    answerNextInputDialog([&](QInputDialog* d) {
-      seen = d->textValue();
-      d->setTextValue("x, z");
-      d->accept();
-    });
-    clickHistoryButton(*w, "Tag…");
-    QCOMPARE(seen, QString("x, y"));
+    QCOMPARE(edit(a, "Tag…", "x, z"), QString("x, y"));
     auto tags = other.run(a)->tags;
     std::sort(tags.begin(), tags.end());
     QCOMPARE(tags, (std::vector<std::string>{"x", "z"}));
 
     // Both selected: what they share is shown, and what only one holds is kept.
-    w->history()->table()->selectAll();
-    answerNextInputDialog([&](QInputDialog* d) {
-      seen = d->textValue();
-      d->setTextValue("shared");
-      d->accept();
-    });
-    clickHistoryButton(*w, "Tag…");
-    QCOMPARE(seen, QString());
+    QCOMPARE(edit(0, "Tag…", "shared"), QString());
     tags = other.run(a)->tags;
     std::sort(tags.begin(), tags.end());
     QCOMPARE(tags, (std::vector<std::string>{"shared", "x", "z"}));

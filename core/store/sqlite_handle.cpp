@@ -109,18 +109,23 @@ std::vector<uint8_t> Statement::blob(int column) const {
 
 Database::Database(sqlite3* db, std::string path) : m_db(db), m_path(std::move(path)) {}
 
-Database Database::open(const std::string& path, bool create, bool readOnly) {
+Database Database::connect(const std::string& name, const std::string& path, int flags) {
   sqlite3* raw = nullptr;
-  int flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-  if (create && !readOnly) flags |= SQLITE_OPEN_CREATE;
   flags |= SQLITE_OPEN_NOMUTEX;  // each connection is used by one thread at a time
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   Database db(raw, path);
   if (rc != SQLITE_OK) {
     const std::string message = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
     throw StoreError(path, "cannot open: " + message);
   }
   sqlite3_extended_result_codes(raw, 1);
+  return db;
+}
+
+Database Database::open(const std::string& path, bool create, bool readOnly) {
+  int flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+  if (create && !readOnly) flags |= SQLITE_OPEN_CREATE;
+  Database db = connect(path, path, flags);
   if (readOnly) db.setCheckpointOnClose(false);
   return db;
 }
@@ -138,16 +143,7 @@ Database Database::openImmutable(const std::string& path) {
     }
   }
   uri += "?immutable=1";
-  sqlite3* raw = nullptr;
-  const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
-  const int rc = sqlite3_open_v2(uri.c_str(), &raw, flags, nullptr);
-  Database db(raw, path);
-  if (rc != SQLITE_OK) {
-    const std::string message = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
-    throw StoreError(path, "cannot open: " + message);
-  }
-  sqlite3_extended_result_codes(raw, 1);
-  return db;
+  return connect(uri, path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
 }
 
 void Database::setCheckpointOnClose(bool enabled) const {

@@ -98,6 +98,8 @@ class Database {
 
  private:
   Database(sqlite3* db, std::string path);
+  // sqlite3_open_v2 of `name` (the path, or a URI of it), errors naming `path`.
+  static Database connect(const std::string& name, const std::string& path, int flags);
   std::unique_ptr<sqlite3, SqliteCloser> m_db;
   std::string m_path;
 };

@@ -811,6 +811,10 @@ class TestMainWindow : public QObject {
     other.addTags(a, {"x", "y"});
     w->compareRuns({a, b});
     QCOMPARE(w->views().find(a)->name(), std::string("first"));
+    QMenu* configMenu = w->display()->configDiffButton()->menu();
+    configMenu->popup(QPoint(0, 0));  // the comparison's table, seen once
+    QVERIFY(QTest::qWaitForWindowExposed(configMenu));
+    configMenu->hide();
 
     w->refreshHistory();
     // Selects `id` (0: every run), presses `button`, answers its dialog with `typed` (null:
@@ -853,6 +857,18 @@ class TestMainWindow : public QObject {
     w->openStoredRun(a);
     auto* button = w->display()->configDiffButton();
     QVERIFY(button->isVisibleTo(w.get()));
+    // Its popup is the settings table's size, not the comparison's table's before it.
+    configMenu->popup(QPoint(0, 0));
+    QVERIFY(QTest::qWaitForWindowExposed(configMenu));
+    const QSize table = w->display()->configDiffTable()->size();
+    const QSize menu = configMenu->size();
+    configMenu->hide();
+    QVERIFY2(menu.width() >= table.width() && menu.height() >= table.height(),
+             qPrintable(QString("menu %1x%2, table %3x%4")
+                            .arg(menu.width())
+                            .arg(menu.height())
+                            .arg(table.width())
+                            .arg(table.height())));
     QCOMPARE(button->text(), QString("Config: run %1 ▾").arg(a));
     auto* settings = w->display()->configDiffModel();
     std::map<QString, QString> value;
@@ -885,6 +901,22 @@ class TestMainWindow : public QObject {
       return model->index(model->rowOf(id), model->column("status")).data().toString();
     };
     QTRY_COMPARE_WITH_TIMEOUT(statusOfRun(), QString("finished"), 10000);
+
+    // Another process's run (the CLI's) appears, then reads finished, and a rename reaches the
+    // shown run, each at the next look at the store, without F5.
+    fl::store::RunStore other((m_dir.path() + "/history-live.db").toStdString());
+    const int64_t elsewhere =
+        other.createRun({"fourier-head", "from the CLI", {{"head", "linear"}}, {}, {}});
+    w->followStoreChanges();
+    QVERIFY(model->rowOf(elsewhere) >= 0);
+    other.finishRun(elsewhere, fl::RunStatus::Finished, "");
+    w->followStoreChanges();
+    QCOMPARE(model->index(model->rowOf(elsewhere), model->column("status")).data().toString(),
+             QString("finished"));
+    w->openStoredRun(id);
+    other.rename(id, "renamed elsewhere");
+    w->followStoreChanges();
+    QCOMPARE(w->views().find(id)->name(), std::string("renamed elsewhere"));
   }
 
   // A store this user may not write used to be refused at start. It opens for browsing: its

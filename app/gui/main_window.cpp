@@ -138,6 +138,10 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   m_display->setStoreEmpty(m_store->listRuns({}).empty());
   connect(m_timer, &QTimer::timeout, this, &MainWindow::tick);
   m_timer->start(33);  // ~30 Hz: drain, coalesce, replot what changed
+  // Other processes (the CLI, a cluster's jobs) write to the same store: what is shown follows.
+  auto* storeWatch = new QTimer(this);
+  connect(storeWatch, &QTimer::timeout, this, &MainWindow::followStoreChanges);
+  storeWatch->start(kStoreWatchMs);
   restoreWindowSettings(settingsParts());
 }
 
@@ -344,6 +348,23 @@ void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
 }
 
 void MainWindow::refreshHistory() { m_history->refresh(); }
+
+void MainWindow::followStoreChanges() {
+  int64_t version = 0;
+  try {
+    version = m_store->dataVersion();
+  } catch (const std::exception&) {
+    return;  // the store cannot be read now: the next look tries again
+  }
+  if (version == m_storeVersion) return;
+  m_storeVersion = version;
+  if (m_tabs->currentWidget() == m_history) m_history->refresh();
+  // A study the window trains is refreshed by its runs' events; one trained elsewhere is not.
+  if (m_tabs->currentWidget() == m_study && m_study->studyId() &&
+      !m_queue->hasStudyWork(m_study->studyId()))
+    m_study->refresh();
+  catchUpWithStore(m_display->shown());
+}
 
 void MainWindow::catchUpWithStore(const std::vector<int64_t>& runIds) {
   const auto changed = refreshViews(*m_views, *m_queue, *m_store, runIds);

@@ -47,6 +47,10 @@ class MainWindow : public QMainWindow {
              QWidget* parent = nullptr);
   ~MainWindow() override;
 
+  // When another connection has committed since the last look: History and a study trained
+  // elsewhere read again where shown, and the shown runs caught up.
+  void followStoreChanges();  // every kStoreWatchMs
+
   LaunchPanel* launchPanel() const { return m_launch; }
   RunDisplay* display() const { return m_display; }
   RunQueue* queue() const { return m_queue; }
@@ -117,6 +121,8 @@ class MainWindow : public QMainWindow {
   RunsDock* m_runsDock;
   QTimer* m_timer;
   bool m_askBeforeClosing = true;  // false once closeCancellingRuns() was called
+  int64_t m_storeVersion = -1;     // the store's data_version at the last look
+  static constexpr int kStoreWatchMs = 2000;
 };
 
 }  // namespace fl::gui

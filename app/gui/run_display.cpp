@@ -751,6 +751,13 @@ void RunDisplay::fitConfigTable(int rows) {
                             m_diffTable->horizontalHeader()->sizeHint().height() +
                                 rowsShown * m_diffTable->verticalHeader()->defaultSectionSize() +
                                 2 * m_diffTable->frameWidth() + 2);
+  // The menu keeps the size it measured when the table was added: added again, it measures
+  // this one (a settings list opened in the size of an earlier comparison's table).
+  QMenu* menu = m_diffButton->menu();
+  if (QAction* table = menu ? menu->actions().value(0) : nullptr) {
+    menu->removeAction(table);
+    menu->addAction(table);
+  }
 }
 
 void RunDisplay::showRunSettings(const RunView& view) {

@@ -546,6 +546,11 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   return runs;
 }
 
+int64_t RunStore::dataVersion() const {
+  auto s = m_db.prepare("PRAGMA data_version");
+  return s.step() ? s.int64(0) : 0;
+}
+
 std::vector<std::string> RunStore::experimentNames() const {
   auto s = m_db.prepare("SELECT DISTINCT experiment FROM runs ORDER BY experiment");
   std::vector<std::string> names;

@@ -138,6 +138,9 @@ class RunStore {
   const std::string& path() const { return m_db.path(); }
   // Opened read-only: every write throws (the window then offers browsing only).
   bool isReadOnly() const { return m_readOnly; }
+  // Changes when another connection (another process, this process's store writers) commits
+  // to the file: a cheap test of whether what was read from it may be out of date.
+  int64_t dataVersion() const;
   // The connection, for the study tables (core/study/study_store.h) that share this file.
   const Database& database() const { return m_db; }
   // Where checkpoints and other files of run `id` live: <db>.files/run-<id>/.

@@ -919,6 +919,31 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->views().find(id)->name(), std::string("renamed elsewhere"));
   }
 
+  // Unnamed runs are labelled by what sets them apart: a choice alone, a number with its key
+  // (a legend read "#12 5 12 fourier 500 1": bare numbers side by side say nothing).
+  void unnamedRunsAreLabelledByTheirDifferingSettings() {
+    const std::string path = (m_dir.path() + "/labels.db").toStdString();
+    std::vector<int64_t> ids;
+    {
+      fl::store::RunStore store(path);
+      for (const auto& [head, samples] : {std::pair{"linear", 500}, std::pair{"fourier", 900}}) {
+        const int64_t id = store.createRun(
+            {"fourier-head", "", {{"head", head}, {"samples", samples}, {"seed", 1}}, {}, {}});
+        store.writeEvents(id, {fl::MetricEvent{"test/kl", 10, 0.1, 0.5}});
+        store.finishRun(id, fl::RunStatus::Finished, "");
+        ids.push_back(id);
+      }
+    }
+    MainWindow w(m_registry, std::make_unique<fl::store::RunStore>(path));
+    w.compareRuns(ids);
+    QStringList curves;
+    for (auto* plot : w.display()->dashboard()->metricPlots())
+      if (plot->objectName() == "kl") curves = plot->curveNames();
+    QVERIFY2(curves.contains(QString("#%1 linear samples=500").arg(ids[0])) &&
+                 curves.contains(QString("#%1 fourier samples=900").arg(ids[1])),
+             qPrintable(curves.join(" | ")));
+  }
+
   // A store this user may not write used to be refused at start. It opens for browsing: its
   // runs open with their curves; Run, Run comparison, Run study, the Run menu and History's
   // edits are grey with the reason where Run's reason goes; asked anyway, nothing is written.

@@ -318,11 +318,15 @@ QString RunDisplay::labelOf(int64_t runId) const {
   // labelled by what sets it apart from the others shown.
   if (!view->name().empty() && !study::isStudyRunName(view->name()))
     return QString::fromStdString(view->name());
+  // A choice reads alone ("fourier"); a number says whose it is ("seed=2", not a bare "2").
   QStringList parts;
   const nlohmann::json& config = view->comparedConfig();
   if (m_shown.size() > 1 && config.is_object())
     for (const auto& key : differingKeysOfShown())
-      if (config.contains(key) && !isUnusedValue(config[key])) parts << jsonText(config[key]);
+      if (config.contains(key) && !isUnusedValue(config[key]))
+        parts << (config[key].is_string()
+                      ? jsonText(config[key])
+                      : QString::fromStdString(key) + "=" + jsonText(config[key]));
   if (parts.isEmpty()) return QString::fromStdString(view->name());
   return parts.join(' ');
 }

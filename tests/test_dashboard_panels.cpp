@@ -468,6 +468,47 @@ class TestDashboardPanels : public QObject {
              QString("step 10 · not drawn, another true density at input #1: #3, #4"));
   }
 
+  // A long caption (a seed group's runs left out of the PDF panel) used to widen its panel and
+  // so its grid column: the columns stay equal, and many runs are counted, not listed.
+  void aLongCaptionNeitherWidensItsColumnNorListsEveryRun() {
+    Dashboard d;
+    d.setPanels({panel("pdf", PanelKind::SnapshotCurves, {"pdf/pred_grid", "pdf/true_grid"}),
+                 panel("loss", PanelKind::MetricLines, {"train/loss"})});
+    d.setShownRun(1);
+    const std::vector<SnapshotAxis> axes{{"input", "", {}}, {"z", "", {-1, 0, 1}}};
+    auto make = [&](const std::string& name, fl::SnapshotRole role, std::vector<float> data) {
+      Snapshot s = snapshot(name, {1, 3}, std::move(data), axes);
+      s.role = role;
+      return s;
+    };
+    d.addSnapshot(make("pdf/pred_grid", fl::SnapshotRole::Prediction, {0.1f, 0.8f, 0.1f}), 10);
+    d.addSnapshot(make("pdf/true_grid", fl::SnapshotRole::Truth, {0.1f, 0.8f, 0.1f}), 10);
+    for (int64_t run = 2; run <= 12; ++run) {
+      d.addOverlaySnapshot(run,
+                           make("pdf/pred_grid", fl::SnapshotRole::Prediction, {0.2f, 0.6f, 0.2f}));
+      d.addOverlaySnapshot(run, make("pdf/true_grid", fl::SnapshotRole::Truth, {0.3f, 0.4f, 0.3f}));
+    }
+    d.resize(2 * 380 + 20, 600);  // two columns at their narrowest
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    d.refresh();
+    auto* pdf = qobject_cast<SnapshotPlot*>(d.panel("pdf"));
+    QCOMPARE(pdf->caption(),
+             QString("step 10 · not drawn, another true density at input #0: #2, #3, #4 and 8 "
+                     "more"));
+    // The caption asks for no width of its own: it wraps within what the panel has.
+    for (auto* label : pdf->findChildren<QLabel*>())
+      if (label->text() == pdf->caption())
+        QVERIFY2(label->minimumSizeHint().width() < 150 &&
+                     label->sizePolicy().horizontalPolicy() == QSizePolicy::Ignored,
+                 qPrintable(QString::number(label->minimumSizeHint().width())));
+    QTRY_VERIFY(d.columns() >= 2);
+    QTRY_VERIFY2(qAbs(d.panel("pdf")->width() - d.panel("loss")->width()) <= 12,
+                 qPrintable(QString("%1 against %2 px")
+                                .arg(d.panel("pdf")->width())
+                                .arg(d.panel("loss")->width())));
+  }
+
   void genericCurvesOverlayOtherRunsOnALogAxis() {
     Dashboard d;
     d.setPanels({panel("ppl_len", PanelKind::SnapshotCurves, {"ppl/by_length"}, /*logY=*/true)});

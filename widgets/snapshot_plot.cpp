@@ -131,6 +131,9 @@ SnapshotPlot::SnapshotPlot(const QString& title, Mode mode, const QStringList& s
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot, 1);
   auto* bottom = new QHBoxLayout;
+  // The caption wraps within the panel's width, never widening it (and its grid column).
+  m_caption->setWordWrap(true);
+  m_caption->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   bottom->addWidget(m_caption, 1);
   if (mode == Mode::Curves) {
     m_row = new QSpinBox(this);
@@ -222,11 +225,19 @@ void SnapshotPlot::refresh() {
   fitTicks(m_plot);
   m_caption->setText(m_latest.isEmpty() ? noDataCaption(m_shownRunEnded)
                                         : QString("step %1").arg(m_step));
-  if (!m_latest.isEmpty() && !m_notDrawn.isEmpty())
-    m_caption->setText(m_caption->text() +
-                       QString(" · not drawn, another true density at input #%1: %2")
-                           .arg(row())
-                           .arg(m_notDrawn.join(", ")));
+  if (!m_latest.isEmpty() && !m_notDrawn.isEmpty()) {
+    // A few runs by id; a seed group's many as a count (the whole list is the tooltip's).
+    constexpr int kNamed = 3;
+    QString who = QStringList(m_notDrawn.mid(0, kNamed)).join(", ");
+    if (m_notDrawn.size() > kNamed) who += QString(" and %1 more").arg(m_notDrawn.size() - kNamed);
+    const QString why = QString("not drawn, another true density at input #%1").arg(row());
+    m_caption->setText(m_caption->text() + " · " + why + ": " + who);
+    m_caption->setToolTip(
+        QString("Runs %1: their input #%2 is another point (another seed's test set, another "
+                "dataset), so their predicted density is not drawn against this true one.")
+            .arg(m_notDrawn.join(", "))
+            .arg(row()));
+  }
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -711,7 +711,10 @@ class TestCliStore : public QObject {
     const QString shown = runCli({"runs", "show", "1", "--db", d}).out;
     const QString versions = shown.section("versions  ", 1).section('\n', 0, 0);
     QVERIFY2(versions.startsWith("fourierlab ") && !versions.contains('{'), qPrintable(versions));
+    QVERIFY(runCli({"runs", "archive", "1", "--db", d}).err.contains("run 1 is already archived"));
+    QCOMPARE(runCli({"runs", "list", "--archived", "--all", "--db", d}).exitCode, 2);
     QCOMPARE(runCli({"runs", "unarchive", "1", "--db", d}).exitCode, 0);
+    QVERIFY(runCli({"runs", "unarchive", "1", "--db", d}).err.contains("run 1 is not archived"));
     QCOMPARE(nlohmann::json::parse(runCli({"runs", "list", "--json", "--db", d}).out.toStdString())
                  .size(),
              size_t(2));

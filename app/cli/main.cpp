@@ -58,8 +58,8 @@ CLI::App* addRunsCommand(CLI::App& app, fl::cli::RunsArgs& runsArgs) {
   runsList->add_option("--tag", runsArgs.tag, "Only runs with this tag");
   runsList->add_option("--text", runsArgs.text,
                        "Only runs whose name, notes or experiment contain it");
-  runsList->add_flag("--all", runsArgs.all, "Include archived runs");
-  runsList->add_flag("--archived", runsArgs.archived, "Only archived runs");
+  auto* all = runsList->add_flag("--all", runsArgs.all, "Include archived runs");
+  runsList->add_flag("--archived", runsArgs.archived, "Only archived runs")->excludes(all);
   runsList->add_flag("--json", runsArgs.json, "Print a JSON array");
   auto* show =
       runs->add_subcommand("show", "Config, status, timings, metric summaries, tags, notes");

@@ -351,9 +351,16 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
       store.setNotes(id, args.value);
     else if (args.action == "rename")
       store.rename(id, args.value);
-    else if (args.action == "archive" || args.action == "unarchive")
-      for (const auto& r : runs) store.setArchived(r.id, args.action == "archive");
-    else if (args.action == "delete") {
+    else if (args.action == "archive" || args.action == "unarchive") {
+      const bool archive = args.action == "archive";
+      for (const auto& r : runs) {
+        // Nothing to do is said, so a mistyped id does not pass for done.
+        if (r.archived == archive)
+          std::fprintf(stderr, "note: run %lld is %s archived\n", static_cast<long long>(r.id),
+                       archive ? "already" : "not");
+        store.setArchived(r.id, archive);
+      }
+    } else if (args.action == "delete") {
       std::vector<int64_t> ids;
       for (const auto& r : runs) {
         if (r.status == RunStatus::Running) {

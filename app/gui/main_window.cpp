@@ -116,10 +116,6 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
           [this](const QString& summary) { statusBar()->showMessage(summary, 10000); });
   connect(m_history, &HistoryView::runsDeleted, this, &MainWindow::forgetDeletedRuns);
   connect(m_history, &HistoryView::runsEdited, this, &MainWindow::catchUpWithStore);
-  // A run that ends changes its History row (status, last values): the tab follows when shown.
-  connect(m_queue, &RunQueue::runEnded, this, [this] {
-    if (m_tabs->currentWidget() == m_history) m_history->refresh();
-  });
   m_history->setLiveCheck([this](int64_t id) { return m_queue->isLive(id); });
   connect(m_study, &StudyView::compareRequested, this, &MainWindow::compareRuns);
   connect(m_study, &StudyView::stopRequested, m_queue, &RunQueue::cancelStudy);
@@ -140,7 +136,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   m_timer->start(33);  // ~30 Hz: drain, coalesce, replot what changed
   // Other processes (the CLI, a cluster's jobs) write to the same store: what is shown follows.
   auto* storeWatch = new QTimer(this);
-  connect(storeWatch, &QTimer::timeout, this, &MainWindow::followStoreChanges);
+  connect(storeWatch, &QTimer::timeout, this, [this] { followStoreChanges(); });
   storeWatch->start(kStoreWatchMs);
   restoreWindowSettings(settingsParts());
 }
@@ -189,11 +185,7 @@ void MainWindow::buildMenus() {
                      [this] { m_tabs->setCurrentWidget(m_history); });
   // Another process (the CLI, a cluster's jobs) writes to the same store: read it again now.
   history->addAction("Read the store again (History and the open study)", QKeySequence("F5"), this,
-                     [this] {
-                       m_history->refresh();
-                       if (m_study->studyId()) m_study->refresh();
-                       catchUpWithStore(m_display->shown());
-                     });
+                     [this] { followStoreChanges(/*evenIfUnchanged=*/true); });
   auto* view = menuBar()->addMenu("&View");
   m_configureDock->toggleViewAction()->setShortcut(QKeySequence("Ctrl+1"));
   m_runsDock->toggleViewAction()->setShortcut(QKeySequence("Ctrl+2"));
@@ -349,17 +341,18 @@ void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
 
 void MainWindow::refreshHistory() { m_history->refresh(); }
 
-void MainWindow::followStoreChanges() {
+void MainWindow::followStoreChanges(bool evenIfUnchanged) {
   int64_t version = 0;
   try {
     version = m_store->dataVersion();
   } catch (const std::exception&) {
     return;  // the store cannot be read now: the next look tries again
   }
-  if (version == m_storeVersion) return;
+  if (version == m_storeVersion && !evenIfUnchanged) return;
   m_storeVersion = version;
   if (m_tabs->currentWidget() == m_history) m_history->refresh();
-  // A study the window trains is refreshed by its runs' events; one trained elsewhere is not.
+  // History follows this window's runs too (their writers commit like another process). A
+  // study the window trains is refreshed by its runs' events; one trained elsewhere is not.
   if (m_tabs->currentWidget() == m_study && m_study->studyId() &&
       !m_queue->hasStudyWork(m_study->studyId()))
     m_study->refresh();

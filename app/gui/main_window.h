@@ -47,9 +47,10 @@ class MainWindow : public QMainWindow {
              QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // When another connection has committed since the last look: History and a study trained
-  // elsewhere read again where shown, and the shown runs caught up.
-  void followStoreChanges();  // every kStoreWatchMs
+  // When another connection has committed since the last look (or when asked, F5): History
+  // and a study trained elsewhere read again where shown, and the shown runs caught up. Called
+  // every kStoreWatchMs.
+  void followStoreChanges(bool evenIfUnchanged = false);
 
   LaunchPanel* launchPanel() const { return m_launch; }
   RunDisplay* display() const { return m_display; }

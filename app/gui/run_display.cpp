@@ -783,14 +783,14 @@ void RunDisplay::showRunSettings(const RunView& view) {
   } catch (const std::exception&) {
     // The store cannot be read now: the settings below are this window's.
   }
+  // In the order the experiment declares its parameters, as History's columns are.
   std::vector<std::string> keys;
-  if (const auto experiment = m_registry.find(view.experiment()))
-    for (const auto& spec : experiment->allParams())
-      if (view.comparedConfig().contains(spec.name)) keys.push_back(spec.name);
   if (view.comparedConfig().is_object())
-    for (const auto& [key, value] : view.comparedConfig().items())
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-  for (const auto& key : keys) {
+    for (const auto& [key, value] : view.comparedConfig().items()) keys.push_back(key);
+  std::vector<std::vector<ParamSpec>> declared;
+  if (const auto experiment = m_registry.find(view.experiment()))
+    declared.push_back(experiment->allParams());
+  for (const auto& key : inDeclarationOrder(keys, declared)) {
     const auto& value = view.comparedConfig()[key];
     add(QString::fromStdString(key), jsonText(value),
         isUnusedValue(value) ? QColor(Qt::gray) : QColor());

@@ -353,15 +353,19 @@ class TestDashboardPanels : public QObject {
     d.setShownRun(1);
     d.setRunLabel(1, "rope");
     d.setRunLabel(2, "fope");
-    d.addOverlaySnapshot(2, snapshot("loss/by_position", {3, 4}, std::vector<float>(12, 1.0f),
-                                     {{"layer", "", {}}, {"position", "", {0, 10, 20, 30}}},
-                                     {{"row_labels", {"L0", "L1", "L2"}}}));
+    d.addOverlaySnapshot(2,
+                         snapshot("loss/by_position", {3, 4}, std::vector<float>(12, 1.0f),
+                                  {{"layer", "", {}}, {"position", "", {0, 10, 20, 30}}},
+                                  {{"row_labels", {"L0", "L1", "L2"}}}),
+                         10);
     d.refresh();
     QCOMPARE(legendNames(plot->plot()), (QStringList{"#1 rope", "#2 fope", "L0", "L1", "L2"}));
     // A third run of one row: its solid line is not "L0", so every curve is named.
     d.setRunLabel(3, "alibi");
-    d.addOverlaySnapshot(3, snapshot("loss/by_position", {4}, std::vector<float>(4, 2.0f),
-                                     {{"position", "", {0, 10, 20, 30}}}));
+    d.addOverlaySnapshot(3,
+                         snapshot("loss/by_position", {4}, std::vector<float>(4, 2.0f),
+                                  {{"position", "", {0, 10, 20, 30}}}),
+                         10);
     d.refresh();
     QCOMPARE(legendNames(plot->plot()).size(), 7);
     QVERIFY(legendNames(plot->plot()).contains("#3 alibi"));
@@ -382,8 +386,10 @@ class TestDashboardPanels : public QObject {
     d.addSnapshot(snapshot("qk/response", {6, 3}, std::vector<float>(18, 1.0f), axes,
                            {{"row_labels", labels}}),
                   1);
-    d.addOverlaySnapshot(2, snapshot("qk/response", {6, 3}, std::vector<float>(18, 0.5f), axes,
-                                     {{"row_labels", labels}}));
+    d.addOverlaySnapshot(2,
+                         snapshot("qk/response", {6, 3}, std::vector<float>(18, 0.5f), axes,
+                                  {{"row_labels", labels}}),
+                         10);
     d.refresh();
     auto* plot = qobject_cast<SnapshotPlot*>(d.panel("response"))->plot();
     QCOMPARE(legendNames(plot).size(), 12);
@@ -402,7 +408,7 @@ class TestDashboardPanels : public QObject {
     Snapshot pred = snapshot("pdf/pred_grid", {3}, {0.1f, 0.5f, 0.2f}, {{"z", "", {-1, 0, 1}}});
     pred.role = fl::SnapshotRole::Prediction;
     d.addSnapshot(pred, 10);
-    for (int64_t run : {2, 3, 4, 5}) d.addOverlaySnapshot(run, pred);
+    for (int64_t run : {2, 3, 4, 5}) d.addOverlaySnapshot(run, pred, 10);
     d.refresh();
     QCustomPlot* plot = qobject_cast<SnapshotPlot*>(d.panel("pdf"))->plot();
     QCOMPARE(plot->graphCount(), 5);
@@ -420,7 +426,7 @@ class TestDashboardPanels : public QObject {
     // Ungrouped again, each run is its own curve, colour and row.
     for (int64_t member : {2, 3, 4}) d.setGroupLeader(member, member);
     d.setGroupLabel(2, {});
-    for (int64_t run : {2, 3, 4}) d.addOverlaySnapshot(run, pred);
+    for (int64_t run : {2, 3, 4}) d.addOverlaySnapshot(run, pred, 10);
     d.refresh();
     QCOMPARE(legendNames(plot).size(), 5);
     QVERIFY(legendNames(plot).contains("#3"));
@@ -450,12 +456,15 @@ class TestDashboardPanels : public QObject {
     for (int64_t run : {2, 3}) {  // 2: the same test set; 3: another, sharing input #0
       const bool same = run == 2;
       d.addOverlaySnapshot(
-          run, make("pdf/pred_grid", fl::SnapshotRole::Prediction, truth, same ? ours : theirs));
-      d.addOverlaySnapshot(run, make("pdf/true_grid", fl::SnapshotRole::Truth,
-                                     same ? truth : otherTruth, same ? ours : theirs));
+          run, make("pdf/pred_grid", fl::SnapshotRole::Prediction, truth, same ? ours : theirs),
+          10);
+      d.addOverlaySnapshot(run,
+                           make("pdf/true_grid", fl::SnapshotRole::Truth, same ? truth : otherTruth,
+                                same ? ours : theirs),
+                           10);
     }
     // Run 4 has no truths: its inputs decide.
-    d.addOverlaySnapshot(4, make("pdf/pred_grid", fl::SnapshotRole::Prediction, truth, theirs));
+    d.addOverlaySnapshot(4, make("pdf/pred_grid", fl::SnapshotRole::Prediction, truth, theirs), 10);
     d.refresh();
     auto* plot = qobject_cast<SnapshotPlot*>(d.panel("pdf"));
     QCOMPARE(plot->plot()->graphCount(), 5);  // input #0: truth, prediction, and all three runs
@@ -484,9 +493,10 @@ class TestDashboardPanels : public QObject {
     d.addSnapshot(make("pdf/pred_grid", fl::SnapshotRole::Prediction, {0.1f, 0.8f, 0.1f}), 10);
     d.addSnapshot(make("pdf/true_grid", fl::SnapshotRole::Truth, {0.1f, 0.8f, 0.1f}), 10);
     for (int64_t run = 2; run <= 12; ++run) {
-      d.addOverlaySnapshot(run,
-                           make("pdf/pred_grid", fl::SnapshotRole::Prediction, {0.2f, 0.6f, 0.2f}));
-      d.addOverlaySnapshot(run, make("pdf/true_grid", fl::SnapshotRole::Truth, {0.3f, 0.4f, 0.3f}));
+      d.addOverlaySnapshot(
+          run, make("pdf/pred_grid", fl::SnapshotRole::Prediction, {0.2f, 0.6f, 0.2f}), 10);
+      d.addOverlaySnapshot(run, make("pdf/true_grid", fl::SnapshotRole::Truth, {0.3f, 0.4f, 0.3f}),
+                           10);
     }
     d.resize(2 * 380 + 20, 600);  // two columns at their narrowest
     d.show();
@@ -516,7 +526,7 @@ class TestDashboardPanels : public QObject {
     d.setRunLabel(2, "rope");
     const std::vector<SnapshotAxis> axes{{"length", "tokens", {64, 128, 256, 512}}};
     d.addSnapshot(snapshot("ppl/by_length", {4}, {20, 25, 0, 60}, axes), 100);
-    d.addOverlaySnapshot(2, snapshot("ppl/by_length", {4}, {20, 22, 30, 40}, axes));
+    d.addOverlaySnapshot(2, snapshot("ppl/by_length", {4}, {20, 22, 30, 40}, axes), 10);
     d.refresh();
     auto* plot = qobject_cast<SnapshotPlot*>(d.panel("ppl_len"));
     QVERIFY(plot);
@@ -547,7 +557,8 @@ class TestDashboardPanels : public QObject {
     d.addSnapshot(
         snapshot("ppl/by_length", {1, 4}, {20, 25, 40, 60}, axes, {{"row_labels", {"rope"}}}), 100);
     d.addOverlaySnapshot(
-        6, snapshot("ppl/by_length", {1, 4}, {20, 21, 23, 25}, axes, {{"row_labels", {"fope"}}}));
+        6, snapshot("ppl/by_length", {1, 4}, {20, 21, 23, 25}, axes, {{"row_labels", {"fope"}}}),
+        10);
     d.refresh();
     auto* plot = qobject_cast<SnapshotPlot*>(d.panel("ppl_len"));
     QCOMPARE(plot->plot()->graphCount(), 2);
@@ -579,7 +590,7 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(legendNames(plot), (QStringList{"exact key", "95% low", "95% high"}));
     for (int64_t run : {2, 3})
       for (const char* name : {"acc", "acc_lo", "acc_hi"})
-        d.addOverlaySnapshot(run, snapshot(name, {3}, {0.8f, 0.4f, 0.2f}, axes));
+        d.addOverlaySnapshot(run, snapshot(name, {3}, {0.8f, 0.4f, 0.2f}, axes), 10);
     d.refresh();
     QCOMPARE(legendNames(plot),
              (QStringList{"#1 rope", "#2 fope", "#3 alibi", "exact key", "95% low", "95% high"}));
@@ -619,7 +630,7 @@ class TestDashboardPanels : public QObject {
     pred.role = fl::SnapshotRole::Prediction;
     d.addSnapshot(truth, 3);
     d.addSnapshot(pred, 3);
-    d.addOverlaySnapshot(2, pred);  // bins do not overlay
+    d.addOverlaySnapshot(2, pred, 10);  // bins do not overlay
     d.refresh();
     auto* plot = qobject_cast<SnapshotPlot*>(d.panel("pdf"));
     QCOMPARE(plot->overlayCount(), 0);
@@ -658,6 +669,102 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(ticker->ticks().values(), (QList<QString>{"full", "-low MLP", "-high attn"}));
     QCOMPARE(ticker->ticks().keys(), (QList<double>{0, 1, 2}));
     QCOMPARE(plot->plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+  }
+
+  // In a comparison each run's bars stand beside the shown run's, in the run's colour, named
+  // in a legend; a run alone has no legend (nothing to tell apart).
+  void comparedRunsBarsStandBesideTheShownRunsInTheirColours() {
+    Dashboard d;
+    d.setPanels({panel("spectrum", PanelKind::SnapshotBars, {"spectrum/abs_c"})});
+    d.setRunLabel(1, "fourier");
+    d.setRunLabel(2, "fourier reg");
+    d.setShownRun(1);
+    const std::vector<SnapshotAxis> k{{"k", "", {1, 2, 3}}};
+    d.addSnapshot(snapshot("spectrum/abs_c", {3}, {1.0f, 0.5f, 0.25f}, k), 10);
+    d.refresh();
+    auto* plot = qobject_cast<SnapshotPlot*>(d.panel("spectrum"));
+    QVERIFY(plot);
+    QCOMPARE(barsOf(plot->plot()).size(), 1);
+    QVERIFY(!plot->plot()->legend->visible());
+    d.addOverlaySnapshot(2, snapshot("spectrum/abs_c", {3}, {0.9f, 0.1f, 0.01f}, k), 10);
+    d.refresh();
+    const auto bars = barsOf(plot->plot());
+    QCOMPARE(bars.size(), 2);
+    QCOMPARE(bars[0]->brush().color(), d.colors().of(1));
+    QCOMPARE(bars[1]->brush().color(), d.colors().of(2));
+    QCOMPARE(legendNames(plot->plot()), (QStringList{"#1 fourier", "#2 fourier reg"}));
+    QVERIFY(plot->plot()->legend->visible());
+    // Side by side at each frequency: the shown run's left of the compared run's, not on it.
+    const double ownValues[] = {1.0, 0.5, 0.25};
+    const float theirValues[] = {0.9f, 0.1f, 0.01f};
+    for (int i = 0; i < 3; ++i) {
+      const auto own = bars[0]->data()->at(i);
+      const auto theirs = bars[1]->data()->at(i);
+      QCOMPARE(own->mainValue(), ownValues[i]);
+      QCOMPARE(theirs->mainValue(), double(theirValues[i]));
+      QVERIFY(own->mainKey() < i + 1 && theirs->mainKey() > i + 1);
+      QVERIFY(theirs->mainKey() - own->mainKey() >= bars[0]->width() - 1e-9);
+    }
+    QCOMPARE(plot->caption(), QString("step 10"));
+  }
+
+  // A linear head beside a Fourier head: the focused linear run has no spectrum, so each panel
+  // draws the compared run's (bars: its latest; heatmaps: the first compared run that has some)
+  // and says whose it is, until the focused run has its own.
+  void aFocusedRunWithoutThePanelsDataShowsTheComparedRuns() {
+    Dashboard d;
+    d.setPanels({panel("bars", PanelKind::SnapshotBars, {"spectrum/abs_c"}),
+                 panel("evolution", PanelKind::HeatmapOverSteps, {"spectrum/abs_c"}),
+                 panel("matrix", PanelKind::SnapshotHeatmap, {"coeffs"})});
+    d.setRunLabel(1, "linear");
+    d.setRunLabel(2, "gmm");
+    d.setRunLabel(3, "fourier");
+    d.setShownRun(1);
+    const std::vector<SnapshotAxis> k{{"k", "", {1, 2, 3}}};
+    const std::vector<SnapshotAxis> rc{{"row", "", {}}, {"column", "", {}}};
+    d.addOverlaySnapshot(2, snapshot("other", {1}, {1.0f}, {{"i", "", {}}}), 5);  // nothing here
+    for (int step : {10, 20, 30}) {
+      d.addOverlaySnapshot(3, snapshot("spectrum/abs_c", {3}, {1.0f, 0.5f, float(step)}, k), step);
+      d.addOverlaySnapshot(3, snapshot("coeffs", {2, 2}, {1, 2, 3, float(step)}, rc), step);
+    }
+    d.refresh();
+    auto* bars = qobject_cast<SnapshotPlot*>(d.panel("bars"));
+    auto* evolution = qobject_cast<HeatmapPlot*>(d.panel("evolution"));
+    auto* matrix = qobject_cast<MatrixHeatmapPlot*>(d.panel("matrix"));
+    QVERIFY(bars && evolution && matrix);
+    QCOMPARE(barsOf(bars->plot()).size(), 1);
+    QCOMPARE(barsOf(bars->plot())[0]->data()->at(2)->mainValue(), 30.0);  // the latest
+    QCOMPARE(barsOf(bars->plot())[0]->brush().color(), d.colors().of(3));
+    QCOMPARE(bars->caption(),
+             QString("#1 linear has none yet; the compared runs' latest are drawn"));
+    QCOMPARE(evolution->columns(), size_t(3));
+    QCOMPARE(evolution->drawnOtherRun(), QString("#3 fourier"));
+    QCOMPARE(evolution->emptyNote(), QString());
+    QCOMPARE(plotTitle(evolution->plot())->text(), QString("evolution · #3 fourier"));
+    QCOMPARE(evolution->colorMap()->data()->cell(2, 2), 30.0);
+    QCOMPARE(matrix->caption(), QString("#3 fourier's, step 30 (the focused run has none)"));
+    QCOMPARE(matrix->colorMap()->data()->cell(1, 1), 30.0);
+    d.setShownRunEnded(true);
+    d.refresh();
+    QCOMPARE(bars->caption(),
+             QString("#1 linear recorded none; the compared runs' latest are drawn"));
+    // The focused run's own, once it has some, and the titles are the panels' own again.
+    d.addSnapshot(snapshot("spectrum/abs_c", {3}, {7, 7, 7}, k), 40);
+    d.addSnapshot(snapshot("coeffs", {2, 2}, {7, 7, 7, 7}, rc), 40);
+    d.refresh();
+    QCOMPARE(evolution->columns(), size_t(1));
+    QCOMPARE(evolution->drawnOtherRun(), QString());
+    QCOMPARE(plotTitle(evolution->plot())->text(), QString("evolution"));
+    QCOMPARE(evolution->colorMap()->data()->cell(0, 0), 7.0);
+    QCOMPARE(matrix->caption(), QString("step 40"));
+    QCOMPARE(bars->caption(), QString("step 40"));
+    QCOMPARE(barsOf(bars->plot()).size(), 2);
+    // Another comparison starts clean: nothing of run 3 is left to draw.
+    d.clearData();
+    d.refresh();
+    QCOMPARE(evolution->columns(), size_t(0));
+    QVERIFY(!evolution->emptyNote().isEmpty());
+    QVERIFY(!matrix->hasData());
   }
 
   // A snapshot's x_marks become a dashed line and a label each over curves, ticks on a top axis

@@ -462,13 +462,18 @@ void Dashboard::addSnapshot(const Snapshot& snapshot, int64_t step) {
   for (auto* verdict : m_verdicts) verdict->setSnapshot(snapshot, step);
 }
 
-void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot) {
+void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot, int64_t step) {
   const int64_t leader = m_leaders.value(runId, runId);
   const QString label =
       m_groupLabels.contains(leader) ? curveRunName(leader) : runLegendLabel(runId);
   m_snapshotsChanged = true;
   for (auto* plot : m_snapshotPlots)
     plot->setOverlaySnapshot(runId, label, m_colors->of(leader), snapshot);
+  // A heatmap draws one run, never a group's mean: named as the run itself.
+  for (auto* plot : m_heatmaps)
+    plot->addOtherRunSnapshot(runId, runLegendLabel(runId), snapshot, step);
+  for (auto* plot : m_matrixHeatmaps)
+    plot->setOtherRunSnapshot(runId, runLegendLabel(runId), snapshot, step);
 }
 
 void Dashboard::setShownRunEnded(bool ended) {

@@ -1,12 +1,13 @@
 // Dashboard: the grid of plots an experiment declared (PanelSpec), fed with plain values.
 // Several runs can be shown at once: metric curves are keyed by run, each in its run's colour
 // (RunColors, shared with the window's tables), a run's several keys in one panel told apart by
-// line style; snapshot panels show the focused run, with other runs' curves overlaid where that
-// reads well. Laid out as a grid (as many columns as the width holds; panels keep a readable
-// size) or as tabs, one panel filling the area, at the reader's choice; in the grid any panel
-// can be maximised (double-click its title, its context menu, or maximize()) and the others
-// brought back (Esc). Series a panel draws only on request (PanelSpec::onRequest) are offered
-// in its context menu. The owner calls refresh() once per GUI tick.
+// line style; snapshot panels show the focused run, with other runs' curves and bars overlaid
+// where that reads well (heatmaps show one run: another's where the focused run has none). Laid out
+// as a grid (as many columns as the width holds; panels keep a readable size) or as tabs, one panel
+// filling the area, at the reader's choice; in the grid any panel can be maximised (double-click
+// its title, its context menu, or maximize()) and the others brought back (Esc). Series a panel
+// draws only on request (PanelSpec::onRequest) are offered in its context menu. The owner calls
+// refresh() once per GUI tick.
 //
 // Metric series are exact keys or, ending in '*', prefixes: "val/ppl@*" gives one curve per
 // key starting with "val/ppl@" (legend "@64", "@512", ...), however many the config makes.
@@ -64,8 +65,10 @@ class Dashboard : public QWidget {
   void appendMetric(int64_t runId, const std::string& key, const std::vector<double>& x,
                     const std::vector<double>& values);
   void addSnapshot(const Snapshot& snapshot, int64_t step);
-  // A snapshot of another shown run (a comparison): overlaid on the curve panels.
-  void addOverlaySnapshot(int64_t runId, const Snapshot& snapshot);
+  // A snapshot of another shown run (a comparison), given in step order: overlaid on the curve
+  // and bar panels (the latest of each name), and kept by the heatmaps, which draw the first
+  // compared run's where the focused run has none.
+  void addOverlaySnapshot(int64_t runId, const Snapshot& snapshot, int64_t step);
   void setSmoothing(double weight);
   // The name legends use for a run ("#3 fourier N=12"); the id alone when unset.
   void setRunLabel(int64_t runId, const QString& label);

@@ -2,6 +2,7 @@
 
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
 
 #include <qcustomplot.h>
@@ -13,7 +14,7 @@ namespace fl::widgets {
 
 HeatmapPlot::HeatmapPlot(const QString& title, const QString& series, const QString& yLabel,
                          QWidget* parent)
-    : QWidget(parent), m_series(series), m_plot(new QCustomPlot(this)) {
+    : QWidget(parent), m_series(series), m_title(title), m_plot(new QCustomPlot(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot);
@@ -49,26 +50,51 @@ void HeatmapPlot::setLogScale(bool logScale) {
     axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
 }
 
-void HeatmapPlot::addSnapshot(const Snapshot& snapshot, int64_t step) {
-  if (QString::fromStdString(snapshot.name) != m_series) return;
-  if (!m_steps.empty() && step <= m_steps.back()) {
+void HeatmapPlot::Columns::add(const Snapshot& snapshot, int64_t step) {
+  if (!steps.empty() && step <= steps.back()) {
     // A resumed or restarted run: drop the columns it replaces.
-    while (!m_steps.empty() && m_steps.back() >= step) {
-      m_steps.pop_back();
-      m_columns.pop_back();
+    while (!steps.empty() && steps.back() >= step) {
+      steps.pop_back();
+      values.pop_back();
     }
   }
-  m_steps.push_back(step);
-  m_columns.push_back(snapshot.data);
-  m_ticks = snapshot.axes.empty() ? std::vector<float>{} : snapshot.axes.back().ticks;
-  // The colour scale says what the colours are ("mean |c_k|"), as a matrix heatmap's does.
-  m_map->colorScale()->axis()->setLabel(QString::fromStdString(snapshot.valueLabel));
+  steps.push_back(step);
+  values.push_back(snapshot.data);
+  ticks = snapshot.axes.empty() ? std::vector<float>{} : snapshot.axes.back().ticks;
+  valueLabel = QString::fromStdString(snapshot.valueLabel);
+}
+
+void HeatmapPlot::addSnapshot(const Snapshot& snapshot, int64_t step) {
+  if (QString::fromStdString(snapshot.name) != m_series) return;
+  m_own.add(snapshot, step);
+}
+
+void HeatmapPlot::addOtherRunSnapshot(int64_t runId, const QString& label, const Snapshot& snapshot,
+                                      int64_t step) {
+  if (QString::fromStdString(snapshot.name) != m_series) return;
+  auto it = std::find_if(m_others.begin(), m_others.end(),
+                         [runId](const auto& other) { return other.first == runId; });
+  if (it == m_others.end()) it = m_others.insert(m_others.end(), {runId, Columns{}});
+  it->second.label = label;
+  it->second.add(snapshot, step);
+}
+
+const HeatmapPlot::Columns* HeatmapPlot::drawn() const {
+  if (!m_own.steps.empty()) return &m_own;
+  for (const auto& [runId, columns] : m_others)
+    if (!columns.steps.empty()) return &columns;
+  return nullptr;
+}
+
+size_t HeatmapPlot::columns() const {
+  const Columns* c = drawn();
+  return c ? c->steps.size() : 0;
 }
 
 void HeatmapPlot::clear() {
-  m_steps.clear();
-  m_columns.clear();
-  m_ticks.clear();
+  m_own = Columns{};
+  m_others.clear();
+  m_drawnOther.clear();
   m_map->data()->clear();
   m_map->setVisible(false);
   // The axes and the colour scale too: a run with nothing to draw here must not show the
@@ -81,27 +107,38 @@ void HeatmapPlot::clear() {
 }
 
 void HeatmapPlot::refresh() {
-  m_map->setVisible(!m_columns.empty());
-  m_emptyNote->setVisible(m_columns.empty());
+  const Columns* c = drawn();
+  m_drawnOther = c && c != &m_own ? c->label : QString();
+  // A compared run's columns say whose they are: the focus line names another run.
+  if (auto* title = plotTitle(m_plot))
+    title->setText(m_drawnOther.isEmpty() ? m_title : m_title + " · " + m_drawnOther);
+  m_plot->setToolTip(m_drawnOther.isEmpty()
+                         ? QString()
+                         : QString("The focused run has no %1; this is %2's, a compared run.")
+                               .arg(m_series, m_drawnOther));
+  m_map->setVisible(c);
+  m_emptyNote->setVisible(!c);
   m_emptyNote->setText(noDataCaption(m_shownRunEnded));
-  if (m_columns.empty()) {
+  if (!c) {
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     return;
   }
-  const int nx = static_cast<int>(m_columns.size());
-  const int ny = static_cast<int>(m_columns.front().size());
-  const auto [yLo, yHi] = layOutCells(m_plot->yAxis, m_ticks, ny);
+  // The colour scale says what the colours are ("mean |c_k|"), as a matrix heatmap's does.
+  m_map->colorScale()->axis()->setLabel(c->valueLabel);
+  const int nx = static_cast<int>(c->steps.size());
+  const int ny = static_cast<int>(c->values.front().size());
+  const auto [yLo, yHi] = layOutCells(m_plot->yAxis, c->ticks, ny);
   m_map->data()->setSize(nx, ny);
-  const double lastStep = std::max<double>(m_steps.back(), m_steps.front() + 1);
-  m_map->data()->setRange(QCPRange(m_steps.front(), lastStep), QCPRange(yLo, yHi));
+  const double lastStep = std::max<double>(c->steps.back(), c->steps.front() + 1);
+  m_map->data()->setRange(QCPRange(c->steps.front(), lastStep), QCPRange(yLo, yHi));
   const double blank = std::numeric_limits<double>::quiet_NaN();
   for (int i = 0; i < nx; ++i)
-    for (int k = 0; k < ny && k < static_cast<int>(m_columns[i].size()); ++k) {
-      const double v = m_columns[i][k];
+    for (int k = 0; k < ny && k < static_cast<int>(c->values[i].size()); ++k) {
+      const double v = c->values[i][k];
       m_map->data()->setCell(i, k, m_logScale && !(v > 0) ? blank : v);
     }
   m_map->rescaleDataRange(true);
-  showWholeCells(m_plot->xAxis, m_steps.front(), lastStep, nx);
+  showWholeCells(m_plot->xAxis, c->steps.front(), lastStep, nx);
   showWholeCells(m_plot->yAxis, yLo, yHi, ny);
   fitTicks(m_plot);
   m_plot->replot(QCustomPlot::rpQueuedReplot);

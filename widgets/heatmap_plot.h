@@ -2,6 +2,10 @@
 // |c_k| at every evaluation: how learned frequencies evolve during training. The y axis reads
 // in the snapshot's own coordinates (its last axis's ticks: frequencies, evaluation lengths),
 // and setLogScale() colours by the logarithm of the values (perplexities).
+//
+// It draws one run: the focused one. In a comparison the other runs' snapshots are kept too, so
+// that where the focused run has none (a linear head beside a Fourier one) the first compared
+// run that has some is drawn, the title naming it.
 #pragma once
 
 #include <QWidget>
@@ -24,6 +28,13 @@ class HeatmapPlot : public QWidget {
               QWidget* parent = nullptr);
 
   void addSnapshot(const Snapshot& snapshot, int64_t step);
+  // A compared run's snapshot, `label` naming the run ("#5 fourier"); runs are tried in the
+  // order they first came.
+  void addOtherRunSnapshot(int64_t runId, const QString& label, const Snapshot& snapshot,
+                           int64_t step);
+  // Whose columns are drawn: empty for the focused run's (or none), else the compared run's
+  // label.
+  QString drawnOtherRun() const { return m_drawnOther; }
   // Log colour scale; values <= 0 are left blank.
   void setLogScale(bool logScale);
   void clear();
@@ -32,20 +43,32 @@ class HeatmapPlot : public QWidget {
   void refresh();
   // What the plot says in its middle while it has no columns (empty once it has).
   QString emptyNote() const;
-  size_t columns() const { return m_steps.size(); }
+  size_t columns() const;  // of the run drawn
   QCustomPlot* plot() const { return m_plot; }
   QCPColorMap* colorMap() const { return m_map; }
 
  private:
+  // One run's snapshots of the series, a column per step.
+  struct Columns {
+    QString label;  // the run's, for a compared run
+    std::vector<int64_t> steps;
+    std::vector<std::vector<float>> values;
+    std::vector<float> ticks;  // of the latest snapshot's last axis
+    QString valueLabel;        // of the latest snapshot ("mean |c_k|")
+    void add(const Snapshot& snapshot, int64_t step);
+  };
+  const Columns* drawn() const;
+
   QString m_series;
+  QString m_title;
   QCustomPlot* m_plot;
   QCPColorMap* m_map;
   QCPItemText* m_emptyNote;
   bool m_logScale = false;
   bool m_shownRunEnded = false;
-  std::vector<int64_t> m_steps;
-  std::vector<std::vector<float>> m_columns;
-  std::vector<float> m_ticks;  // of the latest snapshot's last axis
+  Columns m_own;                                      // the focused run's
+  std::vector<std::pair<int64_t, Columns>> m_others;  // compared runs', in the order they came
+  QString m_drawnOther;
 };
 
 }  // namespace fl::widgets

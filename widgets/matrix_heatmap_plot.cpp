@@ -6,6 +6,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -85,18 +86,33 @@ MatrixHeatmapPlot::MatrixHeatmapPlot(const QString& title, const QStringList& se
 void MatrixHeatmapPlot::setSnapshot(const Snapshot& snapshot, int64_t step) {
   const QString name = QString::fromStdString(snapshot.name);
   if (!m_series.contains(name)) return;
-  m_latest[name] = {snapshot, step};
+  m_latest[name] = {snapshot, step, QString()};
+  m_dirty = true;
+}
+
+void MatrixHeatmapPlot::setOtherRunSnapshot(int64_t runId, const QString& label,
+                                            const Snapshot& snapshot, int64_t step) {
+  const QString name = QString::fromStdString(snapshot.name);
+  if (!m_series.contains(name)) return;
+  auto it = std::find_if(m_others.begin(), m_others.end(),
+                         [runId](const auto& other) { return other.first == runId; });
+  if (it == m_others.end()) it = m_others.insert(m_others.end(), {runId, {}});
+  it->second[name] = {snapshot, step, label};
   m_dirty = true;
 }
 
 void MatrixHeatmapPlot::clear() {
   m_latest.clear();
+  m_others.clear();
   redraw();
 }
 
 const MatrixHeatmapPlot::Latest* MatrixHeatmapPlot::shown() const {
-  auto it = m_latest.find(m_which->currentText());
-  return it == m_latest.end() ? nullptr : &it.value();
+  const QString name = m_which->currentText();
+  if (auto it = m_latest.find(name); it != m_latest.end()) return &it.value();
+  for (const auto& [runId, latest] : m_others)
+    if (auto it = latest.find(name); it != latest.end()) return &it.value();
+  return nullptr;
 }
 
 void MatrixHeatmapPlot::setShownRunEnded(bool ended) {
@@ -146,7 +162,11 @@ void MatrixHeatmapPlot::draw(const Latest& latest) {
   m_slice->setVisible(m.slices > 1);
   const int64_t slice = m_slice->value();
   const QStringList sliceLabels = metaStrings(s, "row_labels");
-  QString caption = QString("step %1").arg(latest.step);
+  // A compared run's says whose it is: the focus line names another run.
+  QString caption =
+      latest.run.isEmpty()
+          ? QString("step %1").arg(latest.step)
+          : QString("%1's, step %2 (the focused run has none)").arg(latest.run).arg(latest.step);
   if (m.slices > 1 && sliceLabels.size() == m.slices)
     caption += ": " + sliceLabels[static_cast<int>(slice)];
   m_caption->setText(caption);

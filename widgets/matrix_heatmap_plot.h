@@ -7,11 +7,18 @@
 // row 0 is at the top, as a matrix is written. Data with both signs gets a diverging gradient
 // centred on zero, so sign is readable at a glance; other data a thermal one. The colour range
 // covers all slices, so switching heads keeps the colours' meaning.
+//
+// It draws the focused run's snapshot. Where the focused run has none of the series picked (an
+// unfiltered baseline beside a FourierQK run) and a compared run has, the first such run's is
+// drawn, the caption naming it.
 #pragma once
 
 #include <QMap>
 #include <QStringList>
 #include <QWidget>
+
+#include <utility>
+#include <vector>
 
 #include "core/engine/events.h"
 #include "widgets/x_marks.h"
@@ -33,6 +40,10 @@ class MatrixHeatmapPlot : public QWidget {
                     const QString& yLabel, QWidget* parent = nullptr);
 
   void setSnapshot(const Snapshot& snapshot, int64_t step);
+  // A compared run's snapshot, `label` naming the run ("#5 fourier"); runs are tried in the
+  // order they first came.
+  void setOtherRunSnapshot(int64_t runId, const QString& label, const Snapshot& snapshot,
+                           int64_t step);
   void clear();
   // Whether the shown run has ended: an empty panel then says the run recorded nothing for it.
   void setShownRunEnded(bool ended);
@@ -51,6 +62,7 @@ class MatrixHeatmapPlot : public QWidget {
   struct Latest {
     Snapshot snapshot;
     int64_t step = 0;
+    QString run;  // a compared run's label; empty for the focused run's
   };
   const Latest* shown() const;
   void redraw();
@@ -64,8 +76,9 @@ class MatrixHeatmapPlot : public QWidget {
   QComboBox* m_which;
   QSpinBox* m_slice;
   QLabel* m_caption;
-  XMarkItems m_marks;              // the shown snapshot's x_marks
-  QMap<QString, Latest> m_latest;  // by series name
+  XMarkItems m_marks;                                               // the shown snapshot's x_marks
+  QMap<QString, Latest> m_latest;                                   // by series name
+  std::vector<std::pair<int64_t, QMap<QString, Latest>>> m_others;  // compared runs', in order
   bool m_dirty = true;
   bool m_shownRunEnded = false;
 };

@@ -111,6 +111,19 @@ void setTextTicks(QCPAxis* axis, const QVector<double>& at, const QStringList& l
   axis->setTickLabelRotation(labels.size() > 3 ? 30 : 0);
 }
 
+// Plottables of one name and look (a group's members, overlaid in its colour) are listed once.
+void listEachLookOnce(QCustomPlot* plot) {
+  QSet<QString> listed;
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    QCPAbstractPlottable* p = plot->plottable(i);
+    const QString key = QString("%1\n%2 %3 %4")
+                            .arg(p->name(), p->pen().color().name(), p->brush().color().name())
+                            .arg(p->pen().style() * 100 + p->brush().style());
+    if (listed.contains(key)) p->removeFromLegend();
+    listed.insert(key);
+  }
+}
+
 void setNumericTicks(QCPAxis* axis) {
   axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   axis->ticker()->setTickCount(4);  // as setUpPlotFrame
@@ -144,9 +157,9 @@ SnapshotPlot::SnapshotPlot(const QString& title, Mode mode, const QStringList& s
     bottom->addWidget(m_row);
   }
   layout->addLayout(bottom);
-  // Bars need a legend only to tell several series apart.
-  m_legend = mode == Mode::Curves || series.size() > 1;
-  setUpPlotFrame(m_plot, title, xLabel, yLabel, m_legend);
+  // Bars list their sets only where there are several (series, or runs compared): fitLegend
+  // hides a legend with no entries.
+  setUpPlotFrame(m_plot, title, xLabel, yLabel, /*legend=*/true);
   m_plot->installEventFilter(this);
 }
 
@@ -180,8 +193,8 @@ void SnapshotPlot::setOverlaySnapshot(int64_t runId, const QString& label, const
     m_overlays[runId].truths[name] = snapshot;
     return;
   }
-  // Bins would clutter: those stay the shown run's.
-  if (snapshot.valueLabel == "probability") return;
+  // Bins drawn as curves would clutter: those stay the shown run's.
+  if (m_mode == Mode::Curves && snapshot.valueLabel == "probability") return;
   m_overlays[runId].label = label;
   m_overlays[runId].color = color;
   m_overlays[runId].snapshots[name] = snapshot;
@@ -208,7 +221,7 @@ void SnapshotPlot::updateRowSelector() {
 bool SnapshotPlot::eventFilter(QObject* watched, QEvent* event) {
   // A new width: the legend's names are elided to the plot's share of it.
   if (watched == m_plot && event->type() == QEvent::Resize) {
-    if (m_legend) fitLegend(m_plot);
+    fitLegend(m_plot);
     fitTicks(m_plot);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
   }
@@ -221,10 +234,16 @@ void SnapshotPlot::refresh() {
     drawCurves();
   else
     drawBars();
-  if (m_legend) fitLegend(m_plot);
+  fitLegend(m_plot);
   fitTicks(m_plot);
   m_caption->setText(m_latest.isEmpty() ? noDataCaption(m_shownRunEnded)
                                         : QString("step %1").arg(m_step));
+  if (m_latest.isEmpty() && m_plot->plottableCount() > 0) {
+    // A linear head beside a Fourier one: the focused run has nothing here, the others do.
+    const QString focused = m_shownLabel.isEmpty() ? "the focused run" : m_shownLabel;
+    m_caption->setText(QString("%1 %2; the compared runs' latest are drawn")
+                           .arg(focused, m_shownRunEnded ? "recorded none" : "has none yet"));
+  }
   if (!m_latest.isEmpty() && !m_notDrawn.isEmpty()) {
     // A few runs by id; a seed group's many as a count (the whole list is the tooltip's).
     constexpr int kNamed = 3;
@@ -393,16 +412,7 @@ void SnapshotPlot::drawCurves() {
       }
     }
   }
-  // Curves of one name and pen (a group's members, overlaid in its colour) are listed once.
-  QSet<QString> listed;
-  for (int i = 0; i < m_plot->graphCount(); ++i) {
-    QCPGraph* graph = m_plot->graph(i);
-    const QPen pen = graph->pen();
-    const QString key =
-        QString("%1\n%2 %3").arg(graph->name(), pen.color().name()).arg(pen.style());
-    if (listed.contains(key)) graph->removeFromLegend();
-    listed.insert(key);
-  }
+  listEachLookOnce(m_plot);
   // Keys only where each style is a line style of its own (seriesPen repeats its five, darker,
   // from the sixth on) and they are no more rows than the curves.
   const int keys = static_cast<int>(runsDrawn.size() + stylesDrawn.size());
@@ -428,28 +438,44 @@ void SnapshotPlot::showFactoredLegend(const QList<QPair<QString, QColor>>& runs,
 }
 
 void SnapshotPlot::drawBars() {
-  QList<const Snapshot*> shown;
-  for (const auto& name : m_series)
-    if (auto it = m_latest.find(name); it != m_latest.end()) shown << &it.value();
+  // One set of bars per run and series: the shown run's first, then each compared run's, in
+  // its colour; a run's several series differ by fill pattern.
+  struct BarSet {
+    const Snapshot* snapshot;
+    QString run;
+    QColor color;
+    int series;  // its index in the panel's series
+  };
+  QList<BarSet> shown;
+  for (int index = 0; index < m_series.size(); ++index) {
+    if (auto it = m_latest.find(m_series[index]); it != m_latest.end())
+      shown << BarSet{&it.value(), m_shownLabel, m_shownColor, index};
+    for (auto run = m_overlays.cbegin(); run != m_overlays.cend(); ++run)
+      if (auto it = run->snapshots.find(m_series[index]); it != run->snapshots.end())
+        shown << BarSet{&it.value(), run->label, run->color, index};
+  }
+  QSet<QString> runs;
+  for (const auto& set : shown) runs.insert(set.run);
   Extent extent;
   QStringList labels;
   QVector<double> labelAt;
   const int n = shown.size();
   for (int i = 0; i < n; ++i) {
+    const BarSet& set = shown[i];
     QVector<double> x, y;
-    if (!rowOf(*shown[i], 0, x, y) || x.isEmpty()) continue;
+    if (!rowOf(*set.snapshot, 0, x, y) || x.isEmpty()) continue;
     double spacing = std::numeric_limits<double>::infinity();  // between categories
     for (int k = 1; k < x.size(); ++k)
       if (x[k] > x[k - 1]) spacing = std::min(spacing, x[k] - x[k - 1]);
     if (!std::isfinite(spacing)) spacing = 1;
     if (labels.isEmpty()) {
-      labels = metaStrings(*shown[i], "labels");
+      labels = metaStrings(*set.snapshot, "labels");
       if (labels.size() == x.size())
         labelAt = x;
       else
         labels.clear();
     }
-    // Several series stand side by side within each category.
+    // Several sets stand side by side within each category.
     const double width = (n > 1 ? 0.8 : 0.7) * spacing / n;
     const double offset = (i - (n - 1) / 2.0) * width;
     QVector<double> keys, values;
@@ -462,16 +488,20 @@ void SnapshotPlot::drawBars() {
       extent.addY(y[k]);
     }
     auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
-    bars->setName(QString::fromStdString(shown[i]->name));
-    // The run's colour, as in every panel; several series of one run differ by fill pattern.
+    // Named by what tells it apart: its series, its run, or both.
+    QString name = seriesLabel(set.series);
+    if (runs.size() > 1) name = m_series.size() > 1 ? set.run + " " + name : set.run;
+    bars->setName(name);
     static const Qt::BrushStyle patterns[] = {Qt::SolidPattern, Qt::BDiagPattern, Qt::Dense4Pattern,
                                               Qt::FDiagPattern, Qt::CrossPattern};
-    bars->setBrush(QBrush(m_shownColor, patterns[i % 5]));
-    if (i > 0) bars->setPen(QPen(m_shownColor, 1));
-    if (i == 0) bars->setPen(Qt::NoPen);
+    const Qt::BrushStyle pattern = patterns[set.series % 5];
+    bars->setBrush(QBrush(set.color, pattern));
+    bars->setPen(pattern == Qt::SolidPattern ? QPen(Qt::NoPen) : QPen(set.color, 1));
     bars->setWidth(width);
     bars->setData(keys, values);
+    if (n == 1) bars->removeFromLegend();  // nothing to tell apart
   }
+  listEachLookOnce(m_plot);
   if (!labels.isEmpty()) {
     setTextTicks(m_plot->xAxis, labelAt, labels);
     m_textTicks = true;
@@ -484,9 +514,9 @@ void SnapshotPlot::drawBars() {
   applyRanges(m_plot, extent, m_logY, m_floor, m_ceiling, /*curves=*/false);
   if (!m_textTicks) {
     QVector<double> keys;
-    for (const auto* s : shown) {
+    for (const auto& set : shown) {
       QVector<double> x, y;
-      if (rowOf(*s, 0, x, y)) keys += x;
+      if (rowOf(*set.snapshot, 0, x, y)) keys += x;
     }
     matchTicker(m_plot->xAxis, allWholeNumbers(keys));
   }

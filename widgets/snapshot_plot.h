@@ -11,8 +11,12 @@
 // skipped). Other runs' snapshots of the same names (a comparison) are overlaid in their run
 // colours, each row in the same line style as the shown run's.
 //
-// Bars mode: 1-D snapshots as bars (e.g. |c_k| per frequency), several series side by side in
-// distinct colours with a legend; meta "labels" name the bars on the x axis (ablations).
+// Bars mode: 1-D snapshots as bars (e.g. |c_k| per frequency); meta "labels" name the bars on
+// the x axis (ablations). Several series stand side by side, told apart by fill pattern; in a
+// comparison each run's bars stand beside the shown run's, in the run's colour, with a legend.
+//
+// In either mode, a focused run with nothing for the panel (a linear head beside a Fourier one)
+// leaves the compared runs' drawn, and the caption says so.
 #pragma once
 
 #include <QColor>
@@ -110,7 +114,6 @@ class SnapshotPlot : public QWidget {
   bool m_shownRunEnded = false;
   QStringList m_seriesLabels;
   QStringList m_notDrawn;    // overlaid runs whose chosen row has another true density
-  bool m_legend = true;      // curves, or several series of bars
   bool m_textTicks = false;  // the x axis shows bar labels
   QMap<QString, Snapshot> m_latest;
   struct Overlay {

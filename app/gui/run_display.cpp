@@ -406,8 +406,10 @@ void RunDisplay::draw(int64_t runId) {
   if (runId == focused()) {
     for (const auto& s : view->snapshots()) m_dashboard->addSnapshot(s.snapshot, s.step);
   } else {
-    for (const auto* s : view->latestSnapshots())
-      m_dashboard->addOverlaySnapshot(runId, s->snapshot);
+    // Every one, in step order: the heatmaps draw a compared run's history where the focused
+    // run has none; the overlays keep the latest.
+    for (const auto& s : view->snapshots())
+      m_dashboard->addOverlaySnapshot(runId, s.snapshot, s.step);
   }
 }
 
@@ -419,8 +421,8 @@ void RunDisplay::setGroupBy(const GroupBy& by) {
   // The overlaid snapshots again, in their group's colour and name (or their own again).
   for (auto id : m_shown)
     if (const RunView* view = m_views.find(id); view && id != focused())
-      for (const auto* s : view->latestSnapshots())
-        m_dashboard->addOverlaySnapshot(id, s->snapshot);
+      for (const auto& s : view->snapshots())
+        m_dashboard->addOverlaySnapshot(id, s.snapshot, s.step);
   redrawCurves();
 }
 
@@ -685,7 +687,7 @@ void RunDisplay::apply(const RunDeltas& deltas) {
       if (id == focused())
         m_dashboard->addSnapshot(s.snapshot, s.step);
       else
-        m_dashboard->addOverlaySnapshot(id, s.snapshot);
+        m_dashboard->addOverlaySnapshot(id, s.snapshot, s.step);
       changed = true;
     }
     statusChanged = statusChanged || delta.statusChanged;

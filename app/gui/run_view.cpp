@@ -109,12 +109,4 @@ double RunView::firstMetricWall() const {
   return first.value_or(0);
 }
 
-std::vector<const store::StoredSnapshot*> RunView::latestSnapshots() const {
-  std::map<std::string, const store::StoredSnapshot*> newest;
-  for (const auto& s : m_snapshots) newest[s.snapshot.name] = &s;
-  std::vector<const store::StoredSnapshot*> out;
-  for (const auto& [name, s] : newest) out.push_back(s);
-  return out;
-}
-
 }  // namespace fl::gui

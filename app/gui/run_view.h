@@ -107,8 +107,6 @@ class RunView {
   double firstMetricWall() const;
   // Evaluation snapshots in arrival (step) order.
   const std::vector<store::StoredSnapshot>& snapshots() const { return m_snapshots; }
-  // The newest snapshot of each name.
-  std::vector<const store::StoredSnapshot*> latestSnapshots() const;
 
  private:
   int64_t m_id;

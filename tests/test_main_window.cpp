@@ -883,6 +883,17 @@ class TestMainWindow : public QObject {
     // A setting the run does not use reads so (a linear head's frequencies).
     if (other.run(a)->config["head"] == "linear")
       QCOMPARE(value["frequencies"], QString("(not used)"));
+
+    // Tags and notes edited elsewhere (the CLI) reach the open table at the next look at the
+    // store: it kept the ones it was opened with.
+    other.addTags(a, {"later"});
+    other.setNotes(a, "seed 2 disagrees");
+    w->followStoreChanges();
+    value.clear();
+    for (int row = 0; row < settings->rowCount(); ++row)
+      value[settings->text(row, "setting")] = settings->text(row, "value");
+    QCOMPARE(value["tags"], QString("later, shared, x, z"));
+    QCOMPARE(value["notes"], QString("seed 2 disagrees"));
   }
 
   // A run's History row used to read "running" after it finished until the tab was left and

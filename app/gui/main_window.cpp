@@ -357,6 +357,7 @@ void MainWindow::followStoreChanges(bool evenIfUnchanged) {
       !m_queue->hasStudyWork(m_study->studyId()))
     m_study->refresh();
   catchUpWithStore(m_display->shown());
+  m_display->rereadRunSettings();
 }
 
 void MainWindow::catchUpWithStore(const std::vector<int64_t>& runIds) {

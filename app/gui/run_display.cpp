@@ -777,6 +777,7 @@ void RunDisplay::showRunSettings(const RunView& view) {
   add("trained on", QString::fromStdString(view.device()));
   try {
     if (const auto record = m_store.run(view.id())) {
+      m_settingsTagsAndNotes = {record->tags, record->notes};
       QStringList tags;
       for (const auto& t : record->tags) tags << QString::fromStdString(t);
       add("tags", tags.join(", "));
@@ -803,6 +804,19 @@ void RunDisplay::showRunSettings(const RunView& view) {
   m_diffButton->setText(QString("Config: run %1 ▾").arg(view.id()));
   m_diffButton->setToolTip("Everything the shown run was trained with, its tags and notes");
   m_diffButton->setVisible(true);
+}
+
+void RunDisplay::rereadRunSettings() {
+  if (m_shown.size() != 1) return;
+  // Rebuilt only when they changed: a live run commits every few steps, and a table reset
+  // every look would scroll an open popup back to its top.
+  try {
+    const auto record = m_store.run(m_shown.front());
+    if (record && std::pair(record->tags, record->notes) != m_settingsTagsAndNotes)
+      updateConfigDiff();
+  } catch (const std::exception&) {
+    // The store cannot be read now: the table stays as it was.
+  }
 }
 
 void RunDisplay::updateConfigDiff() {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/gui/curve_x_axis.h"
@@ -87,6 +88,9 @@ class RunDisplay : public QWidget {
   const std::vector<RunGroup>& groups() const { return m_groups; }
   // Draws the shown runs again, e.g. in the colours the reader picked.
   void redraw();
+  // The store changed (History, the CLI): a single run's settings table reads its tags and
+  // notes again.
+  void rereadRunSettings();
   // Deleted runs leave the display: the other shown runs are drawn again without them, or,
   // when none is left, the empty page is shown. The comparison to go back to loses them too.
   void forgetRuns(const std::vector<int64_t>& runIds);
@@ -192,7 +196,9 @@ class RunDisplay : public QWidget {
   std::map<int64_t, size_t> m_groupOf;  // shown run -> its group in m_groups
   std::unique_ptr<ProbeRouter> m_probeRouter;
   bool m_storeEmpty = false;
-  bool m_everShown = false;       // then the store is no longer empty
+  bool m_everShown = false;  // then the store is no longer empty
+  // The tags and notes the single run's settings table shows, as last read from the store.
+  std::pair<std::vector<std::string>, std::string> m_settingsTagsAndNotes;
   QElapsedTimer m_tablesUpdated;  // the metrics table and the focus line: at most 4 Hz
   // Groups whose members reported since their mean was last made, by key: made again at most
   // 4 times a second (each remake reads every member's whole curve), and at once on a status.

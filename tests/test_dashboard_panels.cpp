@@ -671,6 +671,28 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(plot->plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
   }
 
+  // A plot with nothing in its legend (one run's bars) takes the height a listed one does: an
+  // empty legend used to cap the plot's row at its margins (bars 50 px high in a 280 px plot).
+  void anEmptyLegendLeavesThePlotItsHeight() {
+    QList<int> heights;
+    for (int runs : {1, 2}) {
+      SnapshotPlot plot("spectrum", SnapshotPlot::Mode::Bars, {"s"}, "k", "|c_k|");
+      plot.resize(450, 300);
+      plot.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&plot));
+      const std::vector<SnapshotAxis> k{{"k", "", {1, 2, 3}}};
+      plot.setSnapshot(snapshot("s", {3}, {1.0f, 0.5f, 0.25f}, k), 1);
+      if (runs == 2)
+        plot.setOverlaySnapshot(2, "#2", Qt::red, snapshot("s", {3}, {1.0f, 0.5f, 0.25f}, k));
+      plot.refresh();
+      plot.plot()->replot();
+      QCOMPARE(plot.plot()->legend->visible(), runs == 2);
+      heights << plot.plot()->axisRect()->height();
+    }
+    QCOMPARE(heights[0], heights[1]);
+    QVERIFY2(heights[0] > 150, qPrintable(QString::number(heights[0])));
+  }
+
   // In a comparison each run's bars stand beside the shown run's, in the run's colour, named
   // in a legend; a run alone has no legend (nothing to tell apart).
   void comparedRunsBarsStandBesideTheShownRunsInTheirColours() {

@@ -114,9 +114,14 @@ bool fitLegend(QCustomPlot* plot, int maxEntries) {
     legend->setFillOrder(QCPLayoutGrid::foRowsFirst, /*rearrange=*/true);
   }
   // A hidden legend still asks the layout for its entries' width (QCustomPlot lays out hidden
-  // elements too): an explicit 1-pixel minimum overrides that, so the axes take the room.
+  // elements too): an explicit 1-pixel minimum overrides that, so the axes take the room. An
+  // empty one reports its margins as its largest height, which capped the plot's whole row (a
+  // single run's bars drew 50 px high in a 280 px plot): an explicit maximum height overrides
+  // that. Half of QWIDGETSIZE_MAX: that value itself means "unset", and QCustomPlot adds the
+  // margins to an explicit one, which must stay below it.
   legend->setMinimumSize(shown ? 0 : 1, 0);
-  legend->setMaximumSize(shown ? QWIDGETSIZE_MAX : 1, QWIDGETSIZE_MAX);
+  legend->setMaximumSize(shown ? QWIDGETSIZE_MAX : 1,
+                         entries == 0 ? QWIDGETSIZE_MAX / 2 : QWIDGETSIZE_MAX);
   return shown;
 }
 

@@ -875,7 +875,7 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(cells->cell(2, 1), 11.0);
     QCOMPARE(plot->plot()->xAxis->label(), QString("key (tok)"));
     QCOMPARE(plot->plot()->yAxis->label(), QString("query (tok)"));
-    QVERIFY(plot->colorMap()->gradient() == QCPColorGradient(QCPColorGradient::gpThermal));
+    QVERIFY(plot->colorMap()->gradient() == sequentialGradient());
 
     // A second series, with both signs: picked with the combo, diverging colours around zero.
     d.addSnapshot(
@@ -927,6 +927,30 @@ class TestDashboardPanels : public QObject {
     d.setShownRunEnded(false);
     d.refresh();
     QCOMPARE(captions(), (QStringList{"step 40", yet, ""}));
+  }
+
+  // Every colour a one-signed heatmap can give stands out from the white around it: the
+  // thermal scale drew the largest cell (FourierQK's longest period) white, as if missing.
+  void noHeatmapCellIsDrawnInTheBackgroundsWhite() {
+    Dashboard d;
+    d.setPanels({panel("steps", PanelKind::HeatmapOverSteps, {"spectrum/abs_c"}),
+                 panel("matrix", PanelKind::SnapshotHeatmap, {"periods"})});
+    d.addSnapshot(snapshot("spectrum/abs_c", {3}, {0.1f, 0.5f, 16}, {{"k", "", {1, 2, 3}}}), 10);
+    d.addSnapshot(snapshot("periods", {2, 2}, {1, 2, 3, 16}, {{"layer", "", {}}, {"head", "", {}}}),
+                  10);
+    d.refresh();
+    const QList<QCPColorMap*> maps{qobject_cast<HeatmapPlot*>(d.panel("steps"))->colorMap(),
+                                   qobject_cast<MatrixHeatmapPlot*>(d.panel("matrix"))->colorMap()};
+    for (QCPColorMap* map : maps) {
+      const QCPRange range = map->dataRange();
+      QCOMPARE(range.upper, 16.0);
+      for (int i = 0; i <= 20; ++i) {
+        const double v = range.lower + i * (range.upper - range.lower) / 20;
+        const QColor c = QColor::fromRgb(map->gradient().color(v, range));
+        QVERIFY2(std::min({c.red(), c.green(), c.blue()}) < 200,
+                 qPrintable(QString("%1 at %2 of %3").arg(c.name()).arg(v).arg(range.upper)));
+      }
+    }
   }
 
   void heatmapOverStepsLabelsTheYAxisWithTicks() {

@@ -23,10 +23,8 @@ HeatmapPlot::HeatmapPlot(const QString& title, const QString& series, const QStr
   auto* scale = new QCPColorScale(m_plot);
   m_plot->plotLayout()->addElement(1, 1, scale);
   m_map->setColorScale(scale);
-  QCPColorGradient gradient(QCPColorGradient::gpThermal);
-  gradient.setNanHandling(QCPColorGradient::nhTransparent);  // blank, not a colour, on a log scale
-  m_map->setGradient(gradient);
-  m_map->setVisible(false);  // until the first column arrives
+  m_map->setGradient(sequentialGradient());  // NaN blank, not a colour, on a log scale
+  m_map->setVisible(false);                  // until the first column arrives
   // An empty heatmap says why in its middle (it has no caption row to say it in).
   m_emptyNote = new QCPItemText(m_plot);
   m_emptyNote->position->setType(QCPItemPosition::ptAxisRectRatio);

@@ -202,7 +202,7 @@ void MatrixHeatmapPlot::draw(const Latest& latest) {
     m_map->setGradient(QCPColorGradient::gpPolar);
     m_map->setDataRange(QCPRange(-extreme, extreme));
   } else {
-    m_map->setGradient(QCPColorGradient::gpThermal);
+    m_map->setGradient(sequentialGradient());
     m_map->setDataRange(QCPRange(lo, hi > lo ? hi : lo + 1));
   }
   showWholeCells(m_plot->xAxis, xLo, xHi, columns);

@@ -5,7 +5,7 @@
 //
 // Axes are titled from the snapshot's axes (label and unit) and read in their tick coordinates;
 // row 0 is at the top, as a matrix is written. Data with both signs gets a diverging gradient
-// centred on zero, so sign is readable at a glance; other data a thermal one. The colour range
+// centred on zero, so sign is readable at a glance; other data violet to yellow. The colour range
 // covers all slices, so switching heads keeps the colours' meaning.
 //
 // It draws the focused run's snapshot. Where the focused run has none of the series picked (an

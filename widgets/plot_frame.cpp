@@ -176,6 +176,18 @@ bool savePlotSvg(QCustomPlot* plot, const QString& path) {
   return painter.end();
 }
 
+QCPColorGradient sequentialGradient() {
+  QCPColorGradient g;
+  g.setColorStops({{0.0, QColor(68, 1, 84)},
+                   {0.25, QColor(59, 82, 139)},
+                   {0.5, QColor(33, 145, 140)},
+                   {0.75, QColor(94, 201, 98)},
+                   {1.0, QColor(253, 231, 37)}});
+  g.setColorInterpolation(QCPColorGradient::ciRGB);
+  g.setNanHandling(QCPColorGradient::nhTransparent);
+  return g;
+}
+
 QString noDataCaption(bool runEnded) {
   return runEnded ? "this run recorded no data for this panel" : "no data for this run yet";
 }

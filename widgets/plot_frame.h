@@ -13,6 +13,7 @@
 #include <climits>
 
 class QCustomPlot;
+class QCPColorGradient;
 class QCPGraph;
 class QCPTextElement;
 
@@ -60,6 +61,11 @@ constexpr double kBoundedCurveMargin = 0.03;
 // What a panel that has nothing of the shown run says: "yet" only while the run can still give
 // it; an ended run (finished, failed, ...) never will (standard attention has no filter to plot).
 QString noDataCaption(bool runEnded);
+
+// The colours of a heatmap of values of one sign: dark violet through blue and green to yellow
+// (viridis's stops), every one readable on white; QCustomPlot's thermal scale ends in white, so
+// the largest cell looked like a missing one. NaN cells are transparent (blank).
+QCPColorGradient sequentialGradient();
 
 // The bold title row setUpPlotFrame() gave the plot (null for a plot it did not frame).
 QCPTextElement* plotTitle(QCustomPlot* plot);

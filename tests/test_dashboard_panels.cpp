@@ -1042,6 +1042,20 @@ class TestDashboardPanels : public QObject {
 
     d.clearData();
     QCOMPARE(verdict->verdict(), QString("no verdict yet"));
+    // A run that ended without one (a setting that never gets a verdict) says so, not "yet";
+    // a verdict it has stays, and panels built for an ended run start so.
+    d.setShownRunEnded(true);
+    QCOMPARE(verdict->verdict(), QString("no verdict"));
+    QCOMPARE(verdict->detail(), QString("this run recorded none for this panel"));
+    d.addSnapshot(snapshot("check/causality", {1}, {0}, {{"check", "", {}}},
+                           {{"verdict", "causal"}, {"ok", true}}),
+                  30);
+    d.setShownRunEnded(false);
+    d.setShownRunEnded(true);
+    QCOMPARE(verdict->verdict(), QString("causal"));
+    d.setPanels({panel("causality", PanelKind::Verdict, {"check/causality"})});
+    verdict = qobject_cast<VerdictPanel*>(d.panel("causality"));
+    QCOMPARE(verdict->verdict(), QString("no verdict"));
   }
 
   // Whole-number coordinates (frequencies k, heads) get whole-number ticks.

@@ -286,6 +286,7 @@ QWidget* Dashboard::buildPanel(const PanelSpec& p) {
     case PanelKind::Verdict: {
       if (p.series.empty()) return nullptr;
       auto* verdict = new VerdictPanel(title, QString::fromStdString(p.series.front()), this);
+      verdict->setShownRunEnded(m_shownRunEnded);
       m_verdicts << verdict;
       w = verdict;
       break;
@@ -483,6 +484,7 @@ void Dashboard::setShownRunEnded(bool ended) {
   for (auto* plot : m_snapshotPlots) plot->setShownRunEnded(ended);
   for (auto* plot : m_heatmaps) plot->setShownRunEnded(ended);
   for (auto* plot : m_matrixHeatmaps) plot->setShownRunEnded(ended);
+  for (auto* verdict : m_verdicts) verdict->setShownRunEnded(ended);
 }
 
 void Dashboard::setSmoothing(double weight) {

@@ -49,10 +49,20 @@ void VerdictPanel::setSnapshot(const Snapshot& snapshot, int64_t step) {
   const QString verdict = metaText(snapshot, "verdict");
   QString detail = metaText(snapshot, "detail");
   detail += QString(detail.isEmpty() ? "step %1" : "\n(step %1)").arg(step);
+  m_hasVerdict = true;
   display(verdict.isEmpty() ? "?" : verdict, detail, ok);
 }
 
-void VerdictPanel::clear() { display("no verdict yet", "", std::nullopt); }
+void VerdictPanel::clear() {
+  m_hasVerdict = false;
+  display(m_shownRunEnded ? "no verdict" : "no verdict yet",
+          m_shownRunEnded ? "this run recorded none for this panel" : "", std::nullopt);
+}
+
+void VerdictPanel::setShownRunEnded(bool ended) {
+  m_shownRunEnded = ended;
+  if (!m_hasVerdict) clear();
+}
 
 QString VerdictPanel::verdict() const { return m_verdict->text(); }
 QString VerdictPanel::detail() const { return m_detail->text(); }

@@ -24,6 +24,9 @@ class VerdictPanel : public QWidget {
   // Snapshots of other names are ignored; the last one given is shown.
   void setSnapshot(const Snapshot& snapshot, int64_t step);
   void clear();
+  // Whether the shown run has ended: without a verdict it then says the run gave none (some
+  // settings never get one), where a live run's says "yet".
+  void setShownRunEnded(bool ended);
 
   QString verdict() const;
   QString detail() const;
@@ -37,6 +40,8 @@ class VerdictPanel : public QWidget {
   QLabel* m_verdict;
   QLabel* m_detail;
   std::optional<bool> m_ok;
+  bool m_hasVerdict = false;
+  bool m_shownRunEnded = false;
 };
 
 }  // namespace fl::widgets

@@ -728,6 +728,15 @@ class TestDashboardPanels : public QObject {
       QVERIFY(theirs->mainKey() - own->mainKey() >= bars[0]->width() - 1e-9);
     }
     QCOMPARE(plot->caption(), QString("step 10"));
+
+    // Grouped by setting, the shown run a member: its bars and the other member's take the
+    // group's colour and name, listed once (the shown one read "#1 fourier" beside the group).
+    d.setGroupLabel(1, "head=fourier ×2");
+    d.setGroupLeader(2, 1);
+    d.addOverlaySnapshot(2, snapshot("spectrum/abs_c", {3}, {0.9f, 0.1f, 0.01f}, k), 10);
+    d.refresh();
+    QCOMPARE(legendNames(plot->plot()), QStringList{"head=fourier ×2"});
+    for (auto* set : barsOf(plot->plot())) QCOMPARE(set->brush().color(), d.colors().of(1));
   }
 
   // A linear head beside a Fourier head: the focused linear run has no spectrum, so each panel
@@ -757,6 +766,7 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(barsOf(bars->plot()).size(), 1);
     QCOMPARE(barsOf(bars->plot())[0]->data()->at(2)->mainValue(), 30.0);  // the latest
     QCOMPARE(barsOf(bars->plot())[0]->brush().color(), d.colors().of(3));
+    QCOMPARE(legendNames(bars->plot()), QStringList{"#3 fourier"});  // whose they are
     QCOMPARE(bars->caption(),
              QString("#1 linear has none yet; the compared runs' latest are drawn"));
     QCOMPARE(evolution->columns(), size_t(3));

@@ -260,7 +260,7 @@ QWidget* Dashboard::buildPanel(const PanelSpec& p) {
       plot->setLogY(p.logY);
       plot->setValueBounds(p.yFloor, p.yCeiling);
       plot->setSeriesLabels(toStringList(p.seriesLabels));
-      plot->setShownRun(m_shownRun, m_colors->of(m_shownRun), runLegendLabel(m_shownRun));
+      applyShownRun(plot);
       plot->setShownRunEnded(m_shownRunEnded);
       m_snapshotPlots << plot;
       w = plot;
@@ -361,9 +361,19 @@ void Dashboard::setXAxis(const QString& label, MetricPlot::XKind kind) {
 
 void Dashboard::setRunLabel(int64_t runId, const QString& label) {
   m_runLabels[runId] = label;
-  if (runId == m_shownRun)
-    for (auto* plot : m_snapshotPlots)
-      plot->setShownRun(runId, m_colors->of(runId), runLegendLabel(runId));
+  applyShownRun();
+}
+
+void Dashboard::applyShownRun() {
+  for (auto* plot : m_snapshotPlots) applyShownRun(plot);
+}
+
+void Dashboard::applyShownRun(SnapshotPlot* plot) const {
+  // A member of a group is drawn as the group's other members are: its colour and name.
+  const int64_t leader = m_leaders.value(m_shownRun, m_shownRun);
+  const QString label =
+      m_groupLabels.contains(leader) ? curveRunName(leader) : runLegendLabel(m_shownRun);
+  plot->setShownRun(m_shownRun, m_colors->of(leader), label);
 }
 
 QString Dashboard::runLegendLabel(int64_t runId) const {
@@ -375,6 +385,7 @@ void Dashboard::setGroupLabel(int64_t runId, const QString& label) {
     m_groupLabels.remove(runId);
   else
     m_groupLabels[runId] = label;
+  applyShownRun();
 }
 
 void Dashboard::setGroupLeader(int64_t runId, int64_t leader) {
@@ -382,6 +393,7 @@ void Dashboard::setGroupLeader(int64_t runId, int64_t leader) {
     m_leaders.remove(runId);
   else
     m_leaders[runId] = leader;
+  if (runId == m_shownRun) applyShownRun();
 }
 
 void Dashboard::setMetricBand(int64_t runId, const std::string& key, std::vector<double> low,
@@ -395,8 +407,7 @@ void Dashboard::setMetricBand(int64_t runId, const std::string& key, std::vector
 void Dashboard::setShownRun(int64_t runId) {
   m_shownRun = runId;
   m_allDirty = true;
-  for (auto* plot : m_snapshotPlots)
-    plot->setShownRun(runId, m_colors->of(runId), runLegendLabel(runId));
+  applyShownRun();
 }
 
 const Dashboard::KeySlot& Dashboard::slotFor(const std::string& key) {

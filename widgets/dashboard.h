@@ -146,6 +146,9 @@ class Dashboard : public QWidget {
   QString curveRunName(int64_t runId) const;    // curveName without the key
   QString runLegendLabel(int64_t runId) const;  // "#3 rope": a run in a snapshot panel's legend
   void place(const QString& id, QWidget* widget, const QString& title);
+  // The shown run's colour and name in the snapshot panels: its group's where it has one.
+  void applyShownRun();
+  void applyShownRun(SnapshotPlot* plot) const;
   void applyRequested(const QString& key);
   void relayout();
   int columnsFor(int width) const;

@@ -454,8 +454,9 @@ void SnapshotPlot::drawBars() {
       if (auto it = run->snapshots.find(m_series[index]); it != run->snapshots.end())
         shown << BarSet{&it.value(), run->label, run->color, index};
   }
-  QSet<QString> runs;
-  for (const auto& set : shown) runs.insert(set.run);
+  // In a comparison the sets are named by run, whoever drew: one run's bars beside a linear
+  // head's nothing are still another run's, and a group's members are one group.
+  const bool byRun = !m_overlays.isEmpty();
   Extent extent;
   QStringList labels;
   QVector<double> labelAt;
@@ -490,7 +491,7 @@ void SnapshotPlot::drawBars() {
     auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     // Named by what tells it apart: its series, its run, or both.
     QString name = seriesLabel(set.series);
-    if (runs.size() > 1) name = m_series.size() > 1 ? set.run + " " + name : set.run;
+    if (byRun) name = m_series.size() > 1 ? set.run + " " + name : set.run;
     bars->setName(name);
     static const Qt::BrushStyle patterns[] = {Qt::SolidPattern, Qt::BDiagPattern, Qt::Dense4Pattern,
                                               Qt::FDiagPattern, Qt::CrossPattern};
@@ -499,7 +500,7 @@ void SnapshotPlot::drawBars() {
     bars->setPen(pattern == Qt::SolidPattern ? QPen(Qt::NoPen) : QPen(set.color, 1));
     bars->setWidth(width);
     bars->setData(keys, values);
-    if (n == 1) bars->removeFromLegend();  // nothing to tell apart
+    if (n == 1 && !byRun) bars->removeFromLegend();  // nothing to tell apart
   }
   listEachLookOnce(m_plot);
   if (!labels.isEmpty()) {

@@ -953,6 +953,12 @@ class TestMainWindow : public QObject {
     QVERIFY2(curves.contains(QString("#%1 linear samples=500").arg(ids[0])) &&
                  curves.contains(QString("#%1 fourier samples=900").arg(ids[1])),
              qPrintable(curves.join(" | ")));
+    // The config diff's columns in the experiment's order (samples is declared before head),
+    // as History's; they were alphabetical.
+    auto* diff = w.display()->configDiffModel();
+    QCOMPARE(diff->columnCount(), 3);
+    QCOMPARE(diff->column("samples"), 1);
+    QCOMPARE(diff->column("head"), 2);
   }
 
   // A store this user may not write used to be refused at start. It opens for browsing: its

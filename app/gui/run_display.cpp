@@ -828,7 +828,14 @@ void RunDisplay::updateConfigDiff() {
     return;
   }
   m_diffButton->setToolTip("The config values that differ between the compared runs");
-  const std::vector<std::string> differing = differingKeysOfShown();
+  // In the order the shown runs' experiments declare their parameters, as History's columns.
+  std::vector<std::vector<ParamSpec>> declared;
+  std::set<std::string> experiments;
+  for (auto id : m_shown)
+    if (const RunView* v = m_views.find(id); v && experiments.insert(v->experiment()).second)
+      if (const auto experiment = m_registry.find(v->experiment()))
+        declared.push_back(experiment->allParams());
+  const std::vector<std::string> differing = inDeclarationOrder(differingKeysOfShown(), declared);
   QStringList headers{"run"};
   for (const auto& k : differing) headers << QString::fromStdString(k);
   QVector<QVector<widgets::TextCell>> rows;

@@ -16,6 +16,7 @@
 
 #include "app/gui/history_model.h"
 #include "app/gui/history_view.h"
+#include "app/gui/metric_order.h"
 #include "app/gui/run_edit.h"
 #include "core/engine/events.h"
 #include "core/engine/registry.h"
@@ -129,6 +130,20 @@ class TestHistoryModel : public QObject {
   }
 
  private slots:
+  // Metric columns read numbers as numbers (@48 before @384; text order put @384 second) and
+  // list the process's figures last, whatever order the keys come in.
+  void metricKeysAreInReadingOrder() {
+    const QStringList expected{"passkey/acc@48",  "passkey/acc@96",     "passkey/acc@192",
+                               "passkey/acc@384", "train/loss",         "val/ppl@64",
+                               "val/ppl@1024",    "system/cpu_percent", "system/rss_mib"};
+    std::mt19937 random(7);
+    for (int trial = 0; trial < 50; ++trial) {
+      QStringList shuffled = expected + expected.mid(trial % 5, 2);  // with repeats
+      std::shuffle(shuffled.begin(), shuffled.end(), random);
+      QCOMPARE(fl::gui::inReadingOrder(shuffled), expected);
+    }
+  }
+
   // Runs without the sorted value used to come first in a descending sort, above the best run:
   // they come last in either order.
   void runsWithoutTheSortedValueComeLastEitherWay() {

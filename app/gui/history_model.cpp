@@ -8,10 +8,10 @@
 #include <map>
 #include <optional>
 
+#include "app/gui/metric_order.h"
 #include "core/engine/config.h"
 #include "core/engine/config_diff.h"
 #include "core/engine/registry.h"
-#include "core/engine/system_metrics.h"
 
 namespace fl::gui {
 
@@ -53,14 +53,10 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
     m_keys << "config:" + QString::fromStdString(k);
     m_titles << QString::fromStdString(k);
   }
-  // The runs' own metrics first; the process's "system/" figures after them.
-  QStringList metrics, system;
+  QStringList metrics;
   for (const auto& r : m_runs)
-    for (const auto& m : r.metrics) {
-      QStringList& list = isSystemMetric(m.key) ? system : metrics;
-      if (!list.contains(QString::fromStdString(m.key))) list << QString::fromStdString(m.key);
-    }
-  for (const auto& m : metrics + system)
+    for (const auto& m : r.metrics) metrics << QString::fromStdString(m.key);
+  for (const auto& m : inReadingOrder(metrics))
     for (const char* stat : {"last", "min", "max"}) {
       m_keys << "metric:" + m + ":" + stat;
       m_titles << QString("%1 (%2)").arg(m, stat);

@@ -2,10 +2,8 @@
 
 #include <QColor>
 
-#include <set>
-
+#include "app/gui/metric_order.h"
 #include "app/gui/run_views.h"
-#include "core/engine/system_metrics.h"
 #include "widgets/run_colors.h"
 
 namespace fl::gui {
@@ -14,16 +12,12 @@ MetricsTableModel::MetricsTableModel(RunViews& views, widgets::RunColors& colors
     : QAbstractTableModel(parent), m_views(views), m_colors(colors) {}
 
 QStringList MetricsTableModel::currentKeys() const {
-  std::set<std::string> keys;
+  QStringList keys;
   for (auto id : m_runs)
     if (const RunView* view = m_views.find(id))
       for (const auto& [key, series] : view->metrics())
-        if (!series.values.empty()) keys.insert(key);
-  // The run's own metrics first; the process's figures after them, where they do not push the
-  // results out of sight.
-  QStringList out, system;
-  for (const auto& k : keys) (isSystemMetric(k) ? system : out) << QString::fromStdString(k);
-  return out + system;
+        if (!series.values.empty()) keys << QString::fromStdString(key);
+  return inReadingOrder(keys);
 }
 
 void MetricsTableModel::setRuns(std::vector<int64_t> runIds) {

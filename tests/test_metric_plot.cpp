@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 
+#include "widgets/log_ticker.h"
 #include "widgets/metric_plot.h"
 #include "widgets/plot_frame.h"
 #include "widgets/run_colors.h"
@@ -102,6 +103,56 @@ class TestMetricPlot : public QObject {
     QTRY_VERIFY(plot->crosshairVisible());
     QCOMPARE(window.width(), width);  // the readout is a tooltip, not a label below the plot
     QCOMPARE(plot->plot()->width(), plot->width());
+  }
+
+  // A log axis over less than 1.6 decades is labelled 1, 2, 5 times powers of ten (KL from 0.5
+  // to 12 read 2.5, 5, 7.5, 10, 12.5, so runs between 0.5 and 1 had no label): over random
+  // ranges of a factor of two or more, every tick is a (half) digit times a power of ten inside
+  // the range, ascending, at least two, and three for a decade or more.
+  void logTicksAreDigitsTimesPowersOfTenInsideTheRange() {
+    QRandomGenerator random(11);
+    for (int trial = 0; trial < 2000; ++trial) {
+      const double lower = std::pow(10.0, random.bounded(-6.0) + 3);
+      const double decades = 0.31 + random.bounded(1.28);  // at least a factor of two
+      const QCPRange range(lower, lower * std::pow(10.0, decades));
+      const QVector<double> ticks = fl::widgets::logTicksOf(range);
+      const QString where = QString("%1..%2").arg(range.lower).arg(range.upper);
+      QVERIFY2(ticks.size() >= 2 && ticks.size() <= 10, qPrintable(where));
+      if (decades >= 1) QVERIFY2(ticks.size() >= 3, qPrintable(where));
+      for (int i = 0; i < ticks.size(); ++i) {
+        QVERIFY2(range.contains(ticks[i]) || std::abs(ticks[i] / range.upper - 1) < 1e-9 ||
+                     std::abs(ticks[i] / range.lower - 1) < 1e-9,
+                 qPrintable(where));
+        if (i > 0) QVERIFY(ticks[i] > ticks[i - 1]);
+        // A digit or a half digit (1, 1.5, ..., 9.5) times a power of ten.
+        const double power = std::pow(10.0, std::floor(std::log10(ticks[i]) + 1e-12));
+        const double halves = 2 * ticks[i] / power;
+        QVERIFY2(std::abs(halves - std::round(halves)) < 1e-9 && std::round(halves) >= 2 &&
+                     std::round(halves) <= 19,
+                 qPrintable(QString("%1 on %2").arg(ticks[i]).arg(where)));
+      }
+    }
+  }
+
+  void aLogAxisLabelsRunsWithinItsLowestDecade() {
+    MetricPlot plot("kl", "step", "KL");
+    plot.resize(400, 300);
+    plot.setLogY(true);
+    plot.setCurve("#1 linear", Qt::blue, {1, 2, 3}, {0.9, 0.7, 0.5});
+    plot.setCurve("#3 gmm", Qt::red, {1, 2, 3}, {12, 9, 6});
+    plot.refresh();
+    plot.plot()->replot();
+    QVector<double> ticks = plot.plot()->yAxis->tickVector();
+    QVERIFY2(ticks.contains(0.5) && ticks.contains(1) && ticks.contains(2) && ticks.contains(5) &&
+                 ticks.contains(10),
+             qPrintable(QString("%1 ticks from %2").arg(ticks.size()).arg(ticks.value(0))));
+    QVERIFY(plot.plot()->yAxis->tickVectorLabels().contains("0.5"));
+    // A loss from 3 to 12: 3, 5 and 10, not every digit from 3 to 10 crowding the axis.
+    plot.setCurve("#1 linear", Qt::blue, {1, 2, 3}, {4, 3.5, 3});
+    plot.refresh();
+    plot.plot()->replot();
+    ticks = plot.plot()->yAxis->tickVector();
+    QCOMPARE(ticks, (QVector<double>{3, 5, 10}));
   }
 
   void aConstantCurveGetsAReadableRange() {

@@ -8,6 +8,7 @@
 #include <qcustomplot.h>
 
 #include "widgets/cell_axis.h"
+#include "widgets/log_ticker.h"
 #include "widgets/plot_frame.h"
 
 namespace fl::widgets {
@@ -43,7 +44,7 @@ void HeatmapPlot::setLogScale(bool logScale) {
   m_map->setDataScaleType(logScale ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
   auto* axis = m_map->colorScale()->axis();
   if (logScale)
-    axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    axis->setTicker(QSharedPointer<LogTicker>(new LogTicker));
   else
     axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
 }

@@ -12,6 +12,7 @@
 #include <qcustomplot.h>
 
 #include "widgets/curve_decimation.h"
+#include "widgets/log_ticker.h"
 #include "widgets/plot_frame.h"
 #include "widgets/step_ticker.h"
 
@@ -307,7 +308,7 @@ void MetricPlot::setLogY(bool logY) {
   m_wholeY = false;
   m_plot->yAxis->setScaleType(logY ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
   if (logY)
-    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    m_plot->yAxis->setTicker(QSharedPointer<LogTicker>(new LogTicker));
   else
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   refresh();

@@ -13,6 +13,8 @@
 
 #include <qcustomplot.h>
 
+#include "widgets/log_ticker.h"
+
 namespace fl::widgets {
 
 namespace {
@@ -140,7 +142,7 @@ ParallelCoordinatesPlot::Axis ParallelCoordinatesPlot::buildAxis(
   } else if (any) {
     QVector<double> positions;
     if (axis.scale == ParallelScale::Log) {
-      QCPAxisTickerLog ticker;
+      LogTicker ticker;
       ticker.setTickCount(6);
       ticker.generate(QCPRange(low, high), QLocale::c(), 'g', 4, positions, nullptr, nullptr);
     } else {

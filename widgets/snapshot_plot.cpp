@@ -13,6 +13,7 @@
 
 #include <qcustomplot.h>
 
+#include "widgets/log_ticker.h"
 #include "widgets/plot_frame.h"
 #include "widgets/run_colors.h"
 #include "widgets/snapshot_data.h"
@@ -169,7 +170,7 @@ void SnapshotPlot::setLogY(bool logY) {
   m_logY = logY;
   m_plot->yAxis->setScaleType(logY ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
   if (logY)
-    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    m_plot->yAxis->setTicker(QSharedPointer<LogTicker>(new LogTicker));
   else
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
 }

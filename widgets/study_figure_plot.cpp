@@ -12,6 +12,8 @@
 
 #include <qcustomplot.h>
 
+#include "widgets/log_ticker.h"
+
 namespace fl::widgets {
 
 namespace {
@@ -244,7 +246,7 @@ void setRanges(QCPAxisRect* rect, const study::FigurePanel& panel, PanelExtent e
     xAxis->setTicker(ticker);
   } else if (panel.logX && e.xMin > 0) {
     xAxis->setScaleType(QCPAxis::stLogarithmic);
-    xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    xAxis->setTicker(QSharedPointer<LogTicker>(new LogTicker));
   }
   // Categories get room for their points at either end.
   const double xPad = panel.logX ? 0 : panel.xCategories.empty() ? 0.04 * (e.xMax - e.xMin) : 0.3;

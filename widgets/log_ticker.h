@@ -1,0 +1,26 @@
+// LogTicker: a log axis's ticks that label the data whatever its span. QCustomPlot's log
+// ticker labels powers of ten, and over less than 1.6 decades falls back to linear steps: KL
+// from 0.5 to 12 was labelled 2.5, 5, 7.5, 10, 12.5, leaving the runs between 0.5 and 1 with
+// no label. Over such a span this one labels 1, 2 and 5 times the powers of ten, or where that
+// gives fewer than three 1, 2, 3 and 5 times them, then every digit, then every half digit (no
+// more than six labels where a coarser choice gave two), with the other digits as sub-ticks;
+// wider spans keep QCustomPlot's powers of ten.
+#pragma once
+
+#include <qcustomplot.h>
+
+namespace fl::widgets {
+
+class LogTicker : public QCPAxisTickerLog {
+ protected:
+  QVector<double> createTickVector(double tickStep, const QCPRange& range) override;
+  QVector<double> createSubTickVector(int subTickCount, const QVector<double>& ticks) override;
+
+ private:
+  bool m_digitTicks = false;  // the last ticks were digits times powers of ten
+};
+
+// The ticks LogTicker puts on `range` (positive): exposed for tests.
+QVector<double> logTicksOf(const QCPRange& range);
+
+}  // namespace fl::widgets

@@ -963,6 +963,28 @@ class TestDashboardPanels : public QObject {
     }
   }
 
+  // A single layer is one row with one tick, at its own coordinate: it spanned ticks 0 to 1
+  // (two layers, it read) without ticks, and -1, 0, 1 with them.
+  void aSingleRowIsOneCellWithOneTick() {
+    Dashboard d;
+    d.setPanels({panel("periods", PanelKind::SnapshotHeatmap, {"periods"})});
+    auto* plot = qobject_cast<MatrixHeatmapPlot*>(d.panel("periods"));
+    plot->resize(400, 300);
+    for (const auto& [layerTicks, centre] :
+         {std::pair{std::vector<float>{}, 0.0}, std::pair{std::vector<float>{1}, 1.0},
+          std::pair{std::vector<float>{0}, 0.0}}) {
+      d.addSnapshot(
+          snapshot("periods", {1, 3}, {4, 8, 16}, {{"layer", "", layerTicks}, {"head", "", {}}}),
+          10);
+      d.refresh();
+      plot->plot()->replot();
+      QCOMPARE(plot->plot()->yAxis->range().lower, centre - 0.5);
+      QCOMPARE(plot->plot()->yAxis->range().upper, centre + 0.5);
+      QCOMPARE(plot->plot()->yAxis->tickVector(), QVector<double>{centre});
+      QCOMPARE(plot->colorMap()->data()->cell(2, 0), 16.0);
+    }
+  }
+
   void heatmapOverStepsLabelsTheYAxisWithTicks() {
     Dashboard d;
     d.setPanels({panel("ppl_steps", PanelKind::HeatmapOverSteps, {"ppl/by_length"}, /*logY=*/true),

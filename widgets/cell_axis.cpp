@@ -59,15 +59,25 @@ std::pair<double, double> layOutCells(QCPAxis* axis, const std::vector<float>& t
                           : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     axis->ticker()->setTickCount(count);
   }
+  // One cell: QCPColorMap stretches it over the whole range, so it is given its edges, a unit
+  // wide cell centred on its coordinate (its index, without ticks).
+  if (cells == 1) {
+    const double centre = hasTicks ? ticks[0] : 0.0;
+    return {centre - 0.5, centre + 0.5};
+  }
   if (!hasTicks) return {0.0, std::max(cells - 1, 1) * 1.0};
-  // One cell: QCPColorMap stretches it over the whole range, so centre a unit-wide cell.
-  if (cells == 1) return {ticks[0] - 0.5, ticks[0] + 0.5};
   return {ticks.front(), ticks.back()};
 }
 
 void showWholeCells(QCPAxis* axis, double first, double last, int cells) {
   const double lo = std::min(first, last), hi = std::max(first, last);
-  const double half = cells > 1 ? (hi - lo) / (cells - 1) / 2 : 0.5;
+  // One cell is given by its edges: the range is the cell (wider, a single layer's row read as
+  // two, from tick 0 to tick 1, or spanned ticks -1, 0, 1).
+  if (cells <= 1) {
+    axis->setRange(lo, hi);
+    return;
+  }
+  const double half = (hi - lo) / (cells - 1) / 2;
   axis->setRange(lo - half, hi + half);
 }
 

@@ -15,10 +15,12 @@ class QCPAxis;
 namespace fl::widgets {
 
 // Installs the ticker `axis` needs and returns the coordinates of the first and last cell
-// centres. Without ticks (or with a count that does not match) cells sit at their index.
+// centres; for a single cell, its edges (QCPColorMap stretches one cell over its range). Without
+// ticks (or with a count that does not match) cells sit at their index.
 std::pair<double, double> layOutCells(QCPAxis* axis, const std::vector<float>& ticks, int cells);
 
-// Shows the cells from `first` to `last` (their centres, as layOutCells gives them) whole:
+// Shows the cells from `first` to `last` (their centres, or one cell's edges, as layOutCells
+// gives them) whole:
 // QCPColorMap draws each cell half a cell either side of its centre, and a plot rescaled to its
 // data stops at the outer centres, cutting the first and last cells in half (a two-layer
 // heatmap showed half of each layer, its ticks on its edges, and a mark at the last frequency

@@ -739,6 +739,31 @@ class TestDashboardPanels : public QObject {
     for (auto* set : barsOf(plot->plot())) QCOMPARE(set->brush().color(), d.colors().of(1));
   }
 
+  // Two runs' several series of bars: a legend of runs (colours) and series (fills), not one
+  // row per set whose names, cut in their middle, left "lowpass" and "highpass" alike.
+  void severalSeriesOfSeveralRunsBarsGetALegendOfRunsAndSeries() {
+    Dashboard d;
+    PanelSpec errors = panel("errors", PanelKind::SnapshotBars,
+                             {"errors/lowpass_removed_all", "errors/highpass_removed_all"});
+    errors.seriesLabels = {"lowpass removed", "highpass removed"};
+    d.setPanels({errors});
+    d.setRunLabel(7, "add-random");
+    d.setRunLabel(8, "add-fourier");
+    d.setShownRun(7);
+    const std::vector<SnapshotAxis> kind{{"error", "", {0, 1}}};
+    for (const auto& name : errors.series) {
+      d.addSnapshot(snapshot(name, {2}, {0.2f, 0.1f}, kind), 10);
+      d.addOverlaySnapshot(8, snapshot(name, {2}, {0.4f, 0.3f}, kind), 10);
+    }
+    d.refresh();
+    auto* plot = qobject_cast<SnapshotPlot*>(d.panel("errors"))->plot();
+    int drawn = 0;
+    for (auto* set : barsOf(plot)) drawn += set->data()->size() > 0;
+    QCOMPARE(drawn, 4);
+    QCOMPARE(legendNames(plot), (QStringList{"#7 add-random", "#8 add-fourier", "lowpass removed",
+                                             "highpass removed"}));
+  }
+
   // A linear head beside a Fourier head: the focused linear run has no spectrum, so each panel
   // draws the compared run's (bars: its latest; heatmaps: the first compared run that has some)
   // and says whose it is, until the focused run has its own.

@@ -125,6 +125,13 @@ void listEachLookOnce(QCustomPlot* plot) {
   }
 }
 
+// The fill of a panel's n-th series of bars: a run's series differ by pattern, runs by colour.
+Qt::BrushStyle barPattern(int series) {
+  static const Qt::BrushStyle patterns[] = {Qt::SolidPattern, Qt::BDiagPattern, Qt::Dense4Pattern,
+                                            Qt::FDiagPattern, Qt::CrossPattern};
+  return patterns[series % 5];
+}
+
 void setNumericTicks(QCPAxis* axis) {
   axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   axis->ticker()->setTickCount(4);  // as setUpPlotFrame
@@ -428,6 +435,15 @@ void SnapshotPlot::drawCurves() {
   m_marks.show(marks);
 }
 
+void SnapshotPlot::addBarKey(const QString& label, const QBrush& brush) {
+  // Bars without data: a legend row, never drawn or ranged over (cleared with the plottables).
+  auto* key = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+  key->setName(label);
+  key->setBrush(brush);
+  key->setPen(brush.style() == Qt::SolidPattern ? QPen(Qt::NoPen) : QPen(brush.color(), 1));
+  key->addToLegend();
+}
+
 void SnapshotPlot::showFactoredLegend(const QList<QPair<QString, QColor>>& runs,
                                       const QMap<int, QString>& styles) {
   QList<QPair<QString, QPen>> keys;
@@ -494,9 +510,7 @@ void SnapshotPlot::drawBars() {
     QString name = seriesLabel(set.series);
     if (byRun) name = m_series.size() > 1 ? set.run + " " + name : set.run;
     bars->setName(name);
-    static const Qt::BrushStyle patterns[] = {Qt::SolidPattern, Qt::BDiagPattern, Qt::Dense4Pattern,
-                                              Qt::FDiagPattern, Qt::CrossPattern};
-    const Qt::BrushStyle pattern = patterns[set.series % 5];
+    const Qt::BrushStyle pattern = barPattern(set.series);
     bars->setBrush(QBrush(set.color, pattern));
     bars->setPen(pattern == Qt::SolidPattern ? QPen(Qt::NoPen) : QPen(set.color, 1));
     bars->setWidth(width);
@@ -504,6 +518,22 @@ void SnapshotPlot::drawBars() {
     if (n == 1 && !byRun) bars->removeFromLegend();  // nothing to tell apart
   }
   listEachLookOnce(m_plot);
+  // Several runs' several series: a legend of runs (their colours) and series (their fills),
+  // where "#7 add-random errors/lowpass_removed_all" per set was cut in its middle to fit,
+  // leaving lowpass and highpass alike.
+  QList<QPair<QString, QColor>> runs;
+  QMap<int, QString> series;
+  for (const auto& set : shown) {
+    if (std::none_of(runs.begin(), runs.end(), [&](const auto& r) { return r.first == set.run; }))
+      runs.append({set.run, set.color});
+    series[set.series] = seriesLabel(set.series);
+  }
+  if (byRun && series.size() > 1) {
+    m_plot->legend->clearItems();
+    for (const auto& [label, color] : runs) addBarKey(label, QBrush(color));
+    for (auto it = series.cbegin(); it != series.cend(); ++it)
+      addBarKey(it.value(), QBrush(QColor(90, 90, 90), barPattern(it.key())));
+  }
   if (!labels.isEmpty()) {
     setTextTicks(m_plot->xAxis, labelAt, labels);
     m_textTicks = true;

@@ -99,6 +99,7 @@ class SnapshotPlot : public QWidget {
   void showFactoredLegend(const QList<QPair<QString, QColor>>& runs,
                           const QMap<int, QString>& styles);
   void updateRowSelector();
+  void addBarKey(const QString& label, const QBrush& brush);  // a legend row of bars mode
 
   Mode m_mode;
   QStringList m_series;

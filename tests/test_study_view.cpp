@@ -421,6 +421,25 @@ class TestStudyView : public QObject {
     QVERIFY(grid.minimumSizeHint().width() < 200);
   }
 
+  // The grid's legend of states wraps only between states, never between a swatch and its
+  // word (each colour sat beside the next state's name): every swatch and its word are joined
+  // by a non-breaking space, and so is every word and the space after it.
+  void theStatusLegendKeepsEachSwatchWithItsWord() {
+    fl::store::RunStore store((m_dir.path() + "/legend.db").toStdString());
+    StudyLab lab(m_registry, store);
+    QLabel* legend = nullptr;
+    for (auto* label : lab.view.findChildren<QLabel*>())
+      if (label->text().contains("Click a setting")) legend = label;
+    QVERIFY(legend);
+    const QString text = legend->text();
+    int swatches = 0;
+    for (const QString state : {"finished", "running", "waiting", "failed", "cancelled"}) {
+      QVERIFY2(text.contains("</span>&nbsp;" + state + "&nbsp; "), qPrintable(text));
+      ++swatches;
+    }
+    QCOMPARE(text.count("&#9632;"), swatches);
+  }
+
   void aStudyShownWidensTheGridsPaneToItsLabels() {
     fl::store::RunStore store((m_dir.path() + "/wide.db").toStdString());
     const int64_t id = storeStudy(store, R"({"name": "wide", "grid": {"label":

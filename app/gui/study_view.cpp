@@ -217,7 +217,9 @@ QWidget* StudyView::buildGridPane() {
        {study::CellStatus(RunStatus::Finished), study::CellStatus(RunStatus::Running),
         study::CellStatus(), study::CellStatus(RunStatus::Failed),
         study::CellStatus(RunStatus::Cancelled)})
-    legend += QString("<span style='color:%1'>&#9632;</span> %2 &nbsp;")
+    // Each swatch bound to its word: the label wraps only between states (it wrapped between a
+    // swatch and its word, so each colour sat beside the next state's name).
+    legend += QString("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp; ")
                   .arg(widgets::StudyProgressGrid::statusColor(status).name(),
                        status ? QString::fromStdString(toString(*status)) : QString("waiting"));
   auto* legendLabel = new QLabel(legend + "<br>Click a setting to compare its runs", gridBox);

@@ -880,6 +880,31 @@ class TestDashboardPanels : public QObject {
     QVERIFY(!map->xAxis2->visible());
   }
 
+  // Marks too close for their labels at the plot's width keep their tick without the label
+  // ("period 2.5period 2" ran together over the logit lens); wider, every label is drawn.
+  void marksTooCloseForTheirLabelsDrawOnlyThoseThatFit() {
+    const nlohmann::json marks = nlohmann::json::parse(
+        R"([{"at": 3.9, "label": "period 10"}, {"at": 7.8, "label": "period 5"},
+            {"at": 15.6, "label": "period 2.5"}, {"at": 17.5, "label": "period 2"}])");
+    std::vector<float> k;
+    for (int i = 1; i <= 19; ++i) k.push_back(float(i));
+    MatrixHeatmapPlot plot("lens", {"lens/mlp"}, "k", "layer");
+    plot.resize(360, 260);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setSnapshot(snapshot("lens/mlp", {1, 19}, std::vector<float>(19, 1.0f),
+                              {{"layer", "", {1}}, {"k", "", k}}, {{"x_marks", marks}}),
+                     3);
+    plot.refresh();
+    plot.plot()->replot();
+    auto labels = [&] {
+      return plot.plot()->xAxis2->ticker().dynamicCast<QCPAxisTickerText>()->ticks().values();
+    };
+    QCOMPARE(labels(), (QStringList{"period 10", "period 5", "period 2.5", ""}));
+    plot.resize(1400, 260);
+    QTRY_COMPARE(labels(), (QStringList{"period 10", "period 5", "period 2.5", "period 2"}));
+  }
+
   void matrixHeatmapSliceSelectorSwitchesSlices() {
     Dashboard d;
     d.setPanels({panel("attn", PanelKind::SnapshotHeatmap, {"attn/pattern", "attn/scores"})});

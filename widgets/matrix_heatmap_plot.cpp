@@ -81,6 +81,16 @@ MatrixHeatmapPlot::MatrixHeatmapPlot(const QString& title, const QStringList& se
   m_map->setColorScale(scale);
   m_map->setInterpolate(false);  // cells are discrete entries, not samples of a smooth field
   m_map->setVisible(false);
+  m_plot->installEventFilter(this);
+}
+
+bool MatrixHeatmapPlot::eventFilter(QObject* watched, QEvent* event) {
+  // A new width: the marks' labels that fit are others.
+  if (watched == m_plot && event->type() == QEvent::Resize) {
+    m_marks.refit();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 void MatrixHeatmapPlot::setSnapshot(const Snapshot& snapshot, int64_t step) {

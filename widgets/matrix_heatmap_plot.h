@@ -58,6 +58,9 @@ class MatrixHeatmapPlot : public QWidget {
   QSpinBox* sliceSelector() const { return m_slice; }
   QComboBox* seriesSelector() const { return m_which; }
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
   struct Latest {
     Snapshot snapshot;

@@ -229,6 +229,7 @@ void SnapshotPlot::updateRowSelector() {
 bool SnapshotPlot::eventFilter(QObject* watched, QEvent* event) {
   // A new width: the legend's names are elided to the plot's share of it.
   if (watched == m_plot && event->type() == QEvent::Resize) {
+    m_marks.refit();
     fitLegend(m_plot);
     fitTicks(m_plot);
     m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <QColor>
+#include <QFont>
 #include <QList>
 #include <QString>
 #include <vector>
@@ -32,8 +33,14 @@ class XMarkItems {
   enum class Style { Lines, TopAxisTicks };
   XMarkItems(QCustomPlot* plot, Style style, QColor color = QColor(90, 90, 90));
   void show(const std::vector<XMark>& marks);
+  // The same marks again, for the plot's new width: labels that did not fit may now, and the
+  // other way round.
+  void refit();
 
  private:
+  QFont labelFont() const;
+  // Whether each mark's label is drawn: not where it would overlap a label kept before it.
+  std::vector<bool> labelsThatFit(const std::vector<XMark>& marks) const;
   void showLines(const std::vector<XMark>& marks);
   void showTopTicks(const std::vector<XMark>& marks);
 
@@ -41,6 +48,7 @@ class XMarkItems {
   Style m_style;
   QColor m_color;
   QList<QCPAbstractItem*> m_items;
+  std::vector<XMark> m_marks;  // the last shown
 };
 
 }  // namespace fl::widgets

@@ -57,6 +57,18 @@ std::map<std::string, double> finalValues(const QString& db, const std::string& 
   return out;
 }
 
+// Runs SQL on the store as a user with the sqlite3 shell would (to fail runs for a resume).
+void execute(const QString& db, const std::string& sql) {
+  sqlite3* handle = nullptr;
+  QCOMPARE(sqlite3_open(db.toStdString().c_str(), &handle), SQLITE_OK);
+  char* error = nullptr;
+  const int rc = sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, &error);
+  const std::string message = error ? error : "";
+  sqlite3_free(error);
+  sqlite3_close(handle);
+  QVERIFY2(rc == SQLITE_OK, message.c_str());
+}
+
 QStringList study(const QString& db, int epochs, const QString& batch, int samples = 200,
                   int evalEvery = 2) {
   return {"sweep",
@@ -177,11 +189,45 @@ class TestBatchedStudy : public QObject {
     auto resume = runCli({"sweep", "resume", "1", "--db", db});
     QVERIFY2(resume.exitCode == 0, qPrintable(resume.err));
     QVERIFY2(resume.err.contains("resumed from step"), qPrintable(resume.err));
+    QVERIFY2(resume.err.contains("--batch auto, as the study first trained"),
+             qPrintable(resume.err));
     QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(8));
     // Each evaluation once, none lost or repeated across the stop.
     QCOMPARE(queryInt(db, "SELECT min(count) FROM series WHERE key = 'test/kl'"), int64_t(10));
     QCOMPARE(queryInt(db, "SELECT max(count) FROM series WHERE key = 'test/kl'"), int64_t(10));
     compareFinals(db, whole, 1e-4);
+  }
+
+  // A study trains one way throughout: resumed without --batch it keeps the mode it first
+  // trained with (resume used auto whatever the study's first runs had used); --batch naming
+  // another overrides it with a warning, and the recorded mode stays the first.
+  void aResumedStudyKeepsTheBatchModeItFirstTrainedWith() {
+    const QString db = path("kept-mode.db");
+    auto first = runCli(study(db, 1, "off"));
+    QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+    QCOMPARE(queryRows(db, "SELECT batch FROM studies"), std::vector<std::string>{"off"});
+    const std::string failTwo =
+        "UPDATE runs SET status = 'failed' WHERE id IN (SELECT run_id FROM study_cells "
+        "WHERE cell IN (0, 1))";
+    execute(db, failTwo);
+    auto resumed = runCli({"sweep", "resume", "1", "--db", db});
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+    QVERIFY2(resumed.err.contains("--batch off, as the study first trained"),
+             qPrintable(resumed.err));
+    QVERIFY2(!resumed.err.contains("batched (--batch"), qPrintable(resumed.err));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(8));
+
+    // Four to train on two cores: auto makes two groups of two.
+    execute(db,
+            "UPDATE runs SET status = 'failed' WHERE id IN (SELECT run_id FROM study_cells "
+            "WHERE cell IN (0, 1, 2, 3))");
+    auto overridden = runCli({"sweep", "resume", "1", "--db", db, "--batch", "auto"});
+    QVERIFY2(overridden.exitCode == 0, qPrintable(overridden.err));
+    QVERIFY2(overridden.err.contains("WARNING: study 1 first trained with --batch off; these "
+                                     "runs train with --batch auto as asked"),
+             qPrintable(overridden.err));
+    QVERIFY2(overridden.err.contains("batched (--batch auto)"), qPrintable(overridden.err));
+    QCOMPARE(queryRows(db, "SELECT batch FROM studies"), std::vector<std::string>{"off"});
   }
 
   void badBatchValuesExitTwo_data() {

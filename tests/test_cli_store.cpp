@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/store/run_store.h"
+#include "core/store/schema.h"
 #include "tests/cli_process.h"
 #include "tests/sqlite_probe.h"
 #include "tests/store_damage.h"
@@ -30,6 +31,9 @@ using fl::testing::runCliWithFileSizeLimit;
 namespace fs = std::filesystem;
 
 namespace {
+
+// A schema version one past this build's: what a newer FourierLab would have written.
+const std::string kNewerVersion = std::to_string(fl::store::kSchemaVersion + 1);
 
 std::string readBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -261,11 +265,13 @@ class TestCliStore : public QObject {
       QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", source} + kTiny).exitCode, 0);
       sqlite3* writer = nullptr;
       sqlite3_open(source.toStdString().c_str(), &writer);
-      sqlite3_exec(
-          writer,
-          "PRAGMA wal_autocheckpoint=0; UPDATE meta SET value='7' WHERE key='schema_version'",
-          nullptr, nullptr, nullptr);
-      for (const char* suffix : {"", "-wal", "-shm"})  // copied while open: 7 lives only in the WAL
+      sqlite3_exec(writer,
+                   ("PRAGMA wal_autocheckpoint=0; UPDATE meta SET value='" + kNewerVersion +
+                    "' WHERE key='schema_version'")
+                       .c_str(),
+                   nullptr, nullptr, nullptr);
+      // Copied while open: the newer version lives only in the WAL.
+      for (const char* suffix : {"", "-wal", "-shm"})
         fs::copy_file(source.toStdString() + suffix, path + suffix,
                       fs::copy_options::overwrite_existing);
       sqlite3_close(writer);
@@ -283,7 +289,7 @@ class TestCliStore : public QObject {
         else
           fl::testing::corruptMiddlePages(path);
       } else if (kind == "newer" || kind.startsWith("schema:")) {
-        const std::string value = kind == "newer" ? "7" : kind.mid(7).toStdString();
+        const std::string value = kind == "newer" ? kNewerVersion : kind.mid(7).toStdString();
         const std::string sql = "UPDATE meta SET value='" + value +
                                 "' WHERE key='schema_version'; PRAGMA journal_mode=DELETE";
         sqlite3_exec(holder, sql.c_str(), nullptr, nullptr, nullptr);

@@ -232,6 +232,42 @@ class TestStudyScheduler : public QObject {
     QVERIFY(!studies.findSameSpec(other));
   }
 
+  // A study's batch mode is the first one recorded; the scheduler groups its cells by it
+  // unless its options name another (batchOverridesStudy), and records it when it queues the
+  // study. A mode this build cannot read gives way to the one asked for.
+  void aStudyKeepsTheFirstBatchModeRecorded() {
+    using fl::study::BatchMode;
+    using fl::study::studyBatchMode;
+    QCOMPARE(studyBatchMode("", BatchMode{0}, false).argument(), std::string("auto"));
+    QCOMPARE(studyBatchMode("off", BatchMode{0}, false).argument(), std::string("off"));
+    QCOMPARE(studyBatchMode("off", BatchMode{0}, true).argument(), std::string("auto"));
+    QCOMPARE(studyBatchMode("8", BatchMode{1}, false).argument(), std::string("8"));
+    QCOMPARE(studyBatchMode("sideways", BatchMode{4}, false).argument(), std::string("4"));
+
+    RunStore runs(path("batch-mode.db"));
+    const auto spec = tinyFourierStudy();
+    StudyStore studies(runs);
+    const int64_t id =
+        studies.create(spec, fl::study::expandStudy(*registry().find("fourier-head"), spec));
+    QCOMPARE(studies.study(id)->batch, std::string());
+    fl::study::RunSchedulerOptions options;
+    options.batch = BatchMode{1};  // off
+    {
+      fl::study::RunScheduler scheduler(registry(), runs, options);
+      QVERIFY(scheduler.addStudy(id, nullptr) > 0);
+      QCOMPARE(studies.study(id)->batch, std::string("off"));
+    }
+    options.batch = BatchMode{0};  // auto, as the window's choice might be later
+    fl::study::RunScheduler later(registry(), runs, options);
+    QCOMPARE(later.batchModeOf(id).argument(), std::string("off"));
+    QCOMPARE(later.planStudyGroups(id).size(), size_t(4));  // one run each, as first trained
+    studies.recordFirstBatchMode(id, "auto");
+    QCOMPARE(studies.study(id)->batch, std::string("off"));
+    options.batchOverridesStudy = true;
+    QCOMPARE(fl::study::RunScheduler(registry(), runs, options).batchModeOf(id).argument(),
+             std::string("auto"));
+  }
+
   void claimsDecideWhoTrainsACell() {
     RunStore runs(path("claims.db"));
     StudyStore studies(runs);

@@ -70,7 +70,9 @@ struct SweepArgs {
   int parallel = 0;
   int threads = 0;
   std::string device;
-  std::string batch = "auto";  // --batch auto | off | K (study::parseBatchMode)
+  // --batch auto | off | K (study::parseBatchMode); empty when not given: a study then trains
+  // with the mode it first trained with, a new one with auto (askedBatchMode).
+  std::string batch;
   // table
   std::vector<std::string> metrics;
   std::string rows, cols;

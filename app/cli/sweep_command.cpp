@@ -9,6 +9,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/console_progress.h"
 #include "app/cli/next_command.h"
+#include "app/cli/sweep_options.h"
 #include "app/cli/sweep_reading.h"
 #include "app/cli/sweep_slurm.h"
 #include "app/cli/sweep_spec.h"
@@ -63,7 +64,8 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
   options.requestedParallel = args.parallel;
   options.requestedThreads = args.threads;
   options.device = args.device;
-  options.batch = *study::parseBatchMode(args.batch);  // checked by the parser
+  options.batch = askedBatchMode(args);
+  options.batchOverridesStudy = !args.batch.empty();
   // Ctrl-C, `kill`, a closed terminal and a cluster's preemption (SIGTERM before SIGKILL) all
   // stop the study the same way: every run checkpoints where it is and ends cancelled.
   options.stopFlag = &InterruptSignals::flag();
@@ -83,6 +85,22 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
                static_cast<long long>(record->cells),
                static_cast<long long>(record->cells - static_cast<int64_t>(toTrain)), toTrain,
                runs.path().c_str());
+  // The study's own mode unless --batch names another: say which, and warn where its runs will
+  // not all have trained one way.
+  const study::BatchMode batch =
+      study::studyBatchMode(record->batch, options.batch, options.batchOverridesStudy);
+  if (toTrain > 0 && !record->batch.empty()) {
+    if (batch.argument() != record->batch)
+      std::fprintf(stderr,
+                   "WARNING: study %lld first trained with --batch %s; these runs train with "
+                   "--batch %s as asked: batched products add in another order, so its seeds "
+                   "may differ by more than their spread\n",
+                   static_cast<long long>(studyId), record->batch.c_str(),
+                   batch.argument().c_str());
+    else if (args.batch.empty())
+      std::fprintf(stderr, "--batch %s, as the study first trained (--batch overrides)\n",
+                   batch.argument().c_str());
+  }
   if (toTrain > 0) {
     const auto groups = scheduler.planGroups();
     const auto budget = scheduler.budgetFor(static_cast<int64_t>(groups.size()));
@@ -90,8 +108,8 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
       size_t largest = 0;
       for (const auto& g : groups) largest = std::max(largest, g.size());
       std::fprintf(stderr, "batched (--batch %s): %zu runs in %zu groups of at most %zu\n",
-                   options.batch.describe().c_str(), toTrain, groups.size(), largest);
-    } else if (toTrain > 1 && !options.batch.isOff()) {
+                   batch.describe().c_str(), toTrain, groups.size(), largest);
+    } else if (toTrain > 1 && !batch.isOff()) {
       // Say why, rather than leave a study that could be batched elsewhere (on the CPU, say)
       // training run by run without a word.
       if (const auto experiment = registry.find(record->experiment)) {

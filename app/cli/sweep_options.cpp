@@ -23,6 +23,7 @@ void addBatch(CLI::App* c, SweepArgs& a) {
   c->add_option("--batch", a.batch,
                 "auto | off | K: train runs whose shapes agree as one group, K runs at most "
                 "(auto: up to 32, spread over the cores); each run is still stored on its own. "
+                "Default: the mode the study first trained with, auto for a new one. "
                 "Experiments without batched training run one by one (see README: Batched "
                 "studies)")
       ->check(CLI::Validator(
@@ -191,6 +192,10 @@ CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
   addClusterCommands(sweep, a);
   addReadingCommands(sweep, a);
   return sweep;
+}
+
+study::BatchMode askedBatchMode(const SweepArgs& args) {
+  return *study::parseBatchMode(args.batch.empty() ? "auto" : args.batch);
 }
 
 }  // namespace fl::cli

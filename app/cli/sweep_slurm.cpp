@@ -10,6 +10,7 @@
 
 #include "app/cli/console_progress.h"
 #include "app/cli/next_command.h"
+#include "app/cli/sweep_options.h"
 #include "core/cluster/shard_merge.h"
 #include "core/cluster/shard_task.h"
 #include "core/cluster/slurm_job.h"
@@ -38,7 +39,7 @@ std::string clockTime(double unixSeconds) {
 
 SlurmOptions slurmOptionsOf(const SweepArgs& args, const ExperimentRegistry& registry) {
   SlurmOptions o;
-  o.batch = *study::parseBatchMode(args.batch);  // checked by the parser
+  o.batch = askedBatchMode(args);
   o.registry = &registry;
   o.partition = args.partition;
   o.time = args.time;
@@ -69,7 +70,19 @@ std::string cellList(const std::vector<int64_t>& cells) {
   return out;
 }
 
-int submitStudy(store::RunStore& runs, int64_t studyId, const SlurmOptions& options) {
+// The options with the study's own batch mode, unless --batch named another: its array tasks
+// are given it by name.
+SlurmOptions withStudysBatchMode(store::RunStore& runs, int64_t studyId, SlurmOptions options,
+                                 bool batchAsked) {
+  if (const auto record = study::StudyStore(runs).study(studyId))
+    options.batch = study::studyBatchMode(record->batch, options.batch, batchAsked);
+  return options;
+}
+
+int submitStudy(store::RunStore& runs, int64_t studyId, const SlurmOptions& asked,
+                bool batchAsked) {
+  const SlurmOptions options = withStudysBatchMode(runs, studyId, asked, batchAsked);
+  study::StudyStore(runs).recordFirstBatchMode(studyId, options.batch.argument());
   const auto plan = cluster::planSlurmJob(runs, studyId, options);
   if (!plan.heldLocally.empty())
     std::fprintf(stderr, "%zu runs are training in a local process: left to it (cells %s)\n",
@@ -256,7 +269,9 @@ int sweepRunOnSlurm(const ExperimentRegistry& registry, const std::string& dbPat
       if (fs::exists(dbPath)) {
         store::RunStore runs(dbPath, /*readOnly=*/true);
         existing = study::StudyStore(runs).findSameSpec(spec);
-        if (existing) plan = cluster::planSlurmJob(runs, *existing, options);
+        if (existing)
+          plan = cluster::planSlurmJob(
+              runs, *existing, withStudysBatchMode(runs, *existing, options, !args.batch.empty()));
       }
       if (!existing) plan = cluster::planNewStudyJob(dbPath, spec, expansion, options);
       std::fprintf(stderr,
@@ -281,7 +296,7 @@ int sweepRunOnSlurm(const ExperimentRegistry& registry, const std::string& dbPat
                    spec.name.c_str(), expansion.cells.size(), runs.path().c_str());
     }
     try {
-      return submitStudy(runs, studyId, options);
+      return submitStudy(runs, studyId, options, !args.batch.empty());
     } catch (const cluster::SlurmError& e) {
       std::fprintf(
           stderr, "error: %s\nthe study is stored as %lld; `%s` submits it again\n", e.what(),
@@ -313,7 +328,7 @@ int sweepResumeOnSlurm(const ExperimentRegistry& registry, const std::string& db
   if (!cluster::StudyJobs(runs).ofStudy(args.id).empty())
     reportCollect(cluster::collectFinishedShards(runs, args.id), args.id);
   try {
-    return submitStudy(runs, args.id, options);
+    return submitStudy(runs, args.id, options, !args.batch.empty());
   } catch (const cluster::SlurmError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadUsage;
@@ -337,7 +352,9 @@ int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args) {
   options.scheduler.requestedParallel = args.parallel;
   options.scheduler.requestedThreads = args.threads;
   options.scheduler.device = args.device;
-  options.scheduler.batch = *study::parseBatchMode(args.batch);  // checked by the parser
+  // The submission resolved the study's mode and passed it by name.
+  options.scheduler.batch = askedBatchMode(args);
+  options.scheduler.batchOverridesStudy = true;
   options.scheduler.stopFlag = &InterruptSignals::flag();
   // A step stuck past the grace is left behind with its run recorded cancelled, well before
   // Slurm's SIGKILL (30 s after SIGTERM by default) would leave the run `running` in the shard.

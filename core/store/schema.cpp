@@ -204,6 +204,13 @@ UPDATE snapshots SET role = 'prediction'
   WHERE name IN ('pdf/pred', 'pdf/pred_grid', 'probe/pred', 'probe/pred_grid');
 )sql";
 
+// Version 7: the batch mode a study first trained with ('auto', 'off', 'K'; '' for a study
+// from an older build), so that resuming it trains the rest the same way: batched products add
+// in another order, and a study's seeds are compared.
+const char* const kSchemaVersion7 = R"sql(
+ALTER TABLE studies ADD COLUMN batch TEXT NOT NULL DEFAULT '';
+)sql";
+
 std::string newUid() {
   static thread_local std::mt19937_64 rng{std::random_device{}() ^
                                           (static_cast<uint64_t>(std::random_device{}()) << 32)};
@@ -329,6 +336,9 @@ void migrate(const Database& db) {
   if (from < 6) {
     db.exec(kSchemaVersion6);
     recoverVerdictsOfExistingRuns(db);
+  }
+  if (from < 7) {
+    db.exec(kSchemaVersion7);
   }
   db.exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
           "' WHERE key = 'schema_version'");

@@ -31,6 +31,13 @@ std::optional<BatchMode> parseBatchMode(const std::string& text, std::string* er
   return std::nullopt;
 }
 
+BatchMode studyBatchMode(const std::string& recorded, const BatchMode& asked,
+                         bool askedExplicitly) {
+  if (askedExplicitly || recorded.empty()) return asked;
+  // A mode this build cannot read (written by a newer one) is not a reason to refuse: asked.
+  return parseBatchMode(recorded).value_or(asked);
+}
+
 namespace {
 
 // `cells` dealt into `parts` groups of near-equal size, in order.

@@ -37,6 +37,12 @@ struct BatchMode {
 // "auto", "off" or a positive integer K (1 = off); nullopt and `error` set otherwise.
 std::optional<BatchMode> parseBatchMode(const std::string& text, std::string* error = nullptr);
 
+// The mode a study trains with: the one it first trained with (`recorded`, as
+// BatchMode::argument() wrote it) unless `asked` was named (`askedExplicitly`: it overrides),
+// else `asked` (the default). A study trains one way throughout unless told otherwise: batched
+// products add in another order, and its seeds are compared.
+BatchMode studyBatchMode(const std::string& recorded, const BatchMode& asked, bool askedExplicitly);
+
 // Groups `cells` (kept in their order within each group; groups ordered by their first cell).
 // `workers`: how many groups can train at once (auto splits groups until there are that many,
 // when it can).

@@ -247,20 +247,26 @@ ThreadBudget RunScheduler::budgetForStudy(int64_t studyId, int64_t workers) cons
                           m_options.requestedThreads);
 }
 
+BatchMode RunScheduler::batchModeOf(int64_t studyId) const {
+  const auto record = StudyStore(m_store).study(studyId);
+  return studyBatchMode(record ? record->batch : std::string(), m_options.batch,
+                        m_options.batchOverridesStudy);
+}
+
 std::vector<std::vector<int64_t>> RunScheduler::planStudyGroups(int64_t studyId) const {
   StudyStore studies(m_store);
   const auto record = studies.study(studyId);
   const auto cells = studies.unfinishedCells(studyId);
   const auto experiment = record ? m_registry.find(record->experiment) : nullptr;
-  if (!experiment || m_options.batch.isOff() || cells.empty()) {
+  const BatchMode batch = batchModeOf(studyId);
+  if (!experiment || batch.isOff() || cells.empty()) {
     std::vector<std::vector<int64_t>> alone;
     for (int64_t cell : cells) alone.push_back({cell});
     return alone;
   }
   // Auto splits groups until every worker the budget would give these cells has one.
   const int workers = budgetForStudy(studyId, static_cast<int64_t>(cells.size())).parallel;
-  return planCellGroups(studies, *experiment, studyId, cells, m_options.batch, workers,
-                        m_options.device);
+  return planCellGroups(studies, *experiment, studyId, cells, batch, workers, m_options.device);
 }
 
 void RunScheduler::addRun(int64_t runId, std::shared_ptr<const Experiment> experiment,
@@ -288,6 +294,8 @@ int64_t RunScheduler::addStudy(int64_t studyId, std::string* error) {
     }
     m_usefulThreads[studyId] =
         experiment->usefulThreads(studies.cellConfig(studyId, unfinished[0]));
+    // The mode its first runs train with stays the study's (recorded once).
+    studies.recordFirstBatchMode(studyId, batchModeOf(studyId).argument());
     std::set<int64_t> waiting;
     for (const auto& w : m_line)
       if (w.studyId == studyId) waiting.insert(w.cells.begin(), w.cells.end());

@@ -63,6 +63,9 @@ struct RunSchedulerOptions {
   int requestedThreads = 0;   // 0: the budget decides the threads per run
   std::string device;         // "" keeps each study cell's configured device
   BatchMode batch;            // how a study's cells group (off unless set)
+  // Whether `batch` was asked for by name: it then overrides the mode a study first trained
+  // with (StudyRecord::batch), which otherwise holds for the rest of its runs.
+  bool batchOverridesStudy = false;
   // Keep every event of each run for takeEvents() (the window's views). Off, only each run's
   // last metric values are kept (its end reports them).
   bool streamEvents = false;
@@ -146,6 +149,8 @@ class RunScheduler {
   int requestedParallel() const { return m_options.requestedParallel; }
   void setBatchMode(BatchMode mode) { m_options.batch = mode; }
   BatchMode batchMode() const { return m_options.batch; }
+  // The mode a study's cells group by here: studyBatchMode of its record and the options.
+  BatchMode batchModeOf(int64_t studyId) const;
   void setCores(int cores) { m_options.cores = cores; }
   int cores() const;
 

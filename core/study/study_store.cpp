@@ -31,10 +31,11 @@ StudyRecord readStudy(Statement& s) {
   r.spec = StudySpec::fromText(s.text(4));
   r.created = s.real(5);
   r.notes = s.text(6);
+  r.batch = s.text(7);
   return r;
 }
 
-constexpr const char* kStudyColumns = "id, uid, name, experiment, spec, created, notes";
+constexpr const char* kStudyColumns = "id, uid, name, experiment, spec, created, notes, batch";
 
 // A cell's status as the store holds it: its run's, or none (NULL) while it has no run. A word
 // this build does not know reads as failed, as RunStore reads it.
@@ -209,6 +210,14 @@ nlohmann::json StudyStore::cellConfig(int64_t id, int64_t cell) const {
   s.bind(1, id).bind(2, cell);
   if (!s.step()) return nullptr;
   return nlohmann::json::parse(s.text(0));
+}
+
+void StudyStore::recordFirstBatchMode(int64_t id, const std::string& batch) {
+  m_runs.database()
+      .prepare("UPDATE studies SET batch = ? WHERE id = ? AND batch = ''")
+      .bind(1, batch)
+      .bind(2, id)
+      .run();
 }
 
 CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {

@@ -38,6 +38,9 @@ struct StudyRecord {
   StudySpec spec;
   double created = 0;
   std::string notes;
+  // The batch mode it first trained with ("auto", "off", "8"; see run_groups.h), empty until
+  // then and for a study of an older build.
+  std::string batch;
   int64_t cells = 0;
   StatusCounts<int64_t> statusCounts;  // cells by status
 
@@ -78,6 +81,10 @@ class StudyStore {
   nlohmann::json cellConfig(int64_t id, int64_t cell) const;
 
   CellClaim claim(int64_t id, int64_t cell);
+
+  // Records the batch mode the study trains with (BatchMode::argument()) where none is
+  // recorded yet: the first one stays.
+  void recordFirstBatchMode(int64_t id, const std::string& batch);
 
   // Deletes the study; with `withRuns`, also its runs that no other study uses (and their
   // files). Returns the number of runs deleted.

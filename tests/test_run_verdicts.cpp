@@ -251,6 +251,7 @@ class TestRunVerdicts : public QObject {
     execRaw(
         p,
         "DROP TABLE run_verdicts; ALTER TABLE snapshots DROP COLUMN role; "
+        "ALTER TABLE studies DROP COLUMN batch; "
         "UPDATE meta SET value = '5' WHERE key = 'schema_version';");  // the last before verdicts
     fl::store::RunStore store(p);
     QCOMPARE(store.schemaVersion(), fl::store::kSchemaVersion);

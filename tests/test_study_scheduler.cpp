@@ -266,6 +266,28 @@ class TestStudyScheduler : public QObject {
     options.batchOverridesStudy = true;
     QCOMPARE(fl::study::RunScheduler(registry(), runs, options).batchModeOf(id).argument(),
              std::string("auto"));
+
+    // A version 6 store (before the column) is upgraded with its studies kept, none recorded.
+    const std::string v6 = path("batch-mode-v6.db");
+    {
+      RunStore store(v6);
+      StudyStore(store).create(spec,
+                               fl::study::expandStudy(*registry().find("fourier-head"), spec));
+    }
+    sqlite3* h = nullptr;
+    sqlite3_open(v6.c_str(), &h);
+    QCOMPARE(sqlite3_exec(h,
+                          "ALTER TABLE studies DROP COLUMN batch; UPDATE meta SET value = '6' "
+                          "WHERE key = 'schema_version'",
+                          nullptr, nullptr, nullptr),
+             SQLITE_OK);
+    sqlite3_close(h);
+    RunStore upgraded(v6);
+    QCOMPARE(upgraded.schemaVersion(), fl::store::kSchemaVersion);
+    const auto kept = StudyStore(upgraded).study(1);
+    QVERIFY(kept);
+    QCOMPARE(kept->cells, int64_t(4));
+    QCOMPARE(kept->batch, std::string());
   }
 
   void claimsDecideWhoTrainsACell() {

@@ -228,6 +228,8 @@ class TestMetricPlot : public QObject {
   void aRunsSeriesDifferByPenAndAreNamedInTheLegend() {
     MetricPlot plot("ablations", "step", "accuracy");
     plot.resize(700, 420);
+    plot.show();  // laid out: the note's place is a real one
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
     const QColor run = fl::widgets::RunColors().of(1);
     for (int i = 0; i < 12; ++i)
       plot.setCurve(QString("#1 acc_%1").arg(i), fl::widgets::seriesPen(run, i), {1, 2},
@@ -243,6 +245,22 @@ class TestMetricPlot : public QObject {
     // Twelve rows would take the plot's room: the legend steps aside and says how to read them.
     QVERIFY(!plot.plot()->legend->visible());
     QCOMPARE(plot.legendNote(), QString("12 curves: hover to read them"));
+    // Beside the axes, where the legend would be: drawn over them it hid the curves it counts.
+    const QRect axes = plot.plot()->axisRect()->outerRect();
+    const QRect note = plot.legendNoteArea();
+    QVERIFY2(note.width() > 30 && note.left() >= axes.right() && note.bottom() <= axes.bottom(),
+             qPrintable(QString("note %1,%2 %3x%4; axes end at %5")
+                            .arg(note.left())
+                            .arg(note.top())
+                            .arg(note.width())
+                            .arg(note.height())
+                            .arg(axes.right())));
+    // Named again, the note is gone and gives its width back.
+    for (int i = 2; i < 12; ++i) plot.removeCurve(QString("#1 acc_%1").arg(i));
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(plot.legendNote().isEmpty());
+    QVERIFY(plot.plot()->legend->visible());
   }
 
   void aFewCurvesAreNamedInACompactLegend() {
@@ -266,10 +284,12 @@ class TestMetricPlot : public QObject {
     QVERIFY(!plot.plot()->legend->visible());
     QCOMPARE(plot.legendNote(),
              QString("%1 curves: hover to read them").arg(fl::widgets::kCompactLegendEntries + 1));
-    // The legend stepped aside: the axes take its room (all but the y axis' labels).
+    // The legend stepped aside: the axes take its room, all but the y axis' labels and the
+    // note's narrow column.
     plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
-    QVERIFY2(plot.plot()->axisRect()->width() > plot.width() - 120,
+    QVERIFY2(plot.plot()->axisRect()->width() > plot.width() - 120 - plot.legendNoteArea().width(),
              qPrintable(QString::number(plot.plot()->axisRect()->width())));
+    QVERIFY(plot.legendNoteArea().width() < 90);
   }
 
   // Over many random sets of curves, the readout lists every shown curve once, each with its

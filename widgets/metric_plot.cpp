@@ -66,17 +66,18 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
   m_crosshair->setPen(QPen(QColor(120, 120, 120), 1, Qt::DashLine));
   m_crosshair->setVisible(false);
   m_crosshair->setSelectable(false);
-  m_legendNote = new QCPItemText(m_plot);
-  m_legendNote->setLayer("crosshair");
-  m_legendNote->position->setType(QCPItemPosition::ptAxisRectRatio);
-  m_legendNote->position->setCoords(1, 0);
-  m_legendNote->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
-  m_legendNote->setPadding(QMargins(2, 2, 4, 2));
-  m_legendNote->setColor(QColor(110, 110, 110));
-  m_legendNote->setFont(QFont("sans", 8));
-  m_legendNote->setBrush(QColor(255, 255, 255, 200));
-  m_legendNote->setSelectable(false);
-  m_legendNote->setVisible(false);
+  // Where the legend would be, atop its column: over the data it hid the curves it counts.
+  // Empty, without margins (so taking no room), while the legend names them.
+  m_legendNote = new QCPTextElement(m_plot, QString(), QFont("sans", 8));
+  m_legendNote->setTextColor(QColor(110, 110, 110));
+  m_legendNote->setTextFlags(Qt::AlignLeft | Qt::AlignTop);
+  m_legendNote->setMargins(QMargins());
+  if (auto* column = qobject_cast<QCPLayoutGrid*>(m_plot->legend->layout())) {
+    column->insertRow(0);  // at the top, where a legend's first names would be
+    column->addElement(0, 0, m_legendNote);
+    column->setRowStretchFactor(0, 0.001);
+    column->setRowSpacing(0);  // an empty note leaves the legend where it was
+  }
   m_plot->setMouseTracking(true);
   m_plot->installEventFilter(this);
   connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
@@ -432,8 +433,10 @@ void MetricPlot::redecimate() {
   if (!keys)
     for (const CurveData* c : shownInOrder) (smoothing ? c->smooth : c->raw)->addToLegend();
   const bool named = fitLegend(m_plot, kCompactLegendEntries);
-  m_legendNote->setText(QString("%1 curves: hover to read them").arg(shown));
-  m_legendNote->setVisible(!named && shown > 0);
+  const bool note = !named && shown > 0;
+  m_legendNote->setText(note ? QString("%1 curves:\nhover to\nread them").arg(shown) : QString());
+  m_legendNote->setMargins(note ? QMargins(2, 2, 4, 2) : QMargins());
+  m_legendNote->setMaximumSize(QWIDGETSIZE_MAX, note ? QWIDGETSIZE_MAX : 0);
   fitTicks(m_plot);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -503,9 +506,9 @@ QString MetricPlot::readoutAt(const QPoint& pos) const {
 
 bool MetricPlot::crosshairVisible() const { return m_crosshair->visible(); }
 
-QString MetricPlot::legendNote() const {
-  return m_legendNote->visible() ? m_legendNote->text() : QString();
-}
+QRect MetricPlot::legendNoteArea() const { return m_legendNote->outerRect(); }
+
+QString MetricPlot::legendNote() const { return QString(m_legendNote->text()).replace('\n', ' '); }
 
 void MetricPlot::showReadout(QMouseEvent* event) {
   const QString text = readoutAt(event->pos());

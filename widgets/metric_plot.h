@@ -30,7 +30,7 @@
 class QCustomPlot;
 class QCPGraph;
 class QCPItemStraightLine;
-class QCPItemText;
+class QCPTextElement;
 class QMouseEvent;
 
 namespace fl::widgets {
@@ -104,6 +104,8 @@ class MetricPlot : public QWidget {
   // What the plot says in place of a legend too long to be useful ("12 curves: hover to read
   // them"); empty while the legend names the curves.
   QString legendNote() const;
+  // Where that note is drawn, in the plot's pixels: beside the axes, under the legend's place.
+  QRect legendNoteArea() const;
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -155,7 +157,7 @@ class MetricPlot : public QWidget {
   bool m_autoRange = true;
   double m_floor;
   double m_ceiling;
-  QCPItemText* m_legendNote;      // "12 curves: hover to read them" when the legend steps aside
+  QCPTextElement* m_legendNote;   // "12 curves: hover to read them" when the legend steps aside
   QList<QCPGraph*> m_legendKeys;  // curves without points that the legend shows as keys
   std::optional<LegendKeys> m_shownKeys;
 };

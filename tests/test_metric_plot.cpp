@@ -389,6 +389,30 @@ class TestMetricPlot : public QObject {
     QVERIFY(!plot.hasBand("g loss"));
   }
 
+  // A panel with a floor (a squared error is never negative) cuts a band reaching below it
+  // there, and its axis stops just under it: mean - sd of two seeds drew the MSE band, and the
+  // axis, down to -0.1.
+  void aBandStopsAtThePanelsFloor() {
+    MetricPlot plot("mse", "step", "squared error");
+    plot.resize(600, 400);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setValueBounds(0, std::numeric_limits<double>::quiet_NaN());
+    plot.setCurve("g", Qt::blue, {1, 2, 3}, {0.3, 0.2, 0.1});
+    plot.setCurveBand("g", {-0.1, -0.05, 0.02}, {0.7, 0.45, 0.18});
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    const QCPRange y = plot.plot()->yAxis->range();
+    QVERIFY2(y.lower < 0 && y.lower >= -0.05 * 0.7 - 1e-9 && y.upper >= 0.7,
+             qPrintable(QString("%1..%2").arg(y.lower).arg(y.upper)));
+    double lowest = 1;
+    for (int g = 0; g < plot.plot()->graphCount(); ++g)
+      for (auto it = plot.plot()->graph(g)->data()->constBegin();
+           it != plot.plot()->graph(g)->data()->constEnd(); ++it)
+        lowest = std::min(lowest, it->value);
+    QCOMPARE(lowest, 0.0);  // the band's lower edge, cut at the floor
+  }
+
   void boundedValuesKeepTheirAxisInsideTheBounds() {
     MetricPlot plot("passkey", "step", "accuracy");
     plot.resize(400, 300);

@@ -365,8 +365,10 @@ void MetricPlot::redecimate() {
     ++shown;
     drawBand(c, range.lower, range.upper, columns);
     for (const auto* bound : {&c.low, &c.high})
-      for (double v : *bound)
-        if (std::isfinite(v) && (!m_logY || v > 0)) {
+      for (double value : *bound)
+        // As drawBand draws it: cut at the floor.
+        if (const double v = value < m_floor ? m_floor : value;
+            std::isfinite(v) && (!m_logY || v > 0)) {
           yLo = std::min(yLo, v);
           yHi = std::max(yHi, v);
           whole = whole && v == std::round(v);
@@ -418,6 +420,9 @@ void MetricPlot::redecimate() {
       lo = std::max(lo, m_floor - margin);
       hi = std::min(hi, m_ceiling + margin);
       if (hi <= lo) std::tie(lo, hi) = std::pair(m_floor - margin, m_ceiling + margin);
+    } else if (std::isfinite(m_floor) && !m_logY && hi > m_floor) {
+      // A floor alone (a squared error is never negative): the axis stops just below it.
+      lo = std::max(lo, m_floor - kBoundedCurveMargin * (hi - m_floor));
     }
     m_plot->yAxis->setRange(lo, hi);
   }
@@ -451,12 +456,18 @@ void MetricPlot::drawBand(CurveData& c, double xLower, double xUpper, int column
   // Per pixel column as the curve; the fill between the two envelopes keeps every extreme.
   // On a log axis a band reaching zero or below is drawn to the axis's floor, not dropped (a
   // copy only then: this runs on every replot).
+  // A band under the panel's floor (mean - sd of a squared error below 0) is cut at it: no
+  // value is there to spread over.
   std::vector<double> floored;
-  if (m_logY) {
+  const bool floor = std::isfinite(m_floor);
+  if (m_logY || floor) {
     floored = c.low;
-    for (double& v : floored) v = v > 0 ? v : std::numeric_limits<double>::min();
+    for (double& v : floored) {
+      if (m_logY && !(v > 0)) v = std::numeric_limits<double>::min();
+      if (floor && v < m_floor) v = m_floor;
+    }
   }
-  const Curve low = decimateMinMax(c.x, m_logY ? floored : c.low, xLower, xUpper, columns);
+  const Curve low = decimateMinMax(c.x, m_logY || floor ? floored : c.low, xLower, xUpper, columns);
   const Curve high = decimateMinMax(c.x, c.high, xLower, xUpper, columns);
   c.bandLow->setData(toQVector(low.x), toQVector(low.y), true);
   c.bandHigh->setData(toQVector(high.x), toQVector(high.y), true);

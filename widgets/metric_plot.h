@@ -73,7 +73,8 @@ class MetricPlot : public QWidget {
   void setCurveBand(const QString& name, std::vector<double> low, std::vector<double> high);
   bool hasBand(const QString& name) const;
 
-  // The value axis never goes past these (NaN: no bound), e.g. 0 and 1 for an accuracy.
+  // The value axis never goes past these (NaN: no bound), e.g. 0 and 1 for an accuracy; a
+  // floor alone (0 for a squared error) holds the axis and cuts the bands (mean - sd) at it.
   void setValueBounds(double floor, double ceiling);
 
   // What x counts, for its ticks and the hover readout: whole counts (steps, tokens: compact

@@ -96,7 +96,8 @@ std::vector<PanelSpec> FourierHeadExperiment::panels() const {
        "Bin centre of the rounded expected bin (the paper's MSE mean), of the argmax, and the "
        "unrounded expected value, against the target's bin centre (drawn on request: right-click "
        "the panel)",
-       {"test/mse_expected_exact"}},
+       {"test/mse_expected_exact"},
+       /*yFloor=*/0.0},
       {"smoothness",
        "Test smoothness",
        PanelKind::MetricLines,
@@ -104,7 +105,9 @@ std::vector<PanelSpec> FourierHeadExperiment::panels() const {
        "step",
        "s(q)",
        false,
-       "Lower is smoother"},
+       "Lower is smoother",
+       {},
+       /*yFloor=*/0.0},
       {"pdf",
        "Learned vs true PDF",
        PanelKind::SnapshotCurves,

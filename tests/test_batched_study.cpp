@@ -11,6 +11,7 @@
 #include <map>
 
 #include <sqlite3.h>
+#include <nlohmann/json.hpp>
 
 #include "tests/cli_process.h"
 #include "tests/sqlite_probe.h"
@@ -206,6 +207,11 @@ class TestBatchedStudy : public QObject {
     auto first = runCli(study(db, 1, "off"));
     QVERIFY2(first.exitCode == 0, qPrintable(first.err));
     QCOMPARE(queryRows(db, "SELECT batch FROM studies"), std::vector<std::string>{"off"});
+    // Said where the study is read.
+    auto shown = runCli({"sweep", "show", "1", "--db", db});
+    QVERIFY2(shown.out.contains("  batch: --batch off, as first trained\n"), qPrintable(shown.out));
+    auto json = runCli({"sweep", "show", "1", "--db", db, "--json"});
+    QCOMPARE(nlohmann::json::parse(json.out.toStdString())["batch"], nlohmann::json("off"));
     const std::string failTwo =
         "UPDATE runs SET status = 'failed' WHERE id IN (SELECT run_id FROM study_cells "
         "WHERE cell IN (0, 1))";

@@ -169,6 +169,12 @@ class TestStudyView : public QObject {
     QVERIFY(lab.view.setStudy(id));
     QVERIFY(!lab.view.setStudy(999) && lab.view.studyId() == 0);
     QVERIFY(lab.view.setStudy(id));
+    // No batch mode recorded (never trained here): nothing said; once recorded, said.
+    QVERIFY2(!lab.view.summary()->text().contains("batch"), qPrintable(lab.view.summary()->text()));
+    fl::study::StudyStore(store).recordFirstBatchMode(id, "off");
+    lab.view.refresh();
+    QVERIFY2(lab.view.summary()->text().contains("batch off, as it first trained"),
+             qPrintable(lab.view.summary()->text()));
 
     auto* model = lab.view.tableModel();
     QCOMPARE(model->rowCount(), 2);

@@ -128,6 +128,7 @@ int showStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
                           {"status", toString(r.status())},
                           {"counts", study::countsJson(r.statusCounts)},
                           {"created", r.created},
+                          {"batch", r.batch.empty() ? nlohmann::json() : nlohmann::json(r.batch)},
                           {"spec", nlohmann::json::parse(r.spec.toJson().dump())},
                           {"departs", departs},
                           {"runs", runs}};
@@ -152,6 +153,11 @@ int showStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
   for (auto seed : s.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(seed);
   std::printf("  seeds: %s\n", seeds.empty() ? "the config's own" : seeds.c_str());
   if (s.references) std::printf("  paper: %s\n", s.references->source.c_str());
+  // How its runs train together, kept for its resumes ("not recorded": not trained yet, or by
+  // a build before the store kept it).
+  std::printf("  batch: %s\n", r.batch.empty()
+                                   ? "not recorded"
+                                   : ("--batch " + r.batch + ", as first trained").c_str());
   std::string counts;
   for (const auto& [status, n] : r.statusCounts)
     counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + study::toString(status);

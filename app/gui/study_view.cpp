@@ -570,7 +570,16 @@ void StudyView::refresh() {
   for (const auto& [status, n] : counts)
     if (status) parts << QString("%1 %2").arg(n).arg(QString::fromStdString(toString(*status)));
   if (counts.count(std::nullopt)) parts << QString("%1 not started").arg(counts[std::nullopt]);
-  m_summary->setText(QString("<b>%1 runs</b>: %2").arg(m_results.size()).arg(parts.join(", ")));
+  // How its runs train together, kept for its resumes (recorded when it first trained, read
+  // again here: a Resume may have just recorded it).
+  const auto recorded = study::StudyStore(m_store).study(m_studyId);
+  const std::string batch = recorded ? recorded->batch : std::string();
+  m_summary->setText(
+      QString("<b>%1 runs</b>: %2%3")
+          .arg(m_results.size())
+          .arg(parts.join(", "), batch.empty() ? QString()
+                                               : QString(" &nbsp; batch %1, as it first trained")
+                                                     .arg(QString::fromStdString(batch))));
   m_cells = study::aggregate(m_results, statOf(spec));
   if (experiment) study::markDepartures(*experiment, spec, m_cells);
   showClaims(spec.claims);

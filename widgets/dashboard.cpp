@@ -482,10 +482,9 @@ void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot, int6
   for (auto* plot : m_snapshotPlots)
     plot->setOverlaySnapshot(runId, label, m_colors->of(leader), snapshot);
   // A heatmap draws one run, never a group's mean: named as the run itself.
-  for (auto* plot : m_heatmaps)
-    plot->addOtherRunSnapshot(runId, runLegendLabel(runId), snapshot, step);
-  for (auto* plot : m_matrixHeatmaps)
-    plot->setOtherRunSnapshot(runId, runLegendLabel(runId), snapshot, step);
+  const QString own = runLegendLabel(runId);
+  for (auto* plot : m_heatmaps) plot->addOtherRunSnapshot(runId, own, snapshot, step);
+  for (auto* plot : m_matrixHeatmaps) plot->setOtherRunSnapshot(runId, own, snapshot, step);
 }
 
 void Dashboard::setShownRunEnded(bool ended) {

@@ -1,7 +1,5 @@
 #include "widgets/log_ticker.h"
 
-#include <QString>
-
 #include <cmath>
 #include <vector>
 
@@ -19,8 +17,9 @@ QVector<double> multiplesOfPowers(const QCPRange& range, const std::vector<doubl
   const int last = static_cast<int>(std::ceil(std::log10(range.upper)));
   for (int k = first; k <= last; ++k)
     for (double m : mantissas) {
-      // Read from its decimal text, so 3 x 0.1 is 0.3 and not 0.30000000000000004.
-      const double v = QString("%1e%2").arg(m).arg(k).toDouble();
+      // Divided by an exact power of ten below 1, so 3 x 0.1 is the double nearest 0.3 (the
+      // label "0.3"), not 0.30000000000000004.
+      const double v = k >= 0 ? m * std::pow(10.0, k) : m / std::pow(10.0, -k);
       if (v >= range.lower * (1 - 1e-12) && v <= range.upper * (1 + 1e-12)) out << v;
     }
   return out;
@@ -66,8 +65,7 @@ QVector<double> LogTicker::createSubTickVector(int subTickCount, const QVector<d
   if (!m_digitTicks || ticks.size() < 2)
     return QCPAxisTickerLog::createSubTickVector(subTickCount, ticks);
   QVector<double> subTicks;
-  for (double v :
-       multiplesOfPowers(QCPRange(ticks.front(), ticks.back()), {1, 2, 3, 4, 5, 6, 7, 8, 9}))
+  for (double v : multiplesOfPowers(QCPRange(ticks.front(), ticks.back()), kDigits))
     if (!ticks.contains(v)) subTicks << v;
   return subTicks;
 }

@@ -249,8 +249,11 @@ ThreadBudget RunScheduler::budgetForStudy(int64_t studyId, int64_t workers) cons
 
 BatchMode RunScheduler::batchModeOf(int64_t studyId) const {
   const auto record = StudyStore(m_store).study(studyId);
-  return studyBatchMode(record ? record->batch : std::string(), m_options.batch,
-                        m_options.batchOverridesStudy);
+  return batchModeFor(record ? record->batch : std::string());
+}
+
+BatchMode RunScheduler::batchModeFor(const std::string& recorded) const {
+  return studyBatchMode(recorded, m_options.batch, m_options.batchOverridesStudy);
 }
 
 std::vector<std::vector<int64_t>> RunScheduler::planStudyGroups(int64_t studyId) const {
@@ -258,7 +261,7 @@ std::vector<std::vector<int64_t>> RunScheduler::planStudyGroups(int64_t studyId)
   const auto record = studies.study(studyId);
   const auto cells = studies.unfinishedCells(studyId);
   const auto experiment = record ? m_registry.find(record->experiment) : nullptr;
-  const BatchMode batch = batchModeOf(studyId);
+  const BatchMode batch = batchModeFor(record ? record->batch : std::string());
   if (!experiment || batch.isOff() || cells.empty()) {
     std::vector<std::vector<int64_t>> alone;
     for (int64_t cell : cells) alone.push_back({cell});
@@ -295,7 +298,7 @@ int64_t RunScheduler::addStudy(int64_t studyId, std::string* error) {
     m_usefulThreads[studyId] =
         experiment->usefulThreads(studies.cellConfig(studyId, unfinished[0]));
     // The mode its first runs train with stays the study's (recorded once).
-    studies.recordFirstBatchMode(studyId, batchModeOf(studyId).argument());
+    studies.recordFirstBatchMode(studyId, batchModeFor(record->batch).argument());
     std::set<int64_t> waiting;
     for (const auto& w : m_line)
       if (w.studyId == studyId) waiting.insert(w.cells.begin(), w.cells.end());

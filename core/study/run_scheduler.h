@@ -183,6 +183,8 @@ class RunScheduler {
   std::vector<Event> takeEvents(int64_t runId);
 
  private:
+  // studyBatchMode of a study's recorded mode and these options (the record already read).
+  BatchMode batchModeFor(const std::string& recorded) const;
   // A recorded run waiting for a worker.
   struct RecordedRun {
     std::shared_ptr<const Experiment> experiment;

@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QMenu>
+#include <QRandomGenerator>
 #include <QSpinBox>
 #include <QTabWidget>
 
@@ -1032,6 +1033,40 @@ class TestDashboardPanels : public QObject {
       QCOMPARE(plot->plot()->yAxis->range().upper, centre + 0.5);
       QCOMPARE(plot->plot()->yAxis->tickVector(), QVector<double>{centre});
       QCOMPARE(plot->colorMap()->data()->cell(2, 0), 16.0);
+    }
+  }
+
+  void heatmapColumnsSitAtTheirSteps() {
+    // A run whose length is no multiple of its evaluation interval evaluates last off the grid;
+    // drawn as evenly spaced columns, 950 read as 900 and 900 as 855.
+    QRandomGenerator random(7);
+    for (int trial = 0; trial < 200; ++trial) {
+      Dashboard d;
+      d.setPanels({panel("steps", PanelKind::HeatmapOverSteps, {"spectrum/abs_c"})});
+      const int64_t every = random.bounded(1, 51);
+      const int evaluations = random.bounded(2, 31);
+      std::vector<int64_t> steps;
+      for (int i = 0; i < evaluations; ++i) steps.push_back(every * i);
+      if (trial % 2) steps.push_back(steps.back() + random.bounded(1, int(every) + 1));
+      for (size_t i = 0; i < steps.size(); ++i)
+        d.addSnapshot(snapshot("spectrum/abs_c", {2}, {float(i + 1), 0}, {{"k", "", {1, 2}}}),
+                      steps[i]);
+      d.refresh();
+      auto* plot = qobject_cast<HeatmapPlot*>(d.panel("steps"));
+      QCOMPARE(plot->columns(), steps.size());
+      QCPColorMapData* cells = plot->colorMap()->data();
+      for (size_t i = 0; i < steps.size(); ++i) {
+        int key = -1, value = -1;
+        cells->coordToCell(double(steps[i]), 1, &key, &value);
+        QCOMPARE(cells->cell(key, value), double(i + 1));
+        double at = 0, unused = 0;
+        cells->cellToCoord(key, value, &at, &unused);
+        QCOMPARE(at, double(steps[i]));
+      }
+      // The axis ends half a cell past the last evaluation, not past a column drawn too late.
+      const double half = (steps.back() - steps.front()) / double(cells->keySize() - 1) / 2;
+      QCOMPARE(plot->plot()->xAxis->range().upper, steps.back() + half);
+      QVERIFY(half <= every / 2.0);
     }
   }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 #include <qcustomplot.h>
 
@@ -12,6 +13,37 @@
 #include "widgets/plot_frame.h"
 
 namespace fl::widgets {
+
+namespace {
+
+// A colour map's cells are evenly spaced, the evaluations not always: a run whose length is no
+// multiple of its evaluation interval evaluates last off the grid (0, 100, ..., 900, 950). The
+// cells are spaced by the steps' greatest common interval (at most kMaxCells of them) and each
+// shows the evaluation nearest to it, the earlier on a tie, so every column sits at its step.
+// More evaluations than kMaxCells keep a cell each.
+constexpr int64_t kMaxCells = 2000;
+
+std::vector<size_t> columnOfEachCell(const std::vector<int64_t>& steps) {
+  if (steps.size() < 2) return std::vector<size_t>(steps.size(), 0);
+  int64_t interval = 0;
+  for (size_t i = 1; i < steps.size(); ++i) interval = std::gcd(interval, steps[i] - steps[i - 1]);
+  const int64_t span = steps.back() - steps.front();
+  const int64_t cells =
+      std::min(span / interval + 1, std::max(kMaxCells, static_cast<int64_t>(steps.size())));
+  const double width = static_cast<double>(span) / static_cast<double>(cells - 1);
+  std::vector<size_t> column(static_cast<size_t>(cells));
+  size_t next = 0;  // the first evaluation at or after the cell
+  for (int64_t j = 0; j < cells; ++j) {
+    const double at = static_cast<double>(steps.front()) + static_cast<double>(j) * width;
+    while (next + 1 < steps.size() && static_cast<double>(steps[next]) < at) ++next;
+    const bool earlierIsNearer = next > 0 && at - static_cast<double>(steps[next - 1]) <=
+                                                 static_cast<double>(steps[next]) - at;
+    column[static_cast<size_t>(j)] = earlierIsNearer ? next - 1 : next;
+  }
+  return column;
+}
+
+}  // namespace
 
 HeatmapPlot::HeatmapPlot(const QString& title, const QString& series, const QString& yLabel,
                          QWidget* parent)
@@ -124,18 +156,21 @@ void HeatmapPlot::refresh() {
   }
   // The colour scale says what the colours are ("mean |c_k|"), as a matrix heatmap's does.
   m_map->colorScale()->axis()->setLabel(c->valueLabel);
-  const int nx = static_cast<int>(c->steps.size());
+  const std::vector<size_t> columnOfCell = columnOfEachCell(c->steps);
+  const int nx = static_cast<int>(columnOfCell.size());
   const int ny = static_cast<int>(c->values.front().size());
   const auto [yLo, yHi] = layOutCells(m_plot->yAxis, c->ticks, ny);
   m_map->data()->setSize(nx, ny);
   const double lastStep = std::max<double>(c->steps.back(), c->steps.front() + 1);
   m_map->data()->setRange(QCPRange(c->steps.front(), lastStep), QCPRange(yLo, yHi));
   const double blank = std::numeric_limits<double>::quiet_NaN();
-  for (int i = 0; i < nx; ++i)
-    for (int k = 0; k < ny && k < static_cast<int>(c->values[i].size()); ++k) {
-      const double v = c->values[i][k];
+  for (int i = 0; i < nx; ++i) {
+    const auto& values = c->values[columnOfCell[static_cast<size_t>(i)]];
+    for (int k = 0; k < ny && k < static_cast<int>(values.size()); ++k) {
+      const double v = values[static_cast<size_t>(k)];
       m_map->data()->setCell(i, k, m_logScale && !(v > 0) ? blank : v);
     }
+  }
   m_map->rescaleDataRange(true);
   showWholeCells(m_plot->xAxis, c->steps.front(), lastStep, nx);
   showWholeCells(m_plot->yAxis, yLo, yHi, ny);

@@ -1,7 +1,8 @@
 // HeatmapPlot: a 1-D snapshot stacked over steps (step x index), e.g. the Fourier spectrum
 // |c_k| at every evaluation: how learned frequencies evolve during training. The y axis reads
 // in the snapshot's own coordinates (its last axis's ticks: frequencies, evaluation lengths),
-// and setLogScale() colours by the logarithm of the values (perplexities).
+// and setLogScale() colours by the logarithm of the values (perplexities). Each column sits at
+// its step, also where the evaluations are unevenly spaced (a last one off the interval).
 //
 // It draws one run: the focused one. In a comparison the other runs' snapshots are kept too, so
 // that where the focused run has none (a linear head beside a Fourier one) the first compared

@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <QHeaderView>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableView>
 
@@ -27,6 +28,7 @@
 #include "core/store/run_store.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_store.h"
+#include "widgets/flow_layout.h"
 #include "widgets/parallel_coordinates.h"
 #include "widgets/study_figure_plot.h"
 #include "widgets/study_progress_grid.h"
@@ -495,6 +497,47 @@ class TestStudyView : public QObject {
     QVERIFY(split);
     QVERIFY2(split->sizes()[0] >= 250, qPrintable(QString::number(split->sizes()[0])));
     QVERIFY(split->sizes()[0] > split->sizes()[1]);
+  }
+
+  // At 1920 x 1080 (the study's pane about 1400 x 760) the table took eight rows and the
+  // figure's three rows of panels 60 px of curves each. Now the figure gets its rows at a
+  // readable height and the table keeps at least three rows; the choices over the figure wrap
+  // in a narrow pane rather than squeeze their combos to a few letters.
+  void theFigureGetsItsReadableHeightAndItsChoicesWrap() {
+    fl::store::RunStore store((m_dir.path() + "/rows.db").toStdString());
+    const int64_t id = storeStudy(store, R"({"name": "rows",
+        "grid": {"width": [1, 2], "label": ["a", "b", "c"]}, "seeds": [1],
+        "figures": [{"x": "width", "metrics": ["test/m"], "panel": "label"}]})");
+    fl::study::StudyStore studies(store);
+    const auto record = studies.study(id);
+    QVERIFY(record);
+    for (size_t cell = 0; cell < 6; ++cell) {
+      const auto claim = studies.claim(id, static_cast<int64_t>(cell));
+      store.writeEvents(claim.runId, {fl::MetricEvent{"test/m", 1, 0.1, double(cell)}});
+      store.finishRun(claim.runId, fl::RunStatus::Finished, "");
+    }
+    StudyLab lab(m_registry, store);
+    QVERIFY(showStudy(lab, id, QSize(1400, 900)));
+    QCOMPARE(lab.view.figure()->panelCount(), 3);
+    QTableView* table = lab.view.table();
+    const int row = table->verticalHeader()->defaultSectionSize();
+    auto* scroll = qobject_cast<QScrollArea*>(lab.view.figure()->parentWidget()->parentWidget());
+    QVERIFY(scroll);
+    QTRY_VERIFY2(scroll->viewport()->height() >= lab.view.figure()->readableHeight(),
+                 qPrintable(QString("%1 < %2")
+                                .arg(scroll->viewport()->height())
+                                .arg(lab.view.figure()->readableHeight())));
+    QVERIFY2(table->viewport()->height() >= 3 * row,
+             qPrintable(QString("%1 px for rows of %2").arg(table->viewport()->height()).arg(row)));
+    // The figure's choices: one row when wide, wrapped when narrow, no combo below its width.
+    auto* choices = static_cast<fl::widgets::FlowLayout*>(lab.view.figureChoices()->layout());
+    QCOMPARE(choices->rows(), 1);
+    lab.view.resize(700, 900);
+    QTRY_VERIFY(choices->rows() > 1);
+    for (QComboBox* box : {lab.view.viewChoice(), lab.view.metricChoice(), lab.view.xChoice(),
+                           lab.view.groupChoice(), lab.view.panelChoice(), lab.view.bandChoice()})
+      QVERIFY2(box->width() >= box->sizeHint().width(),
+               qPrintable(QString("%1 < %2").arg(box->width()).arg(box->sizeHint().width())));
   }
 
   void beforeAnyRunFinishesTheFigureSaysItWillAppear() {

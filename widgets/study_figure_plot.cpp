@@ -282,8 +282,8 @@ QString StudyFigurePlot::panelYLabel(int i) const {
 
 void StudyFigurePlot::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  // Each row of panels at least kMinRowHeight tall: in a scroll area, many rows scroll.
-  setMinimumHeight(80 + m_rows * kMinRowHeight);
+  // In a scroll area, many rows scroll rather than squeeze.
+  setMinimumHeight(readableHeight());
   placeTitles(width(), height());
   m_plot->replot();
 }

@@ -40,6 +40,9 @@ class StudyFigurePlot : public QWidget {
   int legendEntries() const;
   QCustomPlot* plot() const { return m_plot; }
   int panelCount() const;
+  // The height at which every row of panels reads (kMinRowHeight each, with the title and the
+  // legend); shorter, the figure scrolls.
+  int readableHeight() const { return 80 + m_rows * kMinRowHeight; }
   // Panel i's title line and its y axis's label as drawn now (the y title is in one of them).
   QString panelTitle(int i) const;
   QString panelYLabel(int i) const;
@@ -64,7 +67,9 @@ class StudyFigurePlot : public QWidget {
     QString text;    // "dataset = gmm2"
     QString yTitle;  // "KL(true || predicted) (nats)"
   };
-  static constexpr int kMinRowHeight = 130;
+  // A row holds a title, an axis title and tick labels (about 80 px): 170 leaves the curves
+  // about 90 px, which still reads; less and the figure scrolls instead.
+  static constexpr int kMinRowHeight = 170;
   QCustomPlot* m_plot;
   int m_panels = 0;
   int m_rows = 1;

@@ -30,6 +30,7 @@
 #include "core/study/study_expansion.h"
 #include "core/study/study_figure.h"
 #include "core/study/study_table.h"
+#include "widgets/flow_layout.h"
 #include "widgets/parallel_coordinates.h"
 #include "widgets/study_figure_plot.h"
 #include "widgets/study_progress_grid.h"
@@ -235,18 +236,25 @@ QWidget* StudyView::buildFigurePane() {
   auto* figureBox = new QWidget(this);
   auto* figureLayout = new QVBoxLayout(figureBox);
   figureLayout->setContentsMargins(0, 0, 0, 0);
-  auto* controls = new QHBoxLayout;
+  // The choices wrap onto a second row in a narrow pane rather than squeeze to a few letters;
+  // each label stays beside its combo.
+  m_controls = new QWidget(figureBox);
+  auto* controls = new widgets::FlowLayout(m_controls);
+  controls->setContentsMargins(0, 0, 0, 0);
   for (auto [label, box] : {std::pair<const char*, QComboBox*>{"view", m_view},
                             {"metric", m_metric},
                             {"x", m_x},
                             {"lines", m_group},
                             {"panels", m_panel},
                             {"band", m_band}}) {
-    controls->addWidget(new QLabel(label, figureBox));
-    controls->addWidget(box);
+    auto* choice = new QWidget(m_controls);
+    auto* row = new QHBoxLayout(choice);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->addWidget(new QLabel(label, choice));
+    row->addWidget(box);
+    controls->addWidget(choice);
   }
-  controls->addStretch(1);
-  figureLayout->addLayout(controls);
+  figureLayout->addWidget(m_controls);
   m_figureNote->setAlignment(Qt::AlignCenter);
   m_figureNote->setWordWrap(true);
   m_figurePages->addWidget(m_figureNote);
@@ -324,7 +332,9 @@ void StudyView::connectControls() {
   connect(m_redraw, &QTimer::timeout, this, &StudyView::refresh);
   for (auto* box : {m_view, m_metric, m_x, m_group, m_panel, m_band})
     connect(box, &QComboBox::currentIndexChanged, this, [this] {
-      if (!m_filling) drawFigure();
+      if (m_filling) return;
+      drawFigure();
+      fitPanes();
     });
   connect(m_grid, &widgets::StudyProgressGrid::rowClicked, this, [this](int row) {
     const auto& rows = m_grid->rows();
@@ -406,14 +416,23 @@ void StudyView::fitPanes() {
     m_top->setSizes({grid, total - grid - m_top->handleWidth()});
   if (height < kFigureMinimumHeight + 60) return;  // no room for more table than it has
 
-  const int rows = std::min(m_table->model()->rowCount(), kTableRowsShown);
-  const int wantedTable = m_table->horizontalHeader()->sizeHint().height() +
-                          rows * m_table->verticalHeader()->defaultSectionSize() +
-                          style()->pixelMetric(QStyle::PM_ScrollBarExtent) +
-                          2 * m_table->frameWidth();
-  const int table = std::min(wantedTable, height - kFigureMinimumHeight - m_split->handleWidth());
-  if (table > m_split->sizes()[1])
-    m_split->setSizes({height - table - m_split->handleWidth(), table});
+  // The figure's rows at a readable height where there is room, the table the rest, between
+  // kTableRowsAtLeast and kTableRowsShown of its rows.
+  const int rows = m_table->model()->rowCount();
+  const int tableFrame = m_table->horizontalHeader()->sizeHint().height() +
+                         style()->pixelMetric(QStyle::PM_ScrollBarExtent) +
+                         2 * m_table->frameWidth();
+  const int row = m_table->verticalHeader()->defaultSectionSize();
+  const int tableMost = tableFrame + std::min(rows, kTableRowsShown) * row;
+  const int tableLeast = tableFrame + std::min(rows, kTableRowsAtLeast) * row;
+  const bool figureShown = m_figurePages->currentWidget() != m_figureNote && !parallelChosen();
+  const int figureWanted = m_controls->heightForWidth(m_controls->width()) + 6 +
+                           (figureShown ? std::max(m_figure->readableHeight(), kFigureMinimumHeight)
+                                        : kFigureMinimumHeight);
+  const int handle = m_split->handleWidth();
+  int table = std::clamp(height - handle - figureWanted, tableLeast, tableMost);
+  table = std::min(table, height - kFigureMinimumHeight - handle);
+  if (table != m_split->sizes()[1]) m_split->setSizes({height - table - handle, table});
 }
 
 void StudyView::fillChoices() {
@@ -599,6 +618,7 @@ void StudyView::refresh() {
   }
   m_table->resizeColumnsToContents();
   drawFigure();
+  fitPanes();  // the figure may have appeared, or changed its rows
 }
 
 // Beside the run counts, how the study's claims stand over the seeds so far, counted by outcome

@@ -73,6 +73,8 @@ class StudyView : public QWidget {
   QComboBox* groupChoice() const { return m_group; }
   QComboBox* panelChoice() const { return m_panel; }
   QComboBox* bandChoice() const { return m_band; }
+  // The row of those choices (it wraps onto more rows in a narrow pane).
+  QWidget* figureChoices() const { return m_controls; }
   QLabel* figureNote() const { return m_figureNote; }
   QLabel* parallelNote() const { return m_parallelNote; }
   QPushButton* compareBrushedButton() const { return m_compareBrushed; }
@@ -104,12 +106,15 @@ class StudyView : public QWidget {
   void setUpTable();
   QSplitter* splitPanes(QWidget* gridPane, QWidget* figurePane);
   void connectControls();  // the figure's choices, the grid, the table, the queue, the buttons
-  // Once per study shown: widens the grid's pane to the grid (labels, header and seed
-  // columns), up to 2/5 of the width, so that nothing in it is elided where there is room, and
-  // heightens the table to its rows (up to kTableRowsShown), leaving the figure
-  // kFigureMinimumHeight: at 1280 x 720 the 3:1 split showed Table 1 one row at a time.
+  // At every resize until a splitter is dragged: widens the grid's pane to the grid (labels,
+  // header and seed columns), up to 2/5 of the width, so that nothing in it is elided where
+  // there is room; gives the figure its rows at a readable height and the table the rest, from
+  // kTableRowsAtLeast to kTableRowsShown of its rows, the figure never under
+  // kFigureMinimumHeight (at 1280 x 720 a 3:1 split showed Table 1 one row at a time, and at
+  // 1920 x 1080 the table took eight rows from a figure squeezed to 60 px per panel).
   void fitPanes();
   static constexpr int kTableRowsShown = 6;
+  static constexpr int kTableRowsAtLeast = 3;
   static constexpr int kFigureMinimumHeight = 260;
   void fillChoices();
   void drawFigure();  // the paper figure or the parallel coordinates, as chosen
@@ -141,6 +146,7 @@ class StudyView : public QWidget {
   QComboBox* m_group;
   QComboBox* m_panel;
   QComboBox* m_band;
+  QWidget* m_controls = nullptr;
   QStackedWidget* m_figurePages;
   widgets::StudyFigurePlot* m_figure;
   QLabel* m_figureNote;

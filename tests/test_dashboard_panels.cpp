@@ -672,6 +672,67 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(plot->plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
   }
 
+  // Each bar's label is drawn whole: the last one ("-high both" under the ablation's seventh
+  // bar) ran past the plot's right edge, where no legend column leaves room.
+  void everyBarLabelFitsInsideThePlot() {
+    const QStringList labels{"full",       "-low MLP",  "-high MLP", "-low attn",
+                             "-high attn", "-low both", "-high both"};
+    for (int runs : {1, 2})
+      for (int width : {320, 420, 600, 900}) {
+        SnapshotPlot plot("ablation", SnapshotPlot::Mode::Bars, {"acc"}, "variant", "accuracy");
+        plot.resize(width, 300);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        nlohmann::json names = nlohmann::json::array();
+        for (const QString& label : labels) names.push_back(label.toStdString());
+        const auto bars = snapshot("acc", {7}, {1, 0.9f, 0.2f, 0.95f, 0.5f, 0.8f, 0.1f},
+                                   {{"ablation", "", {0, 1, 2, 3, 4, 5, 6}}}, {{"labels", names}});
+        // Large labels: the font differs between platforms, and a small one fitted by chance.
+        QFont font = plot.plot()->xAxis->tickLabelFont();
+        font.setPointSize(13);
+        plot.plot()->xAxis->setTickLabelFont(font);
+        plot.setSnapshot(bars, 1);
+        if (runs == 2) plot.setOverlaySnapshot(2, "#2", Qt::red, bars);
+        plot.refresh();
+        plot.plot()->replot();
+        plot.plot()->replot();  // once more: a first layout may ask for another
+        QCPAxis* x = plot.plot()->xAxis;
+        const QFontMetrics metrics(x->tickLabelFont());
+        const double slant = x->tickLabelRotation() * M_PI / 180;
+        // Where the labels may go: to the plot's edge, or to the legend beside the axes.
+        const double right = plot.plot()->legend->visible()
+                                 ? plot.plot()->axisRect()->outerRect().right()
+                                 : plot.plot()->width();
+        const auto ticks = x->ticker().dynamicCast<QCPAxisTickerText>()->ticks();
+        QCOMPARE(ticks.size(), labels.size());
+        double previousEnd = -1;
+        for (auto it = ticks.cbegin(); it != ticks.cend(); ++it) {
+          QVERIFY(x->range().contains(it.key()));
+          const double at = x->coordToPixel(it.key());
+          const int w = metrics.horizontalAdvance(it.value());
+          // Level: centred on its bar; slanted: from its bar down and to the right.
+          const double start = slant ? at : at - w / 2.0;
+          const double end = slant
+                                 ? at + w * std::cos(slant) + metrics.height() * std::sin(slant) / 2
+                                 : at + w / 2.0;
+          QVERIFY2(start >= 0 && end <= right + 1,
+                   qPrintable(QString("%1 from %2 to %3 in %4 px (runs %5, width %6)")
+                                  .arg(it.value())
+                                  .arg(start)
+                                  .arg(end)
+                                  .arg(right)
+                                  .arg(runs)
+                                  .arg(width)));
+          if (!slant) QVERIFY2(start >= previousEnd, qPrintable(it.value() + " overlaps"));
+          previousEnd = end;
+        }
+        // Level where there is room, slanted only where there is not.
+        if (width == 320 || width == 900)
+          QVERIFY2((slant != 0) == (width == 320),
+                   qPrintable(QString("runs %1, width %2").arg(runs).arg(width)));
+      }
+  }
+
   // A plot with nothing in its legend (one run's bars) takes the height a listed one does: an
   // empty legend used to cap the plot's row at its margins (bars 50 px high in a 280 px plot).
   void anEmptyLegendLeavesThePlotItsHeight() {

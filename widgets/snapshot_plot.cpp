@@ -13,6 +13,7 @@
 
 #include <qcustomplot.h>
 
+#include "widgets/category_labels.h"
 #include "widgets/log_ticker.h"
 #include "widgets/plot_frame.h"
 #include "widgets/run_colors.h"
@@ -104,14 +105,6 @@ void matchTicker(QCPAxis* axis, bool whole) {
   axis->ticker()->setTickCount(4);
 }
 
-// Category labels on the x axis; more than a few are slanted so they do not overlap.
-void setTextTicks(QCPAxis* axis, const QVector<double>& at, const QStringList& labels) {
-  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-  for (int i = 0; i < labels.size(); ++i) ticker->addTick(at[i], labels[i]);
-  axis->setTicker(ticker);
-  axis->setTickLabelRotation(labels.size() > 3 ? 30 : 0);
-}
-
 // Plottables of one name and look (a group's members, overlaid in its colour) are listed once.
 void listEachLookOnce(QCustomPlot* plot) {
   QSet<QString> listed;
@@ -130,12 +123,6 @@ Qt::BrushStyle barPattern(int series) {
   static const Qt::BrushStyle patterns[] = {Qt::SolidPattern, Qt::BDiagPattern, Qt::Dense4Pattern,
                                             Qt::FDiagPattern, Qt::CrossPattern};
   return patterns[series % 5];
-}
-
-void setNumericTicks(QCPAxis* axis) {
-  axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-  axis->ticker()->setTickCount(4);  // as setUpPlotFrame
-  axis->setTickLabelRotation(0);
 }
 
 }  // namespace
@@ -169,6 +156,11 @@ SnapshotPlot::SnapshotPlot(const QString& title, Mode mode, const QStringList& s
   // hides a legend with no entries.
   setUpPlotFrame(m_plot, title, xLabel, yLabel, /*legend=*/true);
   m_plot->installEventFilter(this);
+  // Bar labels are fitted to the width each layout gives them (only then are the bars' pixel
+  // positions known); a change asks for one more layout.
+  connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+    if (m_textTicks && fitCategoryLabels(m_plot)) m_plot->replot(QCustomPlot::rpQueuedReplot);
+  });
 }
 
 int SnapshotPlot::row() const { return m_row ? m_row->value() : 0; }
@@ -536,10 +528,10 @@ void SnapshotPlot::drawBars() {
       addBarKey(it.value(), QBrush(QColor(90, 90, 90), barPattern(it.key())));
   }
   if (!labels.isEmpty()) {
-    setTextTicks(m_plot->xAxis, labelAt, labels);
+    setCategoryLabels(m_plot->xAxis, labelAt, labels);
     m_textTicks = true;
   } else if (m_textTicks) {
-    setNumericTicks(m_plot->xAxis);
+    clearCategoryLabels(m_plot);
     m_textTicks = false;
   }
   // On a log axis bars rise from below the plot: leave the smallest one some height.

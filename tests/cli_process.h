@@ -25,6 +25,9 @@ inline QString cliPath() { return QString::fromLocal8Bit(qgetenv("FOURIERLAB_CLI
 // Starts the CLI in `p` and waits for it (killed past `timeoutMs`).
 inline CliResult finishCli(QProcess& p, const QStringList& args, int timeoutMs) {
   p.start(cliPath(), args);
+  // A CLI that never started reads as a failure, not as exit code 0 (QProcess's default).
+  if (!p.waitForStarted(timeoutMs))
+    return {-1, QString(), "could not start '" + cliPath() + "': " + p.errorString()};
   if (!p.waitForFinished(timeoutMs)) {
     p.kill();
     p.waitForFinished();

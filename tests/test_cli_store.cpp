@@ -175,6 +175,41 @@ class TestCliStore : public QObject {
     QVERIFY(missing.err.contains("no run 1 in"));
   }
 
+  // An export onto the store's own files overwrote them with exit 0: `--out runs.db` left a
+  // CSV where every run had been. Each way of naming one is refused, exit 2, naming what it
+  // is, and the store still holds its runs.
+  void anExportOntoTheStoresOwnFilesIsRefused() {
+    const QString d = db("own.db");
+    QCOMPARE(
+        runCli(QStringList{"run", "fourier-head", "--db", d, "--set", "checkpoint_every=1"} + kTiny)
+            .exitCode,
+        0);
+    const QString folder = QFileInfo(d).absolutePath();
+    QVERIFY(QFile::link(d, db("own-link.db")));
+    const QString checkpointFolder = d + ".files/run-1";
+    const QStringList checkpoints = QDir(checkpointFolder).entryList({"*.pt"});
+    QVERIFY(!checkpoints.isEmpty());
+    const QList<QPair<QString, QString>> cases{
+        {d, "is the run store itself"},
+        {folder + "/./sub/../own.db", "is the run store itself"},
+        {db("own-link.db"), "is the run store itself"},
+        {d + "-wal", "is the run store's write-ahead log"},
+        {d + "-shm", "is the run store's shared-memory index"},
+        {checkpointFolder + "/" + checkpoints.front(), "is inside the run store's folder"},
+        {d + ".files", "is the run store's folder of checkpoints"}};
+    for (const auto& [out, what] : cases)
+      for (const QString format : {"csv", "json"}) {
+        const auto r = runCli({"runs", "--db", d, "export", "1", "--format", format, "--out", out});
+        QVERIFY2(r.exitCode == 2, qPrintable(out + ": exit " + QString::number(r.exitCode)));
+        QVERIFY2(r.err.contains(out + " " + what) && r.err.contains("choose another file"),
+                 qPrintable(r.err));
+      }
+    const auto list = runCli({"runs", "--db", d, "list", "--json"});
+    QCOMPARE(list.exitCode, 0);
+    QCOMPARE(nlohmann::json::parse(list.out.toStdString()).size(), size_t(1));
+    QVERIFY(!QDir(checkpointFolder).entryList({"*.pt"}).isEmpty());
+  }
+
   // A listing, a table or an export written to a full device exited 0: every command that
   // prints now says it could not, exit 3, whatever its size (one buffer or many).
   void outputToAFullDeviceExitsThree() {

@@ -140,6 +140,14 @@ class TestCliSweep : public QObject {
     QVERIFY2(nowhere.err.contains("its folder " + path("nowhere") + " does not exist"),
              qPrintable(nowhere.err));
 
+    // Onto the store itself: refused, exit 2, the store as it was (it was overwritten with the
+    // CSV, exit 0, and every run lost).
+    auto ontoStore = runCli({"sweep", "export", "1", "--db", db, "--out", db});
+    QCOMPARE(ontoStore.exitCode, 2);
+    QVERIFY2(ontoStore.err.contains(db + " is the run store itself: the export would overwrite it"),
+             qPrintable(ontoStore.err));
+    QCOMPARE(runCli({"sweep", "export", "1", "--db", db}).out, exported.out);
+
     for (const char* ext : {"svg", "png", "pdf"}) {
       const QString out = path(QString("figure.") + ext);
       auto plot = runCli({"sweep", "plot", "1", "--db", db, "--x", "head", "--metric", "test/kl",

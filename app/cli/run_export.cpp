@@ -58,6 +58,9 @@ int exportRuns(const store::RunStore& store, const ExperimentRegistry& registry,
     // Nothing is left under the final name: the temporary file is gone.
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitStoreError;
+  } catch (const std::invalid_argument& e) {  // --out names one of the store's own files
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitBadUsage;
   }
   return kExitOk;
 }

@@ -237,6 +237,7 @@ int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
   if (args.out.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
+    store::RunStore::refuseOwnFile(path, args.out, "the export");
     writeFileAtomically(args.out, text);
     std::fprintf(stderr, "wrote %zu runs of study %lld to %s\n", results.size(),
                  static_cast<long long>(id), args.out.c_str());

@@ -133,6 +133,9 @@ std::string snapshotsCsvPathFor(const std::string& csvPath) {
 std::vector<std::string> exportRunsToFile(const RunStore& store, const ExperimentRegistry* registry,
                                           const std::vector<RunRecord>& runs,
                                           const std::string& path, bool json) {
+  RunStore::refuseOwnFile(store.path(), path, "the export");
+  if (!json)
+    RunStore::refuseOwnFile(store.path(), snapshotsCsvPathFor(path), "the export's snapshots");
   AtomicFile main(path);
   if (json) {
     main.stream() << runsToJson(store, registry, runs).dump() << '\n';

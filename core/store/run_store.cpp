@@ -376,6 +376,42 @@ std::string RunStore::artifactFolderOf(const std::string& storePath, int64_t run
   return storePath + kFilesSuffix + "/" + kRunFolderPrefix + std::to_string(runId);
 }
 
+std::string RunStore::ownFileOf(const std::string& storePath, const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty() || storePath.empty() || storePath == ":memory:") return "";
+  // Compared as the file system resolves them: a relative path, "..", a symbolic link or a
+  // second hard link to the store all name it.
+  const auto resolved = [](const fs::path& p) {
+    std::error_code error;
+    const fs::path canonical = fs::weakly_canonical(p, error);
+    return error ? fs::absolute(p).lexically_normal() : canonical;
+  };
+  const auto same = [&](const fs::path& a, const fs::path& b) {
+    std::error_code error;
+    return resolved(a) == resolved(b) || fs::equivalent(a, b, error);
+  };
+  const fs::path target(path);
+  if (same(target, storePath)) return "the run store itself";
+  for (const auto& [suffix, name] : {std::pair<const char*, const char*>{"-wal", "write-ahead log"},
+                                     {"-shm", "shared-memory index"},
+                                     {"-journal", "rollback journal"}})
+    if (same(target, storePath + suffix)) return std::string("the run store's ") + name;
+  const fs::path files = resolved(storePath + kFilesSuffix);
+  const fs::path inside = resolved(target).lexically_relative(files);
+  if (inside == ".") return "the run store's folder of checkpoints";
+  if (!inside.empty() && *inside.begin() != "..")
+    return "inside the run store's folder of checkpoints (" + files.string() + ")";
+  return "";
+}
+
+void RunStore::refuseOwnFile(const std::string& storePath, const std::string& path,
+                             const std::string& what) {
+  const std::string own = ownFileOf(storePath, path);
+  if (!own.empty())
+    throw std::invalid_argument(path + " is " + own + ": " + what +
+                                " would overwrite it; choose another file");
+}
+
 void RunStore::markDeadRunsInterrupted() {
   auto s = m_db.prepare(
       "SELECT id, host, pid, pid_start FROM runs WHERE status IN ('running', 'queued')");

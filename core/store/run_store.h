@@ -147,6 +147,14 @@ class RunStore {
   std::string artifactFolder(int64_t runId) const;
   // The same for the store at `storePath`, for code that has not opened it (a test looking in).
   static std::string artifactFolderOf(const std::string& storePath, int64_t runId);
+  // What `path` is among the own files of the store at `storePath` ("the run store itself",
+  // its write-ahead log, a file in its folder of checkpoints), or "" where it is none: an
+  // export written there would overwrite the runs it exports.
+  static std::string ownFileOf(const std::string& storePath, const std::string& path);
+  // Throws std::invalid_argument naming `path` and what it is when it is one of those files;
+  // `what` says what would be written ("the export").
+  static void refuseOwnFile(const std::string& storePath, const std::string& path,
+                            const std::string& what);
 
   // --- runs
   // Ids are never reused, even after the newest run is deleted (AUTOINCREMENT, schema version 4).

@@ -210,6 +210,50 @@ class TestCliStore : public QObject {
     QVERIFY(!QDir(checkpointFolder).entryList({"*.pt"}).isEmpty());
   }
 
+  // A name, note or tag that is not UTF-8 was stored, and then every JSON listing of the store
+  // aborted (uncaught nlohmann type_error, exit 134). Now each is refused, exit 2, naming the
+  // byte; and a store that already holds one (written before) still lists, the byte replaced.
+  void textThatIsNotUtf8IsRefusedAndAStoredOneStillLists() {
+    const QString d = db("utf8.db");
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
+    // QProcess passes arguments as UTF-8: the shell's printf types the raw byte 0xFF.
+    const auto withRawByte = [&](const QString& command) {
+      QProcess p;
+      p.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
+      p.start("sh", {"-c", "bad=$(printf 'n\\377'); \"$0\" " + command + " --db \"$1\"",
+                     fl::testing::cliPath(), d});
+      p.waitForFinished(120000);
+      return std::pair{p.exitCode(), QString::fromUtf8(p.readAllStandardError())};
+    };
+    for (const auto& [command, what] :
+         {std::pair<QString, QString>{"runs rename 1 \"$bad\"", "the name"},
+          {"runs note 1 \"$bad\"", "the notes"},
+          {"runs tag 1 \"$bad\"", "the tag"},
+          {"run fourier-head --name \"$bad\" --set samples=300 --set epochs=3", "the name"},
+          {"run fourier-head --tag \"$bad\" --set samples=300 --set epochs=3", "the tag"}}) {
+      const auto [code, err] = withRawByte(command);
+      QVERIFY2(code == 2, qPrintable(command + ": exit " + QString::number(code) + ": " + err));
+      QVERIFY2(err.contains(what + " is not UTF-8 text (byte 0xFF at offset 1)"), qPrintable(err));
+    }
+    QCOMPARE(fl::testing::queryInt(d.toStdString(), "SELECT COUNT(*) FROM runs"), 1);
+    // Written by an older build: listed, shown and exported as JSON with U+FFFD in its place.
+    sqlite3* handle = nullptr;
+    QCOMPARE(sqlite3_open(d.toStdString().c_str(), &handle), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(handle, "UPDATE runs SET name = CAST(X'6EFF' AS TEXT)", nullptr, nullptr,
+                          nullptr),
+             SQLITE_OK);
+    sqlite3_close(handle);
+    for (const QStringList& args :
+         {QStringList{"runs", "--db", d, "list", "--json"},
+          QStringList{"runs", "--db", d, "show", "1", "--json"},
+          QStringList{"runs", "--db", d, "export", "1", "--format", "json"}}) {
+      const auto r = runCli(args);
+      QVERIFY2(r.exitCode == 0, qPrintable(args.join(' ') + ": " + r.err));
+      QVERIFY2(r.out.contains(QString::fromUtf8("n\uFFFD")) || r.out.contains("n\xEF\xBF\xBD"),
+               qPrintable(r.out.left(300)));
+    }
+  }
+
   // A listing, a table or an export written to a full device exited 0: every command that
   // prints now says it could not, exit 3, whatever its size (one buffer or many).
   void outputToAFullDeviceExitsThree() {

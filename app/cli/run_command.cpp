@@ -117,13 +117,17 @@ std::optional<int> checkDevice(const ValidatedConfig& config) {
   return std::nullopt;
 }
 
-// Every --tag is checked before anything is created.
+// Every --tag, and --name, is checked before anything is created.
 std::optional<int> checkTags(const RunArgs& args) {
   for (const auto& t : args.tags)
     if (auto problem = store::tagProblem(t)) {
       std::fprintf(stderr, "error: --tag: %s\n", problem->c_str());
       return kExitBadUsage;
     }
+  if (auto problem = store::textProblem(args.name, "name")) {
+    std::fprintf(stderr, "error: --name: %s\n", problem->c_str());
+    return kExitBadUsage;
+  }
   return std::nullopt;
 }
 

@@ -20,7 +20,9 @@ bool anySnapshots(const store::RunStore& store, const std::vector<store::RunReco
 int exportToStdout(const store::RunStore& store, const ExperimentRegistry& registry,
                    const std::vector<store::RunRecord>& runs, const std::string& format) {
   if (format == "json") {
-    std::cout << store::runsToJson(store, &registry, runs).dump() << '\n';
+    std::cout << store::runsToJson(store, &registry, runs)
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << '\n';
   } else {
     store::writeMetricsCsv(store, runs, std::cout);
     // One CSV stream cannot hold two tables; say so rather than drop the snapshots unseen.

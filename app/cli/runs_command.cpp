@@ -144,7 +144,7 @@ int list(const RunStore& store, const ExperimentRegistry& registry, const RunsAr
   if (args.json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : runs) all.push_back(runJson(r, false));
-    std::printf("%s\n", all.dump().c_str());
+    std::printf("%s\n", all.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return kExitOk;
   }
   // The name column as wide as the longest name (a study's runs are named by their setting:
@@ -179,7 +179,7 @@ int show(const RunRecord& r, const std::vector<std::pair<int64_t, nlohmann::json
     j["studies"] = nlohmann::json::array();
     for (const auto& [study, axes] : memberships)
       j["studies"].push_back({{"id", study}, {"axes", axes}});
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return kExitOk;
   }
   std::printf("run %lld  %s  %s\n", static_cast<long long>(r.id), r.experiment.c_str(),
@@ -255,7 +255,7 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
                            {"config", diff},
                            {"metrics", finalMetrics(r)}});
     }
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return kExitOk;
   }
   std::printf("%-22s", "");
@@ -293,6 +293,11 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
         std::fprintf(stderr, "error: %s\n", problem->c_str());
         return kExitBadUsage;
       }
+  if (args.action == "rename" || args.action == "note")
+    if (auto problem = store::textProblem(args.value, args.action == "note" ? "notes" : "name")) {
+      std::fprintf(stderr, "error: %s\n", problem->c_str());
+      return kExitBadUsage;
+    }
   try {
     // Every `runs` command works on runs that exist: none creates a store, or adopts an empty
     // file as one. Those that only read also read a store this user may not write.

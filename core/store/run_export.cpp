@@ -138,7 +138,9 @@ std::vector<std::string> exportRunsToFile(const RunStore& store, const Experimen
     RunStore::refuseOwnFile(store.path(), snapshotsCsvPathFor(path), "the export's snapshots");
   AtomicFile main(path);
   if (json) {
-    main.stream() << runsToJson(store, registry, runs).dump() << '\n';
+    main.stream() << runsToJson(store, registry, runs)
+                         .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                  << '\n';
     main.commit();
     return {path};
   }

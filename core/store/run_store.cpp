@@ -6,6 +6,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include "core/store/open_checks.h"
 #include "core/store/run_verdicts.h"
 #include "core/store/schema.h"
+#include "core/text/utf8.h"
 #include "fourierlab/version.h"
 
 namespace fl::store {
@@ -241,7 +243,17 @@ std::string placeholders(size_t n) {
 
 }  // namespace
 
+std::optional<std::string> textProblem(const std::string& text, const std::string& what) {
+  size_t bad = 0;
+  if (fl::text::decodeUtf8(text, &bad)) return std::nullopt;
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+  return "the " + what + " is not UTF-8 text (byte " + byte + " at offset " + std::to_string(bad) +
+         ")";
+}
+
 std::optional<std::string> tagProblem(const std::string& tag) {
+  if (auto problem = textProblem(tag, "tag")) return problem;
   const auto blank = [](unsigned char c) { return std::isspace(c) != 0; };
   if (std::all_of(tag.begin(), tag.end(), blank))
     return std::string("a tag cannot be empty or blank");
@@ -259,6 +271,10 @@ namespace {
 void checkTags(const std::vector<std::string>& tags) {
   for (const auto& t : tags)
     if (auto problem = tagProblem(t)) throw std::invalid_argument(*problem);
+}
+
+void checkText(const std::string& text, const std::string& what) {
+  if (auto problem = textProblem(text, what)) throw std::invalid_argument(*problem);
 }
 
 }  // namespace
@@ -491,6 +507,7 @@ int64_t RunStore::createRun(const NewRun& run) {
 
 int64_t RunStore::insertRun(const NewRun& run) {
   checkTags(run.tags);
+  checkText(run.name, "name");
   const auto writer = currentProcess();
   auto s = m_db.prepare(
       "INSERT INTO runs(experiment, name, status, config, seed, created, app_version, build, "
@@ -627,11 +644,13 @@ void RunStore::attachTagsAndSummaries(std::vector<RunRecord>& runs) const {
 }
 
 void RunStore::rename(int64_t id, const std::string& name) {
+  checkText(name, "name");
   auto s = m_db.prepare("UPDATE runs SET name = ? WHERE id = ?");
   s.bind(1, name).bind(2, id).run();
 }
 
 void RunStore::setNotes(int64_t id, const std::string& notes) {
+  checkText(notes, "notes");
   auto s = m_db.prepare("UPDATE runs SET notes = ? WHERE id = ?");
   s.bind(1, notes).bind(2, id).run();
 }

@@ -107,8 +107,13 @@ struct Checkpoint {
 
 std::optional<RunStatus> parseRunStatus(const std::string& text);
 
-// Why `tag` cannot be a tag, or nothing: empty or blank, surrounded by spaces, holding a comma
-// (lists join tags with ", ", so `a,b` would read as two) or a control character.
+// Why `text` cannot be stored as a run's `what` ("name", "notes"), or nothing: it is not UTF-8.
+// JSON holds UTF-8 only, so one such name made every JSON listing of the store abort.
+std::optional<std::string> textProblem(const std::string& text, const std::string& what);
+
+// Why `tag` cannot be a tag, or nothing: not UTF-8, empty or blank, surrounded by spaces,
+// holding a comma (lists join tags with ", ", so `a,b` would read as two) or a control
+// character.
 std::optional<std::string> tagProblem(const std::string& tag);
 
 class RunStore {
@@ -158,7 +163,7 @@ class RunStore {
 
   // --- runs
   // Ids are never reused, even after the newest run is deleted (AUTOINCREMENT, schema version 4).
-  // Throws std::invalid_argument for a tag tagProblem() refuses.
+  // Throws std::invalid_argument for a tag tagProblem() refuses (names and notes: textProblem).
   int64_t createRun(const NewRun& run);
   // The same inside a transaction the caller holds (a study claims a setting and creates its
   // run in one).

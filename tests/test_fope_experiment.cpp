@@ -5,7 +5,9 @@
 #include <QtTest>
 
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <stdexcept>
 
@@ -217,6 +219,48 @@ class TestFopeExperiment : public QObject {
         for (int64_t i = 5; i < 10; ++i)
           QCOMPARE(b->trainStep(i).read(), expected[static_cast<size_t>(i - 5)]);
       }
+  }
+
+  // A corpus given by a relative path is stored absolute, and a checkpoint knows its text: a
+  // resume from another folder read another file of the same name and trained on as if nothing
+  // had changed (or failed on the vocabulary's size). Now it reads the same file, and a file
+  // edited since is refused, naming both texts, while the one trained on resumes.
+  void aCheckpointResumesOnlyOnTheTextItTrainedOn() {
+    QTemporaryDir dir;
+    const auto write = [&](uint32_t seed) {
+      std::mt19937 rng(seed);
+      std::string text;
+      for (int i = 0; i < 5000; ++i) text += "abcdefghij \n"[rng() % 12];
+      std::ofstream(dir.filePath("text.txt").toStdString(), std::ios::trunc) << text;
+    };
+    write(1);
+    const QString before = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(dir.path()));
+    auto c = tinyModel();
+    c["corpus"] = "text.txt";
+    const auto values = config(c);
+    QVERIFY(QDir::setCurrent(before));
+    QCOMPARE(QString::fromStdString(values["corpus"].get<std::string>()),
+             QDir(dir.path()).canonicalPath() + "/text.txt");
+    const auto path = dir.filePath("ckpt.pt").toStdString();
+    auto a = makeTrial(values);
+    a->trainStep(0);
+    a->saveCheckpoint(path);
+    write(2);  // the same characters in another order: the vocabulary alone cannot tell
+    try {
+      makeTrial(values)->loadCheckpoint(path);
+      QFAIL("a checkpoint loaded on another text");
+    } catch (const std::runtime_error& e) {
+      QVERIFY2(QString(e.what()).contains("text.txt' is not the text this run trained on: it now "
+                                          "has 5000 characters"),
+               e.what());
+    }
+    write(1);
+    makeTrial(values)->loadCheckpoint(path);  // the text it trained on: resumes
+    // The built-in text is the same text at every resume.
+    auto builtIn = makeTrial(config(tinyModel()));
+    builtIn->saveCheckpoint(path);
+    makeTrial(config(tinyModel()))->loadCheckpoint(path);
   }
 
   // Fixed coefficients (the official default) are buffers: not in the parameters the optimizer

@@ -1,6 +1,7 @@
 #include "core/engine/config.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "core/engine/device_spec.h"
 
@@ -90,6 +91,10 @@ ValidatedConfig validateConfig(const std::vector<ParamSpec>& specs,
       result.values[key] = value.get<long long>();
     else if (spec->type == ParamType::Float)
       result.values[key] = value.get<double>();
+    else if (spec->isFilePath && !value.get_ref<const std::string&>().empty())
+      // A relative path read another file when the run was resumed from another folder.
+      result.values[key] =
+          std::filesystem::absolute(value.get<std::string>()).lexically_normal().string();
     else
       result.values[key] = value;
   }

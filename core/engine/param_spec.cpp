@@ -102,6 +102,11 @@ ParamSpec ParamSpec::text(std::string name, std::string defaultValue, std::strin
   return s;
 }
 
+ParamSpec& ParamSpec::namesAFile() {
+  isFilePath = true;
+  return *this;
+}
+
 ParamSpec& ParamSpec::inGroup(std::string g) {
   group = std::move(g);
   return *this;

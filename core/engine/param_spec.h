@@ -48,6 +48,9 @@ struct ParamSpec {
   // Extra syntax check for Text values (e.g. the device string); returns an error message.
   std::function<std::optional<std::string>(const std::string&)> textCheck;
   std::optional<ParamCondition> condition;  // none: every run uses it
+  // A Text value that names a file: stored absolute (validateConfig resolves it against the
+  // working directory), so the run reads the same file wherever it is resumed from.
+  bool isFilePath = false;
 
   static ParamSpec integer(std::string name, long long defaultValue, long long minimum,
                            long long maximum, std::string help);
@@ -64,6 +67,7 @@ struct ParamSpec {
   ParamSpec& live();
   ParamSpec& logarithmic();
   ParamSpec& usedOnlyWhen(std::string key, std::vector<std::string> values);
+  ParamSpec& namesAFile();
 
   // "used only when head is fourier", "used only when variant is fourier or multi"; "" when
   // the parameter has no condition.

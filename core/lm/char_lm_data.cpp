@@ -12,6 +12,17 @@ namespace {
 torch::Tensor toTensor(const std::vector<int32_t>& ids) {
   return torch::tensor(std::vector<int64_t>(ids.begin(), ids.end()), torch::kLong);
 }
+
+// FNV-1a over each code point's four bytes: cheap, and any edit of a text changes it.
+uint64_t fnv1a(const std::u32string& text) {
+  uint64_t hash = 14695981039346656037ull;
+  for (const char32_t c : text)
+    for (int shift = 0; shift < 32; shift += 8) {
+      hash ^= (static_cast<uint32_t>(c) >> shift) & 0xff;
+      hash *= 1099511628211ull;
+    }
+  return hash;
+}
 }  // namespace
 
 CharLmData::CharLmData(const CharLmDataOptions& options, uint64_t seed) {
@@ -22,6 +33,8 @@ CharLmData::CharLmData(const CharLmDataOptions& options, uint64_t seed) {
     throw std::runtime_error(
         "corpus '" + (options.corpusPath.empty() ? "built-in" : options.corpusPath) + "': only " +
         std::to_string(corpus.size()) + " characters; a language model needs at least 100");
+  m_characters = static_cast<int64_t>(corpus.size());
+  m_digest = fnv1a(corpus);
   m_vocabulary = text::CharVocabulary(corpus, options.extraCharacters);
   auto tokens = toTensor(m_vocabulary.encode(corpus));
   const int64_t n = tokens.numel();

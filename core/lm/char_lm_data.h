@@ -25,6 +25,10 @@ class CharLmData {
   CharLmData(const CharLmDataOptions& options, uint64_t seed);
 
   const text::CharVocabulary& vocabulary() const { return m_vocabulary; }
+  // What text this is, for a checkpoint to tell whether a resume reads the one it trained on:
+  // its length in characters and a 64-bit FNV-1a digest of its code points.
+  int64_t characters() const { return m_characters; }
+  uint64_t digest() const { return m_digest; }
   const torch::Tensor& train() const { return m_train; }            // (N) int64, CPU
   const torch::Tensor& validation() const { return m_validation; }  // (M) int64, CPU
 
@@ -38,6 +42,8 @@ class CharLmData {
 
  private:
   text::CharVocabulary m_vocabulary;
+  int64_t m_characters = 0;
+  uint64_t m_digest = 0;
   torch::Tensor m_train;
   torch::Tensor m_validation;
 };

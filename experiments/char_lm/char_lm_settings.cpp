@@ -19,6 +19,7 @@ std::vector<ParamSpec> charLmParams(const CharLmSettings& d) {
       P::text("corpus", d.corpus,
               "UTF-8 text file for char-level training (e.g. TinyShakespeare); empty: the built-in "
               "structured text with periods 5, 30 and 121 characters")
+          .namesAFile()
           .inGroup("data"),
       P::integer("synthetic_chars", d.syntheticCharacters, 10000, 100000000,
                  "Length of the built-in structured text (when no corpus is given)")

@@ -1,5 +1,6 @@
 #include "experiments/char_lm/char_lm_trial.h"
 
+#include <cstdio>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -57,6 +58,40 @@ void refuseSharedLearnableFope(torch::serialize::InputArchive& archive, const nn
       " layers, and a shared set's training cannot continue as per-layer sets: start the run "
       "again");
 }
+// The text a checkpoint's run trained on, as (characters, digest): a resume that reads another
+// (a relative path resolved from another folder, an edited file) would go on training on it
+// as if nothing had changed, or fail on a vocabulary of another size after marking the run.
+constexpr const char* kCorpusIdentity = "corpus.identity";
+
+torch::Tensor corpusIdentity(const lm::CharLmData& data) {
+  return torch::tensor({data.characters(), static_cast<int64_t>(data.digest())}, torch::kLong);
+}
+
+void refuseAnotherCorpus(torch::serialize::InputArchive& archive, const lm::CharLmData& data,
+                         const std::string& corpus) {
+  torch::Tensor saved;
+  if (!archive.try_read(kCorpusIdentity, saved)) return;  // saved before texts were identified
+  saved = saved.to(torch::kCPU);
+  const auto now = corpusIdentity(data);
+  if (saved.numel() != 2 || saved.scalar_type() != torch::kLong)
+    throw std::runtime_error("checkpoint entry '" + std::string(kCorpusIdentity) +
+                             "' is not two whole numbers: the file is damaged");
+  if (torch::equal(saved, now)) return;
+  const auto digest = [](int64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+    return std::string(text);
+  };
+  const std::string source = corpus.empty() ? "the built-in text" : "corpus '" + corpus + "'";
+  const auto held = saved.accessor<int64_t, 1>();
+  throw std::runtime_error(source + " is not the text this run trained on: it now has " +
+                           std::to_string(data.characters()) + " characters (digest " +
+                           digest(static_cast<int64_t>(data.digest())) +
+                           "), the checkpoint's text had " + std::to_string(held[0]) + " (digest " +
+                           digest(held[1]) +
+                           "); put that text back at the path, or start a new run");
+}
+
 }  // namespace
 
 CharLmTrial::CharLmTrial(const CharLmSettings& settings, nn::GptOptions model, c10::Device device,
@@ -160,12 +195,14 @@ void CharLmTrial::saveCheckpoint(const std::string& path) const {
   for (const auto& b : m_model->named_buffers()) archive.write("buffer." + b.key(), b.value());
   optim::writeStreamState(archive, "batches.rng", m_batchRng);
   optim::writeGeneratorState(archive, "dropout.rng", m_model->dropoutGenerator());
+  archive.write(kCorpusIdentity, corpusIdentity(m_data));
   optim::saveArchive(archive, path);
 }
 
 void CharLmTrial::loadCheckpoint(const std::string& path) {
   torch::serialize::InputArchive archive;
   optim::loadArchive(archive, path, m_device);
+  refuseAnotherCorpus(archive, m_data, m_settings.corpus);
   refuseSharedLearnableFope(archive, m_model);
   optim::readOptimizerState(archive, *m_optimizer);
   torch::NoGradGuard noGrad;

@@ -712,6 +712,33 @@ class TestCliStore : public QObject {
     QVERIFY(readBytes(d.toStdString()) == bytes);
   }
 
+  // A colleague reading a store in a shared folder (everyone may write it, the store is the
+  // owner's 0644) created its -shm and -wal, theirs, 0644: the owner could then no longer
+  // write their own store. A reader now leaves nothing behind.
+  void aColleagueReadingAStoreInASharedFolderLeavesNothingBehind() {
+    const QString folder = db("shared");
+    QVERIFY(QDir().mkpath(folder));
+    const QString d = folder + "/runs.db";
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
+    const auto readable = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                          fs::perms::others_read;
+    fs::permissions(d.toStdString(), readable);
+    fs::permissions(folder.toStdString(), fs::perms::all);
+    fs::permissions(m_dir.path().toStdString(), fs::perms::all);
+    const QStringList before = filesIn(folder);
+    QVERIFY2(!before.contains("runs.db-shm") && !before.contains("runs.db-wal"),
+             qPrintable(before.join(' ')));
+    for (const QStringList& reading :
+         {QStringList{"runs", "list"}, QStringList{"runs", "show", "1"},
+          QStringList{"sweep", "list"}}) {
+      const auto r = runCliBoundByPermissions(reading + QStringList{"--db", d});
+      if (!r) QSKIP("uid 65534 cannot run the CLI from this checkout's location");
+      QVERIFY2(r->exitCode == 0, qPrintable(reading.join(' ') + ": " + r->err));
+      QCOMPARE(filesIn(folder), before);
+    }
+    QCOMPARE(runCli({"runs", "tag", "1", "mine", "--db", d}).exitCode, 0);
+  }
+
   // Writes still in a store's -wal cannot be read without creating its -shm beside it: in a
   // folder this user cannot write, the store is refused, saying so, rather than read without
   // its last writes.

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/cli_process.h"
 #include "tests/sqlite_probe.h"
 
@@ -71,6 +73,29 @@ class TestFullDisk : public QObject {
   }
 
  private slots:
+  // A full disk refused even reading: `runs list`, `show` and `export` exited 3 ("disk I/O
+  // error"), so the runs could not be looked at, or exported, to make room. Opening for writing
+  // fails there (the WAL's index cannot grow); the store is then read as it is, said once.
+  void aFullDiskStillLetsTheStoreBeRead() {
+    const QString d = db("read-full.db");
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
+    for (const QStringList& reading :
+         {QStringList{"runs", "list", "--json"}, QStringList{"runs", "show", "1"},
+          QStringList{"runs", "export", "1", "--format", "json"}, QStringList{"sweep", "list"}}) {
+      const auto r = runCliWithFileSizeLimit(reading + QStringList{"--db", d}, 4096);
+      QVERIFY2(r.exitCode == 0, qPrintable(reading.join(' ') + ": " + r.err));
+      QVERIFY2(r.err.contains(d + " cannot be written (no space left for it): read as it is"),
+               qPrintable(r.err));
+      QVERIFY(!r.out.isEmpty());
+    }
+    const auto list = runCliWithFileSizeLimit({"runs", "list", "--json", "--db", d}, 4096);
+    QCOMPARE(nlohmann::json::parse(list.out.toStdString()).size(), size_t(1));
+    // A write says why it failed: the limit, not a bare "disk I/O error".
+    const auto tag = runCliWithFileSizeLimit({"runs", "tag", "1", "kept", "--db", d}, 4096);
+    QCOMPARE(tag.exitCode, 3);
+    QVERIFY2(tag.err.contains("file size limit") || tag.err.contains("full"), qPrintable(tag.err));
+  }
+
   void initTestCase() { QVERIFY(m_dir.isValid()); }
 
   // It exited 0 saying "finished" while the store had lost the runs' last writes: a run was

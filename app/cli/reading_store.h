@@ -1,7 +1,7 @@
 // How a command that only reads (`runs list`, `sweep show`, ...) opens a store: read-write where
 // this user may write it, so that runs whose process died are marked interrupted before they are
 // counted; read-only where it may not (a colleague's store, a cluster's results copied without
-// write permission), said once on stderr, rather than refused.
+// write permission) or where its disk is full, said once on stderr, rather than refused.
 #pragma once
 
 #include <memory>

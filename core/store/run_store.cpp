@@ -217,21 +217,37 @@ void requireWritableFolder(const std::string& path) {
                              std::strerror(error) + ")");
 }
 
-// A read-only connection to a store in WAL mode still needs the -shm file beside it: where this
-// user can neither find one nor create it, the file is read as immutable, which reads exactly
-// what it holds as long as its WAL holds nothing.
+// A read-only connection to a store in WAL mode uses the -shm file beside it, and creates it
+// (and an empty -wal) where there is none and the folder lets it. Files so created belong to
+// the reader, with the store's mode: a colleague reading a store in a shared folder locked its
+// owner out of writing it. So a reader who may not write the store, where there is no -shm (no
+// connection has the store open) and the WAL holds nothing, reads the file as immutable: what
+// it holds, creating nothing (a writer that starts later is not seen). Otherwise a -shm there
+// is used, so a writer's new writes are seen, unless it cannot grow (a full disk) while the WAL
+// holds nothing; one is created only where unmerged writes in the WAL need it, and refused
+// where the folder forbids it.
 Database openReadOnly(const std::string& path) {
   const auto folder = fs::path(path).parent_path();
   std::error_code ec;
-  if (::access(folder.c_str(), W_OK) == 0 || fs::exists(path + "-shm", ec))
-    return Database::open(path, /*create=*/false, /*readOnly=*/true);
   const auto walBytes = fs::file_size(path + "-wal", ec);
-  if (!ec && walBytes > 0)
+  const bool walEmpty = ec || walBytes == 0;
+  const bool shm = fs::exists(path + "-shm", ec);
+  if (!shm && walEmpty && !RunStore::writableByThisUser(path)) return Database::openImmutable(path);
+  if (!shm && ::access(folder.c_str(), W_OK) != 0)
     throw StoreError(path, "its last writes are still in " + path +
-                               "-wal, which cannot be read without creating a file in its folder " +
+                               "-wal, which cannot be read without creating a file in its "
+                               "folder " +
                                folder.string() +
                                ", and that folder is not writable for this user; open it once "
                                "where the folder can be written");
+  Database db = Database::open(path, /*create=*/false, /*readOnly=*/true);
+  if (!walEmpty) return db;
+  try {
+    db.exec("SELECT count(*) FROM sqlite_master");  // the first read maps the -shm
+    return db;
+  } catch (const StoreError& e) {
+    if (!e.isNoSpace()) throw;
+  }
   return Database::openImmutable(path);
 }
 

@@ -1,5 +1,6 @@
 #include "core/store/sqlite_handle.h"
 
+#include <cerrno>
 #include <cstdio>
 
 #include <sqlite3.h>
@@ -12,6 +13,16 @@ void StatementFinalizer::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s)
 namespace {
 
 bool isBusyCode(int rc) { return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED; }
+
+// SQLite says "database or disk is full" for the database, and a bare "disk I/O error" where
+// its -shm or -wal could not grow: the system's errno tells the second apart (a full device or
+// quota, or a limit on the size of a file this process may write).
+bool isNoSpace(sqlite3* db, int rc) {
+  const int code = (db ? sqlite3_extended_errcode(db) : rc) & 0xff;
+  if (code == SQLITE_FULL) return true;
+  const int error = db ? sqlite3_system_errno(db) : 0;
+  return code == SQLITE_IOERR && (error == ENOSPC || error == EDQUOT || error == EFBIG);
+}
 
 std::string describe(sqlite3* db, int rc) {
   const int extended = db ? sqlite3_extended_errcode(db) : rc;
@@ -27,7 +38,10 @@ std::string describe(sqlite3* db, int rc) {
     case SQLITE_READONLY:
       return "is read-only (" + message + ")";
     default:
-      return message;
+      if (!isNoSpace(db, rc) || (extended & 0xff) == SQLITE_FULL) return message;
+      return message + (sqlite3_system_errno(db) == EFBIG
+                            ? " (a file of it reached this process's file size limit)"
+                            : " (no space left on the device holding it)");
   }
 }
 
@@ -77,7 +91,7 @@ bool Statement::step() {
   sqlite3* db = sqlite3_db_handle(m_stmt.get());
   const std::string message = describe(db, rc);
   sqlite3_reset(m_stmt.get());
-  throw StoreError(m_path, message, isBusyCode(rc));
+  throw StoreError(m_path, message, isBusyCode(rc), isNoSpace(db, rc));
 }
 
 void Statement::run() {
@@ -164,7 +178,8 @@ Statement Database::prepare(const std::string& sql) const {
 
 void Database::exec(const std::string& sql) const {
   const int rc = sqlite3_exec(m_db.get(), sql.c_str(), nullptr, nullptr, nullptr);
-  if (rc != SQLITE_OK) throw StoreError(m_path, describe(m_db.get(), rc), isBusyCode(rc));
+  if (rc != SQLITE_OK)
+    throw StoreError(m_path, describe(m_db.get(), rc), isBusyCode(rc), isNoSpace(m_db.get(), rc));
 }
 
 bool Database::isReadOnly() const { return sqlite3_db_readonly(m_db.get(), "main") == 1; }
@@ -173,7 +188,8 @@ int Database::changes() const { return sqlite3_changes(m_db.get()); }
 
 void Database::fail(const std::string& what) const {
   const int rc = sqlite3_errcode(m_db.get());
-  throw StoreError(m_path, what + ": " + describe(m_db.get(), rc), isBusyCode(rc));
+  throw StoreError(m_path, what + ": " + describe(m_db.get(), rc), isBusyCode(rc),
+                   isNoSpace(m_db.get(), rc));
 }
 
 Transaction::Transaction(const Database& db) : m_db(db) { m_db.exec("BEGIN IMMEDIATE"); }

@@ -24,15 +24,19 @@ namespace fl::store {
 // "runs.db: file is not a database". Callers (app/) decide how to show it.
 class StoreError : public std::runtime_error {
  public:
-  StoreError(const std::string& path, const std::string& problem, bool busy = false)
-      : std::runtime_error(path + ": " + problem), m_path(path), m_busy(busy) {}
+  StoreError(const std::string& path, const std::string& problem, bool busy = false,
+             bool noSpace = false)
+      : std::runtime_error(path + ": " + problem), m_path(path), m_busy(busy), m_noSpace(noSpace) {}
   const std::string& path() const { return m_path; }
   // Another connection held a lock: trying again later can succeed.
   bool isBusy() const { return m_busy; }
+  // The disk (or quota) holding the store is full: reading it read-only can still succeed.
+  bool isNoSpace() const { return m_noSpace; }
 
  private:
   std::string m_path;
   bool m_busy = false;
+  bool m_noSpace = false;
 };
 
 struct SqliteCloser {

@@ -175,6 +175,24 @@ class TestCliStore : public QObject {
     QVERIFY(missing.err.contains("no run 1 in"));
   }
 
+  // An empty --device trained on auto, an empty --out exported to stdout and a blank --name
+  // was stored: each read as "not given". Refused, exit 2, nothing stored.
+  void emptyOrBlankOptionValuesAreRefused() {
+    const QString d = db("empty-values.db");
+    for (const auto& [args, message] :
+         {std::pair<QStringList, QString>{{"run", "fourier-head", "--device", ""},
+                                          "--device: is empty; give auto, cpu, cuda or cuda:N"},
+          {{"run", "fourier-head", "--name", " "}, "--name: is blank; give a name"},
+          {{"runs", "export", "1", "--out", ""},
+           "--out: is empty; give a file, or leave --out out"}}) {
+      const auto r = runCli(args + QStringList{"--db", d});
+      QVERIFY2(r.exitCode == 2,
+               qPrintable(args.join(' ') + ": exit " + QString::number(r.exitCode)));
+      QVERIFY2(r.err.contains(message), qPrintable(r.err));
+      QVERIFY(!QFileInfo::exists(d));
+    }
+  }
+
   // An export onto the store's own files overwrote them with exit 0: `--out runs.db` left a
   // CSV where every run had been. Each way of naming one is refused, exit 2, naming what it
   // is, and the store still holds its runs.

@@ -279,6 +279,10 @@ class TestCliSweep : public QObject {
                                  << "--study: is empty; give a study the experiment declares";
     QTest::newRow("empty preset") << QStringList{"--preset", ""}
                                   << "--preset: is empty; give a preset of the experiment";
+    QTest::newRow("empty device") << QStringList{"--device", ""}
+                                  << "--device: is empty; give auto, cpu, cuda or cuda:N";
+    QTest::newRow("blank name") << QStringList{"--name", "  "}
+                                << "--name: is blank; give a name, or leave --name out";
     QTest::newRow("a value twice") << QStringList{"--grid", "head=linear,fourier,linear"}
                                    << "'head': the value \"linear\" is given twice";
   }

@@ -30,13 +30,15 @@ CLI::App* addRunCommand(CLI::App& app, fl::cli::RunArgs& runArgs) {
   run->add_option("--preset", runArgs.preset, "Start from a named preset");
   run->add_option("--set", runArgs.assignments, "Override a parameter: KEY=VALUE (repeatable)")
       ->allow_extra_args(false);
-  run->add_option("--device", runArgs.device, "auto | cpu | cuda | cuda:N (same as --set device=)");
+  run->add_option("--device", runArgs.device, "auto | cpu | cuda | cuda:N (same as --set device=)")
+      ->check(fl::cli::nonEmpty("auto, cpu, cuda or cuda:N"));
   run->add_option("--threads", runArgs.threads,
                   "Intra-op CPU threads (0: the thread budget: 1 for tiny models, else the cores)")
       ->check(CLI::Range(0, 1024));
   run->add_flag("--json", runArgs.json, "Print a JSON summary as the last line of stdout");
   addDbOption(run, runArgs.db);
-  run->add_option("--name", runArgs.name, "A name for the run");
+  run->add_option("--name", runArgs.name, "A name for the run")
+      ->check(fl::cli::nonEmpty("a name, or leave --name out"));
   run->add_option("--tag", runArgs.tags, "Tag the run (repeatable)")->allow_extra_args(false);
   run->add_option("--resume", runArgs.resume,
                   "Continue interrupted, cancelled or failed run ID from its last checkpoint")
@@ -69,7 +71,8 @@ CLI::App* addRunsCommand(CLI::App& app, fl::cli::RunsArgs& runsArgs) {
   exportRuns->add_option("ids", runsArgs.ids, "Run ids")->required()->check(fl::cli::storeId());
   exportRuns->add_option("--format", runsArgs.format, "csv or json")
       ->check(CLI::IsMember({"csv", "json"}));
-  exportRuns->add_option("--out", runsArgs.out, "Output file (default: stdout)");
+  exportRuns->add_option("--out", runsArgs.out, "Output file (default: stdout)")
+      ->check(fl::cli::nonEmpty("a file, or leave --out out for stdout"));
   auto* tag = runs->add_subcommand("tag", "Add tags to a run");
   tag->add_option("id", runsArgs.id, "Run id")->required()->check(fl::cli::storeId());
   tag->add_option("tags", runsArgs.words, "Tags")->required();

@@ -1,5 +1,7 @@
 #include "app/cli/option_checks.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 
@@ -8,7 +10,10 @@ namespace fl::cli {
 CLI::Validator nonEmpty(const std::string& allowed) {
   return CLI::Validator(
       [allowed](std::string& value) {
-        return value.empty() ? "is empty; give " + allowed : std::string();
+        const bool blank = std::all_of(value.begin(), value.end(),
+                                       [](unsigned char c) { return std::isspace(c) != 0; });
+        return blank ? (value.empty() ? "is empty; give " : "is blank; give ") + allowed
+                     : std::string();
       },
       "", "non-empty");
 }

@@ -10,7 +10,7 @@
 
 namespace fl::cli {
 
-// Refuses an empty value: "is empty; give <allowed>".
+// Refuses an empty or blank value: "is empty; give <allowed>".
 CLI::Validator nonEmpty(const std::string& allowed);
 
 // A run or study id: a whole number from 1 to 2^63 - 1, written as one.

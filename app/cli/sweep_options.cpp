@@ -15,7 +15,8 @@ void addBudget(CLI::App* c, SweepArgs& a) {
   c->add_option("--threads", a.threads,
                 "Intra-op threads per run (default: 1 for tiny models or many runs)")
       ->check(CLI::Range(1, 1024));
-  c->add_option("--device", a.device, "auto | cpu | cuda | cuda:N for every run of the study");
+  c->add_option("--device", a.device, "auto | cpu | cuda | cuda:N for every run of the study")
+      ->check(nonEmpty("auto, cpu, cuda or cuda:N"));
 }
 
 // Batched training: here, or with --slurm in each array task (`sweep work`).
@@ -84,7 +85,8 @@ void addRunCommand(CLI::App* sweep, SweepArgs& a) {
   run->add_option("--seeds", a.seeds,
                   "Seeds of every setting: 1,2,3,42 (mean and spread over them)")
       ->check(nonEmpty("seeds such as 1,2,3,42 or 1,2,...,10"));
-  run->add_option("--name", a.name, "A name for the study");
+  run->add_option("--name", a.name, "A name for the study")
+      ->check(nonEmpty("a name, or leave --name out"));
   run->add_flag("--dry-run", a.dryRun,
                 "Print the runs and the spec (with --slurm: the batch script); train, store and "
                 "submit nothing");
@@ -172,7 +174,8 @@ void addReadingCommands(CLI::App* sweep, SweepArgs& a) {
   addId(exportStudy, a);
   exportStudy->add_option("--format", a.format, "csv or json")
       ->check(CLI::IsMember({"csv", "json"}));
-  exportStudy->add_option("--out", a.out, "Output file (default: stdout)");
+  exportStudy->add_option("--out", a.out, "Output file (default: stdout)")
+      ->check(nonEmpty("a file, or leave --out out for stdout"));
 
   auto* remove = sweep->add_subcommand("delete", "Delete a study and the runs only it uses");
   addId(remove, a);

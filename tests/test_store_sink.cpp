@@ -138,6 +138,11 @@ class TestStoreSink : public QObject {
              std::string("its final status (failed), 2 metric points (steps 3-5)"));
     QCOMPARE(fl::store::describeEvents(lost, /*withStatus=*/false),
              std::string("2 metric points (steps 3-5)"));
+    // Why it failed goes with it: where the status is lost, this line is all that says so.
+    fl::StatusEvent why = failed;
+    why.message = "cannot write step-125.pt: disk full";
+    QCOMPARE(fl::store::describeEvents({why}),
+             std::string("its final status (failed: cannot write step-125.pt: disk full)"));
     // The status alone, once written, leaves nothing to name; log lines are counted.
     QCOMPARE(fl::store::describeEvents({failed}, /*withStatus=*/false), std::string());
     QCOMPARE(fl::store::describeEvents({fl::LogEvent{}, failed}, /*withStatus=*/false),

@@ -180,7 +180,11 @@ void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
 std::string describeEvents(const std::vector<Event>& events, bool withStatus) {
   std::vector<std::string> parts;
   if (const StatusEvent* end = withStatus ? terminalStatus(events) : nullptr)
-    parts.push_back("its final status (" + toString(end->status) + ")");
+    // Why a run failed is said with it: where its status was lost, this line is all there is.
+    parts.push_back("its final status (" + toString(end->status) +
+                    (end->status == RunStatus::Failed && !end->message.empty() ? ": " + end->message
+                                                                               : std::string()) +
+                    ")");
   int64_t metrics = 0, snapshots = 0, firstStep = -1, lastStep = -1, progressStep = -1;
   std::vector<int64_t> checkpoints;
   for (const auto& event : events) {

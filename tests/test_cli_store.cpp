@@ -175,6 +175,46 @@ class TestCliStore : public QObject {
     QVERIFY(missing.err.contains("no run 1 in"));
   }
 
+  // Runs of two experiments: each experiment's runs are compared among themselves, as in the
+  // window's History, and the experiments are named (fourier-head beside fope listed every
+  // parameter of both as a difference, null on one side).
+  void runsOfTwoExperimentsCompareWithinEach() {
+    const QString d = db("two-experiments.db");
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d, "--set", "frequencies=6"} + kTiny)
+                 .exitCode,
+             0);
+    QCOMPARE(runCli({"run",      "fope",
+                     "--db",     d,
+                     "--device", "cpu",
+                     "--set",    "d_model=16",
+                     "--set",    "heads=2",
+                     "--set",    "layers=1",
+                     "--set",    "train_len=16",
+                     "--set",    "passkey_mix=0",
+                     "--set",    "eval_tokens=256",
+                     "--set",    "batch_size=4",
+                     "--set",    "steps=4",
+                     "--set",    "synthetic_chars=20000"})
+                 .exitCode,
+             0);
+    const auto json = runCli({"runs", "--db", d, "compare", "1", "2", "3", "--json"});
+    QCOMPARE(json.exitCode, 0);
+    const auto j = nlohmann::json::parse(json.out.toStdString());
+    QCOMPARE(j["config_differences"], nlohmann::json::array({"frequencies"}));
+    QVERIFY(j["runs"][2]["config"]["frequencies"].is_null());
+    const auto text = runCli({"runs", "--db", d, "compare", "1", "2", "3"});
+    QCOMPARE(text.exitCode, 0);
+    const QStringList lines = text.out.split('\n');
+    QVERIFY2(
+        lines.size() > 3 && lines[1].simplified() == "experiment fourier-head fourier-head fope",
+        qPrintable(text.out));
+    QVERIFY2(lines[2].simplified() == "frequencies 12 6 -", qPrintable(text.out));
+    const auto alone = runCli({"runs", "--db", d, "compare", "1", "3"});
+    QVERIFY2(alone.out.contains("(no setting differs between runs of one experiment)"),
+             qPrintable(alone.out));
+  }
+
   // An empty --device trained on auto, an empty --out exported to stdout and a blank --name
   // was stored: each read as "not given". Refused, exit 2, nothing stored.
   void emptyOrBlankOptionValuesAreRefused() {

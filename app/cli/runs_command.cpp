@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -226,13 +227,30 @@ int show(const RunRecord& r, const std::vector<std::pair<int64_t, nlohmann::json
 // Compares the values each run uses: a linear head's frequencies set it apart from no run.
 int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& runs, bool json) {
   std::vector<nlohmann::json> used;
+  std::vector<std::string> experiments;
+  std::map<std::string, std::vector<ParamSpec>> declared;
   for (const auto& r : runs) {
     const auto experiment = registry.find(r.experiment);
+    if (experiment && !declared.count(r.experiment))
+      declared.emplace(r.experiment, experiment->allParams());
     used.push_back(experiment ? comparedValues(experiment->allParams(), r.config) : r.config);
+    experiments.push_back(r.experiment);
   }
   std::vector<const nlohmann::json*> configs;
   for (const auto& c : used) configs.push_back(&c);
-  const std::vector<std::string> differing = differingConfigKeys(configs);
+  // Each experiment's runs are compared among themselves, as in the window's History: a
+  // parameter another experiment's run lacks sets none apart (fourier-head beside fope listed
+  // all of both as differences, null on one side).
+  const std::vector<std::string> differing =
+      differingKeysWithinExperiments(experiments, configs, declared);
+  const bool severalExperiments =
+      std::any_of(experiments.begin(), experiments.end(),
+                  [&](const std::string& e) { return e != experiments.front(); });
+  // What a run shows for a parameter its experiment does not have.
+  const auto lacks = [&](size_t i, const std::string& key) {
+    const auto it = declared.find(experiments[i]);
+    return it != declared.end() && !findParam(it->second, key);
+  };
   std::set<std::string> metricKeys;
   for (const auto& r : runs)
     for (const auto& s : r.metrics) metricKeys.insert(s.key);
@@ -261,10 +279,18 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
   std::printf("%-22s", "");
   for (const auto& r : runs) std::printf(" %14s", ("run " + std::to_string(r.id)).c_str());
   std::printf("\n");
-  if (differing.empty()) std::printf("(identical configs)\n");
+  if (severalExperiments) {
+    std::printf("%-22s", "experiment");
+    for (const auto& e : experiments) std::printf(" %14s", e.c_str());
+    std::printf("\n");
+  }
+  if (differing.empty())
+    std::printf(severalExperiments ? "(no setting differs between runs of one experiment)\n"
+                                   : "(identical configs)\n");
   for (const auto& k : differing) {
     std::printf("%-22s", k.c_str());
-    for (const auto& c : used) std::printf(" %14s", configValue(c, k).dump().c_str());
+    for (size_t i = 0; i < used.size(); ++i)
+      std::printf(" %14s", lacks(i, k) ? "-" : configValue(used[i], k).dump().c_str());
     std::printf("\n");
   }
   std::printf("%-22s", "status");

@@ -81,24 +81,18 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
 // from none, and neither does a parameter another experiment lacks: beside an addition run,
 // the Fourier head runs' shared `variance` differs in nothing.
 std::vector<std::string> HistoryModel::configColumns() const {
-  std::vector<std::string> experiments;  // each once, in the order the runs are listed
-  std::map<std::string, std::vector<const nlohmann::json*>> configsOf;
+  std::vector<std::string> experiments;
+  std::vector<const nlohmann::json*> configs;
+  std::map<std::string, std::vector<ParamSpec>> declared;
   for (size_t i = 0; i < m_runs.size(); ++i) {
     const auto& name = m_runs[i].experiment;
-    if (std::find(experiments.begin(), experiments.end(), name) == experiments.end())
-      experiments.push_back(name);
-    configsOf[name].push_back(&m_comparedConfigs[i]);
+    experiments.push_back(name);
+    configs.push_back(&m_comparedConfigs[i]);
+    if (!declared.count(name))
+      if (const auto experiment = m_registry ? m_registry->find(name) : nullptr)
+        declared.emplace(name, experiment->allParams());
   }
-  std::vector<std::string> differing;
-  std::vector<std::vector<ParamSpec>> declared;
-  for (const auto& name : experiments) {
-    for (const auto& key : differingConfigKeys(configsOf[name]))
-      if (std::find(differing.begin(), differing.end(), key) == differing.end())
-        differing.push_back(key);
-    if (const auto experiment = m_registry ? m_registry->find(name) : nullptr)
-      declared.push_back(experiment->allParams());
-  }
-  return inDeclarationOrder(differing, declared);
+  return differingKeysWithinExperiments(experiments, configs, declared);
 }
 
 // "Not used by this run (used only when head is fourier): 12".

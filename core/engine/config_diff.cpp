@@ -1,5 +1,6 @@
 #include "core/engine/config_diff.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -54,6 +55,28 @@ std::vector<std::string> inDeclarationOrder(const std::vector<std::string>& keys
       if (left.erase(spec.name)) ordered.push_back(spec.name);
   ordered.insert(ordered.end(), left.begin(), left.end());
   return ordered;
+}
+
+std::vector<std::string> differingKeysWithinExperiments(
+    const std::vector<std::string>& experiments, const std::vector<const nlohmann::json*>& configs,
+    const std::map<std::string, std::vector<ParamSpec>>& declared) {
+  std::vector<std::string> order;  // each experiment once, as its first run comes
+  std::map<std::string, std::vector<const nlohmann::json*>> configsOf;
+  for (size_t i = 0; i < configs.size() && i < experiments.size(); ++i) {
+    if (std::find(order.begin(), order.end(), experiments[i]) == order.end())
+      order.push_back(experiments[i]);
+    configsOf[experiments[i]].push_back(configs[i]);
+  }
+  std::vector<std::string> differing;
+  std::vector<std::vector<ParamSpec>> declaredInOrder;
+  for (const auto& name : order) {
+    for (const auto& key : differingConfigKeys(configsOf[name]))
+      if (std::find(differing.begin(), differing.end(), key) == differing.end())
+        differing.push_back(key);
+    if (const auto it = declared.find(name); it != declared.end())
+      declaredInOrder.push_back(it->second);
+  }
+  return inDeclarationOrder(differing, declaredInOrder);
 }
 
 }  // namespace fl

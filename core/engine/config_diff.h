@@ -6,6 +6,7 @@
 //   for (const std::string& key : differingConfigKeys(configs)) show(key, configValue(a, key));
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,5 +41,13 @@ std::vector<std::string> differingConfigKeys(const std::vector<const nlohmann::j
 // (a parameter an older build had) last, sorted.
 std::vector<std::string> inDeclarationOrder(const std::vector<std::string>& keys,
                                             const std::vector<std::vector<ParamSpec>>& declared);
+
+// The keys that set runs apart where each experiment's runs are compared among themselves: a
+// parameter another experiment's run lacks sets none apart. experiments[i] names configs[i]'s
+// experiment; `declared` holds each known experiment's allParams(), whose order the keys take
+// (inDeclarationOrder, over the experiments in the order their first run comes).
+std::vector<std::string> differingKeysWithinExperiments(
+    const std::vector<std::string>& experiments, const std::vector<const nlohmann::json*>& configs,
+    const std::map<std::string, std::vector<ParamSpec>>& declared);
 
 }  // namespace fl

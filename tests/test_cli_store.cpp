@@ -216,7 +216,8 @@ class TestCliStore : public QObject {
   }
 
   // An empty --device trained on auto, an empty --out exported to stdout and a blank --name
-  // was stored: each read as "not given". Refused, exit 2, nothing stored.
+  // was stored: each read as "not given". Refused, exit 2, nothing stored; and a count that is
+  // not one says so in words.
   void emptyOrBlankOptionValuesAreRefused() {
     const QString d = db("empty-values.db");
     for (const auto& [args, message] :

@@ -34,7 +34,7 @@ CLI::App* addRunCommand(CLI::App& app, fl::cli::RunArgs& runArgs) {
       ->check(fl::cli::nonEmpty("auto, cpu, cuda or cuda:N"));
   run->add_option("--threads", runArgs.threads,
                   "Intra-op CPU threads (0: the thread budget: 1 for tiny models, else the cores)")
-      ->check(CLI::Range(0, 1024));
+      ->check(fl::cli::wholeNumberIn(0, 1024));
   run->add_flag("--json", runArgs.json, "Print a JSON summary as the last line of stdout");
   addDbOption(run, runArgs.db);
   run->add_option("--name", runArgs.name, "A name for the run")

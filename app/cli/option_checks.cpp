@@ -18,6 +18,23 @@ CLI::Validator nonEmpty(const std::string& allowed) {
       "", "non-empty");
 }
 
+CLI::Validator wholeNumberIn(int64_t lowest, int64_t highest) {
+  const std::string range = std::to_string(lowest) + " to " + std::to_string(highest);
+  return CLI::Validator(
+      [lowest, highest, range](std::string& value) {
+        int64_t n = 0;
+        const char* end = value.data() + value.size();
+        const bool digits =
+            !value.empty() && std::all_of(value.begin(), value.end(),
+                                          [](unsigned char c) { return std::isdigit(c) != 0; });
+        const auto [stop, error] = std::from_chars(value.data(), end, n);
+        if (!digits || error != std::errc() || stop != end || n < lowest || n > highest)
+          return "'" + value + "' is not a whole number from " + range;
+        return std::string();
+      },
+      "INT in [" + std::to_string(lowest) + " - " + std::to_string(highest) + "]", "whole number");
+}
+
 CLI::Validator storeId() {
   return CLI::Validator(
       [](std::string& value) {

@@ -4,6 +4,7 @@
 // value and what is allowed; CLI11 turns it into exit code 2.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +13,10 @@ namespace fl::cli {
 
 // Refuses an empty or blank value: "is empty; give <allowed>".
 CLI::Validator nonEmpty(const std::string& allowed);
+
+// A count (threads, parallel runs, a size): a whole number from `lowest` to `highest`, written
+// in decimal digits. CLI11's Range said "Value abc not in range 0 to 1024" of a word.
+CLI::Validator wholeNumberIn(int64_t lowest, int64_t highest);
 
 // A run or study id: a whole number from 1 to 2^63 - 1, written as one.
 CLI::Validator storeId();

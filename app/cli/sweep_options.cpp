@@ -11,10 +11,10 @@ namespace {
 void addBudget(CLI::App* c, SweepArgs& a) {
   c->add_option("--parallel", a.parallel,
                 "Runs trained at once (default: the thread budget: cores / threads per run)")
-      ->check(CLI::Range(1, 1024));
+      ->check(wholeNumberIn(1, 1024));
   c->add_option("--threads", a.threads,
                 "Intra-op threads per run (default: 1 for tiny models or many runs)")
-      ->check(CLI::Range(1, 1024));
+      ->check(wholeNumberIn(1, 1024));
   c->add_option("--device", a.device, "auto | cpu | cuda | cuda:N for every run of the study")
       ->check(nonEmpty("auto, cpu, cuda or cuda:N"));
 }
@@ -43,14 +43,14 @@ void addSlurm(CLI::App* c, SweepArgs& a) {
   c->add_option("--time", a.time, "--slurm: each task's time limit, HH:MM:SS or D-HH:MM:SS");
   c->add_option("--cpus-per-task", a.cpusPerTask,
                 "--slurm: CPUs of each task, its thread budget (default 1)")
-      ->check(CLI::Range(1, 1024));
+      ->check(wholeNumberIn(1, 1024));
   c->add_option("--mem", a.mem, "--slurm: memory of each task, e.g. 4G");
   c->add_option("--max-parallel", a.maxParallel, "--slurm: at most this many tasks at once")
-      ->check(CLI::Range(1, 100000));
+      ->check(wholeNumberIn(1, 100000));
   c->add_option("--tasks", a.tasks,
                 "--slurm: array tasks, the runs dealt among them (default: one per run; "
                 "batched, one per group of runs that train together)")
-      ->check(CLI::Range(1, 1000));
+      ->check(wholeNumberIn(1, 1000));
   c->add_option("--work-dir", a.workDir,
                 "--slurm: the job's folder, seen by the nodes and by `sweep collect` (default: "
                 "beside the store, STORE.slurm/STUDY-HASH/job-N)");
@@ -121,7 +121,7 @@ void addClusterCommands(CLI::App* sweep, SweepArgs& a) {
       "work", "One task of a Slurm job (its batch script runs this): train its runs into a shard");
   work->add_option("work-dir", a.workDir, "The job's folder (job.json)")->required();
   work->add_option("--task", a.task, "The array task (default: $SLURM_ARRAY_TASK_ID)")
-      ->check(CLI::Range(0, 100000));
+      ->check(wholeNumberIn(0, 100000));
   work->add_option("--scratch", a.scratch,
                    "Folder for the shard while it trains (default: $SLURM_TMPDIR, $TMPDIR, /tmp)");
   addBudget(work, a);
@@ -165,9 +165,9 @@ void addReadingCommands(CLI::App* sweep, SweepArgs& a) {
       ->check(nonEmpty("a figure the study declares (see `sweep show`)"));
   plot->add_option("--out", a.out, "Output file: .svg, .png or .pdf")->required();
   plot->add_option("--width", a.width, "Pixels (default: 560 per metric + 200)")
-      ->check(CLI::Range(200, 10000));
+      ->check(wholeNumberIn(200, 10000));
   plot->add_option("--height", a.height, "Pixels (default: 380 per panel row + 90)")
-      ->check(CLI::Range(200, 10000));
+      ->check(wholeNumberIn(200, 10000));
 
   auto* exportStudy = sweep->add_subcommand(
       "export", "Every run's final metrics and axis values, one row per run (for pandas)");

@@ -1,7 +1,9 @@
 // GUI responsiveness, measured (run with QT_QPA_PLATFORM=offscreen, or under Xvfb):
 //  1. replot time of a metric plot holding 1 million points (decimation + QCustomPlot paint);
 //  2. training throughput of the same run headless and with the window attached and drawing,
-//     both in this one process, one after the other, so the machine's noise is shared.
+//     both in this one process, one after the other, so the machine's noise is shared;
+//  3. a comparison's snapshots reaching the panels: every compared run's snapshot history goes
+//     to each snapshot panel (the heatmaps over steps keep it all), on the GUI thread.
 //   QT_QPA_PLATFORM=offscreen build/bench/bench_gui [epochs]
 #include <unistd.h>
 
@@ -30,6 +32,7 @@
 #include "core/study/thread_budget.h"
 #include "experiments/builtin_experiments.h"
 #include "widgets/config_form.h"
+#include "widgets/dashboard.h"
 #include "widgets/metric_plot.h"
 
 namespace fs = std::filesystem;
@@ -178,6 +181,48 @@ static void benchThroughput(TrainingBench& bench) {
       stalls.size(), quantile(0.5), quantile(0.99), stalls.back(), 33.0 + stalls.back());
 }
 
+// 3. Twelve compared runs of the Fourier-head experiment, 200 evaluations each, every snapshot
+// series its panels draw (50 bins): the time to hand them to the dashboard, and one refresh.
+static void benchComparisonSnapshots(const fl::Experiment& experiment) {
+  fl::widgets::Dashboard dashboard;
+  dashboard.resize(1600, 900);
+  dashboard.setPanels(experiment.panels());
+  std::vector<std::string> series;
+  for (const auto& panel : experiment.panels())
+    if (panel.kind != fl::PanelKind::MetricLines && panel.kind != fl::PanelKind::Verdict &&
+        panel.kind != fl::PanelKind::Probe)
+      for (const auto& name : panel.series)
+        if (std::find(series.begin(), series.end(), name) == series.end()) series.push_back(name);
+  constexpr int kRuns = 12, kSteps = 200, kBins = 50;
+  std::vector<fl::Snapshot> snapshots;
+  for (const auto& name : series) {
+    fl::Snapshot s;
+    s.name = name;
+    s.shape = {kBins};
+    s.axes = {{"bin", "", {}}};
+    for (int k = 0; k < kBins; ++k) s.data.push_back(1.0f / static_cast<float>(1 + k));
+    snapshots.push_back(s);
+  }
+  QElapsedTimer t;
+  t.start();
+  int64_t calls = 0;
+  for (int step = 1; step <= kSteps; ++step)
+    for (int64_t run = 2; run <= kRuns + 1; ++run)
+      for (const auto& s : snapshots) {
+        dashboard.addOverlaySnapshot(run, s, step * 10);
+        ++calls;
+      }
+  const double handMs = static_cast<double>(t.nsecsElapsed()) / 1e6;
+  t.restart();
+  dashboard.refresh();
+  const double refreshMs = static_cast<double>(t.nsecsElapsed()) / 1e6;
+  std::printf(
+      "comparison snapshots: %d runs x %d evaluations x %zu series = %lld handed to the "
+      "panels in %.1f ms (%.2f us each), then one refresh in %.1f ms\n",
+      kRuns, kSteps, series.size(), static_cast<long long>(calls), handMs,
+      1000.0 * handMs / static_cast<double>(calls), refreshMs);
+}
+
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   TrainingBench bench;
@@ -186,6 +231,7 @@ int main(int argc, char** argv) {
   benchReplot();
   fl::registerBuiltinExperiments(bench.registry);
   bench.experiment = bench.registry.find("fourier-head");
+  benchComparisonSnapshots(*bench.experiment);
   bench.config = fl::buildConfig(*bench.experiment, "paper-fourier",
                                  {"epochs=" + std::to_string(bench.epochs), "device=cpu"})
                      .values;

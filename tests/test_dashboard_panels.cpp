@@ -1115,6 +1115,7 @@ class TestDashboardPanels : public QObject {
       d.refresh();
       auto* plot = qobject_cast<HeatmapPlot*>(d.panel("steps"));
       QCOMPARE(plot->columns(), steps.size());
+      QVERIFY(!plot->colorMap()->interpolate());  // four evaluations are four columns
       QCPColorMapData* cells = plot->colorMap()->data();
       for (size_t i = 0; i < steps.size(); ++i) {
         int key = -1, value = -1;

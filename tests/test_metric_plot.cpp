@@ -168,6 +168,55 @@ class TestMetricPlot : public QObject {
     QVERIFY(plot.plot()->yAxis->range().size() >= 1.0);
   }
 
+  // A click (to focus a panel, to read a point) held the panel at its range from then on, and a
+  // zoom outlived the runs it was made on: a new comparison's steps 0-2500 sat squeezed at the
+  // left of 0-37k. A drag or a wheel stops following the data; a click does not; another set of
+  // runs follows its data again.
+  void aZoomLastsUntilOtherRunsAreShownAndAClickIsNoZoom() {
+    MetricPlot plot("cpu", "step", "%");
+    plot.resize(500, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setCurve("#1", Qt::blue, {0, 1000, 37000}, {100, 110, 120});
+    plot.refresh();
+    QCOMPARE(plot.plot()->xAxis->range().upper, 37000.0);
+    const QPoint middle(plot.plot()->width() / 2, plot.plot()->height() / 2);
+    QTest::mouseClick(plot.plot(), Qt::LeftButton, {}, middle);
+    plot.appendToCurve("#1", {40000}, {115});
+    plot.refresh();
+    QCOMPARE(plot.plot()->xAxis->range().upper, 40000.0);  // a click: still following
+    QTest::mousePress(plot.plot(), Qt::LeftButton, {}, middle);
+    QMouseEvent drag(QEvent::MouseMove, middle + QPoint(40, 0), plot.plot()->mapToGlobal(middle),
+                     Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(plot.plot(), &drag);
+    QTest::mouseRelease(plot.plot(), Qt::LeftButton, {}, middle + QPoint(40, 0));
+    const QCPRange dragged = plot.plot()->xAxis->range();
+    plot.appendToCurve("#1", {50000}, {115});
+    plot.refresh();
+    QCOMPARE(plot.plot()->xAxis->range().upper, dragged.upper);  // a drag: held
+    plot.clearCurves();
+    plot.setCurve("#2", Qt::red, {0, 2500}, {100, 105});
+    plot.followData();
+    QCOMPARE(plot.plot()->xAxis->range().lower, 0.0);
+    QCOMPARE(plot.plot()->xAxis->range().upper, 2500.0);
+  }
+
+  // A count that holds until the next sample (runs in the process) is drawn as steps: a sloped
+  // line from 1 to 2 read as 1.5 runs halfway.
+  void aStepwisePanelDrawsItsCurvesAsSteps() {
+    MetricPlot plot("runs", "step", "runs training");
+    plot.setStepwise(true);
+    plot.setCurve("#1", Qt::blue, {0, 10, 20}, {1, 2, 1});
+    plot.setCurveBand("#1", {1, 1, 1}, {2, 2, 2});
+    plot.refresh();
+    for (int i = 0; i < plot.plot()->graphCount(); ++i)
+      QCOMPARE(plot.plot()->graph(i)->lineStyle(), QCPGraph::lsStepLeft);
+    MetricPlot sloped("loss", "step", "loss");
+    sloped.setCurve("#1", Qt::blue, {0, 10}, {1, 2});
+    sloped.refresh();
+    QCOMPARE(graphNamed(sloped.plot(), "#1")->lineStyle(), QCPGraph::lsLine);
+  }
+
   void aSingleEvaluationIsDrawnAsAPoint() {
     MetricPlot plot("kl", "step", "KL");
     plot.resize(400, 300);

@@ -184,6 +184,8 @@ class TestSystemUsage : public QObject {
     for (const auto& p : withGpu) {
       QVERIFY(p.kind == fl::PanelKind::MetricLines);
       QCOMPARE(p.yFloor, 0.0);
+      // A count of runs holds between samples (steps); the other figures are rates and sizes.
+      QCOMPARE(p.stepwise, p.series == std::vector<std::string>{fl::kSystemRunsInProcess});
       for (const auto& s : p.series) QVERIFY2(fl::isSystemMetric(s), s.c_str());
     }
     // Titles say whose figure it is.

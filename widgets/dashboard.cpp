@@ -305,6 +305,7 @@ MetricPlot* Dashboard::buildMetricPlot(const PanelSpec& p, const QString& title,
   if (!m_xLabel.isEmpty()) plot->setXAxis(m_xLabel, m_xKind);
   plot->setLogY(p.logY);
   plot->setValueBounds(p.yFloor, p.yCeiling);
+  plot->setStepwise(p.stepwise);
   auto isOnRequest = [&p](const std::string& series) {
     return std::find(p.onRequest.begin(), p.onRequest.end(), series) != p.onRequest.end();
   };
@@ -339,6 +340,8 @@ MetricPlot* Dashboard::buildMetricPlot(const PanelSpec& p, const QString& title,
 
 void Dashboard::clearData() {
   clearMetrics();
+  // Another set of runs: a zoom kept from the last one could show none of their points.
+  for (auto* plot : m_metricPlots) plot->followData();
   for (auto* plot : m_snapshotPlots) plot->clear();
   for (auto* plot : m_heatmaps) plot->clear();
   for (auto* plot : m_matrixHeatmaps) plot->clear();

@@ -57,7 +57,10 @@ HeatmapPlot::HeatmapPlot(const QString& title, const QString& series, const QStr
   m_plot->plotLayout()->addElement(1, 1, scale);
   m_map->setColorScale(scale);
   m_map->setGradient(sequentialGradient());  // NaN blank, not a colour, on a log scale
-  m_map->setVisible(false);                  // until the first column arrives
+  // Each column is one evaluation: blending neighbours drew values no evaluation gave (four
+  // snapshots read as a smooth field).
+  m_map->setInterpolate(false);
+  m_map->setVisible(false);  // until the first column arrives
   // An empty heatmap says why in its middle (it has no caption row to say it in).
   m_emptyNote = new QCPItemText(m_plot);
   m_emptyNote->position->setType(QCPItemPosition::ptAxisRectRatio);

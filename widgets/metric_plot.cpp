@@ -84,7 +84,14 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
           [this](const QCPRange&) {
             if (!m_autoRange) redecimate();
           });
-  connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent*) { m_autoRange = false; });
+  // A drag or a wheel zooms and the plot stops following the data; a click (to focus, to read
+  // a point) does not: it held a panel at its old range while new runs came.
+  connect(m_plot, &QCustomPlot::mousePress, this,
+          [this](QMouseEvent* event) { m_pressedAt = event->pos(); });
+  connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+    if ((event->buttons() & Qt::LeftButton) && (event->pos() - m_pressedAt).manhattanLength() > 3)
+      m_autoRange = false;
+  });
   connect(m_plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { m_autoRange = false; });
   connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* event) {
     // On the title it maximises the panel (the dashboard's): the zoom stays as it was.
@@ -110,6 +117,8 @@ void MetricPlot::setCurve(const QString& name, const QPen& pen, std::vector<doub
     CurveData c;
     c.raw = m_plot->addGraph();
     c.smooth = m_plot->addGraph();
+    if (m_stepwise)
+      for (QCPGraph* graph : {c.raw, c.smooth}) graph->setLineStyle(QCPGraph::lsStepLeft);
     c.raw->setName(name);
     c.smooth->setName(name);
     it = m_curves.insert(name, c);
@@ -199,6 +208,7 @@ void MetricPlot::setCurveBand(const QString& name, std::vector<double> low,
     for (auto* g : {it->bandLow, it->bandHigh}) {
       g->setPen(Qt::NoPen);
       g->setLayer("grid");  // over the grid lines, under every curve
+      if (m_stepwise) g->setLineStyle(QCPGraph::lsStepLeft);
     }
     it->bandHigh->setChannelFillGraph(it->bandLow);
   }
@@ -234,6 +244,11 @@ void MetricPlot::removeCurve(const QString& name) {
 void MetricPlot::clearCurves() {
   for (const auto& name : m_curves.keys()) removeCurve(name);
   showLegendKeys(std::nullopt);
+}
+
+void MetricPlot::followData() {
+  m_autoRange = true;
+  refresh();
 }
 
 size_t MetricPlot::pointCount(const QString& name) const {

@@ -51,6 +51,9 @@ class MetricPlot : public QWidget {
                      const std::vector<double>& y);
   void removeCurve(const QString& name);
   void clearCurves();
+  // Back to following the data (after a zoom or drag): for another set of runs shown, whose
+  // steps the zoomed range may not even hold.
+  void followData();
   QStringList curveNames() const { return m_curves.keys(); }
   size_t pointCount(const QString& name) const;
   std::vector<double> curveX(const QString& name) const;  // as given, every point
@@ -76,6 +79,8 @@ class MetricPlot : public QWidget {
   // The value axis never goes past these (NaN: no bound), e.g. 0 and 1 for an accuracy; a
   // floor alone (0 for a squared error) holds the axis and cuts the bands (mean - sd) at it.
   void setValueBounds(double floor, double ceiling);
+  // Curves drawn as steps (the value holds until the next sample), not sloped lines.
+  void setStepwise(bool stepwise) { m_stepwise = stepwise; }
 
   // What x counts, for its ticks and the hover readout: whole counts (steps, tokens: compact
   // whole-number ticks "20k", "@ 1200"), fractions (epochs: "@ 2.35") or seconds ("@ 12.3 s").
@@ -156,6 +161,8 @@ class MetricPlot : public QWidget {
   XKind m_xKind = XKind::Count;
   double m_smoothing = 0;
   bool m_autoRange = true;
+  bool m_stepwise = false;
+  QPoint m_pressedAt;  // where the mouse went down: a drag, not a click, stops following
   double m_floor;
   double m_ceiling;
   QCPTextElement* m_legendNote;   // "12 curves: hover to read them" when the legend steps aside

@@ -49,6 +49,9 @@ struct PanelSpec {
   // SnapshotCurves: what the legend calls each of `series`, in order ("accuracy", "95% low"),
   // where a snapshot's name would say it at length; empty: the names themselves.
   std::vector<std::string> seriesLabels = {};
+  // MetricLines: a value that holds until the next sample (a count of runs) is drawn as steps;
+  // a sloped line between 1 and 2 read as 1.5 runs halfway.
+  bool stepwise = false;
 };
 
 }  // namespace fl

@@ -43,6 +43,7 @@ std::vector<PanelSpec> systemPanels(bool gpu) {
             "process's CPU, memory and GPU figures were shared with the others and are not "
             "this run's alone."),
   };
+  panels.back().stepwise = true;
   if (gpu) {
     panels.push_back(curve("system_gpu_util", "GPU utilisation (whole device, %)",
                            {kSystemGpuUtilPercent}, "% of the time busy",

@@ -162,7 +162,11 @@ class TestCheckpointFile : public QObject {
                           std::to_string(keep) + " bytes") != std::string::npos,
                error.c_str());
     }
-    QVERIFY(errorOf(path("missing.pt")).find("cannot be read") != std::string::npos);
+    // A missing file says so, and the likely cause (it said only "cannot be read").
+    const auto missing = errorOf(path("missing.pt"));
+    QVERIFY2(missing.find("missing.pt is missing (was the store copied or moved without the "
+                          ".files folder") != std::string::npos,
+             missing.c_str());
   }
 
   // Checkpoints written before they carried a CRC still resume.

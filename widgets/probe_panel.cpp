@@ -20,6 +20,9 @@ ProbePanel::ProbePanel(const QString& title, const QStringList& series,
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot, 1);
+  // Answers come from a checkpoint, not from the run's records: "no data for this run yet" on a
+  // finished run read as if the run had lost them. The note below says why there is none.
+  m_plot->setEmptyCaption("no answer yet");
   auto* grid = new QGridLayout;
   for (int i = 0; i < m_specs.size(); ++i) {
     const auto& spec = m_specs[i];

@@ -237,8 +237,8 @@ void SnapshotPlot::refresh() {
     drawBars();
   fitLegend(m_plot);
   fitTicks(m_plot);
-  m_caption->setText(m_latest.isEmpty() ? noDataCaption(m_shownRunEnded)
-                                        : QString("step %1").arg(m_step));
+  const QString empty = m_emptyCaption.isEmpty() ? noDataCaption(m_shownRunEnded) : m_emptyCaption;
+  m_caption->setText(m_latest.isEmpty() ? empty : QString("step %1").arg(m_step));
   if (m_latest.isEmpty() && m_plot->plottableCount() > 0) {
     // A linear head beside a Fourier one: the focused run has nothing here, the others do.
     const QString focused = m_shownLabel.isEmpty() ? "the focused run" : m_shownLabel;

@@ -61,6 +61,9 @@ class SnapshotPlot : public QWidget {
   }
   // Whether the shown run has ended: an empty panel then says the run recorded nothing for it.
   void setShownRunEnded(bool ended) { m_shownRunEnded = ended; }
+  // What the plot says while it has nothing to draw, where it is not the run's data (a
+  // probe's answer): empty for the run's ("no data for this run yet").
+  void setEmptyCaption(const QString& caption) { m_emptyCaption = caption; }
   // What the panel says under the plot: the step drawn, or why nothing is.
   QString caption() const;
   // What the legend calls each series (PanelSpec::seriesLabels); empty: their names.
@@ -114,8 +117,9 @@ class SnapshotPlot : public QWidget {
   QString m_shownLabel;
   bool m_shownRunEnded = false;
   QStringList m_seriesLabels;
-  QStringList m_notDrawn;    // overlaid runs whose chosen row has another true density
-  bool m_textTicks = false;  // the x axis shows bar labels
+  QStringList m_notDrawn;  // overlaid runs whose chosen row has another true density
+  bool m_textTicks = false;
+  QString m_emptyCaption;  // the x axis shows bar labels
   QMap<QString, Snapshot> m_latest;
   struct Overlay {
     QString label;

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
@@ -82,7 +85,17 @@ void saveArchive(torch::serialize::OutputArchive& archive, const std::string& pa
 
 void verifyCheckpointFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw std::runtime_error("checkpoint " + path + " cannot be read");
+  if (!in) {
+    // Why, in words: a store copied or moved without its .files folder has no checkpoints.
+    const int error = errno;
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      throw std::runtime_error("checkpoint " + path +
+                               " is missing (was the store copied or moved without the .files "
+                               "folder beside it?)");
+    throw std::runtime_error("checkpoint " + path + " cannot be read (" + std::strerror(error) +
+                             ")");
+  }
   const auto size = static_cast<size_t>(in.tellg());
   // The end record lies in the last 22 + 65535 bytes: found from the end, where its comment
   // reaches exactly the end of the file.

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/engine/event_queue.h"
+#include "core/engine/preset_verdicts.h"
 #include "core/engine/registry.h"
 #include "core/engine/runner.h"
 #include "core/store/run_export.h"
@@ -76,6 +77,27 @@ class TestFourierHeadExperiment : public QObject {
     QCOMPARE(fourier.overrides["frequencies"].get<int>(), 12);
     QCOMPARE(fourier.reference["values"]["gmm2"]["test/kl"][0].get<double>(), 0.146);
     QCOMPARE(experiment()->findPreset("paper-fourier-reg")->overrides["gamma"].get<double>(), 1e-6);
+  }
+
+  // A paper preset shortened (epochs 300) had an empty verdict column: no verdict, no reason.
+  // It now names the paper preset it departs from least and how; the paper's configuration
+  // has its verdicts instead, and a run far from every paper preset is an experiment of its own.
+  void aShortenedPaperRunSaysWhyItIsNotCompared() {
+    const auto why = [](const std::string& preset, const std::vector<std::string>& set) {
+      const auto config = fl::buildConfig(*experiment(), preset, set);
+      if (!config.ok()) qFatal("%s", config.summary().c_str());
+      return fl::whyNotComparedWithPaper(*experiment(), config.values);
+    };
+    QCOMPARE(why("paper-fourier", {"epochs=300"}),
+             std::string("not compared with the paper (paper-fourier): epochs 300 (the paper's "
+                         "500)"));
+    QCOMPARE(why("paper-linear", {"epochs=40", "samples=1000"}),
+             std::string("not compared with the paper (paper-linear): samples 1000 (the paper's "
+                         "5000), epochs 40 (the paper's 500)"));
+    QCOMPARE(why("paper-fourier", {}), std::string());  // compared: verdicts
+    QCOMPARE(why("paper-fourier", {"dataset=beta", "seed=3"}), std::string());  // row, run
+    QCOMPARE(why("paper-fourier", {"epochs=3", "samples=300", "bins=20", "lr=0.01"}),
+             std::string());  // four departures: an experiment of its own
   }
 
   void everyDeclaredSeriesIsProduced() {

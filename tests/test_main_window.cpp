@@ -275,7 +275,12 @@ class TestMainWindow : public QObject {
     const int64_t id = w->launch();
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
     QVERIFY(w->views().find(id)->verdicts().empty());
-    QVERIFY(!runsCell(*w, id, RunsTableModel::kVerdict).contains("paper"));
+    // No verdict, and it says why where the verdict would be (the column was blank).
+    const QString cell = runsCell(*w, id, RunsTableModel::kVerdict);
+    QVERIFY2(cell.contains("not compared with the paper (paper-fourier): samples 400 (the "
+                           "paper's 5000), epochs 2 (the paper's 500)"),
+             qPrintable(cell));
+    QVERIFY(!cell.contains("within") && !cell.contains("outside"));
   }
 
   void aStoredRunShowsItsTypedVerdictInRedWhenOutside() {
@@ -330,10 +335,15 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w->views().find(w->queue()->runs().front())->progress().step > 0,
                              30000);
     // Stop: the shown run is cancelled, the others go on.
+    QVERIFY(w->runsDock()->stopButton()->isEnabled());
     QTest::keySequence(w.get(), QKeySequence("Ctrl+."));
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, shown), 10000);
     QCOMPARE(fl::toString(w->views().find(shown)->status()),
              fl::toString(fl::RunStatus::Cancelled));
+    // A run that is over has nothing to stop: grey, saying so (it stayed enabled and did
+    // nothing when clicked).
+    QTRY_VERIFY(!w->runsDock()->stopButton()->isEnabled());
+    QVERIFY(w->runsDock()->stopButton()->toolTip().contains("nothing to stop"));
     QVERIFY(!isOver(*w, w->queue()->runs().front()));
     // Run: one more.
     QTest::keySequence(w.get(), QKeySequence("Ctrl+R"));
@@ -1262,6 +1272,10 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w->views().find(id)->progress().step > 0, 30000);
     auto* probe = w->display()->probePanel();
     QVERIFY(probe);
+    // Before its first answer it says so, not "no data for this run yet" (its answers come
+    // from a checkpoint, not from the run's records).
+    if (!probe->plot()->latest("probe/pred_grid"))
+      QCOMPARE(probe->plot()->caption(), QString("no answer yet"));
     probe->setInput("x", 0.5);
     probe->setInput("y", -0.25);
     QSignalSpy asked(probe, &fl::widgets::ProbePanel::probeRequested);

@@ -217,8 +217,9 @@ class TestRunner : public QObject {
     QCOMPARE(
         messageOf("min", {}),
         std::string("best test/steps 5.000 vs paper 12.000 ± 1.000: outside the paper's spread"));
-    // Another model is not the paper's: no comparison.
-    QCOMPARE(messageOf("", {{"width", 4}}), std::string());
+    // Another model is not the paper's: no comparison, and the message says why.
+    QCOMPARE(messageOf("", {{"width", 4}}),
+             std::string("not compared with the paper (paper): width 4 (the paper's 8)"));
     // A resumed run's best counts its past (from the store) as well as what it evaluates now.
     fl::EventQueue queue;
     fl::RunnerOptions options;

@@ -103,6 +103,11 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   // Runs opened from History are not the dock's rows, yet the reader groups them too.
   m_runsDock->setExtraGroupKeys([this] { return m_display->differingKeysOfShown(); });
   connect(m_display, &RunDisplay::shownChanged, m_runsDock, &RunsDock::updateGroupChoices);
+  connect(m_display, &RunDisplay::shownChanged, this, &MainWindow::updateStopEnabled);
+  connect(m_queue, &RunQueue::runQueued, this, &MainWindow::updateStopEnabled);
+  // Once the scheduler has let the run go too (it still counts it while it reports the end).
+  connect(m_queue, &RunQueue::runEnded, this,
+          [this] { QTimer::singleShot(0, this, &MainWindow::updateStopEnabled); });
   connect(m_runsDock, &RunsDock::showRequested, this, [this](const std::vector<int64_t>& ids) {
     m_display->showSelection(ids);
     m_tabs->setCurrentWidget(m_display);
@@ -169,7 +174,9 @@ void MainWindow::buildMenus() {
   run->addAction("Start the demo", this, &MainWindow::startDemo);
   // A store this user may not write trains nothing: the actions say so by being grey.
   for (auto* action : run->actions()) action->setEnabled(!m_store->isReadOnly());
-  run->addAction("Stop the shown run", QKeySequence("Ctrl+."), this, [this] { stopFocused(); });
+  m_stopAction =
+      run->addAction("Stop the shown run", QKeySequence("Ctrl+."), this, [this] { stopFocused(); });
+  m_stopAction->setEnabled(false);
   // One action per key sequence: a second QShortcut with the same keys makes Qt call both
   // ambiguous and fire neither.
   auto* history = menuBar()->addMenu("&History");
@@ -325,6 +332,12 @@ bool MainWindow::resumeRun(int64_t runId) {
 }
 
 void MainWindow::stopFocused() { m_queue->cancel(m_display->focused()); }
+
+void MainWindow::updateStopEnabled() {
+  const bool live = m_display->focused() != 0 && m_queue->isLive(m_display->focused());
+  m_runsDock->setStopEnabled(live);
+  if (m_stopAction) m_stopAction->setEnabled(live);
+}
 
 void MainWindow::openStoredRun(int64_t runId) {
   catchUpWithStore({runId});

@@ -16,6 +16,7 @@
 #include "app/gui/window_settings.h"
 #include "core/engine/registry.h"
 
+class QAction;
 class QDockWidget;
 class QTabWidget;
 class QTableView;
@@ -74,6 +75,8 @@ class MainWindow : public QMainWindow {
   void startDemo();
   void openStudy(int64_t studyId);
   void stopFocused();
+  // Stop (button and menu) only where the shown run trains or waits.
+  void updateStopEnabled();
   void openStoredRun(int64_t runId);
   void compareRuns(const std::vector<int64_t>& runIds);
   bool resumeRun(int64_t runId);
@@ -120,6 +123,7 @@ class MainWindow : public QMainWindow {
   RunsTableModel* m_runsModel;
   QDockWidget* m_configureDock;
   RunsDock* m_runsDock;
+  QAction* m_stopAction = nullptr;
   QTimer* m_timer;
   bool m_askBeforeClosing = true;  // false once closeCancellingRuns() was called
   int64_t m_storeVersion = -1;     // the store's data_version at the last look

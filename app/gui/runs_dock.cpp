@@ -124,8 +124,8 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
       emit groupByChosen(GroupBy::parse(m_groupChoice->itemData(index).toString().toStdString()));
   });
   row->addWidget(m_groupChoice);
-  auto* stop = new QPushButton("Stop the shown run", panel);
-  stop->setToolTip("Cancel the shown run after its current step; it keeps a checkpoint (Ctrl+.)");
+  auto* stop = m_stop = new QPushButton("Stop the shown run", panel);
+  setStopEnabled(false);  // until a run that trains is shown
   row->addWidget(stop);
   layout->addLayout(row);
   setWidget(panel);
@@ -233,6 +233,14 @@ void RunsDock::setGroupBy(const GroupBy& by) {
 
 GroupBy RunsDock::groupBy() const {
   return GroupBy::parse(m_groupChoice->currentData().toString().toStdString());
+}
+
+void RunsDock::setStopEnabled(bool enabled) {
+  m_stop->setEnabled(enabled);
+  // Grey, it says why: it was enabled on a finished run and did nothing when clicked.
+  m_stop->setToolTip(enabled ? "Cancel the shown run after its current step; it keeps a "
+                               "checkpoint (Ctrl+.)"
+                             : "The shown run is not training or waiting: nothing to stop");
 }
 
 void RunsDock::updateGroupChoices() {

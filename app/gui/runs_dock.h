@@ -24,6 +24,7 @@ class QComboBox;
 class QLineEdit;
 class QMenu;
 class QSortFilterProxyModel;
+class QPushButton;
 class QTableView;
 class QTimer;
 
@@ -53,6 +54,9 @@ class RunsDock : public QDockWidget {
     m_extraGroupKeys = std::move(keys);
   }
   void updateGroupChoices();
+  // Whether the shown run is training or waiting: only then can it be stopped.
+  void setStopEnabled(bool enabled);
+  QPushButton* stopButton() const { return m_stop; }
   // The context menu of a row of the model (null off the rows): Show, Stop, Resume, each enabled
   // when it applies to the row's run, and Colour.
   QMenu* menuForRow(int row);
@@ -76,6 +80,7 @@ class RunsDock : public QDockWidget {
   RunsTableModel* m_model;
   QSortFilterProxyModel* m_filter;
   QTableView* m_table;
+  QPushButton* m_stop = nullptr;
   QLineEdit* m_search;
   QComboBox* m_groupChoice;
   std::function<std::vector<std::string>()> m_extraGroupKeys;

@@ -1,5 +1,7 @@
 #include "core/engine/preset_verdicts.h"
 
+#include "core/engine/config.h"
+
 namespace fl {
 
 std::vector<ReferenceVerdict> checkAgainstPresets(const Experiment& experiment,
@@ -19,6 +21,28 @@ std::vector<ReferenceVerdict> checkAgainstPresets(const Experiment& experiment,
     }
   }
   return out;
+}
+
+std::string whyNotComparedWithPaper(const Experiment& experiment, const nlohmann::json& config) {
+  const auto specs = experiment.allParams();
+  std::string nearest;
+  std::vector<std::string> fewest;
+  for (const auto& preset : experiment.presets()) {
+    if (preset.reference.is_null()) continue;
+    const ValidatedConfig expected = validateConfig(specs, preset.overrides);
+    if (!expected.ok() || !config.is_object()) continue;
+    const auto departures = departuresFromPaper(
+        specs, expected.values, preset.reference.value("by", std::string()), config);
+    if (departures.empty()) return "";  // the paper's configuration: it has its verdicts
+    if (nearest.empty() || departures.size() < fewest.size()) {
+      nearest = preset.name;
+      fewest = departures;
+    }
+  }
+  if (nearest.empty() || fewest.size() > kMaxNamedDepartures) return "";
+  std::string text = "not compared with the paper (" + nearest + "): ";
+  for (size_t i = 0; i < fewest.size(); ++i) text += (i ? ", " : "") + fewest[i];
+  return text;
 }
 
 }  // namespace fl

@@ -22,4 +22,12 @@ std::vector<ReferenceVerdict> checkAgainstPresets(const Experiment& experiment,
                                                   const std::map<std::string, double>& last,
                                                   const std::map<std::string, double>& lowest = {});
 
+// Why a run that is none of the paper's configurations has no verdict against it: the paper
+// preset it departs from least, and how, as "not compared with the paper (paper-fourier):
+// epochs 300 (the paper's 500)". Empty where a preset matches (it has verdicts) or where
+// every paper preset is more than kMaxNamedDepartures settings away (not a shortened paper
+// run, an experiment of its own).
+inline constexpr size_t kMaxNamedDepartures = 3;
+std::string whyNotComparedWithPaper(const Experiment& experiment, const nlohmann::json& config);
+
 }  // namespace fl

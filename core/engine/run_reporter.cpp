@@ -219,7 +219,9 @@ std::string RunReporter::finishedSummary(const nlohmann::json& config) {
   if (m_verdict) m_verdicts.push_back(*m_verdict);
   if (m_divergenceVerdict) m_verdicts.push_back(*m_divergenceVerdict);
   for (const auto& paper : m_paperVerdicts) m_verdicts.push_back(verdictOfReference(paper));
-  const std::string paper = joinVerdicts(m_paperVerdicts);
+  // A shortened paper run says why it has no verdict against the paper, where it is shown.
+  const std::string paper = m_paperVerdicts.empty() ? whyNotComparedWithPaper(*m_experiment, config)
+                                                    : joinVerdicts(m_paperVerdicts);
   if (!paper.empty()) text += (text.empty() ? "" : "; ") + paper;
   return text;
 }

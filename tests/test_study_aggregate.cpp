@@ -4,7 +4,7 @@
 #include <QtTest>
 
 #include <cmath>
-
+#include <limits>
 #include <random>
 
 #include "core/study/agreement.h"
@@ -49,21 +49,27 @@ class TestStudyAggregate : public QObject {
  private slots:
   // A figure's y axis used to read the bare metric key where the study gave no title: it reads
   // as the experiment's panel labels the metric, key beside it; a title given is kept.
-  void aFiguresMetricsTakeTheirPanelsAxisTitles() {
+  void aFiguresMetricsTakeTheirPanelsAxisTitlesAndBounds() {
     fl::PanelSpec kl;
     kl.series = {"test/kl"};
     kl.yLabel = "KL";
     fl::PanelSpec ppl;
     ppl.series = {"val/ppl@*"};
     ppl.yLabel = "perplexity";
+    kl.yFloor = 0;
     fl::study::FigureLayout layout;
     layout.metrics = {"test/kl", "val/ppl@256", "val/other", "test/mse"};
     layout.yTitles["test/mse"] = "squared error";
-    fl::study::addMetricTitles(layout, {kl, ppl});
+    fl::study::addMetricAxes(layout, {kl, ppl});
     QCOMPARE(layout.yTitles["test/kl"], std::string("KL (test/kl)"));
     QCOMPARE(layout.yTitles["val/ppl@256"], std::string("perplexity (val/ppl@256)"));
     QCOMPARE(layout.yTitles["test/mse"], std::string("squared error"));
     QVERIFY(!layout.yTitles.count("val/other"));  // no panel draws it: its key stays
+    // The floor its panel declares comes with it; a metric whose panel declares none has none.
+    QCOMPARE(layout.yBounds.at("test/kl").first, 0.0);
+    QCOMPARE(layout.yBounds.at("test/kl").second, std::numeric_limits<double>::infinity());
+    QVERIFY(!layout.yBounds.count("val/ppl@256"));
+    QVERIFY(!layout.yBounds.count("test/mse"));
   }
 
   void meanAndSampleStdOverSeedsMatchHandComputedValues() {
@@ -446,10 +452,13 @@ class TestStudyAggregate : public QObject {
     layout.group = "gamma";
     layout.panel = "dataset";
     layout.band = "half";
+    layout.yBounds["test/kl"] = {0.0, std::numeric_limits<double>::infinity()};
     const auto fig = buildStudyFigure(aggregate(runs), layout, &refs,
                                       {"dataset", "frequencies", "gamma"}, "freq");
     QCOMPARE(fig.panels.size(), size_t(1));
     const auto& p = fig.panels[0];
+    QCOMPARE(p.yFloor, 0.0);  // the metric's bounds reach the panel that draws it
+    QCOMPARE(p.yCeiling, std::numeric_limits<double>::infinity());
     QCOMPARE(p.title, std::string("dataset = gmm2"));
     QCOMPARE(p.lines.size(), size_t(2));
     QCOMPARE(p.lines[0].label, std::string("gamma = 0"));

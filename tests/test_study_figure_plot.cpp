@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 
 #include "widgets/study_figure_plot.h"
 
@@ -111,6 +112,9 @@ class TestStudyFigurePlot : public QObject {
         ++bars;
       }
     QCOMPARE(bars, 3);  // one per line, one for the paper's point
+    // No darker zero line singles out the first category (it sits at x = 0).
+    QCOMPARE(custom->axisRect(0)->axis(QCPAxis::atBottom)->grid()->zeroLinePen().style(),
+             Qt::NoPen);
     const QCPGraph* diamond = custom->graph(2);
     QVERIFY(diamond->pen().color() != QColor(Qt::black));
     QCOMPARE(diamond->name(), QString("beta"));
@@ -136,6 +140,86 @@ class TestStudyFigurePlot : public QObject {
     plot.resize(1000, 1400);
     QTRY_COMPARE(plot.panelYLabel(2), QString("KL(true || predicted) (nats)"));
     QCOMPARE(plot.panelTitle(2), QString("dataset = gmm2"));
+  }
+
+  // A shortened study's untrained GMM head sat at KL 11 while the Fourier head's curves and the
+  // paper's points lay between 0 and 1: drawn to scale, every line was flat near 0. A baseline
+  // more than twice the lines' span away is named at the edge it lies past, with its value, and
+  // keeps its legend entry; one within reach is drawn to scale.
+  void aBaselineFarFromTheLinesIsNamedAtTheEdgeNotDrawnToScale() {
+    fl::study::StudyFigure f = figure();
+    f.cols = 1;
+    f.panels.resize(1);
+    auto& panel = f.panels[0];
+    panel.baselines.push_back({"GMM head", {}, {10.98}, {10.5}, {11.5}, {4}});
+    panel.baselines.push_back({"below", {}, {-40}, {-41}, {-39}, {4}});
+    fl::widgets::StudyFigurePlot plot;
+    plot.resize(700, 420);
+    plot.show();  // laid out: the notes' room is measured in the panel's pixels
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setFigure(f);
+    const QCPRange y = plot.plot()->axisRect(0)->axis(QCPAxis::atLeft)->range();
+    // Lines and points span 0.18 .. 1.32; the linear head's band (0.45 .. 0.55) is in it.
+    QVERIFY2(y.upper < 2 && y.lower > -1,
+             qPrintable(QString("%1 .. %2").arg(y.lower).arg(y.upper)));
+    QVERIFY(y.contains(0.45) && y.contains(0.55) && y.contains(1.32) && y.contains(0.18));
+    QStringList notes;
+    auto* yAxis = plot.plot()->axisRect(0)->axis(QCPAxis::atLeft);
+    for (int i = 0; i < plot.plot()->itemCount(); ++i)
+      if (auto* text = qobject_cast<QCPItemText*>(plot.plot()->item(i))) {
+        notes << text->text();
+        // Each note lies beyond the data it would otherwise cover (pixels grow downwards).
+        if (text->text().contains("↑"))
+          QVERIFY(text->bottom->pixelPosition().y() < yAxis->coordToPixel(1.32));
+        else
+          QVERIFY(text->top->pixelPosition().y() > yAxis->coordToPixel(0.18));
+      }
+    notes.sort();
+    QCOMPARE(notes, QStringList({"GMM head ↑ off scale at 11", "below ↓ off scale at -40"}));
+    QCOMPARE(plot.legendEntries(), 6);  // the two gammas, three baselines, the paper
+    // Within reach (1.9 lies 0.6 above the lines' 1.32, their span is 1.14): to scale, no note.
+    panel.baselines.resize(1);
+    panel.baselines[0].mean = {1.9};
+    panel.baselines[0].upper = {2.0};
+    plot.setFigure(f);
+    QVERIFY(plot.plot()->axisRect(0)->axis(QCPAxis::atLeft)->range().contains(2.0));
+    QCOMPARE(plot.plot()->itemCount(), 0);
+  }
+
+  // A KL is never below 0 nor an accuracy above 1: a band or error bar of mean ± std reaching
+  // past the metric's bounds is cut there (as in the run panels), and the axis does not show
+  // the impossible values beyond its small margin.
+  void bandsAndErrorBarsAreCutAtTheMetricsBounds() {
+    fl::study::StudyFigure f;
+    fl::study::FigurePanel p;
+    p.metric = p.yTitle = "test/kl";
+    p.yFloor = 0;
+    p.yCeiling = 1;
+    fl::study::FigureLine line{"fourier", {2, 4}, {0.1, 0.9}, {-0.3, 0.7}, {0.5, 1.4}, {4, 4}};
+    p.lines.push_back(line);
+    p.references.push_back({"paper", "fourier", 2, 0.05, 0.2});
+    f.panels.push_back(p);
+    fl::widgets::StudyFigurePlot plot;
+    plot.resize(600, 400);
+    plot.setFigure(f);
+    QCustomPlot* custom = plot.plot();
+    const QCPGraph* bandLow = custom->graph(0);
+    const QCPGraph* bandHigh = custom->graph(1);
+    QCOMPARE(bandLow->data()->at(0)->value, 0.0);
+    QCOMPARE(bandHigh->data()->at(1)->value, 1.0);
+    for (int i = 0; i < custom->plottableCount(); ++i)
+      if (auto* bars = qobject_cast<QCPErrorBars*>(custom->plottable(i))) {
+        QCOMPARE(bars->data()->at(0).errorMinus, 0.05);  // 0.05 - 0.2 cut at 0
+        QVERIFY(std::abs(bars->data()->at(0).errorPlus - 0.2) < 1e-12);
+      }
+    const QCPRange y = custom->axisRect(0)->axis(QCPAxis::atLeft)->range();
+    QVERIFY(y.lower >= -0.1 && y.lower < 0 && y.upper <= 1.1 && y.upper > 1);
+    // Without bounds the same figure shows the whole spread.
+    f.panels[0].yFloor = -std::numeric_limits<double>::infinity();
+    f.panels[0].yCeiling = std::numeric_limits<double>::infinity();
+    plot.setFigure(f);
+    QCOMPARE(custom->graph(0)->data()->at(0)->value, -0.3);
+    QVERIFY(custom->axisRect(0)->axis(QCPAxis::atLeft)->range().contains(-0.3));
   }
 
   void writesValidSvgPngAndPdf() {

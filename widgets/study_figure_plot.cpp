@@ -36,17 +36,29 @@ QVector<double> toQVector(const std::vector<double>& v) {
   return QVector<double>(v.begin(), v.end());
 }
 
+// A value cut to the metric's bounds: a band or error bar of mean - std below a KL's 0 has no
+// value there to spread over (the run panels cut theirs the same way).
+double within(const study::FigurePanel& panel, double v) {
+  return std::isfinite(v) ? std::clamp(v, panel.yFloor, panel.yCeiling) : v;
+}
+
+QVector<double> within(const study::FigurePanel& panel, QVector<double> v) {
+  for (double& x : v) x = within(panel, x);
+  return v;
+}
+
 // The band as two graphs, the upper filled down to the lower; NaN points (one seed) leave gaps.
-void addBand(QCustomPlot* plot, QCPAxisRect* rect, const QVector<double>& x,
-             const QVector<double>& lower, const QVector<double>& upper, const QColor& color) {
+void addBand(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& panel,
+             const QVector<double>& x, const QVector<double>& lower, const QVector<double>& upper,
+             const QColor& color) {
   bool any = false;
   for (int i = 0; i < lower.size(); ++i)
     any = any || (std::isfinite(lower[i]) && std::isfinite(upper[i]));
   if (!any) return;
   auto* low = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
   auto* high = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-  low->setData(x, lower, /*alreadySorted=*/true);
-  high->setData(x, upper, /*alreadySorted=*/true);
+  low->setData(x, within(panel, lower), /*alreadySorted=*/true);
+  high->setData(x, within(panel, upper), /*alreadySorted=*/true);
   low->setPen(Qt::NoPen);
   high->setPen(Qt::NoPen);
   high->setBrush(translucent(color, 55));
@@ -83,12 +95,19 @@ struct FigureKeys {
   std::map<std::string, bool> inLegend;
 };
 
-// What a panel's axes must show: its lines with their bands, its baselines and the paper's
-// points with their spread. No x at all reads as [0, 1], a single x gets a unit around it; y
+// A baseline further from the panel's lines and points than this many times their own span
+// is off scale: drawn to its range, it flattened every line (a shortened study's untrained GMM
+// head at KL 11 left the Fourier head's curves and the paper's points as one line near 0).
+constexpr double kOffScaleSpans = 2.0;
+
+// What a panel's axes must show: its lines with their bands, the paper's points with their
+// spread and the baselines within reach of them (all cut to the metric's bounds); the others
+// are listed as off scale. No x at all reads as [0, 1], a single x gets a unit around it; y
 // stays infinite when no value is finite.
 struct PanelExtent {
   double xMin = std::numeric_limits<double>::infinity(), xMax = -xMin;
   double yMin = xMin, yMax = -xMin;
+  std::vector<size_t> baselinesAbove, baselinesBelow;  // indices into panel.baselines
 
   void seeY(double v) {
     if (std::isfinite(v)) {
@@ -107,21 +126,34 @@ PanelExtent extentOf(const study::FigurePanel& panel) {
   for (const auto& line : panel.lines)
     for (size_t k = 0; k < line.x.size(); ++k) {
       e.seeX(line.x[k]);
-      e.seeY(line.mean[k]);
-      e.seeY(line.lower[k]);
-      e.seeY(line.upper[k]);
+      e.seeY(within(panel, line.mean[k]));
+      e.seeY(within(panel, line.lower[k]));
+      e.seeY(within(panel, line.upper[k]));
     }
   for (const auto& p : panel.references) {
     e.seeX(p.x);
-    e.seeY(p.y - p.spread.value_or(0));
-    e.seeY(p.y + p.spread.value_or(0));
+    e.seeY(within(panel, p.y - p.spread.value_or(0)));
+    e.seeY(within(panel, p.y + p.spread.value_or(0)));
   }
   if (!std::isfinite(e.xMin)) e.xMin = 0, e.xMax = 1;
   if (e.xMax == e.xMin) e.xMin -= 0.5, e.xMax += 0.5;
-  for (const auto& base : panel.baselines) {
-    e.seeY(base.mean[0]);
-    e.seeY(base.lower[0]);
-    e.seeY(base.upper[0]);
+  const bool anyCore = std::isfinite(e.yMin);
+  const double span =
+      std::max({e.yMax - e.yMin, 0.1 * std::abs(e.yMax), 0.1 * std::abs(e.yMin), 1e-12});
+  const double reachLow = e.yMin - kOffScaleSpans * span;
+  const double reachHigh = e.yMax + kOffScaleSpans * span;
+  for (size_t i = 0; i < panel.baselines.size(); ++i) {
+    const auto& base = panel.baselines[i];
+    const double mean = base.mean[0];
+    if (anyCore && std::isfinite(mean) && mean > reachHigh) {
+      e.baselinesAbove.push_back(i);
+    } else if (anyCore && std::isfinite(mean) && mean < reachLow) {
+      e.baselinesBelow.push_back(i);
+    } else {
+      e.seeY(within(panel, mean));
+      e.seeY(within(panel, base.lower[0]));
+      e.seeY(within(panel, base.upper[0]));
+    }
   }
   return e;
 }
@@ -149,8 +181,9 @@ void drawCategoryPoints(QCustomPlot* plot, QCPAxisRect* rect, const study::Figur
     for (size_t k = 0; k < line.x.size(); ++k) {
       x << line.x[k] + offset;
       mean << line.mean[k];
-      below << (std::isfinite(line.lower[k]) ? line.mean[k] - line.lower[k] : 0.0);
-      above << (std::isfinite(line.upper[k]) ? line.upper[k] - line.mean[k] : 0.0);
+      const double lower = within(panel, line.lower[k]), upper = within(panel, line.upper[k]);
+      below << (std::isfinite(lower) ? line.mean[k] - lower : 0.0);
+      above << (std::isfinite(upper) ? upper - line.mean[k] : 0.0);
     }
     auto* g = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
     g->setData(x, mean, /*alreadySorted=*/true);
@@ -173,7 +206,8 @@ void drawLines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& p
   if (!panel.xCategories.empty()) return drawCategoryPoints(plot, rect, panel, keys);
   for (const auto& line : panel.lines) {
     const QColor color = keys.colorFor(line.label, false);
-    addBand(plot, rect, toQVector(line.x), toQVector(line.lower), toQVector(line.upper), color);
+    addBand(plot, rect, panel, toQVector(line.x), toQVector(line.lower), toQVector(line.upper),
+            color);
     auto* g = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
     g->setData(toQVector(line.x), toQVector(line.mean), /*alreadySorted=*/true);
     g->setPen(QPen(color, 2));
@@ -183,18 +217,43 @@ void drawLines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& p
   }
 }
 
-// Each baseline (one value): dashed across the whole panel, over its band.
+// Each baseline (one value): dashed across the whole panel, over its band. One off scale (see
+// kOffScaleSpans) keeps its legend entry and says its value at the panel's edge it lies past.
 void drawBaselines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& panel,
                    const PanelExtent& extent, FigureKeys& keys) {
   for (const auto& base : panel.baselines) {
     const QColor color = keys.colorFor(base.label, true);
     const QVector<double> x{extent.xMin, extent.xMax};
-    addBand(plot, rect, x, {base.lower[0], base.lower[0]}, {base.upper[0], base.upper[0]}, color);
+    addBand(plot, rect, panel, x, {base.lower[0], base.lower[0]}, {base.upper[0], base.upper[0]},
+            color);
     auto* g = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
     g->setData(x, {base.mean[0], base.mean[0]}, true);
     g->setPen(QPen(color, 2, Qt::DashLine));
     g->removeFromLegend();
     keys.legendOnce(g, base.label);
+  }
+  for (const bool above : {true, false}) {
+    const auto& offScale = above ? extent.baselinesAbove : extent.baselinesBelow;
+    if (offScale.empty()) continue;
+    QStringList lines;
+    for (size_t i : offScale)
+      lines << QString::fromStdString(panel.baselines[i].label) + (above ? " ↑" : " ↓") +
+                   " off scale at " + QString::number(panel.baselines[i].mean[0], 'g', 3);
+    auto* note = new QCPItemText(plot);
+    note->setClipAxisRect(rect);
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setAxisRect(rect);
+    note->position->setCoords(0.99, above ? 0.02 : 0.98);
+    note->setPositionAlignment(Qt::AlignRight | (above ? Qt::AlignTop : Qt::AlignBottom));
+    note->setTextAlignment(Qt::AlignRight);
+    note->setText(lines.join('\n'));
+    // One baseline's colour says whose value it is; several share black.
+    note->setColor(offScale.size() == 1
+                       ? keys.colorFor(panel.baselines[offScale.front()].label, true)
+                       : QColor(Qt::black));
+    note->setFont(QFont("sans", 8));
+    note->setBrush(QColor(255, 255, 255, 210));
+    note->setPadding(QMargins(3, 1, 3, 1));
   }
 }
 
@@ -219,7 +278,8 @@ void drawReferences(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePan
     if (point.spread) {
       auto* bars = new QCPErrorBars(xAxis, yAxis);
       bars->setDataPlottable(g);
-      bars->setData(QVector<double>{*point.spread});
+      bars->setData(QVector<double>{point.y - within(panel, point.y - *point.spread)},
+                    QVector<double>{within(panel, point.y + *point.spread) - point.y});
       bars->setPen(QPen(color, 1.4));
       bars->removeFromLegend();
     }
@@ -244,6 +304,8 @@ void setRanges(QCPAxisRect* rect, const study::FigurePanel& panel, PanelExtent e
     for (size_t k = 0; k < panel.xCategories.size(); ++k)
       ticker->addTick(static_cast<double>(k), QString::fromStdString(panel.xCategories[k]));
     xAxis->setTicker(ticker);
+    // The first category sits at 0: the grid's darker zero line would single it out.
+    xAxis->grid()->setZeroLinePen(Qt::NoPen);
   } else if (panel.logX && e.xMin > 0) {
     xAxis->setScaleType(QCPAxis::stLogarithmic);
     xAxis->setTicker(QSharedPointer<LogTicker>(new LogTicker));
@@ -257,6 +319,11 @@ void setRanges(QCPAxisRect* rect, const study::FigurePanel& panel, PanelExtent e
   yAxis->setRange(e.yMin - yPad, e.yMax + yPad);
 }
 
+// The lines of the off-scale note above and below a panel's data (see drawBaselines).
+int noteLines(const PanelExtent& e, bool above) {
+  return static_cast<int>(above ? e.baselinesAbove.size() : e.baselinesBelow.size());
+}
+
 }  // namespace
 
 StudyFigurePlot::StudyFigurePlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
@@ -264,6 +331,32 @@ StudyFigurePlot::StudyFigurePlot(QWidget* parent) : QWidget(parent), m_plot(new 
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_plot);
   m_plot->setMinimumSize(320, 160);
+  // The notes' room depends on the panels' heights in pixels, known once laid out.
+  connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+    if (makeRoomForNotes()) m_plot->replot(QCustomPlot::rpQueuedReplot);
+  });
+}
+
+bool StudyFigurePlot::makeRoomForNotes() {
+  const double lineHeight = QFontMetrics(QFont("sans", 8)).lineSpacing();
+  bool changed = false;
+  for (const auto& room : m_noteRooms) {
+    const double height = std::max(1, room.rect->height());
+    // A note's lines, its padding and its distance from the edge, as shares of the panel.
+    const auto share = [&](int lines) {
+      return lines == 0 ? 0.0 : std::min(0.3, (lines * lineHeight + 6) / height + 0.02);
+    };
+    const double above = share(room.linesAbove), below = share(room.linesBelow);
+    const double span = (room.high - room.low) / (1 - above - below);
+    const QCPRange wanted(room.low - span * below, room.high + span * above);
+    auto* yAxis = room.rect->axis(QCPAxis::atLeft);
+    const QCPRange now = yAxis->range();
+    if (std::abs(now.lower - wanted.lower) + std::abs(now.upper - wanted.upper) > 1e-9 * span) {
+      yAxis->setRange(wanted);
+      changed = true;
+    }
+  }
+  return changed;
 }
 
 int StudyFigurePlot::graphCount() const { return m_plot->graphCount(); }
@@ -313,6 +406,7 @@ void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
   m_plot->plotLayout()->clear();  // the default axis rect and its legend go with it
   m_panels = 0;
   m_titles.clear();
+  m_noteRooms.clear();
   m_cols = std::max(1, figure.cols);
   m_rows = (static_cast<int>(figure.panels.size()) + m_cols - 1) / m_cols;
   const auto [grid, legend] = layOutFigure(figure);
@@ -325,6 +419,11 @@ void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
     drawBaselines(m_plot, rect, panel, extent, keys);
     drawReferences(m_plot, rect, panel, keys);
     setRanges(rect, panel, extent);
+    if (noteLines(extent, true) + noteLines(extent, false) > 0) {
+      const QCPRange y = rect->axis(QCPAxis::atLeft)->range();
+      m_noteRooms.push_back(
+          {rect, y.lower, y.upper, noteLines(extent, true), noteLines(extent, false)});
+    }
   }
   placeTitles(width(), height());
   m_plot->replot();

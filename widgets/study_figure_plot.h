@@ -61,6 +61,15 @@ class StudyFigurePlot : public QWidget {
   std::pair<QCPLayoutGrid*, QCPLegend*> layOutFigure(const study::StudyFigure& figure);
   QCPAxisRect* addPanel(QCPLayoutGrid* grid, int index, int cols, const study::FigurePanel& panel);
 
+  // A panel with a note of off-scale baselines at its top or bottom edge: its y range is its
+  // data's (low .. high) widened so the note covers no point. Returns whether a range changed.
+  struct NoteRoom {
+    QCPAxisRect* rect = nullptr;
+    double low = 0, high = 1;
+    int linesAbove = 0, linesBelow = 0;
+  };
+  bool makeRoomForNotes();
+
   struct PanelTitles {
     QCPTextElement* title = nullptr;
     QCPAxis* yAxis = nullptr;
@@ -75,6 +84,7 @@ class StudyFigurePlot : public QWidget {
   int m_rows = 1;
   int m_cols = 1;
   std::vector<PanelTitles> m_titles;
+  std::vector<NoteRoom> m_noteRooms;
   QCPTextElement* m_figureTitle = nullptr;
   QString m_figureTitleText;
 };

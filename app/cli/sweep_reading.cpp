@@ -279,7 +279,7 @@ study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRe
   }
   if (!args.metrics.empty()) layout.metrics = args.metrics;
   if (const auto experiment = registry.find(r.experiment))
-    study::addMetricTitles(layout, experiment->panels());
+    study::addMetricAxes(layout, experiment->panels());
   if (!args.group.empty()) layout.group = args.group;
   if (!args.panel.empty()) layout.panel = args.panel;
   if (!args.band.empty()) {

@@ -502,7 +502,7 @@ study::FigureLayout StudyView::chosenLayout() const {
       layout.categoricalX = f.categoricalX;
     }
   if (const auto experiment = m_queue.registry().find(spec.experiment))
-    study::addMetricTitles(layout, experiment->panels());
+    study::addMetricAxes(layout, experiment->panels());
   return layout;
 }
 

@@ -30,6 +30,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -114,6 +115,10 @@ struct FigureLayout {
   std::string band = "half";  // std | half | minmax | none
   std::string xTitle;
   std::map<std::string, std::string> yTitles;  // metric -> axis title with units
+  // metric -> the least and greatest values it can take (a KL: 0 and +inf, an accuracy: 0 and
+  // 1): a band or error bar of mean ± std reaching past them is cut there, as the run panels cut
+  // theirs.
+  std::map<std::string, std::pair<double, double>> yBounds;
   bool logX = false;
   bool categoricalX = false;  // equal spacing in the order given (e.g. gamma = 0, 1e-6, 1e-5)
   nlohmann::json where = nlohmann::json::object();  // only cells with these axis values

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 namespace fl::study {
 
@@ -171,6 +173,8 @@ class PanelBuilder {
     panel.xTitle = m_layout.xTitle.empty() ? m_layout.x : m_layout.xTitle;
     auto yt = m_layout.yTitles.find(metric);
     panel.yTitle = yt == m_layout.yTitles.end() ? metric : yt->second;
+    if (auto bounds = m_layout.yBounds.find(metric); bounds != m_layout.yBounds.end())
+      std::tie(panel.yFloor, panel.yCeiling) = bounds->second;
     panel.logX = m_layout.logX;
     panel.xCategories = m_x.categories;
     m_lineIndex.clear();
@@ -252,18 +256,22 @@ class PanelBuilder {
 
 }  // namespace
 
-void addMetricTitles(FigureLayout& layout, const std::vector<PanelSpec>& panels) {
+void addMetricAxes(FigureLayout& layout, const std::vector<PanelSpec>& panels) {
   for (const auto& metric : layout.metrics) {
-    if (layout.yTitles.count(metric)) continue;
     for (const auto& panel : panels) {
       const bool draws = std::any_of(panel.series.begin(), panel.series.end(), [&](const auto& s) {
         return s == metric ||
                (!s.empty() && s.back() == '*' && metric.rfind(s.substr(0, s.size() - 1), 0) == 0);
       });
-      if (draws && !panel.yLabel.empty()) {
+      if (!draws) continue;
+      if (!panel.yLabel.empty() && !layout.yTitles.count(metric))
         layout.yTitles[metric] = panel.yLabel + " (" + metric + ")";
-        break;
-      }
+      const bool bounded = std::isfinite(panel.yFloor) || std::isfinite(panel.yCeiling);
+      if (bounded && !layout.yBounds.count(metric))
+        layout.yBounds[metric] = {
+            std::isfinite(panel.yFloor) ? panel.yFloor : -std::numeric_limits<double>::infinity(),
+            std::isfinite(panel.yCeiling) ? panel.yCeiling
+                                          : std::numeric_limits<double>::infinity()};
     }
   }
 }

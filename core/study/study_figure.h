@@ -6,6 +6,7 @@
 // SVG, PNG or PDF; this file decides what is drawn, so it can be tested without a screen.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -44,6 +45,9 @@ struct FigurePanel {
   std::vector<FigurePoint> references;
   std::vector<std::string> xCategories;  // tick labels when the x axis is not numeric
   bool logX = false;
+  // The least and greatest values the metric takes (a KL: 0 and +inf).
+  double yFloor = -std::numeric_limits<double>::infinity();
+  double yCeiling = std::numeric_limits<double>::infinity();
 };
 
 struct StudyFigure {
@@ -70,9 +74,9 @@ class FigureError : public std::invalid_argument {
 };
 
 // Gives each of the layout's metrics without an axis title the one its experiment's panel
-// draws it under, with the key: "KL (test/kl)", "perplexity (val/ppl@256)". A metric no panel
-// draws keeps its key.
-void addMetricTitles(FigureLayout& layout, const std::vector<PanelSpec>& panels);
+// draws it under, with the key: "KL (test/kl)", "perplexity (val/ppl@256)", and the bounds
+// that panel declares (a KL is never below 0). A metric no panel draws keeps its key and no floor.
+void addMetricAxes(FigureLayout& layout, const std::vector<PanelSpec>& panels);
 
 // Throws FigureError when the layout names an axis the study does not have, or no finished run
 // has a metric.

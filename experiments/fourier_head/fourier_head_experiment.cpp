@@ -85,7 +85,8 @@ std::vector<PanelSpec> FourierHeadExperiment::panels() const {
        "Mean over test inputs of the KL divergence from the true bin distribution: test/kl as "
        "the paper computes it (predicted probabilities floored at 1e-10), test/kl_exact without "
        "the floor (drawn on request: right-click the panel)",
-       {"test/kl_exact"}},
+       {"test/kl_exact"},
+       /*yFloor=*/0.0},
       {"mse",
        "Test MSE",
        PanelKind::MetricLines,

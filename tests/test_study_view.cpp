@@ -189,6 +189,12 @@ class TestStudyView : public QObject {
     QCOMPARE(model->text(two, "runs"), QString("2/3"));
     QCOMPARE(model->text(one, "test/m paper"), QString("12.500 ± 1.000"));
     QCOMPARE(model->text(one, "test/m verdict"), QString("agrees"));
+    // Where the paper's values come from is said where they are shown.
+    QVERIFY2(lab.view.title()->text().contains("(hover for where the paper's values come from)"),
+             qPrintable(lab.view.title()->text()));
+    QCOMPARE(lab.view.title()->toolTip(), QString("The paper's values: hand"));
+    QCOMPARE(model->headerData(model->column("test/m paper"), Qt::Horizontal, Qt::ToolTipRole),
+             QVariant("The paper's values: hand"));
     QCOMPARE(model->text(two, "test/m verdict"), QString("differs"));
     // The claim: 12 against 21.5, SE = sqrt(1 / 3 + 0.5 / 2): beyond 2 SE the claimed way.
     QVERIFY2(lab.view.summary()->text().contains("1 holds"),
@@ -391,19 +397,25 @@ class TestStudyView : public QObject {
         {"grid", {{"width", {1, 2}}}},
         {"seeds", {1}},
         {"description",
-         "Two widths, one seed: 2 runs. " + QString("More detail. ").repeated(40).toStdString()}};
+         "Two widths, one seed: 2 runs. " + QString("More detail. ").repeated(40).toStdString()},
+        {"references",
+         {{"source", "Paper A, table 2. Its spreads are computed from saved predictions."},
+          {"rows", {{{"where", {{"width", 1}}}, {"values", {{"test/m", {1.0, 0.1}}}}}}}}}};
     const std::string text = spec.dump();
     const int64_t id = storeStudy(store, text.c_str());
     StudyLab lab(m_registry, store);
     QVERIFY(lab.view.setStudy(id));
     const QString shown = lab.view.title()->text();
     QVERIFY2(shown.contains("Two widths, one seed: 2 runs. <i>(hover for the whole "
-                            "description)</i>") &&
+                            "description and where the paper's values come from)</i>") &&
                  !shown.contains("More detail"),
              qPrintable(shown));
     QVERIFY(lab.view.title()->toolTip().contains("More detail. More detail."));
-    QVERIFY(lab.view.setStudy(makeStudy(store)));  // no description: nothing to hover for
-    QVERIFY(!lab.view.title()->text().contains("hover"));
+    QVERIFY(lab.view.title()->toolTip().contains(
+        "The paper's values: Paper A, table 2. Its spreads are computed from saved predictions."));
+    const nlohmann::json bare = {{"name", "bare"}, {"grid", {{"width", {1, 2}}}}, {"seeds", {1}}};
+    QVERIFY(lab.view.setStudy(storeStudy(store, bare.dump().c_str())));
+    QVERIFY(!lab.view.title()->text().contains("hover"));  // nothing to hover for
     QVERIFY(lab.view.title()->toolTip().isEmpty());
   }
 

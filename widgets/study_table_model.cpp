@@ -73,6 +73,12 @@ QVariant StudyTableModel::headerData(int section, Qt::Orientation orientation, i
   if (role == Qt::ToolTipRole && section >= 0 && section < columnCount() &&
       m_columns[static_cast<size_t>(section)].kind == Kind::Verdict)
     return QString::fromStdString(study::agreementRuleText());
+  // Where the paper's values come from: a spread the paper printed, or one computed from the
+  // authors' saved predictions, reads the same in the column.
+  if (role == Qt::ToolTipRole && section >= 0 && section < columnCount() &&
+      m_columns[static_cast<size_t>(section)].kind == Kind::Paper && m_references &&
+      !m_references->source.empty())
+    return QString::fromStdString("The paper's values: " + m_references->source);
   return {};
 }
 

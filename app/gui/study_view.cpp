@@ -574,17 +574,27 @@ void StudyView::refresh() {
   const auto experiment = m_queue.registry().find(spec.experiment);
   const QString description = QString::fromStdString(spec.description);
   const QString lead = leadSentence(description);
+  // Where the paper's values come from (the paper's table, the data behind its figure, spreads
+  // computed from the authors' saved predictions) is said where they are shown, on hover: a line
+  // of its own cost the table its last row at 1280x720.
+  const QString source =
+      spec.references ? QString::fromStdString(spec.references->source) : QString();
+  QStringList hoverFor, tips;
+  if (lead != description) hoverFor << "the whole description", tips << description;
+  if (!source.isEmpty())
+    hoverFor << "where the paper's values come from", tips << "The paper's values: " + source;
   m_title->setText(
       QString("<h3>Study %1: %2</h3>%3%4%5")
           .arg(m_studyId)
-          .arg(QString::fromStdString(spec.title.empty() ? m_record->name : spec.title)
-                   .toHtmlEscaped(),
-               lead.toHtmlEscaped(),
-               lead == description ? QString() : " <i>(hover for the whole description)</i>",
-               m_departs.isEmpty()
-                   ? QString()
-                   : "<br><span style='color:#a05a00'>" + m_departs.toHtmlEscaped() + "</span>"));
-  m_title->setToolTip(lead == description ? QString() : description);
+          .arg(
+              QString::fromStdString(spec.title.empty() ? m_record->name : spec.title)
+                  .toHtmlEscaped(),
+              lead.toHtmlEscaped(),
+              hoverFor.isEmpty() ? QString() : " <i>(hover for " + hoverFor.join(" and ") + ")</i>",
+              m_departs.isEmpty()
+                  ? QString()
+                  : "<br><span style='color:#a05a00'>" + m_departs.toHtmlEscaped() + "</span>"));
+  m_title->setToolTip(tips.join("\n\n"));
   QStringList parts;
   for (const auto& [status, n] : counts)
     if (status) parts << QString("%1 %2").arg(n).arg(QString::fromStdString(toString(*status)));

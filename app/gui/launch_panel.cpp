@@ -18,6 +18,7 @@
 #include "core/engine/reference_check.h"
 #include "core/study/paper_departure.h"
 #include "core/study/thread_budget.h"
+#include "widgets/checklist_menu.h"
 #include "widgets/config_form.h"
 #include "widgets/vertical_scroll_area.h"
 
@@ -124,7 +125,7 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   m_arms->setText("Arms");
   m_arms->setToolTip("Which arms Run comparison launches");
   m_arms->setPopupMode(QToolButton::InstantPopup);
-  m_arms->setMenu(new QMenu(m_arms));
+  m_arms->setMenu(new widgets::ChecklistMenu(m_arms));
   buttons->addWidget(m_arms);
   layout->addLayout(buttons);
   // Studies: a built-in one, or the parameters given several values with their ⋯ buttons.

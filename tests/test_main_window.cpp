@@ -522,8 +522,23 @@ class TestMainWindow : public QObject {
     auto w = makeWindow("sidebar.db");
     spin(*w, "epochs")->setValue(1);
     w->launchPanel()->chooseVariants({"linear", "fourier N=4", "fourier N=12"});
+    // A table one row high: each new run comes into view (they used to be added out of sight).
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    QTableView* table = w->runsDock()->table();
+    const int oneRow = table->horizontalHeader()->height() +
+                       table->verticalHeader()->defaultSectionSize() + 2 * table->frameWidth();
+    table->setFixedHeight(oneRow);
+    QTRY_COMPARE(table->viewport()->height(),
+                 oneRow - table->horizontalHeader()->height() - 2 * table->frameWidth());
     const auto ids = w->launchComparison();
     QCOMPARE(ids.size(), size_t(3));
+    auto* filter = table->model();
+    const QModelIndex newest = filter->index(filter->rowCount() - 1, 0);
+    QTRY_VERIFY(table->viewport()->rect().intersects(table->visualRect(newest)));
+    QVERIFY(!table->viewport()->rect().intersects(table->visualRect(filter->index(0, 0))));
+    table->setMinimumHeight(0);
+    table->setMaximumHeight(QWIDGETSIZE_MAX);
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
     // The dock's title counts them, so a dock rolled up to its bar still says it.
     QTRY_COMPARE(w->runsDock()->windowTitle(), QString("Runs: 3 finished"));

@@ -94,6 +94,16 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
   m_filter->setFilterCaseSensitivity(Qt::CaseInsensitive);
   m_filter->sort(0);
   m_table->setModel(m_filter);
+  // A run just launched (or a study's next run) comes into view: below a full table it was
+  // added out of sight, and the researcher saw nothing happen.
+  connect(m_filter, &QAbstractItemModel::rowsInserted, this,
+          [this](const QModelIndex& parent, int, int last) {
+            // Once the view has laid the new rows out: before, its scroll range lacks them.
+            QTimer::singleShot(
+                0, m_table, [this, row = QPersistentModelIndex(m_filter->index(last, 0, parent))] {
+                  if (row.isValid()) m_table->scrollTo(row);
+                });
+          });
   m_table->setItemDelegateForColumn(RunsTableModel::kProgress,
                                     new widgets::ProgressDelegate(m_table));
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);

@@ -864,8 +864,11 @@ class TestMainWindow : public QObject {
     QCOMPARE(edit(a, "Rename…", "renamed"), QString("first"));
     QCOMPARE(other.run(a)->name, std::string("renamed"));
     QCOMPARE(w->views().find(a)->name(), std::string("renamed"));
+    // Each edit says what it did in the status bar (they used to pass in silence).
+    QCOMPARE(w->statusBar()->currentMessage(), QString("Renamed run #%1 to 'renamed'").arg(a));
 
     QCOMPARE(edit(a, "Tag…", "x, z"), QString("x, y"));
+    QCOMPARE(w->statusBar()->currentMessage(), QString("Tagged run #%1: +z -y").arg(a));
     auto tags = other.run(a)->tags;
     std::sort(tags.begin(), tags.end());
     QCOMPARE(tags, (std::vector<std::string>{"x", "z"}));
@@ -876,6 +879,15 @@ class TestMainWindow : public QObject {
     std::sort(tags.begin(), tags.end());
     QCOMPARE(tags, (std::vector<std::string>{"shared", "x", "z"}));
     QCOMPARE(other.run(b)->tags, std::vector<std::string>{"shared"});
+
+    // Archived, the run leaves the list: where it went is said.
+    selectInHistory(*w, b);
+    clickHistoryButton(*w, "Archive");
+    QVERIFY(other.run(b)->archived);
+    QCOMPARE(w->statusBar()->currentMessage(),
+             QString("Archived run #%1: the status filter's \"archived\" lists it").arg(b));
+    other.setArchived(b, false);
+    w->refreshHistory();
 
     // One run opened: the config button shows everything it was trained with, its tags and
     // notes (it used to show nothing for a single run).

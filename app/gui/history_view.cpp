@@ -39,6 +39,11 @@ namespace {
 // The status filter's entry for archived runs.
 const QString kArchived = QStringLiteral("archived");
 
+// "run #4", "3 runs": for the status bar's account of an action.
+QString runsText(const std::vector<int64_t>& ids) {
+  return ids.size() == 1 ? QString("run #%1").arg(ids.front()) : QString("%1 runs").arg(ids.size());
+}
+
 // Runs without a value (a metric they never reported, a setting they do not use) go last in
 // either order: a descending sort by a metric used to put them on top, above the best run.
 class MissingValuesLast : public QSortFilterProxyModel {
@@ -160,8 +165,15 @@ QHBoxLayout* HistoryView::buildActions() {
   connect(m_archive, &QPushButton::clicked, this, [this] {
     const auto ids = selectedIds();
     const bool archive = m_status->currentText() != kArchived;
+    if (ids.empty()) return;
     try {
       for (auto id : ids) m_store.setArchived(id, archive);
+      // The runs leave the list they were in: say where they went.
+      const QString them = ids.size() == 1 ? "it" : "them";
+      emit done(archive ? QString("Archived %1: the status filter's \"archived\" lists %2")
+                              .arg(runsText(ids), them)
+                        : QString("Unarchived %1: History and `runs list` list %2 again")
+                              .arg(runsText(ids), them));
     } catch (const std::exception& e) {
       emit storeError(e.what());
     }
@@ -417,7 +429,7 @@ bool HistoryView::exportRuns(const std::vector<int64_t>& ids, const QString& pat
   }
   QStringList files;
   for (const auto& file : written) files << QString::fromStdString(file);
-  emit exported(QString("Exported %1 run(s) to %2").arg(runs.size()).arg(files.join(" and ")));
+  emit done(QString("Exported %1 run(s) to %2").arg(runs.size()).arg(files.join(" and ")));
   return true;
 }
 
@@ -492,6 +504,9 @@ void HistoryView::askEdit(const QString& what) {
                                                  QString::fromStdString(sharedValue(names)), &ok);
       if (!ok) return;
       for (const auto& r : runs) m_store.rename(r.id, text.trimmed().toStdString());
+      emit done(text.trimmed().isEmpty()
+                    ? QString("Took the name off %1").arg(which)
+                    : QString("Renamed %1 to '%2'").arg(which, text.trimmed()));
     } else if (what == "note") {
       const QString label =
           "Notes of " + which + (differ(notes) ? " (their notes differ: this replaces them)" : "");
@@ -499,6 +514,8 @@ void HistoryView::askEdit(const QString& what) {
           this, "Note", label, QString::fromStdString(sharedValue(notes)), &ok);
       if (!ok) return;
       for (const auto& r : runs) m_store.setNotes(r.id, text.toStdString());
+      emit done(text.isEmpty() ? QString("Cleared the notes of %1").arg(which)
+                               : QString("Noted %1").arg(which));
     } else {
       const auto shown = sharedTags(tagsOfRuns);
       QString shownText;
@@ -517,6 +534,11 @@ void HistoryView::askEdit(const QString& what) {
         if (!edit.added.empty()) m_store.addTags(r.id, edit.added);
         for (const auto& tag : edit.removed) m_store.removeTag(r.id, tag);
       }
+      QStringList changes;
+      for (const auto& tag : edit.added) changes << "+" + QString::fromStdString(tag);
+      for (const auto& tag : edit.removed) changes << "-" + QString::fromStdString(tag);
+      emit done(changes.isEmpty() ? QString("The tags of %1 are unchanged").arg(which)
+                                  : QString("Tagged %1: %2").arg(which, changes.join(" ")));
     }
   } catch (const std::exception& e) {
     emit storeError(e.what());

@@ -77,8 +77,9 @@ class HistoryView : public QWidget {
   void resumeRequested(int64_t runId);
   void studyOpenRequested(int64_t studyId);
   void storeError(const QString& message);
-  // An export was written: what, and where ("Exported 2 runs to runs.csv and ...").
-  void exported(const QString& summary);
+  // What an action on the selected runs did, for the status bar: "Exported 2 run(s) to
+  // runs.csv and ...", "Archived run #4", "Renamed 3 runs to 'baseline'".
+  void done(const QString& summary);
   // Runs gone from the store: every other part of the window lets them go.
   void runsDeleted(std::vector<int64_t> runIds);
   // Runs renamed, noted or tagged here: views of them elsewhere in the window follow.

@@ -117,7 +117,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_history, &HistoryView::resumeRequested, this, &MainWindow::resumeRun);
   connect(m_history, &HistoryView::studyOpenRequested, this, &MainWindow::openStudy);
   connect(m_history, &HistoryView::storeError, this, &MainWindow::showError);
-  connect(m_history, &HistoryView::exported, this,
+  connect(m_history, &HistoryView::done, this,
           [this](const QString& summary) { statusBar()->showMessage(summary, 10000); });
   connect(m_history, &HistoryView::runsDeleted, this, &MainWindow::forgetDeletedRuns);
   connect(m_history, &HistoryView::runsEdited, this, &MainWindow::catchUpWithStore);

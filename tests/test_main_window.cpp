@@ -281,6 +281,24 @@ class TestMainWindow : public QObject {
                            "paper's 5000), epochs 2 (the paper's 500)"),
              qPrintable(cell));
     QVERIFY(!cell.contains("within") && !cell.contains("outside"));
+
+    // Choosing the preset shown again, or the note's "reset", goes back to its values (choosing
+    // it again did nothing: the combo's index had not changed).
+    const auto boxes = w->launchPanel()->findChildren<QComboBox*>();
+    auto* preset = *std::find_if(boxes.begin(), boxes.end(),
+                                 [](QComboBox* b) { return b->currentText() == "paper-fourier"; });
+    emit preset->activated(preset->currentIndex());
+    QCOMPARE(spin(*w, "samples")->value(), 5000);
+    QCOMPARE(spin(*w, "epochs")->value(), 500);
+    QVERIFY(!w->launchPanel()->presetModified());
+    spin(*w, "epochs")->setValue(3);
+    QVERIFY(w->launchPanel()->presetModified());
+    const auto notes = w->launchPanel()->findChildren<QLabel*>();
+    auto* modified = *std::find_if(notes.begin(), notes.end(),
+                                   [](QLabel* l) { return l->text().contains("reset"); });
+    emit modified->linkActivated("reset");
+    QCOMPARE(spin(*w, "epochs")->value(), 500);
+    QVERIFY(!w->launchPanel()->presetModified());
   }
 
   void aStoredRunShowsItsTypedVerdictInRedWhenOutside() {

@@ -79,7 +79,10 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   auto* presetRow = new QHBoxLayout;
   presetRow->addWidget(m_preset, 1);
   m_modified->setStyleSheet("color: #8a5a00; font-style: italic;");
-  m_modified->setToolTip("The form differs from the preset's values");
+  m_modified->setText("modified (<a href='reset'>reset</a>)");
+  m_modified->setToolTip(
+      "The form differs from the preset's values: reset, or choose the preset again, to go back "
+      "to them");
   m_modified->setVisible(false);
   presetRow->addWidget(m_modified);
   top->addRow("Preset", presetRow);
@@ -148,6 +151,12 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
     emit experimentChanged();
   });
   connect(m_preset, &QComboBox::currentIndexChanged, this, &LaunchPanel::applyPreset);
+  // Choosing the preset shown again goes back to its values (the index does not change, so only
+  // `activated` says it was chosen); the "modified" note's link does the same.
+  connect(m_preset, &QComboBox::activated, this, [this] {
+    if (presetModified()) applyPreset();
+  });
+  connect(m_modified, &QLabel::linkActivated, this, [this] { applyPreset(); });
   connect(m_form, &widgets::ConfigForm::changed, this, &LaunchPanel::updateValidity);
   connect(m_study, &QComboBox::currentIndexChanged, this, &LaunchPanel::updateValidity);
   connect(m_device, &QComboBox::currentIndexChanged, this, &LaunchPanel::updateValidity);

@@ -1826,6 +1826,42 @@ class TestMainWindow : public QObject {
     QVERIFY2(pdf->caption().startsWith("step "), qPrintable(pdf->caption()));
   }
 
+  // History's studies pane shows its studies' rows (up to four) at 1280x720: a fixed share of
+  // the tab left it one row high. A pane the researcher sized by hand keeps its size.
+  void historysStudiesPaneShowsItsStudiesAt1280() {
+    const QString path = m_dir.path() + "/studies-pane.db";
+    {
+      fl::store::RunStore store(path.toStdString());
+      for (const char* name : {"a", "b", "c", "d"}) {
+        auto spec = fl::study::StudySpec::fromText(
+            QString(R"({"name": "%1", "grid": {"frequencies": [2, 4]}, "seeds": [1]})")
+                .arg(name)
+                .toStdString());
+        spec.experiment = "fourier-head";
+        const auto expansion = fl::study::expandStudy(*m_registry.find("fourier-head"), spec);
+        QVERIFY(expansion.ok());
+        fl::study::StudyStore(store).create(spec, expansion);
+      }
+    }
+    auto w = makeWindow("studies-pane.db");
+    w->resize(1280, 720);
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    w->tabs()->setCurrentWidget(w->history());
+    w->refreshHistory();
+    QTableView* studies = w->history()->studiesTable();
+    QCOMPARE(studies->model()->rowCount(), 4);
+    QTRY_VERIFY2(
+        studies->viewport()->rect().contains(studies->visualRect(studies->model()->index(3, 0))),
+        qPrintable(QString("viewport %1 px high").arg(studies->viewport()->height())));
+    // No taller than its rows (and a scroll bar): the runs below keep the rest.
+    const int row = studies->verticalHeader()->defaultSectionSize();
+    QVERIFY2(studies->viewport()->height() <=
+                 4 * row + studies->style()->pixelMetric(QStyle::PM_ScrollBarExtent),
+             qPrintable(QString("viewport %1 px high").arg(studies->viewport()->height())));
+    QVERIFY(w->history()->table()->height() > studies->height());
+  }
+
   // Opening a study of another experiment (from History, say) brings that experiment's form.
   void openingAStudySwitchesTheConfigurePanelToItsExperiment() {
     const QString path = m_dir.path() + "/open-study.db";

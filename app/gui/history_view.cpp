@@ -14,6 +14,7 @@
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStyle>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -210,12 +211,32 @@ void HistoryView::layOut(QHBoxLayout* filters, QHBoxLayout* actions) {
   runsLayout->addLayout(filters);
   runsLayout->addLayout(actions);
   runsLayout->addWidget(m_table, 1);
-  auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(studiesBox);
-  split->addWidget(runsBox);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 4);
-  layout->addWidget(split);
+  m_split = new QSplitter(Qt::Vertical, this);
+  m_split->addWidget(studiesBox);
+  m_split->addWidget(runsBox);
+  m_split->setStretchFactor(0, 0);
+  m_split->setStretchFactor(1, 1);
+  connect(m_split, &QSplitter::splitterMoved, this, [this] { m_studiesSizedByHand = true; });
+  layout->addWidget(m_split);
+}
+
+void HistoryView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitStudiesPane();
+}
+
+void HistoryView::fitStudiesPane() {
+  if (!m_split) return;  // not laid out yet
+  const int total = m_split->height() - m_split->handleWidth();
+  if (m_studiesSizedByHand || total < 100) return;
+  const int rows = std::clamp(m_studiesModel->rowCount(), 1, kStudyRowsShown);
+  auto* title = m_split->widget(0)->layout()->itemAt(0)->widget();
+  const int wanted = title->sizeHint().height() + m_split->widget(0)->layout()->spacing() +
+                     m_studies->horizontalHeader()->sizeHint().height() +
+                     rows * m_studies->verticalHeader()->defaultSectionSize() +
+                     style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * m_studies->frameWidth();
+  const int studies = std::min(wanted, total * 2 / 5);
+  m_split->setSizes({studies, total - studies});
 }
 
 void HistoryView::connectFiltersAndTables() {
@@ -317,6 +338,7 @@ void HistoryView::refreshStudies() {
       {"id", "study", "experiment", "runs", "finished", "failed", "status", "created", "settings"},
       std::move(rows), std::move(keys));
   m_studies->resizeColumnsToContents();
+  fitStudiesPane();
 }
 
 void HistoryView::refresh() {

@@ -34,6 +34,8 @@ class FrozenColumnsView;
 class TextTableModel;
 }  // namespace fl::widgets
 
+class QSplitter;
+
 namespace fl::gui {
 
 class HistoryModel;
@@ -97,7 +99,15 @@ class HistoryView : public QWidget {
   void askExport();
   void askEdit(const QString& what);
   void refreshStudies();
+  // The studies' pane as tall as its rows (up to kStudyRowsShown, at most 2/5 of the tab),
+  // until the researcher drags the splitter: a fixed share left it one row at 1280x720.
+  void fitStudiesPane();
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  static constexpr int kStudyRowsShown = 4;
   store::RunStore& m_store;
   const ExperimentRegistry& m_registry;  // rebuilds what the store leaves out, for exports
   std::function<bool(int64_t)> m_isLive;
@@ -106,6 +116,8 @@ class HistoryView : public QWidget {
   widgets::FrozenColumnsView* m_table;
   widgets::TextTableModel* m_studiesModel;
   QTableView* m_studies;
+  QSplitter* m_split = nullptr;  // the studies above the runs
+  bool m_studiesSizedByHand = false;
   QLineEdit* m_text;
   QComboBox* m_status;
   QPushButton* m_archive;  // "Archive", or "Unarchive" while the archived runs are listed

@@ -20,6 +20,9 @@ namespace fl::gui {
 
 namespace {
 
+// A screen at least this large opens the first window at 90% of it, with room around it.
+constexpr QSize kRoomyScreen(1600, 900);
+
 DockTitleBar* titleBarOf(QDockWidget* dock) {
   return dock ? qobject_cast<DockTitleBar*>(dock->titleBarWidget()) : nullptr;
 }
@@ -61,6 +64,13 @@ void restoreWindowSettings(const WindowParts& parts) {
     const QRect available = screen->availableGeometry();
     window.resize(std::min(1500, available.width() * 9 / 10),
                   std::min(950, available.height() * 9 / 10));
+    // On a laptop's screen (1280x720, 1366x768) a tenth less left the study's table one row
+    // and its figure one row of panels: the first window takes the whole screen there.
+    // (Sized to it as well: without a window manager nothing maximizes it.)
+    if (available.width() < kRoomyScreen.width() || available.height() < kRoomyScreen.height()) {
+      window.resize(available.size());
+      window.setWindowState(window.windowState() | Qt::WindowMaximized);
+    }
     // The Runs dock starts at its few rows: the plots get the height.
     window.resizeDocks({parts.runsDock}, {parts.runsDock->sizeHint().height()}, Qt::Vertical);
   }

@@ -140,7 +140,37 @@ class TestRunGrouping : public QObject {
         QVERIFY(std::abs(band.high[i] - (mean + sd)) < 1e-12);
         ++i;
       }
+      // The common span (groups over wall time): the x where every member with a finite point
+      // counts; where no x has them all, the whole band.
+      int withPoints = 0;
+      for (size_t m = 0; m < xs.size(); ++m)
+        withPoints +=
+            std::any_of(ys[m].begin(), ys[m].end(), [](double v) { return std::isfinite(v); });
+      QCOMPARE(band.members, withPoints);
+      std::vector<double> common;
+      for (const auto& [x, values] : expected)
+        if (int(values.size()) == withPoints) common.push_back(x);
+      const auto span = commonSpan(band);
+      QCOMPARE(span.x, common.empty() ? band.x : common);
+      for (size_t k = 0; k < span.x.size(); ++k) {
+        const size_t at = std::find(band.x.begin(), band.x.end(), span.x[k]) - band.x.begin();
+        QCOMPARE(span.mean[k], band.mean[at]);
+        QCOMPARE(span.low[k], band.low[at]);
+        QCOMPARE(span.high[k], band.high[at]);
+      }
     }
+  }
+
+  // Three runs over wall time ending at 10, 20 and 30 s: the mean stops at 10 s, where the
+  // quickest ended; past it, the mean over fewer members bent to the slowest run's loss.
+  void overWallTimeTheGroupsMeanEndsWhereItsQuickestMemberEnded() {
+    const std::vector<double> fastX{0, 5, 10}, midX{0, 10, 20}, slowX{0, 15, 30};
+    const std::vector<double> fastY{3, 2, 1}, midY{3, 2, 1}, slowY{3, 2.5, 2};
+    const auto band = commonSpan(meanBand({{&fastX, &fastY}, {&midX, &midY}, {&slowX, &slowY}}));
+    QCOMPARE(band.x, (std::vector<double>{0, 5, 10}));
+    QCOMPARE(band.count, (std::vector<int>{3, 3, 3}));
+    // At 10 s: fast 1, mid 2, slow 3 - (0.5 / 15) * 10.
+    QVERIFY(std::abs(band.mean[2] - (1 + 2 + (3 - 10.0 / 30)) / 3) < 1e-12);
   }
 };
 

@@ -64,7 +64,9 @@ QString xAxisHelp(XAxis axis) {
       return "Tokens the model has read: step x the tokens a step reads (batch x length)";
     case XAxis::WallTime:
       return "Seconds since the run's first metric point, training time only: a resumed run "
-             "continues from where its stored points end, without the time it was stopped";
+             "continues from where its stored points end, without the time it was stopped. A "
+             "group's mean ends where its quickest member ended: past it, the mean would be over "
+             "fewer members";
   }
   return {};
 }
@@ -485,6 +487,7 @@ void RunDisplay::drawGroupCurves(const RunGroup& group, const std::set<std::stri
     std::vector<CurveRef> refs;
     for (const auto& c : curves) refs.push_back({&c.x, c.values});
     MeanBand band = meanBand(refs);
+    if (shownXAxis() == XAxis::WallTime) band = commonSpan(std::move(band));
     m_dashboard->setMetric(leader, key, band.x, band.mean);
     m_dashboard->setMetricBand(leader, key, std::move(band.low), std::move(band.high));
   }

@@ -141,6 +141,7 @@ MeanBand meanBand(const std::vector<CurveRef>& curves) {
       }
   }
   MeanBand band;
+  for (const auto& member : points) band.members += !member.empty();
   std::vector<double> values;
   for (double x : xs) {
     values.clear();
@@ -170,6 +171,20 @@ MeanBand meanBand(const std::vector<CurveRef>& curves) {
     band.count.push_back(static_cast<int>(values.size()));
   }
   return band;
+}
+
+MeanBand commonSpan(MeanBand band) {
+  MeanBand kept;
+  kept.members = band.members;
+  for (size_t i = 0; i < band.x.size(); ++i)
+    if (band.count[i] == band.members) {
+      kept.x.push_back(band.x[i]);
+      kept.mean.push_back(band.mean[i]);
+      kept.low.push_back(band.low[i]);
+      kept.high.push_back(band.high[i]);
+      kept.count.push_back(band.members);
+    }
+  return kept.x.empty() ? band : kept;
 }
 
 }  // namespace fl::gui

@@ -62,8 +62,15 @@ std::string configValueText(const nlohmann::json& value);
 struct MeanBand {
   std::vector<double> x, mean, low, high;
   std::vector<int> count;
+  int members = 0;  // the curves with a finite point
 };
 using CurveRef = std::pair<const std::vector<double>*, const std::vector<double>*>;
 MeanBand meanBand(const std::vector<CurveRef>& curves);
+
+// The band where every member with a point counts (its x within each member's span); the whole
+// band where no x has them all. Over wall time the members end at different seconds: past the
+// quickest one's end the mean is over fewer members and bends towards the slowest one's values,
+// a hook that reads as the group's loss jumping.
+MeanBand commonSpan(MeanBand band);
 
 }  // namespace fl::gui

@@ -154,7 +154,13 @@ class TestFullDisk : public QObject {
              qPrintable(r.err));
     QVERIFY2(r.err.contains("`fourierlab-cli run --resume 1 --db " + d + "`"), qPrintable(r.err));
     verifyResumable(d, 1);
-    QVERIFY(queryText(d, "SELECT status FROM runs WHERE id = 1") != "finished");
+    // The line says the status the store holds ("recorded interrupted" was printed while the
+    // row still read running, when that write had failed too).
+    const std::string status = queryText(d, "SELECT status FROM runs WHERE id = 1");
+    QVERIFY(status != "finished");
+    const QString said = status == "running" ? QString("run 1 still reads running in the store")
+                                             : QString("run 1 is recorded %1").arg(status.c_str());
+    QVERIFY2(r.err.contains(said), qPrintable(said + " not in:\n" + r.err));
 
     auto resumed = runCli({"run", "--resume", "1", "--db", d}, 300000);
     QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));

@@ -390,10 +390,16 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
                  static_cast<long long>(prepared.runId),
                  failure->unwritten.empty() ? "its last log lines" : failure->unwritten.c_str(),
                  failure->error.c_str());
+    // As the store has it: where the write of its stand-in status failed too, the row still
+    // says running, which the next process to open the store for writing turns interrupted.
+    const std::string recorded =
+        failure->recorded
+            ? "is recorded " + toString(*failure->recorded)
+            : "still reads running in the store (that write failed too; the next command that "
+              "writes the store marks it interrupted)";
     std::fprintf(
-        stderr, "run %lld is recorded %s; once the store can be written, `%s` finishes it\n",
-        static_cast<long long>(prepared.runId),
-        toString(failure->recorded.value_or(RunStatus::Interrupted)).c_str(),
+        stderr, "run %lld %s; once the store can be written, `%s` finishes it\n",
+        static_cast<long long>(prepared.runId), recorded.c_str(),
         nextCommand("run --resume " + std::to_string(prepared.runId), store->path()).c_str());
     return kExitStoreError;
   }

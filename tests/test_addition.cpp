@@ -234,7 +234,9 @@ class TestAddition : public QObject {
     auto verdict = addition::errorTypeVerdict(setting, outcomes);
     QVERIFY(verdict.has_value());
     QCOMPARE(verdict->name, std::string("errors/verdict"));
-    QCOMPARE(verdict->meta["verdict"].get<std::string>(), std::string("errors partly as in paper"));
+    // Two of the three patterns judged: the headline says so.
+    QCOMPARE(verdict->meta["verdict"].get<std::string>(),
+             std::string("errors partly as in paper (2 of 3 judged)"));
     QVERIFY(!verdict->meta.contains("ok"));  // a description, not a pass or a failure
     const auto detail = QString::fromStdString(verdict->meta["detail"].get<std::string>());
     QVERIFY2(detail.startsWith("a 2-layer, d 128 model"), qPrintable(detail));
@@ -250,7 +252,15 @@ class TestAddition : public QObject {
     // A model that has not learned to add: only the from-scratch pattern is judged.
     setting.testAccuracy = 0.5;
     verdict = addition::errorTypeVerdict(setting, outcomes);
-    QCOMPARE(verdict->meta["verdict"].get<std::string>(), std::string("errors unlike paper"));
+    QCOMPARE(verdict->meta["verdict"].get<std::string>(),
+             std::string("errors unlike paper (1 of 3 judged)"));
+    // Every pattern judged: no count.
+    setting.testAccuracy = 0.9;
+    outcomes[2].removedDirections = 39;
+    verdict = addition::errorTypeVerdict(setting, outcomes);
+    QCOMPARE(verdict->meta["verdict"].get<std::string>(), std::string("errors partly as in paper"));
+    outcomes[2].removedDirections = 128;
+    setting.testAccuracy = 0.5;
     // Barely trained (60 steps: 1.5%): its own mistakes say nothing of how it adds either.
     setting.testAccuracy = 0.015;
     QVERIFY(!addition::errorTypeVerdict(setting, outcomes));

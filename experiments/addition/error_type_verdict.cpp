@@ -75,9 +75,15 @@ std::optional<Snapshot> errorTypeVerdict(const ErrorVerdictSetting& setting,
   s.axes = {{"pattern", "", {}}};
   s.valueLabel = "share of the wrong answers of the paper's kind";
   s.meta["labels"] = labels;
-  s.meta[kVerdictMetaLabel] = alike == judged ? "errors as in paper"
-                              : alike == 0    ? "errors unlike paper"
-                                              : "errors partly as in paper";
+  // The headline counts what it rests on: "errors as in paper" over one judged pattern of three
+  // read as if all three had been.
+  const int considered = static_cast<int>(parts.size());
+  s.meta[kVerdictMetaLabel] = std::string(alike == judged ? "errors as in paper"
+                                          : alike == 0    ? "errors unlike paper"
+                                                          : "errors partly as in paper") +
+                              (judged < considered ? " (" + std::to_string(judged) + " of " +
+                                                         std::to_string(considered) + " judged)"
+                                                   : "");
   std::string detail = "a " + std::to_string(setting.layers) + "-layer, d " +
                        std::to_string(setting.dModel) +
                        " model (the paper: GPT-2-XL fine-tuned for the ablations, GPT-2-small from "

@@ -967,6 +967,26 @@ class TestDashboardPanels : public QObject {
     QTRY_COMPARE(labels(), (QStringList{"period 10", "period 5", "period 2.5", "period 2"}));
   }
 
+  // Two rows at frequencies 1 and 0.316 (FoPE's kept frequencies): labelled at their rows only.
+  // Numeric ticks over the rows' range read -0.25 .. 1.25, frequencies no row has.
+  void fractionalRowsAreLabelledAtTheirCellsOnly() {
+    MatrixHeatmapPlot plot("coef", {"fope/coef_cos"}, "dimension pair j", "frequency w_f");
+    plot.resize(400, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setSnapshot(snapshot("fope/coef_cos", {2, 4}, {1, 2, 3, 4, 4, 3, 2, 1},
+                              {{"w_f", "", {1.0f, 0.316f}}, {"j", "", {0, 1, 2, 3}}}),
+                     3);
+    plot.refresh();
+    plot.plot()->replot();
+    auto rows = plot.plot()->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(rows);
+    QCOMPARE(rows->ticks().values(), (QStringList{"0.316", "1"}));
+    QVERIFY(std::abs(rows->ticks().firstKey() - 0.316) < 1e-6);
+    // The whole-numbered columns keep their numeric ticks.
+    QVERIFY(!plot.plot()->xAxis->ticker().dynamicCast<QCPAxisTickerText>());
+  }
+
   void matrixHeatmapSliceSelectorSwitchesSlices() {
     Dashboard d;
     d.setPanels({panel("attn", PanelKind::SnapshotHeatmap, {"attn/pattern", "attn/scores"})});

@@ -28,12 +28,14 @@ QString tickText(float value) {
   return QString::number(v, 'g', 3);
 }
 
-// A text ticker at most ~8 labels long: more would overlap in a dashboard cell.
-QSharedPointer<QCPAxisTickerText> tickLabels(const std::vector<float>& ticks) {
+// A text ticker at most ~8 labels long (more would overlap in a dashboard cell), each label at
+// its cell: at the cell's index, or at its tick value where the cells lie along the ticks.
+QSharedPointer<QCPAxisTickerText> tickLabels(const std::vector<float>& ticks, bool atTickValues) {
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
   const size_t stride = std::max<size_t>(1, (ticks.size() + 7) / 8);
   for (size_t i = 0; i < ticks.size(); i += stride)
-    ticker->addTick(static_cast<double>(i), tickText(ticks[i]));
+    ticker->addTick(atTickValues ? static_cast<double>(ticks[i]) : static_cast<double>(i),
+                    tickText(ticks[i]));
   ticker->setSubTickCount(0);
   return ticker;
 }
@@ -43,15 +45,21 @@ QSharedPointer<QCPAxisTickerText> tickLabels(const std::vector<float>& ticks) {
 std::pair<double, double> layOutCells(QCPAxis* axis, const std::vector<float>& ticks, int cells) {
   const bool hasTicks = ticks.size() == static_cast<size_t>(cells) && cells > 0;
   if (hasTicks && !evenlySpaced(ticks)) {
-    axis->setTicker(tickLabels(ticks));
+    axis->setTicker(tickLabels(ticks, /*atTickValues=*/false));
     return {0.0, std::max(cells - 1, 1) * 1.0};
+  }
+  bool whole = true;
+  for (float t : ticks) whole = whole && t == std::round(t);
+  whole = whole || !hasTicks;
+  // Fractional values (frequencies 1 and 0.316) are labelled at their cells only: numeric ticks
+  // between and beyond two rows read -0.25 .. 1.25, frequencies no cell has.
+  if (hasTicks && !whole && cells > 1) {
+    axis->setTicker(tickLabels(ticks, /*atTickValues=*/true));
+    return {ticks.front(), ticks.back()};
   }
   // Numeric ticks (again, if an earlier snapshot needed labels); whole ones where the cells
   // are whole numbers (layers, dimension pairs) or sit at their index (an axis without ticks):
   // no tick at layer 0.2.
-  bool whole = true;
-  for (float t : ticks) whole = whole && t == std::round(t);
-  whole = whole || !hasTicks;
   const bool wholeTicker = !axis->ticker().dynamicCast<IntegerTicker>().isNull();
   if (axis->ticker().dynamicCast<QCPAxisTickerText>() || whole != wholeTicker) {
     const int count = axis->ticker()->tickCount();

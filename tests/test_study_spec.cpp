@@ -437,6 +437,10 @@ class TestStudySpec : public QObject {
                                      << "axis 'epochs' contradicts --set epochs=5";
     QTest::newRow("seed axis") << R"({"grid": {"seed": [1, 2]}})"
                                << "seeds are not an axis";
+    QTest::newRow("seed beside seeds")
+        << R"({"set": {"seed": 5}, "grid": {"head": ["linear"]}, "seeds": [1]})"
+        << "seed 5 is set beside the study's seeds, which decide every run's seed: give it as a "
+           "seed (--seeds 5";
     QTest::newRow("twice") << R"({"grid": {"lr": [0.1]}, "zip": [{"lr": [0.2], "gamma": [0]}]})"
                            << "axis 'lr' is given twice";
     QTest::newRow("a value twice") << R"({"grid": {"lr": [0.1, 0.2, 0.1]}})"

@@ -184,6 +184,15 @@ class ArmExpansion {
   // False when there are too many errors to go on.
   bool expand(const StudyArm& arm, const nlohmann::json& presetOverrides) {
     const nlohmann::json fixed = fixedSettingsOf(m_spec, arm, m_out.errors);
+    // Each cell's seed is one of the study's: a seed set beside them was shown in the study's
+    // settings and trained by none of its runs.
+    if (!m_spec.seeds.empty() && fixed.contains("seed")) {
+      m_out.errors.push_back("seed " + fixed["seed"].dump() +
+                             " is set beside the study's seeds, which decide every run's seed: "
+                             "give it as a seed (--seeds " +
+                             fixed["seed"].dump() + ", \"seeds\" in a study file) instead");
+      return true;
+    }
     std::vector<const Axis*> grid, axes;
     std::vector<const ZipGroup*> zips;
     for (const auto& a : m_spec.grid) grid.push_back(&a);

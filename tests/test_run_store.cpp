@@ -166,6 +166,26 @@ class TestRunStore : public QObject {
     QCOMPARE(points[5].value, values[5]);
   }
 
+  // Keys with numbers read in their numbers' order, in listings and in a run's keys: SQL's
+  // order put val/ppl@48 after val/ppl@384 in `runs list`, `runs show` and the tables.
+  void metricKeysComeInTheOrderAReaderCountsThem() {
+    RunStore store(path("order.db"));
+    const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    store.writeEvents(id, {metric("val/ppl@384", 1, 1.0), metric("val/ppl@48", 1, 2.0),
+                           metric("val/loss", 1, 3.0), metric("val/ppl@192", 1, 4.0)});
+    const std::string expected = "val/loss val/ppl@48 val/ppl@192 val/ppl@384";
+    auto joined = [](const auto& items, auto keyOf) {
+      std::string out;
+      for (const auto& item : items) out += (out.empty() ? "" : " ") + keyOf(item);
+      return out;
+    };
+    const auto name = [](const std::string& key) { return key; };
+    const auto keyOf = [](const fl::store::MetricSummary& m) { return m.key; };
+    QCOMPARE(joined(store.metricKeys(id), name), expected);
+    QCOMPARE(joined(store.run(id)->metrics, keyOf), expected);
+    QCOMPARE(joined(store.listRuns({}).front().metrics, keyOf), expected);
+  }
+
   void snapshotsRoundTrip() {
     RunStore store(path("snap.db"));
     const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});

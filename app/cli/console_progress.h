@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/engine/events.h"
+#include "core/engine/natural_order.h"
 
 namespace fl::cli {
 
@@ -25,7 +26,8 @@ class ConsoleProgress {
   bool m_interactive;
   bool m_lineOpen = false;
   ProgressEvent m_last;
-  std::map<std::string, double> m_evalMetrics;  // metrics of the evaluation being reported
+  // The metrics of the evaluation being reported, in the order a reader counts them (@48, @192).
+  std::map<std::string, double, NaturalLess> m_evalMetrics;
   int64_t m_evalStep = -1;
 };
 

@@ -1,9 +1,12 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +17,7 @@
 #include "core/engine/device.h"
 #include "core/engine/event_queue.h"
 #include "core/engine/interrupt_signals.h"
+#include "core/engine/natural_order.h"
 #include "core/engine/runner.h"
 #include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
@@ -266,7 +270,11 @@ void printOutcome(const Outcome& o, const std::string& experiment, int64_t runId
   for (const auto& [name, meta] : o.verdicts)
     std::fprintf(stderr, "  %s: %s -- %s\n", name.c_str(), meta.value("verdict", "").c_str(),
                  meta.value("detail", "").c_str());
-  for (const auto& [key, value] : o.finalMetrics) {
+  // In the order a reader counts them: val/ppl@48 before val/ppl@192.
+  std::vector<std::pair<std::string, double>> metrics(o.finalMetrics.begin(), o.finalMetrics.end());
+  std::stable_sort(metrics.begin(), metrics.end(),
+                   [](const auto& a, const auto& b) { return NaturalLess{}(a.first, b.first); });
+  for (const auto& [key, value] : metrics) {
     std::string mark;
     for (const auto& [name, meta] : o.verdicts)
       if (key.rfind("val/", 0) == 0 && !meta.value("ok", true))

@@ -16,6 +16,7 @@
 
 #include <unistd.h>
 
+#include "core/engine/natural_order.h"
 #include "core/store/config_hash.h"
 #include "core/store/open_checks.h"
 #include "core/store/run_verdicts.h"
@@ -655,6 +656,11 @@ void RunStore::attachTagsAndSummaries(std::vector<RunRecord>& runs) const {
     m.maxStep = series.int64(8);
     it->second->metrics.push_back(m);
   }
+  // In the order a reader counts them: val/ppl@48 before val/ppl@192 (SQL's order put it last).
+  for (auto& [id, run] : byId)
+    std::stable_sort(
+        run->metrics.begin(), run->metrics.end(),
+        [](const MetricSummary& a, const MetricSummary& b) { return NaturalLess{}(a.key, b.key); });
   for (auto& [id, verdicts] : readVerdicts(m_db, byId.begin()->first, byId.rbegin()->first))
     if (auto it = byId.find(id); it != byId.end()) it->second->verdicts = std::move(verdicts);
 }
@@ -972,6 +978,7 @@ std::vector<std::string> RunStore::metricKeys(int64_t id) const {
   s.bind(1, id);
   std::vector<std::string> keys;
   while (s.step()) keys.push_back(s.text(0));
+  std::sort(keys.begin(), keys.end(), NaturalLess{});
   return keys;
 }
 

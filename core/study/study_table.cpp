@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/engine/export_values.h"
+#include "core/engine/natural_order.h"
 #include "core/engine/system_metrics.h"
 #include "core/study/agreement.h"
 #include "core/study/study_claims.h"
@@ -418,7 +419,7 @@ std::vector<std::string> defaultMetrics(const StudyTableInput& input,
         if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end())
           metrics.push_back(metric);
   if (!metrics.empty()) return metrics;
-  std::set<std::string> all;
+  std::set<std::string, NaturalLess> all;  // val/ppl@48 before val/ppl@192
   for (const auto& cell : input.cells)
     for (const auto& [metric, stats] : cell.metrics)
       if (metric.rfind("train/", 0) != 0 && !isSystemMetric(metric)) all.insert(metric);

@@ -178,9 +178,13 @@ std::unique_ptr<fl::store::RunStore> openStore(std::string& path, bool mustExist
     } catch (const std::exception& e) {
       std::fprintf(stderr, "store error: %s\n", e.what());
       if (!interactive) return nullptr;
-      QMessageBox box(
-          QMessageBox::Critical, "FourierLab",
-          QString("Cannot open the run store:\n%1\n\nThe file was left as it is.").arg(e.what()));
+      // "Left as it is" only of a file there is: one that could not be created was not there.
+      std::error_code ec;
+      const bool exists = fs::exists(path, ec);
+      QMessageBox box(QMessageBox::Critical, "FourierLab",
+                      QString("Cannot open the run store:\n%1%2")
+                          .arg(e.what(), exists ? "\n\nThe file was left as it is."
+                                                : "\n\nNothing was created."));
       auto* other = box.addButton("Use another file…", QMessageBox::AcceptRole);
       box.addButton("Quit", QMessageBox::RejectRole);
       box.exec();

@@ -45,7 +45,7 @@ std::vector<PanelSpec> AdditionExperiment::panels() const {
        "Number-embedding spectrum",
        PanelKind::SnapshotBars,
        {"spectrum/embedding"},
-       "frequency k (period M/k)",
+       "frequency k (period n/k over the n numbers)",
        "|DFT| over the number axis",
        false,
        "Magnitude per frequency of the number-embedding matrix (k = 0: the mean)"},

@@ -126,13 +126,14 @@ std::vector<PanelSpec> FourierHeadExperiment::panels() const {
        false,
        "Drag x and y to see the density the model predicts now beside the true one"},
       {"spectrum",
-       "Fourier coefficients |c_k|",
+       "Fourier coefficients |c_k / c_0|",
        PanelKind::SnapshotBars,
        {"spectrum/abs_c"},
        "frequency k",
-       "mean |c_k|",
+       "mean |c_k / c_0|",
        true,
-       "Mean magnitude of the normalised coefficients"},
+       "Mean magnitude of the coefficients divided by c_0 (as the paper's head normalises them), "
+       "so k = 0 reads 1: the density's level; the others are the shape's frequencies"},
       {"spectrum_evolution",
        "Spectrum over training",
        PanelKind::HeatmapOverSteps,
@@ -140,7 +141,7 @@ std::vector<PanelSpec> FourierHeadExperiment::panels() const {
        "step",
        "frequency k",
        false,
-       "|c_k| at each evaluation"},
+       "|c_k / c_0| at each evaluation"},
   };
 }
 

@@ -148,7 +148,7 @@ Snapshot ToyEvaluation::spectrumSnapshot(const ToyBenchmarkSettings& s, ToyRegre
   std::vector<float> k;
   for (int64_t i = 0; i <= s.frequencies; ++i) k.push_back(static_cast<float>(i));
   return makeSnapshot("spectrum/abs_c", magnitude.mean(/*dim=*/0), {{"frequency k", "", k}},
-                      "mean |c_k|");
+                      "mean |c_k / c_0|");
 }
 
 std::vector<Snapshot> ToyEvaluation::probe(const ToyBenchmarkSettings& s, ToyRegressorImpl& model,

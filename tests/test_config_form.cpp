@@ -89,6 +89,29 @@ class TestConfigForm : public QObject {
     QVERIFY(lr->styleSheet().isEmpty());
   }
 
+  // A problem only the whole config shows (a corpus that is not text, a length too short for
+  // another parameter) is marked at its field as a bad value is; the next edit re-marks the form.
+  void issuesOfTheWholeConfigAreMarkedAtTheirFields() {
+    fl::widgets::ConfigForm form;
+    form.setSpecs(specs());
+    auto* lr = qobject_cast<QLineEdit*>(form.field("lr"));
+    QWidget* epochs = form.field("epochs");
+    form.markIssues({{"lr", "corpus-like problem with lr"},
+                     {"epochs", "epochs too few for the other settings"},
+                     {"", "a problem of the whole config"},
+                     {"nonexistent", "ignored"}});
+    QVERIFY(!lr->styleSheet().isEmpty());
+    QCOMPARE(lr->toolTip(), QString("corpus-like problem with lr"));
+    QVERIFY(!epochs->styleSheet().isEmpty());
+    QCOMPARE(epochs->toolTip(), QString("epochs too few for the other settings"));
+    QVERIFY(form.field("head")->styleSheet().isEmpty());
+    // An edit: the form's own checks again, which find nothing wrong.
+    qobject_cast<QSpinBox*>(epochs)->setValue(20);
+    QVERIFY(lr->styleSheet().isEmpty());
+    QVERIFY(epochs->styleSheet().isEmpty());
+    QVERIFY(!epochs->toolTip().contains("too few"));
+  }
+
   // QSpinBox dropped the keys it could not take: "1e3" became 13, "-5" became 5.
   void anIntegerFieldNeverTurnsTypedTextIntoAnotherNumber_data() {
     QTest::addColumn<QString>("text");

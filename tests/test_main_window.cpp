@@ -1417,6 +1417,18 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->launch(), int64_t(0));
     lr->setText("0.001");
     QVERIFY(w->launchPanel()->runButton()->isEnabled());
+
+    // A corpus that is not there: a problem of the whole config, marked at its field too (the
+    // field stayed white while the line under the form said what was wrong).
+    QVERIFY(w->launchPanel()->selectExperiment("fope"));
+    auto* corpus = qobject_cast<QLineEdit*>(w->launchPanel()->form()->field("corpus"));
+    QVERIFY(corpus);
+    corpus->setText(m_dir.path() + "/no-such-corpus.txt");
+    QVERIFY(!w->launchPanel()->runButton()->isEnabled());
+    QVERIFY(!corpus->styleSheet().isEmpty());
+    QVERIFY2(corpus->toolTip().contains("no-such-corpus.txt"), qPrintable(corpus->toolTip()));
+    corpus->clear();  // the built-in text
+    QVERIFY(corpus->styleSheet().isEmpty());
   }
 
   void comparisonLaunchesOnlyTheChosenArmsOnTheSameDataAndSeed() {

@@ -361,6 +361,11 @@ void ConfigForm::markFields() {
   }
   for (const auto& spec : m_specs) {
     const QString name = QString::fromStdString(spec.name);
+    // Marks markIssues left on an editor that is not a text field (a spin box) go with an edit.
+    if (auto* field = m_fields.value(name); field && !qobject_cast<QLineEdit*>(field)) {
+      field->setStyleSheet("");
+      field->setToolTip(tooltipFor(spec));
+    }
     if (auto* list = m_lists.value(name); list && isVaried(name)) {
       const auto parsed = study::parseAxisValues(spec, listText(name).toStdString());
       list->setStyleSheet(parsed.error ? kInvalidStyle : "");
@@ -373,6 +378,15 @@ void ConfigForm::markFields() {
     const auto error = textError(spec, edit->text());
     edit->setStyleSheet(error ? kInvalidStyle : "");
     edit->setToolTip(error ? QString::fromStdString(*error) : tooltipFor(spec));
+  }
+}
+
+void ConfigForm::markIssues(const std::vector<ConfigIssue>& issues) {
+  for (const auto& issue : issues) {
+    QWidget* field = m_fields.value(QString::fromStdString(issue.key));
+    if (!field) continue;  // the whole config's, or a parameter the form does not show
+    field->setStyleSheet(kInvalidStyle);
+    field->setToolTip(QString::fromStdString(issue.message));
   }
 }
 

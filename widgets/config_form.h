@@ -47,6 +47,10 @@ class ConfigForm : public QWidget {
   nlohmann::json values() const;
   // What is wrong, one issue per invalid field (or list); empty when a run may start.
   std::vector<ConfigIssue> issues() const;
+  // Marks the fields named by issues found beyond the form's own checks (the whole config's: a
+  // corpus that is not text, a train_len too short for the passkeys) as an invalid field is
+  // marked, the reason in its tooltip; until the next edit re-marks the form.
+  void markIssues(const std::vector<ConfigIssue>& issues);
   // The editor of one parameter (tests, focus on an issue).
   QWidget* field(const QString& name) const { return m_fields.value(name); }
   // The label of one parameter's row (greyed with its editors when the parameter is unused).

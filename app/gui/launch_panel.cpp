@@ -399,6 +399,8 @@ void LaunchPanel::updateValidity() {
   m_run->setEnabled(c.ok() && !lists);
   m_run->setToolTip(lists ? "Some parameters hold several values: Run study launches them"
                           : "Run with this config (Ctrl+R)");
+  // The whole config's problems at their fields too (a corpus that is not text stayed white).
+  m_form->markIssues(c.issues);
   auto e = experiment();
   QStringList arms;
   for (const auto& v : chosenVariants()) arms << QString::fromStdString(v.label);

@@ -1485,20 +1485,30 @@ class TestMainWindow : public QObject {
              (std::set<int64_t>{a, c}));
   }
 
-  // Switching the experiment leaves nothing of the previous runs on screen.
-  void switchingTheExperimentLeavesNoStaleState() {
+  // Configuring another experiment leaves the shown runs on screen with their own experiment's
+  // panels (switching the form used to clear the plots being read); with nothing shown, the
+  // Live tab takes the new experiment's panels, and no previous run's state stays.
+  void switchingTheFormsExperimentKeepsTheShownRunsWithTheirPanels() {
     auto w = makeWindow("stale.db");
     spin(*w, "epochs")->setValue(2);
     const int64_t id = w->launch();
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
-    QVERIFY(!w->display()->focusLine()->text().isEmpty());
+    const QString focus = w->display()->focusLine()->text();
+    QVERIFY(!focus.isEmpty());
     QCOMPARE(w->display()->metricsModel()->rowCount(), 1);
     w->launchPanel()->selectExperiment("fope");
-    QVERIFY(w->display()->focusLine()->text().isEmpty());
-    QCOMPARE(w->display()->metricsModel()->rowCount(), 0);
-    QVERIFY(w->display()->shown().empty());
-    QVERIFY(w->display()->dashboard()->panel("ppl_curves"));
-    for (auto* plot : w->display()->dashboard()->metricPlots())
+    QCOMPARE(w->display()->shown(), std::vector<int64_t>{id});
+    QCOMPARE(w->display()->focusLine()->text(), focus);
+    QCOMPARE(w->display()->metricsModel()->rowCount(), 1);
+    QVERIFY(w->display()->dashboard()->panel("kl"));  // the Fourier head's, not FoPE's
+    QVERIFY(!w->display()->dashboard()->panel("ppl_curves"));
+    // Nothing shown: the form's experiment's panels, empty.
+    auto fresh = makeWindow("stale-empty.db");
+    fresh->launchPanel()->selectExperiment("fope");
+    QVERIFY(fresh->display()->shown().empty());
+    QVERIFY(fresh->display()->focusLine()->text().isEmpty());
+    QVERIFY(fresh->display()->dashboard()->panel("ppl_curves"));
+    for (auto* plot : fresh->display()->dashboard()->metricPlots())
       QVERIFY(plot->curveNames().isEmpty());
   }
 

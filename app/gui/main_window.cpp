@@ -71,8 +71,12 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_launch, &LaunchPanel::runRequested, this, [this] { launch(); });
   connect(m_launch, &LaunchPanel::comparisonRequested, this, [this] { launchComparison(); });
   connect(m_launch, &LaunchPanel::studyRequested, this, [this] { launchStudy(); });
-  connect(m_launch, &LaunchPanel::experimentChanged, this,
-          [this] { m_display->setExperiment(m_launch->experiment()); });
+  // Configuring another experiment leaves the runs on show (a study's, say) where they are: the
+  // Live tab takes the new experiment's panels when it shows one of its runs, or when it shows
+  // none. Switching the form used to clear the plots being read.
+  connect(m_launch, &LaunchPanel::experimentChanged, this, [this] {
+    if (m_display->shown().empty()) m_display->setExperiment(m_launch->experiment());
+  });
   connect(m_launch, &LaunchPanel::parallelRunsChanged, m_queue, &RunQueue::setRequestedParallel);
   connect(m_launch, &LaunchPanel::batchStudiesChanged, m_queue, &RunQueue::setBatchStudies);
   connect(m_display, &RunDisplay::experimentShown, this,

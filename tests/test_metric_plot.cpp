@@ -43,6 +43,31 @@ class TestMetricPlot : public QObject {
   Q_OBJECT
 
  private slots:
+  // Two curves of one run whose names end alike ("…lowpass_removed_all", "…highpass_removed_all")
+  // keep their last words whole, the run's name cut instead: cut in the middle, both read
+  // "#59 add-30…emoved_all". Each elided name fits its width and starts with the run's number.
+  void aLegendNameKeepsItsLastWordWholeWhereItCan() {
+    const QFont font("sans", 9);
+    const QFontMetrics metrics(font);
+    const QString run = "#59 add-30-operands-from-scratch-long-name";
+    const QString low = run + " lowpass_removed_all", high = run + " highpass_removed_all";
+    const int width = metrics.horizontalAdvance(" highpass_removed_all") + 60;
+    const QString lowShown = fl::widgets::legendName(low, font, width);
+    const QString highShown = fl::widgets::legendName(high, font, width);
+    QVERIFY2(lowShown.endsWith(" lowpass_removed_all") && lowShown.startsWith("#59"),
+             qPrintable(lowShown));
+    QVERIFY2(highShown.endsWith(" highpass_removed_all") && highShown.contains("…"),
+             qPrintable(highShown));
+    QVERIFY(lowShown != highShown);
+    for (const QString& shown : {lowShown, highShown})
+      QVERIFY(metrics.horizontalAdvance(shown) <= width);
+    // A name that fits is whole; a last word that leaves the run no room: start and end.
+    QCOMPARE(fl::widgets::legendName("#1 linear", font, 500), QString("#1 linear"));
+    const QString narrow = fl::widgets::legendName(high, font, 60);
+    QVERIFY2(narrow.startsWith("#") && narrow.contains("…"), qPrintable(narrow));
+    QVERIFY(metrics.horizontalAdvance(narrow) <= 60);
+  }
+
   // Over another x the axis is named for it, counts keep their compact whole-number ticks while
   // epochs and seconds fall between, and the hover writes x in the axis' unit.
   void theXAxisReadsInItsUnit() {

@@ -48,7 +48,18 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
 }  // namespace
 
 QString legendName(const QString& name, const QFont& font, int width) {
-  return QFontMetrics(font).elidedText(name, Qt::ElideMiddle, width);
+  const QFontMetrics metrics(font);
+  if (metrics.horizontalAdvance(name) <= width) return name;
+  // The last word whole where it leaves the run's name room to start: cut in the middle,
+  // "…lowpass_removed_all" and "…highpass_removed_all" both read "…emoved_all".
+  const int space = name.lastIndexOf(' ');
+  if (space > 0) {
+    const QString last = name.mid(space);
+    const int room = width - metrics.horizontalAdvance(last);
+    if (room >= metrics.horizontalAdvance(name.left(std::min<int>(space, 4)) + "…"))
+      return metrics.elidedText(name.left(space), Qt::ElideRight, room) + last;
+  }
+  return metrics.elidedText(name, Qt::ElideMiddle, width);
 }
 
 void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLabel,

@@ -27,9 +27,10 @@ void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLab
 // "#2 fourier N=4" was elided in a 1280-wide window's panels ("#2 fo…r N=4").
 constexpr double kLegendWidthShare = 0.34;
 
-// A legend name as drawn in `width` pixels: whole when it fits, else its start and its end with
-// "…" between ("#21 fo…argmax"): a curve's name starts with its run's number and ends with what
-// sets it apart from its neighbours (the metric of a two-metric panel, the seed), so both stay.
+// A legend name as drawn in `width` pixels: whole when it fits, else its start and its last word
+// whole with "…" between ("#21 fo… mse_argmax"): a curve's name starts with its run's number
+// and ends with what sets it apart from its neighbours (the metric of a two-metric panel, the
+// seed), so both stay; where the last word leaves no room, its start and its end ("#21…argmax").
 QString legendName(const QString& name, const QFont& font, int width);
 
 // Curve plots name at most this many curves in a legend: more rows would take the plot's room

@@ -424,6 +424,8 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(names.size(), 3);
     QCOMPARE(names.count("head=fourier ×3"), 1);
     QVERIFY(names.contains("#5 linear"));
+    // The shown run's prediction is named by its run, as the others' (not "predicted (density)").
+    QVERIFY2(names.contains("#1"), qPrintable(names.join(", ")));
     // Ungrouped again, each run is its own curve, colour and row.
     for (int64_t member : {2, 3, 4}) d.setGroupLeader(member, member);
     d.setGroupLabel(2, {});
@@ -1213,6 +1215,8 @@ class TestDashboardPanels : public QObject {
   void verdictShowsTheLatestJudgement() {
     Dashboard d;
     d.setPanels({panel("causality", PanelKind::Verdict, {"check/causality"})});
+    d.setShownRun(6);
+    d.setRunLabel(6, "leaky");
     auto* verdict = qobject_cast<VerdictPanel*>(d.panel("causality"));
     QVERIFY(verdict);
     QCOMPARE(verdict->verdict(), QString("no verdict yet"));
@@ -1226,6 +1230,8 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(verdict->verdict(), QString("LEAKS"));
     QCOMPARE(verdict->ok(), std::optional<bool>(false));
     QVERIFY(verdict->detail().contains("Changing token 7 moved the logits at position 3."));
+    // Whose it is: in a comparison the panel shows the focused run's verdict alone.
+    QVERIFY2(verdict->detail().endsWith("(#6 leaky, step 10)"), qPrintable(verdict->detail()));
     QVERIFY(verdict->verdictColor().red() > 2 * verdict->verdictColor().green());
 
     d.addSnapshot(snapshot("other/thing", {1}, {0}, {{"x", "", {}}}, {{"verdict", "nope"}}), 11);

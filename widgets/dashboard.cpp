@@ -474,7 +474,10 @@ void Dashboard::addSnapshot(const Snapshot& snapshot, int64_t step) {
   for (auto* plot : m_snapshotPlots) plot->setSnapshot(snapshot, step);
   for (auto* plot : m_heatmaps) plot->addSnapshot(snapshot, step);
   for (auto* plot : m_matrixHeatmaps) plot->setSnapshot(snapshot, step);
-  for (auto* verdict : m_verdicts) verdict->setSnapshot(snapshot, step);
+  for (auto* verdict : m_verdicts) {
+    verdict->setRunLabel(runLegendLabel(m_shownRun));
+    verdict->setSnapshot(snapshot, step);
+  }
 }
 
 void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot, int64_t step) {

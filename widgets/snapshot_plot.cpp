@@ -368,10 +368,14 @@ void SnapshotPlot::drawCurves() {
           pen = seriesPen(m_shownColor, static_cast<int>(r) + index * static_cast<int>(last + 1),
                           2.0);
       }
-      // In a comparison the shown run's curves are named as the overlaid runs' are.
-      if (s.role == SnapshotRole::Series && !m_overlays.isEmpty() && !m_shownLabel.isEmpty())
+      // In a comparison the shown run's curves are named as the overlaid runs' are: its
+      // prediction "#9 linear" beside "#10 fourier N=12", not "predicted (density)".
+      const bool comparing = !m_overlays.isEmpty() && !m_shownLabel.isEmpty();
+      if (comparing && s.role == SnapshotRole::Series)
         label =
             nameInComparison(m_shownLabel, s, index, everyRow ? rowLabels : QStringList(), r, last);
+      else if (comparing && s.role == SnapshotRole::Prediction)
+        label = m_shownLabel + (probability ? " (bins)" : "");
       auto* graph = addCurve(m_plot, label, pen, x, y, m_logY, halfBin, extent);
       if (probability) graph->setLineStyle(QCPGraph::lsStepCenter);
     }

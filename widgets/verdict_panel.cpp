@@ -48,7 +48,9 @@ void VerdictPanel::setSnapshot(const Snapshot& snapshot, int64_t step) {
     ok = snapshot.meta["ok"].get<bool>();
   const QString verdict = metaText(snapshot, "verdict");
   QString detail = metaText(snapshot, "detail");
-  detail += QString(detail.isEmpty() ? "step %1" : "\n(step %1)").arg(step);
+  const QString where = m_runLabel.isEmpty() ? QString("step %1").arg(step)
+                                             : QString("%1, step %2").arg(m_runLabel).arg(step);
+  detail += detail.isEmpty() ? where : "\n(" + where + ")";
   m_hasVerdict = true;
   display(verdict.isEmpty() ? "?" : verdict, detail, ok);
 }

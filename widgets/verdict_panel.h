@@ -27,6 +27,9 @@ class VerdictPanel : public QWidget {
   // Whether the shown run has ended: without a verdict it then says the run gave none (some
   // settings never get one), where a live run's says "yet".
   void setShownRunEnded(bool ended);
+  // Whose verdict it is ("#6 leaky"), said under it: in a comparison the panel shows the
+  // focused run's alone, and read as the comparison's.
+  void setRunLabel(const QString& label) { m_runLabel = label; }
 
   QString verdict() const;
   QString detail() const;
@@ -42,6 +45,7 @@ class VerdictPanel : public QWidget {
   std::optional<bool> m_ok;
   bool m_hasVerdict = false;
   bool m_shownRunEnded = false;
+  QString m_runLabel;
 };
 
 }  // namespace fl::widgets

@@ -522,8 +522,9 @@ class TestMainWindow : public QObject {
     const QColor colour = colors.of(shown);
     auto* pdf = w->display()->dashboard()->panel("pdf")->findChild<QCustomPlot*>();
     bool predicted = false;
+    // The shown run's prediction, named by its run as the other's is.
     for (int g = 0; g < pdf->graphCount(); ++g)
-      if (pdf->graph(g)->name().startsWith("predicted")) {
+      if (pdf->graph(g)->name().startsWith(QString("#%1 ").arg(shown))) {
         QCOMPARE(pdf->graph(g)->pen().color(), colour);
         predicted = true;
       }
@@ -660,9 +661,10 @@ class TestMainWindow : public QObject {
           QCOMPARE(graph->pen().color(), display->dashboard()->colors().of(group.members[0]));
         }
     }
-    // The other head's run of the shown run's seed; seed 2's runs predicted for other test
-    // inputs, so they are not drawn against this truth, and the caption names them.
-    QCOMPARE(overlaid, 1);
+    // The shown run's own (named by its group, as every curve of a comparison is by its run)
+    // and the other head's run of its seed; seed 2's runs predicted for other test inputs, so
+    // they are not drawn against this truth, and the caption names them.
+    QCOMPARE(overlaid, 2);
     QVERIFY2(pdf->caption().contains("not drawn, another true density at input #0: "),
              qPrintable(pdf->caption()));
     for (const auto& group : display->groups()) {

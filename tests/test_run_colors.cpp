@@ -56,6 +56,18 @@ class TestRunColors : public QObject {
     }
   }
 
+  // A run's colour follows from its number, not from what a session showed before: runs 9, 10
+  // and 11 compared live after eight others, and opened in a fresh session, look the same.
+  void aRunHasTheSameColourInEverySession() {
+    RunColors live, reopened;
+    for (int64_t id = 1; id <= 8; ++id) live.of(id);
+    live.makeDistinct({9, 10, 11});
+    reopened.makeDistinct({9, 10, 11});
+    for (int64_t id : {9, 10, 11}) QCOMPARE(live.of(id), reopened.of(id));
+    QCOMPARE(RunColors().of(4), fl::widgets::runPaletteColor(3));
+    QCOMPARE(RunColors().of(14), fl::widgets::runPaletteColor(3));
+  }
+
   void aRunKeepsItsColour() {
     RunColors colors;
     const QColor first = colors.of(7);

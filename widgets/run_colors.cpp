@@ -21,7 +21,11 @@ QColor runPaletteColor(int index) { return kPalette[((index % kSize) + kSize) % 
 QColor RunColors::of(int64_t runId) {
   if (auto chosen = m_chosen.find(runId); chosen != m_chosen.end()) return chosen->second;
   auto it = m_index.find(runId);
-  if (it == m_index.end()) it = m_index.emplace(runId, m_next++ % kSize).first;
+  // By the run's number, not by when this session first showed it: the same run has the same
+  // colour live and when opened later (a comparison was orange, green, red while training and
+  // green, red, purple once reopened).
+  if (it == m_index.end())
+    it = m_index.emplace(runId, static_cast<int>(((runId - 1) % kSize + kSize) % kSize)).first;
   return kPalette[it->second];
 }
 

@@ -1,10 +1,10 @@
-// Colours of runs. A run gets a colour the first time it is shown and keeps it; runs shown
-// together never share one: when the palette has wrapped around (the eleventh run of a
-// session), a run that would clash with another one on screen takes the first colour none of
-// them has. One RunColors serves the whole window, so a run has the same colour in every plot
-// and table. A colour the reader picks for a run is kept for the session and taken by no other
-// run shown with it. Within one run, the series of a panel differ by line style (seriesPen),
-// never by paler shades of the run's colour.
+// Colours of runs. A run's colour follows from its number (run 1 the palette's first, run 11
+// the first again), so it is the same in every session; runs shown together never share one:
+// a run that would clash with another one on screen (runs 3 and 13) takes the first colour none
+// of them has, and keeps it for the session. One RunColors serves the whole window, so a run has
+// the same colour in every plot and table. A colour the reader picks for a run is kept for the
+// session and taken by no other run shown with it. Within one run, the series of a panel differ by
+// line style (seriesPen), never by paler shades of the run's colour.
 //
 //   RunColors colors;
 //   colors.makeDistinct({3, 13});      // shown together: two colours
@@ -27,7 +27,7 @@ QColor runPaletteColor(int index);
 
 class RunColors {
  public:
-  // The run's colour: the next one in turn at first sight, then always the same.
+  // The run's colour: its number's at first sight (unless made distinct), then always the same.
   QColor of(int64_t runId);
   // Runs shown together get pairwise distinct colours (as long as the palette has enough);
   // runs with a chosen colour and then earlier runs in the list keep theirs.
@@ -40,7 +40,6 @@ class RunColors {
  private:
   std::map<int64_t, int> m_index;
   std::map<int64_t, QColor> m_chosen;
-  int m_next = 0;
 };
 
 // The pen of series `position` among one run's series in a panel: the run's colour, a line

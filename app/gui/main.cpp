@@ -86,7 +86,8 @@ void declareOptions(QCommandLineParser& parser) {
       "device", "With --start: train on DEVICE (auto, cpu, cuda, cuda:N).", "device");
   QCommandLineOption screenshot("screenshot",
                                 "With --start: when the runs it launched have ended, save a "
-                                "picture of the window to PATH and quit (offscreen too).",
+                                "picture of the window to PATH and quit (offscreen too, at "
+                                "1920x1080).",
                                 "path");
   parser.addOptions(
       {db, start, preset, open, compare, studyOption, historyOption, deviceOption, screenshot});
@@ -333,6 +334,12 @@ int main(int argc, char** argv) {
 
   fl::gui::MainWindow window(registry, std::move(store));
   if (auto code = selectStart(window, registry, options)) return *code;
+  // Offscreen there is no screen to fit: the picture is taken at the size the README's are
+  // (the offscreen screen's 800 pixels cut off the Config diff button and the verdicts).
+  if (options.screenshot && QGuiApplication::platformName() == "offscreen") {
+    window.setWindowState(Qt::WindowNoState);
+    window.resize(1920, 1080);
+  }
   window.show();
   QTimer signalWatch;
   closeOnSignal(signalWatch, window, caught);

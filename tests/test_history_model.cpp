@@ -384,6 +384,11 @@ class TestHistoryModel : public QObject {
     QCOMPARE(model.key(0), QString("id"));
     QCOMPARE(model.key(1), QString("name"));
 
+    // One run listed (filtered down to it): every value it uses, in declaration order; none
+    // differs, and no column at all said nothing of it.
+    model.setRuns({toyRuns.front()});
+    QCOMPARE(configColumns(model), (QStringList{"samples", "frequencies", "head", "lr"}));
+
     // Without a registry: sorted by key, as before.
     fl::gui::HistoryModel unordered(nullptr);
     unordered.setRuns(toyRuns);
@@ -407,6 +412,10 @@ class TestHistoryModel : public QObject {
     runs.push_back(runOf(4, "headed", {{"head", "fourier"}, {"frequencies", 16}, {"lr", 0.2}}));
     model.setRuns(runs);
     QCOMPARE(configColumns(model), (QStringList{"head", "frequencies", "lr"}));
+    // A linear head alone: its frequencies, which it does not use, are no column of it.
+    model.setRuns({runs.front()});
+    QCOMPARE(configColumns(model), (QStringList{"head", "lr"}));
+    model.setRuns(runs);
     const int column = model.column("config:frequencies");
     auto cell = [&](int row, int role) { return model.data(model.index(row, column), role); };
     QCOMPARE(cell(0, Qt::DisplayRole).toString(), QString("(not used)"));

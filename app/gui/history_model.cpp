@@ -77,9 +77,9 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
 }
 
 // The config values that differ between the listed runs of one experiment, in their
-// experiments' order. A value a run does not use (a linear head's frequencies) sets it apart
-// from none, and neither does a parameter another experiment lacks: beside an addition run,
-// the Fourier head runs' shared `variance` differs in nothing.
+// experiments' order (a single run's: all it uses). A value a run does not use (a linear head's
+// frequencies) sets it apart from none, and neither does a parameter another experiment lacks:
+// beside an addition run, the Fourier head runs' shared `variance` differs in nothing.
 std::vector<std::string> HistoryModel::configColumns() const {
   std::vector<std::string> experiments;
   std::vector<const nlohmann::json*> configs;
@@ -91,6 +91,17 @@ std::vector<std::string> HistoryModel::configColumns() const {
     if (!declared.count(name))
       if (const auto experiment = m_registry ? m_registry->find(name) : nullptr)
         declared.emplace(name, experiment->allParams());
+  }
+  // One run listed (a filter down to it): nothing differs, so every value it trained with that
+  // it uses is shown, as its row's config; no column at all said nothing of it.
+  if (m_runs.size() == 1 && m_comparedConfigs.front().is_object()) {
+    std::vector<std::string> used;
+    for (const auto& [key, value] : m_comparedConfigs.front().items())
+      if (!isUnusedValue(value)) used.push_back(key);
+    std::vector<std::vector<ParamSpec>> order;
+    if (auto it = declared.find(experiments.front()); it != declared.end())
+      order.push_back(it->second);
+    return inDeclarationOrder(used, order);
   }
   return differingKeysWithinExperiments(experiments, configs, declared);
 }

@@ -117,9 +117,9 @@ class SnapshotPlot : public QWidget {
   QString m_shownLabel;
   bool m_shownRunEnded = false;
   QStringList m_seriesLabels;
-  QStringList m_notDrawn;  // overlaid runs whose chosen row has another true density
-  bool m_textTicks = false;
-  QString m_emptyCaption;  // the x axis shows bar labels
+  QStringList m_notDrawn;    // overlaid runs whose chosen row has another true density
+  bool m_textTicks = false;  // the x axis shows bar labels
+  QString m_emptyCaption;    // what an empty plot says ("" : noDataCaption's words)
   QMap<QString, Snapshot> m_latest;
   struct Overlay {
     QString label;

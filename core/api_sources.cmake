@@ -1,7 +1,7 @@
 # The torch-free sources of fourierlab_api (parameter specs, config validation and diffs, device
-# specs, events, the exports' CSV fields and JSON numbers, study specs and tables), relative to
-# core/: listed once, for the library and for the fuzz targets (fuzz/CMakeLists.txt), which
-# compile them with the sanitizers.
+# specs, events, the exports' CSV fields and JSON numbers, study specs and tables, UTF-8
+# decoding), relative to core/: listed once, for the library and for the fuzz targets
+# (fuzz/CMakeLists.txt), which compile them with the sanitizers.
 set(FOURIERLAB_API_SOURCES
   engine/param_spec.cpp
   engine/config.cpp
@@ -24,4 +24,5 @@ set(FOURIERLAB_API_SOURCES
   study/study_run_name.cpp
   study/study_table.cpp
   study/study_figure.cpp
+  text/utf8.cpp
 )

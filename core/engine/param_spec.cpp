@@ -1,5 +1,7 @@
 #include "core/engine/param_spec.h"
 
+#include "core/text/utf8.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -164,14 +166,7 @@ std::string shown(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-bool isUtf8(const std::string& text) {
-  try {
-    (void)nlohmann::json(text).dump();
-    return true;
-  } catch (const nlohmann::json::type_error&) {
-    return false;
-  }
-}
+bool isUtf8(const std::string& text) { return fl::text::decodeUtf8(text).has_value(); }
 
 }  // namespace
 

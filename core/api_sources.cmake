@@ -18,6 +18,7 @@ set(FOURIERLAB_API_SOURCES
   study/axis_values.cpp
   engine/available_cores.cpp
   study/thread_budget.cpp
+  study/f_distribution.cpp
   study/agreement.cpp
   study/study_aggregate.cpp
   study/study_claims.cpp

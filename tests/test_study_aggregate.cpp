@@ -8,6 +8,7 @@
 #include <random>
 
 #include "core/study/agreement.h"
+#include "core/study/f_distribution.h"
 #include "core/study/study_aggregate.h"
 #include "core/study/study_claims.h"
 #include "core/study/study_figure.h"
@@ -31,6 +32,34 @@ StudyRunResult run(const std::string& dataset, const std::string& head, int64_t 
   r.last = {{"test/kl", kl}, {"test/smoothness", kl / 10}};
   r.lowest = {{"test/kl", kl / 2}};
   return r;
+}
+
+// The integral of t^(a-1) (1-t)^(b-1) over [0, y], y <= 1/2, by Simpson's rule over s = sqrt(t):
+// 2 s^(2a-1) (1-s^2)^(b-1) is a smooth integrand where 2a is a whole number (an F
+// distribution's degrees of freedom), with neither t^(a-1)'s pole nor its kink at 0.
+double betaIntegral(double a, double b, double y) {
+  const int intervals = 20000;
+  const double end = std::sqrt(y);
+  const double h = end / intervals;
+  auto f = [&](double s) { return 2 * std::pow(s, 2 * a - 1) * std::pow(1 - s * s, b - 1); };
+  double sum = f(0) + f(end);
+  for (int i = 1; i < intervals; ++i) sum += (i % 2 ? 4 : 2) * f(i * h);
+  return sum * h / 3;
+}
+
+// I_z(a, b), integrated: an independent computation of what core/study/f_distribution evaluates
+// by a continued fraction. Past 1/2 the part beyond is integrated from the 1 side.
+double integratedIncompleteBeta(double a, double b, double z) {
+  const double beta = std::exp(std::lgamma(a) + std::lgamma(b) - std::lgamma(a + b));
+  if (z <= 0.5) return betaIntegral(a, b, z) / beta;
+  return (betaIntegral(a, b, 0.5) + betaIntegral(b, a, 0.5) - betaIntegral(b, a, 1 - z)) / beta;
+}
+
+// Two-sided p of the F test of two spreads, from the integrated distribution function.
+double integratedSpreadP(double sA, int nA, double sB, int nB) {
+  const double d1 = nA - 1, d2 = nB - 1, ratio = sA * sA / (sB * sB);
+  const double lower = integratedIncompleteBeta(d1 / 2, d2 / 2, d1 * ratio / (d1 * ratio + d2));
+  return std::min(1.0, 2 * std::min(lower, 1 - lower));
 }
 
 StudyReferences paper() {
@@ -151,6 +180,64 @@ class TestStudyAggregate : public QObject {
              std::optional<bool>(false));
   }
 
+  void theFDistributionMatchesClosedFormsTablesAndIntegration() {
+    // Printed critical values: each is the quantile whose upper tail is named.
+    QVERIFY(std::abs(fUpperTail(15.439, 3, 3) - 0.025) < 2e-5);
+    QVERIFY(std::abs(fUpperTail(47.467, 3, 3) - 0.005) < 2e-6);
+    QVERIFY(std::abs(fUpperTail(5.636, 5, 10) - 0.01) < 2e-5);
+    QVERIFY(std::abs(fUpperTail(4.965, 1, 10) - 0.05) < 2e-5);
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::uniform_int_distribution<int> dof(2, 30);
+    for (int trial = 0; trial < 300; ++trial) {
+      const double x = std::exp(8 * u(rng) - 4);  // 0.018 .. 55
+      const double d1 = dof(rng), d2 = dof(rng);
+      // Closed forms: F(2, d2) and F(1, 1).
+      QVERIFY(std::abs(fLowerTail(x, 2, d2) - (1 - std::pow(1 + 2 * x / d2, -d2 / 2))) < 1e-12);
+      QVERIFY(std::abs(fLowerTail(x, 1, 1) - 2 / M_PI * std::atan(std::sqrt(x))) < 1e-12);
+      // The integral of the density, and the two tails summing to 1.
+      const double lower = fLowerTail(x, d1, d2);
+      const double z = d1 * x / (d1 * x + d2);
+      QVERIFY2(std::abs(lower - integratedIncompleteBeta(d1 / 2, d2 / 2, z)) < 1e-9,
+               qPrintable(QString("F(%1, %2) at %3").arg(d1).arg(d2).arg(x)));
+      QVERIFY(std::abs(lower + fUpperTail(x, d1, d2) - 1) < 1e-12);
+    }
+    // A tail far below 1 - 1e-16 keeps its digits: F(3, 3) above 1e6 is 1.7e-9, not 0.
+    const double tail = fUpperTail(1e6, 3, 3);
+    QVERIFY(tail > 1e-10 && tail < 1e-8);
+    QCOMPARE(spreadRatioP(0.0, 4, 0.0, 4), 1.0);
+    QCOMPARE(spreadRatioP(0.0, 4, 0.1, 4), 0.0);
+    QVERIFY(std::abs(spreadRatioP(0.1, 4, 0.1, 4) - 1) < 1e-12);
+  }
+
+  // One of our seeds stuck far off widened our SE until the mean "agreed" with the paper's
+  // 0.030 ± 0.006, where every seed but one sat outside it: the spreads now must agree too.
+  void agreementAsksTheSpreadsToAgreeToo() {
+    const auto ours = describe({0.529, 0.045, 0.040, 0.040});  // the stuck GMM seed on gmm2
+    const ReferenceValue paper{0.030, 0.006, 4};
+    const auto a = judgeAgreement(ours, paper);
+    QCOMPARE(int(a.rule), int(AgreementRule::BothSpreads));
+    QVERIFY(std::abs(a.difference) <= a.bound);  // the means alone would agree
+    QVERIFY(a.spreadP);
+    QVERIFY(std::abs(*a.spreadP - integratedSpreadP(ours.std, 4, 0.006, 4)) < 1e-9);
+    QVERIFY(a.spreadsDiffer());
+    QCOMPARE(a.agrees, std::optional<bool>(false));
+    QVERIFY2(a.explanation(ours, paper)
+                     .find("spreads differ: ours 0.244, the paper's 0.006 (paper 4 seeds, ours "
+                           "4), F test p = ") == 0,
+             a.explanation(ours, paper).c_str());
+    QVERIFY2(a.explanation(ours, paper).find("; the means alone agree: |Δ| 0.134 ≤ 0.244 = 2 SE") !=
+                 std::string::npos,
+             a.explanation(ours, paper).c_str());
+    // Without the stuck seed both the means and the spreads are judged, and the means differ.
+    const auto rest = describe({0.045, 0.040, 0.040});
+    const auto b = judgeAgreement(rest, paper);
+    QVERIFY(!b.spreadsDiffer());
+    QCOMPARE(b.agrees, std::optional<bool>(false));
+    // A spread of 0 on the paper's side (a rounded figure) cannot be compared: no F test.
+    QVERIFY(!judgeAgreement(rest, ReferenceValue{0.042, 0.0, 4}).spreadP);
+  }
+
   void agreementFallsBackToThePapersSpreadAndSaysSo() {
     const auto one = describe({0.20});
     auto a = judgeAgreement(one, ReferenceValue{0.238, 0.032, 4});
@@ -167,7 +254,7 @@ class TestStudyAggregate : public QObject {
     QVERIFY(!judgeAgreement(describe({}), ReferenceValue{0.238, 0.032, 4}).agrees);
   }
 
-  void agreementMatchesTheFormulaOverRandomMeansAndIsScaleFree() {
+  void agreementMatchesTheFormulasOverRandomMeansAndIsScaleFree() {
     std::mt19937_64 rng(7);
     std::uniform_real_distribution<double> u(0.0, 1.0);
     std::uniform_int_distribution<int> count(2, 8);
@@ -182,7 +269,10 @@ class TestStudyAggregate : public QObject {
       for (double x : v) ss += (x - mean) * (x - mean);
       const double var = ss / (v.size() - 1);
       const double se = std::sqrt(*paper.std * *paper.std / *paper.seeds + var / v.size());
-      const bool expected = std::abs(mean - paper.mean) <= 2 * se;
+      const double spreadP =
+          integratedSpreadP(std::sqrt(var), int(v.size()), *paper.std, *paper.seeds);
+      if (std::abs(spreadP - kSpreadTestLevel) < 1e-6) continue;  // too near the line to judge
+      const bool expected = std::abs(mean - paper.mean) <= 2 * se && spreadP >= kSpreadTestLevel;
       const auto a = judgeAgreement(ours, paper);
       QCOMPARE(a.agrees, std::optional<bool>(expected));
       // Changing units changes nothing (away from the boundary, where rounding could).

@@ -1,7 +1,9 @@
 #include "core/study/agreement.h"
 
 #include <cmath>
+#include <cstdio>
 
+#include "core/study/f_distribution.h"
 #include "core/study/study_table.h"
 
 namespace fl::study {
@@ -9,6 +11,10 @@ namespace fl::study {
 double twoStandardErrors(double spreadA, double seedsA, double spreadB, double seedsB) {
   return 2 * std::sqrt(spreadA * spreadA / seedsA + spreadB * spreadB / seedsB);
 }
+
+static_assert(kSpreadTestLevel == 0.01, "the explanation and the rule's text print 0.01");
+
+bool Agreement::spreadsDiffer() const { return spreadP && *spreadP < kSpreadTestLevel; }
 
 Agreement judgeAgreement(const MetricStats& ours, const ReferenceValue& paper) {
   Agreement a;
@@ -18,6 +24,8 @@ Agreement judgeAgreement(const MetricStats& ours, const ReferenceValue& paper) {
   if (paper.std && paper.seeds && oursSpread) {
     a.rule = AgreementRule::BothSpreads;
     a.bound = twoStandardErrors(*paper.std, *paper.seeds, ours.std, ours.n);
+    if (*paper.std > 0 && *paper.seeds >= 2)
+      a.spreadP = spreadRatioP(ours.std, ours.n, *paper.std, *paper.seeds);
   } else if (!paper.std && oursSpread) {
     a.rule = AgreementRule::OursOnly;
     a.bound = twoStandardErrors(0, 1, ours.std, ours.n);
@@ -27,17 +35,35 @@ Agreement judgeAgreement(const MetricStats& ours, const ReferenceValue& paper) {
   } else {
     return a;
   }
-  a.agrees = std::abs(a.difference) <= a.bound;
+  a.agrees = std::abs(a.difference) <= a.bound && !a.spreadsDiffer();
   return a;
 }
 
+namespace {
+
+std::string formatP(double p) {
+  char text[32];
+  std::snprintf(text, sizeof text, p < 1e-3 ? "%.1e" : "%.3g", p);
+  return text;
+}
+
+}  // namespace
+
 std::string Agreement::explanation(const MetricStats& ours, const ReferenceValue& paper) const {
-  const std::string delta = "|Δ| " + formatStat(std::abs(difference)) +
-                            (agrees.value_or(false) ? " ≤ " : " > ") + formatStat(bound);
+  const bool meansAgree = std::abs(difference) <= bound;
+  const std::string delta =
+      "|Δ| " + formatStat(std::abs(difference)) + (meansAgree ? " ≤ " : " > ") + formatStat(bound);
   switch (rule) {
-    case AgreementRule::BothSpreads:
-      return delta + " = 2 SE (paper " + std::to_string(*paper.seeds) + " seeds, ours " +
-             std::to_string(ours.n) + ")";
+    case AgreementRule::BothSpreads: {
+      const std::string seeds = " (paper " + std::to_string(*paper.seeds) + " seeds, ours " +
+                                std::to_string(ours.n) + ")";
+      if (!spreadsDiffer()) return delta + " = 2 SE" + seeds;
+      const std::string spreads = "spreads differ: ours " + formatStat(ours.std) +
+                                  ", the paper's " + formatStat(*paper.std) + seeds +
+                                  ", F test p = " + formatP(*spreadP) + " < 0.01";
+      return spreads + (meansAgree ? "; the means alone agree: " : "; the means differ too: ") +
+             delta + " = 2 SE";
+    }
     case AgreementRule::OursOnly:
       return delta + " = 2 SE of our " + std::to_string(ours.n) +
              " seeds (the paper prints no spread)";
@@ -51,7 +77,8 @@ std::string Agreement::explanation(const MetricStats& ours, const ReferenceValue
 }
 
 std::string agreementRuleText() {
-  return "Agreement: |ours - paper| <= 2 SE, SE = sqrt(s_paper^2 / n_paper + s_ours^2 / n_ours); "
+  return "Agreement: |ours - paper| <= 2 SE, SE = sqrt(s_paper^2 / n_paper + s_ours^2 / n_ours), "
+         "and spreads that do not differ (F test of s_ours^2 / s_paper^2, two-sided p >= 0.01); "
          "where the paper prints no spread, SE from our seeds alone; with one run of ours or the "
          "paper's seed count unknown, within the paper's mean ± std.";
 }

@@ -6,8 +6,15 @@
 // (about a 95% test when both means are roughly normal). Weaker rules apply, and say so, when a
 // side cannot give its part: the paper prints no spread -> SE from our seeds alone; the paper's
 // seed count is unknown or we have a single run -> the old reading, our value within the
-// paper's mean +- std (the band one seed of the paper's falls in). One place for every table,
-// the window's study view and the exports.
+// paper's mean +- std (the band one seed of the paper's falls in).
+//
+// Where both sides give a spread, the spreads must agree too: a mean is the paper's only if its
+// seeds scatter as the paper's do. Without that, one seed of ours stuck far off (0.529 beside
+// 0.045, 0.040, 0.040, against the paper's 0.030 +- 0.006) widens our SE until any mean
+// "agrees". The spreads differ when the variance-ratio F test rejects their equality, two-sided
+// at p < 0.01 (core/study/f_distribution.h): stricter than the means' 95%, so that the two tests
+// together wrongly say DIFFERS of a faithful reproduction about 6% of the time, not 5% alone.
+// One place for every table, the window's study view and the exports.
 #pragma once
 
 #include <optional>
@@ -29,10 +36,18 @@ struct Agreement {
   AgreementRule rule = AgreementRule::None;
   double difference = 0;  // ours - paper
   double bound = 0;       // the largest |difference| that still agrees
+  // Under AgreementRule::BothSpreads: the F test's two-sided p for our spread against the
+  // paper's (empty where the paper's spread is 0 or its seeds fewer than 2).
+  std::optional<double> spreadP;
+
+  bool spreadsDiffer() const;
 
   // "|Δ| 0.012 ≤ 0.041 = 2 SE (paper 4 seeds, ours 4)": the numbers behind the verdict.
   std::string explanation(const MetricStats& ours, const ReferenceValue& paper) const;
 };
+
+// Below this p the spreads differ.
+constexpr double kSpreadTestLevel = 0.01;
 
 Agreement judgeAgreement(const MetricStats& ours, const ReferenceValue& paper);
 

@@ -112,35 +112,76 @@ class TestConfigForm : public QObject {
     QVERIFY(!epochs->toolTip().contains("too few"));
   }
 
-  // QSpinBox dropped the keys it could not take: "1e3" became 13, "-5" became 5.
+  // QSpinBox dropped the keys it could not take ("1e3" became 13, "-5" became 5), and put its
+  // last value back when editing ended on refused text: a run started with 5000 samples while
+  // the field showed 50. The text stays as typed, marked, and blocks a run.
   void anIntegerFieldNeverTurnsTypedTextIntoAnotherNumber_data() {
     QTest::addColumn<QString>("text");
     QTest::newRow("e-notation") << "1e3";
     QTest::newRow("negative") << "-5";
     QTest::newRow("fraction") << "12.5";
+    QTest::newRow("below the minimum") << "0";
   }
   void anIntegerFieldNeverTurnsTypedTextIntoAnotherNumber() {
     QFETCH(QString, text);
     fl::widgets::ConfigForm form;
     form.setSpecs(specs());
+    QSignalSpy changed(&form, &fl::widgets::ConfigForm::changed);
     auto* epochs = qobject_cast<QSpinBox*>(form.field("epochs"));
     auto* edit = epochs->findChild<QLineEdit*>();
     QVERIFY(edit);
     edit->selectAll();
     QTest::keyClicks(epochs, text);
-    QCOMPARE(edit->text(), text);  // as typed: no key dropped
+    QCOMPARE(edit->text(), text);             // as typed: no key dropped
+    QVERIFY(changed.count() >= text.size());  // each key tells the launcher
+    const std::string expected =
+        "'epochs' must be an integer in [1, 1000], got '" + text.toStdString() + "'";
+    auto refusedNow = [&] {
+      const auto issues = form.issues();
+      return issues.size() == 1 && issues[0].key == "epochs" && issues[0].message == expected &&
+             !form.values().contains("epochs");
+    };
+    QVERIFY(refusedNow());  // while typing: no run with another number
     QTest::keyClick(epochs, Qt::Key_Return);
-    QCOMPARE(epochs->value(), 500);  // the last accepted value, never 13 or 5
+    QCOMPARE(edit->text(), text);  // editing ended: the text stays, never 13, 5 or 500
+    QVERIFY(refusedNow());
     QVERIFY(!epochs->styleSheet().isEmpty());
-    QVERIFY2(epochs->toolTip().contains("'epochs' must be an integer in [1, 1000], got '" + text +
-                                        "' (kept 500)"),
-             qPrintable(epochs->toolTip()));
+    QCOMPARE(epochs->toolTip(), QString::fromStdString(expected));
     edit->selectAll();
     QTest::keyClicks(epochs, "700");
+    QCOMPARE(form.values()["epochs"].get<int>(), 700);  // the text on screen, before Return
     QTest::keyClick(epochs, Qt::Key_Return);
     QCOMPARE(epochs->value(), 700);
     QVERIFY(epochs->styleSheet().isEmpty());
     QVERIFY(form.issues().empty());
+  }
+
+  // Focus leaving the field keeps refused text as well (QAbstractSpinBox reverted it there too).
+  void anIntegerFieldKeepsRefusedTextWhenFocusLeaves() {
+    QWidget window;
+    auto* layout = new QVBoxLayout(&window);
+    auto* form = new fl::widgets::ConfigForm(&window);
+    auto* elsewhere = new QLineEdit(&window);
+    layout->addWidget(form);
+    layout->addWidget(elsewhere);
+    form->setSpecs(specs());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QApplication::setActiveWindow(&window);
+    auto* epochs = qobject_cast<QSpinBox*>(form->field("epochs"));
+    epochs->setFocus();
+    QTRY_VERIFY(epochs->hasFocus());
+    auto* edit = epochs->findChild<QLineEdit*>();
+    edit->selectAll();
+    QTest::keyClicks(epochs, "5000");
+    elsewhere->setFocus();
+    QTRY_VERIFY(elsewhere->hasFocus());
+    QCOMPARE(edit->text(), QString("5000"));
+    QCOMPARE(form->issues().size(), size_t(1));
+    // A preset's value replaces the refused text.
+    form->setValues({{"epochs", 20}});
+    QCOMPARE(edit->text(), QString("20"));
+    QVERIFY(form->issues().empty());
   }
 
   // Scrolling the form over a field changes nothing unless the field has focus.

@@ -7,6 +7,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
@@ -35,49 +36,57 @@ QString groupTitle(const std::string& group) {
   return g.isEmpty() ? "Parameters" : g.left(1).toUpper() + g.mid(1);
 }
 
+// A spin box's editor is a QLineEdit too: one style marks both kinds of field.
 const char* const kInvalidStyle = "QLineEdit { background: #ffd6d6; }";
-const char* const kRefusedStyle = "QSpinBox { background: #ffd6d6; }";
 
 // An integer field that never rewrites what was typed into another number: QSpinBox drops the
-// keys it cannot take, so "1e3" became 13 and "-5" became 5. Here any text may be typed; text
-// the parameter accepts (its own parser, as `--set` reads it) is the value, and text it
-// refuses is marked at the field with the parser's reason when editing ends, while the field
-// shows its last accepted value again; typing anew clears the mark.
+// keys it cannot take ("1e3" became 13, "-5" became 5) and, when editing ends on text it
+// refuses, puts its last value back, so a run could start with a number other than the one on
+// screen. Here any text may be typed and it stays: the form reads the text (its own parser, as
+// `--set` reads it), marks refused text at the field with the parser's reason and lists it
+// among the form's issues, which keep Run disabled, as a text field's are.
 class IntegerField : public QSpinBox {
  public:
-  IntegerField(ParamSpec spec, QString tip, QWidget* parent)
-      : QSpinBox(parent), m_spec(std::move(spec)), m_tip(std::move(tip)) {
+  IntegerField(ParamSpec spec, QWidget* parent) : QSpinBox(parent), m_spec(std::move(spec)) {
     // The value is taken when editing ends, not at each key: "12" on the way to "12.5" is not
-    // the number typed, and must not be what stays when the whole is refused.
+    // the number typed.
     setKeyboardTracking(false);
-    setToolTip(m_tip);
-    connect(this, &QAbstractSpinBox::editingFinished, this, [this] {
-      if (m_refusal.isEmpty()) return;
-      setStyleSheet(kRefusedStyle);
-      setToolTip(m_refusal + " (kept " + QString::number(value()) + ")\n\n" + m_tip);
-      m_refusal.clear();
-    });
-    connect(lineEdit(), &QLineEdit::textEdited, this, [this] {
-      setStyleSheet("");
-      setToolTip(m_tip);
-    });
+  }
+
+  QLineEdit* editor() const { return lineEdit(); }
+  bool refused() const {
+    return parseValue(m_spec, text().trimmed().toStdString()).error.has_value();
   }
 
   QValidator::State validate(QString& input, int&) const override {
     return parseValue(m_spec, input.trimmed().toStdString()).error ? QValidator::Intermediate
                                                                    : QValidator::Acceptable;
   }
-  // Called when editing ends on refused text, before the last value is put back.
-  void fixup(QString& input) const override {
-    if (auto error = parseValue(m_spec, input.trimmed().toStdString()).error)
-      m_refusal = QString::fromStdString(*error);
+
+ protected:
+  // QAbstractSpinBox puts its last value back when editing ends on refused text: the text is
+  // kept instead, for the form to mark.
+  void focusOutEvent(QFocusEvent* event) override {
+    if (!refused()) return QSpinBox::focusOutEvent(event);
+    QWidget::focusOutEvent(event);
+    emit editingFinished();
+  }
+  void keyPressEvent(QKeyEvent* event) override {
+    const bool enter = event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter;
+    if (!enter || !refused()) return QSpinBox::keyPressEvent(event);
+    event->ignore();  // as QAbstractSpinBox does: a dialog's default button may take it
+    emit editingFinished();
   }
 
  private:
   ParamSpec m_spec;
-  QString m_tip;
-  mutable QString m_refusal;  // set by fixup (const in QSpinBox), shown at editingFinished
 };
+
+// The text a field's value is read from: a text field's own, an integer field's editor's.
+QLineEdit* typedText(QWidget* field) {
+  if (auto* integer = dynamic_cast<IntegerField*>(field)) return integer->editor();
+  return qobject_cast<QLineEdit*>(field);
+}
 
 }  // namespace
 
@@ -149,14 +158,18 @@ QWidget* ConfigForm::makeField(const ParamSpec& spec) {
   };
   switch (spec.type) {
     case ParamType::Int: {
-      auto* box = new IntegerField(spec, tooltipFor(spec), this);
+      auto* box = new IntegerField(spec, this);
       box->setRange(static_cast<int>(std::max<double>(spec.minimum, INT_MIN)),
                     static_cast<int>(std::min<double>(spec.maximum, INT_MAX)));
       box->setValue(spec.defaultValue.get<int>());
-      connect(box, qOverload<int>(&QSpinBox::valueChanged), this, [this] {
+      auto remark = [this] {
         markFields();
         emit changed();
-      });
+      };
+      connect(box, qOverload<int>(&QSpinBox::valueChanged), this, remark);
+      // Each key too: Run follows the text on screen, not the value the box last took. (A
+      // value set from code rewrites the text with the editor's signals blocked.)
+      connect(box->editor(), &QLineEdit::textChanged, this, remark);
       return guarded(box);
     }
     case ParamType::Bool: {
@@ -298,15 +311,13 @@ nlohmann::json ConfigForm::values() const {
       continue;
     }
     QWidget* w = m_fields.value(name);
-    if (auto* box = qobject_cast<QSpinBox*>(w))
-      out[spec.name] = box->value();
-    else if (auto* check = qobject_cast<QCheckBox*>(w))
-      out[spec.name] = check->isChecked();
-    else if (auto* combo = qobject_cast<QComboBox*>(w))
-      out[spec.name] = combo->currentText().toStdString();
-    else if (auto* edit = qobject_cast<QLineEdit*>(w)) {
-      auto parsed = parseValue(spec, edit->text().trimmed().toStdString());
+    if (auto* text = typedText(w)) {
+      auto parsed = parseValue(spec, text->text().trimmed().toStdString());
       if (!parsed.error) out[spec.name] = parsed.value;
+    } else if (auto* check = qobject_cast<QCheckBox*>(w)) {
+      out[spec.name] = check->isChecked();
+    } else if (auto* combo = qobject_cast<QComboBox*>(w)) {
+      out[spec.name] = combo->currentText().toStdString();
     }
   }
   return out;
@@ -323,8 +334,8 @@ std::vector<ConfigIssue> ConfigForm::issues() const {
       if (parsed.error) out.push_back({spec.name, *parsed.error});
       continue;
     }
-    if (auto* edit = qobject_cast<QLineEdit*>(m_fields.value(name)))
-      if (auto error = textError(spec, edit->text())) out.push_back({spec.name, *error});
+    if (auto* text = typedText(m_fields.value(name)))
+      if (auto error = textError(spec, text->text())) out.push_back({spec.name, *error});
   }
   auto validated = validateConfig(m_specs, values());
   for (const auto& issue : validated.issues) {
@@ -361,11 +372,7 @@ void ConfigForm::markFields() {
   }
   for (const auto& spec : m_specs) {
     const QString name = QString::fromStdString(spec.name);
-    // Marks markIssues left on an editor that is not a text field (a spin box) go with an edit.
-    if (auto* field = m_fields.value(name); field && !qobject_cast<QLineEdit*>(field)) {
-      field->setStyleSheet("");
-      field->setToolTip(tooltipFor(spec));
-    }
+    QWidget* field = m_fields.value(name);
     if (auto* list = m_lists.value(name); list && isVaried(name)) {
       const auto parsed = study::parseAxisValues(spec, listText(name).toStdString());
       list->setStyleSheet(parsed.error ? kInvalidStyle : "");
@@ -373,11 +380,13 @@ void ConfigForm::markFields() {
           parsed.error ? QString::fromStdString(*parsed.error)
                        : QString("%1 values: %2").arg(parsed.values.size()).arg(tooltipFor(spec)));
     }
-    auto* edit = qobject_cast<QLineEdit*>(m_fields.value(name));
-    if (!edit) continue;
-    const auto error = textError(spec, edit->text());
-    edit->setStyleSheet(error ? kInvalidStyle : "");
-    edit->setToolTip(error ? QString::fromStdString(*error) : tooltipFor(spec));
+    // Marks markIssues left on a field go with an edit too.
+    auto* text = typedText(field);
+    const auto error = text ? textError(spec, text->text()) : std::nullopt;
+    if (field) {
+      field->setStyleSheet(error ? kInvalidStyle : "");
+      field->setToolTip(error ? QString::fromStdString(*error) : tooltipFor(spec));
+    }
   }
 }
 

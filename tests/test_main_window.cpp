@@ -1341,6 +1341,28 @@ class TestMainWindow : public QObject {
     QCOMPARE(nlohmann::json::parse(config.readAll().toStdString())["epochs"].get<int>(), 2);
     QFile csv(m_dir.path() + QString("/export/run-%1-metrics.csv").arg(id));
     QVERIFY(csv.open(QIODevice::ReadOnly) && csv.readAll().contains("test/kl"));
+
+    // A comparison's plots hold every run: so do their names and the data beside them (they
+    // were named after the first run alone, with its metrics and config only).
+    spin(*w, "epochs")->setValue(3);
+    const int64_t other = w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, other), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(store.metric(other, "test/kl").size() == 3, 5000);
+    w->compareRuns({id, other});
+    const QString both = m_dir.path() + QString("/both/runs-%1-%2").arg(id).arg(other);
+    const auto compared = w->exportShownRun(m_dir.path() + "/both");
+    QVERIFY2(compared.contains(both + "-kl.png"), qPrintable(compared.join(", ")));
+    QFile bothCsv(both + "-metrics.csv");
+    QVERIFY(bothCsv.open(QIODevice::ReadOnly));
+    const QString rows = QString::fromUtf8(bothCsv.readAll());
+    QVERIFY(rows.contains(QString("\n%1,fourier-head,").arg(id)));
+    QVERIFY(rows.contains(QString("\n%1,fourier-head,").arg(other)));
+    for (auto run : {id, other}) {
+      QFile runConfig(m_dir.path() + QString("/both/run-%1-config.json").arg(run));
+      QVERIFY(runConfig.open(QIODevice::ReadOnly));
+      QCOMPARE(nlohmann::json::parse(runConfig.readAll().toStdString())["epochs"].get<int>(),
+               run == id ? 2 : 3);
+    }
   }
 
   void probeReturnsTheDensityForChosenInputs() {

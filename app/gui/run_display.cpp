@@ -20,7 +20,6 @@
 #include <QWidgetAction>
 
 #include <algorithm>
-#include <fstream>
 #include <iterator>
 #include <set>
 
@@ -30,6 +29,7 @@
 #include "app/gui/probe_router.h"
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
+#include "core/engine/atomic_file.h"
 #include "core/engine/config_diff.h"
 #include "core/engine/system_usage.h"
 #include "core/store/run_export.h"
@@ -864,11 +864,27 @@ void RunDisplay::updateConfigDiff() {
   m_diffButton->setVisible(true);
 }
 
+namespace {
+
+// "run-4" for one run, "runs-4-6-7" for a comparison (its first six numbers, then how many more).
+QString exportStem(const std::vector<int64_t>& runIds) {
+  if (runIds.size() == 1) return QString("run-%1").arg(runIds.front());
+  constexpr size_t kNamed = 6;
+  QStringList numbers;
+  for (size_t i = 0; i < runIds.size() && i < kNamed; ++i) numbers << QString::number(runIds[i]);
+  QString stem = "runs-" + numbers.join('-');
+  if (runIds.size() > kNamed) stem += QString("-and-%1-more").arg(runIds.size() - kNamed);
+  return stem;
+}
+
+}  // namespace
+
 QStringList RunDisplay::exportShown(const QString& folder, QString* error) {
   QStringList written;
-  if (focused() == 0) return written;
+  if (m_shown.empty()) return written;
   QDir().mkpath(folder);
-  const QString stem = QString("%1/run-%2").arg(folder).arg(focused());
+  // The plots hold every shown run, so their names do too, and so do the data beside them.
+  const QString stem = folder + "/" + exportStem(m_shown);
   for (const auto& panel : m_dashboard->panelIds()) {
     auto* plot = m_dashboard->panel(panel)->findChild<QCustomPlot*>();
     if (!plot) continue;
@@ -877,18 +893,25 @@ QStringList RunDisplay::exportShown(const QString& folder, QString* error) {
     if (plot->savePdf(base + ".pdf")) written << base + ".pdf";
     if (widgets::savePlotSvg(plot, base + ".svg")) written << base + ".svg";
   }
-  if (auto run = m_store.run(focused())) {
-    std::ofstream csv((stem + "-metrics.csv").toStdString(), std::ios::binary | std::ios::trunc);
-    store::writeMetricsCsv(m_store, {*run}, csv);
-    if (csv)
-      written << stem + "-metrics.csv";
-    else if (error)
-      *error = "cannot write " + stem + "-metrics.csv";
-    QFile config(stem + "-config.json");
-    if (config.open(QIODevice::WriteOnly)) {
-      config.write(QByteArray::fromStdString(run->config.dump(2)));
-      written << config.fileName();
+  try {
+    std::vector<store::RunRecord> runs;
+    for (auto id : m_shown)
+      if (auto run = m_store.run(id)) runs.push_back(*run);
+    // One long-format metrics CSV for all of them (their snapshots in the file beside it), as
+    // History's export writes it; each run's config in a file of its own.
+    for (const auto& file :
+         store::exportRunsToFile(m_store, &m_registry, runs, (stem + "-metrics.csv").toStdString(),
+                                 /*json=*/false))
+      written << QString::fromStdString(file);
+    for (const auto& run : runs) {
+      const QString path = QString("%1/run-%2-config.json").arg(folder).arg(run.id);
+      AtomicFile config(path.toStdString());
+      config.stream() << run.config.dump(2);
+      config.commit();
+      written << path;
     }
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
   }
   return written;
 }

@@ -101,8 +101,9 @@ class RunDisplay : public QWidget {
 
   int64_t focused() const { return m_shown.empty() ? 0 : m_shown.front(); }
   const std::vector<int64_t>& shown() const { return m_shown; }
-  // Every panel of the shown run as PNG, PDF and SVG, its metrics as CSV and its config as
-  // JSON, into `folder`; returns the files written.
+  // Every panel as PNG, PDF and SVG, named by the shown runs ("run-4-kl.png", a comparison's
+  // "runs-4-6-7-kl.png"), their metrics and snapshots as CSV and each one's config as JSON
+  // ("run-6-config.json"), into `folder`; returns the files written.
   QStringList exportShown(const QString& folder, QString* error);
   // What the empty display says: the demo is offered when the store has no run yet.
   void setStoreEmpty(bool empty);

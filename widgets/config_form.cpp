@@ -36,8 +36,8 @@ QString groupTitle(const std::string& group) {
   return g.isEmpty() ? "Parameters" : g.left(1).toUpper() + g.mid(1);
 }
 
-// A spin box's editor is a QLineEdit too: one style marks both kinds of field.
-const char* const kInvalidStyle = "QLineEdit { background: #ffd6d6; }";
+// One style for both kinds of typed field (a spin box draws its editor's background itself).
+const char* const kInvalidStyle = "QLineEdit, QAbstractSpinBox { background: #ffd6d6; }";
 
 // An integer field that never rewrites what was typed into another number: QSpinBox drops the
 // keys it cannot take ("1e3" became 13, "-5" became 5) and, when editing ends on text it

@@ -164,8 +164,17 @@ QTableView* MainWindow::runsTable() const { return m_runsDock->table(); }
 
 void MainWindow::buildMenus() {
   auto* file = menuBar()->addMenu("&File");
-  file->addAction("Export the shown run (plots PNG/PDF/SVG, metrics CSV, config JSON)…",
-                  QKeySequence("Ctrl+E"), this, [this] {
+  // Not Ctrl+E: a text field or spin box with focus takes that as "end of line" (X11's key
+  // bindings), so the export did nothing while the cursor was in the form.
+  file->addAction("Export the shown runs (plots PNG/PDF/SVG, metrics CSV, configs JSON)…",
+                  QKeySequence("Ctrl+Shift+E"), this, [this] {
+                    if (m_display->shown().empty()) {
+                      statusBar()->showMessage(
+                          "Nothing to export: no run is shown (open one from History, or start "
+                          "one)",
+                          10000);
+                      return;
+                    }
                     const QString folder = widgets::askExistingDirectory(this, "Export to folder");
                     if (!folder.isEmpty()) exportShownRun(folder);
                   });

@@ -251,6 +251,47 @@ class TestCliSweep : public QObject {
              qPrintable(shown.out));
   }
 
+  // Evaluated at fewer lengths than its table names, the study aborted (exit 134) after its
+  // runs had trained, and `sweep table` named a --metric nobody passed.
+  void aStudyWhoseTableNamesUnrecordedMetricsStillPrintsIt() {
+    const QString db = path("unrecorded.db");
+    auto r = runCli({"sweep",
+                     "run",
+                     "fope",
+                     "--study",
+                     "encodings",
+                     "--grid",
+                     "position=rope",
+                     "--seeds",
+                     "1",
+                     "--set",
+                     "steps=4",
+                     "--set",
+                     "eval_every=4",
+                     "--set",
+                     "eval_tokens=128",
+                     "--set",
+                     "eval_factors=1,2",
+                     "--set",
+                     "passkey_samples=2",
+                     "--db",
+                     db,
+                     "--device",
+                     "cpu"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QString note =
+        "No finished run recorded val/ppl@256, val/ppl@512, passkey/acc@256, "
+        "which the study's table names";
+    QVERIFY2(r.out.contains(note), qPrintable(r.out));
+    auto table = runCli({"sweep", "table", "1", "--db", db});
+    QVERIFY2(table.exitCode == 0, qPrintable(table.err));
+    QVERIFY2(table.out.contains(note), qPrintable(table.out));
+    auto asked = runCli({"sweep", "table", "1", "--db", db, "--metric", "val/ppl@256"});
+    QCOMPARE(asked.exitCode, 2);
+    QVERIFY2(asked.err.contains("--metric val/ppl@256: no finished run of this study has it"),
+             qPrintable(asked.err));
+  }
+
   void badStudiesExitTwoAndStoreNothing_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");

@@ -503,6 +503,36 @@ class TestStudyAggregate : public QObject {
     }
   }
 
+  // A study's own table naming a metric no run recorded (a length its shortened runs did not
+  // evaluate, a misspelt key) aborted `sweep run` after every run had trained: it is a column
+  // of "-" and a note instead, in every format.
+  void aTableMetricNoRunRecordedIsAColumnOfDashesAndANote() {
+    StudyTableInput in;
+    in.title = "t";
+    in.axisOrder = {"dataset", "head"};
+    in.cells = aggregate({run("gmm2", "linear", 1, 0.3)});
+    TableRequest req;
+    req.rows = "dataset";
+    req.cols = "head";
+    req.layoutMetrics = {"test/kl", "test/kll"};
+    const std::string md = renderStudyTable(in, req);
+    QVERIFY2(
+        md.find("## test/kll: mean ± std over seeds (n)\n\n| dataset | head = linear |\n|---|---|\n"
+                "| gmm2 | - |\n") != std::string::npos,
+        md.c_str());
+    QVERIFY2(md.find("\n\nNo finished run recorded test/kll, which the study's table names "
+                     "(recorded: test/kl, test/smoothness).") != std::string::npos,
+             md.c_str());
+    req.format = "csv";
+    QVERIFY(renderStudyTable(in, req).find("test/kll") != std::string::npos);
+    req.format = "json";
+    QVERIFY(nlohmann::json::parse(renderStudyTable(in, req)).is_object());
+    // Asked for by name, the same metric is still refused.
+    req.format = "md";
+    req.metrics = {"test/kll"};
+    QVERIFY_EXCEPTION_THROWN(renderStudyTable(in, req), std::invalid_argument);
+  }
+
   void figureHasALinePerGroupBaselinesAndThePapersPoints() {
     std::vector<StudyRunResult> runs;
     int64_t cell = 0;

@@ -185,7 +185,14 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
     SweepArgs table = args;
     table.id = studyId;
     table.format = "md";
-    printStudyTable(registry, runs, studyId, table, stdout);
+    // The runs are trained and stored: a table that cannot be drawn is said, never an abort.
+    try {
+      printStudyTable(registry, runs, studyId, table, stdout);
+    } catch (const std::exception& e) {
+      std::fprintf(
+          stderr, "warning: the study's table could not be drawn: %s; its runs are stored (`%s`)\n",
+          e.what(), nextCommand("sweep show " + std::to_string(studyId), dbPath).c_str());
+    }
   } else if (p.elsewhere == 0) {
     std::fprintf(stderr, "%lld runs did not finish; `%s` says why, `%s` trains them again\n",
                  static_cast<long long>(p.total - p.finished),

@@ -350,9 +350,8 @@ void printStudyTable(const ExperimentRegistry& registry, store::RunStore& runs, 
   request.format = args.format.empty() ? "md" : args.format;
   request.rows = args.rows.empty() && r.spec.table ? r.spec.table->rows : args.rows;
   request.cols = args.cols.empty() && r.spec.table ? r.spec.table->cols : args.cols;
-  request.metrics = !args.metrics.empty() ? args.metrics
-                    : r.spec.table        ? r.spec.table->metrics
-                                          : std::vector<std::string>{};
+  request.metrics = args.metrics;
+  if (r.spec.table) request.layoutMetrics = r.spec.table->metrics;
   // A table layout that names an axis the (edited) study lacks falls back to the defaults.
   const auto& axes = input.axisOrder;
   auto has = [&](const std::string& a) {

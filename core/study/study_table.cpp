@@ -439,20 +439,28 @@ std::string renderStudyTable(const StudyTableInput& input, const TableRequest& r
                                 ": not an axis of this study (axes: " + known + ")");
   if (!request.rows.empty() && request.rows == request.cols)
     throw std::invalid_argument("--rows and --cols are both '" + request.rows + "'");
-  const auto metrics = request.metrics.empty() ? defaultMetrics(input, {}) : request.metrics;
+  const auto metrics =
+      request.metrics.empty() ? defaultMetrics(input, request.layoutMetrics) : request.metrics;
   std::set<std::string> present;
   for (const auto& cell : input.cells)
     for (const auto& [metric, stats] : cell.metrics) present.insert(metric);
+  const std::string recorded = " (recorded: " + join({present.begin(), present.end()}, ", ") + ")";
   for (const auto& metric : request.metrics)
     if (!present.count(metric) && !present.empty())
-      throw std::invalid_argument("--metric " + metric +
-                                  ": no finished run of this study has it (known: " +
-                                  join({present.begin(), present.end()}, ", ") + ")");
+      throw std::invalid_argument("--metric " + metric + ": no finished run of this study has it" +
+                                  recorded);
   if (request.format == "csv") return csv(input, metrics);
   if (request.format == "json") return json(input, metrics);
   if (request.format != "md")
     throw std::invalid_argument("--format " + request.format + ": use md, csv or json");
-  return markdown(input, request, metrics) + claimsSection(input);
+  std::vector<std::string> unrecorded;
+  for (const auto& metric : metrics)
+    if (!present.count(metric) && !present.empty()) unrecorded.push_back(metric);
+  const std::string note = unrecorded.empty()
+                               ? ""
+                               : "\nNo finished run recorded " + join(unrecorded, ", ") +
+                                     ", which the study's table names" + recorded + ".\n";
+  return markdown(input, request, metrics) + note + claimsSection(input);
 }
 
 }  // namespace fl::study

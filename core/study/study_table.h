@@ -20,13 +20,20 @@ struct StudyTableInput {
 };
 
 struct TableRequest {
-  std::vector<std::string> metrics;  // empty: the layout's, else the referenced, else all
-  std::string rows;                  // empty: every axis but `cols`
+  // Asked for (`--metric`): each must be one a finished run recorded. Empty: the study's
+  // layout's (`layoutMetrics`), else the referenced, else all.
+  std::vector<std::string> metrics;
+  // The study's own table metrics: one no run recorded (a length the runs did not evaluate, a
+  // misspelt key) is a column of "-" with a note under the table, never a refusal, so a study
+  // that trained to the end always prints its table.
+  std::vector<std::string> layoutMetrics;
+  std::string rows;  // empty: every axis but `cols`
   std::string cols;
   std::string format = "md";  // md | csv | json
 };
 
-// Throws std::invalid_argument naming a rows/cols axis or a metric the study does not have.
+// Throws std::invalid_argument naming a rows/cols axis or an asked metric the study does not
+// have.
 std::string renderStudyTable(const StudyTableInput& input, const TableRequest& request);
 
 // The metrics a table shows by default (see TableRequest::metrics).

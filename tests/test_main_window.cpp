@@ -840,6 +840,33 @@ class TestMainWindow : public QObject {
     QCOMPARE(file.readAll(), QByteArray(8192, 'x'));
   }
 
+  // On a screen the store's refusal is a dialog that waits for a click: SIGTERM, SIGINT and
+  // SIGHUP did nothing there until a kill -9. A signal closes it with the signal's exit code.
+  void aSignalClosesTheStoreDialogWithItsExitCode() {
+    const QString path = m_dir.path() + "/not-a-store-either.db";
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray(8192, 'x'));
+    file.close();
+    QProcess gui;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "minimal");  // dialogs as on a screen, with no screen
+    gui.setProcessEnvironment(env);
+    gui.start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_GUI")), {"--db", path});
+    QVERIFY(gui.waitForStarted());
+    QString err;
+    // Said on stderr just before the dialog shows; a signal before it shows closes it as well.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (err += QString::fromUtf8(gui.readAllStandardError()), err.contains("store error: ")),
+        120000);
+    ::kill(static_cast<pid_t>(gui.processId()), SIGTERM);
+    QVERIFY(gui.waitForFinished(60000));
+    QCOMPARE(gui.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(gui.exitCode(), 143);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), QByteArray(8192, 'x'));
+  }
+
   // History's Note… and Rename… used to open empty, so OK wiped the run's note and Return its
   // name. They start with what the run holds; Tag… lists its tags and removes one taken out.
   // The window's views of a run (legends, titles) follow a rename made here or by another

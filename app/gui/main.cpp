@@ -326,11 +326,21 @@ int main(int argc, char** argv) {
 
   fl::ExperimentRegistry registry;
   fl::registerBuiltinExperiments(registry);
+  // Before the window's own watch: a signal closes a dialog shown first (a store that cannot
+  // be opened), which would otherwise wait for a click that a kill or a logout never gives.
+  QTimer startWatch;
+  QObject::connect(&startWatch, &QTimer::timeout, [&caught] {
+    if (!caught.received()) return;
+    if (QWidget* dialog = QApplication::activeModalWidget()) dialog->close();
+  });
+  startWatch.start(100);
   std::unique_ptr<fl::store::RunStore> store =
       openStore(options.storePath, !options.openIds.empty());
+  if (caught.received()) return fl::InterruptSignals::exitCode(caught.received());
   if (!store) return kStoreError;
   int64_t studyId = 0;
   if (auto code = checkStoredIds(*store, options, studyId)) return *code;
+  startWatch.stop();
 
   fl::gui::MainWindow window(registry, std::move(store));
   if (auto code = selectStart(window, registry, options)) return *code;

@@ -50,8 +50,8 @@ inline CliResult runCli(const QStringList& args, int timeoutMs = 120000,
 inline CliResult runCliWithFileSizeLimit(const QStringList& args, rlim_t bytes,
                                          int timeoutMs = 300000) {
   QProcess p;
+  // SIGXFSZ keeps its default action (killing): the CLI itself must make it a failed write.
   p.setChildProcessModifier([bytes] {
-    ::signal(SIGXFSZ, SIG_IGN);  // a failed write, not a killed process
     rlimit limit{bytes, bytes};
     ::setrlimit(RLIMIT_FSIZE, &limit);
   });

@@ -8,6 +8,9 @@
 
 #include <csignal>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "core/store/run_store.h"
@@ -77,6 +80,42 @@ class TestCli : public QObject {
     QVERIFY(r.err.contains("eval step"));
     // 2 epochs is not the paper's configuration: no comparison with it.
     QVERIFY(!j.contains("paper"));
+  }
+
+  // A closed reader (`fourierlab-cli run ... 2>&1 | head -2`) killed the run at its first line
+  // of progress (SIGPIPE, exit 141), leaving it `interrupted` at step 0. The run trains to the
+  // end and is stored; its summary (stdout, --json) that could not be written fails the command
+  // (exit 3). Progress on stderr that could not be written is let go.
+  void aClosedReaderLosesTheOutputNotTheRun() {
+    const QString db = m_home.path() + "/closed-reader.db";
+    int fds[2];
+    QVERIFY(::pipe(fds) == 0);
+    ::close(fds[0]);  // nobody reads: every write meets a closed pipe
+    const QStringList args{"run",      "fourier-head", "--set", "samples=300", "--set",
+                           "epochs=2", "--device",     "cpu",   "--db",        db,
+                           "--json"};
+    std::vector<std::string> words{cliPath().toStdString()};
+    for (const auto& a : args) words.push_back(a.toStdString());
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::dup2(fds[1], STDOUT_FILENO);
+      ::dup2(fds[1], STDERR_FILENO);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    QVERIFY(child > 0);
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY2(WIFEXITED(status), qPrintable(QString("killed by signal %1").arg(WTERMSIG(status))));
+    QCOMPARE(WEXITSTATUS(status), 3);
+    const auto shown = runCli({"runs", "show", "1", "--db", db, "--json"});
+    QCOMPARE(shown.exitCode, 0);
+    const auto run = nlohmann::json::parse(shown.out.toStdString());
+    QCOMPARE(run["status"].get<std::string>(), std::string("finished"));
   }
 
   // The paper's configuration (evaluation settings and seed free) is compared with Table 1, on

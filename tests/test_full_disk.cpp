@@ -1,8 +1,8 @@
 // Tests fourierlab-cli when the run store's disk fills up while runs train: every write that
 // fails fails the command (exit 3) and names the run and what was not written, no run is left
 // `running`, and once there is room `sweep resume` / `run --resume` finish every run. A full
-// disk is a limit on the size of any file the CLI writes (RLIMIT_FSIZE, SIGXFSZ ignored): the
-// store's write-ahead log reaches it within the first runs' batches, through the same write
+// disk is a limit on the size of any file the CLI writes (RLIMIT_FSIZE; the CLI ignores SIGXFSZ):
+// the store's write-ahead log reaches it within the first runs' batches, through the same write
 // calls a full disk fails.
 #include <QtTest>
 

@@ -11,6 +11,7 @@
 #include "app/cli/sweep_options.h"
 #include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
+#include "core/engine/write_failure_signals.h"
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
 
@@ -114,6 +115,7 @@ bool trainsHere(const CLI::App& run, CLI::App& sweep, const fl::cli::SweepArgs& 
 
 int main(int argc, char** argv) {
   fl::InterruptSignals::holdUntilHandled();  // first: before any thread exists
+  fl::letWritesFailInsteadOfKilling();
   fl::ExperimentRegistry registry;
   fl::registerBuiltinExperiments(registry);
 

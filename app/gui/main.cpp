@@ -26,6 +26,7 @@
 #include "core/engine/device_spec.h"
 #include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
+#include "core/engine/write_failure_signals.h"
 #include "core/store/run_store.h"
 #include "core/study/study_store.h"
 #include "experiments/builtin_experiments.h"
@@ -296,6 +297,7 @@ void startOrOpen(fl::gui::MainWindow& window, const StartOptions& o, int64_t stu
 int main(int argc, char** argv) {
   // A signal while the lab starts waits for its handler (InterruptSignals below).
   fl::InterruptSignals::holdUntilHandled();
+  fl::letWritesFailInsteadOfKilling();
   fl::ensurePassiveOpenMpWait(argv);  // it may start the program again
   if (asksForTextOnly(argc, argv)) {
     QCoreApplication text(argc, argv);

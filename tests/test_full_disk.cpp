@@ -161,9 +161,28 @@ class TestFullDisk : public QObject {
     const QString said = status == "running" ? QString("run 1 still reads running in the store")
                                              : QString("run 1 is recorded %1").arg(status.c_str());
     QVERIFY2(r.err.contains(said), qPrintable(said + " not in:\n" + r.err));
+    // Where the store took the status, it took the newest checkpoint of the lost batch too,
+    // with the progress up to it: that file was deleted, and the resume went back to the last
+    // checkpoint the store held (most of a long run earlier).
+    int64_t keptStep = 0;
+    if (status != "running") {
+      const int64_t total = queryInt(d, "SELECT total_steps FROM runs WHERE id = 1");
+      QVERIFY(total > 0);
+      keptStep = queryInt(d, "SELECT max(step) FROM artifacts WHERE kind = 'checkpoint'");
+      QCOMPARE(keptStep, total);  // the run checkpoints at its end
+      QCOMPARE(queryInt(d, "SELECT last_step FROM runs WHERE id = 1"), total);
+      const std::string kept = "kept: the checkpoint at step " + std::to_string(total);
+      QVERIFY(queryText(d, "SELECT message FROM runs WHERE id = 1").find(kept) !=
+              std::string::npos);
+    }
+    verifyResumable(d, 1);
 
     auto resumed = runCli({"run", "--resume", "1", "--db", d}, 300000);
     QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+    if (keptStep > 0)
+      QVERIFY2(resumed.err.contains(
+                   QString("resuming run 1 from its checkpoint at step %1").arg(keptStep)),
+               qPrintable(resumed.err));
     QCOMPARE(queryText(d, "SELECT status FROM runs WHERE id = 1"), std::string("finished"));
     QVERIFY(queryInt(d, "SELECT last_step FROM runs WHERE id = 1") > 0);
     QCOMPARE(queryInt(d, "SELECT last_step FROM runs WHERE id = 1"),

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "core/store/run_store.h"
@@ -44,10 +46,28 @@ const StatusEvent* terminalStatus(const std::vector<Event>& events) {
   return nullptr;
 }
 
-// After a run's last batch failed: one small write that tells the truth about the run, where the
+// The newest checkpoint among a lost batch's whose file is on disk and was not superseded within
+// the batch: worth one more small write, since with it a resume continues from there instead of
+// from the last checkpoint the store holds (possibly most of the run earlier).
+const CheckpointEvent* newestKeepable(const std::vector<Event>& events) {
+  std::set<std::string> removed;
+  for (const auto& event : events)
+    if (auto* c = std::get_if<CheckpointEvent>(&event); c && c->removed) removed.insert(c->path);
+  const CheckpointEvent* newest = nullptr;
+  for (const auto& event : events)
+    if (auto* c = std::get_if<CheckpointEvent>(&event);
+        c && !c->removed && !removed.count(c->path) && (!newest || c->step > newest->step)) {
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(c->path, ec)) newest = c;
+    }
+  return newest;
+}
+
+// After a run's last batch failed: small writes that tell the truth about the run, where the
 // batch (thousands of rows) could not. A finished run is not recorded finished (its final
-// metrics are lost) but interrupted, which `resume` continues from its last stored checkpoint;
-// a failed or cancelled one keeps its status, its message saying what was lost.
+// metrics are lost) but interrupted, which `resume` continues from its newest checkpoint; a
+// failed or cancelled one keeps its status, its message saying what was lost. The newest
+// checkpoint of the batch is recorded too when the store takes it.
 StoreSinkFailure recordLoss(std::optional<RunStore>& store, const std::string& path, int64_t runId,
                             const std::vector<Event>& lost, const std::string& error) {
   StoreSinkFailure failure;
@@ -58,36 +78,78 @@ StoreSinkFailure recordLoss(std::optional<RunStore>& store, const std::string& p
   // the status is no longer among what was lost (a finished run's is: it reads interrupted).
   const bool keepsStatus = end && end->status != RunStatus::Finished;
   const RunStatus status = keepsStatus ? end->status : RunStatus::Interrupted;
-  const std::string lostOnceRecorded = describeEvents(lost, /*withStatus=*/!keepsStatus);
+  const CheckpointEvent* kept = newestKeepable(lost);
+  // What is lost once the status and the kept checkpoint (with the progress up to it) are
+  // written.
+  std::vector<Event> lostOnceRecorded;
+  for (const auto& event : lost) {
+    if (kept && std::get_if<CheckpointEvent>(&event) == kept) continue;
+    if (auto* p = std::get_if<ProgressEvent>(&event); kept && p && p->step <= kept->step) continue;
+    lostOnceRecorded.push_back(event);
+  }
   std::string message = end && end->status == RunStatus::Finished
                             ? "training finished, but the store could not take its last writes"
                             : (end && !end->message.empty() ? end->message + "; " : std::string()) +
                                   "the store could not take its last writes";
-  message +=
-      " (" + error + ")" + (lostOnceRecorded.empty() ? "" : "; not written: " + lostOnceRecorded);
+  message += " (" + error + ")";
+  auto notWritten = [&](const std::vector<Event>& events) {
+    const std::string text = describeEvents(events, /*withStatus=*/!keepsStatus);
+    return text.empty() ? std::string() : "; not written: " + text;
+  };
   // A checkpoint whose row was in the lost batch is named nowhere (the store's next open would
-  // delete it as stray): deleted now, it gives a full disk back the room for the write below.
+  // delete it as stray): deleted now, it gives a full disk back the room for the writes below.
+  // The newest one stays until its own write is tried.
+  auto removeFile = [](const CheckpointEvent& c) {
+    std::error_code ec;
+    std::filesystem::remove(c.path, ec);
+  };
   for (const auto& event : lost)
-    if (auto* c = std::get_if<CheckpointEvent>(&event); c && !c->removed) {
-      std::error_code ec;
-      std::filesystem::remove(c->path, ec);
-    }
+    if (auto* c = std::get_if<CheckpointEvent>(&event); c && !c->removed && c != kept)
+      removeFile(*c);
+  bool checkpointKept = false;
   try {
     if (!store) store.emplace(path, /*readOnly=*/false, /*busyTimeoutMs=*/5000, false);
-    try {
-      store->finishRun(runId, status, message);
-    } catch (const StoreError&) {
-      // The log the write appends to is what filled up: once its frames are in the main file
-      // the next write reuses the log from its start instead of growing it.
-      store->database().exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      store->finishRun(runId, status, message);
+    auto write = [&](const std::function<void()>& change) {
+      try {
+        change();
+      } catch (const StoreError&) {
+        // The log the write appends to is what filled up: once its frames are in the main
+        // file the next write reuses the log from its start instead of growing it.
+        store->database().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        change();
+      }
+    };
+    if (kept) {
+      try {
+        // With the progress up to it, so the run reads where it can go on from.
+        std::vector<Event> keep{*kept};
+        for (auto it = lost.rbegin(); it != lost.rend(); ++it)
+          if (auto* progress = std::get_if<ProgressEvent>(&*it); progress) {
+            ProgressEvent upToKept = *progress;
+            upToKept.step = std::min(progress->step, kept->step);
+            keep.push_back(upToKept);
+            break;
+          }
+        write([&] { store->writeEvents({{runId, &keep}}); });
+        checkpointKept = true;
+      } catch (const std::exception&) {
+        removeFile(*kept);
+      }
     }
+    const std::string said =
+        message + notWritten(checkpointKept ? lostOnceRecorded : lost) +
+        (checkpointKept ? "; kept: the checkpoint at step " + std::to_string(kept->step) +
+                              ", which a resume continues from"
+                        : std::string());
+    write([&] { store->finishRun(runId, status, said); });
     failure.recorded = status;
-    failure.recordedMessage = message;
-    failure.unwritten = lostOnceRecorded;
+    failure.recordedMessage = said;
+    failure.unwritten = describeEvents(checkpointKept ? lostOnceRecorded : lost,
+                                       /*withStatus=*/!keepsStatus);
   } catch (const std::exception&) {
     // The row stays `running` under this process: whoever opens the store after it ends
-    // marks the run interrupted.
+    // marks the run interrupted. A checkpoint the store took stays: its row names it.
+    if (kept && !checkpointKept) removeFile(*kept);
   }
   return failure;
 }

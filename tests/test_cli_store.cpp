@@ -600,6 +600,22 @@ class TestCliStore : public QObject {
              shown["message"].get<std::string>().c_str());
   }
 
+  // A checkpoint folder that cannot be made (here the store's file folder is a file; elsewhere
+  // a folder this user may not write) failed the run with exit 1 and the library's words
+  // ("filesystem error: cannot create directories: Not a directory"): a file error, exit 3.
+  void aCheckpointFolderThatCannotBeMadeExitsThree() {
+    const QString d = db("no-folder.db");
+    QFile blocker(d + ".files");
+    QVERIFY(blocker.open(QIODevice::WriteOnly));
+    blocker.close();
+    auto r = runCli({"run", "fourier-head", "--db", d, "--device", "cpu", "--set", "samples=200",
+                     "--set", "epochs=2", "--set", "checkpoint_every=1"});
+    QCOMPARE(r.exitCode, 3);
+    const QString reason =
+        "cannot write " + d + ".files/run-1: its folder " + d + ".files is not a folder";
+    QVERIFY2(r.err.contains("run failed: " + reason), qPrintable(r.err));
+  }
+
   // `runs export --out FULL/e.csv` used to exit 0 and print `wrote` over a truncated file;
   // JSON left a truncated file; --out onto the full device said both and made a
   // .snapshots.csv beside it. Now: nothing claimed, nothing left, exit 3 with the reason.

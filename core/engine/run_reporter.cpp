@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "core/engine/atomic_file.h"
 #include "core/engine/preset_verdicts.h"
 
 namespace fl {
@@ -251,7 +252,13 @@ std::optional<double> RunReporter::evaluateAndReport(Trial& trial, int64_t steps
 
 void RunReporter::saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<double> score) {
   namespace fs = std::filesystem;
-  fs::create_directories(m_checkpointDir);
+  // A folder that cannot be made fails as a checkpoint's write does (the store or file error,
+  // the folder named), not as the run's own failure with the library's words.
+  std::error_code made;
+  fs::create_directories(m_checkpointDir, made);
+  if (made)
+    throw FileWriteError(m_checkpointDir, describeWriteFailure(m_checkpointDir, made.value()),
+                         made.value());
   const auto path =
       (fs::path(m_checkpointDir) / ("step-" + std::to_string(stepsDone) + ".pt")).string();
   // The Trial writes through AtomicFile (optim::saveArchive): step-N.pt.partial, renamed when

@@ -1,11 +1,15 @@
-// Tests core/store/resume_plan.h: a run resumes from the newest checkpoint whose file exists,
+// Tests core/store/resume_plan.h: a run resumes from the newest checkpoint whose file exists and
+// is whole,
 // and a run that cannot resume is left exactly as it was (metrics, status, checkpoints).
 #include <QtTest>
 
 #include <filesystem>
 #include <fstream>
 
+#include <torch/torch.h>
+
 #include "core/engine/registry.h"
+#include "core/optim/checkpoint_file.h"
 #include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
 #include "experiments/builtin_experiments.h"
@@ -35,7 +39,9 @@ int64_t interruptedRun(RunStore& store) {
   fs::create_directories(store.artifactFolder(id));
   for (int64_t step : {4, 8}) {
     const auto file = store.artifactFolder(id) + "/step-" + std::to_string(step) + ".pt";
-    std::ofstream(file) << "checkpoint " << step;
+    torch::serialize::OutputArchive archive;
+    archive.write("step", torch::tensor(step));
+    fl::optim::saveArchive(archive, file);  // a whole file, with its CRC
     store.addCheckpoint(id, step, file);
   }
   store.finishRun(id, fl::RunStatus::Interrupted, "killed");
@@ -76,6 +82,38 @@ class TestResumePlan : public QObject {
     QVERIFY2(plan.note.find("step-8.pt") != std::string::npos, plan.note.c_str());
     QCOMPARE(store.metric(id, "train/loss").size(), size_t(4));  // truncated after step 4
     QCOMPARE(store.checkpoints(id).size(), size_t(1));
+  }
+
+  // A damaged newest file (a flipped byte, caught by its CRC) was chosen: the resume dropped the
+  // later metrics, then failed at the load, every time. It is passed over as a missing one is.
+  void aDamagedLastCheckpointFallsBackToThePreviousOne() {
+    RunStore store(path("damaged.db"));
+    const int64_t id = interruptedRun(store);
+    const std::string newest = store.checkpoints(id).back().path;
+    {
+      std::fstream file(newest, std::ios::in | std::ios::out | std::ios::binary);
+      file.seekg(40);
+      char byte = 0;
+      file.read(&byte, 1);
+      file.seekp(40);
+      byte = static_cast<char>(byte ^ 0x5a);
+      file.write(&byte, 1);
+    }
+    auto plan = fl::store::prepareResume(registry(), store, id);
+    QVERIFY2(plan.ok(), plan.error.c_str());
+    QCOMPARE(plan.point.step, int64_t(4));
+    QVERIFY2(plan.note.find("damaged: ") != std::string::npos &&
+                 plan.note.find("step-8.pt") != std::string::npos,
+             plan.note.c_str());
+    // Both damaged: nothing is changed, and the error says why.
+    RunStore other(path("damaged-both.db"));
+    const int64_t both = interruptedRun(other);
+    for (const auto& c : other.checkpoints(both)) fs::resize_file(c.path, 30);
+    auto refused = fl::store::prepareResume(registry(), other, both);
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error.find("has no usable checkpoint (damaged: ") != std::string::npos,
+             refused.error.c_str());
+    QCOMPARE(other.metric(both, "train/loss").size(), size_t(8));
   }
 
   void noCheckpointFileLeftChangesNothing() {

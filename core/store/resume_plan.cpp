@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "core/optim/checkpoint_file.h"
+
 namespace fl::store {
 
 namespace fs = std::filesystem;
@@ -53,14 +55,17 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
                 "with the same config and seed";
     return plan;
   }
+  std::string unusable;
+  if (!choice.missing.empty()) unusable = "missing: " + choice.missing;
+  if (!choice.damaged.empty())
+    unusable += (unusable.empty() ? "" : "; ") + std::string("damaged: ") + choice.damaged;
   if (!choice.chosen) {
-    plan.error = "run " + id + "'s checkpoint files are missing (" + choice.missing +
-                 "); nothing was changed";
+    plan.error = "run " + id + " has no usable checkpoint (" + unusable + "); nothing was changed";
     plan.storeProblem = true;
     return plan;
   }
-  if (!choice.missing.empty())
-    plan.note = "skipped missing checkpoint files (" + choice.missing + "); resuming from step " +
+  if (!unusable.empty())
+    plan.note = "skipped checkpoint files (" + unusable + "); resuming from step " +
                 std::to_string(choice.chosen->step);
   plan.runId = runId;
   plan.point = rewindTo(store, runId, *choice.chosen, plan.experiment->selectionMetric());
@@ -75,12 +80,20 @@ CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId) 
   CheckpointChoice choice;
   const auto checkpoints = store.checkpoints(runId);
   choice.recorded = checkpoints.size();
+  // A damaged file (its CRC says so) is passed over as a missing one is: chosen, it failed the
+  // resume at its load, after the run's later metrics had been dropped, every time.
   for (auto it = checkpoints.rbegin(); it != checkpoints.rend() && !choice.chosen; ++it) {
     std::error_code ec;
-    if (fs::is_regular_file(it->path, ec))
-      choice.chosen = *it;
-    else
+    if (!fs::is_regular_file(it->path, ec)) {
       choice.missing += (choice.missing.empty() ? "" : ", ") + it->path;
+      continue;
+    }
+    try {
+      optim::verifyCheckpointFile(it->path);
+      choice.chosen = *it;
+    } catch (const std::exception& e) {
+      choice.damaged += (choice.damaged.empty() ? "" : "; ") + std::string(e.what());
+    }
   }
   return choice;
 }

@@ -1,8 +1,9 @@
 // What continuing a stored run needs, shared by `fourierlab-cli run --resume` and the GUI:
 // the run must be interrupted or cancelled, of a known experiment, with a config that still
-// validates (validateRunConfig: the corpus too) and a checkpoint whose file exists (the newest
-// such). Preparing it drops the run's metrics and snapshots after that checkpoint's step, so the
-// continued curves never overlap, and deletes the files in its folder that no row names (a
+// validates (validateRunConfig: the corpus too) and a checkpoint whose file exists and is whole
+// (the newest such). Preparing it drops the run's metrics and snapshots after that checkpoint's
+// step, so the continued curves never overlap, and deletes the files in its folder that no row
+// names (a
 // `.partial` file or a checkpoint left by a kill). A run killed before its first checkpoint
 // (the time bound writes one within about a minute) starts again from step 0 under its id, with
 // the same config and seed: `fromStart`.
@@ -32,11 +33,12 @@ struct ResumePlan {
   bool ok() const { return error.empty(); }
 };
 
-// The newest recorded checkpoint of a run whose file exists, and the recorded ones skipped
-// because their files are gone ("" when none).
+// The newest recorded checkpoint of a run whose file exists and is whole (its CRC checked), and
+// the recorded ones skipped because their files are gone or damaged ("" when none).
 struct CheckpointChoice {
   std::optional<Checkpoint> chosen;
   std::string missing;
+  std::string damaged;  // each file's own message: "... is damaged (CRC ...)"
   size_t recorded = 0;
 };
 CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId);

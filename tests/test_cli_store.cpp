@@ -499,7 +499,7 @@ class TestCliStore : public QObject {
     fs::remove_all(path + ".files");
     auto r = runCli({"run", "--db", d, "--resume", "1"});
     QCOMPARE(r.exitCode, 3);
-    QVERIFY2(r.err.contains("store error: run 1's checkpoint files are missing"),
+    QVERIFY2(r.err.contains("store error: run 1 has no usable checkpoint (missing: "),
              qPrintable(r.err));
     QCOMPARE(queryInt(path, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), int64_t(1));
   }

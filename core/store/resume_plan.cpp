@@ -42,7 +42,7 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
     plan.error = "run " + id + "'s stored config no longer validates: " + plan.config.summary();
     return plan;
   }
-  const CheckpointChoice choice = newestExistingCheckpoint(store, runId);
+  const CheckpointChoice choice = newestExistingCheckpoint(store, runId, /*checkContents=*/true);
   if (choice.recorded == 0) {
     // Killed before its first checkpoint: nothing to lose by training again from the start
     // (the same config and seed give the same run).
@@ -73,7 +73,8 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
   return plan;
 }
 
-CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId) {
+CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId,
+                                          bool checkContents) {
   // Newest first, the first whose file is really there: a file can be gone while its row stays
   // (deleted by hand, or a crash between the keep policy and the store). Nothing is dropped
   // before one is found, so a run that cannot resume stays exactly as it was.
@@ -89,7 +90,7 @@ CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId) 
       continue;
     }
     try {
-      optim::verifyCheckpointFile(it->path);
+      if (checkContents) optim::verifyCheckpointFile(it->path);
       choice.chosen = *it;
     } catch (const std::exception& e) {
       choice.damaged += (choice.damaged.empty() ? "" : "; ") + std::string(e.what());

@@ -33,15 +33,19 @@ struct ResumePlan {
   bool ok() const { return error.empty(); }
 };
 
-// The newest recorded checkpoint of a run whose file exists and is whole (its CRC checked), and
-// the recorded ones skipped because their files are gone or damaged ("" when none).
+// The newest recorded checkpoint of a run whose file exists, and is whole when `checkContents`
+// (its CRC read over the whole file), and the recorded ones skipped because their files are
+// gone or damaged ("" when none). A study's claim leaves the contents unchecked: it runs inside
+// the store's write transaction, where reading whole checkpoints would hold every other
+// process's writes, and a damaged file fails that run's load, so its next claim trains it again
+// from step 0.
 struct CheckpointChoice {
   std::optional<Checkpoint> chosen;
   std::string missing;
   std::string damaged;  // each file's own message: "... is damaged (CRC ...)"
   size_t recorded = 0;
 };
-CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId);
+CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId, bool checkContents);
 
 // Drops the run's metrics and snapshots after the checkpoint and says where to continue, with
 // each metric's lowest value so far (for "best value" comparisons).

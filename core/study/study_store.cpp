@@ -304,7 +304,7 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
     claim.kind = CellClaim::Kind::RunningElsewhere;
   } else {
     // Interrupted, cancelled, failed, or running for a process that is gone.
-    const auto choice = store::newestExistingCheckpoint(m_runs, *runId);
+    const auto choice = store::newestExistingCheckpoint(m_runs, *runId, /*checkContents=*/false);
     if (status != RunStatus::Failed && choice.chosen) {
       claim.kind = CellClaim::Kind::Resume;
       claim.checkpoint = choice.chosen;

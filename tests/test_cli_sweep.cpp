@@ -337,6 +337,24 @@ class TestCliSweep : public QObject {
     QVERIFY(!fs::exists(db.toStdString()));
   }
 
+  // A study file naming an axis it does not have in its table was accepted (even by --dry-run)
+  // and its table silently laid out otherwise.
+  void aStudyFilesLayoutMustNameItsOwnAxes() {
+    const QString file = path("misspelt.json");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"name": "misspelt", "experiment": "fourier-head",
+                "grid": {"dataset": ["gaussian", "gmm2"]}, "table": {"rows": "datasett"}})");
+    f.close();
+    const QString db = path("misspelt.db");
+    auto r = runCli({"sweep", "run", "--study-file", file, "--db", db, "--dry-run"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--study-file " + file +
+                            ": table.rows: 'datasett' is not an axis of the study (axes: dataset)"),
+             qPrintable(r.err));
+    QVERIFY(!fs::exists(db.toStdString()));
+  }
+
   // Settings that pass each key's range but clash are refused for a study too, before any
   // of its runs exists (they failed one run at a time).
   void clashingCellsAreRefusedBeforeAnyRunExists() {

@@ -315,6 +315,31 @@ class TestStudySpec : public QObject {
     QCOMPARE(declaredStudies, 5);  // Table 1 and the frequency figure, three studies of claims
   }
 
+  // A study file's table, figures and reference rows name what its runs will have: a misspelt
+  // axis was accepted, then replaced by a default (the table), refused by `sweep plot` over an
+  // option never passed (a figure), or matched nothing (a reference row). Every built-in study
+  // names only what it has.
+  void aStudysLayoutNamesOnlyItsAxesAndValues() {
+    for (const auto& e : registry().all())
+      for (const auto& spec : e->studies()) {
+        const auto problems = fl::study::layoutProblems(spec);
+        const std::string first = problems.empty() ? "" : problems.front();
+        QVERIFY2(problems.empty(), (e->name() + " " + spec.name + ": " + first).c_str());
+      }
+    auto spec = *fourierHead().findStudy("table1");
+    spec.table->rows = "datasett";
+    spec.figures.at(0).x = "heads";
+    spec.references->rows.at(0).where["dataset"] = "gmm3";
+    const auto problems = fl::study::layoutProblems(spec);
+    QCOMPARE(problems.size(), size_t(3));
+    QCOMPARE(problems[0], std::string("table.rows: 'datasett' is not an axis of the study (axes: "
+                                      "dataset, head)"));
+    QCOMPARE(problems[1], std::string("figures[0].x: 'heads' is not an axis of the study (axes: "
+                                      "dataset, head)"));
+    QCOMPARE(problems[2], std::string("references.rows[0].where: dataset \"gmm3\" is not among "
+                                      "the study's values (gaussian, gmm2, beta)"));
+  }
+
   // Two studies of one name read apart in a list by what they set.
   void aStudysSettingsReadInOneLine() {
     auto spec = *fourierHead().findStudy("table1");

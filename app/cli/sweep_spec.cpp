@@ -6,6 +6,7 @@
 
 #include "core/engine/config.h"
 #include "core/study/axis_values.h"
+#include "core/study/study_expansion.h"
 
 namespace fl::cli {
 
@@ -53,6 +54,12 @@ SweepSpec sweepSpecFromArgs(const ExperimentRegistry& registry, const SweepArgs&
       return out;
     }
     if (spec.name.empty()) spec.name = args.studyFile;
+    // The file as written: --grid below may narrow an axis a reference row names, on purpose.
+    if (const auto problems = study::layoutProblems(spec); !problems.empty()) {
+      out.error = "--study-file " + args.studyFile + ": " + problems.front();
+      for (size_t i = 1; i < problems.size(); ++i) out.error += "; " + problems[i];
+      return out;
+    }
   } else {
     spec.experiment = args.experiment;
   }

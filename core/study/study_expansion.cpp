@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "core/engine/config.h"
@@ -117,6 +118,63 @@ std::vector<std::string> axisOrderOf(const StudySpec& spec) {
       for (const auto& a : z.axes) add(a.key);
   }
   return order;
+}
+
+std::vector<std::string> layoutProblems(const StudySpec& spec) {
+  auto join = [](const std::vector<std::string>& parts) {
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+    return out;
+  };
+  const auto axes = axisOrderOf(spec);
+  const std::string known = axes.empty() ? std::string("none") : join(axes);
+  std::vector<std::string> problems;
+  auto isAxis = [&](const std::string& name, bool armAllowed) {
+    return std::find(axes.begin(), axes.end(), name) != axes.end() ||
+           (armAllowed && name == "arm" && !spec.arms.empty());
+  };
+  auto checkAxis = [&](const std::string& where, const std::string& name, bool armAllowed) {
+    if (!name.empty() && !isAxis(name, armAllowed))
+      problems.push_back(where + ": '" + name + "' is not an axis of the study (axes: " + known +
+                         ")");
+  };
+  if (spec.table) {
+    checkAxis("table.rows", spec.table->rows, /*armAllowed=*/true);
+    checkAxis("table.cols", spec.table->cols, /*armAllowed=*/true);
+  }
+  for (size_t i = 0; i < spec.figures.size(); ++i) {
+    const auto& f = spec.figures[i];
+    const std::string at = "figures[" + std::to_string(i) + "]";
+    checkAxis(at + ".x", f.x, /*armAllowed=*/false);
+    checkAxis(at + ".group", f.group, /*armAllowed=*/false);
+    checkAxis(at + ".panel", f.panel, /*armAllowed=*/false);
+  }
+  if (!spec.references) return problems;
+  // Every value an axis takes anywhere in the study (the grid, its zips, every arm's).
+  std::map<std::string, std::vector<nlohmann::json>> values;
+  auto collect = [&](const std::vector<Axis>& grid) {
+    for (const auto& a : grid)
+      values[a.key].insert(values[a.key].end(), a.values.begin(), a.values.end());
+  };
+  collect(spec.grid);
+  for (const auto& z : spec.zips) collect(z.axes);
+  for (const auto& arm : spec.arms) {
+    collect(arm.grid);
+    for (const auto& z : arm.zips) collect(z.axes);
+  }
+  for (size_t i = 0; i < spec.references->rows.size(); ++i)
+    for (const auto& [key, value] : spec.references->rows[i].where.items()) {
+      const auto taken = values.find(key);
+      if (taken == values.end()) continue;  // a fixed setting, or one the preset makes
+      if (std::find(taken->second.begin(), taken->second.end(), value) != taken->second.end())
+        continue;
+      std::vector<std::string> shown;
+      for (const auto& v : taken->second)
+        shown.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+      problems.push_back("references.rows[" + std::to_string(i) + "].where: " + key + " " +
+                         value.dump() + " is not among the study's values (" + join(shown) + ")");
+    }
+  return problems;
 }
 
 namespace {

@@ -43,4 +43,12 @@ StudyExpansion expandStudy(const Experiment& experiment, const StudySpec& spec);
 // Every axis of a spec in declaration order (the study's tables and figures use it).
 std::vector<std::string> axisOrderOf(const StudySpec& spec);
 
+// What a study file's reading parts name that its runs will not have, each said where it is:
+// a table's rows or cols, a figure's x, group or panel that is not an axis ("table.rows:
+// 'datasett' is not an axis of the study (axes: dataset, head)"), a reference row's `where`
+// value that no setting takes ("references.rows[2].where: dataset 'gmm3' is not among the
+// study's values (gaussian, gmm2, beta)"). Unchecked, each was accepted, and later silently
+// replaced by a default, refused by `sweep plot` over an option never passed, or never matched.
+std::vector<std::string> layoutProblems(const StudySpec& spec);
+
 }  // namespace fl::study

@@ -566,6 +566,9 @@ class TestStudyAggregate : public QObject {
     StudyReferences refs;
     refs.rows.push_back(
         {{{"dataset", "gmm2"}, {"frequencies", 4}, {"gamma", 0.0}}, {{"test/kl", {0.4, 0.05}}}});
+    // The paper's point of a line this study did not train: left out, not drawn as if trained.
+    refs.rows.push_back(
+        {{{"dataset", "gmm2"}, {"frequencies", 4}, {"gamma", 1e-3}}, {{"test/kl", {0.5, 0.05}}}});
     FigureLayout layout;
     layout.x = "frequencies";
     layout.metrics = {"test/kl"};

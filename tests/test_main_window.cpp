@@ -1215,6 +1215,17 @@ class TestMainWindow : public QObject {
     QTRY_COMPARE(w->runsDock()->height(), runsHeight);
     QCOMPARE(w->history()->filterText()->text(), QString("abc"));
     QCOMPARE(w->history()->sortKey(), QString("name"));
+    // A restored filter says so above the runs: a short list read as a store that lost runs.
+    w->history()->refresh();
+    auto* title = w->history()->findChild<QLabel*>("runsTitle");
+    QVERIFY(title);
+    const qint64 stored = fl::store::RunStore((m_dir.path() + "/settings.db").toStdString())
+                              .listedRunCount();
+    QVERIFY2(title->text().contains(QString(" of %1, filtered by text)").arg(stored)),
+             qPrintable(title->text()));
+    w->history()->filterText()->clear();
+    w->history()->refresh();
+    QCOMPARE(title->text(), QString("<b>Runs</b> (%1)").arg(stored));
     QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing
   }
 

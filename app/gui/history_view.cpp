@@ -207,7 +207,9 @@ void HistoryView::layOut(QHBoxLayout* filters, QHBoxLayout* actions) {
   auto* runsBox = new QWidget(this);
   auto* runsLayout = new QVBoxLayout(runsBox);
   runsLayout->setContentsMargins(0, 0, 0, 0);
-  runsLayout->addWidget(new QLabel("<b>Runs</b>", runsBox));
+  m_runsTitle = new QLabel("<b>Runs</b>", runsBox);
+  m_runsTitle->setObjectName("runsTitle");
+  runsLayout->addWidget(m_runsTitle);
   runsLayout->addLayout(filters);
   runsLayout->addLayout(actions);
   runsLayout->addWidget(m_table, 1);
@@ -378,6 +380,7 @@ void HistoryView::refresh() {
     emit storeError(e.what());
     return;
   }
+  showListedCount(static_cast<int64_t>(runs.size()));
   const auto selected = selectedIds();
   const QString sortKey = m_sortKey;
   const Qt::SortOrder sortOrder = m_sortOrder;
@@ -396,6 +399,30 @@ void HistoryView::refresh() {
     if (c >= 0 && m_table->columnWidth(c) > 260) m_table->setColumnWidth(c, 260);
   }
   selectIds(selected);
+}
+
+void HistoryView::showListedCount(int64_t listed) {
+  QStringList filters;
+  if (!m_text->text().trimmed().isEmpty()) filters << "text";
+  if (!m_tag->text().trimmed().isEmpty()) filters << "tag";
+  if (m_experiment->currentIndex() > 0) filters << "experiment";
+  const bool archived = m_status->currentText() == kArchived;
+  if (m_status->currentIndex() > 0 && !archived) filters << "status";
+  if (filters.isEmpty() && !archived) {
+    m_runsTitle->setText(QString("<b>Runs</b> (%1)").arg(listed));
+    return;
+  }
+  int64_t all = 0;
+  try {
+    all = m_store.listedRunCount();
+  } catch (const std::exception&) {
+    all = -1;
+  }
+  const QString of = archived   ? QString("%1 archived").arg(listed)
+                     : all >= 0 ? QString("%1 of %2").arg(listed).arg(all)
+                                : QString::number(listed);
+  m_runsTitle->setText(QString("<b>Runs</b> (%1, filtered by %2)")
+                           .arg(of, filters.isEmpty() ? "status" : filters.join(", ")));
 }
 
 bool HistoryView::refuseDeletingLiveRuns(const std::vector<int64_t>& ids) {

@@ -16,6 +16,7 @@
 
 class QComboBox;
 class QHBoxLayout;
+class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSettings;
@@ -99,6 +100,7 @@ class HistoryView : public QWidget {
   void askExport();
   void askEdit(const QString& what);
   void refreshStudies();
+  void showListedCount(int64_t listed);
   // The studies' pane as tall as its rows (up to kStudyRowsShown, at most 2/5 of the tab),
   // until the researcher drags the splitter: a fixed share left it one row at 1280x720.
   void fitStudiesPane();
@@ -118,6 +120,9 @@ class HistoryView : public QWidget {
   QTableView* m_studies;
   QSplitter* m_split = nullptr;  // the studies above the runs
   bool m_studiesSizedByHand = false;
+  // "Runs: 2 of 18 listed (filtered by tag, text)": filters are kept between sessions, so a
+  // filtered list says so, or it reads as a store that lost its runs.
+  QLabel* m_runsTitle = nullptr;
   QLineEdit* m_text;
   QComboBox* m_status;
   QPushButton* m_archive;  // "Archive", or "Unarchive" while the archived runs are listed

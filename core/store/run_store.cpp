@@ -616,6 +616,11 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   return runs;
 }
 
+int64_t RunStore::listedRunCount() const {
+  auto s = m_db.prepare("SELECT count(*) FROM runs WHERE archived = 0");
+  return s.step() ? s.int64(0) : 0;
+}
+
 int64_t RunStore::dataVersion() const {
   auto s = m_db.prepare("PRAGMA data_version");
   return s.step() ? s.int64(0) : 0;

@@ -170,6 +170,8 @@ class RunStore {
   int64_t insertRun(const NewRun& run);
   std::optional<RunRecord> run(int64_t id) const;
   std::vector<RunRecord> listRuns(const RunFilter& filter = {}) const;
+  // How many runs an unfiltered listing holds (every run not archived), without reading them.
+  int64_t listedRunCount() const;
   std::vector<std::string> experimentNames() const;  // distinct, sorted
   void rename(int64_t id, const std::string& name);
   void setNotes(int64_t id, const std::string& notes);

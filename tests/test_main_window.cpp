@@ -1219,8 +1219,8 @@ class TestMainWindow : public QObject {
     w->history()->refresh();
     auto* title = w->history()->findChild<QLabel*>("runsTitle");
     QVERIFY(title);
-    const qint64 stored = fl::store::RunStore((m_dir.path() + "/settings.db").toStdString())
-                              .listedRunCount();
+    const qint64 stored =
+        fl::store::RunStore((m_dir.path() + "/settings.db").toStdString()).listedRunCount();
     QVERIFY2(title->text().contains(QString(" of %1, filtered by text)").arg(stored)),
              qPrintable(title->text()));
     w->history()->filterText()->clear();

@@ -7,6 +7,8 @@
 // while smoothing the legend shows the solid (smoothed) pen, not the faint raw one.
 #include <QtTest>
 
+#include <QToolTip>
+
 #include <QHBoxLayout>
 #include <QRandomGenerator>
 #include <QRegularExpression>
@@ -128,6 +130,13 @@ class TestMetricPlot : public QObject {
     QTRY_VERIFY(plot->crosshairVisible());
     QCOMPARE(window.width(), width);  // the readout is a tooltip, not a label below the plot
     QCOMPARE(plot->plot()->width(), plot->width());
+    // The pointer resting there asks for a tooltip: the panel's help (its parent's) replaced
+    // the readout. It stays.
+    window.setToolTip("what this panel shows");
+    QTRY_VERIFY(QToolTip::isVisible());
+    QHelpEvent rest(QEvent::ToolTip, at, plot->plot()->mapToGlobal(at));
+    QApplication::sendEvent(plot->plot(), &rest);
+    QVERIFY2(QToolTip::text().contains("#4 another"), qPrintable(QToolTip::text()));
   }
 
   // A log axis over less than 1.6 decades is labelled 1, 2, 5 times powers of ten (KL from 0.5

@@ -104,6 +104,9 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
 
 bool MetricPlot::eventFilter(QObject* watched, QEvent* event) {
   if (watched == m_plot && event->type() == QEvent::Leave) hideReadout();
+  // The panel's help is the plot's parent's tooltip: asked for when the pointer rests, it
+  // replaced the readout of the values under the pointer.
+  if (watched == m_plot && event->type() == QEvent::ToolTip && m_crosshair->visible()) return true;
   // A new width: the curves are decimated per pixel column and the legend's names elided to
   // the plot's share, both for the width they now have.
   if (watched == m_plot && event->type() == QEvent::Resize) redecimate();

@@ -267,11 +267,17 @@ class TestMainWindow : public QObject {
     auto w = makeWindow("paper.db");
     QVERIFY(w->launchPanel()->selectPreset("paper-fourier"));
     QVERIFY(!w->launchPanel()->presetModified());
-    // Before the run: what the paper measured.
-    const auto labels = w->launchPanel()->findChildren<QLabel*>();
-    QVERIFY(std::any_of(labels.begin(), labels.end(), [](QLabel* l) {
-      return l->text().contains("dataset gmm2: test/kl 0.146 ± 0.033");
-    }));
+    // Before the run: what the paper measured, one link away (all of it took the dock's height
+    // from the form at 1280x720) and on hover.
+    QLabel* note = w->launchPanel()->presetNote();
+    const QString values = "dataset gmm2: test/kl 0.146 ± 0.033";
+    QVERIFY2(note->text().contains("The paper's Fourier head") && !note->text().contains(values),
+             qPrintable(note->text()));
+    QVERIFY(note->toolTip().contains(values));
+    emit note->linkActivated("unfold");
+    QVERIFY2(note->text().contains(values), qPrintable(note->text()));
+    emit note->linkActivated("fold");
+    QVERIFY(!note->text().contains(values));
     // A 2-epoch run of it is not the paper's configuration: no verdict, nothing in red.
     spin(*w, "samples")->setValue(400);
     spin(*w, "epochs")->setValue(2);

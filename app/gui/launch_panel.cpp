@@ -116,6 +116,11 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   scroll->setFrameShape(QFrame::NoFrame);
   layout->addWidget(scroll, 1);
   m_reference->setWordWrap(true);
+  m_reference->setTextFormat(Qt::RichText);
+  connect(m_reference, &QLabel::linkActivated, this, [this](const QString& link) {
+    m_referenceUnfolded = link == "unfold";
+    showReference();
+  });
   m_reference->setStyleSheet("color: #335;");
   layout->addWidget(m_reference);
   m_problem->setWordWrap(true);
@@ -225,6 +230,23 @@ QString LaunchPanel::presetName() const {
   return m_preset->currentIndex() <= 0 ? QString() : m_preset->currentText();
 }
 
+void LaunchPanel::showReference() {
+  const QStringList lines = m_referenceText.split('\n', Qt::SkipEmptyParts);
+  m_reference->setToolTip(m_referenceText);
+  if (lines.size() <= 1) {
+    m_reference->setText(m_referenceText.toHtmlEscaped());
+    return;
+  }
+  QStringList shown;
+  for (const auto& line : m_referenceUnfolded ? lines : lines.mid(0, 1))
+    shown << line.toHtmlEscaped();
+  m_reference->setText(shown.join("<br>") + (m_referenceUnfolded
+                                                 ? QString(" <a href=\"fold\">less</a>")
+                                                 : QString(" <a href=\"unfold\">the paper's values "
+                                                           "(%1 more lines)</a>")
+                                                       .arg(lines.size() - 1)));
+}
+
 bool LaunchPanel::presetModified() const { return m_modified->isVisibleTo(this); }
 
 void LaunchPanel::applyPreset() {
@@ -235,13 +257,13 @@ void LaunchPanel::applyPreset() {
     m_form->setValues(preset->overrides);
     if (preset->overrides.contains("device") && preset->overrides["device"].is_string())
       selectDevice(QString::fromStdString(preset->overrides["device"].get<std::string>()));
-    QString text = QString::fromStdString(preset->description);
+    m_referenceText = QString::fromStdString(preset->description);
     if (!preset->reference.is_null())
-      text += "\n" + QString::fromStdString(describeReference(preset->reference));
-    m_reference->setText(text);
+      m_referenceText += "\n" + QString::fromStdString(describeReference(preset->reference));
   } else {
-    m_reference->clear();
+    m_referenceText.clear();
   }
+  showReference();
   m_presetValues = m_form->values();
   updateValidity();
 }

@@ -63,6 +63,7 @@ class LaunchPanel : public QWidget {
   QPushButton* compareButton() const { return m_compare; }
   QPushButton* studyButton() const { return m_runStudy; }
   QLabel* studySummary() const { return m_studySummary; }
+  QLabel* presetNote() const { return m_reference; }
   // The comparison arms ticked in the arms menu (all of the experiment's, until one is unticked).
   std::vector<Variant> chosenVariants() const;
   // Ticks exactly the arms with these labels (for tests and scripts); false if one is unknown.
@@ -98,7 +99,13 @@ class LaunchPanel : public QWidget {
   QString m_parallelTip;
   widgets::ConfigForm* m_form;
   QLabel* m_problem;
+  // The preset's description and the paper's expected values: its first line, with a link that
+  // unfolds the rest (whole, they took the dock's height from the form at 1280x720); all of it
+  // on hover.
   QLabel* m_reference;
+  QString m_referenceText;
+  bool m_referenceUnfolded = false;
+  void showReference();
   QPushButton* m_run;
   QPushButton* m_compare;
   QToolButton* m_arms;  // its menu ticks which arms "Run comparison" launches

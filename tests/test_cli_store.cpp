@@ -139,7 +139,19 @@ class TestCliStore : public QObject {
     QCOMPARE(lines.first(), QString("run_id,experiment,name,key,step,wall_seconds,value"));
     QVERIFY(lines.size() > 10);
     QVERIFY(QFileInfo::exists(db("export.snapshots.csv")));
-    QVERIFY(QFileInfo(db("export.snapshots.csv")).size() > 0);
+    // Each index with its coordinate where the axis has one: the learned PDF's bins at their
+    // centres z (50 bins over [-1, 1]: the first at -0.98), so the rows plot on their own.
+    QFile snapshots(db("export.snapshots.csv"));
+    QVERIFY(snapshots.open(QIODevice::ReadOnly));
+    const auto rows = QString::fromUtf8(snapshots.readAll()).trimmed().split('\n');
+    QCOMPARE(rows.first(), QString("run_id,name,step,i0,i1,x0,x1,value"));
+    const auto pdfRow = std::find_if(rows.begin(), rows.end(), [](const QString& row) {
+      return row.startsWith("1,pdf/pred,") && row.split(',').at(4) == "0";
+    });
+    QVERIFY(pdfRow != rows.end());
+    const auto fields = pdfRow->split(',');
+    QCOMPARE(fields.size(), 8);
+    QVERIFY2(std::abs(fields.at(6).toDouble() + 0.98) < 1e-6, qPrintable(*pdfRow));
     // CSV on stdout cannot carry the snapshots; it must say so, not drop them silently.
     auto toStdout = runCli({"runs", "--db", d, "export", "1"});
     QCOMPARE(toStdout.exitCode, 0);

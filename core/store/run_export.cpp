@@ -54,17 +54,28 @@ void writeMetricsCsv(const RunStore& store, const std::vector<RunRecord>& runs, 
 
 void writeSnapshotsCsv(const RunStore& store, const ExperimentRegistry* registry,
                        const std::vector<RunRecord>& runs, std::ostream& out) {
-  out << std::setprecision(9) << "run_id,name,step,i0,i1,value\n";
+  out << std::setprecision(9) << "run_id,name,step,i0,i1,x0,x1,value\n";
   for (const auto& r : runs)
     for (const auto& stored : snapshotsOf(store, registry, r)) {
       const auto& s = stored.snapshot;
       const int64_t cols = s.shape.size() == 2 ? s.shape[1] : 0;
+      // An index's coordinate (a bin's centre, a frequency) where its axis declares one: the
+      // rows can be drawn without the JSON export's axes. Empty for a flattened higher rank.
+      auto coordinate = [&](size_t axis, int64_t index) {
+        if (s.shape.size() > 2 || axis >= s.axes.size()) return;
+        const auto& ticks = s.axes[axis].ticks;
+        if (index >= 0 && static_cast<size_t>(index) < ticks.size())
+          writeNumber(out, ticks[static_cast<size_t>(index)]);
+      };
       for (size_t i = 0; i < s.data.size(); ++i) {
-        out << r.id << ',' << csvField(s.name) << ',' << stored.step << ',';
-        if (cols > 0)
-          out << static_cast<int64_t>(i) / cols << ',' << static_cast<int64_t>(i) % cols;
-        else
-          out << i << ',';
+        const int64_t flat = static_cast<int64_t>(i);
+        const int64_t i0 = cols > 0 ? flat / cols : flat;
+        out << r.id << ',' << csvField(s.name) << ',' << stored.step << ',' << i0 << ',';
+        if (cols > 0) out << flat % cols;
+        out << ',';
+        coordinate(0, i0);
+        out << ',';
+        if (cols > 0) coordinate(1, flat % cols);
         out << ',';
         writeNumber(out, s.data[i]);
         out << '\n';

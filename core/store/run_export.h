@@ -1,7 +1,8 @@
 // Exports stored runs for use elsewhere (pandas, R, a spreadsheet), shared by the CLI and GUI.
 //   CSV, metrics:   run_id,experiment,name,key,step,wall_seconds,value   (long format)
-//   CSV, snapshots: run_id,name,step,i0,i1,value                          (long format; 1-D and
-//                   2-D snapshots, i1 empty for 1-D; higher ranks flattened into i0)
+//   CSV, snapshots: run_id,name,step,i0,i1,x0,x1,value                    (long format; 1-D and
+//                   2-D snapshots, i1 empty for 1-D; higher ranks flattened into i0; x0 and x1
+//                   the indices' coordinates where the snapshot's axes declare them)
 //   JSON: {"runs": [{id, experiment, name, status, config, build, tags, notes,
 //                    metrics: {key: [[step, wall, value], ...]},
 //                    snapshots: [{name, step, shape, axes, value_label, meta, data}]}]}

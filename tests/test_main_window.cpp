@@ -187,6 +187,14 @@ class TestMainWindow : public QObject {
     return w;
   }
 
+  // A file of 8192 'x' bytes: no run store, and what must be left as it was.
+  QString notAStore(const QString& name) {
+    const QString path = m_dir.path() + "/" + name;
+    QFile file(path);
+    if (file.open(QIODevice::WriteOnly)) file.write(QByteArray(8192, 'x'));
+    return path;
+  }
+
  private slots:
   void initTestCase() {
     fl::registerBuiltinExperiments(m_registry);
@@ -830,11 +838,8 @@ class TestMainWindow : public QObject {
   }
 
   void aCorruptStoreIsRefusedWithExitThreeAndLeftAsItWas() {
-    const QString path = m_dir.path() + "/not-a-store.db";
+    const QString path = notAStore("not-a-store.db");
     QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(QByteArray(8192, 'x'));
-    file.close();
     QProcess gui;
     gui.start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_GUI")), {"--db", path});
     // A loaded CI machine: the GUI starts twice (see openmp_wait_policy.h).
@@ -849,11 +854,8 @@ class TestMainWindow : public QObject {
   // On a screen the store's refusal is a dialog that waits for a click: SIGTERM, SIGINT and
   // SIGHUP did nothing there until a kill -9. A signal closes it with the signal's exit code.
   void aSignalClosesTheStoreDialogWithItsExitCode() {
-    const QString path = m_dir.path() + "/not-a-store-either.db";
+    const QString path = notAStore("not-a-store-either.db");
     QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(QByteArray(8192, 'x'));
-    file.close();
     QProcess gui;
     auto env = QProcessEnvironment::systemEnvironment();
     env.insert("QT_QPA_PLATFORM", "minimal");  // dialogs as on a screen, with no screen

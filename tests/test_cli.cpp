@@ -118,6 +118,20 @@ class TestCli : public QObject {
     QCOMPARE(run["status"].get<std::string>(), std::string("finished"));
   }
 
+  // `sweep run --threads` past the cores warned and `run --threads` did not.
+  void moreThreadsThanCoresAreSaid() {
+    auto r = runCli({"run", "fourier-head", "--set", "samples=200", "--set", "epochs=1", "--device",
+                     "cpu", "--threads", "1024", "--db", m_home.path() + "/t.db"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("threads: 1024 on ") &&
+                 r.err.contains("cores; WARNING: more threads than cores, as requested"),
+             qPrintable(r.err));
+    auto fits = runCli({"run", "fourier-head", "--set", "samples=200", "--set", "epochs=1",
+                        "--device", "cpu", "--threads", "1", "--db", m_home.path() + "/t.db"});
+    QCOMPARE(fits.exitCode, 0);
+    QVERIFY(!fits.err.contains("WARNING"));
+  }
+
   // The paper's configuration (evaluation settings and seed free) is compared with Table 1, on
   // stderr and in the JSON, as the Runner judged it.
   void aPaperConfigurationRunSaysHowItCompares() {

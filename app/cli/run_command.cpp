@@ -352,6 +352,12 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   ConsoleProgress progress(stderr, isatty(fileno(stderr)) != 0);
   std::fprintf(stderr, "run %lld in %s\n", static_cast<long long>(prepared.runId),
                store->path().c_str());
+  // As `sweep run` says of its budget: the threads asked for win, and are said to outrun the
+  // cores (they slow every thread down, and other programs with them).
+  if (args.threads > availableCores())
+    std::fprintf(stderr,
+                 "threads: %d on %d cores; WARNING: more threads than cores, as requested\n",
+                 args.threads, availableCores());
 
   const auto started = std::chrono::steady_clock::now();
   runner.start();

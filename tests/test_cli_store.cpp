@@ -377,6 +377,21 @@ class TestCliStore : public QObject {
     QCOMPARE(statusOfRunOne(), QString("finished:LEAKS"));
   }
 
+  // A folder given as the store: the reading commands said so, `run` and `sweep run` said
+  // SQLite's "unable to open database file".
+  void aFolderGivenAsTheStoreIsSaidSoByEveryCommand() {
+    const QString folder = db("a-folder.db");
+    QVERIFY(QDir().mkpath(folder));
+    for (const QStringList& args :
+         {QStringList{"runs", "list"}, QStringList{"run", "fourier-head"} + kTiny,
+          QStringList{"sweep", "run", "fourier-head", "--grid", "head=linear,fourier"} + kTiny}) {
+      const auto r = runCli(args + QStringList{"--db", folder});
+      QCOMPARE(r.exitCode, 3);
+      QVERIFY2(r.err.contains(folder + ": is a folder, not a run store"), qPrintable(r.err));
+    }
+    QVERIFY(QDir(folder).isEmpty());
+  }
+
   void badDatabasesExitThreeNamingTheFileUnchanged_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("message");

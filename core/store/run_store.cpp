@@ -335,6 +335,10 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
     : m_db([&] {
         // Absolute, so artifact paths stored relative to the database's folder resolve.
         const std::string path = fs::absolute(givenPath).lexically_normal().string();
+        // Said as the reading commands say it (SQLite's "unable to open database file" did not).
+        std::error_code isFolder;
+        if (fs::is_directory(path, isFolder))
+          throw StoreError(path, "is a folder, not a run store");
         if (!readOnly) {
           std::error_code ec;
           const auto parent = fs::path(path).parent_path();

@@ -339,7 +339,7 @@ class TestCliSweep : public QObject {
 
   // A study file naming an axis it does not have in its table was accepted (even by --dry-run)
   // and its table silently laid out otherwise.
-  void aStudyFilesLayoutMustNameItsOwnAxes() {
+  void aStudyFileMustNameItsOwnAxesAndParameters() {
     const QString file = path("misspelt.json");
     QFile f(file);
     QVERIFY(f.open(QIODevice::WriteOnly));
@@ -353,6 +353,15 @@ class TestCliSweep : public QObject {
                             ": table.rows: 'datasett' is not an axis of the study (axes: dataset)"),
              qPrintable(r.err));
     QVERIFY(!fs::exists(db.toStdString()));
+    // A misspelt fixed setting is said at its block, not at the first grid setting.
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(R"({"name": "misspelt", "experiment": "fourier-head", "set": {"epoch": 3},
+                "grid": {"dataset": ["gaussian", "gmm2"]}})");
+    f.close();
+    auto set = runCli({"sweep", "run", "--study-file", file, "--db", db, "--dry-run"});
+    QCOMPARE(set.exitCode, 2);
+    QVERIFY2(set.err.contains("--study-file " + file + ": set.epoch: unknown parameter 'epoch'"),
+             qPrintable(set.err));
   }
 
   // Settings that pass each key's range but clash are refused for a study too, before any

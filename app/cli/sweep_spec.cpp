@@ -83,6 +83,22 @@ SweepSpec sweepSpecFromArgs(const ExperimentRegistry& registry, const SweepArgs&
   }
 
   const auto specs = out.experiment->allParams();
+  // A study file's fixed settings, said at the block that holds them: an unknown key was named
+  // at the first grid setting ("at dataset=\"gmm2\": unknown parameter 'epoch'").
+  if (!args.studyFile.empty()) {
+    auto checkSet = [&](const nlohmann::json& set, const std::string& where) {
+      for (const auto& issue : validateConfig(specs, set).issues)
+        if (set.contains(issue.key)) return where + "." + issue.key + ": " + issue.message;
+      return std::string();
+    };
+    std::string problem = checkSet(spec.overrides, "set");
+    for (size_t i = 0; i < spec.arms.size() && problem.empty(); ++i)
+      problem = checkSet(spec.arms[i].overrides, "arms[" + std::to_string(i) + "].set");
+    if (!problem.empty()) {
+      out.error = "--study-file " + args.studyFile + ": " + problem;
+      return out;
+    }
+  }
   if (!args.preset.empty()) spec.preset = args.preset;
   for (const auto& assignment : args.assignments)
     if (auto issue = applyAssignment(specs, assignment, spec.overrides)) {

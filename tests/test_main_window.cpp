@@ -1200,6 +1200,7 @@ class TestMainWindow : public QObject {
       titleBar(w->runsDock())->setCollapsed(true);
       w->history()->filterText()->setText("abc");
       w->history()->sortByKey("name", Qt::DescendingOrder);
+      w->history()->setColumnShown("status", false);  // the header menu's untick
       w->show();
       QVERIFY(w->close());  // closing saves them
     }
@@ -1234,6 +1235,19 @@ class TestMainWindow : public QObject {
     w->history()->filterText()->clear();
     w->history()->refresh();
     QCOMPARE(title->text(), QString("<b>Runs</b> (%1)").arg(stored));
+    // A column hidden from the header's menu stays hidden by its key, in a later session too.
+    QCOMPARE(w->history()->hiddenColumns(), QStringList{"status"});
+    fl::store::RunStore((m_dir.path() + "/settings.db").toStdString())
+        .createRun({"fourier-head", "listed", {{"head", "linear"}}, {}, {}});
+    w->history()->refresh();
+    {
+      const int status = w->history()->model()->column("status");
+      QVERIFY(status >= 0);
+      QVERIFY(w->history()->table()->isColumnHidden(status));
+      QVERIFY(!w->history()->table()->isColumnHidden(w->history()->model()->column("experiment")));
+      w->history()->setColumnShown("status", true);
+      QVERIFY(!w->history()->table()->isColumnHidden(status));
+    }
     QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing
   }
 

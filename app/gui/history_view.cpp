@@ -29,6 +29,7 @@
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
 #include "core/study/study_store.h"
+#include "widgets/checklist_menu.h"
 #include "widgets/file_dialogs.h"
 #include "widgets/frozen_columns_view.h"
 #include "widgets/text_table_model.h"
@@ -250,6 +251,10 @@ void HistoryView::connectFiltersAndTables() {
   connect(m_tag, &QLineEdit::textChanged, m_typing, qOverload<>(&QTimer::start));
   connect(m_status, &QComboBox::currentIndexChanged, this, &HistoryView::refresh);
   connect(m_experiment, &QComboBox::currentIndexChanged, this, &HistoryView::refresh);
+  m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(m_table->horizontalHeader(), &QHeaderView::customContextMenuRequested, this,
+          &HistoryView::askColumns);
+  m_table->horizontalHeader()->setToolTip("Right-click: choose the columns shown");
   connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this,
           [this](int column, Qt::SortOrder order) {
             const QString key = m_model->key(column);
@@ -392,6 +397,7 @@ void HistoryView::refresh() {
     m_sortKey = sortKey;
     m_sortOrder = sortOrder;
   }
+  applyHiddenColumns();
   m_table->resizeColumnsToContents();
   // A long verdict is elided (its tooltip has all of it) so the metric columns stay in view.
   for (const char* key : {"verdict", "name"}) {
@@ -399,6 +405,36 @@ void HistoryView::refresh() {
     if (c >= 0 && m_table->columnWidth(c) > 260) m_table->setColumnWidth(c, 260);
   }
   selectIds(selected);
+}
+
+void HistoryView::setColumnShown(const QString& key, bool shown) {
+  m_hiddenColumns.removeAll(key);
+  if (!shown) m_hiddenColumns << key;
+  applyHiddenColumns();
+}
+
+void HistoryView::applyHiddenColumns() {
+  for (int c = 0; c < m_model->columnCount(); ++c)
+    m_table->setColumnHidden(
+        c, c >= HistoryModel::kFrozenColumns && m_hiddenColumns.contains(m_model->key(c)));
+}
+
+void HistoryView::askColumns(const QPoint& at) {
+  widgets::ChecklistMenu menu(this);
+  auto* all = menu.addAction("Show every column");
+  connect(all, &QAction::triggered, this, [this] {
+    m_hiddenColumns.clear();
+    applyHiddenColumns();
+  });
+  menu.addSeparator();
+  for (int c = HistoryModel::kFrozenColumns; c < m_model->columnCount(); ++c) {
+    const QString key = m_model->key(c);
+    auto* tick = menu.addAction(m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
+    tick->setCheckable(true);
+    tick->setChecked(!m_hiddenColumns.contains(key));
+    connect(tick, &QAction::toggled, this, [this, key](bool on) { setColumnShown(key, on); });
+  }
+  menu.exec(m_table->horizontalHeader()->mapToGlobal(at));
 }
 
 void HistoryView::showListedCount(int64_t listed) {
@@ -603,6 +639,7 @@ void HistoryView::saveSettings(QSettings& settings) const {
   settings.setValue("history/experiment", m_experiment->currentText());
   settings.setValue("history/sortKey", m_sortKey);
   settings.setValue("history/sortOrder", static_cast<int>(m_sortOrder));
+  settings.setValue("history/hiddenColumns", m_hiddenColumns);
 }
 
 void HistoryView::restoreSettings(const QSettings& settings) {
@@ -617,6 +654,7 @@ void HistoryView::restoreSettings(const QSettings& settings) {
   // By key: the columns of the next listing need not be those of the last one.
   m_sortKey = settings.value("history/sortKey", "id").toString();
   m_sortOrder = static_cast<Qt::SortOrder>(settings.value("history/sortOrder", 0).toInt());
+  m_hiddenColumns = settings.value("history/hiddenColumns").toStringList();
 }
 
 }  // namespace fl::gui

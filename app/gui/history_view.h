@@ -54,6 +54,9 @@ class HistoryView : public QWidget {
   QTableView* studiesTable() const { return m_studies; }
   widgets::TextTableModel* studiesModel() const { return m_studiesModel; }
   QLineEdit* filterText() const { return m_text; }
+  // Hides or shows the column of `key` (the header menu's ticks).
+  void setColumnShown(const QString& key, bool shown);
+  const QStringList& hiddenColumns() const { return m_hiddenColumns; }
   QComboBox* experimentFilter() const { return m_experiment; }
   // The listed runs' ids in the order the table shows them, and the selected ones.
   std::vector<int64_t> shownIds() const;
@@ -101,6 +104,11 @@ class HistoryView : public QWidget {
   void askEdit(const QString& what);
   void refreshStudies();
   void showListedCount(int64_t listed);
+  // The header's right-click menu: a tick per column after the frozen ones (a store's metrics
+  // make dozens); the hidden ones are kept by key, so they stay hidden in later listings and
+  // sessions.
+  void askColumns(const QPoint& at);
+  void applyHiddenColumns();
   // The studies' pane as tall as its rows (up to kStudyRowsShown, at most 2/5 of the tab),
   // until the researcher drags the splitter: a fixed share left it one row at 1280x720.
   void fitStudiesPane();
@@ -128,7 +136,8 @@ class HistoryView : public QWidget {
   QPushButton* m_archive;  // "Archive", or "Unarchive" while the archived runs are listed
   QComboBox* m_experiment;
   QLineEdit* m_tag;
-  QTimer* m_typing;  // a refresh once the filter text stops changing
+  QTimer* m_typing;             // a refresh once the filter text stops changing
+  QStringList m_hiddenColumns;  // by key
   QString m_sortKey = "id";
   Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };

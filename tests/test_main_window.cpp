@@ -1237,16 +1237,39 @@ class TestMainWindow : public QObject {
     QCOMPARE(title->text(), QString("<b>Runs</b> (%1)").arg(stored));
     // A column hidden from the header's menu stays hidden by its key, in a later session too.
     QCOMPARE(w->history()->hiddenColumns(), QStringList{"status"});
-    fl::store::RunStore((m_dir.path() + "/settings.db").toStdString())
-        .createRun({"fourier-head", "listed", {{"head", "linear"}}, {}, {}});
+    {
+      fl::store::RunStore store((m_dir.path() + "/settings.db").toStdString());
+      const int64_t id = store.createRun({"fourier-head", "listed", {{"head", "linear"}}, {}, {}});
+      store.writeEvents(id, {fl::MetricEvent{"test/kl", 4, 0.1, 0.5},
+                             fl::MetricEvent{"system/rss_mib", 4, 0.1, 812.0}});
+    }
     w->history()->refresh();
     {
-      const int status = w->history()->model()->column("status");
-      QVERIFY(status >= 0);
-      QVERIFY(w->history()->table()->isColumnHidden(status));
-      QVERIFY(!w->history()->table()->isColumnHidden(w->history()->model()->column("experiment")));
-      w->history()->setColumnShown("status", true);
-      QVERIFY(!w->history()->table()->isColumnHidden(status));
+      auto* history = w->history();
+      const auto hidden = [history](const QString& key) {
+        const int c = history->model()->column(key);
+        return c >= 0 && history->table()->isColumnHidden(c);
+      };
+      QVERIFY(history->model()->column("status") >= 0);
+      QVERIFY(hidden("status"));
+      QVERIFY(!hidden("experiment"));
+      // The machine's figures are hidden until asked for; the model's metrics are shown.
+      const QString rss = "metric:system/rss_mib:last";
+      QVERIFY(history->model()->column(rss) >= 0);
+      QVERIFY(hidden(rss));
+      QVERIFY(!hidden("metric:test/kl:last"));
+      history->setColumnShown("status", true);
+      history->setColumnShown(rss, true);
+      QVERIFY(!hidden("status"));
+      QVERIFY(!hidden(rss));
+      // Ticked on, a machine figure stays shown in the next session.
+      QSettings settings("FourierLab", "FourierLab");
+      history->saveSettings(settings);
+      history->setColumnShown(rss, false);
+      QVERIFY(hidden(rss));
+      history->restoreSettings(settings);
+      history->refresh();
+      QVERIFY(!hidden(rss));
     }
     QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing
   }

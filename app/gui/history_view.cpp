@@ -26,6 +26,7 @@
 
 #include "app/gui/history_model.h"
 #include "app/gui/run_edit.h"
+#include "core/engine/system_metrics.h"
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
 #include "core/study/study_store.h"
@@ -73,6 +74,11 @@ QTableView* makeStudiesTable(QWidget* parent) {
   table->horizontalHeader()->setStretchLastSection(false);
   table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   return table;
+}
+
+// The column of a machine figure ("metric:system/rss_mib:last").
+bool isMachineFigure(const QString& key) {
+  return key.startsWith(QStringLiteral("metric:") + kSystemPrefix);
 }
 
 }  // namespace
@@ -407,31 +413,37 @@ void HistoryView::refresh() {
   selectIds(selected);
 }
 
+bool HistoryView::isColumnHiddenByChoice(const QString& key) const {
+  return m_hiddenColumns.contains(key) || (isMachineFigure(key) && !m_shownColumns.contains(key));
+}
+
 void HistoryView::setColumnShown(const QString& key, bool shown) {
   m_hiddenColumns.removeAll(key);
+  m_shownColumns.removeAll(key);
   if (!shown) m_hiddenColumns << key;
+  if (shown && isMachineFigure(key)) m_shownColumns << key;
   applyHiddenColumns();
 }
 
 void HistoryView::applyHiddenColumns() {
   for (int c = 0; c < m_model->columnCount(); ++c)
     m_table->setColumnHidden(
-        c, c >= HistoryModel::kFrozenColumns && m_hiddenColumns.contains(m_model->key(c)));
+        c, c >= HistoryModel::kFrozenColumns && isColumnHiddenByChoice(m_model->key(c)));
 }
 
 void HistoryView::askColumns(const QPoint& at) {
   widgets::ChecklistMenu menu(this);
   auto* all = menu.addAction("Show every column");
   connect(all, &QAction::triggered, this, [this] {
-    m_hiddenColumns.clear();
-    applyHiddenColumns();
+    for (int c = HistoryModel::kFrozenColumns; c < m_model->columnCount(); ++c)
+      setColumnShown(m_model->key(c), true);
   });
   menu.addSeparator();
   for (int c = HistoryModel::kFrozenColumns; c < m_model->columnCount(); ++c) {
     const QString key = m_model->key(c);
     auto* tick = menu.addAction(m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
     tick->setCheckable(true);
-    tick->setChecked(!m_hiddenColumns.contains(key));
+    tick->setChecked(!isColumnHiddenByChoice(key));
     connect(tick, &QAction::toggled, this, [this, key](bool on) { setColumnShown(key, on); });
   }
   menu.exec(m_table->horizontalHeader()->mapToGlobal(at));
@@ -640,6 +652,7 @@ void HistoryView::saveSettings(QSettings& settings) const {
   settings.setValue("history/sortKey", m_sortKey);
   settings.setValue("history/sortOrder", static_cast<int>(m_sortOrder));
   settings.setValue("history/hiddenColumns", m_hiddenColumns);
+  settings.setValue("history/shownColumns", m_shownColumns);
 }
 
 void HistoryView::restoreSettings(const QSettings& settings) {
@@ -655,6 +668,7 @@ void HistoryView::restoreSettings(const QSettings& settings) {
   m_sortKey = settings.value("history/sortKey", "id").toString();
   m_sortOrder = static_cast<Qt::SortOrder>(settings.value("history/sortOrder", 0).toInt());
   m_hiddenColumns = settings.value("history/hiddenColumns").toStringList();
+  m_shownColumns = settings.value("history/shownColumns").toStringList();
 }
 
 }  // namespace fl::gui

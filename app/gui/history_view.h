@@ -56,6 +56,10 @@ class HistoryView : public QWidget {
   QLineEdit* filterText() const { return m_text; }
   // Hides or shows the column of `key` (the header menu's ticks).
   void setColumnShown(const QString& key, bool shown);
+  // Whether the column of `key` is hidden: ticked off by hand, or a machine figure ("system/"
+  // metrics: memory, CPU and GPU use), which is hidden until ticked on, because it says how the
+  // machine ran, not what the model learned, and took most of the table's width.
+  bool isColumnHiddenByChoice(const QString& key) const;
   const QStringList& hiddenColumns() const { return m_hiddenColumns; }
   QComboBox* experimentFilter() const { return m_experiment; }
   // The listed runs' ids in the order the table shows them, and the selected ones.
@@ -138,6 +142,7 @@ class HistoryView : public QWidget {
   QLineEdit* m_tag;
   QTimer* m_typing;             // a refresh once the filter text stops changing
   QStringList m_hiddenColumns;  // by key
+  QStringList m_shownColumns;   // by key: machine figures ticked on, hidden otherwise
   QString m_sortKey = "id";
   Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };

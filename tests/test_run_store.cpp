@@ -122,6 +122,37 @@ class TestRunStore : public QObject {
     QVERIFY(!store.run(id + 100));
   }
 
+  // Progress is reported every few steps; a run stopped between two reports says where it
+  // stopped in its terminal status, and that is the step the store keeps.
+  void aStoppedRunKeepsTheStepItStoppedAt() {
+    RunStore store(path("stopped.db"));
+    const int64_t id = store.createRun({"fourier-head", "stopped", {{"seed", 1}}, {}, {}});
+    fl::ProgressEvent progress;
+    progress.step = 100;
+    progress.totalSteps = 1000;
+    fl::StatusEvent running;
+    running.status = fl::RunStatus::Running;
+    store.writeEvents(id, {running, progress});
+    QCOMPARE(store.run(id)->lastStep, int64_t(100));
+    fl::StatusEvent cancelled;
+    cancelled.status = fl::RunStatus::Cancelled;
+    cancelled.message = "cancelled after 137 steps";
+    cancelled.step = 137;
+    store.writeEvents(id, {cancelled});
+    const auto run = store.run(id).value();
+    QCOMPARE(run.lastStep, int64_t(137));
+    QCOMPARE(run.totalSteps, int64_t(1000));
+    QCOMPARE(fl::toString(run.status), std::string("cancelled"));
+    // A status never takes the step back (a resumed run's earlier attempt got further).
+    const int64_t other = store.createRun({"fourier-head", "other", {{"seed", 1}}, {}, {}});
+    fl::StatusEvent failed;
+    failed.status = fl::RunStatus::Failed;
+    failed.step = 3;
+    progress.step = 40;
+    store.writeEvents(other, {running, progress, failed});
+    QCOMPARE(store.run(other)->lastStep, int64_t(40));
+  }
+
   void summariesMatchADirectComputation() {
     RunStore store(path("summary.db"));
     const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});

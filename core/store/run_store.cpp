@@ -839,6 +839,7 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
   std::map<int64_t, SeriesBatch> batches;
   int64_t lastStep = -1;
   int64_t totalSteps = -1;
+  int64_t stoppedAt = -1;  // the step a run ended at, from its terminal status
   for (const auto& event : events) {
     if (auto* m = std::get_if<MetricEvent>(&event)) {
       const int64_t series = seriesId(id, m->key);
@@ -867,6 +868,7 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
       else if (isTerminal(st->status)) {
         finishRun(id, st->status, st->message);
         writeVerdicts(m_db, id, st->verdicts);
+        stoppedAt = st->step;
       }
     } else if (auto* c = std::get_if<CheckpointEvent>(&event)) {
       writeCheckpointEvent(id, *c, supersededFiles);
@@ -879,6 +881,14 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
         m_db.prepare("UPDATE runs SET last_step = max(last_step, ?), total_steps = ? WHERE id = ?");
     s.bind(1, lastStep).bind(2, totalSteps).bind(3, id).run();
   }
+  // A run cancelled or failed between two progress reports trained past the last one: the
+  // stored step is where it stopped, as its message ("cancelled after 12227 steps") and its
+  // kept checkpoint say, not where it last reported.
+  if (stoppedAt > 0)
+    m_db.prepare("UPDATE runs SET last_step = max(last_step, ?) WHERE id = ?")
+        .bind(1, stoppedAt)
+        .bind(2, id)
+        .run();
 }
 
 void RunStore::writeCheckpointEvent(int64_t id, const CheckpointEvent& c,

@@ -5,6 +5,8 @@
 
 #include <sqlite3.h>
 
+#include "core/store/file_size_limit.h"
+
 namespace fl::store {
 
 void SqliteCloser::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
@@ -14,14 +16,34 @@ namespace {
 
 bool isBusyCode(int rc) { return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED; }
 
+std::string pathOf(sqlite3* db) {
+  const char* name = db ? sqlite3_db_filename(db, "main") : nullptr;
+  return name ? name : "";
+}
+
 // SQLite says "database or disk is full" for the database, and a bare "disk I/O error" where
 // its -shm or -wal could not grow: the system's errno tells the second apart (a full device or
-// quota, or a limit on the size of a file this process may write).
+// quota, or a limit on the size of a file this process may write) where SQLite kept it, and
+// the files' sizes against the process's limit where a later call overwrote it.
 bool isNoSpace(sqlite3* db, int rc) {
   const int code = (db ? sqlite3_extended_errcode(db) : rc) & 0xff;
   if (code == SQLITE_FULL) return true;
+  if (code != SQLITE_IOERR) return false;
   const int error = db ? sqlite3_system_errno(db) : 0;
-  return code == SQLITE_IOERR && (error == ENOSPC || error == EDQUOT || error == EFBIG);
+  return error == ENOSPC || error == EDQUOT || error == EFBIG ||
+         fileSizeLimitReached(pathOf(db)).has_value();
+}
+
+// `full`: SQLite said "database or disk is full", which is right unless the limit was reached
+// (a write cut short at the limit reads as a full disk).
+std::string noSpaceReason(sqlite3* db, bool full) {
+  if (const auto limit = fileSizeLimitReached(pathOf(db)))
+    return " (a file of it reached this process's file size limit, " + std::to_string(*limit) +
+           " bytes: `ulimit -f`)";
+  if (full) return "";
+  if (sqlite3_system_errno(db) == EFBIG)
+    return " (a file of it reached this process's file size limit: `ulimit -f`)";
+  return " (no space left on the device holding it)";
 }
 
 std::string describe(sqlite3* db, int rc) {
@@ -38,10 +60,8 @@ std::string describe(sqlite3* db, int rc) {
     case SQLITE_READONLY:
       return "is read-only (" + message + ")";
     default:
-      if (!isNoSpace(db, rc) || (extended & 0xff) == SQLITE_FULL) return message;
-      return message + (sqlite3_system_errno(db) == EFBIG
-                            ? " (a file of it reached this process's file size limit)"
-                            : " (no space left on the device holding it)");
+      if (!isNoSpace(db, rc)) return message;
+      return message + noSpaceReason(db, (extended & 0xff) == SQLITE_FULL);
   }
 }
 

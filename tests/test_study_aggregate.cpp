@@ -127,6 +127,25 @@ class TestStudyAggregate : public QObject {
     QCOMPARE(cells[0].finished(), 1);
   }
 
+  // Reused runs are counted once (two cells may share one), named up to eight, in cell order.
+  void reusedRunsAreCountedOnceAndNamed() {
+    std::vector<StudyRunResult> runs;
+    QCOMPARE(reusedRunsText(runs), std::string());
+    for (int64_t seed = 0; seed < 12; ++seed) runs.push_back(run("gmm2", "fourier", seed, 0.1));
+    QCOMPARE(reusedRunsText(runs), std::string());
+    runs[3].reused = true;
+    runs[5].reused = true;
+    runs.push_back(runs[5]);
+    QCOMPARE(reusedRunsText(runs),
+             std::string("2 runs trained before the study (#103, #105) are taken as they are: "
+                         "same experiment, settings and seed"));
+    for (auto& r : runs) r.reused = true;
+    QCOMPARE(reusedRunsText(runs),
+             std::string("12 runs trained before the study (#100, #101, #102, #103, #104, #105, "
+                         "#106, #107, ...) are taken as they are: same experiment, settings and "
+                         "seed"));
+  }
+
   void bestValuesAggregateWhenThePaperReportsTheBest() {
     const auto cells =
         aggregate({run("gmm2", "fourier", 1, 0.2), run("gmm2", "fourier", 2, 0.4)}, "min");

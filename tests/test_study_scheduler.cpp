@@ -225,6 +225,12 @@ class TestStudyScheduler : public QObject {
     QCOMPARE(results[1].runId, existing);
     QCOMPARE(results[1].status, fl::study::CellStatus(fl::RunStatus::Finished));
     QCOMPARE(results[0].status, fl::study::CellStatus());
+    // Said wherever the study is read: its runs are not all of one build or one machine.
+    QVERIFY(results[1].reused);
+    QVERIFY(!results[0].reused);
+    QCOMPARE(fl::study::reusedRunsText(results),
+             "1 run trained before the study (#" + std::to_string(existing) +
+                 ") is taken as it is: same experiment, settings and seed");
     QCOMPARE(studies.unfinishedCells(id), (std::vector<int64_t>{0, 2, 3}));
     QCOMPARE(studies.findSameSpec(spec).value(), id);
     auto other = spec;

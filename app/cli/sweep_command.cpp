@@ -18,6 +18,7 @@
 #include "core/engine/openmp_wait_policy.h"
 #include "core/store/run_store.h"
 #include "core/study/cell_launch.h"
+#include "core/study/study_aggregate.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_scheduler.h"
 #include "core/study/study_store.h"
@@ -85,6 +86,8 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
                static_cast<long long>(record->cells),
                static_cast<long long>(record->cells - static_cast<int64_t>(toTrain)), toTrain,
                runs.path().c_str());
+  if (const std::string reused = study::reusedRunsText(studies.results(studyId)); !reused.empty())
+    std::fprintf(stderr, "%s\n", reused.c_str());
   // The study's own mode unless --batch names another: say which, and warn where its runs will
   // not all have trained one way.
   const study::BatchMode batch =

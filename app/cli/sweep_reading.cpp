@@ -120,6 +120,7 @@ int showStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
                       {"arm", x.arm},
                       {"axes", x.axes},
                       {"seed", x.seed},
+                      {"reused", x.reused},
                       {"message", x.message}});
     nlohmann::json out = {{"id", r.id},
                           {"uid", r.uid},
@@ -162,6 +163,8 @@ int showStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
   for (const auto& [status, n] : r.statusCounts)
     counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + study::toString(status);
   std::printf("  runs: %lld (%s)\n", static_cast<long long>(r.cells), counts.c_str());
+  if (const std::string reused = study::reusedRunsText(results); !reused.empty())
+    std::printf("  %s\n", reused.c_str());
   int listed = 0;
   for (const auto& x : results) {
     if (x.status == RunStatus::Finished) continue;

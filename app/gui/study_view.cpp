@@ -26,6 +26,7 @@
 #include "core/engine/system_metrics.h"
 #include "core/store/run_store.h"
 #include "core/study/paper_departure.h"
+#include "core/study/study_aggregate.h"
 #include "core/study/study_claims.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_figure.h"
@@ -603,12 +604,14 @@ void StudyView::refresh() {
   // again here: a Resume may have just recorded it).
   const auto recorded = study::StudyStore(m_store).study(m_studyId);
   const std::string batch = recorded ? recorded->batch : std::string();
-  m_summary->setText(
-      QString("<b>%1 runs</b>: %2%3")
-          .arg(m_results.size())
-          .arg(parts.join(", "), batch.empty() ? QString()
-                                               : QString(" &nbsp; batch %1, as it first trained")
-                                                     .arg(QString::fromStdString(batch))));
+  const QString reused = QString::fromStdString(study::reusedRunsText(m_results));
+  m_summary->setText(QString("<b>%1 runs</b>: %2%3%4")
+                         .arg(m_results.size())
+                         .arg(parts.join(", "),
+                              batch.empty() ? QString()
+                                            : QString(" &nbsp; batch %1, as it first trained")
+                                                  .arg(QString::fromStdString(batch)),
+                              reused.isEmpty() ? QString() : "<br>" + reused.toHtmlEscaped()));
   m_cells = study::aggregate(m_results, statOf(spec));
   if (experiment) study::markDepartures(*experiment, spec, m_cells);
   showClaims(spec.claims);
@@ -690,9 +693,12 @@ void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {
     cell.runId = r.runId;
     cell.status = r.runId && m_queue.isWaiting(r.runId) ? RunStatus::Queued : r.status;
     QString tip = QString("%1 seed=%2\n").arg(settingLabel(r)).arg(r.seed);
-    tip += r.runId ? QString("run #%1: %2")
+    tip += r.runId ? QString("run #%1: %2%3")
                          .arg(r.runId)
-                         .arg(QString::fromStdString(study::toString(cell.status)))
+                         .arg(QString::fromStdString(study::toString(cell.status)),
+                              r.reused ? " (trained before the study, taken as it is: same "
+                                         "settings and seed)"
+                                       : "")
                    : QString("not started yet");
     for (const auto& [key, value] : r.last)
       if (key.rfind("train/", 0) != 0 && !isSystemMetric(key))

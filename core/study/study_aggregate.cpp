@@ -1,5 +1,6 @@
 #include "core/study/study_aggregate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -95,6 +96,23 @@ std::string valueText(const nlohmann::json& value) {
     return out.str();
   }
   return value.dump();
+}
+
+std::string reusedRunsText(const std::vector<StudyRunResult>& runs) {
+  std::vector<int64_t> ids;
+  for (const auto& run : runs)
+    if (run.reused && run.runId && std::find(ids.begin(), ids.end(), run.runId) == ids.end())
+      ids.push_back(run.runId);
+  if (ids.empty()) return "";
+  constexpr size_t kNamed = 8;
+  std::string named;
+  for (size_t i = 0; i < std::min(ids.size(), kNamed); ++i)
+    named += (i ? ", #" : "#") + std::to_string(ids[i]);
+  if (ids.size() > kNamed) named += ", ...";
+  const bool one = ids.size() == 1;
+  return std::to_string(ids.size()) + (one ? " run" : " runs") + " trained before the study (" +
+         named + (one ? ") is" : ") are") + " taken as " + (one ? "it is" : "they are") +
+         ": same experiment, settings and seed";
 }
 
 }  // namespace fl::study

@@ -33,6 +33,9 @@ struct StudyRunResult {
   nlohmann::json axes = nlohmann::json::object();  // axis values, without the seed
   nlohmann::json config = nlohmann::json::object();
   int64_t seed = 0;
+  // Its run was trained before the study was created: a finished run with the cell's
+  // experiment, settings and seed (a comparison's, an earlier study's), taken as it is.
+  bool reused = false;
   std::map<std::string, double> last;    // each metric's final value
   std::map<std::string, double> lowest;  // and its lowest
 };
@@ -84,5 +87,10 @@ bool matches(const nlohmann::json& where, const nlohmann::json& values);
 
 // An axis value as text: "gmm2", "12", "1e-06", "true".
 std::string valueText(const nlohmann::json& value);
+
+// "3 runs trained before the study (#4, #6, #7) are taken as they are: same experiment,
+// settings and seed"; empty when the study trained every run it has. A reused run may come
+// from another build or machine, which a reader weighing the spread over seeds should know.
+std::string reusedRunsText(const std::vector<StudyRunResult>& runs);
 
 }  // namespace fl::study

@@ -161,7 +161,8 @@ std::vector<StudyRunResult> StudyStore::results(int64_t id) const {
   const auto& db = m_runs.database();
   auto s = db.prepare(
       "SELECT c.cell, c.arm, c.axes, c.seed, c.config, c.run_id, r.status, "
-      "coalesce(r.message, '') FROM study_cells c LEFT JOIN runs r ON r.id = c.run_id "
+      "coalesce(r.message, ''), coalesce(r.created < st.created, 0) FROM study_cells c "
+      "JOIN studies st ON st.id = c.study_id LEFT JOIN runs r ON r.id = c.run_id "
       "WHERE c.study_id = ? ORDER BY c.cell");
   s.bind(1, id);
   std::vector<StudyRunResult> out;
@@ -176,6 +177,7 @@ std::vector<StudyRunResult> StudyStore::results(int64_t id) const {
     r.runId = s.isNull(5) ? 0 : s.int64(5);
     r.status = cellStatusAt(s, 6);
     r.message = s.text(7);
+    r.reused = s.int64(8) != 0;
     if (r.runId) byRun[r.runId].push_back(out.size());
     out.push_back(std::move(r));
   }

@@ -292,6 +292,8 @@ class TestMainWindow : public QObject {
     QVERIFY(w->launchPanel()->presetModified());  // the preset says it was edited
     const int64_t id = w->launch();
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
+    // And so does the run's name: it is not the paper's run.
+    QCOMPARE(w->store().run(id)->name, std::string("paper-fourier, edited: epochs 2, samples 400"));
     QVERIFY(w->views().find(id)->verdicts().empty());
     // No verdict, and it says why where the verdict would be (the column was blank).
     const QString cell = runsCell(*w, id, RunsTableModel::kVerdict);

@@ -14,6 +14,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "core/engine/config_diff.h"
 #include "core/engine/device_spec.h"
 #include "core/engine/reference_check.h"
 #include "core/study/paper_departure.h"
@@ -247,7 +248,25 @@ void LaunchPanel::showReference() {
                                                        .arg(lines.size() - 1)));
 }
 
-bool LaunchPanel::presetModified() const { return m_modified->isVisibleTo(this); }
+bool LaunchPanel::presetModified() const {
+  return !m_presetValues.is_null() && m_form->values() != m_presetValues;
+}
+
+std::string LaunchPanel::runName() const {
+  const std::string preset = presetName().toStdString();
+  if (preset.empty() || !presetModified()) return preset;
+  const nlohmann::json values = m_form->values();
+  const auto keys = differingConfigKeys({&m_presetValues, &values});
+  constexpr size_t kNamed = 3;  // the Runs table's name column stays readable
+  std::string changed;
+  for (size_t i = 0; i < std::min(keys.size(), kNamed); ++i) {
+    const auto value = configValue(values, keys[i]);
+    changed += (i ? ", " : "") + keys[i] + " " +
+               (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  if (keys.size() > kNamed) changed += " and " + std::to_string(keys.size() - kNamed) + " more";
+  return preset + ", edited: " + changed;
+}
 
 void LaunchPanel::applyPreset() {
   auto e = experiment();
@@ -445,7 +464,7 @@ void LaunchPanel::updateValidity() {
     m_problem->setText(m_trainingRefusal);
   }
   // "modified" once the form is no longer what the preset (or the defaults) set.
-  m_modified->setVisible(!m_presetValues.is_null() && m_form->values() != m_presetValues);
+  m_modified->setVisible(presetModified());
   updateParallelText();
   m_studyDelay->start();
 }

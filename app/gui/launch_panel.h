@@ -42,6 +42,10 @@ class LaunchPanel : public QWidget {
   bool selectStudy(const QString& name);  // "" for none
   QString presetName() const;
   bool presetModified() const;
+  // The name of a run launched from the form: the preset's, followed where the form was edited
+  // by what changed ("paper-fourier, edited: epochs 2, samples 400"), so the Runs table and
+  // the History never show an edited run as the paper's; empty without a preset.
+  std::string runName() const;
   QString device() const;
   QString studyName() const;
   // The validated config of the form, with the device picked; issues when invalid.

@@ -233,9 +233,7 @@ void MainWindow::tick() {
   m_views->keep(keep);
 }
 
-int64_t MainWindow::launch() {
-  return launchWith(nlohmann::json::object(), m_launch->presetName().toStdString());
-}
+int64_t MainWindow::launch() { return launchWith(nlohmann::json::object(), m_launch->runName()); }
 
 std::vector<int64_t> MainWindow::launchComparison() {
   std::vector<int64_t> ids;

@@ -41,6 +41,7 @@ struct Probe {
   std::atomic<int> maxThreads{0};
   std::atomic<int> active{0};
   std::atomic<int> maxActive{0};
+  std::atomic<bool> paused{false};  // steps wait while set: runs stay training for a look
 };
 Probe g_probe;
 
@@ -48,6 +49,7 @@ class ProbeTrial : public fl::Trial {
  public:
   fl::TrialPlan plan() const override { return {6, 3, 3, 3}; }
   fl::StepLoss trainStep(int64_t step) override {
+    while (g_probe.paused) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     const int now = ++g_probe.active;
     for (int seen = g_probe.maxActive;
          now > seen && !g_probe.maxActive.compare_exchange_weak(seen, now);) {
@@ -386,6 +388,51 @@ class TestStudyScheduler : public QObject {
     QCOMPARE(g_probe.maxThreads.load(), 1);
     QVERIFY(g_probe.maxActive.load() <= 2);
     QVERIFY(g_probe.maxActive.load() >= 1);
+  }
+
+  // Parallel runs x threads never exceed the cores. A run queued alone takes them all; one
+  // queued beside it then waits for them (it used to start with one more thread, three on
+  // two cores). Runs queued together, as a comparison's arms, share the cores from the start.
+  void runsQueuedOneByOneNeverTakeMoreThreadsThanTheCores() {
+    RunStore runs(path("arms.db"));
+    fl::study::RunSchedulerOptions options;
+    options.cores = 2;
+    fl::study::RunScheduler scheduler(registry(), runs, options);
+    const auto experiment = registry().find("probe");
+    auto add = [&](int width) {
+      const int64_t id = recordProbeRun(runs, width);
+      scheduler.addRun(id, experiment, runs.run(id)->config, std::nullopt);
+      return id;
+    };
+    auto waitIdle = [&] {
+      QElapsedTimer t;
+      t.start();
+      while (!scheduler.idle() && t.elapsed() < 60000) {
+        scheduler.poll();
+        scheduler.waitForChange(std::chrono::milliseconds(50));
+      }
+      QVERIFY(scheduler.idle());
+    };
+    g_probe.paused = true;
+    const int64_t alone = add(1);
+    QCOMPARE(scheduler.threadsOf(alone), 2);
+    const int64_t beside = add(2);
+    QCOMPARE(scheduler.threadsInUse(), 2);
+    QVERIFY(scheduler.isWaiting(beside));
+    g_probe.paused = false;
+    waitIdle();
+    QCOMPARE(fl::toString(runs.run(beside)->status), std::string("finished"));
+
+    g_probe.paused = true;
+    scheduler.holdStarts();
+    const int64_t first = add(3);
+    const int64_t second = add(4);
+    QVERIFY(scheduler.isWaiting(first) && scheduler.isWaiting(second));
+    scheduler.releaseStarts();
+    QCOMPARE(scheduler.threadsOf(first), 1);
+    QCOMPARE(scheduler.threadsOf(second), 1);
+    g_probe.paused = false;
+    waitIdle();
   }
 
   void aCancelledStudyResumesWithoutTrainingARunTwice() {

@@ -238,11 +238,14 @@ int64_t MainWindow::launch() { return launchWith(nlohmann::json::object(), m_lau
 std::vector<int64_t> MainWindow::launchComparison() {
   std::vector<int64_t> ids;
   int64_t shown = 0;
-  for (const auto& variant : m_launch->chosenVariants()) {
-    const int64_t id = launchWith(variant.overrides, variant.label);
-    if (id == 0) break;
-    ids.push_back(id);
-    if (variant.shownFirst) shown = id;
+  {
+    const RunQueue::StartsHeld together(*m_queue);
+    for (const auto& variant : m_launch->chosenVariants()) {
+      const int64_t id = launchWith(variant.overrides, variant.label);
+      if (id == 0) break;
+      ids.push_back(id);
+      if (variant.shownFirst) shown = id;
+    }
   }
   if (ids.empty()) return ids;
   std::vector<int64_t> order{shown ? shown : ids.front()};

@@ -62,6 +62,19 @@ class RunQueue : public QObject {
   void cancelAll();
   const ExperimentRegistry& registry() const { return m_registry; }
 
+  // Runs added while one of these lives start together, under one budget (a comparison's
+  // arms: the first, started alone, took every core).
+  class StartsHeld {
+   public:
+    explicit StartsHeld(RunQueue& queue) : m_queue(queue) { m_queue.m_scheduler->holdStarts(); }
+    ~StartsHeld() { m_queue.m_scheduler->releaseStarts(); }
+    StartsHeld(const StartsHeld&) = delete;
+    StartsHeld& operator=(const StartsHeld&) = delete;
+
+   private:
+    RunQueue& m_queue;
+  };
+
   // 0: the thread budget decides how many train at once; otherwise that many.
   void setRequestedParallel(int runs) { m_scheduler->setRequestedParallel(runs); }
   int requestedParallel() const { return m_scheduler->requestedParallel(); }

@@ -455,13 +455,27 @@ void RunScheduler::notify(const std::vector<RunEnd>& ends) {
   }
 }
 
+void RunScheduler::releaseStarts() {
+  m_holds = std::max(0, m_holds - 1);
+  startWaiting();
+}
+
 void RunScheduler::startWaiting() {
-  if (m_starting) return;  // an observer called back while a start was under way
+  if (m_starting || m_holds > 0) return;  // an observer called back while a start was under way
   m_starting = true;
   // One budget for the line as it stands: it decides how many train and with how many threads.
   while (!m_line.empty()) {
-    const ThreadBudget plan = budget();
+    ThreadBudget plan = budget();
     if (busyWorkers() >= plan.parallel) break;
+    // Parallel runs x threads never exceed the cores: a run started beside others takes the
+    // threads they leave, or waits (a run started alone took both cores of two, and the next
+    // one, planned for two runs of one thread, made three). Threads asked for by name
+    // (--threads) are the user's to oversubscribe, and said so where they are asked.
+    if (m_options.requestedThreads <= 0) {
+      const int free = cores() - threadsInUse();
+      if (free <= 0 && busyWorkers() > 0) break;
+      plan.threadsPerRun = std::max(1, std::min(plan.threadsPerRun, free));
+    }
     // A run resumed while its previous training still closes waits for that close.
     if (m_line.front().runId && m_members.count(m_line.front().runId)) break;
     startNext(plan);
@@ -636,6 +650,17 @@ int RunScheduler::busyWorkers() const {
     for (size_t i = 0; i < worker->members.size(); ++i)
       if (worker->trains(i)) {
         ++n;
+        break;
+      }
+  return n;
+}
+
+int RunScheduler::threadsInUse() const {
+  int n = 0;
+  for (const auto& worker : m_workers)
+    for (size_t i = 0; i < worker->members.size(); ++i)
+      if (worker->trains(i)) {
+        n += worker->threads;
         break;
       }
   return n;

@@ -147,6 +147,10 @@ class RunScheduler {
 
   void setRequestedParallel(int runs);
   int requestedParallel() const { return m_options.requestedParallel; }
+  // While held, queued work waits: runs added together (a comparison's arms) share one budget,
+  // where the first, started alone, took every core. Holds nest; the last release starts them.
+  void holdStarts() { ++m_holds; }
+  void releaseStarts();
   void setBatchMode(BatchMode mode) { m_options.batch = mode; }
   BatchMode batchMode() const { return m_options.batch; }
   // The mode a study's cells group by here: studyBatchMode of its record and the options.
@@ -170,6 +174,7 @@ class RunScheduler {
   bool isTraining(int64_t runId) const;
   int trainingCount() const;  // runs, each member of a group counted
   int busyWorkers() const;    // what the budget counts: a group is one, however many it trains
+  int threadsInUse() const;   // the threads of the workers still training
   int64_t waitingCount() const { return static_cast<int64_t>(m_line.size()); }  // places
   int64_t waitingRuns() const;  // recorded runs and study cells in the line
   int closingCount() const;     // runs done training whose end is not reported yet
@@ -229,6 +234,7 @@ class RunScheduler {
   std::vector<std::shared_ptr<Worker>> m_workers;        // with a member still training
   std::map<int64_t, int> m_usefulThreads;                // per study: its first cell says
   bool m_starting = false;                               // startWaiting() is on the stack
+  int m_holds = 0;                                       // holdStarts() not released yet
   std::unique_ptr<Closer> m_closer;
 };
 

@@ -190,6 +190,14 @@ class TestFullDisk : public QObject {
     QVERIFY(queryInt(d, "SELECT last_step FROM runs WHERE id = 1") > 0);
     QCOMPARE(queryInt(d, "SELECT last_step FROM runs WHERE id = 1"),
              queryInt(d, "SELECT total_steps FROM runs WHERE id = 1"));
+    // Its final evaluation is stored: resumed at its last step with that evaluation lost, the
+    // run was finished with the metrics of an earlier one.
+    QCOMPARE(queryInt(d,
+                      "SELECT max(m.step) FROM metrics m JOIN series s ON s.id = m.series_id "
+                      "WHERE s.run_id = 1 AND s.key = 'test/kl'"),
+             queryInt(d, "SELECT total_steps FROM runs WHERE id = 1"));
+    QCOMPARE(queryInt(d, "SELECT last_step FROM series WHERE run_id = 1 AND key = 'test/kl'"),
+             queryInt(d, "SELECT total_steps FROM runs WHERE id = 1"));
   }
 };
 

@@ -69,6 +69,24 @@ class TestResumePlan : public QObject {
     QCOMPARE(store.metric(id, "train/loss").size(), size_t(8));
   }
 
+  // A checkpoint whose step has no evaluation stored (the store refused the run's last writes)
+  // says so: resumed at the last step, the run evaluates again before it is finished.
+  void theResumePointSaysWhetherItsStepWasEvaluated() {
+    RunStore store(path("evaluated.db"));
+    const int64_t id = interruptedRun(store);
+    store.writeEvents(id, {fl::MetricEvent{"system/rss_mib", 8, 0.8, 100.0},
+                           fl::MetricEvent{"test/kl", 4, 0.4, 0.5}});
+    auto plan = fl::store::prepareResume(registry(), store, id);
+    QVERIFY2(plan.ok(), plan.error.c_str());
+    QCOMPARE(plan.point.step, int64_t(8));
+    QVERIFY(!plan.point.evaluatedAtStep);  // the loss and the machine's figures are not one
+    store.writeEvents(id, {fl::MetricEvent{"test/kl", 8, 0.8, 0.25}});
+    store.finishRun(id, fl::RunStatus::Interrupted, "killed");
+    plan = fl::store::prepareResume(registry(), store, id);
+    QVERIFY2(plan.ok(), plan.error.c_str());
+    QVERIFY(plan.point.evaluatedAtStep);
+  }
+
   // Truncation used to run before anyone checked the file; the Runner then failed to load it
   // and the run, now `failed`, could never be resumed.
   void aMissingLastCheckpointFileFallsBackToThePreviousOne() {

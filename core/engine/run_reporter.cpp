@@ -53,6 +53,7 @@ void RunReporter::resumed(const ResumePoint& resume) {
   m_lowestEval = resume.lowestBefore;
   m_wallOffset = resume.wallSecondsBefore;
   m_checkpointsBefore = resume.checkpointsBefore;
+  m_evaluationMissing = !resume.evaluatedAtStep;
   m_sink.onEvent(LogEvent{LogLevel::Info,
                           "resumed from the checkpoint at step " + std::to_string(resume.step),
                           elapsed()});
@@ -196,6 +197,11 @@ void RunReporter::finishTraining(Trial& trial) {
   std::string unused;  // the last step always reports, so nothing is pending here
   absorbPendingLosses(unused);
   if (m_plan.totalSteps == 0) evaluateAndReport(trial, 0, true);
+  // Resumed at its last step with that step's evaluation lost: evaluate the restored model
+  // again, or the run would be finished with the metrics of an earlier evaluation.
+  if (!m_progressReported && m_evaluationMissing && m_plan.totalSteps > 0 &&
+      m_lastStep == m_plan.totalSteps && m_plan.evaluatesAt(m_plan.totalSteps))
+    evaluateAndReport(trial, m_plan.totalSteps, true);
   // A run resumed at its last step takes none here, so nothing has told the store its length
   // (an earlier attempt's writes may have been lost to a full disk): say it once.
   if (!m_progressReported && m_plan.totalSteps > 0)

@@ -55,6 +55,10 @@ struct ResumePoint {
     std::optional<double> score;
   };
   std::vector<Kept> checkpointsBefore;
+  // Whether the store holds an evaluation at `step`. A run whose last writes the store refused
+  // kept its final checkpoint but lost that evaluation: resumed there, it has no step left to
+  // train, and would be finished with its metrics from the middle of training.
+  bool evaluatedAtStep = true;
 };
 
 class RunReporter {
@@ -116,7 +120,8 @@ class RunReporter {
   EventSink& m_sink;
   std::string m_deviceName;
   std::chrono::steady_clock::time_point m_startTime = std::chrono::steady_clock::now();
-  double m_wallOffset = 0;  // a resumed run's wall time before this session
+  double m_wallOffset = 0;           // a resumed run's wall time before this session
+  bool m_evaluationMissing = false;  // resumed at a step whose evaluation the store lacks
   std::vector<ResumePoint::Kept> m_checkpointsBefore;
 
   TrialPlan m_plan;

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "core/engine/system_metrics.h"
 #include "core/optim/checkpoint_file.h"
 
 namespace fl::store {
@@ -115,9 +116,16 @@ ResumePoint rewindTo(RunStore& store, int64_t runId, const Checkpoint& checkpoin
            score == scores.end() ? std::nullopt : std::optional<double>(score->second)});
     }
   }
+  bool evaluated = false;
   if (auto past = store.run(runId))  // its summaries now cover the steps up to the checkpoint
-    for (const auto& m : past->metrics)
+    for (const auto& m : past->metrics) {
       if (m.count > 0) point.lowestBefore[m.key] = m.min;
+      // An evaluation's metric: neither the training loss nor a figure of the machine's.
+      if (m.count > 0 && m.lastStep == checkpoint.step && m.key.rfind("train/", 0) != 0 &&
+          !isSystemMetric(m.key))
+        evaluated = true;
+    }
+  point.evaluatedAtStep = evaluated;
   return point;
 }
 

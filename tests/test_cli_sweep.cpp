@@ -396,6 +396,57 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT count(*) FROM studies"), int64_t(0));
   }
 
+  // Two processes on one study: the one left without runs to claim waits for the other's, and
+  // its exit code is the whole study's. It exited 0, with no table, while the other still
+  // trained. The other is stopped (SIGSTOP) mid-run so that it cannot end first, then killed:
+  // the waiting one sees its run interrupted and says the study did not finish.
+  void aProcessWaitsForTheRunsAnotherProcessTrains() {
+    const QString db = path("shared.db");
+    const QStringList study{"sweep",
+                            "run",
+                            "fourier-head",
+                            "--db",
+                            db,
+                            "--zip",
+                            "head=linear,fourier,epochs=100000,2",
+                            "--seeds",
+                            "1",
+                            "--set",
+                            "samples=200",
+                            "--parallel",
+                            "1",
+                            "--batch",
+                            "off",
+                            "--device",
+                            "cpu"};
+    QProcess first;
+    first.start(cliPath(), study);
+    QVERIFY(first.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        queryInt(db, "SELECT count(*) FROM runs WHERE status = 'running'") == 1, 120000);
+    const auto firstPid = static_cast<pid_t>(first.processId());
+    ::kill(firstPid, SIGSTOP);
+    QProcess second;
+    second.start(cliPath(), study);
+    QVERIFY(second.waitForStarted());
+    QString err;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (err += QString::fromUtf8(second.readAllStandardError()))
+            .contains("waiting for the runs of study 1 that another process trains"),
+        120000);
+    QVERIFY2(err.contains("finished"), qPrintable(err));  // its own run, before waiting
+    QCOMPARE(second.state(), QProcess::Running);
+    ::kill(firstPid, SIGKILL);
+    QVERIFY(first.waitForFinished(60000));
+    QVERIFY(second.waitForFinished(120000));
+    err += QString::fromUtf8(second.readAllStandardError());
+    QCOMPARE(second.exitCode(), 1);
+    QVERIFY2(err.contains("study 1: 1 of 2 finished, 0 failed, 1 trained by another process"),
+             qPrintable(err));
+    QVERIFY2(err.contains("1 run did not finish"), qPrintable(err));
+    QVERIFY(second.readAllStandardOutput().isEmpty());  // no table of an unfinished study
+  }
+
   void aStudyKilledHalfwayIsFinishedByResumeWithoutRetraining() {
     const QString db = path("killed.db");
     QProcess p;

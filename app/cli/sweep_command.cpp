@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <thread>
 
 #include "app/cli/commands.h"
 #include "app/cli/console_progress.h"
@@ -56,6 +59,39 @@ std::string progressSuffix(const study::StudyProgress& p) {
   if (p.elsewhere) out += " | " + std::to_string(p.elsewhere) + " in another process";
   if (p.etaSeconds) out += " | ETA " + formatDuration(*p.etaSeconds);
   return out;
+}
+
+// The study's runs another live process is training. Each look opens the store afresh: the
+// opening records the runs of a process that died (kill -9) interrupted, so none is waited on
+// for ever. A store busy past its timeout is looked at again later.
+std::optional<int64_t> runningElsewhere(const std::string& dbPath, int64_t studyId) {
+  try {
+    store::RunStore fresh(dbPath);
+    const auto record = study::StudyStore(fresh).study(studyId);
+    return record ? study::countOf(record->statusCounts, study::CellStatus(RunStatus::Running)) : 0;
+  } catch (const store::StoreError& e) {
+    if (!e.isBusy()) throw;
+    return std::nullopt;
+  }
+}
+
+// Waits for the runs of the study another process trains: this command's table and exit code
+// speak for the whole study (it exited 0 with no table while the other process still trained,
+// and a script's `sweep run && sweep table` read an unfinished study). A signal stops the
+// waiting, not those runs. Returns the signal that stopped it, or 0.
+int waitForOtherProcesses(const std::string& dbPath, int64_t studyId,
+                          const InterruptSignals& signals) {
+  auto running = runningElsewhere(dbPath, studyId);
+  if (running.value_or(1) == 0) return 0;
+  std::fprintf(stderr,
+               "waiting for the runs of study %lld that another process trains (Ctrl-C stops "
+               "waiting; they go on there)\n",
+               static_cast<long long>(studyId));
+  while (running.value_or(1) > 0 && !signals.received()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    running = runningElsewhere(dbPath, studyId);
+  }
+  return signals.received();
 }
 
 int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, int64_t studyId,
@@ -169,7 +205,21 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
     InterruptSignals::exitLeavingStuckThreads(signal ? InterruptSignals::exitCode(signal)
                                                      : kExitCancelled);
   }
-  const auto& p = outcome.progress;
+  auto p = outcome.progress;
+  if (p.elsewhere > 0 && !outcome.cancelled) {
+    if (const int signal = waitForOtherProcesses(dbPath, studyId, signals)) {
+      std::fprintf(stderr,
+                   "stopped waiting (%s): study %lld still has runs another process trains; "
+                   "`%s` says how they end\n",
+                   InterruptSignals::name(signal).c_str(), static_cast<long long>(studyId),
+                   nextCommand("sweep show " + std::to_string(studyId), dbPath).c_str());
+      return InterruptSignals::exitCode(signal);
+    }
+    // The whole study's outcome now: how the other process's runs ended counts too.
+    const auto whole = studies.study(studyId);
+    p.finished = study::countOf(whole->statusCounts, study::CellStatus(RunStatus::Finished));
+    p.failed = study::countOf(whole->statusCounts, study::CellStatus(RunStatus::Failed));
+  }
   std::fprintf(stderr, "study %lld: %lld of %lld finished, %lld failed%s in %s\n",
                static_cast<long long>(studyId), static_cast<long long>(p.finished),
                static_cast<long long>(p.total), static_cast<long long>(p.failed),
@@ -196,13 +246,15 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
           stderr, "warning: the study's table could not be drawn: %s; its runs are stored (`%s`)\n",
           e.what(), nextCommand("sweep show " + std::to_string(studyId), dbPath).c_str());
     }
-  } else if (p.elsewhere == 0) {
-    std::fprintf(stderr, "%lld runs did not finish; `%s` says why, `%s` trains them again\n",
-                 static_cast<long long>(p.total - p.finished),
+  } else {
+    const int64_t unfinished = p.total - p.finished;
+    std::fprintf(stderr, "%lld %s not finish; `%s` says why, `%s` trains %s again\n",
+                 static_cast<long long>(unfinished), unfinished == 1 ? "run did" : "runs did",
                  nextCommand("sweep show " + std::to_string(studyId), dbPath).c_str(),
-                 resumeCommand.c_str());
+                 resumeCommand.c_str(), unfinished == 1 ? "it" : "them");
   }
-  return p.failed > 0 ? kExitRunFailed : kExitOk;
+  // Exit 0 only for a study whose every run finished, wherever it trained.
+  return p.failed > 0 || p.finished < p.total ? kExitRunFailed : kExitOk;
 }
 
 int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, const SweepArgs& args) {

@@ -49,6 +49,23 @@ class TestInterruptSignals : public QObject {
     std::signal(SIGHUP, SIG_DFL);
   }
 
+  // Once a command's work is done, a signal neither kills the process tearing down (a finished
+  // run exited 143) nor sets the flag's meaning again: it is ignored, after the last instance
+  // too.
+  void signalsAfterTheWorkAreIgnored() {
+    {
+      fl::InterruptSignals interrupts;
+      fl::InterruptSignals::ignoreAfterWork();
+      std::raise(SIGTERM);  // still the handler's while an instance lives
+      QCOMPARE(interrupts.received(), SIGTERM);
+    }
+    std::raise(SIGTERM);  // would end this test with its default action
+    struct sigaction now {};
+    sigaction(SIGTERM, nullptr, &now);
+    QVERIFY(now.sa_handler == SIG_IGN);
+    for (int signal : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal, SIG_DFL);
+  }
+
   // A SIGTERM while the program starts (before its handler exists) used to kill it. Held from
   // the start of main(), it waits and reaches the handler once one is installed.
   void aSignalDuringStartUpWaitsForTheHandler() {

@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
   } else {
     fl::InterruptSignals::releaseHeld();
   }
-  return fl::cli::withCheckedOutput([&]() -> int {
+  const int exitCode = fl::cli::withCheckedOutput([&]() -> int {
     if (*list) return fl::cli::listCommand(registry, listJson);
     if (*devices) return fl::cli::devicesCommand(devicesJson);
     if (*run) {
@@ -180,4 +180,7 @@ int main(int argc, char** argv) {
     if (runsArgs.id != 0) runsArgs.ids = {runsArgs.id};
     return fl::cli::runsCommand(registry, runsArgs);
   });
+  // The work is done and its exit code decided: a signal now is not a request to stop it.
+  if (trains) fl::InterruptSignals::ignoreAfterWork();
+  return exitCode;
 }

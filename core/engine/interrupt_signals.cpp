@@ -62,6 +62,17 @@ void InterruptSignals::releaseHeld() {
   pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 
+void InterruptSignals::ignoreAfterWork() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  for (size_t i = 0; i < 3; ++i) {
+    g_previous[i] = ignore;  // what the last instance restores
+    if (g_instances == 0) sigaction(kSignals[i], &ignore, nullptr);
+  }
+}
+
 InterruptSignals::~InterruptSignals() {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (--g_instances > 0) return;

@@ -63,6 +63,11 @@ class InterruptSignals {
   // releaseHeld(), and a pending signal takes its default action.
   static void holdUntilHandled();
   static void releaseHeld();
+  // Called once a command's work is done and its exit code decided: the signals are ignored
+  // from then on, the last instance's destructor included (it installs "ignore" where it would
+  // restore the previous handlers). A SIGTERM while the process tore down (LibTorch's and the
+  // static destructors take a moment) killed it, and a finished run read as cancelled (143).
+  static void ignoreAfterWork();
 
   static int exitCode(int signal) { return 128 + signal; }
   static std::string name(int signal);  // "SIGTERM"

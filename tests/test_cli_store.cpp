@@ -222,6 +222,11 @@ class TestCliStore : public QObject {
         lines.size() > 3 && lines[1].simplified() == "experiment fourier-head fourier-head fope",
         qPrintable(text.out));
     QVERIFY2(lines[2].simplified() == "frequencies 12 6 -", qPrintable(text.out));
+    // A metric a run never recorded reads "-" (it read "nan", as a diverged value would).
+    const auto kl = std::find_if(lines.begin(), lines.end(),
+                                 [](const QString& l) { return l.startsWith("test/kl "); });
+    QVERIFY2(kl != lines.end() && kl->simplified().endsWith(" -") && !kl->contains("nan"),
+             qPrintable(text.out));
     const auto alone = runCli({"runs", "--db", d, "compare", "1", "3"});
     QVERIFY2(alone.out.contains("(no setting differs between runs of one experiment)"),
              qPrintable(alone.out));

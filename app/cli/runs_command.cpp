@@ -23,6 +23,13 @@ namespace fl::cli {
 
 namespace {
 
+// A finished run's verdicts in a few words beside its status ("finished:LEAKS"; `runs show` has
+// the sentences), read from the typed verdicts stored with it, never from its message.
+std::string statusWithVerdict(const store::RunRecord& r) {
+  const std::string headline = r.status == RunStatus::Finished ? verdictHeadline(r.verdicts) : "";
+  return toString(r.status) + (headline.empty() ? "" : ":" + headline);
+}
+
 using store::RunRecord;
 using store::RunStore;
 
@@ -156,12 +163,7 @@ int list(const RunStore& store, const ExperimentRegistry& registry, const RunsAr
   std::printf("%5s  %-14s %s %-22s %-19s %s\n", "id", "experiment",
               paddedTo("name", nameWidth).c_str(), "status", "created", "final metrics");
   for (const auto& r : runs) {
-    // A finished run's verdicts in a few words beside the status ("finished:LEAKS"; `runs
-    // show` has the sentences), read from the typed verdicts stored with it, never from its
-    // message.
-    std::string status = toString(r.status);
-    const std::string headline = r.status == RunStatus::Finished ? verdictHeadline(r.verdicts) : "";
-    if (!headline.empty()) status += ":" + headline;
+    std::string status = statusWithVerdict(r);
     if (r.archived) status += " (archived)";
     std::printf("%5lld  %-14s %s %-22s %-19s %s\n", static_cast<long long>(r.id),
                 r.experiment.c_str(), paddedTo(r.name, nameWidth).c_str(), status.c_str(),
@@ -266,12 +268,15 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
         const nlohmann::json value = configValue(used[i], k);
         diff[k] = isUnusedValue(value) ? nlohmann::json() : value;
       }
-      j["runs"].push_back({{"id", r.id},
-                           {"name", r.name},
-                           {"experiment", r.experiment},
-                           {"status", toString(r.status)},
-                           {"config", diff},
-                           {"metrics", finalMetrics(r)}});
+      j["runs"].push_back(
+          {{"id", r.id},
+           {"name", r.name},
+           {"experiment", r.experiment},
+           {"status", toString(r.status)},
+           {"verdict", r.status == RunStatus::Finished ? nlohmann::json(verdictHeadline(r.verdicts))
+                                                       : nlohmann::json()},
+           {"config", diff},
+           {"metrics", finalMetrics(r)}});
     }
     std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return kExitOk;
@@ -294,15 +299,18 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
     std::printf("\n");
   }
   std::printf("%-22s", "status");
-  for (const auto& r : runs) std::printf(" %14s", toString(r.status).c_str());
+  for (const auto& r : runs) std::printf(" %14s", statusWithVerdict(r).c_str());
   std::printf("\n");
   for (const auto& key : metricKeys) {
     std::printf("%-22s", key.c_str());
     for (const auto& r : runs) {
-      double v = NAN;
-      for (const auto& s : r.metrics)
-        if (s.key == key) v = s.last;
-      std::printf(" %14.6g", v);
+      // "-" for a metric the run never recorded (the window's word too); a recorded NaN stays.
+      const auto series = std::find_if(r.metrics.begin(), r.metrics.end(),
+                                       [&](const auto& m) { return m.key == key; });
+      if (series == r.metrics.end() || series->count == 0)
+        std::printf(" %14s", "-");
+      else
+        std::printf(" %14.6g", series->last);
     }
     std::printf("\n");
   }

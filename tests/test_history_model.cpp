@@ -278,6 +278,10 @@ class TestHistoryModel : public QObject {
     for (const auto& c : cases) {
       QCOMPARE(fl::study::studyRunName(c.study, c.arm, c.axes, c.seed), c.name);
       QCOMPARE(fl::study::isStudyRunName(c.name), !c.study.empty());
+      // A cell's label (the CLI's progress, `sweep show`) is its run's name without the study:
+      // two arms' cells with the same axes and seed read apart.
+      const std::string label = fl::study::cellLabel(c.arm, c.axes, c.seed);
+      QCOMPARE(c.study.empty() ? label : c.study + " · " + label, c.name);
     }
     // Names a user gives stay names (the window's legends show them as they are).
     for (const std::string name : {"baseline", "lr sweep · best", "seed=3", " · seed=1", ""})

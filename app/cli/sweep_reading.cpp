@@ -172,7 +172,7 @@ int showStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
     if (listed > 20) continue;
     std::printf("    %s %s: %s%s%s\n",
                 x.runId ? ("run " + std::to_string(x.runId)).c_str() : "(no run yet)",
-                study::cellLabel(x.axes, x.seed).c_str(), study::toString(x.status).c_str(),
+                study::cellLabel(x.arm, x.axes, x.seed).c_str(), study::toString(x.status).c_str(),
                 x.message.empty() ? "" : " - ", x.message.c_str());
   }
   if (listed > 20) std::printf("    ... and %d more\n", listed - 20);

@@ -564,7 +564,8 @@ void RunScheduler::startCells(const Waiting& waiting, const ThreadBudget& budget
     }
     CellLaunch launch = prepareCellLaunch(m_store, studies, *experiment, waiting.studyId, cell,
                                           claim, m_options.device);
-    const std::string label = cellLabel(result->second.axes, result->second.seed);
+    const std::string label =
+        cellLabel(result->second.arm, result->second.axes, result->second.seed);
     if (!launch.ok()) {  // prepareCellLaunch recorded it failed
       RunEnd end;
       end.runId = claim.runId;

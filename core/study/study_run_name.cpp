@@ -11,12 +11,13 @@ std::string cellLabel(const nlohmann::json& axes, int64_t seed) {
   return out + (out.empty() ? "" : " ") + "seed=" + std::to_string(seed);
 }
 
+std::string cellLabel(const std::string& arm, const nlohmann::json& axes, int64_t seed) {
+  return (arm.empty() ? "" : arm + " · ") + cellLabel(axes, seed);
+}
+
 std::string studyRunName(const std::string& study, const std::string& arm,
                          const nlohmann::json& axes, int64_t seed) {
-  std::string out;
-  for (const std::string& part : {study, arm})
-    if (!part.empty()) out += part + " · ";
-  return out + cellLabel(axes, seed);
+  return (study.empty() ? "" : study + " · ") + cellLabel(arm, axes, seed);
 }
 
 bool isStudyRunName(const std::string& name) {

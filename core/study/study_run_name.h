@@ -16,6 +16,10 @@ namespace fl::study {
 // "dataset=gmm2 head=fourier seed=3"
 std::string cellLabel(const nlohmann::json& axes, int64_t seed);
 
+// A cell of a study with arms names its arm first ("Fourier head · frequencies=12 seed=1"): two
+// arms' cells can share every axis value and seed.
+std::string cellLabel(const std::string& arm, const nlohmann::json& axes, int64_t seed);
+
 // "table1 · dataset=gmm2 head=fourier seed=3"; with an arm,
 // "frequencies · Fourier head · dataset=gmm2 frequencies=12 seed=1".
 std::string studyRunName(const std::string& study, const std::string& arm,

@@ -18,8 +18,8 @@ namespace fl::study {
 
 // The built-in study `spec` was made from and whose settings it is held to: the one with the
 // same published figures (owned by "the paper"), or, without figures, the one with the same
-// claims ("the study"). None for a study file with figures or claims of its own: it is judged
-// as it declares.
+// claims ("the study"), or, with neither, the one with the same name and title ("the study").
+// None for a study file with figures or claims of its own: it is judged as it declares.
 struct DeclaredStudy {
   StudySpec spec;
   std::string owner;  // "the paper" or "the study"

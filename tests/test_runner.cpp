@@ -387,8 +387,9 @@ class TestRunner : public QObject {
     QCOMPARE(fl::toString(status.status), fl::toString(fl::RunStatus::Failed));
     QVERIFY2(status.message.find("out of memory on cpu at step 13 (CUDA out of memory.") == 0,
              status.message.c_str());
-    QVERIFY2(status.message.find("; checkpoint saved; resume it with a smaller batch or on "
-                                 "another device") != std::string::npos,
+    QVERIFY2(status.message.find("; checkpoint saved; resume it on a device with more memory "
+                                 "(--resume with --device), or train it again with a smaller "
+                                 "batch_size") != std::string::npos,
              status.message.c_str());
     int64_t saved = -1;
     for (const auto& e : events)

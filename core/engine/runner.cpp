@@ -163,7 +163,8 @@ RunStatus Runner::trainLoop(Trial& trial, const nlohmann::json& config, std::str
 std::string Runner::outOfMemory(Trial& trial, int64_t step, const std::string& what) {
   return "out of memory on " + m_reporter.deviceName() + " at step " + std::to_string(step + 1) +
          " (" + what + ")" + m_reporter.keepWork(trial, step) +
-         "; resume it with a smaller batch or on another device";
+         "; resume it on a device with more memory (--resume with --device), or train it "
+         "again with a smaller batch_size (a resume keeps the run's config)";
 }
 
 RunStatus Runner::serveProbes(Trial& trial, std::string& message) {

@@ -2,6 +2,8 @@
 // its declared panels name, with consistent shapes (the GUI relies on this contract).
 #include <QtTest>
 
+#include <random>
+
 #include <QTemporaryDir>
 #include <cmath>
 #include <set>
@@ -265,6 +267,56 @@ class TestFourierHeadExperiment : public QObject {
              std::string());
     const auto why = experiment()->groupDifference(config("cpu", "1"), config("cuda", "2"));
     QVERIFY2(why.rfind("device cpu vs cuda", 0) == 0, why.c_str());
+  }
+
+  // The group key is the grouping rule in one string (a study's groups formed in one pass):
+  // over many random pairs of configs, equal keys exactly where groupDifference is empty.
+  void theGroupKeyIsTheGroupingRule() {
+    std::mt19937 rng(11);
+    auto pick = [&](const std::vector<std::string>& values) {
+      return values[std::uniform_int_distribution<size_t>(0, values.size() - 1)(rng)];
+    };
+    // Each setting with two values; b is a with one setting drawn again, or a fresh draw.
+    const std::vector<std::pair<std::string, std::vector<std::string>>> settings{
+        {"device", {"cpu", "cuda"}},
+        {"head", {"linear", "fourier", "gmm"}},
+        {"frequencies", {"2", "4"}},
+        {"gaussians", {"1", "2"}},
+        {"bins", {"20", "50"}},
+        {"batch_size", {"16", "32"}},
+        {"epochs", {"1", "2"}},
+        {"samples", {"200", "300"}},
+        {"test_fraction", {"0.2", "0.25"}},
+        {"lr", {"0.001", "0.01"}},
+        {"seed", {"1", "2"}},
+        {"dataset", {"gaussian", "gmm2"}}};
+    auto draw = [&] {
+      std::vector<std::string> sets;
+      for (const auto& [key, values] : settings) sets.push_back(key + "=" + pick(values));
+      return sets;
+    };
+    auto configOf = [&](const std::vector<std::string>& sets) {
+      auto c = fl::buildConfig(*experiment(), "", sets);
+      if (!c.ok()) qFatal("%s", c.summary().c_str());
+      return c.values;
+    };
+    int equal = 0;
+    int differ = 0;
+    for (int i = 0; i < 3000; ++i) {
+      const auto setsA = draw();
+      auto setsB = i % 4 == 0 ? draw() : setsA;
+      if (i % 4 != 0) {
+        const size_t k = std::uniform_int_distribution<size_t>(0, settings.size() - 1)(rng);
+        setsB[k] = settings[k].first + "=" + pick(settings[k].second);
+      }
+      const auto a = configOf(setsA);
+      const auto b = configOf(setsB);
+      const bool sameKey = experiment()->groupKey(a).value() == experiment()->groupKey(b).value();
+      const std::string why = experiment()->groupDifference(a, b);
+      QVERIFY2(sameKey == why.empty(), (a.dump() + "\n" + b.dump() + "\n" + why).c_str());
+      (sameKey ? equal : differ) += 1;
+    }
+    QVERIFY2(equal > 500 && differ > 500, qPrintable(QString("%1 %2").arg(equal).arg(differ)));
   }
 
   // On a device the tensor ops pad Fourier heads to the group's N, so auto puts every Fourier

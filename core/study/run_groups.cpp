@@ -1,6 +1,7 @@
 #include "core/study/run_groups.h"
 
 #include <algorithm>
+#include <map>
 
 #include "core/engine/device.h"
 
@@ -71,13 +72,27 @@ std::vector<std::vector<int64_t>> formRunGroups(
     for (int64_t cell : cells) groups.push_back({cell});
     return groups;
   }
-  // Compatible sets: each cell joins the first set whose first config agrees with its own.
+  // Compatible sets: each cell joins the first set whose first config agrees with its own, found
+  // by the experiment's group key where it has one.
   std::vector<std::vector<int64_t>> sets;
   std::vector<nlohmann::json> firstConfigs;
+  std::map<std::string, size_t> setOfKey;
   for (int64_t cell : cells) {
     const nlohmann::json config = configOf(cell);
+    std::optional<std::string> key;
+    try {
+      key = experiment.groupKey(config);
+    } catch (const std::exception&) {
+      // Unreadable for the rule: weighed one by one below, where it trains alone.
+    }
     size_t s = 0;
-    while (s < sets.size() && !compatible(experiment, firstConfigs[s], config)) ++s;
+    if (key) {
+      const auto found = setOfKey.find(*key);
+      s = found == setOfKey.end() ? sets.size() : found->second;
+      if (found == setOfKey.end()) setOfKey.emplace(*key, s);
+    } else {
+      while (s < sets.size() && !compatible(experiment, firstConfigs[s], config)) ++s;
+    }
     if (s == sets.size()) {
       sets.emplace_back();
       firstConfigs.push_back(config);

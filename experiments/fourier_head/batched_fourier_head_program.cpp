@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
@@ -111,6 +112,17 @@ std::string BatchedFourierHeadProgram::shapeDifference(const ToyBenchmarkSetting
   if (a.testFraction != b.testFraction)
     return differ("test_fraction", text(a.testFraction), text(b.testFraction));
   return {};
+}
+
+std::string BatchedFourierHeadProgram::shapeKey(const ToyBenchmarkSettings& s, StepCode code) {
+  // Numbers in full: a rounded test fraction would join settings shapeDifference keeps apart.
+  char fraction[40];
+  std::snprintf(fraction, sizeof fraction, "%a", s.testFraction);
+  const bool kernelsSizeByN = s.head == "fourier" && code == StepCode::Kernels;
+  return s.head + "|" + (kernelsSizeByN ? std::to_string(s.frequencies) : "-") + "|" +
+         (s.head == "gmm" ? std::to_string(s.gaussians) : "-") + "|" + std::to_string(s.bins) +
+         "|" + std::to_string(s.batchSize) + "|" + std::to_string(s.epochs) + "|" +
+         std::to_string(s.samples) + "|" + fraction;
 }
 
 std::string BatchedFourierHeadProgram::gemmBackend() { return fl::gemmBackend(); }

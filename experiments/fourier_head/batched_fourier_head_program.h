@@ -75,6 +75,8 @@ class BatchedFourierHeadProgram {
   // any N together, the group's head as wide as the widest (batched_toy_device_step.h).
   static std::string shapeDifference(const ToyBenchmarkSettings& a, const ToyBenchmarkSettings& b,
                                      StepCode code = StepCode::Kernels);
+  // The same rule as a key: equal for two settings exactly when shapeDifference is empty.
+  static std::string shapeKey(const ToyBenchmarkSettings& s, StepCode code = StepCode::Kernels);
   // Which matrix-product code the group calls (the BLAS LibTorch loaded, or plain loops).
   static std::string gemmBackend();
   // How this group steps: "CPU kernels", "one CUDA graph per step", or "tensor ops, no CUDA

@@ -25,6 +25,14 @@ BatchedFourierHeadTrial::BatchedFourierHeadTrial(const std::vector<TrialContext>
     : m_program(std::make_unique<BatchedFourierHeadProgram>(
           membersOf(members), members.empty() ? c10::Device(c10::kCPU) : members.front().device)) {}
 
+std::string toyGroupKey(const nlohmann::json& config) {
+  const std::string device = configDevice(config.value("device", "cpu"));
+  const auto code = device == "cpu" ? BatchedFourierHeadProgram::StepCode::Kernels
+                                    : BatchedFourierHeadProgram::StepCode::TensorOps;
+  return device + "|" +
+         BatchedFourierHeadProgram::shapeKey(ToyBenchmarkSettings::fromConfig(config), code);
+}
+
 std::string toyGroupDifference(const nlohmann::json& a, const nlohmann::json& b) {
   const std::string deviceA = configDevice(a.value("device", "cpu"));
   const std::string deviceB = configDevice(b.value("device", "cpu"));

@@ -47,5 +47,7 @@ class BatchedFourierHeadTrial : public BatchedTrial {
 
 // Empty when two validated fourier-head configs can train in one group; else what differs.
 std::string toyGroupDifference(const nlohmann::json& a, const nlohmann::json& b);
+// The same rule as a key: equal for two configs exactly when toyGroupDifference is empty.
+std::string toyGroupKey(const nlohmann::json& config);
 
 }  // namespace fl::fourier_head

@@ -188,6 +188,10 @@ std::string FourierHeadExperiment::groupDifference(const nlohmann::json& a,
   return toyGroupDifference(a, b);
 }
 
+std::optional<std::string> FourierHeadExperiment::groupKey(const nlohmann::json& config) const {
+  return toyGroupKey(config);
+}
+
 std::unique_ptr<BatchedTrial> FourierHeadExperiment::createGroup(
     const std::vector<TrialContext>& members) const {
   return std::make_unique<BatchedFourierHeadTrial>(members);

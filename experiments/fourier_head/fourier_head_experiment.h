@@ -43,6 +43,7 @@ class FourierHeadExperiment : public Experiment {
   // Runs whose shapes agree (head, N or G, bins, batch size, epochs, samples, test fraction) on
   // the CPU train as one BatchedFourierHeadProgram (a study's batched group).
   std::string groupDifference(const nlohmann::json& a, const nlohmann::json& b) const override;
+  std::optional<std::string> groupKey(const nlohmann::json& config) const override;
   std::unique_ptr<BatchedTrial> createGroup(
       const std::vector<TrialContext>& members) const override;
 };

@@ -124,6 +124,17 @@ struct LineLog : fl::study::SchedulerObserver {
   std::vector<std::string> storedAtEnd;
 };
 
+// Polls the scheduler as a driver does until nothing waits, trains or closes (a minute at most).
+bool trainUntilIdle(fl::study::RunScheduler& scheduler) {
+  QElapsedTimer t;
+  t.start();
+  while (!scheduler.idle() && t.elapsed() < 60000) {
+    scheduler.poll();
+    scheduler.waitForChange(std::chrono::milliseconds(50));
+  }
+  return scheduler.idle();
+}
+
 int64_t recordProbeRun(RunStore& runs, int width) {
   const auto config = fl::validateRunConfig(*registry().find("probe"), {{"width", width}});
   return runs.createRun({"probe", "", config.values, {}});
@@ -168,13 +179,7 @@ class TestStudyScheduler : public QObject {
     QCOMPARE(log.storedAtEnd[0], std::string("cancelled"));
     QVERIFY(!scheduler.isWaiting(dropped));
 
-    QElapsedTimer t;
-    t.start();
-    while (!scheduler.idle() && t.elapsed() < 60000) {
-      scheduler.poll();
-      scheduler.waitForChange(std::chrono::milliseconds(50));
-    }
-    QVERIFY(scheduler.idle());
+    QVERIFY(trainUntilIdle(scheduler));
     const auto cells = StudyStore(runs).results(studyId);
     QCOMPARE(log.started, (std::vector<int64_t>{first, cells[0].runId, cells[1].runId, last}));
     QCOMPARE(log.ends.size(), size_t(5));
@@ -404,15 +409,6 @@ class TestStudyScheduler : public QObject {
       scheduler.addRun(id, experiment, runs.run(id)->config, std::nullopt);
       return id;
     };
-    auto waitIdle = [&] {
-      QElapsedTimer t;
-      t.start();
-      while (!scheduler.idle() && t.elapsed() < 60000) {
-        scheduler.poll();
-        scheduler.waitForChange(std::chrono::milliseconds(50));
-      }
-      QVERIFY(scheduler.idle());
-    };
     g_probe.paused = true;
     const int64_t alone = add(1);
     QCOMPARE(scheduler.threadsOf(alone), 2);
@@ -420,7 +416,7 @@ class TestStudyScheduler : public QObject {
     QCOMPARE(scheduler.threadsInUse(), 2);
     QVERIFY(scheduler.isWaiting(beside));
     g_probe.paused = false;
-    waitIdle();
+    QVERIFY(trainUntilIdle(scheduler));
     QCOMPARE(fl::toString(runs.run(beside)->status), std::string("finished"));
 
     g_probe.paused = true;
@@ -432,7 +428,7 @@ class TestStudyScheduler : public QObject {
     QCOMPARE(scheduler.threadsOf(first), 1);
     QCOMPARE(scheduler.threadsOf(second), 1);
     g_probe.paused = false;
-    waitIdle();
+    QVERIFY(trainUntilIdle(scheduler));
   }
 
   void aCancelledStudyResumesWithoutTrainingARunTwice() {

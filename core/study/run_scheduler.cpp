@@ -461,7 +461,8 @@ void RunScheduler::releaseStarts() {
 }
 
 void RunScheduler::startWaiting() {
-  if (m_starting || m_holds > 0) return;  // an observer called back while a start was under way
+  // An observer called back while a start was under way, or starts are held (holdStarts).
+  if (m_starting || m_holds > 0) return;
   m_starting = true;
   // One budget for the line as it stands: it decides how many train and with how many threads.
   while (!m_line.empty()) {
@@ -645,26 +646,23 @@ int RunScheduler::trainingCount() const {
   return n;
 }
 
-int RunScheduler::busyWorkers() const {
+int RunScheduler::sumOverBusyWorkers(const std::function<int(const Worker&)>& weigh) const {
   int n = 0;
   for (const auto& worker : m_workers)
     for (size_t i = 0; i < worker->members.size(); ++i)
       if (worker->trains(i)) {
-        ++n;
+        n += weigh(*worker);
         break;
       }
   return n;
 }
 
+int RunScheduler::busyWorkers() const {
+  return sumOverBusyWorkers([](const Worker&) { return 1; });
+}
+
 int RunScheduler::threadsInUse() const {
-  int n = 0;
-  for (const auto& worker : m_workers)
-    for (size_t i = 0; i < worker->members.size(); ++i)
-      if (worker->trains(i)) {
-        n += worker->threads;
-        break;
-      }
-  return n;
+  return sumOverBusyWorkers([](const Worker& worker) { return worker.threads; });
 }
 
 int RunScheduler::abandonStuckRuns(const std::string& why) {

@@ -34,6 +34,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -220,6 +221,8 @@ class RunScheduler {
   void handOverDone();
   std::vector<RunEnd> takeClosed();
   int usefulThreadsOfNext() const;
+  // The sum of `weigh` over the workers still training a member (a group is one worker).
+  int sumOverBusyWorkers(const std::function<int(const Worker&)>& weigh) const;
   void notify(const std::vector<RunEnd>& ends);
 
   const ExperimentRegistry& m_registry;

@@ -1,4 +1,4 @@
-# The torch-free sources of fourierlab_api (parameter specs, config validation and diffs, device
+# The torch-free sources of fourierlab_api (parameter specs, config validation and diffs, default run names, device
 # specs, events, the exports' CSV fields and JSON numbers, study specs and tables, UTF-8
 # decoding), relative to core/: listed once, for the library and for the fuzz targets
 # (fuzz/CMakeLists.txt), which compile them with the sanitizers.
@@ -6,6 +6,7 @@ set(FOURIERLAB_API_SOURCES
   engine/param_spec.cpp
   engine/config.cpp
   engine/config_diff.cpp
+  engine/run_name.cpp
   engine/device_spec.cpp
   engine/event_queue.cpp
   engine/export_values.cpp

@@ -80,6 +80,16 @@ class TestCli : public QObject {
     QVERIFY(r.err.contains("eval step"));
     // 2 epochs is not the paper's configuration: no comparison with it.
     QVERIFY(!j.contains("paper"));
+    // Without --name the run is named by its preset and what was changed from it (the device
+    // aside), as the window names a run launched from an edited form.
+    fl::store::RunStore store(j["db"].get<std::string>(), /*readOnly=*/true);
+    QCOMPARE(store.run(j["run_id"].get<int64_t>())->name,
+             std::string("paper-linear, edited: epochs 2, samples 300"));
+    auto plain = runCli({"run", "fourier-head", "--set", "samples=300", "--set", "epochs=2",
+                         "--name", "mine", "--json"});
+    QCOMPARE(plain.exitCode, 0);
+    QCOMPARE(store.run(lastJsonLine(plain.out)["run_id"].get<int64_t>())->name,
+             std::string("mine"));
   }
 
   // A closed reader (`fourierlab-cli run ... 2>&1 | head -2`) killed the run at its first line

@@ -5,6 +5,7 @@
 #include "core/engine/config.h"
 #include "core/engine/config_diff.h"
 #include "core/engine/registry.h"
+#include "core/engine/run_name.h"
 #include "experiments/builtin_experiments.h"
 #include "experiments/common/training_memory.h"
 
@@ -259,6 +260,31 @@ class TestConfig : public QObject {
 
   // A parameter with a condition is used only while the value it depends on is one of the
   // condition's; comparisons leave the others' values out.
+  // A run without a --name is named by where its settings came from and what was changed.
+  void anUnnamedRunIsNamedByItsSettings() {
+    const nlohmann::json preset = {{"epochs", 500},    {"samples", 5000}, {"head", "fourier"},
+                                   {"device", "auto"}, {"seed", 0},       {"lr", 0.01}};
+    QCOMPARE(fl::settingsName("paper-fourier", preset, preset), std::string("paper-fourier"));
+    QCOMPARE(fl::settingsName("", preset, preset), std::string("defaults"));
+    nlohmann::json edited = preset;
+    edited["samples"] = 400;
+    edited["epochs"] = 2;
+    edited["device"] = "cuda:0";  // where it trains does not make it another experiment
+    QCOMPARE(fl::settingsName("paper-fourier", preset, edited),
+             std::string("paper-fourier, edited: epochs 2, samples 400"));
+    edited["head"] = "linear";  // a text value without quotes
+    QCOMPARE(fl::settingsName("", preset, edited),
+             std::string("defaults, edited: epochs 2, head linear, samples 400"));
+    edited["seed"] = 3;
+    edited["lr"] = 0.5;
+    QCOMPARE(fl::settingsName("", preset, edited),
+             std::string("defaults, edited: epochs 2, head linear, lr 0.5 and 2 more"));
+    // Only the device changed: the run is the preset's.
+    nlohmann::json moved = preset;
+    moved["device"] = "cpu";
+    QCOMPARE(fl::settingsName("paper-fourier", preset, moved), std::string("paper-fourier"));
+  }
+
   void aConditionalParameterIsUsedOnlyWhenItsConditionHolds() {
     const std::vector<ParamSpec> specs{
         ParamSpec::choice("head", "fourier", {"linear", "fourier", "gmm"}, "head"),

@@ -1029,15 +1029,28 @@ class TestMainWindow : public QObject {
   }
 
   // Unnamed runs are labelled by what sets them apart: a choice alone, a number with its key
-  // (a legend read "#12 5 12 fourier 500 1": bare numbers side by side say nothing).
+  // (a legend read "#12 5 12 fourier 500 1": bare numbers side by side say nothing). So are
+  // runs that share a name ("defaults, edited: epochs 2", launched twice with two heads): the
+  // name alone told their curves apart only by the run ids.
+  void unnamedRunsAreLabelledByTheirDifferingSettings_data() {
+    QTest::addColumn<QString>("name");
+    QTest::newRow("unnamed") << QString();
+    QTest::newRow("one name for both") << QString("defaults, edited: epochs 2");
+  }
+
   void unnamedRunsAreLabelledByTheirDifferingSettings() {
-    const std::string path = (m_dir.path() + "/labels.db").toStdString();
+    QFETCH(QString, name);
+    const std::string path =
+        (m_dir.path() + "/labels-" + QString::number(name.size()) + ".db").toStdString();
     std::vector<int64_t> ids;
     {
       fl::store::RunStore store(path);
       for (const auto& [head, samples] : {std::pair{"linear", 500}, std::pair{"fourier", 900}}) {
-        const int64_t id = store.createRun(
-            {"fourier-head", "", {{"head", head}, {"samples", samples}, {"seed", 1}}, {}, {}});
+        const int64_t id = store.createRun({"fourier-head",
+                                            name.toStdString(),
+                                            {{"head", head}, {"samples", samples}, {"seed", 1}},
+                                            {},
+                                            {}});
         store.writeEvents(id, {fl::MetricEvent{"test/kl", 10, 0.1, 0.5}});
         store.finishRun(id, fl::RunStatus::Finished, "");
         ids.push_back(id);

@@ -18,6 +18,7 @@
 #include "core/engine/event_queue.h"
 #include "core/engine/interrupt_signals.h"
 #include "core/engine/natural_order.h"
+#include "core/engine/run_name.h"
 #include "core/engine/runner.h"
 #include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
@@ -163,13 +164,21 @@ std::optional<int> prepareRun(const ExperimentRegistry& registry, const RunArgs&
   return std::nullopt;
 }
 
+// --name, or what the settings came from and what was changed from them, as the window names
+// a run launched from its form.
+std::string runName(const RunArgs& args, const Prepared& prepared) {
+  if (!args.name.empty()) return args.name;
+  const ValidatedConfig start = buildConfig(*prepared.experiment, args.preset, {});
+  return settingsName(args.preset, start.values, prepared.config.values);
+}
+
 // A fresh run's row, or the new tags of a continued one.
 std::optional<int> recordRun(store::RunStore& store, const RunArgs& args, Prepared& prepared) {
   try {
     if (prepared.runId == 0)
       prepared.runId =
-          store.createRun({prepared.experiment->name(), args.name, prepared.config.values,
-                           args.tags, currentBuildInfo().toJson()});
+          store.createRun({prepared.experiment->name(), runName(args, prepared),
+                           prepared.config.values, args.tags, currentBuildInfo().toJson()});
     else if (!args.tags.empty())
       store.addTags(prepared.runId, args.tags);
   } catch (const store::StoreError& e) {

@@ -14,9 +14,9 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "core/engine/config_diff.h"
 #include "core/engine/device_spec.h"
 #include "core/engine/reference_check.h"
+#include "core/engine/run_name.h"
 #include "core/study/paper_departure.h"
 #include "core/study/thread_budget.h"
 #include "widgets/checklist_menu.h"
@@ -253,19 +253,7 @@ bool LaunchPanel::presetModified() const {
 }
 
 std::string LaunchPanel::runName() const {
-  const std::string preset = presetName().toStdString();
-  if (preset.empty() || !presetModified()) return preset;
-  const nlohmann::json values = m_form->values();
-  const auto keys = differingConfigKeys({&m_presetValues, &values});
-  constexpr size_t kNamed = 3;  // the Runs table's name column stays readable
-  std::string changed;
-  for (size_t i = 0; i < std::min(keys.size(), kNamed); ++i) {
-    const auto value = configValue(values, keys[i]);
-    changed += (i ? ", " : "") + keys[i] + " " +
-               (value.is_string() ? value.get<std::string>() : value.dump());
-  }
-  if (keys.size() > kNamed) changed += " and " + std::to_string(keys.size() - kNamed) + " more";
-  return preset + ", edited: " + changed;
+  return settingsName(presetName().toStdString(), m_presetValues, m_form->values());
 }
 
 void LaunchPanel::applyPreset() {

@@ -44,7 +44,8 @@ class LaunchPanel : public QWidget {
   bool presetModified() const;
   // The name of a run launched from the form: the preset's, followed where the form was edited
   // by what changed ("paper-fourier, edited: epochs 2, samples 400"), so the Runs table and
-  // the History never show an edited run as the paper's; empty without a preset.
+  // the History never show an edited run as the paper's; "defaults" without a preset
+  // (settingsName).
   std::string runName() const;
   QString device() const;
   QString studyName() const;

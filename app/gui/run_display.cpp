@@ -315,10 +315,12 @@ void RunDisplay::rebuildPanels() {
 QString RunDisplay::labelOf(int64_t runId) const {
   const RunView* view = m_views.find(runId);
   if (!view) return {};
-  // A name its user gave labels the run. A run a study named ("table1 · dataset=gmm2
-  // head=fourier seed=1", cut by a legend before the part that differs) or an unnamed one is
-  // labelled by what sets it apart from the others shown.
-  if (!view->name().empty() && !study::isStudyRunName(view->name()))
+  // A run's own name labels it. A run a study named ("table1 · dataset=gmm2 head=fourier
+  // seed=1", cut by a legend before the part that differs), an unnamed one, or one whose name
+  // another shown run has too ("defaults", launched twice with two seeds) is labelled by what
+  // sets it apart from the others shown.
+  if (!view->name().empty() && !study::isStudyRunName(view->name()) &&
+      !nameSharedWithAnotherShown(runId))
     return QString::fromStdString(view->name());
   // A choice reads alone ("fourier"); a number says whose it is ("seed=2", not a bare "2").
   QStringList parts;
@@ -331,6 +333,15 @@ QString RunDisplay::labelOf(int64_t runId) const {
                       : QString::fromStdString(key) + "=" + jsonText(config[key]));
   if (parts.isEmpty()) return QString::fromStdString(view->name());
   return parts.join(' ');
+}
+
+bool RunDisplay::nameSharedWithAnotherShown(int64_t runId) const {
+  const RunView* view = m_views.find(runId);
+  for (auto id : m_shown)
+    if (const RunView* other = m_views.find(id);
+        other && id != runId && view && other->name() == view->name())
+      return true;
+  return false;
 }
 
 std::vector<std::string> RunDisplay::differingKeysOfShown() const {

@@ -161,6 +161,7 @@ class RunDisplay : public QWidget {
   void fitConfigTable(int rows);
   void updateConfigDiff();
   QString labelOf(int64_t runId) const;
+  bool nameSharedWithAnotherShown(int64_t runId) const;
   // Grouping: the shown runs' groups made again and named on the plots; a group's curves, each
   // its members' mean with the band.
   void regroup();

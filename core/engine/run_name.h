@@ -1,0 +1,22 @@
+// The name a run gets where its user gives none: where its settings came from, and what was
+// changed from them. The window and `fourierlab-cli run` name runs the same way, so a run reads
+// the same in the Runs table, History and `runs list` whichever launched it.
+//
+//   settingsName("paper-fourier", preset, values)  // "paper-fourier, edited: epochs 2"
+//   settingsName("", defaults, values)             // "defaults" or "defaults, edited: head linear"
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fl {
+
+// `preset` (or "defaults" where it is empty) alone where `values` are `startValues`; otherwise
+// followed by ", edited: " and the first changed settings with their new values (the keys
+// sorted; more than three end in "and N more"). The device is left out: where a run trains is
+// shown on its own, and it does not make the run another experiment.
+std::string settingsName(const std::string& preset, const nlohmann::json& startValues,
+                         const nlohmann::json& values);
+
+}  // namespace fl

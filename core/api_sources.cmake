@@ -15,6 +15,7 @@ set(FOURIERLAB_API_SOURCES
   engine/reference_check.cpp
   engine/verdict.cpp
   engine/study_spec.cpp
+  engine/strict_json.cpp
   store/config_hash.cpp
   study/axis_values.cpp
   engine/available_cores.cpp

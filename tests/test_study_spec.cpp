@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <random>
 #include <set>
 #include <stdexcept>
 
 #include "core/engine/config.h"
 #include "core/engine/reference_check.h"
 #include "core/engine/registry.h"
+#include "core/engine/strict_json.h"
 #include "core/store/config_hash.h"
 #include "core/study/axis_values.h"
 #include "core/study/paper_departure.h"
@@ -439,6 +442,62 @@ class TestStudySpec : public QObject {
         << "claims[0]: needs \"a\" and \"b\" settings";
     QTest::newRow("reference seeds") << R"({"references": {"source": "x", "seeds": 0, "rows": []}})"
                                      << "references.seeds: must be the paper's number of seeds";
+    // nlohmann keeps the last of a repeated key: the file said 2 epochs and trained 500.
+    QTest::newRow("key twice at the top") << R"({"name": "a", "seeds": [1], "name": "b"})"
+                                          << "\"name\" is given twice in the top level";
+    QTest::newRow("key twice in an arm's settings")
+        << R"({"arms": [{"name": "a"}, {"name": "b", "set": {"epochs": 2, "lr": 1, "epochs": 500}}]})"
+        << "\"epochs\" is given twice in arms[1].set (only the last would count; give it once)";
+    QTest::newRow("key twice after an array")
+        << R"({"grid": {"lr": [0.1, 0.2], "head": ["a"], "lr": [0.3]}})"
+        << "\"lr\" is given twice in grid";
+    QTest::newRow("seed twice") << R"({"seeds": [1, 2, 1]})"
+                                << "seeds: 1 is given twice (each seed is trained once";
+  }
+
+  // The duplicate-key check over many random documents: a document without a repeated key reads
+  // as nlohmann's own parser reads it; one with a key repeated in some object is refused, naming
+  // that key.
+  void aRepeatedKeyIsFoundWhereverItIs() {
+    std::mt19937 rng(7);
+    auto pick = [&rng](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+    // A random value of nested objects and arrays with distinct keys per object.
+    std::function<nlohmann::ordered_json(int)> randomValue = [&](int depth) {
+      const int kind = depth > 3 ? pick(2) : pick(4);
+      if (kind == 0) return nlohmann::ordered_json(pick(100));
+      if (kind == 1) return nlohmann::ordered_json("v" + std::to_string(pick(10)));
+      if (kind == 2) {
+        nlohmann::ordered_json a = nlohmann::ordered_json::array();
+        for (int i = pick(4); i > 0; --i) a.push_back(randomValue(depth + 1));
+        return a;
+      }
+      nlohmann::ordered_json o = nlohmann::ordered_json::object();
+      for (int i = pick(4); i > 0; --i) o["k" + std::to_string(o.size())] = randomValue(depth + 1);
+      return o;
+    };
+    int refused = 0;
+    for (int trial = 0; trial < 2000; ++trial) {
+      const nlohmann::ordered_json doc = randomValue(0);
+      const std::string text = doc.dump();
+      QCOMPARE(fl::parseStrictJson<nlohmann::ordered_json>(text).dump(), text);
+      // Repeat the first key of a random object in the text: `{"k0":` becomes
+      // `{"k0":1,"k0":`, a duplicate in that very object.
+      std::vector<size_t> objects;
+      for (size_t at = text.find("{\"k0\":"); at != std::string::npos;
+           at = text.find("{\"k0\":", at + 1))
+        objects.push_back(at);
+      if (objects.empty()) continue;
+      std::string repeated = text;
+      repeated.insert(objects[pick(static_cast<int>(objects.size()))] + 1, "\"k0\":1,");
+      try {
+        fl::parseStrictJson<nlohmann::ordered_json>(repeated);
+        QFAIL(qPrintable(QString::fromStdString("not refused: " + repeated)));
+      } catch (const std::invalid_argument& e) {
+        QVERIFY2(std::string(e.what()).rfind("\"k0\" is given twice in ", 0) == 0, e.what());
+        ++refused;
+      }
+    }
+    QVERIFY2(refused > 300, qPrintable(QString::number(refused)));
   }
   void badStudyFilesNameTheField() {
     QFETCH(QString, text);

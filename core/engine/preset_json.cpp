@@ -1,5 +1,7 @@
 #include "core/engine/preset_json.h"
 
+#include "core/engine/strict_json.h"
+
 #include <stdexcept>
 
 namespace fl {
@@ -7,10 +9,9 @@ namespace fl {
 Preset parsePreset(std::string_view jsonText) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(jsonText);
-  } catch (const nlohmann::json::exception& e) {
-    // Not only parse_error: a number beyond double's range (1e705) is an out_of_range.
-    throw std::invalid_argument(std::string("preset is not valid JSON: ") + e.what());
+    j = parseStrictJson<nlohmann::json>(std::string(jsonText));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("preset: ") + e.what());
   }
   if (!j.is_object() || !j.contains("name") || !j["name"].is_string())
     throw std::invalid_argument("preset needs a string \"name\": " + j.dump());

@@ -1,5 +1,8 @@
 #include "core/engine/study_spec.h"
 
+#include "core/engine/strict_json.h"
+
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -244,6 +247,9 @@ StudySpec StudySpec::fromJson(const ojson& j) {
     for (const auto& seed : j["seeds"]) {
       if (!seed.is_number_integer() || seed.get<int64_t>() < 0)
         fail("seeds", "must hold non-negative integers, got " + seed.dump());
+      // Silently one run per cell fewer than the file seemed to ask for otherwise.
+      if (std::find(s.seeds.begin(), s.seeds.end(), seed.get<int64_t>()) != s.seeds.end())
+        fail("seeds", seed.dump() + " is given twice (each seed is trained once; list it once)");
       s.seeds.push_back(seed.get<int64_t>());
     }
   }
@@ -267,14 +273,7 @@ StudySpec StudySpec::fromJson(const ojson& j) {
 }
 
 StudySpec StudySpec::fromText(const std::string& jsonText) {
-  ojson j;
-  try {
-    j = ojson::parse(jsonText);
-  } catch (const nlohmann::json::exception& e) {
-    // Not only parse_error: a number beyond double's range (1e705) is an out_of_range.
-    throw std::invalid_argument(std::string("not valid JSON: ") + e.what());
-  }
-  return fromJson(j);
+  return fromJson(parseStrictJson<ojson>(jsonText));
 }
 
 ojson StudySpec::toJson() const {

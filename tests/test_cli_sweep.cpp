@@ -139,6 +139,18 @@ class TestCliSweep : public QObject {
     QCOMPARE(nowhere.exitCode, 3);
     QVERIFY2(nowhere.err.contains("its folder " + path("nowhere") + " does not exist"),
              qPrintable(nowhere.err));
+    // A folder that is there but takes no new files was said not to exist.
+    auto pseudo = runCli({"sweep", "export", "1", "--db", db, "--out", "/proc/self/e.csv"});
+    QCOMPARE(pseudo.exitCode, 3);
+    QVERIFY2(pseudo.err.contains("its folder /proc/self takes no new files"),
+             qPrintable(pseudo.err));
+    // A figure the disk cannot take is a file error as an export's (it exited 1, "run failed").
+    for (const QString& out : {QString("/proc/self/figure.svg"), path("nowhere/figure.svg")}) {
+      auto plot = runCli(
+          {"sweep", "plot", "1", "--db", db, "--x", "head", "--metric", "test/kl", "--out", out});
+      QCOMPARE(plot.exitCode, 3);
+      QVERIFY2(plot.err.contains("cannot write " + out), qPrintable(plot.err));
+    }
 
     // Onto the store itself: refused, exit 2, the store as it was (it was overwritten with the
     // CSV, exit 0, and every run lost).
@@ -375,8 +387,8 @@ class TestCliSweep : public QObject {
   }
 
   // Deleting a study while its runs trained exited 0 and then aborted the trainer (exit 134):
-  // refused (exit 1) naming the runs in training; the trainer goes on, and once it has been
-  // stopped the study can be deleted.
+  // refused (exit 2, as `runs delete` of a running run) naming the runs in training; the trainer
+  // goes on, and once it has been stopped the study can be deleted.
   void aTrainingStudyIsNotDeleted() {
     const QString db = path("delete-live.db");
     QProcess p;
@@ -385,7 +397,7 @@ class TestCliSweep : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(
         queryInt(db, "SELECT count(*) FROM runs WHERE status = 'running'") >= 1, 120000);
     auto refused = runCli({"sweep", "delete", "1", "--db", db});
-    QCOMPARE(refused.exitCode, 1);
+    QCOMPARE(refused.exitCode, 2);
     QVERIFY2(refused.err.contains("study 1 is training (runs "), qPrintable(refused.err));
     QCOMPARE(queryInt(db, "SELECT count(*) FROM studies"), int64_t(1));
     ::kill(static_cast<pid_t>(p.processId()), SIGTERM);

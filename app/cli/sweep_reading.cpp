@@ -324,9 +324,9 @@ int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
   const int width = args.width > 0 ? args.width : 560 * figure.cols + 200;
   const int height = args.height > 0 ? args.height : 380 * figure.rows + 90;
   const std::string error = writeStudyFigure(figure, args.out, width, height);
-  if (!error.empty()) {
+  if (!error.empty()) {  // a file that could not be written, as an export's (exit 3)
     std::fprintf(stderr, "error: %s\n", error.c_str());
-    return kExitRunFailed;
+    return kExitStoreError;
   }
   std::fprintf(stderr, "wrote %s: %d panels, %d series (%s)\n", args.out.c_str(),
                static_cast<int>(figure.panels.size()), figure.seriesCount(),
@@ -398,7 +398,7 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
                      "error: study %lld is training (runs %s); stop its process first (Ctrl-C, "
                      "kill: they keep their checkpoints), then delete it\n",
                      static_cast<long long>(r.id), live.c_str());
-        return kExitRunFailed;
+        return kExitBadUsage;  // as `runs delete` refuses a running run
       }
       const int deleted = studies.remove(args.id, !args.keepRuns);
       std::fprintf(stderr, "deleted study %lld (%s)%s\n", static_cast<long long>(r.id),

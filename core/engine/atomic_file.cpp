@@ -59,8 +59,14 @@ std::string describeWriteFailure(const std::string& path, int errorNumber) {
       return "disk full (" + system + ")";
     case EDQUOT:
       return "disk quota exceeded (" + system + ")";
-    case ENOENT:
+    case ENOENT: {
+      // A folder that exists but takes no new files (/proc, a pseudo file system) says ENOENT
+      // too: "does not exist" sent the reader looking for a folder that is there.
+      std::error_code ignored;
+      if (std::filesystem::is_directory(folder, ignored))
+        return "its folder " + folder + " takes no new files (" + system + ")";
       return "its folder " + folder + " does not exist";
+    }
     case ENOTDIR:
       return "its folder " + folder + " is not a folder";
     case EACCES:

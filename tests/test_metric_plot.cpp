@@ -12,6 +12,10 @@
 #include <QHBoxLayout>
 #include <QRandomGenerator>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include <qcustomplot.h>
 
@@ -233,6 +237,48 @@ class TestMetricPlot : public QObject {
     plot.followData();
     QCOMPARE(plot.plot()->xAxis->range().lower, 0.0);
     QCOMPARE(plot.plot()->xAxis->range().upper, 2500.0);
+  }
+
+  // The wheel over a plot in a page of panels scrolls the page; Ctrl+wheel zooms the plot. A
+  // plain wheel zoomed each plot the pointer passed while the reader scrolled down the page.
+  void theWheelScrollsThePageAndCtrlWheelZooms() {
+    QScrollArea page;
+    auto* panels = new QWidget;
+    auto* column = new QVBoxLayout(panels);
+    auto* plot = new MetricPlot("loss", "step", "loss");
+    plot->setMinimumHeight(300);
+    column->addWidget(plot);
+    auto* below = new QWidget;
+    below->setMinimumHeight(900);  // a page taller than the view: there is somewhere to scroll
+    column->addWidget(below);
+    page.setWidget(panels);
+    page.setWidgetResizable(true);
+    page.resize(500, 400);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    plot->setCurve("#1", Qt::blue, {0, 1000, 2000}, {3, 2, 1});
+    plot->refresh();
+    const QCPRange before = plot->plot()->xAxis->range();
+    const QPoint middle(plot->plot()->width() / 2, plot->plot()->height() / 2);
+    auto wheel = [&](Qt::KeyboardModifiers modifiers) {
+      QWheelEvent event(middle, plot->plot()->mapToGlobal(middle), QPoint(), QPoint(0, -120),
+                        Qt::NoButton, modifiers, Qt::NoScrollPhase, false);
+      QApplication::sendEvent(plot->plot(), &event);
+    };
+    QCOMPARE(page.verticalScrollBar()->value(), 0);
+    wheel(Qt::NoModifier);
+    QVERIFY2(page.verticalScrollBar()->value() > 0, "the page did not scroll");
+    QCOMPARE(plot->plot()->xAxis->range().lower, before.lower);  // nor was the plot zoomed
+    QCOMPARE(plot->plot()->xAxis->range().upper, before.upper);
+    const int scrolled = page.verticalScrollBar()->value();
+    wheel(Qt::ControlModifier);
+    QVERIFY2(plot->plot()->xAxis->range().size() != before.size(), "Ctrl+wheel did not zoom");
+    QCOMPARE(page.verticalScrollBar()->value(), scrolled);  // and the page stayed
+    // Zoomed, it holds its range as new steps come (as after a drag).
+    const QCPRange zoomed = plot->plot()->xAxis->range();
+    plot->appendToCurve("#1", {3000}, {0.5});
+    plot->refresh();
+    QCOMPARE(plot->plot()->xAxis->range().upper, zoomed.upper);
   }
 
   // A count that holds until the next sample (runs in the process) is drawn as steps: a sloped

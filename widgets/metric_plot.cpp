@@ -1,9 +1,12 @@
 #include "widgets/metric_plot.h"
 
+#include <QAbstractScrollArea>
+#include <QCoreApplication>
 #include <QHash>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -84,7 +87,7 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
           [this](const QCPRange&) {
             if (!m_autoRange) redecimate();
           });
-  // A drag or a wheel zooms and the plot stops following the data; a click (to focus, to read
+  // A drag or Ctrl+wheel zooms and the plot stops following the data; a click (to focus, to read
   // a point) does not: it held a panel at its old range while new runs came.
   connect(m_plot, &QCustomPlot::mousePress, this,
           [this](QMouseEvent* event) { m_pressedAt = event->pos(); });
@@ -104,6 +107,14 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
 
 bool MetricPlot::eventFilter(QObject* watched, QEvent* event) {
   if (watched == m_plot && event->type() == QEvent::Leave) hideReadout();
+  // The wheel scrolls the page of panels, as a browser's dashboards do; Ctrl+wheel zooms. A
+  // plain wheel zoomed whichever plot passed under the pointer, and a reader scrolling down
+  // the page left each one zoomed and no longer following its runs.
+  if (watched == m_plot && event->type() == QEvent::Wheel &&
+      !(static_cast<QWheelEvent*>(event)->modifiers() & Qt::ControlModifier)) {
+    scrollThePage(*static_cast<QWheelEvent*>(event));
+    return true;
+  }
   // The panel's help is the plot's parent's tooltip: asked for when the pointer rests, it
   // replaced the readout of the values under the pointer.
   if (watched == m_plot && event->type() == QEvent::ToolTip && m_crosshair->visible()) return true;
@@ -111,6 +122,22 @@ bool MetricPlot::eventFilter(QObject* watched, QEvent* event) {
   // the plot's share, both for the width they now have.
   if (watched == m_plot && event->type() == QEvent::Resize) redecimate();
   return QWidget::eventFilter(watched, event);
+}
+
+void MetricPlot::scrollThePage(QWheelEvent& wheel) {
+  // Handed to the nearest scroll area: Qt passes a wheel on to the parents only when it came
+  // from the window system, so one ignored here would not reach the page in every case.
+  for (QWidget* w = parentWidget(); w; w = w->parentWidget())
+    if (auto* area = qobject_cast<QAbstractScrollArea*>(w)) {
+      const QPointF global = wheel.globalPosition();
+      QWheelEvent forwarded(area->viewport()->mapFromGlobal(global), global, wheel.pixelDelta(),
+                            wheel.angleDelta(), wheel.buttons(), wheel.modifiers(), wheel.phase(),
+                            wheel.inverted(), wheel.source());
+      QCoreApplication::sendEvent(area->viewport(), &forwarded);
+      wheel.setAccepted(forwarded.isAccepted());
+      return;
+    }
+  wheel.ignore();  // no page to scroll: the window's own parents may take it
 }
 
 void MetricPlot::setCurve(const QString& name, const QPen& pen, std::vector<double> x,

@@ -32,6 +32,7 @@ class QCPGraph;
 class QCPItemStraightLine;
 class QCPTextElement;
 class QMouseEvent;
+class QWheelEvent;
 
 namespace fl::widgets {
 
@@ -151,6 +152,8 @@ class MetricPlot : public QWidget {
   void redecimate();
   void showReadout(QMouseEvent* event);
   void hideReadout();
+  // A plain wheel over the plot, handed to the page of panels around it.
+  void scrollThePage(QWheelEvent& wheel);
   QString xText(double x) const;  // as the readout writes an x
 
   QCustomPlot* m_plot;

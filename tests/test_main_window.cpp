@@ -1072,6 +1072,43 @@ class TestMainWindow : public QObject {
     QCOMPARE(diff->column("head"), 2);
   }
 
+  // A group's curves per evaluation length came in text order (@128, @256, @512, @64): the
+  // legend's line styles read out of order. They come as a lone run's do, by length.
+  void aGroupsCurvesPerLengthComeInTheOrderOfTheLengths() {
+    const std::string path = (m_dir.path() + "/group-lengths.db").toStdString();
+    std::vector<int64_t> ids;
+    {
+      fl::store::RunStore store(path);
+      for (int seed : {1, 2}) {
+        const int64_t id =
+            store.createRun({"fope", "", {{"position", "fope"}, {"seed", seed}}, {}, {}});
+        for (const char* key : {"val/ppl@128", "val/ppl@256", "val/ppl@512", "val/ppl@64"})
+          store.writeEvents(id, {fl::MetricEvent{key, 10, 0.1, 3.0 + seed},
+                                 fl::MetricEvent{key, 20, 0.2, 2.0 + seed}});
+        store.finishRun(id, fl::RunStatus::Finished, "");
+        ids.push_back(id);
+      }
+    }
+    MainWindow w(m_registry, std::make_unique<fl::store::RunStore>(path));
+    w.compareRuns(ids);
+    auto lengthsInOrder = [&] {
+      const QCustomPlot* plot = plotIn(*w.display()->dashboard(), "ppl_curves")->plot();
+      QStringList lengths;  // each curve's length, in the order the plot holds them
+      for (int g = 0; g < plot->graphCount(); ++g) {
+        const QString name = plot->graph(g)->name();
+        const QString length = name.mid(name.lastIndexOf('@'));
+        if (name.contains('@') && !plot->graph(g)->data()->isEmpty() && !lengths.contains(length))
+          lengths << length;
+      }
+      return lengths;
+    };
+    const QStringList expected{"@64", "@128", "@256", "@512"};
+    QCOMPARE(lengthsInOrder(), expected);  // two runs, each its own curves
+    w.runsDock()->setGroupBy({fl::gui::GroupBy::Kind::Setting, {}});
+    QCOMPARE(w.display()->groups().size(), size_t(1));
+    QCOMPARE(lengthsInOrder(), expected);  // one group of both
+  }
+
   // A store this user may not write used to be refused at start. It opens for browsing: its
   // runs open with their curves; Run, Run comparison, Run study, the Run menu and History's
   // edits are grey with the reason where Run's reason goes; asked anyway, nothing is written.

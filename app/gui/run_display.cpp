@@ -485,7 +485,7 @@ void RunDisplay::drawGroupCurves(const RunGroup& group, const std::set<std::stri
     std::vector<double> x;
     const std::vector<double>* values;
   };
-  std::map<std::string, std::vector<MemberCurve>> byKey;
+  std::map<std::string, std::vector<MemberCurve>, NaturalLess> byKey;  // as a lone run's keys
   for (auto id : group.members) {
     const RunView* view = m_views.find(id);
     const auto x = view ? xAxisOf(*view, shownXAxis()) : std::nullopt;

@@ -39,8 +39,10 @@ struct MetricSeries {
 
 // What one apply() added, as positions in the view (the new data is read from there).
 struct RunDelta {
-  std::map<std::string, size_t> metricsFrom;  // metric key -> index of its first new point
-  size_t snapshotsFrom = 0;                   // index of the first new evaluation snapshot
+  // In reading order (NaturalLess): a panel meets a run's keys, and orders their curves, as they
+  // come here ("@64" before "@128").
+  std::map<std::string, size_t, NaturalLess> metricsFrom;  // key -> index of its first new point
+  size_t snapshotsFrom = 0;  // index of the first new evaluation snapshot
   size_t snapshotsTo = 0;
   std::vector<SnapshotEvent> probeAnswers;  // transient: drawn, never kept
   bool statusChanged = false;

@@ -195,7 +195,7 @@ class TestStudyView : public QObject {
     QCOMPARE(lab.view.title()->toolTip(), QString("The paper's values: hand"));
     QCOMPARE(model->headerData(model->column("test/m paper"), Qt::Horizontal, Qt::ToolTipRole),
              QVariant("The paper's values: hand"));
-    QCOMPARE(model->text(two, "test/m verdict"), QString("differs"));
+    QCOMPARE(model->text(two, "test/m verdict"), QString("DIFFERS"));  // as `sweep table` says
     // The claim: 12 against 21.5, SE = sqrt(1 / 3 + 0.5 / 2): beyond 2 SE the claimed way.
     QVERIFY2(lab.view.summary()->text().contains("1 holds"),
              qPrintable(lab.view.summary()->text()));

@@ -19,8 +19,9 @@ QString meanStd(double mean, double spread) {
 }  // namespace
 
 QString StudyTableModel::verdictWord(std::optional<bool> agrees) {
-  if (!agrees) return {};
-  return *agrees ? "agrees" : "differs";
+  // The word `sweep table` prints: a verdict read in the window and quoted from the CLI is the
+  // same text (it was "differs" here, "DIFFERS" there).
+  return QString::fromStdString(study::agreementWord(agrees));
 }
 
 void StudyTableModel::setAggregate(std::vector<study::AggregateCell> cells,

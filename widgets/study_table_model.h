@@ -37,7 +37,7 @@ class StudyTableModel : public QAbstractTableModel {
 
   static constexpr int kSortRole = Qt::UserRole + 42;
 
-  // "within", "outside" or "" (no published spread), and how the cell's mean compares.
+  // "agrees", "DIFFERS" or "" (no verdict): study::agreementWord, as `sweep table` prints it.
   static QString verdictWord(std::optional<bool> agrees);
 
  private:

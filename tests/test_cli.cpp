@@ -76,8 +76,9 @@ class TestCli : public QObject {
          {"train/loss", "test/kl", "test/mse_expected", "test/mse_argmax", "test/smoothness"})
       QVERIFY2(j["metrics"].contains(key), key);
     QVERIFY(j["seconds"].get<double>() > 0);
-    // Progress went to stderr, plain lines since stderr is not a terminal here.
-    QVERIFY(r.err.contains("eval step"));
+    // Progress went to stderr, plain lines since stderr is not a terminal here; a run of
+    // several epochs counts them too.
+    QVERIFY2(r.err.contains(" epoch 2/2 loss "), qPrintable(r.err));
     // 2 epochs is not the paper's configuration: no comparison with it.
     QVERIFY(!j.contains("paper"));
     // Without --name the run is named by its preset and what was changed from it (the device
@@ -316,6 +317,10 @@ class TestCli : public QObject {
         "--device", "cpu",           "--json"};
     auto leaky = runCli(QStringList{"run", "fourier-qk", "--set", "variant=fourier"} + tiny);
     QCOMPARE(leaky.exitCode, 0);
+    // A language model counts steps in one pass over its stream: its progress says "step
+    // 20/20", not "epoch 0/1" as well.
+    QVERIFY2(leaky.err.contains("eval step 20/20 loss "), qPrintable(leaky.err));
+    QVERIFY2(!leaky.err.contains("epoch"), qPrintable(leaky.err));
     QVERIFY2(leaky.err.contains("leak/verdict: LEAKS"), qPrintable(leaky.err));
     QVERIFY(QRegularExpression("val/loss\\s+\\S+\\s+LEAKS").match(leaky.err).hasMatch());
     auto j = lastJsonLine(leaky.out);

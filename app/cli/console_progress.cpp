@@ -43,6 +43,14 @@ void ConsoleProgress::handle(const Event& event) {
       event);
 }
 
+std::string ConsoleProgress::countedIn(const ProgressEvent& e, int64_t step) {
+  std::string text = "step " + std::to_string(step) + "/" + std::to_string(e.totalSteps);
+  // A run of one pass (the language models count steps only) said "epoch 0/1" all along.
+  if (e.totalEpochs > 1)
+    text += " epoch " + std::to_string(e.epoch) + "/" + std::to_string(e.totalEpochs);
+  return text;
+}
+
 void ConsoleProgress::onProgress(const ProgressEvent& e) {
   m_last = e;
   // An evaluation's metrics precede the progress event that closes it.
@@ -55,9 +63,8 @@ void ConsoleProgress::onProgress(const ProgressEvent& e) {
   const int filled = static_cast<int>(fraction * kWidth);
   std::string bar(static_cast<size_t>(filled), '#');
   bar.resize(kWidth, '.');
-  std::fprintf(m_out, "\r[%s] %3.0f%%  epoch %lld/%lld  loss %.4f  %s elapsed, ETA %s ",
-               bar.c_str(), 100.0 * fraction, static_cast<long long>(e.epoch),
-               static_cast<long long>(e.totalEpochs), e.lastLoss,
+  std::fprintf(m_out, "\r[%s] %3.0f%%  %s  loss %.4f  %s elapsed, ETA %s ", bar.c_str(),
+               100.0 * fraction, countedIn(e, e.step).c_str(), e.lastLoss,
                formatDuration(e.wallSeconds).c_str(), formatDuration(eta).c_str());
   std::fflush(m_out);
   m_lineOpen = true;
@@ -74,10 +81,7 @@ void ConsoleProgress::onMetric(const MetricEvent& e) {
 void ConsoleProgress::printEvaluationLine(int64_t step) {
   // On a terminal the bar already shows progress; print evaluations only in plain mode.
   if (!m_interactive) {
-    std::fprintf(m_out, "eval step %lld/%lld epoch %lld/%lld loss %.4f",
-                 static_cast<long long>(step), static_cast<long long>(m_last.totalSteps),
-                 static_cast<long long>(m_last.epoch), static_cast<long long>(m_last.totalEpochs),
-                 m_last.lastLoss);
+    std::fprintf(m_out, "eval %s loss %.4f", countedIn(m_last, step).c_str(), m_last.lastLoss);
     for (const auto& [key, value] : m_evalMetrics)
       std::fprintf(m_out, " %s %.4g", key.c_str(), value);
     std::fprintf(m_out, " (%s)\n", formatDuration(m_last.wallSeconds).c_str());

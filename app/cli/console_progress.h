@@ -21,6 +21,8 @@ class ConsoleProgress {
   void onProgress(const ProgressEvent& e);
   void onMetric(const MetricEvent& e);
   void printEvaluationLine(int64_t step);
+  // "step 400/1000 epoch 2/5", the epoch only where there is more than one.
+  static std::string countedIn(const ProgressEvent& e, int64_t step);
 
   std::FILE* m_out;
   bool m_interactive;

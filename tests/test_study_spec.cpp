@@ -324,6 +324,18 @@ class TestStudySpec : public QObject {
     QVERIFY(!fl::study::declaredStudyOf(*addition, embeddings));
   }
 
+  // A built-in study's table and figure open on a held-out metric: how the model does on data
+  // it did not train on, as the papers report (the addition study opened on train/acc).
+  void everyBuiltInStudyLeadsWithAHeldOutMetric() {
+    for (const auto& e : registry().all())
+      for (const auto& spec : e->studies()) {
+        if (!spec.table || spec.table->metrics.empty()) continue;
+        const std::string first = spec.table->metrics.front();
+        QVERIFY2(first.rfind("test/", 0) == 0 || first.rfind("val/", 0) == 0,
+                 (e->name() + " " + spec.name + " leads with " + first).c_str());
+      }
+  }
+
   // A study file's table, figures and reference rows name what its runs will have: a misspelt
   // axis was accepted, then replaced by a default (the table), refused by `sweep plot` over an
   // option never passed (a figure), or matched nothing (a reference row). Every built-in study

@@ -17,6 +17,7 @@ set(FOURIERLAB_API_SOURCES
   engine/study_spec.cpp
   engine/strict_json.cpp
   store/config_hash.cpp
+  store/run_batching.cpp
   study/axis_values.cpp
   engine/available_cores.cpp
   study/thread_budget.cpp

@@ -132,6 +132,20 @@ class TestBatchedStudy : public QObject {
 
     QCOMPARE(queryInt(batched, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(8));
     QCOMPARE(queryInt(alone, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(8));
+    // Each run records how it trained, and says so: batched products add in another order, so
+    // a run and its lone twin can end apart where training is on an edge.
+    const std::string sizes =
+        "SELECT count(*) FROM runs WHERE json_extract(build, "
+        "'$.batch_sizes') = json_array(";
+    QCOMPARE(queryInt(batched, sizes + "4)"), int64_t(8));
+    QCOMPARE(queryInt(alone, sizes + "1)"), int64_t(8));
+    auto shown = runCli({"runs", "show", "1", "--db", batched});
+    QVERIFY2(shown.out.contains("  trained   in a batched group of 4 runs (batched products add "
+                                "in another order than a lone run's"),
+             qPrintable(shown.out));
+    QVERIFY2(!shown.out.contains("batch_sizes"), qPrintable(shown.out));  // not a version
+    QVERIFY2(runCli({"runs", "show", "1", "--db", alone}).out.contains("  trained   alone\n"),
+             "the lone run");
     // The same series (names, counts, first and last steps), snapshots and verdicts per run;
     // the process's "system/" figures are sampled on the clock, so their counts differ.
     const std::string byRun = " ORDER BY 1";

@@ -978,6 +978,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(value["tags"], QString("shared, x, z"));  // as the store lists them
     QCOMPARE(value["experiment"], QString("fourier-head"));
     QCOMPARE(value["trained on"], QString::fromStdString(other.run(a)->device));
+    QCOMPARE(value["trained"], QString("alone"));  // launched from the window: not batched
     // A setting the run does not use reads so (a linear head's frequencies).
     if (other.run(a)->config["head"] == "linear")
       QCOMPARE(value["frequencies"], QString("(not used)"));

@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 
 #include "core/engine/export_values.h"
+#include "core/store/run_batching.h"
 #include "core/store/run_store.h"
 #include "core/store/schema.h"
 #include "tests/sqlite_probe.h"
@@ -814,6 +815,42 @@ class TestRunStore : public QObject {
     QVERIFY(fl::finiteOrNull(std::numeric_limits<double>::infinity()).is_null());
     QVERIFY(fl::finiteOrNull(-std::numeric_limits<double>::infinity()).is_null());
     QCOMPARE(nlohmann::json({{"v", fl::finiteOrNull(NAN)}}).dump(), std::string("{\"v\":null}"));
+  }
+
+  // How a run trained is kept among its build facts, each way once, whatever else they hold,
+  // and each start of the run adds its way (a study resumed with another --batch).
+  void aRunRecordsWhetherItTrainedAloneOrBatched() {
+    using fl::store::batchingLabel;
+    using fl::store::describeBatching;
+    QCOMPARE(describeBatching(nlohmann::json::object()), std::string());  // from before: unsaid
+    QCOMPARE(describeBatching("not an object"), std::string());
+    const nlohmann::json facts = {{"torch_version", "2.15.0"}};
+    auto build = fl::store::withBatchSize(facts, 4);
+    QCOMPARE(build["torch_version"].get<std::string>(), std::string("2.15.0"));
+    QCOMPARE(describeBatching(build), std::string("in a batched group of 4 runs"));
+    QCOMPARE(batchingLabel(build), std::string("batched x4"));
+    build = fl::store::withBatchSize(build, 4);  // announced twice in one start: once
+    QCOMPARE(build[fl::store::kBatchSizesKey], nlohmann::json({4}));
+    build = fl::store::withBatchSize(build, 1);
+    QCOMPARE(describeBatching(build),
+             std::string("partly alone, partly in a batched group of 4 runs"));
+    QCOMPARE(batchingLabel(build), std::string("alone, batched x4"));
+    QCOMPARE(describeBatching(fl::store::withBatchSize(nlohmann::json(), 1)), std::string("alone"));
+
+    // Through the store: a Running status with its batch size, as a group's member sends it.
+    const std::string db = path("batching.db");
+    fl::store::RunStore store(db);
+    const int64_t id = store.createRun({"fourier-head", "", {{"seed", 1}}, {}, facts});
+    fl::StatusEvent running;
+    running.status = fl::RunStatus::Running;
+    running.device = "cpu";
+    running.batchSize = 3;
+    store.writeEvents(id, {running, running});
+    QCOMPARE(describeBatching(store.run(id)->build), std::string("in a batched group of 3 runs"));
+    QCOMPARE(store.run(id)->build["torch_version"].get<std::string>(), std::string("2.15.0"));
+    running.batchSize = 0;  // a sender that does not say leaves it as it was
+    store.writeEvents(id, {running});
+    QCOMPARE(batchingLabel(store.run(id)->build), std::string("batched x3"));
   }
 };
 

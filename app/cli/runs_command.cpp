@@ -15,6 +15,7 @@
 #include "core/engine/config_diff.h"
 #include "core/engine/export_values.h"
 #include "core/engine/verdict.h"
+#include "core/store/run_batching.h"
 #include "core/store/run_store.h"
 #include "core/study/study_scheduler.h"
 #include "core/study/study_store.h"
@@ -198,11 +199,17 @@ int show(const RunRecord& r, const std::vector<std::pair<int64_t, nlohmann::json
   std::printf("  device    %s   seed %lld   steps %lld/%lld\n", r.device.c_str(),
               static_cast<long long>(r.seed), static_cast<long long>(r.lastStep),
               static_cast<long long>(r.totalSteps));
+  if (const std::string trained = store::describeBatching(r.build); !trained.empty())
+    std::printf("  trained   %s%s\n", trained.c_str(),
+                trained == "alone" ? ""
+                                   : " (batched products add in another order than a lone run's: "
+                                     "the same config and seed can end elsewhere alone)");
   // The build's facts as "key value" pairs (libtorch 2.15.0, compiler ...), not raw JSON.
   std::string build;
   if (r.build.is_object())
     for (const auto& [key, value] : r.build.items())
-      build += ", " + key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
+      if (key != store::kBatchSizesKey)
+        build += ", " + key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
   std::printf("  versions  fourierlab %s%s\n", r.appVersion.c_str(), build.c_str());
   // Tags are joined with ", "; one from before commas were refused is quoted, so `a,b` does
   // not read as two.
@@ -275,6 +282,7 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
            {"status", toString(r.status)},
            {"verdict", r.status == RunStatus::Finished ? nlohmann::json(verdictHeadline(r.verdicts))
                                                        : nlohmann::json()},
+           {"trained", store::batchingLabel(r.build)},
            {"config", diff},
            {"metrics", finalMetrics(r)}});
     }
@@ -296,6 +304,17 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
     std::printf("%-22s", k.c_str());
     for (size_t i = 0; i < used.size(); ++i)
       std::printf(" %14s", lacks(i, k) ? "-" : configValue(used[i], k).dump().c_str());
+    std::printf("\n");
+  }
+  // Alone against batched sets two runs of one config and seed apart as a setting would.
+  if (std::any_of(runs.begin(), runs.end(), [&](const RunRecord& r) {
+        return store::batchingLabel(r.build) != store::batchingLabel(runs.front().build);
+      })) {
+    std::printf("%-22s", "trained");
+    for (const auto& r : runs) {
+      const std::string label = store::batchingLabel(r.build);
+      std::printf(" %14s", label.empty() ? "-" : label.c_str());
+    }
     std::printf("\n");
   }
   std::printf("%-22s", "status");

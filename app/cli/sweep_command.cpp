@@ -146,8 +146,9 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
     if (groups.size() < toTrain) {
       size_t largest = 0;
       for (const auto& g : groups) largest = std::max(largest, g.size());
-      std::fprintf(stderr, "batched (--batch %s): %zu runs in %zu groups of at most %zu\n",
-                   batch.describe().c_str(), toTrain, groups.size(), largest);
+      std::fprintf(stderr, "batched (--batch %s): %zu runs in %zu group%s of at most %zu\n",
+                   batch.describe().c_str(), toTrain, groups.size(), groups.size() == 1 ? "" : "s",
+                   largest);
     } else if (toTrain > 1 && !batch.isOff()) {
       // Say why, rather than leave a study that could be batched elsewhere (on the CPU, say)
       // training run by run without a word.

@@ -32,6 +32,7 @@
 #include "core/engine/atomic_file.h"
 #include "core/engine/config_diff.h"
 #include "core/engine/system_usage.h"
+#include "core/store/run_batching.h"
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
 #include "core/study/study_run_name.h"
@@ -796,6 +797,9 @@ void RunDisplay::showRunSettings(const RunView& view) {
       for (const auto& t : record->tags) tags << QString::fromStdString(t);
       add("tags", tags.join(", "));
       add("notes", QString::fromStdString(record->notes));
+      // Alone or batched: a run and its lone twin (same config and seed) can end apart.
+      if (const std::string trained = store::describeBatching(record->build); !trained.empty())
+        add("trained", QString::fromStdString(trained));
     }
   } catch (const std::exception&) {
     // The store cannot be read now: the settings below are this window's.

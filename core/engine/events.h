@@ -101,6 +101,10 @@ struct StatusEvent {
   // A finished run's verdicts (the experiment's judgement, the comparison with the paper);
   // `message` says the same in words for people.
   std::vector<Verdict> verdicts;
+  // How many runs trained in one batch with it, itself included, on a Running status: 1 alone,
+  // 4 in a batched group of 4 (whose products add in another order: the same config and seed
+  // can end elsewhere than alone); 0 where the sender does not say.
+  int batchSize = 0;
   // A failed run that failed writing a file (a checkpoint onto a full disk, a read-only folder):
   // the message names the file and the reason; the CLI exits with its store-error code.
   bool fileWriteFailed = false;

@@ -151,6 +151,7 @@ void GroupRunner::run() {
       const ResolvedDevice device = resolveDevice(config.values.at("device").get<std::string>());
       m->config = config.values;
       m->reporter.setDevice(device.name);
+      m->reporter.setBatchSize(static_cast<int>(m_members.size()));
       devices.push_back(device.description);
       TrialContext context;
       context.config = config.values;

@@ -40,6 +40,7 @@ void RunReporter::emitStatus(RunStatus status, std::string message, int64_t step
   e.message = std::move(message);
   e.fileWriteFailed = fileWriteFailed;
   e.device = m_deviceName;
+  e.batchSize = m_batchSize;
   e.step = step;
   e.wallSeconds = elapsed();
   if (isTerminal(status)) {

@@ -68,6 +68,8 @@ class RunReporter {
   void startClock();  // wall times count from here
   double elapsed() const;
   void setDevice(std::string name) { m_deviceName = std::move(name); }
+  // Trained alone (1, a Runner's) or in a batched group of `size` runs (StatusEvent::batchSize).
+  void setBatchSize(int size) { m_batchSize = size; }
   EventSink& sink() { return m_sink; }
 
   // A resumed run: its past lowest metrics, and a log line saying where it continues.
@@ -119,6 +121,7 @@ class RunReporter {
   std::shared_ptr<const Experiment> m_experiment;
   EventSink& m_sink;
   std::string m_deviceName;
+  int m_batchSize = 1;
   std::chrono::steady_clock::time_point m_startTime = std::chrono::steady_clock::now();
   double m_wallOffset = 0;           // a resumed run's wall time before this session
   bool m_evaluationMissing = false;  // resumed at a step whose evaluation the store lacks

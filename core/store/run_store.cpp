@@ -19,6 +19,7 @@
 #include "core/engine/natural_order.h"
 #include "core/store/config_hash.h"
 #include "core/store/open_checks.h"
+#include "core/store/run_batching.h"
 #include "core/store/run_verdicts.h"
 #include "core/store/schema.h"
 #include "core/text/utf8.h"
@@ -723,7 +724,19 @@ int RunStore::deleteRuns(const std::vector<int64_t>& ids) {
 }
 
 void RunStore::markRunning(int64_t id, const std::string& device, int64_t totalSteps,
-                           const ProcessIdentity& writer) {
+                           const ProcessIdentity& writer, int batchSize) {
+  if (batchSize > 0) {
+    auto read = m_db.prepare("SELECT build FROM runs WHERE id = ?");
+    read.bind(1, id);
+    if (read.step()) {
+      const auto build = nlohmann::json::parse(read.text(0), nullptr, false);
+      auto write = m_db.prepare("UPDATE runs SET build = ? WHERE id = ?");
+      write
+          .bind(1, withBatchSize(build.is_discarded() ? nlohmann::json() : build, batchSize).dump())
+          .bind(2, id)
+          .run();
+    }
+  }
   auto s = m_db.prepare(
       "UPDATE runs SET status = 'running', device = ?, started = coalesce(started, ?), "
       "finished = NULL, message = '', total_steps = ?, host = ?, pid = ?, pid_start = ? "
@@ -864,7 +877,7 @@ void RunStore::writeBatch(int64_t id, const std::vector<Event>& events,
       totalSteps = p->totalSteps;
     } else if (auto* st = std::get_if<StatusEvent>(&event)) {
       if (st->status == RunStatus::Running)
-        markRunning(id, st->device, 0, currentProcess());
+        markRunning(id, st->device, 0, currentProcess(), st->batchSize);
       else if (isTerminal(st->status)) {
         finishRun(id, st->status, st->message);
         writeVerdicts(m_db, id, st->verdicts);

@@ -182,8 +182,9 @@ class RunStore {
   int deleteRuns(const std::vector<int64_t>& ids);
 
   // --- a live run (StoreSink)
+  // `batchSize` > 0 records how it trains this time among its batch sizes (run_batching.h).
   void markRunning(int64_t id, const std::string& device, int64_t totalSteps,
-                   const ProcessIdentity& writer);
+                   const ProcessIdentity& writer, int batchSize = 0);
   // Throws StoreError when there is no run `id` (deleted meanwhile).
   void finishRun(int64_t id, RunStatus status, const std::string& message);
   // Writes one batch of events in one transaction: metrics (and their summaries), snapshots,

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "app/gui/run_grouping.h"
+#include "core/engine/config_diff.h"
 
 using fl::gui::GroupBy;
 using fl::gui::GroupedRun;
@@ -36,7 +37,9 @@ class TestRunGrouping : public QObject {
     QCOMPARE(groups[1].members, (std::vector<int64_t>{8, 10}));
   }
 
-  void aKeyGroupsByItsValueAndRunsLackingItTogether() {
+  // Runs lacking the key stay alone: together as "head=unset" they averaged runs that differ in
+  // everything else (FourierQK's three arms, compared after a Group: head view, were one curve).
+  void aKeyGroupsByItsValueAndLeavesRunsLackingItAlone() {
     const nlohmann::json a{{"head", "fourier"}, {"bins", 12}};
     const nlohmann::json b{{"head", "linear"}, {"bins", 12}};
     const nlohmann::json c{{"head", "fourier"}, {"bins", 20}};
@@ -44,17 +47,35 @@ class TestRunGrouping : public QObject {
     const nlohmann::json e{{"bins", 5}};
     const auto groups = groupRuns({{1, &a, {}}, {2, &b, {}}, {3, &c, {}}, {4, &d, {}}, {5, &e, {}}},
                                   GroupBy::parse("key:head"));
-    QCOMPARE(groups.size(), size_t(3));
+    QCOMPARE(groups.size(), size_t(4));
     QCOMPARE(groups[0].label, std::string("head=fourier"));
     QCOMPARE(groups[0].members, (std::vector<int64_t>{1, 3}));
     QCOMPARE(groups[1].members, (std::vector<int64_t>{2}));
-    QCOMPARE(groups[2].label, std::string("head=unset"));
-    QCOMPARE(groups[2].members, (std::vector<int64_t>{4, 5}));
+    QCOMPARE(groups[2].label, std::string("#4 (no head)"));
+    QCOMPARE(groups[2].members, (std::vector<int64_t>{4}));
+    QCOMPARE(groups[3].members, (std::vector<int64_t>{5}));
+    // A value the run does not use (a linear head's frequencies) is no value to group by.
+    const nlohmann::json unused{{"head", fl::kUnusedValue}};
+    QCOMPARE(groupRuns({{6, &unused, {}}, {7, &unused, {}}}, GroupBy::parse("key:head")).size(),
+             size_t(2));
     // A number groups by its value as JSON: 12 and 12.0 are one setting.
     const nlohmann::json f{{"bins", 12.0}};
     const auto byBins = groupRuns({{1, &a, {}}, {6, &f, {}}}, GroupBy::parse("key:bins"));
     QCOMPARE(byBins.size(), size_t(1));
     QCOMPARE(byBins[0].label, std::string("bins=12"));
+  }
+
+  // Two experiments' runs with one value of a shared key, or one setting, are not one group.
+  void aGroupNeverSpansTwoExperiments() {
+    const nlohmann::json c{{"lr", 0.001}, {"seed", 1}};
+    const nlohmann::json d{{"lr", 0.001}, {"seed", 2}};
+    for (const auto& by : {GroupBy::parse("key:lr"), GroupBy{GroupBy::Kind::Setting, {}}}) {
+      const auto groups =
+          groupRuns({{1, &c, {}, "fope"}, {2, &d, {}, "fope"}, {3, &c, {}, "fourier-qk"}}, by);
+      QCOMPARE(groups.size(), size_t(2));
+      QCOMPARE(groups[0].members, (std::vector<int64_t>{1, 2}));
+      QCOMPARE(groups[1].members, (std::vector<int64_t>{3}));
+    }
   }
 
   void aStudyGroupsItsRunsAndLeavesOthersAlone() {

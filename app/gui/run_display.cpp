@@ -447,7 +447,7 @@ void RunDisplay::regroup() {
   for (auto id : m_shown) {
     const RunView* view = m_views.find(id);
     if (!view) continue;
-    GroupedRun run{id, &view->comparedConfig(), {}};
+    GroupedRun run{id, &view->comparedConfig(), {}, view->experiment()};
     // The store is read only when grouping by study: the first study holding the run.
     if (m_groupBy.kind == GroupBy::Kind::Study) {
       const auto of = studies.studiesOfRun(id);

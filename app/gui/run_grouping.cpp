@@ -109,14 +109,21 @@ std::vector<RunGroup> groupRuns(const std::vector<GroupedRun>& runs, const Group
         }
         break;
       case GroupBy::Kind::Setting:
-        identity = canonical(settingOf(run.config)).dump();
+        identity = run.experiment + " " + canonical(settingOf(run.config)).dump();
         label = settingLabel(run.config, differing);
         break;
       case GroupBy::Kind::Key: {
         const nlohmann::json value =
             configValue(run.config ? *run.config : nlohmann::json(), by.key);
-        identity = canonical(value).dump();
-        label = by.key + "=" + configValueText(value);
+        if (value.is_null() || isUnusedValue(value)) {
+          // A run without the key (another experiment's, a linear head's frequencies) is in no
+          // group of it: "head" chosen for FourierQK's arms averaged all three into one curve.
+          identity = "run " + std::to_string(run.id);
+          label = "#" + std::to_string(run.id) + " (no " + by.key + ")";
+        } else {
+          identity = run.experiment + " " + canonical(value).dump();
+          label = by.key + "=" + configValueText(value);
+        }
         break;
       }
     }

@@ -37,6 +37,9 @@ struct GroupedRun {
   int64_t id = 0;
   const nlohmann::json* config = nullptr;
   std::optional<std::pair<int64_t, std::string>> study;  // id and name
+  // Runs of two experiments are never one setting: grouped by a key or a setting, each
+  // experiment's runs form their own groups.
+  std::string experiment;
 };
 
 struct RunGroup {

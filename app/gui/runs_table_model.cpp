@@ -210,9 +210,15 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
 
 std::vector<std::string> RunsTableModel::differingConfigKeys() const {
   std::vector<const nlohmann::json*> configs;
+  std::vector<std::string> experiments;
   for (int row = 0; row < m_rows; ++row)
-    if (const RunView* view = m_views.find(runAt(row))) configs.push_back(&view->comparedConfig());
-  auto keys = fl::differingConfigKeys(configs);
+    if (const RunView* view = m_views.find(runAt(row))) {
+      configs.push_back(&view->comparedConfig());
+      experiments.push_back(view->experiment());
+    }
+  // Within each experiment: a key one experiment has and another lacks sets no run apart (the
+  // Group menu listed some 40 keys of every experiment in the dock).
+  auto keys = fl::differingKeysWithinExperiments(experiments, configs, {});
   std::erase(keys, "seed");
   return keys;
 }

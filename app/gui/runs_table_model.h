@@ -45,8 +45,8 @@ class RunsTableModel : public QAbstractTableModel {
   // Which runs are on the plots (the eye); call shownChanged() when that changes.
   void setShownCheck(std::function<bool(int64_t)> isShown) { m_isShown = std::move(isShown); }
   void shownChanged();
-  // The config keys whose values differ among the rows' runs, sorted, the seed left out (its
-  // groups would be single runs): what the Runs dock offers to group by.
+  // The config keys whose values differ among the rows' runs of one experiment, sorted, the seed
+  // left out (its groups would be single runs): what the Runs dock offers to group by.
   std::vector<std::string> differingConfigKeys() const;
 
   int rowCount(const QModelIndex& parent = {}) const override;

@@ -247,9 +247,9 @@ class TestStudySpec : public QObject {
   // said. A linear head's frequencies (a value it does not use) never depart.
   void aShortenedStudyOfClaimsDepartsFromItsOwnSettings() {
     const fl::Experiment& fope = *registry().find("fope");
-    auto cellsOf = [&](const fl::study::StudySpec& spec) {
+    auto cellsOf = [&](const fl::study::StudySpec& spec, const fl::Experiment* of = nullptr) {
       std::vector<fl::study::AggregateCell> cells;
-      for (const auto& c : fl::study::expandStudy(fope, spec).cells) {
+      for (const auto& c : fl::study::expandStudy(of ? *of : fope, spec).cells) {
         fl::study::AggregateCell cell;
         cell.arm = c.arm;
         cell.axes = c.axes;
@@ -280,6 +280,26 @@ class TestStudySpec : public QObject {
              std::string("Departs from the study's settings: steps 100 (the study's 2000); "
                          "evaluation: eval_tokens 2048 (the study's 8192); seeds 1, 2 (the "
                          "study's 1, 2, 3); 8 runs (the study's 12)."));
+
+    // An axis of its own (lr over two values) and one of the paper's axes fixed with --set:
+    // every run is still matched to the paper's run of its dataset and head, so the shortened
+    // training is named, and the lr too (it said only "settings it does not have").
+    auto withAxis = *fourierHead().findStudy("table1");
+    withAxis.overrides["epochs"] = 20;
+    withAxis.grid.erase(std::remove_if(withAxis.grid.begin(), withAxis.grid.end(),
+                                       [](const auto& axis) { return axis.key == "dataset"; }),
+                        withAxis.grid.end());
+    withAxis.overrides["dataset"] = "gmm2";
+    withAxis.grid.push_back({"lr", {0.001, 0.003}});
+    const std::string note = fl::study::departureNote(fourierHead(), withAxis);
+    QVERIFY2(note.find("epochs 20 (the paper's 500)") != std::string::npos, note.c_str());
+    QVERIFY2(note.find("lr 0.003 (the paper's 0.001)") != std::string::npos, note.c_str());
+    QVERIFY2(note.find("settings it does not have") == std::string::npos, note.c_str());
+    auto withAxisCells = cellsOf(withAxis, &fourierHead());
+    fl::study::markDepartures(fourierHead(), withAxis, withAxisCells);
+    for (const auto& cell : withAxisCells)
+      QVERIFY2(!cell.departures.empty() && cell.departures.front() == "epochs 20 (the paper's 500)",
+               cell.config.dump().c_str());
 
     // The paper's Table 1 with a linear head's unused frequencies changed: no departure.
     const auto table1 = *fourierHead().findStudy("table1");

@@ -10,24 +10,25 @@ namespace fl::study {
 
 namespace {
 
-// Axis values are compared as the settings they are: 0 and 0.0 are one value.
-bool sameAxes(const nlohmann::json& a, const nlohmann::json& b) {
-  if (!a.is_object() || !b.is_object() || a.size() != b.size()) return false;
-  for (const auto& [key, value] : a.items()) {
-    const auto other = b.find(key);
-    if (other == b.end()) return false;
-    const bool same = value.is_number() && other->is_number()
-                          ? value.get<double>() == other->get<double>()
-                          : value == *other;
-    if (!same) return false;
-  }
-  return true;
+// Values are compared as the settings they are: 0 and 0.0 are one value.
+bool sameValue(const nlohmann::json& a, const nlohmann::json& b) {
+  return a.is_number() && b.is_number() ? a.get<double>() == b.get<double>() : a == b;
 }
 
+// The declared study's cell that a run of `arm` with `config` reproduces: the same arm, and the
+// value of each of that cell's axes in `config`. Matched on the config, not on our axes: a
+// study with an axis of its own (lr over three values) still has each run matched, its lr
+// then named among the departures (it said only "settings it does not have", and the
+// shortened training went unsaid); an axis fixed with --set matches as the value it is.
 const StudyCell* sameSetting(const std::vector<StudyCell>& cells, const std::string& arm,
-                             const nlohmann::json& axes) {
-  for (const auto& cell : cells)
-    if (cell.arm == arm && sameAxes(cell.axes, axes)) return &cell;
+                             const nlohmann::json& config) {
+  for (const auto& cell : cells) {
+    if (cell.arm != arm || !cell.axes.is_object() || !config.is_object()) continue;
+    bool same = true;
+    for (const auto& [key, value] : cell.axes.items())
+      same = same && config.contains(key) && sameValue(config.at(key), value);
+    if (same) return &cell;
+  }
   return nullptr;
 }
 
@@ -80,7 +81,7 @@ void markDepartures(const Experiment& experiment, const StudySpec& spec,
   const auto expansion = expandStudy(experiment, declared->spec);
   const auto params = experiment.allParams();
   for (auto& cell : cells) {
-    const StudyCell* same = sameSetting(expansion.cells, cell.arm, cell.axes);
+    const StudyCell* same = sameSetting(expansion.cells, cell.arm, cell.config);
     cell.departures =
         same ? departuresFromPaper(params, same->config, "", cell.config, declared->whose())
              : std::vector<std::string>{"a setting " + declared->owner + " does not have"};
@@ -97,7 +98,7 @@ std::string departureNote(const Experiment& experiment, const StudySpec& spec) {
   std::vector<std::string> training, evaluation;
   bool unknownSetting = false;
   for (const auto& cell : ours.cells) {
-    const StudyCell* same = sameSetting(theirs.cells, cell.arm, cell.axes);
+    const StudyCell* same = sameSetting(theirs.cells, cell.arm, cell.config);
     if (!same) {
       unknownSetting = true;
       continue;

@@ -257,13 +257,25 @@ class TestStudyAggregate : public QObject {
     QVERIFY(!judgeAgreement(rest, ReferenceValue{0.042, 0.0, 4}).spreadP);
   }
 
+  // One run of ours is judged as a lone run's verdict is: 2 SE of the difference between one run
+  // and a mean of the paper's n, the run's spread taken as the paper's. Within mean ± std alone
+  // (the rule before) called a faithful run outside about a third of the time.
   void agreementFallsBackToThePapersSpreadAndSaysSo() {
     const auto one = describe({0.20});
     auto a = judgeAgreement(one, ReferenceValue{0.238, 0.032, 4});
-    QCOMPARE(int(a.rule), int(AgreementRule::PaperSpread));
-    QCOMPARE(a.agrees, std::optional<bool>(false));  // 0.038 > 0.032
-    QVERIFY(a.explanation(one, ReferenceValue{0.238, 0.032, 4}).find("one run of ours") !=
-            std::string::npos);
+    QCOMPARE(int(a.rule), int(AgreementRule::OneRun));
+    QCOMPARE(a.bound, 2 * std::sqrt(0.032 * 0.032 / 4 + 0.032 * 0.032));
+    QCOMPARE(a.agrees, std::optional<bool>(true));  // 0.038 <= 0.0716 (it was > 0.032)
+    QVERIFY2(a.explanation(one, ReferenceValue{0.238, 0.032, 4}) ==
+                 "|Δ| 0.038 ≤ 0.072 = 2 SE of one run of ours against the paper's mean of 4 "
+                 "seeds (our run's spread taken as the paper's)",
+             a.explanation(one, ReferenceValue{0.238, 0.032, 4}).c_str());
+    QCOMPARE(judgeAgreement(describe({0.12}), ReferenceValue{0.238, 0.032, 4}).agrees,
+             std::optional<bool>(false));  // 0.118 > 0.0716
+    // The paper's seed count unknown: 2 std, the narrowest such band (n large).
+    QCOMPARE(judgeAgreement(one, ReferenceValue{0.238, 0.032, std::nullopt}).bound, 0.064);
+    // The same bound as a lone run's verdict against a preset's figures.
+    QCOMPARE(a.bound, fl::oneRunBound(0.032, 4));
     a = judgeAgreement(describe({0.20, 0.22}), ReferenceValue{0.238, 0.032, std::nullopt});
     QCOMPARE(int(a.rule), int(AgreementRule::PaperSpread));
     QCOMPARE(a.agrees, std::optional<bool>(true));  // 0.028 <= 0.032

@@ -21,6 +21,11 @@ std::string formatFigure(const nlohmann::json& figure) {
 
 }  // namespace
 
+double oneRunBound(double paperStd, std::optional<int> paperSeeds) {
+  const double meanShare = paperSeeds && *paperSeeds > 0 ? 1.0 / *paperSeeds : 0.0;
+  return 2 * paperStd * std::sqrt(1 + meanShare);
+}
+
 std::vector<ReferenceVerdict> checkAgainstReference(const nlohmann::json& reference,
                                                     const nlohmann::json& config,
                                                     const std::map<std::string, double>& last,
@@ -33,6 +38,9 @@ std::vector<ReferenceVerdict> checkAgainstReference(const nlohmann::json& refere
   const std::string row = config[by].get<std::string>();
   if (!values.contains(row)) return out;
   const bool best = reference.value("stat", "") == "min";
+  std::optional<int> seeds;
+  if (reference.contains("seeds") && reference["seeds"].is_number_integer())
+    seeds = reference["seeds"].get<int>();
   for (const auto& [metric, figure] : values[row].items()) {
     const double* value = nullptr;
     if (auto it = last.find(metric); it != last.end()) value = &it->second;
@@ -47,10 +55,13 @@ std::vector<ReferenceVerdict> checkAgainstReference(const nlohmann::json& refere
     const std::string label = best ? "best " + metric : metric;
     char buf[200];
     if (v.paperStd) {
-      v.withinSpread = std::abs(v.value - v.paperMean) <= *v.paperStd;
-      std::snprintf(buf, sizeof(buf), "%s %.3f vs paper %.3f ± %.3f: %s", label.c_str(), v.value,
-                    v.paperMean, *v.paperStd,
-                    *v.withinSpread ? "within the paper's spread" : "outside the paper's spread");
+      v.bound = oneRunBound(*v.paperStd, seeds);
+      const double gap = std::abs(v.value - v.paperMean);
+      v.withinSpread = gap <= v.bound;
+      std::snprintf(buf, sizeof(buf), "%s %.3f vs paper %.3f ± %.3f: %s (|Δ| %.3f %s %.3f)",
+                    label.c_str(), v.value, v.paperMean, *v.paperStd,
+                    *v.withinSpread ? "within the paper's spread" : "outside the paper's spread",
+                    gap, *v.withinSpread ? "<=" : ">", v.bound);
     } else {
       std::snprintf(buf, sizeof(buf), "%s %.3f vs paper %.3f", label.c_str(), v.value, v.paperMean);
     }

@@ -2,7 +2,7 @@
 // (Preset::reference): {"source": "...", "by": "dataset", "values": {"gmm2": {"test/kl":
 // [mean, std]}}}. "by" names the config key that selects the row; "stat": "min" compares the
 // best (lowest) value the run reached instead of its last, for papers that report the best
-// evaluation.
+// evaluation; "seeds" is how many runs the paper's means are over, where it says.
 #pragma once
 
 #include <map>
@@ -22,10 +22,18 @@ struct ReferenceVerdict {
   double paperMean = 0;
   std::optional<double> paperStd;  // absent when the paper gives no spread
   double value = 0;
-  // Within mean ± std; without a spread, no verdict.
+  // |value - mean| <= oneRunBound; without a spread, no verdict.
   std::optional<bool> withinSpread;
-  std::string text;  // "test/kl 0.143 vs paper 0.146 ± 0.033: within the paper's spread"
+  double bound = 0;
+  // "test/kl 0.179 vs paper 0.146 ± 0.033: within the paper's spread (|Δ| 0.033 <= 0.074)"
+  std::string text;
 };
+
+// How far one run may sit from a paper's mean of `paperSeeds` runs and still read as one of its
+// runs: 2 SE of the difference, SE = std * sqrt(1 + 1/n), the run's own spread taken as the
+// paper's (the rule a study's table uses, with one run of ours); with the seed count unknown,
+// 2 std. Within mean ± std alone, a faithful run was called outside about a third of the time.
+double oneRunBound(double paperStd, std::optional<int> paperSeeds);
 
 // `last` holds each metric's final value, `lowest` its minimum (used by "stat": "min"; falls
 // back to `last` when a metric is missing there).

@@ -29,6 +29,10 @@ Agreement judgeAgreement(const MetricStats& ours, const ReferenceValue& paper) {
   } else if (!paper.std && oursSpread) {
     a.rule = AgreementRule::OursOnly;
     a.bound = twoStandardErrors(0, 1, ours.std, ours.n);
+  } else if (paper.std && !oursSpread) {
+    // One run of ours: as a single run's verdict, 2 SE with its spread taken as the paper's.
+    a.rule = AgreementRule::OneRun;
+    a.bound = oneRunBound(*paper.std, paper.seeds);
   } else if (paper.std) {
     a.rule = AgreementRule::PaperSpread;
     a.bound = *paper.std;
@@ -67,9 +71,12 @@ std::string Agreement::explanation(const MetricStats& ours, const ReferenceValue
     case AgreementRule::OursOnly:
       return delta + " = 2 SE of our " + std::to_string(ours.n) +
              " seeds (the paper prints no spread)";
+    case AgreementRule::OneRun:
+      return delta + " = 2 SE of one run of ours against the paper's mean" +
+             (paper.seeds ? " of " + std::to_string(*paper.seeds) + " seeds" : std::string()) +
+             " (our run's spread taken as the paper's)";
     case AgreementRule::PaperSpread:
-      return delta + " = the paper's std (" +
-             (ours.n < 2 ? std::string("one run of ours") : "the paper's seed count unknown") + ")";
+      return delta + " = the paper's std (the paper's seed count unknown)";
     case AgreementRule::None:
       break;
   }
@@ -79,8 +86,9 @@ std::string Agreement::explanation(const MetricStats& ours, const ReferenceValue
 std::string agreementRuleText() {
   return "Agreement: |ours - paper| <= 2 SE, SE = sqrt(s_paper^2 / n_paper + s_ours^2 / n_ours), "
          "and spreads that do not differ (F test of s_ours^2 / s_paper^2, two-sided p >= 0.01); "
-         "where the paper prints no spread, SE from our seeds alone; with one run of ours or the "
-         "paper's seed count unknown, within the paper's mean ± std.";
+         "where the paper prints no spread, SE from our seeds alone; with one run of ours, "
+         "SE = s_paper * sqrt(1 + 1 / n_paper) (a single run's verdict too); with the paper's "
+         "seed count unknown, within the paper's mean ± std.";
 }
 
 std::string agreementWord(const std::optional<bool>& agrees) {

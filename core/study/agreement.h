@@ -4,9 +4,11 @@
 //   agrees  <=>  |ours - paper| <= 2 SE,   SE = sqrt(s_paper^2 / n_paper + s_ours^2 / n_ours)
 //
 // (about a 95% test when both means are roughly normal). Weaker rules apply, and say so, when a
-// side cannot give its part: the paper prints no spread -> SE from our seeds alone; the paper's
-// seed count is unknown or we have a single run -> the old reading, our value within the
-// paper's mean +- std (the band one seed of the paper's falls in).
+// side cannot give its part: the paper prints no spread -> SE from our seeds alone; a single run
+// of ours -> its spread taken as the paper's, SE = s_paper * sqrt(1 + 1 / n_paper), the rule a
+// lone run's verdict uses (oneRunBound; within mean +- std alone called a faithful run outside
+// about a third of the time); the paper's seed count unknown with several of ours -> our mean
+// within the paper's mean +- std.
 //
 // Where both sides give a spread, the spreads must agree too: a mean is the paper's only if its
 // seeds scatter as the paper's do. Without that, one seed of ours stuck far off (0.529 beside
@@ -20,6 +22,7 @@
 #include <optional>
 #include <string>
 
+#include "core/engine/reference_check.h"
 #include "core/study/study_aggregate.h"
 
 namespace fl::study {
@@ -28,7 +31,8 @@ enum class AgreementRule {
   None,         // nothing to measure the difference against: no verdict
   BothSpreads,  // SE from both sides' spreads and seed counts
   OursOnly,     // the paper prints no spread: SE from our seeds
-  PaperSpread,  // one run of ours, or the paper's seed count unknown: within its mean +- std
+  OneRun,       // one run of ours: 2 SE of one run against the paper's mean (oneRunBound)
+  PaperSpread,  // the paper's seed count unknown: within its mean +- std
 };
 
 struct Agreement {

@@ -514,6 +514,10 @@ class TestStudyAggregate : public QObject {
     QCOMPARE(formatMeanStd(12.5, 1.0), std::string("12.500 ± 1.000"));
     QCOMPARE(formatMeanStd(3.14e-5, 1.2e-6), std::string("3.14e-05 ± 1.2e-06"));
     QCOMPARE(formatMeanStd(0.5, NAN), std::string("0.500"));
+    // A spread the mean's last digit would round to nothing keeps one significant digit.
+    QCOMPARE(formatMeanStd(0.015, 0.00041), std::string("0.015 ± 0.0004"));
+    QCOMPARE(formatMeanStd(0.015, 0.000049), std::string("0.015 ± 5e-05"));
+    QCOMPARE(formatMeanStd(0.5, 0.0), std::string("0.500 ± 0.000"));  // seeds that agree
   }
 
   void tableRefusesAxesAndMetricsTheStudyLacks() {

@@ -405,7 +405,10 @@ std::string formatMeanStd(double mean, double spread) {
   const double a = std::abs(mean);
   if (a != 0 && (a < 1e-3 || a >= 1e4)) return formatStat(mean) + " ± " + formatStat(spread);
   char text[32];
-  std::snprintf(text, sizeof text, "%.3f", spread);
+  // A spread below the mean's last digit keeps one significant digit: "± 0.000" read as seeds
+  // that agree exactly, beside a verdict that turned on that spread.
+  const bool belowLastDigit = spread != 0 && std::abs(spread) < 5e-4;
+  std::snprintf(text, sizeof text, belowLastDigit ? "%.1g" : "%.3f", spread);
   return formatStat(mean) + " ± " + text;
 }
 

@@ -279,6 +279,10 @@ class TestConfig : public QObject {
     edited["lr"] = 0.5;
     QCOMPARE(fl::settingsName("", preset, edited),
              std::string("defaults, edited: epochs 2, head linear, lr 0.5 and 2 more"));
+    QCOMPARE(fl::editsOf("paper-fourier, edited: epochs 2"), std::string(", edited: epochs 2"));
+    QCOMPARE(fl::withoutEdits("paper-fourier, edited: epochs 2"), std::string("paper-fourier"));
+    QCOMPARE(fl::editsOf("paper-fourier"), std::string());
+    QCOMPARE(fl::withoutEdits("paper-fourier"), std::string("paper-fourier"));
     // Only the device changed: the run is the preset's.
     nlohmann::json moved = preset;
     moved["device"] = "cpu";

@@ -48,6 +48,7 @@
 #include "app/gui/runs_table_model.h"
 #include "app/gui/study_view.h"
 #include "core/engine/device_spec.h"
+#include "core/engine/run_name.h"
 #include "core/engine/system_metrics.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
@@ -366,7 +367,8 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->queue()->runs().size(), size_t(4));
     // The paper's N = 12 arm is shown first, the others overlaid.
     const int64_t shown = w->display()->focused();
-    QCOMPARE(w->views().find(shown)->name(), std::string("fourier N=12"));
+    QCOMPARE(w->views().find(shown)->name(),
+             std::string("fourier N=12, edited: epochs 100000, eval_every 1, samples 400"));
     QCOMPARE(w->display()->shown().size(), size_t(4));
     // The queue trains as many as the thread budget allows (two on two cores): the shown arm
     // may still wait; the first one trains.
@@ -532,6 +534,19 @@ class TestMainWindow : public QObject {
     w->launchPanel()->chooseVariants({"linear", "fourier N=12"});
     const auto ids = w->launchComparison();
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
+    // Each arm is named by its label and the form's edit besides what the arm sets: the 2-epoch
+    // arms were named "linear" and "fourier N=12", as the full-length ones are.
+    // (makeWindow's form trains 400 samples, evaluated every epoch.)
+    const std::string edits = ", edited: epochs 2, eval_every 1, samples 400";
+    QCOMPARE(w->store().run(ids[0])->name, "linear" + edits);
+    QCOMPARE(w->store().run(ids[1])->name, "fourier N=12" + edits);
+    // The legends label each by what is left once the edits they share are set aside.
+    QStringList curves;
+    for (auto* plot : w->display()->dashboard()->metricPlots())
+      if (plot->objectName() == "kl") curves = plot->curveNames();
+    QVERIFY2(curves.contains(QString("#%1 linear").arg(ids[0])) &&
+                 curves.contains(QString("#%1 fourier N=12").arg(ids[1])),
+             qPrintable(curves.join(" | ")));
     auto& colors = w->display()->dashboard()->colors();
     QVERIFY(colors.of(ids[0]) != colors.of(ids[1]));
     const int64_t shown = w->display()->focused();
@@ -1598,8 +1613,8 @@ class TestMainWindow : public QObject {
     QVERIFY(w->launchPanel()->chooseVariants({"linear", "fourier N=20"}));
     const auto ids = w->launchComparison();
     QCOMPARE(ids.size(), size_t(2));
-    QCOMPARE(w->views().find(ids[0])->name(), std::string("linear"));
-    QCOMPARE(w->views().find(ids[1])->name(), std::string("fourier N=20"));
+    QCOMPARE(fl::withoutEdits(w->views().find(ids[0])->name()), std::string("linear"));
+    QCOMPARE(fl::withoutEdits(w->views().find(ids[1])->name()), std::string("fourier N=20"));
     // Nothing ticked: the button says why it is off.
     QVERIFY(w->launchPanel()->chooseVariants({}));
     QVERIFY(!w->launchPanel()->compareButton()->isEnabled());

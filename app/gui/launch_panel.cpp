@@ -256,6 +256,14 @@ std::string LaunchPanel::runName() const {
   return settingsName(presetName().toStdString(), m_presetValues, m_form->values());
 }
 
+std::string LaunchPanel::armName(const std::string& label, const nlohmann::json& overrides) const {
+  if (!m_presetValues.is_object() || !overrides.is_object()) return label;
+  // What the arm sets is its own, not an edit: only the form's other changes are named.
+  nlohmann::json start = m_presetValues, values = m_form->values();
+  for (const auto& [key, value] : overrides.items()) start[key] = values[key] = value;
+  return settingsName(label, start, values);
+}
+
 void LaunchPanel::applyPreset() {
   auto e = experiment();
   if (!e) return;

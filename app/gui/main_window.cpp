@@ -241,7 +241,8 @@ std::vector<int64_t> MainWindow::launchComparison() {
   {
     const RunQueue::StartsHeld together(*m_queue);
     for (const auto& variant : m_launch->chosenVariants()) {
-      const int64_t id = launchWith(variant.overrides, variant.label);
+      const int64_t id =
+          launchWith(variant.overrides, m_launch->armName(variant.label, variant.overrides));
       if (id == 0) break;
       ids.push_back(id);
       if (variant.shownFirst) shown = id;

@@ -31,6 +31,7 @@
 #include "app/gui/run_views.h"
 #include "core/engine/atomic_file.h"
 #include "core/engine/config_diff.h"
+#include "core/engine/run_name.h"
 #include "core/engine/system_usage.h"
 #include "core/store/run_batching.h"
 #include "core/store/run_export.h"
@@ -320,9 +321,9 @@ QString RunDisplay::labelOf(int64_t runId) const {
   // seed=1", cut by a legend before the part that differs), an unnamed one, or one whose name
   // another shown run has too ("defaults", launched twice with two seeds) is labelled by what
   // sets it apart from the others shown.
-  if (!view->name().empty() && !study::isStudyRunName(view->name()) &&
-      !nameSharedWithAnotherShown(runId))
-    return QString::fromStdString(view->name());
+  const std::string name = legendNameOf(*view);
+  if (!name.empty() && !study::isStudyRunName(name) && !nameSharedWithAnotherShown(runId))
+    return QString::fromStdString(name);
   // A choice reads alone ("fourier"); a number says whose it is ("seed=2", not a bare "2").
   QStringList parts;
   const nlohmann::json& config = view->comparedConfig();
@@ -336,11 +337,22 @@ QString RunDisplay::labelOf(int64_t runId) const {
   return parts.join(' ');
 }
 
+std::string RunDisplay::legendNameOf(const RunView& view) const {
+  // Edits every shown run shares ("linear, edited: epochs 2" beside "fourier N=12, edited:
+  // epochs 2") tell no curve from another: the part before them labels the run.
+  const std::string edits = editsOf(view.name());
+  if (edits.empty() || m_shown.size() < 2) return view.name();
+  for (auto id : m_shown)
+    if (const RunView* other = m_views.find(id); other && editsOf(other->name()) != edits)
+      return view.name();
+  return withoutEdits(view.name());
+}
+
 bool RunDisplay::nameSharedWithAnotherShown(int64_t runId) const {
   const RunView* view = m_views.find(runId);
   for (auto id : m_shown)
     if (const RunView* other = m_views.find(id);
-        other && id != runId && view && other->name() == view->name())
+        other && id != runId && view && legendNameOf(*other) == legendNameOf(*view))
       return true;
   return false;
 }

@@ -162,6 +162,7 @@ class RunDisplay : public QWidget {
   void updateConfigDiff();
   QString labelOf(int64_t runId) const;
   bool nameSharedWithAnotherShown(int64_t runId) const;
+  std::string legendNameOf(const RunView& view) const;
   // Grouping: the shown runs' groups made again and named on the plots; a group's curves, each
   // its members' mean with the band.
   void regroup();

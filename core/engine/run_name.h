@@ -19,4 +19,9 @@ namespace fl {
 std::string settingsName(const std::string& preset, const nlohmann::json& startValues,
                          const nlohmann::json& values);
 
+// The ", edited: ..." part of such a name ("" where there is none), and the name without it: a
+// legend of runs that share their edits labels each by what is left.
+std::string editsOf(const std::string& name);
+std::string withoutEdits(const std::string& name);
+
 }  // namespace fl

@@ -240,6 +240,16 @@ class TestCliSweep : public QObject {
       for (const auto& [metric, entry] : cell["metrics"].items())
         QVERIFY2(entry.value("agrees", nlohmann::json()).is_null(), metric.c_str());
     }
+    // Its figure says so under the paper's points, which a figure pasted alone showed beside
+    // far-off curves with no word (and the command says it too).
+    const QString svg = path("shortened.svg");
+    auto plot = runCli({"sweep", "plot", "1", "--db", db, "--out", svg});
+    QVERIFY2(plot.exitCode == 0, qPrintable(plot.err));
+    QVERIFY2(plot.err.contains("note: the figure says: Departs from the paper's settings: samples "
+                               "200 (the paper's 5000), epochs 1 (the paper's 500)"),
+             qPrintable(plot.err));
+    const std::string drawn = readAll(svg);
+    QVERIFY2(drawn.find("not compared.") != std::string::npos, "the figure does not say it");
   }
 
   // A study of claims run shorter than it declares judges none of them, naming why, and says

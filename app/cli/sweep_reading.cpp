@@ -318,9 +318,11 @@ int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
   const study::FigureLayout layout = plotLayout(registry, r, args);
   const auto stat = r.spec.references ? r.spec.references->stat : std::string("last");
   const auto cells = study::aggregate(studies.results(id), stat);
-  const auto figure = study::buildStudyFigure(
+  auto figure = study::buildStudyFigure(
       cells, layout, r.spec.references ? &*r.spec.references : nullptr, study::axisOrderOf(r.spec),
       r.spec.title.empty() ? r.name : r.spec.title);
+  if (const auto experiment = registry.find(r.spec.experiment))
+    figure.departure = study::departureNote(*experiment, r.spec);
   const int width = args.width > 0 ? args.width : 560 * figure.cols + 200;
   const int height = args.height > 0 ? args.height : 380 * figure.rows + 90;
   const std::string error = writeStudyFigure(figure, args.out, width, height);
@@ -328,6 +330,10 @@ int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return kExitStoreError;
   }
+  if (!figure.departure.empty())
+    std::fprintf(
+        stderr, "note: the figure says: %s%s\n", figure.departure.c_str(),
+        figure.hasReferences() ? " The paper's points are drawn to read, not compared." : "");
   std::fprintf(stderr, "wrote %s: %d panels, %d series (%s)\n", args.out.c_str(),
                static_cast<int>(figure.panels.size()), figure.seriesCount(),
                figure.bandDescription.c_str());

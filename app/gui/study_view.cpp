@@ -732,9 +732,10 @@ void StudyView::drawFigure() {
   }
   const auto& spec = m_record->spec;
   try {
-    const auto figure = study::buildStudyFigure(
+    auto figure = study::buildStudyFigure(
         m_cells, chosenLayout(), spec.references ? &*spec.references : nullptr,
         study::axisOrderOf(spec), spec.title.empty() ? m_record->name : spec.title);
+    figure.departure = m_departs.toStdString();
     m_figure->setFigure(figure);
     m_figurePages->setCurrentIndex(1);
   } catch (const std::invalid_argument& e) {

@@ -46,6 +46,12 @@ int StudyFigure::seriesCount() const {
   return n;
 }
 
+bool StudyFigure::hasReferences() const {
+  for (const auto& p : panels)
+    if (!p.references.empty()) return true;
+  return false;
+}
+
 namespace {
 
 // Every axis the layout names is one of the study's; x is named.

@@ -53,11 +53,16 @@ struct FigurePanel {
 struct StudyFigure {
   std::string title;
   std::string bandDescription;  // for the caption: "band: mean ± 0.67 std over seeds ..."
+  // departureNote's sentence where the study departs from the settings its figures are
+  // declared with: said under the figure, whose paper points are then there to read, not to
+  // compare (a shortened study's figure, pasted alone, read as a failed reproduction).
+  std::string departure;
   int rows = 1;
   int cols = 1;
   std::vector<FigurePanel> panels;  // row-major: rows x cols
 
-  int seriesCount() const;  // lines + baselines + reference sets, over all panels
+  int seriesCount() const;     // lines + baselines + reference sets, over all panels
+  bool hasReferences() const;  // any panel draws published points
 };
 
 // Why there is no figure: the layout asks for what the study does not have (an axis, the x

@@ -14,6 +14,7 @@
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QTextDocument>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 
@@ -130,6 +131,20 @@ class TestMetricPlot : public QObject {
              qPrintable(readout));
     QVERIFY(readout.contains("a very long name"));
     QVERIFY(plot->readoutAt(QPoint(2, 2)).isEmpty());  // outside the axes: nothing
+    // Smoothed, a row keeps its value, the smoothed one and its step on one line however narrow
+    // the tip: "3.09307 (smoothed" over "3.09121) @ 37500" read as a smoothed value of 37500.
+    plot->setSmoothing(0.9);
+    plot->refresh();
+    const QString smoothed = plot->readoutAt(at);
+    QVERIFY2(smoothed.contains("(smoothed "), qPrintable(smoothed));
+    QTextDocument narrow;
+    narrow.setHtml(smoothed);
+    narrow.setTextWidth(60);
+    QTextDocument wide;
+    wide.setHtml(smoothed);
+    wide.setTextWidth(2000);
+    QCOMPARE(narrow.size().height(), wide.size().height());  // no row broke in two
+    plot->setSmoothing(0);
     QTest::mouseMove(plot->plot(), at);
     QTRY_VERIFY(plot->crosshairVisible());
     QCOMPARE(window.width(), width);  // the readout is a tooltip, not a label below the plot

@@ -555,7 +555,9 @@ QString MetricPlot::readoutAt(const QPoint& pos) const {
       return !std::isnan(a.value) && std::isnan(b.value);
     return a.value > b.value;
   });
-  QString html = "<table cellspacing=2>";
+  // Rows that never wrap: "3.09307 (smoothed" over "3.09121) @ 37500" read as a smoothed value
+  // of 37500.
+  QString html = "<table cellspacing=2 style='white-space:nowrap'>";
   for (const auto& row : rows) html += row.html;
   return html + "</table>";
 }

@@ -299,6 +299,10 @@ class TestStudyView : public QObject {
     QVERIFY(model->data(verdict, Qt::ForegroundRole).value<QColor>() != QColor(170, 0, 0));
     QCOMPARE(model->data(verdict, Qt::ToolTipRole).toString(),
              QString("Departs from the paper's experiment: label quick (the paper's \"\")"));
+    // Above the figure, with the departure: the paper's points there are not a comparison.
+    QVERIFY2(lab.view.title()->text().contains(
+                 "The paper's points in the figure are drawn to read, not compared."),
+             qPrintable(lab.view.title()->text()));
   }
 
   void resumeAndStopAreEnabledOnlyWhenTheyHaveWork() {

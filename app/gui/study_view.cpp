@@ -594,7 +594,11 @@ void StudyView::refresh() {
               hoverFor.isEmpty() ? QString() : " <i>(hover for " + hoverFor.join(" and ") + ")</i>",
               m_departs.isEmpty()
                   ? QString()
-                  : "<br><span style='color:#a05a00'>" + m_departs.toHtmlEscaped() + "</span>"));
+                  : "<br><span style='color:#a05a00'>" + m_departs.toHtmlEscaped() +
+                        (spec.references ? " The paper's points in the figure are drawn to read, "
+                                           "not compared."
+                                         : "") +
+                        "</span>"));
   m_title->setToolTip(tips.join("\n\n"));
   QStringList parts;
   for (const auto& [status, n] : counts)
@@ -732,10 +736,11 @@ void StudyView::drawFigure() {
   }
   const auto& spec = m_record->spec;
   try {
-    auto figure = study::buildStudyFigure(
+    // The departure is said above, under the description (in the same colour): not again in
+    // the figure, whose panels have little height at 1280x720. `sweep plot` writes it in.
+    const auto figure = study::buildStudyFigure(
         m_cells, chosenLayout(), spec.references ? &*spec.references : nullptr,
         study::axisOrderOf(spec), spec.title.empty() ? m_record->name : spec.title);
-    figure.departure = m_departs.toStdString();
     m_figure->setFigure(figure);
     m_figurePages->setCurrentIndex(1);
   } catch (const std::invalid_argument& e) {

@@ -362,9 +362,12 @@ class TestMainWindow : public QObject {
     w->show();
     QApplication::setActiveWindow(w.get());
     QVERIFY(QTest::qWaitForWindowActive(w.get()));
-    // Run comparison: one run per declared arm (linear, Fourier N = 4, 12, 20).
+    // Run comparison: one run per declared arm (linear, Fourier N = 4, 12, 20), pressed while
+    // History is up: the Live tab comes up with them.
+    w->tabs()->setCurrentWidget(w->history());
     QTest::keySequence(w.get(), QKeySequence("Ctrl+Shift+R"));
     QCOMPARE(w->queue()->runs().size(), size_t(4));
+    QCOMPARE(w->tabs()->currentWidget(), static_cast<QWidget*>(w->display()));
     // The paper's N = 12 arm is shown first, the others overlaid.
     const int64_t shown = w->display()->focused();
     QCOMPARE(w->views().find(shown)->name(),

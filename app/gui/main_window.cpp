@@ -285,10 +285,14 @@ int64_t MainWindow::launchWith(const nlohmann::json& overrides, const std::strin
   }
   std::string error;
   const int64_t id = m_queue->add(experiment, config.values, name, &error);
-  if (id == 0)
+  if (id == 0) {
     showError(QString::fromStdString(error));
-  else
+  } else {
     m_display->showRun(id);
+    // Where the new run is: Ctrl+R pressed on History or Study left that tab up, and only a
+    // new row in the Runs dock said anything had started.
+    m_tabs->setCurrentWidget(m_display);
+  }
   return id;
 }
 

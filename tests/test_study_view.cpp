@@ -25,6 +25,7 @@
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
 #include "app/gui/study_view.h"
+#include "core/store/process_identity.h"
 #include "core/store/run_store.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_store.h"
@@ -332,6 +333,28 @@ class TestStudyView : public QObject {
     QVERIFY(!lab.view.resumeButton()->isEnabled());
     QVERIFY(!lab.view.stopButton()->isEnabled());
     QCOMPARE(lab.view.resumeButton()->toolTip(), QString("Every run of the study finished"));
+  }
+
+  // A study another process trains (`sweep run` in a terminal) has nothing to resume here: Resume
+  // only added workers beside that process. Once its run is no longer training there, it can.
+  void resumeWaitsWhileAnotherProcessTrainsTheStudy() {
+    fl::store::RunStore store((m_dir.path() + "/other-process.db").toStdString());
+    const int64_t id = makeStudy(store);  // one cell not run: width 2, seed 3
+    const auto expansion = fl::study::expandStudy(*m_registry.find("known"), knownStudy());
+    int64_t cell = -1;
+    for (const auto& c : expansion.cells)
+      if (c.axes.at("width").get<int>() == 2 && c.seed == 3) cell = c.index;
+    const int64_t run = fl::study::StudyStore(store).claim(id, cell).runId;
+    store.markRunning(run, "cpu", 10, fl::store::currentProcess());  // not this window's queue
+    StudyLab lab(m_registry, store);
+    QVERIFY(lab.view.setStudy(id));
+    QVERIFY(!lab.view.resumeButton()->isEnabled());
+    QVERIFY2(lab.view.resumeButton()->toolTip().startsWith(
+                 QString("Another process trains this study (run %1 running there").arg(run)),
+             qPrintable(lab.view.resumeButton()->toolTip()));
+    store.finishRun(run, fl::RunStatus::Interrupted, "killed");
+    lab.view.refresh();
+    QVERIFY(lab.view.resumeButton()->isEnabled());
   }
 
   // The window stopped the study; another process (`sweep resume`) then finished its runs. The

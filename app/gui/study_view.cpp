@@ -563,14 +563,25 @@ void StudyView::refresh() {
   // while the queue does.
   const bool queued = m_queue.hasStudyWork(m_studyId);
   const bool unfinished = counts.size() > counts.count(RunStatus::Finished);
-  m_resume->setEnabled(unfinished && !queued && !m_store.isReadOnly());
+  // A run training that this window does not train is another process's (the store marks a
+  // dead process's runs interrupted when opened): that process goes on with the study, and
+  // Resume here only added workers beside it.
+  QStringList elsewhere;
+  for (const auto& r : m_results)
+    if (r.runId && r.status == RunStatus::Running && !m_queue.isLive(r.runId))
+      elsewhere << QString::number(r.runId);
+  m_resume->setEnabled(unfinished && !queued && elsewhere.isEmpty() && !m_store.isReadOnly());
   m_stop->setEnabled(queued);
-  m_resume->setToolTip(!unfinished            ? "Every run of the study finished"
-                       : queued               ? "The study's unfinished runs are queued or training"
-                       : m_store.isReadOnly() ? "The run store is read-only for this user"
-                                              : "Queue the study's unfinished runs (finished ones "
-                                                "are kept; interrupted ones continue from their "
-                                                "checkpoints)");
+  m_resume->setToolTip(
+      !unfinished            ? "Every run of the study finished"
+      : queued               ? "The study's unfinished runs are queued or training"
+      : !elsewhere.isEmpty() ? "Another process trains this study (run " + elsewhere.join(", ") +
+                                   " running there; `fourierlab-cli sweep run` or `sweep "
+                                   "resume`): it goes on with the rest. Stop it there to "
+                                   "resume the study here"
+      : m_store.isReadOnly() ? "The run store is read-only for this user"
+                             : "Queue the study's unfinished runs (finished ones are kept; "
+                               "interrupted ones continue from their checkpoints)");
   // The description speaks of the declared study; what this one changed is said under it.
   const auto experiment = m_queue.registry().find(spec.experiment);
   const QString description = QString::fromStdString(spec.description);

@@ -2109,9 +2109,19 @@ class TestMainWindow : public QObject {
     auto w = makeWindow("open-study.db");
     QCOMPARE(QString::fromStdString(w->launchPanel()->experiment()->name()),
              QString("fourier-head"));
+    QVERIFY(w->launchPanel()->selectPreset("paper-gmm"));
+    spin(*w, "epochs")->setValue(7);  // an edit of the Fourier head's form
+    const nlohmann::json edited = w->launchPanel()->form()->values();
     w->openStudy(studyId);
     QCOMPARE(w->studyView()->studyId(), studyId);
     QCOMPARE(QString::fromStdString(w->launchPanel()->experiment()->name()), QString("fope"));
+    // Back to the Fourier head: its form as it was left, the preset and the edit kept (it came
+    // back reset to the defaults).
+    QVERIFY(w->launchPanel()->selectExperiment("fourier-head"));
+    QCOMPARE(w->launchPanel()->presetName(), QString("paper-gmm"));
+    QCOMPARE(w->launchPanel()->form()->values(), edited);
+    QVERIFY(w->launchPanel()->presetModified());
+    QCOMPARE(w->launchPanel()->runName(), std::string("paper-gmm, edited: epochs 7"));
   }
 
   // An open study view counts what the store holds once one of its runs is deleted: that cell

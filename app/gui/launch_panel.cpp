@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTimer>
@@ -153,7 +154,10 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   m_studyDelay->setInterval(120);
   connect(m_studyDelay, &QTimer::timeout, this, &LaunchPanel::updateStudy);
   connect(m_experiment, &QComboBox::currentIndexChanged, this, [this] {
+    if (!m_formExperiment.empty())
+      m_leftForms[m_formExperiment] = {m_preset->currentIndex(), m_form->values()};
     rebuildForm();
+    restoreLeftForm();
     emit experimentChanged();
   });
   connect(m_preset, &QComboBox::currentIndexChanged, this, &LaunchPanel::applyPreset);
@@ -174,6 +178,7 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   connect(m_compare, &QPushButton::clicked, this, &LaunchPanel::comparisonRequested);
   connect(m_runStudy, &QPushButton::clicked, this, &LaunchPanel::studyRequested);
   rebuildForm();
+  restoreLeftForm();
 }
 
 std::shared_ptr<const Experiment> LaunchPanel::experiment() const {
@@ -294,6 +299,20 @@ void LaunchPanel::rebuildForm() {
   rebuildArms();
   rebuildStudies();
   applyPreset();
+}
+
+void LaunchPanel::restoreLeftForm() {
+  const auto e = experiment();
+  m_formExperiment = e ? e->name() : std::string();
+  const auto left = m_leftForms.find(m_formExperiment);
+  if (left == m_leftForms.end()) return;
+  {
+    const QSignalBlocker quiet(m_preset);
+    m_preset->setCurrentIndex(left->second.preset);
+  }
+  applyPreset();  // the preset's values, against which the form says "modified"
+  m_form->setValues(left->second.values);
+  updateValidity();
 }
 
 void LaunchPanel::rebuildStudies() {

@@ -8,7 +8,9 @@
 
 #include <QWidget>
 
+#include <map>
 #include <memory>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -91,6 +93,8 @@ class LaunchPanel : public QWidget {
 
  private:
   void rebuildForm();
+  // The shown experiment's form as it was left, where it was left before (m_leftForms).
+  void restoreLeftForm();
   void rebuildArms();
   void rebuildStudies();
   void applyPreset();
@@ -123,6 +127,15 @@ class LaunchPanel : public QWidget {
   QPushButton* m_runStudy;
   QTimer* m_studyDelay;           // expanding a study on every key would be wasted work
   nlohmann::json m_presetValues;  // the form's values right after the preset was applied
+  // Each experiment's form as it was left (its preset and values): opening a study or runs of
+  // another experiment switches the form to theirs, and coming back found it reset to the
+  // preset, its edits gone.
+  struct LeftForm {
+    int preset = 0;
+    nlohmann::json values;
+  };
+  std::map<std::string, LeftForm> m_leftForms;
+  std::string m_formExperiment;  // whose form is shown
   QString m_trainingRefusal;
 };
 

@@ -175,7 +175,8 @@ class TestHistoryModel : public QObject {
     for (int seed : {1, 2, 3}) storeFinishedRun(store, "", {{"head", "linear"}, {"seed", seed}});
     fl::gui::HistoryView history(store, m_registry);
     history.refresh();
-    QCOMPARE(history.shownIds().size(), size_t(3));
+    // Newest first, as W&B lists runs (the run just trained was at the bottom).
+    QCOMPARE(history.shownIds(), (std::vector<int64_t>{3, 2, 1}));
     QPushButton* archive = nullptr;
     for (auto* b : history.findChildren<QPushButton*>())
       if (b->text() == "Archive") archive = b;
@@ -188,7 +189,7 @@ class TestHistoryModel : public QObject {
     };
     select(2);
     archive->click();
-    QCOMPARE(history.shownIds(), (std::vector<int64_t>{1, 3}));
+    QCOMPARE(history.shownIds(), (std::vector<int64_t>{3, 1}));
     QVERIFY(store.run(2)->archived);
     QComboBox* status = nullptr;
     for (auto* box : history.findChildren<QComboBox*>())

@@ -666,7 +666,8 @@ void HistoryView::restoreSettings(const QSettings& settings) {
   m_experiment->setCurrentText(experiment.isEmpty() ? "any experiment" : experiment);
   // By key: the columns of the next listing need not be those of the last one.
   m_sortKey = settings.value("history/sortKey", "id").toString();
-  m_sortOrder = static_cast<Qt::SortOrder>(settings.value("history/sortOrder", 0).toInt());
+  m_sortOrder = static_cast<Qt::SortOrder>(
+      settings.value("history/sortOrder", static_cast<int>(Qt::DescendingOrder)).toInt());
   m_hiddenColumns = settings.value("history/hiddenColumns").toStringList();
   m_shownColumns = settings.value("history/shownColumns").toStringList();
 }

@@ -144,7 +144,8 @@ class HistoryView : public QWidget {
   QStringList m_hiddenColumns;  // by key
   QStringList m_shownColumns;   // by key: machine figures ticked on, hidden otherwise
   QString m_sortKey = "id";
-  Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
+  // Newest first, as W&B and TensorBoard list runs: the run just trained was at the bottom.
+  Qt::SortOrder m_sortOrder = Qt::DescendingOrder;
 };
 
 }  // namespace fl::gui

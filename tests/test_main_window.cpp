@@ -2105,8 +2105,13 @@ class TestMainWindow : public QObject {
       const auto expansion = fl::study::expandStudy(*m_registry.find("fope"), spec);
       QVERIFY(expansion.ok());
       studyId = fl::study::StudyStore(store).create(spec, expansion);
+      spec.seeds = {2};  // a newer study: History lists it first, as it lists runs
+      fl::study::StudyStore(store).create(spec,
+                                          fl::study::expandStudy(*m_registry.find("fope"), spec));
     }
     auto w = makeWindow("open-study.db");
+    w->refreshHistory();
+    QCOMPARE(w->history()->studiesModel()->rowKey(0).toLongLong(), studyId + 1);
     QCOMPARE(QString::fromStdString(w->launchPanel()->experiment()->name()),
              QString("fourier-head"));
     QVERIFY(w->launchPanel()->selectPreset("paper-gmm"));

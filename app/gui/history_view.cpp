@@ -325,6 +325,8 @@ void HistoryView::refreshStudies() {
   }
   QVector<QVector<widgets::TextCell>> rows;
   QVector<QVariant> keys;
+  // Newest first, as the runs below: a study a terminal just started was past the pane's rows.
+  std::reverse(studies.begin(), studies.end());
   for (const auto& s : studies) {
     const int64_t finished = study::countOf(s.statusCounts, RunStatus::Finished);
     const int64_t failed = study::countOf(s.statusCounts, RunStatus::Failed);

@@ -133,7 +133,7 @@ class TestMetricPlot : public QObject {
     QVERIFY(plot->readoutAt(QPoint(2, 2)).isEmpty());  // outside the axes: nothing
     // Smoothed, a row keeps its value, the smoothed one and its step on one line however narrow
     // the tip: "3.09307 (smoothed" over "3.09121) @ 37500" read as a smoothed value of 37500.
-    plot->setSmoothing(0.9);
+    plot->setSmoothing(0.5);
     plot->refresh();
     const QString smoothed = plot->readoutAt(at);
     QVERIFY2(smoothed.contains("(smoothed "), qPrintable(smoothed));
@@ -570,6 +570,29 @@ class TestMetricPlot : public QObject {
     plot.refresh();
     QCOMPARE(plot.plot()->yAxis->range().upper, 1.03);
     QVERIFY(plot.plot()->yAxis->range().lower >= -0.03 && plot.plot()->yAxis->range().lower < 0.2);
+  }
+
+  // A weight of 0.9 averages over about ten points: a curve of four evaluations would be
+  // averaged whole (a perplexity curve's last smoothed value sat at 7 beside its last point at
+  // 2.5), so it is drawn as it is; a long curve beside it is smoothed.
+  void smoothingLeavesACurveOfFewerPointsThanItsWindowAsItIs() {
+    MetricPlot plot("ppl", "step", "perplexity");
+    plot.resize(500, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    std::vector<double> x, y;
+    for (int i = 0; i < 40; ++i) {
+      x.push_back(100.0 * i);
+      y.push_back(i % 2 ? 3.0 : 5.0);
+    }
+    plot.setCurve("#1 loss", Qt::blue, x, y);
+    plot.setCurve("#1 @64", Qt::red, {0, 1300, 2600, 3900}, {20.0, 9.0, 4.0, 2.5});
+    plot.setSmoothing(0.9);
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    const QString readout = plot.readoutAt(insideAxes(plot, 3880, 3.0));
+    QVERIFY2(readout.contains("#1 loss</td><td align=right>3 (smoothed "), qPrintable(readout));
+    QVERIFY2(readout.contains("#1 @64</td><td align=right>2.5</td>"), qPrintable(readout));
   }
 
   void whileSmoothingTheLegendShowsTheSolidPen() {

@@ -388,12 +388,18 @@ void MetricPlot::refresh() {
   redecimate();
 }
 
+bool MetricPlot::smoothes(const CurveData& c) const {
+  // An EMA of weight w averages over about 1 / (1 - w) points: a curve with no more points
+  // than that (4 evaluations at 0.91) would be averaged whole, its last value far from its
+  // last point, so it is drawn as it is.
+  return m_smoothing > 0 && static_cast<double>(c.y.size()) > 1.0 / (1.0 - m_smoothing);
+}
+
 void MetricPlot::redecimate() {
   const QCPRange range = m_plot->xAxis->range();
   const int columns = std::max(50, m_plot->axisRect()->width());
   double yLo = std::numeric_limits<double>::infinity(), yHi = -yLo;
   bool whole = !m_logY;
-  const bool smoothing = m_smoothing > 0;
   // Decided before the curves are drawn: with keys, the curves stay out of the legend (taking
   // hundreds of rows in and out of it on every tick would cost more than drawing them).
   const auto shownInOrder = shownCurvesInOrder();
@@ -408,6 +414,7 @@ void MetricPlot::redecimate() {
       continue;
     }
     ++shown;
+    const bool smoothing = smoothes(c);
     drawBand(c, range.lower, range.upper, columns);
     for (const auto* bound : {&c.low, &c.high})
       for (double value : *bound)
@@ -481,7 +488,7 @@ void MetricPlot::redecimate() {
   // The legend shows the curve drawn solid (the smoothed one while smoothing), in the order the
   // curves came; one already listed stays where it is.
   if (!keys)
-    for (const CurveData* c : shownInOrder) (smoothing ? c->smooth : c->raw)->addToLegend();
+    for (const CurveData* c : shownInOrder) (smoothes(*c) ? c->smooth : c->raw)->addToLegend();
   const bool named = fitLegend(m_plot, kCompactLegendEntries);
   const bool note = !named && shown > 0;
   m_legendNote->setText(note ? QString("%1 curves:\nhover to\nread them").arg(shown) : QString());
@@ -537,7 +544,7 @@ QString MetricPlot::readoutAt(const QPoint& pos) const {
     if (at == c.x.end() || (at != c.x.begin() && x - *(at - 1) < *at - x)) --at;
     const size_t i = static_cast<size_t>(at - c.x.begin());
     QString value = QString::number(c.y[i], 'g', 6);
-    const bool smoothed = m_smoothing > 0 && i < c.smoothed.size();
+    const bool smoothed = smoothes(c) && i < c.smoothed.size();
     if (smoothed)
       value = QString("%1 (smoothed %2)").arg(value, QString::number(c.smoothed[i], 'g', 6));
     if (!c.low.empty())

@@ -150,6 +150,7 @@ class MetricPlot : public QWidget {
   void showLegendKeys(const std::optional<LegendKeys>& keys);
   void drawBand(CurveData& c, double xLower, double xUpper, int columns);
   void redecimate();
+  bool smoothes(const CurveData& c) const;  // the smoothing applies to this curve
   void showReadout(QMouseEvent* event);
   void hideReadout();
   // A plain wheel over the plot, handed to the page of panels around it.

@@ -38,6 +38,13 @@ QPoint insideAxes(MetricPlot& plot, double x, double y) {
                 static_cast<int>(plot.plot()->yAxis->coordToPixel(y)));
 }
 
+// The plot on screen at `size`, laid out as it would be drawn: what pixel positions need.
+bool shownAt(MetricPlot& plot, QSize size) {
+  plot.resize(size);
+  plot.show();
+  return QTest::qWaitForWindowExposed(&plot);
+}
+
 QCPGraph* graphNamed(QCustomPlot* plot, const QString& name) {
   for (int i = 0; i < plot->graphCount(); ++i)
     if (plot->graph(i)->name() == name && plot->graph(i)->data()->size() > 0) return plot->graph(i);
@@ -330,9 +337,7 @@ class TestMetricPlot : public QObject {
   // width of the last layout), and its step labels ran into each other: "100125150175200".
   void aNarrowedPlotHasRoomBetweenItsTickLabels() {
     MetricPlot plot("loss", "step", "loss");
-    plot.resize(1200, 300);
-    plot.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    QVERIFY(shownAt(plot, {1200, 300}));
     std::vector<double> x, y;
     for (int step = 25; step <= 250; step += 25) {
       x.push_back(step);
@@ -577,9 +582,7 @@ class TestMetricPlot : public QObject {
   // 2.5), so it is drawn as it is; a long curve beside it is smoothed.
   void smoothingLeavesACurveOfFewerPointsThanItsWindowAsItIs() {
     MetricPlot plot("ppl", "step", "perplexity");
-    plot.resize(500, 300);
-    plot.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    QVERIFY(shownAt(plot, {500, 300}));
     std::vector<double> x, y;
     for (int i = 0; i < 40; ++i) {
       x.push_back(100.0 * i);

@@ -1,7 +1,7 @@
-# The torch-free sources of fourierlab_api (parameter specs, config validation and diffs, default run names, device
-# specs, events, the exports' CSV fields and JSON numbers, study specs and tables, UTF-8
-# decoding), relative to core/: listed once, for the library and for the fuzz targets
-# (fuzz/CMakeLists.txt), which compile them with the sanitizers.
+# The torch-free sources of fourierlab_api (parameter specs, config validation and diffs,
+# default run names, device specs, events, the exports' CSV fields and JSON numbers, study specs
+# and tables, UTF-8 decoding), relative to core/: listed once, for the library and for the fuzz
+# targets (fuzz/CMakeLists.txt), which compile them with the sanitizers.
 set(FOURIERLAB_API_SOURCES
   engine/param_spec.cpp
   engine/config.cpp

@@ -445,9 +445,8 @@ std::pair<QCPLayoutGrid*, QCPLegend*> StudyFigurePlot::layOutFigure(
       1, 0,
       new QCPTextElement(m_plot, QString::fromStdString(figure.bandDescription), QFont("sans", 8)));
   if (!figure.departure.empty()) {
-    QString note = QString::fromStdString(figure.departure);
-    if (figure.hasReferences()) note += " The paper's points are drawn to read, not compared.";
-    auto* departs = new QCPTextElement(m_plot, note, QFont("sans", 8));
+    auto* departs = new QCPTextElement(m_plot, QString::fromStdString(figure.departureCaption()),
+                                       QFont("sans", 8));
     departs->setTextColor(QColor(0xa0, 0x5a, 0x00));  // the study view's colour for departures
     footer->addElement(2, 0, departs);
   }

@@ -331,9 +331,7 @@ int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
     return kExitStoreError;
   }
   if (!figure.departure.empty())
-    std::fprintf(
-        stderr, "note: the figure says: %s%s\n", figure.departure.c_str(),
-        figure.hasReferences() ? " The paper's points are drawn to read, not compared." : "");
+    std::fprintf(stderr, "note: the figure says: %s\n", figure.departureCaption().c_str());
   std::fprintf(stderr, "wrote %s: %d panels, %d series (%s)\n", args.out.c_str(),
                static_cast<int>(figure.panels.size()), figure.seriesCount(),
                figure.bandDescription.c_str());

@@ -1,8 +1,8 @@
 #include "core/engine/preset_json.h"
 
-#include "core/engine/strict_json.h"
-
 #include <stdexcept>
+
+#include "core/engine/strict_json.h"
 
 namespace fl {
 

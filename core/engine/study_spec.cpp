@@ -1,10 +1,10 @@
 #include "core/engine/study_spec.h"
 
-#include "core/engine/strict_json.h"
-
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+
+#include "core/engine/strict_json.h"
 
 namespace fl::study {
 

@@ -46,6 +46,11 @@ int StudyFigure::seriesCount() const {
   return n;
 }
 
+std::string StudyFigure::departureCaption() const {
+  if (departure.empty() || !hasReferences()) return departure;
+  return departure + " The paper's points are drawn to read, not compared.";
+}
+
 bool StudyFigure::hasReferences() const {
   for (const auto& p : panels)
     if (!p.references.empty()) return true;

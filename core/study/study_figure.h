@@ -63,6 +63,9 @@ struct StudyFigure {
 
   int seriesCount() const;     // lines + baselines + reference sets, over all panels
   bool hasReferences() const;  // any panel draws published points
+  // What the figure says under it of `departure` ("" where it departs in nothing), with the
+  // paper's points, where it draws them, said to be there to read, not compared.
+  std::string departureCaption() const;
 };
 
 // Why there is no figure: the layout asks for what the study does not have (an axis, the x

@@ -321,8 +321,9 @@ QString RunDisplay::labelOf(int64_t runId) const {
   // seed=1", cut by a legend before the part that differs), an unnamed one, or one whose name
   // another shown run has too ("defaults", launched twice with two seeds) is labelled by what
   // sets it apart from the others shown.
-  const std::string name = legendNameOf(*view);
-  if (!name.empty() && !study::isStudyRunName(name) && !nameSharedWithAnotherShown(runId))
+  const std::string shared = editsSharedByShown();
+  const std::string name = legendName(*view, shared);
+  if (!name.empty() && !study::isStudyRunName(name) && !nameSharedWithAnotherShown(*view, shared))
     return QString::fromStdString(name);
   // A choice reads alone ("fourier"); a number says whose it is ("seed=2", not a bare "2").
   QStringList parts;
@@ -337,22 +338,30 @@ QString RunDisplay::labelOf(int64_t runId) const {
   return parts.join(' ');
 }
 
-std::string RunDisplay::legendNameOf(const RunView& view) const {
+std::string RunDisplay::editsSharedByShown() const {
   // Edits every shown run shares ("linear, edited: epochs 2" beside "fourier N=12, edited:
-  // epochs 2") tell no curve from another: the part before them labels the run.
-  const std::string edits = editsOf(view.name());
-  if (edits.empty() || m_shown.size() < 2) return view.name();
+  // epochs 2") tell no curve from another.
+  if (m_shown.size() < 2) return {};
+  std::optional<std::string> shared;
   for (auto id : m_shown)
-    if (const RunView* other = m_views.find(id); other && editsOf(other->name()) != edits)
-      return view.name();
-  return withoutEdits(view.name());
+    if (const RunView* view = m_views.find(id)) {
+      const std::string edits = editsOf(view->name());
+      if (edits.empty() || (shared && *shared != edits)) return {};
+      shared = edits;
+    }
+  return shared.value_or(std::string());
 }
 
-bool RunDisplay::nameSharedWithAnotherShown(int64_t runId) const {
-  const RunView* view = m_views.find(runId);
+std::string RunDisplay::legendName(const RunView& view, const std::string& sharedEdits) {
+  return sharedEdits.empty() ? view.name() : withoutEdits(view.name());
+}
+
+bool RunDisplay::nameSharedWithAnotherShown(const RunView& view,
+                                            const std::string& sharedEdits) const {
+  const std::string name = legendName(view, sharedEdits);
   for (auto id : m_shown)
     if (const RunView* other = m_views.find(id);
-        other && id != runId && view && legendNameOf(*other) == legendNameOf(*view))
+        other && other != &view && legendName(*other, sharedEdits) == name)
       return true;
   return false;
 }

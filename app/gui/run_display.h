@@ -161,8 +161,11 @@ class RunDisplay : public QWidget {
   void fitConfigTable(int rows);
   void updateConfigDiff();
   QString labelOf(int64_t runId) const;
-  bool nameSharedWithAnotherShown(int64_t runId) const;
-  std::string legendNameOf(const RunView& view) const;
+  // The ", edited: ..." part every shown run's name has; "" where any differs or lacks it.
+  std::string editsSharedByShown() const;
+  // The run's name on a legend: without the edits all shown runs share.
+  static std::string legendName(const RunView& view, const std::string& sharedEdits);
+  bool nameSharedWithAnotherShown(const RunView& view, const std::string& sharedEdits) const;
   // Grouping: the shown runs' groups made again and named on the plots; a group's curves, each
   // its members' mean with the band.
   void regroup();

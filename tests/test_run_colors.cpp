@@ -1,16 +1,81 @@
 // Tests widgets/run_colors.h: every run on screen together gets a colour of its own,
 // even past the palette's ten (ids 2 and 12 used to be the same green); a run keeps its colour;
-// one run's series differ by pen; the palette has no pale lines on white.
+// one run's series differ by pen; the palette has no pale lines on white and no two colours
+// that read alike.
 #include <QtTest>
 
 #include <QRandomGenerator>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <set>
 
 #include "widgets/run_colors.h"
 
 using fl::widgets::RunColors;
+
+namespace {
+
+using Lab = std::array<double, 3>;
+
+// CIE L*a*b* of an sRGB colour under D65.
+Lab labOf(const QColor& color) {
+  auto linear = [](double u) {
+    return u <= 0.04045 ? u / 12.92 : std::pow((u + 0.055) / 1.055, 2.4);
+  };
+  const double r = linear(color.redF()), g = linear(color.greenF()), b = linear(color.blueF());
+  const double x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+  const double y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  const double z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+  auto f = [](double t) {
+    return t > 216.0 / 24389 ? std::cbrt(t) : (24389.0 / 27 * t + 16) / 116;
+  };
+  return {116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))};
+}
+
+// CIEDE2000 colour difference (Sharma, Wu and Dalal's formulation), written out here so that the
+// palette is judged by a measure the test checks against published pairs.
+double ciede2000(const Lab& one, const Lab& two) {
+  const double pi = std::acos(-1.0);
+  auto rad = [pi](double degrees) { return degrees * pi / 180; };
+  auto deg = [pi](double radians) { return radians * 180 / pi; };
+  const double c1 = std::hypot(one[1], one[2]), c2 = std::hypot(two[1], two[2]);
+  const double cMean7 = std::pow((c1 + c2) / 2, 7);
+  const double g = 0.5 * (1 - std::sqrt(cMean7 / (cMean7 + std::pow(25.0, 7))));
+  const double a1 = (1 + g) * one[1], a2 = (1 + g) * two[1];
+  const double cp1 = std::hypot(a1, one[2]), cp2 = std::hypot(a2, two[2]);
+  auto hue = [&](double b, double a) {
+    const double h = deg(std::atan2(b, a));
+    return h < 0 ? h + 360 : h;
+  };
+  const double h1 = hue(one[2], a1), h2 = hue(two[2], a2);
+  double dh = 0;
+  if (cp1 * cp2 != 0) {
+    dh = h2 - h1;
+    if (dh > 180) dh -= 360;
+    if (dh < -180) dh += 360;
+  }
+  const double dL = two[0] - one[0], dC = cp2 - cp1;
+  const double dH = 2 * std::sqrt(cp1 * cp2) * std::sin(rad(dh / 2));
+  const double lMean = (one[0] + two[0]) / 2, cpMean = (cp1 + cp2) / 2;
+  double hMean = h1 + h2;
+  if (cp1 * cp2 != 0)
+    hMean = std::abs(h1 - h2) <= 180 ? hMean / 2
+                                     : (hMean < 360 ? (hMean + 360) / 2 : (hMean - 360) / 2);
+  const double t = 1 - 0.17 * std::cos(rad(hMean - 30)) + 0.24 * std::cos(rad(2 * hMean)) +
+                   0.32 * std::cos(rad(3 * hMean + 6)) - 0.20 * std::cos(rad(4 * hMean - 63));
+  const double dTheta = 30 * std::exp(-std::pow((hMean - 275) / 25, 2));
+  const double cpMean7 = std::pow(cpMean, 7);
+  const double rC = 2 * std::sqrt(cpMean7 / (cpMean7 + std::pow(25.0, 7)));
+  const double sL = 1 + 0.015 * std::pow(lMean - 50, 2) / std::sqrt(20 + std::pow(lMean - 50, 2));
+  const double sC = 1 + 0.045 * cpMean, sH = 1 + 0.015 * cpMean * t;
+  const double rT = -std::sin(rad(2 * dTheta)) * rC;
+  return std::sqrt(std::pow(dL / sL, 2) + std::pow(dC / sC, 2) + std::pow(dH / sH, 2) +
+                   rT * (dC / sC) * (dH / sH));
+}
+
+}  // namespace
 
 class TestRunColors : public QObject {
   Q_OBJECT
@@ -96,6 +161,33 @@ class TestRunColors : public QObject {
       QVERIFY2(luminance < 0.62, qPrintable(c.name()));
     }
     QCOMPARE(static_cast<int>(colors.size()), fl::widgets::runPaletteSize());
+  }
+
+  // The measure first: pairs from Sharma, Wu and Dalal's CIEDE2000 test data, to four places.
+  void theColourDifferenceMatchesPublishedPairs() {
+    QCOMPARE(std::round(ciede2000({50, 2.6772, -79.7751}, {50, 0, -82.7485}) * 1e4), 20425.0);
+    QCOMPARE(std::round(ciede2000({50, 0, 0}, {50, -1, 2}) * 1e4), 23669.0);
+    QCOMPARE(std::round(ciede2000({50, 2.5, 0}, {73, 25, -18}) * 1e4), 271492.0);
+    QCOMPARE(
+        std::round(ciede2000({60.2574, -34.0099, 36.2677}, {60.4626, -34.1751, 39.4387}) * 1e4),
+        12644.0);
+  }
+
+  // Every two runs' colours, and each against the truth's, tell apart as thin lines: a CIEDE2000
+  // of 25 or more (red and brown at 16 read as one colour in a comparison of ten runs).
+  void everyTwoColoursTellApartAsThinLines() {
+    const int size = fl::widgets::runPaletteSize();
+    for (int i = 0; i < size; ++i) {
+      const QColor one = fl::widgets::runPaletteColor(i);
+      const double fromTruth = ciede2000(labOf(one), labOf(fl::widgets::truthColor()));
+      QVERIFY2(fromTruth >= 25, qPrintable(one.name() + " " + QString::number(fromTruth)));
+      for (int j = i + 1; j < size; ++j) {
+        const QColor two = fl::widgets::runPaletteColor(j);
+        const double difference = ciede2000(labOf(one), labOf(two));
+        QVERIFY2(difference >= 25,
+                 qPrintable(one.name() + " " + two.name() + " " + QString::number(difference)));
+      }
+    }
   }
 };
 

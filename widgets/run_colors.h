@@ -20,8 +20,8 @@
 
 namespace fl::widgets {
 
-// Ten hues readable on white (Tableau 10 with its grey dropped and its olive and cyan darkened,
-// which were pale lines on white), in the order runs take them.
+// Ten hues readable on white and far apart from each other as thin lines, in the order runs take
+// them.
 int runPaletteSize();
 QColor runPaletteColor(int index);
 

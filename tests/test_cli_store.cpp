@@ -380,6 +380,15 @@ class TestCliStore : public QObject {
         "INSERT INTO run_verdicts (run_id, position, source, subject, label, passed, detail) "
         "VALUES (1, 0, 'experiment', 'judge', 'LEAKS', 0, 'LEAKS -- stated by the test')");
     QCOMPARE(statusOfRunOne(), QString("finished:LEAKS"));
+    // A long headline widens its column: the dates still start under "created".
+    execute(
+        "UPDATE run_verdicts SET label = 'errors partly as in paper (1 of 3 judged)' "
+        "WHERE run_id = 1");
+    const QStringList lines = runCli({"runs", "--db", d, "list"}).out.split('\n');
+    QVERIFY2(lines.size() >= 2 && lines[1].contains("partly as in paper"),
+             qPrintable(lines.join('\n')));
+    const qsizetype dateAt = lines[1].indexOf(QRegularExpression("\\d{4}-\\d\\d-\\d\\d "));
+    QVERIFY2(dateAt > 0 && dateAt == lines[0].indexOf("created"), qPrintable(lines.join('\n')));
   }
 
   // A folder given as the store: the reading commands said so, `run` and `sweep run` said

@@ -161,13 +161,21 @@ int list(const RunStore& store, const ExperimentRegistry& registry, const RunsAr
   size_t nameWidth = 4;
   for (const auto& r : runs) nameWidth = std::max(nameWidth, displayWidth(r.name));
   nameWidth = std::min(nameWidth, kMaxNameWidth);
-  std::printf("%5s  %-14s %s %-22s %-19s %s\n", "id", "experiment",
-              paddedTo("name", nameWidth).c_str(), "status", "created", "final metrics");
+  // The status column as wide as the longest status: a verdict such as 'errors partly as in
+  // paper' ran into the date beside it.
+  std::vector<std::string> statuses;
+  size_t statusWidth = 6;
   for (const auto& r : runs) {
-    std::string status = statusWithVerdict(r);
-    if (r.archived) status += " (archived)";
-    std::printf("%5lld  %-14s %s %-22s %-19s %s\n", static_cast<long long>(r.id),
-                r.experiment.c_str(), paddedTo(r.name, nameWidth).c_str(), status.c_str(),
+    statuses.push_back(statusWithVerdict(r) + (r.archived ? " (archived)" : ""));
+    statusWidth = std::max(statusWidth, displayWidth(statuses.back()));
+  }
+  std::printf("%5s  %-14s %s %s %-19s %s\n", "id", "experiment",
+              paddedTo("name", nameWidth).c_str(), paddedTo("status", statusWidth).c_str(),
+              "created", "final metrics");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RunRecord& r = runs[i];
+    std::printf("%5lld  %-14s %s %s %-19s %s\n", static_cast<long long>(r.id), r.experiment.c_str(),
+                paddedTo(r.name, nameWidth).c_str(), paddedTo(statuses[i], statusWidth).c_str(),
                 formatTime(r.created).c_str(), shortMetrics(r).c_str());
   }
   return kExitOk;

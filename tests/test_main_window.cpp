@@ -356,6 +356,52 @@ class TestMainWindow : public QObject {
         qPrintable(line));
   }
 
+  // A run the CLI trains, opened here: the focus line says how far it is and which process
+  // trains it, and Stop asks that process to stop as Ctrl-C would, after saying so. The CLI
+  // then cancels its run with a checkpoint (exit 143), and Stop greys once the store says so.
+  void aRunTrainedByTheCliIsStoppedFromTheWindow() {
+    const QString db = m_dir.path() + "/cli-trained.db";
+    QProcess cli;
+    cli.start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_CLI")),
+              {"run", "fourier-head", "--db", db, "--name", "long", "--set", "epochs=100000",
+               "--set", "samples=400", "--set", "eval_every=1"});
+    QVERIFY2(cli.waitForStarted(), qPrintable(cli.errorString()));
+    auto w = makeWindow("cli-trained.db");
+    auto stepOfRunOne = [&] {
+      const auto run = w->store().run(1);
+      return run && run->status == fl::RunStatus::Running ? run->lastStep : int64_t(0);
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(stepOfRunOne() > 0, 60000);
+    w->openStoredRun(1);
+    const QString line = w->display()->focusLine()->text();
+    const QString pid = QString::number(cli.processId());
+    const int64_t total = w->store().run(1)->totalSteps;
+    QVERIFY2(line.contains("running on cpu, step ") &&
+                 line.contains(QString(" of %1, in another process (pid %2)").arg(total).arg(pid)),
+             qPrintable(line));
+    QVERIFY(w->runsDock()->stopButton()->isEnabled());
+    QVERIFY2(w->runsDock()->stopButton()->toolTip().contains("(pid " + pid + ")"),
+             qPrintable(w->runsDock()->stopButton()->toolTip()));
+    // Asked first: No leaves it training.
+    QMessageBox::StandardButton defaultButton = QMessageBox::NoButton;
+    QString asked;
+    answerNextMessageBox(QMessageBox::No, &defaultButton, &asked);
+    w->runsDock()->stopButton()->click();
+    QCOMPARE(defaultButton, QMessageBox::No);
+    QVERIFY2(asked.contains("pid " + pid + " (") && asked.contains("fourierlab-cli run"),
+             qPrintable(asked));
+    QCOMPARE(cli.state(), QProcess::Running);
+    answerNextMessageBox(QMessageBox::Yes, nullptr);
+    w->runsDock()->stopButton()->click();
+    QVERIFY(cli.waitForFinished(60000));
+    QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(cli.exitCode(), 143);
+    QCOMPARE(fl::toString(w->store().run(1)->status), fl::toString(fl::RunStatus::Cancelled));
+    QVERIFY(!w->store().checkpoints(1).empty());
+    QTRY_VERIFY_WITH_TIMEOUT(!w->runsDock()->stopButton()->isEnabled(), 10000);
+    QVERIFY(w->runsDock()->stopButton()->toolTip().contains("nothing to stop"));
+  }
+
   void shortcutsReachTheirActions() {
     auto w = makeWindow("shortcuts.db");
     spin(*w, "epochs")->setValue(100000);

@@ -12,12 +12,14 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <sstream>
 
 #include <sqlite3.h>
 
 #include "core/engine/export_values.h"
 #include "core/store/run_batching.h"
 #include "core/store/run_store.h"
+#include "core/store/run_trainer.h"
 #include "core/store/schema.h"
 #include "tests/sqlite_probe.h"
 #include "tests/store_damage.h"
@@ -121,6 +123,58 @@ class TestRunStore : public QObject {
     QCOMPARE(r.tags, (std::vector<std::string>{"a", "c"}));
     QCOMPARE(fl::toString(r.status), std::string("queued"));
     QVERIFY(!store.run(id + 100));
+  }
+
+  // The process that trains a run is found from the store with every run it trains, and asked
+  // to stop with SIGTERM; a process that has ended or trains on another host is not signalled.
+  void aRunsTrainerIsFoundAndAskedToStop() {
+    RunStore store(path("trainer.db"));
+    QProcess child;
+    child.start("sleep", {"300"});
+    QVERIFY(child.waitForStarted());
+    // Its start time read here from /proc, field 22 after the command's closing parenthesis.
+    std::ifstream stat("/proc/" + std::to_string(child.processId()) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    std::istringstream fields(line.substr(line.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i <= 22; ++i) fields >> field;
+    const fl::store::ProcessIdentity sleeper{fl::store::currentProcess().host, child.processId(),
+                                             std::stoll(field)};
+    const int64_t first = store.createRun({"fourier-head", "a", {{"seed", 1}}, {}, {}});
+    const int64_t mine = store.createRun({"fourier-head", "b", {{"seed", 2}}, {}, {}});
+    const int64_t second = store.createRun({"fourier-head", "c", {{"seed", 3}}, {}, {}});
+    const int64_t ended = store.createRun({"fourier-head", "d", {{"seed", 4}}, {}, {}});
+    store.markRunning(second, "cpu", 100, sleeper);
+    store.markRunning(first, "cpu", 100, sleeper);
+    store.markRunning(mine, "cpu", 100, fl::store::currentProcess());
+    store.markRunning(ended, "cpu", 100, sleeper);
+    store.finishRun(ended, fl::RunStatus::Finished, "");
+
+    const auto trainer = fl::store::trainerOf(store, second);
+    QVERIFY(trainer);
+    QCOMPARE(trainer->process.pid, sleeper.pid);
+    QCOMPARE(trainer->runs, (std::vector<int64_t>{first, second}));
+    QVERIFY2(QString::fromStdString(trainer->command).endsWith("sleep 300"),  // its path, if given
+             trainer->command.c_str());
+    QVERIFY(!fl::store::trainerOf(store, ended));
+    QCOMPARE(fl::store::trainerOf(store, mine)->runs, std::vector<int64_t>{mine});
+    QCOMPARE(fl::store::cannotStop(fl::store::currentProcess()),
+             std::string("this window trains it"));
+    QCOMPARE(fl::store::cannotStop({"another-host", sleeper.pid, sleeper.startTicks}),
+             std::string("it trains on host another-host: stop it there (Ctrl-C, kill, scancel)"));
+    // The same pid started at another time is another process: never signalled.
+    const fl::store::ProcessIdentity reused{sleeper.host, sleeper.pid, sleeper.startTicks + 1};
+    QCOMPARE(fl::store::askToStop(reused),
+             "its process (pid " + std::to_string(sleeper.pid) + ") has ended");
+    QCOMPARE(child.state(), QProcess::Running);
+
+    QCOMPARE(fl::store::cannotStop(sleeper), std::string());
+    QCOMPARE(fl::store::askToStop(sleeper), std::string());
+    QVERIFY(child.waitForFinished(10000));
+    QCOMPARE(child.exitStatus(), QProcess::CrashExit);  // ended by the signal, not by itself
+    QCOMPARE(fl::store::cannotStop(sleeper),
+             "its process (pid " + std::to_string(sleeper.pid) + ") has ended");
   }
 
   // Progress is reported every few steps; a run stopped between two reports says where it

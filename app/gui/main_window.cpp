@@ -350,12 +350,85 @@ bool MainWindow::resumeRun(int64_t runId) {
   return true;
 }
 
-void MainWindow::stopFocused() { m_queue->cancel(m_display->focused()); }
+void MainWindow::stopFocused() {
+  const int64_t runId = m_display->focused();
+  if (m_queue->isLive(runId))
+    m_queue->cancel(runId);
+  else if (runId)
+    stopTrainerOf(runId);
+}
+
+std::optional<store::RunTrainer> MainWindow::trainerElsewhere(int64_t runId) const {
+  if (!runId || m_queue->isLive(runId)) return std::nullopt;
+  try {
+    return store::trainerOf(*m_store, runId);
+  } catch (const std::exception&) {
+    return std::nullopt;  // the store cannot be read now: nothing to stop from here yet
+  }
+}
+
+void MainWindow::stopTrainerOf(int64_t runId) {
+  const auto trainer = trainerElsewhere(runId);
+  if (!trainer) return;  // it ended meanwhile
+  const QString pid = QString::number(trainer->process.pid);
+  if (const std::string why = store::cannotStop(trainer->process); !why.empty()) {
+    showError(QString("Run %1 cannot be stopped from this window: %2")
+                  .arg(runId)
+                  .arg(QString::fromStdString(why)));
+    return;
+  }
+  // Another process may train many runs (a sweep): the reader sees which before they all stop.
+  QString command = QString::fromStdString(trainer->command);
+  if (command.size() > 160) command = command.left(159) + "…";
+  QStringList others;
+  for (auto id : trainer->runs)
+    if (id != runId) others << QString::number(id);
+  QString text = QString(
+                     "Run %1 trains in another process: pid %2%3.\n\nStop that process as "
+                     "Ctrl-C would?")
+                     .arg(runId)
+                     .arg(pid, command.isEmpty() ? QString() : " (" + command + ")");
+  if (!others.isEmpty())
+    text += QString(" It also trains run%1 %2: they stop too.")
+                .arg(others.size() > 1 ? "s" : "", others.join(", "));
+  text +=
+      " Each stops after its current step, keeps a checkpoint and shows as cancelled; "
+      "`fourierlab-cli run --resume ID` (`sweep resume` for a study) goes on from there.";
+  if (QMessageBox::question(this, "FourierLab", text, QMessageBox::Yes | QMessageBox::No,
+                            QMessageBox::No) != QMessageBox::Yes)
+    return;
+  if (const std::string why = store::askToStop(trainer->process); !why.empty()) {
+    showError(QString("Run %1 was not stopped: %2").arg(runId).arg(QString::fromStdString(why)));
+    return;
+  }
+  statusBar()->showMessage(QString("Asked pid %1 to stop: its runs show as cancelled once their "
+                                   "checkpoints are written")
+                               .arg(pid),
+                           10000);
+}
 
 void MainWindow::updateStopEnabled() {
-  const bool live = m_display->focused() != 0 && m_queue->isLive(m_display->focused());
-  m_runsDock->setStopEnabled(live);
-  if (m_stopAction) m_stopAction->setEnabled(live);
+  const int64_t runId = m_display->focused();
+  bool enabled = runId != 0 && m_queue->isLive(runId);
+  QString why = enabled ? "Cancel the shown run after its current step; it keeps a checkpoint "
+                          "(Ctrl+.)"
+                        : RunsDock::kNothingToStop;
+  if (const auto trainer = enabled ? std::nullopt : trainerElsewhere(runId)) {
+    const std::string cannot = store::cannotStop(trainer->process);
+    enabled = cannot.empty();
+    why = enabled ? QString(
+                        "Ask the process that trains run %1 (pid %2) to stop as Ctrl-C "
+                        "would; it keeps a checkpoint (Ctrl+.)")
+                        .arg(runId)
+                        .arg(trainer->process.pid)
+                  : QString(
+                        "Run %1 trains in another process, which this window cannot "
+                        "stop: %2")
+                        .arg(runId)
+                        .arg(QString::fromStdString(cannot));
+  }
+  m_runsDock->setStopEnabled(enabled, why);
+  if (m_stopAction) m_stopAction->setEnabled(enabled);
 }
 
 void MainWindow::openStoredRun(int64_t runId) {
@@ -404,6 +477,8 @@ void MainWindow::showReloadedRuns(const std::vector<int64_t>& runIds) {
     shown = shown || std::count(m_display->shown().begin(), m_display->shown().end(), id) > 0;
   }
   if (shown) m_display->redraw();
+  // A run another process trains has ended (or started): Stop follows.
+  if (std::count(runIds.begin(), runIds.end(), m_display->focused())) updateStopEnabled();
 }
 
 void MainWindow::forgetDeletedRuns(const std::vector<int64_t>& runIds) {

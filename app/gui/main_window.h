@@ -9,12 +9,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "app/gui/window_settings.h"
 #include "core/engine/registry.h"
+#include "core/store/run_trainer.h"
 
 class QAction;
 class QDockWidget;
@@ -74,8 +76,10 @@ class MainWindow : public QMainWindow {
   int64_t launchStudy();
   void startDemo();
   void openStudy(int64_t studyId);
+  // The shown run: cancelled where this window trains it, else its process asked to stop.
   void stopFocused();
-  // Stop (button and menu) only where the shown run trains or waits.
+  // Stop (button and menu) only where the shown run trains or waits, here or in another process
+  // on this host.
   void updateStopEnabled();
   void openStoredRun(int64_t runId);
   void compareRuns(const std::vector<int64_t>& runIds);
@@ -98,6 +102,12 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  // The process training `runId` where that is not this window (a CLI run, a sweep); nullopt
+  // for a run this window trains, one that does not train, or a store that cannot be read now.
+  std::optional<store::RunTrainer> trainerElsewhere(int64_t runId) const;
+  // Asks that process to stop as Ctrl-C would, once the reader has confirmed: it stops every run
+  // it trains, which the question names.
+  void stopTrainerOf(int64_t runId);
   WindowParts settingsParts();  // what window_settings keeps between sessions
   void tick();
   int64_t launchWith(const nlohmann::json& overrides, const std::string& name);

@@ -36,6 +36,7 @@
 #include "core/store/run_batching.h"
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
+#include "core/store/run_trainer.h"
 #include "core/study/study_run_name.h"
 #include "core/study/study_store.h"
 #include "widgets/dashboard.h"
@@ -761,6 +762,18 @@ void RunDisplay::updateFocusLine() {
   QString state = QString::fromStdString(toString(view->status()));
   if (m_queue.isWaiting(view->id())) state = "waiting";
   if (!view->device().empty()) state += " on " + QString::fromStdString(view->device());
+  // The Runs dock lists only this window's runs: how far one trained elsewhere is, said here.
+  if (view->status() == RunStatus::Running && !m_queue.isLive(view->id())) {
+    if (view->progress().totalSteps > 0)
+      state +=
+          QString(", step %1 of %2").arg(view->progress().step).arg(view->progress().totalSteps);
+    try {
+      if (const auto trainer = store::trainerOf(m_store, view->id()))
+        state += QString(", in another process (pid %1)").arg(trainer->process.pid);
+    } catch (const std::exception&) {
+      // The store cannot be read now: the line says what it knows.
+    }
+  }
   if (view->status() == RunStatus::Failed && !view->message().empty())
     state += ": " + QString::fromStdString(view->message()).toHtmlEscaped();
   QString verdicts;

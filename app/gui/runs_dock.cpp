@@ -135,7 +135,7 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
   });
   row->addWidget(m_groupChoice);
   auto* stop = m_stop = new QPushButton("Stop the shown run", panel);
-  setStopEnabled(false);  // until a run that trains is shown
+  setStopEnabled(false, kNothingToStop);  // until a run that trains is shown
   row->addWidget(stop);
   layout->addLayout(row);
   setWidget(panel);
@@ -245,12 +245,10 @@ GroupBy RunsDock::groupBy() const {
   return GroupBy::parse(m_groupChoice->currentData().toString().toStdString());
 }
 
-void RunsDock::setStopEnabled(bool enabled) {
+void RunsDock::setStopEnabled(bool enabled, const QString& why) {
   m_stop->setEnabled(enabled);
   // Grey, it says why: it was enabled on a finished run and did nothing when clicked.
-  m_stop->setToolTip(enabled ? "Cancel the shown run after its current step; it keeps a "
-                               "checkpoint (Ctrl+.)"
-                             : "The shown run is not training or waiting: nothing to stop");
+  m_stop->setToolTip(why);
 }
 
 void RunsDock::updateGroupChoices() {

@@ -55,7 +55,10 @@ class RunsDock : public QDockWidget {
   }
   void updateGroupChoices();
   // Whether the shown run is training or waiting: only then can it be stopped.
-  void setStopEnabled(bool enabled);
+  // `why`: what a click does, or why there is nothing to do (the button's tooltip).
+  void setStopEnabled(bool enabled, const QString& why);
+  static constexpr const char* kNothingToStop =
+      "The shown run is not training or waiting: nothing to stop";
   QPushButton* stopButton() const { return m_stop; }
   // The context menu of a row of the model (null off the rows): Show, Stop, Resume, each enabled
   // when it applies to the row's run, and Colour.

@@ -71,6 +71,29 @@ class TestStudyFigurePlot : public QObject {
   // Categories (heads) have no order: each line's means are dots with error bars, side by side
   // around each category, joined by no line and no band; the paper's point of a line with no
   // finished run yet has the line's colour and its legend entry, not a black diamond.
+  // A titled figure (a written file) has its title above the panels; an untitled one (the
+  // study view, which names the study right above it) gives that row to the panels.
+  void aTitleRowOnlyWhereTheFigureHasATitle() {
+    fl::widgets::StudyFigurePlot plot;
+    plot.resize(1000, 420);
+    plot.setFigure(figure());
+    auto* layout = plot.plot()->plotLayout();
+    auto* title = qobject_cast<QCPTextElement*>(layout->element(0, 0));
+    QVERIFY(title);
+    QCOMPARE(title->text(), QString("KL against N"));
+    const int titledTop = layout->element(1, 0)->outerRect().top();
+    auto untitled = figure();
+    untitled.title.clear();
+    plot.setFigure(untitled);
+    QCOMPARE(layout->rowCount(), 2);  // the panels, then the legend and caption
+    plot.plot()->replot();
+    QVERIFY(qobject_cast<QCPLayoutGrid*>(layout->element(0, 0)));
+    QVERIFY(layout->element(0, 0)->outerRect().top() < titledTop);
+    for (auto* element : layout->elements(true))
+      if (auto* text = qobject_cast<QCPTextElement*>(element))
+        QVERIFY2(text->text() != "KL against N", "the title is still drawn");
+  }
+
   void categoriesAreDotsWithErrorBarsNeverJoined() {
     fl::study::StudyFigure f;
     f.rows = f.cols = 1;

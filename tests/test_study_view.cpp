@@ -7,15 +7,15 @@
 // with known values, so every number is checked against a hand computation.
 #include <QtTest>
 
+#include <QComboBox>
 #include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTableView>
 
-#include <QComboBox>
-#include <QLabel>
-#include <QPushButton>
-#include <QTableView>
+#include <qcustomplot.h>
 
 #include <algorithm>
 #include <chrono>
@@ -219,6 +219,11 @@ class TestStudyView : public QObject {
 
     QCOMPARE(lab.view.figure()->panelCount(), 1);
     QVERIFY(lab.view.figure()->graphCount() >= 2);  // the mean line and its band at least
+    // No figure title over the panels: the header above names the study, the choices beside
+    // it what is drawn ("Known values: test/m against width" took a row of a small figure).
+    for (auto* element : lab.view.figure()->plot()->plotLayout()->elements(true))
+      if (auto* text = qobject_cast<QCPTextElement*>(element))
+        QVERIFY2(!text->text().contains("Known values"), qPrintable(text->text()));
     QCOMPARE(lab.view.metricChoice()->currentText(), QString("test/m"));
     QCOMPARE(lab.view.xChoice()->currentText(), QString("width"));
 

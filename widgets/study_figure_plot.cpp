@@ -432,14 +432,21 @@ void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
 std::pair<QCPLayoutGrid*, QCPLegend*> StudyFigurePlot::layOutFigure(
     const study::StudyFigure& figure) {
   auto* root = m_plot->plotLayout();
+  // No title row where the figure has none: the study view names the study right above it.
+  int row = 0;
   m_figureTitleText = QString::fromStdString(figure.title);
-  m_figureTitle = new QCPTextElement(m_plot, m_figureTitleText, QFont("sans", 11, QFont::Bold));
-  root->addElement(0, 0, m_figureTitle);
+  m_figureTitle = nullptr;
+  if (!figure.title.empty()) {
+    m_figureTitle = new QCPTextElement(m_plot, m_figureTitleText, QFont("sans", 11, QFont::Bold));
+    root->addElement(row, 0, m_figureTitle);
+    root->setRowStretchFactor(row++, 0.001);
+  }
   auto* grid = new QCPLayoutGrid;
-  root->addElement(1, 0, grid);
+  root->addElement(row++, 0, grid);
   auto* legend = new QCPLegend;
   auto* footer = new QCPLayoutGrid;
-  root->addElement(2, 0, footer);
+  root->addElement(row, 0, footer);
+  root->setRowStretchFactor(row, 0.001);
   footer->addElement(0, 0, legend);
   footer->addElement(
       1, 0,
@@ -456,8 +463,6 @@ std::pair<QCPLayoutGrid*, QCPLegend*> StudyFigurePlot::layOutFigure(
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   legend->setWrap(6);  // up to six entries side by side, then a new row
   legend->setIconSize(24, 10);
-  root->setRowStretchFactor(0, 0.001);
-  root->setRowStretchFactor(2, 0.001);
   return {grid, legend};
 }
 

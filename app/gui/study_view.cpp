@@ -749,9 +749,14 @@ void StudyView::drawFigure() {
   try {
     // The departure is said above, under the description (in the same colour): not again in
     // the figure, whose panels have little height at 1280x720. `sweep plot` writes it in.
-    const auto figure = study::buildStudyFigure(
-        m_cells, chosenLayout(), spec.references ? &*spec.references : nullptr,
-        study::axisOrderOf(spec), spec.title.empty() ? m_record->name : spec.title);
+    const std::string title = spec.title.empty() ? m_record->name : spec.title;
+    const auto layout = chosenLayout();
+    auto figure =
+        study::buildStudyFigure(m_cells, layout, spec.references ? &*spec.references : nullptr,
+                                study::axisOrderOf(spec), title);
+    // Nor the figure's title where the header right above says it, or where it only says what
+    // the view's choices beside it say ("table1: test/kl against head").
+    if (figure.title == title || layout.title.empty()) figure.title.clear();
     m_figure->setFigure(figure);
     m_figurePages->setCurrentIndex(1);
   } catch (const std::invalid_argument& e) {

@@ -398,12 +398,17 @@ class TestDashboardPanels : public QObject {
   }
 
   // Runs grouped by a setting (their metrics drawn as the group's mean): their predictions are
-  // overlaid one by one in the group's colour and listed once, by the group's name.
+  // overlaid one by one in the group's colour and listed once, by the group's name without its
+  // count (which named one drawn member "head=gmm ×4"); its curves keep the count.
   void membersOfAGroupOverlayInItsColourListedOnce() {
     Dashboard d;
-    d.setPanels({panel("pdf", PanelKind::SnapshotCurves, {"pdf/pred_grid"})});
+    d.setPanels({panel("pdf", PanelKind::SnapshotCurves, {"pdf/pred_grid"}),
+                 panel("loss", PanelKind::MetricLines, {"train/loss"})});
     d.setShownRun(1);
-    d.setGroupLabel(2, "head=fourier ×3");
+    d.setGroupLabel(2, "head=fourier", 3);
+    d.setMetric(2, "train/loss", {1, 2}, {0.5, 0.4});
+    QCOMPARE(qobject_cast<MetricPlot*>(d.panel("loss"))->curveNames(),
+             QStringList{"head=fourier ×3"});
     for (int64_t member : {2, 3, 4}) d.setGroupLeader(member, 2);
     d.setRunLabel(5, "linear");
     Snapshot pred = snapshot("pdf/pred_grid", {3}, {0.1f, 0.5f, 0.2f}, {{"z", "", {-1, 0, 1}}});
@@ -415,14 +420,15 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(plot->graphCount(), 5);
     int members = 0;
     for (int i = 0; i < plot->graphCount(); ++i)
-      if (plot->graph(i)->name() == "head=fourier ×3") {
+      if (plot->graph(i)->name() == "head=fourier") {
         ++members;
         QCOMPARE(plot->graph(i)->pen().color(), d.colors().of(2));
       }
     QCOMPARE(members, 3);
     const QStringList names = legendNames(plot);
     QCOMPARE(names.size(), 3);
-    QCOMPARE(names.count("head=fourier ×3"), 1);
+    QCOMPARE(names.count("head=fourier"), 1);
+    QVERIFY2(!names.join(" ").contains("×"), qPrintable(names.join(", ")));
     QVERIFY(names.contains("#5 linear"));
     // The shown run's prediction is named by its run, as the others' (not "predicted (density)").
     QVERIFY2(names.contains("#1"), qPrintable(names.join(", ")));
@@ -795,11 +801,11 @@ class TestDashboardPanels : public QObject {
 
     // Grouped by setting, the shown run a member: its bars and the other member's take the
     // group's colour and name, listed once (the shown one read "#1 fourier" beside the group).
-    d.setGroupLabel(1, "head=fourier ×2");
+    d.setGroupLabel(1, "head=fourier", 2);
     d.setGroupLeader(2, 1);
     d.addOverlaySnapshot(2, snapshot("spectrum/abs_c", {3}, {0.9f, 0.1f, 0.01f}, k), 10);
     d.refresh();
-    QCOMPARE(legendNames(plot->plot()), QStringList{"head=fourier ×2"});
+    QCOMPARE(legendNames(plot->plot()), QStringList{"head=fourier"});
     for (auto* set : barsOf(plot->plot())) QCOMPARE(set->brush().color(), d.colors().of(1));
   }
 

@@ -729,14 +729,15 @@ class TestMainWindow : public QObject {
     QCOMPARE(display->groups().size(), size_t(2));
     const QStringList names = plot->curveNames();
     QCOMPARE(names.size(), 2);
-    // The other members' predicted densities: each in its group's colour, by its group's name.
+    // The other members' predicted densities: each in its group's colour, by its group's name
+    // (without the count: not every member is drawn against one truth).
     auto* pdf = qobject_cast<fl::widgets::SnapshotPlot*>(display->dashboard()->panel("pdf"));
     QVERIFY(pdf);
     int overlaid = 0;
     for (int g = 0; g < pdf->plot()->graphCount(); ++g) {
       const QCPGraph* graph = pdf->plot()->graph(g);
       for (const auto& group : display->groups())
-        if (graph->name() == QString("%1 ×2").arg(QString::fromStdString(group.label))) {
+        if (graph->name() == QString::fromStdString(group.label)) {
           ++overlaid;
           QCOMPARE(graph->pen().color(), display->dashboard()->colors().of(group.members[0]));
         }

@@ -374,20 +374,18 @@ void Dashboard::applyShownRun() {
 void Dashboard::applyShownRun(SnapshotPlot* plot) const {
   // A member of a group is drawn as the group's other members are: its colour and name.
   const int64_t leader = m_leaders.value(m_shownRun, m_shownRun);
-  const QString label =
-      m_groupLabels.contains(leader) ? curveRunName(leader) : runLegendLabel(m_shownRun);
-  plot->setShownRun(m_shownRun, m_colors->of(leader), label);
+  plot->setShownRun(m_shownRun, m_colors->of(leader), snapshotRunName(m_shownRun));
 }
 
 QString Dashboard::runLegendLabel(int64_t runId) const {
   return QString("#%1 %2").arg(runId).arg(m_runLabels.value(runId)).trimmed();
 }
 
-void Dashboard::setGroupLabel(int64_t runId, const QString& label) {
-  if (label.isEmpty())
+void Dashboard::setGroupLabel(int64_t runId, const QString& name, int members) {
+  if (name.isEmpty())
     m_groupLabels.remove(runId);
   else
-    m_groupLabels[runId] = label;
+    m_groupLabels[runId] = {name, members};
   applyShownRun();
 }
 
@@ -431,7 +429,16 @@ const Dashboard::KeySlot& Dashboard::slotFor(const std::string& key) {
 
 QString Dashboard::curveRunName(int64_t runId) const {
   // "#3 fourier N=12", or a group's label.
-  return m_groupLabels.contains(runId) ? m_groupLabels[runId] : runLegendLabel(runId);
+  if (!m_groupLabels.contains(runId)) return runLegendLabel(runId);
+  const GroupName& group = m_groupLabels[runId];
+  return QString("%1 ×%2").arg(group.name).arg(group.members);
+}
+
+QString Dashboard::snapshotRunName(int64_t runId) const {
+  // One member's snapshot, in its group's colour: named by the group, not by how many it has
+  // (a legend read "head=gmm ×4" over the one member drawn against this truth).
+  const int64_t leader = m_leaders.value(runId, runId);
+  return m_groupLabels.contains(leader) ? m_groupLabels[leader].name : runLegendLabel(runId);
 }
 
 QString Dashboard::curveName(int64_t runId, const KeySlot& slot) const {
@@ -482,11 +489,9 @@ void Dashboard::addSnapshot(const Snapshot& snapshot, int64_t step) {
 
 void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot, int64_t step) {
   const int64_t leader = m_leaders.value(runId, runId);
-  const QString label =
-      m_groupLabels.contains(leader) ? curveRunName(leader) : runLegendLabel(runId);
   m_snapshotsChanged = true;
   for (auto* plot : m_snapshotPlots)
-    plot->setOverlaySnapshot(runId, label, m_colors->of(leader), snapshot);
+    plot->setOverlaySnapshot(runId, snapshotRunName(runId), m_colors->of(leader), snapshot);
   // A heatmap draws one run, never a group's mean: named as the run itself.
   const QString own = runLegendLabel(runId);
   for (auto* plot : m_heatmaps) plot->addOtherRunSnapshot(runId, own, snapshot, step);

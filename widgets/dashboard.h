@@ -72,9 +72,11 @@ class Dashboard : public QWidget {
   void setSmoothing(double weight);
   // The name legends use for a run ("#3 fourier N=12"); the id alone when unset.
   void setRunLabel(int64_t runId, const QString& label);
-  // Curves drawn under a run's id stand for a group of runs (their mean, with a band): named by
-  // `label` alone, without the run's number. An empty label makes them the run's own again.
-  void setGroupLabel(int64_t runId, const QString& label);
+  // Curves drawn under a run's id stand for a group of `members` runs (their mean, with a band):
+  // named "<name> ×<members>", without the run's number. The members' snapshots, drawn one by
+  // one (some of them, where others predicted for another input), are named by `name` alone.
+  // An empty name makes them the run's own again.
+  void setGroupLabel(int64_t runId, const QString& name, int members = 0);
   // A shown run as a member of a group whose curves are drawn under `leader`'s id: its snapshot
   // overlays take the group's colour and name, so the legend lists the group once. A run alone
   // is its own leader (the default).
@@ -143,8 +145,9 @@ class Dashboard : public QWidget {
                               const QString& yLabel);
   const KeySlot& slotFor(const std::string& key);
   QString curveName(int64_t runId, const KeySlot& slot) const;
-  QString curveRunName(int64_t runId) const;    // curveName without the key
-  QString runLegendLabel(int64_t runId) const;  // "#3 rope": a run in a snapshot panel's legend
+  QString curveRunName(int64_t runId) const;     // curveName without the key
+  QString snapshotRunName(int64_t runId) const;  // a snapshot's run: its group's name, or its own
+  QString runLegendLabel(int64_t runId) const;   // "#3 rope": a run in a snapshot panel's legend
   void place(const QString& id, QWidget* widget, const QString& title);
   // The shown run's colour and name in the snapshot panels: its group's where it has one.
   void applyShownRun();
@@ -176,9 +179,13 @@ class Dashboard : public QWidget {
   QList<PrefixSeries> m_prefixes;       // in declaration order: the first match wins
   QMap<MetricPlot*, int> m_keysInPlot;  // keys placed so far per plot: the next one's position
   QMap<int64_t, QString> m_runLabels;
-  QMap<int64_t, QString> m_groupLabels;  // runs whose curves stand for a group
-  QMap<int64_t, int64_t> m_leaders;      // a group's member -> the run its curves are drawn as
-  QString m_xLabel;                      // empty: each panel's own label, over steps
+  struct GroupName {
+    QString name;  // "head=fourier"
+    int members = 0;
+  };
+  QMap<int64_t, GroupName> m_groupLabels;  // runs whose curves stand for a group
+  QMap<int64_t, int64_t> m_leaders;        // a group's member -> the run its curves are drawn as
+  QString m_xLabel;                        // empty: each panel's own label, over steps
   MetricPlot::XKind m_xKind = MetricPlot::XKind::Count;
   int64_t m_shownRun = 0;
   bool m_shownRunEnded = false;

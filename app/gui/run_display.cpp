@@ -495,9 +495,8 @@ void RunDisplay::regroup() {
       m_dashboard->setGroupLeader(id, members.front());
     }
     if (members.size() > 1)
-      m_dashboard->setGroupLabel(
-          members.front(),
-          QString("%1 ×%2").arg(QString::fromStdString(m_groups[g].label)).arg(members.size()));
+      m_dashboard->setGroupLabel(members.front(), QString::fromStdString(m_groups[g].label),
+                                 static_cast<int>(members.size()));
   }
 }
 

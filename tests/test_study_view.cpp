@@ -306,9 +306,37 @@ class TestStudyView : public QObject {
     QCOMPARE(model->data(verdict, Qt::ToolTipRole).toString(),
              QString("Departs from the paper's experiment: label quick (the paper's \"\")"));
     // Above the figure, with the departure: the paper's points there are not a comparison.
-    QVERIFY2(lab.view.title()->text().contains(
-                 "The paper's points in the figure are drawn to read, not compared."),
-             qPrintable(lab.view.title()->text()));
+    QVERIFY2(
+        lab.view.title()->text().contains("The paper's points are drawn to read, not compared."),
+        qPrintable(lab.view.title()->text()));
+  }
+
+  // A study of fewer settings, each at the paper's: it departs in its count of runs alone, so
+  // its settings are compared and nothing says they are not (it said "drawn to read, not
+  // compared" above a table of verdicts).
+  void aStudyOfFewerPaperSettingsIsComparedAndSaysSo() {
+    fl::store::RunStore store((m_dir.path() + "/fewer.db").toStdString());
+    auto spec = fl::study::StudySpec::fromText(QString::fromStdString(knownStudy().toJson().dump())
+                                                   .replace("\"width\":[1,2]", "\"width\":[1]")
+                                                   .toStdString());
+    spec.experiment = "known";
+    const auto expansion = fl::study::expandStudy(*m_registry.find("known"), spec);
+    QCOMPARE(expansion.cells.size(), size_t(3));
+    fl::study::StudyStore studies(store);
+    const int64_t id = studies.create(spec, expansion);
+    for (const auto& cell : expansion.cells) {
+      const auto claim = studies.claim(id, cell.index);
+      store.writeEvents(claim.runId, {fl::MetricEvent{"test/m", 1, 0.1, 12.0}});
+      store.finishRun(claim.runId, fl::RunStatus::Finished, "");
+    }
+    StudyLab lab(m_registry, store);
+    QVERIFY(lab.view.setStudy(id));
+    const QString title = lab.view.title()->text();
+    QVERIFY2(title.contains("3 runs (the paper's 6)"), qPrintable(title));
+    QVERIFY2(!title.contains("not compared"), qPrintable(title));
+    QCOMPARE(
+        lab.view.tableModel()->text(rowWithWidth(*lab.view.tableModel(), "1"), "test/m verdict"),
+        QString("agrees"));
   }
 
   void resumeAndStopAreEnabledOnlyWhenTheyHaveWork() {

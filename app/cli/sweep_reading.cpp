@@ -317,12 +317,13 @@ int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
     throw std::invalid_argument("--out " + args.out + ": the file must end in .svg, .png or .pdf");
   const study::FigureLayout layout = plotLayout(registry, r, args);
   const auto stat = r.spec.references ? r.spec.references->stat : std::string("last");
-  const auto cells = study::aggregate(studies.results(id), stat);
+  auto cells = study::aggregate(studies.results(id), stat);
+  const auto experiment = registry.find(r.spec.experiment);
+  if (experiment) study::markDepartures(*experiment, r.spec, cells);
   auto figure = study::buildStudyFigure(
       cells, layout, r.spec.references ? &*r.spec.references : nullptr, study::axisOrderOf(r.spec),
       r.spec.title.empty() ? r.name : r.spec.title);
-  if (const auto experiment = registry.find(r.spec.experiment))
-    figure.departure = study::departureNote(*experiment, r.spec);
+  if (experiment) figure.departure = study::departureNote(*experiment, r.spec);
   const int width = args.width > 0 ? args.width : 560 * figure.cols + 200;
   const int height = args.height > 0 ? args.height : 380 * figure.rows + 90;
   const std::string error = writeStudyFigure(figure, args.out, width, height);

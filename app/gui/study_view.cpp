@@ -584,6 +584,8 @@ void StudyView::refresh() {
                                "interrupted ones continue from their checkpoints)");
   // The description speaks of the declared study; what this one changed is said under it.
   const auto experiment = m_queue.registry().find(spec.experiment);
+  m_cells = study::aggregate(m_results, statOf(spec));
+  if (experiment) study::markDepartures(*experiment, spec, m_cells);
   const QString description = QString::fromStdString(spec.description);
   const QString lead = leadSentence(description);
   // Where the paper's values come from (the paper's table, the data behind its figure, spreads
@@ -606,9 +608,10 @@ void StudyView::refresh() {
               m_departs.isEmpty()
                   ? QString()
                   : "<br><span style='color:#a05a00'>" + m_departs.toHtmlEscaped() +
-                        (spec.references ? " The paper's points in the figure are drawn to read, "
-                                           "not compared."
-                                         : "") +
+                        (spec.references
+                             ? " " + QString::fromStdString(study::paperPointsNote(m_cells))
+                                         .toHtmlEscaped()
+                             : QString()) +
                         "</span>"));
   m_title->setToolTip(tips.join("\n\n"));
   QStringList parts;
@@ -627,8 +630,6 @@ void StudyView::refresh() {
                                             : QString(" &nbsp; batch %1, as it first trained")
                                                   .arg(QString::fromStdString(batch)),
                               reused.isEmpty() ? QString() : "<br>" + reused.toHtmlEscaped()));
-  m_cells = study::aggregate(m_results, statOf(spec));
-  if (experiment) study::markDepartures(*experiment, spec, m_cells);
   showClaims(spec.claims);
   drawGrid(m_cells);
   study::StudyTableInput input;

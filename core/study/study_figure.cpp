@@ -47,8 +47,17 @@ int StudyFigure::seriesCount() const {
 }
 
 std::string StudyFigure::departureCaption() const {
-  if (departure.empty() || !hasReferences()) return departure;
-  return departure + " The paper's points are drawn to read, not compared.";
+  if (departure.empty() || !hasReferences() || pointsNote.empty()) return departure;
+  return departure + " " + pointsNote;
+}
+
+std::string paperPointsNote(const std::vector<AggregateCell>& cells) {
+  const auto departing = std::count_if(cells.begin(), cells.end(),
+                                       [](const AggregateCell& c) { return !c.compared(); });
+  if (departing == 0) return "";
+  return departing == static_cast<std::ptrdiff_t>(cells.size())
+             ? "The paper's points are drawn to read, not compared."
+             : "The paper's points beside the departing settings are drawn to read, not compared.";
 }
 
 bool StudyFigure::hasReferences() const {
@@ -308,6 +317,7 @@ StudyFigure buildStudyFigure(const std::vector<AggregateCell>& allCells, const F
                   ? studyTitle + ": " + join(layout.metrics, ", ") + " against " + layout.x
                   : layout.title;
   fig.bandDescription = describeBand(layout.band);
+  fig.pointsNote = paperPointsNote(cells);
   fig.rows = static_cast<int>(panelValues.size());
   fig.cols = static_cast<int>(layout.metrics.size());
   PanelBuilder panels(layout, x, lineAxes);

@@ -57,6 +57,8 @@ struct StudyFigure {
   // declared with: said under the figure, whose paper points are then there to read, not to
   // compare (a shortened study's figure, pasted alone, read as a failed reproduction).
   std::string departure;
+  // paperPointsNote of the drawn settings: whether the paper's points beside them are compared.
+  std::string pointsNote;
   int rows = 1;
   int cols = 1;
   std::vector<FigurePanel> panels;  // row-major: rows x cols
@@ -64,9 +66,15 @@ struct StudyFigure {
   int seriesCount() const;     // lines + baselines + reference sets, over all panels
   bool hasReferences() const;  // any panel draws published points
   // What the figure says under it of `departure` ("" where it departs in nothing), with the
-  // paper's points, where it draws them, said to be there to read, not compared.
+  // paper's points, where it draws them beside departing settings, said to be there to read,
+  // not compared.
   std::string departureCaption() const;
 };
+
+// What the paper's points beside these settings are (markDepartures has marked them): "" where
+// every setting is the paper's (a study of fewer datasets still compares the ones it has),
+// else that they are drawn to read, not compared, beside all of them or the departing ones.
+std::string paperPointsNote(const std::vector<AggregateCell>& cells);
 
 // Why there is no figure: the layout asks for what the study does not have (an axis, the x
 // axis, a metric), or no finished run has a metric asked for, which a study still training

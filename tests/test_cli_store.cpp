@@ -233,8 +233,8 @@ class TestCliStore : public QObject {
   }
 
   // An empty --device trained on auto, an empty --out exported to stdout and a blank --name
-  // was stored: each read as "not given". Refused, exit 2, nothing stored; and a count that is
-  // not one says so in words.
+  // (or `runs rename` to "") was stored: each read as "not given". Refused, exit 2, nothing
+  // stored; and a count that is not one says so in words.
   void emptyOrBlankOptionValuesAreRefused() {
     const QString d = db("empty-values.db");
     for (const auto& [args, message] :
@@ -242,7 +242,9 @@ class TestCliStore : public QObject {
                                           "--device: is empty; give auto, cpu, cuda or cuda:N"},
           {{"run", "fourier-head", "--name", " "}, "--name: is blank; give a name"},
           {{"runs", "export", "1", "--out", ""},
-           "--out: is empty; give a file, or leave --out out"}}) {
+           "--out: is empty; give a file, or leave --out out"},
+          {{"runs", "rename", "1", "  "}, "name: is blank; give a name"},
+          {{"runs", "rename", "1", ""}, "name: is empty; give a name"}}) {
       const auto r = runCli(args + QStringList{"--db", d});
       QVERIFY2(r.exitCode == 2,
                qPrintable(args.join(' ') + ": exit " + QString::number(r.exitCode)));

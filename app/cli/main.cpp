@@ -85,7 +85,10 @@ CLI::App* addRunsCommand(CLI::App& app, fl::cli::RunsArgs& runsArgs) {
   note->add_option("text", runsArgs.value, "The notes")->required();
   auto* rename = runs->add_subcommand("rename", "Rename a run");
   rename->add_option("id", runsArgs.id, "Run id")->required()->check(fl::cli::storeId());
-  rename->add_option("name", runsArgs.value, "The new name")->required();
+  // A blank name is most likely an unset shell variable ("$NAME"): refused, as `run --name` is.
+  rename->add_option("name", runsArgs.value, "The new name")
+      ->required()
+      ->check(fl::cli::nonEmpty("a name"));
   auto* remove =
       runs->add_subcommand("delete", "Delete runs with their metrics, snapshots and files");
   remove->add_option("ids", runsArgs.ids, "Run ids")->required()->check(fl::cli::storeId());

@@ -709,6 +709,23 @@ class TestCliStore : public QObject {
              qPrintable(missing.err));
   }
 
+  // `run --db /nonexistent/dir/x.db` made the folders and trained into a store no one would
+  // look in, exit 0. A store given by path is made only in a folder that exists: refused, exit 2,
+  // naming the folder, nothing created; for `sweep run` as for `run`.
+  void aNewStoreIsNotMadeInAFolderThatDoesNotExist() {
+    const QString missing = db("typo/dir/x.db");
+    for (const QStringList& args :
+         {QStringList{"run", "fourier-head"} + kTiny,
+          QStringList{"sweep", "run", "fourier-head", "--grid", "head=linear,fourier"} + kTiny}) {
+      const auto r = runCli(args + QStringList{"--db", missing});
+      QVERIFY2(r.exitCode == 2, qPrintable(args.join(' ') + ": " + r.err));
+      QVERIFY2(
+          r.err.contains("--db " + missing + ": its folder " + db("typo/dir") + " does not exist"),
+          qPrintable(r.err));
+      QVERIFY(!fs::exists(db("typo").toStdString()));
+    }
+  }
+
   // `runs list --db nodir/x.db` used to make the folder and an empty store, exit 0; a
   // zero-byte file was adopted and rewritten. A command that reads creates nothing.
   void readCommandsCreateNothing() {

@@ -1247,6 +1247,20 @@ class TestMainWindow : public QObject {
     QVERIFY(!QFileInfo::exists(folder));
   }
 
+  // A store given by path whose folder does not exist (a typo) is refused, exit 2, naming the
+  // folder: the lab made the folders and trained into a store no one would look in.
+  void aNewStoreIsNotMadeInAFolderThatDoesNotExist() {
+    const QString folder = m_dir.path() + "/typo/dir";
+    QProcess gui;
+    gui.start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_GUI")),
+              {"--db", folder + "/x.db", "--start", "fourier-head"});
+    QVERIFY(gui.waitForFinished(120000));
+    QCOMPARE(gui.exitCode(), 2);
+    const QString err = QString::fromUtf8(gui.readAllStandardError());
+    QVERIFY2(err.contains("its folder " + folder + " does not exist"), qPrintable(err));
+    QVERIFY(!QFileInfo::exists(m_dir.path() + "/typo"));
+  }
+
   // SIGTERM (a logout, `kill`) used to end the lab like kill -9: its runs stayed `running` with
   // no checkpoint. It closes as Quit does, without asking, and exits 143.
   void sigtermClosesTheLabCancellingItsRunsCleanly() {

@@ -22,6 +22,7 @@
 #include "core/engine/runner.h"
 #include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
+#include "core/store/store_folder.h"
 #include "core/store/store_sink.h"
 #include "core/study/thread_budget.h"
 
@@ -338,6 +339,13 @@ nlohmann::json jsonSummary(const Outcome& o, const Prepared& prepared, double se
 int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   const std::string dbPath = args.db.empty() ? store::RunStore::defaultPath() : args.db;
   if (auto code = checkTags(args)) return *code;
+  // A resume reads a store that must exist (said when it is opened); a new run may make one.
+  if (const std::string missing =
+          args.db.empty() || args.resume ? "" : store::missingStoreFolder(args.db);
+      !missing.empty()) {
+    std::fprintf(stderr, "error: --db %s: %s\n", args.db.c_str(), missing.c_str());
+    return kExitBadUsage;
+  }
   // Ctrl-C, kill (SIGTERM: also `timeout` and Slurm's preemption) and a closed terminal
   // (SIGHUP) all cancel cleanly: a checkpoint where the run stopped, resumable. Installed first:
   // preparing a run (the store's check, a resume's rewind) can take seconds on a loaded machine,

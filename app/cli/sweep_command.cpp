@@ -20,6 +20,7 @@
 #include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
 #include "core/store/run_store.h"
+#include "core/store/store_folder.h"
 #include "core/study/cell_launch.h"
 #include "core/study/study_aggregate.h"
 #include "core/study/study_expansion.h"
@@ -311,6 +312,11 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
 
 int sweepCommand(const ExperimentRegistry& registry, const SweepArgs& args) {
   const std::string dbPath = args.db.empty() ? store::RunStore::defaultPath() : args.db;
+  if (const std::string missing = args.db.empty() ? "" : store::missingStoreFolder(args.db);
+      args.action == "run" && !missing.empty()) {
+    std::fprintf(stderr, "error: --db %s: %s\n", args.db.c_str(), missing.c_str());
+    return kExitBadUsage;
+  }
   try {
     if (args.action == "run") return sweepRun(registry, dbPath, args);
     if (args.action == "resume" && args.slurm) return sweepResumeOnSlurm(registry, dbPath, args);

@@ -28,6 +28,7 @@
 #include "core/engine/openmp_wait_policy.h"
 #include "core/engine/write_failure_signals.h"
 #include "core/store/run_store.h"
+#include "core/store/store_folder.h"
 #include "core/study/study_store.h"
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
@@ -146,6 +147,12 @@ std::optional<int> readOptions(const QCommandLineParser& parser, StartOptions& o
   o.history = parser.isSet("history");
   o.storePath =
       parser.isSet("db") ? parser.value("db").toStdString() : fl::store::RunStore::defaultPath();
+  // Opening runs reads the store, which must exist (said by openStore); otherwise it may be new.
+  if (const std::string missing = parser.isSet("db") && o.openIds.empty()
+                                      ? fl::store::missingStoreFolder(o.storePath)
+                                      : std::string();
+      !missing.empty())
+    return usageError("--db " + parser.value("db") + ": " + QString::fromStdString(missing));
   return std::nullopt;
 }
 

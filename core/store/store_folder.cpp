@@ -1,0 +1,17 @@
+#include "core/store/store_folder.h"
+
+#include <filesystem>
+
+namespace fl::store {
+
+namespace fs = std::filesystem;
+
+std::string missingStoreFolder(const std::string& path) {
+  const fs::path folder = fs::absolute(path).lexically_normal().parent_path();
+  std::error_code ec;
+  if (fs::is_directory(folder, ec)) return "";
+  return "its folder " + folder.string() +
+         " does not exist (a mistyped path? nothing was created; make it with mkdir -p first)";
+}
+
+}  // namespace fl::store

@@ -156,8 +156,27 @@ class TestCli : public QObject {
     QCOMPARE(kl["metric"].get<std::string>(), std::string("test/kl"));
     QCOMPARE(kl["value"].get<double>(), j["metrics"]["test/kl"].get<double>());
     QCOMPARE(kl["paper_mean"].get<double>(), 0.238);
-    QCOMPARE(kl["within_spread"].get<bool>(), std::abs(kl["value"].get<double>() - 0.238) <= 0.032);
+    // One run against the paper's mean of 4 seeds: within 2 SE, SE = std x sqrt(1 + 1/4).
+    QCOMPARE(kl["within_spread"].get<bool>(),
+             std::abs(kl["value"].get<double>() - 0.238) <= 2 * 0.032 * std::sqrt(1.25));
     QVERIFY(r.err.contains("paper (paper-linear): test/kl "));
+    QVERIFY(!j.contains("not_compared"));
+  }
+
+  // A shortened paper run says it is not compared, and why, on stderr and in the JSON: it was
+  // said only by `runs show`, and its silence read as "no paper for this".
+  void aShortenedPaperRunSaysItIsNotCompared() {
+    auto r =
+        runCli({"run", "fourier-head", "--preset", "paper-fourier", "--set", "epochs=1", "--set",
+                "samples=300", "--device", "cpu", "--json", "--db", m_home.path() + "/short.db"});
+    QCOMPARE(r.exitCode, 0);
+    const std::string why =
+        "not compared with the paper (paper-fourier): samples 300 (the paper's 5000), epochs 1 "
+        "(the paper's 500)";
+    QVERIFY2(r.err.contains(QString::fromStdString("  " + why + "\n")), qPrintable(r.err));
+    auto j = lastJsonLine(r.out);
+    QCOMPARE(j.value("not_compared", std::string()), why);
+    QVERIFY(!j.contains("paper"));
   }
 
   void transformerExperimentsAreListed() {

@@ -18,6 +18,7 @@
 #include "core/engine/event_queue.h"
 #include "core/engine/interrupt_signals.h"
 #include "core/engine/natural_order.h"
+#include "core/engine/preset_verdicts.h"
 #include "core/engine/run_name.h"
 #include "core/engine/runner.h"
 #include "core/store/resume_plan.h"
@@ -267,8 +268,9 @@ Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
 }
 
 // The run's end on stderr: its status, verdicts, final metrics and the paper's figures.
+// `notCompared`: why a finished run has no verdict against the paper (whyNotComparedWithPaper).
 void printOutcome(const Outcome& o, const std::string& experiment, int64_t runId, double seconds,
-                  const std::vector<ReferenceVerdict>& paper) {
+                  const std::vector<ReferenceVerdict>& paper, const std::string& notCompared) {
   if (o.finalStatus.status == RunStatus::Failed)
     std::fprintf(stderr, "run failed: %s\n", o.finalStatus.message.c_str());
   else if (o.finalStatus.status == RunStatus::Cancelled)
@@ -295,11 +297,14 @@ void printOutcome(const Outcome& o, const std::string& experiment, int64_t runId
   // as the Runner judged it.
   for (const auto& v : paper)
     std::fprintf(stderr, "  paper (%s): %s\n", v.preset.c_str(), v.text.c_str());
+  // A shortened paper run says so here too: it was said only by `runs show`.
+  if (!notCompared.empty()) std::fprintf(stderr, "  %s\n", notCompared.c_str());
 }
 
 // --json's summary, the last line of stdout.
 nlohmann::json jsonSummary(const Outcome& o, const Prepared& prepared, double seconds,
-                           const std::string& dbPath, const std::vector<ReferenceVerdict>& paper) {
+                           const std::string& dbPath, const std::vector<ReferenceVerdict>& paper,
+                           const std::string& notCompared) {
   const auto& config = prepared.config;
   nlohmann::json summary = {
       {"experiment", prepared.experiment->name()},
@@ -329,6 +334,7 @@ nlohmann::json jsonSummary(const Outcome& o, const Prepared& prepared, double se
       summary["paper"].push_back(std::move(row));
     }
   }
+  if (!notCompared.empty()) summary["not_compared"] = notCompared;
   if (!o.finalStatus.message.empty() && o.finalStatus.status != RunStatus::Finished)
     summary["message"] = o.finalStatus.message;
   return summary;
@@ -387,10 +393,10 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     progress.finish();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    printOutcome(outcome, prepared.experiment->name(), prepared.runId, seconds, {});
+    printOutcome(outcome, prepared.experiment->name(), prepared.runId, seconds, {}, "");
     if (args.json)
       std::printf("%s\n",
-                  jsonSummary(outcome, prepared, seconds, store->path(), {}).dump().c_str());
+                  jsonSummary(outcome, prepared, seconds, store->path(), {}, "").dump().c_str());
     InterruptSignals::exitLeavingStuckThreads(
         storeSink.error() ? kExitStoreError : InterruptSignals::exitCode(signals.received()));
   }
@@ -408,9 +414,15 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     if (failure->recorded) shown.finalStatus.message = failure->recordedMessage;
   }
   const auto& paper = runner.paperVerdicts();
-  printOutcome(shown, prepared.experiment->name(), prepared.runId, seconds, paper);
+  const std::string notCompared =
+      shown.finalStatus.status == RunStatus::Finished && paper.empty()
+          ? whyNotComparedWithPaper(*prepared.experiment, prepared.config.values)
+          : "";
+  printOutcome(shown, prepared.experiment->name(), prepared.runId, seconds, paper, notCompared);
   if (args.json) {
-    std::printf("%s\n", jsonSummary(shown, prepared, seconds, store->path(), paper).dump().c_str());
+    std::printf(
+        "%s\n",
+        jsonSummary(shown, prepared, seconds, store->path(), paper, notCompared).dump().c_str());
     std::fflush(stdout);
   }
   if (failure) {

@@ -248,11 +248,17 @@ class TestStudyAggregate : public QObject {
     QVERIFY2(a.explanation(ours, paper).find("; the means alone agree: |Δ| 0.134 ≤ 0.244 = 2 SE") !=
                  std::string::npos,
              a.explanation(ours, paper).c_str());
+    // The word says which: the means agree, the spreads do not.
+    QCOMPARE(agreementWord(a), std::string("DIFFERS (spread)"));
     // Without the stuck seed both the means and the spreads are judged, and the means differ.
     const auto rest = describe({0.045, 0.040, 0.040});
     const auto b = judgeAgreement(rest, paper);
     QVERIFY(!b.spreadsDiffer());
     QCOMPARE(b.agrees, std::optional<bool>(false));
+    QCOMPARE(agreementWord(b), std::string("DIFFERS"));
+    QCOMPARE(agreementWord(judgeAgreement(rest, ReferenceValue{0.042, 0.003, 4})),
+             std::string("agrees"));
+    QCOMPARE(agreementWord(Agreement{}), std::string());
     // A spread of 0 on the paper's side (a rounded figure) cannot be compared: no F test.
     QVERIFY(!judgeAgreement(rest, ReferenceValue{0.042, 0.0, 4}).spreadP);
   }

@@ -18,10 +18,10 @@ QString meanStd(double mean, double spread) {
 
 }  // namespace
 
-QString StudyTableModel::verdictWord(std::optional<bool> agrees) {
+QString StudyTableModel::verdictWord(const study::Agreement& agreement) {
   // The word `sweep table` prints: a verdict read in the window and quoted from the CLI is the
   // same text (it was "differs" here, "DIFFERS" there).
-  return QString::fromStdString(study::agreementWord(agrees));
+  return QString::fromStdString(study::agreementWord(agreement));
 }
 
 void StudyTableModel::setAggregate(std::vector<study::AggregateCell> cells,
@@ -170,7 +170,7 @@ QVariant StudyTableModel::cellData(const study::AggregateCell& cell, const Colum
         return {};
       }
       const auto agreement = ref && s ? study::judgeAgreement(*s, *ref) : study::Agreement{};
-      if (role == Qt::DisplayRole || role == kSortRole) return verdictWord(agreement.agrees);
+      if (role == Qt::DisplayRole || role == kSortRole) return verdictWord(agreement);
       if (role == Qt::ForegroundRole && agreement.agrees)
         return *agreement.agrees ? QColor(0, 120, 0) : QColor(170, 0, 0);
       if (role == Qt::ToolTipRole && agreement.agrees)

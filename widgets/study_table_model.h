@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/study/agreement.h"
 #include "core/study/study_aggregate.h"
 
 namespace fl::widgets {
@@ -37,8 +38,9 @@ class StudyTableModel : public QAbstractTableModel {
 
   static constexpr int kSortRole = Qt::UserRole + 42;
 
-  // "agrees", "DIFFERS" or "" (no verdict): study::agreementWord, as `sweep table` prints it.
-  static QString verdictWord(std::optional<bool> agrees);
+  // "agrees", "DIFFERS", "DIFFERS (spread)" or "" (no verdict): study::agreementWord, as
+  // `sweep table` prints it.
+  static QString verdictWord(const study::Agreement& agreement);
 
  private:
   enum class Kind { Arm, Axis, Runs, Mean, Paper, Verdict };

@@ -91,9 +91,10 @@ std::string agreementRuleText() {
          "seed count unknown, within the paper's mean ± std.";
 }
 
-std::string agreementWord(const std::optional<bool>& agrees) {
-  if (!agrees) return "";
-  return *agrees ? "agrees" : "DIFFERS";
+std::string agreementWord(const Agreement& agreement) {
+  if (!agreement.agrees) return "";
+  if (*agreement.agrees) return "agrees";
+  return std::abs(agreement.difference) <= agreement.bound ? "DIFFERS (spread)" : "DIFFERS";
 }
 
 }  // namespace fl::study

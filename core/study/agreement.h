@@ -62,7 +62,9 @@ double twoStandardErrors(double spreadA, double seedsA, double spreadB, double s
 // The rule in one line, printed under every table that gives verdicts.
 std::string agreementRuleText();
 
-// "agrees" / "DIFFERS" (markdown and CSV; empty without a verdict).
-std::string agreementWord(const std::optional<bool>& agrees);
+// "agrees" / "DIFFERS" (markdown, CSV and the window; empty without a verdict), and "DIFFERS
+// (spread)" where the means agree and only the spreads differ: a reader saw DIFFERS beside two
+// close means and found why only on hover.
+std::string agreementWord(const Agreement& agreement);
 
 }  // namespace fl::study

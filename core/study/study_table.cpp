@@ -141,8 +141,9 @@ CellTexts cellTexts(const StudyTableInput& in, const AggregateCell* cell,
   if (!cell->compared()) {
     t.paper += " " + std::string(kNotCompared);
   } else if (stats != cell->metrics.end()) {
-    t.agrees = judgeAgreement(stats->second, *ref).agrees;
-    if (t.agrees) t.paper += " " + agreementWord(t.agrees);
+    const Agreement agreement = judgeAgreement(stats->second, *ref);
+    t.agrees = agreement.agrees;
+    if (t.agrees) t.paper += " " + agreementWord(agreement);
   }
   return t;
 }
@@ -322,7 +323,7 @@ std::string csv(const StudyTableInput& in, const std::vector<std::string>& metri
                (ref->seeds ? std::to_string(*ref->seeds) : "") + ",";
         if (cell.compared()) {
           const auto a = judgeAgreement(stats, *ref);
-          out += agreementWord(a.agrees) + "," + csvField(a.explanation(stats, *ref));
+          out += agreementWord(a) + "," + csvField(a.explanation(stats, *ref));
         } else {
           out += std::string(kNotCompared) + ",";
         }

@@ -616,6 +616,15 @@ class TestMainWindow : public QObject {
     const QModelIndex swatch =
         w->runsModel()->index(w->runsModel()->rowOf(shown), RunsTableModel::kRun);
     QCOMPARE(swatch.data(Qt::DecorationRole).value<QColor>(), colour);
+    // Arms of another preset carry its name: the demo's 60-epoch N = 12 arm and the defaults'
+    // 500-epoch one were both "fourier N=12".
+    QVERIFY(w->launchPanel()->selectPreset("demo"));
+    w->launchPanel()->chooseVariants({"fourier N=12"});
+    const auto demo = w->launchComparison();
+    QCOMPARE(demo.size(), size_t(1));
+    QCOMPARE(w->store().run(demo[0])->name, std::string("demo · fourier N=12"));
+    w->queue()->cancelAll();
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
   }
 
   // The Runs table as a runs sidebar: each row's eye says whether its run is on the plots and

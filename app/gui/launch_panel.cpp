@@ -262,11 +262,16 @@ std::string LaunchPanel::runName() const {
 }
 
 std::string LaunchPanel::armName(const std::string& label, const nlohmann::json& overrides) const {
-  if (!m_presetValues.is_object() || !overrides.is_object()) return label;
+  // The preset's name leads where it is not the defaults: the demo's 60-epoch N = 12 arm and the
+  // defaults' 500-epoch one were both "fourier N=12".
+  const auto e = experiment();
+  const std::string preset = presetName().toStdString();
+  const std::string name = e && e->findPreset(preset) ? preset + " · " + label : label;
+  if (!m_presetValues.is_object() || !overrides.is_object()) return name;
   // What the arm sets is its own, not an edit: only the form's other changes are named.
   nlohmann::json start = m_presetValues, values = m_form->values();
   for (const auto& [key, value] : overrides.items()) start[key] = values[key] = value;
-  return settingsName(label, start, values);
+  return settingsName(name, start, values);
 }
 
 void LaunchPanel::applyPreset() {

@@ -49,9 +49,9 @@ class LaunchPanel : public QWidget {
   // the History never show an edited run as the paper's; "defaults" without a preset
   // (settingsName).
   std::string runName() const;
-  // A comparison arm's run: its label, followed where the form was edited by what changed
-  // besides what the arm sets ("fourier N=12, edited: epochs 20"), so 20-epoch arms are not
-  // named as the 500-epoch ones.
+  // A comparison arm's run: its label, after the preset's name where one is chosen ("demo ·
+  // fourier N=12"), followed where the form was edited by what changed besides what the arm sets
+  // ("fourier N=12, edited: epochs 20"), so 20-epoch arms are not named as the 500-epoch ones.
   std::string armName(const std::string& label, const nlohmann::json& overrides) const;
   QString device() const;
   QString studyName() const;

@@ -163,6 +163,15 @@ class TestRunner : public QObject {
     // The first logged loss is the mean of 1, 1/2, ..., 1/5.
     const double mean = (1 + 1 / 2.0 + 1 / 3.0 + 1 / 4.0 + 1 / 5.0) / 5;
     QCOMPARE(metricsOf(events).front().value, mean);
+    // Epochs of 5 steps: two done at step 10, and at the end all three, the last one partial
+    // (a finished run said "epoch 2/3").
+    std::vector<std::pair<int64_t, int64_t>> epochs;
+    for (const auto& e : events)
+      if (const auto* p = std::get_if<fl::ProgressEvent>(&e)) {
+        QCOMPARE(p->totalEpochs, int64_t(3));
+        epochs.emplace_back(p->step, p->epoch);
+      }
+    QCOMPARE(epochs, (std::vector<std::pair<int64_t, int64_t>>{{5, 1}, {10, 2}, {12, 3}}));
   }
 
   void cancelIsHonouredWithinOneStep() {

@@ -168,8 +168,11 @@ bool RunReporter::afterStep(Trial& trial, int64_t stepsDone, StepLoss loss, std:
     m_lastCheckpointStep = stepsDone;
   }
   sampleSystem(stepsDone, last);
-  m_sink.onEvent(ProgressEvent{stepsDone, plan.totalSteps, stepsDone / plan.stepsPerEpoch,
-                               totalEpochs, elapsed(), meanLoss, evaluateNow});
+  // At the end every epoch is done, the last one partial where the steps do not divide evenly
+  // (a finished run said "epoch 9/10").
+  const int64_t epochsDone = last ? totalEpochs : stepsDone / plan.stepsPerEpoch;
+  m_sink.onEvent(ProgressEvent{stepsDone, plan.totalSteps, epochsDone, totalEpochs, elapsed(),
+                               meanLoss, evaluateNow});
   m_progressReported = true;
   return true;
 }

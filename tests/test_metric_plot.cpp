@@ -194,6 +194,26 @@ class TestMetricPlot : public QObject {
     }
   }
 
+  // Over more than 1.6 decades with fewer than three powers of ten inside (KL from 6 at the
+  // start to 0.15), the axis read "1" alone: the runs' last values between 0.15 and 0.6 had no
+  // label. It is labelled 1, 2, 5 times the powers of ten there.
+  void aLogAxisOfTwoDecadesWithOnePowerOfTenInsideLabelsItsRuns() {
+    QVERIFY(!fl::widgets::powersOfTenSuffice(QCPRange(0.12, 6)));
+    QVERIFY(fl::widgets::powersOfTenSuffice(QCPRange(0.05, 20)));  // 0.1, 1 and 10 inside
+    MetricPlot plot("kl", "step", "KL");
+    plot.resize(400, 300);
+    plot.setLogY(true);
+    plot.setCurve("#1 fourier", Qt::blue, {1, 2, 3, 4}, {6, 1, 0.3, 0.15});
+    plot.refresh();
+    plot.plot()->replot();
+    const QCPRange range = plot.plot()->yAxis->range();
+    QVERIFY2(std::log10(range.upper / range.lower) > 1.6 && !fl::widgets::powersOfTenSuffice(range),
+             qPrintable(QString("%1..%2").arg(range.lower).arg(range.upper)));
+    const QVector<double> ticks = plot.plot()->yAxis->tickVector();
+    QVERIFY2(ticks.contains(0.2) && ticks.contains(0.5) && ticks.contains(1) && ticks.contains(5),
+             qPrintable(plot.plot()->yAxis->tickVectorLabels().join(", ")));
+  }
+
   void aLogAxisLabelsRunsWithinItsLowestDecade() {
     MetricPlot plot("kl", "step", "KL");
     plot.resize(400, 300);

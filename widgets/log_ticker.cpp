@@ -51,9 +51,17 @@ QVector<double> logTicksOf(const QCPRange& range) {
   return ticks;
 }
 
+bool powersOfTenSuffice(const QCPRange& range) {
+  // Past 1.6 decades, unless fewer than three powers of ten fall inside: KL from 0.12 to 6 was
+  // labelled "1" alone (0.1 and 10 just outside), the runs at 0.15 to 0.6 with no label.
+  return range.lower > 0 && range.upper > range.lower && !spansFewDecades(range) &&
+         multiplesOfPowers(range, {1}).size() >= 3;
+}
+
 QVector<double> LogTicker::createTickVector(double tickStep, const QCPRange& range) {
   m_digitTicks = false;
-  if (!spansFewDecades(range)) return QCPAxisTickerLog::createTickVector(tickStep, range);
+  if (powersOfTenSuffice(range) || range.lower <= 0 || range.upper <= range.lower)
+    return QCPAxisTickerLog::createTickVector(tickStep, range);
   QVector<double> ticks = logTicksOf(range);
   // A span inside one digit's step (1.2 to 1.8): QCustomPlot's linear steps read it.
   if (ticks.size() < 2) return QCPAxisTicker::createTickVector(tickStep, range);

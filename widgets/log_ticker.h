@@ -4,7 +4,7 @@
 // no label. Over such a span this one labels 1, 2 and 5 times the powers of ten, or where that
 // gives fewer than three 1, 2, 3 and 5 times them, then every digit, then every half digit (no
 // more than six labels where a coarser choice gave two), with the other digits as sub-ticks;
-// wider spans keep QCustomPlot's powers of ten.
+// wider spans keep QCustomPlot's powers of ten where at least three of them fall inside.
 #pragma once
 
 #include <qcustomplot.h>
@@ -20,7 +20,10 @@ class LogTicker : public QCPAxisTickerLog {
   bool m_digitTicks = false;  // the last ticks were digits times powers of ten
 };
 
-// The ticks LogTicker puts on `range` (positive): exposed for tests.
+// The ticks LogTicker puts on `range` (positive) where it does not use QCustomPlot's powers of
+// ten: exposed for tests.
 QVector<double> logTicksOf(const QCPRange& range);
+// Whether QCustomPlot's powers of ten label `range` (more than 1.6 decades, three of them inside).
+bool powersOfTenSuffice(const QCPRange& range);
 
 }  // namespace fl::widgets

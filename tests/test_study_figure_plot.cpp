@@ -263,6 +263,48 @@ class TestStudyFigurePlot : public QObject {
     QVERIFY(plot.save(m_dir.filePath("f.gif"), 100, 100).contains(".svg, .png or .pdf"));
     QVERIFY(plot.save("/nonexistent/dir/f.png", 100, 100).contains("cannot write"));
   }
+
+  // A figure written unshown at `sweep plot`'s default size for one panel (760 x 470), an
+  // off-scale baseline in it and a long departure under it: the departure was cut at both ends,
+  // the legend's first entry ran off the left edge, and y ticks worked out before the notes' room
+  // was made were drawn above the panel ("1.25" over its title).
+  void aSmallFigureFileKeepsItsCaptionLegendAndTicksInside() {
+    QTemporaryDir dir;
+    fl::study::StudyFigure f = figure();
+    f.cols = 1;
+    f.panels.resize(1);
+    f.panels[0].baselines.push_back({"GMM head", {}, {9.0}, {8.5}, {9.5}, {4}});
+    f.panels[0].baselines.push_back({"another baseline", {}, {0.45}, {0.4}, {0.5}, {4}});
+    f.departure =
+        "Departs from the paper's settings: samples 1000 (the paper's 5000), epochs 10 (the "
+        "paper's 500).";
+    f.pointsNote = "The paper's points are drawn to read, not compared.";
+    fl::widgets::StudyFigurePlot plot;
+    plot.resize(760, 470);
+    plot.setFigure(f);
+    QCOMPARE(plot.save(dir.filePath("small.png"), 760, 470), QString());
+    auto* y = plot.plot()->axisRect(0)->axis(QCPAxis::atLeft);
+    for (double tick : y->tickVector())
+      QVERIFY2(
+          y->range().contains(tick),
+          qPrintable(
+              QString("%1 outside %2..%3").arg(tick).arg(y->range().lower).arg(y->range().upper)));
+    bool departureSeen = false;
+    for (auto* element : plot.plot()->plotLayout()->elements(true)) {
+      auto* text = qobject_cast<QCPTextElement*>(element);
+      if (!text || !text->text().contains("samples 1000")) continue;
+      departureSeen = true;
+      QVERIFY2(text->text().contains('\n'), qPrintable(text->text()));
+      for (const QString& line : text->text().split('\n'))
+        QVERIFY2(QFontMetrics(text->font()).horizontalAdvance(line) <= 760 - 20, qPrintable(line));
+    }
+    QVERIFY(departureSeen);
+    int widest = 0;
+    for (auto* element : plot.plot()->plotLayout()->elements(true))
+      if (auto* l = qobject_cast<QCPLegend*>(element))
+        widest = std::max(widest, l->minimumOuterSizeHint().width());
+    QVERIFY2(widest > 0 && widest <= 760 - 30, qPrintable(QString::number(widest)));
+  }
 };
 
 QTEST_MAIN(TestStudyFigurePlot)

@@ -361,7 +361,12 @@ bool StudyFigurePlot::makeRoomForNotes() {
 
 int StudyFigurePlot::graphCount() const { return m_plot->graphCount(); }
 int StudyFigurePlot::legendEntries() const {
-  return m_plot->legend ? m_plot->legend->itemCount() : 0;
+  // The cells that hold an entry: a legend laid out in rows has empty ones too.
+  const QCPLegend* legend = m_legend ? m_legend : m_plot->legend;
+  int entries = 0;
+  for (int i = 0; legend && i < legend->itemCount(); ++i)
+    if (legend->item(i)) ++entries;
+  return entries;
 }
 int StudyFigurePlot::panelCount() const { return m_panels; }
 
@@ -398,12 +403,35 @@ void StudyFigurePlot::placeTitles(int width, int height) {
   if (m_figureTitle)
     m_figureTitle->setText(QFontMetrics(m_figureTitle->font())
                                .elidedText(m_figureTitleText, Qt::ElideRight, width - 20));
+  // A caption longer than the figure is wide was cut at both ends: wrapped at words instead.
+  for (auto& [element, text] : m_captions) {
+    const QFontMetrics font(element->font());
+    QStringList lines{QString()};
+    for (const QString& word : text.split(' ')) {
+      const QString longer = lines.back().isEmpty() ? word : lines.back() + ' ' + word;
+      if (!lines.back().isEmpty() && font.horizontalAdvance(longer) > width - 20)
+        lines << word;
+      else
+        lines.back() = longer;
+    }
+    element->setText(lines.join('\n'));
+  }
+  // As many legend entries side by side as the width holds (up to six): five entries of a
+  // 760 px figure ran off both its edges.
+  if (const int entries = legendEntries(); m_legend && entries > 0) {
+    for (int columns = std::min(6, entries); columns >= 1; --columns) {
+      m_legend->setWrap(columns);
+      m_legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, /*rearrange=*/true);
+      if (columns == 1 || m_legend->minimumOuterSizeHint().width() <= width - 30) break;
+    }
+  }
 }
 
 void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
   m_plot->clearPlottables();
   m_plot->clearItems();
   m_plot->plotLayout()->clear();  // the default axis rect and its legend go with it
+  m_legend = nullptr;
   m_panels = 0;
   m_titles.clear();
   m_noteRooms.clear();
@@ -448,15 +476,19 @@ std::pair<QCPLayoutGrid*, QCPLegend*> StudyFigurePlot::layOutFigure(
   root->addElement(row, 0, footer);
   root->setRowStretchFactor(row, 0.001);
   footer->addElement(0, 0, legend);
-  footer->addElement(
-      1, 0,
-      new QCPTextElement(m_plot, QString::fromStdString(figure.bandDescription), QFont("sans", 8)));
+  m_captions.clear();
+  const QString band = QString::fromStdString(figure.bandDescription);
+  auto* bandCaption = new QCPTextElement(m_plot, band, QFont("sans", 8));
+  footer->addElement(1, 0, bandCaption);
+  m_captions.emplace_back(bandCaption, band);
   if (!figure.departure.empty()) {
-    auto* departs = new QCPTextElement(m_plot, QString::fromStdString(figure.departureCaption()),
-                                       QFont("sans", 8));
+    const QString departure = QString::fromStdString(figure.departureCaption());
+    auto* departs = new QCPTextElement(m_plot, departure, QFont("sans", 8));
     departs->setTextColor(QColor(0xa0, 0x5a, 0x00));  // the study view's colour for departures
     footer->addElement(2, 0, departs);
+    m_captions.emplace_back(departs, departure);
   }
+  m_legend = legend;
   legend->setLayer("legend");
   legend->setFont(QFont("sans", 9));
   legend->setBorderPen(Qt::NoPen);
@@ -495,6 +527,10 @@ QString StudyFigurePlot::save(const QString& path, int width, int height) {
   if (suffix != "png" && suffix != "pdf" && suffix != "svg")
     return "cannot write " + path + ": the file must end in .svg, .png or .pdf";
   placeTitles(width, height);  // for the file's size; the window's again below
+  // Laid out once at the file's size first: the room made for off-scale notes changes the y
+  // ranges after a layout, and ticks worked out for the former range were drawn above the
+  // panels ("1.25" over a title).
+  m_plot->toPixmap(width, height);
   bool ok = false;
   if (suffix == "png") {
     ok = m_plot->savePng(path, width, height, /*scale=*/1.0, /*quality=*/-1, /*resolution=*/96);

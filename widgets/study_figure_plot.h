@@ -87,6 +87,9 @@ class StudyFigurePlot : public QWidget {
   std::vector<NoteRoom> m_noteRooms;
   QCPTextElement* m_figureTitle = nullptr;
   QString m_figureTitleText;
+  // The caption's lines (the band, a departure), wrapped to the figure's width when placed.
+  std::vector<std::pair<QCPTextElement*, QString>> m_captions;
+  QCPLegend* m_legend = nullptr;
 };
 
 }  // namespace fl::widgets

@@ -11,6 +11,8 @@
 #include <QSpinBox>
 #include <QTabWidget>
 
+#include <set>
+
 #include <qcustomplot.h>
 
 #include "widgets/dashboard.h"
@@ -226,6 +228,30 @@ class TestDashboardPanels : public QObject {
     for (auto* a : plain->actions()) QVERIFY(!a->text().startsWith("Draw "));
   }
 
+  // One run's six series: a key per series in its colour and dashes, named by the series alone
+  // (the six were named "#326 tiny, …removed_all", cut where the series differ).
+  void oneRunsSixSeriesAreKeyedBySeries() {
+    Dashboard d;
+    d.setPanels({panel("ablated", PanelKind::MetricLines, {"test/acc_*"})});
+    d.setRunLabel(326, "tiny, edited: embedding_init fourier, steps 300");
+    const QStringList series{"highpass_removed_all", "highpass_removed_attn",
+                             "highpass_removed_mlp", "lowpass_removed_all",
+                             "lowpass_removed_attn", "lowpass_removed_mlp"};
+    for (const auto& s : series)
+      d.setMetric(326, "test/acc_" + s.toStdString(), {100, 200, 300}, {0.1, 0.2, 0.3});
+    d.refresh();
+    auto* plot = qobject_cast<MetricPlot*>(d.panel("ablated"));
+    QCOMPARE(legendNames(plot->plot()), series);
+    std::set<QString> styles;
+    for (int i = 0; i < plot->plot()->graphCount(); ++i)
+      if (plot->plot()->graph(i)->data()->isEmpty() &&
+          plot->plot()->legend->hasItemWithPlottable(plot->plot()->graph(i))) {
+        QCOMPARE(plot->plot()->graph(i)->pen().color(), d.colors().of(326));
+        styles.insert(lineStyleOf(plot->plot()->graph(i)->pen()));
+      }
+    QCOMPARE(styles.size(), size_t(6));
+  }
+
   // An accuracy panel declares its bounds: a run that has retrieved nothing yet reads 0 on a
   // 0..1 axis, not the middle of -1..1.
   void declaredBoundsHoldTheValueAxis() {
@@ -344,8 +370,10 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(plot->plot()->graph(2)->data()->at(3)->value, 6.0);
     // One run's rows: its colour, told apart by line style.
     QCOMPARE(plot->plot()->graph(0)->pen().color(), plot->plot()->graph(1)->pen().color());
-    QVERIFY(plot->plot()->graph(0)->pen().style() != plot->plot()->graph(1)->pen().style());
-    QVERIFY(plot->plot()->graph(1)->pen().style() != plot->plot()->graph(2)->pen().style());
+    QVERIFY(lineStyleOf(plot->plot()->graph(0)->pen()) !=
+            lineStyleOf(plot->plot()->graph(1)->pen()));
+    QVERIFY(lineStyleOf(plot->plot()->graph(1)->pen()) !=
+            lineStyleOf(plot->plot()->graph(2)->pen()));
     QVERIFY(plot->rowSelector()->isHidden());  // every row is drawn: nothing to pick
     // x follows the data, not the PDFs' [-1, 1].
     QCOMPARE(plot->plot()->xAxis->range().lower, 0.0);
@@ -620,8 +648,8 @@ class TestDashboardPanels : public QObject {
     };
     QCOMPARE(keyNamed("#3 alibi")->pen().color(), d.colors().of(3));
     QCOMPARE(keyNamed("#3 alibi")->pen().style(), Qt::SolidLine);
-    QCOMPARE(keyNamed("95% low")->pen().style(), seriesPen(Qt::black, 1).style());
-    QCOMPARE(keyNamed("95% high")->pen().style(), seriesPen(Qt::black, 2).style());
+    QCOMPARE(lineStyleOf(keyNamed("95% low")->pen()), lineStyleOf(seriesPen(Qt::black, 1)));
+    QCOMPARE(lineStyleOf(keyNamed("95% high")->pen()), lineStyleOf(seriesPen(Qt::black, 2)));
   }
 
   // The Fourier head's PDF panel keeps its names, densities and range: the snapshots declare

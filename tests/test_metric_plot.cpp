@@ -405,10 +405,10 @@ class TestMetricPlot : public QObject {
                     {0.1 * i, 0.2});
     plot.refresh();
     plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
-    std::set<std::pair<int, QRgb>> pens;
+    std::set<std::pair<QString, QRgb>> pens;
     for (const auto& name : plot.curveNames()) {
       const QPen pen = plot.curvePen(name);
-      pens.insert({static_cast<int>(pen.style()), pen.color().rgb()});
+      pens.insert({fl::widgets::lineStyleOf(pen), pen.color().rgb()});
     }
     QCOMPARE(pens.size(), size_t(12));  // twelve series, twelve pens
     // Twelve rows would take the plot's room: the legend steps aside and says how to read them.

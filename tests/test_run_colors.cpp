@@ -141,13 +141,20 @@ class TestRunColors : public QObject {
     QCOMPARE(colors.of(7), first);  // the first of a group keeps its colour
   }
 
+  // Eight series in the run's own colour, each with its own dashes (the sixth was solid as the
+  // first, only a shade darker); past eight, darker again.
   void aRunsSeriesDifferByPen() {
-    std::set<std::pair<int, QRgb>> pens;
-    for (int i = 0; i < 15; ++i) {
-      const QPen pen = fl::widgets::seriesPen(QColor(31, 119, 180), i);
-      pens.insert({static_cast<int>(pen.style()), pen.color().rgb()});
+    std::set<std::pair<QString, QRgb>> pens;
+    std::set<QString> styles;
+    const QColor color(31, 119, 180);
+    for (int i = 0; i < 16; ++i) {
+      const QPen pen = fl::widgets::seriesPen(color, i);
+      pens.insert({fl::widgets::lineStyleOf(pen), pen.color().rgb()});
+      if (i < 8) QCOMPARE(pen.color(), color);
+      if (i < 8) styles.insert(fl::widgets::lineStyleOf(pen));
     }
-    QCOMPARE(pens.size(), size_t(15));
+    QCOMPARE(styles.size(), size_t(8));
+    QCOMPARE(pens.size(), size_t(16));
   }
 
   void thePaletteReadsOnWhite() {

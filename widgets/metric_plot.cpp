@@ -17,6 +17,7 @@
 #include "widgets/curve_decimation.h"
 #include "widgets/log_ticker.h"
 #include "widgets/plot_frame.h"
+#include "widgets/run_colors.h"
 #include "widgets/step_ticker.h"
 
 namespace fl::widgets {
@@ -190,14 +191,17 @@ std::optional<MetricPlot::LegendKeys> MetricPlot::legendKeysOfRunsAndStyles(
     for (const auto& run : keys.runs) knownRun |= run.first == c.run;
     if (!knownRun) keys.runs.append({c.run, c.pen.color()});
     bool knownStyle = false;
-    for (const auto& [label, penStyle] : keys.styles) {
+    for (const auto& [label, pen] : keys.styles) {
       // One label, one line style; two labels never share one (the key would name both).
-      if ((label == c.style) != (penStyle == c.pen.style())) return std::nullopt;
+      if ((label == c.style) != (lineStyleOf(pen) == lineStyleOf(c.pen))) return std::nullopt;
       knownStyle |= label == c.style;
     }
-    if (!knownStyle) keys.styles.append({c.style, c.pen.style()});
-    // Keys a compact legend cannot show help no more than the hover note does.
-    if (keys.runs.size() + keys.styles.size() > kCompactLegendEntries) return std::nullopt;
+    if (!knownStyle) keys.styles.append({c.style, c.pen});
+    // Keys a compact legend cannot show help no more than the hover note does. One run's keys
+    // are its styles alone (the focus line names it): six ablations of one run were named
+    // "#326 tiny, …removed_all", cut where high- and low-pass differ.
+    if ((keys.runs.size() > 1 ? keys.runs.size() : 0) + keys.styles.size() > kCompactLegendEntries)
+      return std::nullopt;
   }
   // Worth it only where no longer than naming each curve.
   const qsizetype listed =
@@ -216,8 +220,8 @@ void MetricPlot::showLegendKeys(const std::optional<LegendKeys>& keys) {
   const bool oneRun = keys->runs.size() == 1;  // its styles alone, in its colour
   if (!oneRun)
     for (const auto& [label, color] : keys->runs) pens.append({label, runKeyPen(color)});
-  for (const auto& [label, penStyle] : keys->styles) {
-    QPen pen = styleKeyPen(penStyle);
+  for (const auto& [label, line] : keys->styles) {
+    QPen pen = styleKeyPen(line);
     if (oneRun) pen.setColor(keys->runs.front().second);
     pens.append({label, pen});
   }

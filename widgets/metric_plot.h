@@ -136,7 +136,7 @@ class MetricPlot : public QWidget {
   // A legend of runs (colours) and styles (line styles), as setCurveParts describes it.
   struct LegendKeys {
     QList<QPair<QString, QColor>> runs;
-    QList<QPair<QString, Qt::PenStyle>> styles;
+    QList<QPair<QString, QPen>> styles;  // a label and a pen of its line style
     bool operator==(const LegendKeys&) const = default;
   };
   // The keys the shown curves allow: every one names its parts, each style is one line style,

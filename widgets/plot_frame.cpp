@@ -138,9 +138,12 @@ bool fitLegend(QCustomPlot* plot, int maxEntries) {
 
 QPen runKeyPen(const QColor& runColor) { return QPen(runColor, 2.0); }
 
-QPen styleKeyPen(Qt::PenStyle style) {
+QPen styleKeyPen(const QPen& line) {
   QPen pen(QColor(90, 90, 90), 1.6);
-  pen.setStyle(style);
+  if (line.style() == Qt::CustomDashLine)
+    pen.setDashPattern(line.dashPattern());
+  else
+    pen.setStyle(line.style());
   return pen;
 }
 

@@ -46,7 +46,7 @@ bool fitLegend(QCustomPlot* plot, int maxEntries = INT_MAX);
 // A legend of compared runs' several series: a key per run, in its colour, and a key per line
 // style, in grey (the colour is a run's), instead of a row per curve.
 QPen runKeyPen(const QColor& runColor);
-QPen styleKeyPen(Qt::PenStyle style);
+QPen styleKeyPen(const QPen& line);  // `line`'s style and dashes, in grey
 // Replaces the legend's rows by these keys (curves without points named and drawn as given;
 // the axes never see them) and returns them, for their owner to remove.
 QList<QCPGraph*> showLegendKeys(QCustomPlot* plot, const QList<QPair<QString, QPen>>& keys);

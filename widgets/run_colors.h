@@ -13,6 +13,7 @@
 
 #include <QColor>
 #include <QPen>
+#include <QString>
 
 #include <cstdint>
 #include <map>
@@ -43,8 +44,14 @@ class RunColors {
 };
 
 // The pen of series `position` among one run's series in a panel: the run's colour, a line
-// style per position (solid, dashed, dotted, dash-dot, dash-dot-dot), darker past five.
+// style per position (solid, dashed, dotted, dash-dot, dash-dot-dot, long dashes, long dash-dot,
+// sparse dashes), darker past eight.
 QPen seriesPen(const QColor& runColor, int position, double width = 1.6);
+
+// A pen's line style as text, the same for pens drawn alike whatever their colour or width
+// ("" solid, "4 2" dashes): what tells one run's series apart (custom dashes all share
+// Qt::CustomDashLine, so the pen style alone does not).
+QString lineStyleOf(const QPen& pen);
 
 // The neutral colour of a truth (the same for every run: drawn once, not per run).
 QColor truthColor();

@@ -110,9 +110,10 @@ void listEachLookOnce(QCustomPlot* plot) {
   QSet<QString> listed;
   for (int i = 0; i < plot->plottableCount(); ++i) {
     QCPAbstractPlottable* p = plot->plottable(i);
-    const QString key = QString("%1\n%2 %3 %4")
-                            .arg(p->name(), p->pen().color().name(), p->brush().color().name())
-                            .arg(p->pen().style() * 100 + p->brush().style());
+    const QString key = QString("%1\n%2 %3 %4 %5")
+                            .arg(p->name(), p->pen().color().name(), p->brush().color().name(),
+                                 lineStyleOf(p->pen()))
+                            .arg(p->brush().style());
     if (listed.contains(key)) p->removeFromLegend();
     listed.insert(key);
   }
@@ -447,7 +448,7 @@ void SnapshotPlot::showFactoredLegend(const QList<QPair<QString, QColor>>& runs,
   for (const auto& [label, color] : runs) keys.append({label, runKeyPen(color)});
   // A position's line style, as seriesPen draws it (below the sixth, where it repeats).
   for (auto style = styles.cbegin(); style != styles.cend(); ++style)
-    keys.append({style.value(), styleKeyPen(seriesPen(Qt::black, style.key()).style())});
+    keys.append({style.value(), styleKeyPen(seriesPen(Qt::black, style.key()))});
   showLegendKeys(m_plot, keys);  // cleared with the plot's other graphs at the next refresh
 }
 

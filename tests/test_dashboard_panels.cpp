@@ -180,12 +180,13 @@ class TestDashboardPanels : public QObject {
     plot->setCurveHidden("#9 linear mse_argmax", false);
     plot->refresh();
     QCOMPARE(legendNames(plot->plot()), keys);
-    // More keys than curves would be a longer legend: three more runs with one metric each
-    // (5 runs + 2 metrics for 7 curves) are named curve by curve.
+    // Three more runs with one metric each (5 runs + 2 metrics for 7 curves, more than a
+    // compact legend names): the metrics keyed, the runs read on hover.
     for (int64_t run : {11, 12, 13}) d.setMetric(run, "test/mse_argmax", {1, 2}, {0.3, 0.2});
     d.refresh();
     QCOMPARE(plot->curveNames().size(), 7);
-    QVERIFY(!legendNames(plot->plot()).contains("mse_argmax"));
+    QCOMPARE(legendNames(plot->plot()), (QStringList{"mse_argmax", "mse_expected"}));
+    QCOMPARE(plot->legendNote(), QString("5 runs: hover to read them"));
   }
 
   // A variant series (test/kl_exact beside test/kl) is drawn only when asked, for every run
@@ -250,6 +251,22 @@ class TestDashboardPanels : public QObject {
         styles.insert(lineStyleOf(plot->plot()->graph(i)->pen()));
       }
     QCOMPARE(styles.size(), size_t(6));
+  }
+
+  // Eight runs of two metrics: too many for a key per run, the two line styles are keyed and
+  // the runs read on hover (it said "16 curves: hover to read them", nothing saying which
+  // dashes were mse_argmax).
+  void manyRunsOfTwoMetricsKeepTheirStylesKeyed() {
+    Dashboard d;
+    d.setPanels({panel("mse", PanelKind::MetricLines, {"test/mse_argmax", "test/mse_expected"})});
+    for (int64_t run = 1; run <= 8; ++run) {
+      d.setMetric(run, "test/mse_argmax", {1, 2}, {0.3, 0.2});
+      d.setMetric(run, "test/mse_expected", {1, 2}, {0.2, 0.1});
+    }
+    d.refresh();
+    auto* plot = qobject_cast<MetricPlot*>(d.panel("mse"));
+    QCOMPARE(legendNames(plot->plot()), (QStringList{"mse_argmax", "mse_expected"}));
+    QCOMPARE(plot->legendNote(), QString("8 runs: hover to read them"));
   }
 
   // An accuracy panel declares its bounds: a run that has retrieved nothing yet reads 0 on a

@@ -197,15 +197,18 @@ std::optional<MetricPlot::LegendKeys> MetricPlot::legendKeysOfRunsAndStyles(
       knownStyle |= label == c.style;
     }
     if (!knownStyle) keys.styles.append({c.style, c.pen});
-    // Keys a compact legend cannot show help no more than the hover note does. One run's keys
-    // are its styles alone (the focus line names it): six ablations of one run were named
-    // "#326 tiny, …removed_all", cut where high- and low-pass differ.
-    if ((keys.runs.size() > 1 ? keys.runs.size() : 0) + keys.styles.size() > kCompactLegendEntries)
-      return std::nullopt;
+    // Keys a compact legend cannot show help no more than the hover note does.
+    if (keys.styles.size() > kCompactLegendEntries) return std::nullopt;
   }
+  // One run's keys are its styles alone (the focus line names it): six ablations of one run
+  // were named "#326 tiny, …removed_all", cut where high- and low-pass differ. Runs too many
+  // for their own keys beside the styles are read on hover.
+  keys.runsOnHover =
+      keys.runs.size() > 1 && keys.runs.size() + keys.styles.size() > kCompactLegendEntries;
   // Worth it only where no longer than naming each curve.
-  const qsizetype listed =
-      keys.runs.size() > 1 ? keys.runs.size() + keys.styles.size() : keys.styles.size();
+  const qsizetype listed = keys.runs.size() > 1 && !keys.runsOnHover
+                               ? keys.runs.size() + keys.styles.size()
+                               : keys.styles.size();
   if (keys.runs.isEmpty() || keys.styles.size() < 2 || listed > shown) return std::nullopt;
   return keys;
 }
@@ -218,7 +221,7 @@ void MetricPlot::showLegendKeys(const std::optional<LegendKeys>& keys) {
   if (!keys) return;
   QList<QPair<QString, QPen>> pens;
   const bool oneRun = keys->runs.size() == 1;  // its styles alone, in its colour
-  if (!oneRun)
+  if (!oneRun && !keys->runsOnHover)
     for (const auto& [label, color] : keys->runs) pens.append({label, runKeyPen(color)});
   for (const auto& [label, line] : keys->styles) {
     QPen pen = styleKeyPen(line);
@@ -494,8 +497,12 @@ void MetricPlot::redecimate() {
   if (!keys)
     for (const CurveData* c : shownInOrder) (smoothes(*c) ? c->smooth : c->raw)->addToLegend();
   const bool named = fitLegend(m_plot, kCompactLegendEntries);
-  const bool note = !named && shown > 0;
-  m_legendNote->setText(note ? QString("%1 curves:\nhover to\nread them").arg(shown) : QString());
+  const bool runsOnHover = named && keys && keys->runsOnHover;
+  const bool note = (!named && shown > 0) || runsOnHover;
+  m_legendNote->setText(runsOnHover
+                            ? QString("%1 runs:\nhover to\nread them").arg(keys->runs.size())
+                        : note ? QString("%1 curves:\nhover to\nread them").arg(shown)
+                               : QString());
   m_legendNote->setMargins(note ? QMargins(2, 2, 4, 2) : QMargins());
   m_legendNote->setMaximumSize(QWIDGETSIZE_MAX, note ? QWIDGETSIZE_MAX : 0);
   fitTicks(m_plot);

@@ -137,12 +137,16 @@ class MetricPlot : public QWidget {
   struct LegendKeys {
     QList<QPair<QString, QColor>> runs;
     QList<QPair<QString, QPen>> styles;  // a label and a pen of its line style
+    // Too many runs for a key each: the styles alone are keyed, the runs read on hover.
+    bool runsOnHover = false;
     bool operator==(const LegendKeys&) const = default;
   };
   // The keys the shown curves allow: every one names its parts, each style is one line style,
   // and the keys are no more than the curves and fit a compact legend. None otherwise. Curves
   // of one run get keys of their styles alone, in the run's colour (the focus line names the
   // run): "#6 qk-quick causality" and "#6 qk-quick filter_causality" were elided to one name.
+  // Runs too many for their own keys leave the styles keyed alone: eight runs' mse_argmax and
+  // mse_expected read "16 curves: hover to read them" with nothing saying dashed is argmax.
   std::optional<LegendKeys> legendKeysOfRunsAndStyles(
       const QList<const CurveData*>& shownInOrder) const;
   // Lists `keys` in the legend in place of the curves, or takes former keys away (none); nothing

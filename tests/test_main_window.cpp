@@ -2209,6 +2209,9 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY(w->launchPanel()->studyButton()->isEnabled());
     const int64_t studyId = w->launchStudy();
     QVERIFY(studyId > 0);
+    // Named apart from the built-in `frequencies` study.
+    QCOMPARE(fl::study::StudyStore(w->store()).study(studyId)->name,
+             std::string("frequencies sweep"));
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w) && w->queue()->closingCount() == 0, 120000);
     QCOMPARE(w->queue()->runs().size(), size_t(2));
     auto* summary = w->studyView()->summary();

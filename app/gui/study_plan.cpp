@@ -89,7 +89,9 @@ StudyPlan planStudy(const StudyRequest& request) {
     spec.seeds = seeds;
     std::string varied;
     for (const auto& a : axes) varied += (varied.empty() ? "" : " x ") + a.key;
-    spec.name = varied.empty() ? "seeds" : varied;
+    // "frequencies sweep", not "frequencies": a study of the form is not the built-in study of
+    // that name, which History listed beside it under the same name.
+    spec.name = (varied.empty() ? std::string("seeds") : varied) + " sweep";
   }
   // The form's settings on top (as `sweep run --set`), except what the study varies or its
   // arms set; a setting the form leaves at its default keeps the study's own.

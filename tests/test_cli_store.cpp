@@ -579,6 +579,13 @@ class TestCliStore : public QObject {
     auto resumed = runCli({"run", "--db", d, "--resume", "1", "--json"}, 180000);
     QCOMPARE(resumed.exitCode, 0);
     QVERIFY(resumed.err.contains("resuming run 1 from its checkpoint at step"));
+    // Its time is said as this session's and in all (it said the session's alone).
+    const auto ended = QRegularExpression(
+                           "run 1: fourier-head finished in (\\d+:\\d\\d) on cpu \\(resumed at "
+                           "step (\\d+); (\\d+:\\d\\d) in all\\)")
+                           .match(resumed.err);
+    QVERIFY2(ended.hasMatch(), qPrintable(resumed.err));
+    QVERIFY(ended.captured(2).toLongLong() > 0);
     auto summary = lastJsonLine(resumed.out);
     QCOMPARE(summary["run_id"].get<int>(), 1);
     QCOMPARE(summary["status"].get<std::string>(), std::string("finished"));

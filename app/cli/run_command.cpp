@@ -268,16 +268,23 @@ Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
 }
 
 // The run's end on stderr: its status, verdicts, final metrics and the paper's figures.
-// `notCompared`: why a finished run has no verdict against the paper (whyNotComparedWithPaper).
+// `notCompared`: why a finished run has no verdict against the paper (whyNotComparedWithPaper);
+// `resume`: where a resumed run continued, so its time is said as this session's and in all.
 void printOutcome(const Outcome& o, const std::string& experiment, int64_t runId, double seconds,
-                  const std::vector<ReferenceVerdict>& paper, const std::string& notCompared) {
+                  const std::vector<ReferenceVerdict>& paper, const std::string& notCompared,
+                  const std::optional<ResumePoint>& resume) {
   if (o.finalStatus.status == RunStatus::Failed)
     std::fprintf(stderr, "run failed: %s\n", o.finalStatus.message.c_str());
   else if (o.finalStatus.status == RunStatus::Cancelled)
     std::fprintf(stderr, "run cancelled: %s\n", o.finalStatus.message.c_str());
-  std::fprintf(stderr, "run %lld: %s %s in %s on %s\n", static_cast<long long>(runId),
+  // A resumed run's "in 0:11" was this session's alone, read as the whole run's.
+  const std::string resumed = resume ? " (resumed at step " + std::to_string(resume->step) + "; " +
+                                           formatDuration(resume->wallSecondsBefore + seconds) +
+                                           " in all)"
+                                     : "";
+  std::fprintf(stderr, "run %lld: %s %s in %s on %s%s\n", static_cast<long long>(runId),
                experiment.c_str(), toString(o.finalStatus.status).c_str(),
-               formatDuration(seconds).c_str(), o.device.c_str());
+               formatDuration(seconds).c_str(), o.device.c_str(), resumed.c_str());
   // Verdicts first (e.g. LEAKS), so no one reads a loss without them.
   for (const auto& [name, meta] : o.verdicts)
     std::fprintf(stderr, "  %s: %s -- %s\n", name.c_str(), meta.value("verdict", "").c_str(),
@@ -393,7 +400,8 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     progress.finish();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    printOutcome(outcome, prepared.experiment->name(), prepared.runId, seconds, {}, "");
+    printOutcome(outcome, prepared.experiment->name(), prepared.runId, seconds, {}, "",
+                 prepared.resume);
     if (args.json)
       std::printf("%s\n",
                   jsonSummary(outcome, prepared, seconds, store->path(), {}, "").dump().c_str());
@@ -418,7 +426,8 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
       shown.finalStatus.status == RunStatus::Finished && paper.empty()
           ? whyNotComparedWithPaper(*prepared.experiment, prepared.config.values)
           : "";
-  printOutcome(shown, prepared.experiment->name(), prepared.runId, seconds, paper, notCompared);
+  printOutcome(shown, prepared.experiment->name(), prepared.runId, seconds, paper, notCompared,
+               prepared.resume);
   if (args.json) {
     std::printf(
         "%s\n",

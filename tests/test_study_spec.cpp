@@ -688,6 +688,28 @@ class TestStudySpec : public QObject {
     QVERIFY2(e.ok(), joined(e.errors).c_str());
     QCOMPARE(e.cells.size(), size_t(2));
     QCOMPARE(e.duplicatesDropped, int64_t(2));
+    // Settings that differ only in a value their runs do not use: a linear head's frequencies
+    // trained the same linear head twice, and the table read as if N mattered to it.
+    auto unused = StudySpec::fromText(
+        R"({"grid": {"head": ["linear", "fourier"], "frequencies": [4, 8]}, "seeds": [1, 2]})");
+    const auto u = fl::study::expandStudy(fourierHead(), unused);
+    QVERIFY2(u.ok(), joined(u.errors).c_str());
+    QCOMPARE(u.cells.size(), size_t(6));  // linear x 2 seeds, fourier N = 4, 8 x 2 seeds
+    QCOMPARE(u.duplicatesDropped, int64_t(2));
+    int linear = 0;
+    for (const auto& cell : u.cells)
+      if (cell.config["head"] == "linear") {
+        ++linear;
+        // No frequencies axis: tabled and drawn as a baseline, not as "linear at N = 4".
+        QCOMPARE(cell.axes, nlohmann::json({{"head", "linear"}}));
+      }
+    QCOMPARE(linear, 2);
+    // A value the runs do use still sets them apart: a Fourier head's N.
+    std::set<std::string> fourierSettings;
+    for (const auto& cell : u.cells)
+      if (cell.config["head"] == "fourier")
+        fourierSettings.insert(cell.axes.dump() + std::to_string(cell.seed));
+    QCOMPARE(fourierSettings.size(), size_t(4));
   }
 };
 

@@ -279,6 +279,12 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
       return kExitBadUsage;
     }
   }
+  if (expansion.duplicatesDropped > 0 && !args.dryRun)
+    std::fprintf(stderr,
+                 "note: %lld setting(s) dropped, each the same run as another: they differ only "
+                 "in values those runs do not use (a linear head's frequencies), or two arms set "
+                 "them alike\n",
+                 static_cast<long long>(expansion.duplicatesDropped));
   if (args.slurm) return sweepRunOnSlurm(registry, dbPath, built.spec, expansion, args);
   if (args.dryRun) {
     std::printf("%s: %zu runs of %s%s\n", built.spec.name.c_str(), expansion.cells.size(),

@@ -232,7 +232,9 @@ std::string settingPrefix(const Setting& setting) {
 }
 
 // What one arm adds to the expansion: a cell per setting of its grid and zips and per seed,
-// each validated as a single run is; a config already expanded (same hash) is dropped.
+// each validated as a single run is; a run already expanded is dropped: the same config (two
+// arms set it alike), or one that differs only in values the run does not use (a grid of
+// head=linear,fourier x frequencies=4,8 trained the linear head twice).
 class ArmExpansion {
  public:
   ArmExpansion(const Experiment& experiment, const std::vector<ParamSpec>& params,
@@ -290,12 +292,20 @@ class ArmExpansion {
     StudyCell cell;
     cell.arm = arm.name;
     cell.axes = nlohmann::json::object();
-    // Axis values as the validated config holds them (0 given for a float reads 0.0).
-    for (const auto& [key, value] : setting) cell.axes[key] = config.values.at(key);
+    // Axis values as the validated config holds them (0 given for a float reads 0.0). A value
+    // the run does not use is none of its axes: a linear head in a grid over frequencies is
+    // drawn and tabled as a baseline, not as the linear head "at N = 4".
+    for (const auto& [key, value] : setting) {
+      const ParamSpec* param = findParam(m_params, key);
+      if (!param || isUsed(*param, config.values)) cell.axes[key] = config.values.at(key);
+    }
     cell.seed = config.values.at("seed").get<int64_t>();
     cell.config = config.values;
     cell.hash = store::configHash(m_experiment.name(), config.values);
-    if (!m_hashes.insert(cell.hash).second) {
+    nlohmann::json used = config.values;
+    for (const auto& param : m_params)
+      if (!isUsed(param, config.values)) used.erase(param.name);
+    if (!m_hashes.insert(store::configHash(m_experiment.name(), used)).second) {
       ++m_out.duplicatesDropped;
       return true;
     }

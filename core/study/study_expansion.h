@@ -34,7 +34,9 @@ struct StudyExpansion {
   std::vector<StudyCell> cells;
   std::vector<std::string> axisOrder;  // every axis, in the order the spec declares them
   std::vector<std::string> errors;
-  int64_t duplicatesDropped = 0;  // settings that two arms share: trained once
+  // Settings that are the same runs as others: two arms set them alike, or they differ only in
+  // values their runs do not use (a linear head's frequencies): trained once.
+  int64_t duplicatesDropped = 0;
   bool ok() const { return errors.empty(); }
 };
 

@@ -9,6 +9,7 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <filesystem>
@@ -386,7 +387,18 @@ class TestStudyScheduler : public QObject {
     fl::study::StudySchedulerOptions options;
     options.cores = 2;
     fl::study::StudyScheduler scheduler(registry(), p, id, options);
-    const auto outcome = scheduler.run([](const auto&, const auto&) {});
+    // An ETA only once a whole wave of side-by-side runs has ended: the first of them, alone,
+    // is no pace.
+    int64_t mostActive = 0, ended = 0;
+    bool etaTooSoon = false, eta = false;
+    const auto outcome = scheduler.run([&](const auto& report, const auto& progress) {
+      mostActive = std::max(mostActive, progress.active + (report.ended ? 1 : 0));
+      ended += report.ended ? 1 : 0;
+      etaTooSoon = etaTooSoon || (progress.etaSeconds && ended < mostActive);
+      eta = eta || progress.etaSeconds.has_value();
+    });
+    QVERIFY(!etaTooSoon);
+    QVERIFY(eta);
     QCOMPARE(outcome.budget.parallel, 2);
     QCOMPARE(outcome.budget.threadsPerRun, 1);
     QCOMPARE(outcome.progress.finished, int64_t(6));

@@ -217,7 +217,14 @@ class TestCliStore : public QObject {
     QVERIFY(j["runs"][2]["config"]["frequencies"].is_null());
     const auto text = runCli({"runs", "--db", d, "compare", "1", "2", "3"});
     QCOMPARE(text.exitCode, 0);
-    const QStringList lines = text.out.split('\n');
+    const QStringList all = text.out.split('\n');
+    // Each run's name whole above the table, whose columns say only "run 1".
+    QVERIFY2(all.size() > 6 && all[0].startsWith("run 1: defaults, edited: ") &&
+                 all[1].startsWith("run 2: defaults, edited: ") &&
+                 all[1].contains("frequencies 6") && all[2].startsWith("run 3: defaults, edited: "),
+             qPrintable(text.out));
+    const QStringList lines = all.mid(3);
+    QVERIFY2(lines[0].simplified() == "run 1 run 2 run 3", qPrintable(text.out));
     QVERIFY2(
         lines.size() > 3 && lines[1].simplified() == "experiment fourier-head fourier-head fope",
         qPrintable(text.out));

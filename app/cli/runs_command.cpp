@@ -297,6 +297,10 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
     std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return kExitOk;
   }
+  // The runs' names first, whole: the columns say only "run 2", "run 50".
+  for (const auto& r : runs)
+    if (!r.name.empty())
+      std::printf("run %lld: %s\n", static_cast<long long>(r.id), r.name.c_str());
   std::printf("%-22s", "");
   for (const auto& r : runs) std::printf(" %14s", ("run " + std::to_string(r.id)).c_str());
   std::printf("\n");

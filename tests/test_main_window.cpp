@@ -46,6 +46,7 @@
 #include "app/gui/run_views.h"
 #include "app/gui/runs_dock.h"
 #include "app/gui/runs_table_model.h"
+#include "app/gui/shortcuts_box.h"
 #include "app/gui/study_view.h"
 #include "core/engine/device_spec.h"
 #include "core/engine/run_name.h"
@@ -354,6 +355,28 @@ class TestMainWindow : public QObject {
     QVERIFY2(
         line.contains("outside the paper") && line.contains("run ") && line.contains("#aa0000"),
         qPrintable(line));
+  }
+
+  // Help > Keyboard and mouse lists every menu action's shortcut, read from the menus, so a
+  // shortcut added later is listed too; F1 opens it.
+  void theShortcutListNamesEveryMenuShortcut() {
+    auto w = makeWindow("shortcuts-list.db");
+    const QString text = fl::gui::shortcutsText(w->menuBar());
+    int listed = 0;
+    for (QAction* top : w->menuBar()->actions())
+      for (QAction* action : top->menu() ? top->menu()->actions() : QList<QAction*>{})
+        if (!action->shortcut().isEmpty()) {
+          ++listed;
+          const QString row =
+              QString("%1 › %2").arg(top->text().remove('&'), action->text().remove('&'));
+          QVERIFY2(text.contains(row.toHtmlEscaped()), qPrintable(row));
+          QVERIFY2(text.contains(action->shortcut().toString(QKeySequence::NativeText)),
+                   qPrintable(row));
+        }
+    QVERIFY(listed >= 12);
+    QVERIFY(text.contains("Run › Run comparison") && text.contains("Ctrl+Shift+R"));
+    QVERIFY(text.contains("Ctrl + wheel on a plot"));
+    QVERIFY(text.contains("Help › Keyboard and mouse"));
   }
 
   // A run the CLI trains, opened here: the focus line says how far it is and which process

@@ -20,6 +20,7 @@
 #include "app/gui/run_views.h"
 #include "app/gui/runs_dock.h"
 #include "app/gui/runs_table_model.h"
+#include "app/gui/shortcuts_box.h"
 #include "app/gui/study_view.h"
 #include "app/gui/view_refresh.h"
 #include "core/store/run_store.h"
@@ -216,6 +217,8 @@ void MainWindow::buildMenus() {
                   QKeySequence("Ctrl+0"), this,
                   [this] { m_display->dashboard()->maximize(QString()); });
   auto* help = menuBar()->addMenu("H&elp");
+  help->addAction("Keyboard and mouse", QKeySequence::HelpContents, this,
+                  [this] { showShortcutsBox(this, menuBar()); });
   help->addAction("About FourierLab", this, [this] {
     showAboutBox(this, QString::fromStdString(m_store->path()),
                  QString::fromStdString(m_queue->budget().describe()));

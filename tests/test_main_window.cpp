@@ -357,6 +357,34 @@ class TestMainWindow : public QObject {
         qPrintable(line));
   }
 
+  // File > Open a run store starts a window of its own for it (this one's runs go on): not for
+  // this window's own store, nor for one in a folder that does not exist.
+  void anotherRunStoreOpensInAWindowOfItsOwn() {
+    auto w = makeWindow("opener.db");
+    QStringList asked;
+    w->setWindowStarter([&](const QString& program, const QStringList& arguments) {
+      asked = QStringList{program} + arguments;
+      return true;
+    });
+    const QString other = m_dir.path() + "/other.db";
+    QVERIFY(w->openStoreInNewWindow(other));
+    QCOMPARE(asked, (QStringList{QCoreApplication::applicationFilePath(), "--db", other}));
+    asked.clear();
+    QVERIFY(!w->openStoreInNewWindow(m_dir.path() + "/./opener.db"));
+    QVERIFY(asked.isEmpty());
+    QVERIFY(w->statusBar()->currentMessage().contains("is this window's run store"));
+    QVERIFY(!w->openStoreInNewWindow(m_dir.path() + "/typo/x.db"));
+    QVERIFY(asked.isEmpty());
+    QVERIFY2(w->statusBar()->currentMessage().contains("does not exist"),
+             qPrintable(w->statusBar()->currentMessage()));
+    bool listed = false;
+    for (QAction* top : w->menuBar()->actions())
+      for (QAction* action : top->menu() ? top->menu()->actions() : QList<QAction*>{})
+        listed = listed || (action->text().startsWith("Open a run store") &&
+                            action->shortcut() == QKeySequence(QKeySequence::Open));
+    QVERIFY(listed);
+  }
+
   // Help > Keyboard and mouse lists every menu action's shortcut, read from the menus, so a
   // shortcut added later is listed too; F1 opens it.
   void theShortcutListNamesEveryMenuShortcut() {

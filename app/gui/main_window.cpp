@@ -1,7 +1,9 @@
 #include "app/gui/main_window.h"
 
 #include <QCloseEvent>
+#include <QCoreApplication>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
@@ -24,6 +26,7 @@
 #include "app/gui/study_view.h"
 #include "app/gui/view_refresh.h"
 #include "core/store/run_store.h"
+#include "core/store/store_folder.h"
 #include "widgets/dashboard.h"
 #include "widgets/file_dialogs.h"
 #include "widgets/run_colors.h"
@@ -179,6 +182,12 @@ void MainWindow::buildMenus() {
                     const QString folder = widgets::askExistingDirectory(this, "Export to folder");
                     if (!folder.isEmpty()) exportShownRun(folder);
                   });
+  file->addAction("Open a run store in a new window…", QKeySequence::Open, this, [this] {
+    const QString chosen = widgets::askSaveFileName(
+        this, "Run store to open (an existing one, or a new file)", QString(),
+        "Run stores (*.db);;All files (*)", QFileDialog::DontConfirmOverwrite);
+    if (!chosen.isEmpty()) openStoreInNewWindow(chosen);
+  });
   file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);
   auto* run = menuBar()->addMenu("&Run");
   run->addAction("Run", QKeySequence("Ctrl+R"), this, [this] { launch(); });
@@ -525,6 +534,25 @@ void MainWindow::pinRun(int64_t runId, bool pinned) {
 void MainWindow::showError(const QString& what) {
   statusBar()->showMessage(what, 10000);
   if (isVisible()) QMessageBox::warning(this, "FourierLab", what);
+}
+
+bool MainWindow::openStoreInNewWindow(const QString& path) {
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  if (QFileInfo(absolute) == QFileInfo(QString::fromStdString(m_store->path()))) {
+    statusBar()->showMessage(QString("%1 is this window's run store").arg(absolute), 10000);
+    return false;
+  }
+  if (const std::string missing = store::missingStoreFolder(absolute.toStdString());
+      !missing.empty()) {
+    showError(QString("Cannot open %1: %2").arg(absolute, QString::fromStdString(missing)));
+    return false;
+  }
+  if (!m_startWindow(QCoreApplication::applicationFilePath(), {"--db", absolute})) {
+    showError(QString("Could not start a window for %1").arg(absolute));
+    return false;
+  }
+  statusBar()->showMessage(QString("Opening %1 in a new window").arg(absolute), 10000);
+  return true;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

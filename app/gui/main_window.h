@@ -7,7 +7,11 @@
 
 #include <QMainWindow>
 
+#include <QProcess>
+#include <QStringList>
+
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -97,6 +101,13 @@ class MainWindow : public QMainWindow {
   // Pins a run to the top of the Runs dock, or unpins it: its store tag "pinned", so the pin
   // stays with the run between sessions; a store that refuses says so.
   void pinRun(int64_t runId, bool pinned);
+  // File > Open a run store: `path` (an existing store or a new one) in a window of its own, so
+  // this one's runs go on training; not this window's own store, nor one in a missing folder.
+  // Returns whether a window was started.
+  bool openStoreInNewWindow(const QString& path);
+  // How that window is started (the lab's binary, detached); tests look at what it was asked.
+  using WindowStarter = std::function<bool(const QString& program, const QStringList& arguments)>;
+  void setWindowStarter(WindowStarter starter) { m_startWindow = std::move(starter); }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -136,7 +147,10 @@ class MainWindow : public QMainWindow {
   QAction* m_stopAction = nullptr;
   QTimer* m_timer;
   bool m_askBeforeClosing = true;  // false once closeCancellingRuns() was called
-  int64_t m_storeVersion = -1;     // the store's data_version at the last look
+  WindowStarter m_startWindow = [](const QString& program, const QStringList& arguments) {
+    return QProcess::startDetached(program, arguments);
+  };
+  int64_t m_storeVersion = -1;  // the store's data_version at the last look
   static constexpr int kStoreWatchMs = 2000;
 };
 

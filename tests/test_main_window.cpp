@@ -336,8 +336,13 @@ class TestMainWindow : public QObject {
       outside.label = fl::kOutsidePaper;
       outside.passed = false;
       outside.detail = "test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread";
+      fl::Verdict unjudged = outside;  // the paper prints no spread: shown, not judged
+      unjudged.subject = "test/mse_argmax";
+      unjudged.label = "vs paper";
+      unjudged.passed.reset();
+      unjudged.detail = "test/mse_argmax 0.189 vs paper 0.211";
       fl::StatusEvent finished{fl::RunStatus::Finished, "words nobody parses", "cpu", 10, 1.0, {}};
-      finished.verdicts = {outside};
+      finished.verdicts = {outside, unjudged};
       sink.onEvent(finished);
       sink.close();
     }
@@ -348,13 +353,17 @@ class TestMainWindow : public QObject {
     const QModelIndex verdict = model->index(0, model->column("verdict"));
     QCOMPARE(verdict.data().toString(), QString("outside paper"));
     QCOMPARE(verdict.data(Qt::ToolTipRole).toString(),
-             QString("test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread"));
+             QString("test/kl 0.260 vs paper 0.146 ± 0.033: outside the paper's spread; "
+                     "test/mse_argmax 0.189 vs paper 0.211"));
     QCOMPARE(verdict.data(Qt::ForegroundRole).value<QColor>(), QColor(170, 0, 0));
     w->openStoredRun(id);
     const QString line = w->display()->focusLine()->text();
     QVERIFY2(
         line.contains("outside the paper") && line.contains("run ") && line.contains("#aa0000"),
         qPrintable(line));
+    // The unjudged value in the neutral colour, not in the judged one's.
+    QVERIFY2(line.contains("<span style='color:#333'>test/mse_argmax 0.189 vs paper 0.211</span>"),
+             qPrintable(line));
   }
 
   // File > Open a run store starts a window of its own for it (this one's runs go on): not for

@@ -775,14 +775,15 @@ void RunDisplay::updateFocusLine() {
   }
   if (view->status() == RunStatus::Failed && !view->message().empty())
     state += ": " + QString::fromStdString(view->message()).toHtmlEscaped();
-  QString verdicts;
-  if (!view->verdicts().empty()) {
-    const auto passed = verdictsPassed(view->verdicts());
-    const QString color = !passed ? "#333" : *passed ? "#006e00" : "#aa0000";
-    verdicts =
-        QString(" &mdash; <span style='color:%1'>%2</span>")
-            .arg(color, QString::fromStdString(verdictDetails(view->verdicts())).toHtmlEscaped());
+  // Each verdict in its own colour: a value the paper gives no spread for is not judged, and
+  // was green beside the judged ones ("test/mse_argmax 0.189 vs paper 0.211").
+  QStringList parts;
+  for (const auto& v : view->verdicts()) {
+    const QString color = !v.passed ? "#333" : *v.passed ? "#006e00" : "#aa0000";
+    parts << QString("<span style='color:%1'>%2</span>")
+                 .arg(color, QString::fromStdString(v.detail).toHtmlEscaped());
   }
+  const QString verdicts = parts.isEmpty() ? QString() : " &mdash; " + parts.join("; ");
   // Its name, or for an unnamed run what the legends call it ("fope" beside "rope").
   const QString title =
       view->name().empty() ? labelOf(view->id()) : QString::fromStdString(view->name());

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "widgets/run_colors.h"
@@ -92,6 +93,20 @@ class TestRunColors : public QObject {
     std::set<QRgb> seen;
     for (auto id : shown) seen.insert(colors.of(id).rgb());
     QCOMPARE(seen.size(), shown.size());
+  }
+
+  // Past ten runs shown together, colours are shared as evenly as they can be: twelve runs whose
+  // numbers all end in 1 gave three of them blue while every other colour had one.
+  void pastTenRunsTheColoursAreSharedEvenly() {
+    RunColors colors;
+    std::vector<int64_t> shown;
+    for (int64_t id = 1; id <= 111; id += 10) shown.push_back(id);
+    colors.makeDistinct(shown);
+    std::map<QRgb, int> users;
+    for (auto id : shown) ++users[colors.of(id).rgb()];
+    QCOMPARE(users.size(), size_t(10));
+    for (const auto& [rgb, n] : users) QVERIFY2(n <= 2, qPrintable(QColor(rgb).name()));
+    QCOMPARE(colors.of(1), fl::widgets::runPaletteColor(0));  // the first keeps its own
   }
 
   // A colour the reader picks sticks to its run and is taken by no other run shown with it, over

@@ -84,7 +84,8 @@ void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLab
   plot->legend->setBorderPen(Qt::NoPen);
   plot->legend->setRowSpacing(0);
   plot->legend->setColumnSpacing(6);
-  plot->legend->setIconSize(18, 10);
+  // Long enough for two periods of every series' dashes: at 18 px a long dash read as solid.
+  plot->legend->setIconSize(28, 10);
   legendColumn->setRowStretchFactor(0, 1);
   plot->plotLayout()->setColumnStretchFactor(1, 0.001);
 }

@@ -46,17 +46,21 @@ void RunColors::makeDistinct(const std::vector<int64_t>& runIds) {
     if (auto chosen = m_chosen.find(id); chosen != m_chosen.end())
       for (int i = 0; i < kSize; ++i)
         if (kPalette[i].rgb() == chosen->second.rgb()) taken.insert(i);
+  // How many shown runs have each colour: past ten runs, a clash takes the least used one (runs
+  // 1, 11, ..., 111 made runs 1, 101 and 111 all blue while every other colour had one run).
+  std::map<int, int> users;
+  for (int index : taken) users[index] = 1;
   for (auto id : runIds) {
     if (m_chosen.count(id)) continue;
     of(id);
     int& index = m_index[id];
-    if (taken.count(index) && static_cast<int>(taken.size()) < kSize)
+    if (users[index] > 0) {
+      int least = index;
       for (int candidate = 0; candidate < kSize; ++candidate)
-        if (!taken.count(candidate)) {
-          index = candidate;
-          break;
-        }
-    taken.insert(index);
+        if (users[candidate] < users[least]) least = candidate;
+      index = least;
+    }
+    ++users[index];
   }
 }
 
@@ -69,9 +73,9 @@ QPen seriesPen(const QColor& runColor, int position, double width) {
       {1, 2},              // dotted
       {4, 2, 1, 2},        // dash-dot
       {4, 2, 1, 2, 1, 2},  // dash-dot-dot
-      {10, 3},             // long dashes
-      {10, 3, 1, 3},       // long dash, dot
-      {2, 5},              // sparse short dashes
+      {8, 3},              // long dashes
+      {8, 3, 1, 3},        // long dash, dot
+      {1, 4},              // sparse dots
   };
   constexpr int kCount = sizeof(kPatterns) / sizeof(kPatterns[0]);
   const int round = position / kCount;

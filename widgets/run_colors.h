@@ -45,7 +45,7 @@ class RunColors {
 
 // The pen of series `position` among one run's series in a panel: the run's colour, a line
 // style per position (solid, dashed, dotted, dash-dot, dash-dot-dot, long dashes, long dash-dot,
-// sparse dashes), darker past eight.
+// sparse dots), darker past eight.
 QPen seriesPen(const QColor& runColor, int position, double width = 1.6);
 
 // A pen's line style as text, the same for pens drawn alike whatever their colour or width

@@ -417,7 +417,7 @@ class TestMainWindow : public QObject {
   }
 
   // A run the CLI trains, opened here: the focus line says how far it is and which process
-  // trains it, and Stop asks that process to stop as Ctrl-C would, after saying so. The CLI
+  // trains it, and Stop asks that process to stop (SIGTERM), after saying so. The CLI
   // then cancels its run with a checkpoint (exit 143), and Stop greys once the store says so.
   void aRunTrainedByTheCliIsStoppedFromTheWindow() {
     const QString db = m_dir.path() + "/cli-trained.db";

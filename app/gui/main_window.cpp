@@ -396,8 +396,8 @@ void MainWindow::stopTrainerOf(int64_t runId) {
   for (auto id : trainer->runs)
     if (id != runId) others << QString::number(id);
   QString text = QString(
-                     "Run %1 trains in another process: pid %2%3.\n\nStop that process as "
-                     "Ctrl-C would?")
+                     "Run %1 trains in another process: pid %2%3.\n\nStop that process with "
+                     "SIGTERM, as `kill` does?")
                      .arg(runId)
                      .arg(pid, command.isEmpty() ? QString() : " (" + command + ")");
   if (!others.isEmpty())
@@ -429,8 +429,8 @@ void MainWindow::updateStopEnabled() {
     const std::string cannot = store::cannotStop(trainer->process);
     enabled = cannot.empty();
     why = enabled ? QString(
-                        "Ask the process that trains run %1 (pid %2) to stop as Ctrl-C "
-                        "would; it keeps a checkpoint (Ctrl+.)")
+                        "Ask the process that trains run %1 (pid %2) to stop (SIGTERM, as "
+                        "`kill` does); it keeps a checkpoint (Ctrl+.)")
                         .arg(runId)
                         .arg(trainer->process.pid)
                   : QString(

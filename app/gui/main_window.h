@@ -116,8 +116,8 @@ class MainWindow : public QMainWindow {
   // The process training `runId` where that is not this window (a CLI run, a sweep); nullopt
   // for a run this window trains, one that does not train, or a store that cannot be read now.
   std::optional<store::RunTrainer> trainerElsewhere(int64_t runId) const;
-  // Asks that process to stop as Ctrl-C would, once the reader has confirmed: it stops every run
-  // it trains, which the question names.
+  // Asks that process to stop (SIGTERM, as `kill` does), once the reader has confirmed: it stops
+  // every run it trains, which the question names.
   void stopTrainerOf(int64_t runId);
   WindowParts settingsParts();  // what window_settings keeps between sessions
   void tick();

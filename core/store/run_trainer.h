@@ -1,7 +1,7 @@
 // The process that trains a run another process started (a CLI run, a sweep, a cluster's job),
-// as the store records it, and asking that process to stop as Ctrl-C would: it cancels each of
-// its runs after the current step and keeps a checkpoint, so `runs resume` or `sweep resume`
-// goes on from there. The window offers this for a shown run it does not train itself.
+// as the store records it, and asking that process to stop with SIGTERM, as `kill` does: it
+// cancels each of its runs after the current step and keeps a checkpoint, so `run --resume` or
+// `sweep resume` goes on from there. The window offers this for a shown run it does not train.
 //
 //   if (auto trainer = trainerOf(store, 7); trainer && cannotStop(trainer->process).empty())
 //     askToStop(trainer->process);   // runs trainer->runs end as cancelled

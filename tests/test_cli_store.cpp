@@ -229,6 +229,11 @@ class TestCliStore : public QObject {
         lines.size() > 3 && lines[1].simplified() == "experiment fourier-head fourier-head fope",
         qPrintable(text.out));
     QVERIFY2(lines[2].simplified() == "frequencies 12 6 -", qPrintable(text.out));
+    // Every row as wide as the header: each column as wide as its widest cell (long statuses
+    // and metric names ran into the next column).
+    for (const QString& line : lines)
+      if (!line.isEmpty() && !line.startsWith('('))
+        QVERIFY2(line.size() == lines[0].size(), qPrintable(line + "\n" + text.out));
     // A metric a run never recorded reads "-" (it read "nan", as a diverged value would).
     const auto kl = std::find_if(lines.begin(), lines.end(),
                                  [](const QString& l) { return l.startsWith("test/kl "); });

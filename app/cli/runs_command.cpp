@@ -301,49 +301,59 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
   for (const auto& r : runs)
     if (!r.name.empty())
       std::printf("run %lld: %s\n", static_cast<long long>(r.id), r.name.c_str());
-  std::printf("%-22s", "");
-  for (const auto& r : runs) std::printf(" %14s", ("run " + std::to_string(r.id)).c_str());
-  std::printf("\n");
-  if (severalExperiments) {
-    std::printf("%-22s", "experiment");
-    for (const auto& e : experiments) std::printf(" %14s", e.c_str());
-    std::printf("\n");
-  }
+  // Rows of cells, printed once every column is as wide as its widest cell: long statuses and
+  // metric names ran into the next column.
+  std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+  const auto addRow = [&](const std::string& label, const auto& cellOf) {
+    std::vector<std::string> cells;
+    for (size_t i = 0; i < runs.size(); ++i) cells.push_back(cellOf(i));
+    rows.emplace_back(label, std::move(cells));
+  };
+  addRow("", [&](size_t i) { return "run " + std::to_string(runs[i].id); });
+  if (severalExperiments) addRow("experiment", [&](size_t i) { return experiments[i]; });
+  std::string note;
   if (differing.empty())
-    std::printf(severalExperiments ? "(no setting differs between runs of one experiment)\n"
-                                   : "(identical configs)\n");
-  for (const auto& k : differing) {
-    std::printf("%-22s", k.c_str());
-    for (size_t i = 0; i < used.size(); ++i)
-      std::printf(" %14s", lacks(i, k) ? "-" : configValue(used[i], k).dump().c_str());
-    std::printf("\n");
-  }
+    note = severalExperiments ? "(no setting differs between runs of one experiment)"
+                              : "(identical configs)";
+  for (const auto& k : differing)
+    addRow(k, [&](size_t i) { return lacks(i, k) ? "-" : configValue(used[i], k).dump(); });
   // Alone against batched sets two runs of one config and seed apart as a setting would.
   if (std::any_of(runs.begin(), runs.end(), [&](const RunRecord& r) {
         return store::batchingLabel(r.build) != store::batchingLabel(runs.front().build);
-      })) {
-    std::printf("%-22s", "trained");
-    for (const auto& r : runs) {
-      const std::string label = store::batchingLabel(r.build);
-      std::printf(" %14s", label.empty() ? "-" : label.c_str());
-    }
-    std::printf("\n");
-  }
-  std::printf("%-22s", "status");
-  for (const auto& r : runs) std::printf(" %14s", statusWithVerdict(r).c_str());
-  std::printf("\n");
-  for (const auto& key : metricKeys) {
-    std::printf("%-22s", key.c_str());
-    for (const auto& r : runs) {
+      }))
+    addRow("trained", [&](size_t i) {
+      const std::string label = store::batchingLabel(runs[i].build);
+      return label.empty() ? std::string("-") : label;
+    });
+  addRow("status", [&](size_t i) { return statusWithVerdict(runs[i]); });
+  for (const auto& key : metricKeys)
+    addRow(key, [&](size_t i) {
       // "-" for a metric the run never recorded (the window's word too); a recorded NaN stays.
-      const auto series = std::find_if(r.metrics.begin(), r.metrics.end(),
-                                       [&](const auto& m) { return m.key == key; });
-      if (series == r.metrics.end() || series->count == 0)
-        std::printf(" %14s", "-");
-      else
-        std::printf(" %14.6g", series->last);
-    }
-    std::printf("\n");
+      const auto& metrics = runs[i].metrics;
+      const auto series =
+          std::find_if(metrics.begin(), metrics.end(), [&](const auto& m) { return m.key == key; });
+      if (series == metrics.end() || series->count == 0) return std::string("-");
+      char value[32];
+      std::snprintf(value, sizeof value, "%.6g", series->last);
+      return std::string(value);
+    });
+  size_t labelWidth = 22;
+  std::vector<size_t> widths(runs.size(), 14);
+  for (const auto& [label, cells] : rows) {
+    labelWidth = std::max(labelWidth, displayWidth(label) + 1);
+    for (size_t i = 0; i < cells.size(); ++i)
+      widths[i] = std::max(widths[i], displayWidth(cells[i]));
+  }
+  const auto printRow = [&](const std::string& label, const std::vector<std::string>& cells) {
+    std::string line = paddedTo(label, labelWidth);
+    for (size_t i = 0; i < cells.size(); ++i)
+      line += " " + std::string(widths[i] - displayWidth(cells[i]), ' ') + cells[i];
+    std::printf("%s\n", line.c_str());
+  };
+  for (size_t r = 0; r < rows.size(); ++r) {
+    printRow(rows[r].first, rows[r].second);
+    // The note where the settings would be: after the header and the experiments.
+    if (!note.empty() && r + 1 == (severalExperiments ? 2u : 1u)) std::printf("%s\n", note.c_str());
   }
   return kExitOk;
 }

@@ -304,6 +304,14 @@ class TestStudyFigurePlot : public QObject {
       if (auto* l = qobject_cast<QCPLegend*>(element))
         widest = std::max(widest, l->minimumOuterSizeHint().width());
     QVERIFY2(widest > 0 && widest <= 760 - 30, qPrintable(QString::number(widest)));
+    // Each entry's text box holds its descenders: QCustomPlot makes it as tall as the legend's
+    // icons, and 10 px read "gamma" as "qamma" (the icon is the font's line and two pixels).
+    for (auto* element : plot.plot()->plotLayout()->elements(true))
+      if (auto* l = qobject_cast<QCPLegend*>(element))
+        QVERIFY2(l->iconSize().height() >= QFontMetrics(l->font()).height(),
+                 qPrintable(QString("%1 < %2")
+                                .arg(l->iconSize().height())
+                                .arg(QFontMetrics(l->font()).height())));
   }
 };
 

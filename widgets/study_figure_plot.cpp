@@ -494,7 +494,10 @@ std::pair<QCPLayoutGrid*, QCPLegend*> StudyFigurePlot::layOutFigure(
   legend->setBorderPen(Qt::NoPen);
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   legend->setWrap(6);  // up to six entries side by side, then a new row
-  legend->setIconSize(24, 10);
+  // QCustomPlot lays an entry's text out in a box no taller than the icon once the entries are
+  // laid out: 10 px cut the descenders off ("gamma" read "qamma"), and so did the font's line
+  // height (14) in the drawn figure; two pixels more show them.
+  legend->setIconSize(24, QFontMetrics(legend->font()).height() + 2);
   return {grid, legend};
 }
 

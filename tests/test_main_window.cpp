@@ -796,6 +796,14 @@ class TestMainWindow : public QObject {
     QVERIFY(choice->findText("Group: seed") < 0);       // a seed's groups would be single runs
     w->runsDock()->setGroupBy({fl::gui::GroupBy::Kind::Setting, {}});
     QCOMPARE(display->groups().size(), size_t(2));
+    // The metrics table's swatches are the groups' colours, the ones their curves have.
+    auto* metrics = display->metricsModel();
+    for (const auto& group : display->groups())
+      for (auto member : group.members)
+        for (int row = 0; row < metrics->rowCount(); ++row)
+          if (metrics->runs()[static_cast<size_t>(row)] == member)
+            QCOMPARE(metrics->index(row, 0).data(Qt::DecorationRole).value<QColor>(),
+                     display->dashboard()->colors().of(group.members.front()));
     const QStringList names = plot->curveNames();
     QCOMPARE(names.size(), 2);
     // The other members' predicted densities: each in its group's colour, by its group's name

@@ -39,6 +39,11 @@ void MetricsTableModel::update() {
     emit dataChanged(index(0, 1), index(rowCount() - 1, columnCount() - 1));
 }
 
+void MetricsTableModel::coloursChanged() {
+  if (!m_runs.empty())
+    emit dataChanged(index(0, 0), index(rowCount() - 1, 0), {Qt::DecorationRole});
+}
+
 int MetricsTableModel::column(const QString& key) const {
   const int c = m_keys.indexOf(key);
   return c < 0 ? -1 : c + 1;
@@ -62,7 +67,7 @@ QVariant MetricsTableModel::data(const QModelIndex& index, int role) const {
   const int64_t id = m_runs[static_cast<size_t>(index.row())];
   if (index.column() == 0) {
     if (role == Qt::DisplayRole) return QString("#%1").arg(id);
-    if (role == Qt::DecorationRole) return m_colors.of(id);
+    if (role == Qt::DecorationRole) return m_colorOf ? m_colorOf(id) : m_colors.of(id);
     return {};
   }
   const RunView* view = m_views.find(id);

@@ -6,7 +6,10 @@
 #include <QAbstractTableModel>
 #include <QStringList>
 
+#include <QColor>
+
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace fl::widgets {
@@ -27,6 +30,10 @@ class MetricsTableModel : public QAbstractTableModel {
   const std::vector<int64_t>& runs() const { return m_runs; }
   void update();
   int column(const QString& key) const;  // -1 when no shown run has that metric
+  // The swatch of a run's row: its own colour unless set (a grouped run takes its group's, the
+  // colour its curves are drawn in).
+  void setColorOf(std::function<QColor(int64_t)> colorOf) { m_colorOf = std::move(colorOf); }
+  void coloursChanged();  // the swatches drawn again (a regroup)
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -38,6 +45,7 @@ class MetricsTableModel : public QAbstractTableModel {
 
   RunViews& m_views;
   widgets::RunColors& m_colors;
+  std::function<QColor(int64_t)> m_colorOf;
   std::vector<int64_t> m_runs;
   QStringList m_keys;
 };

@@ -295,6 +295,13 @@ void RunDisplay::rebuildPanels() {
   m_dashboard->setSmoothing(m_smoothing->value() / 100.0);  // new plots start unsmoothed
   m_metricsTable = makeTable(m_dashboard);
   m_metricsTable->setModel(m_metricsModel);
+  // A grouped run's row in its group's colour, the one its curves are drawn in (rows in their
+  // own colours matched no curve).
+  m_metricsModel->setColorOf([this](int64_t id) {
+    const auto it = m_groupOf.find(id);
+    const bool grouped = it != m_groupOf.end() && m_groups[it->second].members.size() > 1;
+    return m_colors.of(grouped ? m_groups[it->second].members.front() : id);
+  });
   m_metricsTable->setToolTip("The latest value of every metric of the shown runs");
   m_dashboard->addPanelWidget("metrics_table", m_metricsTable, "Latest metrics");
   m_probe = nullptr;
@@ -454,6 +461,7 @@ void RunDisplay::setGroupBy(const GroupBy& by) {
   m_groupBy = by;
   if (m_shown.empty()) return;
   regroup();
+  m_metricsModel->coloursChanged();
   // The overlaid snapshots again, in their group's colour and name (or their own again).
   for (auto id : m_shown)
     if (const RunView* view = m_views.find(id); view && id != focused())

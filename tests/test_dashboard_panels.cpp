@@ -319,6 +319,18 @@ class TestDashboardPanels : public QObject {
       QVERIFY(QFontMetrics(font).horizontalAdvance(argmax) <= width);
     }
     QCOMPARE(fl::widgets::legendName("#5 linear", font, 200), QString("#5 linear"));
+    // Narrower than the run's number and its last word: the number stays whole (ten study runs'
+    // bars were listed as "#2…=1" twice).
+    for (int width = 40; width <= 120; width += 5)
+      for (int id : {23, 24, 31}) {
+        const QString number = QString("#%1").arg(id);
+        const QString name = number + " gmm2 fourier frequencies=4 gamma=0 seed=1";
+        const QString shown = fl::widgets::legendName(name, font, width);
+        QVERIFY(QFontMetrics(font).horizontalAdvance(shown) <= width);
+        if (QFontMetrics(font).horizontalAdvance(number + "…=") <= width)
+          QVERIFY2(shown.startsWith(number + " ") || shown.startsWith(number + "…"),
+                   qPrintable(QString("%1 px: %2").arg(width).arg(shown)));
+      }
   }
 
   void aLegendDrawnNarrowWidensWithItsPlot() {

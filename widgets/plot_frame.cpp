@@ -59,6 +59,15 @@ QString legendName(const QString& name, const QFont& font, int width) {
     if (room >= metrics.horizontalAdvance(name.left(std::min<int>(space, 4)) + "…"))
       return metrics.elidedText(name.left(space), Qt::ElideRight, room) + last;
   }
+  // Narrower still: the run's number whole, then as much of the end as fits. Cut in the middle,
+  // runs #23 and #24 both read "#2…=1".
+  const int first = name.indexOf(' ');
+  if (name.startsWith('#') && first > 0) {
+    const QString number = name.left(first);
+    const int room = width - metrics.horizontalAdvance(number);
+    if (room >= metrics.horizontalAdvance("…="))
+      return number + metrics.elidedText(name.mid(first), Qt::ElideLeft, room);
+  }
   return metrics.elidedText(name, Qt::ElideMiddle, width);
 }
 

@@ -318,8 +318,9 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
 
 int sweepCommand(const ExperimentRegistry& registry, const SweepArgs& args) {
   const std::string dbPath = args.db.empty() ? store::RunStore::defaultPath() : args.db;
-  if (const std::string missing = args.db.empty() ? "" : store::missingStoreFolder(args.db);
-      args.action == "run" && !missing.empty()) {
+  if (const std::string missing =
+          args.action == "run" && !args.db.empty() ? store::missingStoreFolder(args.db) : "";
+      !missing.empty()) {
     std::fprintf(stderr, "error: --db %s: %s\n", args.db.c_str(), missing.c_str());
     return kExitBadUsage;
   }

@@ -123,6 +123,13 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
       m_xAxisChoice(new QComboBox(this)),
       m_probeRouter(std::make_unique<ProbeRouter>(registry, store, queue)) {
   m_dashboard->setColors(&colors);
+  // A grouped run's row in its group's colour, the one its curves are drawn in (rows in their
+  // own colours matched no curve).
+  m_metricsModel->setColorOf([this](int64_t id) {
+    const auto it = m_groupOf.find(id);
+    const bool grouped = it != m_groupOf.end() && m_groups[it->second].members.size() > 1;
+    return m_colors.of(grouped ? m_groups[it->second].members.front() : id);
+  });
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   // The focus line (a run's name, status and verdicts) has a row of its own: beside the
@@ -295,13 +302,6 @@ void RunDisplay::rebuildPanels() {
   m_dashboard->setSmoothing(m_smoothing->value() / 100.0);  // new plots start unsmoothed
   m_metricsTable = makeTable(m_dashboard);
   m_metricsTable->setModel(m_metricsModel);
-  // A grouped run's row in its group's colour, the one its curves are drawn in (rows in their
-  // own colours matched no curve).
-  m_metricsModel->setColorOf([this](int64_t id) {
-    const auto it = m_groupOf.find(id);
-    const bool grouped = it != m_groupOf.end() && m_groups[it->second].members.size() > 1;
-    return m_colors.of(grouped ? m_groups[it->second].members.front() : id);
-  });
   m_metricsTable->setToolTip("The latest value of every metric of the shown runs");
   m_dashboard->addPanelWidget("metrics_table", m_metricsTable, "Latest metrics");
   m_probe = nullptr;

@@ -24,6 +24,7 @@
 #include "core/study/study_expansion.h"
 #include "core/study/study_run_name.h"
 #include "core/study/study_store.h"
+#include "experiments/builtin_experiments.h"
 #include "widgets/frozen_columns_view.h"
 
 namespace {
@@ -434,6 +435,47 @@ class TestHistoryModel : public QObject {
     QCOMPARE(
         plain.data(plain.index(0, plain.column("config:frequencies")), Qt::DisplayRole).toString(),
         QString("4"));
+  }
+
+  // A shortened paper run's verdict cell was blank, as if it were still to be judged: it reads
+  // "not compared", greyed, and its tooltip names the preset and the departures. A run at the
+  // paper's settings shows its verdicts; one far from every preset has no verdict cell text.
+  void aShortenedPaperRunsVerdictSaysNotCompared() {
+    fl::ExperimentRegistry builtin;
+    fl::registerBuiltinExperiments(builtin);
+    const auto head = builtin.find("fourier-head");
+    const auto configOf = [&](const std::vector<std::string>& set) {
+      const auto config = fl::buildConfig(*head, "paper-fourier", set);
+      if (!config.ok()) qFatal("%s", config.summary().c_str());
+      return config.values;
+    };
+    auto paper = runOf(1, "fourier-head", configOf({}));
+    fl::Verdict within;
+    within.subject = "test/kl";
+    within.label = "within paper";
+    within.passed = true;
+    within.detail = "test/kl 0.15 vs paper 0.146 \u00b1 0.02: within the paper's spread";
+    paper.verdicts = {within};
+    const auto shortened = runOf(2, "fourier-head", configOf({"epochs=300"}));
+    const auto ownExperiment =
+        runOf(3, "fourier-head", configOf({"epochs=3", "samples=300", "bins=20", "lr=0.01"}));
+    fl::gui::HistoryModel model(&builtin);
+    model.setRuns({paper, shortened, ownExperiment});
+    const int column = model.column("verdict");
+    QVERIFY(column >= 0);
+    auto cell = [&](int row, int role) { return model.data(model.index(row, column), role); };
+    QCOMPARE(cell(1, Qt::DisplayRole).toString(), QString("not compared"));
+    QCOMPARE(cell(1, Qt::ForegroundRole).value<QColor>(), QColor(Qt::gray));
+    QCOMPARE(cell(1, Qt::ToolTipRole).toString(),
+             QString("Not compared with the paper (paper-fourier): epochs 300 (the paper's 500)"));
+    QVERIFY(cell(0, Qt::DisplayRole).toString().contains("within paper"));
+    QVERIFY(cell(0, Qt::DisplayRole).toString() != QString("not compared"));
+    QCOMPARE(cell(2, Qt::DisplayRole).toString(), QString());
+    // Without the registry no preset is known: nothing is claimed.
+    fl::gui::HistoryModel plain(nullptr);
+    plain.setRuns({paper, shortened});
+    QCOMPARE(plain.data(plain.index(1, plain.column("verdict")), Qt::DisplayRole).toString(),
+             QString());
   }
 
   // Ids, config values and metrics sort as numbers (500 < 1000 < 5000, 3 < 42, 9 < 10), in the

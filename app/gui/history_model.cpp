@@ -11,6 +11,7 @@
 #include "app/gui/metric_order.h"
 #include "core/engine/config.h"
 #include "core/engine/config_diff.h"
+#include "core/engine/preset_verdicts.h"
 #include "core/engine/registry.h"
 
 namespace fl::gui {
@@ -36,13 +37,18 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
   beginResetModel();
   m_runs = std::move(runs);
   m_comparedConfigs.clear();
+  m_notCompared.clear();
   std::map<std::string, std::optional<std::vector<ParamSpec>>> paramsOf;  // per experiment, once
   for (const auto& r : m_runs) {
     auto [it, fresh] = paramsOf.try_emplace(r.experiment);
-    if (fresh && m_registry)
-      if (const auto experiment = m_registry->find(r.experiment))
-        it->second = experiment->allParams();
+    const auto experiment = m_registry ? m_registry->find(r.experiment) : nullptr;
+    if (fresh && experiment) it->second = experiment->allParams();
     m_comparedConfigs.push_back(it->second ? comparedValues(*it->second, r.config) : r.config);
+    // A shortened paper run has no verdicts; a blank cell read as "not checked yet".
+    m_notCompared.push_back(
+        r.verdicts.empty() && experiment
+            ? QString::fromStdString(whyNotComparedWithPaper(*experiment, r.config))
+            : QString());
   }
   // "trained on": the device the run really used (cuda:0, cpu), not the config's "auto".
   m_keys =
@@ -163,6 +169,12 @@ QVariant HistoryModel::value(size_t row, const QString& key, int role) const {
     return {};
   }
   if (key == "verdict") {
+    if (const QString& why = m_notCompared[row]; !why.isEmpty()) {
+      if (display || sort) return QString(kNotComparedWithPaper);
+      if (role == Qt::ForegroundRole) return QColor(Qt::gray);
+      if (role == Qt::ToolTipRole) return why[0].toUpper() + why.mid(1);
+      return {};
+    }
     const auto passed = verdictsPassed(r.verdicts);
     if (display || sort) return QString::fromStdString(verdictHeadline(r.verdicts));
     if (role == Qt::ToolTipRole && !r.verdicts.empty())

@@ -8,7 +8,8 @@
 // Configure form's order), the first listed run's experiment first; without a registry, sorted.
 // Numbers (ids, config values, metrics) sort as numbers through kSortRole. A config value the
 // run does not use (a linear head's frequencies) reads "(not used)", greyed, and sets no runs
-// apart; its tooltip says why and what the config holds.
+// apart; its tooltip says why and what the config holds. A shortened paper run's verdict reads
+// "not compared", with the departures in its tooltip.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -48,6 +49,9 @@ class HistoryModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
   static constexpr int kSortRole = Qt::UserRole + 43;
+  // The verdict of a run one to three settings away from a paper preset (a shortened paper
+  // run): greyed, its tooltip naming the preset and the departures.
+  static constexpr const char* kNotComparedWithPaper = "not compared";
 
  private:
   QVariant value(size_t row, const QString& key, int role) const;
@@ -58,6 +62,7 @@ class HistoryModel : public QAbstractTableModel {
 
   std::vector<store::RunRecord> m_runs;
   std::vector<nlohmann::json> m_comparedConfigs;  // each run's, as comparedValues reads it
+  std::vector<QString> m_notCompared;             // each run's whyNotComparedWithPaper, or empty
   QStringList m_keys;
   QStringList m_titles;
 };

@@ -456,7 +456,8 @@ class TestDashboardPanels : public QObject {
 
   // Runs grouped by a setting (their metrics drawn as the group's mean): their predictions are
   // overlaid one by one in the group's colour and listed once, by the group's name without its
-  // count (which named one drawn member "head=gmm ×4"); its curves keep the count.
+  // count (which named one drawn member "head=gmm ×4") and with the members drawn, so the
+  // legend says whose prediction it is; its curves keep the count.
   void membersOfAGroupOverlayInItsColourListedOnce() {
     Dashboard d;
     d.setPanels({panel("pdf", PanelKind::SnapshotCurves, {"pdf/pred_grid"}),
@@ -476,15 +477,16 @@ class TestDashboardPanels : public QObject {
     QCustomPlot* plot = qobject_cast<SnapshotPlot*>(d.panel("pdf"))->plot();
     QCOMPARE(plot->graphCount(), 5);
     int members = 0;
+    const QString group = "head=fourier (#2, #3, #4)";
     for (int i = 0; i < plot->graphCount(); ++i)
-      if (plot->graph(i)->name() == "head=fourier") {
+      if (plot->graph(i)->name() == group) {
         ++members;
         QCOMPARE(plot->graph(i)->pen().color(), d.colors().of(2));
       }
     QCOMPARE(members, 3);
     const QStringList names = legendNames(plot);
     QCOMPARE(names.size(), 3);
-    QCOMPARE(names.count("head=fourier"), 1);
+    QCOMPARE(names.count(group), 1);
     QVERIFY2(!names.join(" ").contains("×"), qPrintable(names.join(", ")));
     QVERIFY(names.contains("#5 linear"));
     // The shown run's prediction is named by its run, as the others' (not "predicted (density)").
@@ -496,6 +498,36 @@ class TestDashboardPanels : public QObject {
     d.refresh();
     QCOMPARE(legendNames(plot).size(), 5);
     QVERIFY(legendNames(plot).contains("#3"));
+  }
+
+  // The focused run a member of a group of five: its prediction and the others' are the group's,
+  // named by a count past three members. At an input where two members predicted for another
+  // point (another seed's test set), the three drawn are named.
+  void aGroupsCurveNamesTheMembersDrawn() {
+    Dashboard d;
+    d.setPanels({panel("pdf", PanelKind::SnapshotCurves, {"pdf/pred_grid"})});
+    d.setShownRun(3);
+    d.setGroupLabel(2, "head=gmm", 5);
+    for (int64_t member : {2, 3, 4, 5, 6}) d.setGroupLeader(member, 2);
+    const std::vector<SnapshotAxis> axes{{"input", "", {}}, {"z", "", {-1, 0, 1}}};
+    const nlohmann::json ours = {{0.2, -0.3}, {0.4, 0.1}};
+    const nlohmann::json theirs = {{0.2, -0.3}, {0.9, 0.5}};  // the same first input only
+    auto prediction = [&](const nlohmann::json& inputs) {
+      Snapshot s = snapshot("pdf/pred_grid", {2, 3}, {0.1f, 0.5f, 0.2f, 0.3f, 0.4f, 0.3f}, axes,
+                            {{"inputs", inputs}});
+      s.role = fl::SnapshotRole::Prediction;
+      return s;
+    };
+    d.addSnapshot(prediction(ours), 10);
+    for (int64_t run : {2, 4}) d.addOverlaySnapshot(run, prediction(ours), 10);
+    for (int64_t run : {5, 6}) d.addOverlaySnapshot(run, prediction(theirs), 10);
+    d.refresh();
+    auto* panel = qobject_cast<SnapshotPlot*>(d.panel("pdf"));
+    QCOMPARE(legendNames(panel->plot()), QStringList{"head=gmm (5 runs)"});
+    panel->rowSelector()->setValue(1);
+    d.refresh();
+    panel->refresh();
+    QCOMPARE(legendNames(panel->plot()), QStringList{"head=gmm (#2, #3, #4)"});
   }
 
   // Runs of other seeds or datasets have another test input under the same input number: their

@@ -119,6 +119,16 @@ void listEachLookOnce(QCustomPlot* plot) {
   }
 }
 
+// " (#3)", " (#2, #3)", " (4 runs)": which of a group's runs a curve under its name stands for.
+QString drawnMembers(QList<int64_t> runs) {
+  constexpr int kNamed = 3;
+  if (runs.size() > kNamed) return QString(" (%1 runs)").arg(runs.size());
+  std::sort(runs.begin(), runs.end());
+  QStringList ids;
+  for (int64_t id : runs) ids << QString("#%1").arg(id);
+  return " (" + ids.join(", ") + ")";
+}
+
 // The fill of a panel's n-th series of bars: a run's series differ by pattern, runs by colour.
 Qt::BrushStyle barPattern(int series) {
   static const Qt::BrushStyle patterns[] = {Qt::SolidPattern, Qt::BDiagPattern, Qt::Dense4Pattern,
@@ -331,6 +341,14 @@ void SnapshotPlot::drawCurves() {
     if (!rowLabels.isEmpty() && last > 0) name += " " + rowLabels[static_cast<int>(r)];
     return name;
   };
+  // A group's members are drawn under its name (one colour, listed once): a curve's name says
+  // which members it stands for, as the caption says which are not drawn.
+  QMap<QString, QList<int64_t>> drawnUnder;  // a run label -> the runs drawn under it
+  QList<QPair<QCPGraph*, QString>> underRunLabel;
+  auto noteRunCurve = [&](QCPGraph* graph, const QString& runLabel, int64_t runId) {
+    underRunLabel.append({graph, runLabel});
+    if (!drawnUnder[runLabel].contains(runId)) drawnUnder[runLabel].append(runId);
+  };
   for (int index = 0; index < m_series.size(); ++index) {
     const QString& name = m_series[index];
     auto it = m_latest.find(name);
@@ -379,6 +397,7 @@ void SnapshotPlot::drawCurves() {
         label = m_shownLabel + (probability ? " (bins)" : "");
       auto* graph = addCurve(m_plot, label, pen, x, y, m_logY, halfBin, extent);
       if (probability) graph->setLineStyle(QCPGraph::lsStepCenter);
+      if (comparing && s.role != SnapshotRole::Truth) noteRunCurve(graph, m_shownLabel, m_shownRun);
     }
     const auto& meta = s.meta;
     if (meta.contains("inputs") && row() < static_cast<int>(meta["inputs"].size())) {
@@ -414,10 +433,21 @@ void SnapshotPlot::drawCurves() {
           pen =
               seriesPen(run->color, static_cast<int>(r) + index * static_cast<int>(last + 1), 1.6);
         }
-        addCurve(m_plot, label, pen, x, y, m_logY, 0, extent);
+        noteRunCurve(addCurve(m_plot, label, pen, x, y, m_logY, 0, extent), run->label, run.key());
       }
     }
   }
+  QMap<QString, QSet<int64_t>> runsOfLabel;  // shown or overlaid: a label of several is a group's
+  if (!m_shownLabel.isEmpty()) runsOfLabel[m_shownLabel].insert(m_shownRun);
+  for (auto run = m_overlays.cbegin(); run != m_overlays.cend(); ++run)
+    if (!run->snapshots.isEmpty()) runsOfLabel[run->label].insert(run.key());
+  const auto named = [&](const QString& runLabel) {
+    return runsOfLabel.value(runLabel).size() > 1 ? runLabel + drawnMembers(drawnUnder[runLabel])
+                                                  : runLabel;
+  };
+  for (const auto& [graph, runLabel] : underRunLabel)
+    graph->setName(named(runLabel) + graph->name().mid(runLabel.size()));
+  for (auto& run : runsDrawn) run.first = named(run.first);
   listEachLookOnce(m_plot);
   // Keys only where each style is a line style of its own (seriesPen repeats its five, darker,
   // from the sixth on) and they are no more rows than the curves.

@@ -582,6 +582,38 @@ class TestMetricPlot : public QObject {
     QCOMPARE(lowest, 0.0);  // the band's lower edge, cut at the floor
   }
 
+  // On a log axis a band whose mean - sd is zero or below (one seed's spike: sd above the mean)
+  // was filled to the axis's floor, a wall down the whole panel. It ends at the group's lowest
+  // member there, which the axis shows; without the members' values, at the floor as before.
+  void aLogBandReachingZeroEndsAtTheLowestMember() {
+    MetricPlot plot("kl", "step", "KL");
+    plot.resize(600, 400);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setLogY(true);
+    plot.setCurve("g", Qt::blue, {1, 2, 3}, {1.0, 0.5, 0.2});
+    plot.setCurveBand("g", {0.5, -0.3, 0.1}, {1.5, 1.3, 0.3}, {0.6, 0.05, 0.12});
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    const QCPGraph* lower = nullptr;
+    for (int g = 0; g < plot.plot()->graphCount(); ++g)
+      if (const auto* fill = plot.plot()->graph(g)->channelFillGraph()) lower = fill;
+    QVERIFY(lower);
+    QVector<double> drawn;
+    for (auto it = lower->data()->constBegin(); it != lower->data()->constEnd(); ++it)
+      drawn << it->value;
+    QCOMPARE(drawn, (QVector<double>{0.5, 0.05, 0.1}));
+    const QCPRange y = plot.plot()->yAxis->range();
+    QVERIFY2(y.lower <= 0.05 && y.lower > 0.01, qPrintable(QString::number(y.lower)));
+    plot.setCurveBand("g", {0.5, -0.3, 0.1}, {1.5, 1.3, 0.3});  // no members' values
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    drawn.clear();
+    for (auto it = lower->data()->constBegin(); it != lower->data()->constEnd(); ++it)
+      drawn << it->value;
+    QCOMPARE(drawn, (QVector<double>{0.5, std::numeric_limits<double>::min(), 0.1}));
+  }
+
   void boundedValuesKeepTheirAxisInsideTheBounds() {
     MetricPlot plot("passkey", "step", "accuracy");
     plot.resize(400, 300);

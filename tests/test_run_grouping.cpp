@@ -106,7 +106,7 @@ class TestRunGrouping : public QObject {
   }
 
   // Against a direct computation: the members spanning each x, their values there (interpolated
-  // between their points), their mean and sample sd.
+  // between their points), their mean, sample sd and lowest value.
   void theMeanBandIsTheMembersMeanAndSdAtEachX() {
     std::mt19937 rng(20261203);
     std::uniform_int_distribution<int> members(1, 6), points(0, 30), xPick(0, 40);
@@ -159,6 +159,7 @@ class TestRunGrouping : public QObject {
         QVERIFY(std::abs(band.mean[i] - mean) < 1e-12);
         QVERIFY(std::abs(band.low[i] - (mean - sd)) < 1e-12);
         QVERIFY(std::abs(band.high[i] - (mean + sd)) < 1e-12);
+        QCOMPARE(band.lowest[i], *std::min_element(values.begin(), values.end()));
         ++i;
       }
       // The common span (groups over wall time): the x where every member with a finite point

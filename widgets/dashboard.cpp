@@ -398,10 +398,11 @@ void Dashboard::setGroupLeader(int64_t runId, int64_t leader) {
 }
 
 void Dashboard::setMetricBand(int64_t runId, const std::string& key, std::vector<double> low,
-                              std::vector<double> high) {
+                              std::vector<double> high, std::vector<double> lowest) {
   const KeySlot& slot = slotFor(key);
   if (!slot.plot) return;
-  slot.plot->setCurveBand(curveName(runId, slot), std::move(low), std::move(high));
+  slot.plot->setCurveBand(curveName(runId, slot), std::move(low), std::move(high),
+                          std::move(lowest));
   m_dirty.insert(slot.plot);
 }
 

@@ -81,9 +81,10 @@ class Dashboard : public QWidget {
   // overlays take the group's colour and name, so the legend lists the group once. A run alone
   // is its own leader (the default).
   void setGroupLeader(int64_t runId, int64_t leader);
-  // The band around a run's (a group's) curve of `key`, at the x setMetric gave it.
+  // The band around a run's (a group's) curve of `key`, at the x setMetric gave it, and its
+  // lowest member's values there (where a log axis ends a band reaching zero or below).
   void setMetricBand(int64_t runId, const std::string& key, std::vector<double> low,
-                     std::vector<double> high);
+                     std::vector<double> high, std::vector<double> lowest = {});
   // The run addSnapshot() is fed from (the focused one): its snapshot curves take its colour.
   void setShownRun(int64_t runId);
   int64_t shownRun() const { return m_shownRun; }

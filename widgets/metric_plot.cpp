@@ -160,6 +160,7 @@ void MetricPlot::setCurve(const QString& name, const QPen& pen, std::vector<doub
   it->smoothed.clear();
   it->ema = {};
   it->low.clear();
+  it->lowest.clear();
   it->high.clear();
 }
 
@@ -232,12 +233,13 @@ void MetricPlot::showLegendKeys(const std::optional<LegendKeys>& keys) {
 }
 
 void MetricPlot::setCurveBand(const QString& name, std::vector<double> low,
-                              std::vector<double> high) {
+                              std::vector<double> high, std::vector<double> lowest) {
   auto it = m_curves.find(name);
   if (it == m_curves.end()) return;
   const bool fits = !low.empty() && low.size() == it->x.size() && high.size() == it->x.size();
   it->low = fits ? std::move(low) : std::vector<double>();
   it->high = fits ? std::move(high) : std::vector<double>();
+  it->lowest = fits && lowest.size() == it->x.size() ? std::move(lowest) : std::vector<double>();
   if (fits && !it->bandLow) {
     // Added first would put them above the curve: moved below every graph instead.
     it->bandLow = m_plot->addGraph();
@@ -423,11 +425,9 @@ void MetricPlot::redecimate() {
     ++shown;
     const bool smoothing = smoothes(c);
     drawBand(c, range.lower, range.upper, columns);
-    for (const auto* bound : {&c.low, &c.high})
-      for (double value : *bound)
-        // As drawBand draws it: cut at the floor.
-        if (const double v = value < m_floor ? m_floor : value;
-            std::isfinite(v) && (!m_logY || v > 0)) {
+    for (const auto& bound : {drawnBandLow(c), c.high})
+      for (double v : bound)
+        if (std::isfinite(v) && (!m_logY || v > 0)) {
           yLo = std::min(yLo, v);
           yHi = std::max(yHi, v);
           whole = whole && v == std::round(v);
@@ -517,26 +517,32 @@ void MetricPlot::drawBand(CurveData& c, double xLower, double xUpper, int column
     return;
   }
   // Per pixel column as the curve; the fill between the two envelopes keeps every extreme.
-  // On a log axis a band reaching zero or below is drawn to the axis's floor, not dropped (a
-  // copy only then: this runs on every replot).
-  // A band under the panel's floor (mean - sd of a squared error below 0) is cut at it: no
-  // value is there to spread over.
-  std::vector<double> floored;
-  const bool floor = std::isfinite(m_floor);
-  if (m_logY || floor) {
-    floored = c.low;
-    for (double& v : floored) {
-      if (m_logY && !(v > 0)) v = std::numeric_limits<double>::min();
-      if (floor && v < m_floor) v = m_floor;
-    }
-  }
-  const Curve low = decimateMinMax(c.x, m_logY || floor ? floored : c.low, xLower, xUpper, columns);
+  std::vector<double> low = drawnBandLow(c);
+  for (double& v : low)
+    if (m_logY && std::isnan(v)) v = std::numeric_limits<double>::min();  // the axis floor
+  const Curve lower = decimateMinMax(c.x, low, xLower, xUpper, columns);
   const Curve high = decimateMinMax(c.x, c.high, xLower, xUpper, columns);
-  c.bandLow->setData(toQVector(low.x), toQVector(low.y), true);
+  c.bandLow->setData(toQVector(lower.x), toQVector(lower.y), true);
   c.bandHigh->setData(toQVector(high.x), toQVector(high.y), true);
   QColor fill = c.pen.color();
   fill.setAlpha(48);
   c.bandHigh->setBrush(fill);
+}
+
+std::vector<double> MetricPlot::drawnBandLow(const CurveData& c) const {
+  // A band under the panel's floor (mean - sd of a squared error below 0) is cut at it: no
+  // value is there to spread over. On a log axis a lower edge at zero or below filled the band
+  // to the axis's floor, a jagged wall wherever one seed's spike made sd exceed the mean: it is
+  // drawn to the lowest member there instead, a value some member had.
+  std::vector<double> low = c.low;
+  for (size_t i = 0; i < low.size(); ++i) {
+    double& v = low[i];
+    if (v < m_floor) v = m_floor;
+    if (m_logY && !(v > 0))
+      v = i < c.lowest.size() && c.lowest[i] > 0 ? c.lowest[i]
+                                                 : std::numeric_limits<double>::quiet_NaN();
+  }
+  return low;
 }
 
 QString MetricPlot::readoutAt(const QPoint& pos) const {

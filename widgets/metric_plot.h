@@ -73,8 +73,10 @@ class MetricPlot : public QWidget {
   // A band around a curve (a group's mean ± one standard deviation): `low` and `high` at the
   // curve's x, filled faintly in its colour behind it, counted in the value range and given by
   // the readout beside the value. Empty vectors (or sizes not the curve's) take it away; a new
-  // setCurve keeps it only if set again.
-  void setCurveBand(const QString& name, std::vector<double> low, std::vector<double> high);
+  // setCurve keeps it only if set again. `lowest` (optional, at the same x: the lowest member's
+  // value) is where a log axis draws the band's lower edge where `low` is zero or below.
+  void setCurveBand(const QString& name, std::vector<double> low, std::vector<double> high,
+                    std::vector<double> lowest = {});
   bool hasBand(const QString& name) const;
 
   // The value axis never goes past these (NaN: no bound), e.g. 0 and 1 for an accuracy; a
@@ -128,6 +130,7 @@ class MetricPlot : public QWidget {
     EmaState ema;
     bool hidden = false;
     std::vector<double> low, high;  // the band, empty without one
+    std::vector<double> lowest;     // the band's lowest member, or empty
     QCPGraph* bandLow = nullptr;
     QCPGraph* bandHigh = nullptr;  // filled down to bandLow
     QString run, style;            // setCurveParts, empty when not given
@@ -153,6 +156,9 @@ class MetricPlot : public QWidget {
   // changes while the keys stay the same.
   void showLegendKeys(const std::optional<LegendKeys>& keys);
   void drawBand(CurveData& c, double xLower, double xUpper, int columns);
+  // The band's lower edge as drawn: cut at the panel's floor; on a log axis, where it is zero or
+  // below, the lowest member's value there, or NaN (the axis's floor) without a positive one.
+  std::vector<double> drawnBandLow(const CurveData& c) const;
   void redecimate();
   bool smoothes(const CurveData& c) const;  // the smoothing applies to this curve
   void showReadout(QMouseEvent* event);

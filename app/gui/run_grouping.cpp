@@ -175,6 +175,7 @@ MeanBand meanBand(const std::vector<CurveRef>& curves) {
     band.mean.push_back(mean);
     band.low.push_back(mean - sd);
     band.high.push_back(mean + sd);
+    band.lowest.push_back(*std::min_element(values.begin(), values.end()));
     band.count.push_back(static_cast<int>(values.size()));
   }
   return band;
@@ -189,6 +190,7 @@ MeanBand commonSpan(MeanBand band) {
       kept.mean.push_back(band.mean[i]);
       kept.low.push_back(band.low[i]);
       kept.high.push_back(band.high[i]);
+      kept.lowest.push_back(band.lowest[i]);
       kept.count.push_back(band.members);
     }
   return kept.x.empty() ? band : kept;

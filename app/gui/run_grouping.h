@@ -59,11 +59,12 @@ std::string configValueText(const nlohmann::json& value);
 // Members' curves, each its x (ascending) and values. At every x where any member has a finite
 // value: the mean over the members whose curve spans that x, each at its value there or, between
 // two of its points, linearly interpolated, and their sample standard deviation (0 with one), as
-// low = mean - sd, high = mean + sd, and how many members the mean is over. Members sampled at
+// low = mean - sd, high = mean + sd, the lowest member's value, and how many members the mean is
+// over. Members sampled at
 // other x (the system figures, each second of wall time) would otherwise be averaged over
 // another subset at each x: a sawtooth between the members' values.
 struct MeanBand {
-  std::vector<double> x, mean, low, high;
+  std::vector<double> x, mean, low, high, lowest;
   std::vector<int> count;
   int members = 0;  // the curves with a finite point
 };

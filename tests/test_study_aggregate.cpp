@@ -245,11 +245,25 @@ class TestStudyAggregate : public QObject {
                      .find("spreads differ: ours 0.244, the paper's 0.006 (paper 4 seeds, ours "
                            "4), F test p = ") == 0,
              a.explanation(ours, paper).c_str());
-    QVERIFY2(a.explanation(ours, paper).find("; the means alone agree: |Δ| 0.134 ≤ 0.244 = 2 SE") !=
-                 std::string::npos,
+    // The mean (0.164, over five times the paper's) is within 2 SE only through the stuck seed's
+    // spread: not close, so the word is DIFFERS, not "(spread)" (which read as close means). At
+    // the smaller spread on both sides 2 SE is 2 x 0.006 x sqrt(1/4 + 1/4) = 0.0085.
+    QVERIFY(std::abs(a.tightBound - 2 * 0.006 * std::sqrt(0.5)) < 1e-12);
+    QVERIFY(!a.meansClose());
+    QVERIFY2(a.explanation(ours, paper)
+                     .find("; the means agree only through the wider spread: |Δ| 0.134 ≤ 0.244 = "
+                           "2 SE, > 0.008 = 2 SE at the smaller spread") != std::string::npos,
              a.explanation(ours, paper).c_str());
-    // The word says which: the means agree, the spreads do not.
-    QCOMPARE(agreementWord(a), std::string("DIFFERS (spread)"));
+    QCOMPARE(agreementWord(a), std::string("DIFFERS"));
+    // Means close even at the smaller spread, our seeds far tighter than the paper's: the word
+    // says the spread alone differs.
+    const auto tight = describe({0.0301, 0.0302, 0.0299, 0.0300});
+    const auto c = judgeAgreement(tight, paper);
+    QVERIFY(c.spreadsDiffer());
+    QVERIFY(c.meansClose());
+    QVERIFY2(c.explanation(tight, paper).find("; the means alone agree: |Δ|") != std::string::npos,
+             c.explanation(tight, paper).c_str());
+    QCOMPARE(agreementWord(c), std::string("DIFFERS (spread)"));
     // Without the stuck seed both the means and the spreads are judged, and the means differ.
     const auto rest = describe({0.045, 0.040, 0.040});
     const auto b = judgeAgreement(rest, paper);

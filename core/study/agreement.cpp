@@ -1,5 +1,6 @@
 #include "core/study/agreement.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -16,6 +17,11 @@ static_assert(kSpreadTestLevel == 0.01, "the explanation and the rule's text pri
 
 bool Agreement::spreadsDiffer() const { return spreadP && *spreadP < kSpreadTestLevel; }
 
+bool Agreement::meansClose() const {
+  const double d = std::abs(difference);
+  return d <= bound && (!spreadsDiffer() || d <= tightBound);
+}
+
 Agreement judgeAgreement(const MetricStats& ours, const ReferenceValue& paper) {
   Agreement a;
   if (ours.n == 0 || !std::isfinite(ours.mean)) return a;
@@ -26,6 +32,8 @@ Agreement judgeAgreement(const MetricStats& ours, const ReferenceValue& paper) {
     a.bound = twoStandardErrors(*paper.std, *paper.seeds, ours.std, ours.n);
     if (*paper.std > 0 && *paper.seeds >= 2)
       a.spreadP = spreadRatioP(ours.std, ours.n, *paper.std, *paper.seeds);
+    const double smaller = std::min(ours.std, *paper.std);
+    a.tightBound = twoStandardErrors(smaller, *paper.seeds, smaller, ours.n);
   } else if (!paper.std && oursSpread) {
     a.rule = AgreementRule::OursOnly;
     a.bound = twoStandardErrors(0, 1, ours.std, ours.n);
@@ -65,8 +73,10 @@ std::string Agreement::explanation(const MetricStats& ours, const ReferenceValue
       const std::string spreads = "spreads differ: ours " + formatStat(ours.std) +
                                   ", the paper's " + formatStat(*paper.std) + seeds +
                                   ", F test p = " + formatP(*spreadP) + " < 0.01";
-      return spreads + (meansAgree ? "; the means alone agree: " : "; the means differ too: ") +
-             delta + " = 2 SE";
+      if (!meansAgree) return spreads + "; the means differ too: " + delta + " = 2 SE";
+      if (meansClose()) return spreads + "; the means alone agree: " + delta + " = 2 SE";
+      return spreads + "; the means agree only through the wider spread: " + delta + " = 2 SE, > " +
+             formatStat(tightBound) + " = 2 SE at the smaller spread";
     }
     case AgreementRule::OursOnly:
       return delta + " = 2 SE of our " + std::to_string(ours.n) +
@@ -94,7 +104,7 @@ std::string agreementRuleText() {
 std::string agreementWord(const Agreement& agreement) {
   if (!agreement.agrees) return "";
   if (*agreement.agrees) return "agrees";
-  return std::abs(agreement.difference) <= agreement.bound ? "DIFFERS (spread)" : "DIFFERS";
+  return agreement.meansClose() ? "DIFFERS (spread)" : "DIFFERS";
 }
 
 }  // namespace fl::study

@@ -43,8 +43,13 @@ struct Agreement {
   // Under AgreementRule::BothSpreads: the F test's two-sided p for our spread against the
   // paper's (empty where the paper's spread is 0 or its seeds fewer than 2).
   std::optional<double> spreadP;
+  // Where the spreads differ: 2 SE with the smaller spread on both sides. The wider side's spread
+  // (a seed stuck far off) makes any mean "agree"; the means are close only within this too.
+  double tightBound = 0;
 
   bool spreadsDiffer() const;
+  // The means within 2 SE, and where the spreads differ within tightBound as well.
+  bool meansClose() const;
 
   // "|Δ| 0.012 ≤ 0.041 = 2 SE (paper 4 seeds, ours 4)": the numbers behind the verdict.
   std::string explanation(const MetricStats& ours, const ReferenceValue& paper) const;
@@ -63,8 +68,9 @@ double twoStandardErrors(double spreadA, double seedsA, double spreadB, double s
 std::string agreementRuleText();
 
 // "agrees" / "DIFFERS" (markdown, CSV and the window; empty without a verdict), and "DIFFERS
-// (spread)" where the means agree and only the spreads differ: a reader saw DIFFERS beside two
-// close means and found why only on hover.
+// (spread)" where the means are close (meansClose) and only the spreads differ: a reader saw
+// DIFFERS beside two close means and found why only on hover. A mean nine times the paper's that
+// "agrees" only through one failed seed's spread is DIFFERS, not a matter of spread.
 std::string agreementWord(const Agreement& agreement);
 
 }  // namespace fl::study

@@ -493,7 +493,7 @@ class TestDashboardPanels : public QObject {
     QVERIFY2(names.contains("#1"), qPrintable(names.join(", ")));
     // Ungrouped again, each run is its own curve, colour and row.
     for (int64_t member : {2, 3, 4}) d.setGroupLeader(member, member);
-    d.setGroupLabel(2, {});
+    d.clearGroupLabel(2);
     for (int64_t run : {2, 3, 4}) d.addOverlaySnapshot(run, pred, 10);
     d.refresh();
     QCOMPARE(legendNames(plot).size(), 5);

@@ -382,10 +382,12 @@ QString Dashboard::runLegendLabel(int64_t runId) const {
 }
 
 void Dashboard::setGroupLabel(int64_t runId, const QString& name, int members) {
-  if (name.isEmpty())
-    m_groupLabels.remove(runId);
-  else
-    m_groupLabels[runId] = {name, members};
+  m_groupLabels[runId] = {name, members};
+  applyShownRun();
+}
+
+void Dashboard::clearGroupLabel(int64_t runId) {
+  m_groupLabels.remove(runId);
   applyShownRun();
 }
 

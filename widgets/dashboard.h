@@ -74,9 +74,10 @@ class Dashboard : public QWidget {
   void setRunLabel(int64_t runId, const QString& label);
   // Curves drawn under a run's id stand for a group of `members` runs (their mean, with a band):
   // named "<name> ×<members>", without the run's number. The members' snapshots, drawn one by
-  // one (some of them, where others predicted for another input), are named by `name` alone.
-  // An empty name makes them the run's own again.
-  void setGroupLabel(int64_t runId, const QString& name, int members = 0);
+  // one (some of them, where others predicted for another input), are named by `name` and the
+  // members drawn. clearGroupLabel makes them the run's own again.
+  void setGroupLabel(int64_t runId, const QString& name, int members);
+  void clearGroupLabel(int64_t runId);
   // A shown run as a member of a group whose curves are drawn under `leader`'s id: its snapshot
   // overlays take the group's colour and name, so the legend lists the group once. A run alone
   // is its own leader (the default).

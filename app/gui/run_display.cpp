@@ -499,7 +499,7 @@ void RunDisplay::regroup() {
     const auto& members = m_groups[g].members;
     for (auto id : members) {
       m_groupOf[id] = g;
-      m_dashboard->setGroupLabel(id, {});
+      m_dashboard->clearGroupLabel(id);
       m_dashboard->setGroupLeader(id, members.front());
     }
     if (members.size() > 1)

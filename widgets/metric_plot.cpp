@@ -531,16 +531,17 @@ void MetricPlot::drawBand(CurveData& c, double xLower, double xUpper, int column
 
 std::vector<double> MetricPlot::drawnBandLow(const CurveData& c) const {
   // A band under the panel's floor (mean - sd of a squared error below 0) is cut at it: no
-  // value is there to spread over. On a log axis a lower edge at zero or below filled the band
-  // to the axis's floor, a jagged wall wherever one seed's spike made sd exceed the mean: it is
-  // drawn to the lowest member there instead, a value some member had.
+  // value is there to spread over. On a log axis, where one seed's spike makes sd as large as
+  // the mean, mean - sd lands at zero or just above it, decades under every member: the band
+  // was a jagged wall to the axis's floor. There it stops at the lowest member.
   std::vector<double> low = c.low;
   for (size_t i = 0; i < low.size(); ++i) {
     double& v = low[i];
     if (v < m_floor) v = m_floor;
-    if (m_logY && !(v > 0))
-      v = i < c.lowest.size() && c.lowest[i] > 0 ? c.lowest[i]
-                                                 : std::numeric_limits<double>::quiet_NaN();
+    if (!m_logY) continue;
+    const bool member = i < c.lowest.size() && c.lowest[i] > 0;
+    if (member && !(v >= c.lowest[i])) v = c.lowest[i];
+    if (!(v > 0)) v = std::numeric_limits<double>::quiet_NaN();
   }
   return low;
 }

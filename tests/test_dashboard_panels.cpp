@@ -477,7 +477,7 @@ class TestDashboardPanels : public QObject {
     QCustomPlot* plot = qobject_cast<SnapshotPlot*>(d.panel("pdf"))->plot();
     QCOMPARE(plot->graphCount(), 5);
     int members = 0;
-    const QString group = "head=fourier (#2, #3, #4)";
+    const QString group = "head=fourier #2, #3, #4";
     for (int i = 0; i < plot->graphCount(); ++i)
       if (plot->graph(i)->name() == group) {
         ++members;
@@ -527,7 +527,7 @@ class TestDashboardPanels : public QObject {
     panel->rowSelector()->setValue(1);
     d.refresh();
     panel->refresh();
-    QCOMPARE(legendNames(panel->plot()), QStringList{"head=gmm (#2, #3, #4)"});
+    QCOMPARE(legendNames(panel->plot()), QStringList{"head=gmm #2, #3, #4"});
   }
 
   // Runs of other seeds or datasets have another test input under the same input number: their

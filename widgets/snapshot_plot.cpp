@@ -119,14 +119,14 @@ void listEachLookOnce(QCustomPlot* plot) {
   }
 }
 
-// " (#3)", " (#2, #3)", " (4 runs)": which of a group's runs a curve under its name stands for.
+// " #3", " #2, #3", " (4 runs)": which of a group's runs a curve under its name stands for.
 QString drawnMembers(QList<int64_t> runs) {
   constexpr int kNamed = 3;
   if (runs.size() > kNamed) return QString(" (%1 runs)").arg(runs.size());
   std::sort(runs.begin(), runs.end());
   QStringList ids;
   for (int64_t id : runs) ids << QString("#%1").arg(id);
-  return " (" + ids.join(", ") + ")";
+  return " " + ids.join(", ");
 }
 
 // The fill of a panel's n-th series of bars: a run's series differ by pattern, runs by colour.

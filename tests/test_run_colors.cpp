@@ -20,12 +20,28 @@ namespace {
 
 using Lab = std::array<double, 3>;
 
-// CIE L*a*b* of an sRGB colour under D65.
-Lab labOf(const QColor& color) {
+// How a dichromat sees linear RGB: Machado, Oliveira and Fernandes (2009), severity 1.
+using Vision = std::array<std::array<double, 3>, 3>;
+constexpr Vision kNormal{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
+constexpr Vision kDeuteranopia{{{0.367322, 0.860646, -0.227968},
+                                {0.280085, 0.672501, 0.047413},
+                                {-0.011820, 0.042940, 0.968881}}};
+constexpr Vision kProtanopia{{{0.152286, 1.052583, -0.204868},
+                              {0.114503, 0.786281, 0.099216},
+                              {-0.003882, -0.048116, 1.051998}}};
+
+// CIE L*a*b* of an sRGB colour under D65, as `vision` sees it.
+Lab labOf(const QColor& color, const Vision& vision = kNormal) {
   auto linear = [](double u) {
     return u <= 0.04045 ? u / 12.92 : std::pow((u + 0.055) / 1.055, 2.4);
   };
-  const double r = linear(color.redF()), g = linear(color.greenF()), b = linear(color.blueF());
+  const std::array<double, 3> seen{linear(color.redF()), linear(color.greenF()),
+                                   linear(color.blueF())};
+  std::array<double, 3> rgb{};
+  for (int i = 0; i < 3; ++i)
+    rgb[i] = std::clamp(vision[i][0] * seen[0] + vision[i][1] * seen[1] + vision[i][2] * seen[2],
+                        0.0, 1.0);
+  const double r = rgb[0], g = rgb[1], b = rgb[2];
   const double x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
   const double y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
   const double z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
@@ -193,6 +209,27 @@ class TestRunColors : public QObject {
     QCOMPARE(
         std::round(ciede2000({60.2574, -34.0099, 36.2677}, {60.4626, -34.1751, 39.4387}) * 1e4),
         12644.0);
+  }
+
+  // To a reader without red or without green cones (about one man in twelve between them),
+  // Tableau's orange and green, runs 2 and 3, were one colour (CIEDE2000 1.3 under protanopia).
+  // Every two colours differ by 12 or more under both simulations, and runs one or two ids
+  // apart, the ones compared most, by 20 or more. White stays white under each simulation.
+  void theColoursTellApartWithoutRedOrGreenCones() {
+    for (const Vision* vision : {&kDeuteranopia, &kProtanopia}) {
+      const Lab white = labOf(Qt::white, *vision);
+      QVERIFY(std::abs(white[0] - 100) < 0.01 && std::abs(white[1]) < 0.05 &&
+              std::abs(white[2]) < 0.05);
+      const int size = fl::widgets::runPaletteSize();
+      for (int i = 0; i < size; ++i)
+        for (int j = i + 1; j < size; ++j) {
+          const QColor one = fl::widgets::runPaletteColor(i), two = fl::widgets::runPaletteColor(j);
+          const double difference = ciede2000(labOf(one, *vision), labOf(two, *vision));
+          const int apart = std::min(j - i, size - (j - i));  // run ids i + 1 and j + 1, cyclic
+          QVERIFY2(difference >= (apart <= 2 ? 20 : 12),
+                   qPrintable(one.name() + " " + two.name() + " " + QString::number(difference)));
+        }
+    }
   }
 
   // Every two runs' colours, and each against the truth's, tell apart as thin lines: a CIEDE2000

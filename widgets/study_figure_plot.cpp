@@ -13,17 +13,12 @@
 #include <qcustomplot.h>
 
 #include "widgets/log_ticker.h"
+#include "widgets/run_colors.h"
 
 namespace fl::widgets {
 
 namespace {
 
-// Tableau 10 without grey: lines take them in order, baselines from the end, so a figure with
-// two lines and two baselines has four distinct hues (as the paper's orange, blue, red, purple).
-const QColor kPalette[] = {QColor(255, 127, 14),  QColor(31, 119, 180),  QColor(44, 160, 44),
-                           QColor(227, 119, 194), QColor(23, 190, 207),  QColor(188, 189, 34),
-                           QColor(140, 86, 75),   QColor(148, 103, 189), QColor(214, 39, 40)};
-constexpr int kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
 // How much of a category's unit width the lines share, side by side.
 constexpr double kCategorySpread = 0.5;
 
@@ -75,9 +70,8 @@ struct FigureKeys {
   QColor colorFor(const std::string& label, bool baseline) {
     auto it = colorOf.find(label);
     if (it != colorOf.end()) return it->second;
-    const QColor c =
-        kPalette[((baseline ? nextBaseline-- : nextLine++) % kPaletteSize + kPaletteSize) %
-                 kPaletteSize];
+    // The runs' palette: far apart for readers without red or green cones too.
+    const QColor c = runPaletteColor(baseline ? nextBaseline-- : nextLine++);
     colorOf.emplace(label, c);
     return c;
   }
@@ -91,7 +85,7 @@ struct FigureKeys {
 
   QCPLegend* legend;
   std::map<std::string, QColor> colorOf;
-  int nextLine = 0, nextBaseline = kPaletteSize - 1;
+  int nextLine = 0, nextBaseline = runPaletteSize() - 1;
   std::map<std::string, bool> inLegend;
 };
 

@@ -807,17 +807,19 @@ class TestMainWindow : public QObject {
     const QStringList names = plot->curveNames();
     QCOMPARE(names.size(), 2);
     // The other members' predicted densities: each in its group's colour, by its group's name
-    // (without the count: not every member is drawn against one truth).
+    // and the one member drawn (without the count: not every member is drawn against one truth).
     auto* pdf = qobject_cast<fl::widgets::SnapshotPlot*>(display->dashboard()->panel("pdf"));
     QVERIFY(pdf);
     int overlaid = 0;
     for (int g = 0; g < pdf->plot()->graphCount(); ++g) {
       const QCPGraph* graph = pdf->plot()->graph(g);
       for (const auto& group : display->groups())
-        if (graph->name() == QString::fromStdString(group.label)) {
-          ++overlaid;
-          QCOMPARE(graph->pen().color(), display->dashboard()->colors().of(group.members[0]));
-        }
+        for (auto member : group.members)
+          if (graph->name() ==
+              QString("%1 #%2").arg(QString::fromStdString(group.label)).arg(member)) {
+            ++overlaid;
+            QCOMPARE(graph->pen().color(), display->dashboard()->colors().of(group.members[0]));
+          }
     }
     // The shown run's own (named by its group, as every curve of a comparison is by its run)
     // and the other head's run of its seed; seed 2's runs predicted for other test inputs, so

@@ -1,6 +1,9 @@
 // Tests core/engine/reference_check.h: a run's metrics against a preset's published figures.
 #include <QtTest>
 
+#include <random>
+
+#include "core/engine/figures_apart.h"
 #include "core/engine/reference_check.h"
 
 class TestReferenceCheck : public QObject {
@@ -38,6 +41,44 @@ class TestReferenceCheck : public QObject {
     QVERIFY(!fl::checkAgainstReference(overFour, {{"dataset", "gmm2"}}, {{"test/kl", 0.25}})
                  .at(0)
                  .withinSpread.value());
+  }
+
+  // A run's smoothness 0.0044 from the paper's mean, 0.0042 allowed, read "(|Δ| 0.004 > 0.004)":
+  // the verdict seemed to contradict its own figures. They get the places that tell them apart.
+  void aVerdictsFiguresReadAsFarApartAsTheyAre() {
+    const auto tight = nlohmann::json::parse(R"({"by": "dataset", "values": {
+        "gmm2": {"test/smoothness": [0.038, 0.0019]}}, "seeds": 4})");
+    const auto v =
+        fl::checkAgainstReference(tight, {{"dataset", "gmm2"}}, {{"test/smoothness", 0.0336}});
+    QVERIFY(!v.at(0).withinSpread.value());
+    QCOMPARE(v.at(0).text, std::string("test/smoothness 0.034 vs paper 0.038 ± 0.002: outside the "
+                                       "paper's spread (|Δ| 0.0044 > 0.0042)"));
+  }
+
+  // Over many pairs: unequal numbers never print alike (beyond nine places' resolution), the
+  // usual three places are kept where they suffice, and the texts read back in the same order;
+  // equal numbers print alike.
+  void figuresApartTellUnequalNumbersApart() {
+    std::mt19937 rng(20261206);
+    std::uniform_real_distribution<double> unit(0, 1);
+    std::uniform_int_distribution<int> scale(-4, 5);
+    for (int i = 0; i < 5000; ++i) {
+      const double a = unit(rng) * std::pow(10.0, scale(rng));
+      const double b =
+          i % 3 == 0 ? a * (1 + 1e-5 * unit(rng)) : unit(rng) * std::pow(10.0, scale(rng));
+      const auto [first, second] = fl::figuresApart(a, b);
+      if (std::abs(a - b) > std::max(1e-9, 1e-8 * std::max(a, b))) {
+        QVERIFY2(first != second,
+                 qPrintable(QString("%1 %2").arg(a, 0, 'g', 17).arg(b, 0, 'g', 17)));
+        QCOMPARE(std::stod(first) < std::stod(second), a < b);
+      }
+      if (a >= 1e-3 && a < 1e4 && b >= 1e-3 && b < 1e4 && std::abs(a - b) > 0.002) {
+        char three[32];
+        std::snprintf(three, sizeof three, "%.3f", a);
+        QCOMPARE(first, std::string(three));
+      }
+    }
+    QCOMPARE(fl::figuresApart(0.25, 0.25).second, std::string("0.250"));
   }
 
   void otherRowsOrMissingMetricsGiveNothing() {

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "core/engine/config.h"
+#include "core/engine/figures_apart.h"
 
 namespace fl {
 
@@ -58,10 +59,11 @@ std::vector<ReferenceVerdict> checkAgainstReference(const nlohmann::json& refere
       v.bound = oneRunBound(*v.paperStd, seeds);
       const double gap = std::abs(v.value - v.paperMean);
       v.withinSpread = gap <= v.bound;
-      std::snprintf(buf, sizeof(buf), "%s %.3f vs paper %.3f ± %.3f: %s (|Δ| %.3f %s %.3f)",
+      const auto [gapText, boundText] = figuresApart(gap, v.bound);
+      std::snprintf(buf, sizeof(buf), "%s %.3f vs paper %.3f ± %.3f: %s (|Δ| %s %s %s)",
                     label.c_str(), v.value, v.paperMean, *v.paperStd,
                     *v.withinSpread ? "within the paper's spread" : "outside the paper's spread",
-                    gap, *v.withinSpread ? "<=" : ">", v.bound);
+                    gapText.c_str(), *v.withinSpread ? "<=" : ">", boundText.c_str());
     } else {
       std::snprintf(buf, sizeof(buf), "%s %.3f vs paper %.3f", label.c_str(), v.value, v.paperMean);
     }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/engine/figures_apart.h"
 #include "core/study/f_distribution.h"
 #include "core/study/study_table.h"
 
@@ -63,8 +64,8 @@ std::string formatP(double p) {
 
 std::string Agreement::explanation(const MetricStats& ours, const ReferenceValue& paper) const {
   const bool meansAgree = std::abs(difference) <= bound;
-  const std::string delta =
-      "|Δ| " + formatStat(std::abs(difference)) + (meansAgree ? " ≤ " : " > ") + formatStat(bound);
+  const auto [gapText, boundText] = figuresApart(std::abs(difference), bound);
+  const std::string delta = "|Δ| " + gapText + (meansAgree ? " ≤ " : " > ") + boundText;
   switch (rule) {
     case AgreementRule::BothSpreads: {
       const std::string seeds = " (paper " + std::to_string(*paper.seeds) + " seeds, ours " +
@@ -76,7 +77,8 @@ std::string Agreement::explanation(const MetricStats& ours, const ReferenceValue
       if (!meansAgree) return spreads + "; the means differ too: " + delta + " = 2 SE";
       if (meansClose()) return spreads + "; the means alone agree: " + delta + " = 2 SE";
       return spreads + "; the means agree only through the wider spread: " + delta + " = 2 SE, > " +
-             formatStat(tightBound) + " = 2 SE at the smaller spread";
+             figuresApart(std::abs(difference), tightBound).second +
+             " = 2 SE at the smaller spread";
     }
     case AgreementRule::OursOnly:
       return delta + " = 2 SE of our " + std::to_string(ours.n) +

@@ -10,6 +10,8 @@
 #include <type_traits>
 
 #include "core/engine/event_queue.h"
+#include "core/engine/paper_verdict_restate.h"
+#include "core/engine/registry.h"
 #include "core/engine/runner.h"
 #include "core/store/run_store.h"
 #include "core/store/run_verdicts.h"
@@ -142,6 +144,74 @@ class TestRunVerdicts : public QObject {
     QCOMPARE(runner.verdicts().size(), size_t(2));
     // The message says the same in words, as before.
     QVERIFY(last->message.find("fine -- it judged itself; test/m 0.550 vs paper 0.500") == 0);
+  }
+
+  // A run an older build judged by its rule (within mean ± std alone: 0.55 against 0.5 ± 0.1,
+  // by a mistaken spread, "outside") showed that verdict in every list while this build's
+  // rule and a fresh run said within. The first writable open by a build of another stamp
+  // judges it again from its stored metrics, message and verdicts, once; a read-only open
+  // leaves it.
+  void aStoreJudgedByAnOlderRuleIsJudgedAgainOnce() {
+    const std::string p = path("restate.db");
+    Verdict own;
+    own.source = VerdictSource::Experiment;
+    own.subject = "judge";
+    own.label = "fine";
+    own.passed = true;
+    own.detail = "fine -- it judged itself";
+    Verdict old;
+    old.source = VerdictSource::Paper;
+    old.subject = "test/m";
+    old.label = fl::kOutsidePaper;
+    old.passed = false;
+    old.value = 0.55;
+    old.paperMean = 0.5;
+    old.paperStd = 0.1;
+    old.preset = "paper";
+    old.detail = "test/m 0.550 vs paper 0.500 ± 0.100: outside the paper's spread";
+    int64_t id = 0;
+    {
+      fl::store::RunStore store(p);
+      id = store.createRun({"judged", "", {{"dataset", "a"}}, {}, {}});
+      fl::StatusEvent finished{
+          fl::RunStatus::Finished, own.detail + "; " + old.detail, "cpu", 2, 1.0, {}};
+      finished.verdicts = {own, old};
+      store.writeEvents(id, {fl::MetricEvent{"test/m", 1, 0.5, 0.7},
+                             fl::MetricEvent{"test/m", 2, 1.0, 0.55}, finished});
+    }
+    fl::ExperimentRegistry registry;
+    registry.add(std::make_shared<JudgedExperiment>());
+    {
+      fl::store::RunStore readOnly(p, /*readOnly=*/true);
+      const auto untouched = fl::restatePaperVerdicts(readOnly, registry);
+      QCOMPARE(untouched.changed, 0);
+      QCOMPARE(untouched.note(p), std::string());
+      QCOMPARE(readOnly.run(id)->verdicts.at(1).passed, std::optional<bool>(false));
+    }
+    fl::store::RunStore store(p);
+    const auto restated = fl::restatePaperVerdicts(store, registry);
+    QCOMPARE(restated.changed, 1);
+    QVERIFY2(restated.note(p).find(": 1 run's verdicts against the paper judged again") !=
+                 std::string::npos,
+             restated.note(p).c_str());
+    const auto run = store.run(id).value();
+    const std::string within =
+        "test/m 0.550 vs paper 0.500 ± 0.100: within the paper's spread (|Δ| 0.050 <= 0.200)";
+    QCOMPARE(run.verdicts.size(), size_t(2));
+    QCOMPARE(run.verdicts[0].detail, own.detail);  // the experiment's own verdict stays
+    QCOMPARE(run.verdicts[1].passed, std::optional<bool>(true));
+    QCOMPARE(run.verdicts[1].label, std::string(fl::kWithinPaper));
+    QCOMPARE(run.verdicts[1].detail, within);
+    QCOMPARE(run.verdicts[1].preset, std::string("paper"));
+    QCOMPARE(run.message, own.detail + "; " + within);
+    QCOMPARE(store.metaValue(fl::kPaperVerdictStampKey), fl::paperVerdictStamp(registry));
+    // Once per stamp: a second open judges nothing again.
+    execRaw(p, "UPDATE run_verdicts SET passed = 0 WHERE position = 1");
+    QCOMPARE(fl::restatePaperVerdicts(store, registry).changed, 0);
+    QCOMPARE(store.run(id)->verdicts.at(1).passed, std::optional<bool>(false));
+    // Another preset's figures are another stamp.
+    fl::ExperimentRegistry none;
+    QVERIFY(fl::paperVerdictStamp(none) != fl::paperVerdictStamp(registry));
   }
 
   void theStoreKeepsTypedVerdictsAndATerminalStatusReplacesThem() {

@@ -14,6 +14,7 @@
 #include "core/engine/config.h"
 #include "core/engine/config_diff.h"
 #include "core/engine/export_values.h"
+#include "core/engine/paper_verdict_restate.h"
 #include "core/engine/verdict.h"
 #include "core/store/run_batching.h"
 #include "core/store/run_store.h"
@@ -381,6 +382,8 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
     RunStore::requireExisting(path);
     const auto opened = reads ? openStoreForReading(path) : std::make_unique<RunStore>(path);
     RunStore& store = *opened;
+    // Verdicts an older build wrote are shown as this build judges them.
+    std::fputs(restatePaperVerdicts(store, registry).note(store.path()).c_str(), stderr);
     if (args.action == "list") return list(store, registry, args);
 
     // A run given twice would be exported or compared twice.

@@ -35,6 +35,12 @@ struct ReferenceVerdict {
 // 2 std. Within mean ± std alone, a faithful run was called outside about a third of the time.
 double oneRunBound(double paperStd, std::optional<int> paperSeeds);
 
+// The version of the rule and the words of a verdict against the paper: raised whenever either
+// changes, so that a store's verdicts written by an older build are judged again
+// (core/engine/paper_verdict_restate.h). 2: 2 SE of one run, "(|Δ| 0.033 <= 0.074)" with
+// figuresApart's places.
+inline constexpr int kPaperVerdictRuleVersion = 2;
+
 // `last` holds each metric's final value, `lowest` its minimum (used by "stat": "min"; falls
 // back to `last` when a metric is missing there).
 std::vector<ReferenceVerdict> checkAgainstReference(

@@ -751,6 +751,25 @@ void RunStore::markRunning(int64_t id, const std::string& device, int64_t totalS
       .run();
 }
 
+std::string RunStore::metaValue(const std::string& key) const {
+  auto s = m_db.prepare("SELECT value FROM meta WHERE key = ?");
+  s.bind(1, key);
+  return s.step() ? s.text(0) : std::string();
+}
+
+void RunStore::restateVerdicts(const std::vector<RestatedRun>& runs, const std::string& key,
+                               const std::string& value) {
+  Transaction tx(m_db);
+  auto message = m_db.prepare("UPDATE runs SET message = ? WHERE id = ?");
+  for (const auto& run : runs) {
+    message.bind(1, run.message).bind(2, run.id).run();
+    writeVerdicts(m_db, run.id, run.verdicts);
+  }
+  auto meta = m_db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
+  meta.bind(1, key).bind(2, value).run();
+  tx.commit();
+}
+
 void RunStore::finishRun(int64_t id, RunStatus status, const std::string& message) {
   auto s = m_db.prepare("UPDATE runs SET status = ?, message = ?, finished = ? WHERE id = ?");
   s.bind(1, toString(status)).bind(2, message).bind(3, nowSeconds()).bind(4, id).run();

@@ -181,6 +181,19 @@ class RunStore {
   // Deletes the runs with their metrics, snapshots, artifacts and files. Returns how many.
   int deleteRuns(const std::vector<int64_t>& ids);
 
+  // --- verdicts judged again by a newer build (core/engine/paper_verdict_restate.h)
+  // The value the store's meta table holds under `key`, or "" where it holds none.
+  std::string metaValue(const std::string& key) const;
+  struct RestatedRun {
+    int64_t id = 0;
+    std::string message;
+    std::vector<Verdict> verdicts;
+  };
+  // Replaces these runs' status messages and verdicts and sets meta `key` to `value`, in one
+  // transaction: every run is restated, or none is.
+  void restateVerdicts(const std::vector<RestatedRun>& runs, const std::string& key,
+                       const std::string& value);
+
   // --- a live run (StoreSink)
   // `batchSize` > 0 records how it trains this time among its batch sizes (run_batching.h).
   void markRunning(int64_t id, const std::string& device, int64_t totalSteps,

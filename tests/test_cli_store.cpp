@@ -244,6 +244,35 @@ class TestCliStore : public QObject {
              qPrintable(alone.out));
   }
 
+  // Two runs of one config and seed, KL 0.48 against 0.04, read "(identical configs)" and
+  // nothing more where an older build had not recorded how each trained: a batched run adds
+  // its products in another order than a lone one. Both recorded alone: nothing to add; one
+  // unrecorded: how each trained, and why that can matter.
+  void identicalConfigsSayHowEachTrained() {
+    const QString d = db("twins.db");
+    for (int i = 0; i < 2; ++i)
+      QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
+    const auto twins = runCli({"runs", "--db", d, "compare", "1", "2"});
+    QVERIFY2(twins.out.contains("(identical configs)\n") && !twins.out.contains("trained "),
+             qPrintable(twins.out));
+    sqlite3* handle = nullptr;
+    QCOMPARE(sqlite3_open(d.toStdString().c_str(), &handle), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(handle, "UPDATE runs SET build = '{}' WHERE id = 1", nullptr, nullptr,
+                          nullptr),
+             SQLITE_OK);
+    sqlite3_close(handle);
+    const auto older = runCli({"runs", "--db", d, "compare", "1", "2"});
+    QCOMPARE(older.exitCode, 0);
+    QVERIFY2(older.out.contains("(identical configs; a batched run adds its products in another "
+                                "order than a lone one, so one config and seed can end apart"),
+             qPrintable(older.out));
+    const QStringList lines = older.out.split('\n');
+    const auto trained = std::find_if(lines.begin(), lines.end(),
+                                      [](const QString& l) { return l.startsWith("trained "); });
+    QVERIFY2(trained != lines.end() && trained->simplified() == "trained not recorded alone",
+             qPrintable(older.out));
+  }
+
   // An empty --device trained on auto, an empty --out exported to stdout and a blank --name
   // (or `runs rename` to "") was stored: each read as "not given". Refused, exit 2, nothing
   // stored; and a count that is not one says so in words.

@@ -318,14 +318,24 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
                               : "(identical configs)";
   for (const auto& k : differing)
     addRow(k, [&](size_t i) { return lacks(i, k) ? "-" : configValue(used[i], k).dump(); });
-  // Alone against batched sets two runs of one config and seed apart as a setting would.
-  if (std::any_of(runs.begin(), runs.end(), [&](const RunRecord& r) {
-        return store::batchingLabel(r.build) != store::batchingLabel(runs.front().build);
-      }))
+  // Alone against batched sets two runs of one config and seed apart as a setting would. Runs
+  // of identical configs that differ anyway (a GMM head stuck in one, KL 0.48 against 0.04)
+  // say how each trained, or that it was not recorded (trained by an older build).
+  const bool batchingDiffers = std::any_of(runs.begin(), runs.end(), [&](const RunRecord& r) {
+    return store::batchingLabel(r.build) != store::batchingLabel(runs.front().build);
+  });
+  const bool batchingUnknown = std::any_of(runs.begin(), runs.end(), [&](const RunRecord& r) {
+    return store::batchingLabel(r.build).empty();
+  });
+  if (batchingDiffers || (differing.empty() && !severalExperiments && batchingUnknown))
     addRow("trained", [&](size_t i) {
       const std::string label = store::batchingLabel(runs[i].build);
-      return label.empty() ? std::string("-") : label;
+      return label.empty() ? std::string("not recorded") : label;
     });
+  if (differing.empty() && !severalExperiments && (batchingDiffers || batchingUnknown))
+    note =
+        "(identical configs; a batched run adds its products in another order than a lone one, "
+        "so one config and seed can end apart where training is on an edge)";
   addRow("status", [&](size_t i) { return statusWithVerdict(runs[i]); });
   for (const auto& key : metricKeys)
     addRow(key, [&](size_t i) {

@@ -244,6 +244,24 @@ class TestCliStore : public QObject {
              qPrintable(alone.out));
   }
 
+  // `runs list` cut a long name at its end: three study runs all read "embeddings · Fourier,
+  // frozen (the paper's rescue) · see…". The cut is in the middle, so the seed stays.
+  void aLongNameIsCutInItsMiddle() {
+    const QString d = db("long-name.db");
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
+    const QString name = "embeddings · Fourier embeddings, frozen (the paper's rescue) · seed=3";
+    QCOMPARE(runCli({"runs", "--db", d, "rename", "1", name}).exitCode, 0);
+    const auto list = runCli({"runs", "--db", d, "list"});
+    const QStringList lines = list.out.split('\n');
+    QVERIFY2(lines.size() > 1, qPrintable(list.out));
+    const QString row = lines[1];
+    QVERIFY2(row.contains("embeddings · Fourier") && row.contains("…") &&
+                 row.contains("rescue) · seed=3 "),
+             qPrintable(list.out));
+    // The header's name column as wide as the cut name: the columns after it line up.
+    QCOMPARE(row.indexOf("finished"), lines[0].indexOf("status"));
+  }
+
   // Two runs of one config and seed, KL 0.48 against 0.04, read "(identical configs)" and
   // nothing more where an older build had not recorded how each trained: a batched run adds
   // its products in another order than a lone one. Both recorded alone: nothing to add; one

@@ -45,18 +45,23 @@ size_t displayWidth(const std::string& text) {
       std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
-// `text` padded with spaces (or cut, ending in "…") to `width` characters.
+// `text` padded with spaces to `width` characters, or cut in its middle ("…"): a study run's
+// name ends in what tells it from its siblings ("· seed=3"), which a cut at the end took off.
 std::string paddedTo(const std::string& text, size_t width) {
   const size_t shown = displayWidth(text);
   if (shown <= width) return text + std::string(width - shown, ' ');
-  std::string cut;
+  const size_t tail = (width - 1) * 2 / 5, head = width - 1 - tail;
+  std::string first, last;
   size_t characters = 0;
   for (char c : text) {
     const bool starts = (c & 0xC0) != 0x80;
-    if (starts && ++characters > width - 1) break;
-    cut += c;
+    if (starts) ++characters;
+    if (characters <= head)
+      first += c;
+    else if (characters > shown - tail)
+      last += c;
   }
-  return cut + "…";
+  return first + "…" + last;
 }
 
 std::string formatTime(double unixSeconds) {

@@ -408,6 +408,29 @@ class TestCliStore : public QObject {
     }
   }
 
+  // `runs list | head` ended with "error: the output could not be written to standard output
+  // (pipe:[...]): Broken pipe": a reader that stopped reading is no failure to report. The CLI
+  // ends silently with the code a tool SIGPIPE ends has (141), small output or large.
+  void aReaderThatStopsReadingEndsTheCommandSilently() {
+    const QString d = db("closed-pipe.db");
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
+    int ends[2];
+    QCOMPARE(::pipe(ends), 0);
+    ::close(ends[0]);  // no one will read
+    for (const QStringList& args :
+         {QStringList{"runs", "--db", d, "list"},
+          QStringList{"runs", "--db", d, "export", "1", "--format", "csv"}}) {
+      QProcess p;
+      const int writeEnd = ends[1];
+      p.setChildProcessModifier([writeEnd] { ::dup2(writeEnd, STDOUT_FILENO); });
+      const auto r = fl::testing::finishCli(p, args, 120000);
+      QVERIFY2(r.exitCode == 141,
+               qPrintable(args.join(' ') + ": exit " + QString::number(r.exitCode) + ": " + r.err));
+      QVERIFY2(!r.err.contains("could not be written"), qPrintable(r.err));
+    }
+    ::close(ends[1]);
+  }
+
   // `runs list` says a finished run's verdicts in a few words from its typed verdicts: a
   // message that reads like a verdict is not one, and a verdict needs no message.
   void runsListHeadlinesTheTypedVerdictsNotTheMessage() {

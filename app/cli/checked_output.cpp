@@ -1,5 +1,7 @@
 #include "app/cli/checked_output.h"
 
+#include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,6 +22,16 @@ std::string whereStdoutGoes() {
   return n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string("standard output");
 }
 
+// Whether standard output is a pipe no one reads any more: a write that failed before the final
+// flush left errno to later calls, so the pipe itself is asked (poll reports POLLERR then).
+bool readerGone(int error) {
+  if (error == EPIPE) return true;
+  struct stat target {};
+  if (error != 0 || fstat(STDOUT_FILENO, &target) != 0 || !S_ISFIFO(target.st_mode)) return false;
+  pollfd out{STDOUT_FILENO, POLLOUT, 0};
+  return poll(&out, 1, 0) == 1 && (out.revents & POLLERR);
+}
+
 }  // namespace
 
 int withCheckedOutput(const std::function<int()>& command) {
@@ -29,6 +41,9 @@ int withCheckedOutput(const std::function<int()>& command) {
   if (flushed && !std::ferror(stdout)) return code;
   // stdio reports the failure, not always its cause: the final flush says it when it retried.
   const int error = errno;
+  // The reader stopped reading (`| head`): said by nothing, as by a tool SIGPIPE ends, with the
+  // exit code such a tool has, 128 + SIGPIPE.
+  if (readerGone(error)) return code == 0 ? kExitReaderGone : code;
   std::fprintf(stderr, "error: the output could not be written to standard output (%s): %s\n",
                whereStdoutGoes().c_str(),
                error ? std::strerror(error) : "a write failed (a full disk or a closed reader)");

@@ -10,6 +10,8 @@ namespace fl::cli {
 
 // The command's exit code, or kExitStoreError (3) with the reason on stderr when anything it
 // printed to stdout could not be written; a command that already failed keeps its own code.
+// A reader that closed the pipe (`| head`) ends it silently with kExitReaderGone.
+inline constexpr int kExitReaderGone = 141;
 int withCheckedOutput(const std::function<int()>& command);
 
 }  // namespace fl::cli

@@ -250,6 +250,14 @@ class TestCliSweep : public QObject {
              qPrintable(plot.err));
     const std::string drawn = readAll(svg);
     QVERIFY2(drawn.find("not compared.") != std::string::npos, "the figure does not say it");
+    // Another x alone draws the study's figure's metrics (it was refused, "--metric: name at
+    // least one metric"), and the counts read in words: "1 panel", not "1 panels".
+    auto byDataset = runCli({"sweep", "plot", "1", "--db", db, "--x", "dataset", "--out", svg});
+    QVERIFY2(byDataset.exitCode == 0, qPrintable(byDataset.err));
+    QVERIFY2(byDataset.err.contains(": 2 panels, "), qPrintable(byDataset.err));
+    auto one = runCli(
+        {"sweep", "plot", "1", "--db", db, "--x", "dataset", "--metric", "test/kl", "--out", svg});
+    QVERIFY2(one.err.contains(": 1 panel, "), qPrintable(one.err));
   }
 
   // A study of claims run shorter than it declares judges none of them, naming why, and says

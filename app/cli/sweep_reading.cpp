@@ -272,12 +272,15 @@ study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRe
     layout = *chosen;
   } else {
     layout.x = args.x;
-    // The study's own figure for this x, if any, lends its titles.
+    // The study's own figure for this x, if any, lends its titles; its metrics, or its first
+    // figure's, are drawn where --metric names none ("--x dataset" alone was refused).
+    if (!r.spec.figures.empty()) layout.metrics = r.spec.figures.front().metrics;
     for (const auto& f : r.spec.figures)
       if (f.x == args.x) {
         layout.xTitle = f.xTitle;
         layout.yTitles = f.yTitles;
         layout.categoricalX = f.categoricalX;
+        layout.metrics = f.metrics;
       }
   }
   if (!args.metrics.empty()) layout.metrics = args.metrics;
@@ -333,8 +336,12 @@ int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
   }
   if (!figure.departure.empty())
     std::fprintf(stderr, "note: the figure says: %s\n", figure.departureCaption().c_str());
-  std::fprintf(stderr, "wrote %s: %d panels, %d series (%s)\n", args.out.c_str(),
-               static_cast<int>(figure.panels.size()), figure.seriesCount(),
+  const auto counted = [](int n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  std::fprintf(stderr, "wrote %s: %s, %s (%s)\n", args.out.c_str(),
+               counted(static_cast<int>(figure.panels.size()), "panel", "panels").c_str(),
+               counted(figure.seriesCount(), "series", "series").c_str(),
                figure.bandDescription.c_str());
   return kExitOk;
 }

@@ -908,6 +908,9 @@ class TestMainWindow : public QObject {
     QTest::newRow("preset alone") << QStringList{"--preset", "demo"}
                                   << "--preset needs --start EXPERIMENT";
     QTest::newRow("bad id") << QStringList{"--open", "3,x"} << "--open: 'x' is not a run id";
+    QTest::newRow("run twice") << QStringList{"--open", "3,4,3"} << "--open: run 3 is given twice";
+    // Qt's parser ended an unknown option with exit code 1, a failed run's code.
+    QTest::newRow("unknown option") << QStringList{"--bogus"} << "Unknown option 'bogus'.";
     QTest::newRow("missing run") << QStringList{"--open", "42"} << "--open: there is no run 42 in ";
     QTest::newRow("bad study id") << QStringList{"--study", "x"}
                                   << "--study: 'x' is not a study id";

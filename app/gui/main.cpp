@@ -11,6 +11,7 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -134,6 +135,9 @@ std::optional<int> readOptions(const QCommandLineParser& parser, StartOptions& o
       bool ok = false;
       const qlonglong id = part.trimmed().toLongLong(&ok);
       if (!ok || id <= 0) return usageError(QString("--open: '%1' is not a run id").arg(part));
+      // As `runs compare` refuses it: a run given twice is a slip, not a wish to see it twice.
+      if (std::find(o.openIds.begin(), o.openIds.end(), id) != o.openIds.end())
+        return usageError(QString("--open: run %1 is given twice").arg(id));
       o.openIds.push_back(id);
     }
     if (o.openIds.empty()) return usageError("--open needs run ids, e.g. --open 3 or --open 3,4,5");
@@ -330,7 +334,9 @@ int main(int argc, char** argv) {
 
   QCommandLineParser parser;
   declareOptions(parser);
-  parser.process(app);
+  // parse, not process: process ends an unknown option with exit code 1, the code of a failed
+  // run; every other command-line mistake here is exit code 2.
+  if (!parser.parse(QCoreApplication::arguments())) return usageError(parser.errorText());
   StartOptions options;
   if (auto code = readOptions(parser, options)) return *code;
 

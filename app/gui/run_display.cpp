@@ -789,8 +789,11 @@ void RunDisplay::updateFocusLine() {
   QStringList parts;
   for (const auto& v : view->verdicts()) {
     const QString color = !v.passed ? "#333" : *v.passed ? "#006e00" : "#aa0000";
-    parts << QString("<span style='color:%1'>%2</span>")
-                 .arg(color, QString::fromStdString(v.detail).toHtmlEscaped());
+    // A word joiner after each slash: the line wrapped inside a metric's name ("test/" at the
+    // end of one line, "mse_argmax 0.215" on the next).
+    const QString detail =
+        QString::fromStdString(v.detail).toHtmlEscaped().replace("/", QString("/") + QChar(0x2060));
+    parts << QString("<span style='color:%1'>%2</span>").arg(color, detail);
   }
   const QString verdicts = parts.isEmpty() ? QString() : " &mdash; " + parts.join("; ");
   // Its name, or for an unnamed run what the legends call it ("fope" beside "rope").

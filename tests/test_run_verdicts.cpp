@@ -209,6 +209,11 @@ class TestRunVerdicts : public QObject {
     execRaw(p, "UPDATE run_verdicts SET passed = 0 WHERE position = 1");
     QCOMPARE(fl::restatePaperVerdicts(store, registry).changed, 0);
     QCOMPARE(store.run(id)->verdicts.at(1).passed, std::optional<bool>(false));
+    // A store with no verdict against the paper is not written to by being read: no stamp.
+    fl::store::RunStore plain(path("plain.db"));
+    plain.createRun({"judged", "", {{"dataset", "b"}}, {}, {}});
+    QCOMPARE(fl::restatePaperVerdicts(plain, registry).changed, 0);
+    QCOMPARE(plain.metaValue(fl::kPaperVerdictStampKey), std::string());
     // Another preset's figures are another stamp.
     fl::ExperimentRegistry none;
     QVERIFY(fl::paperVerdictStamp(none) != fl::paperVerdictStamp(registry));

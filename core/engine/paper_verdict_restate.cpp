@@ -82,6 +82,9 @@ Restatement restatePaperVerdicts(store::RunStore& store, const ExperimentRegistr
   try {
     const std::string stamp = paperVerdictStamp(registry);
     if (store.metaValue(kPaperVerdictStampKey) == stamp) return out;
+    // Nothing judged against the paper yet: nothing to write (a store is not written to merely
+    // by being read).
+    if (store.verdictCount(VerdictSource::Paper) == 0) return out;
     const auto changed = judgedAgain(store, registry);
     store.restateVerdicts(changed, kPaperVerdictStampKey, stamp);
     out.changed = static_cast<int>(changed.size());

@@ -34,7 +34,8 @@ struct Restatement {
 // paper, of an experiment the registry has, judged again from its stored final (and lowest)
 // metrics; the runs whose verdicts changed get the new ones and the new sentences in their
 // status message, and the store the new stamp, in one transaction. A read-only store is left
-// as it is; a store that cannot be written now is too, and is judged again at a later open.
+// as it is, as is one with no verdict against the paper; a store that cannot be written now is
+// too, and is judged again at a later open.
 Restatement restatePaperVerdicts(store::RunStore& store, const ExperimentRegistry& registry);
 
 }  // namespace fl

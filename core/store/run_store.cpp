@@ -757,6 +757,14 @@ std::string RunStore::metaValue(const std::string& key) const {
   return s.step() ? s.text(0) : std::string();
 }
 
+int64_t RunStore::verdictCount(VerdictSource source) const {
+  auto s =
+      m_db.prepare(std::string("SELECT count(*) FROM ") + kVerdictsTable + " WHERE source = ?");
+  s.bind(1, toString(source));
+  s.step();
+  return s.int64(0);
+}
+
 void RunStore::restateVerdicts(const std::vector<RestatedRun>& runs, const std::string& key,
                                const std::string& value) {
   Transaction tx(m_db);

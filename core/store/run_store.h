@@ -184,6 +184,8 @@ class RunStore {
   // --- verdicts judged again by a newer build (core/engine/paper_verdict_restate.h)
   // The value the store's meta table holds under `key`, or "" where it holds none.
   std::string metaValue(const std::string& key) const;
+  // How many verdicts of this source the store's runs hold.
+  int64_t verdictCount(VerdictSource source) const;
   struct RestatedRun {
     int64_t id = 0;
     std::string message;

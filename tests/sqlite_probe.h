@@ -36,6 +36,20 @@ inline int64_t queryInt(const std::string& path, const std::string& sql) {
   return text == "(no row)" ? -1 : std::stoll(text);
 }
 
+// Changes the store as an older build or a user's sqlite3 shell would: "" when it went, else
+// SQLite's message.
+inline std::string writeSql(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  sqlite3_busy_timeout(db, 5000);
+  char* error = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+  std::string out = rc == SQLITE_OK ? "" : (error ? error : sqlite3_errstr(rc));
+  sqlite3_free(error);
+  sqlite3_close(db);
+  return out;
+}
+
 // The identity of a process that has exited: a real pid, now gone.
 inline fl::store::ProcessIdentity deadProcess() {
   auto me = fl::store::currentProcess();

@@ -273,12 +273,8 @@ class TestCliStore : public QObject {
     const auto twins = runCli({"runs", "--db", d, "compare", "1", "2"});
     QVERIFY2(twins.out.contains("(identical configs)\n") && !twins.out.contains("trained "),
              qPrintable(twins.out));
-    sqlite3* handle = nullptr;
-    QCOMPARE(sqlite3_open(d.toStdString().c_str(), &handle), SQLITE_OK);
-    QCOMPARE(sqlite3_exec(handle, "UPDATE runs SET build = '{}' WHERE id = 1", nullptr, nullptr,
-                          nullptr),
-             SQLITE_OK);
-    sqlite3_close(handle);
+    QCOMPARE(fl::testing::writeSql(d.toStdString(), "UPDATE runs SET build = '{}' WHERE id = 1"),
+             std::string());
     const auto older = runCli({"runs", "--db", d, "compare", "1", "2"});
     QCOMPARE(older.exitCode, 0);
     QVERIFY2(older.out.contains("(identical configs; a batched run adds its products in another "
@@ -374,12 +370,8 @@ class TestCliStore : public QObject {
     }
     QCOMPARE(fl::testing::queryInt(d.toStdString(), "SELECT COUNT(*) FROM runs"), 1);
     // Written by an older build: listed, shown and exported as JSON with U+FFFD in its place.
-    sqlite3* handle = nullptr;
-    QCOMPARE(sqlite3_open(d.toStdString().c_str(), &handle), SQLITE_OK);
-    QCOMPARE(sqlite3_exec(handle, "UPDATE runs SET name = CAST(X'6EFF' AS TEXT)", nullptr, nullptr,
-                          nullptr),
-             SQLITE_OK);
-    sqlite3_close(handle);
+    QCOMPARE(fl::testing::writeSql(d.toStdString(), "UPDATE runs SET name = CAST(X'6EFF' AS TEXT)"),
+             std::string());
     for (const QStringList& args :
          {QStringList{"runs", "--db", d, "list", "--json"},
           QStringList{"runs", "--db", d, "show", "1", "--json"},

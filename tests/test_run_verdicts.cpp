@@ -63,6 +63,18 @@ class JudgedExperiment : public fl::Experiment {
   }
 };
 
+// What an experiment says of its own run ("LEAKS", "fine").
+Verdict experimentVerdict(const std::string& subject, const std::string& label, bool passed,
+                          const std::string& detail) {
+  Verdict v;
+  v.source = VerdictSource::Experiment;
+  v.subject = subject;
+  v.label = label;
+  v.passed = passed;
+  v.detail = detail;
+  return v;
+}
+
 Verdict paperVerdict(std::optional<bool> passed) {
   Verdict v;
   v.source = VerdictSource::Paper;
@@ -153,12 +165,7 @@ class TestRunVerdicts : public QObject {
   // leaves it.
   void aStoreJudgedByAnOlderRuleIsJudgedAgainOnce() {
     const std::string p = path("restate.db");
-    Verdict own;
-    own.source = VerdictSource::Experiment;
-    own.subject = "judge";
-    own.label = "fine";
-    own.passed = true;
-    own.detail = "fine -- it judged itself";
+    const Verdict own = experimentVerdict("judge", "fine", true, "fine -- it judged itself");
     Verdict old;
     old.source = VerdictSource::Paper;
     old.subject = "test/m";
@@ -222,12 +229,8 @@ class TestRunVerdicts : public QObject {
   void theStoreKeepsTypedVerdictsAndATerminalStatusReplacesThem() {
     const std::string p = path("typed.db");
     int64_t id = 0;
-    Verdict leaks;
-    leaks.source = VerdictSource::Experiment;
-    leaks.subject = "leak/verdict";
-    leaks.label = "LEAKS";
-    leaks.passed = false;
-    leaks.detail = "LEAKS -- reads the future";
+    const Verdict leaks =
+        experimentVerdict("leak/verdict", "LEAKS", false, "LEAKS -- reads the future");
     {
       fl::store::RunStore store(p);
       id = store.createRun({"fourier-qk", "", nlohmann::json::object(), {}, {}});

@@ -17,6 +17,7 @@
 #include "core/store/run_verdicts.h"
 #include "core/store/schema.h"
 #include "core/store/store_sink.h"
+#include "tests/sqlite_probe.h"
 
 using fl::Verdict;
 using fl::VerdictSource;
@@ -87,19 +88,6 @@ Verdict paperVerdict(std::optional<bool> passed) {
   v.preset = "paper-fourier";
   v.detail = "test/kl 0.160 vs paper 0.146 ± 0.033: within the paper's spread";
   return v;
-}
-
-void execRaw(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  sqlite3_open(path.c_str(), &db);
-  char* error = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
-    const std::string message = error ? error : "?";
-    sqlite3_free(error);
-    sqlite3_close(db);
-    qFatal("%s", message.c_str());
-  }
-  sqlite3_close(db);
 }
 
 }  // namespace
@@ -213,8 +201,17 @@ class TestRunVerdicts : public QObject {
     QCOMPARE(run.message, own.detail + "; " + within);
     QCOMPARE(store.metaValue(fl::kPaperVerdictStampKey), fl::paperVerdictStamp(registry));
     // Once per stamp: a second open judges nothing again.
-    execRaw(p, "UPDATE run_verdicts SET passed = 0 WHERE position = 1");
+    QCOMPARE(fl::testing::writeSql(p, "UPDATE run_verdicts SET passed = 0 WHERE position = 1"),
+             std::string());
     QCOMPARE(fl::restatePaperVerdicts(store, registry).changed, 0);
+    QCOMPARE(store.run(id)->verdicts.at(1).passed, std::optional<bool>(false));
+    // A newer build's rule is left as it judged: this build would judge its verdicts back.
+    const std::string newer = "rule " + std::to_string(fl::kPaperVerdictRuleVersion + 1) + ", x";
+    QCOMPARE(fl::testing::writeSql(
+                 p, "UPDATE meta SET value = '" + newer + "' WHERE key = 'paper_verdicts'"),
+             std::string());
+    QCOMPARE(fl::restatePaperVerdicts(store, registry).changed, 0);
+    QCOMPARE(store.metaValue(fl::kPaperVerdictStampKey), newer);
     QCOMPARE(store.run(id)->verdicts.at(1).passed, std::optional<bool>(false));
     // A store with no verdict against the paper is not written to by being read: no stamp.
     fl::store::RunStore plain(path("plain.db"));
@@ -326,11 +323,13 @@ class TestRunVerdicts : public QObject {
                       "test/kl 0.143 vs paper 0.146 ± 0.033: within the paper's spread");
       store.finishRun(failed, fl::RunStatus::Failed, "test/kl 0.1 vs paper 0.2: not a verdict");
     }
-    execRaw(
-        p,
-        "DROP TABLE run_verdicts; ALTER TABLE snapshots DROP COLUMN role; "
-        "ALTER TABLE studies DROP COLUMN batch; "
-        "UPDATE meta SET value = '5' WHERE key = 'schema_version';");  // the last before verdicts
+    QCOMPARE(fl::testing::writeSql(
+                 p,
+                 "DROP TABLE run_verdicts; ALTER TABLE snapshots DROP COLUMN role; "
+                 "ALTER TABLE studies DROP COLUMN batch; "
+                 "UPDATE meta SET value = '5' WHERE key = 'schema_version';"),  // the last before
+                                                                                // verdicts
+             std::string());
     fl::store::RunStore store(p);
     QCOMPARE(store.schemaVersion(), fl::store::kSchemaVersion);
     const auto qkVerdicts = store.run(qk)->verdicts;

@@ -1,6 +1,7 @@
 #include "core/engine/paper_verdict_restate.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "core/engine/preset_verdicts.h"
@@ -34,6 +35,12 @@ std::string Restatement::note(const std::string& storePath) const {
 }
 
 namespace {
+
+// The rule's version a stamp names ("rule 2, figures ..."), or 0.
+int ruleVersionOf(const std::string& stamp) {
+  int version = 0;
+  return std::sscanf(stamp.c_str(), "rule %d", &version) == 1 ? version : 0;
+}
 
 // The finished runs whose verdicts against the paper this build gives otherwise, restated.
 std::vector<store::RunStore::RestatedRun> judgedAgain(const store::RunStore& store,
@@ -81,7 +88,10 @@ Restatement restatePaperVerdicts(store::RunStore& store, const ExperimentRegistr
   if (store.isReadOnly()) return out;
   try {
     const std::string stamp = paperVerdictStamp(registry);
-    if (store.metaValue(kPaperVerdictStampKey) == stamp) return out;
+    const std::string stored = store.metaValue(kPaperVerdictStampKey);
+    if (stored == stamp) return out;
+    // A newer build's rule is left to it: an older build would judge its verdicts back.
+    if (ruleVersionOf(stored) > kPaperVerdictRuleVersion) return out;
     // Nothing judged against the paper yet: nothing to write (a store is not written to merely
     // by being read).
     if (store.verdictCount(VerdictSource::Paper) == 0) return out;

@@ -367,6 +367,17 @@ class TestRunStore : public QObject {
     f = {};
     f.onlyArchived = true;
     QCOMPARE(ids(store.listRuns(f)), (std::vector<int64_t>{a}));
+    // A setting's text value ("gmm": an unnamed run of head gmm was not found); not its key,
+    // not a number ("1" would find nearly every run).
+    const int64_t d =
+        store.createRun({"fourier-head", "", {{"head", "GMM"}, {"bins", 12}, {"lr", 0.1}}, {}, {}});
+    f = {};
+    f.text = "gmm";
+    QCOMPARE(ids(store.listRuns(f)), (std::vector<int64_t>{d}));
+    for (const char* notMatched : {"bins", "12", "0.1"}) {
+      f.text = notMatched;
+      QVERIFY2(store.listRuns(f).empty(), notMatched);
+    }
   }
 
   // The folder a run's checkpoints go to is the one the store cleans up: one layout, whether

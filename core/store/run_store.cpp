@@ -600,10 +600,14 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   if (!filter.tag.empty()) sql += " AND id IN (SELECT run_id FROM tags WHERE tag = :tag)";
   if (!filter.tagPart.empty())
     sql += " AND id IN (SELECT run_id FROM tags WHERE instr(lower(tag), lower(:tagpart)))";
+  // A setting's text value too ("gmm" finds an unnamed run of head gmm): numbers are left out,
+  // as "1" would find nearly every run. CASE keeps json_each from a config that is not JSON.
   if (!filter.text.empty())
     sql +=
         " AND (instr(lower(name), lower(:text)) OR instr(lower(notes), lower(:text)) OR "
-        "instr(lower(experiment), lower(:text)))";
+        "instr(lower(experiment), lower(:text)) OR CASE WHEN json_valid(config) THEN EXISTS "
+        "(SELECT 1 FROM json_each(config) AS setting WHERE setting.type = 'text' AND "
+        "instr(lower(setting.value), lower(:text))) ELSE 0 END)";
   sql += " ORDER BY id";
   auto s = m_db.prepare(sql);
   auto bindNamed = [&](const char* name, const std::string& value) {

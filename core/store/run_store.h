@@ -82,7 +82,7 @@ struct RunFilter {
   std::optional<RunStatus> status;
   std::string tag;
   std::string tagPart;  // a tag holding this, any case (History's tag field: "sweep" finds sweepA)
-  std::string text;     // matched against name, notes and experiment
+  std::string text;     // matched against name, notes, experiment and text settings ("gmm")
   bool includeArchived = false;
   bool onlyArchived = false;  // the archived runs alone (includeArchived then goes without saying)
 };

@@ -59,8 +59,9 @@ CLI::App* addRunsCommand(CLI::App& app, fl::cli::RunsArgs& runsArgs) {
   runsList->add_option("--experiment", runsArgs.experiment, "Only this experiment");
   runsList->add_option("--status", runsArgs.status, "Only runs with this status");
   runsList->add_option("--tag", runsArgs.tag, "Only runs with this tag");
-  runsList->add_option("--text", runsArgs.text,
-                       "Only runs whose name, notes or experiment contain it");
+  runsList->add_option(
+      "--text", runsArgs.text,
+      "Only runs whose name, notes, experiment or a text setting (gmm) contain it");
   auto* all = runsList->add_flag("--all", runsArgs.all, "Include archived runs");
   runsList->add_flag("--archived", runsArgs.archived, "Only archived runs")->excludes(all);
   runsList->add_flag("--json", runsArgs.json, "Print a JSON array");

@@ -674,6 +674,23 @@ class TestStudyAggregate : public QObject {
     layout.x = "frequencies";
     layout.metrics = {"test/nll"};
     QVERIFY(problem(layout) == FigureError::Kind::NoFinishedRun);
+    // Against a categorical axis the study trained on one value of (gmm2), the paper's points
+    // of the other datasets have no tick: left out (they shared one unlabelled place past it).
+    StudyReferences datasets;
+    for (const char* dataset : {"gaussian", "gmm2", "beta"})
+      datasets.rows.push_back(
+          {{{"dataset", dataset}, {"frequencies", 4}, {"gamma", 0.0}}, {{"test/kl", {0.4, 0.05}}}});
+    FigureLayout byDataset;
+    byDataset.x = "dataset";
+    byDataset.metrics = {"test/kl"};
+    byDataset.group = "gamma";
+    byDataset.where = {{"frequencies", 4}};
+    const auto categorical = buildStudyFigure(aggregate(runs), byDataset, &datasets,
+                                              {"dataset", "frequencies", "gamma"}, "by dataset");
+    QCOMPARE(categorical.panels.size(), size_t(1));
+    const auto& points = categorical.panels[0].references;
+    QCOMPARE(points.size(), size_t(1));
+    QCOMPARE(points[0].x, 0.0);  // gmm2, the one category
   }
 
   void threadBudgetNeverExceedsTheCores() {

@@ -239,6 +239,16 @@ class TestCliStore : public QObject {
                                  [](const QString& l) { return l.startsWith("test/kl "); });
     QVERIFY2(kl != lines.end() && kl->simplified().endsWith(" -") && !kl->contains("nan"),
              qPrintable(text.out));
+    // Metrics by length in reading order, as `runs list` has them: @16 before @128 (they came
+    // as text sorts them, @128 first).
+    std::vector<int> lengths;
+    for (const QString& line : lines) {
+      const auto match = QRegularExpression("^\\S+@(\\d+) ").match(line);
+      if (match.hasMatch() && line.startsWith("val/ppl@"))
+        lengths.push_back(match.captured(1).toInt());
+    }
+    QVERIFY2(lengths.size() > 1 && std::is_sorted(lengths.begin(), lengths.end()),
+             qPrintable(text.out));
     const auto alone = runCli({"runs", "--db", d, "compare", "1", "3"});
     QVERIFY2(alone.out.contains("(no setting differs between runs of one experiment)"),
              qPrintable(alone.out));
@@ -465,6 +475,31 @@ class TestCliStore : public QObject {
              qPrintable(lines.join('\n')));
     const qsizetype dateAt = lines[1].indexOf(QRegularExpression("\\d{4}-\\d\\d-\\d\\d "));
     QVERIFY2(dateAt > 0 && dateAt == lines[0].indexOf("created"), qPrintable(lines.join('\n')));
+    // The JSON of a list, a run and an export carries the verdicts the table headlines (the
+    // list's had none, its table "finished:errors partly as in paper").
+    execute(
+        "INSERT INTO run_verdicts (run_id, position, source, subject, label, passed, detail, "
+        "value, paper_mean, paper_std, preset) VALUES (1, 1, 'paper', 'test/kl', 'within paper', "
+        "1, 'test/kl 0.150 vs paper 0.146 ± 0.033: within the paper''s spread', 0.15, 0.146, "
+        "0.033, 'paper-fourier')");
+    const auto listed = nlohmann::json::parse(
+        runCli({"runs", "--db", d, "list", "--json"}).out.toStdString())[0]["verdicts"];
+    const auto shown = nlohmann::json::parse(
+        runCli({"runs", "--db", d, "show", "1", "--json"}).out.toStdString())["verdicts"];
+    const auto exported =
+        nlohmann::json::parse(runCli({"runs", "--db", d, "export", "1", "--format", "json"})
+                                  .out.toStdString())["runs"][0]["verdicts"];
+    for (const auto& verdicts : {listed, shown, exported}) {
+      QCOMPARE(verdicts.size(), size_t(2));
+      QCOMPARE(verdicts[0]["source"].get<std::string>(), std::string("experiment"));
+      QCOMPARE(verdicts[0]["passed"].get<bool>(), false);
+      QVERIFY(!verdicts[0].contains("paper_mean"));
+      QCOMPARE(verdicts[1]["label"].get<std::string>(), std::string("within paper"));
+      QCOMPARE(verdicts[1]["passed"].get<bool>(), true);
+      QCOMPARE(verdicts[1]["paper_mean"].get<double>(), 0.146);
+      QCOMPARE(verdicts[1]["paper_std"].get<double>(), 0.033);
+      QCOMPARE(verdicts[1]["preset"].get<std::string>(), std::string("paper-fourier"));
+    }
   }
 
   // A folder given as the store: the reading commands said so, `run` and `sweep run` said

@@ -14,6 +14,7 @@
 #include "core/engine/config.h"
 #include "core/engine/config_diff.h"
 #include "core/engine/export_values.h"
+#include "core/engine/natural_order.h"
 #include "core/engine/paper_verdict_restate.h"
 #include "core/engine/verdict.h"
 #include "core/store/run_batching.h"
@@ -103,7 +104,8 @@ nlohmann::json runJson(const RunRecord& r, bool full) {
                       {"archived", r.archived},
                       {"last_step", r.lastStep},
                       {"total_steps", r.totalSteps},
-                      {"metrics", finalMetrics(r)}};
+                      {"metrics", finalMetrics(r)},
+                      {"verdicts", verdictsJson(r.verdicts)}};
   if (full) {
     j["config"] = r.config;
     j["started"] = r.started;
@@ -274,7 +276,8 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
     const auto it = declared.find(experiments[i]);
     return it != declared.end() && !findParam(it->second, key);
   };
-  std::set<std::string> metricKeys;
+  // In reading order, as `runs list` has them: "@64" before "@128".
+  std::set<std::string, NaturalLess> metricKeys;
   for (const auto& r : runs)
     for (const auto& s : r.metrics) metricKeys.insert(s.key);
 

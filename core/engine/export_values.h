@@ -7,8 +7,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/engine/verdict.h"
 
 namespace fl {
 
@@ -19,5 +22,11 @@ std::string csvField(const std::string& text);
 // A value that is not finite is null: JSON has no NaN or infinity, and a null says "no value"
 // to whoever checks is_null() before the object is written, where a NaN still claims a number.
 nlohmann::json finiteOrNull(double value);
+
+// A run's verdicts as the exports write them: one object each, {source, subject, label, passed
+// (true, false or null: nothing to judge by), detail, and for the paper's value, paper_mean,
+// paper_std (null without a spread), preset}. `runs list --json` had none, though its table
+// says "finished:outside paper".
+nlohmann::json verdictsJson(const std::vector<Verdict>& verdicts);
 
 }  // namespace fl

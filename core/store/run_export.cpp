@@ -113,6 +113,7 @@ nlohmann::json runsToJson(const RunStore& store, const ExperimentRegistry* regis
                    {"name", r.name},
                    {"status", toString(r.status)},
                    {"message", r.message},
+                   {"verdicts", verdictsJson(r.verdicts)},
                    {"created", r.created},
                    {"started", r.started},
                    {"finished", r.finished},

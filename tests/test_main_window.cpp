@@ -48,6 +48,7 @@
 #include "app/gui/runs_table_model.h"
 #include "app/gui/shortcuts_box.h"
 #include "app/gui/study_view.h"
+#include "core/engine/config.h"
 #include "core/engine/device_spec.h"
 #include "core/engine/run_name.h"
 #include "core/engine/system_metrics.h"
@@ -366,6 +367,42 @@ class TestMainWindow : public QObject {
     QVERIFY2(line.contains("<span style='color:#333'>test/" + QString(QChar(0x2060)) +
                            "mse_argmax 0.189 vs paper 0.211</span>"),
              qPrintable(line));
+  }
+
+  // A store an older build judged ("outside" by mean ± std alone): the window judges its runs
+  // again on opening and says so in its status bar (stderr alone told no one at a desktop).
+  void aStoreAnOlderBuildJudgedIsJudgedAgainAndSaidSo() {
+    {
+      fl::store::RunStore store((m_dir.path() + "/older-verdicts.db").toStdString());
+      const auto config =
+          fl::buildConfig(*m_registry.find("fourier-head"), "paper-fourier", {"dataset=gmm2"});
+      QVERIFY(config.ok());
+      const int64_t id = store.createRun({"fourier-head", "", config.values, {}, {}});
+      fl::Verdict old;
+      old.source = fl::VerdictSource::Paper;
+      old.subject = "test/kl";
+      old.label = fl::kOutsidePaper;
+      old.passed = false;
+      old.value = 0.17;
+      old.paperMean = 0.146;
+      old.paperStd = 0.033;
+      old.preset = "paper-fourier";
+      old.detail = "test/kl 0.170 vs paper 0.146 ± 0.033: outside the paper's spread";
+      fl::StatusEvent finished{fl::RunStatus::Finished, old.detail, "cpu", 10, 1.0, {}};
+      finished.verdicts = {old};
+      store.writeEvents(id, {fl::MetricEvent{"test/kl", 10, 1.0, 0.17}, finished});
+    }
+    auto w = makeWindow("older-verdicts.db");
+    const QString said = w->statusBar()->currentMessage();
+    QVERIFY2(said.contains(" · 1 run's verdicts against the paper judged again by this build's "
+                           "rule"),
+             qPrintable(said));
+    QCOMPARE(w->store().run(1)->verdicts.at(0).passed, std::optional<bool>(true));
+    auto* model = w->history()->model();
+    const int verdict = model->column("verdict");
+    QVERIFY(verdict >= 0);
+    QCOMPARE(model->data(model->index(0, verdict), Qt::DisplayRole).toString(),
+             QString("within paper"));
   }
 
   // File > Open a run store starts a window of its own for it (this one's runs go on): not for

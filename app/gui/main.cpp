@@ -27,7 +27,6 @@
 #include "core/engine/device_spec.h"
 #include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
-#include "core/engine/paper_verdict_restate.h"
 #include "core/engine/write_failure_signals.h"
 #include "core/store/run_store.h"
 #include "core/store/store_folder.h"
@@ -358,8 +357,6 @@ int main(int argc, char** argv) {
   if (auto code = checkStoredIds(*store, options, studyId)) return *code;
   startWatch.stop();
 
-  // Verdicts an older build wrote are shown as this build judges them.
-  std::fputs(fl::restatePaperVerdicts(*store, registry).note(store->path()).c_str(), stderr);
   fl::gui::MainWindow window(registry, std::move(store));
   if (auto code = selectStart(window, registry, options)) return *code;
   // Offscreen there is no screen to fit: the picture is taken at the size the README's are

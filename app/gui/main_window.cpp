@@ -12,6 +12,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "app/gui/about_box.h"
 #include "app/gui/dock_title_bar.h"
@@ -25,6 +26,7 @@
 #include "app/gui/shortcuts_box.h"
 #include "app/gui/study_view.h"
 #include "app/gui/view_refresh.h"
+#include "core/engine/paper_verdict_restate.h"
 #include "core/store/run_store.h"
 #include "core/store/store_folder.h"
 #include "widgets/dashboard.h"
@@ -64,9 +66,18 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   // room, the dock stays one click away.
   new DockTitleBar(m_configureDock);
   new DockTitleBar(m_runsDock);
-  statusBar()->showMessage(QString("Run store: %1%2")
-                               .arg(QString::fromStdString(m_store->path()),
-                                    m_store->isReadOnly() ? " (read-only)" : ""));
+  // Verdicts an older build wrote, judged as this build judges them, and said where the store
+  // is (stderr alone told no one at a desktop).
+  const auto restatement = restatePaperVerdicts(*m_store, m_registry);
+  const std::string restated = restatement.sentence();
+  if (!restated.empty()) {
+    std::fputs(restatement.note(m_store->path()).c_str(), stderr);
+    m_history->refresh();
+  }
+  statusBar()->showMessage(
+      QString("Run store: %1%2%3")
+          .arg(QString::fromStdString(m_store->path()), m_store->isReadOnly() ? " (read-only)" : "",
+               restated.empty() ? QString() : " · " + QString::fromStdString(restated)));
   if (m_store->isReadOnly()) {
     setWindowTitle("FourierLab (read-only store)");
     m_launch->setTrainingRefusal(readOnlyStoreText());

@@ -22,16 +22,19 @@ std::string paperVerdictStamp(const ExperimentRegistry& registry) {
          store::stableHash(figures);
 }
 
-std::string Restatement::note(const std::string& storePath) const {
+std::string Restatement::sentence() const {
   if (!failed.empty())
-    return "note: " + storePath +
-           ": the verdicts against the paper its runs were given by an older build are shown as "
+    return "the verdicts against the paper its runs were given by an older build are shown as "
            "they were written (the store could not be written: " +
-           failed + ")\n";
+           failed + ")";
   if (changed == 0) return "";
-  return "note: " + storePath + ": " + std::to_string(changed) +
-         (changed == 1 ? " run's" : " runs'") +
-         " verdicts against the paper judged again by this build's rule and published figures\n";
+  return std::to_string(changed) + (changed == 1 ? " run's" : " runs'") +
+         " verdicts against the paper judged again by this build's rule and published figures";
+}
+
+std::string Restatement::note(const std::string& storePath) const {
+  const std::string said = sentence();
+  return said.empty() ? said : "note: " + storePath + ": " + said + "\n";
 }
 
 namespace {

@@ -7,7 +7,7 @@
 // by a build of another stamp judges every finished run again from its stored final metrics.
 //
 //   const auto restated = restatePaperVerdicts(store, registry);   // after opening it to write
-//   std::fputs(restated.note(store.path()).c_str(), stderr);
+//   std::fputs(restated.note(store.path()).c_str(), stderr);      // the window: its status bar
 #pragma once
 
 #include <string>
@@ -26,7 +26,9 @@ std::string paperVerdictStamp(const ExperimentRegistry& registry);
 struct Restatement {
   int changed = 0;     // runs whose verdicts changed
   std::string failed;  // why the store could not be written (busy, full): nothing changed
-  // "note: ..." for the command line, or "" where there is nothing to say.
+  // "13 runs' verdicts against the paper judged again ...", or why not; "" where there is
+  // nothing to say. note(): the same as a line of the command line's stderr.
+  std::string sentence() const;
   std::string note(const std::string& storePath) const;
 };
 

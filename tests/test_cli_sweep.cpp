@@ -310,7 +310,7 @@ class TestCliSweep : public QObject {
                      "cpu"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QString note =
-        "No finished run recorded val/ppl@256, val/ppl@512, passkey/acc@256, "
+        "No finished run recorded val/ppl@256, val/ppl@512, passkey/acc@256, passkey/acc@512, "
         "which the study's table names";
     QVERIFY2(r.out.contains(note), qPrintable(r.out));
     auto table = runCli({"sweep", "table", "1", "--db", db});

@@ -358,6 +358,29 @@ class TestQkFilters : public QObject {
     }
   }
 
+  // A tiny fourier run read "LEAKS -- changing tokens ... moves earlier log-probabilities by up
+  // to 5.91e-05 nats (tolerance 0.0001)": a number under the tolerance led the verdict. The
+  // probe that found the leak opens the sentence.
+  void theLeakVerdictOpensWithTheProbeThatFoundTheLeak() {
+    using fl::fourier_qk::leakVerdictDetail;
+    const std::string filtersOnly = leakVerdictDetail(5.91e-5, 0.634, 0.2, 1e-4, "fourier", false);
+    QVERIFY2(filtersOnly.rfind("the Q/K filters alone move earlier outputs by 0.634 of their "
+                               "output (tolerance 0.0001): they read the future; in the whole "
+                               "model, changing tokens from position t on moves earlier "
+                               "log-probabilities by up to 5.91e-05 nats so far",
+                               0) == 0,
+             filtersOnly.c_str());
+    QVERIFY(filtersOnly.find("positions read the future") != std::string::npos);
+    const std::string both = leakVerdictDetail(0.5, 0.634, 0.2, 1e-4, "fourier", false);
+    QVERIFY2(both.rfind("changing tokens from position t on moves earlier log-probabilities by "
+                        "up to 0.5 nats (tolerance 0.0001); the Q/K filters alone",
+                        0) == 0,
+             both.c_str());
+    const std::string causal = leakVerdictDetail(1e-7, 0.0, 0.9, 1e-4, "gaussian", true);
+    QVERIFY2(causal.find("read the future") == std::string::npos, causal.c_str());
+    QVERIFY(causal.find("declared causal.") != std::string::npos);
+  }
+
   void shuffledValidationIsWorseForAModelThatUsesOrder() {
     auto trial = makeTrial("none");
     for (int64_t i = 0; i < 40; ++i) trial->trainStep(i);

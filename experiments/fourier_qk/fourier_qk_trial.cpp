@@ -192,18 +192,31 @@ Snapshot FourierQkTrial::verdict(double causality, double filterCausality, doubl
   s.meta["labels"] = {"leak/causality", "leak/filter_causality", "leak/gap"};
   s.meta[kVerdictMetaPassed] = !leaks;
   s.meta[kVerdictMetaLabel] = leaks ? "LEAKS" : "causal";
-  std::string detail =
+  s.meta[kVerdictMetaDetail] = leakVerdictDetail(causality, filterCausality, gap,
+                                                 m_qk.causalityTolerance, m_qk.variant, claimed);
+  return s;
+}
+
+std::string leakVerdictDetail(double causality, double filterCausality, double gap,
+                              double tolerance, const std::string& variant, bool claimedCausal) {
+  const bool endToEnd = causality > tolerance, filters = filterCausality > tolerance;
+  const std::string model =
       "changing tokens from position t on moves earlier log-probabilities by up to " +
-      formatNumber(causality) + " nats (tolerance " + formatNumber(m_qk.causalityTolerance) +
-      "), the Q/K filters alone by " + formatNumber(filterCausality) +
-      " of their output; shuffled - ordered validation loss " + formatNumber(gap) +
-      " nats. Variant '" + m_qk.variant + "' is declared " + (claimed ? "causal" : "non-causal") +
-      ".";
-  if (leaks && claimed) detail += " It claims to be causal but is not: a bug.";
+      formatNumber(causality) + " nats";
+  const std::string alone = "the Q/K filters alone move earlier outputs by " +
+                            formatNumber(filterCausality) + " of their output";
+  const std::string limit = " (tolerance " + formatNumber(tolerance) + ")";
+  std::string detail = filters && !endToEnd
+                           ? alone + limit + ": they read the future; in the whole model, " +
+                                 model + " so far (its weights barely attend yet)"
+                           : model + limit + "; " + alone;
+  detail += "; shuffled - ordered validation loss " + formatNumber(gap) + " nats. Variant '" +
+            variant + "' is declared " + (claimedCausal ? "causal" : "non-causal") + ".";
+  const bool leaks = endToEnd || filters;
+  if (leaks && claimedCausal) detail += " It claims to be causal but is not: a bug.";
   if (leaks)
     detail += " Its validation loss is not a language-modelling result: positions read the future.";
-  s.meta[kVerdictMetaDetail] = detail;
-  return s;
+  return detail;
 }
 
 }  // namespace fl::fourier_qk

@@ -14,6 +14,12 @@
 
 namespace fl::fourier_qk {
 
+// The leak verdict's sentence, opened by the probe that found the leak: a tiny model whose
+// filters read the future but whose weights barely attend yet led its LEAKS verdict with an
+// end-to-end change under the tolerance, which read as a contradiction.
+std::string leakVerdictDetail(double causality, double filterCausality, double gap,
+                              double tolerance, const std::string& variant, bool claimedCausal);
+
 class FourierQkTrial : public char_lm::CharLmTrial {
  public:
   FourierQkTrial(const FourierQkSettings& settings, c10::Device device, uint64_t seed);

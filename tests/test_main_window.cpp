@@ -378,16 +378,16 @@ class TestMainWindow : public QObject {
           fl::buildConfig(*m_registry.find("fourier-head"), "paper-fourier", {"dataset=gmm2"});
       QVERIFY(config.ok());
       const int64_t id = store.createRun({"fourier-head", "", config.values, {}, {}});
-      fl::Verdict old;
-      old.source = fl::VerdictSource::Paper;
-      old.subject = "test/kl";
-      old.label = fl::kOutsidePaper;
-      old.passed = false;
-      old.value = 0.17;
-      old.paperMean = 0.146;
-      old.paperStd = 0.033;
-      old.preset = "paper-fourier";
-      old.detail = "test/kl 0.170 vs paper 0.146 ± 0.033: outside the paper's spread";
+      const fl::Verdict old{
+          .source = fl::VerdictSource::Paper,
+          .subject = "test/kl",
+          .label = fl::kOutsidePaper,
+          .passed = false,
+          .detail = "test/kl 0.170 vs paper 0.146 ± 0.033: outside the paper's spread",
+          .value = 0.17,
+          .paperMean = 0.146,
+          .paperStd = 0.033,
+          .preset = "paper-fourier"};
       fl::StatusEvent finished{fl::RunStatus::Finished, old.detail, "cpu", 10, 1.0, {}};
       finished.verdicts = {old};
       store.writeEvents(id, {fl::MetricEvent{"test/kl", 10, 1.0, 0.17}, finished});

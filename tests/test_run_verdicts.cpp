@@ -154,16 +154,15 @@ class TestRunVerdicts : public QObject {
   void aStoreJudgedByAnOlderRuleIsJudgedAgainOnce() {
     const std::string p = path("restate.db");
     const Verdict own = experimentVerdict("judge", "fine", true, "fine -- it judged itself");
-    Verdict old;
-    old.source = VerdictSource::Paper;
-    old.subject = "test/m";
-    old.label = fl::kOutsidePaper;
-    old.passed = false;
-    old.value = 0.55;
-    old.paperMean = 0.5;
-    old.paperStd = 0.1;
-    old.preset = "paper";
-    old.detail = "test/m 0.550 vs paper 0.500 ± 0.100: outside the paper's spread";
+    const Verdict old{.source = VerdictSource::Paper,
+                      .subject = "test/m",
+                      .label = fl::kOutsidePaper,
+                      .passed = false,
+                      .detail = "test/m 0.550 vs paper 0.500 ± 0.100: outside the paper's spread",
+                      .value = 0.55,
+                      .paperMean = 0.5,
+                      .paperStd = 0.1,
+                      .preset = "paper"};
     int64_t id = 0;
     {
       fl::store::RunStore store(p);

@@ -135,6 +135,19 @@ class TestStudySpec : public QObject {
     QCOMPARE(seen, expected.size());
   }
 
+  // A bar panel of several series keys each in its legend: the keys themselves
+  // ("freq/in_use", "errors/lowpass_removed_mlp") read as code, so each has its words.
+  void everyBarPanelOfSeveralSeriesNamesThemInWords() {
+    for (const auto& experiment : registry().all())
+      for (const auto& panel : experiment->panels()) {
+        if (panel.kind != fl::PanelKind::SnapshotBars || panel.series.size() < 2) continue;
+        const std::string where = experiment->name() + "/" + panel.id;
+        QVERIFY2(panel.seriesLabels.size() == panel.series.size(), where.c_str());
+        for (const auto& label : panel.seriesLabels)
+          QVERIFY2(!label.empty() && label.find('/') == std::string::npos, where.c_str());
+      }
+  }
+
   // FoPE's study promises perplexity and passkey retrieval at 1x to 8x the training length;
   // its table stopped the passkey at 4x (acc@256), though every run records acc@512.
   void theEncodingsTableHasEveryLengthItPromises() {

@@ -1,6 +1,7 @@
 #include "experiments/fope/fope_experiment.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/engine/preset_json.h"
 #include "core/text/passkey.h"
@@ -91,7 +92,11 @@ std::vector<PanelSpec> FopeExperiment::panels() const {
        "w_j (rad/token)",
        true,
        "Frequencies kept, and those below 2 pi / train_len clipped to zero (shown at their "
-       "original value)"},
+       "original value)",
+       {},
+       std::numeric_limits<double>::quiet_NaN(),
+       std::numeric_limits<double>::quiet_NaN(),
+       {"kept", "clipped to zero"}},
       {"spectrum_purity",
        "Spectral purity per layer",
        PanelKind::MetricLines,

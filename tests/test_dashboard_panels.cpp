@@ -964,15 +964,16 @@ class TestDashboardPanels : public QObject {
     d.refresh();
     QCOMPARE(bars->caption(),
              QString("#1 linear recorded none; the compared runs' latest are drawn"));
-    // The focused run's own, once it has some, and the titles are the panels' own again.
+    // The focused run's own, once it has some; beside the compared run the heatmaps say it is
+    // the focused run's (one run of several is drawn, and nothing said which).
     d.addSnapshot(snapshot("spectrum/abs_c", {3}, {7, 7, 7}, k), 40);
     d.addSnapshot(snapshot("coeffs", {2, 2}, {7, 7, 7, 7}, rc), 40);
     d.refresh();
     QCOMPARE(evolution->columns(), size_t(1));
     QCOMPARE(evolution->drawnOtherRun(), QString());
-    QCOMPARE(plotTitle(evolution->plot())->text(), QString("evolution"));
+    QCOMPARE(plotTitle(evolution->plot())->text(), QString("evolution · #1 linear"));
     QCOMPARE(evolution->colorMap()->data()->cell(0, 0), 7.0);
-    QCOMPARE(matrix->caption(), QString("step 40"));
+    QCOMPARE(matrix->caption(), QString("#1 linear's, step 40"));
     QCOMPARE(bars->caption(), QString("step 40"));
     QCOMPARE(barsOf(bars->plot()).size(), 2);
     // Another comparison starts clean: nothing of run 3 is left to draw.
@@ -981,6 +982,12 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(evolution->columns(), size_t(0));
     QVERIFY(!evolution->emptyNote().isEmpty());
     QVERIFY(!matrix->hasData());
+    // A run alone: the titles and captions are the panels' own.
+    d.addSnapshot(snapshot("spectrum/abs_c", {3}, {7, 7, 7}, k), 50);
+    d.addSnapshot(snapshot("coeffs", {2, 2}, {7, 7, 7, 7}, rc), 50);
+    d.refresh();
+    QCOMPARE(plotTitle(evolution->plot())->text(), QString("evolution"));
+    QCOMPARE(matrix->caption(), QString("step 50"));
   }
 
   // A snapshot's x_marks become a dashed line and a label each over curves, ticks on a top axis

@@ -271,6 +271,7 @@ QWidget* Dashboard::buildPanel(const PanelSpec& p) {
       auto* plot = new HeatmapPlot(title, QString::fromStdString(p.series.front()), yLabel, this);
       plot->setLogScale(p.logY);
       plot->setShownRunEnded(m_shownRunEnded);
+      plot->setShownRunLabel(runLegendLabel(m_shownRun));
       m_heatmaps << plot;
       w = plot;
       break;
@@ -279,6 +280,7 @@ QWidget* Dashboard::buildPanel(const PanelSpec& p) {
       if (p.series.empty()) return nullptr;
       auto* plot = new MatrixHeatmapPlot(title, toStringList(p.series), xLabel, yLabel, this);
       plot->setShownRunEnded(m_shownRunEnded);
+      plot->setShownRunLabel(runLegendLabel(m_shownRun));
       m_matrixHeatmaps << plot;
       w = plot;
       break;
@@ -369,6 +371,10 @@ void Dashboard::setRunLabel(int64_t runId, const QString& label) {
 
 void Dashboard::applyShownRun() {
   for (auto* plot : m_snapshotPlots) applyShownRun(plot);
+  // A heatmap draws one run: beside compared runs it names the focused one.
+  const QString shown = runLegendLabel(m_shownRun);
+  for (auto* plot : m_heatmaps) plot->setShownRunLabel(shown);
+  for (auto* plot : m_matrixHeatmaps) plot->setShownRunLabel(shown);
 }
 
 void Dashboard::applyShownRun(SnapshotPlot* plot) const {

@@ -143,9 +143,15 @@ void HeatmapPlot::clear() {
 void HeatmapPlot::refresh() {
   const Columns* c = drawn();
   m_drawnOther = c && c != &m_own ? c->label : QString();
-  // A compared run's columns say whose they are: the focus line names another run.
+  // A compared run's columns say whose they are: the focus line names another run. The focused
+  // run's say so too beside compared runs: one run of several is drawn.
+  const bool comparing = std::any_of(m_others.begin(), m_others.end(),
+                                     [](const auto& other) { return !other.second.steps.empty(); });
+  const QString whose = !m_drawnOther.isEmpty()                     ? m_drawnOther
+                        : c && comparing && !m_shownLabel.isEmpty() ? m_shownLabel
+                                                                    : QString();
   if (auto* title = plotTitle(m_plot))
-    title->setText(m_drawnOther.isEmpty() ? m_title : m_title + " · " + m_drawnOther);
+    title->setText(whose.isEmpty() ? m_title : m_title + " · " + whose);
   m_plot->setToolTip(m_drawnOther.isEmpty()
                          ? QString()
                          : QString("The focused run has no %1; this is %2's, a compared run.")

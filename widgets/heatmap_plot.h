@@ -36,6 +36,9 @@ class HeatmapPlot : public QWidget {
   // Whose columns are drawn: empty for the focused run's (or none), else the compared run's
   // label.
   QString drawnOtherRun() const { return m_drawnOther; }
+  // The focused run's name ("#26 rope"): beside compared runs, the title says the columns are
+  // its (a heatmap draws one run, and nothing said which).
+  void setShownRunLabel(const QString& label) { m_shownLabel = label; }
   // Log colour scale; values <= 0 are left blank.
   void setLogScale(bool logScale);
   void clear();
@@ -70,6 +73,7 @@ class HeatmapPlot : public QWidget {
   Columns m_own;                                      // the focused run's
   std::vector<std::pair<int64_t, Columns>> m_others;  // compared runs', in the order they came
   QString m_drawnOther;
+  QString m_shownLabel;
 };
 
 }  // namespace fl::widgets

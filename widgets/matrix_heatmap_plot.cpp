@@ -172,11 +172,14 @@ void MatrixHeatmapPlot::draw(const Latest& latest) {
   m_slice->setVisible(m.slices > 1);
   const int64_t slice = m_slice->value();
   const QStringList sliceLabels = metaStrings(s, "row_labels");
-  // A compared run's says whose it is: the focus line names another run.
+  // A compared run's says whose it is: the focus line names another run. The focused run's
+  // says so too beside compared runs: one run of several is drawn.
   QString caption =
-      latest.run.isEmpty()
-          ? QString("step %1").arg(latest.step)
-          : QString("%1's, step %2 (the focused run has none)").arg(latest.run).arg(latest.step);
+      !latest.run.isEmpty()
+          ? QString("%1's, step %2 (the focused run has none)").arg(latest.run).arg(latest.step)
+      : !m_others.empty() && !m_shownLabel.isEmpty()
+          ? QString("%1's, step %2").arg(m_shownLabel).arg(latest.step)
+          : QString("step %1").arg(latest.step);
   if (m.slices > 1 && sliceLabels.size() == m.slices)
     caption += ": " + sliceLabels[static_cast<int>(slice)];
   m_caption->setText(caption);

@@ -47,6 +47,12 @@ class MatrixHeatmapPlot : public QWidget {
   void clear();
   // Whether the shown run has ended: an empty panel then says the run recorded nothing for it.
   void setShownRunEnded(bool ended);
+  // The focused run's name ("#26 rope"): beside compared runs, the caption says the matrix is
+  // its.
+  void setShownRunLabel(const QString& label) {
+    m_dirty = m_dirty || label != m_shownLabel;
+    m_shownLabel = label;
+  }
   // What the panel says under the plot: the step and slice drawn, or why nothing is.
   QString caption() const;
   // Redraws when a snapshot arrived since the last call (a large matrix is not redrawn every
@@ -74,6 +80,7 @@ class MatrixHeatmapPlot : public QWidget {
   QStringList m_series;
   QString m_xLabel;
   QString m_yLabel;
+  QString m_shownLabel;
   QCustomPlot* m_plot;
   QCPColorMap* m_map;
   QComboBox* m_which;

@@ -41,14 +41,12 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
   std::map<std::string, std::optional<std::vector<ParamSpec>>> paramsOf;  // per experiment, once
   for (const auto& r : m_runs) {
     auto [it, fresh] = paramsOf.try_emplace(r.experiment);
-    const auto experiment = m_registry ? m_registry->find(r.experiment) : nullptr;
-    if (fresh && experiment) it->second = experiment->allParams();
+    if (fresh && m_registry)
+      if (const auto experiment = m_registry->find(r.experiment))
+        it->second = experiment->allParams();
     m_comparedConfigs.push_back(it->second ? comparedValues(*it->second, r.config) : r.config);
     // A shortened paper run has no verdicts; a blank cell read as "not checked yet".
-    m_notCompared.push_back(
-        r.verdicts.empty() && experiment
-            ? QString::fromStdString(whyNotComparedWithPaper(*experiment, r.config))
-            : QString());
+    m_notCompared.push_back(r.verdicts.empty() ? whyNotCompared(r) : QString());
   }
   // "trained on": the device the run really used (cuda:0, cpu), not the config's "auto".
   m_keys =
@@ -80,6 +78,16 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
     }
   }
   endResetModel();
+}
+
+const QString& HistoryModel::whyNotCompared(const store::RunRecord& run) {
+  // A run's config never changes: its sentence is worked out once, not at every refresh of the
+  // list (each one validates the run against every paper preset).
+  auto [it, fresh] = m_whyNotComparedOf.try_emplace(run.id);
+  if (fresh && m_registry)
+    if (const auto experiment = m_registry->find(run.experiment))
+      it->second = QString::fromStdString(whyNotComparedWithPaper(*experiment, run.config));
+  return it->second;
 }
 
 // The config values that differ between the listed runs of one experiment, in their

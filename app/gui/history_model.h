@@ -15,6 +15,7 @@
 #include <QAbstractTableModel>
 #include <QStringList>
 
+#include <map>
 #include <vector>
 
 #include "core/store/run_store.h"
@@ -57,12 +58,15 @@ class HistoryModel : public QAbstractTableModel {
   QVariant value(size_t row, const QString& key, int role) const;
   std::vector<std::string> configColumns() const;
   QString unusedTip(const store::RunRecord& run, const std::string& key) const;
+  // whyNotComparedWithPaper of the run, as text, worked out once per run id.
+  const QString& whyNotCompared(const store::RunRecord& run);
 
   const ExperimentRegistry* m_registry;
 
   std::vector<store::RunRecord> m_runs;
   std::vector<nlohmann::json> m_comparedConfigs;  // each run's, as comparedValues reads it
-  std::vector<QString> m_notCompared;             // each run's whyNotComparedWithPaper, or empty
+  std::vector<QString> m_notCompared;             // each run's whyNotCompared, or empty
+  std::map<int64_t, QString> m_whyNotComparedOf;  // by run id: a run's config never changes
   QStringList m_keys;
   QStringList m_titles;
 };

@@ -379,7 +379,7 @@ void Dashboard::applyShownRun() {
 
 void Dashboard::applyShownRun(SnapshotPlot* plot) const {
   // A member of a group is drawn as the group's other members are: its colour and name.
-  const int64_t leader = m_leaders.value(m_shownRun, m_shownRun);
+  const int64_t leader = groupLeaderOf(m_shownRun);
   plot->setShownRun(m_shownRun, m_colors->of(leader), snapshotRunName(m_shownRun));
 }
 
@@ -446,7 +446,7 @@ QString Dashboard::curveRunName(int64_t runId) const {
 QString Dashboard::snapshotRunName(int64_t runId) const {
   // One member's snapshot, in its group's colour: named by the group, not by how many it has
   // (a legend read "head=gmm ×4" over the one member drawn against this truth).
-  const int64_t leader = m_leaders.value(runId, runId);
+  const int64_t leader = groupLeaderOf(runId);
   return m_groupLabels.contains(leader) ? m_groupLabels[leader].name : runLegendLabel(runId);
 }
 
@@ -497,7 +497,7 @@ void Dashboard::addSnapshot(const Snapshot& snapshot, int64_t step) {
 }
 
 void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot, int64_t step) {
-  const int64_t leader = m_leaders.value(runId, runId);
+  const int64_t leader = groupLeaderOf(runId);
   m_snapshotsChanged = true;
   for (auto* plot : m_snapshotPlots)
     plot->setOverlaySnapshot(runId, snapshotRunName(runId), m_colors->of(leader), snapshot);

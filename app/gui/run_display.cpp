@@ -125,11 +125,8 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
   m_dashboard->setColors(&colors);
   // A grouped run's row in its group's colour, the one its curves are drawn in (rows in their
   // own colours matched no curve).
-  m_metricsModel->setColorOf([this](int64_t id) {
-    const auto it = m_groupOf.find(id);
-    const bool grouped = it != m_groupOf.end() && m_groups[it->second].members.size() > 1;
-    return m_colors.of(grouped ? m_groups[it->second].members.front() : id);
-  });
+  m_metricsModel->setColorOf(
+      [this](int64_t id) { return m_colors.of(m_dashboard->groupLeaderOf(id)); });
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   // The focus line (a run's name, status and verdicts) has a row of its own: beside the

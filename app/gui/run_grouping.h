@@ -60,9 +60,8 @@ std::string configValueText(const nlohmann::json& value);
 // value: the mean over the members whose curve spans that x, each at its value there or, between
 // two of its points, linearly interpolated, and their sample standard deviation (0 with one), as
 // low = mean - sd, high = mean + sd, the lowest member's value, and how many members the mean is
-// over. Members sampled at
-// other x (the system figures, each second of wall time) would otherwise be averaged over
-// another subset at each x: a sawtooth between the members' values.
+// over. Members sampled at other x (the system figures, each second of wall time) would
+// otherwise be averaged over another subset at each x: a sawtooth between the members' values.
 struct MeanBand {
   std::vector<double> x, mean, low, high, lowest;
   std::vector<int> count;

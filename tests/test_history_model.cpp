@@ -465,7 +465,8 @@ class TestHistoryModel : public QObject {
     QVERIFY(column >= 0);
     auto cell = [&](int row, int role) { return model.data(model.index(row, column), role); };
     QCOMPARE(cell(1, Qt::DisplayRole).toString(), QString("not compared"));
-    QCOMPARE(cell(1, Qt::ForegroundRole).value<QColor>(), QColor(Qt::gray));
+    // The study table's grey for its "not compared" cells: one grey for "not judged".
+    QCOMPARE(cell(1, Qt::ForegroundRole).value<QColor>(), QColor(110, 110, 110));
     QCOMPARE(cell(1, Qt::ToolTipRole).toString(),
              QString("Not compared with the paper (paper-fourier): epochs 300 (the paper's 500)"));
     QVERIFY(cell(0, Qt::DisplayRole).toString().contains("within paper"));

@@ -204,6 +204,12 @@ class TestStudyView : public QObject {
              qPrintable(lab.view.summary()->toolTip()));
     const QModelIndex outside = model->index(two, model->column("test/m verdict"));
     QCOMPARE(model->data(outside, Qt::ForegroundRole).value<QColor>(), QColor(170, 0, 0));
+    // The green of "agrees" and of a claim that holds is History's and the Runs table's green,
+    // not a third shade of its own.
+    const QModelIndex agrees = model->index(one, model->column("test/m verdict"));
+    QCOMPARE(model->data(agrees, Qt::ForegroundRole).value<QColor>(), QColor(0, 110, 0));
+    QVERIFY2(lab.view.summary()->text().contains("color:#006e00"),
+             qPrintable(lab.view.summary()->text()));
 
     const auto& rows = lab.view.grid()->rows();
     QCOMPARE(rows.size(), 2);

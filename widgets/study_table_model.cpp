@@ -6,6 +6,7 @@
 
 #include "core/study/agreement.h"
 #include "core/study/study_table.h"
+#include "widgets/verdict_colors.h"
 
 namespace fl::widgets {
 
@@ -132,7 +133,7 @@ QVariant StudyTableModel::cellData(const study::AggregateCell& cell, const Colum
         return parts.join(", ");
       }
       if (role == Qt::ForegroundRole && cell.statusCounts.count(RunStatus::Failed))
-        return QColor(170, 0, 0);
+        return verdictBadColor();
       return {};
     }
     case Kind::Mean: {
@@ -161,7 +162,7 @@ QVariant StudyTableModel::cellData(const study::AggregateCell& cell, const Colum
       const auto* s = statsOf();
       if (ref && !cell.compared()) {  // a setting that departs from the paper's: no verdict
         if (role == Qt::DisplayRole || role == kSortRole) return QString(study::kNotCompared);
-        if (role == Qt::ForegroundRole) return QColor(110, 110, 110);
+        if (role == Qt::ForegroundRole) return notJudgedColor();
         if (role == Qt::ToolTipRole) {
           QStringList departures;
           for (const auto& d : cell.departures) departures << QString::fromStdString(d);
@@ -171,8 +172,7 @@ QVariant StudyTableModel::cellData(const study::AggregateCell& cell, const Colum
       }
       const auto agreement = ref && s ? study::judgeAgreement(*s, *ref) : study::Agreement{};
       if (role == Qt::DisplayRole || role == kSortRole) return verdictWord(agreement);
-      if (role == Qt::ForegroundRole && agreement.agrees)
-        return *agreement.agrees ? QColor(0, 120, 0) : QColor(170, 0, 0);
+      if (role == Qt::ForegroundRole && agreement.agrees) return verdictColor(agreement.agrees);
       if (role == Qt::ToolTipRole && agreement.agrees)
         return QString::fromStdString(agreement.explanation(*s, *ref) + "\n" +
                                       study::agreementRuleText());

@@ -1,16 +1,13 @@
 #include "widgets/verdict_panel.h"
 
+#include "widgets/verdict_colors.h"
+
 #include <QLabel>
 #include <QVBoxLayout>
 
 namespace fl::widgets {
 
 namespace {
-
-// Same red and green as the runs table's verdict column.
-const QColor kFailed(170, 0, 0);
-const QColor kPassed(0, 110, 0);
-const QColor kUnknown(110, 110, 110);
 
 QString metaText(const Snapshot& s, const char* key) {
   if (!s.meta.is_object() || !s.meta.contains(key)) return {};
@@ -69,10 +66,7 @@ void VerdictPanel::setShownRunEnded(bool ended) {
 QString VerdictPanel::verdict() const { return m_verdict->text(); }
 QString VerdictPanel::detail() const { return m_detail->text(); }
 
-QColor VerdictPanel::verdictColor() const {
-  if (!m_ok) return kUnknown;
-  return *m_ok ? kPassed : kFailed;
-}
+QColor VerdictPanel::verdictColor() const { return widgets::verdictColor(m_ok); }
 
 void VerdictPanel::display(const QString& verdict, const QString& detail, std::optional<bool> ok) {
   m_ok = ok;

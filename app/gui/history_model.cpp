@@ -13,13 +13,11 @@
 #include "core/engine/config_diff.h"
 #include "core/engine/preset_verdicts.h"
 #include "core/engine/registry.h"
+#include "widgets/verdict_colors.h"
 
 namespace fl::gui {
 
 namespace {
-
-const QColor kBad(170, 0, 0);
-const QColor kGood(0, 110, 0);
 
 const store::MetricSummary* summaryOf(const store::RunRecord& run, const std::string& key) {
   for (const auto& m : run.metrics)
@@ -172,14 +170,15 @@ QVariant HistoryModel::value(size_t row, const QString& key, int role) const {
     return display || sort ? QVariant(QString::fromStdString(r.experiment)) : QVariant();
   if (key == "status") {
     if (display || sort) return QString::fromStdString(toString(r.status));
-    if (role == Qt::ForegroundRole && r.status == RunStatus::Failed) return kBad;
+    if (role == Qt::ForegroundRole && r.status == RunStatus::Failed)
+      return widgets::verdictBadColor();
     if (role == Qt::ToolTipRole && !r.message.empty()) return QString::fromStdString(r.message);
     return {};
   }
   if (key == "verdict") {
     if (const QString& why = m_notCompared[row]; !why.isEmpty()) {
       if (display || sort) return QString(kNotComparedWithPaper);
-      if (role == Qt::ForegroundRole) return QColor(Qt::gray);
+      if (role == Qt::ForegroundRole) return widgets::notJudgedColor();
       if (role == Qt::ToolTipRole) return why[0].toUpper() + why.mid(1);
       return {};
     }
@@ -187,7 +186,7 @@ QVariant HistoryModel::value(size_t row, const QString& key, int role) const {
     if (display || sort) return QString::fromStdString(verdictHeadline(r.verdicts));
     if (role == Qt::ToolTipRole && !r.verdicts.empty())
       return QString::fromStdString(verdictDetails(r.verdicts));
-    if (role == Qt::ForegroundRole && passed) return *passed ? kGood : kBad;
+    if (role == Qt::ForegroundRole && passed) return widgets::verdictColor(passed);
     return {};
   }
   if (key == "device")

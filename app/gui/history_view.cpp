@@ -34,6 +34,7 @@
 #include "widgets/file_dialogs.h"
 #include "widgets/frozen_columns_view.h"
 #include "widgets/text_table_model.h"
+#include "widgets/verdict_colors.h"
 
 namespace fl::gui {
 
@@ -338,7 +339,7 @@ void HistoryView::refreshStudies() {
                     {QString::number(finished), static_cast<qlonglong>(finished), {}, {}},
                     {QString::number(failed),
                      static_cast<qlonglong>(failed),
-                     failed ? QColor(170, 0, 0) : QColor(),
+                     failed ? widgets::verdictBadColor() : QColor(),
                      {}},
                     {status, {}, {}, {}},
                     {QDateTime::fromSecsSinceEpoch(static_cast<qint64>(s.created))

@@ -46,6 +46,7 @@
 #include "widgets/run_colors.h"
 #include "widgets/snapshot_plot.h"
 #include "widgets/text_table_model.h"
+#include "widgets/verdict_colors.h"
 
 namespace fl::gui {
 
@@ -785,7 +786,8 @@ void RunDisplay::updateFocusLine() {
   // was green beside the judged ones ("test/mse_argmax 0.189 vs paper 0.211").
   QStringList parts;
   for (const auto& v : view->verdicts()) {
-    const QString color = !v.passed ? "#333" : *v.passed ? "#006e00" : "#aa0000";
+    // Not judged in the text's own dark grey, not the greyed colour: the figure still counts.
+    const QString color = v.passed ? widgets::verdictColorName(v.passed) : "#333";
     // A word joiner after each slash: the line wrapped inside a metric's name ("test/" at the
     // end of one line, "mse_argmax 0.215" on the next).
     const QString detail =

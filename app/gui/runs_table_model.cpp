@@ -10,15 +10,9 @@
 #include "core/engine/config_diff.h"
 #include "widgets/progress_delegate.h"
 #include "widgets/run_colors.h"
+#include "widgets/verdict_colors.h"
 
 namespace fl::gui {
-
-namespace {
-
-const QColor kBad(170, 0, 0);
-const QColor kGood(0, 110, 0);
-
-}  // namespace
 
 RunsTableModel::RunsTableModel(const RunQueue& queue, RunViews& views, widgets::RunColors& colors,
                                QObject* parent)
@@ -156,7 +150,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     case kStatus:
       if (role == Qt::DisplayRole)
         return waiting ? QString("waiting") : QString::fromStdString(toString(view->status()));
-      if (role == Qt::ForegroundRole && failed) return kBad;
+      if (role == Qt::ForegroundRole && failed) return widgets::verdictBadColor();
       return {};
     case kProgress: {
       const auto& p = view->progress();
@@ -198,8 +192,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         return QString::fromStdString(details.empty() ? view->message() : details);
       }
       if (role == Qt::ForegroundRole) {
-        if (failed || passed == false) return kBad;
-        if (passed == true) return kGood;
+        if (failed || passed == false) return widgets::verdictBadColor();
+        if (passed == true) return widgets::verdictGoodColor();
       }
       return {};
     }

@@ -36,6 +36,7 @@
 #include "widgets/study_figure_plot.h"
 #include "widgets/study_progress_grid.h"
 #include "widgets/study_table_model.h"
+#include "widgets/verdict_colors.h"
 
 namespace fl::gui {
 
@@ -660,9 +661,10 @@ void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
   std::map<study::ClaimOutcome, int> counts;
   QStringList lines;
   auto colourOf = [](study::ClaimOutcome outcome) {
-    return outcome == study::ClaimOutcome::Holds          ? "#007800"
-           : outcome == study::ClaimOutcome::Contradicted ? "#aa0000"
-                                                          : "#6e6e6e";
+    return widgets::verdictColorName(
+        outcome == study::ClaimOutcome::Holds          ? std::optional<bool>(true)
+        : outcome == study::ClaimOutcome::Contradicted ? std::optional<bool>(false)
+                                                       : std::nullopt);
   };
   for (const auto& verdict : study::judgeClaims(claims, m_cells)) {
     ++counts[verdict.outcome];

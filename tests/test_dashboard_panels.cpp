@@ -1332,9 +1332,36 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(verdict->verdict(), QString("LEAKS"));
     QCOMPARE(verdict->ok(), std::optional<bool>(false));
     QVERIFY(verdict->detail().contains("Changing token 7 moved the logits at position 3."));
-    // Whose it is: in a comparison the panel shows the focused run's verdict alone.
+    // Whose it is: in a comparison the large verdict is the focused run's.
     QVERIFY2(verdict->detail().endsWith("(#6 leaky, step 10)"), qPrintable(verdict->detail()));
     QVERIFY(verdict->verdictColor().red() > 2 * verdict->verdictColor().green());
+    QVERIFY(verdict->otherVerdicts().isEmpty());
+
+    // Compared runs' verdicts are listed under it, each run's latest, in the order they came.
+    d.setRunLabel(7, "causal");
+    d.setRunLabel(8, "rope");
+    auto causality = [&](const char* word, bool ok) {
+      return snapshot("check/causality", {1}, {0}, {{"check", "", {}}},
+                      {{"verdict", word}, {"ok", ok}, {"detail", std::string(word) + " detail"}});
+    };
+    d.addOverlaySnapshot(7, causality("LEAKS", false), 10);
+    d.addOverlaySnapshot(8, causality("causal", true), 10);
+    d.addOverlaySnapshot(7, causality("causal", true), 20);
+    d.addOverlaySnapshot(8, snapshot("other/thing", {1}, {0}, {{"x", "", {}}}, {{"verdict", "x"}}),
+                         20);
+    QCOMPARE(verdict->otherVerdicts(), QStringList({"#7 causal: causal", "#8 rope: causal"}));
+    QCOMPARE(verdict->verdict(), QString("LEAKS"));  // the focused run's stays the large one
+    auto* others = verdict->findChild<QLabel*>("otherVerdicts");
+    QVERIFY(others);
+    QVERIFY2(others->text().contains("color:#006e00") && !others->text().contains("#aa0000"),
+             qPrintable(others->text()));
+    QVERIFY2(others->toolTip().contains("causal detail"), qPrintable(others->toolTip()));
+    d.clearData();  // another set of runs
+    QVERIFY(verdict->otherVerdicts().isEmpty());
+    QVERIFY(!others->isVisibleTo(verdict));
+    d.addSnapshot(snapshot("check/causality", {1}, {1}, {{"check", "", {}}},
+                           {{"verdict", "LEAKS"}, {"ok", false}}),
+                  10);
 
     d.addSnapshot(snapshot("other/thing", {1}, {0}, {{"x", "", {}}}, {{"verdict", "nope"}}), 11);
     QCOMPARE(verdict->verdict(), QString("LEAKS"));  // not its series

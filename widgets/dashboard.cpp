@@ -505,6 +505,9 @@ void Dashboard::addOverlaySnapshot(int64_t runId, const Snapshot& snapshot, int6
   const QString own = runLegendLabel(runId);
   for (auto* plot : m_heatmaps) plot->addOtherRunSnapshot(runId, own, snapshot, step);
   for (auto* plot : m_matrixHeatmaps) plot->setOtherRunSnapshot(runId, own, snapshot, step);
+  // A verdict is a run's own, never a group's: each member listed by its name.
+  for (auto* verdict : m_verdicts)
+    verdict->setOtherRunSnapshot(runId, own, m_colors->of(leader), snapshot);
 }
 
 void Dashboard::setShownRunEnded(bool ended) {

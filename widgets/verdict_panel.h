@@ -1,13 +1,16 @@
 // VerdictPanel: a judgement in words, large enough not to be missed (e.g. "LEAKS" in red when a
 // causality check fails). It shows the latest snapshot named by the panel's series: meta
 // "verdict" (short text), "ok" (green when true, red when false, grey when absent) and
-// "detail" (a sentence underneath). See core/engine/panel_spec.h.
+// "detail" (a sentence underneath). Beside compared runs, each of their latest verdicts is listed
+// under the focused run's, one line per run in the run's colour. See core/engine/panel_spec.h.
 #pragma once
 
 #include <QColor>
 #include <QWidget>
 
+#include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "core/engine/events.h"
 
@@ -27,21 +30,38 @@ class VerdictPanel : public QWidget {
   // Whether the shown run has ended: without a verdict it then says the run gave none (some
   // settings never get one), where a live run's says "yet".
   void setShownRunEnded(bool ended);
-  // Whose verdict it is ("#6 leaky"), said under it: in a comparison the panel shows the
-  // focused run's alone, and read as the comparison's.
+  // Whose verdict it is ("#6 leaky"), said under it: in a comparison the large verdict is the
+  // focused run's alone, and would be read as the comparison's.
   void setRunLabel(const QString& label) { m_runLabel = label; }
+  // A compared run's verdict (snapshots of other names are ignored): its latest is listed under
+  // the focused run's as "■ #4 causal: causal", the square in `runColor`. clear() drops them.
+  void setOtherRunSnapshot(int64_t runId, const QString& label, const QColor& runColor,
+                           const Snapshot& snapshot);
 
   QString verdict() const;
   QString detail() const;
   std::optional<bool> ok() const { return m_ok; }
   QColor verdictColor() const;
+  // The compared runs' lines as read ("#4 causal: causal"), in the order they came.
+  QStringList otherVerdicts() const;
 
  private:
   void display(const QString& verdict, const QString& detail, std::optional<bool> ok);
+  void showNoVerdict();
+  void showOthers();
+
+  struct OtherVerdict {
+    int64_t runId = 0;
+    QString label, verdict, detail;
+    QColor runColor;
+    std::optional<bool> ok;
+  };
 
   QString m_series;
   QLabel* m_verdict;
   QLabel* m_detail;
+  QLabel* m_others;
+  std::vector<OtherVerdict> m_otherVerdicts;
   std::optional<bool> m_ok;
   bool m_hasVerdict = false;
   bool m_shownRunEnded = false;

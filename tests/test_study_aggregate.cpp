@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 
 #include "core/study/agreement.h"
@@ -691,6 +692,86 @@ class TestStudyAggregate : public QObject {
     const auto& points = categorical.panels[0].references;
     QCOMPARE(points.size(), size_t(1));
     QCOMPARE(points[0].x, 0.0);  // gmm2, the one category
+  }
+
+  // FoPE's figure: perplexity against the evaluation length in the metrics' names, a line per
+  // encoding, each point the mean over seeds of that length's metric.
+  void aFigureAgainstTheLengthInItsMetricsNamesHasAPointPerLength() {
+    std::vector<StudyRunResult> runs;
+    int64_t cell = 0;
+    std::map<std::string, std::map<int, std::vector<double>>> expected;  // encoding, length
+    for (const std::string position : {"rope", "fope"})
+      for (int64_t seed : {1, 2, 3}) {
+        StudyRunResult r;
+        r.cell = position == "rope" ? 0 : 1;
+        r.runId = ++cell;
+        r.status = fl::RunStatus::Finished;
+        r.axes = {{"position", position}};
+        r.config = r.axes;
+        r.seed = seed;
+        for (int length : {64, 128, 256, 512}) {
+          const double ppl = (position == "rope" ? 1.0 + length / 64.0 : 2.0) + 0.1 * seed;
+          r.last["val/ppl@" + std::to_string(length)] = ppl;
+          expected[position][length].push_back(ppl);
+          r.last["passkey/acc@" + std::to_string(length)] = 1.0 / seed;
+        }
+        r.last["val/ppl@x"] = 7.0;  // no number after its '@': not a point
+        r.last["test/kl"] = 0.5;
+        runs.push_back(r);
+      }
+    StudyReferences refs;
+    refs.rows.push_back(
+        {{{"position", "rope"}}, {{"val/ppl@128", {3.5, 0.1}}, {"other", {1, {}}}}});
+    FigureLayout layout;
+    layout.x = kMetricSuffixX;
+    layout.metrics = {"val/ppl@64", "passkey/acc@*", "val/ppl@*"};  // a member or its family
+    layout.yTitles["val/ppl@64"] = "perplexity (val/ppl@64)";
+    layout.logX = true;
+    const auto fig = buildStudyFigure(aggregate(runs), layout, &refs, {"position"}, "encodings");
+    QCOMPARE(fig.cols, 2);  // val/ppl@64 and val/ppl@* are one family
+    QCOMPARE(fig.panels.size(), size_t(2));
+    const auto& ppl = fig.panels[0];
+    QCOMPARE(ppl.metric, std::string("val/ppl@*"));
+    QCOMPARE(ppl.yTitle, std::string("perplexity (val/ppl@*)"));
+    QCOMPARE(ppl.xTitle, std::string("the number after the metrics' @"));
+    QVERIFY(ppl.logX);
+    QCOMPARE(ppl.lines.size(), size_t(2));
+    for (const auto& line : ppl.lines) {
+      const std::string position = line.label.substr(line.label.find("= ") + 2);
+      QCOMPARE(line.x, (std::vector<double>{64, 128, 256, 512}));
+      for (size_t i = 0; i < line.x.size(); ++i) {
+        const auto& values = expected[position][static_cast<int>(line.x[i])];
+        double mean = 0;
+        for (double v : values) mean += v / values.size();
+        QVERIFY2(std::abs(line.mean[i] - mean) < 1e-12, line.label.c_str());
+        QCOMPARE(line.n[i], 3);
+      }
+    }
+    QCOMPARE(ppl.references.size(), size_t(1));  // the paper's value at 128, on RoPE's line
+    QCOMPARE(ppl.references[0].x, 128.0);
+    QCOMPARE(ppl.references[0].y, 3.5);
+    QCOMPARE(ppl.references[0].line, std::string("position = rope"));
+    QCOMPARE(fig.panels[1].metric, std::string("passkey/acc@*"));
+    QVERIFY(std::abs(fig.panels[1].lines[0].mean[0] - (1 + 0.5 + 1.0 / 3) / 3) < 1e-12);
+
+    auto refusal = [&](FigureLayout l) {
+      try {
+        buildStudyFigure(aggregate(runs), l, &refs, {"position"}, "encodings");
+      } catch (const FigureError& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    };
+    layout.metrics = {"test/kl"};
+    QCOMPARE(refusal(layout),
+             std::string("--metric test/kl: --x @ draws a metric against the number after its "
+                         "'@' (val/ppl@64), and test/kl has none"));
+    // A family against an axis is many metrics at one place: refused, naming one of them.
+    layout.x = "position";
+    layout.metrics = {"val/ppl@*"};
+    QCOMPARE(refusal(layout), std::string("--metric val/ppl@*: stands for a metric at each number "
+                                          "after its '@', drawn against that number (--x @); "
+                                          "against position, name one of them (val/ppl@64)"));
   }
 
   void threadBudgetNeverExceedsTheCores() {

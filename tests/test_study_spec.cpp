@@ -454,6 +454,12 @@ class TestStudySpec : public QObject {
                                       "dataset, head)"));
     QCOMPARE(problems[2], std::string("references.rows[0].where: dataset \"gmm3\" is not among "
                                       "the study's values (gaussian, gmm2, beta)"));
+    // Against the number in the metrics' names, each metric needs one.
+    spec.figures.at(0).x = fl::study::kMetricSuffixX;
+    spec.figures.at(0).metrics = {"val/ppl@*", "test/kl"};
+    QCOMPARE(fl::study::layoutProblems(spec).at(1),
+             std::string("figures[0].metrics: 'test/kl' has no number after an '@' to be drawn "
+                         "against (x '@')"));
   }
 
   // Two studies of one name read apart in a list by what they set.

@@ -152,7 +152,9 @@ void addReadingCommands(CLI::App* sweep, SweepArgs& a) {
       "The paper-style figure: mean line and band over seeds, baselines dashed, the "
       "paper's points; SVG, PNG or PDF");
   addId(plot, a);
-  plot->add_option("--x", a.x, "The axis along the horizontal axis (default: the study's figure)");
+  plot->add_option("--x", a.x,
+                   "The axis along the horizontal axis, or @ for the number in the metrics' names "
+                   "(val/ppl@256) (default: the study's figure)");
   plot->add_option("--metric", a.metrics, "A metric, one panel each (repeatable)")
       ->allow_extra_args(false);
   plot->add_option("--group", a.group, "One line per value of this axis");

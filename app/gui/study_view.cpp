@@ -470,6 +470,14 @@ void StudyView::fillChoices() {
       m_group->addItem(axis, axis);
       m_panel->addItem(axis, axis);
     }
+    // Metrics with a number in their names (val/ppl@256) are drawn against it too.
+    if (std::any_of(metrics.begin(), metrics.end(),
+                    [](const std::string& m) { return m.find('@') != std::string::npos; })) {
+      std::string title = "@ (the number in the metrics' names)";
+      for (const auto& f : spec.figures)
+        if (f.x == study::kMetricSuffixX && !f.xTitle.empty()) title = f.xTitle;
+      m_x->addItem(QString::fromStdString(title), QString(study::kMetricSuffixX));
+    }
     if (declared) {
       m_x->setCurrentIndex(m_x->findData(QString::fromStdString(declared->x)));
       m_group->setCurrentIndex(

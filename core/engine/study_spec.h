@@ -105,10 +105,16 @@ struct TableLayout {
   std::vector<std::string> metrics;
 };
 
+// The x of a figure drawn against the number in its metrics' names: with x "@", a metric stands
+// for its family (val/ppl@64 or val/ppl@* for val/ppl@64, @128, ...), drawn against the number
+// after the '@' (the evaluation length): FoPE's perplexity against length, one line per
+// encoding. With any other x, a family (val/ppl@*) is refused: it is many metrics.
+inline constexpr const char* kMetricSuffixX = "@";
+
 struct FigureLayout {
   std::string name;
   std::string title;
-  std::string x;  // the axis on the horizontal axis
+  std::string x;  // the axis on the horizontal axis, or kMetricSuffixX
   std::vector<std::string> metrics;
   std::string group;          // one line per value of this axis ("" : one line)
   std::string panel;          // one row of panels per value of this axis ("" : one row)

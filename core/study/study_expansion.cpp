@@ -145,7 +145,11 @@ std::vector<std::string> layoutProblems(const StudySpec& spec) {
   for (size_t i = 0; i < spec.figures.size(); ++i) {
     const auto& f = spec.figures[i];
     const std::string at = "figures[" + std::to_string(i) + "]";
-    checkAxis(at + ".x", f.x, /*armAllowed=*/false);
+    if (f.x != kMetricSuffixX) checkAxis(at + ".x", f.x, /*armAllowed=*/false);
+    for (const auto& metric : f.metrics)
+      if (f.x == kMetricSuffixX && metric.find('@') == std::string::npos)
+        problems.push_back(at + ".metrics: '" + metric +
+                           "' has no number after an '@' to be drawn against (x '@')");
     checkAxis(at + ".group", f.group, /*armAllowed=*/false);
     checkAxis(at + ".panel", f.panel, /*armAllowed=*/false);
   }

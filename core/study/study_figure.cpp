@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -36,6 +38,97 @@ std::string describeBand(const std::string& kind) {
 }
 
 bool isNumeric(const nlohmann::json& v) { return v.is_number(); }
+
+// "val/ppl@*" for val/ppl@64 and for val/ppl@*; empty for a metric without an '@'.
+std::string familyOf(const std::string& metric) {
+  const auto at = metric.rfind('@');
+  return at == std::string::npos ? std::string() : metric.substr(0, at + 1) + "*";
+}
+
+bool isFamily(const std::string& metric) {
+  return metric.size() > 1 && metric.compare(metric.size() - 2, 2, "@*") == 0;
+}
+
+// The number after the '@' of `key` when it is a member of `family` ("val/ppl@128": 128).
+std::optional<double> memberLength(const std::string& key, const std::string& family) {
+  const std::string prefix = family.substr(0, family.size() - 1);
+  if (key.size() <= prefix.size() || key.compare(0, prefix.size(), prefix) != 0) return {};
+  const std::string number = key.substr(prefix.size());
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !std::isfinite(value)) return {};
+  return value;
+}
+
+// A figure against the metrics' '@' numbers, as one against an axis: each cell split into one
+// per number, which the axis "@" takes, holding each family's member at that number under the
+// family's name; the paper's rows alike. The layout's metrics become the families, their axis
+// titles and bounds the chosen members'.
+struct Unrolled {
+  std::vector<AggregateCell> cells;
+  std::optional<StudyReferences> references;
+  FigureLayout layout;
+};
+
+Unrolled unrollMetricFamilies(const std::vector<AggregateCell>& cells, const FigureLayout& layout,
+                              const StudyReferences* references) {
+  Unrolled out;
+  out.layout = layout;
+  out.layout.metrics.clear();
+  for (const auto& metric : layout.metrics) {
+    const std::string family = familyOf(metric);
+    if (family.empty())
+      throw FigureError(FigureError::Kind::Layout,
+                        "--metric " + metric +
+                            ": --x @ draws a metric against the number after "
+                            "its '@' (val/ppl@64), and " +
+                            metric + " has none");
+    if (std::find(out.layout.metrics.begin(), out.layout.metrics.end(), family) !=
+        out.layout.metrics.end())
+      continue;
+    out.layout.metrics.push_back(family);
+    // A title made for the member names it ("perplexity (val/ppl@64)"): it names the family.
+    if (auto t = layout.yTitles.find(metric); t != layout.yTitles.end() && metric != family) {
+      std::string title = t->second;
+      if (const auto at = title.find(metric); at != std::string::npos)
+        title.replace(at, metric.size(), family);
+      out.layout.yTitles.emplace(family, title);
+    }
+    if (auto b = layout.yBounds.find(metric); b != layout.yBounds.end())
+      out.layout.yBounds.emplace(family, b->second);
+  }
+  if (out.layout.xTitle.empty()) out.layout.xTitle = "the number after the metrics' @";
+  auto split = [&](const std::map<std::string, MetricStats>& metrics) {
+    std::map<double, std::map<std::string, MetricStats>> byLength;
+    for (const auto& family : out.layout.metrics)
+      for (const auto& [key, stats] : metrics)
+        if (const auto length = memberLength(key, family)) byLength[*length][family] = stats;
+    return byLength;
+  };
+  for (const auto& c : cells)
+    for (auto& [length, metrics] : split(c.metrics)) {
+      AggregateCell member = c;
+      member.axes[kMetricSuffixX] = length;
+      member.metrics = std::move(metrics);
+      out.cells.push_back(std::move(member));
+    }
+  if (references) {
+    out.references = *references;
+    out.references->rows.clear();
+    for (const auto& row : references->rows) {
+      std::map<double, std::map<std::string, ReferenceValue>> byLength;
+      for (const auto& family : out.layout.metrics)
+        for (const auto& [key, value] : row.values)
+          if (const auto length = memberLength(key, family)) byLength[*length][family] = value;
+      for (auto& [length, values] : byLength) {
+        ReferenceRow member{row.where, std::move(values)};
+        member.where[kMetricSuffixX] = length;
+        out.references->rows.push_back(std::move(member));
+      }
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -307,7 +400,10 @@ void addMetricAxes(FigureLayout& layout, const std::vector<PanelSpec>& panels) {
   }
 }
 
-StudyFigure buildStudyFigure(const std::vector<AggregateCell>& allCells, const FigureLayout& layout,
+namespace {
+
+// The figure against an axis of the cells (the "@" one unrolled makes too).
+StudyFigure buildAgainstAxis(const std::vector<AggregateCell>& allCells, const FigureLayout& layout,
                              const StudyReferences* references,
                              const std::vector<std::string>& axisOrder,
                              const std::string& studyTitle) {
@@ -321,9 +417,9 @@ StudyFigure buildStudyFigure(const std::vector<AggregateCell>& allCells, const F
   const XPositions x = xPositionsOf(cells, layout);
   const std::vector<std::string> lineAxes = lineAxesOf(cells, layout, axisOrder);
   StudyFigure fig;
-  fig.title = layout.title.empty()
-                  ? studyTitle + ": " + join(layout.metrics, ", ") + " against " + layout.x
-                  : layout.title;
+  fig.title = layout.title.empty() ? studyTitle + ": " + join(layout.metrics, ", ") + " against " +
+                                         (layout.x == kMetricSuffixX ? layout.xTitle : layout.x)
+                                   : layout.title;
   fig.bandDescription = describeBand(layout.band);
   fig.pointsNote = paperPointsNote(cells);
   fig.rows = static_cast<int>(panelValues.size());
@@ -333,6 +429,38 @@ StudyFigure buildStudyFigure(const std::vector<AggregateCell>& allCells, const F
     for (const auto& metric : layout.metrics)
       fig.panels.push_back(panels.build(metric, panelValue, cells, references));
   return fig;
+}
+
+}  // namespace
+
+StudyFigure buildStudyFigure(const std::vector<AggregateCell>& cells, const FigureLayout& layout,
+                             const StudyReferences* references,
+                             const std::vector<std::string>& axisOrder,
+                             const std::string& studyTitle) {
+  if (layout.x == kMetricSuffixX) {
+    const Unrolled unrolled = unrollMetricFamilies(cells, layout, references);
+    std::vector<std::string> axes = axisOrder;
+    axes.push_back(kMetricSuffixX);
+    return buildAgainstAxis(unrolled.cells, unrolled.layout,
+                            unrolled.references ? &*unrolled.references : nullptr, axes,
+                            studyTitle);
+  }
+  for (const auto& metric : layout.metrics)
+    if (isFamily(metric)) {
+      std::string member;  // the shortest length's, as an example
+      double shortest = std::numeric_limits<double>::infinity();
+      for (const auto& c : cells)
+        for (const auto& [key, stats] : c.metrics)
+          if (const auto length = memberLength(key, metric); length && *length < shortest) {
+            shortest = *length;
+            member = key;
+          }
+      throw FigureError(FigureError::Kind::Layout,
+                        "--metric " + metric + ": stands for a metric at each number after its " +
+                            "'@', drawn against that number (--x @); against " + layout.x +
+                            ", name one of them" + (member.empty() ? "" : " (" + member + ")"));
+    }
+  return buildAgainstAxis(cells, layout, references, axisOrder, studyTitle);
 }
 
 }  // namespace fl::study

@@ -243,6 +243,50 @@ class TestStudyFigurePlot : public QObject {
     plot.setFigure(f);
     QCOMPARE(custom->graph(0)->data()->at(0)->value, -0.3);
     QVERIFY(custom->axisRect(0)->axis(QCPAxis::atLeft)->range().contains(-0.3));
+    // An accuracy of 0 everywhere shows its whole scale, not -0.001 to 0.001 around it.
+    fl::study::FigurePanel flat;
+    flat.metric = flat.yTitle = "passkey/acc@*";
+    flat.yFloor = 0;
+    flat.yCeiling = 1;
+    flat.lines.push_back({"rope", {64, 128}, {0, 0}, {0, 0}, {0, 0}, {3, 3}});
+    f.panels = {flat};
+    plot.setFigure(f);
+    const QCPRange whole = custom->axisRect(0)->axis(QCPAxis::atLeft)->range();
+    QVERIFY2(whole.lower < 0 && whole.lower > -0.1 && whole.upper > 1 && whole.upper < 1.1,
+             qPrintable(QString("%1..%2").arg(whole.lower).arg(whole.upper)));
+  }
+
+  // Lengths 64 to 512 on a log axis: a tick at each, where 1-2-5 ticks (100, 200, 500) left
+  // every point between two labels.
+  void aFewSettingsOnALogAxisAreLabelledWhereTheyAre() {
+    fl::study::StudyFigure f;
+    f.rows = f.cols = 1;
+    fl::study::FigurePanel p;
+    p.metric = p.title = "val/ppl@*";
+    p.logX = true;
+    p.lines.push_back({"position = rope", {64, 128, 256, 512}, {3, 4, 5, 8}, {}, {}, {3, 3, 3, 3}});
+    p.references.push_back({"paper", "", 1024, 6, {}});
+    for (auto& line : p.lines) line.lower = line.upper = std::vector<double>(4, NAN);
+    f.panels = {p};
+    fl::widgets::StudyFigurePlot plot;
+    plot.resize(600, 400);
+    plot.setFigure(f);
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    auto* x = plot.plot()->axisRect(0)->axis(QCPAxis::atBottom);
+    QCOMPARE(x->scaleType(), QCPAxis::stLogarithmic);
+    QCOMPARE(x->tickVector(), QVector<double>({64, 128, 256, 512, 1024}));
+    QCOMPARE(x->tickVectorLabels(), QVector<QString>({"64", "128", "256", "512", "1024"}));
+    // Many settings keep the log ticker's labels.
+    f.panels[0].lines[0].x.clear();
+    f.panels[0].references.clear();
+    for (int k = 1; k <= 12; ++k) f.panels[0].lines[0].x.push_back(k * 10);
+    f.panels[0].lines[0].mean = f.panels[0].lines[0].lower = f.panels[0].lines[0].upper =
+        std::vector<double>(12, 1.0);
+    f.panels[0].lines[0].n = std::vector<int>(12, 3);
+    plot.setFigure(f);
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    x = plot.plot()->axisRect(0)->axis(QCPAxis::atBottom);
+    QVERIFY(!x->tickVector().contains(30));
   }
 
   void writesValidSvgPngAndPdf() {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include <qcustomplot.h>
 
@@ -289,6 +290,17 @@ void drawReferences(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePan
   }
 }
 
+// Up to this many settings on a log x axis get a tick each.
+constexpr size_t kLabelledSettingsAtMost = 10;
+
+// The x values a panel draws points at (its lines' and the paper's).
+std::set<double> settingsOf(const study::FigurePanel& panel) {
+  std::set<double> xs;
+  for (const auto& line : panel.lines) xs.insert(line.x.begin(), line.x.end());
+  for (const auto& point : panel.references) xs.insert(point.x);
+  return xs;
+}
+
 // The x axis's ticks (categories, or logarithmic) and both ranges, padded.
 void setRanges(QCPAxisRect* rect, const study::FigurePanel& panel, PanelExtent e) {
   auto* xAxis = rect->axis(QCPAxis::atBottom);
@@ -302,12 +314,26 @@ void setRanges(QCPAxisRect* rect, const study::FigurePanel& panel, PanelExtent e
     xAxis->grid()->setZeroLinePen(Qt::NoPen);
   } else if (panel.logX && e.xMin > 0) {
     xAxis->setScaleType(QCPAxis::stLogarithmic);
-    xAxis->setTicker(QSharedPointer<LogTicker>(new LogTicker));
+    // A few settings on a log axis (lengths 64 to 512 doubling) are labelled where they are,
+    // as the papers' figures do: 1-2-5 ticks left every point between two labels.
+    const std::set<double> settings = settingsOf(panel);
+    if (settings.size() <= kLabelledSettingsAtMost) {
+      QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+      for (double x : settings) ticker->addTick(x, QString::number(x, 'g', 6));
+      ticker->setSubTickCount(0);
+      xAxis->setTicker(ticker);
+    } else {
+      xAxis->setTicker(QSharedPointer<LogTicker>(new LogTicker));
+    }
   }
   // Categories get room for their points at either end.
   const double xPad = panel.logX ? 0 : panel.xCategories.empty() ? 0.04 * (e.xMax - e.xMin) : 0.3;
   xAxis->setRange(e.xMin - xPad, e.xMax + xPad);
   if (!std::isfinite(e.yMin)) e.yMin = 0, e.yMax = 1;
+  // One value everywhere (an accuracy of 0 at every length) on a metric with both bounds: the
+  // whole scale, not a sliver around it (-0.001 to 0.001 for an accuracy).
+  if (e.yMax == e.yMin && std::isfinite(panel.yFloor) && std::isfinite(panel.yCeiling))
+    e.yMin = panel.yFloor, e.yMax = panel.yCeiling;
   const double yPad =
       e.yMax > e.yMin ? 0.08 * (e.yMax - e.yMin) : std::max(1e-3, std::abs(e.yMax) * 0.1);
   yAxis->setRange(e.yMin - yPad, e.yMax + yPad);

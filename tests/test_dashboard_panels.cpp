@@ -151,6 +151,14 @@ class TestDashboardPanels : public QObject {
       auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->plot()->legend->item(i));
       QCOMPARE(qobject_cast<QCPGraph*>(item->plottable())->pen().color(), d.colors().of(9));
     }
+    d.setShownRun(9);
+    d.refresh();
+    QCOMPARE(legendNames(plot->plot()), (QStringList{"mse_argmax", "mse_expected"}));
+    // Focused on a run without these curves, the one run drawn is named: its styles alone read
+    // as the focused run's (FourierQK's periods per head of #15 under #14 standard's name).
+    d.setShownRun(10);
+    d.refresh();
+    QCOMPARE(legendNames(plot->plot()), (QStringList{"#9 linear", "mse_argmax", "mse_expected"}));
     d.setMetric(10, "test/mse_argmax", {1, 2}, {0.25, 0.15});
     d.setMetric(10, "test/mse_expected", {1, 2}, {0.15, 0.05});
     d.refresh();
@@ -251,6 +259,11 @@ class TestDashboardPanels : public QObject {
         styles.insert(lineStyleOf(plot->plot()->graph(i)->pen()));
       }
     QCOMPARE(styles.size(), size_t(6));
+    // Another run focused: the six styles and a key naming whose they are.
+    d.setShownRun(327);
+    d.refresh();
+    QCOMPARE(legendNames(plot->plot()),
+             QStringList{"#326 tiny, edited: embedding_init fourier, steps 300"} + series);
   }
 
   // Eight runs of two metrics: too many for a key per run, the two line styles are keyed and

@@ -308,6 +308,7 @@ MetricPlot* Dashboard::buildMetricPlot(const PanelSpec& p, const QString& title,
   plot->setLogY(p.logY);
   plot->setValueBounds(p.yFloor, p.yCeiling);
   plot->setStepwise(p.stepwise);
+  plot->setShownRunName(m_shownRun ? curveRunName(m_shownRun) : QString());
   auto isOnRequest = [&p](const std::string& series) {
     return std::find(p.onRequest.begin(), p.onRequest.end(), series) != p.onRequest.end();
   };
@@ -370,6 +371,8 @@ void Dashboard::setRunLabel(int64_t runId, const QString& label) {
 }
 
 void Dashboard::applyShownRun() {
+  for (auto* plot : m_metricPlots)
+    plot->setShownRunName(m_shownRun ? curveRunName(m_shownRun) : QString());
   for (auto* plot : m_snapshotPlots) applyShownRun(plot);
   // A heatmap draws one run: beside compared runs it names the focused one.
   const QString shown = runLegendLabel(m_shownRun);

@@ -206,11 +206,16 @@ std::optional<MetricPlot::LegendKeys> MetricPlot::legendKeysOfRunsAndStyles(
   // for their own keys beside the styles are read on hover.
   keys.runsOnHover =
       keys.runs.size() > 1 && keys.runs.size() + keys.styles.size() > kCompactLegendEntries;
+  // A comparison focused on a run without these curves drew another run's as "h0".."h3".
+  keys.nameTheOneRun = keys.runs.size() == 1 && !m_shownRunName.isEmpty() &&
+                       keys.runs.front().first != m_shownRunName;
   // Worth it only where no longer than naming each curve.
-  const qsizetype listed = keys.runs.size() > 1 && !keys.runsOnHover
+  const qsizetype listed = (keys.runs.size() > 1 && !keys.runsOnHover) || keys.nameTheOneRun
                                ? keys.runs.size() + keys.styles.size()
                                : keys.styles.size();
-  if (keys.runs.isEmpty() || keys.styles.size() < 2 || listed > shown) return std::nullopt;
+  // (The one run's own key is worth a row: naming it in each curve elided the styles away.)
+  if (keys.runs.isEmpty() || keys.styles.size() < 2 || listed > shown + keys.nameTheOneRun)
+    return std::nullopt;
   return keys;
 }
 
@@ -221,8 +226,8 @@ void MetricPlot::showLegendKeys(const std::optional<LegendKeys>& keys) {
   m_shownKeys = keys;
   if (!keys) return;
   QList<QPair<QString, QPen>> pens;
-  const bool oneRun = keys->runs.size() == 1;  // its styles alone, in its colour
-  if (!oneRun && !keys->runsOnHover)
+  const bool oneRun = keys->runs.size() == 1;  // its styles in its colour
+  if ((!oneRun && !keys->runsOnHover) || keys->nameTheOneRun)
     for (const auto& [label, color] : keys->runs) pens.append({label, runKeyPen(color)});
   for (const auto& [label, line] : keys->styles) {
     QPen pen = styleKeyPen(line);

@@ -98,6 +98,10 @@ class MetricPlot : public QWidget {
   bool logY() const { return m_logY; }
   void setSmoothing(double weight);  // 0..0.999
   double smoothing() const { return m_smoothing; }
+  // The run the focus line names (setCurveParts' run of its curves): a panel whose curves are
+  // all another run's names that run in its legend, where the focused one's are its styles
+  // alone (as are any run's while none is named). Takes effect at the next refresh.
+  void setShownRunName(const QString& run) { m_shownRunName = run; }
 
   // Re-decimates for the current view and queues one replot.
   void refresh();
@@ -142,6 +146,8 @@ class MetricPlot : public QWidget {
     QList<QPair<QString, QPen>> styles;  // a label and a pen of its line style
     // Too many runs for a key each: the styles alone are keyed, the runs read on hover.
     bool runsOnHover = false;
+    // One run, not the focused one: keyed by name too (its lines read as the focused run's).
+    bool nameTheOneRun = false;
     bool operator==(const LegendKeys&) const = default;
   };
   // The keys the shown curves allow: every one names its parts, each style is one line style,
@@ -182,6 +188,7 @@ class MetricPlot : public QWidget {
   QCPTextElement* m_legendNote;   // "12 curves: hover to read them" when the legend steps aside
   QList<QCPGraph*> m_legendKeys;  // curves without points that the legend shows as keys
   std::optional<LegendKeys> m_shownKeys;
+  QString m_shownRunName;
 };
 
 }  // namespace fl::widgets

@@ -1345,7 +1345,7 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(verdict->verdict(), QString("LEAKS"));
     QCOMPARE(verdict->ok(), std::optional<bool>(false));
     QVERIFY(verdict->detail().contains("Changing token 7 moved the logits at position 3."));
-    // Whose it is: in a comparison the large verdict is the focused run's.
+    // Whose it is, said under it.
     QVERIFY2(verdict->detail().endsWith("(#6 leaky, step 10)"), qPrintable(verdict->detail()));
     QVERIFY(verdict->verdictColor().red() > 2 * verdict->verdictColor().green());
     QVERIFY(verdict->otherVerdicts().isEmpty());
@@ -1363,15 +1363,24 @@ class TestDashboardPanels : public QObject {
     d.addOverlaySnapshot(8, snapshot("other/thing", {1}, {0}, {{"x", "", {}}}, {{"verdict", "x"}}),
                          20);
     QCOMPARE(verdict->otherVerdicts(), QStringList({"#7 causal: causal", "#8 rope: causal"}));
-    QCOMPARE(verdict->verdict(), QString("LEAKS"));  // the focused run's stays the large one
-    auto* others = verdict->findChild<QLabel*>("otherVerdicts");
-    QVERIFY(others);
-    QVERIFY2(others->text().contains("color:#006e00") && !others->text().contains("#aa0000"),
-             qPrintable(others->text()));
-    QVERIFY2(others->toolTip().contains("causal detail"), qPrintable(others->toolTip()));
+    QCOMPARE(verdict->verdict(), QString("LEAKS"));  // the focused run's
+    auto others = [&] { return verdict->findChild<QLabel*>("otherVerdicts"); };
+    QVERIFY(others());
+    // Beside them it is a line of their size, first, naming its run: a large green "causal"
+    // over a small "#15 fourier: LEAKS" read as a causal comparison.
+    auto labels = verdict->findChildren<QLabel*>();
+    const auto focused = std::find_if(labels.begin(), labels.end(), [](QLabel* l) {
+      return l->text().contains("#6 leaky: <b style='color:#aa0000'>LEAKS</b>");
+    });
+    QVERIFY(focused != labels.end());
+    QCOMPARE((*focused)->font().pointSize(), others()->font().pointSize());
+    QVERIFY(verdict->layout()->indexOf(*focused) < verdict->layout()->indexOf(others()));
+    QVERIFY2(others()->text().contains("color:#006e00") && !others()->text().contains("#aa0000"),
+             qPrintable(others()->text()));
+    QVERIFY2(others()->toolTip().contains("causal detail"), qPrintable(others()->toolTip()));
     d.clearData();  // another set of runs
     QVERIFY(verdict->otherVerdicts().isEmpty());
-    QVERIFY(!others->isVisibleTo(verdict));
+    QVERIFY(!others()->isVisibleTo(verdict));
     d.addSnapshot(snapshot("check/causality", {1}, {1}, {{"check", "", {}}},
                            {{"verdict", "LEAKS"}, {"ok", false}}),
                   10);

@@ -494,7 +494,7 @@ void Dashboard::addSnapshot(const Snapshot& snapshot, int64_t step) {
   for (auto* plot : m_heatmaps) plot->addSnapshot(snapshot, step);
   for (auto* plot : m_matrixHeatmaps) plot->setSnapshot(snapshot, step);
   for (auto* verdict : m_verdicts) {
-    verdict->setRunLabel(runLegendLabel(m_shownRun));
+    verdict->setRunLabel(runLegendLabel(m_shownRun), m_colors->of(groupLeaderOf(m_shownRun)));
     verdict->setSnapshot(snapshot, step);
   }
 }

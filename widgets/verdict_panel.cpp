@@ -17,6 +17,21 @@ QString metaText(const Snapshot& s, const char* key) {
   return QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump());
 }
 
+// A run's verdict alone is large; beside compared runs each one's is a line of this size, the
+// focused run's first: a leak among them read small under a large "causal".
+constexpr int kAlonePointSize = 28;
+constexpr int kComparedPointSize = 14;
+
+// "■ #4 causal: causal": the run's colour, its name, the verdict in the verdict's colour.
+QString verdictLine(const QColor& runColor, const QString& label, const QString& verdict,
+                    std::optional<bool> ok) {
+  const QString swatch =
+      runColor.isValid() ? QString("<span style='color:%1'>&#9632;</span> ").arg(runColor.name())
+                         : QString();
+  return QString("%1%2: <b style='color:%3'>%4</b>")
+      .arg(swatch, label.toHtmlEscaped(), verdictColorName(ok), verdict.toHtmlEscaped());
+}
+
 // "ok": green when true, red when false, not judged when absent.
 std::optional<bool> okOf(const Snapshot& s) {
   if (!s.meta.is_object() || !s.meta.contains("ok") || !s.meta["ok"].is_boolean()) return {};
@@ -37,20 +52,19 @@ VerdictPanel::VerdictPanel(const QString& title, const QString& series, QWidget*
   heading->setAlignment(Qt::AlignHCenter);
   layout->addWidget(heading);
   layout->addStretch(1);
-  QFont big("sans", 28, QFont::Bold);
-  m_verdict->setFont(big);
   m_verdict->setAlignment(Qt::AlignCenter);
   m_verdict->setWordWrap(true);
   layout->addWidget(m_verdict);
-  m_detail->setAlignment(Qt::AlignCenter);
-  m_detail->setWordWrap(true);
-  layout->addWidget(m_detail);
   m_others->setObjectName("otherVerdicts");
+  m_others->setFont(QFont("sans", kComparedPointSize));
   m_others->setAlignment(Qt::AlignCenter);
   m_others->setWordWrap(true);
   m_others->setTextFormat(Qt::RichText);
   m_others->hide();
   layout->addWidget(m_others);
+  m_detail->setAlignment(Qt::AlignCenter);
+  m_detail->setWordWrap(true);
+  layout->addWidget(m_detail);
   layout->addStretch(1);
   setMinimumSize(260, 180);  // a dashboard cell, like the plots
   clear();
@@ -96,9 +110,7 @@ void VerdictPanel::showOthers() {
   QStringList lines;
   QStringList details;
   for (const auto& o : m_otherVerdicts) {
-    lines << QString("<span style='color:%1'>&#9632;</span> %2: <b style='color:%3'>%4</b>")
-                 .arg(o.runColor.name(), o.label.toHtmlEscaped(), widgets::verdictColorName(o.ok),
-                      o.verdict.toHtmlEscaped());
+    lines << verdictLine(o.runColor, o.label, o.verdict, o.ok);
     if (!o.detail.isEmpty())
       details
           << QString("<p><b>%1</b>: %2</p>").arg(o.label.toHtmlEscaped(), o.detail.toHtmlEscaped());
@@ -106,6 +118,7 @@ void VerdictPanel::showOthers() {
   m_others->setText(lines.join("<br>"));
   m_others->setToolTip(details.join(""));
   m_others->setVisible(!lines.isEmpty());
+  showVerdict();
 }
 
 void VerdictPanel::clear() {
@@ -125,17 +138,34 @@ void VerdictPanel::setShownRunEnded(bool ended) {
   if (!m_hasVerdict) showNoVerdict();
 }
 
-QString VerdictPanel::verdict() const { return m_verdict->text(); }
+QString VerdictPanel::verdict() const { return m_verdictText; }
 QString VerdictPanel::detail() const { return m_detail->text(); }
 
 QColor VerdictPanel::verdictColor() const { return widgets::verdictColor(m_ok); }
 
 void VerdictPanel::display(const QString& verdict, const QString& detail, std::optional<bool> ok) {
   m_ok = ok;
-  m_verdict->setText(verdict);
+  m_verdictText = verdict;
   m_detail->setText(detail);
+  showVerdict();
+}
+
+void VerdictPanel::showVerdict() {
+  const bool comparing = !m_otherVerdicts.empty();
+  m_verdict->setFont(QFont("sans", comparing ? kComparedPointSize : kAlonePointSize,
+                           comparing ? -1 : QFont::Bold));
+  if (comparing && !m_runLabel.isEmpty()) {
+    m_verdict->setTextFormat(Qt::RichText);
+    m_verdict->setText(verdictLine(m_runColor, m_runLabel, m_verdictText, m_ok));
+  } else {
+    m_verdict->setTextFormat(Qt::PlainText);
+    m_verdict->setText(m_verdictText);
+  }
+  // Alone, the word in the verdict's colour; in a line, the run's name in the text's, as the
+  // other runs' lines have it.
   QPalette palette = m_verdict->palette();
-  palette.setColor(QPalette::WindowText, verdictColor());
+  palette.setColor(QPalette::WindowText,
+                   comparing ? m_others->palette().color(QPalette::WindowText) : verdictColor());
   m_verdict->setPalette(palette);
 }
 

@@ -1,8 +1,9 @@
 // VerdictPanel: a judgement in words, large enough not to be missed (e.g. "LEAKS" in red when a
 // causality check fails). It shows the latest snapshot named by the panel's series: meta
 // "verdict" (short text), "ok" (green when true, red when false, grey when absent) and
-// "detail" (a sentence underneath). Beside compared runs, each of their latest verdicts is listed
-// under the focused run's, one line per run in the run's colour. See core/engine/panel_spec.h.
+// "detail" (a sentence underneath). Beside compared runs the verdicts are a list, one line per
+// run of one size ("■ #14 standard: causal", "■ #15 fourier: LEAKS"), the focused run's first
+// and its detail under them. See core/engine/panel_spec.h.
 #pragma once
 
 #include <QColor>
@@ -32,7 +33,11 @@ class VerdictPanel : public QWidget {
   void setShownRunEnded(bool ended);
   // Whose verdict it is ("#6 leaky"), said under it: in a comparison the large verdict is the
   // focused run's alone, and would be read as the comparison's.
-  void setRunLabel(const QString& label) { m_runLabel = label; }
+  // With `color`, its square leads the run's line in a comparison.
+  void setRunLabel(const QString& label, const QColor& color = {}) {
+    m_runLabel = label;
+    m_runColor = color;
+  }
   // A compared run's verdict (snapshots of other names are ignored): its latest is listed under
   // the focused run's as "■ #4 causal: causal", the square in `runColor`. clear() drops them.
   void setOtherRunSnapshot(int64_t runId, const QString& label, const QColor& runColor,
@@ -48,6 +53,7 @@ class VerdictPanel : public QWidget {
  private:
   void display(const QString& verdict, const QString& detail, std::optional<bool> ok);
   void showNoVerdict();
+  void showVerdict();  // the focused run's: large alone, a line like the others' beside them
   void showOthers();
 
   struct OtherVerdict {
@@ -66,6 +72,8 @@ class VerdictPanel : public QWidget {
   bool m_hasVerdict = false;
   bool m_shownRunEnded = false;
   QString m_runLabel;
+  QColor m_runColor;
+  QString m_verdictText;
 };
 
 }  // namespace fl::widgets

@@ -279,6 +279,24 @@ class TestCliSweep : public QObject {
     QVERIFY2(shown.out.contains("Departs from the study's settings: steps 4 (the study's 2000); "
                                 "evaluation: eval_tokens 128 (the study's 8192)"),
              qPrintable(shown.out));
+    // Its figure is the paper's: perplexity and passkey accuracy against the length, a line per
+    // encoding (`sweep plot` of it asked for --x).
+    const QString svg = path("encodings.svg");
+    auto plot = runCli({"sweep", "plot", "1", "--db", db, "--out", svg});
+    QVERIFY2(plot.exitCode == 0, qPrintable(plot.err));
+    QVERIFY2(plot.err.contains(": 2 panels, 8 series"), qPrintable(plot.err));
+    QVERIFY(readAll(svg).find("evaluation length") != std::string::npos);
+    // Against an axis, its per-length metrics are refused naming one length to give.
+    auto byPosition = runCli({"sweep", "plot", "1", "--db", db, "--x", "position", "--out", svg});
+    QCOMPARE(byPosition.exitCode, 2);
+    QVERIFY2(byPosition.err.contains("against position, give --metric with one of them "
+                                     "(val/ppl@64)"),
+             qPrintable(byPosition.err));
+    auto named = runCli({"sweep", "plot", "1", "--db", db, "--figure", "foo", "--out", svg});
+    QCOMPARE(named.exitCode, 2);
+    QVERIFY2(named.err.contains("--figure foo: the study's figures have no names; leave --figure "
+                                "out to draw its first"),
+             qPrintable(named.err));
   }
 
   // Evaluated at fewer lengths than its table names, the study aborted (exit 134) after its

@@ -764,14 +764,32 @@ class TestStudyAggregate : public QObject {
     };
     layout.metrics = {"test/kl"};
     QCOMPARE(refusal(layout),
-             std::string("--metric test/kl: --x @ draws a metric against the number after its "
-                         "'@' (val/ppl@64), and test/kl has none"));
+             std::string("--metric test/kl: has no number after an '@' to be drawn against (x @, "
+                         "the number in the metrics' names); give --x with one of the study's "
+                         "axes (position)"));
+    // A length no run recorded (a typo) drew every length the family has.
+    layout.metrics = {"val/ppl@1024"};
+    QCOMPARE(refusal(layout),
+             std::string("--metric val/ppl@1024: no finished run has it; against the length it "
+                         "stands for val/ppl@*, which has val/ppl@64, @128, @256, @512"));
+    // What the layout names is checked before its metrics.
+    layout.group = "steps";
+    QCOMPARE(refusal(layout),
+             std::string("--group steps: not an axis of this study (axes: position)"));
+    layout.group.clear();
+    layout.where = {{"seed", 1}};
+    QCOMPARE(refusal(layout), std::string("--where seed: not an axis of this study (axes: "
+                                          "position)"));  // "@" is not one to name
+    layout.where = nlohmann::json::object();
     // A family against an axis is many metrics at one place: refused, naming one of them.
     layout.x = "position";
     layout.metrics = {"val/ppl@*"};
-    QCOMPARE(refusal(layout), std::string("--metric val/ppl@*: stands for a metric at each number "
-                                          "after its '@', drawn against that number (--x @); "
-                                          "against position, name one of them (val/ppl@64)"));
+    QCOMPARE(refusal(layout),
+             std::string("val/ppl@* is a metric at each number after its '@' (the length), drawn "
+                         "against that number (--x @); against position, give --metric with one "
+                         "of them (val/ppl@64)"));
+    layout.x = "steps";
+    QCOMPARE(refusal(layout), std::string("--x steps: not an axis of this study (axes: position)"));
   }
 
   void threadBudgetNeverExceedsTheCores() {

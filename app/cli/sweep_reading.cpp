@@ -264,8 +264,13 @@ study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRe
       std::string known;
       for (const auto& f : r.spec.figures) {
         if (f.name == args.figure) chosen = &f;
-        known += (known.empty() ? "" : ", ") + f.name;
+        if (!f.name.empty()) known += (known.empty() ? "" : ", ") + f.name;
       }
+      // An unnamed figure left "the study declares " and nothing.
+      if (!chosen && known.empty())
+        throw std::invalid_argument("--figure " + args.figure +
+                                    ": the study's figures have no names; leave --figure out "
+                                    "to draw its first");
       if (!chosen)
         throw std::invalid_argument("--figure " + args.figure + ": the study declares " + known);
     }

@@ -60,6 +60,17 @@ std::optional<double> memberLength(const std::string& key, const std::string& fa
   return value;
 }
 
+// "val/ppl@64, @128, @256": the members of `family` among `keys`, by their numbers.
+std::string membersOf(const std::set<std::string>& keys, const std::string& family) {
+  std::map<double, std::string> byLength;
+  for (const auto& key : keys)
+    if (const auto length = memberLength(key, family)) byLength.emplace(*length, key);
+  std::string out;
+  for (const auto& [length, key] : byLength)
+    out += out.empty() ? key : ", " + key.substr(key.rfind('@'));
+  return out;
+}
+
 // A figure against the metrics' '@' numbers, as one against an axis: each cell split into one
 // per number, which the axis "@" takes, holding each family's member at that number under the
 // family's name; the paper's rows alike. The layout's metrics become the families, their axis
@@ -71,18 +82,32 @@ struct Unrolled {
 };
 
 Unrolled unrollMetricFamilies(const std::vector<AggregateCell>& cells, const FigureLayout& layout,
-                              const StudyReferences* references) {
+                              const StudyReferences* references,
+                              const std::vector<std::string>& axisOrder) {
   Unrolled out;
   out.layout = layout;
   out.layout.metrics.clear();
+  std::set<std::string> recorded;
+  for (const auto& c : cells)
+    for (const auto& [key, stats] : c.metrics) recorded.insert(key);
   for (const auto& metric : layout.metrics) {
     const std::string family = familyOf(metric);
     if (family.empty())
       throw FigureError(FigureError::Kind::Layout,
-                        "--metric " + metric +
-                            ": --x @ draws a metric against the number after "
-                            "its '@' (val/ppl@64), and " +
-                            metric + " has none");
+                        "--metric " + metric + ": has no number after an '@' to be drawn " +
+                            "against (x @, the number in the metrics' names); give --x with " +
+                            "one of the study's axes (" + join(axisOrder, ", ") + ")");
+    // A length no run recorded (a typo, val/ppl@1024) drew every other length's.
+    if (!isFamily(metric) && !recorded.count(metric))
+      throw FigureError(FigureError::Kind::NoFinishedRun,
+                        "--metric " + metric + ": no finished run has it; against the length " +
+                            "it stands for " + family + ", which " +
+                            (std::any_of(recorded.begin(), recorded.end(),
+                                         [&](const std::string& k) {
+                                           return memberLength(k, family).has_value();
+                                         })
+                                 ? "has " + membersOf(recorded, family)
+                                 : "no run recorded"));
     if (std::find(out.layout.metrics.begin(), out.layout.metrics.end(), family) !=
         out.layout.metrics.end())
       continue;
@@ -161,13 +186,14 @@ bool StudyFigure::hasReferences() const {
 
 namespace {
 
-// Every axis the layout names is one of the study's; x is named.
+// Every axis the layout names is one of the study's; x is named (or is kMetricSuffixX).
 void checkLayoutAxes(const FigureLayout& layout, const std::vector<std::string>& axisOrder) {
   auto hasAxis = [&](const std::string& a) {
     return std::find(axisOrder.begin(), axisOrder.end(), a) != axisOrder.end();
   };
   const std::string known = join(axisOrder, ", ");
-  for (const auto& [role, axis] : {std::pair<std::string, std::string>{"--x", layout.x},
+  const std::string x = layout.x == kMetricSuffixX ? std::string() : layout.x;
+  for (const auto& [role, axis] : {std::pair<std::string, std::string>{"--x", x},
                                    {"--group", layout.group},
                                    {"--panel", layout.panel}})
     if (!axis.empty() && !hasAxis(axis))
@@ -437,8 +463,10 @@ StudyFigure buildStudyFigure(const std::vector<AggregateCell>& cells, const Figu
                              const StudyReferences* references,
                              const std::vector<std::string>& axisOrder,
                              const std::string& studyTitle) {
+  // The axes it names first: "--x steps" is not an axis, whatever its metrics are.
+  checkLayoutAxes(layout, axisOrder);
   if (layout.x == kMetricSuffixX) {
-    const Unrolled unrolled = unrollMetricFamilies(cells, layout, references);
+    const Unrolled unrolled = unrollMetricFamilies(cells, layout, references, axisOrder);
     std::vector<std::string> axes = axisOrder;
     axes.push_back(kMetricSuffixX);
     return buildAgainstAxis(unrolled.cells, unrolled.layout,
@@ -455,10 +483,12 @@ StudyFigure buildStudyFigure(const std::vector<AggregateCell>& cells, const Figu
             shortest = *length;
             member = key;
           }
+      // Said without blaming --metric: the metric may be the study's figure's.
       throw FigureError(FigureError::Kind::Layout,
-                        "--metric " + metric + ": stands for a metric at each number after its " +
-                            "'@', drawn against that number (--x @); against " + layout.x +
-                            ", name one of them" + (member.empty() ? "" : " (" + member + ")"));
+                        metric + " is a metric at each number after its '@' (the length), drawn " +
+                            "against that number (--x @); against " + layout.x +
+                            ", give --metric with one of them" +
+                            (member.empty() ? "" : " (" + member + ")"));
     }
   return buildAgainstAxis(cells, layout, references, axisOrder, studyTitle);
 }

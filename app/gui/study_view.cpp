@@ -462,7 +462,13 @@ void StudyView::fillChoices() {
     for (const auto& m : metrics)
       if (seen.insert(m).second)
         m_metric->addItem(QString::fromStdString(m), QStringList{QString::fromStdString(m)});
-    m_group->addItem("(none)", QString());
+    // Lines are never a mean over different settings: without an axis chosen, whatever else
+    // varies still draws lines of its own, so "(none)" read as ignored.
+    m_group->addItem("(auto)", QString());
+    m_group->setItemData(0,
+                         "One line per setting of the axes that vary besides x and panels; "
+                         "an axis chosen here comes first in their names",
+                         Qt::ToolTipRole);
     m_panel->addItem("(none)", QString());
     for (const auto& a : axes) {
       const QString axis = QString::fromStdString(a);

@@ -178,6 +178,17 @@ class TestCli : public QObject {
     auto j = lastJsonLine(r.out);
     QCOMPARE(j.value("not_compared", std::string()), why);
     QVERIFY(!j.contains("paper"));
+    // `runs list` says it beside the status, as History greys it (it read a plain "finished"),
+    // and its JSON and `runs show --json` carry why.
+    const QString db = m_home.path() + "/short.db";
+    const auto list = runCli({"runs", "list", "--db", db});
+    QVERIFY2(list.out.contains(" finished:not compared "), qPrintable(list.out));
+    const auto listed =
+        nlohmann::json::parse(runCli({"runs", "list", "--json", "--db", db}).out.toStdString());
+    QCOMPARE(listed.at(0).value("not_compared", std::string()), why);
+    const auto shown = nlohmann::json::parse(
+        runCli({"runs", "show", "1", "--json", "--db", db}).out.toStdString());
+    QCOMPARE(shown.value("not_compared", std::string()), why);
   }
 
   void transformerExperimentsAreListed() {

@@ -16,6 +16,7 @@
 #include "core/engine/export_values.h"
 #include "core/engine/natural_order.h"
 #include "core/engine/paper_verdict_restate.h"
+#include "core/engine/preset_verdicts.h"
 #include "core/engine/verdict.h"
 #include "core/store/run_batching.h"
 #include "core/store/run_store.h"
@@ -26,10 +27,20 @@ namespace fl::cli {
 
 namespace {
 
+// Why a finished run without verdicts was not compared with the paper ("not compared with the
+// paper (paper-fourier): epochs 300 (the paper's 500)"), or "" (History greys the same runs).
+std::string whyNotCompared(const ExperimentRegistry& registry, const store::RunRecord& r) {
+  if (r.status != RunStatus::Finished || !r.verdicts.empty()) return "";
+  const auto experiment = registry.find(r.experiment);
+  return experiment ? whyNotComparedWithPaper(*experiment, r.config) : "";
+}
+
 // A finished run's verdicts in a few words beside its status ("finished:LEAKS"; `runs show` has
-// the sentences), read from the typed verdicts stored with it, never from its message.
-std::string statusWithVerdict(const store::RunRecord& r) {
-  const std::string headline = r.status == RunStatus::Finished ? verdictHeadline(r.verdicts) : "";
+// the sentences), read from the typed verdicts stored with it, never from its message; a
+// shortened paper run's "not compared" (it read as a plain "finished").
+std::string statusWithVerdict(const ExperimentRegistry& registry, const store::RunRecord& r) {
+  std::string headline = r.status == RunStatus::Finished ? verdictHeadline(r.verdicts) : "";
+  if (headline.empty() && !whyNotCompared(registry, r).empty()) headline = "not compared";
   return toString(r.status) + (headline.empty() ? "" : ":" + headline);
 }
 
@@ -92,7 +103,7 @@ nlohmann::json finalMetrics(const RunRecord& r) {
   return m;
 }
 
-nlohmann::json runJson(const RunRecord& r, bool full) {
+nlohmann::json runJson(const ExperimentRegistry& registry, const RunRecord& r, bool full) {
   nlohmann::json j = {{"id", r.id},
                       {"experiment", r.experiment},
                       {"name", r.name},
@@ -106,6 +117,7 @@ nlohmann::json runJson(const RunRecord& r, bool full) {
                       {"total_steps", r.totalSteps},
                       {"metrics", finalMetrics(r)},
                       {"verdicts", verdictsJson(r.verdicts)}};
+  if (const std::string why = whyNotCompared(registry, r); !why.empty()) j["not_compared"] = why;
   if (full) {
     j["config"] = r.config;
     j["started"] = r.started;
@@ -160,7 +172,7 @@ int list(const RunStore& store, const ExperimentRegistry& registry, const RunsAr
   }
   if (args.json) {
     nlohmann::json all = nlohmann::json::array();
-    for (const auto& r : runs) all.push_back(runJson(r, false));
+    for (const auto& r : runs) all.push_back(runJson(registry, r, false));
     std::printf("%s\n", all.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return kExitOk;
   }
@@ -174,7 +186,7 @@ int list(const RunStore& store, const ExperimentRegistry& registry, const RunsAr
   std::vector<std::string> statuses;
   size_t statusWidth = 6;
   for (const auto& r : runs) {
-    statuses.push_back(statusWithVerdict(r) + (r.archived ? " (archived)" : ""));
+    statuses.push_back(statusWithVerdict(registry, r) + (r.archived ? " (archived)" : ""));
     statusWidth = std::max(statusWidth, displayWidth(statuses.back()));
   }
   std::printf("%5s  %-14s %s %s %-19s %s\n", "id", "experiment",
@@ -190,10 +202,10 @@ int list(const RunStore& store, const ExperimentRegistry& registry, const RunsAr
 }
 
 // `memberships`: the studies the run belongs to, with its axis values in each.
-int show(const RunRecord& r, const std::vector<std::pair<int64_t, nlohmann::json>>& memberships,
-         bool json) {
+int show(const ExperimentRegistry& registry, const RunRecord& r,
+         const std::vector<std::pair<int64_t, nlohmann::json>>& memberships, bool json) {
   if (json) {
-    auto j = runJson(r, true);
+    auto j = runJson(registry, r, true);
     j["uid"] = r.uid;
     j["config_hash"] = r.configHash;
     j["studies"] = nlohmann::json::array();
@@ -344,7 +356,7 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
     note =
         "(identical configs; a batched run adds its products in another order than a lone one, "
         "so one config and seed can end apart where training is on an edge)";
-  addRow("status", [&](size_t i) { return statusWithVerdict(runs[i]); });
+  addRow("status", [&](size_t i) { return statusWithVerdict(registry, runs[i]); });
   for (const auto& key : metricKeys)
     addRow(key, [&](size_t i) {
       // "-" for a metric the run never recorded (the window's word too); a recorded NaN stays.
@@ -424,7 +436,8 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
       runs.push_back(std::move(*r));
     }
     if (args.action == "show")
-      return show(runs.front(), study::StudyStore(store).studiesOfRun(runs.front().id), args.json);
+      return show(registry, runs.front(), study::StudyStore(store).studiesOfRun(runs.front().id),
+                  args.json);
     if (args.action == "compare") {
       if (runs.size() < 2) {
         std::fprintf(stderr, "error: compare needs at least two run ids\n");

@@ -692,6 +692,11 @@ class TestStudyAggregate : public QObject {
     const auto& points = categorical.panels[0].references;
     QCOMPARE(points.size(), size_t(1));
     QCOMPARE(points[0].x, 0.0);  // gmm2, the one category
+    // Categories draw their spread as error bars, and the caption says so (it said "band").
+    QCOMPARE(categorical.bandDescription,
+             std::string("bars: mean ± 0.67 std over seeds (the paper's 50% interval)"));
+    QCOMPARE(fig.bandDescription,
+             std::string("band: mean ± 0.67 std over seeds (the paper's 50% interval)"));
   }
 
   // FoPE's figure: perplexity against the evaluation length in the metrics' names, a line per

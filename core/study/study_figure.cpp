@@ -30,11 +30,13 @@ std::pair<double, double> band(const MetricStats& s, const std::string& kind) {
   return {s.mean - w, s.mean + w};
 }
 
-std::string describeBand(const std::string& kind) {
-  if (kind == "half") return "band: mean ± 0.67 std over seeds (the paper's 50% interval)";
-  if (kind == "std") return "band: mean ± 1 std over seeds";
-  if (kind == "minmax") return "band: min to max over seeds";
-  return "no band";
+// `bars`: the figure draws its spread as error bars (categories), not as a band.
+std::string describeBand(const std::string& kind, bool bars) {
+  const std::string what = bars ? "bars" : "band";
+  if (kind == "half") return what + ": mean ± 0.67 std over seeds (the paper's 50% interval)";
+  if (kind == "std") return what + ": mean ± 1 std over seeds";
+  if (kind == "minmax") return what + ": min to max over seeds";
+  return "no " + what;
 }
 
 bool isNumeric(const nlohmann::json& v) { return v.is_number(); }
@@ -446,7 +448,7 @@ StudyFigure buildAgainstAxis(const std::vector<AggregateCell>& allCells, const F
   fig.title = layout.title.empty() ? studyTitle + ": " + join(layout.metrics, ", ") + " against " +
                                          (layout.x == kMetricSuffixX ? layout.xTitle : layout.x)
                                    : layout.title;
-  fig.bandDescription = describeBand(layout.band);
+  fig.bandDescription = describeBand(layout.band, /*bars=*/!x.numeric);
   fig.pointsNote = paperPointsNote(cells);
   fig.rows = static_cast<int>(panelValues.size());
   fig.cols = static_cast<int>(layout.metrics.size());

@@ -1414,6 +1414,51 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(verdict->verdict(), QString("no verdict"));
   }
 
+  // A study run's long name ("#6 tiny, edited: corpus /work/.../tinyshakespeare.txt, variant
+  // multi") ran off both edges of a heatmap's title and took three lines of a verdict panel: it
+  // is cut as legends cut theirs, whole again in the detail.
+  void aLongRunNameIsCutToItsPanel() {
+    Dashboard d;
+    d.setPanels({panel("evolution", PanelKind::HeatmapOverSteps, {"spectrum/abs_c"}),
+                 panel("causality", PanelKind::Verdict, {"check/causality"})});
+    d.resize(450, 400);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    const QString longName =
+        "tiny, edited: corpus /work/shared/data/tinyshakespeare.txt, variant multi";
+    d.setRunLabel(6, longName);
+    d.setRunLabel(7, "causal");
+    d.setShownRun(6);
+    const std::vector<SnapshotAxis> k{{"k", "", {1, 2, 3}}};
+    for (int step : {10, 20}) {
+      d.addSnapshot(snapshot("spectrum/abs_c", {3}, {1, 2, 3}, k), step);
+      d.addOverlaySnapshot(7, snapshot("spectrum/abs_c", {3}, {1, 2, 3}, k), step);
+    }
+    d.addSnapshot(snapshot("check/causality", {1}, {1}, {{"check", "", {}}},
+                           {{"verdict", "LEAKS"}, {"ok", false}}),
+                  20);
+    d.addOverlaySnapshot(7,
+                         snapshot("check/causality", {1}, {0}, {{"check", "", {}}},
+                                  {{"verdict", "causal"}, {"ok", true}}),
+                         20);
+    d.refresh();
+    auto* evolution = qobject_cast<HeatmapPlot*>(d.panel("evolution"));
+    auto* title = plotTitle(evolution->plot());
+    QVERIFY2(title->text().startsWith("evolution · #6 ") && title->text().contains("…") &&
+                 title->text().endsWith(" multi"),
+             qPrintable(title->text()));
+    QVERIFY2(QFontMetrics(title->font()).horizontalAdvance(title->text()) <= evolution->width(),
+             qPrintable(title->text()));
+    auto* verdict = qobject_cast<VerdictPanel*>(d.panel("causality"));
+    auto labels = verdict->findChildren<QLabel*>();
+    const bool cut = std::any_of(labels.begin(), labels.end(), [](QLabel* l) {
+      return l->text().contains("#6 ") && l->text().contains("…") && l->text().contains("LEAKS");
+    });
+    QVERIFY(cut);
+    QVERIFY2(verdict->detail().contains("#6 " + longName + ", step 20"),
+             qPrintable(verdict->detail()));
+  }
+
   // Whole-number coordinates (frequencies k, heads) get whole-number ticks.
   void wholeNumberCoordinatesGetWholeTicks() {
     Dashboard d;

@@ -1,5 +1,6 @@
 #include "widgets/heatmap_plot.h"
 
+#include <QFontMetrics>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -140,6 +141,28 @@ void HeatmapPlot::clear() {
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void HeatmapPlot::showTitle() {
+  auto* title = plotTitle(m_plot);
+  if (!title) return;
+  // Unshown, the widget's width is not the one it will be drawn at.
+  if (m_whose.isEmpty() || !isVisible()) {
+    title->setText(m_whose.isEmpty() ? m_title : m_title + " · " + m_whose);
+    return;
+  }
+  const QString lead = m_title + " · ";
+  const QFontMetrics metrics(title->font());
+  const int room =
+      std::max(metrics.horizontalAdvance("#00 …"), width() - 16 - metrics.horizontalAdvance(lead));
+  title->setText(lead + legendName(m_whose, title->font(), room));
+}
+
+void HeatmapPlot::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (m_whose.isEmpty() || !isVisible()) return;
+  showTitle();
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void HeatmapPlot::refresh() {
   const Columns* c = drawn();
   m_drawnOther = c && c != &m_own ? c->label : QString();
@@ -147,11 +170,10 @@ void HeatmapPlot::refresh() {
   // run's say so too beside compared runs: one run of several is drawn.
   const bool comparing = std::any_of(m_others.begin(), m_others.end(),
                                      [](const auto& other) { return !other.second.steps.empty(); });
-  const QString whose = !m_drawnOther.isEmpty()                     ? m_drawnOther
-                        : c && comparing && !m_shownLabel.isEmpty() ? m_shownLabel
-                                                                    : QString();
-  if (auto* title = plotTitle(m_plot))
-    title->setText(whose.isEmpty() ? m_title : m_title + " · " + whose);
+  m_whose = !m_drawnOther.isEmpty()                     ? m_drawnOther
+            : c && comparing && !m_shownLabel.isEmpty() ? m_shownLabel
+                                                        : QString();
+  showTitle();
   m_plot->setToolTip(m_drawnOther.isEmpty()
                          ? QString()
                          : QString("The focused run has no %1; this is %2's, a compared run.")

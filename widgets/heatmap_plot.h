@@ -51,7 +51,12 @@ class HeatmapPlot : public QWidget {
   QCustomPlot* plot() const { return m_plot; }
   QCPColorMap* colorMap() const { return m_map; }
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  // "<title> · <whose>", the run's name cut to the plot's width: a long one ran off both edges.
+  void showTitle();
   // One run's snapshots of the series, a column per step.
   struct Columns {
     QString label;  // the run's, for a compared run
@@ -74,6 +79,7 @@ class HeatmapPlot : public QWidget {
   std::vector<std::pair<int64_t, Columns>> m_others;  // compared runs', in the order they came
   QString m_drawnOther;
   QString m_shownLabel;
+  QString m_whose;  // the run the title names ("" : none)
 };
 
 }  // namespace fl::widgets

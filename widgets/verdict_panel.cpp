@@ -1,7 +1,9 @@
 #include "widgets/verdict_panel.h"
 
+#include "widgets/plot_frame.h"
 #include "widgets/verdict_colors.h"
 
+#include <QFontMetrics>
 #include <QLabel>
 #include <QVBoxLayout>
 
@@ -22,14 +24,26 @@ QString metaText(const Snapshot& s, const char* key) {
 constexpr int kAlonePointSize = 28;
 constexpr int kComparedPointSize = 14;
 
-// "■ #4 causal: causal": the run's colour, its name, the verdict in the verdict's colour.
+// "■ #4 causal: causal": the run's colour, its name, the verdict in the verdict's colour, on one
+// line of `width` pixels (0: whole) where it fits: the name is cut as legends cut theirs (a study
+// run's
+// "#6 tiny, edited: corpus /work/.../tinyshakespeare.txt, variant multi" took three lines).
 QString verdictLine(const QColor& runColor, const QString& label, const QString& verdict,
-                    std::optional<bool> ok) {
+                    std::optional<bool> ok, int width) {
   const QString swatch =
       runColor.isValid() ? QString("<span style='color:%1'>&#9632;</span> ").arg(runColor.name())
                          : QString();
+  const QFont font("sans", kComparedPointSize);
+  QFont bold = font;
+  bold.setBold(true);
+  const int room = width - QFontMetrics(font).horizontalAdvance("■ : ") -
+                   QFontMetrics(bold).horizontalAdvance(verdict) - 16;
+  const QString name =
+      width <= 0
+          ? label
+          : legendName(label, font, std::max(room, QFontMetrics(font).horizontalAdvance("#00 …")));
   return QString("%1%2: <b style='color:%3'>%4</b>")
-      .arg(swatch, label.toHtmlEscaped(), verdictColorName(ok), verdict.toHtmlEscaped());
+      .arg(swatch, name.toHtmlEscaped(), verdictColorName(ok), verdict.toHtmlEscaped());
 }
 
 // "ok": green when true, red when false, not judged when absent.
@@ -110,7 +124,7 @@ void VerdictPanel::showOthers() {
   QStringList lines;
   QStringList details;
   for (const auto& o : m_otherVerdicts) {
-    lines << verdictLine(o.runColor, o.label, o.verdict, o.ok);
+    lines << verdictLine(o.runColor, o.label, o.verdict, o.ok, shownWidth());
     if (!o.detail.isEmpty())
       details
           << QString("<p><b>%1</b>: %2</p>").arg(o.label.toHtmlEscaped(), o.detail.toHtmlEscaped());
@@ -138,6 +152,13 @@ void VerdictPanel::setShownRunEnded(bool ended) {
   if (!m_hasVerdict) showNoVerdict();
 }
 
+int VerdictPanel::shownWidth() const { return isVisible() ? width() : 0; }
+
+void VerdictPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (!m_otherVerdicts.empty()) showOthers();  // the names cut to the new width
+}
+
 QString VerdictPanel::verdict() const { return m_verdictText; }
 QString VerdictPanel::detail() const { return m_detail->text(); }
 
@@ -156,7 +177,7 @@ void VerdictPanel::showVerdict() {
                            comparing ? -1 : QFont::Bold));
   if (comparing && !m_runLabel.isEmpty()) {
     m_verdict->setTextFormat(Qt::RichText);
-    m_verdict->setText(verdictLine(m_runColor, m_runLabel, m_verdictText, m_ok));
+    m_verdict->setText(verdictLine(m_runColor, m_runLabel, m_verdictText, m_ok, shownWidth()));
   } else {
     m_verdict->setTextFormat(Qt::PlainText);
     m_verdict->setText(m_verdictText);

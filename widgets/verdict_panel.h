@@ -50,10 +50,15 @@ class VerdictPanel : public QWidget {
   // The compared runs' lines as read ("#4 causal: causal"), in the order they came.
   QStringList otherVerdicts() const;
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   void display(const QString& verdict, const QString& detail, std::optional<bool> ok);
   void showNoVerdict();
-  void showVerdict();  // the focused run's: large alone, a line like the others' beside them
+  void showVerdict();
+  int shownWidth() const;  // the width lines are cut to; 0 (not cut) while unshown  // the focused
+                           // run's: large alone, a line like the others' beside them
   void showOthers();
 
   struct OtherVerdict {

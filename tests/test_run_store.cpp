@@ -552,6 +552,58 @@ class TestRunStore : public QObject {
     QVERIFY(!fs::exists(reopened.artifactFolder(dead + 2)));
   }
 
+  // A store copied with its folder (backup.db beside backup.db.files) read the original's
+  // checkpoints, and a run resumed in the copy deleted them as superseded: the original could
+  // not resume. A store moved with its folder found none. A copy made alone still reads the
+  // original's, and never deletes them.
+  void aCopiedOrMovedStoreUsesItsOwnFilesAndNeverDeletesTheOriginals() {
+    const std::string original = path("kill.db");
+    int64_t id = 0;
+    std::string file;
+    {
+      RunStore store(original);
+      id = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+      fs::create_directories(store.artifactFolder(id));
+      file = store.artifactFolder(id) + "/step-5.pt";
+      std::ofstream(file) << "checkpoint";
+      store.addCheckpoint(id, 5, file);
+    }
+    const std::string backup = path("backup.db");
+    fs::copy_file(original, backup);
+    fs::copy(original + ".files", backup + ".files", fs::copy_options::recursive);
+    const std::string alone = path("alone.db");
+    fs::copy_file(original, alone);
+    {
+      RunStore copy(backup);
+      QCOMPARE(copy.checkpoints(id).at(0).path, copy.artifactFolder(id) + "/step-5.pt");
+      // The copy's resumed run supersedes the checkpoint: its own file goes, the original's stays.
+      copy.writeEvents(id, {fl::CheckpointEvent{5, copy.checkpoints(id).at(0).path, true}});
+      QVERIFY(copy.checkpoints(id).empty());
+      QVERIFY(!fs::exists(copy.artifactFolder(id) + "/step-5.pt"));
+      QVERIFY(fs::exists(file));
+    }
+    {
+      RunStore copy(alone);  // no folder of its own: the original's is read, not deleted
+      QCOMPARE(copy.checkpoints(id).at(0).path, file);
+      copy.writeEvents(id, {fl::CheckpointEvent{5, file, true}});
+      QVERIFY(copy.checkpoints(id).empty());
+      QVERIFY(fs::exists(file));
+      copy.addCheckpoint(id, 6, file);  // a row naming another store's file
+      copy.removeCheckpoint(copy.checkpoints(id).at(0).id);
+      QVERIFY(fs::exists(file));
+    }
+    const std::string moved = path("moved.db");
+    fs::rename(original, moved);
+    fs::rename(original + ".files", moved + ".files");
+    RunStore store(moved);
+    QCOMPARE(store.checkpoints(id).at(0).path, store.artifactFolder(id) + "/step-5.pt");
+    QVERIFY(fs::exists(store.checkpoints(id).at(0).path));
+    // Its run ending keeps the file its row names (it was a stray under the old name).
+    store.markRunning(id, "cpu", 100, fl::store::currentProcess());
+    store.writeEvents(id, {fl::StatusEvent{fl::RunStatus::Finished, "", "cpu", 10, 1.0}});
+    QVERIFY(fs::exists(store.artifactFolder(id) + "/step-5.pt"));
+  }
+
   void olderSchemaIsUpgradedKeepingData() {
     const std::string p = path("v1.db");
     execRaw(p, std::string(fl::store::kSchemaVersion1) +

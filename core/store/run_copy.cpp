@@ -7,6 +7,8 @@
 
 #include <sqlite3.h>
 
+#include "core/store/artifact_paths.h"
+
 namespace fl::store {
 
 namespace fs = std::filesystem;
@@ -105,9 +107,7 @@ void copyChildRows(const Database& source, const Database& dest, const std::stri
 }
 
 fs::path resolve(const Database& db, const std::string& stored) {
-  fs::path p = stored;
-  if (p.is_relative()) p = fs::path(db.path()).parent_path() / p;
-  return p.lexically_normal();
+  return resolveStoredArtifact(db.path(), stored);
 }
 
 // `name` in `folder`, or name-2, name-3... when taken: a replaced run's files stay untouched

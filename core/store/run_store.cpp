@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/engine/natural_order.h"
+#include "core/store/artifact_paths.h"
 #include "core/store/config_hash.h"
 #include "core/store/open_checks.h"
 #include "core/store/run_batching.h"
@@ -30,10 +31,6 @@ namespace fl::store {
 namespace fs = std::filesystem;
 
 namespace {
-
-// The files of the runs of <db>: <db>.files/run-<id>/, one folder per run.
-constexpr const char* kFilesSuffix = ".files";
-constexpr const char* kRunFolderPrefix = "run-";
 
 constexpr const char* kRunColumns =
     "id, experiment, name, status, config, device, seed, created, started, finished, "
@@ -502,6 +499,14 @@ void RunStore::removeFoldersOfDeletedRuns() {
   }
 }
 
+std::string RunStore::resolveArtifact(const std::string& stored) const {
+  return resolveStoredArtifact(path(), stored);
+}
+
+bool RunStore::isOwnArtifact(const std::string& file) const {
+  return isInsideFilesOf(path(), file);
+}
+
 void RunStore::removeStrayFiles(int64_t id) {
   const fs::path folder = artifactFolder(id);
   std::error_code ec;
@@ -509,11 +514,7 @@ void RunStore::removeStrayFiles(int64_t id) {
   std::set<std::string> named;
   auto s = m_db.prepare("SELECT path FROM artifacts WHERE run_id = ?");
   s.bind(1, id);
-  const auto base = fs::path(path()).parent_path();
-  while (s.step()) {
-    fs::path p = s.text(0);
-    named.insert((p.is_relative() ? base / p : p).lexically_normal().string());
-  }
+  while (s.step()) named.insert(resolveArtifact(s.text(0)));
   for (const auto& entry : fs::directory_iterator(folder, ec)) {
     if (entry.is_directory(ec)) continue;
     if (!named.count(entry.path().lexically_normal().string())) fs::remove(entry.path(), ec);
@@ -859,7 +860,7 @@ void RunStore::writeEvents(const std::vector<RunEvents>& runs) {
   // never a row naming a file that is gone.
   for (const auto& file : supersededFiles) {
     std::error_code ec;
-    fs::remove(file, ec);
+    if (isOwnArtifact(file)) fs::remove(file, ec);  // never another store's (a copy's original)
   }
   // A run's last event (its Runner has stopped writing files): nothing unnamed stays behind.
   // Tidying only, after the commit: it must not throw, or a caller would take the committed
@@ -968,19 +969,14 @@ std::vector<Checkpoint> RunStore::checkpoints(int64_t id) const {
       "ORDER BY step");
   s.bind(1, id);
   std::vector<Checkpoint> out;
-  const auto folder = fs::path(path()).parent_path();
-  while (s.step()) {
-    fs::path p = s.text(2);
-    if (p.is_relative()) p = folder / p;
-    out.push_back({s.int64(0), s.int64(1), p.lexically_normal().string(), s.int64(3)});
-  }
+  while (s.step()) out.push_back({s.int64(0), s.int64(1), resolveArtifact(s.text(2)), s.int64(3)});
   return out;
 }
 
 void RunStore::removeCheckpoint(int64_t checkpointId) {
   const std::string file = forgetCheckpoint(checkpointId);  // committed: not in a transaction
   std::error_code ec;
-  if (!file.empty()) fs::remove(file, ec);
+  if (!file.empty() && isOwnArtifact(file)) fs::remove(file, ec);
 }
 
 std::string RunStore::forgetCheckpoint(int64_t checkpointId) {
@@ -989,8 +985,7 @@ std::string RunStore::forgetCheckpoint(int64_t checkpointId) {
     auto s = m_db.prepare("SELECT path FROM artifacts WHERE id = ?");
     s.bind(1, checkpointId);
     if (!s.step()) return file;
-    fs::path p = s.text(0);
-    file = (p.is_relative() ? fs::path(path()).parent_path() / p : p).string();
+    file = resolveArtifact(s.text(0));
   }
   auto del = m_db.prepare("DELETE FROM artifacts WHERE id = ?");
   del.bind(1, checkpointId).run();

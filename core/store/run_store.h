@@ -253,6 +253,9 @@ class RunStore {
   void writeCheckpointEvent(int64_t id, const CheckpointEvent& c,
                             std::vector<std::string>& supersededFiles);
   std::string forgetCheckpoint(int64_t checkpointId);  // deletes the row; returns its file
+  // resolveStoredArtifact and isInsideFilesOf (core/store/artifact_paths.h) for this store.
+  std::string resolveArtifact(const std::string& stored) const;
+  bool isOwnArtifact(const std::string& file) const;
   int64_t seriesId(int64_t runId, const std::string& key);
   struct MetricRow {
     int64_t series;

@@ -56,6 +56,7 @@
 #include "core/store/store_sink.h"
 #include "core/study/study_expansion.h"
 #include "experiments/builtin_experiments.h"
+#include "tests/sqlite_probe.h"
 #include "widgets/config_form.h"
 #include "widgets/dashboard.h"
 #include "widgets/frozen_columns_view.h"
@@ -1213,6 +1214,18 @@ class TestMainWindow : public QObject {
     other.rename(id, "renamed elsewhere");
     w->followStoreChanges();
     QCOMPARE(w->views().find(id)->name(), std::string("renamed elsewhere"));
+    // A CLI run killed (kill -9) while the window looks: it read "running" until another
+    // process opened the store. The window's next look marks it interrupted.
+    const int64_t killed =
+        other.createRun({"fourier-head", "killed", {{"head", "linear"}}, {}, {}});
+    other.markRunning(killed, "cpu", 100, fl::testing::deadProcess());
+    w->tabs()->setCurrentWidget(w->history());
+    w->followStoreChanges();
+    QCOMPARE(model->index(model->rowOf(killed), model->column("status")).data().toString(),
+             QString("interrupted"));
+    QVERIFY2(w->store().run(killed)->message.find("ended without finishing") != std::string::npos,
+             w->store().run(killed)->message.c_str());
+    QCOMPARE(fl::toString(w->store().run(id)->status), std::string("finished"));  // its own
   }
 
   // Unnamed runs are labelled by what sets them apart: a choice alone, a number with its key

@@ -471,12 +471,16 @@ void MainWindow::refreshHistory() { m_history->refresh(); }
 
 void MainWindow::followStoreChanges(bool evenIfUnchanged) {
   int64_t version = 0;
+  bool marked = false;
   try {
+    // A CLI run killed (kill -9) while the window looks read "running" until another process
+    // opened the store. This window's own writes do not change dataVersion: it refreshes.
+    if (!m_store->isReadOnly()) marked = m_store->markDeadRunsInterrupted() > 0;
     version = m_store->dataVersion();
   } catch (const std::exception&) {
-    return;  // the store cannot be read now: the next look tries again
+    return;  // the store cannot be read or written now: the next look tries again
   }
-  if (version == m_storeVersion && !evenIfUnchanged) return;
+  if (version == m_storeVersion && !evenIfUnchanged && !marked) return;
   m_storeVersion = version;
   if (m_tabs->currentWidget() == m_history) m_history->refresh();
   // History follows this window's runs too (their writers commit like another process). A

@@ -447,7 +447,7 @@ void RunStore::refuseOwnFile(const std::string& storePath, const std::string& pa
                                 " would overwrite it; choose another file");
 }
 
-void RunStore::markDeadRunsInterrupted() {
+int RunStore::markDeadRunsInterrupted() {
   auto s = m_db.prepare(
       "SELECT id, host, pid, pid_start FROM runs WHERE status IN ('running', 'queued')");
   std::vector<std::pair<int64_t, ProcessIdentity>> dead;
@@ -455,7 +455,7 @@ void RunStore::markDeadRunsInterrupted() {
     ProcessIdentity writer{s.text(1), s.int64(2), s.int64(3)};
     if (livenessOf(writer) == Liveness::Dead) dead.emplace_back(s.int64(0), writer);
   }
-  if (dead.empty()) return;
+  if (dead.empty()) return 0;
   Transaction tx(m_db);
   auto update = m_db.prepare(
       "UPDATE runs SET status = 'interrupted', finished = ?, message = ? "
@@ -469,6 +469,7 @@ void RunStore::markDeadRunsInterrupted() {
   }
   tx.commit();
   for (const auto& [id, writer] : dead) removeStrayFiles(id);
+  return static_cast<int>(dead.size());
 }
 
 void RunStore::removeFoldersOfDeletedRuns() {

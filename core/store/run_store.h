@@ -234,6 +234,11 @@ class RunStore {
   std::vector<StoredSnapshot> snapshots(int64_t id, const std::string& name,
                                         bool latestOnly = false) const;
 
+  // Runs left running or queued by a process of this host that is gone (a kill -9) read
+  // interrupted, with why; their stray files go. Done at every read-write open; a window
+  // watching the store asks again, as a process can die while it looks. Returns how many.
+  int markDeadRunsInterrupted();
+
   int schemaVersion() const;
   // PRAGMA integrity_check: "ok" or the problems found.
   std::string integrityCheck() const;
@@ -241,7 +246,6 @@ class RunStore {
  private:
   void configureConnection(int busyTimeoutMs);
   void enableWal();
-  void markDeadRunsInterrupted();
   void removeFoldersOfDeletedRuns();
   RunRecord readRun(Statement& s) const;
   void attachTagsAndSummaries(std::vector<RunRecord>& runs) const;

@@ -161,6 +161,21 @@ class TestCliStore : public QObject {
     auto json = runCli({"runs", "--db", d, "export", "1", "--format", "json"});
     QCOMPARE(nlohmann::json::parse(json.out.toStdString())["runs"][0]["metrics"]["test/kl"].size(),
              size_t(1));
+    // The file's name says the format where --format does not (x.json held CSV); a --format
+    // the name contradicts is refused.
+    const QString named = db("named.json");
+    QCOMPARE(runCli({"runs", "--db", d, "export", "1", "--out", named}).exitCode, 0);
+    QFile namedFile(named);
+    QVERIFY(namedFile.open(QIODevice::ReadOnly));
+    QCOMPARE(nlohmann::json::parse(namedFile.readAll().toStdString())["runs"][0]["id"], 1);
+    QVERIFY(!QFileInfo::exists(named + ".snapshots.csv"));
+    const auto clash =
+        runCli({"runs", "--db", d, "export", "1", "--format", "csv", "--out", db("clash.json")});
+    QCOMPARE(clash.exitCode, 2);
+    QVERIFY2(clash.err.contains("--out " + db("clash.json") +
+                                " ends in .json but --format csv was given: give one of them"),
+             qPrintable(clash.err));
+    QVERIFY(!QFileInfo::exists(db("clash.json")));
 
     // --db is accepted after the subcommand too, not only between `runs` and it.
     auto listAfter = runCli({"runs", "list", "--json", "--db", d});
@@ -452,16 +467,18 @@ class TestCliStore : public QObject {
     };
     const auto statusOfRunOne = [&] {
       const auto list = runCli({"runs", "--db", d, "list"});
-      const auto match = QRegularExpression("^\\s*1\\s+\\S+\\s+\\S+\\s+(\\S+)",
+      // The status: its words up to the date ("finished:not compared").
+      const auto match = QRegularExpression("^\\s*1\\s+\\S+\\s+\\S+\\s+(\\S+(?: (?!\\d{4}-)\\S+)*)",
                                             QRegularExpression::MultilineOption)
                              .match(list.out);
       return match.hasMatch() ? match.captured(1) : "(no row) " + list.out;
     };
-    QCOMPARE(statusOfRunOne(), QString("finished"));
+    // A shortened paper run (the tiny settings): not compared, said as History says it.
+    QCOMPARE(statusOfRunOne(), QString("finished:not compared"));
     execute(
         "UPDATE runs SET message = 'test/kl 0.1 vs paper 0.1 ± 0.01: within the paper''s spread' "
         "WHERE id = 1");
-    QCOMPARE(statusOfRunOne(), QString("finished"));
+    QCOMPARE(statusOfRunOne(), QString("finished:not compared"));  // not read from the message
     execute(
         "INSERT INTO run_verdicts (run_id, position, source, subject, label, passed, detail) "
         "VALUES (1, 0, 'experiment', 'judge', 'LEAKS', 0, 'LEAKS -- stated by the test')");
@@ -1059,7 +1076,7 @@ class TestCliStore : public QObject {
     QCOMPARE(archived.size(), size_t(1));
     QCOMPARE(archived[0]["id"].get<int>(), 1);
     QCOMPARE(archived[0]["archived"].get<bool>(), true);
-    QVERIFY(runCli({"runs", "list", "--all", "--db", d}).out.contains("finished (archived)"));
+    QVERIFY(runCli({"runs", "list", "--all", "--db", d}).out.contains(" (archived)"));
     QVERIFY(runCli({"runs", "show", "1", "--db", d}).out.contains("archived  yes"));
     // The export says when and how far a run went, as `runs show --json` does; `runs show`
     // reads its versions as words, not as JSON.

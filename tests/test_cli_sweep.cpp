@@ -69,6 +69,10 @@ class TestCliSweep : public QObject {
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     auto del = runCli({"runs", "delete", "1", "--db", db});
     QVERIFY2(del.exitCode == 0, qPrintable(del.err));
+    // Said, with how to train it again (the study read "incomplete" with nothing said).
+    QVERIFY2(del.err.contains("note: run 1 was a run of study 1, which now misses it (`sweep "
+                              "resume 1` trains it again)"),
+             qPrintable(del.err));
     auto list = runCli({"sweep", "list", "--db", db, "--json"});
     QCOMPARE(list.exitCode, 0);
     const auto studies = nlohmann::json::parse(list.out.toStdString());

@@ -456,11 +456,21 @@ class TestHistoryModel : public QObject {
     within.passed = true;
     within.detail = "test/kl 0.15 vs paper 0.146 \u00b1 0.02: within the paper's spread";
     paper.verdicts = {within};
-    const auto shortened = runOf(2, "fourier-head", configOf({"epochs=300"}));
-    const auto ownExperiment =
+    paper.status = fl::RunStatus::Finished;
+    auto shortened = runOf(2, "fourier-head", configOf({"epochs=300"}));
+    shortened.status = fl::RunStatus::Finished;
+    auto ownExperiment =
         runOf(3, "fourier-head", configOf({"epochs=3", "samples=300", "bins=20", "lr=0.01"}));
+    ownExperiment.status = fl::RunStatus::Finished;
+    // Not finished, it is not judged yet: nothing said (it read "not compared" while training).
+    auto training = shortened;
+    training.id = 4;
+    training.status = fl::RunStatus::Running;
+    auto cancelled = shortened;
+    cancelled.id = 5;
+    cancelled.status = fl::RunStatus::Cancelled;
     fl::gui::HistoryModel model(&builtin);
-    model.setRuns({paper, shortened, ownExperiment});
+    model.setRuns({paper, shortened, ownExperiment, training, cancelled});
     const int column = model.column("verdict");
     QVERIFY(column >= 0);
     auto cell = [&](int row, int role) { return model.data(model.index(row, column), role); };
@@ -472,6 +482,8 @@ class TestHistoryModel : public QObject {
     QVERIFY(cell(0, Qt::DisplayRole).toString().contains("within paper"));
     QVERIFY(cell(0, Qt::DisplayRole).toString() != QString("not compared"));
     QCOMPARE(cell(2, Qt::DisplayRole).toString(), QString());
+    QCOMPARE(cell(3, Qt::DisplayRole).toString(), QString());
+    QCOMPARE(cell(4, Qt::DisplayRole).toString(), QString());
     // Without the registry no preset is known: nothing is claimed.
     fl::gui::HistoryModel plain(nullptr);
     plain.setRuns({paper, shortened});

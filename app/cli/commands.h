@@ -45,7 +45,7 @@ struct RunsArgs {
   bool all = false;       // list: include archived runs
   bool archived = false;  // list: only archived runs
   bool json = false;
-  std::string format = "csv";
+  std::string format;  // export: csv | json (default: from --out's name, else csv)
   std::string out;
 };
 

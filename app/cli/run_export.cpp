@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/cli/commands.h"
+#include "app/cli/export_format.h"
 #include "core/engine/atomic_file.h"
 #include "core/store/run_export.h"
 
@@ -39,8 +40,15 @@ int exportToStdout(const store::RunStore& store, const ExperimentRegistry& regis
 }  // namespace
 
 int exportRuns(const store::RunStore& store, const ExperimentRegistry& registry,
-               const std::vector<store::RunRecord>& runs, const std::string& format,
+               const std::vector<store::RunRecord>& runs, const std::string& givenFormat,
                const std::string& out) {
+  std::string format;
+  try {
+    format = exportFormat(givenFormat, out);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitBadUsage;
+  }
   if (format != "csv" && format != "json") {
     std::fprintf(stderr, "error: --format must be csv or json, got '%s'\n", format.c_str());
     return kExitBadUsage;

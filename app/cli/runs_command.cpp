@@ -222,8 +222,10 @@ int show(const ExperimentRegistry& registry, const RunRecord& r,
     std::printf(
         "  archived  yes: `runs list` leaves it out (`--all` lists it; `runs unarchive %lld`)\n",
         static_cast<long long>(r.id));
-  std::printf("  created   %s   started %s   finished %s\n", formatTime(r.created).c_str(),
-              formatTime(r.started).c_str(), formatTime(r.finished).c_str());
+  // "finished" beside an interrupted or failed run's end read as if it had finished.
+  std::printf("  created   %s   started %s   %s %s\n", formatTime(r.created).c_str(),
+              formatTime(r.started).c_str(), r.status == RunStatus::Finished ? "finished" : "ended",
+              formatTime(r.finished).c_str());
   std::printf("  device    %s   seed %lld   steps %lld/%lld\n", r.device.c_str(),
               static_cast<long long>(r.seed), static_cast<long long>(r.lastStep),
               static_cast<long long>(r.totalSteps));
@@ -484,7 +486,15 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
         }
         ids.push_back(r.id);
       }
+      // A study's run deleted left it silently "incomplete": said, with how to train it again.
+      std::vector<std::string> notes;
+      for (const auto id : ids)
+        for (const auto& [studyId, axes] : study::StudyStore(store).studiesOfRun(id))
+          notes.push_back("note: run " + std::to_string(id) + " was a run of study " +
+                          std::to_string(studyId) + ", which now misses it (`sweep resume " +
+                          std::to_string(studyId) + "` trains it again)\n");
       std::fprintf(stderr, "deleted %d run(s)\n", store.deleteRuns(ids));
+      for (const auto& note : notes) std::fputs(note.c_str(), stderr);
     }
     return kExitOk;
   } catch (const store::StoreError& e) {

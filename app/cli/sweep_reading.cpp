@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/export_format.h"
 #include "app/cli/figure_file.h"
 #include "app/cli/next_command.h"
 #include "app/cli/reading_store.h"
@@ -191,7 +192,7 @@ int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
   for (const auto& x : results)
     for (const auto& [k, v] : x.last) metricSet.insert(k);
   const std::vector<std::string> metrics(metricSet.begin(), metricSet.end());
-  const std::string format = args.format.empty() ? "csv" : args.format;
+  const std::string format = exportFormat(args.format, args.out);
   std::string text;
   if (format == "json") {
     nlohmann::json out = nlohmann::json::array();

@@ -43,8 +43,10 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
       if (const auto experiment = m_registry->find(r.experiment))
         it->second = experiment->allParams();
     m_comparedConfigs.push_back(it->second ? comparedValues(*it->second, r.config) : r.config);
-    // A shortened paper run has no verdicts; a blank cell read as "not checked yet".
-    m_notCompared.push_back(r.verdicts.empty() ? whyNotCompared(r) : QString());
+    // A shortened paper run has no verdicts; a blank cell read as "not checked yet". Only once
+    // finished: a running or cancelled run read "not compared" as if judged.
+    m_notCompared.push_back(
+        r.status == RunStatus::Finished && r.verdicts.empty() ? whyNotCompared(r) : QString());
   }
   // "trained on": the device the run really used (cuda:0, cpu), not the config's "auto".
   m_keys =

@@ -1,0 +1,13 @@
+// The format an export is written in: the one --format names, else the one its --out file's
+// name says (.json or .csv), else CSV. `runs export 1 --out x.json` wrote CSV into x.json.
+#pragma once
+
+#include <string>
+
+namespace fl::cli {
+
+// Throws std::invalid_argument where --format and the file's name disagree
+// ("--out x.json ends in .json but --format csv was given: give one of them").
+std::string exportFormat(const std::string& givenFormat, const std::string& out);
+
+}  // namespace fl::cli

@@ -1447,8 +1447,14 @@ class TestDashboardPanels : public QObject {
     QVERIFY2(title->text().startsWith("evolution · #6 ") && title->text().contains("…") &&
                  title->text().endsWith(" multi"),
              qPrintable(title->text()));
-    QVERIFY2(QFontMetrics(title->font()).horizontalAdvance(title->text()) <= evolution->width(),
-             qPrintable(title->text()));
+    // Within its cell: the plot's column, beside the colour scale's.
+    evolution->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY2(
+        QFontMetrics(title->font()).horizontalAdvance(title->text()) <= title->outerRect().width(),
+        qPrintable(QString("%1 > %2: %3")
+                       .arg(QFontMetrics(title->font()).horizontalAdvance(title->text()))
+                       .arg(title->outerRect().width())
+                       .arg(title->text())));
     auto* verdict = qobject_cast<VerdictPanel*>(d.panel("causality"));
     auto labels = verdict->findChildren<QLabel*>();
     const bool cut = std::any_of(labels.begin(), labels.end(), [](QLabel* l) {

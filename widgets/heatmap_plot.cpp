@@ -151,8 +151,11 @@ void HeatmapPlot::showTitle() {
   }
   const QString lead = m_title + " · ";
   const QFontMetrics metrics(title->font());
-  const int room =
-      std::max(metrics.horizontalAdvance("#00 …"), width() - 16 - metrics.horizontalAdvance(lead));
+  // The title's cell is the plot's column, beside the colour scale's (at least its usual width
+  // before it is first laid out).
+  const int scale = std::max(90, m_map->colorScale()->outerRect().width());
+  const int room = std::max(metrics.horizontalAdvance("#00 …"),
+                            width() - scale - 16 - metrics.horizontalAdvance(lead));
   title->setText(lead + legendName(m_whose, title->font(), room));
 }
 

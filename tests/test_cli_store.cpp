@@ -112,9 +112,16 @@ class TestCliStore : public QObject {
     QCOMPARE(runs[0]["status"].get<std::string>(), std::string("finished"));
     QVERIFY(runs[0]["metrics"]["test/kl"].is_number());
 
-    QCOMPARE(runCli({"runs", "--db", d, "tag", "2", "baseline", "linear"}).exitCode, 0);
-    QCOMPARE(runCli({"runs", "--db", d, "note", "2", "the linear head"}).exitCode, 0);
-    QCOMPARE(runCli({"runs", "--db", d, "rename", "2", "linear"}).exitCode, 0);
+    // Each edit says what it left (they printed nothing).
+    const auto tagged = runCli({"runs", "--db", d, "tag", "2", "baseline", "linear"});
+    QCOMPARE(tagged.exitCode, 0);
+    QCOMPARE(tagged.err, QString("run 2's tags: baseline, linear\n"));
+    const auto noted = runCli({"runs", "--db", d, "note", "2", "the linear head"});
+    QCOMPARE(noted.exitCode, 0);
+    QCOMPARE(noted.err, QString("run 2's notes set\n"));
+    const auto renamed = runCli({"runs", "--db", d, "rename", "2", "linear"});
+    QCOMPARE(renamed.exitCode, 0);
+    QVERIFY2(renamed.err.startsWith("run 2 renamed: \"linear\" (was \""), qPrintable(renamed.err));
     auto filtered = nlohmann::json::parse(
         runCli({"runs", "--db", d, "list", "--tag", "baseline", "--json"}).out.toStdString());
     QCOMPARE(filtered.size(), size_t(1));
@@ -187,7 +194,10 @@ class TestCliStore : public QObject {
     QCOMPARE(showAfter.exitCode, 0);
     QCOMPARE(nlohmann::json::parse(showAfter.out.toStdString())["name"].get<std::string>(),
              std::string("linear"));
-    QCOMPARE(runCli({"runs", "note", "2", "edited", "--db", d}).exitCode, 0);
+    // A note replacing another says what it was.
+    const auto replaced = runCli({"runs", "note", "2", "edited", "--db", d});
+    QCOMPARE(replaced.exitCode, 0);
+    QCOMPARE(replaced.err, QString("run 2's notes set (they were: \"the linear head\")\n"));
     QCOMPARE(nlohmann::json::parse(
                  runCli({"runs", "--db", d, "show", "2", "--json"}).out.toStdString())["notes"]
                  .get<std::string>(),

@@ -467,7 +467,23 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
       store.setNotes(id, args.value);
     else if (args.action == "rename")
       store.rename(id, args.value);
-    else if (args.action == "archive" || args.action == "unarchive") {
+    // What an edit left, said: it printed nothing, and a note replaced the last one unseen.
+    if (args.action == "tag" || args.action == "untag") {
+      std::string tags;
+      const auto edited = store.run(id);  // kept: a loop over a temporary's member dangled
+      for (const auto& t : edited->tags) tags += (tags.empty() ? "" : ", ") + t;
+      std::fprintf(stderr, "run %lld's tags: %s\n", static_cast<long long>(id),
+                   tags.empty() ? "none" : tags.c_str());
+    } else if (args.action == "note") {
+      const std::string& before = runs.front().notes;
+      std::fprintf(stderr, "run %lld's notes set%s%s%s\n", static_cast<long long>(id),
+                   before.empty() ? "" : " (they were: \"", before.c_str(),
+                   before.empty() ? "" : "\")");
+    } else if (args.action == "rename") {
+      std::fprintf(stderr, "run %lld renamed: \"%s\" (was \"%s\")\n", static_cast<long long>(id),
+                   args.value.c_str(), runs.front().name.c_str());
+    }
+    if (args.action == "archive" || args.action == "unarchive") {
       const bool archive = args.action == "archive";
       for (const auto& r : runs) {
         // Nothing to do is said, so a mistyped id does not pass for done.

@@ -25,9 +25,9 @@ constexpr int kAlonePointSize = 28;
 constexpr int kComparedPointSize = 14;
 
 // "■ #4 causal: causal": the run's colour, its name, the verdict in the verdict's colour, on one
-// line of `width` pixels (0: whole) where it fits: the name is cut as legends cut theirs (a study
-// run's
-// "#6 tiny, edited: corpus /work/.../tinyshakespeare.txt, variant multi" took three lines).
+// line of `width` pixels (0: whole) where it fits: the name is cut as legends cut theirs (a
+// study run's "#6 tiny, edited: corpus /work/.../tinyshakespeare.txt, variant multi" took three
+// lines).
 QString verdictLine(const QColor& runColor, const QString& label, const QString& verdict,
                     std::optional<bool> ok, int width) {
   const QString swatch =

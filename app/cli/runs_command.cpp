@@ -504,8 +504,9 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
       }
       // A study's run deleted left it silently "incomplete": said, with how to train it again.
       std::vector<std::string> notes;
+      const study::StudyStore studies(store);
       for (const auto id : ids)
-        for (const auto& [studyId, axes] : study::StudyStore(store).studiesOfRun(id))
+        for (const auto& [studyId, axes] : studies.studiesOfRun(id))
           notes.push_back("note: run " + std::to_string(id) + " was a run of study " +
                           std::to_string(studyId) + ", which now misses it (`sweep resume " +
                           std::to_string(studyId) + "` trains it again)\n");

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <set>
 
 #include "core/study/agreement.h"
 #include "core/study/f_distribution.h"
@@ -697,6 +698,56 @@ class TestStudyAggregate : public QObject {
              std::string("bars: mean ± 0.67 std over seeds (the paper's 50% interval)"));
     QCOMPARE(fig.bandDescription,
              std::string("band: mean ± 0.67 std over seeds (the paper's 50% interval)"));
+  }
+
+  // A line's colour follows its place among the whole study's lines: a figure drawn with
+  // --where that leaves the first line out keeps every other line's colour (rope was drawn in
+  // the first line's colour once "none" was left out).
+  void aLineKeepsItsColourRankWhateverWhereLeavesOut() {
+    std::vector<StudyRunResult> runs;
+    int64_t id = 0;
+    auto add = [&](const std::string& position, const std::string& dataset) {
+      for (int lr : {1, 2}) {
+        StudyRunResult r;
+        r.cell = id;
+        r.runId = ++id;
+        r.status = fl::RunStatus::Finished;
+        r.axes = {{"position", position}, {"dataset", dataset}, {"lr", lr}};
+        r.config = r.axes;
+        r.seed = 1;
+        r.last = {{"val/loss", 1.0 + lr}};
+        runs.push_back(r);
+      }
+    };
+    add("none", "a");  // "none" trained on dataset a only
+    for (const char* position : {"rope", "fope"})
+      for (const char* dataset : {"a", "b"}) add(position, dataset);
+    const std::vector<std::string> axes{"position", "dataset", "lr"};
+    FigureLayout layout;
+    layout.x = "lr";
+    layout.metrics = {"val/loss"};
+    const auto whole = buildStudyFigure(aggregate(runs), layout, nullptr, axes, "s");
+    std::map<std::string, int> rankOf;
+    for (const auto& line : whole.panels[0].lines) rankOf[line.label] = line.colorRank;
+    QCOMPARE(rankOf.size(), size_t(5));
+    std::set<int> distinct;
+    for (const auto& [label, rank] : rankOf) distinct.insert(rank);
+    QCOMPARE(distinct.size(), size_t(5));  // every line its own colour
+    QCOMPARE(rankOf["position = none, dataset = a"], 0);
+    layout.where = {{"dataset", "b"}};
+    const auto onB = buildStudyFigure(aggregate(runs), layout, nullptr, axes, "s");
+    QCOMPARE(onB.panels[0].lines.size(), size_t(2));
+    for (const auto& line : onB.panels[0].lines)
+      QCOMPARE(line.colorRank, rankOf[line.label + ", dataset = b"]);
+    QVERIFY(onB.panels[0].lines[0].colorRank != 0);
+    // A paper's point takes its line's rank, also where --where leaves that line alone.
+    StudyReferences refs;
+    refs.rows.push_back(
+        {{{"position", "fope"}, {"dataset", "b"}, {"lr", 2}}, {{"val/loss", {2.9, 0.1}}}});
+    const auto withPaper = buildStudyFigure(aggregate(runs), layout, &refs, axes, "s");
+    QCOMPARE(withPaper.panels[0].references.size(), size_t(1));
+    QCOMPARE(withPaper.panels[0].references[0].line, std::string("position = fope"));
+    QCOMPARE(withPaper.panels[0].references[0].colorRank, rankOf["position = fope, dataset = b"]);
   }
 
   // FoPE's figure: perplexity against the evaluation length in the metrics' names, a line per

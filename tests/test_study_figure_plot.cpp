@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 
+#include "widgets/run_colors.h"
 #include "widgets/study_figure_plot.h"
 
 namespace {
@@ -36,9 +37,10 @@ fl::study::StudyFigure figure() {
       line.lower = {0.28 + gamma, 0.18 + gamma, 0.2 + gamma};
       line.upper = {0.32 + gamma, 0.22 + gamma, 0.3 + gamma};
       line.n = {4, 4, 4};
+      line.colorRank = gamma == 0 ? 0 : 1;
       p.lines.push_back(line);
     }
-    p.baselines.push_back({"linear head", {}, {0.5}, {0.45}, {0.55}, {4}});
+    p.baselines.push_back({"linear head", {}, {0.5}, {0.45}, {0.55}, {4}, 0});
     p.references.push_back({"paper", "gamma = 0", 4, 0.21, 0.03});
     f.panels.push_back(p);
   }
@@ -66,6 +68,33 @@ class TestStudyFigurePlot : public QObject {
     plot.setFigure(figure());
     QCOMPARE(plot.graphCount(), 21);
     QCOMPARE(plot.legendEntries(), 4);
+  }
+
+  // A line's colour is the palette's at its rank among the study's lines, not at its place in
+  // the panel (a figure drawn with --where keeps each line's colour); baselines take the
+  // palette from its end, and the paper's point its line's colour.
+  void eachSeriesIsDrawnInItsRanksColour() {
+    auto f = figure();
+    for (auto& panel : f.panels) {
+      panel.lines[0].colorRank = 3;
+      panel.lines[1].colorRank = 1;
+    }
+    fl::widgets::StudyFigurePlot plot;
+    plot.resize(1000, 420);
+    plot.setFigure(f);
+    std::map<QString, QColor> penOf;
+    for (int i = 0; i < plot.plot()->graphCount(); ++i)
+      if (!plot.plot()->graph(i)->name().isEmpty())
+        penOf[plot.plot()->graph(i)->name()] = plot.plot()->graph(i)->pen().color();
+    using fl::widgets::runPaletteColor;
+    QCOMPARE(penOf.at("gamma = 0"), runPaletteColor(3));
+    QCOMPARE(penOf.at("gamma = 1e-06"), runPaletteColor(1));
+    QCOMPARE(penOf.at("linear head"), runPaletteColor(fl::widgets::runPaletteSize() - 1));
+    for (int i = 0; i < plot.plot()->graphCount(); ++i) {
+      const QCPGraph* g = plot.plot()->graph(i);
+      if (g->scatterStyle().shape() == QCPScatterStyle::ssDiamond && g->dataCount() == 1)
+        QCOMPARE(g->pen().color(), runPaletteColor(3));  // the paper's point of gamma = 0
+    }
   }
 
   // Categories (heads) have no order: each line's means are dots with error bars, side by side
@@ -109,9 +138,10 @@ class TestStudyFigurePlot : public QObject {
       line.lower = {0.25, 0.15, 0.05};
       line.upper = {0.35, 0.3, 0.12};
       line.n = {3, 3, 3};
+      line.colorRank = static_cast<int>(p.lines.size());
       p.lines.push_back(line);
     }
-    p.references.push_back({"paper", "beta", 2, 0.4, 0.05});  // beta has no run yet
+    p.references.push_back({"paper", "beta", 2, 0.4, 0.05, 2});  // beta has no run yet
     f.panels.push_back(p);
     fl::widgets::StudyFigurePlot plot;
     plot.resize(800, 400);
@@ -139,7 +169,7 @@ class TestStudyFigurePlot : public QObject {
     QCOMPARE(custom->axisRect(0)->axis(QCPAxis::atBottom)->grid()->zeroLinePen().style(),
              Qt::NoPen);
     const QCPGraph* diamond = custom->graph(2);
-    QVERIFY(diamond->pen().color() != QColor(Qt::black));
+    QCOMPARE(diamond->pen().color(), fl::widgets::runPaletteColor(2));  // its line's, unseen
     QCOMPARE(diamond->name(), QString("beta"));
     QCOMPARE(plot.legendEntries(), 4);  // gaussian, gmm2, beta, paper
   }

@@ -63,18 +63,20 @@ void addBand(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& pan
   high->removeFromLegend();
 }
 
-// The colours and legend entries of one figure: a label keeps its colour in every panel (lines
-// take the palette from the start, baselines from the end) and is listed once.
+// The colours and legend entries of one figure: a line's colour follows its place among the
+// study's lines (lines take the palette from the start, baselines from the end), so it is the
+// same in every panel and every figure of the study; each label is listed once.
 struct FigureKeys {
   explicit FigureKeys(QCPLegend* legend) : legend(legend) {}
 
-  QColor colorFor(const std::string& label, bool baseline) {
-    auto it = colorOf.find(label);
-    if (it != colorOf.end()) return it->second;
+  // The first colour given to a label stays its colour (a paper's point takes its line's).
+  QColor colorFor(const std::string& label, int rank, bool baseline) {
     // The runs' palette: far apart for readers without red or green cones too.
-    const QColor c = runPaletteColor(baseline ? nextBaseline-- : nextLine++);
-    colorOf.emplace(label, c);
-    return c;
+    const QColor c = runPaletteColor(baseline ? runPaletteSize() - 1 - rank : rank);
+    return colorOf.emplace(label, c).first->second;
+  }
+  QColor colorFor(const study::FigureLine& line, bool baseline) {
+    return colorFor(line.label, line.colorRank, baseline);
   }
 
   void legendOnce(QCPAbstractPlottable* p, const std::string& label) {
@@ -86,7 +88,6 @@ struct FigureKeys {
 
   QCPLegend* legend;
   std::map<std::string, QColor> colorOf;
-  int nextLine = 0, nextBaseline = runPaletteSize() - 1;
   std::map<std::string, bool> inLegend;
 };
 
@@ -170,7 +171,7 @@ double categoryOffset(const study::FigurePanel& panel, const std::string& label)
 void drawCategoryPoints(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& panel,
                         FigureKeys& keys) {
   for (const auto& line : panel.lines) {
-    const QColor color = keys.colorFor(line.label, false);
+    const QColor color = keys.colorFor(line, false);
     const double offset = categoryOffset(panel, line.label);
     QVector<double> x, mean, below, above;
     for (size_t k = 0; k < line.x.size(); ++k) {
@@ -200,7 +201,7 @@ void drawLines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& p
                FigureKeys& keys) {
   if (!panel.xCategories.empty()) return drawCategoryPoints(plot, rect, panel, keys);
   for (const auto& line : panel.lines) {
-    const QColor color = keys.colorFor(line.label, false);
+    const QColor color = keys.colorFor(line, false);
     addBand(plot, rect, panel, toQVector(line.x), toQVector(line.lower), toQVector(line.upper),
             color);
     auto* g = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
@@ -217,7 +218,7 @@ void drawLines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& p
 void drawBaselines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& panel,
                    const PanelExtent& extent, FigureKeys& keys) {
   for (const auto& base : panel.baselines) {
-    const QColor color = keys.colorFor(base.label, true);
+    const QColor color = keys.colorFor(base, true);
     const QVector<double> x{extent.xMin, extent.xMax};
     addBand(plot, rect, panel, x, {base.lower[0], base.lower[0]}, {base.upper[0], base.upper[0]},
             color);
@@ -243,9 +244,8 @@ void drawBaselines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePane
     note->setTextAlignment(Qt::AlignRight);
     note->setText(lines.join('\n'));
     // One baseline's colour says whose value it is; several share black.
-    note->setColor(offScale.size() == 1
-                       ? keys.colorFor(panel.baselines[offScale.front()].label, true)
-                       : QColor(Qt::black));
+    note->setColor(offScale.size() == 1 ? keys.colorFor(panel.baselines[offScale.front()], true)
+                                        : QColor(Qt::black));
     note->setFont(QFont("sans", 8));
     note->setBrush(QColor(255, 255, 255, 210));
     note->setPadding(QMargins(3, 1, 3, 1));
@@ -261,7 +261,8 @@ void drawReferences(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePan
   for (const auto& point : panel.references) {
     // A line with no finished run yet still has its colour and its legend entry: a diamond of
     // nobody's colour read as nothing.
-    const QColor color = point.line.empty() ? QColor(Qt::black) : keys.colorFor(point.line, false);
+    const QColor color =
+        point.line.empty() ? QColor(Qt::black) : keys.colorFor(point.line, point.colorRank, false);
     auto* g = plot->addGraph(xAxis, yAxis);
     g->setData(QVector<double>{point.x + categoryOffset(panel, point.line)},
                QVector<double>{point.y});

@@ -293,7 +293,7 @@ void sortPointsByX(FigureLine& line) {
   std::vector<size_t> order(line.x.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return line.x[a] < line.x[b]; });
-  FigureLine sorted{line.label, {}, {}, {}, {}, {}};
+  FigureLine sorted{line.label, {}, {}, {}, {}, {}, line.colorRank};
   for (size_t i : order) {
     sorted.x.push_back(line.x[i]);
     sorted.mean.push_back(line.mean[i]);
@@ -304,12 +304,59 @@ void sortPointsByX(FigureLine& line) {
   line = std::move(sorted);
 }
 
+// A baseline (a cell without x): named by its arm, else by the axes it has but the panel's.
+std::string baselineLabelOf(const AggregateCell& c, const FigureLayout& layout) {
+  std::vector<std::string> parts;
+  for (const auto& [axis, value] : c.axes.items())
+    if (axis != layout.panel) parts.push_back(axis + " = " + valueText(value));
+  std::string label = c.arm.empty() ? join(parts, ", ") : c.arm;
+  return label.empty() ? "baseline" : label;
+}
+
+// Each line's and baseline's place among those of the whole study, before --where: what its
+// colour follows. A line is known by the values of the axes that tell the study's lines apart.
+class ColorRanks {
+ public:
+  ColorRanks(const std::vector<AggregateCell>& allCells, const FigureLayout& layout,
+             const std::vector<std::string>& axisOrder)
+      : m_axes(lineAxesOf(allCells, layout, axisOrder)) {
+    for (const auto& c : allCells) {
+      auto& ranks = c.axes.contains(layout.x) ? m_lines : m_baselines;
+      const std::string key =
+          c.axes.contains(layout.x) ? lineKey(c.arm, c.axes) : baselineLabelOf(c, layout);
+      ranks.emplace(key, static_cast<int>(ranks.size()));
+    }
+  }
+
+  int lineRank(const AggregateCell& c) const { return rankIn(m_lines, lineKey(c.arm, c.axes)); }
+  // A paper's point: the rank of the line with its settings, or one past every line's.
+  int pointRank(const nlohmann::json& where) const { return rankIn(m_lines, lineKey("", where)); }
+  int baselineRank(const std::string& label) const { return rankIn(m_baselines, label); }
+
+ private:
+  // As its label: the values of the axes that tell lines apart, else its arm.
+  std::string lineKey(const std::string& arm, const nlohmann::json& axes) const {
+    std::string key;
+    for (const auto& axis : m_axes)
+      if (axes.contains(axis)) key += axis + '=' + axes.at(axis).dump() + '\n';
+    return key.empty() ? arm : key;
+  }
+  static int rankIn(const std::map<std::string, int>& ranks, const std::string& key) {
+    auto it = ranks.find(key);
+    return it == ranks.end() ? static_cast<int>(ranks.size()) : it->second;
+  }
+
+  std::vector<std::string> m_axes;
+  std::map<std::string, int> m_lines;
+  std::map<std::string, int> m_baselines;
+};
+
 // One panel: a metric for one value of the panel axis (null: every cell).
 class PanelBuilder {
  public:
   PanelBuilder(const FigureLayout& layout, const XPositions& x,
-               const std::vector<std::string>& lineAxes)
-      : m_layout(layout), m_x(x), m_lineAxes(lineAxes) {}
+               const std::vector<std::string>& lineAxes, const ColorRanks& ranks)
+      : m_layout(layout), m_x(x), m_lineAxes(lineAxes), m_ranks(ranks) {}
 
   FigurePanel build(const std::string& metric, const nlohmann::json& panelValue,
                     const std::vector<AggregateCell>& cells, const StudyReferences* references) {
@@ -347,7 +394,7 @@ class PanelBuilder {
       std::string label = join(parts, ", ");
       if (label.empty()) label = c.arm.empty() ? panel.metric : c.arm;
       auto [it, added] = m_lineIndex.emplace(label, panel.lines.size());
-      if (added) panel.lines.push_back(FigureLine{label, {}, {}, {}, {}, {}});
+      if (added) panel.lines.push_back(FigureLine{label, {}, {}, {}, {}, {}, m_ranks.lineRank(c)});
       FigureLine& line = panel.lines[it->second];
       line.x.push_back(m_x.of(c.axes.at(m_layout.x)));
       line.mean.push_back(stats->second.mean);
@@ -355,16 +402,16 @@ class PanelBuilder {
       line.upper.push_back(hi);
       line.n.push_back(stats->second.n);
     } else {
-      // A baseline: named by its arm, else by the axes it has that lines do not share.
-      std::vector<std::string> parts;
-      for (const auto& [axis, value] : c.axes.items())
-        if (axis != m_layout.panel) parts.push_back(axis + " = " + valueText(value));
-      std::string label = c.arm.empty() ? join(parts, ", ") : c.arm;
-      if (label.empty()) label = "baseline";
+      const std::string label = baselineLabelOf(c, m_layout);
       auto [it, added] = m_baselineIndex.emplace(label, panel.baselines.size());
       if (!added) return;  // one value per baseline and panel
-      panel.baselines.push_back(
-          FigureLine{label, {}, {stats->second.mean}, {lo}, {hi}, {stats->second.n}});
+      panel.baselines.push_back(FigureLine{label,
+                                           {},
+                                           {stats->second.mean},
+                                           {lo},
+                                           {hi},
+                                           {stats->second.n},
+                                           m_ranks.baselineRank(label)});
     }
   }
 
@@ -395,13 +442,14 @@ class PanelBuilder {
       if (complete && !parts.empty() && !m_lineIndex.count(join(parts, ", "))) continue;
       panel.references.push_back(FigurePoint{"paper", complete ? join(parts, ", ") : "",
                                              m_x.of(row.where.at(m_layout.x)), value->second.mean,
-                                             value->second.std});
+                                             value->second.std, m_ranks.pointRank(row.where)});
     }
   }
 
   const FigureLayout& m_layout;
   const XPositions& m_x;
   const std::vector<std::string>& m_lineAxes;
+  const ColorRanks& m_ranks;
   std::map<std::string, size_t> m_lineIndex;
   std::map<std::string, size_t> m_baselineIndex;
 };
@@ -452,7 +500,8 @@ StudyFigure buildAgainstAxis(const std::vector<AggregateCell>& allCells, const F
   fig.pointsNote = paperPointsNote(cells);
   fig.rows = static_cast<int>(panelValues.size());
   fig.cols = static_cast<int>(layout.metrics.size());
-  PanelBuilder panels(layout, x, lineAxes);
+  const ColorRanks ranks(allCells, layout, axisOrder);
+  PanelBuilder panels(layout, x, lineAxes, ranks);
   for (const auto& panelValue : panelValues)
     for (const auto& metric : layout.metrics)
       fig.panels.push_back(panels.build(metric, panelValue, cells, references));

@@ -25,6 +25,10 @@ struct FigureLine {
   std::vector<double> lower;  // the band; NaN where it is undefined (one seed)
   std::vector<double> upper;
   std::vector<int> n;
+  // Its place among all the study's lines (or baselines), whatever --where leaves out: a line
+  // keeps its colour in every figure of the study (rope was orange, then blue once
+  // --where dropped "none").
+  int colorRank = 0;
 };
 
 struct FigurePoint {
@@ -33,6 +37,7 @@ struct FigurePoint {
   double x = 0;
   double y = 0;
   std::optional<double> spread;  // drawn as an error bar
+  int colorRank = 0;             // its line's (see FigureLine)
 };
 
 struct FigurePanel {

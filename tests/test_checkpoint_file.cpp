@@ -1,7 +1,8 @@
 // Tests core/optim/checkpoint_file.h: a checkpoint carries the CRC-32 of its bytes in its zip
 // comment, LibTorch still reads it, and a checkpoint with any byte changed, or cut short, is
 // refused before it is loaded, naming the file. The CRC is checked against a bitwise CRC-32
-// written out here, not the zlib routine the code uses.
+// written out here, not the zlib routine the code uses. And archive_rider.h: the entries a
+// rider adds to the checkpoints saved while it lives.
 #include <QtTest>
 
 #include <QTemporaryDir>
@@ -12,6 +13,7 @@
 
 #include <torch/torch.h>
 
+#include "core/optim/archive_rider.h"
 #include "core/optim/checkpoint_file.h"
 
 namespace {
@@ -86,6 +88,54 @@ class TestCheckpointFile : public QObject {
     torch::Tensor weights;
     in.read("weights", weights);
     QVERIFY(torch::equal(weights, torch::arange(1000, torch::kFloat).reshape({10, 100})));
+  }
+
+  // A rider's entries go into every archive saved while it lives on this thread and come back
+  // from the archive loaded last, for that file only; the trial's own entries are untouched.
+  void aRidersEntriesTravelInTheCheckpointSavedWhileItLives() {
+    const auto ridden = path("ridden.pt");
+    const auto plain = path("plain.pt");
+    {
+      fl::optim::ArchiveRider rider({{"run.loss", torch::tensor({2.5, 3.0}, torch::kDouble)}});
+      auto archive = sampleArchive();
+      fl::optim::saveArchive(archive, ridden);
+    }
+    auto after = sampleArchive();
+    fl::optim::saveArchive(after, plain);  // the rider has gone: nothing rides
+    torch::serialize::InputArchive in;
+    fl::optim::loadArchive(in, ridden, torch::kCPU);
+    torch::Tensor weights;
+    in.read("weights", weights);  // the trial's entries as written
+    QVERIFY(torch::equal(weights, torch::arange(1000, torch::kFloat).reshape({10, 100})));
+    const auto loss = fl::optim::riddenEntry(ridden, "run.loss");
+    QVERIFY(loss.has_value());
+    QVERIFY(torch::equal(*loss, torch::tensor({2.5, 3.0}, torch::kDouble)));
+    QVERIFY(!fl::optim::riddenEntry(ridden, "run.other"));
+    QVERIFY(!fl::optim::riddenEntry(plain, "run.loss"));  // not the file loaded last
+    torch::serialize::InputArchive again;
+    fl::optim::loadArchive(again, plain, torch::kCPU);
+    QVERIFY(!fl::optim::riddenEntry(plain, "run.loss"));
+    QVERIFY(!fl::optim::riddenEntry(ridden, "run.loss"));  // forgotten once another loads
+    // An inner rider adds to the outer one's entries while it lives, and they come back after.
+    const auto nested = path("nested.pt");
+    const auto outerOnly = path("outer.pt");
+    {
+      fl::optim::ArchiveRider outer({{"run.a", torch::tensor({1.0})}});
+      {
+        fl::optim::ArchiveRider inner({{"run.b", torch::tensor({2.0})}});
+        auto archive = sampleArchive();
+        fl::optim::saveArchive(archive, nested);
+      }
+      auto archive = sampleArchive();
+      fl::optim::saveArchive(archive, outerOnly);
+    }
+    torch::serialize::InputArchive n;
+    fl::optim::loadArchive(n, nested, torch::kCPU);
+    QVERIFY(fl::optim::riddenEntry(nested, "run.a") && fl::optim::riddenEntry(nested, "run.b"));
+    torch::serialize::InputArchive o;
+    fl::optim::loadArchive(o, outerOnly, torch::kCPU);
+    QVERIFY(fl::optim::riddenEntry(outerOnly, "run.a"));
+    QVERIFY(!fl::optim::riddenEntry(outerOnly, "run.b"));
   }
 
   // However the zip writer cuts its bytes, the file is the same.

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <thread>
 
 #include <torch/cuda.h>
@@ -345,6 +347,64 @@ class TestRunner : public QObject {
       anyDiffers = anyDiffers || a[i].value != c[i].value;
     }
     QVERIFY(anyDiffers);  // another seed really is another run
+  }
+
+  // A run resumed between two logged training losses logs the means the uninterrupted run
+  // logged: the losses since the last logged mean ride along in its checkpoint. It logged the
+  // mean of the steps after the resume alone (a resumed run's curve had one point no
+  // uninterrupted run has).
+  void aRunResumedBetweenTwoLoggedLossesLogsTheUninterruptedMeans() {
+    QTemporaryDir dir;
+    fl::ExperimentRegistry registry;
+    fl::registerBuiltinExperiments(registry);
+    auto e = registry.find("fourier-head");
+    const auto config = fl::buildConfig(*e, "",
+                                        {"samples=400", "epochs=4", "eval_every=2", "device=cpu",
+                                         "seed=5", "checkpoint_seconds=0.000001"})
+                            .values;
+    auto lossesOf = [](const std::vector<fl::Event>& events) {
+      std::map<int64_t, double> losses;
+      for (const auto& m : metricsOf(events))
+        if (m.key == "train/loss") losses[m.step] = m.value;
+      return losses;
+    };
+    const auto whole = lossesOf(runToEnd(e, config));
+    QVERIFY(whole.size() >= 4);
+    const int64_t interval = std::next(whole.begin())->first - whole.begin()->first;
+    QVERIFY(interval > 2);
+
+    // The same run, checkpointed after every step (a time bound of a microsecond).
+    fl::EventQueue queue;
+    fl::RunnerOptions options;
+    options.checkpointDir = dir.path().toStdString();
+    fl::Runner writer(e, config, queue, options);
+    writer.start();
+    writer.join();
+    std::map<int64_t, std::string> checkpoints;
+    for (const auto& event : queue.takeAll())
+      if (auto* c = std::get_if<fl::CheckpointEvent>(&event); c && !c->removed)
+        checkpoints[c->step] = c->path;
+    // Resumed from the middle of the second interval.
+    const int64_t from = whole.begin()->first + interval / 2;
+    QVERIFY(from % interval != 0);
+    QVERIFY(checkpoints.count(from));
+    fl::RunnerOptions resumeOptions;
+    resumeOptions.resume = fl::ResumePoint{checkpoints.at(from), from};
+    fl::EventQueue resumedQueue;
+    fl::Runner resumed(e, config, resumedQueue, resumeOptions);
+    resumed.start();
+    resumed.join();
+    const auto after = lossesOf(resumedQueue.takeAll());
+    QCOMPARE(after.begin()->first, whole.begin()->first + interval);
+    QCOMPARE(after.size(),
+             static_cast<size_t>(std::distance(whole.upper_bound(from), whole.end())));
+    for (const auto& [step, loss] : after) {
+      QVERIFY(whole.count(step));
+      QVERIFY2(loss == whole.at(step),
+               ("train/loss at step " + std::to_string(step) + ": " + std::to_string(loss) +
+                " resumed, " + std::to_string(whole.at(step)) + " uninterrupted")
+                   .c_str());
+    }
   }
 
   // With the defaults (a checkpoint every 5 evaluations), a run whose evaluations are rare

@@ -8,10 +8,14 @@
 
 #include "core/engine/atomic_file.h"
 #include "core/engine/preset_verdicts.h"
+#include "core/optim/archive_rider.h"
 
 namespace fl {
 
 namespace {
+
+// The checkpoint entry of the training losses since the last logged mean: (sum, count).
+const std::string kUnloggedLossEntry = "run.unlogged_loss";
 
 std::string formatLoss(double v) {
   std::ostringstream out;
@@ -55,9 +59,22 @@ void RunReporter::resumed(const ResumePoint& resume) {
   m_wallOffset = resume.wallSecondsBefore;
   m_checkpointsBefore = resume.checkpointsBefore;
   m_evaluationMissing = !resume.evaluatedAtStep;
+  restoreUnloggedLoss(resume.checkpointPath);
   m_sink.onEvent(LogEvent{LogLevel::Info,
                           "resumed from the checkpoint at step " + std::to_string(resume.step),
                           elapsed()});
+}
+
+void RunReporter::restoreUnloggedLoss(const std::string& checkpointPath) {
+  const auto entry = optim::riddenEntry(checkpointPath, kUnloggedLossEntry);
+  if (!entry) return;  // written before it rode along, or by a trial that saves none
+  const auto values = entry->to(torch::kDouble).flatten();
+  const double sum = values.numel() == 2 ? values[0].item<double>() : NAN;
+  const double count = values.numel() == 2 ? values[1].item<double>() : NAN;
+  // A damaged entry costs one logged mean, not the run: it starts from the resume as before.
+  if (!std::isfinite(sum) || !(count >= 0 && count < 0x1p53) || count != std::floor(count)) return;
+  m_lossSum = sum;
+  m_lossCount = static_cast<int64_t>(count);
 }
 
 void RunReporter::begin(const TrialPlan& plan, const nlohmann::json& config,
@@ -274,7 +291,14 @@ void RunReporter::saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<
   // The Trial writes through AtomicFile (optim::saveArchive): step-N.pt.partial, renamed when
   // complete, so a crash never leaves a half-written file under the final name, and a full
   // disk throws FileWriteError with the partial file removed.
-  trial.saveCheckpoint(path);
+  {
+    // The losses since the last logged mean ride along: resumed here, the run logs the mean
+    // the uninterrupted run would have.
+    optim::ArchiveRider rider(
+        {{kUnloggedLossEntry,
+          torch::tensor({m_lossSum, static_cast<double>(m_lossCount)}, torch::kDouble)}});
+    trial.saveCheckpoint(path);
+  }
   m_sink.onEvent(CheckpointEvent{stepsDone, path, false});
   // Superseded files are announced, not deleted: the run store's writer deletes each one once
   // the transaction that drops its row has committed. Deleting here raced that writer, and a

@@ -1,6 +1,7 @@
 // RunReporter: one run's bookkeeping between its steps, shared by the Runner (one Trial) and the
 // GroupRunner (each member of a BatchedTrial), so a member of a group reports exactly as a single
-// run: train/loss means over the plan's logging interval, evaluations stamped with step and wall
+// run: train/loss means over the plan's logging interval (a resumed run's too: the losses not
+// yet logged ride along in its checkpoints), evaluations stamped with step and wall
 // time, checkpoints on the CheckpointSchedule kept by the CheckpointKeeper, a non-finite loss
 // failing the run at its step, the divergence verdict, and the finished run's summary and
 // verdicts (the experiment's and the paper's) on its terminal StatusEvent. While it trains it also
@@ -112,6 +113,8 @@ class RunReporter {
   // Evaluates, emits the results and returns the selection metric's value, if any.
   std::optional<double> evaluateAndReport(Trial& trial, int64_t stepsDone, bool final);
   void saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<double> score);
+  // The losses since the last logged mean, as the checkpoint the trial just loaded kept them.
+  void restoreUnloggedLoss(const std::string& checkpointPath);
   // Reads the losses waiting since the last report (one device synchronisation for all) into
   // the logging mean and the divergence watch; false, with `message`, at a non-finite one.
   bool absorbPendingLosses(std::string& message);

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "core/engine/atomic_file.h"
+#include "core/optim/archive_rider.h"
 
 namespace fl::optim {
 
@@ -71,6 +72,7 @@ void ChecksummedZipWriter::finish() {
 }
 
 void saveArchive(torch::serialize::OutputArchive& archive, const std::string& path) {
+  writeRiders(archive);
   AtomicFile file(path, AtomicFile::TemporaryName::Fixed);
   ChecksummedZipWriter writer([&file](const void* data, size_t size) { file.write(data, size); });
   // Always "all written": the zip writer never sees a failure (see the header); AtomicFile
@@ -140,6 +142,7 @@ void loadArchive(torch::serialize::InputArchive& archive, const std::string& pat
                  c10::Device device) {
   verifyCheckpointFile(path);
   archive.load_from(path, device);
+  keepRidersOf(archive, path);
 }
 
 }  // namespace fl::optim

@@ -129,6 +129,52 @@ class TestDashboardPanels : public QObject {
     QVERIFY(!plot.legend->visible());
   }
 
+  // A legend that says it names its entries shows each of them whole inside the plot, packed
+  // under each other at its top, at any height: spread over the panel's height, the last of
+  // four runs fell below a short panel's edge, unnamed, while its curve was drawn.
+  void aShownLegendShowsEveryEntryInsideThePlot() {
+    for (int height : {180, 200, 230, 260, 300, 400, 600}) {
+      for (int curves : {1, 2, 4, 6, 9, 14, 20, 30}) {
+        QCustomPlot plot;
+        fl::widgets::setUpPlotFrame(&plot, "Test smoothness", "step", "s(q)", /*legend=*/true);
+        plot.resize(560, height);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        for (int i = 0; i < curves; ++i)
+          plot.addGraph()->setName(QString("#%1 demo · linear").arg(i));
+        const bool named = fl::widgets::fitLegend(&plot);
+        plot.replot();
+        const QString where = QString("%1 curves at height %2").arg(curves).arg(height);
+        if (!named) {
+          QVERIFY2(!plot.legend->visible(), qPrintable(where));
+          continue;
+        }
+        int lowestBottom = 0;
+        for (int i = 0; i < plot.legend->itemCount(); ++i) {
+          if (!plot.legend->item(i)) continue;  // an empty cell of the second column
+          const QRect r = plot.legend->item(i)->outerRect();
+          QVERIFY2(r.top() >= 0 && r.bottom() <= plot.height(),
+                   qPrintable(where +
+                              QString(": entry %1 at %2..%3").arg(i).arg(r.top()).arg(r.bottom())));
+          lowestBottom = std::max(lowestBottom, r.bottom());
+        }
+        // Packed: the entries take their own height, not the panel's.
+        const int rowHeight = plot.legend->item(0)->minimumOuterSizeHint().height();
+        const int rows = plot.legend->rowCount();
+        QVERIFY2(lowestBottom - plot.legend->item(0)->outerRect().top() <= rows * rowHeight + rows,
+                 qPrintable(where));
+      }
+    }
+    // Four runs in a short panel (a laptop's grid): named, all four.
+    QCustomPlot plot;
+    fl::widgets::setUpPlotFrame(&plot, "Test smoothness", "step", "s(q)", /*legend=*/true);
+    plot.resize(560, 180);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    for (int i = 0; i < 4; ++i) plot.addGraph()->setName(QString("#%1 demo · linear").arg(i));
+    QVERIFY(fl::widgets::fitLegend(&plot));
+  }
+
   // Two metrics of several runs: the legend names each run once (its colour) and each metric
   // once (its line style), not a row per curve; one run alone gets a row per metric, named by
   // the metric and drawn in the run's colour; the hover still reads every curve by its whole
@@ -332,6 +378,15 @@ class TestDashboardPanels : public QObject {
       QVERIFY(QFontMetrics(font).horizontalAdvance(argmax) <= width);
     }
     QCOMPARE(fl::widgets::legendName("#5 linear", font, 200), QString("#5 linear"));
+    // A setting's name stays with its value where the width holds both.
+    const auto metrics = [&](const QString& text) {
+      return QFontMetrics(font).horizontalAdvance(text);
+    };
+    const QString edited = "#36 demo · epochs 600";
+    const int room = metrics("#36 d… epochs 600") + 2;
+    QVERIFY(metrics(edited) > room);
+    QVERIFY2(fl::widgets::legendName(edited, font, room).endsWith(" epochs 600"),
+             qPrintable(fl::widgets::legendName(edited, font, room)));
     // Narrower than the run's number and its last word: the number stays whole (ten study runs'
     // bars were listed as "#2…=1" twice).
     for (int width = 40; width <= 120; width += 5)

@@ -50,14 +50,17 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
 QString legendName(const QString& name, const QFont& font, int width) {
   const QFontMetrics metrics(font);
   if (metrics.horizontalAdvance(name) <= width) return name;
-  // The last word whole where it leaves the run's name room to start: cut in the middle,
-  // "…lowpass_removed_all" and "…highpass_removed_all" both read "…emoved_all".
-  const int space = name.lastIndexOf(' ');
-  if (space > 0) {
-    const QString last = name.mid(space);
-    const int room = width - metrics.horizontalAdvance(last);
-    if (room >= metrics.horizontalAdvance(name.left(std::min<int>(space, 4)) + "…"))
-      return metrics.elidedText(name.left(space), Qt::ElideRight, room) + last;
+  // The last two words whole, else the last, where they leave the run's name room to start:
+  // cut in the middle, "…lowpass_removed_all" and "…highpass_removed_all" both read
+  // "…emoved_all", and a setting's name went with its value ("#36 demo · e… 600").
+  const qsizetype lastSpace = name.lastIndexOf(' ');
+  const qsizetype secondLast = lastSpace > 0 ? name.lastIndexOf(' ', lastSpace - 1) : -1;
+  for (const qsizetype space : {secondLast, lastSpace}) {
+    if (space <= 0) continue;
+    const QString tail = name.mid(space);
+    const int room = width - metrics.horizontalAdvance(tail);
+    if (room >= metrics.horizontalAdvance(name.left(std::min<qsizetype>(space, 4)) + "…"))
+      return metrics.elidedText(name.left(space), Qt::ElideRight, room) + tail;
   }
   // Narrower still: the run's number whole, then as much of the end as fits. Cut in the middle,
   // runs #23 and #24 both read "#2…=1".
@@ -94,17 +97,32 @@ void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLab
   plot->legend->setRowSpacing(0);
   plot->legend->setColumnSpacing(6);
   // Long enough for two periods of every series' dashes: at 18 px a long dash read as solid.
-  plot->legend->setIconSize(28, 10);
-  legendColumn->setRowStretchFactor(0, 1);
+  // As tall as a line of text and two pixels: an entry is no taller than its icon, and packed
+  // entries lost their underscores and descenders to the next ("mse_argmax" read "mse argmax").
+  plot->legend->setIconSize(28, QFontMetrics(plot->legend->font()).height() + 2);
+  // Packed at the column's top, as legends are: stretched over the panel's height, its entries
+  // spread apart, and in a short panel the last fell below the edge, unnamed.
+  legendColumn->addElement(1, 0, new QCPLayoutElement(plot));
+  legendColumn->setRowStretchFactor(0, 0.001);
+  legendColumn->setRowStretchFactor(1, 1);
   plot->plotLayout()->setColumnStretchFactor(1, 0.001);
 }
 
 bool fitLegend(QCustomPlot* plot, int maxEntries) {
   QCPLegend* legend = plot->legend;
   const int entries = legend->itemCount();
-  // How many rows the plot's height holds, then one or two columns of them.
-  const int rowHeight = QFontMetrics(legend->font()).height() + 1;
-  const int rows = std::max(1, (plot->height() - 60) / rowHeight);
+  // How many rows the legend's column holds (the plot's height less its title and the column's
+  // margins), then one or two columns of them.
+  const auto* first = entries > 0 ? legend->item(0) : nullptr;
+  const int rowHeight =
+      (first ? first->minimumOuterSizeHint().height() : QFontMetrics(legend->font()).height()) +
+      legend->rowSpacing();
+  const QCPLayoutElement* title = plot->plotLayout()->element(0, 0);
+  const int titleHeight =
+      qobject_cast<const QCPTextElement*>(title) ? title->minimumOuterSizeHint().height() : 0;
+  const int room = plot->height() - titleHeight - legend->margins().top() -
+                   legend->margins().bottom() - 12;  // the column's margins, a little to spare
+  const int rows = std::max(1, room / std::max(1, rowHeight));
   const int columns = entries <= rows ? 1 : entries <= 2 * rows ? 2 : 0;
   // Two columns share the width one would have: each at the share's full width, the legend
   // would be wider than the plot leaves it and push the axes and the title out of the cell.

@@ -2,6 +2,8 @@
 // and the allowed values, KEY=VALUE parsing, presets.
 #include <QtTest>
 
+#include <random>
+
 #include "core/engine/config.h"
 #include "core/engine/config_diff.h"
 #include "core/engine/registry.h"
@@ -283,6 +285,40 @@ class TestConfig : public QObject {
     QCOMPARE(fl::withoutEdits("paper-fourier, edited: epochs 2"), std::string("paper-fourier"));
     QCOMPARE(fl::editsOf("paper-fourier"), std::string());
     QCOMPARE(fl::withoutEdits("paper-fourier"), std::string("paper-fourier"));
+    // A legend drops the edits every run shares, one setting at a time: "samples 2000" told
+    // no run from another, and elided in the middle it hid "epochs 600", which did.
+    const std::string named = "demo, edited: epochs 600, samples 2000";
+    QCOMPARE(fl::editList(named), (std::vector<std::string>{"epochs 600", "samples 2000"}));
+    QCOMPARE(fl::compactName(named, {"samples 2000"}), std::string("demo · epochs 600"));
+    QCOMPARE(fl::compactName(named, {"epochs 600", "samples 2000"}), std::string("demo"));
+    QCOMPARE(fl::compactName(named, {}), std::string("demo · epochs 600, samples 2000"));
+    QVERIFY(fl::editList("paper-fourier").empty());
+    const std::string many = "defaults, edited: epochs 2, head linear, lr 0.5 and 2 more";
+    QCOMPARE(fl::editList(many),
+             (std::vector<std::string>{"epochs 2", "head linear", "lr 0.5", "and 2 more"}));
+    QCOMPARE(fl::compactName(many, {"epochs 2", "lr 0.5"}),
+             std::string("defaults · head linear and 2 more"));
+    QCOMPARE(fl::compactName(many, {"epochs 2", "head linear", "lr 0.5"}),
+             std::string("defaults · 2 more"));
+    QCOMPARE(fl::compactName("fourier N=12, edited: epochs 20", {}),
+             std::string("fourier N=12 · epochs 20"));
+    // Every name settingsName makes splits into its edits and is made again from them.
+    nlohmann::json random = preset;
+    std::mt19937 rng(7);
+    for (int trial = 0; trial < 200; ++trial) {
+      for (const char* key : {"samples", "epochs", "lr", "seed", "head"})
+        if (rng() % 2)
+          random[key] =
+              key == std::string("head") ? nlohmann::json("linear") : nlohmann::json(rng() % 1000);
+      const std::string made = fl::settingsName("demo", preset, random);
+      const auto edits = fl::editList(made);
+      QVERIFY(edits.size() <= 4);
+      std::string again = edits.empty() ? "demo" : "demo, edited: ";
+      for (size_t i = 0; i < edits.size(); ++i)
+        again += (i == 0 ? "" : edits[i].rfind("and ", 0) == 0 ? " " : ", ") + edits[i];
+      QCOMPARE(again, made);
+      random = preset;
+    }
     // Only the device changed: the run is the preset's.
     nlohmann::json moved = preset;
     moved["device"] = "cpu";

@@ -327,7 +327,7 @@ QString RunDisplay::labelOf(int64_t runId) const {
   // seed=1", cut by a legend before the part that differs), an unnamed one, or one whose name
   // another shown run has too ("defaults", launched twice with two seeds) is labelled by what
   // sets it apart from the others shown.
-  const std::string shared = editsSharedByShown();
+  const std::set<std::string> shared = editsSharedByShown();
   const std::string name = legendName(*view, shared);
   if (!name.empty() && !study::isStudyRunName(name) && !nameSharedWithAnotherShown(*view, shared))
     return QString::fromStdString(name);
@@ -344,26 +344,30 @@ QString RunDisplay::labelOf(int64_t runId) const {
   return parts.join(' ');
 }
 
-std::string RunDisplay::editsSharedByShown() const {
+std::set<std::string> RunDisplay::editsSharedByShown() const {
   // Edits every shown run shares ("linear, edited: epochs 2" beside "fourier N=12, edited:
-  // epochs 2") tell no curve from another.
+  // epochs 2"; "samples 2000" beside runs of 600 and 5000 epochs) tell no curve from another.
   if (m_shown.size() < 2) return {};
-  std::optional<std::string> shared;
+  std::optional<std::set<std::string>> shared;
   for (auto id : m_shown)
     if (const RunView* view = m_views.find(id)) {
-      const std::string edits = editsOf(view->name());
-      if (edits.empty() || (shared && *shared != edits)) return {};
-      shared = edits;
+      const auto edits = editList(view->name());
+      std::set<std::string> both;
+      for (const auto& edit : edits)
+        if (!shared || shared->count(edit)) both.insert(edit);
+      shared = std::move(both);
+      if (shared->empty()) return {};
     }
-  return shared.value_or(std::string());
+  return shared.value_or(std::set<std::string>());
 }
 
-std::string RunDisplay::legendName(const RunView& view, const std::string& sharedEdits) {
-  return sharedEdits.empty() ? view.name() : withoutEdits(view.name());
+std::string RunDisplay::legendName(const RunView& view,
+                                   const std::set<std::string>& sharedEdits) const {
+  return m_shown.size() > 1 ? compactName(view.name(), sharedEdits) : view.name();
 }
 
 bool RunDisplay::nameSharedWithAnotherShown(const RunView& view,
-                                            const std::string& sharedEdits) const {
+                                            const std::set<std::string>& sharedEdits) const {
   const std::string name = legendName(view, sharedEdits);
   for (auto id : m_shown)
     if (const RunView* other = m_views.find(id);

@@ -161,11 +161,12 @@ class RunDisplay : public QWidget {
   void fitConfigTable(int rows);
   void updateConfigDiff();
   QString labelOf(int64_t runId) const;
-  // The ", edited: ..." part every shown run's name has; "" where any differs or lacks it.
-  std::string editsSharedByShown() const;
-  // The run's name on a legend: without the edits all shown runs share.
-  static std::string legendName(const RunView& view, const std::string& sharedEdits);
-  bool nameSharedWithAnotherShown(const RunView& view, const std::string& sharedEdits) const;
+  // The edits ("epochs 2") every shown run's name has; none where a single run is shown.
+  std::set<std::string> editsSharedByShown() const;
+  // The run's name on a legend of several runs: compactName, without the edits all share.
+  std::string legendName(const RunView& view, const std::set<std::string>& sharedEdits) const;
+  bool nameSharedWithAnotherShown(const RunView& view,
+                                  const std::set<std::string>& sharedEdits) const;
   // Grouping: the shown runs' groups made again and named on the plots; a group's curves, each
   // its members' mean with the band.
   void regroup();

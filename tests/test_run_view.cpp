@@ -40,6 +40,21 @@ class TestRunView : public QObject {
   std::string path(const char* name) const { return (m_dir.path() + "/" + name).toStdString(); }
 
  private slots:
+  // A run read back from the store (cancelled, or another process's) counts epochs as it did
+  // while it trained: "step 17511/250000" replaced "epoch 350/5000" once it was cancelled.
+  void anEpochRunReadFromTheStoreStillCountsEpochs() {
+    fl::store::RunStore store(path("epochs.db"));
+    const int64_t id = store.createRun({"fourier-head", "r", {{"epochs", 5000}}, {}, {}});
+    store.writeEvents(id, {fl::ProgressEvent{17511, 250000, 350, 5000, 1.0, 3.0, false}});
+    auto view = RunView::load(store, id);
+    QVERIFY(view);
+    QCOMPARE(fl::gui::RunsTableModel::progressText(*view), QString("epoch 350/5000"));
+    const int64_t steps = store.createRun({"fope", "s", {{"steps", 300}}, {}, {}});
+    store.writeEvents(steps, {fl::ProgressEvent{120, 300, 0, 1, 1.0, 3.0, false}});
+    QCOMPARE(fl::gui::RunsTableModel::progressText(*RunView::load(store, steps)),
+             QString("step 120/300"));
+  }
+
   void theStoreThenTheEventsGiveEveryPointOnce() {
     fl::store::RunStore store(path("view.db"));
     const int64_t id = store.createRun({"fourier-head", "r", {{"epochs", 3}}, {}, {}});

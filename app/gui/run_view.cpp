@@ -33,6 +33,18 @@ std::unique_ptr<RunView> RunView::load(const store::RunStore& store, int64_t id,
       std::find(record->tags.begin(), record->tags.end(), kPinnedTag) != record->tags.end();
   view->m_progress.step = record->lastStep;
   view->m_progress.totalSteps = record->totalSteps;
+  view->m_progress.epoch = 0;
+  view->m_progress.totalEpochs = 0;
+  // The store keeps steps; an epoch-based run's epochs follow from its config, so its progress
+  // reads as it did while it trained ("epoch 350/5000", not "step 17511/250000" once cancelled).
+  if (view->countsEpochs() && record->totalSteps > 0 && record->config.at("epochs").is_number()) {
+    const int64_t epochs = record->config.at("epochs").get<int64_t>();
+    if (epochs > 0 && record->totalSteps % epochs == 0) {
+      const int64_t stepsPerEpoch = record->totalSteps / epochs;
+      view->m_progress.totalEpochs = epochs;
+      view->m_progress.epoch = record->lastStep / stepsPerEpoch;
+    }
+  }
   for (const auto& key : store.metricKeys(id)) {
     auto& series = view->m_metrics[key];
     for (const auto& p : store.metric(id, key)) {

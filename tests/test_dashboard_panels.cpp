@@ -129,6 +129,37 @@ class TestDashboardPanels : public QObject {
     QVERIFY(!plot.legend->visible());
   }
 
+  // A title longer than its panel is wide is cut at its end inside the panel (it ran past both
+  // edges: "pectral purity: layer x dimension pai"), and keeps its whole text.
+  void aLongTitleStaysInsideItsPanel() {
+    const QString title = "Spectral purity: layer x dimension pair, every head of every layer";
+    QCustomPlot plot;
+    fl::widgets::setUpPlotFrame(&plot, title, "dimension pair j", "layer", /*legend=*/false);
+    plot.resize(300, 220);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.replot();
+    auto* element = fl::widgets::plotTitle(&plot);
+    QVERIFY(element);
+    QCOMPARE(element->text(), title);
+    QVERIFY(QFontMetrics(element->font()).horizontalAdvance(title) > plot.width());
+    QVERIFY2(element->outerRect().left() >= 0 && element->outerRect().right() <= plot.width(),
+             qPrintable(QString("title from %1 to %2 in a plot %3 wide")
+                            .arg(element->outerRect().left())
+                            .arg(element->outerRect().right())
+                            .arg(plot.width())));
+    // Drawn inside it: no ink in the title's row at either edge of the panel (it was cut there).
+    const QImage image = plot.toPixmap(plot.width(), plot.height()).toImage();
+    const QRect row = element->outerRect();
+    for (int y = row.top(); y <= row.bottom() && y < image.height(); ++y)
+      for (int x :
+           {0, 1, 2, 3, image.width() - 4, image.width() - 3, image.width() - 2, image.width() - 1})
+        QVERIFY2(qGray(image.pixel(x, y)) > 200,
+                 qPrintable(QString("ink at x %1, y %2 of the title's row").arg(x).arg(y)));
+    // The axes keep the panel's width.
+    QVERIFY(plot.axisRect()->outerRect().right() <= plot.width());
+  }
+
   // A legend that says it names its entries shows each of them whole inside the plot, packed
   // under each other at its top, at any height: spread over the panel's height, the last of
   // four runs fell below a short panel's edge, unnamed, while its curve was drawn.

@@ -45,6 +45,30 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
   int m_maxTextWidth;
 };
 
+// A plot's title cut to its cell's width (the end elided), where a long title ("Spectral
+// purity: layer x dimension pair" in a laptop's two-column grid) ran past both edges of its
+// panel. text() keeps the whole title.
+class ElidedTitle : public QCPTextElement {
+ public:
+  ElidedTitle(QCustomPlot* plot, const QString& text, const QFont& font)
+      : QCPTextElement(plot, text, font) {}
+
+ protected:
+  void draw(QCPPainter* painter) override {
+    const QString whole = mText;
+    // Four pixels clear of either edge, where the panel's frame is.
+    mText = QFontMetrics(mainFont()).elidedText(whole, Qt::ElideRight, mRect.width() - 8);
+    QCPTextElement::draw(painter);
+    mText = whole;
+  }
+  // As tall as the title, and as narrow as a few letters: the panel's width decides.
+  QSize minimumOuterSizeHint() const override {
+    QSize size = QCPTextElement::minimumOuterSizeHint();
+    size.setWidth(std::min(size.width(), 60));
+    return size;
+  }
+};
+
 }  // namespace
 
 QString legendName(const QString& name, const QFont& font, int width) {
@@ -77,7 +101,7 @@ QString legendName(const QString& name, const QFont& font, int width) {
 void setUpPlotFrame(QCustomPlot* plot, const QString& title, const QString& xLabel,
                     const QString& yLabel, bool legend) {
   plot->plotLayout()->insertRow(0);
-  auto* titleElement = new QCPTextElement(plot, title, QFont("sans", 10, QFont::Bold));
+  auto* titleElement = new ElidedTitle(plot, title, QFont("sans", 10, QFont::Bold));
   plot->plotLayout()->addElement(0, 0, titleElement);
   plot->xAxis->setLabel(xLabel);
   plot->yAxis->setLabel(yLabel);

@@ -9,6 +9,7 @@
 
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFileDialog>
 #include <QGuiApplication>
 #include <QInputDialog>
 #include <QLabel>
@@ -2061,6 +2062,33 @@ class TestMainWindow : public QObject {
     QCOMPARE(
         nlohmann::json::parse(jf.readAll().toStdString())["runs"][0]["name"].get<std::string>(),
         std::string("r2"));
+    // Export… suggests a file named by the selected runs, as the plots' files are: every
+    // export was suggested "runs.csv", the next overwriting the last.
+    {
+      auto* table = history->table();
+      table->clearSelection();
+      const int idColumn = history->model()->column("id");
+      for (int row = 0; row < table->model()->rowCount(); ++row) {
+        const auto id = table->model()->index(row, idColumn).data().toLongLong();
+        if (id == 1 || id == 2)
+          table->selectionModel()->select(table->model()->index(row, 0),
+                                          QItemSelectionModel::Select | QItemSelectionModel::Rows);
+      }
+      QString suggested;
+      std::function<void()> readDialog = [&] {
+        auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+        if (!dialog) return QTimer::singleShot(50, readDialog);
+        suggested = dialog->selectedFiles().value(0);
+        dialog->reject();
+      };
+      QTimer::singleShot(50, readDialog);
+      QPushButton* exportButton = nullptr;
+      for (auto* b : history->findChildren<QPushButton*>())
+        if (b->text() == "Export…") exportButton = b;
+      QVERIFY(exportButton && exportButton->isEnabled());
+      exportButton->click();
+      QCOMPARE(QFileInfo(suggested).fileName(), QString("runs-1-2.csv"));
+    }
     // Compare overlays the stored runs and lists only the config values that differ.
     w->compareRuns({1, 2, 3});
     QStringList klCurves;

@@ -24,6 +24,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "app/gui/export_stem.h"
 #include "app/gui/history_model.h"
 #include "app/gui/run_edit.h"
 #include "core/engine/system_metrics.h"
@@ -562,7 +563,10 @@ void HistoryView::askDelete() {
 void HistoryView::askExport() {
   const auto ids = selectedIds();
   if (ids.empty()) return;
-  const QString path = widgets::askSaveFileName(this, "Export runs", "runs.csv",
+  // Named by its runs, as the plots' files are: "runs.csv" overwrote the last export.
+  std::vector<int64_t> ascending = ids;
+  std::sort(ascending.begin(), ascending.end());
+  const QString path = widgets::askSaveFileName(this, "Export runs", exportStem(ascending) + ".csv",
                                                 "Metrics CSV (*.csv);;Everything as JSON (*.json)");
   if (path.isEmpty()) return;
   QString error;

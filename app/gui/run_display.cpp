@@ -25,6 +25,7 @@
 
 #include <qcustomplot.h>
 
+#include "app/gui/export_stem.h"
 #include "app/gui/metrics_table_model.h"
 #include "app/gui/probe_router.h"
 #include "app/gui/run_queue.h"
@@ -927,21 +928,6 @@ void RunDisplay::updateConfigDiff() {
                             .arg(differing.size() == 1 ? "key" : "keys"));
   m_diffButton->setVisible(true);
 }
-
-namespace {
-
-// "run-4" for one run, "runs-4-6-7" for a comparison (its first six numbers, then how many more).
-QString exportStem(const std::vector<int64_t>& runIds) {
-  if (runIds.size() == 1) return QString("run-%1").arg(runIds.front());
-  constexpr size_t kNamed = 6;
-  QStringList numbers;
-  for (size_t i = 0; i < runIds.size() && i < kNamed; ++i) numbers << QString::number(runIds[i]);
-  QString stem = "runs-" + numbers.join('-');
-  if (runIds.size() > kNamed) stem += QString("-and-%1-more").arg(runIds.size() - kNamed);
-  return stem;
-}
-
-}  // namespace
 
 QStringList RunDisplay::exportShown(const QString& folder, QString* error) {
   QStringList written;

@@ -250,12 +250,17 @@ class TestMainWindow : public QObject {
       return plot ? plot : panel->findChild<fl::widgets::SnapshotPlot*>();
     };
     auto reopened = makeWindow("run.db");
-    reopened->openStoredRun(id);
-    // A window that trains nothing says how its Runs table fills, rather than showing a blank
-    // grid beside the stored run it shows.
+    // A window that trains and shows nothing says how its Runs table fills, rather than
+    // showing a blank grid.
     QCOMPARE(reopened->runsModel()->rowCount(), 0);
-    QVERIFY2(reopened->runsDock()->emptyTableText().contains("Run or Run comparison starts one"),
+    QVERIFY2(reopened->runsDock()->emptyTableText().contains("Run or Run comparison starts"),
              qPrintable(reopened->runsDock()->emptyTableText()));
+    // The stored run it opens has its row, as it reads in the window that trained it.
+    reopened->openStoredRun(id);
+    QCOMPARE(reopened->runsModel()->rowCount(), 1);
+    QCOMPARE(runsCell(*reopened, id, RunsTableModel::kStatus), QString("finished"));
+    QCOMPARE(runsCell(*reopened, id, RunsTableModel::kProgress), QString("epoch 3/3"));
+    QVERIFY(reopened->runsDock()->emptyTableText().isEmpty());
     for (const char* name : {"pdf/true_grid", "pdf/pred_grid", "pdf/true", "pdf/pred"}) {
       const auto* live = pdfPlot(*w)->latest(name);
       const auto* stored = pdfPlot(*reopened)->latest(name);
@@ -2099,6 +2104,26 @@ class TestMainWindow : public QObject {
     QCOMPARE(diff->rowCount(), 3);
     QCOMPARE(diff->columnCount(), 2);  // run, seed
     QCOMPARE(diff->column("seed"), 1);
+    // The compared runs have rows in the Runs table, whose eye takes one off the plots and
+    // puts it back (a stored comparison's runs could not be hidden); opening other runs
+    // replaces those rows.
+    auto* rows = w->runsModel();
+    QCOMPARE(rows->rowCount(), 3);
+    const auto eye = [&](int64_t id) { return rows->index(rows->rowOf(id), RunsTableModel::kRun); };
+    QCOMPARE(eye(2).data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
+    QVERIFY(rows->setData(eye(2), Qt::Unchecked, Qt::CheckStateRole));
+    QCOMPARE(w->display()->shown(), (std::vector<int64_t>{1, 3}));
+    QCOMPARE(rows->rowCount(), 3);  // its row stays, to put it back
+    QCOMPARE(eye(2).data(Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
+    QVERIFY(rows->setData(eye(2), Qt::Checked, Qt::CheckStateRole));
+    QCOMPARE(w->display()->shown().size(), size_t(3));
+    w->openStoredRun(3);  // one of them, clicked: the comparison's rows stay
+    QCOMPARE(rows->rowCount(), 3);
+    w->openStoredRun(4);
+    QCOMPARE(rows->rowCount(), 1);
+    QCOMPARE(rows->runAt(0), int64_t(4));
+    w->compareRuns({1, 2, 3});
+    QCOMPARE(rows->rowCount(), 3);
     // Delete asks first, No by default; deleted runs leave no stale row.
     w->show();
     history->selectIds({2});

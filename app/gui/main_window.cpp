@@ -457,6 +457,10 @@ void MainWindow::updateStopEnabled() {
 void MainWindow::openStoredRun(int64_t runId) {
   catchUpWithStore({runId});
   m_display->showRun(runId);
+  // Its row in the Runs table (its eye, colour, verdict), unless it has one: one of the
+  // comparison opened before, clicked, keeps that comparison's rows.
+  const auto& rows = m_queue->runs();
+  if (std::find(rows.begin(), rows.end(), runId) == rows.end()) m_queue->setOpened({runId});
   m_tabs->setCurrentWidget(m_display);
 }
 
@@ -464,6 +468,8 @@ void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
   if (runIds.empty()) return;
   catchUpWithStore(runIds);
   m_display->compare(runIds);
+  // A row each in the Runs table: its eye takes a run off the plots and puts it back.
+  m_queue->setOpened(runIds);
   m_tabs->setCurrentWidget(m_display);
 }
 

@@ -56,9 +56,35 @@ RunQueue::~RunQueue() { m_scheduler.reset(); }  // cancels, joins, flushes the s
 
 void RunQueue::addRow(int64_t runId, int64_t studyId) {
   m_studyOfRow[runId] = studyId;
+  m_openedOnly.erase(runId);  // it trains here now: its row stays when others are opened
   if (std::find(m_order.begin(), m_order.end(), runId) != m_order.end()) return;
   m_order.push_back(runId);
   emit runQueued(runId);
+}
+
+void RunQueue::removeRow(int64_t runId) {
+  auto it = std::find(m_order.begin(), m_order.end(), runId);
+  if (it == m_order.end()) return;
+  const int row = static_cast<int>(it - m_order.begin());
+  emit rowAboutToBeForgotten(row);
+  m_order.erase(it);
+  m_studyOfRow.erase(runId);
+  m_openedOnly.erase(runId);
+  emit rowForgotten(row);
+}
+
+void RunQueue::setOpened(const std::vector<int64_t>& runIds) {
+  const std::set<int64_t> opened(runIds.begin(), runIds.end());
+  const std::set<int64_t> before = m_openedOnly;
+  for (int64_t id : before)
+    if (!opened.count(id)) removeRow(id);
+  for (int64_t id : runIds) {
+    if (std::find(m_order.begin(), m_order.end(), id) != m_order.end()) continue;
+    m_order.push_back(id);
+    m_studyOfRow[id] = 0;
+    m_openedOnly.insert(id);
+    emit runQueued(id);
+  }
 }
 
 int64_t RunQueue::studyOf(int64_t runId) const {
@@ -71,15 +97,8 @@ bool RunQueue::isLive(int64_t runId) const {
 }
 
 void RunQueue::forget(const std::vector<int64_t>& runIds) {
-  for (int64_t id : runIds) {
-    auto it = std::find(m_order.begin(), m_order.end(), id);
-    if (it == m_order.end() || isLive(id)) continue;
-    const int row = static_cast<int>(it - m_order.begin());
-    emit rowAboutToBeForgotten(row);
-    m_order.erase(it);
-    m_studyOfRow.erase(id);
-    emit rowForgotten(row);
-  }
+  for (int64_t id : runIds)
+    if (!isLive(id)) removeRow(id);
 }
 
 int64_t RunQueue::add(std::shared_ptr<const Experiment> experiment, const nlohmann::json& config,

@@ -55,6 +55,11 @@ class RunQueue : public QObject {
               const std::string& name, std::string* error);
   // Continues an interrupted or cancelled run from its newest checkpoint, in its own row.
   bool resume(int64_t runId, std::string* error);
+  // Rows for stored runs opened in the window (from History, a study, --open), so that each
+  // has its eye, colour and verdict beside the runs trained here. They replace the rows of the
+  // runs opened before, which leave unless they trained here since.
+  void setOpened(const std::vector<int64_t>& runIds);
+  bool isOpenedOnly(int64_t runId) const { return m_openedOnly.count(runId) > 0; }
   // Queues a stored study's unfinished cells; returns how many (0 and `error` when none).
   int64_t addStudy(int64_t studyId, std::string* error);
   void cancel(int64_t runId);
@@ -92,7 +97,7 @@ class RunQueue : public QObject {
     return m_scheduler->budgetFor(experiment, config, runs);
   }
 
-  // The runs that have a row, in the order they were queued (one row per run, also resumed).
+  // The runs that have a row, in the order they were queued or opened (one row per run).
   const std::vector<int64_t>& runs() const { return m_order; }
   bool isWaiting(int64_t runId) const { return m_scheduler->isWaiting(runId); }
   bool isTraining(int64_t runId) const { return m_scheduler->isTraining(runId); }
@@ -139,12 +144,14 @@ class RunQueue : public QObject {
   void onRunEnded(const study::RunEnd& end);
   void onProblem(const std::string& what);
   void addRow(int64_t runId, int64_t studyId);
+  void removeRow(int64_t runId);
 
   const ExperimentRegistry& m_registry;
   store::RunStore& m_store;
   RunViews& m_views;
   std::vector<int64_t> m_order;
   std::map<int64_t, int64_t> m_studyOfRow;  // every run with a row: its study, or 0
+  std::set<int64_t> m_openedOnly;           // rows of opened runs that did not train here
   std::set<int64_t> m_started;              // started, their end not reported yet
   std::set<int64_t> m_endedUnwritten;       // ended with writes the store lacks
   RunDeltas* m_draining = nullptr;          // drain()'s deltas while it polls

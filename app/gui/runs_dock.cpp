@@ -44,8 +44,8 @@ class RunsTableView : public QTableView {
     if (model() && model()->rowCount() > 0) return {};
     const QString search = m_searchText();
     if (!search.isEmpty()) return QString("No run here matches \u201c%1\u201d").arg(search);
-    return "The runs trained from this window are listed here: Run or Run comparison starts "
-           "one, a study's Run study starts its runs. Past runs open from History.";
+    return "The runs trained or opened in this window are listed here: Run or Run comparison "
+           "starts one, a study's Run study starts its runs, and History opens past ones.";
   }
 
  protected:

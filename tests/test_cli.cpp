@@ -189,6 +189,13 @@ class TestCli : public QObject {
     const auto shown = nlohmann::json::parse(
         runCli({"runs", "show", "1", "--json", "--db", db}).out.toStdString());
     QCOMPARE(shown.value("not_compared", std::string()), why);
+    // And its export, as the window's History writes it too.
+    const QString out = m_home.path() + "/short-export.json";
+    QCOMPARE(runCli({"runs", "export", "1", "--out", out, "--db", db}).exitCode, 0);
+    QFile exported(out);
+    QVERIFY(exported.open(QIODevice::ReadOnly));
+    const auto all = nlohmann::json::parse(exported.readAll().toStdString());
+    QCOMPARE(all.at("runs").at(0).value("not_compared", std::string()), why);
   }
 
   void transformerExperimentsAreListed() {

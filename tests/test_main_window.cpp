@@ -2115,8 +2115,16 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->display()->shown(), (std::vector<int64_t>{1, 3}));
     QCOMPARE(rows->rowCount(), 3);  // its row stays, to put it back
     QCOMPARE(eye(2).data(Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
+    // History's rows carry the colour of the runs on the plots, as the Runs table's do.
+    const auto swatch = [&](int64_t id) {
+      return model->index(model->rowOf(id), model->column("id")).data(Qt::DecorationRole);
+    };
+    QCOMPARE(swatch(1).value<QColor>(), eye(1).data(Qt::DecorationRole).value<QColor>());
+    QVERIFY(!swatch(2).isValid());  // off the plots
+    QVERIFY(!swatch(4).isValid());
     QVERIFY(rows->setData(eye(2), Qt::Checked, Qt::CheckStateRole));
     QCOMPARE(w->display()->shown().size(), size_t(3));
+    QVERIFY(swatch(2).isValid());
     w->openStoredRun(3);  // one of them, clicked: the comparison's rows stay
     QCOMPARE(rows->rowCount(), 3);
     w->openStoredRun(4);

@@ -16,8 +16,8 @@
 #include "core/engine/export_values.h"
 #include "core/engine/natural_order.h"
 #include "core/engine/paper_verdict_restate.h"
-#include "core/engine/preset_verdicts.h"
 #include "core/engine/verdict.h"
+#include "core/store/not_compared.h"
 #include "core/store/run_batching.h"
 #include "core/store/run_store.h"
 #include "core/study/study_scheduler.h"
@@ -27,20 +27,12 @@ namespace fl::cli {
 
 namespace {
 
-// Why a finished run without verdicts was not compared with the paper ("not compared with the
-// paper (paper-fourier): epochs 300 (the paper's 500)"), or "" (History greys the same runs).
-std::string whyNotCompared(const ExperimentRegistry& registry, const store::RunRecord& r) {
-  if (r.status != RunStatus::Finished || !r.verdicts.empty()) return "";
-  const auto experiment = registry.find(r.experiment);
-  return experiment ? whyNotComparedWithPaper(*experiment, r.config) : "";
-}
-
 // A finished run's verdicts in a few words beside its status ("finished:LEAKS"; `runs show` has
 // the sentences), read from the typed verdicts stored with it, never from its message; a
 // shortened paper run's "not compared" (it read as a plain "finished").
 std::string statusWithVerdict(const ExperimentRegistry& registry, const store::RunRecord& r) {
   std::string headline = r.status == RunStatus::Finished ? verdictHeadline(r.verdicts) : "";
-  if (headline.empty() && !whyNotCompared(registry, r).empty()) headline = "not compared";
+  if (headline.empty() && !store::whyNotCompared(registry, r).empty()) headline = "not compared";
   return toString(r.status) + (headline.empty() ? "" : ":" + headline);
 }
 
@@ -117,7 +109,8 @@ nlohmann::json runJson(const ExperimentRegistry& registry, const RunRecord& r, b
                       {"total_steps", r.totalSteps},
                       {"metrics", finalMetrics(r)},
                       {"verdicts", verdictsJson(r.verdicts)}};
-  if (const std::string why = whyNotCompared(registry, r); !why.empty()) j["not_compared"] = why;
+  if (const std::string why = store::whyNotCompared(registry, r); !why.empty())
+    j["not_compared"] = why;
   if (full) {
     j["config"] = r.config;
     j["started"] = r.started;

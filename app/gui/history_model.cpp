@@ -13,6 +13,7 @@
 #include "core/engine/config_diff.h"
 #include "core/engine/preset_verdicts.h"
 #include "core/engine/registry.h"
+#include "core/store/not_compared.h"
 #include "widgets/verdict_colors.h"
 
 namespace fl::gui {
@@ -45,8 +46,7 @@ void HistoryModel::setRuns(std::vector<store::RunRecord> runs) {
     m_comparedConfigs.push_back(it->second ? comparedValues(*it->second, r.config) : r.config);
     // A shortened paper run has no verdicts; a blank cell read as "not checked yet". Only once
     // finished: a running or cancelled run read "not compared" as if judged.
-    m_notCompared.push_back(
-        r.status == RunStatus::Finished && r.verdicts.empty() ? whyNotCompared(r) : QString());
+    m_notCompared.push_back(store::mayReadNotCompared(r) ? whyNotCompared(r) : QString());
   }
   // "trained on": the device the run really used (cuda:0, cpu), not the config's "auto".
   m_keys =
@@ -153,6 +153,12 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int 
   return {};
 }
 
+void HistoryModel::onPlotsChanged() {
+  const int idColumn = column("id");
+  if (idColumn >= 0 && rowCount() > 0)
+    emit dataChanged(index(0, idColumn), index(rowCount() - 1, idColumn), {Qt::DecorationRole});
+}
+
 QVariant HistoryModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
   return value(static_cast<size_t>(index.row()), m_keys[index.column()], role);
@@ -165,6 +171,8 @@ QVariant HistoryModel::value(size_t row, const QString& key, int role) const {
   if (key == "id") {
     if (display) return QString::number(r.id);
     if (sort || role == Qt::UserRole) return QVariant::fromValue<qlonglong>(r.id);
+    if (role == Qt::DecorationRole && m_plotColor)
+      if (const QColor color = m_plotColor(r.id); color.isValid()) return color;
     return {};
   }
   if (key == "name") return display || sort ? QVariant(QString::fromStdString(r.name)) : QVariant();

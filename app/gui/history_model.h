@@ -13,8 +13,10 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QColor>
 #include <QStringList>
 
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -35,6 +37,13 @@ class HistoryModel : public QAbstractTableModel {
       : QAbstractTableModel(parent), m_registry(registry) {}
 
   void setRuns(std::vector<store::RunRecord> runs);
+  // The colour of a run on the plots, invalid for one that is not there: its id cell shows it,
+  // so a row is matched with its curves as in the Runs table. Call onPlotsChanged() when the
+  // runs on the plots or their colours change.
+  void setPlotColor(std::function<QColor(int64_t)> colorOnPlots) {
+    m_plotColor = std::move(colorOnPlots);
+  }
+  void onPlotsChanged();
   const store::RunRecord& run(int row) const { return m_runs.at(static_cast<size_t>(row)); }
   int rowOf(int64_t runId) const;
 
@@ -62,6 +71,7 @@ class HistoryModel : public QAbstractTableModel {
   const QString& whyNotCompared(const store::RunRecord& run);
 
   const ExperimentRegistry* m_registry;
+  std::function<QColor(int64_t)> m_plotColor;
 
   std::vector<store::RunRecord> m_runs;
   std::vector<nlohmann::json> m_comparedConfigs;  // each run's, as comparedValues reads it

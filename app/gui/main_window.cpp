@@ -16,6 +16,7 @@
 
 #include "app/gui/about_box.h"
 #include "app/gui/dock_title_bar.h"
+#include "app/gui/history_model.h"
 #include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
 #include "app/gui/run_display.h"
@@ -108,6 +109,12 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
     return std::find(shown.begin(), shown.end(), id) != shown.end();
   });
   connect(m_display, &RunDisplay::shownChanged, m_runsModel, &RunsTableModel::shownChanged);
+  // History's rows of the runs on the plots carry their colour, as the Runs table's do.
+  m_history->model()->setPlotColor([this](int64_t id) {
+    const auto& shown = m_display->shown();
+    return std::find(shown.begin(), shown.end(), id) != shown.end() ? m_colors->of(id) : QColor();
+  });
+  connect(m_display, &RunDisplay::shownChanged, m_history->model(), &HistoryModel::onPlotsChanged);
   connect(m_runsModel, &RunsTableModel::shownToggled, this, [this](int64_t id, bool shown) {
     m_display->setRunShown(id, shown);
     m_tabs->setCurrentWidget(m_display);
@@ -116,6 +123,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
     m_colors->choose(id, color);
     m_display->redraw();
     m_runsModel->updateRun(id);
+    m_history->model()->onPlotsChanged();
   });
   connect(m_runsDock, &RunsDock::pinRequested, this, &MainWindow::pinRun);
   connect(m_runsDock, &RunsDock::groupByChosen, m_display, &RunDisplay::setGroupBy);

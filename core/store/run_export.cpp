@@ -10,6 +10,7 @@
 
 #include "core/engine/atomic_file.h"
 #include "core/engine/export_values.h"
+#include "core/store/not_compared.h"
 #include "core/store/run_snapshots.h"
 
 namespace fl::store {
@@ -129,6 +130,10 @@ nlohmann::json runsToJson(const RunStore& store, const ExperimentRegistry* regis
                    {"notes", r.notes},
                    {"metrics", std::move(metrics)},
                    {"snapshots", std::move(snapshots)}});
+    // As `runs show --json` says it: a shortened paper run's reason it has no verdicts.
+    if (registry)
+      if (const std::string why = whyNotCompared(*registry, r); !why.empty())
+        all.back()["not_compared"] = why;
   }
   return {{"runs", std::move(all)}};
 }

@@ -4,6 +4,8 @@
 // verdicts. Widgets only (no torch), so it builds and runs in seconds.
 #include <QtTest>
 
+#include <QSignalSpy>
+
 #include <QComboBox>
 #include <QLabel>
 #include <QMenu>
@@ -291,6 +293,23 @@ class TestDashboardPanels : public QObject {
     // The key drawn alone needs no suffix; the one drawn on request keeps its own.
     QVERIFY(!plot->isCurveHidden("#1 linear"));
     QCOMPARE(legendNames(plot->plot()), QStringList{"#1 linear"});
+    // A right-click on the plot opens the panel's menu (the window system's context menu
+    // event reaches the plot, which passes it to its panel).
+    {
+      d.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&d));
+      QSignalSpy asked(plot->plot(), &QWidget::customContextMenuRequested);
+      bool opened = false;
+      QTimer::singleShot(0, [&] {
+        auto* popup = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+        opened = popup && !popup->actions().isEmpty();
+        if (popup) popup->close();
+      });
+      QContextMenuEvent rightClick(QContextMenuEvent::Mouse, QPoint(60, 60));
+      QApplication::sendEvent(plot->plot(), &rightClick);
+      QCOMPARE(asked.count(), 1);
+      QVERIFY(opened);
+    }
     // The panel's menu offers it, unchecked.
     QMenu* menu = d.contextMenuFor("kl");
     QAction* draw = nullptr;

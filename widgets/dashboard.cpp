@@ -79,12 +79,18 @@ void Dashboard::place(const QString& id, QWidget* widget, const QString& title) 
   m_titles[id] = title;
   m_order << id;
   // Right-click any panel: maximise it or bring the others back, draw its series on request.
-  widget->setContextMenuPolicy(Qt::CustomContextMenu);
-  connect(widget, &QWidget::customContextMenuRequested, this, [this, id, widget](const QPoint& at) {
-    QMenu* menu = contextMenuFor(id);
-    menu->exec(widget->mapToGlobal(at));
-    menu->deleteLater();
-  });
+  // Its plots ask too: QCustomPlot stops mouse events, the right-click's context menu event
+  // included, from reaching the panel around it, so a right-click on a plot opened nothing.
+  QList<QWidget*> askers{widget};
+  for (auto* plot : widget->findChildren<QCustomPlot*>()) askers << plot;
+  for (QWidget* asker : askers) {
+    asker->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(asker, &QWidget::customContextMenuRequested, this, [this, id, asker](const QPoint& at) {
+      QMenu* menu = contextMenuFor(id);
+      menu->exec(asker->mapToGlobal(at));
+      menu->deleteLater();
+    });
+  }
   // Double-clicking a plot's title maximises it (and brings the others back), as a window's
   // title bar does.
   for (auto* plot : widget->findChildren<QCustomPlot*>())

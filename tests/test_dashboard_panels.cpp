@@ -4,6 +4,7 @@
 // verdicts. Widgets only (no torch), so it builds and runs in seconds.
 #include <QtTest>
 
+#include <QClipboard>
 #include <QSignalSpy>
 
 #include <QComboBox>
@@ -129,6 +130,32 @@ class TestDashboardPanels : public QObject {
     addCurves(30, 80);
     QVERIFY(!fl::widgets::fitLegend(&plot));
     QVERIFY(!plot.legend->visible());
+  }
+
+  // A panel saved from its menu is the file its name says, and a folder that cannot be
+  // written is said, not passed over.
+  void aPlotIsSavedAsItsFileNameSays() {
+    QCustomPlot plot;
+    fl::widgets::setUpPlotFrame(&plot, "loss", "step", "cross-entropy", /*legend=*/false);
+    plot.resize(400, 300);
+    plot.addGraph()->setData({1, 2, 3}, {3, 2, 1.5});
+    QTemporaryDir dir;
+    const QString png = dir.path() + "/loss.png";
+    QVERIFY(fl::widgets::savePlotImage(&plot, png));
+    QImage image(png);
+    QCOMPARE(image.width(), 800);  // twice the pixels
+    const QString svg = dir.path() + "/loss.SVG";
+    QVERIFY(fl::widgets::savePlotImage(&plot, svg));
+    QFile svgFile(svg);
+    QVERIFY(svgFile.open(QIODevice::ReadOnly));
+    QVERIFY(svgFile.readAll().contains("<svg"));
+    const QString pdf = dir.path() + "/loss.pdf";
+    QVERIFY(fl::widgets::savePlotImage(&plot, pdf));
+    QFile pdfFile(pdf);
+    QVERIFY(pdfFile.open(QIODevice::ReadOnly));
+    QVERIFY(pdfFile.read(5) == "%PDF-");
+    QVERIFY(!fl::widgets::savePlotImage(&plot, dir.path() + "/no such folder/loss.png"));
+    QVERIFY(!fl::widgets::savePlotImage(&plot, dir.path() + "/no such folder/loss.svg"));
   }
 
   // A title longer than its panel is wide is cut at its end inside the panel (it ran past both
@@ -319,6 +346,26 @@ class TestDashboardPanels : public QObject {
     draw->trigger();
     QVERIFY(d.onRequestShown("test/kl_exact"));
     QVERIFY(!plot->isCurveHidden("#1 linear kl_exact"));
+    // It sets the panel's y scale, and copies the panel as an image.
+    QAction* log = nullptr;
+    QAction* copy = nullptr;
+    for (auto* a : menu->actions()) {
+      if (a->text() == "Log y axis") log = a;
+      if (a->text() == "Copy image") copy = a;
+    }
+    QVERIFY(log && log->isCheckable());
+    QCOMPARE(log->isChecked(), plot->logY());
+    const bool wasLog = plot->logY();
+    log->trigger();
+    QCOMPARE(plot->logY(), !wasLog);
+    QCOMPARE(plot->plot()->yAxis->scaleType(), wasLog ? QCPAxis::stLinear : QCPAxis::stLogarithmic);
+    log->trigger();
+    QCOMPARE(plot->logY(), wasLog);
+    QVERIFY(copy);
+    QApplication::clipboard()->clear();
+    copy->trigger();
+    QVERIFY(!QApplication::clipboard()->pixmap().isNull());
+    QCOMPARE(QApplication::clipboard()->pixmap().width(), 2 * plot->plot()->width());
     d.setMetric(2, "test/kl_exact", {1}, {0.7});  // a run shown later follows the choice
     QVERIFY(!plot->isCurveHidden("#2 kl_exact"));
     // Two runs of both keys: a legend of runs and of the keys' line styles, both named.

@@ -1,7 +1,10 @@
 #include "widgets/dashboard.h"
 
+#include <QApplication>
+#include <QClipboard>
 #include <QGridLayout>
 #include <QMenu>
+#include <QMessageBox>
 #include <QResizeEvent>
 #include <QShortcut>
 #include <QSignalBlocker>
@@ -11,6 +14,7 @@
 
 #include <qcustomplot.h>
 
+#include "widgets/file_dialogs.h"
 #include "widgets/heatmap_plot.h"
 #include "widgets/matrix_heatmap_plot.h"
 #include "widgets/metric_plot.h"
@@ -115,6 +119,29 @@ QMenu* Dashboard::contextMenuFor(const QString& id) {
     action->setChecked(m_requested.contains(key));
     connect(action, &QAction::toggled, this,
             [this, key](bool shown) { setOnRequestShown(key, shown); });
+  }
+  QWidget* panel = m_panels.value(id);
+  if (auto* curves = qobject_cast<MetricPlot*>(panel)) {
+    // The panel's scale, this session: a loss drawn on a log axis read as linear, its ticks
+    // 3, 3.5, 4 the only hint.
+    auto* log = menu->addAction("Log y axis");
+    log->setCheckable(true);
+    log->setChecked(curves->logY());
+    connect(log, &QAction::toggled, curves, &MetricPlot::setLogY);
+  }
+  if (auto* plot = panel ? panel->findChild<QCustomPlot*>() : nullptr) {
+    menu->addSeparator();
+    // Into a note or a slide as it is drawn (twice the pixels, for a sharp paste).
+    menu->addAction("Copy image", this,
+                    [plot] { QApplication::clipboard()->setPixmap(plot->toPixmap(0, 0, 2.0)); });
+    menu->addAction("Save image…", this, [this, plot, id] {
+      const QString path =
+          askSaveFileName(this, "Save panel", id + ".png",
+                          "PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)");
+      if (!path.isEmpty() && !savePlotImage(plot, path))
+        QMessageBox::warning(this, "Save panel",
+                             "Could not write " + path + " (is the folder writable?)");
+    });
   }
   return menu;
 }

@@ -1,5 +1,6 @@
 #include "widgets/plot_frame.h"
 
+#include <QFileInfo>
 #include <QSvgGenerator>
 
 #include <algorithm>
@@ -228,6 +229,13 @@ void fitTicks(QCustomPlot* plot) {
 QCPTextElement* plotTitle(QCustomPlot* plot) {
   if (plot->plotLayout()->rowCount() == 0) return nullptr;
   return qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
+}
+
+bool savePlotImage(QCustomPlot* plot, const QString& path) {
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  if (suffix == "svg") return savePlotSvg(plot, path);
+  if (suffix == "pdf") return plot->savePdf(path);
+  return plot->savePng(path, 0, 0, 2.0);
 }
 
 bool savePlotSvg(QCustomPlot* plot, const QString& path) {

@@ -73,5 +73,8 @@ QCPTextElement* plotTitle(QCustomPlot* plot);
 
 // Writes the plot as SVG at its current size (QCustomPlot saves PNG and PDF itself).
 bool savePlotSvg(QCustomPlot* plot, const QString& path);
+// The plot as the file's name says: .svg (savePlotSvg), .pdf, else PNG at twice its pixels.
+// False when the file cannot be written.
+bool savePlotImage(QCustomPlot* plot, const QString& path);
 
 }  // namespace fl::widgets

@@ -939,9 +939,8 @@ QStringList RunDisplay::exportShown(const QString& folder, QString* error) {
     auto* plot = m_dashboard->panel(panel)->findChild<QCustomPlot*>();
     if (!plot) continue;
     const QString base = stem + "-" + panel;
-    if (plot->savePng(base + ".png", 0, 0, 2.0)) written << base + ".png";
-    if (plot->savePdf(base + ".pdf")) written << base + ".pdf";
-    if (widgets::savePlotSvg(plot, base + ".svg")) written << base + ".svg";
+    for (const char* suffix : {".png", ".pdf", ".svg"})
+      if (widgets::savePlotImage(plot, base + suffix)) written << base + suffix;
   }
   try {
     std::vector<store::RunRecord> runs;

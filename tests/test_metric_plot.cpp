@@ -26,6 +26,7 @@
 #include "widgets/log_ticker.h"
 #include "widgets/metric_plot.h"
 #include "widgets/plot_frame.h"
+#include "widgets/readout_tip.h"
 #include "widgets/run_colors.h"
 #include "widgets/step_ticker.h"
 
@@ -159,10 +160,30 @@ class TestMetricPlot : public QObject {
     // The pointer resting there asks for a tooltip: the panel's help (its parent's) replaced
     // the readout. It stays.
     window.setToolTip("what this panel shows");
-    QTRY_VERIFY(QToolTip::isVisible());
+    QTRY_VERIFY(fl::widgets::readoutTipVisible());
     QHelpEvent rest(QEvent::ToolTip, at, plot->plot()->mapToGlobal(at));
     QApplication::sendEvent(plot->plot(), &rest);
-    QVERIFY2(QToolTip::text().contains("#4 another"), qPrintable(QToolTip::text()));
+    QVERIFY(!QToolTip::isVisible());
+    QVERIFY2(fl::widgets::readoutTipText().contains("#4 another"),
+             qPrintable(fl::widgets::readoutTipText()));
+    // The tip holds its widest row whole: QToolTip wrapped it to a quarter of the screen, and
+    // the row that never wraps ran past its edge, cut ("0.391349 (smoothed 0.").
+    plot->setSmoothing(0.5);
+    plot->refresh();
+    QTest::mouseMove(plot->plot(), at + QPoint(1, 0));
+    QTRY_VERIFY(fl::widgets::readoutTipText().contains("(smoothed "));
+    QTextDocument shown;
+    shown.setDefaultFont(QToolTip::font());
+    shown.setHtml(fl::widgets::readoutTipText());
+    QVERIFY2(fl::widgets::readoutTipSize().width() >= shown.idealWidth(),
+             qPrintable(QString("tip %1 px wide for rows of %2 px")
+                            .arg(fl::widgets::readoutTipSize().width())
+                            .arg(shown.idealWidth())));
+    QVERIFY(shown.idealWidth() > window.screen()->geometry().width() / 4);  // past the old cap
+    // The readout goes with the pointer.
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(plot->plot(), &leave);
+    QVERIFY(!fl::widgets::readoutTipVisible());
   }
 
   // A log axis over less than 1.6 decades is labelled 1, 2, 5 times powers of ten (KL from 0.5

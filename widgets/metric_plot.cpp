@@ -4,7 +4,6 @@
 #include <QCoreApplication>
 #include <QHash>
 #include <QMouseEvent>
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 
@@ -17,6 +16,7 @@
 #include "widgets/curve_decimation.h"
 #include "widgets/log_ticker.h"
 #include "widgets/plot_frame.h"
+#include "widgets/readout_tip.h"
 #include "widgets/run_colors.h"
 #include "widgets/step_ticker.h"
 
@@ -106,8 +106,13 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
   connect(m_plot, &QCustomPlot::mouseMove, this, &MetricPlot::showReadout);
 }
 
+MetricPlot::~MetricPlot() { hideReadout(); }
+
 bool MetricPlot::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == m_plot && event->type() == QEvent::Leave) hideReadout();
+  // The readout is its own window: it goes with the pointer, and with the plot (another run
+  // shown, the panels rebuilt, the window minimised).
+  if (watched == m_plot && (event->type() == QEvent::Leave || event->type() == QEvent::Hide))
+    hideReadout();
   // The wheel scrolls the page of panels, as a browser's dashboards do; Ctrl+wheel zooms. A
   // plain wheel zoomed whichever plot passed under the pointer, and a reader scrolling down
   // the page left each one zoomed and no longer following its runs.
@@ -610,14 +615,14 @@ void MetricPlot::showReadout(QMouseEvent* event) {
   m_crosshair->setVisible(true);
   m_plot->layer("crosshair")->replot();
   // A tooltip is its own small window: the plot and the window keep their sizes.
-  QToolTip::showText(event->globalPosition().toPoint() + QPoint(14, 8), text, m_plot);
+  showReadoutTip(event->globalPosition().toPoint(), text);
 }
 
 void MetricPlot::hideReadout() {
   if (!m_crosshair->visible()) return;
   m_crosshair->setVisible(false);
   m_plot->layer("crosshair")->replot();
-  QToolTip::hideText();
+  hideReadoutTip();
 }
 
 }  // namespace fl::widgets

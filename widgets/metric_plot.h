@@ -42,6 +42,7 @@ class MetricPlot : public QWidget {
  public:
   explicit MetricPlot(const QString& title, const QString& xLabel, const QString& yLabel,
                       QWidget* parent = nullptr);
+  ~MetricPlot() override;  // takes its readout with it
 
   void setCurve(const QString& name, const QPen& pen, std::vector<double> x, std::vector<double> y);
   void setCurve(const QString& name, const QColor& color, std::vector<double> x,

@@ -2044,6 +2044,17 @@ class TestMainWindow : public QObject {
     QTRY_COMPARE(model->rowCount(), 1);
     history->filterText()->clear();
     QTRY_COMPARE(model->rowCount(), 4);
+    // A filter (kept from the last session, say) is said in the title, which clears it.
+    history->filterText()->setText("r1");
+    QTRY_COMPARE(model->rowCount(), 1);
+    auto* title = history->findChild<QLabel*>("runsTitle");
+    QVERIFY(title);
+    QVERIFY2(title->text().contains("filtered by text") && title->text().contains("show all"),
+             qPrintable(title->text()));
+    emit title->linkActivated("#all");
+    QCOMPARE(model->rowCount(), 4);
+    QVERIFY(history->filterText()->text().isEmpty());
+    QVERIFY2(!title->text().contains("filtered"), qPrintable(title->text()));
     QCOMPARE(history->experimentFilter()->count(), 2);  // "any" + fourier-head
     w->openStoredRun(1);
     QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", 1), size_t(1));

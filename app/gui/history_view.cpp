@@ -12,6 +12,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStyle>
@@ -218,6 +219,9 @@ void HistoryView::layOut(QHBoxLayout* filters, QHBoxLayout* actions) {
   runsLayout->setContentsMargins(0, 0, 0, 0);
   m_runsTitle = new QLabel("<b>Runs</b>", runsBox);
   m_runsTitle->setObjectName("runsTitle");
+  // Filters are kept between sessions: one left from the last hid the run just trained, with
+  // "filtered by text" the only hint. The title offers to clear them.
+  connect(m_runsTitle, &QLabel::linkActivated, this, [this] { clearFilters(); });
   runsLayout->addWidget(m_runsTitle);
   runsLayout->addLayout(filters);
   runsLayout->addLayout(actions);
@@ -473,8 +477,20 @@ void HistoryView::showListedCount(int64_t listed) {
   const QString of = archived   ? QString("%1 archived").arg(listed)
                      : all >= 0 ? QString("%1 of %2").arg(listed).arg(all)
                                 : QString::number(listed);
-  m_runsTitle->setText(QString("<b>Runs</b> (%1, filtered by %2)")
+  m_runsTitle->setText(QString("<b>Runs</b> (%1, filtered by %2) · <a href='#all'>show all</a>")
                            .arg(of, filters.isEmpty() ? "status" : filters.join(", ")));
+}
+
+void HistoryView::clearFilters() {
+  {
+    // One listing for the four changes, not one per field.
+    const QSignalBlocker text(m_text), tag(m_tag), experiment(m_experiment), status(m_status);
+    m_text->clear();
+    m_tag->clear();
+    m_experiment->setCurrentIndex(0);
+    m_status->setCurrentIndex(0);
+  }
+  refresh();
 }
 
 bool HistoryView::refuseDeletingLiveRuns(const std::vector<int64_t>& ids) {

@@ -49,6 +49,8 @@ class HistoryView : public QWidget {
               QWidget* parent = nullptr);
 
   void refresh();
+  // Every filter back to "any" (the title's "show all").
+  void clearFilters();
   HistoryModel* model() const { return m_model; }
   widgets::FrozenColumnsView* table() const { return m_table; }
   QTableView* studiesTable() const { return m_studies; }

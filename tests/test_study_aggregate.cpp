@@ -733,12 +733,12 @@ class TestStudyAggregate : public QObject {
     std::set<int> distinct;
     for (const auto& [label, rank] : rankOf) distinct.insert(rank);
     QCOMPARE(distinct.size(), size_t(5));  // every line its own colour
-    QCOMPARE(rankOf["position = none, dataset = a"], 0);
+    QCOMPARE(rankOf.at("position = none, dataset = a"), 0);
     layout.where = {{"dataset", "b"}};
     const auto onB = buildStudyFigure(aggregate(runs), layout, nullptr, axes, "s");
     QCOMPARE(onB.panels[0].lines.size(), size_t(2));
     for (const auto& line : onB.panels[0].lines)
-      QCOMPARE(line.colorRank, rankOf[line.label + ", dataset = b"]);
+      QCOMPARE(line.colorRank, rankOf.at(line.label + ", dataset = b"));
     QVERIFY(onB.panels[0].lines[0].colorRank != 0);
     // A paper's point takes its line's rank, also where --where leaves that line alone.
     StudyReferences refs;
@@ -747,7 +747,8 @@ class TestStudyAggregate : public QObject {
     const auto withPaper = buildStudyFigure(aggregate(runs), layout, &refs, axes, "s");
     QCOMPARE(withPaper.panels[0].references.size(), size_t(1));
     QCOMPARE(withPaper.panels[0].references[0].line, std::string("position = fope"));
-    QCOMPARE(withPaper.panels[0].references[0].colorRank, rankOf["position = fope, dataset = b"]);
+    QCOMPARE(withPaper.panels[0].references[0].colorRank,
+             rankOf.at("position = fope, dataset = b"));
   }
 
   // FoPE's figure: perplexity against the evaluation length in the metrics' names, a line per

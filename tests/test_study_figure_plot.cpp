@@ -11,6 +11,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <set>
 
 #include "widgets/run_colors.h"
 #include "widgets/study_figure_plot.h"
@@ -95,6 +96,42 @@ class TestStudyFigurePlot : public QObject {
       if (g->scatterStyle().shape() == QCPScatterStyle::ssDiamond && g->dataCount() == 1)
         QCOMPARE(g->pen().color(), runPaletteColor(3));  // the paper's point of gamma = 0
     }
+    // A point's own rank (here not its line's) gives way to its line's colour.
+    for (auto& panel : f.panels) panel.references[0].colorRank = 5;
+    plot.setFigure(f);
+    for (int i = 0; i < plot.plot()->graphCount(); ++i) {
+      const QCPGraph* g = plot.plot()->graph(i);
+      if (g->scatterStyle().shape() == QCPScatterStyle::ssDiamond && g->dataCount() == 1)
+        QCOMPARE(g->pen().color(), runPaletteColor(3));
+    }
+    // Ranks that would share a colour (a study of more lines than the palette has colours,
+    // drawn in part: every other one of 24) give the figure's own lines the palette in their
+    // order, each its own colour.
+    fl::study::StudyFigure many;
+    many.rows = many.cols = 1;
+    fl::study::FigurePanel p;
+    p.metric = p.yTitle = "test/kl";
+    p.xTitle = "N";
+    for (int i = 0; i < 8; ++i) {
+      fl::study::FigureLine line;
+      line.label = "dataset = d" + std::to_string(i);
+      line.x = {1, 2};
+      line.mean = {0.1 * i, 0.1 * i + 0.05};
+      line.lower = line.mean;
+      line.upper = line.mean;
+      line.n = {1, 1};
+      line.colorRank = 2 * i;
+      p.lines.push_back(line);
+    }
+    p.baselines.push_back({"linear head", {}, {0.5}, {0.45}, {0.55}, {4}, 0});
+    many.panels.push_back(p);
+    plot.setFigure(many);
+    std::set<QRgb> colours;  // of every drawn line (a band's edges draw none)
+    for (int i = 0; i < plot.plot()->graphCount(); ++i)
+      if (plot.plot()->graph(i)->pen().style() != Qt::NoPen)
+        colours.insert(plot.plot()->graph(i)->pen().color().rgb());
+    QCOMPARE(plot.legendEntries(), 9);
+    QCOMPARE(colours.size(), size_t(9));
   }
 
   // Categories (heads) have no order: each line's means are dots with error bars, side by side

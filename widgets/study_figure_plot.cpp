@@ -65,15 +65,42 @@ void addBand(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& pan
 
 // The colours and legend entries of one figure: a line's colour follows its place among the
 // study's lines (lines take the palette from the start, baselines from the end), so it is the
-// same in every panel and every figure of the study; each label is listed once.
+// same in every panel and every figure of the study; each label is listed once. Where those
+// places would give two of the figure's series one colour (a study of more lines than the
+// palette has colours, drawn in part), the figure's own series take the palette in their order
+// instead: apart first, the same as in another figure second.
 struct FigureKeys {
-  explicit FigureKeys(QCPLegend* legend) : legend(legend) {}
+  FigureKeys(QCPLegend* legend, const study::StudyFigure& figure) : legend(legend) {
+    std::set<int> lines, baselines;
+    for (const auto& panel : figure.panels) {
+      for (const auto& line : panel.lines) lines.insert(line.colorRank);
+      // A point takes its line's colour; one whose line is not drawn takes its own.
+      for (const auto& point : panel.references)
+        if (!point.line.empty() &&
+            std::none_of(panel.lines.begin(), panel.lines.end(),
+                         [&](const auto& line) { return line.label == point.line; }))
+          lines.insert(point.colorRank);
+      for (const auto& base : panel.baselines) baselines.insert(base.colorRank);
+    }
+    std::set<int> colors;
+    for (int rank : lines) colors.insert(paletteIndex(rank, false));
+    for (int rank : baselines) colors.insert(paletteIndex(rank, true));
+    if (colors.size() == lines.size() + baselines.size()) return;
+    for (int rank : lines) lineIndex.emplace(rank, static_cast<int>(lineIndex.size()));
+    for (int rank : baselines) baselineIndex.emplace(rank, static_cast<int>(baselineIndex.size()));
+  }
 
   // The first colour given to a label stays its colour (a paper's point takes its line's).
   QColor colorFor(const std::string& label, int rank, bool baseline) {
+    const auto& dense = baseline ? baselineIndex : lineIndex;
+    if (auto it = dense.find(rank); it != dense.end()) rank = it->second;
     // The runs' palette: far apart for readers without red or green cones too.
-    const QColor c = runPaletteColor(baseline ? runPaletteSize() - 1 - rank : rank);
+    const QColor c = runPaletteColor(paletteIndex(rank, baseline));
     return colorOf.emplace(label, c).first->second;
+  }
+  static int paletteIndex(int rank, bool baseline) {
+    const int size = runPaletteSize();
+    return ((baseline ? size - 1 - rank : rank) % size + size) % size;
   }
   QColor colorFor(const study::FigureLine& line, bool baseline) {
     return colorFor(line.label, line.colorRank, baseline);
@@ -87,6 +114,7 @@ struct FigureKeys {
   }
 
   QCPLegend* legend;
+  std::map<int, int> lineIndex, baselineIndex;  // rank -> place in the figure, where they clash
   std::map<std::string, QColor> colorOf;
   std::map<std::string, bool> inLegend;
 };
@@ -459,7 +487,7 @@ void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
   m_cols = std::max(1, figure.cols);
   m_rows = (static_cast<int>(figure.panels.size()) + m_cols - 1) / m_cols;
   const auto [grid, legend] = layOutFigure(figure);
-  FigureKeys keys(legend);
+  FigureKeys keys(legend, figure);
   for (int i = 0; i < static_cast<int>(figure.panels.size()); ++i) {
     const auto& panel = figure.panels[static_cast<size_t>(i)];
     auto* rect = addPanel(grid, i, std::max(1, figure.cols), panel);

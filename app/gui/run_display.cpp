@@ -352,7 +352,7 @@ std::set<std::string> RunDisplay::editsSharedByShown() const {
   std::optional<std::set<std::string>> shared;
   for (auto id : m_shown)
     if (const RunView* view = m_views.find(id)) {
-      const auto edits = editList(view->name());
+      const auto edits = editList(view->name(), view->config());
       std::set<std::string> both;
       for (const auto& edit : edits)
         if (!shared || shared->count(edit)) both.insert(edit);
@@ -364,7 +364,7 @@ std::set<std::string> RunDisplay::editsSharedByShown() const {
 
 std::string RunDisplay::legendName(const RunView& view,
                                    const std::set<std::string>& sharedEdits) const {
-  return m_shown.size() > 1 ? compactName(view.name(), sharedEdits) : view.name();
+  return m_shown.size() > 1 ? compactName(view.name(), view.config(), sharedEdits) : view.name();
 }
 
 bool RunDisplay::nameSharedWithAnotherShown(const RunView& view,

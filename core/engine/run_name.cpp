@@ -13,17 +13,11 @@ constexpr const char* kEdited = ", edited: ";
 
 }  // namespace
 
-std::string editsOf(const std::string& name) {
-  const size_t at = name.find(kEdited);
-  return at == std::string::npos ? std::string() : name.substr(at);
-}
-
 std::string withoutEdits(const std::string& name) { return name.substr(0, name.find(kEdited)); }
 
-std::vector<std::string> editList(const std::string& name) {
+std::vector<std::string> editList(const std::string& name, const nlohmann::json& config) {
   const size_t at = name.find(kEdited);
   if (at == std::string::npos) return {};
-  std::vector<std::string> edits;
   std::string rest = name.substr(at + std::string(kEdited).size());
   // The last of more than three ends in " and N more": a setting and the count, apart.
   std::string more;
@@ -32,20 +26,42 @@ std::vector<std::string> editList(const std::string& name) {
     more = rest.substr(andAt + 1);
     rest = rest.substr(0, andAt);
   }
-  for (size_t from = 0;;) {
-    const size_t comma = rest.find(", ", from);
-    edits.push_back(rest.substr(from, comma - from));
-    if (comma == std::string::npos) break;
-    from = comma + 2;
+  // Each edit is a key and its value as settingsName wrote it: matched against the config's
+  // values, a value holding ", " stays whole, even one that reads like a next edit.
+  const auto written = [&](const std::string& key) {
+    const nlohmann::json value = configValue(config, key);
+    return key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
+  };
+  const auto endsAnEdit = [&](size_t at) {
+    return at == rest.size() || rest.compare(at, 2, ", ") == 0;
+  };
+  std::vector<std::string> edits;
+  size_t start = 0;
+  while (start < rest.size()) {
+    size_t length = 0;
+    if (config.is_object())
+      for (const auto& item : config.items())
+        if (const std::string edit = written(item.key());
+            edit.size() > length && rest.compare(start, edit.size(), edit) == 0 &&
+            endsAnEdit(start + edit.size()))
+          length = edit.size();
+    if (length == 0) {
+      // Not as the config reads (a name typed by hand): up to the next ", ".
+      const size_t comma = rest.find(", ", start);
+      length = (comma == std::string::npos ? rest.size() : comma) - start;
+    }
+    edits.push_back(rest.substr(start, length));
+    start += length + 2;
   }
   if (!more.empty()) edits.push_back(more);
   return edits;
 }
 
-std::string compactName(const std::string& name, const std::set<std::string>& dropped) {
+std::string compactName(const std::string& name, const nlohmann::json& config,
+                        const std::set<std::string>& dropped) {
   std::string compact = withoutEdits(name);
   bool first = true;
-  for (const auto& edit : editList(name)) {
+  for (const auto& edit : editList(name, config)) {
     if (dropped.count(edit)) continue;
     const bool more = edit.rfind("and ", 0) == 0;
     compact += first ? " · " + (more ? edit.substr(4) : edit) : (more ? " " : ", ") + edit;

@@ -21,17 +21,19 @@ namespace fl {
 std::string settingsName(const std::string& preset, const nlohmann::json& startValues,
                          const nlohmann::json& values);
 
-// The ", edited: ..." part of such a name ("" where there is none), and the name without it.
-std::string editsOf(const std::string& name);
+// The name without its ", edited: ..." part.
 std::string withoutEdits(const std::string& name);
 
 // The edits of such a name, one setting each: {"epochs 600", "samples 2000"} ("and 2 more" is
-// one too). A legend of runs drops the ones every run shares, and labels each by the rest.
-std::vector<std::string> editList(const std::string& name);
+// one too). Each is read as a key of `config` and its value there, so a value holding ", "
+// stays whole ("fourier_periods 2, 5, 10"). A legend of runs drops the ones every run shares,
+// and labels each by the rest.
+std::vector<std::string> editList(const std::string& name, const nlohmann::json& config);
 // The name as a legend of several runs reads it: without the edits in `dropped` and without
 // the word "edited" ("demo · epochs 600" of "demo, edited: epochs 600, samples 2000" without
 // "samples 2000"; "demo" where none is left). Legends cut names to their width: the words that
 // tell runs apart come first.
-std::string compactName(const std::string& name, const std::set<std::string>& dropped);
+std::string compactName(const std::string& name, const nlohmann::json& config,
+                        const std::set<std::string>& dropped);
 
 }  // namespace fl

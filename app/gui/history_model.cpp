@@ -11,7 +11,6 @@
 #include "app/gui/metric_order.h"
 #include "core/engine/config.h"
 #include "core/engine/config_diff.h"
-#include "core/engine/preset_verdicts.h"
 #include "core/engine/registry.h"
 #include "core/store/not_compared.h"
 #include "widgets/verdict_colors.h"
@@ -85,8 +84,7 @@ const QString& HistoryModel::whyNotCompared(const store::RunRecord& run) {
   // list (each one validates the run against every paper preset).
   auto [it, fresh] = m_whyNotComparedOf.try_emplace(run.id);
   if (fresh && m_registry)
-    if (const auto experiment = m_registry->find(run.experiment))
-      it->second = QString::fromStdString(whyNotComparedWithPaper(*experiment, run.config));
+    it->second = QString::fromStdString(store::whyNotCompared(*m_registry, run));
   return it->second;
 }
 

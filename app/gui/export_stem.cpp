@@ -2,9 +2,13 @@
 
 #include <QStringList>
 
+#include <algorithm>
+
 namespace fl::gui {
 
-QString exportStem(const std::vector<int64_t>& runIds) {
+QString exportStem(std::vector<int64_t> runIds) {
+  // In ascending order, however they were picked or focused: one set of runs, one name.
+  std::sort(runIds.begin(), runIds.end());
   if (runIds.size() == 1) return QString("run-%1").arg(runIds.front());
   constexpr size_t kNamed = 6;
   QStringList numbers;

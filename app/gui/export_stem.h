@@ -1,5 +1,6 @@
 // The file name, without its extension, of what the window exports of some runs: "run-4" for
-// one, "runs-4-6-7" for several (the first six numbers, then how many more). The plots' files
+// one, "runs-4-6-7" for several (the first six numbers in ascending order, then how many more). The
+// plots' files
 // ("runs-4-6-7-kl.png") and History's export ("runs-4-6-7.csv") share it, so the files of one
 // comparison sort together.
 #pragma once
@@ -11,6 +12,6 @@
 
 namespace fl::gui {
 
-QString exportStem(const std::vector<int64_t>& runIds);
+QString exportStem(std::vector<int64_t> runIds);
 
 }  // namespace fl::gui

@@ -580,9 +580,7 @@ void HistoryView::askExport() {
   const auto ids = selectedIds();
   if (ids.empty()) return;
   // Named by its runs, as the plots' files are: "runs.csv" overwrote the last export.
-  std::vector<int64_t> ascending = ids;
-  std::sort(ascending.begin(), ascending.end());
-  const QString path = widgets::askSaveFileName(this, "Export runs", exportStem(ascending) + ".csv",
+  const QString path = widgets::askSaveFileName(this, "Export runs", exportStem(ids) + ".csv",
                                                 "Metrics CSV (*.csv);;Everything as JSON (*.json)");
   if (path.isEmpty()) return;
   QString error;

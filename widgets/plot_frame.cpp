@@ -145,8 +145,10 @@ bool fitLegend(QCustomPlot* plot, int maxEntries) {
   const QCPLayoutElement* title = plot->plotLayout()->element(0, 0);
   const int titleHeight =
       qobject_cast<const QCPTextElement*>(title) ? title->minimumOuterSizeHint().height() : 0;
+  // Less the legend's margins, its column's (5 and 5), the spacing under the title row and a
+  // little to spare.
   const int room = plot->height() - titleHeight - legend->margins().top() -
-                   legend->margins().bottom() - 12;  // the column's margins, a little to spare
+                   legend->margins().bottom() - 10 - plot->plotLayout()->rowSpacing() - 2;
   const int rows = std::max(1, room / std::max(1, rowHeight));
   const int columns = entries <= rows ? 1 : entries <= 2 * rows ? 2 : 0;
   // Two columns share the width one would have: each at the share's full width, the legend

@@ -111,6 +111,12 @@ class TestCheckpointFile : public QObject {
     QVERIFY(loss.has_value());
     QVERIFY(torch::equal(*loss, torch::tensor({2.5, 3.0}, torch::kDouble)));
     QVERIFY(!fl::optim::riddenEntry(ridden, "run.other"));
+    QVERIFY(!fl::optim::riddenEntry(ridden, "run.loss"));  // taken once
+    {
+      torch::serialize::InputArchive reread;
+      fl::optim::loadArchive(reread, ridden, torch::kCPU);
+    }
+    QVERIFY(fl::optim::riddenEntry(ridden, "run.loss"));  // there again once loaded again
     QVERIFY(!fl::optim::riddenEntry(plain, "run.loss"));  // not the file loaded last
     torch::serialize::InputArchive again;
     fl::optim::loadArchive(again, plain, torch::kCPU);

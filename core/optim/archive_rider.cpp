@@ -24,7 +24,10 @@ thread_local Loaded t_loaded;
 
 ArchiveRider::ArchiveRider(const std::map<std::string, torch::Tensor>& entries)
     : m_outer(t_riding) {
-  for (const auto& [key, value] : entries) t_riding[riderKey(key)] = value.detach().to(torch::kCPU);
+  // Made whole first: a throw here leaves this thread's riders as they were.
+  std::map<std::string, torch::Tensor> riding = t_riding;
+  for (const auto& [key, value] : entries) riding[riderKey(key)] = value.detach().to(torch::kCPU);
+  t_riding = std::move(riding);
 }
 
 ArchiveRider::~ArchiveRider() { t_riding = std::move(m_outer); }
@@ -33,7 +36,11 @@ std::optional<torch::Tensor> riddenEntry(const std::string& path, const std::str
   if (t_loaded.path != path) return std::nullopt;
   auto it = t_loaded.entries.find(riderKey(key));
   if (it == t_loaded.entries.end()) return std::nullopt;
-  return it->second;
+  // Read once: a later resume from the same file that loads it some other way finds nothing
+  // stale here.
+  torch::Tensor value = std::move(it->second);
+  t_loaded.entries.erase(it);
+  return value;
 }
 
 void writeRiders(torch::serialize::OutputArchive& archive) {

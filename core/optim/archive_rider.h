@@ -33,6 +33,7 @@ class ArchiveRider {
 
 // The entry `key` of the archive loadArchive loaded last on this thread, on the CPU, when that
 // archive was `path` and carried it (a checkpoint written before riders were, or none: empty).
+// Taken: asked again, it is empty until the file is loaded again.
 std::optional<torch::Tensor> riddenEntry(const std::string& path, const std::string& key);
 
 // For saveArchive and loadArchive: writes this thread's riders into `archive`; keeps what a

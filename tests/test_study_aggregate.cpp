@@ -655,6 +655,17 @@ class TestStudyAggregate : public QObject {
     QCOMPARE(p.references[0].x, 4.0);
     QCOMPARE(*p.references[0].spread, 0.05);
     QCOMPARE(fig.seriesCount(), 4);  // 2 lines, 1 baseline, the paper's points
+    // A --where on a setting the baselines lack keeps them: it does not apply to them (the
+    // linear head has no gamma), as the study draws them beside the Fourier heads.
+    {
+      FigureLayout onGamma = layout;
+      onGamma.where = {{"gamma", 0.0}};
+      const auto g = buildStudyFigure(aggregate(runs), onGamma, &refs,
+                                      {"dataset", "frequencies", "gamma"}, "freq");
+      QCOMPARE(g.panels[0].lines.size(), size_t(1));
+      QCOMPARE(g.panels[0].baselines.size(), size_t(1));
+      QCOMPARE(g.panels[0].baselines[0].label, std::string("linear head"));
+    }
     layout.band = "minmax";
     const auto mm =
         buildStudyFigure(aggregate(runs), layout, &refs, {"dataset", "frequencies", "gamma"}, "f");

@@ -48,6 +48,12 @@ bool matches(const nlohmann::json& where, const nlohmann::json& values) {
   return true;
 }
 
+bool matchesWhereItApplies(const nlohmann::json& where, const nlohmann::json& values) {
+  for (const auto& [key, expected] : where.items())
+    if (values.contains(key) && !sameValue(values.at(key), expected)) return false;
+  return true;
+}
+
 std::vector<AggregateCell> aggregate(const std::vector<StudyRunResult>& runs,
                                      const std::string& stat) {
   std::vector<AggregateCell> cells;

@@ -84,6 +84,9 @@ std::optional<ReferenceValue> findReference(const StudyReferences& references,
 
 // Does a config or an axes object hold every `where` value?
 bool matches(const nlohmann::json& where, const nlohmann::json& values);
+// Does it hold every `where` value of the axes it has? A setting it lacks does not apply to it
+// (`--where gamma=0` keeps the linear head, which has no gamma, as the Fourier heads' baseline).
+bool matchesWhereItApplies(const nlohmann::json& where, const nlohmann::json& values);
 
 // An axis value as text: "gmm2", "12", "1e-06", "true".
 std::string valueText(const nlohmann::json& value);

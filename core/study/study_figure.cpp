@@ -428,7 +428,7 @@ class PanelBuilder {
       if (!panelValue.is_null() && row.where.contains(m_layout.panel) &&
           !matches(nlohmann::json{{m_layout.panel, panelValue}}, row.where))
         continue;
-      if (!matches(m_layout.where, row.where)) continue;
+      if (!matchesWhereItApplies(m_layout.where, row.where)) continue;
       std::vector<std::string> parts;
       bool complete = true;
       for (const auto& axis : m_lineAxes) {
@@ -486,7 +486,7 @@ StudyFigure buildAgainstAxis(const std::vector<AggregateCell>& allCells, const F
   checkLayoutAxes(layout, axisOrder);
   std::vector<AggregateCell> cells;
   for (const auto& c : allCells)
-    if (matches(layout.where, c.axes)) cells.push_back(c);
+    if (matchesWhereItApplies(layout.where, c.axes)) cells.push_back(c);
   checkMetrics(layout, cells);
 
   const std::vector<nlohmann::json> panelValues = panelValuesOf(cells, layout.panel);

@@ -296,6 +296,12 @@ class TestCliSweep : public QObject {
     QVERIFY2(byPosition.err.contains("against position, give --metric with one of them "
                                      "(val/ppl@64)"),
              qPrintable(byPosition.err));
+    // One key given two values is refused: the last alone was drawn, as if asked for.
+    auto twice = runCli({"sweep", "plot", "1", "--db", db, "--where", "position=rope", "--where",
+                         "position=fope", "--out", svg});
+    QCOMPARE(twice.exitCode, 2);
+    QVERIFY2(twice.err.contains("--where position given twice (\"rope\" and \"fope\")"),
+             qPrintable(twice.err));
     auto named = runCli({"sweep", "plot", "1", "--db", db, "--figure", "foo", "--out", svg});
     QCOMPARE(named.exitCode, 2);
     QVERIFY2(named.err.contains("--figure foo: the study's figures have no names; leave --figure "

@@ -311,6 +311,13 @@ study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRe
       if (!spec) throw std::invalid_argument("--where " + w + ": unknown parameter '" + key + "'");
       ParsedValue v = parseValue(*spec, w.substr(eq + 1));
       if (v.error) throw std::invalid_argument("--where " + w + ": " + *v.error);
+      // Two values of one key drew the last alone, as if asked for (a figure of both reads
+      // --where dropped: one line per value).
+      if (layout.where.contains(key))
+        throw std::invalid_argument("--where " + key + " given twice (" +
+                                    layout.where.at(key).dump() + " and " + v.value.dump() +
+                                    "): a figure takes one value per key; without --where it " +
+                                    "draws every value");
       layout.where[key] = v.value;
     }
   }

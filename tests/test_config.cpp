@@ -2,6 +2,7 @@
 // and the allowed values, KEY=VALUE parsing, presets.
 #include <QtTest>
 
+#include <map>
 #include <random>
 
 #include "core/engine/config.h"
@@ -287,18 +288,25 @@ class TestConfig : public QObject {
     // no run from another, and elided in the middle it hid "epochs 600", which did.
     const std::string named = "demo, edited: epochs 600, samples 2000";
     QCOMPARE(fl::editList(named, preset), (std::vector<std::string>{"epochs 600", "samples 2000"}));
-    QCOMPARE(fl::compactName(named, preset, {"samples 2000"}), std::string("demo · epochs 600"));
-    QCOMPARE(fl::compactName(named, preset, {"epochs 600", "samples 2000"}), std::string("demo"));
-    QCOMPARE(fl::compactName(named, preset, {}), std::string("demo · epochs 600, samples 2000"));
+    const std::map<std::string, int> twoRuns{{"epochs 600", 1}, {"samples 2000", 2}};
+    QCOMPARE(fl::compactName(named, preset, twoRuns, 2), std::string("demo · epochs 600"));
+    QCOMPARE(fl::compactName(named, preset, {{"epochs 600", 2}, {"samples 2000", 2}}, 2),
+             std::string("demo"));
+    // Beside runs without edits (a comparison's arms) both tell it apart: the one fewer runs
+    // have comes last, where a name cut to a legend's width keeps its end.
+    QCOMPARE(fl::compactName(named, preset, twoRuns, 5),
+             std::string("demo · samples 2000, epochs 600"));
+    QCOMPARE(fl::compactName(named, preset, {}, 5), std::string("demo · epochs 600, samples 2000"));
     QVERIFY(fl::editList("paper-fourier", preset).empty());
     const std::string many = "defaults, edited: epochs 2, head linear, lr 0.5 and 2 more";
     QCOMPARE(fl::editList(many, preset),
              (std::vector<std::string>{"epochs 2", "head linear", "lr 0.5", "and 2 more"}));
-    QCOMPARE(fl::compactName(many, preset, {"epochs 2", "lr 0.5"}),
-             std::string("defaults · head linear and 2 more"));
-    QCOMPARE(fl::compactName(many, preset, {"epochs 2", "head linear", "lr 0.5"}),
+    // "and 2 more" tells nothing apart where an edit is left to name.
+    QCOMPARE(fl::compactName(many, preset, {{"epochs 2", 3}, {"lr 0.5", 3}}, 3),
+             std::string("defaults · head linear"));
+    QCOMPARE(fl::compactName(many, preset, {{"epochs 2", 3}, {"head linear", 3}, {"lr 0.5", 3}}, 3),
              std::string("defaults · 2 more"));
-    QCOMPARE(fl::compactName("fourier N=12, edited: epochs 20", preset, {}),
+    QCOMPARE(fl::compactName("fourier N=12, edited: epochs 20", preset, {}, 2),
              std::string("fourier N=12 · epochs 20"));
     // A value holding ", " stays whole: an edit is a key and its value in the config.
     nlohmann::json commas = preset;

@@ -328,7 +328,7 @@ QString RunDisplay::labelOf(int64_t runId) const {
   // seed=1", cut by a legend before the part that differs), an unnamed one, or one whose name
   // another shown run has too ("defaults", launched twice with two seeds) is labelled by what
   // sets it apart from the others shown.
-  const std::set<std::string> shared = editsSharedByShown();
+  const std::map<std::string, int> shared = editHoldersOfShown();
   const std::string name = legendName(*view, shared);
   if (!name.empty() && !study::isStudyRunName(name) && !nameSharedWithAnotherShown(*view, shared))
     return QString::fromStdString(name);
@@ -345,30 +345,25 @@ QString RunDisplay::labelOf(int64_t runId) const {
   return parts.join(' ');
 }
 
-std::set<std::string> RunDisplay::editsSharedByShown() const {
-  // Edits every shown run shares ("linear, edited: epochs 2" beside "fourier N=12, edited:
-  // epochs 2"; "samples 2000" beside runs of 600 and 5000 epochs) tell no curve from another.
-  if (m_shown.size() < 2) return {};
-  std::optional<std::set<std::string>> shared;
+std::map<std::string, int> RunDisplay::editHoldersOfShown() const {
+  // How many shown runs' names have each edit: one they all have ("epochs 2" of a comparison's
+  // arms) tells no curve from another, one few have tells the most.
+  std::map<std::string, int> holders;
   for (auto id : m_shown)
-    if (const RunView* view = m_views.find(id)) {
-      const auto edits = editList(view->name(), view->config());
-      std::set<std::string> both;
-      for (const auto& edit : edits)
-        if (!shared || shared->count(edit)) both.insert(edit);
-      shared = std::move(both);
-      if (shared->empty()) return {};
-    }
-  return shared.value_or(std::set<std::string>());
+    if (const RunView* view = m_views.find(id))
+      for (const auto& edit : editList(view->name(), view->config())) ++holders[edit];
+  return holders;
 }
 
 std::string RunDisplay::legendName(const RunView& view,
-                                   const std::set<std::string>& sharedEdits) const {
-  return m_shown.size() > 1 ? compactName(view.name(), view.config(), sharedEdits) : view.name();
+                                   const std::map<std::string, int>& holders) const {
+  return m_shown.size() > 1
+             ? compactName(view.name(), view.config(), holders, static_cast<int>(m_shown.size()))
+             : view.name();
 }
 
 bool RunDisplay::nameSharedWithAnotherShown(const RunView& view,
-                                            const std::set<std::string>& sharedEdits) const {
+                                            const std::map<std::string, int>& sharedEdits) const {
   const std::string name = legendName(view, sharedEdits);
   for (auto id : m_shown)
     if (const RunView* other = m_views.find(id);

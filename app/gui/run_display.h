@@ -161,12 +161,12 @@ class RunDisplay : public QWidget {
   void fitConfigTable(int rows);
   void updateConfigDiff();
   QString labelOf(int64_t runId) const;
-  // The edits ("epochs 2") every shown run's name has; none where a single run is shown.
-  std::set<std::string> editsSharedByShown() const;
-  // The run's name on a legend of several runs: compactName, without the edits all share.
-  std::string legendName(const RunView& view, const std::set<std::string>& sharedEdits) const;
+  // How many shown runs' names have each edit ("epochs 2").
+  std::map<std::string, int> editHoldersOfShown() const;
+  // The run's name on a legend of several runs: compactName by the shown runs' edits.
+  std::string legendName(const RunView& view, const std::map<std::string, int>& holders) const;
   bool nameSharedWithAnotherShown(const RunView& view,
-                                  const std::set<std::string>& sharedEdits) const;
+                                  const std::map<std::string, int>& holders) const;
   // Grouping: the shown runs' groups made again and named on the plots; a group's curves, each
   // its members' mean with the band.
   void regroup();

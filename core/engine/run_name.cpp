@@ -58,15 +58,26 @@ std::vector<std::string> editList(const std::string& name, const nlohmann::json&
 }
 
 std::string compactName(const std::string& name, const nlohmann::json& config,
-                        const std::set<std::string>& dropped) {
-  std::string compact = withoutEdits(name);
-  bool first = true;
+                        const std::map<std::string, int>& holders, int runs) {
+  const auto heldBy = [&](const std::string& edit) {
+    auto it = holders.find(edit);
+    return it == holders.end() ? 0 : it->second;
+  };
+  std::vector<std::string> kept;
+  std::string more;
   for (const auto& edit : editList(name, config)) {
-    if (dropped.count(edit)) continue;
-    const bool more = edit.rfind("and ", 0) == 0;
-    compact += first ? " · " + (more ? edit.substr(4) : edit) : (more ? " " : ", ") + edit;
-    first = false;
+    if (heldBy(edit) >= runs) continue;  // every run has it: it tells none apart
+    if (edit.rfind("and ", 0) == 0)
+      more = edit.substr(4);  // "2 more"
+    else
+      kept.push_back(edit);
   }
+  std::stable_sort(kept.begin(), kept.end(), [&](const std::string& a, const std::string& b) {
+    return heldBy(a) > heldBy(b);
+  });
+  if (kept.empty() && !more.empty()) kept.push_back(more);
+  std::string compact = withoutEdits(name);
+  for (size_t i = 0; i < kept.size(); ++i) compact += (i == 0 ? " · " : ", ") + kept[i];
   return compact;
 }
 

@@ -6,6 +6,7 @@
 //   settingsName("", defaults, values)             // "defaults" or "defaults, edited: head linear"
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,11 +30,13 @@ std::string withoutEdits(const std::string& name);
 // stays whole ("fourier_periods 2, 5, 10"). A legend of runs drops the ones every run shares,
 // and labels each by the rest.
 std::vector<std::string> editList(const std::string& name, const nlohmann::json& config);
-// The name as a legend of several runs reads it: without the edits in `dropped` and without
-// the word "edited" ("demo · epochs 600" of "demo, edited: epochs 600, samples 2000" without
-// "samples 2000"; "demo" where none is left). Legends cut names to their width: the words that
-// tell runs apart come first.
+// The name as a legend of `runs` runs reads it, `holders` saying how many of their names have
+// each edit: without the word "edited", without the edits all of them have ("demo · epochs 600"
+// of "demo, edited: epochs 600, samples 2000" beside "demo, edited: epochs 5000, samples
+// 2000"; "demo" where none is left), the edits fewer runs have last, where a name cut to a
+// legend's width keeps its end ("demo · samples 2000, epochs 600" beside runs without edits),
+// and "and N more" only where no edit is left to name.
 std::string compactName(const std::string& name, const nlohmann::json& config,
-                        const std::set<std::string>& dropped);
+                        const std::map<std::string, int>& holders, int runs);
 
 }  // namespace fl

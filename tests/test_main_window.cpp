@@ -2083,6 +2083,16 @@ class TestMainWindow : public QObject {
     {
       auto* table = history->table();
       table->clearSelection();
+      // Without a selection it says what to select (it did nothing, silently).
+      for (auto* b : history->findChildren<QPushButton*>())
+        if (b->text() == "Export…") b->click();
+      QCOMPARE(w->statusBar()->currentMessage(), QString("Export: select a run in the list first"));
+      history->selectIds({1});
+      for (auto* b : history->findChildren<QPushButton*>())
+        if (b->text() == "Compare") b->click();
+      QCOMPARE(w->statusBar()->currentMessage(),
+               QString("Compare: select 2 or more runs in the list first"));
+      table->clearSelection();
       const int idColumn = history->model()->column("id");
       for (int row = 0; row < table->model()->rowCount(); ++row) {
         const auto id = table->model()->index(row, idColumn).data().toLongLong();

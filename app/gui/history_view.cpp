@@ -157,15 +157,15 @@ QHBoxLayout* HistoryView::buildActions() {
           "compared and exported, not changed");
     }
   connect(open, &QPushButton::clicked, this, [this] {
-    auto ids = selectedIds();
+    auto ids = selectedRunsFor("Open", 1);
     if (!ids.empty()) emit openRequested(ids.front());
   });
   connect(compare, &QPushButton::clicked, this, [this] {
-    auto ids = selectedIds();
+    auto ids = selectedRunsFor("Compare", 2);
     if (ids.size() >= 2) emit compareRequested(ids);
   });
   connect(resume, &QPushButton::clicked, this, [this] {
-    auto ids = selectedIds();
+    auto ids = selectedRunsFor("Resume", 1);
     if (!ids.empty()) emit resumeRequested(ids.front());
   });
   connect(rename, &QPushButton::clicked, this, [this] { askEdit("rename"); });
@@ -174,8 +174,8 @@ QHBoxLayout* HistoryView::buildActions() {
   connect(exportButton, &QPushButton::clicked, this, &HistoryView::askExport);
   connect(remove, &QPushButton::clicked, this, &HistoryView::askDelete);
   connect(m_archive, &QPushButton::clicked, this, [this] {
-    const auto ids = selectedIds();
     const bool archive = m_status->currentText() != kArchived;
+    const auto ids = selectedRunsFor(archive ? "Archive" : "Unarchive", 1);
     if (ids.empty()) return;
     try {
       for (auto id : ids) m_store.setArchived(id, archive);
@@ -288,6 +288,15 @@ std::vector<int64_t> HistoryView::shownIds() const {
   for (int r = 0; r < m_proxy->rowCount(); ++r)
     ids.push_back(m_model->run(m_proxy->mapToSource(m_proxy->index(r, 0)).row()).id);
   return ids;
+}
+
+std::vector<int64_t> HistoryView::selectedRunsFor(const QString& action, size_t least) {
+  auto ids = selectedIds();
+  // A click with too few rows selected did nothing, and said nothing.
+  if (ids.size() < least)
+    emit done(QString("%1: select %2 in the list first")
+                  .arg(action, least > 1 ? QString("%1 or more runs").arg(least) : "a run"));
+  return ids.size() < least ? std::vector<int64_t>{} : ids;
 }
 
 std::vector<int64_t> HistoryView::selectedIds() const {
@@ -551,7 +560,7 @@ bool HistoryView::exportRuns(const std::vector<int64_t>& ids, const QString& pat
 }
 
 void HistoryView::askDelete() {
-  const auto ids = selectedIds();
+  const auto ids = selectedRunsFor("Delete", 1);
   if (ids.empty() || refuseDeletingLiveRuns(ids)) return;  // before asking to confirm
   // The runs by id and name, so that what goes is read before it goes.
   constexpr size_t kNamedRuns = 8;
@@ -577,7 +586,7 @@ void HistoryView::askDelete() {
 }
 
 void HistoryView::askExport() {
-  const auto ids = selectedIds();
+  const auto ids = selectedRunsFor("Export", 1);
   if (ids.empty()) return;
   // Named by its runs, as the plots' files are: "runs.csv" overwrote the last export.
   const QString path = widgets::askSaveFileName(this, "Export runs", exportStem(ids) + ".csv",
@@ -588,7 +597,7 @@ void HistoryView::askExport() {
 }
 
 void HistoryView::askEdit(const QString& what) {
-  const auto ids = selectedIds();
+  const auto ids = selectedRunsFor(what == "rename" ? "Rename" : what == "tag" ? "Tag" : "Note", 1);
   if (ids.empty()) return;
   std::vector<store::RunRecord> runs;
   try {

@@ -98,6 +98,8 @@ class HistoryView : public QWidget {
   void runsEdited(std::vector<int64_t> runIds);
 
  private:
+  // The selected runs, or none with a word in the status bar when fewer than `least` are.
+  std::vector<int64_t> selectedRunsFor(const QString& action, size_t least);
   // The constructor's steps.
   QHBoxLayout* buildFilters();
   QHBoxLayout* buildActions();  // the buttons on the selected runs, connected

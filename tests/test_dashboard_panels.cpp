@@ -363,7 +363,10 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(plot->logY(), wasLog);
     QVERIFY(copy);
     QApplication::clipboard()->clear();
+    QTest::mouseMove(plot->plot(), plot->plot()->axisRect()->rect().center());
+    QTRY_VERIFY(plot->crosshairVisible());  // the pointer was on the plot when it asked
     copy->trigger();
+    QVERIFY(!plot->crosshairVisible());  // not drawn into the copy
     QVERIFY(!QApplication::clipboard()->pixmap().isNull());
     QCOMPARE(QApplication::clipboard()->pixmap().width(), 2 * plot->plot()->width());
     d.setMetric(2, "test/kl_exact", {1}, {0.7});  // a run shown later follows the choice

@@ -131,10 +131,17 @@ QMenu* Dashboard::contextMenuFor(const QString& id) {
   }
   if (auto* plot = panel ? panel->findChild<QCustomPlot*>() : nullptr) {
     menu->addSeparator();
+    // Without the last hover's crosshair, which was drawn into the image.
+    const auto withoutHover = [panel] {
+      if (auto* curves = qobject_cast<MetricPlot*>(panel)) curves->hideReadout();
+    };
     // Into a note or a slide as it is drawn (twice the pixels, for a sharp paste).
-    menu->addAction("Copy image", this,
-                    [plot] { QApplication::clipboard()->setPixmap(plot->toPixmap(0, 0, 2.0)); });
-    menu->addAction("Save image…", this, [this, plot, id] {
+    menu->addAction("Copy image", this, [plot, withoutHover] {
+      withoutHover();
+      QApplication::clipboard()->setPixmap(plot->toPixmap(0, 0, 2.0));
+    });
+    menu->addAction("Save image…", this, [this, plot, id, withoutHover] {
+      withoutHover();
       const QString path =
           askSaveFileName(this, "Save panel", id + ".png",
                           "PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)");

@@ -115,6 +115,9 @@ class MetricPlot : public QWidget {
   // W&B sort theirs); empty outside the axes.
   QString readoutAt(const QPoint& pos) const;
   bool crosshairVisible() const;
+  // Takes the hover readout and its crosshair away (before the panel is copied or saved: the
+  // dashed line of the last hover was drawn into the image).
+  void hideReadout();
   // What the plot says in place of a legend too long to be useful ("12 curves: hover to read
   // them"); empty while the legend names the curves.
   QString legendNote() const;
@@ -169,7 +172,6 @@ class MetricPlot : public QWidget {
   void redecimate();
   bool smoothes(const CurveData& c) const;  // the smoothing applies to this curve
   void showReadout(QMouseEvent* event);
-  void hideReadout();
   // A plain wheel over the plot, handed to the page of panels around it.
   void scrollThePage(QWheelEvent& wheel);
   QString xText(double x) const;  // as the readout writes an x

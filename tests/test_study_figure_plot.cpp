@@ -134,6 +134,36 @@ class TestStudyFigurePlot : public QObject {
     QCOMPARE(colours.size(), size_t(9));
   }
 
+  // One setting (--where frequencies=12): each line's spread is an error bar, as the paper's
+  // point beside it has (a band over one x drew nothing), and the axis is labelled at it.
+  void oneSettingDrawsItsSpreadAsErrorBars() {
+    auto f = figure();
+    for (auto& panel : f.panels)
+      for (auto& line : panel.lines) {
+        line.x = {12};
+        line.mean.resize(1);
+        line.lower.resize(1);
+        line.upper.resize(1);
+        line.n.resize(1);
+      }
+    for (auto& panel : f.panels) panel.references.clear();
+    fl::widgets::StudyFigurePlot plot;
+    plot.resize(1000, 420);
+    plot.setFigure(f);
+    QCustomPlot* custom = plot.plot();
+    int bars = 0;
+    for (int i = 0; i < custom->plottableCount(); ++i)
+      if (auto* b = qobject_cast<QCPErrorBars*>(custom->plottable(i))) {
+        QVERIFY(b->dataCount() == 1 && b->data()->at(0).errorMinus > 0);
+        ++bars;
+      }
+    QCOMPARE(bars, 2 * 2);  // two lines in each of two panels
+    auto ticker =
+        custom->axisRect(0)->axis(QCPAxis::atBottom)->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(ticker);
+    QCOMPARE(ticker->ticks().keys(), QList<double>{12});
+  }
+
   // Categories (heads) have no order: each line's means are dots with error bars, side by side
   // around each category, joined by no line and no band; the paper's point of a line with no
   // finished run yet has the line's colour and its legend entry, not a black diamond.

@@ -238,6 +238,18 @@ void drawLines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& p
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 5));
     g->removeFromLegend();
     keys.legendOnce(g, line.label);
+    // One setting (--where frequencies=12) leaves a band nothing to span: its spread is an
+    // error bar, as the paper's point beside it has.
+    if (line.x.size() == 1) {
+      const double lower = within(panel, line.lower[0]), upper = within(panel, line.upper[0]);
+      if (!std::isfinite(lower) && !std::isfinite(upper)) continue;
+      auto* bars = new QCPErrorBars(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+      bars->setDataPlottable(g);
+      bars->setData(QVector<double>{std::isfinite(lower) ? line.mean[0] - lower : 0.0},
+                    QVector<double>{std::isfinite(upper) ? upper - line.mean[0] : 0.0});
+      bars->setPen(QPen(color, 1.6));
+      bars->removeFromLegend();
+    }
   }
 }
 
@@ -354,6 +366,12 @@ void setRanges(QCPAxisRect* rect, const study::FigurePanel& panel, PanelExtent e
     } else {
       xAxis->setTicker(QSharedPointer<LogTicker>(new LogTicker));
     }
+  } else if (const std::set<double> settings = settingsOf(panel); settings.size() == 1) {
+    // One setting: labelled where it is (its unit around it read 11.6 ... 12.4 frequencies).
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    ticker->addTick(*settings.begin(), QString::number(*settings.begin(), 'g', 6));
+    ticker->setSubTickCount(0);
+    xAxis->setTicker(ticker);
   }
   // Categories get room for their points at either end.
   const double xPad = panel.logX ? 0 : panel.xCategories.empty() ? 0.04 * (e.xMax - e.xMin) : 0.3;

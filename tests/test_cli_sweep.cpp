@@ -296,6 +296,11 @@ class TestCliSweep : public QObject {
     QVERIFY2(byPosition.err.contains("against position, give --metric with one of them "
                                      "(val/ppl@64)"),
              qPrintable(byPosition.err));
+    // Its export lists the lengths in their order (@128 came before @64).
+    const QString header = runCli({"sweep", "export", "1", "--db", db}).out.section('\n', 0, 0);
+    const int at64 = header.indexOf("val/ppl@64"), at128 = header.indexOf("val/ppl@128"),
+              at512 = header.indexOf("val/ppl@512");
+    QVERIFY2(at64 > 0 && at64 < at128 && at128 < at512, qPrintable(header));
     // One key given two values is refused: the last alone was drawn, as if asked for.
     auto twice = runCli({"sweep", "plot", "1", "--db", db, "--where", "position=rope", "--where",
                          "position=fope", "--out", svg});

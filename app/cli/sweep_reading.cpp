@@ -15,6 +15,7 @@
 #include "core/engine/atomic_file.h"
 #include "core/engine/config.h"
 #include "core/engine/export_values.h"
+#include "core/engine/natural_order.h"
 #include "core/study/paper_departure.h"
 #include "core/study/study_aggregate.h"
 #include "core/study/study_expansion.h"
@@ -188,7 +189,8 @@ int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
   const StudyRecord r = requireStudy(studies, id, path);
   const auto results = studies.results(id);
   const auto axes = study::axisOrderOf(r.spec);
-  std::set<std::string> metricSet;
+  // In natural order, as the window lists them: passkey/acc@64 before passkey/acc@128.
+  std::set<std::string, NaturalLess> metricSet;
   for (const auto& x : results)
     for (const auto& [k, v] : x.last) metricSet.insert(k);
   const std::vector<std::string> metrics(metricSet.begin(), metricSet.end());

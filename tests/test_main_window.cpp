@@ -22,6 +22,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QSlider>
+#include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QStatusBar>
@@ -2172,6 +2173,22 @@ class TestMainWindow : public QObject {
     QCOMPARE(history->deleteRuns({2}), 1);
     QCOMPARE(model->rowCount(), 3);
     QCOMPARE(model->rowOf(2), -1);
+    // A comparison opened into a short Runs table shows its focused run's row: it ended
+    // scrolled to the last run added (here #3, while #4 is focused).
+    QTableView* runsTable = w->runsTable();
+    runsTable->setFixedHeight(runsTable->horizontalHeader()->height() + 12);
+    w->openStoredRun(4);
+    w->compareRuns({4, 1, 3});
+    QCOMPARE(w->display()->focused(), int64_t(4));
+    const auto shownRowOf = [&](int64_t id) {
+      return qobject_cast<QSortFilterProxyModel*>(runsTable->model())
+          ->mapFromSource(rows->index(rows->rowOf(id), 0));
+    };
+    QTRY_VERIFY(runsTable->viewport()->rect().intersects(runsTable->visualRect(shownRowOf(4))));
+    // And it stays there once every queued scroll has run (zero-time timers, run here).
+    for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
+    QVERIFY(runsTable->viewport()->rect().intersects(runsTable->visualRect(shownRowOf(4))));
+    QVERIFY(!runsTable->viewport()->rect().intersects(runsTable->visualRect(shownRowOf(1))));
   }
 
   // Runs deleted in History leave every part of the window: their rows in the Runs dock (the

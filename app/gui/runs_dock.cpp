@@ -251,6 +251,16 @@ void RunsDock::setStopEnabled(bool enabled, const QString& why) {
   m_stop->setToolTip(why);
 }
 
+void RunsDock::scrollToRun(int64_t runId) {
+  // Queued after the scrolls of the rows just inserted, which are queued as they come.
+  QTimer::singleShot(0, m_table, [this, runId] {
+    const int row = m_model->rowOf(runId);
+    if (row < 0) return;
+    const QModelIndex shown = m_filter->mapFromSource(m_model->index(row, 0));
+    if (shown.isValid()) m_table->scrollTo(shown);
+  });
+}
+
 void RunsDock::updateGroupChoices() {
   const GroupBy chosen = groupBy();
   std::vector<GroupBy> choices{{}, {GroupBy::Kind::Study, {}}, {GroupBy::Kind::Setting, {}}};

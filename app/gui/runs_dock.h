@@ -54,6 +54,10 @@ class RunsDock : public QDockWidget {
     m_extraGroupKeys = std::move(keys);
   }
   void updateGroupChoices();
+  // Brings the run's row into view once the rows just added are laid out (they scroll to
+  // themselves first): a comparison opened from History ended scrolled to its last run, the
+  // focused first one out of sight.
+  void scrollToRun(int64_t runId);
   // Whether the shown run is training or waiting: only then can it be stopped.
   // `why`: what a click does, or why there is nothing to do (the button's tooltip).
   void setStopEnabled(bool enabled, const QString& why);

@@ -158,6 +158,13 @@ class TestStudyFigurePlot : public QObject {
         ++bars;
       }
     QCOMPARE(bars, 2 * 2);  // two lines in each of two panels
+    // Side by side around the setting, as around a category: at one x they hid one another.
+    std::set<double> keys;
+    for (int i = 0; i < custom->graphCount(); ++i)
+      if (custom->graph(i)->dataCount() == 1 &&
+          custom->graph(i)->scatterStyle().shape() == QCPScatterStyle::ssCircle)
+        keys.insert(custom->graph(i)->data()->at(0)->key);
+    QCOMPARE(keys, (std::set<double>{12 - 0.125, 12 + 0.125}));
     auto ticker =
         custom->axisRect(0)->axis(QCPAxis::atBottom)->ticker().dynamicCast<QCPAxisTickerText>();
     QVERIFY(ticker);

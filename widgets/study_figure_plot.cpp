@@ -182,10 +182,20 @@ PanelExtent extentOf(const study::FigurePanel& panel) {
   return e;
 }
 
-// Where a line's points sit within each category: the lines side by side, centred on it; 0 for
-// a numeric x or a line not drawn.
-double categoryOffset(const study::FigurePanel& panel, const std::string& label) {
-  if (panel.xCategories.empty()) return 0;
+// Whether every point of the panel sits at one x on a linear axis (--where frequencies=12).
+bool atOneSetting(const study::FigurePanel& panel) {
+  if (!panel.xCategories.empty() || panel.logX) return false;
+  std::set<double> xs;
+  for (const auto& line : panel.lines) xs.insert(line.x.begin(), line.x.end());
+  for (const auto& point : panel.references) xs.insert(point.x);
+  return xs.size() == 1;
+}
+
+// Where a line's points sit beside the other lines': side by side, centred on each category or
+// on a panel's one setting (two lines there hid one another); 0 for a numeric x of several
+// settings or a line not drawn.
+double sideBySideOffset(const study::FigurePanel& panel, const std::string& label) {
+  if (panel.xCategories.empty() && !atOneSetting(panel)) return 0;
   const double lines = static_cast<double>(panel.lines.size());
   for (size_t i = 0; i < panel.lines.size(); ++i)
     if (panel.lines[i].label == label)
@@ -200,7 +210,7 @@ void drawCategoryPoints(QCustomPlot* plot, QCPAxisRect* rect, const study::Figur
                         FigureKeys& keys) {
   for (const auto& line : panel.lines) {
     const QColor color = keys.colorFor(line, false);
-    const double offset = categoryOffset(panel, line.label);
+    const double offset = sideBySideOffset(panel, line.label);
     QVector<double> x, mean, below, above;
     for (size_t k = 0; k < line.x.size(); ++k) {
       x << line.x[k] + offset;
@@ -233,7 +243,9 @@ void drawLines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& p
     addBand(plot, rect, panel, toQVector(line.x), toQVector(line.lower), toQVector(line.upper),
             color);
     auto* g = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-    g->setData(toQVector(line.x), toQVector(line.mean), /*alreadySorted=*/true);
+    QVector<double> x = toQVector(line.x);
+    for (double& at : x) at += sideBySideOffset(panel, line.label);
+    g->setData(x, toQVector(line.mean), /*alreadySorted=*/true);
     g->setPen(QPen(color, 2));
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 5));
     g->removeFromLegend();
@@ -304,7 +316,7 @@ void drawReferences(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePan
     const QColor color =
         point.line.empty() ? QColor(Qt::black) : keys.colorFor(point.line, point.colorRank, false);
     auto* g = plot->addGraph(xAxis, yAxis);
-    g->setData(QVector<double>{point.x + categoryOffset(panel, point.line)},
+    g->setData(QVector<double>{point.x + sideBySideOffset(panel, point.line)},
                QVector<double>{point.y});
     g->setLineStyle(QCPGraph::lsNone);
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, Qt::white, 10));

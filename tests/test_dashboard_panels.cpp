@@ -362,6 +362,10 @@ class TestDashboardPanels : public QObject {
     log->trigger();
     QCOMPARE(plot->logY(), wasLog);
     QVERIFY(copy);
+    // Save image… suggests a name by the shown runs where the window gives one.
+    QCOMPARE(d.suggestedImageName("kl"), QString("kl.png"));
+    d.setFileStem([] { return QString("runs-4-6-7"); });
+    QCOMPARE(d.suggestedImageName("kl"), QString("runs-4-6-7-kl.png"));
     QApplication::clipboard()->clear();
     QTest::mouseMove(plot->plot(), plot->plot()->axisRect()->rect().center());
     QTRY_VERIFY(plot->crosshairVisible());  // the pointer was on the plot when it asked

@@ -2180,6 +2180,8 @@ class TestMainWindow : public QObject {
     w->openStoredRun(4);
     w->compareRuns({4, 1, 3});
     QCOMPARE(w->display()->focused(), int64_t(4));
+    // A panel saved from its menu is named by the shown runs, as the export of every panel is.
+    QCOMPARE(w->display()->dashboard()->suggestedImageName("kl"), QString("runs-1-3-4-kl.png"));
     const auto shownRowOf = [&](int64_t id) {
       return qobject_cast<QSortFilterProxyModel*>(runsTable->model())
           ->mapFromSource(rows->index(rows->rowOf(id), 0));

@@ -143,7 +143,7 @@ QMenu* Dashboard::contextMenuFor(const QString& id) {
     menu->addAction("Save image…", this, [this, plot, id, withoutHover] {
       withoutHover();
       const QString path =
-          askSaveFileName(this, "Save panel", id + ".png",
+          askSaveFileName(this, "Save panel", suggestedImageName(id),
                           "PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)");
       if (!path.isEmpty() && !savePlotImage(plot, path))
         QMessageBox::warning(this, "Save panel",

@@ -18,6 +18,7 @@
 #include <QSet>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -118,6 +119,13 @@ class Dashboard : public QWidget {
   bool onRequestShown(const QString& key) const { return m_requested.contains(key); }
   // The panel's context menu as the reader gets it (maximise or show all; series on request).
   QMenu* contextMenuFor(const QString& id);
+  // What names the shown runs in a file's name ("runs-4-6-7"), for "Save image…" to suggest
+  // "runs-4-6-7-kl.png" as the window's export does; without it, "kl.png".
+  void setFileStem(std::function<QString()> stem) { m_fileStem = std::move(stem); }
+  QString suggestedImageName(const QString& id) const {
+    const QString stem = m_fileStem ? m_fileStem() : QString();
+    return (stem.isEmpty() ? id : stem + "-" + id) + ".png";
+  }
 
  signals:
   void maximizedChanged(const QString& id);
@@ -170,6 +178,7 @@ class Dashboard : public QWidget {
   QMap<QString, QString> m_titles;  // panel id -> its title (the tab's name)
   QStringList m_order;              // panels in declaration order
   QString m_maximized;
+  std::function<QString()> m_fileStem;
   QMap<QString, QStringList> m_onRequestOf;    // panel id -> its keys drawn on request
   QSet<QString> m_requested;                   // keys drawn on request that the reader asked for
   QMap<QString, QSet<QString>> m_curvesOfKey;  // metric key -> its curves' names (every run)

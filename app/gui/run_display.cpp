@@ -125,6 +125,8 @@ RunDisplay::RunDisplay(const ExperimentRegistry& registry, store::RunStore& stor
       m_xAxisChoice(new QComboBox(this)),
       m_probeRouter(std::make_unique<ProbeRouter>(registry, store, queue)) {
   m_dashboard->setColors(&colors);
+  // A panel saved from its menu is named by the shown runs, as the export of every panel is.
+  m_dashboard->setFileStem([this] { return exportStem(m_shown); });
   // A grouped run's row in its group's colour, the one its curves are drawn in (rows in their
   // own colours matched no curve).
   m_metricsModel->setColorOf(

@@ -323,16 +323,21 @@ void RunDisplay::rebuildPanels() {
   m_probeRouter->setPanel(m_probe);
 }
 
-QString RunDisplay::labelOf(int64_t runId) const {
+QString RunDisplay::labelOf(int64_t runId) const { return labelOf(runId, legendNamesOfShown()); }
+
+QString RunDisplay::labelOf(int64_t runId, const std::map<int64_t, std::string>& names) const {
   const RunView* view = m_views.find(runId);
   if (!view) return {};
   // A run's own name labels it. A run a study named ("table1 · dataset=gmm2 head=fourier
   // seed=1", cut by a legend before the part that differs), an unnamed one, or one whose name
   // another shown run has too ("defaults", launched twice with two seeds) is labelled by what
   // sets it apart from the others shown.
-  const std::map<std::string, int> shared = editHoldersOfShown();
-  const std::string name = legendName(*view, shared);
-  if (!name.empty() && !study::isStudyRunName(name) && !nameSharedWithAnotherShown(*view, shared))
+  const auto own = names.find(runId);
+  const std::string name = own == names.end() ? view->name() : own->second;
+  const bool sharedWithAnother = std::any_of(names.begin(), names.end(), [&](const auto& other) {
+    return other.first != runId && other.second == name;
+  });
+  if (!name.empty() && !study::isStudyRunName(name) && !sharedWithAnother)
     return QString::fromStdString(name);
   // A choice reads alone ("fourier"); a number says whose it is ("seed=2", not a bare "2").
   QStringList parts;
@@ -347,31 +352,21 @@ QString RunDisplay::labelOf(int64_t runId) const {
   return parts.join(' ');
 }
 
-std::map<std::string, int> RunDisplay::editHoldersOfShown() const {
+std::map<int64_t, std::string> RunDisplay::legendNamesOfShown() const {
   // How many shown runs' names have each edit: one they all have ("epochs 2" of a comparison's
-  // arms) tells no curve from another, one few have tells the most.
+  // arms) tells no curve from another, one few have tells the most. Worked out once for all
+  // the shown runs: per label, it read every shown run's name again.
   std::map<std::string, int> holders;
   for (auto id : m_shown)
     if (const RunView* view = m_views.find(id))
       for (const auto& edit : editList(view->name(), view->config())) ++holders[edit];
-  return holders;
-}
-
-std::string RunDisplay::legendName(const RunView& view,
-                                   const std::map<std::string, int>& holders) const {
-  return m_shown.size() > 1
-             ? compactName(view.name(), view.config(), holders, static_cast<int>(m_shown.size()))
-             : view.name();
-}
-
-bool RunDisplay::nameSharedWithAnotherShown(const RunView& view,
-                                            const std::map<std::string, int>& sharedEdits) const {
-  const std::string name = legendName(view, sharedEdits);
+  std::map<int64_t, std::string> names;
+  const int runs = static_cast<int>(m_shown.size());
   for (auto id : m_shown)
-    if (const RunView* other = m_views.find(id);
-        other && other != &view && legendName(*other, sharedEdits) == name)
-      return true;
-  return false;
+    if (const RunView* view = m_views.find(id))
+      names[id] =
+          runs > 1 ? compactName(view->name(), view->config(), holders, runs) : view->name();
+  return names;
 }
 
 std::vector<std::string> RunDisplay::differingKeysOfShown() const {
@@ -406,7 +401,8 @@ void RunDisplay::setShown(std::vector<int64_t> runIds) {
   m_dashboard->setShownRun(m_shown.front());
   m_dashboard->setShownRunEnded(isTerminal(first->status()));
   if (m_probe) m_probe->plot()->setShownRun(m_shown.front(), m_colors.of(m_shown.front()));
-  for (auto id : m_shown) m_dashboard->setRunLabel(id, labelOf(id));
+  const auto legendNames = legendNamesOfShown();
+  for (auto id : m_shown) m_dashboard->setRunLabel(id, labelOf(id, legendNames));
   regroup();
   for (auto id : m_shown) draw(id);
   m_dashboard->refresh();

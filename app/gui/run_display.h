@@ -161,12 +161,10 @@ class RunDisplay : public QWidget {
   void fitConfigTable(int rows);
   void updateConfigDiff();
   QString labelOf(int64_t runId) const;
-  // How many shown runs' names have each edit ("epochs 2").
-  std::map<std::string, int> editHoldersOfShown() const;
-  // The run's name on a legend of several runs: compactName by the shown runs' edits.
-  std::string legendName(const RunView& view, const std::map<std::string, int>& holders) const;
-  bool nameSharedWithAnotherShown(const RunView& view,
-                                  const std::map<std::string, int>& holders) const;
+  QString labelOf(int64_t runId, const std::map<int64_t, std::string>& legendNames) const;
+  // Each shown run's name as a legend of them all reads it (compactName of the edits they do
+  // not all share); a run's own name where it is shown alone.
+  std::map<int64_t, std::string> legendNamesOfShown() const;
   // Grouping: the shown runs' groups made again and named on the plots; a group's curves, each
   // its members' mean with the band.
   void regroup();

@@ -916,6 +916,18 @@ class TestMainWindow : public QObject {
       QCOMPARE(plot->pointCount(name), before + 1);
       QCOMPARE(plot->curveX(name).back(), lastStep + 7);
       QVERIFY(plot->hasBand(name));
+      // The hover says the new point is one member's, where the legend counts the group's two.
+      plot->refresh();
+      plot->plot()->replot(QCustomPlot::rpImmediateRefresh);
+      const auto* axes = plot->plot();
+      const int middle = axes->axisRect()->rect().center().y();
+      const auto at = [&](double step) {
+        return QPoint(static_cast<int>(axes->xAxis->coordToPixel(step)), middle);
+      };
+      const QString alone = plot->readoutAt(at(lastStep + 7));
+      QVERIFY2(alone.contains("(1 of 2 runs)"), qPrintable(alone));
+      const QString both = plot->readoutAt(at(lastStep));
+      QVERIFY2(!both.contains(" of 2 runs"), qPrintable(both));
     }
     // By head: the same two groups here, named by the key.
     w->runsDock()->setGroupBy(fl::gui::GroupBy::parse("key:head"));

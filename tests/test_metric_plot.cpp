@@ -350,7 +350,7 @@ class TestMetricPlot : public QObject {
     MetricPlot plot("runs", "step", "runs training");
     plot.setStepwise(true);
     plot.setCurve("#1", Qt::blue, {0, 10, 20}, {1, 2, 1});
-    plot.setCurveBand("#1", {1, 1, 1}, {2, 2, 2});
+    plot.setCurveBand("#1", {{1, 1, 1}, {2, 2, 2}});
     plot.refresh();
     for (int i = 0; i < plot.plot()->graphCount(); ++i)
       QCOMPARE(plot.plot()->graph(i)->lineStyle(), QCPGraph::lsStepLeft);
@@ -553,7 +553,7 @@ class TestMetricPlot : public QObject {
     plot.show();
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
     plot.setCurve("g loss", Qt::blue, {1, 2, 3}, {1.0, 0.8, 0.6});
-    plot.setCurveBand("g loss", {0.5, 0.6, 0.5}, {1.5, 1.0, 0.7});
+    plot.setCurveBand("g loss", {{0.5, 0.6, 0.5}, {1.5, 1.0, 0.7}});
     QVERIFY(plot.hasBand("g loss"));
     plot.refresh();
     plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
@@ -569,12 +569,18 @@ class TestMetricPlot : public QObject {
     QVERIFY(fill);
     QCOMPARE(fill->data()->size(), 3);
     QVERIFY(fill->layer()->index() < plot.plot()->layer("main")->index());
+    // Where the mean is over fewer members than the group's (some ended sooner), it says so.
+    plot.setCurveBand("g loss", {{0.5, 0.6, 0.5}, {1.5, 1.0, 0.7}, {}, {3, 3, 1}, 3});
+    const QString fewer = plot.readoutAt(insideAxes(plot, 2.9, 0.6));
+    QVERIFY2(fewer.contains("0.6 ± 0.1 (1 of 3 runs)"), qPrintable(fewer));
+    const QString all = plot.readoutAt(insideAxes(plot, 2, 0.8));
+    QVERIFY2(all.contains("0.8 ± 0.2<") && !all.contains(" runs)"), qPrintable(all));
     plot.setCurveHidden("g loss", true);
     QVERIFY(!fill->visible());
     plot.setCurveHidden("g loss", false);
-    plot.setCurveBand("g loss", {0.5}, {1.5});  // not the curve's length
+    plot.setCurveBand("g loss", {{0.5}, {1.5}});  // not the curve's length
     QVERIFY(!plot.hasBand("g loss"));
-    plot.setCurveBand("g loss", {0.5, 0.6, 0.5}, {1.5, 1.0, 0.7});
+    plot.setCurveBand("g loss", {{0.5, 0.6, 0.5}, {1.5, 1.0, 0.7}});
     plot.setCurve("g loss", Qt::blue, {1, 2}, {1.0, 0.8});
     QVERIFY(!plot.hasBand("g loss"));
   }
@@ -589,7 +595,7 @@ class TestMetricPlot : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
     plot.setValueBounds(0, std::numeric_limits<double>::quiet_NaN());
     plot.setCurve("g", Qt::blue, {1, 2, 3}, {0.3, 0.2, 0.1});
-    plot.setCurveBand("g", {-0.1, -0.05, 0.02}, {0.7, 0.45, 0.18});
+    plot.setCurveBand("g", {{-0.1, -0.05, 0.02}, {0.7, 0.45, 0.18}});
     plot.refresh();
     plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
     const QCPRange y = plot.plot()->yAxis->range();
@@ -614,7 +620,7 @@ class TestMetricPlot : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
     plot.setLogY(true);
     plot.setCurve("g", Qt::blue, {1, 2, 3}, {1.0, 0.5, 0.2});
-    plot.setCurveBand("g", {0.5, -0.3, 0.001}, {1.5, 1.3, 0.3}, {0.4, 0.05, 0.12});
+    plot.setCurveBand("g", {{0.5, -0.3, 0.001}, {1.5, 1.3, 0.3}, {0.4, 0.05, 0.12}});
     plot.refresh();
     plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
     const QCPGraph* lower = nullptr;
@@ -627,7 +633,7 @@ class TestMetricPlot : public QObject {
     QCOMPARE(drawn, (QVector<double>{0.5, 0.05, 0.12}));
     const QCPRange y = plot.plot()->yAxis->range();
     QVERIFY2(y.lower <= 0.05 && y.lower > 0.01, qPrintable(QString::number(y.lower)));
-    plot.setCurveBand("g", {0.5, -0.3, 0.1}, {1.5, 1.3, 0.3});  // no members' values
+    plot.setCurveBand("g", {{0.5, -0.3, 0.1}, {1.5, 1.3, 0.3}});  // no members' values
     plot.refresh();
     plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
     drawn.clear();

@@ -448,12 +448,10 @@ void Dashboard::setGroupLeader(int64_t runId, int64_t leader) {
   if (runId == m_shownRun) applyShownRun();
 }
 
-void Dashboard::setMetricBand(int64_t runId, const std::string& key, std::vector<double> low,
-                              std::vector<double> high, std::vector<double> lowest) {
+void Dashboard::setMetricBand(int64_t runId, const std::string& key, MetricPlot::Band band) {
   const KeySlot& slot = slotFor(key);
   if (!slot.plot) return;
-  slot.plot->setCurveBand(curveName(runId, slot), std::move(low), std::move(high),
-                          std::move(lowest));
+  slot.plot->setCurveBand(curveName(runId, slot), std::move(band));
   m_dirty.insert(slot.plot);
 }
 

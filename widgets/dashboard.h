@@ -85,10 +85,8 @@ class Dashboard : public QWidget {
   void setGroupLeader(int64_t runId, int64_t leader);
   // The run whose id a run's group is drawn under (its colour), or the run itself.
   int64_t groupLeaderOf(int64_t runId) const { return m_leaders.value(runId, runId); }
-  // The band around a run's (a group's) curve of `key`, at the x setMetric gave it, and its
-  // lowest member's values there (where a log axis ends a band reaching zero or below).
-  void setMetricBand(int64_t runId, const std::string& key, std::vector<double> low,
-                     std::vector<double> high, std::vector<double> lowest = {});
+  // The band around a run's (a group's) curve of `key`, at the x setMetric gave it.
+  void setMetricBand(int64_t runId, const std::string& key, MetricPlot::Band band);
   // The run addSnapshot() is fed from (the focused one): its snapshot curves take its colour.
   void setShownRun(int64_t runId);
   int64_t shownRun() const { return m_shownRun; }

@@ -164,9 +164,7 @@ void MetricPlot::setCurve(const QString& name, const QPen& pen, std::vector<doub
   it->y = std::move(y);
   it->smoothed.clear();
   it->ema = {};
-  it->low.clear();
-  it->lowest.clear();
-  it->high.clear();
+  it->band = {};
 }
 
 void MetricPlot::setCurveParts(const QString& name, const QString& run, const QString& style) {
@@ -242,14 +240,15 @@ void MetricPlot::showLegendKeys(const std::optional<LegendKeys>& keys) {
   m_legendKeys = fl::widgets::showLegendKeys(m_plot, pens);
 }
 
-void MetricPlot::setCurveBand(const QString& name, std::vector<double> low,
-                              std::vector<double> high, std::vector<double> lowest) {
+void MetricPlot::setCurveBand(const QString& name, Band band) {
   auto it = m_curves.find(name);
   if (it == m_curves.end()) return;
-  const bool fits = !low.empty() && low.size() == it->x.size() && high.size() == it->x.size();
-  it->low = fits ? std::move(low) : std::vector<double>();
-  it->high = fits ? std::move(high) : std::vector<double>();
-  it->lowest = fits && lowest.size() == it->x.size() ? std::move(lowest) : std::vector<double>();
+  const size_t n = it->x.size();
+  const bool fits = !band.low.empty() && band.low.size() == n && band.high.size() == n;
+  if (!fits) band = {};
+  if (band.lowest.size() != n) band.lowest.clear();
+  if (band.count.size() != n) band.count.clear();
+  it->band = std::move(band);
   if (fits && !it->bandLow) {
     // Added first would put them above the curve: moved below every graph instead.
     it->bandLow = m_plot->addGraph();
@@ -269,7 +268,7 @@ void MetricPlot::setCurveBand(const QString& name, std::vector<double> low,
 
 bool MetricPlot::hasBand(const QString& name) const {
   auto it = m_curves.find(name);
-  return it != m_curves.end() && !it->low.empty();
+  return it != m_curves.end() && !it->band.low.empty();
 }
 
 void MetricPlot::appendToCurve(const QString& name, const std::vector<double>& x,
@@ -435,7 +434,7 @@ void MetricPlot::redecimate() {
     ++shown;
     const bool smoothing = smoothes(c);
     drawBand(c, range.lower, range.upper, columns);
-    for (const auto& bound : {drawnBandLow(c), c.high})
+    for (const auto& bound : {drawnBandLow(c), c.band.high})
       for (double v : bound)
         if (std::isfinite(v) && (!m_logY || v > 0)) {
           yLo = std::min(yLo, v);
@@ -521,7 +520,7 @@ void MetricPlot::redecimate() {
 
 void MetricPlot::drawBand(CurveData& c, double xLower, double xUpper, int columns) {
   if (!c.bandLow) return;
-  if (c.low.empty()) {
+  if (c.band.low.empty()) {
     c.bandLow->data()->clear();
     c.bandHigh->data()->clear();
     return;
@@ -531,7 +530,7 @@ void MetricPlot::drawBand(CurveData& c, double xLower, double xUpper, int column
   for (double& v : low)
     if (m_logY && std::isnan(v)) v = std::numeric_limits<double>::min();  // the axis floor
   const Curve lower = decimateMinMax(c.x, low, xLower, xUpper, columns);
-  const Curve high = decimateMinMax(c.x, c.high, xLower, xUpper, columns);
+  const Curve high = decimateMinMax(c.x, c.band.high, xLower, xUpper, columns);
   c.bandLow->setData(toQVector(lower.x), toQVector(lower.y), true);
   c.bandHigh->setData(toQVector(high.x), toQVector(high.y), true);
   QColor fill = c.pen.color();
@@ -544,13 +543,13 @@ std::vector<double> MetricPlot::drawnBandLow(const CurveData& c) const {
   // value is there to spread over. On a log axis, where one seed's spike makes sd as large as
   // the mean, mean - sd lands at zero or just above it, decades under every member: the band
   // was a jagged wall to the axis's floor. There it stops at the lowest member.
-  std::vector<double> low = c.low;
+  std::vector<double> low = c.band.low;
   for (size_t i = 0; i < low.size(); ++i) {
     double& v = low[i];
     if (v < m_floor) v = m_floor;
     if (!m_logY) continue;
-    const bool member = i < c.lowest.size() && c.lowest[i] > 0;
-    if (member && !(v >= c.lowest[i])) v = c.lowest[i];
+    const bool member = i < c.band.lowest.size() && c.band.lowest[i] > 0;
+    if (member && !(v >= c.band.lowest[i])) v = c.band.lowest[i];
     if (!(v > 0)) v = std::numeric_limits<double>::quiet_NaN();
   }
   return low;
@@ -575,8 +574,11 @@ QString MetricPlot::readoutAt(const QPoint& pos) const {
     const bool smoothed = smoothes(c) && i < c.smoothed.size();
     if (smoothed)
       value = QString("%1 (smoothed %2)").arg(value, QString::number(c.smoothed[i], 'g', 6));
-    if (!c.low.empty())
-      value += QString(" ± %1").arg(QString::number((c.high[i] - c.low[i]) / 2, 'g', 3));
+    const Band& band = c.band;
+    if (!band.low.empty())
+      value += QString(" ± %1").arg(QString::number((band.high[i] - band.low[i]) / 2, 'g', 3));
+    if (i < band.count.size() && band.count[i] < band.members)
+      value += QString(" (%1 of %2 runs)").arg(band.count[i]).arg(band.members);
     rows.push_back(
         {smoothed ? c.smoothed[i] : c.y[i],
          QString("<tr><td style='color:%1'>&#9632;</td><td>%2</td><td "

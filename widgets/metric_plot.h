@@ -71,13 +71,21 @@ class MetricPlot : public QWidget {
   void setCurveHidden(const QString& name, bool hidden);
   bool isCurveHidden(const QString& name) const;
 
-  // A band around a curve (a group's mean ± one standard deviation): `low` and `high` at the
-  // curve's x, filled faintly in its colour behind it, counted in the value range and given by
+  // A band around a curve (a group's mean ± one standard deviation), each vector at the
+  // curve's x: filled faintly in its colour behind it, counted in the value range and given by
   // the readout beside the value. Empty vectors (or sizes not the curve's) take it away; a new
-  // setCurve keeps it only if set again. `lowest` (optional, at the same x: the lowest member's
-  // value) is where a log axis draws the band's lower edge where `low` is zero or below.
-  void setCurveBand(const QString& name, std::vector<double> low, std::vector<double> high,
-                    std::vector<double> lowest = {});
+  // setCurve keeps it only if set again.
+  struct Band {
+    std::vector<double> low, high;
+    // Optional: the lowest member's value, where a log axis draws the band's lower edge where
+    // `low` is zero or below.
+    std::vector<double> lowest;
+    // Optional: how many of the group's `members` the mean is over. Where fewer (members that
+    // ended sooner), the readout says so: past the shortest member the curve is fewer runs'.
+    std::vector<int> count;
+    int members = 0;
+  };
+  void setCurveBand(const QString& name, Band band);
   bool hasBand(const QString& name) const;
 
   // The value axis never goes past these (NaN: no bound), e.g. 0 and 1 for an accuracy; a
@@ -137,8 +145,7 @@ class MetricPlot : public QWidget {
     std::vector<double> smoothed;  // EMA of y at m_smoothing, extended as points arrive
     EmaState ema;
     bool hidden = false;
-    std::vector<double> low, high;  // the band, empty without one
-    std::vector<double> lowest;     // the band's lowest member, or empty
+    Band band;  // empty vectors without one
     QCPGraph* bandLow = nullptr;
     QCPGraph* bandHigh = nullptr;  // filled down to bandLow
     QString run, style;            // setCurveParts, empty when not given

@@ -526,8 +526,9 @@ void RunDisplay::drawGroupCurves(const RunGroup& group, const std::set<std::stri
     MeanBand band = meanBand(refs);
     if (shownXAxis() == XAxis::WallTime) band = commonSpan(std::move(band));
     m_dashboard->setMetric(leader, key, band.x, band.mean);
-    m_dashboard->setMetricBand(leader, key, std::move(band.low), std::move(band.high),
-                               std::move(band.lowest));
+    m_dashboard->setMetricBand(leader, key,
+                               {std::move(band.low), std::move(band.high), std::move(band.lowest),
+                                std::move(band.count), band.members});
   }
 }
 

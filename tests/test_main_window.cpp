@@ -1586,6 +1586,19 @@ class TestMainWindow : public QObject {
     QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing
   }
 
+  // A first window gives the Runs dock its few rows once it is shown: asked for before, the
+  // first layout left the dock at its minimum, one row and a half at 1280x720.
+  void aFirstWindowGivesTheRunsDockItsRows() {
+    QSettings("FourierLab", "FourierLab").clear();
+    auto w = makeWindow("first-rows.db");
+    w->resize(1280, 720);
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    QTRY_COMPARE(w->runsDock()->height(), w->runsDock()->sizeHint().height());
+    QVERIFY(w->runsDock()->height() > w->runsDock()->minimumSizeHint().height());
+    QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing
+  }
+
   // At 1280 x 720 the plots get the window: with both docks rolled up to their bars the Live
   // tab holds most of the width and height, and each dock comes back at the size it had.
   void docksRollUpToTheirBarsAndThePlotsGetTheRoom() {

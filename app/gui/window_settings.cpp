@@ -7,6 +7,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QSlider>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -71,8 +72,12 @@ void restoreWindowSettings(const WindowParts& parts) {
       window.resize(available.size());
       window.setWindowState(window.windowState() | Qt::WindowMaximized);
     }
-    // The Runs dock starts at its few rows: the plots get the height.
-    window.resizeDocks({parts.runsDock}, {parts.runsDock->sizeHint().height()}, Qt::Vertical);
+    // The Runs dock starts at its few rows: the plots get the height. Asked once the window is
+    // shown: asked before, the first layout gave the dock its minimum, one row and a half at
+    // 1280x720, and the plots the rest.
+    QTimer::singleShot(0, &window, [&window, dock = parts.runsDock] {
+      window.resizeDocks({dock}, {dock->sizeHint().height()}, Qt::Vertical);
+    });
   }
 }
 

@@ -1588,7 +1588,7 @@ class TestMainWindow : public QObject {
 
   // A first window gives the Runs dock its few rows once it is shown: asked for before, the
   // first layout left the dock at its minimum, one row and a half at 1280x720.
-  void aFirstWindowGivesTheRunsDockItsRows() {
+  void aFirstWindowGivesTheRunsDockItsRowsAndColumnsTheirWidths() {
     QSettings("FourierLab", "FourierLab").clear();
     auto w = makeWindow("first-rows.db");
     w->resize(1280, 720);
@@ -1596,6 +1596,20 @@ class TestMainWindow : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(w.get()));
     QTRY_COMPARE(w->runsDock()->height(), w->runsDock()->sizeHint().height());
     QVERIFY(w->runsDock()->height() > w->runsDock()->minimumSizeHint().height());
+    // Its columns are as wide as what they hold, the name's the widest but the verdict's: at
+    // 100 px each, a name of an edited preset wrapped after its first two words.
+    QTableView* table = w->runsTable();
+    const QFontMetrics metrics(table->font());
+    using Model = fl::gui::RunsTableModel;
+    const std::pair<int, QString> holds[] = {
+        {Model::kRun, "#12345"},         {Model::kName, "demo, edited: epochs 600"},
+        {Model::kStatus, "interrupted"}, {Model::kProgress, "step 250000/250000"},
+        {Model::kEta, "12:34:56"},       {Model::kDevice, "cuda:0"}};
+    for (const auto& [column, text] : holds)
+      QVERIFY2(table->columnWidth(column) >= metrics.horizontalAdvance(text) + 8, qPrintable(text));
+    for (int column : {Model::kStatus, Model::kEta, Model::kThreads, Model::kDevice})
+      QVERIFY(table->columnWidth(Model::kName) > table->columnWidth(column));
+    QVERIFY(table->columnWidth(Model::kVerdict) > table->columnWidth(Model::kName));
     QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing
   }
 

@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSortFilterProxyModel>
+#include <QStyle>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -79,6 +80,26 @@ class PinnedFirst : public QSortFilterProxyModel {
 
 }  // namespace
 
+// Columns as wide as what they hold: the name gets the room (at 100 px each, "demo, edited:
+// epochs 600, samples 2000" wrapped to "demo, edited: / epochs 600, ..." beside an ETA column
+// holding "-"), the verdict the rest.
+void RunsDock::sizeColumns() {
+  const QFontMetrics metrics(m_table->font());
+  const auto fit = [&](std::initializer_list<const char*> samples, int extra = 0) {
+    int width = 0;
+    for (const char* sample : samples) width = std::max(width, metrics.horizontalAdvance(sample));
+    return width + 20 + extra;  // the cell's margins
+  };
+  const int box = m_table->style()->pixelMetric(QStyle::PM_IndicatorWidth);
+  m_table->setColumnWidth(RunsTableModel::kRun, fit({"#00000"}, box + metrics.height() + 8));
+  m_table->setColumnWidth(RunsTableModel::kName, 28 * metrics.averageCharWidth() + 20);
+  m_table->setColumnWidth(RunsTableModel::kStatus, fit({"interrupted", "cancelled", "waiting"}));
+  m_table->setColumnWidth(RunsTableModel::kProgress, std::max(150, fit({"step 000000/000000"})));
+  m_table->setColumnWidth(RunsTableModel::kEta, fit({"00:00:00", "ETA"}));
+  m_table->setColumnWidth(RunsTableModel::kThreads, fit({"threads"}));
+  m_table->setColumnWidth(RunsTableModel::kDevice, fit({"cuda:0", "device"}));
+}
+
 RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
     : QDockWidget("Runs", parent),
       m_model(model),
@@ -110,7 +131,7 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
   m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_table->verticalHeader()->hide();
   m_table->horizontalHeader()->setStretchLastSection(true);
-  m_table->setColumnWidth(RunsTableModel::kProgress, 150);
+  sizeColumns();
   m_table->setToolTip("Click a run to show it; Ctrl- or Shift-click several to overlay them");
   auto* panel = new QWidget(this);
   auto* layout = new QVBoxLayout(panel);

@@ -81,6 +81,7 @@ class RunsDock : public QDockWidget {
   void groupByChosen(const GroupBy& by);
 
  private:
+  void sizeColumns();
   int64_t runAtViewRow(int row) const;
   void updateTitle();
 

@@ -1610,6 +1610,10 @@ class TestMainWindow : public QObject {
     for (int column : {Model::kStatus, Model::kEta, Model::kThreads, Model::kDevice})
       QVERIFY(table->columnWidth(Model::kName) > table->columnWidth(column));
     QVERIFY(table->columnWidth(Model::kVerdict) > table->columnWidth(Model::kName));
+    // Rows of one line (a longer text ends in "…"): three runs took the height of two lines
+    // each, two of them cut in half.
+    QVERIFY(!table->wordWrap());
+    QVERIFY(table->verticalHeader()->defaultSectionSize() < 2 * metrics.height());
     QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing
   }
 

@@ -568,6 +568,7 @@ class TestStudyView : public QObject {
     QTableView* table = lab.view.table();
     QCOMPARE(table->model()->rowCount(), 8);
     const int row = table->verticalHeader()->defaultSectionSize();
+    QVERIFY(row < 2 * table->fontMetrics().height() && !table->wordWrap());  // one line a row
     QTRY_VERIFY2(
         table->viewport()->height() >= 3 * row,
         qPrintable(QString("%1 px for rows of %2").arg(table->viewport()->height()).arg(row)));

@@ -22,6 +22,7 @@
 #include <set>
 
 #include "app/gui/runs_table_model.h"
+#include "widgets/one_line_rows.h"
 #include "widgets/progress_delegate.h"
 
 namespace fl::gui {
@@ -130,6 +131,7 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_table->verticalHeader()->hide();
+  widgets::setOneLineRows(m_table);
   m_table->horizontalHeader()->setStretchLastSection(true);
   sizeColumns();
   m_table->setToolTip("Click a run to show it; Ctrl- or Shift-click several to overlay them");

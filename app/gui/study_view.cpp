@@ -32,6 +32,7 @@
 #include "core/study/study_figure.h"
 #include "core/study/study_table.h"
 #include "widgets/flow_layout.h"
+#include "widgets/one_line_rows.h"
 #include "widgets/parallel_coordinates.h"
 #include "widgets/study_figure_plot.h"
 #include "widgets/study_progress_grid.h"
@@ -306,6 +307,7 @@ void StudyView::setUpTable() {
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->verticalHeader()->hide();
+  widgets::setOneLineRows(m_table);
   m_table->setToolTip(
       "Mean ± std over seeds per setting, beside the paper's value and verdict. "
       "Double-click a setting to compare its runs");

@@ -717,6 +717,26 @@ class TestStudySpec : public QObject {
              fl::store::configHash("x", {{"a", "y"}, {"b", 1.0}}));
   }
 
+  // The README's example study file, copied as a reader would: it was refused twice (an axis
+  // its own preset fixes, a figure's lines by a setting no axis varies).
+  void theReadmesExampleStudyFileIsAValidStudy() {
+    QFile readme(FOURIERLAB_SOURCE_DIR "/README.md");
+    QVERIFY(readme.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(readme.readAll());
+    const qsizetype item = text.indexOf("- **A study file**");
+    QVERIFY(item >= 0);
+    const qsizetype open = text.indexOf("```json", item);
+    const qsizetype close = text.indexOf("```", open + 7);
+    QVERIFY(open >= 0 && close > open);
+    auto spec = StudySpec::fromText(text.mid(open + 7, close - open - 7).toStdString());
+    QCOMPARE(QString::fromStdString(spec.experiment), QString("fourier-head"));
+    const auto e = fl::study::expandStudy(fourierHead(), spec);
+    QVERIFY2(e.ok(), joined(e.errors).c_str());
+    const auto problems = fl::study::layoutProblems(spec);
+    QVERIFY2(problems.empty(), joined(problems).c_str());
+    QCOMPARE(e.cells.size(), size_t(30));  // 2 datasets x (4 Fourier settings + linear) x 3 seeds
+  }
+
   void aStudyNeverListsOneConfigTwice() {
     // Two arms that reach the same config: trained once.
     auto spec = StudySpec::fromText(R"({"arms": [{"name": "a", "set": {"head": "linear"}},

@@ -262,6 +262,16 @@ class TestCliSweep : public QObject {
     auto one = runCli(
         {"sweep", "plot", "1", "--db", db, "--x", "dataset", "--metric", "test/kl", "--out", svg});
     QVERIFY2(one.err.contains(": 1 panel, "), qPrintable(one.err));
+    // The x of the study's figure draws that figure as declared, its bars at ± 1 std as the
+    // window's Study tab draws them (they were at ± 0.67); an option still changes its part.
+    QVERIFY2(plot.err.contains("(bars: mean ± 1 std over seeds)"), qPrintable(plot.err));
+    auto byHead = runCli({"sweep", "plot", "1", "--db", db, "--x", "head", "--out", svg});
+    QVERIFY2(byHead.err.contains("(bars: mean ± 1 std over seeds)"), qPrintable(byHead.err));
+    QCOMPARE(byHead.err.mid(byHead.err.indexOf("wrote ")),
+             plot.err.mid(plot.err.indexOf("wrote ")));
+    auto half =
+        runCli({"sweep", "plot", "1", "--db", db, "--x", "head", "--band", "half", "--out", svg});
+    QVERIFY2(half.err.contains("(bars: mean ± 0.67 std over seeds"), qPrintable(half.err));
   }
 
   // A study of claims run shorter than it declares judges none of them, naming why, and says

@@ -279,17 +279,18 @@ study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRe
     }
     layout = *chosen;
   } else {
-    layout.x = args.x;
-    // The study's own figure for this x, if any, lends its titles; its metrics, or its first
-    // figure's, are drawn where --metric names none ("--x dataset" alone was refused).
+    // The study's own figure for this x, if any, is drawn as it declares it (its lines, panels
+    // and band, as the window's Study tab draws it: the window drew Table 1's bars at ± 1 std
+    // and `sweep plot --x head` at ± 0.67); the options below change only what they name. Else
+    // its first figure's metrics are drawn where --metric names none ("--x dataset" alone was
+    // refused).
     if (!r.spec.figures.empty()) layout.metrics = r.spec.figures.front().metrics;
     for (const auto& f : r.spec.figures)
       if (f.x == args.x) {
-        layout.xTitle = f.xTitle;
-        layout.yTitles = f.yTitles;
-        layout.categoricalX = f.categoricalX;
-        layout.metrics = f.metrics;
+        layout = f;
+        break;
       }
+    layout.x = args.x;
   }
   if (!args.metrics.empty()) layout.metrics = args.metrics;
   if (const auto experiment = registry.find(r.experiment))

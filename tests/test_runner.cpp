@@ -407,6 +407,56 @@ class TestRunner : public QObject {
     }
   }
 
+  // A run whose last writes the store refused (a full disk) resumes at its final checkpoint
+  // with no step left to train: the loss mean logged at that step rides in the checkpoint and is
+  // logged again where the store lacks it, so the run does not end without its last loss.
+  void aRunResumedAtItsEndLogsTheLossTheStoreLost() {
+    QTemporaryDir dir;
+    fl::ExperimentRegistry registry;
+    fl::registerBuiltinExperiments(registry);
+    auto e = registry.find("fourier-head");
+    const auto config =
+        fl::buildConfig(*e, "", {"samples=400", "epochs=2", "eval_every=1", "device=cpu"}).values;
+    fl::EventQueue queue;
+    fl::RunnerOptions options;
+    options.checkpointDir = dir.path().toStdString();
+    fl::Runner writer(e, config, queue, options);
+    writer.start();
+    writer.join();
+    std::map<int64_t, double> whole;
+    std::string finalCheckpoint;
+    int64_t end = 0;
+    for (const auto& event : queue.takeAll()) {
+      if (auto* m = std::get_if<fl::MetricEvent>(&event); m && m->key == "train/loss")
+        whole[m->step] = m->value;
+      if (auto* c = std::get_if<fl::CheckpointEvent>(&event); c && !c->removed && c->step > end) {
+        end = c->step;
+        finalCheckpoint = c->path;
+      }
+    }
+    QVERIFY(end > 0 && whole.count(end));
+    for (const bool storeHasIt : {false, true}) {
+      fl::RunnerOptions resumeOptions;
+      resumeOptions.resume = fl::ResumePoint{finalCheckpoint, end};
+      resumeOptions.resume->lossLoggedAtStep = storeHasIt;
+      resumeOptions.resume->evaluatedAtStep = storeHasIt;
+      fl::EventQueue resumedQueue;
+      fl::Runner resumed(e, config, resumedQueue, resumeOptions);
+      resumed.start();
+      resumed.join();
+      std::vector<std::pair<int64_t, double>> losses;
+      for (const auto& m : metricsOf(resumedQueue.takeAll()))
+        if (m.key == "train/loss") losses.emplace_back(m.step, m.value);
+      if (storeHasIt) {
+        QVERIFY(losses.empty());  // nothing logged twice
+      } else {
+        QCOMPARE(losses.size(), size_t(1));
+        QCOMPARE(losses[0].first, end);
+        QCOMPARE(losses[0].second, whole.at(end));
+      }
+    }
+  }
+
   // With the defaults (a checkpoint every 5 evaluations), a run whose evaluations are rare
   // could once go any time without one: killed, it could not resume. Checkpoints also come once
   // checkpoint_seconds have passed, between evaluations.

@@ -16,6 +16,20 @@ namespace {
 
 // The checkpoint entry of the training losses since the last logged mean: (sum, count).
 const std::string kUnloggedLossEntry = "run.unlogged_loss";
+// The checkpoint entry of the last logged mean: (step, value).
+const std::string kLoggedLossEntry = "run.logged_loss";
+
+// A rider entry of two numbers, or nothing where it is missing or damaged.
+std::optional<std::pair<double, double>> pairEntry(const std::string& path,
+                                                   const std::string& key) {
+  const auto entry = optim::riddenEntry(path, key);
+  if (!entry) return std::nullopt;  // written before it rode along, or by a trial that saves none
+  const auto values = entry->to(torch::kDouble).flatten();
+  if (values.numel() != 2) return std::nullopt;
+  return std::pair{values[0].item<double>(), values[1].item<double>()};
+}
+
+bool isCount(double v) { return v >= 0 && v < 0x1p53 && v == std::floor(v); }
 
 std::string formatLoss(double v) {
   std::ostringstream out;
@@ -59,22 +73,27 @@ void RunReporter::resumed(const ResumePoint& resume) {
   m_wallOffset = resume.wallSecondsBefore;
   m_checkpointsBefore = resume.checkpointsBefore;
   m_evaluationMissing = !resume.evaluatedAtStep;
-  restoreUnloggedLoss(resume.checkpointPath);
   m_sink.onEvent(LogEvent{LogLevel::Info,
                           "resumed from the checkpoint at step " + std::to_string(resume.step),
                           elapsed()});
+  restoreLosses(resume);
 }
 
-void RunReporter::restoreUnloggedLoss(const std::string& checkpointPath) {
-  const auto entry = optim::riddenEntry(checkpointPath, kUnloggedLossEntry);
-  if (!entry) return;  // written before it rode along, or by a trial that saves none
-  const auto values = entry->to(torch::kDouble).flatten();
-  const double sum = values.numel() == 2 ? values[0].item<double>() : NAN;
-  const double count = values.numel() == 2 ? values[1].item<double>() : NAN;
+void RunReporter::restoreLosses(const ResumePoint& resume) {
   // A damaged entry costs one logged mean, not the run: it starts from the resume as before.
-  if (!std::isfinite(sum) || !(count >= 0 && count < 0x1p53) || count != std::floor(count)) return;
-  m_lossSum = sum;
-  m_lossCount = static_cast<int64_t>(count);
+  if (const auto unlogged = pairEntry(resume.checkpointPath, kUnloggedLossEntry);
+      unlogged && std::isfinite(unlogged->first) && isCount(unlogged->second)) {
+    m_lossSum = unlogged->first;
+    m_lossCount = static_cast<int64_t>(unlogged->second);
+  }
+  // The store refused the run's last writes (a full disk) after this checkpoint was saved: the
+  // mean logged at its step is logged again, or the run would end without its last loss.
+  const auto logged = pairEntry(resume.checkpointPath, kLoggedLossEntry);
+  if (!resume.lossLoggedAtStep && logged && logged->first == static_cast<double>(resume.step) &&
+      std::isfinite(logged->second)) {
+    m_loggedLoss = {resume.step, logged->second};
+    m_sink.onEvent(MetricEvent{"train/loss", resume.step, elapsed(), logged->second});
+  }
 }
 
 void RunReporter::begin(const TrialPlan& plan, const nlohmann::json& config,
@@ -169,6 +188,7 @@ bool RunReporter::afterStep(Trial& trial, int64_t stepsDone, StepLoss loss, std:
   const double meanLoss = m_lossCount ? m_lossSum / static_cast<double>(m_lossCount) : NAN;
   if (logNow && m_lossCount) {
     m_sink.onEvent(MetricEvent{"train/loss", stepsDone, elapsed(), meanLoss});
+    m_loggedLoss = {stepsDone, meanLoss};
     m_divergence.logged(meanLoss);
     m_lossSum = 0;
     m_lossCount = 0;
@@ -294,9 +314,14 @@ void RunReporter::saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<
   {
     // The losses since the last logged mean ride along: resumed here, the run logs the mean
     // the uninterrupted run would have.
-    optim::ArchiveRider rider(
-        {{kUnloggedLossEntry,
-          torch::tensor({m_lossSum, static_cast<double>(m_lossCount)}, torch::kDouble)}});
+    // So does the last logged mean: the store may lose it after this file is written.
+    std::map<std::string, torch::Tensor> riders{
+        {kUnloggedLossEntry,
+         torch::tensor({m_lossSum, static_cast<double>(m_lossCount)}, torch::kDouble)}};
+    if (m_loggedLoss)
+      riders[kLoggedLossEntry] = torch::tensor(
+          {static_cast<double>(m_loggedLoss->first), m_loggedLoss->second}, torch::kDouble);
+    optim::ArchiveRider rider(riders);
     trial.saveCheckpoint(path);
   }
   m_sink.onEvent(CheckpointEvent{stepsDone, path, false});

@@ -60,6 +60,9 @@ struct ResumePoint {
   // kept its final checkpoint but lost that evaluation: resumed there, it has no step left to
   // train, and would be finished with its metrics from the middle of training.
   bool evaluatedAtStep = true;
+  // Whether the store holds the training loss logged at `step`. Lost with those last writes, it
+  // would never come back: the resumed run trains no step up to it again.
+  bool lossLoggedAtStep = true;
 };
 
 class RunReporter {
@@ -113,8 +116,9 @@ class RunReporter {
   // Evaluates, emits the results and returns the selection metric's value, if any.
   std::optional<double> evaluateAndReport(Trial& trial, int64_t stepsDone, bool final);
   void saveCheckpoint(Trial& trial, int64_t stepsDone, std::optional<double> score);
-  // The losses since the last logged mean, as the checkpoint the trial just loaded kept them.
-  void restoreUnloggedLoss(const std::string& checkpointPath);
+  // The losses since the last logged mean, as the checkpoint the trial just loaded kept them;
+  // and the mean logged at its step again, where the store lost it.
+  void restoreLosses(const ResumePoint& resume);
   // Reads the losses waiting since the last report (one device synchronisation for all) into
   // the logging mean and the divergence watch; false, with `message`, at a non-finite one.
   bool absorbPendingLosses(std::string& message);
@@ -137,6 +141,7 @@ class RunReporter {
   int64_t m_lastCheckpointStep = 0;
   double m_lossSum = 0;
   int64_t m_lossCount = 0;
+  std::optional<std::pair<int64_t, double>> m_loggedLoss;     // the last mean logged: step, value
   std::vector<std::pair<int64_t, StepLoss>> m_pendingLosses;  // (steps done, loss), unread
 
   // The latest verdict an evaluation gave (a snapshot whose meta states one): part of a

@@ -117,15 +117,18 @@ ResumePoint rewindTo(RunStore& store, int64_t runId, const Checkpoint& checkpoin
     }
   }
   bool evaluated = false;
+  bool lossLogged = false;
   if (auto past = store.run(runId))  // its summaries now cover the steps up to the checkpoint
     for (const auto& m : past->metrics) {
       if (m.count > 0) point.lowestBefore[m.key] = m.min;
+      if (m.count > 0 && m.key == "train/loss" && m.lastStep == checkpoint.step) lossLogged = true;
       // An evaluation's metric: neither the training loss nor a figure of the machine's.
       if (m.count > 0 && m.lastStep == checkpoint.step && m.key.rfind("train/", 0) != 0 &&
           !isSystemMetric(m.key))
         evaluated = true;
     }
   point.evaluatedAtStep = evaluated;
+  point.lossLoggedAtStep = lossLogged;
   return point;
 }
 

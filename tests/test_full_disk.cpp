@@ -181,6 +181,12 @@ class TestFullDisk : public QObject {
       }
     }
     verifyResumable(d, 1);
+    // A length the lost writes held is not shown as 0 ("steps 500/0").
+    const auto shown = runCli({"runs", "show", "1", "--db", d});
+    QCOMPARE(shown.exitCode, 0);
+    if (queryInt(d, "SELECT total_steps FROM runs WHERE id = 1") == 0)
+      QVERIFY2(shown.out.contains(" (length not stored)\n"), qPrintable(shown.out));
+    QVERIFY2(!shown.out.contains(QRegularExpression("steps \\d+/0\\b")), qPrintable(shown.out));
 
     auto resumed = runCli({"run", "--resume", "1", "--db", d}, 300000);
     QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));

@@ -219,9 +219,13 @@ int show(const ExperimentRegistry& registry, const RunRecord& r,
   std::printf("  created   %s   started %s   %s %s\n", formatTime(r.created).c_str(),
               formatTime(r.started).c_str(), r.status == RunStatus::Finished ? "finished" : "ended",
               formatTime(r.finished).c_str());
-  std::printf("  device    %s   seed %lld   steps %lld/%lld\n", r.device.c_str(),
-              static_cast<long long>(r.seed), static_cast<long long>(r.lastStep),
-              static_cast<long long>(r.totalSteps));
+  // A run whose writes were lost before its first progress has no length stored: "500/0" read
+  // as a run of no steps that took 500.
+  const std::string steps =
+      std::to_string(r.lastStep) +
+      (r.totalSteps > 0 ? "/" + std::to_string(r.totalSteps) : std::string(" (length not stored)"));
+  std::printf("  device    %s   seed %lld   steps %s\n", r.device.c_str(),
+              static_cast<long long>(r.seed), steps.c_str());
   if (const std::string trained = store::describeBatching(r.build); !trained.empty())
     std::printf("  trained   %s%s\n", trained.c_str(),
                 trained == "alone" ? ""

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/store/store_browsing.h"
 #include "tests/cli_process.h"
 #include "tests/sqlite_probe.h"
 
@@ -94,6 +95,36 @@ class TestFullDisk : public QObject {
     const auto tag = runCliWithFileSizeLimit({"runs", "tag", "1", "kept", "--db", d}, 4096);
     QCOMPARE(tag.exitCode, 3);
     QVERIFY2(tag.err.contains("file size limit, 4096 bytes: `ulimit -f`"), qPrintable(tag.err));
+  }
+
+  // The window opens a store as the CLI's reading commands do: on a full disk it refused the
+  // store ("disk I/O error") that `runs list` read. It is opened read-only, saying why.
+  void aStoreOnAFullDiskOpensForBrowsingSayingWhy() {
+    const QString d = db("browse-full.db");
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d} + kTiny).exitCode, 0);
+    std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails instead of ending the test
+    rlimit before{};
+    QCOMPARE(getrlimit(RLIMIT_FSIZE, &before), 0);
+    rlimit tight = before;
+    tight.rlim_cur = 4096;
+    QCOMPARE(setrlimit(RLIMIT_FSIZE, &tight), 0);
+    std::unique_ptr<fl::store::RunStore> store;
+    std::string error;
+    try {
+      store = fl::store::openForBrowsing(d.toStdString());
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    QCOMPARE(setrlimit(RLIMIT_FSIZE, &before), 0);
+    QVERIFY2(store, error.c_str());
+    QVERIFY(store->isReadOnly());
+    QCOMPARE(store->readOnlyBecause(), std::string("cannot be written (no space left for it)"));
+    QCOMPARE(store->listRuns({}).size(), size_t(1));
+    // With room, the same store opens to be written.
+    store.reset();
+    store = fl::store::openForBrowsing(d.toStdString());
+    QVERIFY(!store->isReadOnly());
+    QCOMPARE(store->readOnlyBecause(), std::string());
   }
 
   void initTestCase() { QVERIFY(m_dir.isValid()); }

@@ -1359,7 +1359,7 @@ class TestMainWindow : public QObject {
       QVERIFY(launch->studySummary()->text().startsWith("Run study makes"));  // a valid plan
       QVERIFY(!launch->studyButton()->isEnabled());
       QVERIFY2(launch->problemLine()->text().startsWith("Read-only store: " + path +
-                                                        " cannot be written by this user"),
+                                                        " is read-only for this user, so"),
                qPrintable(launch->problemLine()->text()));
       for (auto* action : w.menuBar()->actions()[1]->menu()->actions())
         if (action->text().startsWith("Run") || action->text().startsWith("Start"))
@@ -1381,6 +1381,16 @@ class TestMainWindow : public QObject {
       QVERIFY(w.statusBar()->currentMessage().startsWith("Read-only store: "));
     }
     QCOMPARE(bytesOf(), before);
+    {
+      // A store on a full disk is browsed the same way, and says why.
+      auto full = std::make_unique<fl::store::RunStore>(path.toStdString(), /*readOnly=*/true);
+      full->setReadOnlyBecause("cannot be written (no space left for it)");
+      MainWindow w(m_registry, std::move(full));
+      w.launchPanel()->selectExperiment("fourier-head");
+      QVERIFY2(w.launchPanel()->problemLine()->text().startsWith(
+                   "Read-only store: " + path + " cannot be written (no space left for it), so"),
+               qPrintable(w.launchPanel()->problemLine()->text()));
+    }
     fl::store::RunStore reread(path.toStdString(), /*readOnly=*/true);
     QCOMPARE(reread.listRuns({}).size(), size_t(1));
     QVERIFY(reread.run(id)->tags.empty());

@@ -152,9 +152,9 @@ QHBoxLayout* HistoryView::buildActions() {
   if (m_store.isReadOnly())
     for (auto* b : {resume, rename, tag, note, m_archive, remove}) {
       b->setEnabled(false);
-      b->setToolTip(
-          "The run store is read-only for this user: its runs can be opened, "
-          "compared and exported, not changed");
+      b->setToolTip(QString("The run store %1: its runs can be opened, compared and exported, "
+                            "not changed")
+                        .arg(QString::fromStdString(m_store.readOnlyBecause())));
     }
   connect(open, &QPushButton::clicked, this, [this] {
     auto ids = selectedRunsFor("Open", 1);

@@ -29,6 +29,7 @@
 #include "core/engine/openmp_wait_policy.h"
 #include "core/engine/write_failure_signals.h"
 #include "core/store/run_store.h"
+#include "core/store/store_browsing.h"
 #include "core/store/store_folder.h"
 #include "core/study/study_store.h"
 #include "experiments/builtin_experiments.h"
@@ -177,14 +178,14 @@ std::unique_ptr<fl::store::RunStore> openStore(std::string& path, bool mustExist
   const bool interactive = QGuiApplication::platformName() != "offscreen";
   while (true) {
     try {
-      // A store this user may not write (a colleague's, a cluster's results) is browsed
-      // read-only, as the CLI's reading commands read it, rather than refused.
+      // A store this user may not write (a colleague's, a cluster's results), or one on a full
+      // disk, is browsed read-only, as the CLI's reading commands read it, rather than refused.
       std::error_code ec;
-      if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) > 0 && !ec &&
-          !fl::store::RunStore::writableByThisUser(path)) {
-        auto store = std::make_unique<fl::store::RunStore>(path, /*readOnly=*/true);
-        std::fprintf(stderr, "note: %s is read-only for this user: opened for browsing only\n",
-                     store->path().c_str());
+      if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) > 0 && !ec) {
+        auto store = fl::store::openForBrowsing(path);
+        if (store->isReadOnly())
+          std::fprintf(stderr, "note: %s %s: opened for browsing only\n", store->path().c_str(),
+                       store->readOnlyBecause().c_str());
         return store;
       }
       return std::make_unique<fl::store::RunStore>(path);

@@ -289,10 +289,10 @@ std::vector<int64_t> MainWindow::launchComparison() {
 
 QString MainWindow::readOnlyStoreText() const {
   return QString(
-             "Read-only store: %1 cannot be written by this user, so nothing can be trained "
-             "or edited in it. Browse, compare and export its runs, or start FourierLab with "
-             "--db on a store you can write.")
-      .arg(QString::fromStdString(m_store->path()));
+             "Read-only store: %1 %2, so nothing can be trained or edited in it. Browse, compare "
+             "and export its runs, or start FourierLab with --db on a store you can write.")
+      .arg(QString::fromStdString(m_store->path()),
+           QString::fromStdString(m_store->readOnlyBecause()));
 }
 
 bool MainWindow::refuseWhenReadOnly() {

@@ -596,7 +596,7 @@ void StudyView::refresh() {
                                    " running there; `fourierlab-cli sweep run` or `sweep "
                                    "resume`): it goes on with the rest. Stop it there to "
                                    "resume the study here"
-      : m_store.isReadOnly() ? "The run store is read-only for this user"
+      : m_store.isReadOnly() ? "The run store " + QString::fromStdString(m_store.readOnlyBecause())
                              : "Queue the study's unfinished runs (finished ones are kept; "
                                "interrupted ones continue from their checkpoints)");
   // The description speaks of the declared study; what this one changed is said under it.

@@ -143,6 +143,14 @@ class RunStore {
   const std::string& path() const { return m_db.path(); }
   // Opened read-only: every write throws (the window then offers browsing only).
   bool isReadOnly() const { return m_readOnly; }
+  // Why, as a clause after its path, where whoever opened it said ("cannot be written (no space
+  // left for it)"); a store opened read-only without one is this user's to read only.
+  void setReadOnlyBecause(std::string why) { m_readOnlyBecause = std::move(why); }
+  std::string readOnlyBecause() const {
+    return !m_readOnly                 ? std::string()
+           : m_readOnlyBecause.empty() ? std::string("is read-only for this user")
+                                       : m_readOnlyBecause;
+  }
   // Changes when another connection (another process, this process's store writers) commits
   // to the file: a cheap test of whether what was read from it may be out of date.
   int64_t dataVersion() const;
@@ -273,6 +281,7 @@ class RunStore {
   bool m_pagesChecked = false;
   Database m_db;
   bool m_readOnly;
+  std::string m_readOnlyBecause;
   std::map<std::pair<int64_t, std::string>, int64_t> m_seriesIds;  // cache for writers
 };
 

@@ -544,8 +544,15 @@ class TestMainWindow : public QObject {
     // Run: one more.
     QTest::keySequence(w.get(), QKeySequence("Ctrl+R"));
     QCOMPARE(w->queue()->runs().size(), size_t(5));
-    // Compare the runs selected in History.
+    // Compare the runs selected in History; with too few, the list is shown and the status bar
+    // says what to select, as the Compare button does.
     w->refreshHistory();
+    w->history()->table()->clearSelection();
+    w->tabs()->setCurrentIndex(0);
+    QTest::keySequence(w.get(), QKeySequence("Ctrl+Shift+C"));
+    QCOMPARE(w->tabs()->currentWidget(), static_cast<QWidget*>(w->history()));
+    QCOMPARE(w->statusBar()->currentMessage(),
+             QString("Compare: select 2 or more runs in the list first"));
     w->history()->table()->selectAll();
     QTest::keySequence(w.get(), QKeySequence("Ctrl+Shift+C"));
     QVERIFY(w->display()->configDiffButton()->isVisibleTo(w.get()));

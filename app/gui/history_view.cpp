@@ -160,10 +160,7 @@ QHBoxLayout* HistoryView::buildActions() {
     auto ids = selectedRunsFor("Open", 1);
     if (!ids.empty()) emit openRequested(ids.front());
   });
-  connect(compare, &QPushButton::clicked, this, [this] {
-    auto ids = selectedRunsFor("Compare", 2);
-    if (ids.size() >= 2) emit compareRequested(ids);
-  });
+  connect(compare, &QPushButton::clicked, this, &HistoryView::compareSelected);
   connect(resume, &QPushButton::clicked, this, [this] {
     auto ids = selectedRunsFor("Resume", 1);
     if (!ids.empty()) emit resumeRequested(ids.front());
@@ -288,6 +285,11 @@ std::vector<int64_t> HistoryView::shownIds() const {
   for (int r = 0; r < m_proxy->rowCount(); ++r)
     ids.push_back(m_model->run(m_proxy->mapToSource(m_proxy->index(r, 0)).row()).id);
   return ids;
+}
+
+void HistoryView::compareSelected() {
+  auto ids = selectedRunsFor("Compare", 2);
+  if (ids.size() >= 2) emit compareRequested(ids);
 }
 
 std::vector<int64_t> HistoryView::selectedRunsFor(const QString& action, size_t least) {

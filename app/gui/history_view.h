@@ -68,6 +68,9 @@ class HistoryView : public QWidget {
   std::vector<int64_t> shownIds() const;
   std::vector<int64_t> selectedIds() const;
   void selectIds(const std::vector<int64_t>& ids);
+  // Compare (the button, Ctrl+Shift+C): compareRequested with the selected runs, or, with fewer
+  // than two, what to select said in the status bar.
+  void compareSelected();
   // Sorts by a column key ("metric:test/kl:last"); false when no listed run has that column.
   bool sortByKey(const QString& key, Qt::SortOrder order);
   QString sortKey() const;

@@ -222,13 +222,12 @@ void MainWindow::buildMenus() {
   // One action per key sequence: a second QShortcut with the same keys makes Qt call both
   // ambiguous and fire neither.
   auto* history = menuBar()->addMenu("&History");
+  // As the Compare button: with too few runs selected, the list is brought up and the status
+  // bar says what to select (a modal dialog stopped the work to say it).
   history->addAction("Compare the runs selected in History", QKeySequence("Ctrl+Shift+C"), this,
                      [this] {
-                       const auto ids = m_history->selectedIds();
-                       if (ids.size() >= 2)
-                         compareRuns(ids);
-                       else
-                         showError("Select two or more runs in the History tab to compare them.");
+                       if (m_history->selectedIds().size() < 2) m_tabs->setCurrentWidget(m_history);
+                       m_history->compareSelected();
                      });
   history->addAction("Show History", QKeySequence("Ctrl+H"), this,
                      [this] { m_tabs->setCurrentWidget(m_history); });

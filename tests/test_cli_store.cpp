@@ -1076,7 +1076,11 @@ class TestCliStore : public QObject {
     QCOMPARE(none.exitCode, 0);  // a known experiment with no runs here lists nothing
     QCOMPARE(nlohmann::json::parse(none.out.toStdString()).size(), size_t(0));
 
-    QCOMPARE(runCli({"runs", "archive", "1", "--db", d}).exitCode, 0);
+    const auto archiving = runCli({"runs", "archive", "1", "--db", d});
+    QCOMPARE(archiving.exitCode, 0);
+    QVERIFY2(archiving.err.contains("archived: 1 (`runs list` leaves them out; `runs unarchive 1` "
+                                    "brings them back)"),
+             qPrintable(archiving.err));
     auto listed =
         nlohmann::json::parse(runCli({"runs", "list", "--json", "--db", d}).out.toStdString());
     QCOMPARE(listed.size(), size_t(1));
@@ -1103,7 +1107,10 @@ class TestCliStore : public QObject {
     QVERIFY2(versions.startsWith("fourierlab ") && !versions.contains('{'), qPrintable(versions));
     QVERIFY(runCli({"runs", "archive", "1", "--db", d}).err.contains("run 1 is already archived"));
     QCOMPARE(runCli({"runs", "list", "--archived", "--all", "--db", d}).exitCode, 2);
-    QCOMPARE(runCli({"runs", "unarchive", "1", "--db", d}).exitCode, 0);
+    const auto unarchiving = runCli({"runs", "unarchive", "1", "--db", d});
+    QCOMPARE(unarchiving.exitCode, 0);
+    QVERIFY2(unarchiving.err.contains("unarchived: 1 (`runs list` lists them again)"),
+             qPrintable(unarchiving.err));
     QVERIFY(runCli({"runs", "unarchive", "1", "--db", d}).err.contains("run 1 is not archived"));
     QCOMPARE(nlohmann::json::parse(runCli({"runs", "list", "--json", "--db", d}).out.toStdString())
                  .size(),

@@ -482,13 +482,23 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
     }
     if (args.action == "archive" || args.action == "unarchive") {
       const bool archive = args.action == "archive";
+      std::string changed;
       for (const auto& r : runs) {
         // Nothing to do is said, so a mistyped id does not pass for done.
         if (r.archived == archive)
           std::fprintf(stderr, "note: run %lld is %s archived\n", static_cast<long long>(r.id),
                        archive ? "already" : "not");
+        else
+          changed += (changed.empty() ? "" : " ") + std::to_string(r.id);
         store.setArchived(r.id, archive);
       }
+      // Said as tag, note and rename say what they did (archive was silent).
+      if (!changed.empty())
+        std::fprintf(stderr,
+                     archive ? "archived: %s (`runs list` leaves them out; `runs unarchive %s` "
+                               "brings them back)\n"
+                             : "unarchived: %s (`runs list` lists them again)\n",
+                     changed.c_str(), changed.c_str());
     } else if (args.action == "delete") {
       std::vector<int64_t> ids;
       for (const auto& r : runs) {

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -29,6 +31,8 @@
 #include "core/study/study_table.h"
 
 namespace fl::cli {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -293,9 +297,32 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
                                                " duplicate settings dropped)")
                                                   .c_str()
                                             : "");
-    for (const auto& cell : expansion.cells)
-      std::printf("  %s%s%s  [%s]\n", cell.arm.empty() ? "" : (cell.arm + ": ").c_str(),
-                  study::cellLabel(cell.axes, cell.seed).c_str(), "", cell.hash.c_str());
+    // Which runs the store already has finished (the study would take them as they are): read
+    // without writing, and only from a store there is (a dry run creates nothing).
+    std::map<std::string, int64_t> reused;
+    std::error_code ec;
+    if (fs::is_regular_file(dbPath, ec)) {
+      try {
+        store::RunStore runs(dbPath, /*readOnly=*/true);
+        const study::StudyStore studies(runs);
+        for (const auto& cell : expansion.cells)
+          if (auto run = studies.finishedRunOf(built.spec.experiment, cell.hash))
+            reused[cell.hash] = *run;
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "note: which runs it would reuse is not known: %s\n", e.what());
+      }
+    }
+    for (const auto& cell : expansion.cells) {
+      const auto run = reused.find(cell.hash);
+      std::printf("  %s%s  [%s]%s\n", cell.arm.empty() ? "" : (cell.arm + ": ").c_str(),
+                  study::cellLabel(cell.axes, cell.seed).c_str(), cell.hash.c_str(),
+                  run == reused.end()
+                      ? ""
+                      : ("  reuses finished run #" + std::to_string(run->second)).c_str());
+    }
+    if (!reused.empty())
+      std::printf("%zu of them trained before the study, taken as they are; %zu to train\n",
+                  reused.size(), expansion.cells.size() - reused.size());
     std::printf("%s\n", built.spec.toJson().dump(2).c_str());
     return kExitOk;
   }

@@ -81,17 +81,11 @@ int64_t StudyStore::create(const StudySpec& spec, const StudyExpansion& expansio
       .bind(6, nowSeconds())
       .run();
   const int64_t id = db.lastInsertId();
-  auto finished = db.prepare(
-      "SELECT id FROM runs WHERE config_hash = ? AND experiment = ? AND status = 'finished' "
-      "ORDER BY id LIMIT 1");
   auto cell = db.prepare(
       "INSERT INTO study_cells(study_id, cell, arm, axes, seed, config, config_hash, run_id) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   for (const auto& c : expansion.cells) {
-    finished.bind(1, c.hash).bind(2, spec.experiment);
-    const bool reuse = finished.step();
-    const int64_t runId = reuse ? finished.int64(0) : 0;
-    finished.reset();
+    const auto reused = finishedRunOf(spec.experiment, c.hash);
     cell.bind(1, id)
         .bind(2, c.index)
         .bind(3, c.arm)
@@ -99,14 +93,24 @@ int64_t StudyStore::create(const StudySpec& spec, const StudyExpansion& expansio
         .bind(5, c.seed)
         .bind(6, c.config.dump())
         .bind(7, c.hash);
-    if (reuse)
-      cell.bind(8, runId);
+    if (reused)
+      cell.bind(8, *reused);
     else
       cell.bindNull(8);
     cell.run();
   }
   tx.commit();
   return id;
+}
+
+std::optional<int64_t> StudyStore::finishedRunOf(const std::string& experiment,
+                                                 const std::string& configHash) const {
+  auto finished = m_runs.database().prepare(
+      "SELECT id FROM runs WHERE config_hash = ? AND experiment = ? AND status = 'finished' "
+      "ORDER BY id LIMIT 1");
+  finished.bind(1, configHash).bind(2, experiment);
+  if (!finished.step()) return std::nullopt;
+  return finished.int64(0);
 }
 
 std::optional<int64_t> StudyStore::findSameSpec(const StudySpec& spec) const {

@@ -71,6 +71,10 @@ class StudyStore {
   int64_t create(const StudySpec& spec, const StudyExpansion& expansion);
   // The study whose spec is exactly this one, if stored (running it again resumes it).
   std::optional<int64_t> findSameSpec(const StudySpec& spec) const;
+  // The finished run a study's cell of this config hash is linked to at once, if any: the
+  // first of the same experiment, config and seed.
+  std::optional<int64_t> finishedRunOf(const std::string& experiment,
+                                       const std::string& configHash) const;
 
   std::optional<StudyRecord> study(int64_t id) const;
   std::vector<StudyRecord> list() const;

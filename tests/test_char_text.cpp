@@ -55,6 +55,23 @@ class TestCharText : public QObject {
                                     "': is not UTF-8 text (invalid byte at offset 3)"));
     const auto folder = dir.path().toStdString();
     QVERIFY(errorOf(folder).contains("is a folder"));
+    // UTF-16 (either byte order) and UTF-32 are named with how to convert them, not as binary.
+    for (const std::string& bom :
+         {std::string("\xff\xfe"), std::string("\xfe\xff"), std::string("\xff\xfe\0\0", 4),
+          std::string("\0\0\xfe\xff", 4)}) {
+      const auto wide = writeFile(dir, "wide.txt", bom + std::string("a\0b\0", 4));
+      QCOMPARE(errorOf(wide),
+               QString::fromStdString("corpus '" + wide +
+                                      "': is UTF-16 or UTF-32 text (its byte-order mark says so); "
+                                      "FourierLab reads UTF-8: convert it, e.g. iconv -t UTF-8"));
+    }
+    // A UTF-8 byte-order mark is not a character of the text; alone, the file is empty.
+    const auto marked = writeFile(dir, "marked.txt",
+                                  "\xef\xbb\xbf"
+                                  "ab");
+    QCOMPARE(loadTextFile(marked), std::u32string(U"ab"));
+    const auto onlyMark = writeFile(dir, "mark.txt", "\xef\xbb\xbf");
+    QCOMPARE(errorOf(onlyMark), QString::fromStdString("corpus '" + onlyMark + "': is empty"));
   }
 
   // What is not a file is refused before it is opened: a pipe would block the open for ever,

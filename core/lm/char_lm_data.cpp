@@ -29,10 +29,11 @@ CharLmData::CharLmData(const CharLmDataOptions& options, uint64_t seed) {
   const std::u32string corpus =
       options.corpusPath.empty() ? text::generateStructuredText(options.syntheticCharacters, seed)
                                  : text::loadTextFile(options.corpusPath);
-  if (corpus.size() < 100)
-    throw std::runtime_error(
-        "corpus '" + (options.corpusPath.empty() ? "built-in" : options.corpusPath) + "': only " +
-        std::to_string(corpus.size()) + " characters; a language model needs at least 100");
+  if (const std::string why = text::tooFewCharacters(
+          "corpus '" + (options.corpusPath.empty() ? "built-in" : options.corpusPath) + "'",
+          corpus.size());
+      !why.empty())
+    throw std::runtime_error(why);
   m_characters = static_cast<int64_t>(corpus.size());
   m_digest = fnv1a(corpus);
   m_vocabulary = text::CharVocabulary(corpus, options.extraCharacters);

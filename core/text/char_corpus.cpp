@@ -42,6 +42,15 @@ std::u32string loadTextFile(const std::string& path) {
   while (in) {
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     const auto got = static_cast<size_t>(in.gcount());
+    // UTF-16 and UTF-32 text starts with its byte-order mark and holds NUL bytes: named as
+    // such, not as binary, with how to make it UTF-8.
+    if (bytes.empty() && got >= 2 &&
+        ((chunk[0] == '\xff' && chunk[1] == '\xfe') || (chunk[0] == '\xfe' && chunk[1] == '\xff') ||
+         (got >= 4 && chunk[0] == '\0' && chunk[1] == '\0' && chunk[2] == '\xfe' &&
+          chunk[3] == '\xff')))
+      fail(
+          "is UTF-16 or UTF-32 text (its byte-order mark says so); FourierLab reads UTF-8: "
+          "convert it, e.g. iconv -t UTF-8");
     if (const auto* nul = static_cast<const char*>(std::memchr(chunk.data(), '\0', got)))
       fail("is binary, not text (a NUL byte at offset " +
            std::to_string(bytes.size() + static_cast<size_t>(nul - chunk.data())) + ")");
@@ -49,11 +58,20 @@ std::u32string loadTextFile(const std::string& path) {
     if (bytes.size() > kMaxCorpusBytes) fail("grew past the size limit while being read");
   }
   if (in.bad()) fail("read error");
+  // A UTF-8 byte-order mark (some editors write one) is not a character of the text.
+  if (bytes.rfind("\xef\xbb\xbf", 0) == 0) bytes.erase(0, 3);
   if (bytes.empty()) fail("is empty");
   size_t bad = 0;
   auto decoded = decodeUtf8(bytes, &bad);
   if (!decoded) fail("is not UTF-8 text (invalid byte at offset " + std::to_string(bad) + ")");
   return *decoded;
+}
+
+std::string tooFewCharacters(const std::string& source, size_t characters) {
+  if (characters >= kMinLanguageModelCharacters) return {};
+  return source + ": only " + std::to_string(characters) +
+         (characters == 1 ? " character" : " characters") + "; a language model needs at least " +
+         std::to_string(kMinLanguageModelCharacters);
 }
 
 CharVocabulary::CharVocabulary(const std::u32string& text, const std::u32string& extra) {

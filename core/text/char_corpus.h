@@ -15,9 +15,14 @@ inline constexpr uint64_t kMaxCorpusBytes = uint64_t{256} << 20;
 
 // Reads a UTF-8 text file. Throws std::runtime_error naming the path when it is missing,
 // unreadable, a folder, not a regular file (a device, a pipe), empty, larger than
-// kMaxCorpusBytes, binary (a NUL byte, found as the file is read) or not UTF-8 (with the byte
-// offset).
+// kMaxCorpusBytes, UTF-16 or UTF-32 (by its byte-order mark), binary (a NUL byte, found as the
+// file is read) or not UTF-8 (with the byte offset). A UTF-8 byte-order mark is left out.
 std::u32string loadTextFile(const std::string& path);
+
+// The fewest characters a language model's corpus may have.
+inline constexpr size_t kMinLanguageModelCharacters = 100;
+// Why `characters` of `source` ("corpus 'x.txt'") are too few for a language model, or "".
+std::string tooFewCharacters(const std::string& source, size_t characters);
 
 // Characters -> token ids 0..size-1, in code-point order (so ids are stable for a corpus).
 class CharVocabulary {

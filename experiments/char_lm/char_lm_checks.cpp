@@ -63,9 +63,9 @@ std::vector<ConfigIssue> checkCorpus(const nlohmann::json& config, int64_t longe
       return {{"corpus", e.what()}};
     }
     source = "corpus '" + path + "'";
-    if (characters < 100)
-      return {{"corpus", source + ": only " + std::to_string(characters) +
-                             " characters; a language model needs at least 100"}};
+    if (const std::string why = text::tooFewCharacters(source, static_cast<size_t>(characters));
+        !why.empty())
+      return {{"corpus", why}};
   }
   const int64_t validation = static_cast<int64_t>(static_cast<double>(characters) * 0.1);
   const int64_t training = characters - validation;

@@ -397,6 +397,11 @@ class TestFopeExperiment : public QObject {
     QVERIFY(!bad.ok());
     QVERIFY(
         QString::fromStdString(bad.summary()).contains("'0' is not a whole number in [1, 1024]"));
+    // A factor twice is refused (it was taken, and named one config two ways).
+    auto twice = buildConfig(experiment, "", {"eval_factors=1, 2,2"});
+    QVERIFY(!twice.ok());
+    QVERIFY2(QString::fromStdString(twice.summary()).contains("'2' is given twice"),
+             twice.summary().c_str());
     auto heads = tinyModel();
     heads["heads"] = "3";
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeTrial(config(heads)));

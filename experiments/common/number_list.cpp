@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <set>
 #include <sstream>
 
 #include "core/engine/param_spec.h"
@@ -13,6 +14,7 @@ std::optional<std::string> checkNumberList(
     const std::string& example) {
   std::stringstream in(text);
   std::string item;
+  std::set<double> seen;
   int count = 0;
   while (std::getline(in, item, ',')) {
     // Spaces around an item are fine ("1, 2"); the number itself is strict decimal, finite.
@@ -23,6 +25,9 @@ std::optional<std::string> checkNumberList(
     const double value = isDecimalNumber(number) ? std::strtod(number.c_str(), nullptr) : NAN;
     if (!std::isfinite(value)) return "'" + item + "' is not a number; expected e.g. " + example;
     if (auto why = accept(value)) return "'" + item + "' " + *why + "; expected e.g. " + example;
+    // A value twice stands for nothing more (a length evaluated once, a period planted once),
+    // and made two names of one config: refused as a study's axis refuses one.
+    if (!seen.insert(value).second) return "'" + number + "' is given twice";
     ++count;
   }
   if (count == 0) return "expected a comma-separated list such as " + example;

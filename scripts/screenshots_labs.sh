@@ -8,6 +8,10 @@
 # picture shows the run the caption is about (FoPE, multi, Fourier embeddings), the others
 # overlaid. Needs xvfb, x11-utils, imagemagick and a build, as scripts/screenshots.sh does.
 #
+# It also takes the logit-lens panels of a tiny rescued addition model (Fourier number
+# embeddings, frozen, as the paper's rescue; trained once into the same store, about 3 minutes)
+# from a tall screen, cut to those two rows: docs/screenshot-addition-lens.png.
+#
 #   scripts/screenshots_labs.sh PATH/TO/tinyshakespeare.txt   # docs/screenshot-{fope,fourier-qk,addition}-1920x1080.png
 set -eu
 cd "$(dirname "$0")/.."
@@ -39,3 +43,21 @@ for size in ${SIZES:-1920x1080}; do
   shot "$size" fourier-qk --open "$(runs_of fourier-qk variant=multi)"
   shot "$size" addition --open "$(runs_of addition embedding_init=fourier)"
 done
+
+# The lens panels are the dashboard's second and third rows: on a 1920 x 2600 screen every row
+# is drawn, and the picture is cut to those two (the Configure dock and the first row left out).
+rescue=$(runs_of addition embedding_frozen=True | cut -d, -f1)
+frozen=$(python3 -c "import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print(db.execute('SELECT json_extract(config, \'$.embedding_frozen\') FROM runs WHERE id = ?',
+                 (int(sys.argv[2]),)).fetchone()[0])" "$DB" "$rescue")
+if [ "$frozen" != 1 ]; then
+  build/app/fourierlab-cli run addition --preset tiny --set embedding_init=fourier \
+    --set embedding_frozen=true --name "tiny rescue" --db "$DB" --threads 1 >/dev/null
+  rescue=$(runs_of addition embedding_frozen=True | cut -d, -f1)
+fi
+shot 1920x2600 addition-lens-tall --open "$rescue"
+convert docs/screenshot-addition-lens-tall-1920x2600.png -crop 1566x760+342+488 +repage \
+  docs/screenshot-addition-lens.png
+rm docs/screenshot-addition-lens-tall-1920x2600.png
+echo docs/screenshot-addition-lens.png

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Takes the README's screenshots of the lab under Xvfb, at 1280x720 and 1920x1080: a run's
 # dashboard, a comparison (also with both docks rolled up to their bars), the study view of
-# Table 1 and of the frequency figure, and History.
+# Table 1 and of the frequency figure, and History; and the README's first picture, the demo
+# that scripts/run.sh starts, trained afresh offscreen at 1920x1080 (docs/screenshot-compare.png).
 # The studies are shortened (fewer epochs and samples) so they train in a few minutes on two
 # cores; the pictures show the layout, not the paper's numbers (those are in the README's
 # study section). WORK=folder holding a lab.db with both studies (e.g. a copy of a store where
@@ -61,3 +62,9 @@ for size in ${SIZES:-1280x720 1920x1080}; do
   shot "$size" study-frequencies --study "$frequencies"
   shot "$size" history --history
 done
+
+# The demo as scripts/run.sh starts it, pictured once its runs have ended (a fresh store each
+# time, so its run numbers, and so their colours, are the first user's).
+rm -rf "$WORK/demo.db" "$WORK/demo.db.files" "$WORK/config-demo"
+XDG_CONFIG_HOME="$WORK/config-demo" QT_QPA_PLATFORM=offscreen "$GUI" --db "$WORK/demo.db" \
+  --start fourier-head --preset demo --compare --screenshot docs/screenshot-compare.png

@@ -203,9 +203,16 @@ std::unique_ptr<fl::store::RunStore> openStore(std::string& path, bool mustExist
       box.addButton("Quit", QMessageBox::RejectRole);
       box.exec();
       if (box.clickedButton() != other) return nullptr;
+      // Opened in the folder of the store that failed, where the others usually are (it opened
+      // in the home folder), a new store's name suggested.
+      const fs::path folder = fs::absolute(fs::path(path)).parent_path();
+      fs::path suggested = folder / "runs.db";
+      for (int n = 2; fs::exists(suggested, ec); ++n)
+        suggested = folder / ("runs-" + std::to_string(n) + ".db");
       const QString chosen = fl::widgets::askSaveFileName(
-          nullptr, "Run store (an existing one, or a new file)", QString(),
-          "Run stores (*.db);;All files (*)", QFileDialog::DontConfirmOverwrite);
+          nullptr, "Run store (an existing one, or a new file)",
+          QString::fromStdString(suggested.string()), "Run stores (*.db);;All files (*)",
+          QFileDialog::DontConfirmOverwrite);
       if (chosen.isEmpty()) return nullptr;
       path = chosen.toStdString();
     }

@@ -118,12 +118,22 @@ class PaperExperiment : public ScriptedExperiment {
 
 nlohmann::json cpuConfig() { return {{"seed", 1}, {"device", "cpu"}}; }
 
-std::vector<fl::Event> runToEnd(std::shared_ptr<const fl::Experiment> e, nlohmann::json config) {
+std::vector<fl::Event> runToEnd(std::shared_ptr<const fl::Experiment> e, nlohmann::json config,
+                                const fl::RunnerOptions& options = {}) {
   fl::EventQueue queue;
-  fl::Runner runner(std::move(e), std::move(config), queue);
+  fl::Runner runner(std::move(e), std::move(config), queue, options);
   runner.start();
   runner.join();
   return queue.takeAll();
+}
+
+// The run's events, its checkpoints written into `dir`.
+std::vector<fl::Event> runCheckpointedTo(const QTemporaryDir& dir,
+                                         std::shared_ptr<const fl::Experiment> e,
+                                         nlohmann::json config) {
+  fl::RunnerOptions options;
+  options.checkpointDir = dir.path().toStdString();
+  return runToEnd(std::move(e), std::move(config), options);
 }
 
 const fl::StatusEvent& lastStatus(const std::vector<fl::Event>& events) {
@@ -374,14 +384,8 @@ class TestRunner : public QObject {
     QVERIFY(interval > 2);
 
     // The same run, checkpointed after every step (a time bound of a microsecond).
-    fl::EventQueue queue;
-    fl::RunnerOptions options;
-    options.checkpointDir = dir.path().toStdString();
-    fl::Runner writer(e, config, queue, options);
-    writer.start();
-    writer.join();
     std::map<int64_t, std::string> checkpoints;
-    for (const auto& event : queue.takeAll())
+    for (const auto& event : runCheckpointedTo(dir, e, config))
       if (auto* c = std::get_if<fl::CheckpointEvent>(&event); c && !c->removed)
         checkpoints[c->step] = c->path;
     // Resumed from the middle of the second interval.
@@ -390,11 +394,7 @@ class TestRunner : public QObject {
     QVERIFY(checkpoints.count(from));
     fl::RunnerOptions resumeOptions;
     resumeOptions.resume = fl::ResumePoint{checkpoints.at(from), from};
-    fl::EventQueue resumedQueue;
-    fl::Runner resumed(e, config, resumedQueue, resumeOptions);
-    resumed.start();
-    resumed.join();
-    const auto after = lossesOf(resumedQueue.takeAll());
+    const auto after = lossesOf(runToEnd(e, config, resumeOptions));
     QCOMPARE(after.begin()->first, whole.begin()->first + interval);
     QCOMPARE(after.size(),
              static_cast<size_t>(std::distance(whole.upper_bound(from), whole.end())));
@@ -417,16 +417,10 @@ class TestRunner : public QObject {
     auto e = registry.find("fourier-head");
     const auto config =
         fl::buildConfig(*e, "", {"samples=400", "epochs=2", "eval_every=1", "device=cpu"}).values;
-    fl::EventQueue queue;
-    fl::RunnerOptions options;
-    options.checkpointDir = dir.path().toStdString();
-    fl::Runner writer(e, config, queue, options);
-    writer.start();
-    writer.join();
     std::map<int64_t, double> whole;
     std::string finalCheckpoint;
     int64_t end = 0;
-    for (const auto& event : queue.takeAll()) {
+    for (const auto& event : runCheckpointedTo(dir, e, config)) {
       if (auto* m = std::get_if<fl::MetricEvent>(&event); m && m->key == "train/loss")
         whole[m->step] = m->value;
       if (auto* c = std::get_if<fl::CheckpointEvent>(&event); c && !c->removed && c->step > end) {
@@ -440,12 +434,8 @@ class TestRunner : public QObject {
       resumeOptions.resume = fl::ResumePoint{finalCheckpoint, end};
       resumeOptions.resume->lossLoggedAtStep = storeHasIt;
       resumeOptions.resume->evaluatedAtStep = storeHasIt;
-      fl::EventQueue resumedQueue;
-      fl::Runner resumed(e, config, resumedQueue, resumeOptions);
-      resumed.start();
-      resumed.join();
       std::vector<std::pair<int64_t, double>> losses;
-      for (const auto& m : metricsOf(resumedQueue.takeAll()))
+      for (const auto& m : metricsOf(runToEnd(e, config, resumeOptions)))
         if (m.key == "train/loss") losses.emplace_back(m.step, m.value);
       if (storeHasIt) {
         QVERIFY(losses.empty());  // nothing logged twice

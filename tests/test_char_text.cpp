@@ -55,15 +55,20 @@ class TestCharText : public QObject {
                                     "': is not UTF-8 text (invalid byte at offset 3)"));
     const auto folder = dir.path().toStdString();
     QVERIFY(errorOf(folder).contains("is a folder"));
-    // UTF-16 (either byte order) and UTF-32 are named with how to convert them, not as binary.
-    for (const std::string& bom :
-         {std::string("\xff\xfe"), std::string("\xfe\xff"), std::string("\xff\xfe\0\0", 4),
-          std::string("\0\0\xfe\xff", 4)}) {
+    // UTF-16 (either byte order) and UTF-32 are named, with the iconv command that converts
+    // them (iconv reads the byte order from the mark), not called binary.
+    const std::pair<std::string, std::string> marks[] = {
+        {"\xff\xfe", "UTF-16"},
+        {"\xfe\xff", "UTF-16"},
+        {std::string("\xff\xfe\0\0", 4), "UTF-32"},
+        {std::string("\0\0\xfe\xff", 4), "UTF-32"}};
+    for (const auto& [bom, encoding] : marks) {
       const auto wide = writeFile(dir, "wide.txt", bom + std::string("a\0b\0", 4));
       QCOMPARE(errorOf(wide),
-               QString::fromStdString("corpus '" + wide +
-                                      "': is UTF-16 or UTF-32 text (its byte-order mark says so); "
-                                      "FourierLab reads UTF-8: convert it, e.g. iconv -t UTF-8"));
+               QString::fromStdString("corpus '" + wide + "': is " + encoding +
+                                      " text (its byte-order mark says so); FourierLab reads "
+                                      "UTF-8: convert it with iconv -f " +
+                                      encoding + " -t UTF-8 '" + wide + "' > corpus-utf8.txt"));
     }
     // A UTF-8 byte-order mark is not a character of the text; alone, the file is empty.
     const auto marked = writeFile(dir, "marked.txt",
@@ -72,6 +77,13 @@ class TestCharText : public QObject {
     QCOMPARE(loadTextFile(marked), std::u32string(U"ab"));
     const auto onlyMark = writeFile(dir, "mark.txt", "\xef\xbb\xbf");
     QCOMPARE(errorOf(onlyMark), QString::fromStdString("corpus '" + onlyMark + "': is empty"));
+    // A bad byte after the mark is named at its offset in the file.
+    const auto markedLatin1 = writeFile(dir, "marked-latin1.txt",
+                                        "\xef\xbb\xbf"
+                                        "caf\xe9");
+    QCOMPARE(errorOf(markedLatin1),
+             QString::fromStdString("corpus '" + markedLatin1 +
+                                    "': is not UTF-8 text (invalid byte at offset 6)"));
   }
 
   // What is not a file is refused before it is opened: a pipe would block the open for ever,

@@ -221,8 +221,10 @@ class TestCli : public QObject {
                                << "only 16 characters";
     QTest::newRow("one character")
         << "fope" << QByteArray("x") << "only 1 character; a language model needs at least 100";
-    QTest::newRow("UTF-16") << "fope" << QByteArray("\xff\xfet\0e\0x\0t\0", 10)
-                            << "is UTF-16 or UTF-32 text (its byte-order mark says so)";
+    QTest::newRow("UTF-16")
+        << "fope" << QByteArray("\xff\xfet\0e\0x\0t\0", 10)
+        << "is UTF-16 text (its byte-order mark says so); FourierLab reads UTF-8: "
+           "convert it with iconv -f UTF-16 -t UTF-8 '";
     QTest::newRow("shorter than train_len")
         << "fope" << QByteArray(5000, 'a') << "'train_len'=64 needs 65 training characters";
   }

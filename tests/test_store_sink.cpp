@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -18,6 +19,7 @@
 #include "core/engine/registry.h"
 #include "core/engine/runner.h"
 #include "core/engine/system_metrics.h"
+#include "core/store/lost_batch.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
 #include "core/store/store_writer.h"
@@ -126,6 +128,48 @@ class TestStoreSink : public QObject {
   }
 
  private slots:
+  // Of a batch the store refused, the checkpoint recorded for the resume is one from which the
+  // resume gives back every lost metric: before the first lost step, or at it where the run
+  // finished there. A batch lost from step 1 kept its final checkpoint, and the resumed run
+  // ended with one point of each curve.
+  void aLostBatchKeepsOnlyACheckpointThatGivesEveryLostPointBack() {
+    QTemporaryDir dir;
+    auto checkpoint = [&](int64_t step) {
+      const std::string path = dir.filePath(QString("step-%1.pt").arg(step)).toStdString();
+      std::ofstream(path) << "x";
+      return fl::CheckpointEvent{step, path, false};
+    };
+    const fl::MetricEvent loss1{"train/loss", 1, 0.1, 3.0};
+    const fl::MetricEvent loss40{"train/loss", 40, 4.0, 2.0};
+    const fl::MetricEvent kl40{"test/kl", 40, 4.0, 0.3};
+    const fl::MetricEvent cpu10{std::string(fl::kSystemCpuPercent), 10, 1.0, 100.0};
+    fl::SnapshotEvent probe{5, 0.5, {}, 7};  // a probe's answer: asked once, never given again
+    const fl::StatusEvent finished{fl::RunStatus::Finished, "", "cpu", 40};
+    const fl::StatusEvent cancelled{fl::RunStatus::Cancelled, "", "cpu", 40};
+    using Batch = std::vector<fl::Event>;
+    auto keptStep = [](const Batch& lost) {
+      const auto* kept = fl::store::resumableCheckpointOf(lost);
+      return kept ? kept->step : int64_t(-1);
+    };
+    QCOMPARE(fl::store::firstLostStep({cpu10, probe, loss40}), int64_t(40));
+    // Lost from step 1: no checkpoint of it gives step 1 back.
+    QCOMPARE(keptStep({loss1, checkpoint(25), loss40, kl40, checkpoint(40), finished}),
+             int64_t(-1));
+    // Only the final step's points (and the machine's, and a probe's): its checkpoint.
+    QCOMPARE(keptStep({cpu10, probe, loss40, kl40, checkpoint(40), finished}), int64_t(40));
+    // The same step but not the run's end: resumed there, its evaluation would not come back.
+    QCOMPARE(keptStep({loss40, kl40, checkpoint(40), cancelled}), int64_t(-1));
+    // A checkpoint before the first lost step is kept, the newest such.
+    QCOMPARE(keptStep({checkpoint(10), checkpoint(20), loss40, kl40, checkpoint(40), cancelled}),
+             int64_t(20));
+    // Superseded within the batch, or its file gone: not kept.
+    auto gone = checkpoint(30);
+    std::filesystem::remove(gone.path);
+    QCOMPARE(
+        keptStep({checkpoint(20), fl::CheckpointEvent{0, checkpoint(20).path, true}, gone, loss40}),
+        int64_t(-1));
+  }
+
   // What the store lacks, said of a lost batch: its final status only where it is still lost.
   // A failed run's status is written by the one small write after the loss, so its message
   // must not say the status was not written.

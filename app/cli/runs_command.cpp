@@ -222,8 +222,9 @@ int show(const ExperimentRegistry& registry, const RunRecord& r,
   // A run whose writes were lost before its first progress has no length stored: "500/0" read
   // as a run of no steps that took 500.
   const std::string steps =
-      std::to_string(r.lastStep) +
-      (r.totalSteps > 0 ? "/" + std::to_string(r.totalSteps) : std::string(" (length not stored)"));
+      std::to_string(r.lastStep) + (r.totalSteps > 0 ? "/" + std::to_string(r.totalSteps)
+                                    : r.lastStep > 0 ? std::string(" (length not stored)")
+                                                     : std::string());
   std::printf("  device    %s   seed %lld   steps %s\n", r.device.c_str(),
               static_cast<long long>(r.seed), steps.c_str());
   if (const std::string trained = store::describeBatching(r.build); !trained.empty())

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
-#include <limits>
 #include <map>
 #include <set>
 #include <utility>
 
-#include "core/engine/system_metrics.h"
+#include "core/store/lost_batch.h"
 #include "core/store/run_store.h"
 
 namespace fl::store {
@@ -48,42 +47,6 @@ const StatusEvent* terminalStatus(const std::vector<Event>& events) {
   return nullptr;
 }
 
-// The first step of which a lost batch held metrics or snapshots: a resume must retrain it to
-// give them again. The machine's own figures aside: sampled by wall time, no run gives them
-// twice. INT64_MAX where the batch held none.
-int64_t firstLostStep(const std::vector<Event>& events) {
-  int64_t first = std::numeric_limits<int64_t>::max();
-  for (const auto& event : events) {
-    if (auto* m = std::get_if<MetricEvent>(&event); m && !isSystemMetric(m->key))
-      first = std::min(first, m->step);
-    if (auto* s = std::get_if<SnapshotEvent>(&event)) first = std::min(first, s->step);
-  }
-  return first;
-}
-
-// The newest checkpoint among a lost batch's whose file is on disk and was not superseded within
-// the batch: worth one more small write, since with it a resume continues from there instead of
-// from the last checkpoint the store holds (possibly most of the run earlier). None past the
-// batch's first lost step: resumed there, the run would train none of the steps whose metrics
-// were lost, and end finished with its curves missing them (a batch lost from step 1 kept the
-// final checkpoint, and the resumed run had one point of each curve). A resume from step N
-// evaluates and logs the loss at N again where the store lacks them.
-const CheckpointEvent* newestKeepable(const std::vector<Event>& events) {
-  const int64_t lastKeepable = firstLostStep(events);
-  std::set<std::string> removed;
-  for (const auto& event : events)
-    if (auto* c = std::get_if<CheckpointEvent>(&event); c && c->removed) removed.insert(c->path);
-  const CheckpointEvent* newest = nullptr;
-  for (const auto& event : events)
-    if (auto* c = std::get_if<CheckpointEvent>(&event);
-        c && !c->removed && !removed.count(c->path) && c->step <= lastKeepable &&
-        (!newest || c->step > newest->step)) {
-      std::error_code ec;
-      if (std::filesystem::is_regular_file(c->path, ec)) newest = c;
-    }
-  return newest;
-}
-
 // After a run's last batch failed: small writes that tell the truth about the run, where the
 // batch (thousands of rows) could not. A finished run is not recorded finished (its final
 // metrics are lost) but interrupted, which `resume` continues from its newest checkpoint; a
@@ -99,7 +62,7 @@ StoreSinkFailure recordLoss(std::optional<RunStore>& store, const std::string& p
   // the status is no longer among what was lost (a finished run's is: it reads interrupted).
   const bool keepsStatus = end && end->status != RunStatus::Finished;
   const RunStatus status = keepsStatus ? end->status : RunStatus::Interrupted;
-  const CheckpointEvent* kept = newestKeepable(lost);
+  const CheckpointEvent* kept = resumableCheckpointOf(lost);
   // What is lost once the status and the kept checkpoint (with the progress up to it) are
   // written.
   std::vector<Event> lostOnceRecorded;

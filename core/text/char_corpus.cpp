@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #include "core/text/utf8.h"
@@ -12,6 +13,20 @@
 namespace fl::text {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// The encoding a UTF-16 or UTF-32 byte-order mark names ("UTF-32" first: UTF-32LE's mark
+// begins with UTF-16LE's), or null. iconv reads the byte order from the mark.
+const char* wideEncodingOf(std::string_view start) {
+  if (start.substr(0, 4) == std::string_view("\xff\xfe\0\0", 4) ||
+      start.substr(0, 4) == std::string_view("\0\0\xfe\xff", 4))
+    return "UTF-32";
+  if (start.substr(0, 2) == "\xff\xfe" || start.substr(0, 2) == "\xfe\xff") return "UTF-16";
+  return nullptr;
+}
+
+}  // namespace
 
 std::u32string loadTextFile(const std::string& path) {
   auto fail = [&](const std::string& why) {
@@ -43,14 +58,13 @@ std::u32string loadTextFile(const std::string& path) {
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     const auto got = static_cast<size_t>(in.gcount());
     // UTF-16 and UTF-32 text starts with its byte-order mark and holds NUL bytes: named as
-    // such, not as binary, with how to make it UTF-8.
-    if (bytes.empty() && got >= 2 &&
-        ((chunk[0] == '\xff' && chunk[1] == '\xfe') || (chunk[0] == '\xfe' && chunk[1] == '\xff') ||
-         (got >= 4 && chunk[0] == '\0' && chunk[1] == '\0' && chunk[2] == '\xfe' &&
-          chunk[3] == '\xff')))
-      fail(
-          "is UTF-16 or UTF-32 text (its byte-order mark says so); FourierLab reads UTF-8: "
-          "convert it, e.g. iconv -t UTF-8");
+    // such, not as binary, with the command that makes it UTF-8.
+    if (bytes.empty())
+      if (const char* encoding = wideEncodingOf(std::string_view(chunk.data(), got)))
+        fail(std::string("is ") + encoding +
+             " text (its byte-order mark says so); FourierLab reads UTF-8: convert it with iconv "
+             "-f " +
+             encoding + " -t UTF-8 '" + path + "' > corpus-utf8.txt");
     if (const auto* nul = static_cast<const char*>(std::memchr(chunk.data(), '\0', got)))
       fail("is binary, not text (a NUL byte at offset " +
            std::to_string(bytes.size() + static_cast<size_t>(nul - chunk.data())) + ")");
@@ -59,11 +73,13 @@ std::u32string loadTextFile(const std::string& path) {
   }
   if (in.bad()) fail("read error");
   // A UTF-8 byte-order mark (some editors write one) is not a character of the text.
-  if (bytes.rfind("\xef\xbb\xbf", 0) == 0) bytes.erase(0, 3);
+  const size_t mark = bytes.rfind("\xef\xbb\xbf", 0) == 0 ? 3 : 0;
+  bytes.erase(0, mark);
   if (bytes.empty()) fail("is empty");
   size_t bad = 0;
   auto decoded = decodeUtf8(bytes, &bad);
-  if (!decoded) fail("is not UTF-8 text (invalid byte at offset " + std::to_string(bad) + ")");
+  if (!decoded)
+    fail("is not UTF-8 text (invalid byte at offset " + std::to_string(bad + mark) + ")");
   return *decoded;
 }
 

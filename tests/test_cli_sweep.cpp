@@ -90,14 +90,18 @@ class TestCliSweep : public QObject {
     // A dry run creates no store; on one that has the runs, it names the ones it would reuse.
     auto dry = runCli(tinyStudy(db, 2) << "--dry-run");
     QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
-    QVERIFY(!dry.out.contains("reuses"));
+    QVERIFY(!dry.out.contains("finished already"));
     QVERIFY(!fs::exists(db.toStdString()));
     auto r = runCli(tinyStudy(db, 2));
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     dry = runCli(tinyStudy(db, 2, "1,2,3") << "--dry-run");
     QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
-    QCOMPARE(dry.out.count("  reuses finished run #"), 4);
-    QVERIFY2(dry.out.contains("4 of them trained before the study, taken as they are; 2 to train"),
+    QCOMPARE(dry.out.count("  finished already: run #"), 4);
+    QVERIFY2(dry.out.contains("4 of them finished already, taken as they are; 2 to train"),
+             qPrintable(dry.out));
+    QVERIFY(!dry.out.contains("has this exact spec"));  // another study: three seeds
+    dry = runCli(tinyStudy(db, 2) << "--dry-run");
+    QVERIFY2(dry.out.contains("study 1 has this exact spec: running it continues that study"),
              qPrintable(dry.out));
     QVERIFY2(r.err.contains("budget: 2 parallel runs x 1 thread") ||
                  r.err.contains("budget: 1 run x 1 thread"),

@@ -1395,7 +1395,9 @@ class TestMainWindow : public QObject {
       MainWindow w(m_registry, std::move(full));
       w.launchPanel()->selectExperiment("fourier-head");
       QVERIFY2(w.launchPanel()->problemLine()->text().startsWith(
-                   "Read-only store: " + path + " cannot be written (no space left for it), so"),
+                   "Read-only store: " + path + " cannot be written (no space left for it), so") &&
+                   w.launchPanel()->problemLine()->text().endsWith(
+                       "make room on its disk and open it again."),
                qPrintable(w.launchPanel()->problemLine()->text()));
     }
     fl::store::RunStore reread(path.toStdString(), /*readOnly=*/true);

@@ -297,32 +297,37 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
                                                " duplicate settings dropped)")
                                                   .c_str()
                                             : "");
-    // Which runs the store already has finished (the study would take them as they are): read
-    // without writing, and only from a store there is (a dry run creates nothing).
-    std::map<std::string, int64_t> reused;
+    // Which runs the store already has finished (the study takes them as they are), and the
+    // study this spec continues, if stored: read without writing, and only from a store there
+    // is (a dry run creates nothing).
+    std::map<std::string, int64_t> finished;
+    std::optional<int64_t> continued;
     std::error_code ec;
     if (fs::is_regular_file(dbPath, ec)) {
       try {
         store::RunStore runs(dbPath, /*readOnly=*/true);
         const study::StudyStore studies(runs);
+        continued = studies.findSameSpec(built.spec);
         for (const auto& cell : expansion.cells)
           if (auto run = studies.finishedRunOf(built.spec.experiment, cell.hash))
-            reused[cell.hash] = *run;
+            finished[cell.hash] = *run;
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "note: which runs it would reuse is not known: %s\n", e.what());
+        std::fprintf(stderr, "note: which runs are finished already is not known: %s\n", e.what());
       }
     }
     for (const auto& cell : expansion.cells) {
-      const auto run = reused.find(cell.hash);
+      const auto run = finished.find(cell.hash);
+      const std::string done =
+          run == finished.end() ? "" : "  finished already: run #" + std::to_string(run->second);
       std::printf("  %s%s  [%s]%s\n", cell.arm.empty() ? "" : (cell.arm + ": ").c_str(),
-                  study::cellLabel(cell.axes, cell.seed).c_str(), cell.hash.c_str(),
-                  run == reused.end()
-                      ? ""
-                      : ("  reuses finished run #" + std::to_string(run->second)).c_str());
+                  study::cellLabel(cell.axes, cell.seed).c_str(), cell.hash.c_str(), done.c_str());
     }
-    if (!reused.empty())
-      std::printf("%zu of them trained before the study, taken as they are; %zu to train\n",
-                  reused.size(), expansion.cells.size() - reused.size());
+    if (continued)
+      std::printf("study %lld has this exact spec: running it continues that study\n",
+                  static_cast<long long>(*continued));
+    if (!finished.empty())
+      std::printf("%zu of them finished already, taken as they are; %zu to train\n",
+                  finished.size(), expansion.cells.size() - finished.size());
     std::printf("%s\n", built.spec.toJson().dump(2).c_str());
     return kExitOk;
   }

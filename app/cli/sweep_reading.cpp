@@ -305,6 +305,9 @@ study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRe
   if (!args.where.empty()) {
     auto experiment = registry.find(r.experiment);
     const auto specs = experiment ? experiment->allParams() : std::vector<ParamSpec>{};
+    // A key the drawn figure declares a value for takes the one given here instead (it was
+    // refused as "given twice" though given once).
+    nlohmann::json given = nlohmann::json::object();
     for (const auto& w : args.where) {
       const auto eq = w.find('=');
       if (eq == std::string::npos || eq == 0)
@@ -316,11 +319,11 @@ study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRe
       if (v.error) throw std::invalid_argument("--where " + w + ": " + *v.error);
       // Two values of one key drew the last alone, as if asked for (a figure of both reads
       // --where dropped: one line per value).
-      if (layout.where.contains(key))
-        throw std::invalid_argument("--where " + key + " given twice (" +
-                                    layout.where.at(key).dump() + " and " + v.value.dump() +
-                                    "): a figure takes one value per key; without --where it " +
-                                    "draws every value");
+      if (given.contains(key))
+        throw std::invalid_argument(
+            "--where " + key + " given twice (" + given.at(key).dump() + " and " + v.value.dump() +
+            "): a figure takes one value per key; without --where it " + "draws every value");
+      given[key] = v.value;
       layout.where[key] = v.value;
     }
   }

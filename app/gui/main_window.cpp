@@ -287,11 +287,15 @@ std::vector<int64_t> MainWindow::launchComparison() {
 }
 
 QString MainWindow::readOnlyStoreText() const {
+  // A full disk is this store's for the writing again once there is room; another user's is not.
+  const bool full = m_store->readOnlyBecause().find("no space") != std::string::npos;
   return QString(
              "Read-only store: %1 %2, so nothing can be trained or edited in it. Browse, compare "
-             "and export its runs, or start FourierLab with --db on a store you can write.")
+             "and export its runs, or %3.")
       .arg(QString::fromStdString(m_store->path()),
-           QString::fromStdString(m_store->readOnlyBecause()));
+           QString::fromStdString(m_store->readOnlyBecause()),
+           full ? "make room on its disk and open it again"
+                : "start FourierLab with --db on a store you can write");
 }
 
 bool MainWindow::refuseWhenReadOnly() {

@@ -526,9 +526,12 @@ void RunDisplay::drawGroupCurves(const RunGroup& group, const std::set<std::stri
     MeanBand band = meanBand(refs);
     if (shownXAxis() == XAxis::WallTime) band = commonSpan(std::move(band));
     m_dashboard->setMetric(leader, key, band.x, band.mean);
+    // Counted against the group's size, as its name counts it ("×4"): a member without this
+    // metric, or that cannot give the x, is a run the mean leaves out.
+    const int groupSize = static_cast<int>(group.members.size());
     m_dashboard->setMetricBand(leader, key,
                                {std::move(band.low), std::move(band.high), std::move(band.lowest),
-                                std::move(band.count), band.members});
+                                std::move(band.count), groupSize});
   }
 }
 

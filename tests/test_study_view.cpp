@@ -7,6 +7,8 @@
 // with known values, so every number is checked against a hand computation.
 #include <QtTest>
 
+#include <QStandardItemModel>
+
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -30,6 +32,7 @@
 #include "core/study/study_expansion.h"
 #include "core/study/study_store.h"
 #include "widgets/flow_layout.h"
+#include "widgets/one_line_rows.h"
 #include "widgets/parallel_coordinates.h"
 #include "widgets/study_figure_plot.h"
 #include "widgets/study_progress_grid.h"
@@ -558,6 +561,30 @@ class TestStudyView : public QObject {
   // In a window of 1280 x 720 the study's pane is about 930 x 520: the figure and the table
   // split 3:1 left the table one row. Shown, a study's table gets several of its rows while the
   // figure keeps most of the height.
+  // A cell of one-line rows that cuts its text shows it whole on hover, unless the model gives
+  // the cell a tooltip of its own.
+  void aCutCellShowsItsWholeTextOnHover() {
+    QStandardItemModel model(1, 2);
+    const QString longText = QString("Fourier head · dataset=gaussian · a long setting name");
+    model.setItem(0, 0, new QStandardItem(longText));
+    model.setItem(0, 1, new QStandardItem("short"));
+    QTableView table;
+    table.setModel(&model);
+    fl::widgets::setOneLineRows(&table);
+    table.setColumnWidth(0, 60);
+    table.setColumnWidth(1, 200);
+    table.resize(400, 200);
+    table.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&table));
+    QCOMPARE(fl::widgets::cutCellTip(table, model.index(0, 0)), longText);
+    QVERIFY(fl::widgets::cutCellTip(table, model.index(0, 1)).isEmpty());  // whole already
+    model.item(0, 0)->setToolTip("its own");
+    QVERIFY(fl::widgets::cutCellTip(table, model.index(0, 0)).isEmpty());
+    table.setColumnWidth(0, 1000);
+    model.item(0, 0)->setData(QVariant(), Qt::ToolTipRole);
+    QVERIFY(fl::widgets::cutCellTip(table, model.index(0, 0)).isEmpty());
+  }
+
   void aStudyShownGivesItsTableRowsAndTheFigureItsHeight() {
     fl::store::RunStore store((m_dir.path() + "/tall.db").toStdString());
     const int64_t id = storeStudy(

@@ -1048,6 +1048,41 @@ class TestCliStore : public QObject {
              qPrintable(r->err));
   }
 
+  // On a terminal `runs delete` asks first, as the window's Delete… does (nothing brings a
+  // deleted run back): "n" deletes nothing, "y" deletes. Without a terminal (a script, every
+  // other test here) or with --yes it deletes at once. util-linux's `script` gives it a terminal.
+  void runsDeleteAsksOnATerminal() {
+    if (QStandardPaths::findExecutable("script").isEmpty())
+      QSKIP("needs util-linux's script to give the command a terminal");
+    const QString d = db("ask.db");
+    for (int i = 0; i < 2; ++i)
+      QCOMPARE(runCli({"run", "fourier-head", "--db", d, "--set", "epochs=1", "--set",
+                       "samples=200", "--device", "cpu"})
+                   .exitCode,
+               0);
+    auto onTerminal = [&](const QString& answer) {
+      QProcess p;
+      p.start("script",
+              {"-qec", QString("'%1' runs delete 1 --db '%2'").arg(cliPath(), d), "/dev/null"});
+      if (!p.waitForStarted()) return QString("could not start script");
+      p.write(answer.toUtf8());
+      p.closeWriteChannel();
+      p.waitForFinished(60000);
+      return QString::fromUtf8(p.readAll());
+    };
+    const QString declined = onTerminal("n\n");
+    QVERIFY2(
+        declined.contains("delete 1 run(s) (#1 ") && declined.contains("[y/N] nothing deleted"),
+        qPrintable(declined));
+    QCOMPARE(queryInt(d.toStdString(), "SELECT count(*) FROM runs"), int64_t(2));
+    const QString accepted = onTerminal("y\n");
+    QVERIFY2(accepted.contains("deleted 1 run(s)"), qPrintable(accepted));
+    QCOMPARE(queryInt(d.toStdString(), "SELECT count(*) FROM runs"), int64_t(1));
+    // No terminal: at once.
+    QCOMPARE(runCli({"runs", "delete", "2", "--db", d}).exitCode, 0);
+    QCOMPARE(queryInt(d.toStdString(), "SELECT count(*) FROM runs"), int64_t(0));
+  }
+
   // Mistakes in `runs` used to pass without a word: a run given twice was exported twice, a tag
   // a run lacks was "removed", an unknown experiment listed nothing. Archived runs can be
   // listed on their own, are marked where listed, and come back.

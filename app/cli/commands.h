@@ -47,6 +47,7 @@ struct RunsArgs {
   bool json = false;
   std::string format;  // export: csv | json (default: from --out's name, else csv)
   std::string out;
+  bool yes = false;  // delete: without asking on a terminal
 };
 
 // `sweep ...`: studies (core/study). One struct for every sweep subcommand.

@@ -93,6 +93,8 @@ CLI::App* addRunsCommand(CLI::App& app, fl::cli::RunsArgs& runsArgs) {
   auto* remove =
       runs->add_subcommand("delete", "Delete runs with their metrics, snapshots and files");
   remove->add_option("ids", runsArgs.ids, "Run ids")->required()->check(fl::cli::storeId());
+  remove->add_flag("--yes,-y", runsArgs.yes,
+                   "Delete without asking (it asks only when its input is a terminal)");
   auto* archive = runs->add_subcommand("archive", "Hide runs from the default listing");
   archive->add_option("ids", runsArgs.ids, "Run ids")->required()->check(fl::cli::storeId());
   auto* unarchive = runs->add_subcommand("unarchive", "List archived runs again");

@@ -79,6 +79,14 @@ class TestCli : public QObject {
     // Progress went to stderr, plain lines since stderr is not a terminal here; a run of
     // several epochs counts them too.
     QVERIFY2(r.err.contains(" epoch 2/2 loss "), qPrintable(r.err));
+    // The end's summary lists the results, and the process's figures apart on one line: among
+    // the results, "system/cpu_percent 65.7" read as one of them.
+    QVERIFY2(r.err.contains("\n  train/loss ") && r.err.contains("\n  test/kl "),
+             qPrintable(r.err));
+    QVERIFY2(!r.err.contains("\n  system/"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("\n  the process, at the end (not results): cpu_percent "),
+             qPrintable(r.err));
+    QVERIFY(j["metrics"].contains("system/cpu_percent"));  // the JSON keeps every series
     // 2 epochs is not the paper's configuration: no comparison with it.
     QVERIFY(!j.contains("paper"));
     // Without --name the run is named by its preset and what was changed from it (the device

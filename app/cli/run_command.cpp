@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <utility>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "core/engine/preset_verdicts.h"
 #include "core/engine/run_name.h"
 #include "core/engine/runner.h"
+#include "core/engine/system_metrics.h"
 #include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
 #include "core/store/store_folder.h"
@@ -293,13 +295,25 @@ void printOutcome(const Outcome& o, const std::string& experiment, int64_t runId
   std::vector<std::pair<std::string, double>> metrics(o.finalMetrics.begin(), o.finalMetrics.end());
   std::stable_sort(metrics.begin(), metrics.end(),
                    [](const auto& a, const auto& b) { return NaturalLess{}(a.first, b.first); });
+  // The results, then the process's figures apart: among the results, "system/cpu_percent
+  // 65.7" read as one of them.
+  std::string machine;
   for (const auto& [key, value] : metrics) {
+    if (isSystemMetric(key)) {
+      char figure[64];
+      std::snprintf(figure, sizeof figure, "%s %.4g", key.c_str() + std::strlen(kSystemPrefix),
+                    value);
+      machine += (machine.empty() ? "" : ", ") + std::string(figure);
+      continue;
+    }
     std::string mark;
     for (const auto& [name, meta] : o.verdicts)
       if (key.rfind("val/", 0) == 0 && !meta.value("ok", true))
         mark = "   " + meta.value("verdict", "");
     std::fprintf(stderr, "  %-20s %.6g%s\n", key.c_str(), value, mark.c_str());
   }
+  if (!machine.empty())
+    std::fprintf(stderr, "  the process, at the end (not results): %s\n", machine.c_str());
   // Against the published figures of every preset this config is (e.g. paper-fourier on gmm2),
   // as the Runner judged it.
   for (const auto& v : paper)

@@ -424,6 +424,49 @@ class TestCliSweep : public QObject {
     QVERIFY(!fs::exists(db.toStdString()));
   }
 
+  // A figure that declares a value of a setting (`where`) is drawn at another one given by
+  // --where: it was refused as "--where dataset given twice", though given once.
+  void aWhereGivenReplacesTheFiguresOwn() {
+    const QString file = path("where.json");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"name": "where", "experiment": "fourier-head",
+                "set": {"epochs": 1, "samples": 200},
+                "grid": {"dataset": ["gaussian", "gmm2"], "head": ["linear", "fourier"]},
+                "seeds": [1],
+                "figures": [{"x": "head", "metrics": ["test/kl"],
+                             "where": {"dataset": "gaussian"}}]})");
+    f.close();
+    const QString db = path("where.db");
+    auto r = runCli({"sweep", "run", "--study-file", file, "--db", db, "--device", "cpu"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QString svg = path("where.svg");
+    // The figure as declared (gaussian); with the declared value given again, the same figure;
+    // with another, another figure.
+    auto drawn = [&](const QStringList& where) {
+      auto plot = runCli(
+          QStringList{"sweep", "plot", "1", "--db", db, "--x", "head", "--out", svg} + where);
+      return plot.exitCode == 0
+                 ? readAll(svg)
+                 : "exit " + std::to_string(plot.exitCode) + ": " + plot.err.toStdString();
+    };
+    const std::string declared = drawn({});
+    QVERIFY2(declared.find("<svg") != std::string::npos, declared.c_str());
+    // Titled by the figure, not by the scratch file it was drawn into (a temporary path made
+    // every figure's bytes differ).
+    QVERIFY2(declared.find("<title>where: test/kl against head</title>") != std::string::npos,
+             declared.substr(0, 600).c_str());
+    QCOMPARE(drawn({"--where", "dataset=gaussian"}), declared);
+    const std::string other = drawn({"--where", "dataset=gmm2"});
+    QVERIFY2(other.find("<svg") != std::string::npos, other.c_str());
+    QVERIFY(other != declared);
+    // One key twice on the command line is still refused.
+    auto twice = runCli({"sweep", "plot", "1", "--db", db, "--x", "head", "--where", "dataset=gmm2",
+                         "--where", "dataset=gaussian", "--out", svg});
+    QCOMPARE(twice.exitCode, 2);
+    QVERIFY2(twice.err.contains("--where dataset given twice"), qPrintable(twice.err));
+  }
+
   // A study file naming an axis it does not have in its table was accepted (even by --dry-run)
   // and its table silently laid out otherwise.
   void aStudyFileMustNameItsOwnAxesAndParameters() {

@@ -623,7 +623,9 @@ QString StudyFigurePlot::save(const QString& path, int width, int height) {
     generator.setFileName(path);
     generator.setSize(QSize(width, height));
     generator.setViewBox(QRect(0, 0, width, height));
-    generator.setTitle(path);
+    // The figure's title, not the file's path: the CLI draws into a scratch folder first, and
+    // its temporary name was left in every figure (so no two were alike byte for byte).
+    generator.setTitle(m_figureTitleText);
     QCPPainter painter;
     if (painter.begin(&generator)) {
       m_plot->toPainter(&painter, width, height);

@@ -182,13 +182,17 @@ PanelExtent extentOf(const study::FigurePanel& panel) {
   return e;
 }
 
-// Whether every point of the panel sits at one x on a linear axis (--where frequencies=12).
-bool atOneSetting(const study::FigurePanel& panel) {
-  if (!panel.xCategories.empty() || panel.logX) return false;
+// The x values a panel draws points at (its lines' and the paper's).
+std::set<double> settingsOf(const study::FigurePanel& panel) {
   std::set<double> xs;
   for (const auto& line : panel.lines) xs.insert(line.x.begin(), line.x.end());
   for (const auto& point : panel.references) xs.insert(point.x);
-  return xs.size() == 1;
+  return xs;
+}
+
+// Whether every point of the panel sits at one x on a linear axis (--where frequencies=12).
+bool atOneSetting(const study::FigurePanel& panel) {
+  return panel.xCategories.empty() && !panel.logX && settingsOf(panel).size() == 1;
 }
 
 // Where a line's points sit beside the other lines': side by side, centred on each category or
@@ -345,14 +349,6 @@ void drawReferences(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePan
 
 // Up to this many settings on a log x axis get a tick each.
 constexpr size_t kLabelledSettingsAtMost = 10;
-
-// The x values a panel draws points at (its lines' and the paper's).
-std::set<double> settingsOf(const study::FigurePanel& panel) {
-  std::set<double> xs;
-  for (const auto& line : panel.lines) xs.insert(line.x.begin(), line.x.end());
-  for (const auto& point : panel.references) xs.insert(point.x);
-  return xs;
-}
 
 // The x axis's ticks (categories, or logarithmic) and both ranges, padded.
 void setRanges(QCPAxisRect* rect, const study::FigurePanel& panel, PanelExtent e) {

@@ -111,7 +111,7 @@ HistoryView::HistoryView(store::RunStore& store, const ExperimentRegistry& regis
 
 QHBoxLayout* HistoryView::buildFilters() {
   auto* filters = new QHBoxLayout;
-  m_text->setPlaceholderText("filter: name, notes, experiment or a setting's value (linear)");
+  m_text->setPlaceholderText("filter: name, notes, experiment or a setting's value, e.g. linear");
   m_tag->setPlaceholderText("tag (any part of one)");
   m_status->addItems(
       {"any status", "finished", "running", "cancelled", "failed", "interrupted", "queued"});

@@ -29,6 +29,7 @@
 #include "app/gui/view_refresh.h"
 #include "core/engine/paper_verdict_restate.h"
 #include "core/store/run_store.h"
+#include "core/store/store_browsing.h"
 #include "core/store/store_folder.h"
 #include "widgets/dashboard.h"
 #include "widgets/file_dialogs.h"
@@ -288,7 +289,7 @@ std::vector<int64_t> MainWindow::launchComparison() {
 
 QString MainWindow::readOnlyStoreText() const {
   // A full disk is this store's for the writing again once there is room; another user's is not.
-  const bool full = m_store->readOnlyBecause().find("no space") != std::string::npos;
+  const bool full = m_store->readOnlyBecause() == store::kNoSpaceLeft;
   return QString(
              "Read-only store: %1 %2, so nothing can be trained or edited in it. Browse, compare "
              "and export its runs, or %3.")

@@ -9,7 +9,7 @@ std::unique_ptr<RunStore> openForBrowsing(const std::string& path) {
   } catch (const StoreError& e) {
     if (!e.isNoSpace()) throw;
     auto store = std::make_unique<RunStore>(path, /*readOnly=*/true);
-    store->setReadOnlyBecause("cannot be written (no space left for it)");
+    store->setReadOnlyBecause(kNoSpaceLeft);
     return store;
   }
 }

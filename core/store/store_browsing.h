@@ -15,6 +15,9 @@
 
 namespace fl::store {
 
+// Why openForBrowsing opened a store read-only where its disk is full (RunStore::readOnlyBecause).
+inline constexpr const char* kNoSpaceLeft = "cannot be written (no space left for it)";
+
 // For a store there is (RunStore::requireExisting); throws StoreError as RunStore does (a
 // corrupt or foreign file, one of an earlier version that this user cannot bring up to date).
 // A store opened read-only says why (RunStore::readOnlyBecause).

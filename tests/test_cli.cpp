@@ -15,6 +15,7 @@
 
 #include "core/store/run_store.h"
 #include "tests/cli_process.h"
+#include "tests/sqlite_probe.h"
 
 namespace {
 
@@ -508,6 +509,54 @@ class TestCli : public QObject {
     QVERIFY(!checkpoints.empty());
     QVERIFY(QFileInfo::exists(QString::fromStdString(checkpoints.back().path)));
     QVERIFY(checkpoints.back().step >= store.run(1)->lastStep);  // where it stopped, not earlier
+  }
+
+  // A store that stops taking a run's writes (here another process holds its lock; a full disk
+  // is the same to the writer) is said at once, not only at the run's end when the points
+  // waiting in memory are lost; and once it takes them again, so is that: every point arrives.
+  void aStoreRefusingWritesIsSaidWhileTheRunTrains() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    QProcess p;
+    p.start(cliPath(), {"run", "fourier-head", "--set", "epochs=100000", "--set", "samples=300",
+                        "--device", "cpu", "--db", db});
+    QVERIFY(p.waitForStarted());
+    QByteArray err;
+    auto readUntil = [&](const char* text) {
+      QElapsedTimer timer;
+      timer.start();
+      while (!err.contains(text) && timer.elapsed() < 60000) {
+        p.waitForReadyRead(100);
+        err += p.readAllStandardError();
+      }
+      return err.contains(text);
+    };
+    QVERIFY2(readUntil("eval step"), err.constData());
+    sqlite3* holder = nullptr;
+    QCOMPARE(sqlite3_open(db.toUtf8().constData(), &holder), SQLITE_OK);
+    sqlite3_busy_timeout(holder, 10000);
+    QCOMPARE(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+    const bool said = readUntil("store: not taking the writes of run 1 (");
+    sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+    sqlite3_close(holder);
+    QVERIFY2(said, err.constData());
+    QVERIFY2(err.contains("another process holds the write lock"), err.constData());
+    QVERIFY2(readUntil("store: taking the writes of run 1 again: nothing of it was lost"),
+             err.constData());
+    ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+    QVERIFY(p.waitForFinished(30000));
+    err += p.readAllStandardError();
+    QVERIFY2(p.exitCode() == 130, err.constData());
+    // Nothing lost: the training loss is at every multiple of its interval up to the cancel
+    // (whose step may fall between two), the stretch the lock held included.
+    std::vector<int64_t> steps;
+    for (const auto& point : fl::store::RunStore(db.toStdString(), true).metric(1, "train/loss"))
+      steps.push_back(point.step);
+    QVERIFY(steps.size() > 3);
+    const int64_t interval = steps[0];
+    for (size_t i = 0; i + 1 < steps.size(); ++i)
+      QVERIFY2(steps[i] == int64_t(i + 1) * interval,
+               qPrintable(QString("point %1 is at step %2").arg(i).arg(steps[i])));
   }
 
   // A checkpoint changed on disk (a bad sector, a copy cut and patched) used to resume: LibTorch

@@ -1737,6 +1737,37 @@ class TestMainWindow : public QObject {
     QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", id), size_t(6));
   }
 
+  // The store refusing a training run's writes (another process's lock here, a full disk
+  // alike) is said in the status bar while it lasts, in words the run's end would otherwise be
+  // the first to say; once the writes are taken it goes, and the bar says so.
+  void aStoreRefusingWritesIsSaidWhileTheRunTrains() {
+    auto w = makeWindow("refusing.db");
+    spin(*w, "epochs")->setValue(100000);
+    const int64_t id = w->launch();
+    const std::string db = (m_dir.path() + "/refusing.db").toStdString();
+    fl::store::RunStore store(db, /*readOnly=*/true);
+    QTRY_VERIFY_WITH_TIMEOUT(!store.metric(id, "test/kl").empty(), 60000);
+    auto* label = w->findChild<QLabel*>("storeWriteTrouble");
+    QVERIFY(label);
+    QVERIFY(label->isHidden());
+    sqlite3* holder = nullptr;
+    QCOMPARE(sqlite3_open(db.c_str(), &holder), SQLITE_OK);
+    sqlite3_busy_timeout(holder, 10000);
+    QCOMPARE(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+    const QString failing = QString("Store: not taking the writes of run %1 (").arg(id);
+    QTRY_VERIFY_WITH_TIMEOUT(!label->isHidden() && label->text().startsWith(failing), 60000);
+    const QString shown = label->text();
+    sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+    sqlite3_close(holder);
+    QVERIFY2(shown.contains("another process holds the write lock"), qPrintable(shown));
+    QCOMPARE(label->toolTip(), shown);
+    QTRY_VERIFY_WITH_TIMEOUT(label->isHidden(), 60000);
+    QCOMPARE(w->statusBar()->currentMessage(),
+             QString("Store: taking the writes of run %1 again: nothing of it was lost").arg(id));
+    w->stopFocused();
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 30000);
+  }
+
   void exportWritesPlotsMetricsAndConfig() {
     auto w = makeWindow("export.db");
     spin(*w, "epochs")->setValue(2);

@@ -23,6 +23,7 @@
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
 #include "core/store/store_writer.h"
+#include "core/store/write_trouble.h"
 #include "experiments/builtin_experiments.h"
 
 namespace fs = std::filesystem;
@@ -334,6 +335,66 @@ class TestStoreSink : public QObject {
     QCOMPARE(store.metric(first, "m").size(), size_t(1000));
     QCOMPARE(store.metric(second, "m").size(), size_t(1000));
     QCOMPARE(store.metric(second, "m").back().value, -1000.0);
+  }
+
+  // While another process holds the lock, the sink's error says so (a live run's trouble is
+  // read from it), and once the lock goes the same sink's writes are taken again.
+  void aLockedStoreIsSaidWhileItLastsAndClearedAfter() {
+    const auto db = path("locked-said.db");
+    RunStore store(db);
+    const int64_t run = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
+    sqlite3* holder = nullptr;
+    sqlite3_open(db.c_str(), &holder);
+    QCOMPARE(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+    fl::store::StoreSink sink(db, run, std::chrono::milliseconds(100));
+    sink.onEvent(fl::MetricEvent{"m", 1, 0.001, 1.0});
+    QTRY_VERIFY_WITH_TIMEOUT(sink.error().has_value(), 30000);
+    QVERIFY2(sink.error()->find("another process holds the write lock") != std::string::npos,
+             sink.error()->c_str());
+    sink.onEvent(fl::MetricEvent{"m", 2, 0.002, 2.0});
+    sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+    sqlite3_close(holder);
+    QTRY_VERIFY_WITH_TIMEOUT(!sink.error().has_value(), 30000);
+    QCOMPARE(store.metric(run, "m").size(), size_t(2));
+    sink.close();
+    QVERIFY(!sink.failure());
+  }
+
+  void runsAreNamedShortly() {
+    using fl::store::nameRuns;
+    QCOMPARE(nameRuns({7}), std::string("run 7"));
+    QCOMPARE(nameRuns({3, 4}), std::string("runs 3 and 4"));
+    QCOMPARE(nameRuns({3, 4, 5}), std::string("runs 3, 4 and 5"));
+    QCOMPARE(nameRuns({3, 4, 5, 6}), std::string("runs 3, 4, 5 and 6"));
+    QCOMPARE(nameRuns({3, 4, 5, 6, 7}), std::string("runs 3, 4, 5 and 2 more"));
+  }
+
+  // Trouble is said when it starts and when its reason changes, not again while it lasts;
+  // its end is said only of runs whose writes were taken (a run that ended failing lost its
+  // batch, and its end says so: "taken again" would be false).
+  void writeTroubleIsSaidOnceAndItsEndOnlyForRunsThatWrote() {
+    fl::store::WriteTroubleWatch watch;
+    QVERIFY(!watch.update({}, {}));
+    const auto said = watch.update({{1}, "runs.db: database or disk is full"}, {});
+    QVERIFY(said);
+    QVERIFY2(said->find("not taking the writes of run 1 (runs.db: database or disk is full)") !=
+                 std::string::npos,
+             said->c_str());
+    QVERIFY2(said->find("before the run ends") != std::string::npos, said->c_str());
+    QVERIFY(!watch.update({{1, 2}, "runs.db: database or disk is full"}, {}));
+    QVERIFY(!watch.update({{1, 2}, "runs.db: database or disk is full"}, {}));
+    const auto other = watch.update({{1, 2}, "runs.db: disk I/O error"}, {});
+    QVERIFY(other && other->find("runs 1 and 2 (runs.db: disk I/O error)") != std::string::npos);
+    QVERIFY(other->find("before those runs end") != std::string::npos);
+    // Run 1 ended with its writes lost; run 2 wrote: only run 2 is said to be taken again.
+    const auto back = watch.update({}, {1});
+    QVERIFY(back);
+    QCOMPARE(*back, std::string("taking the writes of run 2 again: nothing of it was lost"));
+    QVERIFY(!watch.update({}, {1}));
+    // Every failing run ended with its writes lost: nothing to say here (their ends say it).
+    QVERIFY(watch.update({{4}, "locked"}, {1}));
+    QVERIFY(!watch.update({}, {1, 4}));
+    QVERIFY(!watch.update({}, {1, 4}));
   }
 
   // A study's runs write through one writer: 40 runs fed from 4 threads at once, each with its

@@ -504,6 +504,68 @@ class TestStudyScheduler : public QObject {
     QCOMPARE(startedAgain, 0);
   }
 
+  // A study whose store stops taking a run's writes (another process's lock here; a full disk
+  // alike) says so once while the run trains, and once when the store takes them again; nothing
+  // of the run is lost in between.
+  void aStoreRefusingWritesIsNoticedOnceEachWay() {
+    const std::string p = path("refusing.db");
+    int64_t id;
+    {
+      RunStore runs(p);
+      id = createStudy(runs, tinyFourierStudy(/*epochs=*/100000));
+    }
+    // A run of 100000 epochs, stopped as the second notice comes; or after two minutes where
+    // one never came (the test then fails rather than train on).
+    std::atomic<int> giveUp{0};
+    std::atomic<bool> over{false};
+    std::thread watchdog([&] {
+      for (int i = 0; i < 12000 && !over; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (!over) giveUp = SIGTERM;
+    });
+    fl::study::StudySchedulerOptions options;
+    options.cores = 1;  // one run at a time: no claim on the driver thread while the lock holds
+    options.stopFlag = &giveUp;
+    fl::study::StudyScheduler scheduler(registry(), p, id, options);
+    sqlite3* holder = nullptr;
+    std::vector<std::string> notices;
+    const auto outcome = scheduler.run(
+        [&](const fl::study::StudyRunReport& r, const auto&) {
+          if (r.ended || holder) return;
+          sqlite3_open(p.c_str(), &holder);
+          sqlite3_busy_timeout(holder, 10000);
+          if (sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
+            notices.push_back("the test could not lock the store");
+            scheduler.cancel();
+          }
+        },
+        [&](const std::string& notice) {
+          notices.push_back(notice);
+          if (notices.size() == 1) {
+            sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+            sqlite3_close(holder);
+          } else {
+            scheduler.cancel();
+          }
+        });
+    over = true;
+    watchdog.join();
+    QVERIFY(outcome.cancelled);
+    QCOMPARE(giveUp.load(), 0);
+    QCOMPARE(notices.size(), size_t(2));
+    QVERIFY2(notices[0].rfind("store: not taking the writes of run 1 (", 0) == 0,
+             notices[0].c_str());
+    QCOMPARE(notices[1],
+             std::string("store: taking the writes of run 1 again: nothing of it was lost"));
+    // Every evaluation the run made is stored once, the stretch the lock held included (the
+    // last may be the cancel's, between two).
+    const auto kl = RunStore(p, /*readOnly=*/true).metric(1, "test/kl");
+    QVERIFY(kl.size() > 1);
+    for (size_t i = 0; i + 1 < kl.size(); ++i)
+      QVERIFY2(kl[i].step == int64_t(i + 1) * kl[0].step,
+               qPrintable(QString("evaluation %1 is at step %2").arg(i).arg(kl[i].step)));
+  }
+
   void deletingAStudyKeepsRunsOtherStudiesUse() {
     RunStore runs(path("delete.db"));
     StudyStore studies(runs);

@@ -27,6 +27,7 @@
 #include "core/store/run_store.h"
 #include "core/store/store_folder.h"
 #include "core/store/store_sink.h"
+#include "core/store/write_trouble.h"
 #include "core/study/thread_budget.h"
 
 namespace fl::cli {
@@ -223,10 +224,12 @@ struct Outcome {
 // Shows the run's progress until its terminal status; a signal cancels it after the current
 // step.
 Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
-                  const InterruptSignals& signals) {
+                  const InterruptSignals& signals, const store::StoreSink& storeSink,
+                  int64_t runId) {
   Outcome out;
   bool done = false;
   std::chrono::steady_clock::time_point cancelledAt;
+  store::WriteTroubleWatch writes;
   while (!done) {
     for (auto& event : events.waitAndTakeAll(std::chrono::milliseconds(100))) {
       progress.handle(event);
@@ -243,6 +246,12 @@ Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
           done = true;
         }
       }
+    }
+    store::WriteTrouble trouble;
+    if (auto error = storeSink.error()) trouble = {{runId}, *error};
+    if (auto said = writes.update(trouble, /*lost=*/{})) {
+      progress.finish();
+      std::fprintf(stderr, "store: %s\n", said->c_str());
     }
     if (signals.received() && !out.cancelRequested) {
       progress.finish();
@@ -405,7 +414,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
 
   const auto started = std::chrono::steady_clock::now();
   runner.start();
-  const Outcome outcome = followRun(runner, events, progress, signals);
+  const Outcome outcome = followRun(runner, events, progress, signals, storeSink, prepared.runId);
   if (outcome.abandoned) {
     // The Runner's thread is stuck inside a step: record the run's end through the same
     // writer, then leave without joining it (its destructor would wait forever).

@@ -172,25 +172,27 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
   InterruptSignals signals;
   study::StudyOutcome outcome;
   try {
-    outcome = scheduler.run([&](const study::StudyRunReport& r, const study::StudyProgress& p) {
-      if (!r.ended) {
-        std::fprintf(stderr, "%s start run %lld: %s (%s)\n", progressPrefix(p).c_str(),
-                     static_cast<long long>(r.runId), r.label.c_str(), r.how.c_str());
-        return;
-      }
-      std::string metrics;
-      for (const auto& key : headlineMetrics(record->spec, r.finalMetrics)) {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, " %s=%.4g", key.c_str(), r.finalMetrics.at(key));
-        metrics += buf;
-      }
-      std::fprintf(stderr, "%s run %lld %s in %s: %s%s%s%s\n", progressPrefix(p).c_str(),
-                   static_cast<long long>(r.runId), toString(r.status).c_str(),
-                   formatDuration(r.seconds).c_str(), r.label.c_str(), metrics.empty() ? "" : " |",
-                   metrics.c_str(), progressSuffix(p).c_str());
-      if (r.status == RunStatus::Failed || r.status == RunStatus::Interrupted)
-        std::fprintf(stderr, "    why: %s\n", r.message.c_str());
-    });
+    outcome = scheduler.run(
+        [&](const study::StudyRunReport& r, const study::StudyProgress& p) {
+          if (!r.ended) {
+            std::fprintf(stderr, "%s start run %lld: %s (%s)\n", progressPrefix(p).c_str(),
+                         static_cast<long long>(r.runId), r.label.c_str(), r.how.c_str());
+            return;
+          }
+          std::string metrics;
+          for (const auto& key : headlineMetrics(record->spec, r.finalMetrics)) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, " %s=%.4g", key.c_str(), r.finalMetrics.at(key));
+            metrics += buf;
+          }
+          std::fprintf(stderr, "%s run %lld %s in %s: %s%s%s%s\n", progressPrefix(p).c_str(),
+                       static_cast<long long>(r.runId), toString(r.status).c_str(),
+                       formatDuration(r.seconds).c_str(), r.label.c_str(),
+                       metrics.empty() ? "" : " |", metrics.c_str(), progressSuffix(p).c_str());
+          if (r.status == RunStatus::Failed || r.status == RunStatus::Interrupted)
+            std::fprintf(stderr, "    why: %s\n", r.message.c_str());
+        },
+        [](const std::string& notice) { std::fprintf(stderr, "%s\n", notice.c_str()); });
   } catch (const store::StoreError& e) {
     // A write that failed (a full disk) stopped the study: every run the store holds is
     // resumable, so say how to go on once there is room.

@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
@@ -53,6 +54,7 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
       m_runsModel(new RunsTableModel(*m_queue, *m_views, *m_colors, this)),
       m_configureDock(new QDockWidget("Configure", this)),
       m_runsDock(new RunsDock(m_runsModel, this)),
+      m_writeTrouble(new QLabel(this)),
       m_timer(new QTimer(this)) {
   setWindowTitle("FourierLab");
   m_configureDock->setObjectName("configure");
@@ -100,6 +102,18 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
           [this](const QString& name) { m_launch->selectExperiment(name); });
   connect(m_display, &RunDisplay::demoRequested, this, &MainWindow::startDemo);
   connect(m_queue, &RunQueue::problem, this, &MainWindow::showError);
+  m_writeTrouble->setObjectName("storeWriteTrouble");
+  m_writeTrouble->setStyleSheet("QLabel { color: #b00020; font-weight: bold; }");
+  // Cut, not widening the window, where the status bar is short: the whole text is its tip.
+  m_writeTrouble->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  m_writeTrouble->hide();
+  statusBar()->addPermanentWidget(m_writeTrouble, 1);
+  connect(m_queue, &RunQueue::storeWrites, this, [this](const QString& what, bool failing) {
+    m_writeTrouble->setText(what);
+    m_writeTrouble->setToolTip(what);
+    m_writeTrouble->setVisible(failing);
+    if (!failing) statusBar()->showMessage(what, 10000);
+  });
   connect(m_runsDock, &RunsDock::stopRequested, this, &MainWindow::stopFocused);
   connect(m_runsDock, &RunsDock::stopRunRequested, this,
           [this](int64_t runId) { m_queue->cancel(runId); });

@@ -24,6 +24,7 @@
 
 class QAction;
 class QDockWidget;
+class QLabel;
 class QTabWidget;
 class QTableView;
 class QTimer;
@@ -145,6 +146,9 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_configureDock;
   RunsDock* m_runsDock;
   QAction* m_stopAction = nullptr;
+  // While the store refuses the writes of runs training here: what and why, until it takes
+  // them again (a full disk noticed then can still be cleared before the runs end).
+  QLabel* m_writeTrouble;
   QTimer* m_timer;
   bool m_askBeforeClosing = true;  // false once closeCancellingRuns() was called
   WindowStarter m_startWindow = [](const QString& program, const QStringList& arguments) {

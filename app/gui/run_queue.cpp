@@ -191,6 +191,11 @@ RunDeltas RunQueue::drain() {
   m_draining = &deltas;
   m_scheduler->poll();
   m_draining = nullptr;
+  const store::WriteTrouble trouble = m_scheduler->writeTrouble();
+  if (auto said = m_writes.update(trouble, m_scheduler->lostWrites())) {
+    QString text = "Store: " + QString::fromStdString(*said);
+    emit storeWrites(text, !trouble.runs.empty());
+  }
   for (int64_t id : m_order) {
     auto events = m_scheduler->takeEvents(id);
     if (events.empty()) continue;

@@ -137,6 +137,9 @@ class RunQueue : public QObject {
   void rowAboutToBeForgotten(int row);
   void rowForgotten(int row);
   void problem(const QString& what);
+  // The store stopped taking the writes of runs still training (`failing`: their points wait
+  // in memory, tried again every second), or took them again; said once each, in words.
+  void storeWrites(const QString& what, bool failing);
 
  private:
   class SchedulerEvents;  // the scheduler's observer: calls the three below
@@ -155,6 +158,7 @@ class RunQueue : public QObject {
   std::set<int64_t> m_started;              // started, their end not reported yet
   std::set<int64_t> m_endedUnwritten;       // ended with writes the store lacks
   RunDeltas* m_draining = nullptr;          // drain()'s deltas while it polls
+  store::WriteTroubleWatch m_writes;
   std::unique_ptr<SchedulerEvents> m_events;
   std::unique_ptr<study::RunScheduler> m_scheduler;  // last: its runs report to the rest
 };

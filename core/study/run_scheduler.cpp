@@ -427,6 +427,7 @@ std::vector<RunEnd> RunScheduler::takeClosed() {
     if (member.tracker->fileWriteFailed())
       end.writeProblem = who + ": not written: " + end.message;  // e.g. a checkpoint's file
     if (auto failure = member.store->failure()) {
+      m_lostWrites.push_back(member.runId);
       // The status the store holds, not the one training ended with: a run whose final
       // status was lost is not finished, whatever its last event said.
       end.status = failure->recorded.value_or(RunStatus::Interrupted);
@@ -686,6 +687,19 @@ int RunScheduler::abandonStuckRuns(const std::string& why) {
 
 int RunScheduler::closingCount() const {
   return static_cast<int>(m_members.size()) - trainingCount();
+}
+
+store::WriteTrouble RunScheduler::writeTrouble() const {
+  store::WriteTrouble trouble;
+  // A run closed but not yet reported counts as long as its error stands: its loss reaches
+  // lostWrites only when poll() reports its end, and meanwhile it must not read as taken.
+  for (const auto& [runId, member] : m_members) {
+    if (auto error = member->store->error()) {
+      trouble.runs.push_back(runId);
+      if (trouble.error.empty()) trouble.error = *error;
+    }
+  }
+  return trouble;
 }
 
 int64_t RunScheduler::studyOf(int64_t runId) const {

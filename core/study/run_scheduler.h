@@ -47,6 +47,7 @@
 #include "core/engine/experiment.h"
 #include "core/engine/registry.h"
 #include "core/engine/run_reporter.h"
+#include "core/store/write_trouble.h"
 #include "core/study/run_groups.h"
 #include "core/study/study_run_name.h"  // cellLabel: the scheduler's callers label cells with it
 #include "core/study/study_store.h"
@@ -179,6 +180,11 @@ class RunScheduler {
   int64_t waitingCount() const { return static_cast<int64_t>(m_line.size()); }  // places
   int64_t waitingRuns() const;  // recorded runs and study cells in the line
   int closingCount() const;     // runs done training whose end is not reported yet
+  // The runs whose store writes fail now (their batches wait and are tried again), and why;
+  // with lostWrites, what a WriteTroubleWatch needs to say so once.
+  store::WriteTrouble writeTrouble() const;
+  // The runs reported ended whose last writes the store did not take, in the order they ended.
+  const std::vector<int64_t>& lostWrites() const { return m_lostWrites; }
   int64_t studyOf(int64_t runId) const;
   // Whether any of the study's runs or cells wait here, train, or wait for their end's report.
   bool hasStudyWork(int64_t studyId) const;
@@ -234,10 +240,11 @@ class RunScheduler {
   std::deque<Waiting> m_line;
   std::map<int64_t, RecordedRun> m_recorded;             // waiting recorded runs, by id
   std::map<int64_t, std::shared_ptr<Member>> m_members;  // training or closing, by run id
-  std::vector<std::shared_ptr<Worker>> m_workers;        // with a member still training
-  std::map<int64_t, int> m_usefulThreads;                // per study: its first cell says
-  bool m_starting = false;                               // startWaiting() is on the stack
-  int m_holds = 0;                                       // holdStarts() not released yet
+  std::vector<int64_t> m_lostWrites;
+  std::vector<std::shared_ptr<Worker>> m_workers;  // with a member still training
+  std::map<int64_t, int> m_usefulThreads;          // per study: its first cell says
+  bool m_starting = false;                         // startWaiting() is on the stack
+  int m_holds = 0;                                 // holdStarts() not released yet
   std::unique_ptr<Closer> m_closer;
 };
 

@@ -6,6 +6,7 @@
 
 #include "core/engine/interrupt_signals.h"
 #include "core/store/run_store.h"
+#include "core/store/write_trouble.h"
 #include "core/study/study_store.h"
 
 namespace fl::study {
@@ -125,7 +126,7 @@ std::string StudyScheduler::abandonReason(std::chrono::steady_clock::time_point 
                                            m_options.stopCount && m_options.stopCount->load() > 1);
 }
 
-StudyOutcome StudyScheduler::run(const Reporter& report) {
+StudyOutcome StudyScheduler::run(const Reporter& report, const Notice& notice) {
   store::RunStore runs(m_storePath);
   StudyStore studies(runs);
   const auto record = studies.study(m_studyId);
@@ -153,6 +154,7 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
     observer.setWaitingCells(scheduler->waitingRuns());
     bool cancelling = false;
     std::chrono::steady_clock::time_point cancelledAt;
+    store::WriteTroubleWatch writes;
     while (!scheduler->idle()) {
       if (m_options.stopFlag && m_options.stopFlag->load() != 0) m_cancel = true;
       // A store that cannot be written stops the study as a cancel does: the runs keep their
@@ -174,6 +176,9 @@ StudyOutcome StudyScheduler::run(const Reporter& report) {
       }
       scheduler->poll();
       observer.setWaitingCells(scheduler->waitingRuns());
+      if (auto said = writes.update(scheduler->writeTrouble(), scheduler->lostWrites());
+          said && notice)
+        notice("store: " + *said);
       // Short enough that a stop request (a signal) reaches the runs within a step or two.
       scheduler->waitForChange(std::chrono::milliseconds(50));
     }

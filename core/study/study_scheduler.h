@@ -83,10 +83,13 @@ class StudyScheduler {
                  StudySchedulerOptions options = {});
 
   using Reporter = std::function<void(const StudyRunReport&, const StudyProgress&)>;
+  // What the user should hear while runs train: the store refusing their writes, and taking
+  // them again (store/write_trouble.h), said once each.
+  using Notice = std::function<void(const std::string&)>;
   // Throws store::StoreError when the store cannot be read or written, a run's write included
   // (its message names every such run and what was not written; the study stops as a cancel
   // stops it, every run resumable).
-  StudyOutcome run(const Reporter& report);
+  StudyOutcome run(const Reporter& report, const Notice& notice = {});
   void cancel() { m_cancel = true; }
 
   // The budget run() starts with for `cellsToTrain` cells (or groups) of this study.

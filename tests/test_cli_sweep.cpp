@@ -526,6 +526,47 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT count(*) FROM studies"), int64_t(0));
   }
 
+  // A study that took a run of the user's as it was (made before the study: same settings and
+  // seed) must not take it along when deleted: `sweep delete` deleted it, a pinned baseline
+  // with notes among them, without asking. Only the runs the study trained go, and on a
+  // terminal it asks first, as `runs delete` does.
+  void deletingAStudyKeepsTheRunsItTookAsTheyWere() {
+    const QString db = path("delete-reused.db");
+    auto own = runCli({"run", "fourier-head", "--db", db, "--set", "head=linear", "--set", "seed=3",
+                       "--set", "samples=200", "--set", "epochs=2", "--set", "eval_every=1",
+                       "--device", "cpu"});
+    QVERIFY2(own.exitCode == 0, qPrintable(own.err));
+    QCOMPARE(runCli({"runs", "tag", "1", "pinned", "--db", db}).exitCode, 0);
+    auto study = runCli(tinyStudy(db, 2, "3"));
+    QVERIFY2(study.exitCode == 0, qPrintable(study.err));
+    QVERIFY2(study.err.contains("1 run trained before the study (#1) is taken as it is"),
+             qPrintable(study.err));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs"), int64_t(2));
+
+    if (!QStandardPaths::findExecutable("script").isEmpty()) {
+      QProcess p;
+      p.start("script",
+              {"-qec", QString("'%1' sweep delete 1 --db '%2'").arg(cliPath(), db), "/dev/null"});
+      QVERIFY(p.waitForStarted());
+      p.write("n\n");
+      p.closeWriteChannel();
+      QVERIFY(p.waitForFinished(60000));
+      const QString declined = QString::fromUtf8(p.readAll());
+      QVERIFY2(declined.contains("delete study 1 (fourier-head sweep) and 1 run(s) it trained? "
+                                 "[y/N] nothing deleted"),
+               qPrintable(declined));
+      QCOMPARE(queryInt(db, "SELECT count(*) FROM studies"), int64_t(1));
+    }
+    auto deleted = runCli({"sweep", "delete", "1", "--db", db});  // no terminal: at once
+    QVERIFY2(deleted.exitCode == 0, qPrintable(deleted.err));
+    QVERIFY2(deleted.err.contains("deleted study 1 (fourier-head sweep) and 1 run(s) it trained; "
+                                  "kept run 1 (made before it, or used by another study)"),
+             qPrintable(deleted.err));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM studies"), int64_t(0));
+    QCOMPARE(queryInt(db, "SELECT group_concat(id) FROM runs"), int64_t(1));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM tags WHERE run_id = 1"), int64_t(1));
+  }
+
   // Two processes on one study: the one left without runs to claim waits for the other's, and
   // its exit code is the whole study's. It exited 0, with no table, while the other still
   // trained. The other is stopped (SIGSTOP) mid-run so that it cannot end first, then killed:

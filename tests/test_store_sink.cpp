@@ -17,6 +17,7 @@
 
 #include "core/engine/event_queue.h"
 #include "core/engine/registry.h"
+#include "core/engine/run_name.h"
 #include "core/engine/runner.h"
 #include "core/engine/system_metrics.h"
 #include "core/store/lost_batch.h"
@@ -361,12 +362,12 @@ class TestStoreSink : public QObject {
   }
 
   void runsAreNamedShortly() {
-    using fl::store::nameRuns;
-    QCOMPARE(nameRuns({7}), std::string("run 7"));
-    QCOMPARE(nameRuns({3, 4}), std::string("runs 3 and 4"));
-    QCOMPARE(nameRuns({3, 4, 5}), std::string("runs 3, 4 and 5"));
-    QCOMPARE(nameRuns({3, 4, 5, 6}), std::string("runs 3, 4, 5 and 6"));
-    QCOMPARE(nameRuns({3, 4, 5, 6, 7}), std::string("runs 3, 4, 5 and 2 more"));
+    using fl::nameRunIds;
+    QCOMPARE(nameRunIds({7}), std::string("run 7"));
+    QCOMPARE(nameRunIds({3, 4}), std::string("runs 3 and 4"));
+    QCOMPARE(nameRunIds({3, 4, 5}), std::string("runs 3, 4 and 5"));
+    QCOMPARE(nameRunIds({3, 4, 5, 6}), std::string("runs 3, 4, 5 and 6"));
+    QCOMPARE(nameRunIds({3, 4, 5, 6, 7}), std::string("runs 3, 4, 5 and 2 more"));
   }
 
   // Trouble is said when it starts and when its reason changes, not again while it lasts;

@@ -583,8 +583,18 @@ class TestStudyScheduler : public QObject {
     QCOMPARE(studies.remove(a, /*withRuns=*/true), 2);
     QCOMPARE(runs.listRuns().size(), size_t(2));
     QVERIFY(!studies.study(a));
-    QCOMPARE(studies.remove(b, /*withRuns=*/false), 0);
+    // b took a's seed-1 runs as they were, made before it (as a study takes the user's own
+    // runs): deleting b with its runs keeps them. They were deleted, a pinned baseline with them.
+    QCOMPARE(studies.runsOnlyItTrained(b), std::vector<int64_t>{});
+    QCOMPARE(studies.remove(b, /*withRuns=*/true), 0);
     QCOMPARE(runs.listRuns().size(), size_t(2));
+    QVERIFY(!studies.study(b));
+    // A study's own runs go with it.
+    const int64_t c = createStudy(runs, tinyFourierStudy(/*epochs=*/3));
+    for (int64_t cell = 0; cell < 4; ++cell) studies.claim(c, cell);
+    QCOMPARE(studies.runsOnlyItTrained(c).size(), size_t(4));
+    QCOMPARE(studies.remove(c, /*withRuns=*/false), 0);
+    QCOMPARE(runs.listRuns().size(), size_t(6));
   }
 };
 

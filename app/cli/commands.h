@@ -92,6 +92,7 @@ struct SweepArgs {
   int task = -1;
   // delete
   bool keepRuns = false;
+  bool yes = false;  // delete: without asking on a terminal
   bool json = false;
 };
 

@@ -1,5 +1,4 @@
 // `fourierlab-cli runs ...`: browse and edit the run store.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/confirm.h"
 #include "app/cli/reading_store.h"
 #include "app/cli/run_export.h"
 #include "core/engine/config.h"
@@ -520,26 +520,14 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
           notes.push_back("note: run " + std::to_string(id) + " was a run of study " +
                           std::to_string(studyId) + ", which now misses it (`sweep resume " +
                           std::to_string(studyId) + "` trains it again)\n");
-      // On a terminal it asks first, as the window's Delete… does: nothing brings a deleted
-      // run back. A script (no terminal), or --yes, deletes at once.
-      if (!args.yes && isatty(STDIN_FILENO) != 0) {
-        std::string named;
-        for (const auto& r : runs)
-          named += (named.empty() ? "#" : ", #") + std::to_string(r.id) +
-                   (r.name.empty() ? "" : " " + r.name);
-        std::fprintf(stderr,
-                     "delete %zu run(s) (%s) with their metrics, snapshots and checkpoint files? "
-                     "[y/N] ",
-                     ids.size(), named.c_str());
-        std::fflush(stderr);
-        std::string answer;
-        for (int c = std::getchar(); c != EOF && c != '\n'; c = std::getchar())
-          answer += static_cast<char>(c);
-        if (answer != "y" && answer != "Y" && answer != "yes") {
-          std::fprintf(stderr, "nothing deleted\n");
-          return kExitOk;
-        }
-      }
+      std::string named;
+      for (const auto& r : runs)
+        named += (named.empty() ? "#" : ", #") + std::to_string(r.id) +
+                 (r.name.empty() ? "" : " " + r.name);
+      if (!confirmedDeletion("delete " + std::to_string(ids.size()) + " run(s) (" + named +
+                                 ") with their metrics, snapshots and checkpoint files?",
+                             args.yes))
+        return kExitOk;
       std::fprintf(stderr, "deleted %d run(s)\n", store.deleteRuns(ids));
       for (const auto& note : notes) std::fputs(note.c_str(), stderr);
     }

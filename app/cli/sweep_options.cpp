@@ -179,9 +179,12 @@ void addReadingCommands(CLI::App* sweep, SweepArgs& a) {
   exportStudy->add_option("--out", a.out, "Output file (default: stdout)")
       ->check(nonEmpty("a file, or leave --out out for stdout"));
 
-  auto* remove = sweep->add_subcommand("delete", "Delete a study and the runs only it uses");
+  auto* remove = sweep->add_subcommand(
+      "delete", "Delete a study and the runs it trained that no other study uses");
   addId(remove, a);
   remove->add_flag("--keep-runs", a.keepRuns, "Keep its runs as ordinary runs");
+  remove->add_flag("--yes,-y", a.yes,
+                   "Delete without asking (it asks only when its input is a terminal)");
 }
 
 }  // namespace

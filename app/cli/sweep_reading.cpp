@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/confirm.h"
 #include "app/cli/export_format.h"
 #include "app/cli/figure_file.h"
 #include "app/cli/next_command.h"
@@ -16,6 +17,7 @@
 #include "core/engine/config.h"
 #include "core/engine/export_values.h"
 #include "core/engine/natural_order.h"
+#include "core/engine/run_name.h"
 #include "core/study/paper_departure.h"
 #include "core/study/study_aggregate.h"
 #include "core/study/study_expansion.h"
@@ -431,13 +433,24 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
                      static_cast<long long>(r.id), live.c_str());
         return kExitBadUsage;  // as `runs delete` refuses a running run
       }
-      const int deleted = studies.remove(args.id, !args.keepRuns);
-      std::fprintf(stderr, "deleted study %lld (%s)%s\n", static_cast<long long>(r.id),
-                   r.name.c_str(),
-                   args.keepRuns ? "; its runs are kept"
-                                 : (" and " + std::to_string(deleted) +
-                                    " of its runs (runs other studies use are kept)")
-                                       .c_str());
+      // Runs made before the study (the user's own, taken as they were) and runs another
+      // study uses stay: only what this study alone trained goes with it.
+      const std::vector<int64_t> going =
+          args.keepRuns ? std::vector<int64_t>{} : studies.runsOnlyItTrained(args.id);
+      std::set<int64_t> kept;
+      for (const auto& run : studies.results(args.id))
+        if (run.runId && std::find(going.begin(), going.end(), run.runId) == going.end())
+          kept.insert(run.runId);
+      const std::string what =
+          "study " + std::to_string(r.id) + " (" + r.name + ")" +
+          (going.empty() ? "" : " and " + std::to_string(going.size()) + " run(s) it trained");
+      if (!confirmedDeletion("delete " + what + "?", args.yes)) return kExitOk;
+      studies.remove(args.id, !going.empty());
+      std::string keptText;
+      if (!kept.empty())
+        keptText = "; kept " + nameRunIds({kept.begin(), kept.end()}) +
+                   (args.keepRuns ? "" : " (made before it, or used by another study)");
+      std::fprintf(stderr, "deleted %s%s\n", what.c_str(), keptText.c_str());
       return kExitOk;
     }
   } catch (const std::invalid_argument& e) {

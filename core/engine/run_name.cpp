@@ -98,4 +98,17 @@ std::string settingsName(const std::string& preset, const nlohmann::json& startV
   return name;
 }
 
+std::string nameRunIds(const std::vector<int64_t>& ids) {
+  constexpr size_t kNamed = 3;
+  if (ids.size() == 1) return "run " + std::to_string(ids.front());
+  std::string text = "runs ";
+  const size_t named = ids.size() <= kNamed + 1 ? ids.size() : kNamed;
+  for (size_t i = 0; i < named; ++i) {
+    if (i > 0) text += i + 1 == named && named == ids.size() ? " and " : ", ";
+    text += std::to_string(ids[i]);
+  }
+  if (named < ids.size()) text += " and " + std::to_string(ids.size() - named) + " more";
+  return text;
+}
+
 }  // namespace fl

@@ -6,6 +6,7 @@
 //   settingsName("", defaults, values)             // "defaults" or "defaults, edited: head linear"
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -38,5 +39,8 @@ std::vector<std::string> editList(const std::string& name, const nlohmann::json&
 // and "and N more" only where no edit is left to name.
 std::string compactName(const std::string& name, const nlohmann::json& config,
                         const std::map<std::string, int>& holders, int runs);
+
+// Run ids as a sentence names them: "run 7", "runs 3 and 4", "runs 3, 4, 5 and 261 more".
+std::string nameRunIds(const std::vector<int64_t>& ids);
 
 }  // namespace fl

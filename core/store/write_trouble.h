@@ -24,9 +24,6 @@ struct WriteTrouble {
   std::string error;
 };
 
-// "run 7", "runs 3, 4 and 5", "runs 3, 4, 5 and 261 more".
-std::string nameRuns(const std::vector<int64_t>& runs);
-
 class WriteTroubleWatch {
  public:
   // What to tell the user now: when writes begin to fail, when the reason changes, and when

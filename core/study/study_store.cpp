@@ -323,19 +323,23 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
   return claim;
 }
 
-int StudyStore::remove(int64_t id, bool withRuns) {
-  const auto& db = m_runs.database();
+std::vector<int64_t> StudyStore::runsOnlyItTrained(int64_t id) const {
+  // Made before the study, a run was reused as it was (as results() marks it `reused`).
+  auto s = m_runs.database().prepare(
+      "SELECT DISTINCT c.run_id FROM study_cells c JOIN studies st ON st.id = c.study_id "
+      "JOIN runs r ON r.id = c.run_id WHERE c.study_id = ?1 AND r.created >= st.created AND "
+      "c.run_id NOT IN (SELECT run_id FROM study_cells WHERE study_id != ?1 AND run_id IS NOT "
+      "NULL) ORDER BY c.run_id");
+  s.bind(1, id);
   std::vector<int64_t> runs;
-  if (withRuns) {
-    auto s = db.prepare(
-        "SELECT DISTINCT run_id FROM study_cells WHERE study_id = ?1 AND run_id IS NOT NULL AND "
-        "run_id NOT IN (SELECT run_id FROM study_cells WHERE study_id != ?1 AND run_id IS NOT "
-        "NULL)");
-    s.bind(1, id);
-    while (s.step()) runs.push_back(s.int64(0));
-  }
+  while (s.step()) runs.push_back(s.int64(0));
+  return runs;
+}
+
+int StudyStore::remove(int64_t id, bool withRuns) {
+  const std::vector<int64_t> runs = withRuns ? runsOnlyItTrained(id) : std::vector<int64_t>{};
   {
-    auto s = db.prepare("DELETE FROM studies WHERE id = ?");
+    auto s = m_runs.database().prepare("DELETE FROM studies WHERE id = ?");
     s.bind(1, id).run();
   }
   return runs.empty() ? 0 : m_runs.deleteRuns(runs);

@@ -90,8 +90,11 @@ class StudyStore {
   // recorded yet: the first one stays.
   void recordFirstBatchMode(int64_t id, const std::string& batch);
 
-  // Deletes the study; with `withRuns`, also its runs that no other study uses (and their
-  // files). Returns the number of runs deleted.
+  // The runs remove(id, true) deletes: those the study trained (not the runs made before it
+  // that it took as they were: the user's own, a pinned baseline) that no other study uses.
+  std::vector<int64_t> runsOnlyItTrained(int64_t id) const;
+  // Deletes the study; with `withRuns`, also runsOnlyItTrained (and their files). Returns the
+  // number of runs deleted.
   int remove(int64_t id, bool withRuns);
 
   // The name each study run without a name would have been given when its study created it

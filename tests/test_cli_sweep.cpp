@@ -567,6 +567,27 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT count(*) FROM tags WHERE run_id = 1"), int64_t(1));
   }
 
+  // A run found by its identity leaves out what it does not use: a linear head stored with
+  // frequencies 4 is the linear head a study asks for at 12, taken as it is, not trained again.
+  void aStudyTakesARunThatDiffersOnlyInWhatItDoesNotUse() {
+    const QString db = path("unused.db");
+    const QStringList tiny{"--set", "samples=200", "--set", "epochs=2", "--device", "cpu"};
+    auto own = runCli(QStringList{"run", "fourier-head", "--db", db, "--set", "head=linear",
+                                  "--set", "frequencies=4", "--set", "seed=3"} +
+                      tiny);
+    QVERIFY2(own.exitCode == 0, qPrintable(own.err));
+    auto dry = runCli(QStringList{"sweep", "run", "fourier-head", "--db", db, "--grid",
+                                  "head=linear,fourier", "--set", "frequencies=12", "--seeds", "3",
+                                  "--dry-run"} +
+                      tiny);
+    QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
+    QVERIFY2(dry.out.contains(QRegularExpression("head=linear seed=3  \\[[0-9a-f]{16}\\]  "
+                                                 "finished already: run #1")),
+             qPrintable(dry.out));
+    QVERIFY2(dry.out.contains("1 of them finished already, taken as it is; 1 to train"),
+             qPrintable(dry.out));
+  }
+
   // Two processes on one study: the one left without runs to claim waits for the other's, and
   // its exit code is the whole study's. It exited 0, with no table, while the other still
   // trained. The other is stopped (SIGSTOP) mid-run so that it cannot end first, then killed:

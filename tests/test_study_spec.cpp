@@ -717,6 +717,38 @@ class TestStudySpec : public QObject {
              fl::store::configHash("x", {{"a", "y"}, {"b", 1.0}}));
   }
 
+  // A run's identity leaves out what it does not use: a linear head at frequencies 4 or 12 is
+  // one run (a second study listing the frequencies the other way round trained it again),
+  // a Fourier head's N sets runs apart, and a run whose unused values are the defaults keeps
+  // the hash stores already hold for it.
+  void valuesARunDoesNotUseAreNotPartOfItsIdentity() {
+    const auto specs = fourierHead().allParams();
+    auto at = [&](const std::string& head, int frequencies) {
+      return fl::validateConfig(specs, {{"head", head}, {"frequencies", frequencies}, {"seed", 3}})
+          .values;
+    };
+    const auto identity = [&](const nlohmann::json& config) {
+      return fl::store::identityHash("fourier-head", specs, config);
+    };
+    QCOMPARE(identity(at("linear", 4)), identity(at("linear", 12)));
+    QVERIFY(identity(at("fourier", 4)) != identity(at("fourier", 12)));
+    QVERIFY(identity(at("linear", 4)) != identity(at("fourier", 4)));
+    const int byDefault = fl::findParam(specs, "frequencies")->defaultValue.get<int>();
+    QCOMPARE(identity(at("linear", byDefault)),
+             fl::store::configHash("fourier-head", at("linear", byDefault)));
+    QCOMPARE(identity(at("fourier", 4)), fl::store::configHash("fourier-head", at("fourier", 4)));
+
+    // Two studies over the same settings in another order: the same linear cells.
+    auto hashesOf = [&](const char* text) {
+      const auto e = fl::study::expandStudy(fourierHead(), StudySpec::fromText(text));
+      std::set<std::string> hashes;
+      for (const auto& cell : e.cells) hashes.insert(cell.hash);
+      return hashes;
+    };
+    QCOMPARE(hashesOf(R"({"grid": {"head": ["linear", "fourier"], "frequencies": [4, 12]}})"),
+             hashesOf(R"({"grid": {"head": ["linear", "fourier"], "frequencies": [12, 4]}})"));
+  }
+
   // The README's example study file, copied as a reader would: it was refused twice (an axis
   // its own preset fixes, a figure's lines by a setting no axis varies).
   void theReadmesExampleStudyFileIsAValidStudy() {

@@ -23,6 +23,7 @@
 #include "core/engine/run_name.h"
 #include "core/engine/runner.h"
 #include "core/engine/system_metrics.h"
+#include "core/store/config_hash.h"
 #include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
 #include "core/store/store_folder.h"
@@ -181,9 +182,11 @@ std::string runName(const RunArgs& args, const Prepared& prepared) {
 std::optional<int> recordRun(store::RunStore& store, const RunArgs& args, Prepared& prepared) {
   try {
     if (prepared.runId == 0)
-      prepared.runId =
-          store.createRun({prepared.experiment->name(), runName(args, prepared),
-                           prepared.config.values, args.tags, currentBuildInfo().toJson()});
+      prepared.runId = store.createRun(
+          {prepared.experiment->name(), runName(args, prepared), prepared.config.values, args.tags,
+           currentBuildInfo().toJson(),
+           store::identityHash(prepared.experiment->name(), prepared.experiment->allParams(),
+                               prepared.config.values)});
     else if (!args.tags.empty())
       store.addTags(prepared.runId, args.tags);
   } catch (const store::StoreError& e) {

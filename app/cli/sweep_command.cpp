@@ -328,8 +328,9 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
       std::printf("study %lld has this exact spec: running it continues that study\n",
                   static_cast<long long>(*continued));
     if (!finished.empty())
-      std::printf("%zu of them finished already, taken as they are; %zu to train\n",
-                  finished.size(), expansion.cells.size() - finished.size());
+      std::printf("%zu of them finished already, taken as %s; %zu to train\n", finished.size(),
+                  finished.size() == 1 ? "it is" : "they are",
+                  expansion.cells.size() - finished.size());
     std::printf("%s\n", built.spec.toJson().dump(2).c_str());
     return kExitOk;
   }

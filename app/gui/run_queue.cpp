@@ -5,6 +5,7 @@
 #include "app/gui/run_views.h"
 #include "core/engine/build_info.h"
 #include "core/engine/config.h"
+#include "core/store/config_hash.h"
 #include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
 
@@ -105,7 +106,13 @@ int64_t RunQueue::add(std::shared_ptr<const Experiment> experiment, const nlohma
                       const std::string& name, std::string* error) {
   int64_t id = 0;
   try {
-    id = m_store.createRun({experiment->name(), name, config, {}, currentBuildInfo().toJson()});
+    id = m_store.createRun(
+        {experiment->name(),
+         name,
+         config,
+         {},
+         currentBuildInfo().toJson(),
+         store::identityHash(experiment->name(), experiment->allParams(), config)});
   } catch (const std::exception& e) {
     if (error) *error = std::string("cannot record the run: ") + e.what();
     return 0;

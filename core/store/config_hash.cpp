@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "core/engine/config.h"
+
 namespace fl::store {
 
 namespace {
@@ -40,6 +42,15 @@ std::string configHash(const std::string& experiment, const nlohmann::json& vali
   for (const auto& [key, value] : validatedConfig.items())
     if (!isPlacementKey(key)) identity[key] = canonical(value);
   return stableHash(experiment + "\n" + identity.dump());
+}
+
+std::string identityHash(const std::string& experiment, const std::vector<ParamSpec>& params,
+                         const nlohmann::json& validatedConfig) {
+  nlohmann::json used = validatedConfig;
+  for (const auto& param : params)
+    if (used.contains(param.name) && !isUsed(param, validatedConfig))
+      used[param.name] = param.defaultValue;
+  return configHash(experiment, used);
 }
 
 std::string stableHash(const std::string& text) {

@@ -9,13 +9,24 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/engine/param_spec.h"
 
 namespace fl::store {
 
 // 16 lowercase hex digits.
 std::string configHash(const std::string& experiment, const nlohmann::json& validatedConfig);
+
+// The hash a new run is stored and found by: configHash with every parameter of `params` the
+// config does not use (isUsed: a linear head's frequencies) at its default, so runs that differ
+// only there are one run. A study over head x frequencies trained the linear head again when
+// another study listed the frequencies in another order, and the two read "identical configs".
+// A run stored with its unused values at their defaults keeps the hash it had.
+std::string identityHash(const std::string& experiment, const std::vector<ParamSpec>& params,
+                         const nlohmann::json& validatedConfig);
 
 // The keys the hash ignores.
 bool isPlacementKey(const std::string& key);

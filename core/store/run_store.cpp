@@ -548,7 +548,7 @@ int64_t RunStore::insertRun(const NewRun& run) {
       .bind(9, writer.pid)
       .bind(10, writer.startTicks)
       .bind(11, newUid())
-      .bind(12, configHash(run.experiment, run.config))
+      .bind(12, run.configHash.empty() ? configHash(run.experiment, run.config) : run.configHash)
       .run();
   // AUTOINCREMENT (schema version 4): a deleted newest run's id stays retired, so an id in a
   // note, a script or an export never names another run.

@@ -75,6 +75,8 @@ struct NewRun {
   nlohmann::json config;
   std::vector<std::string> tags;
   nlohmann::json build = nlohmann::json::object();
+  // Its identityHash (config_hash.h); "" stores configHash of the config as it is.
+  std::string configHash;
 };
 
 struct RunFilter {

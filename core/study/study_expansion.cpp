@@ -305,11 +305,9 @@ class ArmExpansion {
     }
     cell.seed = config.values.at("seed").get<int64_t>();
     cell.config = config.values;
-    cell.hash = store::configHash(m_experiment.name(), config.values);
-    nlohmann::json used = config.values;
-    for (const auto& param : m_params)
-      if (!isUsed(param, config.values)) used.erase(param.name);
-    if (!m_hashes.insert(store::configHash(m_experiment.name(), used)).second) {
+    // Cells that differ only in values their runs do not use are one run.
+    cell.hash = store::identityHash(m_experiment.name(), m_params, config.values);
+    if (!m_hashes.insert(cell.hash).second) {
       ++m_out.duplicatesDropped;
       return true;
     }

@@ -292,6 +292,7 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
     fresh.experiment = experiment;
     fresh.name = name;  // only a run the study creates: a reused or renamed run keeps its name
     fresh.config = config;
+    fresh.configHash = hash;  // the cell's identity: a later study finds the run by it
     fresh.build = currentBuildInfo().toJson();
     claim.runId = m_runs.insertRun(fresh);
     link(claim.runId);

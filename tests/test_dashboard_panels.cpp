@@ -491,6 +491,19 @@ class TestDashboardPanels : public QObject {
     QVERIFY(metrics(edited) > room);
     QVERIFY2(fl::widgets::legendName(edited, font, room).endsWith(" epochs 600"),
              qPrintable(fl::widgets::legendName(edited, font, room)));
+    // Groups by setting: the settings' names are cut, never their values ("frequenc…
+    // head=fourier ×2" read the same for N = 4 and N = 12).
+    for (int width = 60; width <= 240; width += 10) {
+      const QString four = fl::widgets::legendName("frequencies=4 head=fourier ×2", font, width);
+      const QString twelve = fl::widgets::legendName("frequencies=12 head=fourier ×2", font, width);
+      QVERIFY(metrics(four) <= width && metrics(twelve) <= width);
+      if (metrics("f…=12 h…=fourier ×2") <= width)
+        QVERIFY2(four.contains("=4 ") && twelve.contains("=12 ") && four.endsWith("=fourier ×2"),
+                 qPrintable(QString("%1 px: %2 | %3").arg(width).arg(four, twelve)));
+    }
+    QCOMPARE(fl::widgets::legendName("frequencies=4 head=fourier ×2", font,
+                                     metrics("freq…=4 head=fourier ×2")),
+             QString("freq…=4 head=fourier ×2"));
     // Narrower than the run's number and its last word: the number stays whole (ten study runs'
     // bars were listed as "#2…=1" twice).
     for (int width = 40; width <= 120; width += 5)

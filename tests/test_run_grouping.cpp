@@ -35,6 +35,16 @@ class TestRunGrouping : public QObject {
     QCOMPARE(groups[0].members, (std::vector<int64_t>{7, 9}));
     QCOMPARE(groups[1].label, std::string("head=linear"));
     QCOMPARE(groups[1].members, (std::vector<int64_t>{8, 10}));
+    // A value the group's runs do not use is left out of its name; where they use it, it names.
+    const nlohmann::json f4{{"head", "fourier"}, {"frequencies", 4}, {"seed", 1}};
+    const nlohmann::json f12{{"head", "fourier"}, {"frequencies", 12}, {"seed", 1}};
+    const nlohmann::json lin{{"head", "linear"}, {"frequencies", fl::kUnusedValue}, {"seed", 1}};
+    const auto named =
+        groupRuns({{1, &f4, {}}, {2, &f12, {}}, {3, &lin, {}}}, {GroupBy::Kind::Setting, {}});
+    QCOMPARE(named.size(), size_t(3));
+    QCOMPARE(named[0].label, std::string("frequencies=4 head=fourier"));
+    QCOMPARE(named[1].label, std::string("frequencies=12 head=fourier"));
+    QCOMPARE(named[2].label, std::string("head=linear"));
   }
 
   // Runs lacking the key stay alone: together as "head=unset" they averaged runs that differ in

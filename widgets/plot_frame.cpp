@@ -70,11 +70,31 @@ class ElidedTitle : public QCPTextElement {
   }
 };
 
+// `name` with the key of each "key=value" word cut to its first `keep` letters and "…".
+QString withKeysCut(const QString& name, int keep) {
+  QStringList words = name.split(' ');
+  for (QString& word : words) {
+    const qsizetype equals = word.indexOf('=');
+    if (equals > keep + 1) word = word.left(keep) + "…" + word.mid(equals);
+  }
+  return words.join(' ');
+}
+
 }  // namespace
 
-QString legendName(const QString& name, const QFont& font, int width) {
+QString legendName(const QString& given, const QFont& font, int width) {
   const QFontMetrics metrics(font);
-  if (metrics.horizontalAdvance(name) <= width) return name;
+  if (metrics.horizontalAdvance(given) <= width) return given;
+  // Settings' names go short before any value does: groups by setting read "frequenc…
+  // head=fourier ×2" and "frequen… head=fourier ×2", N = 4 and 12 alike; "freq…=4 head=fourier
+  // ×2" tells them apart.
+  QString name = given;
+  if (given.contains('=')) {
+    for (const int keep : {4, 2, 1}) {
+      name = withKeysCut(given, keep);
+      if (metrics.horizontalAdvance(name) <= width) return name;
+    }
+  }
   // The last two words whole, else the last, where they leave the run's name room to start:
   // cut in the middle, "…lowpass_removed_all" and "…highpass_removed_all" both read
   // "…emoved_all", and a setting's name went with its value ("#36 demo · e… 600").

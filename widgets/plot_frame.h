@@ -31,6 +31,7 @@ constexpr double kLegendWidthShare = 0.34;
 // whole with "…" between ("#21 fo… mse_argmax"): a curve's name starts with its run's number
 // and ends with what sets it apart from its neighbours (the metric of a two-metric panel, the
 // seed), so both stay; where the last word leaves no room, its start and its end ("#21…argmax").
+// Settings' names ("frequencies=4") are cut first, their values kept ("freq…=4", "f…=4").
 QString legendName(const QString& name, const QFont& font, int width);
 
 // Curve plots name at most this many curves in a legend: more rows would take the plot's room

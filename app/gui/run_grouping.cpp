@@ -37,8 +37,12 @@ std::string settingLabel(const nlohmann::json* config, const std::vector<std::st
   std::string label;
   for (const auto& key : keys) {
     if (key == "seed") continue;
+    const nlohmann::json value = configValue(config ? *config : nlohmann::json(), key);
+    // A value the group does not use is not what sets it apart ("frequencies=(not used)
+    // head=linear" was cut to "frequenc… head=linear" in a legend).
+    if (isUnusedValue(value)) continue;
     if (!label.empty()) label += " ";
-    label += key + "=" + configValueText(configValue(config ? *config : nlohmann::json(), key));
+    label += key + "=" + configValueText(value);
   }
   return label.empty() ? "all runs" : label;
 }

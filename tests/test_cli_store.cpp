@@ -725,6 +725,9 @@ class TestCliStore : public QObject {
     auto summary = lastJsonLine(resumed.out);
     QCOMPARE(summary["run_id"].get<int>(), 1);
     QCOMPARE(summary["status"].get<std::string>(), std::string("finished"));
+    // The JSON says it too: "seconds" alone read as the whole run's time to a script.
+    QCOMPARE(summary["resumed_at_step"].get<int64_t>(), ended.captured(2).toLongLong());
+    QVERIFY(summary["seconds_in_all"].get<double>() > summary["seconds"].get<double>());
     // One point per epoch and evaluation, no duplicate or missing step.
     QCOMPARE(queryInt(path, "SELECT count FROM series WHERE key = 'train/loss'"), int64_t(12));
     QCOMPARE(queryInt(path,

@@ -350,6 +350,11 @@ nlohmann::json jsonSummary(const Outcome& o, const Prepared& prepared, double se
       {"run_id", prepared.runId},
       {"db", dbPath},
   };
+  // As the stderr line says it: "seconds" is this session's, a resumed run's whole is apart.
+  if (prepared.resume) {
+    summary["resumed_at_step"] = prepared.resume->step;
+    summary["seconds_in_all"] = prepared.resume->wallSecondsBefore + seconds;
+  }
   if (!o.verdicts.empty()) {
     summary["verdicts"] = nlohmann::json::object();
     for (const auto& [name, meta] : o.verdicts) summary["verdicts"][name] = meta;

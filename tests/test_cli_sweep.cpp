@@ -521,6 +521,15 @@ class TestCliSweep : public QObject {
     ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
     QVERIFY(p.waitForFinished(60000));
     QCOMPARE(p.exitCode(), 143);  // cancelled cleanly, not aborted
+    // No finished run: no table of headers alone with exit 0, but what the runs are and how to
+    // train them.
+    auto table = runCli({"sweep", "table", "1", "--db", db});
+    QCOMPARE(table.exitCode, 1);
+    QVERIFY(table.out.isEmpty());
+    QVERIFY2(table.err.contains(QRegularExpression(
+                 "error: study 1 has no finished run to table \\((\\d cancelled|.*missing.*)\\): "
+                 "`fourierlab-cli sweep resume 1 --db .*` trains them")),
+             qPrintable(table.err));
     auto deleted = runCli({"sweep", "delete", "1", "--db", db});
     QVERIFY2(deleted.exitCode == 0, qPrintable(deleted.err));
     QCOMPARE(queryInt(db, "SELECT count(*) FROM studies"), int64_t(0));

@@ -413,7 +413,32 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
     if (args.action == "list") return listStudies(studies, args.json);
     if (args.action == "show") return showStudy(registry, studies, args.id, runs.path(), args.json);
     if (args.action == "table") {
+      // A table of no finished run is a header alone: said instead, with what its runs are
+      // and how to train them; one of some runs counts "3 of 4" in its cells, and the rest is
+      // named on stderr.
+      const StudyRecord r = requireStudy(studies, args.id, runs.path());
+      int64_t cells = 0, finished = 0;
+      std::string others;
+      for (const auto& [status, count] : r.statusCounts) {
+        cells += count;
+        if (status == RunStatus::Finished)
+          finished = count;
+        else
+          others +=
+              (others.empty() ? "" : ", ") + std::to_string(count) + " " + study::toString(status);
+      }
+      const std::string resume = nextCommand("sweep resume " + std::to_string(r.id), runs.path());
+      if (finished == 0) {
+        std::fprintf(stderr,
+                     "error: study %lld has no finished run to table (%s): `%s` trains them\n",
+                     static_cast<long long>(r.id), others.c_str(), resume.c_str());
+        return kExitRunFailed;
+      }
       printStudyTable(registry, runs, args.id, args, stdout);
+      if (finished < cells)
+        std::fprintf(stderr, "note: %lld of %lld runs finished (%s): `%s` trains the rest\n",
+                     static_cast<long long>(finished), static_cast<long long>(cells),
+                     others.c_str(), resume.c_str());
       return kExitOk;
     }
     if (args.action == "export") return exportStudy(studies, args.id, runs.path(), args);

@@ -420,6 +420,22 @@ class TestCli : public QObject {
     QVERIFY(r.err.contains("unknown experiment 'fourier-tail' (known: fourier-head"));
     QCOMPARE(runCli({"run"}).exitCode, 2);
     QCOMPARE(runCli({"frobnicate"}).exitCode, 2);
+    // A mistyped command word is named, with the command's words ("A subcommand is required"
+    // named neither), at any depth and past the options before it.
+    auto typo = runCli({"runs", "--db", m_home.filePath("x.db"), "lst"});
+    QCOMPARE(typo.exitCode, 2);
+    QVERIFY2(typo.err.contains("error: 'lst' is not a command of `fourierlab-cli runs` (did you "
+                               "mean list?); it has: list, show, "),
+             qPrintable(typo.err));
+    auto sweep = runCli({"sweep", "tabel", "1"});
+    QCOMPARE(sweep.exitCode, 2);
+    QVERIFY2(sweep.err.contains("'tabel' is not a command of `fourierlab-cli sweep` (did you mean "
+                                "table?)"),
+             qPrintable(sweep.err));
+    auto far = runCli({"frobnicate"});
+    QVERIFY2(far.err.contains("'frobnicate' is not a command of `fourierlab-cli`; it has: list, "),
+             qPrintable(far.err));
+    QVERIFY(!QFileInfo::exists(m_home.filePath("x.db")));
   }
 
   // A device the machine lacks is a usage error naming the devices it has, for the run and for

@@ -9,6 +9,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/option_checks.h"
 #include "app/cli/sweep_options.h"
+#include "app/cli/unknown_subcommand.h"
 #include "core/engine/interrupt_signals.h"
 #include "core/engine/openmp_wait_policy.h"
 #include "core/engine/write_failure_signals.h"
@@ -153,6 +154,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (auto typo = fl::cli::unknownSubcommand(app); !typo.empty()) {
+      std::fprintf(stderr, "error: %s\n", typo.c_str());
+      return fl::cli::kExitBadUsage;
+    }
     const int code = app.exit(e);
     return code == 0 ? 0 : fl::cli::kExitBadUsage;
   }

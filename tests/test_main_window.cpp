@@ -1600,8 +1600,22 @@ class TestMainWindow : public QObject {
     }
     auto store =
         std::make_unique<fl::store::RunStore>((m_dir.path() + "/first-window.db").toStdString());
-    MainWindow again(m_registry, std::move(store));
-    QVERIFY(!(again.windowState() & Qt::WindowMaximized));
+    {
+      MainWindow again(m_registry, std::move(store));
+      QVERIFY(!(again.windowState() & Qt::WindowMaximized));
+      // Kept from a larger screen (1500x950, this one is smaller): it opens as a first window,
+      // taking the screen, where it was shrunk to a small window on a small screen.
+      again.setWindowState(Qt::WindowNoState);
+      again.resize(1500, 950);
+      again.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&again));
+      QVERIFY(again.close());
+    }
+    auto smaller =
+        std::make_unique<fl::store::RunStore>((m_dir.path() + "/first-window.db").toStdString());
+    MainWindow onSmallerScreen(m_registry, std::move(smaller));
+    QVERIFY(onSmallerScreen.windowState() & Qt::WindowMaximized);
+    QCOMPARE(onSmallerScreen.size(), screen);
     QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing
   }
 

@@ -59,10 +59,18 @@ void restoreWindowSettings(const WindowParts& parts) {
       if (extent > 0) bar->setExpandedExtent(extent);
     }
   parts.history->restoreSettings(settings);
-  if (!settings.contains("geometry")) {
+  QScreen* screen = window.screen() ? window.screen() : QGuiApplication::primaryScreen();
+  const QRect available = screen->availableGeometry();
+  // A window kept from a larger screen does not fit this one: it opens as a first window does.
+  // Shrunk by restoreGeometry to 1113x636 on a 1280x720 screen, it left the study's figure
+  // 120 px tall beside a full screen's worth of room.
+  // (Larger than the window must be: a screen smaller than its minimum size keeps it there.)
+  const QSize kept = settings.value("windowSize").toSize();
+  const QSize fits = available.size().expandedTo(window.minimumSizeHint());
+  const bool keptFromLarger =
+      kept.isValid() && (kept.width() > fits.width() || kept.height() > fits.height());
+  if (!settings.contains("geometry") || keptFromLarger) {
     // The first window fits the screen it opens on, with room around it.
-    QScreen* screen = window.screen() ? window.screen() : QGuiApplication::primaryScreen();
-    const QRect available = screen->availableGeometry();
     window.resize(std::min(1500, available.width() * 9 / 10),
                   std::min(950, available.height() * 9 / 10));
     // On a laptop's screen (1280x720, 1366x768) a tenth less left the study's table one row
@@ -85,6 +93,7 @@ void saveWindowSettings(const WindowParts& parts) {
   QSettings settings("FourierLab", "FourierLab");
   const QMainWindow& window = *parts.window;
   settings.setValue("geometry", window.saveGeometry());
+  settings.setValue("windowSize", window.normalGeometry().size());
   settings.setValue("windowState", window.saveState());
   // Which docks are rolled up, and the size each had when open.
   QStringList collapsed;

@@ -295,6 +295,10 @@ class TestCliStore : public QObject {
              qPrintable(list.out));
     // The header's name column as wide as the cut name: the columns after it line up.
     QCOMPARE(row.indexOf("finished"), lines[0].indexOf("status"));
+    // The seed has a column of its own (two seeds of one setting read alike in a cut name).
+    const qsizetype seedEnd = lines[0].indexOf("seed") + 4;
+    QVERIFY(seedEnd > 4);
+    QCOMPARE(row.mid(seedEnd - 2, 2), QString("42"));
   }
 
   // Two runs of one config and seed, KL 0.48 against 0.04, read "(identical configs)" and

@@ -184,12 +184,15 @@ int list(const RunStore& store, const ExperimentRegistry& registry, const RunsAr
     statuses.push_back(statusWithVerdict(registry, r) + (r.archived ? " (archived)" : ""));
     statusWidth = std::max(statusWidth, displayWidth(statuses.back()));
   }
-  std::printf("%5s  %-14s %s %s %-19s %s\n", "id", "experiment",
+  // The seed in a column of its own: two seeds of one setting had the same cut name ("...
+  // samples 300 and 1 more"), the seed being the "1 more".
+  std::printf("%5s  %-14s %6s %s %s %-19s %s\n", "id", "experiment", "seed",
               paddedTo("name", nameWidth).c_str(), paddedTo("status", statusWidth).c_str(),
               "created", "final metrics");
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunRecord& r = runs[i];
-    std::printf("%5lld  %-14s %s %s %-19s %s\n", static_cast<long long>(r.id), r.experiment.c_str(),
+    std::printf("%5lld  %-14s %6lld %s %s %-19s %s\n", static_cast<long long>(r.id),
+                r.experiment.c_str(), static_cast<long long>(r.seed),
                 paddedTo(r.name, nameWidth).c_str(), paddedTo(statuses[i], statusWidth).c_str(),
                 formatTime(r.created).c_str(), shortMetrics(r).c_str());
   }

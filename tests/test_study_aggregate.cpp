@@ -714,6 +714,38 @@ class TestStudyAggregate : public QObject {
   // A line's colour follows its place among the whole study's lines: a figure drawn with
   // --where that leaves the first line out keeps every other line's colour (rope was drawn in
   // the first line's colour once "none" was left out).
+  // Against the head, grouped by frequencies: the linear head's runs have no frequencies axis
+  // (they do not use it), and their line says so; its legend read "test/kl".
+  void aLineOfCellsWithoutTheGroupsAxisSaysTheyDoNotUseIt() {
+    std::vector<StudyRunResult> runs;
+    int64_t cell = 0;
+    auto add = [&](const nlohmann::json& axes, double kl) {
+      StudyRunResult r;
+      r.cell = cell++;
+      r.runId = cell;
+      r.status = fl::RunStatus::Finished;
+      r.axes = axes;
+      r.config = axes;
+      r.seed = 1;
+      r.last = {{"test/kl", kl}};
+      runs.push_back(r);
+    };
+    add({{"head", "linear"}}, 1.1);
+    add({{"head", "fourier"}, {"frequencies", 4}}, 0.9);
+    add({{"head", "fourier"}, {"frequencies", 12}}, 1.0);
+    FigureLayout layout;
+    layout.x = "head";
+    layout.metrics = {"test/kl"};
+    layout.group = "frequencies";
+    const auto fig =
+        buildStudyFigure(aggregate(runs), layout, nullptr, {"head", "frequencies"}, "");
+    QCOMPARE(fig.panels.size(), size_t(1));
+    std::set<std::string> labels;
+    for (const auto& line : fig.panels[0].lines) labels.insert(line.label);
+    QCOMPARE(labels, (std::set<std::string>{"frequencies not used", "frequencies = 4",
+                                            "frequencies = 12"}));
+  }
+
   void aLineKeepsItsColourRankWhateverWhereLeavesOut() {
     std::vector<StudyRunResult> runs;
     int64_t id = 0;

@@ -248,6 +248,39 @@ class TestStudyFigurePlot : public QObject {
     QCOMPARE(plot.legendEntries(), 4);  // gaussian, gmm2, beta, paper
   }
 
+  // Only the lines with a point at a category share its room: the linear head (a line of one
+  // category) sat left of its tick, beside two empty places the Fourier heads had at theirs.
+  void aCategoryIsSharedOnlyByTheLinesWithAPointThere() {
+    fl::study::StudyFigure f;
+    f.rows = f.cols = 1;
+    fl::study::FigurePanel p;
+    p.metric = p.yTitle = "test/kl";
+    p.xTitle = "head";
+    p.xCategories = {"linear", "fourier"};
+    const std::vector<std::pair<const char*, double>> lines{
+        {"frequencies not used", 0}, {"frequencies = 4", 1}, {"frequencies = 12", 1}};
+    for (const auto& [label, x] : lines) {
+      fl::study::FigureLine line;
+      line.label = label;
+      line.x = {x};
+      line.mean = {0.3};
+      line.lower = {0.25};
+      line.upper = {0.35};
+      line.n = {2};
+      line.colorRank = static_cast<int>(p.lines.size());
+      p.lines.push_back(line);
+    }
+    f.panels.push_back(p);
+    fl::widgets::StudyFigurePlot plot;
+    plot.resize(800, 400);
+    plot.setFigure(f);
+    QCustomPlot* custom = plot.plot();
+    QCOMPARE(custom->graph(0)->data()->at(0)->key, 0.0);  // on its tick, alone there
+    const double spacing = 0.5 / 3;                       // the unit's half over 3 lines
+    QCOMPARE(custom->graph(1)->data()->at(0)->key, 1 - spacing / 2);
+    QCOMPARE(custom->graph(2)->data()->at(0)->key, 1 + spacing / 2);
+  }
+
   void aYTitleLongerThanItsPanelMovesIntoThePanelsTitle() {
     fl::study::StudyFigure f = figure();
     f.panels[0].yTitle = "KL(true || predicted) (nats)";

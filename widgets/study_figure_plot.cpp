@@ -195,16 +195,22 @@ bool atOneSetting(const study::FigurePanel& panel) {
   return panel.xCategories.empty() && !panel.logX && settingsOf(panel).size() == 1;
 }
 
-// Where a line's points sit beside the other lines': side by side, centred on each category or
-// on a panel's one setting (two lines there hid one another); 0 for a numeric x of several
-// settings or a line not drawn.
-double sideBySideOffset(const study::FigurePanel& panel, const std::string& label) {
+// Where a line's point at `x` sits beside the other lines' points there: side by side, centred
+// on each category or on a panel's one setting (two lines there hid one another); 0 for a
+// numeric x of several settings or a line not drawn. Only the lines with a point at `x` share
+// its room: the linear head, a line of one category, sat left of its tick beside two empty
+// places the Fourier heads had at theirs.
+double sideBySideOffset(const study::FigurePanel& panel, const std::string& label, double x) {
   if (panel.xCategories.empty() && !atOneSetting(panel)) return 0;
-  const double lines = static_cast<double>(panel.lines.size());
-  for (size_t i = 0; i < panel.lines.size(); ++i)
-    if (panel.lines[i].label == label)
-      return (static_cast<double>(i) - (lines - 1) / 2) * kCategorySpread / lines;
-  return 0;
+  int rank = -1, sharing = 0;
+  for (const auto& line : panel.lines) {
+    if (std::find(line.x.begin(), line.x.end(), x) == line.x.end()) continue;
+    if (line.label == label) rank = sharing;
+    ++sharing;
+  }
+  if (rank < 0) return 0;
+  const double spacing = kCategorySpread / static_cast<double>(panel.lines.size());
+  return (static_cast<double>(rank) - (static_cast<double>(sharing) - 1) / 2) * spacing;
 }
 
 // Categories on x (heads, datasets, encodings) have no order between them: each line's means are
@@ -214,10 +220,9 @@ void drawCategoryPoints(QCustomPlot* plot, QCPAxisRect* rect, const study::Figur
                         FigureKeys& keys) {
   for (const auto& line : panel.lines) {
     const QColor color = keys.colorFor(line, false);
-    const double offset = sideBySideOffset(panel, line.label);
     QVector<double> x, mean, below, above;
     for (size_t k = 0; k < line.x.size(); ++k) {
-      x << line.x[k] + offset;
+      x << line.x[k] + sideBySideOffset(panel, line.label, line.x[k]);
       mean << line.mean[k];
       const double lower = within(panel, line.lower[k]), upper = within(panel, line.upper[k]);
       below << (std::isfinite(lower) ? line.mean[k] - lower : 0.0);
@@ -248,7 +253,7 @@ void drawLines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& p
             color);
     auto* g = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
     QVector<double> x = toQVector(line.x);
-    for (double& at : x) at += sideBySideOffset(panel, line.label);
+    for (double& at : x) at += sideBySideOffset(panel, line.label, at);
     g->setData(x, toQVector(line.mean), /*alreadySorted=*/true);
     g->setPen(QPen(color, 2));
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 5));
@@ -320,7 +325,7 @@ void drawReferences(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePan
     const QColor color =
         point.line.empty() ? QColor(Qt::black) : keys.colorFor(point.line, point.colorRank, false);
     auto* g = plot->addGraph(xAxis, yAxis);
-    g->setData(QVector<double>{point.x + sideBySideOffset(panel, point.line)},
+    g->setData(QVector<double>{point.x + sideBySideOffset(panel, point.line, point.x)},
                QVector<double>{point.y});
     g->setLineStyle(QCPGraph::lsNone);
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, Qt::white, 10));

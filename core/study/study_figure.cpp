@@ -392,6 +392,10 @@ class PanelBuilder {
       for (const auto& axis : m_lineAxes)
         if (c.axes.contains(axis)) parts.push_back(axis + " = " + valueText(c.axes.at(axis)));
       std::string label = join(parts, ", ");
+      // Without any of the axes that tell lines apart: the cells that do not use them (a linear
+      // head in a study over frequencies), said so; its legend read "test/kl".
+      if (label.empty() && c.arm.empty() && !m_lineAxes.empty())
+        label = join(m_lineAxes, ", ") + " not used";
       if (label.empty()) label = c.arm.empty() ? panel.metric : c.arm;
       auto [it, added] = m_lineIndex.emplace(label, panel.lines.size());
       if (added) panel.lines.push_back(FigureLine{label, {}, {}, {}, {}, {}, m_ranks.lineRank(c)});

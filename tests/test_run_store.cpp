@@ -198,6 +198,14 @@ class TestRunStore : public QObject {
     QCOMPARE(run.lastStep, int64_t(137));
     QCOMPARE(run.totalSteps, int64_t(1000));
     QCOMPARE(fl::toString(run.status), std::string("cancelled"));
+    // Resumed, then failed before its first progress (a corpus changed since): its length
+    // stays (it read "steps 137 (length not stored)").
+    fl::StatusEvent refused;
+    refused.status = fl::RunStatus::Failed;
+    refused.message = "the corpus changed";
+    store.writeEvents(id, {running, refused});
+    QCOMPARE(store.run(id)->totalSteps, int64_t(1000));
+    QCOMPARE(fl::toString(store.run(id)->status), std::string("failed"));
     // A status never takes the step back (a resumed run's earlier attempt got further).
     const int64_t other = store.createRun({"fourier-head", "other", {{"seed", 1}}, {}, {}});
     fl::StatusEvent failed;

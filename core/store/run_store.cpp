@@ -743,10 +743,12 @@ void RunStore::markRunning(int64_t id, const std::string& device, int64_t totalS
           .run();
     }
   }
+  // A length of 0 keeps the stored one: a resume that failed before its first progress (a
+  // corpus changed since) left "steps 510 (length not stored)" of a run of 600.
   auto s = m_db.prepare(
-      "UPDATE runs SET status = 'running', device = ?, started = coalesce(started, ?), "
-      "finished = NULL, message = '', total_steps = ?, host = ?, pid = ?, pid_start = ? "
-      "WHERE id = ?");
+      "UPDATE runs SET status = 'running', device = ?1, started = coalesce(started, ?2), "
+      "finished = NULL, message = '', total_steps = CASE WHEN ?3 > 0 THEN ?3 ELSE total_steps "
+      "END, host = ?4, pid = ?5, pid_start = ?6 WHERE id = ?7");
   s.bind(1, device)
       .bind(2, nowSeconds())
       .bind(3, totalSteps)

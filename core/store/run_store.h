@@ -207,7 +207,8 @@ class RunStore {
                        const std::string& value);
 
   // --- a live run (StoreSink)
-  // `batchSize` > 0 records how it trains this time among its batch sizes (run_batching.h).
+  // `batchSize` > 0 records how it trains this time among its batch sizes (run_batching.h);
+  // `totalSteps` 0 keeps the length stored (a run's progress gives it).
   void markRunning(int64_t id, const std::string& device, int64_t totalSteps,
                    const ProcessIdentity& writer, int batchSize = 0);
   // Throws StoreError when there is no run `id` (deleted meanwhile).

@@ -481,10 +481,12 @@ class TestCliStore : public QObject {
     };
     const auto statusOfRunOne = [&] {
       const auto list = runCli({"runs", "--db", d, "list"});
-      // The status: its words up to the date ("finished:not compared").
-      const auto match = QRegularExpression("^\\s*1\\s+\\S+\\s+\\S+\\s+(\\S+(?: (?!\\d{4}-)\\S+)*)",
-                                            QRegularExpression::MultilineOption)
-                             .match(list.out);
+      // The status (after the id, experiment, seed and name): its words up to the date
+      // ("finished:not compared").
+      const auto match =
+          QRegularExpression("^\\s*1\\s+\\S+\\s+\\d+\\s+\\S+\\s+(\\S+(?: (?!\\d{4}-)\\S+)*)",
+                             QRegularExpression::MultilineOption)
+              .match(list.out);
       return match.hasMatch() ? match.captured(1) : "(no row) " + list.out;
     };
     // A shortened paper run (the tiny settings): not compared, said as History says it.

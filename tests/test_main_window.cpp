@@ -1778,8 +1778,17 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(label->isHidden(), 60000);
     QCOMPARE(w->statusBar()->currentMessage(),
              QString("Store: taking the writes of run %1 again: nothing of it was lost").arg(id));
+    // Refused again, and the run ends while it lasts (its last writes lost, which its end
+    // says): the label goes with it rather than stay up naming a run no longer training.
+    QCOMPARE(sqlite3_open(db.c_str(), &holder), SQLITE_OK);
+    sqlite3_busy_timeout(holder, 10000);
+    QCOMPARE(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+    QTRY_VERIFY_WITH_TIMEOUT(!label->isHidden(), 60000);
     w->stopFocused();
-    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id) && !w->runsModel()->isLive(id), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(label->isHidden(), 10000);
+    sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+    sqlite3_close(holder);
   }
 
   void exportWritesPlotsMetricsAndConfig() {

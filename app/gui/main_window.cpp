@@ -109,10 +109,13 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   m_writeTrouble->hide();
   statusBar()->addPermanentWidget(m_writeTrouble, 1);
   connect(m_queue, &RunQueue::storeWrites, this, [this](const QString& what, bool failing) {
-    m_writeTrouble->setText(what);
-    m_writeTrouble->setToolTip(what);
     m_writeTrouble->setVisible(failing);
-    if (!failing) statusBar()->showMessage(what, 10000);
+    if (failing) {
+      m_writeTrouble->setText(what);
+      m_writeTrouble->setToolTip(what);
+    } else if (!what.isEmpty()) {
+      statusBar()->showMessage(what, 10000);
+    }
   });
   connect(m_runsDock, &RunsDock::stopRequested, this, &MainWindow::stopFocused);
   connect(m_runsDock, &RunsDock::stopRunRequested, this,

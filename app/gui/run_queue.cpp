@@ -198,10 +198,17 @@ RunDeltas RunQueue::drain() {
   m_draining = &deltas;
   m_scheduler->poll();
   m_draining = nullptr;
+  // Said when it starts, changes or ends: the window shows the trouble as it stands (which
+  // runs wait), not only as it began, and takes it down when no run waits, however it ended.
   const store::WriteTrouble trouble = m_scheduler->writeTrouble();
-  if (auto said = m_writes.update(trouble, m_scheduler->lostWrites())) {
-    QString text = "Store: " + QString::fromStdString(*said);
-    emit storeWrites(text, !trouble.runs.empty());
+  const auto said = m_writes.update(trouble, m_scheduler->lostWrites());
+  if (said || trouble.runs != m_shownTrouble.runs || trouble.error != m_shownTrouble.error) {
+    const std::string text = said                   ? *said
+                             : trouble.runs.empty() ? std::string()
+                                                    : store::describeWriteTrouble(trouble);
+    emit storeWrites(text.empty() ? QString() : "Store: " + QString::fromStdString(text),
+                     !trouble.runs.empty());
+    m_shownTrouble = trouble;
   }
   for (int64_t id : m_order) {
     auto events = m_scheduler->takeEvents(id);

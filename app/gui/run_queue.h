@@ -137,8 +137,9 @@ class RunQueue : public QObject {
   void rowAboutToBeForgotten(int row);
   void rowForgotten(int row);
   void problem(const QString& what);
-  // The store stopped taking the writes of runs still training (`failing`: their points wait
-  // in memory, tried again every second), or took them again; said once each, in words.
+  // The store's refusal of the writes of runs still training, as it stands (`failing`: their
+  // points wait in memory, tried again), or its end: `what` then says the writes were taken
+  // again, or is empty where the runs ended with them lost (their ends say so).
   void storeWrites(const QString& what, bool failing);
 
  private:
@@ -159,6 +160,7 @@ class RunQueue : public QObject {
   std::set<int64_t> m_endedUnwritten;       // ended with writes the store lacks
   RunDeltas* m_draining = nullptr;          // drain()'s deltas while it polls
   store::WriteTroubleWatch m_writes;
+  store::WriteTrouble m_shownTrouble;  // what storeWrites last said
   std::unique_ptr<SchedulerEvents> m_events;
   std::unique_ptr<study::RunScheduler> m_scheduler;  // last: its runs report to the rest
 };

@@ -6,16 +6,20 @@
 
 namespace fl::store {
 
+std::string describeWriteTrouble(const WriteTrouble& trouble) {
+  return "not taking the writes of " + nameRunIds(trouble.runs) + " (" + trouble.error +
+         "); they wait in memory and are tried again: nothing is lost if the store takes them "
+         "before " +
+         (trouble.runs.size() == 1 ? "the run ends" : "those runs end");
+}
+
 std::optional<std::string> WriteTroubleWatch::update(const WriteTrouble& now,
                                                      const std::vector<int64_t>& lost) {
   const bool wasFailing = !m_last.runs.empty();
   const bool failing = !now.runs.empty();
   std::optional<std::string> said;
   if (failing && (!wasFailing || now.error != m_last.error))
-    said = "not taking the writes of " + nameRunIds(now.runs) + " (" + now.error +
-           "); they wait in memory and are tried again every second: nothing is lost if the "
-           "store takes them before " +
-           (now.runs.size() == 1 ? "the run ends" : "those runs end");
+    said = describeWriteTrouble(now);
   else if (!failing && wasFailing) {
     std::vector<int64_t> recovered;
     for (int64_t run : m_last.runs)

@@ -24,6 +24,10 @@ struct WriteTrouble {
   std::string error;
 };
 
+// "not taking the writes of run 7 (...: database or disk is full); they wait in memory ...":
+// the trouble as it stands.
+std::string describeWriteTrouble(const WriteTrouble& trouble);
+
 class WriteTroubleWatch {
  public:
   // What to tell the user now: when writes begin to fail, when the reason changes, and when

@@ -322,13 +322,15 @@ class TestRunVerdicts : public QObject {
                       "test/kl 0.143 vs paper 0.146 ± 0.033: within the paper's spread");
       store.finishRun(failed, fl::RunStatus::Failed, "test/kl 0.1 vs paper 0.2: not a verdict");
     }
-    QCOMPARE(fl::testing::writeSql(
-                 p,
-                 "DROP TABLE run_verdicts; ALTER TABLE snapshots DROP COLUMN role; "
-                 "ALTER TABLE studies DROP COLUMN batch; "
-                 "UPDATE meta SET value = '5' WHERE key = 'schema_version';"),  // the last before
-                                                                                // verdicts
-             std::string());
+    QCOMPARE(
+        fl::testing::writeSql(
+            p,
+            "DROP TABLE run_verdicts; ALTER TABLE snapshots DROP COLUMN role; "
+            "ALTER TABLE studies DROP COLUMN batch; ALTER TABLE study_cells DROP COLUMN "
+            "made_run; UPDATE meta SET value = '5' WHERE key = 'schema_version';"),  // the last
+                                                                                     // before
+                                                                                     // verdicts
+        std::string());
     fl::store::RunStore store(p);
     QCOMPARE(store.schemaVersion(), fl::store::kSchemaVersion);
     const auto qkVerdicts = store.run(qk)->verdicts;

@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 
 #include "core/engine/registry.h"
+#include "core/store/config_hash.h"
 #include "core/store/run_store.h"
 #include "core/store/schema.h"
 #include "core/study/run_scheduler.h"
@@ -291,8 +292,9 @@ class TestStudyScheduler : public QObject {
     sqlite3* h = nullptr;
     sqlite3_open(v6.c_str(), &h);
     QCOMPARE(sqlite3_exec(h,
-                          "ALTER TABLE studies DROP COLUMN batch; UPDATE meta SET value = '6' "
-                          "WHERE key = 'schema_version'",
+                          "ALTER TABLE studies DROP COLUMN batch; ALTER TABLE study_cells DROP "
+                          "COLUMN made_run; UPDATE meta SET value = '6' WHERE key = "
+                          "'schema_version'",
                           nullptr, nullptr, nullptr),
              SQLITE_OK);
     sqlite3_close(h);
@@ -595,6 +597,26 @@ class TestStudyScheduler : public QObject {
     QCOMPARE(studies.runsOnlyItTrained(c).size(), size_t(4));
     QCOMPARE(studies.remove(c, /*withRuns=*/false), 0);
     QCOMPARE(runs.listRuns().size(), size_t(6));
+    // A run trained by hand after the study was made, then taken by its claim as it was: the
+    // user's, not the study's, though made after it (it was judged by the time it was made).
+    const int64_t d = createStudy(runs, tinyFourierStudy(/*epochs=*/4));
+    const auto cell0 = studies.results(d)[0];
+    fl::store::NewRun byHand;
+    byHand.experiment = "fourier-head";
+    byHand.config = cell0.config;
+    byHand.configHash = fl::store::identityHash(
+        "fourier-head", registry().find("fourier-head")->allParams(), cell0.config);
+    const int64_t mine = runs.createRun(byHand);
+    runs.finishRun(mine, fl::RunStatus::Finished, "");
+    QCOMPARE(studies.claim(d, 0).runId, mine);
+    QCOMPARE(studies.claim(d, 0).kind, fl::study::CellClaim::Kind::Done);
+    const int64_t made = studies.claim(d, 1).runId;
+    QVERIFY(studies.results(d)[0].reused);
+    QVERIFY(!studies.results(d)[1].reused);
+    QCOMPARE(studies.runsOnlyItTrained(d), std::vector<int64_t>{made});
+    QCOMPARE(studies.remove(d, /*withRuns=*/true), 1);
+    QVERIFY(runs.run(mine));
+    QVERIFY(!runs.run(made));
   }
 };
 

@@ -446,18 +446,22 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
     if (args.action == "delete") {
       const StudyRecord r = requireStudy(studies, args.id, runs.path());
       // Opening the store marked the runs of dead processes interrupted: what is still running
-      // or queued has a live trainer, which must not lose its study under it.
-      std::string live;
-      for (const auto& run : studies.results(args.id))
-        if (run.status == RunStatus::Running || run.status == RunStatus::Queued)
-          live += (live.empty() ? "" : ", ") + std::to_string(run.runId);
-      if (!live.empty()) {
+      // or queued has a live trainer, which must not lose its study under it. Asked before the
+      // question and again after it: a `sweep resume` started while it waited for an answer
+      // has runs of its own by then.
+      const auto refusedWhileTraining = [&] {
+        std::vector<int64_t> live;
+        for (const auto& run : studies.results(args.id))
+          if (run.status == RunStatus::Running || run.status == RunStatus::Queued)
+            live.push_back(run.runId);
+        if (live.empty()) return false;
         std::fprintf(stderr,
-                     "error: study %lld is training (runs %s); stop its process first (Ctrl-C, "
+                     "error: study %lld is training (%s); stop its process first (Ctrl-C, "
                      "kill: they keep their checkpoints), then delete it\n",
-                     static_cast<long long>(r.id), live.c_str());
-        return kExitBadUsage;  // as `runs delete` refuses a running run
-      }
+                     static_cast<long long>(r.id), nameRunIds(live).c_str());
+        return true;
+      };
+      if (refusedWhileTraining()) return kExitBadUsage;  // as `runs delete` refuses a running run
       // Runs made before the study (the user's own, taken as they were) and runs another
       // study uses stay: only what this study alone trained goes with it.
       const std::vector<int64_t> going =
@@ -470,6 +474,7 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
           "study " + std::to_string(r.id) + " (" + r.name + ")" +
           (going.empty() ? "" : " and " + std::to_string(going.size()) + " run(s) it trained");
       if (!confirmedDeletion("delete " + what + "?", args.yes)) return kExitOk;
+      if (refusedWhileTraining()) return kExitBadUsage;
       studies.remove(args.id, !going.empty());
       std::string keptText;
       if (!kept.empty())

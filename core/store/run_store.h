@@ -76,7 +76,7 @@ struct NewRun {
   std::vector<std::string> tags;
   nlohmann::json build = nlohmann::json::object();
   // Its identityHash (config_hash.h); "" stores configHash of the config as it is.
-  std::string configHash;
+  std::string configHash{};
 };
 
 struct RunFilter {

@@ -211,6 +211,14 @@ const char* const kSchemaVersion7 = R"sql(
 ALTER TABLE studies ADD COLUMN batch TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 8: whether the study made its cell's run (1) or took a run there was (0; NULL in a
+// study from an older build, where a run made after the study reads as made by it). Said by
+// the claim, not read from timestamps: a run trained by hand after a study was cancelled, then
+// taken by its resume, read as the study's and went when the study was deleted.
+const char* const kSchemaVersion8 = R"sql(
+ALTER TABLE study_cells ADD COLUMN made_run INTEGER;
+)sql";
+
 std::string newUid() {
   static thread_local std::mt19937_64 rng{std::random_device{}() ^
                                           (static_cast<uint64_t>(std::random_device{}()) << 32)};
@@ -339,6 +347,9 @@ void migrate(const Database& db) {
   }
   if (from < 7) {
     db.exec(kSchemaVersion7);
+  }
+  if (from < 8) {
+    db.exec(kSchemaVersion8);
   }
   db.exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) +
           "' WHERE key = 'schema_version'");

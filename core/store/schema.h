@@ -20,7 +20,7 @@
 
 namespace fl::store {
 
-constexpr int kSchemaVersion = 7;
+constexpr int kSchemaVersion = 8;
 
 // The DDL of version 1 alone: tests use it to write an old database and check the upgrade.
 extern const char* const kSchemaVersion1;

@@ -18,6 +18,10 @@ using store::Transaction;
 
 namespace {
 
+// Whether the study made the cell's run (c: study_cells, r: runs, st: studies): as its claim
+// recorded it, or, in a study from a build that did not record it, made after the study.
+constexpr const char* kStudyMadeRun = "coalesce(c.made_run = 1, r.created >= st.created)";
+
 double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -82,8 +86,8 @@ int64_t StudyStore::create(const StudySpec& spec, const StudyExpansion& expansio
       .run();
   const int64_t id = db.lastInsertId();
   auto cell = db.prepare(
-      "INSERT INTO study_cells(study_id, cell, arm, axes, seed, config, config_hash, run_id) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+      "INSERT INTO study_cells(study_id, cell, arm, axes, seed, config, config_hash, run_id, "
+      "made_run) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const auto& c : expansion.cells) {
     const auto reused = finishedRunOf(spec.experiment, c.hash);
     cell.bind(1, id)
@@ -94,9 +98,9 @@ int64_t StudyStore::create(const StudySpec& spec, const StudyExpansion& expansio
         .bind(6, c.config.dump())
         .bind(7, c.hash);
     if (reused)
-      cell.bind(8, *reused);
+      cell.bind(8, *reused).bind(9, int64_t(0));  // taken as it was
     else
-      cell.bindNull(8);
+      cell.bindNull(8).bindNull(9);
     cell.run();
   }
   tx.commit();
@@ -164,10 +168,11 @@ std::optional<StudyRecord> StudyStore::study(int64_t id) const {
 std::vector<StudyRunResult> StudyStore::results(int64_t id) const {
   const auto& db = m_runs.database();
   auto s = db.prepare(
-      "SELECT c.cell, c.arm, c.axes, c.seed, c.config, c.run_id, r.status, "
-      "coalesce(r.message, ''), coalesce(r.created < st.created, 0) FROM study_cells c "
-      "JOIN studies st ON st.id = c.study_id LEFT JOIN runs r ON r.id = c.run_id "
-      "WHERE c.study_id = ? ORDER BY c.cell");
+      std::string("SELECT c.cell, c.arm, c.axes, c.seed, c.config, c.run_id, r.status, "
+                  "coalesce(r.message, ''), coalesce(NOT ") +
+      kStudyMadeRun +
+      ", 0) FROM study_cells c JOIN studies st ON st.id = c.study_id LEFT JOIN runs r ON r.id = "
+      "c.run_id WHERE c.study_id = ? ORDER BY c.cell");
   s.bind(1, id);
   std::vector<StudyRunResult> out;
   std::map<int64_t, std::vector<size_t>> byRun;
@@ -259,9 +264,10 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
     return (status == RunStatus::Running || status == RunStatus::Queued) &&
            store::livenessOf(writer) != store::Liveness::Dead;
   };
-  auto link = [&](int64_t run) {
-    auto s = db.prepare("UPDATE study_cells SET run_id = ? WHERE study_id = ? AND cell = ?");
-    s.bind(1, run).bind(2, id).bind(3, cellIndex).run();
+  auto link = [&](int64_t run, bool made) {
+    auto s = db.prepare(
+        "UPDATE study_cells SET run_id = ?, made_run = ? WHERE study_id = ? AND cell = ?");
+    s.bind(1, run).bind(2, int64_t(made ? 1 : 0)).bind(3, id).bind(4, cellIndex).run();
   };
   auto takeOver = [&](int64_t run) {
     // Marked running by this process inside the claim: a second process sees it taken.
@@ -284,7 +290,7 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
       if (status == RunStatus::Finished || status == RunStatus::Interrupted ||
           status == RunStatus::Cancelled || live(status, writer))
         runId = same.int64(0);
-      if (runId) link(*runId);
+      if (runId) link(*runId, /*made=*/false);
     }
   }
   if (!runId) {
@@ -295,7 +301,7 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
     fresh.configHash = hash;  // the cell's identity: a later study finds the run by it
     fresh.build = currentBuildInfo().toJson();
     claim.runId = m_runs.insertRun(fresh);
-    link(claim.runId);
+    link(claim.runId, /*made=*/true);
     takeOver(claim.runId);
     claim.kind = CellClaim::Kind::Fresh;
     tx.commit();
@@ -327,10 +333,11 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
 std::vector<int64_t> StudyStore::runsOnlyItTrained(int64_t id) const {
   // Made before the study, a run was reused as it was (as results() marks it `reused`).
   auto s = m_runs.database().prepare(
-      "SELECT DISTINCT c.run_id FROM study_cells c JOIN studies st ON st.id = c.study_id "
-      "JOIN runs r ON r.id = c.run_id WHERE c.study_id = ?1 AND r.created >= st.created AND "
-      "c.run_id NOT IN (SELECT run_id FROM study_cells WHERE study_id != ?1 AND run_id IS NOT "
-      "NULL) ORDER BY c.run_id");
+      std::string("SELECT DISTINCT c.run_id FROM study_cells c JOIN studies st ON st.id = "
+                  "c.study_id JOIN runs r ON r.id = c.run_id WHERE c.study_id = ?1 AND ") +
+      kStudyMadeRun +
+      " AND c.run_id NOT IN (SELECT run_id FROM study_cells WHERE study_id != ?1 AND run_id IS "
+      "NOT NULL) ORDER BY c.run_id");
   s.bind(1, id);
   std::vector<int64_t> runs;
   while (s.step()) runs.push_back(s.int64(0));
@@ -351,9 +358,10 @@ std::map<int64_t, std::string> StudyStore::namesOfUnnamedRuns() const {
   // study created (not before it): a run of the user's that a study reused keeps its own
   // (empty) name.
   auto s = m_runs.database().prepare(
-      "SELECT c.run_id, s.name, c.arm, c.axes, c.seed FROM study_cells c "
-      "JOIN studies s ON s.id = c.study_id JOIN runs r ON r.id = c.run_id "
-      "WHERE r.name = '' AND r.created >= s.created ORDER BY c.study_id, c.cell");
+      std::string("SELECT c.run_id, st.name, c.arm, c.axes, c.seed FROM study_cells c "
+                  "JOIN studies st ON st.id = c.study_id JOIN runs r ON r.id = c.run_id "
+                  "WHERE r.name = '' AND ") +
+      kStudyMadeRun + " ORDER BY c.study_id, c.cell");
   std::map<int64_t, std::string> names;
   while (s.step())
     names.emplace(s.int64(0),

@@ -427,18 +427,27 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
           others +=
               (others.empty() ? "" : ", ") + std::to_string(count) + " " + study::toString(status);
       }
-      const std::string resume = nextCommand("sweep resume " + std::to_string(r.id), runs.path());
+      // Runs training now (here or in another process) need no resume: where some are, the
+      // study's own account says which and where.
+      const bool training =
+          study::countOf(r.statusCounts, study::CellStatus(RunStatus::Running)) +
+              study::countOf(r.statusCounts, study::CellStatus(RunStatus::Queued)) >
+          0;
+      const std::string next =
+          training ? "`" + nextCommand("sweep show " + std::to_string(r.id), runs.path()) +
+                         "` says which train where"
+                   : "`" + nextCommand("sweep resume " + std::to_string(r.id), runs.path()) +
+                         "` trains " + (finished == 0 ? "them" : "the rest");
       if (finished == 0) {
-        std::fprintf(stderr,
-                     "error: study %lld has no finished run to table (%s): `%s` trains them\n",
-                     static_cast<long long>(r.id), others.c_str(), resume.c_str());
+        std::fprintf(stderr, "error: study %lld has no finished run to table (%s): %s\n",
+                     static_cast<long long>(r.id), others.c_str(), next.c_str());
         return kExitRunFailed;
       }
       printStudyTable(registry, runs, args.id, args, stdout);
       if (finished < cells)
-        std::fprintf(stderr, "note: %lld of %lld runs finished (%s): `%s` trains the rest\n",
+        std::fprintf(stderr, "note: %lld of %lld runs finished (%s): %s\n",
                      static_cast<long long>(finished), static_cast<long long>(cells),
-                     others.c_str(), resume.c_str());
+                     others.c_str(), next.c_str());
       return kExitOk;
     }
     if (args.action == "export") return exportStudy(studies, args.id, runs.path(), args);

@@ -12,12 +12,17 @@ bool isUnusedValue(const nlohmann::json& value) {
   return value.is_string() && value.get_ref<const std::string&>() == kUnusedValue;
 }
 
-nlohmann::json comparedValues(const std::vector<ParamSpec>& specs, const nlohmann::json& config) {
+nlohmann::json withUnusedAs(const std::vector<ParamSpec>& specs, const nlohmann::json& config,
+                            const std::function<nlohmann::json(const ParamSpec&)>& replacement) {
   if (!config.is_object()) return config;
-  nlohmann::json compared = config;
+  nlohmann::json out = config;
   for (const auto& spec : specs)
-    if (compared.contains(spec.name) && !isUsed(spec, config)) compared[spec.name] = kUnusedValue;
-  return compared;
+    if (out.contains(spec.name) && !isUsed(spec, config)) out[spec.name] = replacement(spec);
+  return out;
+}
+
+nlohmann::json comparedValues(const std::vector<ParamSpec>& specs, const nlohmann::json& config) {
+  return withUnusedAs(specs, config, [](const ParamSpec&) { return nlohmann::json(kUnusedValue); });
 }
 
 nlohmann::json configValue(const nlohmann::json& config, const std::string& key) {

@@ -6,6 +6,7 @@
 //   for (const std::string& key : differingConfigKeys(configs)) show(key, configValue(a, key));
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,8 +23,12 @@ namespace fl {
 inline constexpr const char* kUnusedValue = "(not used)";
 bool isUnusedValue(const nlohmann::json& value);
 
-// `config` as comparisons read it: each value of a parameter of `specs` that the config does
-// not use (isUsed) replaced by kUnusedValue.
+// `config` with each value of a parameter of `specs` that the config does not use (isUsed)
+// replaced by `replacement(param)`: what sets no run apart, as comparisons and identities read it.
+nlohmann::json withUnusedAs(const std::vector<ParamSpec>& specs, const nlohmann::json& config,
+                            const std::function<nlohmann::json(const ParamSpec&)>& replacement);
+
+// `config` as comparisons read it: each value it does not use is kUnusedValue.
 nlohmann::json comparedValues(const std::vector<ParamSpec>& specs, const nlohmann::json& config);
 
 // A config's value for `key`: null where the config lacks it or is not an object (a run recorded

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "core/engine/config.h"
+#include "core/engine/config_diff.h"
 
 namespace fl::store {
 
@@ -46,11 +46,9 @@ std::string configHash(const std::string& experiment, const nlohmann::json& vali
 
 std::string identityHash(const std::string& experiment, const std::vector<ParamSpec>& params,
                          const nlohmann::json& validatedConfig) {
-  nlohmann::json used = validatedConfig;
-  for (const auto& param : params)
-    if (used.contains(param.name) && !isUsed(param, validatedConfig))
-      used[param.name] = param.defaultValue;
-  return configHash(experiment, used);
+  return configHash(experiment, withUnusedAs(params, validatedConfig, [](const ParamSpec& param) {
+                      return param.defaultValue;
+                    }));
 }
 
 std::string stableHash(const std::string& text) {

@@ -175,8 +175,11 @@ class TestStudyView : public QObject {
     QVERIFY(lab.view.setStudy(id));
     QVERIFY(!lab.view.setStudy(999) && lab.view.studyId() == 0);
     QVERIFY(lab.view.setStudy(id));
-    // No batch mode recorded (never trained here): nothing said; once recorded, said.
+    // No batch mode recorded (never trained here): nothing said; once recorded, said. Nothing
+    // set beyond the experiment's defaults: no "set" either.
     QVERIFY2(!lab.view.summary()->text().contains("batch"), qPrintable(lab.view.summary()->text()));
+    QVERIFY2(!lab.view.summary()->text().contains("<b>set</b>"),
+             qPrintable(lab.view.summary()->text()));
     fl::study::StudyStore(store).recordFirstBatchMode(id, "off");
     lab.view.refresh();
     QVERIFY2(lab.view.summary()->text().contains("batch off, as it first trained"),
@@ -318,6 +321,10 @@ class TestStudyView : public QObject {
     QVERIFY2(
         lab.view.title()->text().contains("The paper's points are drawn to read, not compared."),
         qPrintable(lab.view.title()->text()));
+    // What every run was set to is said with the counts (a study at epochs 10 read as one at
+    // the Configure form's 500).
+    QVERIFY2(lab.view.summary()->text().contains("<b>set</b>: label quick"),
+             qPrintable(lab.view.summary()->text()));
   }
 
   // A study of fewer settings, each at the paper's: it departs in its count of runs alone, so

@@ -20,6 +20,7 @@
 #include <map>
 #include <set>
 
+#include "app/gui/run_grouping.h"
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
 #include "app/gui/view_refresh.h"
@@ -640,12 +641,21 @@ void StudyView::refresh() {
   const auto recorded = study::StudyStore(m_store).study(m_studyId);
   const std::string batch = recorded ? recorded->batch : std::string();
   const QString reused = QString::fromStdString(study::reusedRunsText(m_results));
-  m_summary->setText(QString("<b>%1 runs</b>: %2%3%4")
+  // What every run of it was set to: beside the Configure form's defaults (samples 5000, epochs
+  // 500), a study at epochs 10 read as one at full length.
+  QStringList fixed;
+  if (!spec.preset.empty()) fixed << "preset " + QString::fromStdString(spec.preset);
+  for (const auto& [key, value] : spec.overrides.items())
+    fixed << QString::fromStdString(key + " " + configValueText(value));
+  m_summary->setText(QString("<b>%1 runs</b>: %2%3%4%5")
                          .arg(m_results.size())
                          .arg(parts.join(", "),
                               batch.empty() ? QString()
                                             : QString(" &nbsp; batch %1, as it first trained")
                                                   .arg(QString::fromStdString(batch)),
+                              fixed.isEmpty()
+                                  ? QString()
+                                  : " &nbsp; <b>set</b>: " + fixed.join(", ").toHtmlEscaped(),
                               reused.isEmpty() ? QString() : "<br>" + reused.toHtmlEscaped()));
   showClaims(spec.claims);
   drawGrid(m_cells);

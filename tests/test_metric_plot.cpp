@@ -585,6 +585,38 @@ class TestMetricPlot : public QObject {
     QVERIFY(!plot.hasBand("g loss"));
   }
 
+  // A group evaluated once: a band of one point fills nothing, and its mean read as the whole
+  // story (its spread was on hover alone). It is drawn as an error bar, as the Study figure
+  // draws it.
+  void aBandOfOnePointIsDrawnAsABar() {
+    MetricPlot plot("kl", "step", "KL");
+    plot.resize(600, 400);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setCurve("g kl", Qt::blue, {80}, {0.8});
+    plot.setCurveBand("g kl", {{0.5}, {1.0}});
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QCPErrorBars* bar = nullptr;
+    for (int i = 0; i < plot.plot()->plottableCount(); ++i)
+      if (auto* b = qobject_cast<QCPErrorBars*>(plot.plot()->plottable(i))) bar = b;
+    QVERIFY(bar);
+    QCOMPARE(bar->dataCount(), 1);
+    QVERIFY(std::abs(bar->data()->at(0).errorMinus - 0.3) < 1e-12);
+    QVERIFY(std::abs(bar->data()->at(0).errorPlus - 0.2) < 1e-12);
+    QVERIFY(bar->visible());
+    QVERIFY(plot.plot()->yAxis->range().lower <= 0.5 && plot.plot()->yAxis->range().upper >= 1.0);
+    QCOMPARE(plot.plot()->legend->itemCount(), 1);  // the bar is not a legend entry
+    plot.setCurveHidden("g kl", true);
+    QVERIFY(!bar->visible());
+    plot.setCurveHidden("g kl", false);
+    // A second evaluation: a band again, and no bar.
+    plot.setCurve("g kl", Qt::blue, {80, 160}, {0.8, 0.7});
+    plot.setCurveBand("g kl", {{0.5, 0.6}, {1.0, 0.8}});
+    plot.refresh();
+    QCOMPARE(bar->dataCount(), 0);
+  }
+
   // A panel with a floor (a squared error is never negative) cuts a band reaching below it
   // there, and its axis stops just under it: mean - sd of two seeds drew the MSE band, and the
   // axis, down to -0.1.

@@ -264,6 +264,12 @@ void MetricPlot::setCurveBand(const QString& name, Band band) {
     it->bandLow->setVisible(!it->hidden);
     it->bandHigh->setVisible(!it->hidden);
   }
+  if (fits && !it->bandBar) {
+    it->bandBar = new QCPErrorBars(m_plot->xAxis, m_plot->yAxis);
+    it->bandBar->removeFromLegend();
+    it->bandBar->setDataPlottable(it->raw);
+  }
+  if (it->bandBar) it->bandBar->setVisible(!it->hidden);
 }
 
 bool MetricPlot::hasBand(const QString& name) const {
@@ -286,6 +292,7 @@ void MetricPlot::removeCurve(const QString& name) {
   m_plot->removeGraph(it->smooth);
   if (it->bandLow) m_plot->removeGraph(it->bandLow);
   if (it->bandHigh) m_plot->removeGraph(it->bandHigh);
+  if (it->bandBar) m_plot->removePlottable(it->bandBar);
   m_curves.erase(it);
 }
 
@@ -327,6 +334,7 @@ void MetricPlot::setCurveHidden(const QString& name, bool hidden) {
   it->smooth->setVisible(!hidden);
   if (it->bandLow) it->bandLow->setVisible(!hidden);
   if (it->bandHigh) it->bandHigh->setVisible(!hidden);
+  if (it->bandBar) it->bandBar->setVisible(!hidden);
   // No redraw here: a dashboard hides many curves at once and refreshes once after.
 }
 
@@ -520,9 +528,26 @@ void MetricPlot::redecimate() {
 
 void MetricPlot::drawBand(CurveData& c, double xLower, double xUpper, int columns) {
   if (!c.bandLow) return;
+  if (c.bandBar) c.bandBar->data()->clear();
   if (c.band.low.empty()) {
     c.bandLow->data()->clear();
     c.bandHigh->data()->clear();
+    return;
+  }
+  // One point: a filled band of no width showed the group's mean alone, its spread only on
+  // hover (a group's single evaluation read as settled); drawn as a bar, as the Study figure
+  // draws it.
+  if (c.x.size() == 1) {
+    c.bandLow->data()->clear();
+    c.bandHigh->data()->clear();
+    const double low = drawnBandLow(c).front(), high = c.band.high.front(), mean = c.y.front();
+    if (std::isfinite(low) && std::isfinite(high) && std::isfinite(mean)) {
+      c.bandBar->setData(QVector<double>{std::max(0.0, mean - low)},
+                         QVector<double>{std::max(0.0, high - mean)});
+      QColor pen = c.pen.color();
+      pen.setAlpha(160);
+      c.bandBar->setPen(QPen(pen, 1.4));
+    }
     return;
   }
   // Per pixel column as the curve; the fill between the two envelopes keeps every extreme.

@@ -28,6 +28,7 @@
 #include "widgets/curve_decimation.h"
 
 class QCustomPlot;
+class QCPErrorBars;
 class QCPGraph;
 class QCPItemStraightLine;
 class QCPTextElement;
@@ -148,7 +149,9 @@ class MetricPlot : public QWidget {
     Band band;  // empty vectors without one
     QCPGraph* bandLow = nullptr;
     QCPGraph* bandHigh = nullptr;  // filled down to bandLow
-    QString run, style;            // setCurveParts, empty when not given
+    // A band of one point (a group evaluated once) spans no width to fill: its bar instead.
+    QCPErrorBars* bandBar = nullptr;
+    QString run, style;  // setCurveParts, empty when not given
   };
   QList<const CurveData*> shownCurvesInOrder() const;  // as they came, not by name
   // A legend of runs (colours) and styles (line styles), as setCurveParts describes it.

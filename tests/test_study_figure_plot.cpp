@@ -48,6 +48,18 @@ fl::study::StudyFigure figure() {
   return f;
 }
 
+// A one-panel figure of test/kl against the head, over these categories, without lines yet.
+fl::study::StudyFigure headFigure(const std::vector<std::string>& heads) {
+  fl::study::StudyFigure f;
+  f.rows = f.cols = 1;
+  fl::study::FigurePanel p;
+  p.metric = p.yTitle = "test/kl";
+  p.xTitle = "head";
+  p.xCategories = heads;
+  f.panels.push_back(p);
+  return f;
+}
+
 }  // namespace
 
 class TestStudyFigurePlot : public QObject {
@@ -198,12 +210,8 @@ class TestStudyFigurePlot : public QObject {
   }
 
   void categoriesAreDotsWithErrorBarsNeverJoined() {
-    fl::study::StudyFigure f;
-    f.rows = f.cols = 1;
-    fl::study::FigurePanel p;
-    p.metric = p.yTitle = "test/kl";
-    p.xTitle = "head";
-    p.xCategories = {"linear", "gmm", "fourier"};
+    fl::study::StudyFigure f = headFigure({"linear", "gmm", "fourier"});
+    fl::study::FigurePanel& p = f.panels[0];
     for (const char* dataset : {"gaussian", "gmm2"}) {
       fl::study::FigureLine line;
       line.label = dataset;
@@ -216,7 +224,6 @@ class TestStudyFigurePlot : public QObject {
       p.lines.push_back(line);
     }
     p.references.push_back({"paper", "beta", 2, 0.4, 0.05, 2});  // beta has no run yet
-    f.panels.push_back(p);
     fl::widgets::StudyFigurePlot plot;
     plot.resize(800, 400);
     plot.setFigure(f);
@@ -251,12 +258,8 @@ class TestStudyFigurePlot : public QObject {
   // Only the lines with a point at a category share its room: the linear head (a line of one
   // category) sat left of its tick, beside two empty places the Fourier heads had at theirs.
   void aCategoryIsSharedOnlyByTheLinesWithAPointThere() {
-    fl::study::StudyFigure f;
-    f.rows = f.cols = 1;
-    fl::study::FigurePanel p;
-    p.metric = p.yTitle = "test/kl";
-    p.xTitle = "head";
-    p.xCategories = {"linear", "fourier"};
+    fl::study::StudyFigure f = headFigure({"linear", "fourier"});
+    fl::study::FigurePanel& p = f.panels[0];
     const std::vector<std::pair<const char*, double>> lines{
         {"frequencies not used", 0}, {"frequencies = 4", 1}, {"frequencies = 12", 1}};
     for (const auto& [label, x] : lines) {
@@ -270,7 +273,6 @@ class TestStudyFigurePlot : public QObject {
       line.colorRank = static_cast<int>(p.lines.size());
       p.lines.push_back(line);
     }
-    f.panels.push_back(p);
     fl::widgets::StudyFigurePlot plot;
     plot.resize(800, 400);
     plot.setFigure(f);

@@ -200,19 +200,43 @@ class TestMetricPlot : public QObject {
       const QString where = QString("%1..%2").arg(range.lower).arg(range.upper);
       QVERIFY2(ticks.size() >= 2 && ticks.size() <= 10, qPrintable(where));
       if (decades >= 1) QVERIFY2(ticks.size() >= 3, qPrintable(where));
+      int tenthsOnTop = 0;
       for (int i = 0; i < ticks.size(); ++i) {
         QVERIFY2(range.contains(ticks[i]) || std::abs(ticks[i] / range.upper - 1) < 1e-9 ||
                      std::abs(ticks[i] / range.lower - 1) < 1e-9,
                  qPrintable(where));
         if (i > 0) QVERIFY(ticks[i] > ticks[i - 1]);
-        // A digit or a half digit (1, 1.5, ..., 9.5) times a power of ten.
+        // A digit or a half digit (1, 1.5, ..., 9.5) times a power of ten; past the last of
+        // those, at most two tenths (1.1, 1.2) labelling a top wider than their widest step.
         const double power = std::pow(10.0, std::floor(std::log10(ticks[i]) + 1e-12));
-        const double halves = 2 * ticks[i] / power;
-        QVERIFY2(std::abs(halves - std::round(halves)) < 1e-9 && std::round(halves) >= 2 &&
-                     std::round(halves) <= 19,
+        const double halves = 2 * ticks[i] / power, tenths = 10 * ticks[i] / power;
+        const bool halfDigit = std::abs(halves - std::round(halves)) < 1e-9 &&
+                               std::round(halves) >= 2 && std::round(halves) <= 19;
+        if (tenthsOnTop == 0 && halfDigit) continue;
+        ++tenthsOnTop;
+        QVERIFY2(std::abs(tenths - std::round(tenths)) < 1e-9 && i >= 2 && tenthsOnTop <= 2,
                  qPrintable(QString("%1 on %2").arg(ticks[i]).arg(where)));
       }
+      // No part of the range past the last tick is wider than the widest step between ticks
+      // where a tenth could label it.
+      double widest = 0;
+      for (int i = 1; i < ticks.size(); ++i) widest = std::max(widest, ticks[i] / ticks[i - 1]);
+      const double last = ticks.back();
+      const double power = std::pow(10.0, std::floor(std::log10(last) + 1e-12));
+      const double nextTenth = (std::floor(10 * last / power + 1e-9) + 1) * power / 10;
+      if (nextTenth <= range.upper)
+        QVERIFY2(range.upper / last <= widest * (1 + 1e-9) || tenthsOnTop > 0, qPrintable(where));
     }
+  }
+
+  // A KL axis from 0.7 to 1.25 read 0.7, 0.8, 0.9, 1 and nothing above, where the runs were.
+  void aLogAxisLabelsTheTopPastItsLastDigit() {
+    QCOMPARE(fl::widgets::logTicksOf(QCPRange(0.7, 1.25)),
+             (QVector<double>{0.7, 0.8, 0.9, 1, 1.1, 1.2}));
+    QCOMPARE(fl::widgets::logTicksOf(QCPRange(0.7, 1.4)),
+             (QVector<double>{0.7, 0.8, 0.9, 1, 1.2, 1.4}));
+    // A top no wider than the steps below it needs none.
+    QCOMPARE(fl::widgets::logTicksOf(QCPRange(0.12, 6)), (QVector<double>{0.2, 0.5, 1, 2, 5}));
   }
 
   // Over more than 1.6 decades with fewer than three powers of ten inside (KL from 6 at the

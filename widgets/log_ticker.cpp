@@ -1,5 +1,6 @@
 #include "widgets/log_ticker.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -47,6 +48,21 @@ QVector<double> logTicksOf(const QCPRange& range) {
     if (candidate.size() > kMostTicks && ticks.size() >= 2) break;
     ticks = std::move(candidate);
     if (ticks.size() >= 3) break;
+  }
+  // The range's top past the last tick, wider than any step between ticks, is labelled too, in
+  // tenths of its decade (two at most): a KL axis from 0.7 to 1.25 read 0.7, 0.8, 0.9, 1 and
+  // nothing above, where the runs were.
+  if (ticks.size() >= 2) {
+    double widest = 0;
+    for (int i = 1; i < ticks.size(); ++i) widest = std::max(widest, ticks[i] / ticks[i - 1]);
+    if (range.upper / ticks.back() > widest) {
+      std::vector<double> tenths;
+      for (int m = 11; m < 100; ++m) tenths.push_back(m / 10.0);
+      const QVector<double> top =
+          multiplesOfPowers(QCPRange(ticks.back() * (1 + 1e-9), range.upper), tenths);
+      const int every = (static_cast<int>(top.size()) + 1) / 2;
+      for (int i = every - 1; i < top.size(); i += std::max(every, 1)) ticks << top[i];
+    }
   }
   return ticks;
 }

@@ -4,6 +4,7 @@
 // no label. Over such a span this one labels 1, 2 and 5 times the powers of ten, or where that
 // gives fewer than three 1, 2, 3 and 5 times them, then every digit, then every half digit (no
 // more than six labels where a coarser choice gave two), with the other digits as sub-ticks;
+// a top past the last of these, wider than their widest step, gets up to two tenths (1.1, 1.2);
 // wider spans keep QCustomPlot's powers of ten where at least three of them fall inside.
 #pragma once
 

@@ -301,6 +301,18 @@ class TestCliStore : public QObject {
     QCOMPARE(row.mid(seedEnd - 2, 2), QString("42"));
   }
 
+  // `runs show` names what the run's config holds but does not use, and why, as the History
+  // greys it: a linear head's `"frequencies":12` read as if N mattered to it.
+  void runsShowNamesTheSettingsARunDoesNotUse() {
+    const QString d = db("unused.db");
+    QCOMPARE(runCli(QStringList{"run", "fourier-head", "--db", d, "--set", "head=linear"} + kTiny)
+                 .exitCode,
+             0);
+    const auto linear = runCli({"runs", "--db", d, "show", "1"});
+    QVERIFY2(linear.out.contains("  not used  frequencies (used only when head is fourier); "),
+             qPrintable(linear.out));
+  }
+
   // Two runs of one config and seed, KL 0.48 against 0.04, read "(identical configs)" and
   // nothing more where an older build had not recorded how each trained: a batched run adds
   // its products in another order than a lone one. Both recorded alone: nothing to add; one

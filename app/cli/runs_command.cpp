@@ -254,6 +254,16 @@ int show(const ExperimentRegistry& registry, const RunRecord& r,
   }
   std::printf("  tags      %s\n  notes     %s\n  config    %s\n", tags.c_str(), r.notes.c_str(),
               r.config.dump().c_str());
+  // The config as stored, and beside it what this run does not use, as the History greys it: a
+  // linear head's `"frequencies":4` read as if N mattered to it.
+  if (const auto experiment = registry.find(r.experiment); experiment && r.config.is_object()) {
+    std::string unused;
+    for (const auto& param : experiment->allParams())
+      if (r.config.contains(param.name) && !isUsed(param, r.config))
+        unused +=
+            (unused.empty() ? "" : "; ") + param.name + " (" + param.conditionDescription() + ")";
+    if (!unused.empty()) std::printf("  not used  %s\n", unused.c_str());
+  }
   for (const auto& [study, axes] : memberships)
     std::printf("  study     %lld, %s\n", static_cast<long long>(study),
                 study::cellLabel(axes, r.seed).c_str());

@@ -1258,6 +1258,38 @@ class TestMainWindow : public QObject {
   // (a legend read "#12 5 12 fourier 500 1": bare numbers side by side say nothing). So are
   // runs that share a name ("defaults, edited: epochs 2", launched twice with two heads): the
   // name alone told their curves apart only by the run ids.
+  // A run named by its edits beside study runs that share some of them: the shared ones go,
+  // what sets it apart stays ("#7 defa… frequencies 4" hid its dataset and lr).
+  void anEditedRunsLegendDropsTheEditsTheOthersShare() {
+    const std::string path = (m_dir.path() + "/edits-shared.db").toStdString();
+    std::vector<int64_t> ids;
+    {
+      fl::store::RunStore store(path);
+      auto add = [&](const std::string& name, const nlohmann::json& config) {
+        const int64_t id = store.createRun({"fourier-head", name, config, {}, {}});
+        store.writeEvents(id, {fl::MetricEvent{"test/kl", 10, 0.1, 0.5}});
+        store.finishRun(id, fl::RunStatus::Finished, "");
+        ids.push_back(id);
+      };
+      add("sweep · frequencies=4 head=fourier seed=1",
+          {{"head", "fourier"}, {"frequencies", 4}, {"epochs", 10}, {"seed", 1}});
+      add("sweep · frequencies=4 head=fourier seed=2",
+          {{"head", "fourier"}, {"frequencies", 4}, {"epochs", 10}, {"seed", 2}});
+      add("defaults, edited: dataset beta, epochs 10, frequencies 4", {{"head", "fourier"},
+                                                                       {"frequencies", 4},
+                                                                       {"epochs", 10},
+                                                                       {"dataset", "beta"},
+                                                                       {"seed", 1}});
+    }
+    MainWindow w(m_registry, std::make_unique<fl::store::RunStore>(path));
+    w.compareRuns(ids);
+    QStringList curves;
+    for (auto* plot : w.display()->dashboard()->metricPlots())
+      if (plot->objectName() == "kl") curves = plot->curveNames();
+    QVERIFY2(curves.contains(QString("#%1 defaults · dataset beta").arg(ids[2])),
+             qPrintable(curves.join(" | ")));
+  }
+
   void unnamedRunsAreLabelledByTheirDifferingSettings_data() {
     QTest::addColumn<QString>("name");
     QTest::newRow("unnamed") << QString();

@@ -356,16 +356,29 @@ std::map<int64_t, std::string> RunDisplay::legendNamesOfShown() const {
   // How many shown runs' names have each edit: one they all have ("epochs 2" of a comparison's
   // arms) tells no curve from another, one few have tells the most. Worked out once for all
   // the shown runs: per label, it read every shown run's name again.
+  // An edit is held by every shown run whose config has that value, named so or not: a run
+  // "defaults, edited: dataset beta, epochs 10, frequencies 4, lr 0.003" beside study runs at
+  // epochs 10 and frequencies 4 kept every edit, and its legend was cut to "#7 defa…
+  // frequencies 4", without the dataset and lr that set it apart.
+  std::vector<const RunView*> views;
+  for (auto id : m_shown)
+    if (const RunView* view = m_views.find(id)) views.push_back(view);
   std::map<std::string, int> holders;
-  for (auto id : m_shown)
-    if (const RunView* view = m_views.find(id))
-      for (const auto& edit : editList(view->name(), view->config())) ++holders[edit];
+  for (const RunView* view : views)
+    for (const auto& edit : editList(view->name(), view->config())) {
+      if (holders.count(edit)) continue;
+      const std::string key = edit.substr(0, edit.find(' '));
+      const nlohmann::json value = configValue(view->config(), key);
+      int holding = 0;
+      for (const RunView* other : views)
+        holding += !value.is_null() && configValue(other->config(), key) == value;
+      holders[edit] = std::max(holding, 1);  // "and 2 more" is its run's alone
+    }
   std::map<int64_t, std::string> names;
-  const int runs = static_cast<int>(m_shown.size());
-  for (auto id : m_shown)
-    if (const RunView* view = m_views.find(id))
-      names[id] =
-          runs > 1 ? compactName(view->name(), view->config(), holders, runs) : view->name();
+  const int runs = static_cast<int>(views.size());
+  for (const RunView* view : views)
+    names[view->id()] =
+        runs > 1 ? compactName(view->name(), view->config(), holders, runs) : view->name();
   return names;
 }
 

@@ -1259,7 +1259,7 @@ class TestMainWindow : public QObject {
   // runs that share a name ("defaults, edited: epochs 2", launched twice with two heads): the
   // name alone told their curves apart only by the run ids.
   // A run named by its edits beside study runs that share some of them: the shared ones go,
-  // what sets it apart stays ("#7 defa… frequencies 4" hid its dataset and lr).
+  // what sets it apart stays (cut to "defa… frequencies 4", it hid its dataset and lr).
   void anEditedRunsLegendDropsTheEditsTheOthersShare() {
     const std::string path = (m_dir.path() + "/edits-shared.db").toStdString();
     std::vector<int64_t> ids;

@@ -484,7 +484,9 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
           (going.empty() ? "" : " and " + std::to_string(going.size()) + " run(s) it trained");
       if (!confirmedDeletion("delete " + what + "?", args.yes)) return kExitOk;
       if (refusedWhileTraining()) return kExitBadUsage;
-      studies.remove(args.id, !going.empty());
+      // The runs the question named, not worked out again.
+      studies.remove(args.id, /*withRuns=*/false);
+      if (!going.empty()) runs.deleteRuns(going);
       std::string keptText;
       if (!kept.empty())
         keptText = "; kept " + nameRunIds({kept.begin(), kept.end()}) +

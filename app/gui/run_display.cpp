@@ -358,8 +358,8 @@ std::map<int64_t, std::string> RunDisplay::legendNamesOfShown() const {
   // the shown runs: per label, it read every shown run's name again.
   // An edit is held by every shown run whose config has that value, named so or not: a run
   // "defaults, edited: dataset beta, epochs 10, frequencies 4, lr 0.003" beside study runs at
-  // epochs 10 and frequencies 4 kept every edit, and its legend was cut to "#7 defa…
-  // frequencies 4", without the dataset and lr that set it apart.
+  // epochs 10 and frequencies 4 kept every edit, and its legend was cut to "defa… frequencies
+  // 4", without the dataset and lr that set it apart.
   std::vector<const RunView*> views;
   for (auto id : m_shown)
     if (const RunView* view = m_views.find(id)) views.push_back(view);

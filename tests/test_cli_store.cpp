@@ -159,6 +159,37 @@ class TestCliStore : public QObject {
     const auto fields = pdfRow->split(',');
     QCOMPARE(fields.size(), 8);
     QVERIFY2(std::abs(fields.at(6).toDouble() + 0.98) < 1e-6, qPrintable(*pdfRow));
+    // A row per run to join the long tables on: what set it and where its metrics ended. The
+    // linear head's frequencies are empty (it does not use them); its last KL is the one
+    // `runs list` reports.
+    QFile runsTable(db("export.runs.csv"));
+    QVERIFY(runsTable.open(QIODevice::ReadOnly));
+    const auto runRows = QString::fromUtf8(runsTable.readAll()).trimmed().split('\n');
+    QCOMPARE(runRows.size(), 3);
+    const auto header = runRows.at(0).split(',');
+    QVERIFY2(runRows.at(0).startsWith("run_id,experiment,name,status,trained_on,tags,dataset,"),
+             qPrintable(runRows.at(0)));
+    const auto column = [&](const QString& name) {
+      const auto at = header.indexOf(name);
+      if (at < 0) qFatal("no column %s in %s", qPrintable(name), qPrintable(runRows.at(0)));
+      return at;
+    };
+    const auto fourierRow = runRows.at(1).split(',');
+    const auto linearRow = runRows.at(2).split(',');
+    QCOMPARE(fourierRow.size(), header.size());
+    QCOMPARE(linearRow.size(), header.size());
+    QCOMPARE(fourierRow.at(column("frequencies")), QString("12"));
+    QCOMPARE(linearRow.at(column("frequencies")), QString());
+    QCOMPARE(linearRow.at(column("head")), QString("linear"));
+    QCOMPARE(linearRow.at(column("samples")), QString("300"));
+    QCOMPARE(linearRow.at(column("tags")), QString("baseline;linear"));
+    QCOMPARE(linearRow.at(column("trained_on")), QString("cpu"));
+    for (int i = 0; i < 2; ++i) {
+      const double listed = runs[static_cast<size_t>(i)]["metrics"]["test/kl"].get<double>();
+      const double tabled = (i == 0 ? fourierRow : linearRow).at(column("last:test/kl")).toDouble();
+      QVERIFY2(std::abs(tabled - listed) <= 1e-12 * std::abs(listed),
+               qPrintable(QString("%1 vs %2").arg(tabled, 0, 'g', 17).arg(listed, 0, 'g', 17)));
+    }
     // CSV on stdout cannot carry the snapshots; it must say so, not drop them silently.
     auto toStdout = runCli({"runs", "--db", d, "export", "1"});
     QCOMPARE(toStdout.exitCode, 0);

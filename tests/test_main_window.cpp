@@ -2214,8 +2214,9 @@ class TestMainWindow : public QObject {
     QString error;
     QVERIFY(history->exportRuns({1, 2}, csv, &error));
     QCOMPARE(w->statusBar()->currentMessage(),
-             QString("Exported 2 run(s) to %1 and %2")
-                 .arg(csv, m_dir.path() + "/history-export.snapshots.csv"));
+             QString("Exported 2 run(s) to %1, %2 and %3")
+                 .arg(csv, m_dir.path() + "/history-export.snapshots.csv",
+                      m_dir.path() + "/history-export.runs.csv"));
     QFile file(csv);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const auto lines = QString::fromUtf8(file.readAll()).trimmed().split('\n');

@@ -6,6 +6,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/export_format.h"
 #include "core/engine/atomic_file.h"
+#include "core/engine/spoken_list.h"
 #include "core/store/run_export.h"
 
 namespace fl::cli {
@@ -30,8 +31,8 @@ int exportToStdout(const store::RunStore& store, const ExperimentRegistry& regis
     if (anySnapshots(store, runs))
       std::fprintf(stderr,
                    "note: the CSV on stdout holds the metrics only; these runs have "
-                   "snapshots: write them with --out PATH (to PATH.snapshots.csv) or "
-                   "use --format json\n");
+                   "snapshots: write them with --out PATH.csv (to PATH.snapshots.csv, with each "
+                   "run's settings and last values in PATH.runs.csv) or use --format json\n");
   }
   // A failed write shows at the end, where every command's output is checked (checked_output.h).
   return kExitOk;
@@ -56,9 +57,7 @@ int exportRuns(const store::RunStore& store, const ExperimentRegistry& registry,
   if (out.empty()) return exportToStdout(store, registry, runs, format);
   try {
     const auto written = store::exportRunsToFile(store, &registry, runs, out, format == "json");
-    std::string files;
-    for (const auto& f : written) files += (files.empty() ? "" : " and ") + f;
-    std::fprintf(stderr, "wrote %s\n", files.c_str());
+    std::fprintf(stderr, "wrote %s\n", spokenList(written).c_str());
     if (written.size() == 1 && format == "csv" && anySnapshots(store, runs))
       std::fprintf(stderr,
                    "note: %s is not a regular file: the CSV holds the metrics only; use "

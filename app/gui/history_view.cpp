@@ -28,6 +28,7 @@
 #include "app/gui/export_stem.h"
 #include "app/gui/history_model.h"
 #include "app/gui/run_edit.h"
+#include "core/engine/spoken_list.h"
 #include "core/engine/system_metrics.h"
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
@@ -555,9 +556,9 @@ bool HistoryView::exportRuns(const std::vector<int64_t>& ids, const QString& pat
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }
-  QStringList files;
-  for (const auto& file : written) files << QString::fromStdString(file);
-  emit done(QString("Exported %1 run(s) to %2").arg(runs.size()).arg(files.join(" and ")));
+  emit done(QString("Exported %1 run(s) to %2")
+                .arg(runs.size())
+                .arg(QString::fromStdString(spokenList(written))));
   return true;
 }
 

@@ -6,10 +6,14 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "core/engine/atomic_file.h"
+#include "core/engine/config_diff.h"
 #include "core/engine/export_values.h"
+#include "core/engine/natural_order.h"
 #include "core/store/not_compared.h"
 #include "core/store/run_snapshots.h"
 
@@ -84,6 +88,55 @@ void writeSnapshotsCsv(const RunStore& store, const ExperimentRegistry* registry
     }
 }
 
+void writeRunsCsv(const ExperimentRegistry* registry, const std::vector<RunRecord>& runs,
+                  std::ostream& out) {
+  std::map<std::string, std::vector<ParamSpec>> declared;
+  std::vector<nlohmann::json> used;
+  std::vector<std::string> settings;
+  std::set<std::string> seen;
+  std::set<std::string, NaturalLess> metricKeys;
+  for (const auto& r : runs) {
+    const auto experiment = registry ? registry->find(r.experiment) : nullptr;
+    if (experiment && !declared.count(r.experiment))
+      declared.emplace(r.experiment, experiment->allParams());
+    used.push_back(experiment ? comparedValues(experiment->allParams(), r.config) : r.config);
+    if (r.config.is_object())
+      for (const auto& [key, value] : r.config.items())
+        if (seen.insert(key).second) settings.push_back(key);
+    for (const auto& s : r.metrics) metricKeys.insert(s.key);
+  }
+  std::vector<std::vector<ParamSpec>> declarations;
+  for (const auto& r : runs)
+    if (const auto it = declared.find(r.experiment); it != declared.end())
+      declarations.push_back(it->second);
+  settings = inDeclarationOrder(settings, declarations);
+
+  out << "run_id,experiment,name,status,trained_on,tags";
+  for (const auto& key : settings) out << ',' << csvField(key);
+  for (const auto& key : metricKeys) out << ',' << csvField("last:" + key);
+  out << '\n' << std::setprecision(17);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RunRecord& r = runs[i];
+    std::string tags;
+    for (const auto& t : r.tags) tags += (tags.empty() ? "" : ";") + t;
+    out << r.id << ',' << csvField(r.experiment) << ',' << csvField(r.name) << ','
+        << toString(r.status) << ',' << csvField(r.device) << ',' << csvField(tags);
+    for (const auto& key : settings) {
+      const nlohmann::json value = configValue(used[i], key);
+      out << ',';
+      if (value.is_null() || isUnusedValue(value)) continue;
+      out << csvField(value.is_string() ? value.get<std::string>() : value.dump());
+    }
+    for (const auto& key : metricKeys) {
+      out << ',';
+      const auto it = std::find_if(r.metrics.begin(), r.metrics.end(),
+                                   [&](const MetricSummary& s) { return s.key == key; });
+      if (it != r.metrics.end() && it->count > 0) writeNumber(out, it->last);
+    }
+    out << '\n';
+  }
+}
+
 nlohmann::json runsToJson(const RunStore& store, const ExperimentRegistry* registry,
                           const std::vector<RunRecord>& runs) {
   nlohmann::json all = nlohmann::json::array();
@@ -138,13 +191,13 @@ nlohmann::json runsToJson(const RunStore& store, const ExperimentRegistry* regis
   return {{"runs", std::move(all)}};
 }
 
-std::string snapshotsCsvPathFor(const std::string& csvPath) {
+std::string companionCsvPath(const std::string& csvPath, const std::string& table) {
   const std::string suffix = ".csv";
   const bool hasSuffix =
       csvPath.size() > suffix.size() &&
       csvPath.compare(csvPath.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return (hasSuffix ? csvPath.substr(0, csvPath.size() - suffix.size()) : csvPath) +
-         ".snapshots.csv";
+  return (hasSuffix ? csvPath.substr(0, csvPath.size() - suffix.size()) : csvPath) + "." + table +
+         ".csv";
 }
 
 std::vector<std::string> exportRunsToFile(const RunStore& store, const ExperimentRegistry* registry,
@@ -152,7 +205,9 @@ std::vector<std::string> exportRunsToFile(const RunStore& store, const Experimen
                                           const std::string& path, bool json) {
   RunStore::refuseOwnFile(store.path(), path, "the export");
   if (!json)
-    RunStore::refuseOwnFile(store.path(), snapshotsCsvPathFor(path), "the export's snapshots");
+    for (const char* table : {"snapshots", "runs"})
+      RunStore::refuseOwnFile(store.path(), companionCsvPath(path, table),
+                              std::string("the export's ") + table);
   AtomicFile main(path);
   if (json) {
     main.stream() << runsToJson(store, registry, runs)
@@ -168,17 +223,24 @@ std::vector<std::string> exportRunsToFile(const RunStore& store, const Experimen
     main.commit();
     return {path};
   }
-  const std::string snapshotsPath = snapshotsCsvPathFor(path);
+  const std::string snapshotsPath = companionCsvPath(path, "snapshots");
+  const std::string runsPath = companionCsvPath(path, "runs");
   AtomicFile snapshots(snapshotsPath);
   writeSnapshotsCsv(store, registry, runs, snapshots.stream());
+  AtomicFile table(runsPath);
+  writeRunsCsv(registry, runs, table.stream());
   snapshots.commit();
+  bool tableWritten = false;
   try {
+    table.commit();
+    tableWritten = true;
     main.commit();
   } catch (...) {
-    std::remove(snapshotsPath.c_str());  // both or neither
+    std::remove(snapshotsPath.c_str());  // all or none
+    if (tableWritten) std::remove(runsPath.c_str());
     throw;
   }
-  return {path, snapshotsPath};
+  return {path, snapshotsPath, runsPath};
 }
 
 }  // namespace fl::store

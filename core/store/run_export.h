@@ -3,6 +3,9 @@
 //   CSV, snapshots: run_id,name,step,i0,i1,x0,x1,value                    (long format; 1-D and
 //                   2-D snapshots, i1 empty for 1-D; higher ranks flattened into i0; x0 and x1
 //                   the indices' coordinates where the snapshot's axes declare them)
+//   CSV, runs:      run_id,experiment,name,status,trained_on,tags,<each setting>,
+//                   last:<each metric>                                   (one row per run; a
+//                   setting the run's experiment lacks or the run does not use is empty)
 //   JSON: {"runs": [{id, experiment, name, status, config, build, tags, notes,
 //                    metrics: {key: [[step, wall, value], ...]},
 //                    snapshots: [{name, step, shape, axes, value_label, meta, data}]}]}
@@ -23,20 +26,25 @@ namespace fl::store {
 void writeMetricsCsv(const RunStore& store, const std::vector<RunRecord>& runs, std::ostream& out);
 void writeSnapshotsCsv(const RunStore& store, const ExperimentRegistry* registry,
                        const std::vector<RunRecord>& runs, std::ostream& out);
+// One row per run: what set it (its config, a value it does not use left empty, as a missing
+// one: a linear head's frequencies would group it with the Fourier heads at that N) and its
+// metrics' last values, to join the long tables on run_id.
+void writeRunsCsv(const ExperimentRegistry* registry, const std::vector<RunRecord>& runs,
+                  std::ostream& out);
 nlohmann::json runsToJson(const RunStore& store, const ExperimentRegistry* registry,
                           const std::vector<RunRecord>& runs);
 
-// Where a CSV export's snapshots go: runs.csv -> runs.snapshots.csv (other names: +
-// .snapshots.csv).
-std::string snapshotsCsvPathFor(const std::string& csvPath);
+// Where a CSV export's other tables go, `table` "snapshots" or "runs": runs.csv ->
+// runs.snapshots.csv (other names: + .snapshots.csv).
+std::string companionCsvPath(const std::string& csvPath, const std::string& table);
 
 // Writes `runs` to the file `path` as both front ends export them: JSON, or the metrics CSV at
-// `path` and the snapshots CSV at snapshotsCsvPathFor(path). Every file goes through AtomicFile
-// (a temporary file beside it, checked, renamed when complete), so a full disk or a kill never
-// leaves a truncated file under a final name; the snapshots are renamed first and removed again
-// if the metrics cannot be. A `path` that is not a regular file (/dev/stdout, a pipe) gets the
-// metrics only, like stdout. Returns the files written; throws fl::FileWriteError naming the
-// file and the reason.
+// `path`, the snapshots and runs CSVs beside it (companionCsvPath). Every file goes through
+// AtomicFile (a temporary file beside it, checked, renamed when complete), so a full disk or a
+// kill never leaves a truncated file under a final name; the companions are renamed first and
+// removed again if the metrics cannot be. A `path` that is not a regular file (/dev/stdout, a pipe)
+// gets the metrics only, like stdout. Returns the files written; throws fl::FileWriteError naming
+// the file and the reason.
 std::vector<std::string> exportRunsToFile(const RunStore& store, const ExperimentRegistry* registry,
                                           const std::vector<RunRecord>& runs,
                                           const std::string& path, bool json);

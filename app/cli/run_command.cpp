@@ -224,15 +224,37 @@ struct Outcome {
   int64_t lastStep = 0;  // the last step whose progress was reported
 };
 
+// Says on stderr when the store stops taking the run's writes and when it takes them again.
+void sayWriteTrouble(store::WriteTroubleWatch& writes, const store::StoreSink& storeSink,
+                     int64_t runId, ConsoleProgress& progress) {
+  store::WriteTrouble trouble;
+  if (auto error = storeSink.error()) trouble = {{runId}, *error};
+  const std::vector<int64_t> lost =
+      storeSink.failure() ? std::vector<int64_t>{runId} : std::vector<int64_t>{};
+  if (auto said = writes.update(trouble, lost)) {
+    progress.finish();
+    std::fprintf(stderr, "store: %s\n", said->c_str());
+  }
+}
+
+// Writes the rest of the run's events, saying why it waits where the store refuses them (a run
+// that has ended waits a while for a lock or a full disk to pass).
+void closeStoreSink(store::StoreSink& storeSink, store::WriteTroubleWatch& writes, int64_t runId,
+                    ConsoleProgress& progress) {
+  storeSink.beginClose();
+  while (!storeSink.waitClosed(std::chrono::milliseconds(100)))
+    sayWriteTrouble(writes, storeSink, runId, progress);
+  sayWriteTrouble(writes, storeSink, runId, progress);
+}
+
 // Shows the run's progress until its terminal status; a signal cancels it after the current
 // step.
 Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
                   const InterruptSignals& signals, const store::StoreSink& storeSink,
-                  int64_t runId) {
+                  store::WriteTroubleWatch& writes, int64_t runId) {
   Outcome out;
   bool done = false;
   std::chrono::steady_clock::time_point cancelledAt;
-  store::WriteTroubleWatch writes;
   while (!done) {
     for (auto& event : events.waitAndTakeAll(std::chrono::milliseconds(100))) {
       progress.handle(event);
@@ -250,12 +272,7 @@ Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
         }
       }
     }
-    store::WriteTrouble trouble;
-    if (auto error = storeSink.error()) trouble = {{runId}, *error};
-    if (auto said = writes.update(trouble, /*lost=*/{})) {
-      progress.finish();
-      std::fprintf(stderr, "store: %s\n", said->c_str());
-    }
+    sayWriteTrouble(writes, storeSink, runId, progress);
     if (signals.received() && !out.cancelRequested) {
       progress.finish();
       std::fprintf(stderr, "%s: cancelling after the current step...\n",
@@ -422,12 +439,14 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
 
   const auto started = std::chrono::steady_clock::now();
   runner.start();
-  const Outcome outcome = followRun(runner, events, progress, signals, storeSink, prepared.runId);
+  store::WriteTroubleWatch writes;
+  const Outcome outcome =
+      followRun(runner, events, progress, signals, storeSink, writes, prepared.runId);
   if (outcome.abandoned) {
     // The Runner's thread is stuck inside a step: record the run's end through the same
     // writer, then leave without joining it (its destructor would wait forever).
     storeSink.onEvent(outcome.finalStatus);
-    storeSink.close();
+    closeStoreSink(storeSink, writes, prepared.runId, progress);
     progress.finish();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -440,7 +459,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
         storeSink.error() ? kExitStoreError : InterruptSignals::exitCode(signals.received()));
   }
   runner.join();
-  storeSink.close();
+  closeStoreSink(storeSink, writes, prepared.runId, progress);
   progress.finish();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

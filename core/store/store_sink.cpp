@@ -13,6 +13,10 @@ void StoreSink::beginClose() { m_writer->beginClose(*m_channel); }
 
 void StoreSink::close() { m_writer->close(*m_channel); }
 
+bool StoreSink::waitClosed(std::chrono::milliseconds timeout) {
+  return m_writer->waitClosed(*m_channel, timeout);
+}
+
 std::optional<std::string> StoreSink::error() const { return m_writer->error(*m_channel); }
 
 std::optional<StoreSinkFailure> StoreSink::failure() const { return m_writer->failure(*m_channel); }

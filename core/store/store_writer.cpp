@@ -1,6 +1,7 @@
 #include "core/store/store_writer.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -29,6 +30,9 @@ struct StoreWriter::Channel {
   // alone, not in the transaction of all runs, until a write succeeds).
   std::vector<Event> batch;
   bool alone = false;
+  // When its last write first failed for a reason that passes (a lock another process holds, a
+  // full disk) while the channel was closing: it is tried again until closingPatience() after.
+  std::optional<std::chrono::steady_clock::time_point> closingTroubleSince;
 };
 
 namespace {
@@ -142,6 +146,8 @@ StoreSinkFailure recordLoss(std::optional<RunStore>& store, const std::string& p
 struct FlushItem {
   std::shared_ptr<StoreWriter::Channel> channel;
   bool closing = false;
+  bool stopping = false;  // the writer ends: no more tries for anyone
+  bool waits = false;     // closing, but its write is tried again at the next flush
   int64_t written = 0;
   std::optional<std::string> error;
   std::optional<StoreSinkFailure> failure;
@@ -151,6 +157,7 @@ struct FlushItem {
 struct WriteResult {
   bool ok = true;
   bool busy = false;  // another process held the store's lock past the busy timeout
+  bool noSpace = false;
   std::string error;
 };
 
@@ -164,7 +171,8 @@ WriteResult tryWrite(std::optional<RunStore>& store, const std::string& path,
     return {};
   } catch (const std::exception& e) {
     const auto* storeError = dynamic_cast<const StoreError*>(&e);
-    WriteResult failed{false, storeError && storeError->isBusy(), e.what()};
+    WriteResult failed{false, storeError && storeError->isBusy(),
+                       storeError && storeError->isNoSpace(), e.what()};
     // A connection that failed for another reason than a lock may be left unusable (a rollback
     // that failed, an I/O error): the next write opens a fresh one.
     if (!failed.busy) store.reset();
@@ -177,8 +185,9 @@ WriteResult tryWrite(std::optional<RunStore>& store, const std::string& path,
 // fails, a lock another process holds makes every run wait for the next flush; another failure
 // may be one run's own, so the runs are written alone until one fails as the write together did
 // (then it is the store's fault, and the rest wait too). A run whose write alone failed is
-// written alone from then on, so it holds back no other. A closing channel always has its last
-// attempt: when it fails its batch is lost, and recorded so.
+// written alone from then on, so it holds back no other. A closing channel's write that a lock
+// or a full disk refuses is tried again at each flush for closingPatience(); any other failure,
+// or the patience spent, loses its batch, and the loss is recorded.
 void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
                 const std::string& path) {
   auto committed = [](FlushItem& item) {
@@ -194,6 +203,7 @@ void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
   WriteResult shared;
   if (!together.empty()) shared = tryWrite(store, path, together);
   bool storeFault = shared.busy;
+  const auto now = std::chrono::steady_clock::now();
   for (auto& item : items) {
     StoreWriter::Channel& channel = *item.channel;
     if (channel.batch.empty()) continue;
@@ -202,22 +212,38 @@ void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
       committed(item);
       continue;
     }
-    if (wasTogether) item.error = shared.error;
+    // Why its write failed: the write together's, or (below) its own; nullopt where it was
+    // written alone before and waits now for a store that refused another run's write.
+    std::optional<WriteResult> failed;
+    if (wasTogether || shared.busy) failed = shared;
     const bool triedAlone = wasTogether && together.size() == 1;
-    if (!triedAlone && (!storeFault || item.closing)) {
+    // A closing run has its write alone, unless the store's lock refused them all: alone it
+    // would wait out the same lock once more.
+    if (!triedAlone && (!storeFault || (item.closing && !shared.busy))) {
       const WriteResult own = tryWrite(store, path, {{channel.runId, &channel.batch}});
       if (own.ok) {
         committed(item);
         continue;
       }
-      item.error = own.error;
+      failed = own;
       channel.alone = true;
       storeFault = storeFault || own.busy || (!shared.ok && own.error == shared.error);
     }
-    if (item.closing) {
-      item.failure = recordLoss(store, path, channel.runId, channel.batch, *item.error);
-      channel.batch.clear();
+    if (!failed) continue;  // a waiting non-closing run: its last error stands
+    item.error = failed->error;
+    if (!item.closing) continue;
+    // A run that has ended waits a while for a lock or a full disk to pass: its last batch
+    // holds its final status and metrics, and its checkpoints' rows.
+    const bool passes = failed->busy || failed->noSpace;
+    if (passes && !item.stopping) {
+      if (!channel.closingTroubleSince) channel.closingTroubleSince = now;
+      if (now - *channel.closingTroubleSince < StoreWriter::closingPatience()) {
+        item.waits = true;
+        continue;
+      }
     }
+    item.failure = recordLoss(store, path, channel.runId, channel.batch, *item.error);
+    channel.batch.clear();
   }
 }
 
@@ -264,6 +290,12 @@ std::string describeEvents(const std::vector<Event>& events, bool withStatus) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
   return out;
+}
+
+std::chrono::milliseconds StoreWriter::closingPatience() {
+  if (const char* env = std::getenv("FOURIERLAB_STORE_PATIENCE_MS"))
+    return std::chrono::milliseconds(std::atoll(env));
+  return std::chrono::minutes(2);
 }
 
 std::shared_ptr<StoreWriter> StoreWriter::of(const std::string& storePath,
@@ -326,6 +358,11 @@ void StoreWriter::close(Channel& channel) {
   m_closed.wait(lock, [&] { return channel.closed; });
 }
 
+bool StoreWriter::waitClosed(Channel& channel, std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(m_mutex);
+  return m_closed.wait_for(lock, timeout, [&] { return channel.closed; });
+}
+
 std::optional<std::string> StoreWriter::error(const Channel& channel) const {
   std::lock_guard<std::mutex> lock(m_mutex);
   return channel.error;
@@ -359,6 +396,7 @@ void StoreWriter::writerLoop() {
       FlushItem item;
       item.channel = channel;
       item.closing = closing;
+      item.stopping = stopping;
       items.push_back(std::move(item));
     }
     lock.unlock();
@@ -372,7 +410,7 @@ void StoreWriter::writerLoop() {
         channel.error = item.error;
       else if (item.written > 0)
         channel.error.reset();
-      if (item.closing) {
+      if (item.closing && !item.waits) {
         channel.failure = std::move(item.failure);
         channel.closed = true;
         anyClosed = true;

@@ -1,16 +1,23 @@
 #include "core/store/write_trouble.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/engine/run_name.h"
+#include "core/store/store_writer.h"
 
 namespace fl::store {
 
 std::string describeWriteTrouble(const WriteTrouble& trouble) {
+  const auto patience =
+      std::chrono::duration_cast<std::chrono::seconds>(StoreWriter::closingPatience()).count();
+  const std::string within = patience >= 120 && patience % 60 == 0
+                                 ? std::to_string(patience / 60) + " minutes"
+                                 : std::to_string(patience) + " s";
   return "not taking the writes of " + nameRunIds(trouble.runs) + " (" + trouble.error +
          "); they wait in memory and are tried again: nothing is lost if the store takes them "
-         "before " +
-         (trouble.runs.size() == 1 ? "the run ends" : "those runs end");
+         "within " +
+         within + " of " + (trouble.runs.size() == 1 ? "the run's end" : "those runs' ends");
 }
 
 std::optional<std::string> WriteTroubleWatch::update(const WriteTrouble& now,

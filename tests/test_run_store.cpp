@@ -18,6 +18,7 @@
 
 #include "core/engine/export_values.h"
 #include "core/store/run_batching.h"
+#include "core/store/run_export.h"
 #include "core/store/run_store.h"
 #include "core/store/run_trainer.h"
 #include "core/store/schema.h"
@@ -749,6 +750,9 @@ class TestRunStore : public QObject {
                                     << "an axis's label, unit or ticks has the wrong JSON type";
     QTest::newRow("tick beyond float") << R"(axes = '[{"ticks": [1e300]}]')"
                                        << "an axis tick is not a float32 number";
+    // It was exported as `<discarded>`, which no JSON reader takes.
+    QTest::newRow("meta not JSON") << R"(meta = '{"verdict": AAAA')"
+                                   << "its meta is not JSON";
   }
   void damagedSnapshotRowsAreRefused() {
     QFETCH(QString, assignment);
@@ -768,6 +772,25 @@ class TestRunStore : public QObject {
                      QString("snapshot 'pdf/pred' of run %1 at step 10 cannot be read: %2")
                          .arg(id)
                          .arg(message));
+  }
+
+  // A run's config or build damaged into text that is not JSON read back as nlohmann's
+  // "discarded" value, which the exports dumped as `<discarded>`: a file no JSON reader takes,
+  // written and claimed. It reads as null (none recorded), and the export stays JSON.
+  void aDamagedConfigReadsAsNoneAndExportsAsJson() {
+    const std::string p = path("damaged-config.db");
+    RunStore store(p);
+    const int64_t id =
+        store.createRun({"x", "", nlohmann::json{{"lr", 0.1}}, {}, {{"torch", "2.15"}}});
+    execRaw(p, R"(UPDATE runs SET config = '{"lr": AAAA', build = 'AAAA')");
+    const auto run = store.run(id).value();
+    QVERIFY(run.config.is_null());
+    QVERIFY(run.build.is_null());
+    const std::string text = fl::store::runsToJson(store, nullptr, {run}).dump();
+    QVERIFY2(text.find("discarded") == std::string::npos, text.c_str());
+    const auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    QVERIFY(!parsed.is_discarded());
+    QVERIFY(parsed["runs"][0]["config"].is_null());
   }
 
   // An empty data blob was copied with memcpy from a null pointer (undefined behaviour).

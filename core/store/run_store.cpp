@@ -564,14 +564,20 @@ RunRecord RunStore::readRun(Statement& s) const {
   r.experiment = s.text(1);
   r.name = s.text(2);
   r.status = parseRunStatus(s.text(3)).value_or(RunStatus::Failed);
-  r.config = nlohmann::json::parse(s.text(4), nullptr, /*allow_exceptions=*/false);
+  // A config or build that is not JSON (a damaged page) reads as null, which every reader
+  // takes as "none recorded"; left discarded, exports wrote it as `<discarded>`.
+  const auto jsonOrNull = [](const std::string& text) {
+    auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return j.is_discarded() ? nlohmann::json() : j;
+  };
+  r.config = jsonOrNull(s.text(4));
   r.device = s.text(5);
   r.seed = s.int64(6);
   r.created = s.real(7);
   r.started = s.isNull(8) ? 0 : s.real(8);
   r.finished = s.isNull(9) ? 0 : s.real(9);
   r.appVersion = s.text(10);
-  r.build = nlohmann::json::parse(s.text(11), nullptr, false);
+  r.build = jsonOrNull(s.text(11));
   r.notes = s.text(12);
   r.message = s.text(13);
   r.lastStep = s.int64(14);
@@ -1088,13 +1094,15 @@ std::vector<StoredSnapshot> RunStore::snapshots(int64_t id, const std::string& n
       if (!bytes.empty()) std::memcpy(st.snapshot.data.data(), bytes.data(), bytes.size());
       st.snapshot.shape = shapeFromJson(s.text(2), st.snapshot.data.size());
       st.snapshot.axes = axesFromJson(s.text(4));
+      // Unchecked, a damaged meta was dumped into exports as `<discarded>`: invalid JSON.
+      st.snapshot.meta = nlohmann::json::parse(s.text(6), nullptr, /*allow_exceptions=*/false);
+      if (st.snapshot.meta.is_discarded()) throw BadSnapshotRow("its meta is not JSON");
     } catch (const BadSnapshotRow& e) {
       throw StoreError(path(), "snapshot '" + st.snapshot.name + "' of run " + std::to_string(id) +
                                    " at step " + std::to_string(st.step) +
                                    " cannot be read: " + e.what());
     }
     st.snapshot.valueLabel = s.text(5);
-    st.snapshot.meta = nlohmann::json::parse(s.text(6), nullptr, false);
     st.snapshot.role = parseSnapshotRole(s.text(7));
     out.push_back(std::move(st));
   }

@@ -17,6 +17,23 @@ class TestInterruptSignals : public QObject {
 
  private slots:
   // SIGTERM and SIGHUP used to kill a run like kill -9; they are caught as Ctrl-C is.
+  // A second signal 0.2 s after the first read "0 s after the signal"; tenths are said below
+  // ten seconds, whole seconds above.
+  void aStuckStepsWaitIsSaidInTenthsBelowTenSeconds() {
+    using fl::InterruptSignals;
+    const std::string quick =
+        InterruptSignals::stuckStepReason(SIGINT, "the step or evaluation under way after step 5",
+                                          std::chrono::milliseconds(230), true);
+    QCOMPARE(quick, std::string("SIGINT: the step or evaluation under way after step 5 had not "
+                                "ended 0.2 s after the signal (signalled again); stopped without "
+                                "it, so its work is lost: resume continues from the last "
+                                "checkpoint"));
+    const std::string slow = InterruptSignals::stuckStepReason(
+        0, "its step in progress", std::chrono::milliseconds(20400), false);
+    QVERIFY2(slow.find("stop: its step in progress had not ended 20 s after the signal;") == 0,
+             slow.c_str());
+  }
+
   void eachSignalIsCaughtAndTheFirstKept() {
     for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
       fl::InterruptSignals caught;

@@ -258,9 +258,14 @@ Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
   while (!done) {
     for (auto& event : events.waitAndTakeAll(std::chrono::milliseconds(100))) {
       progress.handle(event);
-      if (auto* p = std::get_if<ProgressEvent>(&event)) out.lastStep = p->step;
-      if (auto* metric = std::get_if<MetricEvent>(&event))
+      if (auto* p = std::get_if<ProgressEvent>(&event))
+        out.lastStep = std::max(out.lastStep, p->step);
+      if (auto* metric = std::get_if<MetricEvent>(&event)) {
         out.finalMetrics[metric->key] = metric->value;
+        // An evaluation's metrics come before its progress event: a stop inside the
+        // evaluation at step 5 read as "step 1 had not ended", and the run as 0 steps.
+        out.lastStep = std::max(out.lastStep, metric->step);
+      }
       if (auto* snapshot = std::get_if<SnapshotEvent>(&event))
         if (snapshot->snapshot.meta.contains("verdict"))
           out.verdicts[snapshot->snapshot.name] = snapshot->snapshot.meta;
@@ -284,13 +289,14 @@ Outcome followRun(Runner& runner, EventQueue& events, ConsoleProgress& progress,
     if (!done && out.cancelRequested &&
         (signals.count() > 1 ||
          std::chrono::steady_clock::now() - cancelledAt >= InterruptSignals::stopGrace())) {
-      const auto waited = std::chrono::duration_cast<std::chrono::seconds>(
+      const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
           std::chrono::steady_clock::now() - cancelledAt);
       out.abandoned = true;
       out.finalStatus.status = RunStatus::Cancelled;
       out.finalStatus.step = out.lastStep;
       out.finalStatus.message = InterruptSignals::stuckStepReason(
-          signals.received(), "step " + std::to_string(out.lastStep + 1), waited,
+          signals.received(),
+          "the step or evaluation under way after step " + std::to_string(out.lastStep), waited,
           signals.count() > 1);
       done = true;
     }

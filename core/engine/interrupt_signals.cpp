@@ -94,10 +94,14 @@ std::chrono::milliseconds InterruptSignals::stopGrace() {
 }
 
 std::string InterruptSignals::stuckStepReason(int signal, const std::string& step,
-                                              std::chrono::seconds waited, bool signalledAgain) {
-  return (signal ? name(signal) : std::string("stop")) + ": " + step + " had not ended " +
-         std::to_string(waited.count()) + " s after the signal" +
-         (signalledAgain ? " (signalled again)" : "") +
+                                              std::chrono::milliseconds waited,
+                                              bool signalledAgain) {
+  // Tenths below ten seconds: a second signal 0.2 s after the first read "0 s".
+  char seconds[32];
+  const double s = static_cast<double>(waited.count()) / 1000.0;
+  std::snprintf(seconds, sizeof seconds, s < 10 ? "%.1f" : "%.0f", s);
+  return (signal ? name(signal) : std::string("stop")) + ": " + step + " had not ended " + seconds +
+         " s after the signal" + (signalledAgain ? " (signalled again)" : "") +
          "; stopped without it, so its work is lost: resume continues from the last checkpoint";
 }
 

@@ -46,12 +46,12 @@ class InterruptSignals {
   // Slurm sends SIGKILL 30 s after SIGTERM by default: 20 s leaves time to record the runs.
   // FOURIERLAB_STOP_GRACE_MS overrides it.
   static std::chrono::milliseconds stopGrace();
-  // Why a run was stopped without its step, for its record: "SIGTERM: step 812 had not ended
-  // 20 s after the signal; stopped without it, so its work is lost: resume continues from the
-  // last checkpoint". `step` names the step ("step 812", "its step in progress"); signal 0 reads
-  // "stop".
+  // Why a run was stopped without its step, for its record: "SIGTERM: the step or evaluation
+  // under way after step 811 had not ended 20 s after the signal; stopped without it, so its work
+  // is lost: resume continues from the last checkpoint". `step` names what was under way ("its
+  // step in progress"); signal 0 reads "stop".
   static std::string stuckStepReason(int signal, const std::string& step,
-                                     std::chrono::seconds waited, bool signalledAgain);
+                                     std::chrono::milliseconds waited, bool signalledAgain);
   // Leaves the process without joining the threads stuck in those steps (their destructors
   // would wait forever), once what it printed is out.
   [[noreturn]] static void exitLeavingStuckThreads(int exitCode);

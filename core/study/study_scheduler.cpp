@@ -121,7 +121,7 @@ bool StudyScheduler::stopGraceOver(std::chrono::steady_clock::time_point cancell
 std::string StudyScheduler::abandonReason(std::chrono::steady_clock::time_point cancelledAt) const {
   return InterruptSignals::stuckStepReason(m_options.stopFlag ? m_options.stopFlag->load() : 0,
                                            "its step in progress",
-                                           std::chrono::duration_cast<std::chrono::seconds>(
+                                           std::chrono::duration_cast<std::chrono::milliseconds>(
                                                std::chrono::steady_clock::now() - cancelledAt),
                                            m_options.stopCount && m_options.stopCount->load() > 1);
 }

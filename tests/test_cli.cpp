@@ -621,6 +621,60 @@ class TestCli : public QObject {
     QVERIFY(!store.metric(1, "test/kl").empty());  // what it had measured stays
   }
 
+  // A resume onto a corpus edited since used to fail the run (exit 1, status failed) though
+  // nothing of it was wrong: it is refused with exit 2, the run left resumable, and once the
+  // text is back it resumes.
+  void aResumeOntoAnotherTextLeavesTheRunResumable() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    const QString corpus = dir.filePath("text.txt");
+    QByteArray text;
+    for (int i = 0; i < 4000; ++i) text += "the quick brown fox jumps over the lazy dog\n"[i % 44];
+    const auto writeText = [&](const QByteArray& bytes) {
+      QFile file(corpus);
+      QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      QCOMPARE(file.write(bytes), bytes.size());
+    };
+    writeText(text);
+    QProcess p;
+    const QByteArray err = signalOnceTraining(p, {"run",      "fope",
+                                                  "--set",    "d_model=16",
+                                                  "--set",    "heads=1",
+                                                  "--set",    "layers=1",
+                                                  "--set",    "train_len=16",
+                                                  "--set",    "steps=100000",
+                                                  "--set",    "eval_every=2",
+                                                  "--set",    "eval_tokens=64",
+                                                  "--set",    "passkey_mix=0",
+                                                  "--set",    "checkpoint_every=1",
+                                                  "--set",    "corpus=" + corpus,
+                                                  "--device", "cpu",
+                                                  "--db",     db},
+                                              SIGINT);
+    QVERIFY2(err.contains("eval step"), err.constData());
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 130);
+    writeText(text + "edited\n");
+    const auto refused = runCli({"run", "--resume", "1", "--db", db});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains("error: run 1 not resumed: corpus '" + corpus +
+                                  "' is not the text this run trained on"),
+             qPrintable(refused.err));
+    QVERIFY2(refused.err.contains("it stays resumable"), qPrintable(refused.err));
+    {
+      fl::store::RunStore store(db.toStdString(), /*readOnly=*/true);
+      QCOMPARE(fl::toString(store.run(1)->status), std::string("interrupted"));
+      QVERIFY(!store.checkpoints(1).empty());
+    }
+    writeText(text);
+    QProcess resumed;
+    const QByteArray again =
+        signalOnceTraining(resumed, {"run", "--resume", "1", "--db", db}, SIGINT);
+    QVERIFY2(again.contains("resuming run 1 from its checkpoint"), again.constData());
+    QVERIFY(resumed.waitForFinished(30000));
+    QCOMPARE(resumed.exitCode(), 130);
+  }
+
   // Under `ulimit -v` a batch too large for the address space used to fail as a bare
   // "std::bad_alloc" (or hang in the BLAS): it fails as out of memory, saying what it tried.
   void aBatchBeyondTheAddressSpaceFailsAsOutOfMemory() {

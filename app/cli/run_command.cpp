@@ -42,6 +42,10 @@ int exitCodeFor(const StatusEvent& status, int signal) {
       return kExitOk;
     case RunStatus::Cancelled:
       return signal ? InterruptSignals::exitCode(signal) : kExitCancelled;
+    case RunStatus::Interrupted:
+      // The Runner ends a run so only where its checkpoint could not be continued for a reason
+      // outside it (its corpus changed): a usage error, the run left resumable.
+      return kExitBadUsage;
     default:
       return status.fileWriteFailed ? kExitStoreError : kExitRunFailed;
   }
@@ -314,6 +318,7 @@ void printOutcome(const Outcome& o, const std::string& experiment, int64_t runId
     std::fprintf(stderr, "run failed: %s\n", o.finalStatus.message.c_str());
   else if (o.finalStatus.status == RunStatus::Cancelled)
     std::fprintf(stderr, "run cancelled: %s\n", o.finalStatus.message.c_str());
+
   // A resumed run's "in 0:11" was this session's alone, read as the whole run's.
   const std::string resumed = resume ? " (resumed at step " + std::to_string(resume->step) + "; " +
                                            formatDuration(resume->wallSecondsBefore + seconds) +
@@ -482,6 +487,10 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
       shown.finalStatus.status == RunStatus::Finished && paper.empty()
           ? whyNotComparedWithPaper(*prepared.experiment, prepared.config.values)
           : "";
+  // The Runner ends a run interrupted only where its checkpoint could not be continued.
+  if (outcome.finalStatus.status == RunStatus::Interrupted)
+    std::fprintf(stderr, "error: run %lld %s; it stays resumable\n",
+                 static_cast<long long>(prepared.runId), outcome.finalStatus.message.c_str());
   printOutcome(shown, prepared.experiment->name(), prepared.runId, seconds, paper, notCompared,
                prepared.resume);
   if (args.json) {

@@ -9,6 +9,7 @@
 #include "core/engine/atomic_file.h"
 #include "core/engine/config.h"
 #include "core/engine/device.h"
+#include "core/engine/resume_refused.h"
 #include "core/engine/seeding.h"
 
 namespace fl {
@@ -90,6 +91,10 @@ void Runner::run() {
     status = m_options.serveProbesOnly ? serveProbes(*trial, message)
                                        : trainLoop(*trial, config.values, message);
     if (status == RunStatus::Finished) message = m_reporter.finishedSummary(config.values);
+  } catch (const ResumeRefused& e) {
+    // Nothing of the run changed: it stays resumable, and says why it was not resumed.
+    message = std::string("not resumed: ") + e.what();
+    status = RunStatus::Interrupted;
   } catch (const FileWriteError& e) {
     // A checkpoint the disk could not take (full, read-only): said apart, so the CLI can answer
     // with its store-error exit code rather than "the run failed".

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "core/engine/captured_loss_step.h"
+#include "core/engine/resume_refused.h"
 #include "core/engine/seeding.h"
 #include "core/optim/checkpoint_file.h"
 #include "core/optim/decay_selection.h"
@@ -84,12 +85,11 @@ void refuseAnotherCorpus(torch::serialize::InputArchive& archive, const lm::Char
   };
   const std::string source = corpus.empty() ? "the built-in text" : "corpus '" + corpus + "'";
   const auto held = saved.accessor<int64_t, 1>();
-  throw std::runtime_error(source + " is not the text this run trained on: it now has " +
-                           std::to_string(data.characters()) + " characters (digest " +
-                           digest(static_cast<int64_t>(data.digest())) +
-                           "), the checkpoint's text had " + std::to_string(held[0]) + " (digest " +
-                           digest(held[1]) +
-                           "); put that text back at the path, or start a new run");
+  throw ResumeRefused(source + " is not the text this run trained on: it now has " +
+                      std::to_string(data.characters()) + " characters (digest " +
+                      digest(static_cast<int64_t>(data.digest())) +
+                      "), the checkpoint's text had " + std::to_string(held[0]) + " (digest " +
+                      digest(held[1]) + "); put that text back at the path, or start a new run");
 }
 
 }  // namespace

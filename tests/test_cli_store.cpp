@@ -730,6 +730,11 @@ class TestCliStore : public QObject {
     QVERIFY2(r.err.contains("store error: run 1 has no usable checkpoint (missing: "),
              qPrintable(r.err));
     QCOMPARE(queryInt(path, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), int64_t(1));
+    // Without its folder of files, as a store copied alone into another folder is: the folder
+    // to copy beside it is named.
+    QVERIFY2(r.err.contains("This store has no folder of files beside it (" + d +
+                            ".files): a store copied or moved without it has no checkpoints"),
+             qPrintable(r.err));
   }
 
   void killNineThenResume() {

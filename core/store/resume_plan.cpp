@@ -4,6 +4,7 @@
 
 #include "core/engine/system_metrics.h"
 #include "core/optim/checkpoint_file.h"
+#include "core/store/artifact_paths.h"
 
 namespace fl::store {
 
@@ -62,6 +63,14 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
     unusable += (unusable.empty() ? "" : "; ") + std::string("damaged: ") + choice.damaged;
   if (!choice.chosen) {
     plan.error = "run " + id + " has no usable checkpoint (" + unusable + "); nothing was changed";
+    // A store copied without the folder beside it that holds its runs' files.
+    std::error_code ec;
+    const fs::path files = store.path() + kFilesSuffix;
+    if (!choice.missing.empty() && !fs::exists(files, ec))
+      plan.error += ". This store has no folder of files beside it (" + files.string() +
+                    "): a store copied or moved without it has no checkpoints; copy the "
+                    "original's (its name ending in " +
+                    kFilesSuffix + ") to that path, or resume the run in the original store";
     plan.storeProblem = true;
     return plan;
   }

@@ -242,7 +242,9 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
                  resumeCommand.c_str());
     return signal ? InterruptSignals::exitCode(signal) : kExitCancelled;
   }
-  if (p.finished == p.total) {
+  // Of the runs that finished, where some did not too: the table's cells say how many of each
+  // finished, and the line below says why the rest are missing.
+  if (p.finished > 0) {
     SweepArgs table = args;
     table.id = studyId;
     table.format = "md";
@@ -254,7 +256,8 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
           stderr, "warning: the study's table could not be drawn: %s; its runs are stored (`%s`)\n",
           e.what(), nextCommand("sweep show " + std::to_string(studyId), dbPath).c_str());
     }
-  } else {
+  }
+  if (p.finished < p.total) {
     const int64_t unfinished = p.total - p.finished;
     std::fprintf(stderr, "%lld %s not finish; `%s` says why, `%s` trains %s again\n",
                  static_cast<long long>(unfinished), unfinished == 1 ? "run did" : "runs did",

@@ -6,6 +6,7 @@
 
 #include <QImage>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>

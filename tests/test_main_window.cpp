@@ -1770,6 +1770,10 @@ class TestMainWindow : public QObject {
     action("Resume")->trigger();
     delete menu;
     QVERIFY(w->runsModel()->isLive(id));
+    // Where it continues is said (a killed run's later steps are dropped and trained again).
+    QVERIFY2(w->statusBar()->currentMessage().startsWith(
+                 QString("Resumed run #%1 from its checkpoint at step %2").arg(id).arg(stoppedAt)),
+             qPrintable(w->statusBar()->currentMessage()));
     QCOMPARE(w->runsModel()->rowCount(), 1);  // resuming adds no second row
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
     QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status),

@@ -69,6 +69,30 @@ class TestResumePlan : public QObject {
     QCOMPARE(store.metric(id, "train/loss").size(), size_t(8));
   }
 
+  // A killed run's steps after its last checkpoint are dropped by the resume and trained
+  // again: said where it continues (the window's status bar and `run --resume`), they are not
+  // a silent jump back in its curves.
+  void aResumeSaysWhatItTrainsAgain() {
+    RunStore store(path("says.db"));
+    const int64_t id = interruptedRun(store);
+    fl::ProgressEvent reached;
+    reached.step = 11;
+    reached.totalSteps = 20;
+    store.writeEvents(id, {reached});
+    auto plan = fl::store::prepareResume(registry(), store, id);
+    QVERIFY2(plan.ok(), plan.error.c_str());
+    QCOMPARE(fl::store::describeResume(plan),
+             std::string("from its checkpoint at step 8 (steps 9-11 are trained again)"));
+    plan.stepsBefore = 9;
+    QCOMPARE(fl::store::describeResume(plan),
+             std::string("from its checkpoint at step 8 (step 9 is trained again)"));
+    plan.stepsBefore = 8;
+    QCOMPARE(fl::store::describeResume(plan), std::string("from its checkpoint at step 8"));
+    plan.fromStart = true;
+    QCOMPARE(fl::store::describeResume(plan),
+             std::string("from step 0 (its 8 steps are trained again)"));
+  }
+
   // A checkpoint whose step has no evaluation stored (the store refused the run's last writes)
   // says so: resumed at the last step, the run evaluates again before it is finished.
   void theResumePointSaysWhetherItsStepWasEvaluated() {

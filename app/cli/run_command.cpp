@@ -109,13 +109,9 @@ std::optional<int> prepareResumeArgs(const ExperimentRegistry& registry, store::
   out.experiment = plan.experiment;
   out.config = plan.config;
   out.runId = plan.runId;
-  if (plan.fromStart) {
-    std::fprintf(stderr, "resuming run %lld from step 0\n", static_cast<long long>(plan.runId));
-  } else {
-    out.resume = plan.point;
-    std::fprintf(stderr, "resuming run %lld from its checkpoint at step %lld\n",
-                 static_cast<long long>(plan.runId), static_cast<long long>(plan.point.step));
-  }
+  if (!plan.fromStart) out.resume = plan.point;
+  std::fprintf(stderr, "resuming run %lld %s\n", static_cast<long long>(plan.runId),
+               store::describeResume(plan).c_str());
   if (!plan.note.empty()) std::fprintf(stderr, "note: %s\n", plan.note.c_str());
   return std::nullopt;
 }

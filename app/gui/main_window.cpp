@@ -384,8 +384,8 @@ void MainWindow::openStudy(int64_t studyId) {
 
 bool MainWindow::resumeRun(int64_t runId) {
   if (refuseWhenReadOnly()) return false;
-  std::string error;
-  if (!m_queue->resume(runId, &error)) {
+  std::string error, said;
+  if (!m_queue->resume(runId, &error, &said)) {
     // The store refused it (another process finished it, say): the view shows the store's run.
     try {
       if (!m_queue->isLive(runId) && !m_queue->endedUnwritten(runId) && m_views->find(runId) &&
@@ -399,6 +399,7 @@ bool MainWindow::resumeRun(int64_t runId) {
   }
   m_display->showRun(runId);
   m_tabs->setCurrentWidget(m_display);
+  statusBar()->showMessage(QString::fromStdString(said));
   return true;
 }
 

@@ -124,7 +124,7 @@ int64_t RunQueue::add(std::shared_ptr<const Experiment> experiment, const nlohma
   return id;
 }
 
-bool RunQueue::resume(int64_t runId, std::string* error) {
+bool RunQueue::resume(int64_t runId, std::string* error, std::string* said) {
   if (isWaiting(runId) || isTraining(runId)) {
     if (error) *error = "run " + std::to_string(runId) + " is still in the queue or training";
     return false;
@@ -140,6 +140,9 @@ bool RunQueue::resume(int64_t runId, std::string* error) {
     if (error) *error = plan.error;
     return false;
   }
+  if (said)
+    *said = "Resumed run #" + std::to_string(runId) + " " + store::describeResume(plan) +
+            (plan.note.empty() ? "" : "; " + plan.note);
   // Its past as the store now has it (rewound to the checkpoint); the run appends the rest.
   m_views.reload(runId);
   const int64_t studyId = studyOf(runId);

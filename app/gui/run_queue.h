@@ -54,7 +54,8 @@ class RunQueue : public QObject {
   int64_t add(std::shared_ptr<const Experiment> experiment, const nlohmann::json& config,
               const std::string& name, std::string* error);
   // Continues an interrupted or cancelled run from its newest checkpoint, in its own row.
-  bool resume(int64_t runId, std::string* error);
+  // `said`: where it continues and what it trains again (store::describeResume), and any note.
+  bool resume(int64_t runId, std::string* error, std::string* said = nullptr);
   // Rows for stored runs opened in the window (from History, a study, --open), so that each
   // has its eye, colour and verdict beside the runs trained here. They replace the rows of the
   // runs opened before, which leave unless they trained here since.

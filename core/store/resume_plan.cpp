@@ -37,6 +37,7 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
     plan.error = "run " + id + " is of experiment '" + run->experiment + "', unknown to this build";
     return plan;
   }
+  plan.stepsBefore = run->lastStep;
   nlohmann::json values = run->config;
   if (!device.empty()) values["device"] = device;
   plan.config = validateRunConfig(*plan.experiment, values);
@@ -81,6 +82,21 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
   plan.point = rewindTo(store, runId, *choice.chosen, plan.experiment->selectionMetric());
   store.removeStrayFiles(runId);
   return plan;
+}
+
+std::string describeResume(const ResumePlan& plan) {
+  if (plan.fromStart)
+    return "from step 0" + (plan.stepsBefore > 0 ? " (its " + std::to_string(plan.stepsBefore) +
+                                                       " steps are trained again)"
+                                                 : std::string());
+  const int64_t from = plan.point.step;
+  std::string again;
+  if (plan.stepsBefore > from + 1)
+    again = " (steps " + std::to_string(from + 1) + "-" + std::to_string(plan.stepsBefore) +
+            " are trained again)";
+  else if (plan.stepsBefore == from + 1)
+    again = " (step " + std::to_string(plan.stepsBefore) + " is trained again)";
+  return "from its checkpoint at step " + std::to_string(from) + again;
 }
 
 CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId,

@@ -30,8 +30,15 @@ struct ResumePlan {
   // The error is the store's state (checkpoint files gone), not what was asked: a store error.
   bool storeProblem = false;
   std::string note;  // when newer checkpoints were skipped (files missing): which, for the user
+  // The steps the run had recorded before the resume dropped what came after its checkpoint.
+  int64_t stepsBefore = 0;
   bool ok() const { return error.empty(); }
 };
+
+// Where a prepared resume continues, and what it trains again: "from its checkpoint at step 631
+// (steps 632-830 are trained again)". A killed run's data after its last checkpoint is dropped
+// at the resume; said so, it is not a surprise in the curves.
+std::string describeResume(const ResumePlan& plan);
 
 // The newest recorded checkpoint of a run whose file exists, and is whole when `checkContents`
 // (its CRC read over the whole file), and the recorded ones skipped because their files are

@@ -463,7 +463,8 @@ int RunStore::markDeadRunsInterrupted() {
   for (const auto& [id, writer] : dead) {
     update.bind(1, nowSeconds())
         .bind(2, "its process (pid " + std::to_string(writer.pid) + " on " + writer.host +
-                     ") ended without finishing; data up to its last write is kept")
+                     ") ended without finishing; data up to its last write is kept, and a resume "
+                     "continues from its last checkpoint, training again what came after it")
         .bind(3, id)
         .run();
   }

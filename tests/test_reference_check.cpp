@@ -23,7 +23,7 @@ class TestReferenceCheck : public QObject {
     QVERIFY(kl.withinSpread.value());
     QCOMPARE(kl.text,
              std::string("test/kl 0.170 vs paper 0.146 ± 0.033: within the paper's spread (|Δ| "
-                         "0.024 <= 0.066)"));
+                         "0.024 <= 0.066 = 2 std)"));
     const auto& smooth = inside[0].metric == "test/kl" ? inside[1] : inside[0];
     QVERIFY(!smooth.withinSpread.has_value());  // no spread published: no verdict
     // One run of the paper's distribution lies within 2 SE of its mean: 2 std where the seed
@@ -38,6 +38,8 @@ class TestReferenceCheck : public QObject {
     auto within = fl::checkAgainstReference(overFour, {{"dataset", "gmm2"}}, {{"test/kl", 0.215}});
     QVERIFY(within.at(0).withinSpread.value());  // 0.069 <= 0.0738
     QCOMPARE(within.at(0).bound, 2 * 0.033 * std::sqrt(1.25));
+    QVERIFY2(within.at(0).text.find("(|Δ| 0.069 <= 0.074 = 2 std √(1 + 1/4))") != std::string::npos,
+             within.at(0).text.c_str());
     QVERIFY(!fl::checkAgainstReference(overFour, {{"dataset", "gmm2"}}, {{"test/kl", 0.25}})
                  .at(0)
                  .withinSpread.value());
@@ -51,8 +53,8 @@ class TestReferenceCheck : public QObject {
     const auto v =
         fl::checkAgainstReference(tight, {{"dataset", "gmm2"}}, {{"test/smoothness", 0.0336}});
     QVERIFY(!v.at(0).withinSpread.value());
-    QCOMPARE(v.at(0).text, std::string("test/smoothness 0.034 vs paper 0.038 ± 0.002: outside the "
-                                       "paper's spread (|Δ| 0.0044 > 0.0042)"));
+    QCOMPARE(v.at(0).text, std::string("test/smoothness 0.034 vs paper 0.038 ± 0.0019: outside the "
+                                       "paper's spread (|Δ| 0.0044 > 0.0042 = 2 std √(1 + 1/4))"));
   }
 
   // Over many pairs: unequal numbers never print alike (beyond nine places' resolution), the
@@ -97,7 +99,7 @@ class TestReferenceCheck : public QObject {
     QCOMPARE(kl.value, 0.15);
     QCOMPARE(kl.text,
              std::string("best test/kl 0.150 vs paper 0.146 ± 0.033: within the paper's spread "
-                         "(|Δ| 0.004 <= 0.066)"));
+                         "(|Δ| 0.004 <= 0.066 = 2 std)"));
     // Without a minimum recorded, the last value stands in.
     v = fl::checkAgainstReference(ref, {{"dataset", "gmm2"}}, {{"test/kl", 0.3}}, {});
     QCOMPARE(v.at(0).value, 0.3);

@@ -60,10 +60,17 @@ std::vector<ReferenceVerdict> checkAgainstReference(const nlohmann::json& refere
       const double gap = std::abs(v.value - v.paperMean);
       v.withinSpread = gap <= v.bound;
       const auto [gapText, boundText] = figuresApart(gap, v.bound);
-      std::snprintf(buf, sizeof(buf), "%s %.3f vs paper %.3f ± %.3f: %s (|Δ| %s %s %s)",
-                    label.c_str(), v.value, v.paperMean, *v.paperStd,
+      // The bound's rule is said with it: beside "± 0.013", a bound of 0.030 read as a wrong
+      // verdict to a reader who took the std for the spread.
+      const std::string rule =
+          seeds && *seeds > 0 ? "2 std √(1 + 1/" + std::to_string(*seeds) + ")" : "2 std";
+      // A spread below 0.01 in two significant figures: 0.0019 read "± 0.002".
+      char spread[32];
+      std::snprintf(spread, sizeof spread, *v.paperStd < 0.01 ? "%.2g" : "%.3f", *v.paperStd);
+      std::snprintf(buf, sizeof(buf), "%s %.3f vs paper %.3f ± %s: %s (|Δ| %s %s %s = %s)",
+                    label.c_str(), v.value, v.paperMean, spread,
                     *v.withinSpread ? "within the paper's spread" : "outside the paper's spread",
-                    gapText.c_str(), *v.withinSpread ? "<=" : ">", boundText.c_str());
+                    gapText.c_str(), *v.withinSpread ? "<=" : ">", boundText.c_str(), rule.c_str());
     } else {
       std::snprintf(buf, sizeof(buf), "%s %.3f vs paper %.3f", label.c_str(), v.value, v.paperMean);
     }

@@ -238,7 +238,7 @@ void sayWriteTrouble(store::WriteTroubleWatch& writes, const store::StoreSink& s
 }
 
 // Writes the rest of the run's events, saying why it waits where the store refuses them (a run
-// that has ended waits a while for a lock or a full disk to pass).
+// that has ended waits a while for another process's lock to pass).
 void closeStoreSink(store::StoreSink& storeSink, store::WriteTroubleWatch& writes, int64_t runId,
                     ConsoleProgress& progress) {
   storeSink.beginClose();

@@ -13,10 +13,10 @@
 // Threading: onEvent from any thread; close(), error() and failure() from the owning thread. A
 // write that fails (e.g. the database locked past the busy timeout) keeps its batch and retries
 // at the next flush; the last failure is kept in error(). A batch still failing when the sink
-// closes is tried again while a lock or a full disk refuses it, for
-// StoreWriter::closingPatience(), and then lost: failure() says what it held, and the run's row is
-// given a status that `resume` continues from (the run's final status itself did not reach the
-// store, and a run left `running` would claim a finish it never recorded).
+// closes is tried again while another process's lock refuses it, for
+// StoreWriter::closingPatience(), and otherwise (a full disk) lost: failure() says what it held,
+// and the run's row is given a status that `resume` continues from (the run's final status itself
+// did not reach the store, and a run left `running` would claim a finish it never recorded).
 #pragma once
 
 #include <chrono>

@@ -30,8 +30,8 @@ struct StoreWriter::Channel {
   // alone, not in the transaction of all runs, until a write succeeds).
   std::vector<Event> batch;
   bool alone = false;
-  // When its last write first failed for a reason that passes (a lock another process holds, a
-  // full disk) while the channel was closing: it is tried again until closingPatience() after.
+  // When its last write first failed, while the channel was closing, on a lock another process
+  // holds: it is tried again until closingPatience() after.
   std::optional<std::chrono::steady_clock::time_point> closingTroubleSince;
 };
 
@@ -157,7 +157,6 @@ struct FlushItem {
 struct WriteResult {
   bool ok = true;
   bool busy = false;  // another process held the store's lock past the busy timeout
-  bool noSpace = false;
   std::string error;
 };
 
@@ -171,8 +170,7 @@ WriteResult tryWrite(std::optional<RunStore>& store, const std::string& path,
     return {};
   } catch (const std::exception& e) {
     const auto* storeError = dynamic_cast<const StoreError*>(&e);
-    WriteResult failed{false, storeError && storeError->isBusy(),
-                       storeError && storeError->isNoSpace(), e.what()};
+    WriteResult failed{false, storeError && storeError->isBusy(), e.what()};
     // A connection that failed for another reason than a lock may be left unusable (a rollback
     // that failed, an I/O error): the next write opens a fresh one.
     if (!failed.busy) store.reset();
@@ -185,8 +183,8 @@ WriteResult tryWrite(std::optional<RunStore>& store, const std::string& path,
 // fails, a lock another process holds makes every run wait for the next flush; another failure
 // may be one run's own, so the runs are written alone until one fails as the write together did
 // (then it is the store's fault, and the rest wait too). A run whose write alone failed is
-// written alone from then on, so it holds back no other. A closing channel's write that a lock
-// or a full disk refuses is tried again at each flush for closingPatience(); any other failure,
+// written alone from then on, so it holds back no other. A closing channel's write that another
+// process's lock refuses is tried again at each flush for closingPatience(); any other failure,
 // or the patience spent, loses its batch, and the loss is recorded.
 void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
                 const std::string& path) {
@@ -232,10 +230,10 @@ void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
     if (!failed) continue;  // a waiting non-closing run: its last error stands
     item.error = failed->error;
     if (!item.closing) continue;
-    // A run that has ended waits a while for a lock or a full disk to pass: its last batch
-    // holds its final status and metrics, and its checkpoints' rows.
-    const bool passes = failed->busy || failed->noSpace;
-    if (passes && !item.stopping) {
+    // A run that has ended waits a while for another process's lock to pass: its last batch
+    // holds its final status and metrics, and its checkpoints' rows. A full disk is not waited
+    // for: it seldom clears by itself, and the loss it records keeps a resumable checkpoint.
+    if (failed->busy && !item.stopping) {
       if (!channel.closingTroubleSince) channel.closingTroubleSince = now;
       if (now - *channel.closingTroubleSince < StoreWriter::closingPatience()) {
         item.waits = true;

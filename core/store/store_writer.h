@@ -11,9 +11,9 @@
 // holds the store's lock past the busy timeout, every batch waits for the next flush; on any
 // other failure the runs are written alone, and a run whose write alone fails is written alone
 // from then on, so one run's bad batch holds back no other. A channel being closed (its run has
-// ended) keeps trying while a lock or a full disk refuses it, for closingPatience(): its batch
-// holds the run's final status and metrics and its checkpoints' rows, and another process's
-// lock of a few seconds at a run's end cost all of them. Any other failure, or the patience
+// ended) keeps trying while another process's lock refuses it, for closingPatience(): its batch
+// holds the run's final status and metrics and its checkpoints' rows, and a lock of a few
+// seconds at a run's end cost all of them. Any other failure (a full disk), or the patience
 // spent, loses the batch, and its run's row says so (StoreSinkFailure).
 //
 //   auto writer = StoreWriter::of(storePath, std::chrono::milliseconds(1000));
@@ -80,8 +80,8 @@ class StoreWriter {
   // it waits (error()).
   bool waitClosed(Channel& channel, std::chrono::milliseconds timeout);
 
-  // How long a closing channel's write is tried again while the store is locked or full: two
-  // minutes (FOURIERLAB_STORE_PATIENCE_MS sets it).
+  // How long a closing channel's write is tried again while another process holds the store's
+  // lock: two minutes (FOURIERLAB_STORE_PATIENCE_MS sets it).
   static std::chrono::milliseconds closingPatience();
 
   // The channel's last write error (cleared by the next success), and after close() what the

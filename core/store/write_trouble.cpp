@@ -14,10 +14,13 @@ std::string describeWriteTrouble(const WriteTrouble& trouble) {
   const std::string within = patience >= 120 && patience % 60 == 0
                                  ? std::to_string(patience / 60) + " minutes"
                                  : std::to_string(patience) + " s";
+  const bool one = trouble.runs.size() == 1;
   return "not taking the writes of " + nameRunIds(trouble.runs) + " (" + trouble.error +
          "); they wait in memory and are tried again: nothing is lost if the store takes them "
-         "within " +
-         within + " of " + (trouble.runs.size() == 1 ? "the run's end" : "those runs' ends");
+         "before " +
+         (one ? "the run ends" : "those runs end") +
+         " (or, while another process holds its lock, within " + within + " of " +
+         (one ? "its end" : "their ends") + ")";
 }
 
 std::optional<std::string> WriteTroubleWatch::update(const WriteTrouble& now,

@@ -1820,9 +1820,13 @@ class TestMainWindow : public QObject {
     sqlite3_busy_timeout(holder, 10000);
     QCOMPARE(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
     QTRY_VERIFY_WITH_TIMEOUT(!label->isHidden(), 60000);
+    // No patience: an ended run's writes are otherwise tried again for two minutes
+    // (test_store_sink checks that wait).
+    qputenv("FOURIERLAB_STORE_PATIENCE_MS", "0");
     w->stopFocused();
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id) && !w->runsModel()->isLive(id), 60000);
     QTRY_VERIFY_WITH_TIMEOUT(label->isHidden(), 10000);
+    qunsetenv("FOURIERLAB_STORE_PATIENCE_MS");
     sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
     sqlite3_close(holder);
   }
@@ -2596,7 +2600,15 @@ class TestMainWindow : public QObject {
     auto* summary = w->studyView()->summary();
     QTRY_VERIFY_WITH_TIMEOUT(summary->text().contains("2 finished"), 5000);
     const int64_t gone = w->queue()->runs().front();
+    // The question says what the study loses, and so does the status bar after.
+    const QString missing = QString(
+                                "Run #%1 is a run of study %2, which then misses it (its "
+                                "Resume study trains it again).")
+                                .arg(gone)
+                                .arg(studyId);
+    QCOMPARE(w->history()->studiesMissing({gone}), missing);
     QCOMPARE(w->history()->deleteRuns({gone}), 1);
+    QCOMPARE(w->statusBar()->currentMessage(), "Deleted 1 run(s). " + missing);
     QVERIFY2(summary->text().contains("1 finished") && summary->text().contains("1 not started"),
              qPrintable(summary->text()));
     int notStarted = 0;

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -530,8 +531,34 @@ bool HistoryView::refuseDeletingLiveRuns(const std::vector<int64_t>& ids) {
   return true;
 }
 
+QString HistoryView::studiesMissing(const std::vector<int64_t>& ids) const {
+  std::map<int64_t, std::vector<int64_t>> runsOfStudy;
+  try {
+    const study::StudyStore studies(m_store);
+    for (const auto id : ids)
+      for (const auto& [studyId, axes] : studies.studiesOfRun(id))
+        runsOfStudy[studyId].push_back(id);
+  } catch (const std::exception&) {
+    return {};  // the question is asked all the same; the deletion says what fails
+  }
+  QStringList said;
+  for (const auto& [studyId, runs] : runsOfStudy) {
+    QStringList named;
+    for (const auto id : runs) named << QString("#%1").arg(id);
+    const bool one = runs.size() == 1;
+    said << QString(
+                "%1 %2 %3 of study %4, which then misses %5 (its Resume study trains %5 "
+                "again).")
+                .arg(one ? "Run" : "Runs", named.join(", "), one ? "is a run" : "are runs")
+                .arg(studyId)
+                .arg(one ? "it" : "them");
+  }
+  return said.join(" ");
+}
+
 int HistoryView::deleteRuns(const std::vector<int64_t>& ids) {
   if (ids.empty() || refuseDeletingLiveRuns(ids)) return 0;
+  const QString missing = studiesMissing(ids);
   int deleted = 0;
   try {
     deleted = m_store.deleteRuns(ids);
@@ -539,7 +566,11 @@ int HistoryView::deleteRuns(const std::vector<int64_t>& ids) {
     emit storeError(e.what());
   }
   refresh();
-  if (deleted > 0) emit runsDeleted(ids);
+  if (deleted > 0) {
+    emit runsDeleted(ids);
+    emit done(QString("Deleted %1 run(s)").arg(deleted) +
+              (missing.isEmpty() ? QString() : ". " + missing));
+  }
   return deleted;
 }
 
@@ -580,10 +611,11 @@ void HistoryView::askDelete() {
   // No is the default: Enter on this dialog must never delete.
   const auto answer = QMessageBox::question(
       this, "Delete runs",
-      QString("Delete %1 with %2 metrics, snapshots and checkpoints?\n\n%3\n\nThis cannot be "
-              "undone.")
+      QString("Delete %1 with %2 metrics, snapshots and checkpoints?\n\n%3\n\n%4This cannot "
+              "be undone.")
           .arg(ids.size() == 1 ? QString("this run") : QString("these %1 runs").arg(ids.size()),
-               ids.size() == 1 ? "its" : "their", named.join("\n")),
+               ids.size() == 1 ? "its" : "their", named.join("\n"),
+               studiesMissing(ids).isEmpty() ? QString() : studiesMissing(ids) + "\n\n"),
       QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
   if (answer == QMessageBox::Yes) deleteRuns(ids);
 }

@@ -159,6 +159,30 @@ class TestSystemUsage : public QObject {
     QVERIFY(last.count(fl::kSystemRssMib));
   }
 
+  // The runs training in the process are sampled when their number changes, not a second
+  // later: held from sample to sample, a comparison's second arm read as starting up to a second
+  // (thousands of toy steps) after it did.
+  void aChangeInTheRunsTrainingIsSampledAtOnce() {
+    fl::SystemSampler first;
+    first.begin("cpu");
+    QVERIFY(first.due(false));  // the first step's sample
+    const auto runsIn = [](const std::vector<std::pair<std::string, double>>& sample) {
+      for (const auto& [key, value] : sample)
+        if (key == fl::kSystemRunsInProcess) return value;
+      return -1.0;
+    };
+    const double alone = runsIn(first.sample());
+    QVERIFY(!first.due(false));  // within the interval, nothing changed
+    fl::SystemSampler second;
+    second.begin("cpu");  // another run starts training in the process
+    QVERIFY(first.due(false));
+    QCOMPARE(runsIn(first.sample()), alone + 1);
+    QVERIFY(!first.due(false));
+    second.end();
+    QVERIFY(first.due(false));
+    QCOMPARE(runsIn(first.sample()), alone);
+  }
+
   void processCpuTimeAgreesWithGetrusage() {
     // getrusage read around it: the kernel's same sum over every thread, split into user and
     // system time and cut to microseconds. The upper margin allows for a thread other than

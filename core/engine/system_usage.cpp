@@ -216,7 +216,7 @@ void SystemSampler::end() {
 
 bool SystemSampler::due(bool lastStep) const {
   if (!m_counted) return false;
-  if (!m_sampled || lastStep) return true;
+  if (!m_sampled || lastStep || runsTrainingInProcess() != m_runsSampled) return true;
   return std::chrono::steady_clock::now() - m_lastSample >= kMinInterval;
 }
 
@@ -230,7 +230,8 @@ std::vector<std::pair<std::string, double>> SystemSampler::sample(bool lastStep)
     m_previous = now;
   }
   if (auto rss = processResidentMiB()) out.emplace_back(kSystemRssMib, *rss);
-  out.emplace_back(kSystemRunsInProcess, static_cast<double>(runsTrainingInProcess()));
+  m_runsSampled = runsTrainingInProcess();
+  out.emplace_back(kSystemRunsInProcess, static_cast<double>(m_runsSampled));
   if (m_cudaIndex >= 0) {
     // Half the interval: every run on the device still sees figures of its own sampling period.
     const GpuUsage gpu = sharedGpuUsage(m_cudaIndex, kMinInterval / 2);

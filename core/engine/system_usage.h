@@ -81,9 +81,11 @@ class SystemSampler {
   // and the run counts in runsTrainingInProcess() until end().
   void begin(const std::string& device);
   void end();
-  // A sample is due at the first step after begin, at the run's last step, and otherwise once
-  // kMinInterval has passed since the previous one: often enough to follow a run, too rarely
-  // for reading /proc and NVML to cost its steps anything.
+  // A sample is due at the first step after begin, at the run's last step, when the number of
+  // runs training in the process has changed since the previous one (drawn as held from sample
+  // to sample, a comparison's second arm read as starting a second after it did), and otherwise
+  // once kMinInterval has passed: often enough to follow a run, too rarely for reading /proc and
+  // NVML to cost its steps anything.
   bool due(bool lastStep) const;
   // Reads every figure there is now: keys and values, in a fixed order. The CPU share is
   // given over at least kMinCpuInterval (since the share last given, or begin), except at the
@@ -97,7 +99,8 @@ class SystemSampler {
  private:
   bool m_counted = false;
   bool m_sampled = false;
-  int m_cudaIndex = -1;  // -1: not on a GPU
+  int m_runsSampled = 0;  // runsTrainingInProcess() at the previous sample
+  int m_cudaIndex = -1;   // -1: not on a GPU
   CpuTimes m_previous;
   std::chrono::steady_clock::time_point m_lastSample;
 };

@@ -387,6 +387,25 @@ class TestRunStore : public QObject {
       f.text = notMatched;
       QVERIFY2(store.listRuns(f).empty(), notMatched);
     }
+    // A run's id, and one setting's value: typed in History's filter, they found nothing.
+    const std::vector<std::pair<std::string, std::vector<int64_t>>> lookups{
+        {std::to_string(b), {b}},
+        {" #" + std::to_string(b) + " ", {b}},
+        {"bins=12", {d}},
+        {"bins = 12.0", {d}},  // a number compares as a number
+        {"lr=0.10", {d}},
+        {"head=GMM", {d}},
+        {"bins=13", {}},
+        {"seed=42", {}},  // no run holds a seed
+        {"bins=", {}},
+        {"=12", {}},
+        {"#", {}}};
+    for (const auto& [text, expected] : lookups) {
+      f.text = text;
+      QVERIFY2(ids(store.listRuns(f)) == expected, text.c_str());
+    }
+    QCOMPARE(fl::store::parseTextQuery("flag=true").number, std::optional<double>(1.0));
+    QVERIFY(fl::store::parseTextQuery("a.b=1").key.empty());  // a key is a word
   }
 
   // The folder a run's checkpoints go to is the one the store cleans up: one layout, whether

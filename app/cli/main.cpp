@@ -62,7 +62,8 @@ CLI::App* addRunsCommand(CLI::App& app, fl::cli::RunsArgs& runsArgs) {
   runsList->add_option("--tag", runsArgs.tag, "Only runs with this tag");
   runsList->add_option(
       "--text", runsArgs.text,
-      "Only runs whose name, notes, experiment or a text setting (gmm) contain it");
+      "Only runs whose name, notes, experiment or a text setting (gmm) contain it, the run of "
+      "that id (43, #43), or the runs with that setting (seed=42, head=linear)");
   auto* all = runsList->add_flag("--all", runsArgs.all, "Include archived runs");
   runsList->add_flag("--archived", runsArgs.archived, "Only archived runs")->excludes(all);
   runsList->add_flag("--json", runsArgs.json, "Print a JSON array");

@@ -113,7 +113,8 @@ HistoryView::HistoryView(store::RunStore& store, const ExperimentRegistry& regis
 
 QHBoxLayout* HistoryView::buildFilters() {
   auto* filters = new QHBoxLayout;
-  m_text->setPlaceholderText("filter: name, notes, experiment or a setting's value, e.g. linear");
+  m_text->setPlaceholderText(
+      "filter: name, notes, experiment, a setting's value (linear, seed=42) or an id (#43)");
   m_tag->setPlaceholderText("tag (any part of one)");
   m_status->addItems(
       {"any status", "finished", "running", "cancelled", "failed", "interrupted", "queued"});

@@ -598,6 +598,36 @@ std::optional<RunRecord> RunStore::run(int64_t id) const {
   return one.front();
 }
 
+TextQuery parseTextQuery(const std::string& text) {
+  TextQuery query;
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return query;
+  const auto last = text.find_last_not_of(" \t");
+  std::string t = text.substr(first, last - first + 1);
+  const std::string digits = t[0] == '#' ? t.substr(1) : t;
+  if (!digits.empty() && digits.size() <= 18 &&
+      digits.find_first_not_of("0123456789") == std::string::npos)
+    query.id = std::stoll(digits);
+  const auto equals = t.find('=');
+  if (equals == std::string::npos) return query;
+  std::string key = t.substr(0, equals), value = t.substr(equals + 1);
+  while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+  value.erase(0, std::min(value.find_first_not_of(" \t"), value.size()));
+  if (key.empty() || value.empty()) return query;
+  for (const char c : key)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return query;
+  query.key = key;
+  query.value = value;
+  if (value == "true" || value == "false") {
+    query.number = value == "true" ? 1.0 : 0.0;  // JSON's booleans read back as 1 and 0
+  } else {
+    char* end = nullptr;
+    const double number = std::strtod(value.c_str(), &end);
+    if (end && *end == '\0' && std::isfinite(number)) query.number = number;
+  }
+  return query;
+}
+
 std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE 1";
   if (filter.onlyArchived)
@@ -611,12 +641,21 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
     sql += " AND id IN (SELECT run_id FROM tags WHERE instr(lower(tag), lower(:tagpart)))";
   // A setting's text value too ("gmm" finds an unnamed run of head gmm): numbers are left out,
   // as "1" would find nearly every run. CASE keeps json_each from a config that is not JSON.
+  // A run's id ("43", "#43") and a setting's value ("seed=42", "head=linear") are looked up as
+  // such: typed in History's filter, they found nothing.
+  const TextQuery query = parseTextQuery(filter.text);
   if (!filter.text.empty())
-    sql +=
-        " AND (instr(lower(name), lower(:text)) OR instr(lower(notes), lower(:text)) OR "
-        "instr(lower(experiment), lower(:text)) OR CASE WHEN json_valid(config) THEN EXISTS "
-        "(SELECT 1 FROM json_each(config) AS setting WHERE setting.type = 'text' AND "
-        "instr(lower(setting.value), lower(:text))) ELSE 0 END)";
+    sql += std::string(
+               " AND (instr(lower(name), lower(:text)) OR instr(lower(notes), lower(:text)) "
+               "OR instr(lower(experiment), lower(:text)) OR CASE WHEN json_valid(config) "
+               "THEN EXISTS (SELECT 1 FROM json_each(config) AS setting WHERE "
+               "setting.type = 'text' AND instr(lower(setting.value), lower(:text))) "
+               "ELSE 0 END") +
+           (query.id ? " OR id = :id" : "") +
+           (query.key.empty() ? ""
+                              : " OR (json_valid(config) AND json_extract(config, :path) IS NOT "
+                                "NULL AND json_extract(config, :path) = :value)") +
+           ")";
   sql += " ORDER BY id";
   auto s = m_db.prepare(sql);
   auto bindNamed = [&](const char* name, const std::string& value) {
@@ -628,6 +667,15 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   bindNamed(":tag", filter.tag);
   bindNamed(":tagpart", filter.tagPart);
   bindNamed(":text", filter.text);
+  if (query.id) s.bind(s.parameterIndex(":id"), *query.id);
+  if (!query.key.empty()) {
+    bindNamed(":path", "$.\"" + query.key + "\"");
+    const int value = s.parameterIndex(":value");
+    if (query.number)  // 42 finds 42.0 too: SQLite compares numbers as numbers
+      s.bind(value, *query.number);
+    else
+      s.bind(value, query.value);
+  }
   std::vector<RunRecord> runs;
   while (s.step()) runs.push_back(readRun(s));
   attachTagsAndSummaries(runs);

@@ -79,12 +79,23 @@ struct NewRun {
   std::string configHash{};
 };
 
+// What a filter's text also names: a run's id ("43", "#43") or one setting's value
+// ("seed=42", "head=linear"; a number compares as a number, true and false as JSON's booleans).
+struct TextQuery {
+  std::optional<int64_t> id;
+  std::string key;  // empty: not KEY=VALUE
+  std::string value;
+  std::optional<double> number;
+};
+TextQuery parseTextQuery(const std::string& text);
+
 struct RunFilter {
   std::string experiment;
   std::optional<RunStatus> status;
   std::string tag;
   std::string tagPart;  // a tag holding this, any case (History's tag field: "sweep" finds sweepA)
-  std::string text;     // matched against name, notes, experiment and text settings ("gmm")
+  std::string text;     // matched against name, notes, experiment and text settings ("gmm"), and
+                        // as parseTextQuery reads it: an id, or a setting's value
   bool includeArchived = false;
   bool onlyArchived = false;  // the archived runs alone (includeArchived then goes without saying)
 };

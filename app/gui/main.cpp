@@ -200,7 +200,9 @@ std::unique_ptr<fl::store::RunStore> openStore(std::string& path, bool mustExist
                           .arg(e.what(), exists ? "\n\nThe file was left as it is."
                                                 : "\n\nNothing was created."));
       auto* other = box.addButton("Use another file…", QMessageBox::AcceptRole);
-      box.addButton("Quit", QMessageBox::RejectRole);
+      // "Cancel", not "Quit": opened from another window's Open, this window's process alone
+      // ends, and the other window stays.
+      box.addButton("Cancel", QMessageBox::RejectRole);
       box.exec();
       if (box.clickedButton() != other) return nullptr;
       // Opened in the folder of the store that failed, where the others usually are (it opened

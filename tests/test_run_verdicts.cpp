@@ -190,7 +190,8 @@ class TestRunVerdicts : public QObject {
              restated.note(p).c_str());
     const auto run = store.run(id).value();
     const std::string within =
-        "test/m 0.550 vs paper 0.500 ± 0.100: within the paper's spread (|Δ| 0.050 <= 0.200)";
+        "test/m 0.550 vs paper 0.500 ± 0.100: within the paper's spread (|Δ| 0.050 <= 0.200 = 2 "
+        "std)";
     QCOMPARE(run.verdicts.size(), size_t(2));
     QCOMPARE(run.verdicts[0].detail, own.detail);  // the experiment's own verdict stays
     QCOMPARE(run.verdicts[1].passed, std::optional<bool>(true));

@@ -231,16 +231,16 @@ class TestRunner : public QObject {
     };
     QCOMPARE(messageOf("", {}),
              std::string("test/steps 12.000 vs paper 12.000 ± 1.000: within the paper's spread "
-                         "(|Δ| 0.000 <= 2.000)"));
+                         "(|Δ| 0.000 <= 2.000 = 2 std)"));
     // The row follows the dataset; seeds and evaluation settings do not matter.
     QCOMPARE(messageOf("", {{"dataset", "b"}, {"eval_inputs", 3}, {"seed", 9}}),
              std::string("test/steps 12.000 vs paper 30.000 ± 1.000: outside the paper's spread "
-                         "(|Δ| 18.000 > 2.000)"));
+                         "(|Δ| 18.000 > 2.000 = 2 std)"));
     // "stat": "min" compares the best value reached.
     QCOMPARE(
         messageOf("min", {}),
         std::string("best test/steps 5.000 vs paper 12.000 ± 1.000: outside the paper's spread "
-                    "(|Δ| 7.000 > 2.000)"));
+                    "(|Δ| 7.000 > 2.000 = 2 std)"));
     // Another model is not the paper's: no comparison, and the message says why.
     QCOMPARE(messageOf("", {{"width", 4}}),
              std::string("not compared with the paper (paper): width 4 (the paper's 8)"));
@@ -255,7 +255,7 @@ class TestRunner : public QObject {
     QCOMPARE(
         lastStatus(queue.takeAll()).message,
         std::string("best test/steps 0.500 vs paper 12.000 ± 1.000: outside the paper's spread "
-                    "(|Δ| 11.500 > 2.000)"));
+                    "(|Δ| 11.500 > 2.000 = 2 std)"));
   }
 
   void pausedRunTakesNoStepsButAnswersProbes() {

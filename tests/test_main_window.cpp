@@ -2608,7 +2608,11 @@ class TestMainWindow : public QObject {
                                 .arg(studyId);
     QCOMPARE(w->history()->studiesMissing({gone}), missing);
     QCOMPARE(w->history()->deleteRuns({gone}), 1);
-    QCOMPARE(w->statusBar()->currentMessage(), "Deleted 1 run(s). " + missing);
+    QCOMPARE(w->statusBar()->currentMessage(),
+             QString("Deleted 1 run(s). Study %1 now misses run #%2 (its Resume study trains it "
+                     "again).")
+                 .arg(studyId)
+                 .arg(gone));
     QVERIFY2(summary->text().contains("1 finished") && summary->text().contains("1 not started"),
              qPrintable(summary->text()));
     int notStarted = 0;

@@ -113,8 +113,7 @@ HistoryView::HistoryView(store::RunStore& store, const ExperimentRegistry& regis
 
 QHBoxLayout* HistoryView::buildFilters() {
   auto* filters = new QHBoxLayout;
-  m_text->setPlaceholderText(
-      "filter: name, notes, experiment, a setting's value (linear, seed=42) or an id (#43)");
+  m_text->setPlaceholderText("filter: name, notes, setting (linear, seed=42) or id (#43)");
   m_tag->setPlaceholderText("tag (any part of one)");
   m_status->addItems(
       {"any status", "finished", "running", "cancelled", "failed", "interrupted", "queued"});
@@ -532,7 +531,7 @@ bool HistoryView::refuseDeletingLiveRuns(const std::vector<int64_t>& ids) {
   return true;
 }
 
-QString HistoryView::studiesMissing(const std::vector<int64_t>& ids) const {
+QString HistoryView::studiesMissing(const std::vector<int64_t>& ids, bool deleted) const {
   std::map<int64_t, std::vector<int64_t>> runsOfStudy;
   try {
     const study::StudyStore studies(m_store);
@@ -547,19 +546,25 @@ QString HistoryView::studiesMissing(const std::vector<int64_t>& ids) const {
     QStringList named;
     for (const auto id : runs) named << QString("#%1").arg(id);
     const bool one = runs.size() == 1;
-    said << QString(
-                "%1 %2 %3 of study %4, which then misses %5 (its Resume study trains %5 "
-                "again).")
-                .arg(one ? "Run" : "Runs", named.join(", "), one ? "is a run" : "are runs")
-                .arg(studyId)
-                .arg(one ? "it" : "them");
+    const QString it = one ? "it" : "them";
+    if (deleted)
+      said << QString("Study %1 now misses %2 %3 (its Resume study trains %4 again).")
+                  .arg(studyId)
+                  .arg(one ? "run" : "runs", named.join(", "), it);
+    else
+      said << QString(
+                  "%1 %2 %3 of study %4, which then misses %5 (its Resume study trains %5 "
+                  "again).")
+                  .arg(one ? "Run" : "Runs", named.join(", "), one ? "is a run" : "are runs")
+                  .arg(studyId)
+                  .arg(it);
   }
   return said.join(" ");
 }
 
 int HistoryView::deleteRuns(const std::vector<int64_t>& ids) {
   if (ids.empty() || refuseDeletingLiveRuns(ids)) return 0;
-  const QString missing = studiesMissing(ids);
+  const QString missing = studiesMissing(ids, /*deleted=*/true);
   int deleted = 0;
   try {
     deleted = m_store.deleteRuns(ids);
@@ -569,8 +574,8 @@ int HistoryView::deleteRuns(const std::vector<int64_t>& ids) {
   refresh();
   if (deleted > 0) {
     emit runsDeleted(ids);
-    emit done(QString("Deleted %1 run(s)").arg(deleted) +
-              (missing.isEmpty() ? QString() : ". " + missing));
+    emit done(QString("Deleted %1 run(s).").arg(deleted) +
+              (missing.isEmpty() ? QString() : " " + missing));
   }
   return deleted;
 }

@@ -78,10 +78,11 @@ class HistoryView : public QWidget {
   // naming them; nothing deleted) when any of them waits or trains: in the window's queue
   // (setLiveCheck) or, as the store says, in another process. Then runsDeleted.
   int deleteRuns(const std::vector<int64_t>& ids);
-  // What deleting `ids` takes from studies: "Run #84 is a run of study 4, which then misses it
-  // (its Resume study trains it again)." per study; empty when none is a study's run. Said in
-  // the question before deleting and in the status bar after.
-  QString studiesMissing(const std::vector<int64_t>& ids) const;
+  // What deleting `ids` takes from studies, per study; empty when none is a study's run. Asked
+  // before: "Run #84 is a run of study 4, which then misses it (its Resume study trains it
+  // again)."; said after (`deleted`): "Study 4 now misses run #84 (its Resume study trains it
+  // again)."
+  QString studiesMissing(const std::vector<int64_t>& ids, bool deleted = false) const;
   // Which runs the window's queue still holds (their rows are still written).
   void setLiveCheck(std::function<bool(int64_t)> isLive) { m_isLive = std::move(isLive); }
   // Filters and sort order, kept across sessions.

@@ -653,8 +653,23 @@ class TestStudyAggregate : public QObject {
     QVERIFY(std::abs(p.baselines[0].mean[0] - 0.33) < 1e-12);
     QCOMPARE(p.references.size(), size_t(1));
     QCOMPARE(p.references[0].x, 4.0);
-    QCOMPARE(*p.references[0].spread, 0.05);
+    // The paper's bar on the band's scale (± 0.67 std here): a ± 1 std bar beside a ± 0.67 std
+    // band read as agreeing or not where the table said otherwise.
+    QVERIFY(std::abs(*p.references[0].spread - 0.67 * 0.05) < 1e-12);
+    QCOMPARE(fig.referencesLegend, std::string("paper (mean ± 0.67 std)"));
     QCOMPARE(fig.seriesCount(), 4);  // 2 lines, 1 baseline, the paper's points
+    for (const auto& [kind, spread, legend] :
+         std::vector<std::tuple<std::string, std::optional<double>, std::string>>{
+             {"std", 0.05, "paper (mean ± std)"},
+             {"minmax", 0.05, "paper (mean ± std)"},
+             {"none", std::nullopt, "paper (mean)"}}) {
+      FigureLayout other = layout;
+      other.band = kind;
+      const auto f = buildStudyFigure(aggregate(runs), other, &refs,
+                                      {"dataset", "frequencies", "gamma"}, "freq");
+      QCOMPARE(f.panels[0].references.at(0).spread, spread);
+      QCOMPARE(f.referencesLegend, legend);
+    }
     // A --where on a setting the baselines lack keeps them: it does not apply to them (the
     // linear head has no gamma), as the study draws them beside the Fourier heads.
     {

@@ -316,7 +316,7 @@ void drawBaselines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePane
 // The paper's points: a diamond with an error bar of its spread, in the colour of the line it
 // belongs to; one black legend entry says what diamonds are.
 void drawReferences(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& panel,
-                    FigureKeys& keys) {
+                    const std::string& legend, FigureKeys& keys) {
   auto* xAxis = rect->axis(QCPAxis::atBottom);
   auto* yAxis = rect->axis(QCPAxis::atLeft);
   for (const auto& point : panel.references) {
@@ -347,7 +347,7 @@ void drawReferences(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePan
     key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, Qt::black, Qt::white, 10));
     key->setPen(QPen(Qt::black, 1.8));
     key->removeFromLegend();
-    keys.legendOnce(key, "paper (mean ± std)");
+    keys.legendOnce(key, legend);
     keys.inLegend["paper"] = true;
   }
 }
@@ -525,7 +525,7 @@ void StudyFigurePlot::setFigure(const study::StudyFigure& figure) {
     const PanelExtent extent = extentOf(panel);
     drawLines(m_plot, rect, panel, keys);
     drawBaselines(m_plot, rect, panel, extent, keys);
-    drawReferences(m_plot, rect, panel, keys);
+    drawReferences(m_plot, rect, panel, figure.referencesLegend, keys);
     setRanges(rect, panel, extent);
     if (noteLines(extent, true) + noteLines(extent, false) > 0) {
       const QCPRange y = rect->axis(QCPAxis::atLeft)->range();

@@ -30,6 +30,20 @@ std::pair<double, double> band(const MetricStats& s, const std::string& kind) {
   return {s.mean - w, s.mean + w};
 }
 
+// The paper's spread drawn on the scale of ours: a ± 1 std bar beside a ± 0.67 std band read as
+// two runs agreeing or not where the table said otherwise. min-max has no published
+// counterpart: the paper's std then.
+std::optional<double> referenceSpread(std::optional<double> std, const std::string& kind) {
+  if (!std || kind == "none") return std::nullopt;
+  return kind == "half" ? kHalfIntervalScale * *std : *std;
+}
+
+std::string describeReferences(const std::string& kind) {
+  if (kind == "none") return "paper (mean)";
+  if (kind == "half") return "paper (mean ± 0.67 std)";
+  return "paper (mean ± std)";
+}
+
 // `bars`: the figure draws its spread as error bars (categories), not as a band.
 std::string describeBand(const std::string& kind, bool bars) {
   const std::string what = bars ? "bars" : "band";
@@ -446,7 +460,8 @@ class PanelBuilder {
       if (complete && !parts.empty() && !m_lineIndex.count(join(parts, ", "))) continue;
       panel.references.push_back(FigurePoint{"paper", complete ? join(parts, ", ") : "",
                                              m_x.of(row.where.at(m_layout.x)), value->second.mean,
-                                             value->second.std, m_ranks.pointRank(row.where)});
+                                             referenceSpread(value->second.std, m_layout.band),
+                                             m_ranks.pointRank(row.where)});
     }
   }
 
@@ -501,6 +516,7 @@ StudyFigure buildAgainstAxis(const std::vector<AggregateCell>& allCells, const F
                                          (layout.x == kMetricSuffixX ? layout.xTitle : layout.x)
                                    : layout.title;
   fig.bandDescription = describeBand(layout.band, /*bars=*/!x.numeric);
+  fig.referencesLegend = describeReferences(layout.band);
   fig.pointsNote = paperPointsNote(cells);
   fig.rows = static_cast<int>(panelValues.size());
   fig.cols = static_cast<int>(layout.metrics.size());

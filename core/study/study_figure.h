@@ -58,6 +58,8 @@ struct FigurePanel {
 struct StudyFigure {
   std::string title;
   std::string bandDescription;  // for the caption: "band: mean ± 0.67 std over seeds ..."
+  // The paper's points' legend entry, their bars on the band's scale: "paper (mean ± 0.67 std)".
+  std::string referencesLegend = "paper (mean ± std)";
   // departureNote's sentence where the study departs from the settings its figures are
   // declared with: said under the figure, whose paper points are then there to read, not to
   // compare (a shortened study's figure, pasted alone, read as a failed reproduction).

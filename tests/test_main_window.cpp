@@ -49,6 +49,7 @@
 #include "app/gui/runs_dock.h"
 #include "app/gui/runs_table_model.h"
 #include "app/gui/shortcuts_box.h"
+#include "app/gui/stopped_at_close.h"
 #include "app/gui/study_view.h"
 #include "core/engine/config.h"
 #include "core/engine/device_spec.h"
@@ -1785,6 +1786,38 @@ class TestMainWindow : public QObject {
     QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", id), size_t(6));
     w->openStoredRun(id);
     QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", id), size_t(6));
+  }
+
+  // Closing with runs training cancels them to a checkpoint; the next window on that store
+  // opened with an empty Runs dock and no word of them. It shows them again, each with its
+  // row (whose menu resumes it), and says so; only once, and only while they are stopped.
+  void runsStoppedByClosingAreShownByTheNextWindow() {
+    int64_t id = 0;
+    {
+      auto w = makeWindow("stopped-at-close.db");
+      spin(*w, "epochs")->setValue(100000);
+      id = w->launch();
+      QTRY_VERIFY_WITH_TIMEOUT(w->queue()->trainingCount() == 1, 60000);
+      w->closeCancellingRuns();
+    }
+    {
+      auto other = makeWindow("another-store.db");  // another store's window finds nothing
+      QVERIFY(!other->reopenStoppedAtClose());
+    }
+    auto w = makeWindow("stopped-at-close.db");
+    QVERIFY(w->reopenStoppedAtClose());
+    QCOMPARE(w->runsModel()->rowCount(), 1);
+    QVERIFY(w->runsModel()->rowOf(id) >= 0);
+    QCOMPARE(w->display()->focused(), id);
+    QCOMPARE(w->statusBar()->currentMessage(),
+             QString("Run #%1 was stopped when the window last closed; it kept a checkpoint: "
+                     "Resume is in its row's menu")
+                 .arg(id));
+    auto again = makeWindow("stopped-at-close.db");
+    QVERIFY(!again->reopenStoppedAtClose());  // said once
+    QCOMPARE(fl::gui::describeStoppedAtClose({3, 4, 5}, 2),
+             QString("Runs #3, #4 and #5 were stopped when the window last closed; each kept a "
+                     "checkpoint: the study's Resume study trains them on (study 2)"));
   }
 
   // The store refusing a training run's writes (another process's lock here, a full disk

@@ -305,6 +305,8 @@ void startOrOpen(fl::gui::MainWindow& window, const StartOptions& o, int64_t stu
       window.openStoredRun(o.openIds.front());
     else
       window.compareRuns(o.openIds);
+  } else if (!studyId && !o.history) {
+    window.reopenStoppedAtClose();
   }
   if (studyId) window.openStudy(studyId);
   if (o.history) {

@@ -26,12 +26,14 @@
 #include "app/gui/runs_dock.h"
 #include "app/gui/runs_table_model.h"
 #include "app/gui/shortcuts_box.h"
+#include "app/gui/stopped_at_close.h"
 #include "app/gui/study_view.h"
 #include "app/gui/view_refresh.h"
 #include "core/engine/paper_verdict_restate.h"
 #include "core/store/run_store.h"
 #include "core/store/store_browsing.h"
 #include "core/store/store_folder.h"
+#include "core/study/study_store.h"
 #include "widgets/dashboard.h"
 #include "widgets/file_dialogs.h"
 #include "widgets/run_colors.h"
@@ -495,6 +497,29 @@ void MainWindow::openStoredRun(int64_t runId) {
   m_tabs->setCurrentWidget(m_display);
 }
 
+bool MainWindow::reopenStoppedAtClose() {
+  const StoppedAtClose stopped = takeStoppedAtClose(m_store->path());
+  std::vector<int64_t> still;
+  try {
+    for (const int64_t id : stopped.runs)
+      if (const auto run = m_store->run(id);
+          run && (run->status == RunStatus::Cancelled || run->status == RunStatus::Interrupted))
+        still.push_back(id);
+    if (stopped.studyId && !study::StudyStore(*m_store).study(stopped.studyId)) still.clear();
+  } catch (const std::exception&) {
+    return false;  // a store that cannot be read now: History says so when it is opened
+  }
+  if (still.empty()) return false;
+  if (stopped.studyId)
+    openStudy(stopped.studyId);
+  else if (still.size() == 1)
+    openStoredRun(still.front());
+  else
+    compareRuns(still);
+  statusBar()->showMessage(describeStoppedAtClose(still, stopped.studyId));
+  return true;
+}
+
 void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
   if (runIds.empty()) return;
   catchUpWithStore(runIds);
@@ -621,6 +646,15 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     event->ignore();
     return;
   }
+  // Said again by the next window on this store (its Runs dock would be empty of them).
+  std::vector<int64_t> stopped;
+  int64_t studyOfStopped = 0;
+  for (const int64_t id : m_queue->runs())
+    if (m_queue->isLive(id)) {
+      stopped.push_back(id);
+      if (!studyOfStopped) studyOfStopped = m_queue->studyOf(id);
+    }
+  rememberStoppedAtClose(m_store->path(), stopped, studyOfStopped);
   m_queue->cancelAll();
   saveWindowSettings(settingsParts());
   event->accept();

@@ -87,6 +87,9 @@ class MainWindow : public QMainWindow {
   // on this host.
   void updateStopEnabled();
   void openStoredRun(int64_t runId);
+  // Shows the runs the last window on this store stopped as it closed (stopped_at_close.h),
+  // where they are still stopped, and says how to resume them; false when there are none.
+  bool reopenStoppedAtClose();
   void compareRuns(const std::vector<int64_t>& runIds);
   bool resumeRun(int64_t runId);
   void refreshHistory();

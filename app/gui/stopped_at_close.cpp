@@ -1,0 +1,63 @@
+#include "app/gui/stopped_at_close.h"
+
+#include <QFileInfo>
+#include <QSettings>
+#include <QStringList>
+
+namespace fl::gui {
+
+namespace {
+
+// One group per store, by its absolute path: two stores' windows keep their own lists.
+QString groupFor(const std::string& storePath) {
+  QString key = QFileInfo(QString::fromStdString(storePath)).absoluteFilePath();
+  key.replace('/', '|');  // QSettings reads '/' as a group separator
+  return "stoppedAtClose/" + key;
+}
+
+}  // namespace
+
+void rememberStoppedAtClose(const std::string& storePath, const std::vector<int64_t>& runs,
+                            int64_t studyId) {
+  QSettings settings("FourierLab", "FourierLab");
+  settings.remove(groupFor(storePath));
+  if (runs.empty()) return;
+  QStringList ids;
+  for (const int64_t id : runs) ids << QString::number(id);
+  settings.beginGroup(groupFor(storePath));
+  settings.setValue("runs", ids.join(','));
+  settings.setValue("study", QString::number(studyId));
+  settings.endGroup();
+}
+
+StoppedAtClose takeStoppedAtClose(const std::string& storePath) {
+  QSettings settings("FourierLab", "FourierLab");
+  StoppedAtClose stopped;
+  settings.beginGroup(groupFor(storePath));
+  for (const QString& id : settings.value("runs").toString().split(',', Qt::SkipEmptyParts)) {
+    bool ok = false;
+    const qlonglong value = id.toLongLong(&ok);
+    if (ok && value > 0) stopped.runs.push_back(value);
+  }
+  stopped.studyId = settings.value("study").toLongLong();
+  settings.endGroup();
+  settings.remove(groupFor(storePath));
+  return stopped;
+}
+
+QString describeStoppedAtClose(const std::vector<int64_t>& runs, int64_t studyId) {
+  QStringList named;
+  for (const int64_t id : runs) named << QString("#%1").arg(id);
+  QString list = named.join(", ");
+  if (named.size() > 1) {
+    const int last = static_cast<int>(list.lastIndexOf(", "));
+    list.replace(last, 2, " and ");
+  }
+  const bool one = runs.size() == 1;
+  return QString("%1 %2 %3 stopped when the window last closed; %4 a checkpoint: %5")
+      .arg(one ? "Run" : "Runs", list, one ? "was" : "were", one ? "it kept" : "each kept",
+           studyId > 0 ? QString("the study's Resume study trains them on (study %1)").arg(studyId)
+                       : QString("Resume is in %1 menu").arg(one ? "its row's" : "each row's"));
+}
+
+}  // namespace fl::gui

@@ -448,8 +448,24 @@ class TestCliStore : public QObject {
           {"run fourier-head --tag \"$bad\" --set samples=300 --set epochs=3", "the tag"}}) {
       const auto [code, err] = withRawByte(command);
       QVERIFY2(code == 2, qPrintable(command + ": exit " + QString::number(code) + ": " + err));
-      QVERIFY2(err.contains(what + " is not UTF-8 text (byte 0xFF at offset 1)"), qPrintable(err));
+      const QString verb = what == "the notes" ? " are" : " is";
+      QVERIFY2(err.contains(what + verb + " not UTF-8 text (byte 0xFF at offset 1)"),
+               qPrintable(err));
     }
+    // A control character was stored and printed raw (`runs list` broke its table over lines
+    // and passed an escape sequence to the terminal); notes keep their line breaks.
+    for (const auto& [args, said] : std::vector<std::pair<QStringList, QString>>{
+             {{"runs", "rename", "1", "two\nlines"},
+              "the name holds a control character (byte 0x0A at offset 3): a name is one line"},
+             {{"runs", "rename", "1", "red\x1b[31m"},
+              "the name holds a control character (byte 0x1B at offset 3)"},
+             {{"runs", "note", "1", "bell\a"},
+              "the notes hold a control character (byte 0x07 at offset 4)"}}) {
+      const auto r = runCli(args + QStringList{"--db", d});
+      QCOMPARE(r.exitCode, 2);
+      QVERIFY2(r.err.contains(said), qPrintable(r.err));
+    }
+    QCOMPARE(runCli({"runs", "note", "1", "two\nlines\tand a tab", "--db", d}).exitCode, 0);
     QCOMPARE(fl::testing::queryInt(d.toStdString(), "SELECT COUNT(*) FROM runs"), 1);
     // Written by an older build: listed, shown and exported as JSON with U+FFFD in its place.
     QCOMPARE(fl::testing::writeSql(d.toStdString(), "UPDATE runs SET name = CAST(X'6EFF' AS TEXT)"),

@@ -260,11 +260,29 @@ std::string placeholders(size_t n) {
 
 std::optional<std::string> textProblem(const std::string& text, const std::string& what) {
   size_t bad = 0;
-  if (fl::text::decodeUtf8(text, &bad)) return std::nullopt;
   char byte[8];
-  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
-  return "the " + what + " is not UTF-8 text (byte " + byte + " at offset " + std::to_string(bad) +
-         ")";
+  // "notes" are plural; a name is one.
+  const bool plural = what == "notes";
+  const std::string subject = "the " + what;
+  if (!fl::text::decodeUtf8(text, &bad)) {
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+    return subject + (plural ? " are" : " is") + " not UTF-8 text (byte " + byte + " at offset " +
+           std::to_string(bad) + ")";
+  }
+  // A control character (an escape sequence, a line break in a name) was stored and printed
+  // raw: `runs list` broke its table over lines and handed the terminal the escape. Notes keep
+  // their line breaks and tabs.
+  const bool lines = what == "notes";
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 || c == 0x7f) && !(lines && (c == '\n' || c == '\t' || c == '\r'))) {
+      std::snprintf(byte, sizeof byte, "0x%02X", c);
+      return subject + (plural ? " hold" : " holds") + " a control character (byte " + byte +
+             " at offset " + std::to_string(i) + ")" +
+             (c == '\n' ? ": a " + what + " is one line" : std::string());
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> tagProblem(const std::string& tag) {

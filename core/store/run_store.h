@@ -120,8 +120,9 @@ struct Checkpoint {
 
 std::optional<RunStatus> parseRunStatus(const std::string& text);
 
-// Why `text` cannot be stored as a run's `what` ("name", "notes"), or nothing: it is not UTF-8.
-// JSON holds UTF-8 only, so one such name made every JSON listing of the store abort.
+// Why `text` cannot be stored as a run's `what` ("name", "notes"), or nothing: it is not UTF-8
+// (JSON holds UTF-8 only, so one such name made every JSON listing of the store abort), or it
+// holds a control character (notes may hold line breaks and tabs).
 std::optional<std::string> textProblem(const std::string& text, const std::string& what);
 
 // Why `tag` cannot be a tag, or nothing: not UTF-8, empty or blank, surrounded by spaces,

@@ -121,6 +121,28 @@ int64_t trainInto(RunStore& store, fl::EventSink& witness) {
 
 }  // namespace
 
+// A store with one run, and another connection holding its write lock until release().
+struct LockedStore {
+  explicit LockedStore(const std::string& db)
+      : store(db), run(store.createRun({"x", "", nlohmann::json::object(), {}, {}})) {
+    sqlite3_open(db.c_str(), &holder);
+    locked = sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK;
+  }
+  ~LockedStore() { release(); }
+  LockedStore(const LockedStore&) = delete;
+  LockedStore& operator=(const LockedStore&) = delete;
+  void release() {
+    if (!holder) return;
+    sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+    sqlite3_close(holder);
+    holder = nullptr;
+  }
+  RunStore store;
+  const int64_t run;
+  sqlite3* holder = nullptr;
+  bool locked = false;
+};
+
 class TestStoreSink : public QObject {
   Q_OBJECT
 
@@ -342,21 +364,17 @@ class TestStoreSink : public QObject {
   // read from it), and once the lock goes the same sink's writes are taken again.
   void aLockedStoreIsSaidWhileItLastsAndClearedAfter() {
     const auto db = path("locked-said.db");
-    RunStore store(db);
-    const int64_t run = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
-    sqlite3* holder = nullptr;
-    sqlite3_open(db.c_str(), &holder);
-    QCOMPARE(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
-    fl::store::StoreSink sink(db, run, std::chrono::milliseconds(100));
+    LockedStore locked(db);
+    QVERIFY(locked.locked);
+    fl::store::StoreSink sink(db, locked.run, std::chrono::milliseconds(100));
     sink.onEvent(fl::MetricEvent{"m", 1, 0.001, 1.0});
     QTRY_VERIFY_WITH_TIMEOUT(sink.error().has_value(), 30000);
     QVERIFY2(sink.error()->find("another process holds the write lock") != std::string::npos,
              sink.error()->c_str());
     sink.onEvent(fl::MetricEvent{"m", 2, 0.002, 2.0});
-    sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
-    sqlite3_close(holder);
+    locked.release();
     QTRY_VERIFY_WITH_TIMEOUT(!sink.error().has_value(), 30000);
-    QCOMPARE(store.metric(run, "m").size(), size_t(2));
+    QCOMPARE(locked.store.metric(locked.run, "m").size(), size_t(2));
     sink.close();
     QVERIFY(!sink.failure());
   }
@@ -367,15 +385,12 @@ class TestStoreSink : public QObject {
   // timeouts, the one last try the writer gave a closing run.
   void aRunEndingUnderALockWaitsForItAndLosesNothing() {
     const auto db = path("locked-at-end.db");
-    RunStore store(db);
-    const int64_t run = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
-    const std::string checkpoint = store.artifactFolder(run) + "/step-40.pt";
-    fs::create_directories(store.artifactFolder(run));
+    LockedStore locked(db);
+    QVERIFY(locked.locked);
+    const std::string checkpoint = locked.store.artifactFolder(locked.run) + "/step-40.pt";
+    fs::create_directories(locked.store.artifactFolder(locked.run));
     std::ofstream(checkpoint) << "weights";
-    sqlite3* holder = nullptr;
-    sqlite3_open(db.c_str(), &holder);
-    QCOMPARE(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
-    fl::store::StoreSink sink(db, run, std::chrono::milliseconds(100));
+    fl::store::StoreSink sink(db, locked.run, std::chrono::milliseconds(100));
     for (int i = 1; i <= 40; ++i) sink.onEvent(fl::MetricEvent{"m", i, i * 0.01, double(i)});
     sink.onEvent(fl::CheckpointEvent{40, checkpoint, false});
     fl::StatusEvent finished;
@@ -386,14 +401,13 @@ class TestStoreSink : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(sink.error().has_value(), 30000);  // said while it waits
     QTest::qWait(11000);
     QVERIFY(!sink.waitClosed(std::chrono::milliseconds(0)));
-    sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
-    sqlite3_close(holder);
+    locked.release();
     QVERIFY(sink.waitClosed(std::chrono::minutes(1)));
     QVERIFY2(!sink.failure(), sink.failure() ? sink.failure()->unwritten.c_str() : "");
     QVERIFY(!sink.error());
-    QCOMPARE(store.metric(run, "m").size(), size_t(40));
-    QCOMPARE(fl::toString(store.run(run)->status), std::string("finished"));
-    QCOMPARE(store.checkpoints(run).size(), size_t(1));
+    QCOMPARE(locked.store.metric(locked.run, "m").size(), size_t(40));
+    QCOMPARE(fl::toString(locked.store.run(locked.run)->status), std::string("finished"));
+    QCOMPARE(locked.store.checkpoints(locked.run).size(), size_t(1));
     QVERIFY(fs::exists(checkpoint));
   }
 
@@ -402,13 +416,10 @@ class TestStoreSink : public QObject {
   void aLockOutlastingThePatienceLosesTheBatchAndSaysSo() {
     qputenv("FOURIERLAB_STORE_PATIENCE_MS", "0");
     const auto db = path("locked-past-patience.db");
-    RunStore store(db);
-    const int64_t run = store.createRun({"x", "", nlohmann::json::object(), {}, {}});
-    sqlite3* holder = nullptr;
-    sqlite3_open(db.c_str(), &holder);
-    QCOMPARE(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+    LockedStore locked(db);
+    QVERIFY(locked.locked);
     {
-      fl::store::StoreSink sink(db, run, std::chrono::milliseconds(100));
+      fl::store::StoreSink sink(db, locked.run, std::chrono::milliseconds(100));
       sink.onEvent(fl::MetricEvent{"m", 1, 0.01, 1.0});
       sink.close();
       QVERIFY(sink.failure().has_value());
@@ -417,10 +428,9 @@ class TestStoreSink : public QObject {
           sink.failure()->error.find("another process holds the write lock") != std::string::npos,
           sink.failure()->error.c_str());
     }
-    sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
-    sqlite3_close(holder);
+    locked.release();
     qunsetenv("FOURIERLAB_STORE_PATIENCE_MS");
-    QCOMPARE(store.metric(run, "m").size(), size_t(0));
+    QCOMPARE(locked.store.metric(locked.run, "m").size(), size_t(0));
   }
 
   void runsAreNamedShortly() {

@@ -2,6 +2,8 @@
 // and the allowed values, KEY=VALUE parsing, presets.
 #include <QtTest>
 
+#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <random>
 
@@ -29,6 +31,29 @@ class TestConfig : public QObject {
   }
 
  private slots:
+  // A setting as the window and the tables write it: History wrote a float's JSON dump,
+  // "10000.0", where the form said 10000. Over many doubles the text reads back exactly.
+  void aSettingIsWrittenInItsShortestExactForm() {
+    QCOMPARE(fl::settingText(10000.0), std::string("10000"));
+    QCOMPARE(fl::settingText(0.0), std::string("0"));
+    QCOMPARE(fl::settingText(0.1), std::string("0.1"));
+    QCOMPARE(fl::settingText(0.0003), std::string("0.0003"));
+    QCOMPARE(fl::settingText(1e-6), std::string("1e-06"));
+    QCOMPARE(fl::settingText(-2.5), std::string("-2.5"));
+    QCOMPARE(fl::settingText(12), std::string("12"));
+    QCOMPARE(fl::settingText("gmm2"), std::string("gmm2"));
+    QCOMPARE(fl::settingText(true), std::string("true"));
+    std::mt19937_64 rng(20261207);
+    std::uniform_real_distribution<double> mantissa(-10, 10);
+    std::uniform_int_distribution<int> exponent(-12, 12);
+    for (int i = 0; i < 20000; ++i) {
+      const double v = mantissa(rng) * std::pow(10.0, exponent(rng));
+      const std::string text = fl::settingText(v);
+      QVERIFY2(std::strtod(text.c_str(), nullptr) == v, text.c_str());
+      QVERIFY2(text.size() <= 24, text.c_str());
+    }
+  }
+
   void defaultsFillEveryKey() {
     auto c = fl::validateConfig(specs(), nlohmann::json::object());
     QVERIFY(c.ok());

@@ -25,9 +25,7 @@ const store::MetricSummary* summaryOf(const store::RunRecord& run, const std::st
   return nullptr;
 }
 
-QString jsonText(const nlohmann::json& v) {
-  return QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump());
-}
+QString jsonText(const nlohmann::json& v) { return QString::fromStdString(settingText(v)); }
 
 }  // namespace
 

@@ -88,7 +88,7 @@ std::string GroupBy::label() const {
 std::string configValueText(const nlohmann::json& value) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_null()) return "unset";
-  return value.dump();
+  return settingText(value);
 }
 
 std::vector<RunGroup> groupRuns(const std::vector<GroupedRun>& runs, const GroupBy& by) {

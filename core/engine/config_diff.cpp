@@ -1,6 +1,9 @@
 #include "core/engine/config_diff.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <set>
 
@@ -19,6 +22,26 @@ nlohmann::json withUnusedAs(const std::vector<ParamSpec>& specs, const nlohmann:
   for (const auto& spec : specs)
     if (out.contains(spec.name) && !isUsed(spec, config)) out[spec.name] = replacement(spec);
   return out;
+}
+
+std::string settingText(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_float()) {
+    const double v = value.get<double>();
+    char text[40];
+    // A whole number as one ("10000", not "1e+04"); else the fewest significant digits that
+    // read back as the same double, as printf's %g writes them ("0.0003", "1e-06").
+    if (std::isfinite(v) && v == std::trunc(v) && std::abs(v) < 1e15) {
+      std::snprintf(text, sizeof text, "%.0f", v);
+      return text;
+    }
+    for (int digits = 1; digits <= 17; ++digits) {
+      std::snprintf(text, sizeof text, "%.*g", digits, v);
+      if (std::strtod(text, nullptr) == v) break;
+    }
+    return text;
+  }
+  return value.dump();
 }
 
 nlohmann::json comparedValues(const std::vector<ParamSpec>& specs, const nlohmann::json& config) {

@@ -31,6 +31,11 @@ nlohmann::json withUnusedAs(const std::vector<ParamSpec>& specs, const nlohmann:
 // `config` as comparisons read it: each value it does not use is kUnusedValue.
 nlohmann::json comparedValues(const std::vector<ParamSpec>& specs, const nlohmann::json& config);
 
+// A setting's value as the window and the tables write it: text as it is, a number in its
+// shortest exact form (10000.0 as "10000", 0.1 as "0.1": JSON's dump wrote "10000.0" in History
+// where the form said 10000), anything else as JSON.
+std::string settingText(const nlohmann::json& value);
+
 // A config's value for `key`: null where the config lacks it or is not an object (a run recorded
 // without a config), so a key one run has and another lacks reads as set against unset.
 nlohmann::json configValue(const nlohmann::json& config, const std::string& key);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/engine/config_diff.h"
+
 namespace fl::study {
 
 namespace {
@@ -94,15 +96,7 @@ std::optional<ReferenceValue> findReference(const StudyReferences& references,
   return std::nullopt;
 }
 
-std::string valueText(const nlohmann::json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_number_float()) {
-    std::ostringstream out;
-    out << value.get<double>();
-    return out.str();
-  }
-  return value.dump();
-}
+std::string valueText(const nlohmann::json& value) { return settingText(value); }
 
 std::string reusedRunsText(const std::vector<StudyRunResult>& runs) {
   std::vector<int64_t> ids;

@@ -489,7 +489,7 @@ class TestCliStore : public QObject {
     for (const QStringList& args :
          {QStringList{"runs", "--db", d, "list"}, QStringList{"runs", "--db", d, "show", "1"},
           QStringList{"runs", "--db", d, "export", "1", "--format", "csv"},
-          QStringList{"list", "--json"}}) {
+          QStringList{"list", "--json"}, QStringList{"--help"}, QStringList{"--version"}}) {
       auto r = runCli(args, 120000, "/dev/full");
       QVERIFY2(r.exitCode == 3,
                qPrintable(args.join(' ') + ": exit " + QString::number(r.exitCode)));

@@ -159,8 +159,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: %s\n", typo.c_str());
       return fl::cli::kExitBadUsage;
     }
-    const int code = app.exit(e);
-    return code == 0 ? 0 : fl::cli::kExitBadUsage;
+    // --help and --version print to stdout too: checked as every command's output is.
+    return fl::cli::withCheckedOutput([&] {
+      const int code = app.exit(e);
+      return code == 0 ? 0 : fl::cli::kExitBadUsage;
+    });
   }
   // The commands that train start again with OpenMP's passive wait policy (see its header).
   const bool trains = trainsHere(*run, *sweep, sweepArgs);

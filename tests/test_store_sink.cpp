@@ -415,6 +415,7 @@ class TestStoreSink : public QObject {
   // for any failure that does not pass.
   void aLockOutlastingThePatienceLosesTheBatchAndSaysSo() {
     qputenv("FOURIERLAB_STORE_PATIENCE_MS", "0");
+    const auto restore = qScopeGuard([] { qunsetenv("FOURIERLAB_STORE_PATIENCE_MS"); });
     const auto db = path("locked-past-patience.db");
     LockedStore locked(db);
     QVERIFY(locked.locked);
@@ -429,8 +430,23 @@ class TestStoreSink : public QObject {
           sink.failure()->error.c_str());
     }
     locked.release();
-    qunsetenv("FOURIERLAB_STORE_PATIENCE_MS");
     QCOMPARE(locked.store.metric(locked.run, "m").size(), size_t(0));
+  }
+
+  // A signalled closer has no time for the wait (a cluster's SIGKILL follows its SIGTERM within
+  // seconds): stopWaiting ends it at the next try, the loss recorded as on any failed write.
+  void aSignalledCloserStopsWaitingForTheLock() {
+    const auto db = path("locked-signalled.db");
+    LockedStore locked(db);
+    QVERIFY(locked.locked);
+    fl::store::StoreSink sink(db, locked.run, std::chrono::milliseconds(100));
+    sink.onEvent(fl::MetricEvent{"m", 1, 0.01, 1.0});
+    sink.beginClose();
+    QTRY_VERIFY_WITH_TIMEOUT(sink.error().has_value(), 30000);
+    sink.stopWaiting();
+    QVERIFY(sink.waitClosed(std::chrono::seconds(60)));  // within two busy timeouts, not minutes
+    QVERIFY(sink.failure().has_value());
+    QCOMPARE(sink.failure()->unwritten, std::string("1 metric point (steps 1-1)"));
   }
 
   void runsAreNamedShortly() {

@@ -238,12 +238,19 @@ void sayWriteTrouble(store::WriteTroubleWatch& writes, const store::StoreSink& s
 }
 
 // Writes the rest of the run's events, saying why it waits where the store refuses them (a run
-// that has ended waits a while for another process's lock to pass).
+// that has ended waits a while for another process's lock to pass). A signal, before or during
+// the wait, ends it: the run's loss is then recorded as on any failed write.
 void closeStoreSink(store::StoreSink& storeSink, store::WriteTroubleWatch& writes, int64_t runId,
-                    ConsoleProgress& progress) {
+                    ConsoleProgress& progress, const InterruptSignals& signals) {
   storeSink.beginClose();
-  while (!storeSink.waitClosed(std::chrono::milliseconds(100)))
+  bool stopped = false;
+  while (!storeSink.waitClosed(std::chrono::milliseconds(100))) {
     sayWriteTrouble(writes, storeSink, runId, progress);
+    if (signals.received() && !stopped) {
+      storeSink.stopWaiting();
+      stopped = true;
+    }
+  }
   sayWriteTrouble(writes, storeSink, runId, progress);
 }
 
@@ -453,7 +460,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     // The Runner's thread is stuck inside a step: record the run's end through the same
     // writer, then leave without joining it (its destructor would wait forever).
     storeSink.onEvent(outcome.finalStatus);
-    closeStoreSink(storeSink, writes, prepared.runId, progress);
+    closeStoreSink(storeSink, writes, prepared.runId, progress, signals);
     progress.finish();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -466,7 +473,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
         storeSink.error() ? kExitStoreError : InterruptSignals::exitCode(signals.received()));
   }
   runner.join();
-  closeStoreSink(storeSink, writes, prepared.runId, progress);
+  closeStoreSink(storeSink, writes, prepared.runId, progress, signals);
   progress.finish();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -13,6 +13,8 @@ void StoreSink::beginClose() { m_writer->beginClose(*m_channel); }
 
 void StoreSink::close() { m_writer->close(*m_channel); }
 
+void StoreSink::stopWaiting() { m_writer->stopWaiting(*m_channel); }
+
 bool StoreSink::waitClosed(std::chrono::milliseconds timeout) {
   return m_writer->waitClosed(*m_channel, timeout);
 }

@@ -42,6 +42,7 @@ class StoreSink : public EventSink {
   void beginClose();
   void close();
   bool waitClosed(std::chrono::milliseconds timeout);
+  void stopWaiting();  // StoreWriter::stopWaiting
 
   std::optional<std::string> error() const;
   // After close(): what the store did not take, or nullopt when every event was written.

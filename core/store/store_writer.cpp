@@ -30,9 +30,8 @@ struct StoreWriter::Channel {
   // alone, not in the transaction of all runs, until a write succeeds).
   std::vector<Event> batch;
   bool alone = false;
-  // When its last write first failed, while the channel was closing, on a lock another process
-  // holds: it is tried again until closingPatience() after.
-  std::optional<std::chrono::steady_clock::time_point> closingTroubleSince;
+  // Guarded by the writer's mutex: its closer no longer waits out a lock (stopWaiting).
+  bool impatient = false;
 };
 
 namespace {
@@ -146,8 +145,9 @@ StoreSinkFailure recordLoss(std::optional<RunStore>& store, const std::string& p
 struct FlushItem {
   std::shared_ptr<StoreWriter::Channel> channel;
   bool closing = false;
-  bool stopping = false;  // the writer ends: no more tries for anyone
-  bool waits = false;     // closing, but its write is tried again at the next flush
+  bool stopping = false;   // the writer ends: no more tries for anyone
+  bool impatient = false;  // its closer asked for no wait (StoreWriter::stopWaiting)
+  bool waits = false;      // closing, but its write is tried again at the next flush
   int64_t written = 0;
   std::optional<std::string> error;
   std::optional<StoreSinkFailure> failure;
@@ -186,8 +186,12 @@ WriteResult tryWrite(std::optional<RunStore>& store, const std::string& path,
 // written alone from then on, so it holds back no other. A closing channel's write that another
 // process's lock refuses is tried again at each flush for closingPatience(); any other failure,
 // or the patience spent, loses its batch, and the loss is recorded.
+// `lockedSince`: when a closing run's write first met the lock, for every closing run alike (the
+// runs of a study close one after another: each waiting its own two minutes, a long lock held a
+// study's end for two minutes a run); cleared by any write the store takes.
 void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
-                const std::string& path) {
+                const std::string& path,
+                std::optional<std::chrono::steady_clock::time_point>& lockedSince) {
   auto committed = [](FlushItem& item) {
     item.written = static_cast<int64_t>(item.channel->batch.size());
     item.channel->batch.clear();
@@ -200,6 +204,7 @@ void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
       together.push_back({item.channel->runId, &item.channel->batch});
   WriteResult shared;
   if (!together.empty()) shared = tryWrite(store, path, together);
+  if (!together.empty() && shared.ok) lockedSince.reset();
   bool storeFault = shared.busy;
   const auto now = std::chrono::steady_clock::now();
   for (auto& item : items) {
@@ -220,6 +225,7 @@ void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
     if (!triedAlone && (!storeFault || (item.closing && !shared.busy))) {
       const WriteResult own = tryWrite(store, path, {{channel.runId, &channel.batch}});
       if (own.ok) {
+        lockedSince.reset();
         committed(item);
         continue;
       }
@@ -233,9 +239,9 @@ void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
     // A run that has ended waits a while for another process's lock to pass: its last batch
     // holds its final status and metrics, and its checkpoints' rows. A full disk is not waited
     // for: it seldom clears by itself, and the loss it records keeps a resumable checkpoint.
-    if (failed->busy && !item.stopping) {
-      if (!channel.closingTroubleSince) channel.closingTroubleSince = now;
-      if (now - *channel.closingTroubleSince < StoreWriter::closingPatience()) {
+    if (failed->busy && !item.stopping && !item.impatient) {
+      if (!lockedSince) lockedSince = now;
+      if (now - *lockedSince < StoreWriter::closingPatience()) {
         item.waits = true;
         continue;
       }
@@ -356,6 +362,13 @@ void StoreWriter::close(Channel& channel) {
   m_closed.wait(lock, [&] { return channel.closed; });
 }
 
+void StoreWriter::stopWaiting(Channel& channel) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  channel.impatient = true;
+  m_flushNow = true;
+  m_wake.notify_one();
+}
+
 bool StoreWriter::waitClosed(Channel& channel, std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(m_mutex);
   return m_closed.wait_for(lock, timeout, [&] { return channel.closed; });
@@ -378,6 +391,7 @@ int64_t StoreWriter::eventsWritten(const Channel& channel) const {
 
 void StoreWriter::writerLoop() {
   std::optional<RunStore> store;
+  std::optional<std::chrono::steady_clock::time_point> lockedSince;
   std::unique_lock<std::mutex> lock(m_mutex);
   while (true) {
     m_wake.wait_for(lock, m_flushInterval, [this] { return m_flushNow || m_stopping; });
@@ -395,10 +409,11 @@ void StoreWriter::writerLoop() {
       item.channel = channel;
       item.closing = closing;
       item.stopping = stopping;
+      item.impatient = channel->impatient;
       items.push_back(std::move(item));
     }
     lock.unlock();
-    writeItems(items, store, m_path);
+    writeItems(items, store, m_path, lockedSince);
     lock.lock();
     bool anyClosed = false;
     for (auto& item : items) {

@@ -79,9 +79,13 @@ class StoreWriter {
   // Whether the channel closed within `timeout` (after beginClose): a caller says meanwhile why
   // it waits (error()).
   bool waitClosed(Channel& channel, std::chrono::milliseconds timeout);
+  // A closing channel waiting out another process's lock gives up at its next try: its closer
+  // was signalled and has no time left (a cluster's SIGKILL follows SIGTERM within seconds).
+  void stopWaiting(Channel& channel);
 
-  // How long a closing channel's write is tried again while another process holds the store's
-  // lock: two minutes (FOURIERLAB_STORE_PATIENCE_MS sets it).
+  // How long closing channels' writes are tried again while another process holds the store's
+  // lock: two minutes from the first such refusal, for all of them together
+  // (FOURIERLAB_STORE_PATIENCE_MS sets it).
   static std::chrono::milliseconds closingPatience();
 
   // The channel's last write error (cleared by the next success), and after close() what the

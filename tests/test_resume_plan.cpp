@@ -13,6 +13,7 @@
 #include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
 #include "experiments/builtin_experiments.h"
+#include "tests/sqlite_probe.h"
 
 namespace fs = std::filesystem;
 using fl::store::RunStore;
@@ -91,6 +92,20 @@ class TestResumePlan : public QObject {
     plan.fromStart = true;
     QCOMPARE(fl::store::describeResume(plan),
              std::string("from step 0 (its 8 steps are trained again)"));
+  }
+
+  // A config a damaged page left unreadable read as null, which validates as every default: the
+  // run would have trained on with the default lr, steps and seed. Refused, nothing changed.
+  void aDamagedConfigIsNotResumedWithTheDefaults() {
+    const std::string p = path("damaged-config.db");
+    RunStore store(p);
+    const int64_t id = interruptedRun(store);
+    QCOMPARE(fl::testing::writeSql(p, "UPDATE runs SET config = '{\"lr\": AAAA'"), std::string());
+    const auto plan = fl::store::prepareResume(registry(), store, id);
+    QVERIFY(!plan.ok());
+    QVERIFY2(plan.error.find("stored config is damaged") != std::string::npos, plan.error.c_str());
+    QCOMPARE(store.metric(id, "train/loss").size(), size_t(8));  // nothing rewound
+    QCOMPARE(fl::toString(store.run(id)->status), std::string("interrupted"));
   }
 
   // A checkpoint whose step has no evaluation stored (the store refused the run's last writes)

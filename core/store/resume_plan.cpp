@@ -38,6 +38,14 @@ ResumePlan prepareResume(const ExperimentRegistry& registry, RunStore& store, in
     return plan;
   }
   plan.stepsBefore = run->lastStep;
+  // A config a damaged page left unreadable reads as null, which validates as every default:
+  // continued so, the run would train on with other settings than its own.
+  if (!run->config.is_object()) {
+    plan.error = "run " + id + "'s stored config is damaged (not a JSON object); it cannot be " +
+                 "resumed with the settings it trained with";
+    plan.storeProblem = true;
+    return plan;
+  }
   nlohmann::json values = run->config;
   if (!device.empty()) values["device"] = device;
   plan.config = validateRunConfig(*plan.experiment, values);

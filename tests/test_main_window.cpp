@@ -1810,14 +1810,21 @@ class TestMainWindow : public QObject {
     QVERIFY(w->runsModel()->rowOf(id) >= 0);
     QCOMPARE(w->display()->focused(), id);
     QCOMPARE(w->statusBar()->currentMessage(),
-             QString("Run #%1 was stopped when the window last closed; it kept a checkpoint: "
-                     "Resume is in its row's menu")
+             QString("Run #%1 was stopped when the window last closed: Resume in its row's menu "
+                     "continues it")
                  .arg(id));
     auto again = makeWindow("stopped-at-close.db");
     QVERIFY(!again->reopenStoppedAtClose());  // said once
     QCOMPARE(fl::gui::describeStoppedAtClose({3, 4, 5}, 2),
-             QString("Runs #3, #4 and #5 were stopped when the window last closed; each kept a "
-                     "checkpoint: the study's Resume study trains them on (study 2)"));
+             QString("Runs #3, #4 and #5 were stopped when the window last closed: Resume study "
+                     "(the Study tab) trains study 2 on"));
+    QCOMPARE(fl::gui::describeStoppedAtClose({3, 4}, 0),
+             QString("Runs #3 and #4 were stopped when the window last closed: Resume in each "
+                     "row's menu continues them"));
+    // Another window on the store that closes with nothing training keeps the list.
+    fl::gui::rememberStoppedAtClose(w->store().path(), {id}, 0);
+    fl::gui::rememberStoppedAtClose(w->store().path(), {}, 0);
+    QCOMPARE(fl::gui::takeStoppedAtClose(w->store().path()).runs, std::vector<int64_t>{id});
   }
 
   // The store refusing a training run's writes (another process's lock here, a full disk
@@ -1856,10 +1863,10 @@ class TestMainWindow : public QObject {
     // No patience: an ended run's writes are otherwise tried again for two minutes
     // (test_store_sink checks that wait).
     qputenv("FOURIERLAB_STORE_PATIENCE_MS", "0");
+    const auto restore = qScopeGuard([] { qunsetenv("FOURIERLAB_STORE_PATIENCE_MS"); });
     w->stopFocused();
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id) && !w->runsModel()->isLive(id), 60000);
     QTRY_VERIFY_WITH_TIMEOUT(label->isHidden(), 10000);
-    qunsetenv("FOURIERLAB_STORE_PATIENCE_MS");
     sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
     sqlite3_close(holder);
   }

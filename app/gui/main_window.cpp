@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "app/gui/about_box.h"
 #include "app/gui/dock_title_bar.h"
@@ -501,9 +502,10 @@ bool MainWindow::reopenStoppedAtClose() {
   const StoppedAtClose stopped = takeStoppedAtClose(m_store->path());
   std::vector<int64_t> still;
   try {
+    // Any not finished since: one still running is the closed window's process ending its step
+    // (its row follows the store), or another process's resume.
     for (const int64_t id : stopped.runs)
-      if (const auto run = m_store->run(id);
-          run && (run->status == RunStatus::Cancelled || run->status == RunStatus::Interrupted))
+      if (const auto run = m_store->run(id); run && run->status != RunStatus::Finished)
         still.push_back(id);
     if (stopped.studyId && !study::StudyStore(*m_store).study(stopped.studyId)) still.clear();
   } catch (const std::exception&) {
@@ -648,13 +650,15 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   }
   // Said again by the next window on this store (its Runs dock would be empty of them).
   std::vector<int64_t> stopped;
-  int64_t studyOfStopped = 0;
+  std::set<int64_t> studiesOfStopped;
   for (const int64_t id : m_queue->runs())
     if (m_queue->isLive(id)) {
       stopped.push_back(id);
-      if (!studyOfStopped) studyOfStopped = m_queue->studyOf(id);
+      studiesOfStopped.insert(m_queue->studyOf(id));
     }
-  rememberStoppedAtClose(m_store->path(), stopped, studyOfStopped);
+  // A study is reopened only where every stopped run was its: else the runs are shown.
+  rememberStoppedAtClose(m_store->path(), stopped,
+                         studiesOfStopped.size() == 1 ? *studiesOfStopped.begin() : 0);
   m_queue->cancelAll();
   saveWindowSettings(settingsParts());
   event->accept();

@@ -19,9 +19,10 @@ QString groupFor(const std::string& storePath) {
 
 void rememberStoppedAtClose(const std::string& storePath, const std::vector<int64_t>& runs,
                             int64_t studyId) {
+  // A window that stopped nothing leaves another window's list as it is.
+  if (runs.empty()) return;
   QSettings settings("FourierLab", "FourierLab");
   settings.remove(groupFor(storePath));
-  if (runs.empty()) return;
   QStringList ids;
   for (const int64_t id : runs) ids << QString::number(id);
   settings.beginGroup(groupFor(storePath));
@@ -53,11 +54,13 @@ QString describeStoppedAtClose(const std::vector<int64_t>& runs, int64_t studyId
     const int last = static_cast<int>(list.lastIndexOf(", "));
     list.replace(last, 2, " and ");
   }
+  // No word of a checkpoint: a run still waiting when the window closed never started.
   const bool one = runs.size() == 1;
-  return QString("%1 %2 %3 stopped when the window last closed; %4 a checkpoint: %5")
-      .arg(one ? "Run" : "Runs", list, one ? "was" : "were", one ? "it kept" : "each kept",
-           studyId > 0 ? QString("the study's Resume study trains them on (study %1)").arg(studyId)
-                       : QString("Resume is in %1 menu").arg(one ? "its row's" : "each row's"));
+  return QString("%1 %2 %3 stopped when the window last closed: %4")
+      .arg(one ? "Run" : "Runs", list, one ? "was" : "were",
+           studyId > 0 ? QString("Resume study (the Study tab) trains study %1 on").arg(studyId)
+                       : QString("Resume in %1 menu continues %2")
+                             .arg(one ? "its row's" : "each row's", one ? "it" : "them"));
 }
 
 }  // namespace fl::gui

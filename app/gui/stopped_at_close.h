@@ -17,17 +17,18 @@ namespace fl::gui {
 
 struct StoppedAtClose {
   std::vector<int64_t> runs;
-  int64_t studyId = 0;  // the study they trained for, 0 when none
+  int64_t studyId = 0;  // the study every one of them trained for; 0 when none or several
 };
 
-// Nothing is kept for empty `runs` (a close with nothing training forgets an older list).
+// Nothing is kept, and an older list left, for empty `runs`: another window on the store that
+// closes with nothing training must not wipe the list of one that stopped runs.
 void rememberStoppedAtClose(const std::string& storePath, const std::vector<int64_t>& runs,
                             int64_t studyId);
 // What the last window on this store stopped as it closed; forgotten once read.
 StoppedAtClose takeStoppedAtClose(const std::string& storePath);
 
-// "Runs #43 and #44 were stopped when the window last closed; each kept a checkpoint: Resume
-// is in each row's menu."
+// "Runs #43 and #44 were stopped when the window last closed: Resume in each row's menu
+// continues them"; with a study, its Resume study.
 QString describeStoppedAtClose(const std::vector<int64_t>& runs, int64_t studyId);
 
 }  // namespace fl::gui

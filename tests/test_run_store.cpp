@@ -395,6 +395,7 @@ class TestRunStore : public QObject {
         {"bins = 12.0", {d}},  // a number compares as a number
         {"lr=0.10", {d}},
         {"head=GMM", {d}},
+        {"head=gmm", {d}},  // any case, as the plain text
         {"bins=13", {}},
         {"seed=42", {}},  // no run holds a seed
         {"bins=", {}},

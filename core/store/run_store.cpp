@@ -482,7 +482,8 @@ int RunStore::markDeadRunsInterrupted() {
     update.bind(1, nowSeconds())
         .bind(2, "its process (pid " + std::to_string(writer.pid) + " on " + writer.host +
                      ") ended without finishing; data up to its last write is kept, and a resume "
-                     "continues from its last checkpoint, training again what came after it")
+                     "continues from its last checkpoint (from step 0 without one), training "
+                     "again what came after it")
         .bind(3, id)
         .run();
   }
@@ -670,9 +671,12 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
                "setting.type = 'text' AND instr(lower(setting.value), lower(:text))) "
                "ELSE 0 END") +
            (query.id ? " OR id = :id" : "") +
+           // As a number where it reads as one, else as text in any case (head=GMM finds gmm,
+           // as the plain text does; a text setting "42" is found by x=42 too).
            (query.key.empty() ? ""
-                              : " OR (json_valid(config) AND json_extract(config, :path) IS NOT "
-                                "NULL AND json_extract(config, :path) = :value)") +
+                              : " OR CASE WHEN json_valid(config) THEN json_extract(config, :path) "
+                                "= :value OR lower(CAST(json_extract(config, :path) AS TEXT)) = "
+                                "lower(:raw) ELSE 0 END") +
            ")";
   sql += " ORDER BY id";
   auto s = m_db.prepare(sql);
@@ -688,6 +692,7 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   if (query.id) s.bind(s.parameterIndex(":id"), *query.id);
   if (!query.key.empty()) {
     bindNamed(":path", "$.\"" + query.key + "\"");
+    bindNamed(":raw", query.value);
     const int value = s.parameterIndex(":value");
     if (query.number)  // 42 finds 42.0 too: SQLite compares numbers as numbers
       s.bind(value, *query.number);

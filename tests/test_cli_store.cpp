@@ -174,15 +174,33 @@ class TestCliStore : public QObject {
       if (at < 0) qFatal("no column %s in %s", qPrintable(name), qPrintable(runRows.at(0)));
       return at;
     };
-    const auto fourierRow = runRows.at(1).split(',');
-    const auto linearRow = runRows.at(2).split(',');
+    // RFC 4180 fields: a quoted one may hold commas and doubled quotes.
+    const auto fieldsOf = [](const QString& line) {
+      QStringList out{QString()};
+      bool quoted = false;
+      for (int i = 0; i < line.size(); ++i) {
+        const QChar c = line.at(i);
+        if (quoted && c == '"' && i + 1 < line.size() && line.at(i + 1) == '"')
+          out.back() += line.at(++i);
+        else if (c == '"')
+          quoted = !quoted;
+        else if (c == ',' && !quoted)
+          out << QString();
+        else
+          out.back() += c;
+      }
+      return out;
+    };
+    const auto fourierRow = fieldsOf(runRows.at(1));
+    const auto linearRow = fieldsOf(runRows.at(2));
     QCOMPARE(fourierRow.size(), header.size());
     QCOMPARE(linearRow.size(), header.size());
     QCOMPARE(fourierRow.at(column("frequencies")), QString("12"));
     QCOMPARE(linearRow.at(column("frequencies")), QString());
     QCOMPARE(linearRow.at(column("head")), QString("linear"));
     QCOMPARE(linearRow.at(column("samples")), QString("300"));
-    QCOMPARE(linearRow.at(column("tags")), QString("baseline;linear"));
+    // Comma-separated (a tag holds no comma), the field quoted.
+    QCOMPARE(linearRow.at(column("tags")), QString("baseline,linear"));
     QCOMPARE(linearRow.at(column("trained_on")), QString("cpu"));
     for (int i = 0; i < 2; ++i) {
       const double listed = runs[static_cast<size_t>(i)]["metrics"]["test/kl"].get<double>();

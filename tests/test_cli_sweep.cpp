@@ -208,8 +208,6 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT count(*) FROM studies"), int64_t(1));
   }
 
-  // A study whose runs cannot share a group says why instead of training them one by one
-  // without a word (on a GPU, the toy trainer's groups are CPU-only: the reason names that).
   // A study some of whose runs failed printed no table (stdout empty), though the README says
   // `sweep run` prints it when the study ends: the table of those that finished is printed, its
   // cells saying how many finished, and the exit code still says some failed. One run here
@@ -244,6 +242,8 @@ class TestCliSweep : public QObject {
     QCOMPARE(table.out, r.out);
   }
 
+  // A study whose runs cannot share a group says why instead of training them one by one
+  // without a word (on a GPU, the toy trainer's groups are CPU-only: the reason names that).
   void runsThatCannotGroupSayWhy() {
     auto r = runCli(tinyStudy(path("alone.db"), 1, "1"));
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));

@@ -54,7 +54,7 @@ std::vector<ReferenceVerdict> checkAgainstReference(const nlohmann::json& refere
     if (figure.size() > 1 && figure[1].is_number()) v.paperStd = figure[1].get<double>();
     v.value = *value;
     const std::string label = best ? "best " + metric : metric;
-    char buf[200];
+    char buf[512];
     if (v.paperStd) {
       v.bound = oneRunBound(*v.paperStd, seeds);
       const double gap = std::abs(v.value - v.paperMean);

@@ -118,7 +118,7 @@ void writeRunsCsv(const ExperimentRegistry* registry, const std::vector<RunRecor
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunRecord& r = runs[i];
     std::string tags;
-    for (const auto& t : r.tags) tags += (tags.empty() ? "" : ";") + t;
+    for (const auto& t : r.tags) tags += (tags.empty() ? "" : ",") + t;  // a tag has no comma
     out << r.id << ',' << csvField(r.experiment) << ',' << csvField(r.name) << ','
         << toString(r.status) << ',' << csvField(r.device) << ',' << csvField(tags);
     for (const auto& key : settings) {

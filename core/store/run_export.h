@@ -3,7 +3,8 @@
 //   CSV, snapshots: run_id,name,step,i0,i1,x0,x1,value                    (long format; 1-D and
 //                   2-D snapshots, i1 empty for 1-D; higher ranks flattened into i0; x0 and x1
 //                   the indices' coordinates where the snapshot's axes declare them)
-//   CSV, runs:      run_id,experiment,name,status,trained_on,tags,<each setting>,
+//   CSV, runs:      run_id,experiment,name,status,trained_on,tags (comma-separated, quoted),
+//                   <each setting>,
 //                   last:<each metric>                                   (one row per run; a
 //                   setting the run's experiment lacks or the run does not use is empty)
 //   JSON: {"runs": [{id, experiment, name, status, config, build, tags, notes,

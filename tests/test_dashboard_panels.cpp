@@ -92,6 +92,12 @@ class TestDashboardPanels : public QObject {
     QCOMPARE(fl::widgets::compactCount(10025), QString("10025"));
     QCOMPARE(fl::widgets::compactCount(10050), QString("10050"));
     QCOMPARE(fl::widgets::compactCount(1025), QString("1025"));
+    // One axis in one form: a run evaluated once at step 1250 was labelled 1249, 1.25k, 1251.
+    QCOMPARE(fl::widgets::compactCounts({1249, 1250, 1251}),
+             (QVector<QString>{"1249", "1250", "1251"}));
+    QCOMPARE(fl::widgets::compactCounts({500, 1000, 1500, 2000}),
+             (QVector<QString>{"500", "1k", "1.5k", "2k"}));
+    QCOMPARE(fl::widgets::compactCounts({}), QVector<QString>{});
     fl::widgets::MetricPlot plot("loss", "step", "cross-entropy");
     QVERIFY(plot.plot()->xAxis->ticker().dynamicCast<fl::widgets::StepTicker>());
   }

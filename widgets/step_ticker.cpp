@@ -29,8 +29,26 @@ int IntegerTicker::getSubTickCount(double tickStep) {
   return whole <= 5 ? whole - 1 : QCPAxisTicker::getSubTickCount(tickStep);
 }
 
+QVector<QString> compactCounts(const QVector<double>& ticks) {
+  QVector<QString> labels;
+  bool whole = false;
+  for (const double tick : ticks) {
+    labels << compactCount(tick);
+    // At a thousand or more a label without its k or M was one compactCount wrote out whole.
+    whole = whole || (std::abs(tick) >= 1000 && labels.back().back().isDigit());
+  }
+  if (whole)
+    for (int i = 0; i < ticks.size(); ++i) labels[i] = QString::number(ticks[i], 'f', 0);
+  return labels;
+}
+
 QString StepTicker::getTickLabel(double tick, const QLocale&, QChar, int) {
   return compactCount(tick);
+}
+
+QVector<QString> StepTicker::createLabelVector(const QVector<double>& ticks, const QLocale&, QChar,
+                                               int) {
+  return compactCounts(ticks);
 }
 
 bool allWholeNumbers(const QVector<double>& values) {

@@ -411,18 +411,30 @@ class TestStoreSink : public QObject {
     QVERIFY(fs::exists(checkpoint));
   }
 
-  // The wait has an end: past its patience a closing run's batch is lost and recorded so, as
-  // for any failure that does not pass.
-  void aLockOutlastingThePatienceLosesTheBatchAndSaysSo() {
-    qputenv("FOURIERLAB_STORE_PATIENCE_MS", "0");
+  // The wait has an end: past its patience, or at once when its closer is signalled (a
+  // cluster's SIGKILL follows its SIGTERM within seconds). The batch is then lost and recorded
+  // so, as on any failed write.
+  void aClosingRunsWaitForTheLockEnds_data() {
+    QTest::addColumn<bool>("signalled");
+    QTest::newRow("patience spent") << false;
+    QTest::newRow("closer signalled") << true;
+  }
+  void aClosingRunsWaitForTheLockEnds() {
+    QFETCH(bool, signalled);
+    if (!signalled) qputenv("FOURIERLAB_STORE_PATIENCE_MS", "0");
     const auto restore = qScopeGuard([] { qunsetenv("FOURIERLAB_STORE_PATIENCE_MS"); });
-    const auto db = path("locked-past-patience.db");
+    const auto db = path(std::string("locked-ends-") + (signalled ? "signalled" : "past") + ".db");
     LockedStore locked(db);
     QVERIFY(locked.locked);
     {
       fl::store::StoreSink sink(db, locked.run, std::chrono::milliseconds(100));
       sink.onEvent(fl::MetricEvent{"m", 1, 0.01, 1.0});
-      sink.close();
+      sink.beginClose();
+      if (signalled) {
+        QTRY_VERIFY_WITH_TIMEOUT(sink.error().has_value(), 30000);
+        sink.stopWaiting();
+      }
+      QVERIFY(sink.waitClosed(std::chrono::seconds(60)));  // busy timeouts, not minutes
       QVERIFY(sink.failure().has_value());
       QCOMPARE(sink.failure()->unwritten, std::string("1 metric point (steps 1-1)"));
       QVERIFY2(
@@ -431,22 +443,6 @@ class TestStoreSink : public QObject {
     }
     locked.release();
     QCOMPARE(locked.store.metric(locked.run, "m").size(), size_t(0));
-  }
-
-  // A signalled closer has no time for the wait (a cluster's SIGKILL follows its SIGTERM within
-  // seconds): stopWaiting ends it at the next try, the loss recorded as on any failed write.
-  void aSignalledCloserStopsWaitingForTheLock() {
-    const auto db = path("locked-signalled.db");
-    LockedStore locked(db);
-    QVERIFY(locked.locked);
-    fl::store::StoreSink sink(db, locked.run, std::chrono::milliseconds(100));
-    sink.onEvent(fl::MetricEvent{"m", 1, 0.01, 1.0});
-    sink.beginClose();
-    QTRY_VERIFY_WITH_TIMEOUT(sink.error().has_value(), 30000);
-    sink.stopWaiting();
-    QVERIFY(sink.waitClosed(std::chrono::seconds(60)));  // within two busy timeouts, not minutes
-    QVERIFY(sink.failure().has_value());
-    QCOMPARE(sink.failure()->unwritten, std::string("1 metric point (steps 1-1)"));
   }
 
   void runsAreNamedShortly() {

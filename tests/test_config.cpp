@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <random>
 
@@ -31,6 +32,25 @@ class TestConfig : public QObject {
   }
 
  private slots:
+  // A file's path is stored absolute; "~" is the home folder as a shell reads it (the window's
+  // form has none: "~/data/input.txt" became "<working folder>/~/data/input.txt").
+  void aFilePathIsStoredAbsoluteWithItsHomeExpanded() {
+    const std::vector<fl::ParamSpec> specs{
+        fl::ParamSpec::text("corpus", "", "a text file").namesAFile()};
+    const auto pathOf = [&](const std::string& given) {
+      const auto c = fl::validateConfig(specs, {{"corpus", given}});
+      return c.ok() ? c.values.at("corpus").get<std::string>() : std::string("(refused)");
+    };
+    const std::string home = qEnvironmentVariable("HOME").toStdString();
+    QVERIFY(!home.empty());
+    QCOMPARE(pathOf("~/data/input.txt"), home + "/data/input.txt");
+    QCOMPARE(pathOf("~"), home);
+    QCOMPARE(pathOf("/abs/./x.txt"), std::string("/abs/x.txt"));
+    QCOMPARE(pathOf("rel.txt"), (std::filesystem::current_path() / "rel.txt").string());
+    QCOMPARE(pathOf("~other/x"), (std::filesystem::current_path() / "~other/x").string());
+    QCOMPARE(pathOf(""), std::string());  // none: the built-in text
+  }
+
   // A setting as the window and the tables write it: History wrote a float's JSON dump,
   // "10000.0", where the form said 10000. Over many doubles the text reads back exactly.
   void aSettingIsWrittenInItsShortestExactForm() {

@@ -8,6 +8,7 @@
 #include <QLineEdit>
 #include <QScrollBar>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 
@@ -42,6 +43,19 @@ class TestConfigForm : public QObject {
     QVERIFY(form.field("lr")->toolTip().contains("learning rate"));
     QVERIFY(form.issues().empty());
     QCOMPARE(form.values()["head"].get<std::string>(), std::string("fourier"));
+  }
+
+  // A parameter that names a file has a button that picks one (it was a bare text box that
+  // said "a string"); another text parameter has none.
+  void aFileParameterHasAPicker() {
+    fl::widgets::ConfigForm form;
+    form.setSpecs({ParamSpec::text("corpus", "", "a text file").namesAFile(),
+                   ParamSpec::text("note", "", "free text")});
+    QVERIFY(form.findChild<QToolButton*>("corpus_browse"));
+    QVERIFY(!form.findChild<QToolButton*>("note_browse"));
+    auto* corpus = qobject_cast<QLineEdit*>(form.field("corpus"));
+    QVERIFY(corpus);
+    QCOMPARE(corpus->placeholderText(), QString("a file's path"));
   }
 
   // In a scroll area as narrow as a dock can be made: the area asks for the form's whole width,

@@ -18,6 +18,7 @@
 #include <climits>
 
 #include "core/study/axis_values.h"
+#include "widgets/file_dialogs.h"
 
 namespace fl::widgets {
 
@@ -139,6 +140,22 @@ void ConfigForm::setSpecs(const std::vector<ParamSpec>& specs) {
     rowLayout->setSpacing(2);
     rowLayout->addWidget(field, 1);
     rowLayout->addWidget(list, 1);
+    // A file's path is picked, not only typed: a typo or a "~" that no shell expands here was
+    // found only by the check's message.
+    if (spec.isFilePath)
+      if (auto* edit = qobject_cast<QLineEdit*>(field)) {
+        auto* browse = new QToolButton(this);
+        browse->setObjectName(name + "_browse");
+        browse->setText("…");
+        browse->setAutoRaise(true);
+        browse->setToolTip(QString("Choose the file for %1").arg(name));
+        connect(browse, &QToolButton::clicked, this, [this, edit, name] {
+          const QString chosen =
+              askOpenFileName(this, QString("File for %1").arg(name), edit->text());
+          if (!chosen.isEmpty()) edit->setText(chosen);
+        });
+        rowLayout->addWidget(browse);
+      }
     rowLayout->addWidget(toggle);
     m_lists[name] = list;
     m_toggles[name] = toggle;
@@ -197,7 +214,8 @@ QWidget* ConfigForm::makeField(const ParamSpec& spec) {
       edit->setText(spec.type == ParamType::Float
                         ? QString::number(spec.defaultValue.get<double>(), 'g', 10)
                         : QString::fromStdString(spec.defaultValue.get<std::string>()));
-      edit->setPlaceholderText(QString::fromStdString(spec.allowedDescription()));
+      edit->setPlaceholderText(spec.isFilePath ? QString("a file's path")
+                                               : QString::fromStdString(spec.allowedDescription()));
       connect(edit, &QLineEdit::textChanged, this, [this] {
         markFields();
         emit changed();

@@ -65,6 +65,20 @@ QString askSaveFileName(QWidget* parent, const QString& caption, const QString& 
   return chosen;
 }
 
+QString askOpenFileName(QWidget* parent, const QString& caption, const QString& current) {
+  const QFileInfo shown(current);
+  auto dialog = makeFileDialog(
+      parent, caption,
+      !current.isEmpty() && shown.dir().exists() ? shown.absolutePath() : startFolder());
+  dialog->setFileMode(QFileDialog::ExistingFile);
+  dialog->setAcceptMode(QFileDialog::AcceptOpen);
+  if (!current.isEmpty() && shown.exists()) dialog->selectFile(shown.absoluteFilePath());
+  if (dialog->exec() != QDialog::Accepted || dialog->selectedFiles().isEmpty()) return {};
+  const QString chosen = dialog->selectedFiles().front();
+  rememberFolder(QFileInfo(chosen).absolutePath());
+  return chosen;
+}
+
 QString askExistingDirectory(QWidget* parent, const QString& caption) {
   auto dialog = makeFileDialog(parent, caption, startFolder());
   dialog->setFileMode(QFileDialog::Directory);

@@ -37,5 +37,7 @@ std::unique_ptr<QFileDialog> makeFileDialog(QWidget* parent, const QString& capt
 QString askSaveFileName(QWidget* parent, const QString& caption, const QString& suggested,
                         const QString& filter, QFileDialog::Options options = {});
 QString askExistingDirectory(QWidget* parent, const QString& caption);
+// An existing file to read (a corpus), starting where `current` is.
+QString askOpenFileName(QWidget* parent, const QString& caption, const QString& current);
 
 }  // namespace fl::widgets

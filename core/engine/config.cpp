@@ -1,6 +1,7 @@
 #include "core/engine/config.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include "core/engine/device_spec.h"
@@ -8,6 +9,16 @@
 namespace fl {
 
 namespace {
+
+// "~" and "~/..." as a shell reads them: the window's form has no shell, and
+// "~/data/input.txt" became "<working folder>/~/data/input.txt".
+std::string withHomeExpanded(const std::string& path) {
+  const char* home = std::getenv("HOME");
+  if (!home || *home == '\0' || path.empty() || path[0] != '~') return path;
+  if (path.size() == 1) return home;
+  if (path[1] == '/') return std::string(home) + path.substr(1);
+  return path;  // "~user": another user's home, left to the check to refuse
+}
 
 std::string knownKeys(const std::vector<ParamSpec>& specs) {
   std::string out;
@@ -93,8 +104,9 @@ ValidatedConfig validateConfig(const std::vector<ParamSpec>& specs,
       result.values[key] = value.get<double>();
     else if (spec->isFilePath && !value.get_ref<const std::string&>().empty())
       // A relative path read another file when the run was resumed from another folder.
-      result.values[key] =
-          std::filesystem::absolute(value.get<std::string>()).lexically_normal().string();
+      result.values[key] = std::filesystem::absolute(withHomeExpanded(value.get<std::string>()))
+                               .lexically_normal()
+                               .string();
     else
       result.values[key] = value;
   }

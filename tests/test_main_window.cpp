@@ -298,6 +298,20 @@ class TestMainWindow : public QObject {
     QVERIFY2(note->text().contains(values), qPrintable(note->text()));
     emit note->linkActivated("fold");
     QVERIFY(!note->text().contains(values));
+    // A long description alone is cut folded too (fope's tiny took six wrapped lines from the
+    // form at 1280x720), whole on hover and one link away.
+    {
+      auto fope = makeWindow("paper-fope.db");
+      fope->launchPanel()->selectExperiment("fope");
+      QVERIFY(fope->launchPanel()->selectPreset("tiny"));
+      QLabel* tiny = fope->launchPanel()->presetNote();
+      const QString end = "a few minutes on 2 CPU cores";
+      QVERIFY2(!tiny->text().contains(end) && tiny->text().contains(">more</a>"),
+               qPrintable(tiny->text()));
+      QVERIFY(tiny->toolTip().contains(end));
+      emit tiny->linkActivated("unfold");
+      QVERIFY2(tiny->text().contains(end), qPrintable(tiny->text()));
+    }
     // A 2-epoch run of it is not the paper's configuration: no verdict, nothing in red.
     spin(*w, "samples")->setValue(400);
     spin(*w, "epochs")->setValue(2);

@@ -239,18 +239,31 @@ QString LaunchPanel::presetName() const {
 void LaunchPanel::showReference() {
   const QStringList lines = m_referenceText.split('\n', Qt::SkipEmptyParts);
   m_reference->setToolTip(m_referenceText);
-  if (lines.size() <= 1) {
+  // Folded, a long first line is cut to its start too: the tiny presets' six wrapped lines left
+  // the form two fields at 1280x720.
+  constexpr int kFoldedCharacters = 110;
+  const bool longFirst = !lines.isEmpty() && lines.front().size() > kFoldedCharacters;
+  if (lines.size() <= 1 && !longFirst) {
     m_reference->setText(m_referenceText.toHtmlEscaped());
     return;
   }
   QStringList shown;
-  for (const auto& line : m_referenceUnfolded ? lines : lines.mid(0, 1))
-    shown << line.toHtmlEscaped();
-  m_reference->setText(shown.join("<br>") + (m_referenceUnfolded
-                                                 ? QString(" <a href=\"fold\">less</a>")
-                                                 : QString(" <a href=\"unfold\">the paper's values "
-                                                           "(%1 more lines)</a>")
-                                                       .arg(lines.size() - 1)));
+  if (m_referenceUnfolded) {
+    for (const auto& line : lines) shown << line.toHtmlEscaped();
+  } else {
+    QString first = lines.front();
+    if (longFirst) {
+      const int cut = static_cast<int>(first.lastIndexOf(' ', kFoldedCharacters));
+      first = first.left(cut > 0 ? cut : kFoldedCharacters) + "…";
+    }
+    shown << first.toHtmlEscaped();
+  }
+  const QString more = lines.size() > 1
+                           ? QString("the paper's values (%1 more lines)").arg(lines.size() - 1)
+                           : QString("more");
+  m_reference->setText(shown.join("<br>") +
+                       (m_referenceUnfolded ? QString(" <a href=\"fold\">less</a>")
+                                            : QString(" <a href=\"unfold\">%1</a>").arg(more)));
 }
 
 bool LaunchPanel::presetModified() const {

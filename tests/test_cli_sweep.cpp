@@ -433,7 +433,10 @@ class TestCliSweep : public QObject {
         << "unknown study 'table9' for experiment 'fourier-head' (known: ";
     QTest::newRow("bad seeds") << QStringList{"--seeds", "1,x"} << "--seeds: 'seed' must be";
     QTest::newRow("missing file") << QStringList{"--study-file", "/nonexistent/s.json"}
-                                  << "--study-file /nonexistent/s.json: cannot be read";
+                                  << "--study-file /nonexistent/s.json: no such file";
+    // A folder read as an empty file: "not valid JSON: ... unexpected end of input".
+    QTest::newRow("a folder") << QStringList{"--study-file", "/tmp"}
+                              << "--study-file /tmp: is a folder, not a study file";
     // Empty values read as "not given" (seed 42, the default run); values given twice
     // collapsed silently to one setting.
     QTest::newRow("empty seeds") << QStringList{"--seeds", ""}

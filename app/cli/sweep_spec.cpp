@@ -1,6 +1,9 @@
 #include "app/cli/sweep_spec.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -28,9 +31,18 @@ SweepSpec sweepSpecFromArgs(const ExperimentRegistry& registry, const SweepArgs&
     return out;
   }
   if (!args.studyFile.empty()) {
+    // Why not, as the corpus check says it: a folder read as an empty file and was refused as
+    // "not valid JSON: unexpected end of input"; a missing file was "cannot be read".
+    std::error_code ec;
+    const auto status = std::filesystem::status(args.studyFile, ec);
     std::ifstream file(args.studyFile);
-    if (!file) {
-      out.error = "--study-file " + args.studyFile + ": cannot be read";
+    const std::string why = ec || !std::filesystem::exists(status) ? "no such file"
+                            : std::filesystem::is_directory(status)
+                                ? "is a folder, not a study file"
+                            : !file ? "cannot be read (" + std::string(std::strerror(errno)) + ")"
+                                    : std::string();
+    if (!why.empty()) {
+      out.error = "--study-file " + args.studyFile + ": " + why;
       return out;
     }
     std::stringstream text;

@@ -323,6 +323,10 @@ class TestCliStore : public QObject {
     }
     QVERIFY2(lengths.size() > 1 && std::is_sorted(lengths.begin(), lengths.end()),
              qPrintable(text.out));
+    // Results only: the process's CPU and memory are the machine's, not the runs' (the JSON
+    // keeps them).
+    QVERIFY2(!text.out.contains("system/"), qPrintable(text.out));
+    QVERIFY(j["runs"][0]["metrics"].contains("system/rss_mib"));
     const auto alone = runCli({"runs", "--db", d, "compare", "1", "3"});
     QVERIFY2(alone.out.contains("(no setting differs between runs of one experiment)"),
              qPrintable(alone.out));

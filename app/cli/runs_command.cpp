@@ -18,6 +18,7 @@
 #include "core/engine/export_values.h"
 #include "core/engine/natural_order.h"
 #include "core/engine/paper_verdict_restate.h"
+#include "core/engine/system_metrics.h"
 #include "core/engine/verdict.h"
 #include "core/store/not_compared.h"
 #include "core/store/run_batching.h"
@@ -352,7 +353,11 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
     note = severalExperiments ? "(no setting differs between runs of one experiment)"
                               : "(identical configs)";
   for (const auto& k : differing)
-    addRow(k, [&](size_t i) { return lacks(i, k) ? "-" : configValue(used[i], k).dump(); });
+    addRow(k, [&](size_t i) {
+      if (lacks(i, k)) return std::string("-");
+      const nlohmann::json value = configValue(used[i], k);
+      return value.is_string() ? value.dump() : settingText(value);  // text quoted, as it was
+    });
   // Alone against batched sets two runs of one config and seed apart as a setting would. Runs
   // of identical configs that differ anyway (a GMM head stuck in one, KL 0.48 against 0.04)
   // say how each trained, or that it was not recorded (trained by an older build).
@@ -372,17 +377,19 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
         "(identical configs; a batched run adds its products in another order than a lone one, "
         "so one config and seed can end apart where training is on an edge)";
   addRow("status", [&](size_t i) { return statusWithVerdict(registry, runs[i]); });
+  // Results only: the process's figures (CPU, memory) are the machine's, not the runs'.
   for (const auto& key : metricKeys)
-    addRow(key, [&](size_t i) {
-      // "-" for a metric the run never recorded (the window's word too); a recorded NaN stays.
-      const auto& metrics = runs[i].metrics;
-      const auto series =
-          std::find_if(metrics.begin(), metrics.end(), [&](const auto& m) { return m.key == key; });
-      if (series == metrics.end() || series->count == 0) return std::string("-");
-      char value[32];
-      std::snprintf(value, sizeof value, "%.6g", series->last);
-      return std::string(value);
-    });
+    if (!isSystemMetric(key))
+      addRow(key, [&](size_t i) {
+        // "-" for a metric the run never recorded (the window's word too); a recorded NaN stays.
+        const auto& metrics = runs[i].metrics;
+        const auto series = std::find_if(metrics.begin(), metrics.end(),
+                                         [&](const auto& m) { return m.key == key; });
+        if (series == metrics.end() || series->count == 0) return std::string("-");
+        char value[32];
+        std::snprintf(value, sizeof value, "%.6g", series->last);
+        return std::string(value);
+      });
   size_t labelWidth = 22;
   std::vector<size_t> widths(runs.size(), 14);
   for (const auto& [label, cells] : rows) {

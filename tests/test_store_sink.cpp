@@ -206,6 +206,10 @@ class TestStoreSink : public QObject {
              std::string("its final status (failed), 2 metric points (steps 3-5)"));
     QCOMPARE(fl::store::describeEvents(lost, /*withStatus=*/false),
              std::string("2 metric points (steps 3-5)"));
+    // Points of one step are said at it: "(steps 500-500)" read as a range.
+    QCOMPARE(fl::store::describeEvents(
+                 {fl::MetricEvent{"a", 500, 1.0, 0.1}, fl::MetricEvent{"b", 500, 1.0, 0.2}}),
+             std::string("2 metric points (step 500)"));
     // Why it failed goes with it: where the status is lost, this line is all that says so.
     fl::StatusEvent why = failed;
     why.message = "cannot write step-125.pt: disk full";
@@ -436,7 +440,7 @@ class TestStoreSink : public QObject {
       }
       QVERIFY(sink.waitClosed(std::chrono::seconds(60)));  // busy timeouts, not minutes
       QVERIFY(sink.failure().has_value());
-      QCOMPARE(sink.failure()->unwritten, std::string("1 metric point (steps 1-1)"));
+      QCOMPARE(sink.failure()->unwritten, std::string("1 metric point (step 1)"));
       QVERIFY2(
           sink.failure()->error.find("another process holds the write lock") != std::string::npos,
           sink.failure()->error.c_str());

@@ -278,7 +278,9 @@ std::string describeEvents(const std::vector<Event>& events, bool withStatus) {
   }
   if (metrics > 0)
     parts.push_back(std::to_string(metrics) + " metric point" + (metrics == 1 ? "" : "s") +
-                    " (steps " + std::to_string(firstStep) + "-" + std::to_string(lastStep) + ")");
+                    (firstStep == lastStep ? " (step " + std::to_string(lastStep) + ")"
+                                           : " (steps " + std::to_string(firstStep) + "-" +
+                                                 std::to_string(lastStep) + ")"));
   if (snapshots > 0)
     parts.push_back(std::to_string(snapshots) + " snapshot" + (snapshots == 1 ? "" : "s"));
   for (int64_t step : checkpoints)

@@ -50,18 +50,23 @@ Verdict verdictOfReference(const ReferenceVerdict& reference) {
 
 std::string verdictHeadline(const std::vector<Verdict>& verdicts) {
   std::string headline;
-  bool within = false, outside = false;
+  int within = 0, outside = 0;
   for (const auto& v : verdicts) {
     if (v.source == VerdictSource::Experiment) {
       headline += (headline.empty() ? "" : ", ") + v.label;
     } else if (v.passed) {
-      outside = outside || !*v.passed;
-      within = within || *v.passed;
+      outside += !*v.passed;
+      within += *v.passed;
     }
   }
-  if (outside || within)
-    headline +=
-        std::string(headline.empty() ? "" : ", ") + (outside ? kOutsidePaper : kWithinPaper);
+  // Of mixed verdicts, how many were outside: KL within and smoothness outside read as plain
+  // "outside paper", as if nothing had agreed.
+  if (outside > 0 || within > 0)
+    headline += std::string(headline.empty() ? "" : ", ") +
+                (outside == 0  ? std::string(kWithinPaper)
+                 : within == 0 ? std::string(kOutsidePaper)
+                               : std::string(kOutsidePaper) + " (" + std::to_string(outside) +
+                                     " of " + std::to_string(outside + within) + ")");
   return headline;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/engine/config_diff.h"
 #include "core/study/agreement.h"
 #include "core/study/study_table.h"
 #include "widgets/verdict_colors.h"
@@ -118,7 +119,7 @@ QVariant StudyTableModel::cellData(const study::AggregateCell& cell, const Colum
       const auto& v = cell.axes.at(column.key);
       if (role == kSortRole && v.is_number()) return v.get<double>();
       if (role == Qt::DisplayRole || role == kSortRole)
-        return QString::fromStdString(study::valueText(v));
+        return QString::fromStdString(settingText(v));
       return {};
     }
     case Kind::Runs: {

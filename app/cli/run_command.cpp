@@ -321,7 +321,6 @@ void printOutcome(const Outcome& o, const std::string& experiment, int64_t runId
     std::fprintf(stderr, "run failed: %s\n", o.finalStatus.message.c_str());
   else if (o.finalStatus.status == RunStatus::Cancelled)
     std::fprintf(stderr, "run cancelled: %s\n", o.finalStatus.message.c_str());
-
   // A resumed run's "in 0:11" was this session's alone, read as the whole run's.
   const std::string resumed = resume ? " (resumed at step " + std::to_string(resume->step) + "; " +
                                            formatDuration(resume->wallSecondsBefore + seconds) +

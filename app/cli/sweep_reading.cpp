@@ -15,6 +15,7 @@
 #include "app/cli/reading_store.h"
 #include "core/engine/atomic_file.h"
 #include "core/engine/config.h"
+#include "core/engine/config_diff.h"
 #include "core/engine/export_values.h"
 #include "core/engine/natural_order.h"
 #include "core/engine/run_name.h"
@@ -102,7 +103,7 @@ std::string axesText(const std::vector<study::Axis>& axes) {
   std::string out;
   for (const auto& a : axes) {
     std::string values;
-    for (const auto& v : a.values) values += (values.empty() ? "" : ", ") + study::valueText(v);
+    for (const auto& v : a.values) values += (values.empty() ? "" : ", ") + settingText(v);
     out += (out.empty() ? "" : "; ") + a.key + " = " + values;
   }
   return out;
@@ -226,7 +227,7 @@ int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
               (x.runId ? std::to_string(x.runId) : "") + "," + study::toString(x.status) + "," +
               csvField(x.arm);
       for (const auto& a : axes)
-        text += "," + csvField(x.axes.contains(a) ? study::valueText(x.axes.at(a)) : "");
+        text += "," + csvField(x.axes.contains(a) ? settingText(x.axes.at(a)) : "");
       text += "," + std::to_string(x.seed);
       for (const auto& m : metrics) {
         auto it = x.last.find(m);

@@ -614,6 +614,7 @@ void HistoryView::askDelete() {
     named << QString("#%1%2").arg(ids[i]).arg(name.isEmpty() ? QString() : " " + name);
   }
   if (ids.size() > kNamedRuns) named << QString("and %1 more").arg(ids.size() - kNamedRuns);
+  const QString missing = studiesMissing(ids);
   // No is the default: Enter on this dialog must never delete.
   const auto answer = QMessageBox::question(
       this, "Delete runs",
@@ -621,7 +622,7 @@ void HistoryView::askDelete() {
               "be undone.")
           .arg(ids.size() == 1 ? QString("this run") : QString("these %1 runs").arg(ids.size()),
                ids.size() == 1 ? "its" : "their", named.join("\n"),
-               studiesMissing(ids).isEmpty() ? QString() : studiesMissing(ids) + "\n\n"),
+               missing.isEmpty() ? QString() : missing + "\n\n"),
       QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
   if (answer == QMessageBox::Yes) deleteRuns(ids);
 }

@@ -79,8 +79,8 @@ class HistoryView : public QWidget {
   // (setLiveCheck) or, as the store says, in another process. Then runsDeleted.
   int deleteRuns(const std::vector<int64_t>& ids);
   // What deleting `ids` takes from studies, per study; empty when none is a study's run. Asked
-  // before: "Run #84 is a run of study 4, which then misses it (its Resume study trains it
-  // again)."; said after (`deleted`): "Study 4 now misses run #84 (its Resume study trains it
+  // before: "Run #ID is a run of study S, which then misses it (its Resume study trains it
+  // again)."; said after (`deleted`): "Study S now misses run #ID (its Resume study trains it
   // again)."
   QString studiesMissing(const std::vector<int64_t>& ids, bool deleted = false) const;
   // Which runs the window's queue still holds (their rows are still written).

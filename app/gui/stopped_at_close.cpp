@@ -4,6 +4,8 @@
 #include <QSettings>
 #include <QStringList>
 
+#include "core/engine/spoken_list.h"
+
 namespace fl::gui {
 
 namespace {
@@ -47,13 +49,9 @@ StoppedAtClose takeStoppedAtClose(const std::string& storePath) {
 }
 
 QString describeStoppedAtClose(const std::vector<int64_t>& runs, int64_t studyId) {
-  QStringList named;
-  for (const int64_t id : runs) named << QString("#%1").arg(id);
-  QString list = named.join(", ");
-  if (named.size() > 1) {
-    const int last = static_cast<int>(list.lastIndexOf(", "));
-    list.replace(last, 2, " and ");
-  }
+  std::vector<std::string> named;
+  for (const int64_t id : runs) named.push_back("#" + std::to_string(id));
+  const QString list = QString::fromStdString(spokenList(named));
   // No word of a checkpoint: a run still waiting when the window closed never started.
   const bool one = runs.size() == 1;
   return QString("%1 %2 %3 stopped when the window last closed: %4")

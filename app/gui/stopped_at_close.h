@@ -27,8 +27,8 @@ void rememberStoppedAtClose(const std::string& storePath, const std::vector<int6
 // What the last window on this store stopped as it closed; forgotten once read.
 StoppedAtClose takeStoppedAtClose(const std::string& storePath);
 
-// "Runs #43 and #44 were stopped when the window last closed: Resume in each row's menu
-// continues them"; with a study, its Resume study.
+// "Runs #A and #B were stopped when the window last closed: Resume in each row's menu continues
+// them"; with a study, its Resume study.
 QString describeStoppedAtClose(const std::vector<int64_t>& runs, int64_t studyId);
 
 }  // namespace fl::gui

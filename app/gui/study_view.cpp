@@ -24,6 +24,7 @@
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
 #include "app/gui/view_refresh.h"
+#include "core/engine/config_diff.h"
 #include "core/engine/system_metrics.h"
 #include "core/store/run_store.h"
 #include "core/study/paper_departure.h"
@@ -60,7 +61,7 @@ QString settingLabel(const study::StudyRunResult& r) {
   QStringList parts;
   if (!r.arm.empty()) parts << QString::fromStdString(r.arm) + ":";
   for (const auto& [key, value] : r.axes.items())
-    parts << QString::fromStdString(key + "=" + study::valueText(value));
+    parts << QString::fromStdString(key + "=" + settingText(value));
   return parts.join(' ');
 }
 
@@ -85,7 +86,7 @@ QString settingValues(const study::StudyRunResult& r, const SettingParts& parts)
   QStringList values;
   if (parts.arms) values << QString::fromStdString(r.arm.empty() ? "–" : r.arm);
   for (const auto& key : parts.keys)
-    values << (r.axes.contains(key) ? QString::fromStdString(study::valueText(r.axes.at(key)))
+    values << (r.axes.contains(key) ? QString::fromStdString(settingText(r.axes.at(key)))
                                     : QString("–"));
   return values.join(" · ");
 }
@@ -130,7 +131,7 @@ widgets::ParallelData parallelData(const std::vector<study::StudyRunResult>& res
       if (r.axes.contains(a)) {
         const auto& v = r.axes.at(a);
         if (v.is_number()) value.number = v.get<double>();
-        value.text = QString::fromStdString(study::valueText(v));
+        value.text = QString::fromStdString(settingText(v));
       }
       run.values.push_back(value);
     }

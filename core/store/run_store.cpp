@@ -261,23 +261,21 @@ std::string placeholders(size_t n) {
 std::optional<std::string> textProblem(const std::string& text, const std::string& what) {
   size_t bad = 0;
   char byte[8];
-  // "notes" are plural; a name is one.
-  const bool plural = what == "notes";
+  // Notes are plural, and keep their line breaks and tabs; a name is one line.
+  const bool notes = what == "notes";
   const std::string subject = "the " + what;
   if (!fl::text::decodeUtf8(text, &bad)) {
     std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
-    return subject + (plural ? " are" : " is") + " not UTF-8 text (byte " + byte + " at offset " +
+    return subject + (notes ? " are" : " is") + " not UTF-8 text (byte " + byte + " at offset " +
            std::to_string(bad) + ")";
   }
   // A control character (an escape sequence, a line break in a name) was stored and printed
-  // raw: `runs list` broke its table over lines and handed the terminal the escape. Notes keep
-  // their line breaks and tabs.
-  const bool lines = what == "notes";
+  // raw: `runs list` broke its table over lines and handed the terminal the escape.
   for (size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if ((c < 0x20 || c == 0x7f) && !(lines && (c == '\n' || c == '\t' || c == '\r'))) {
+    if ((c < 0x20 || c == 0x7f) && !(notes && (c == '\n' || c == '\t' || c == '\r'))) {
       std::snprintf(byte, sizeof byte, "0x%02X", c);
-      return subject + (plural ? " hold" : " holds") + " a control character (byte " + byte +
+      return subject + (notes ? " hold" : " holds") + " a control character (byte " + byte +
              " at offset " + std::to_string(i) + ")" +
              (c == '\n' ? ": a " + what + " is one line" : std::string());
     }
@@ -660,7 +658,7 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
     sql += " AND id IN (SELECT run_id FROM tags WHERE instr(lower(tag), lower(:tagpart)))";
   // A setting's text value too ("gmm" finds an unnamed run of head gmm): numbers are left out,
   // as "1" would find nearly every run. CASE keeps json_each from a config that is not JSON.
-  // A run's id ("43", "#43") and a setting's value ("seed=42", "head=linear") are looked up as
+  // A run's id ("ID", "#ID") and a setting's value ("seed=42", "head=linear") are looked up as
   // such: typed in History's filter, they found nothing.
   const TextQuery query = parseTextQuery(filter.text);
   if (!filter.text.empty())

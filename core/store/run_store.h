@@ -79,7 +79,7 @@ struct NewRun {
   std::string configHash{};
 };
 
-// What a filter's text also names: a run's id ("43", "#43") or one setting's value
+// What a filter's text also names: a run's id ("ID", "#ID") or one setting's value
 // ("seed=42", "head=linear"; a number compares as a number, true and false as JSON's booleans).
 struct TextQuery {
   std::optional<int64_t> id;

@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
-
-#include "core/engine/config_diff.h"
 
 namespace fl::study {
 
@@ -95,8 +92,6 @@ std::optional<ReferenceValue> findReference(const StudyReferences& references,
   }
   return std::nullopt;
 }
-
-std::string valueText(const nlohmann::json& value) { return settingText(value); }
 
 std::string reusedRunsText(const std::vector<StudyRunResult>& runs) {
   std::vector<int64_t> ids;

@@ -88,9 +88,6 @@ bool matches(const nlohmann::json& where, const nlohmann::json& values);
 // (`--where gamma=0` keeps the linear head, which has no gamma, as the Fourier heads' baseline).
 bool matchesWhereItApplies(const nlohmann::json& where, const nlohmann::json& values);
 
-// An axis value as text: "gmm2", "12", "1e-06", "true".
-std::string valueText(const nlohmann::json& value);
-
 // "3 runs trained before the study (#4, #6, #7) are taken as they are: same experiment,
 // settings and seed"; empty when the study trained every run it has. A reused run may come
 // from another build or machine, which a reader weighing the spread over seeds should know.

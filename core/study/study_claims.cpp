@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/engine/config_diff.h"
 #include "core/study/agreement.h"
 #include "core/study/study_table.h"
 
@@ -38,7 +39,7 @@ std::vector<double> sideValues(const StudyClaim& claim, const std::string& metri
 std::string sideText(const std::string& metric, const nlohmann::json& where, const MetricStats& s) {
   std::string label;
   for (const auto& [key, value] : where.items())
-    label += (label.empty() ? "" : ", ") + key + " " + valueText(value);
+    label += (label.empty() ? "" : ", ") + key + " " + settingText(value);
   if (!metric.empty()) label = metric + (label.empty() ? "" : " at " + label);
   return label + " " + (s.n >= 2 ? formatMeanStd(s.mean, s.std) : formatStat(s.mean)) + " (" +
          std::to_string(s.n) + ")";

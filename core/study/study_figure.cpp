@@ -1,4 +1,5 @@
 #include "core/study/study_figure.h"
+#include "core/engine/config_diff.h"
 
 #include <algorithm>
 #include <cmath>
@@ -261,13 +262,13 @@ struct XPositions {
 
   double of(const nlohmann::json& v) const {
     if (numeric) return v.get<double>();
-    return static_cast<double>(std::find(categories.begin(), categories.end(), valueText(v)) -
+    return static_cast<double>(std::find(categories.begin(), categories.end(), settingText(v)) -
                                categories.begin());
   }
   // Whether `v` has a place: any number on a numeric axis, a trained category on another.
   bool has(const nlohmann::json& v) const {
     if (numeric) return v.is_number();
-    return std::find(categories.begin(), categories.end(), valueText(v)) != categories.end();
+    return std::find(categories.begin(), categories.end(), settingText(v)) != categories.end();
   }
 };
 
@@ -279,7 +280,7 @@ XPositions xPositionsOf(const std::vector<AggregateCell>& cells, const FigureLay
   if (!x.numeric)
     for (const auto& c : cells)
       if (c.axes.contains(layout.x)) {
-        const auto t = valueText(c.axes.at(layout.x));
+        const auto t = settingText(c.axes.at(layout.x));
         if (std::find(x.categories.begin(), x.categories.end(), t) == x.categories.end())
           x.categories.push_back(t);
       }
@@ -322,7 +323,7 @@ void sortPointsByX(FigureLine& line) {
 std::string baselineLabelOf(const AggregateCell& c, const FigureLayout& layout) {
   std::vector<std::string> parts;
   for (const auto& [axis, value] : c.axes.items())
-    if (axis != layout.panel) parts.push_back(axis + " = " + valueText(value));
+    if (axis != layout.panel) parts.push_back(axis + " = " + settingText(value));
   std::string label = c.arm.empty() ? join(parts, ", ") : c.arm;
   return label.empty() ? "baseline" : label;
 }
@@ -376,7 +377,7 @@ class PanelBuilder {
                     const std::vector<AggregateCell>& cells, const StudyReferences* references) {
     FigurePanel panel;
     panel.metric = metric;
-    panel.title = panelValue.is_null() ? metric : m_layout.panel + " = " + valueText(panelValue);
+    panel.title = panelValue.is_null() ? metric : m_layout.panel + " = " + settingText(panelValue);
     panel.xTitle = m_layout.xTitle.empty() ? m_layout.x : m_layout.xTitle;
     auto yt = m_layout.yTitles.find(metric);
     panel.yTitle = yt == m_layout.yTitles.end() ? metric : yt->second;
@@ -404,7 +405,7 @@ class PanelBuilder {
     if (c.axes.contains(m_layout.x)) {
       std::vector<std::string> parts;
       for (const auto& axis : m_lineAxes)
-        if (c.axes.contains(axis)) parts.push_back(axis + " = " + valueText(c.axes.at(axis)));
+        if (c.axes.contains(axis)) parts.push_back(axis + " = " + settingText(c.axes.at(axis)));
       std::string label = join(parts, ", ");
       // Without any of the axes that tell lines apart: the cells that do not use them (a linear
       // head in a study over frequencies), said so; its legend read "test/kl".
@@ -451,7 +452,7 @@ class PanelBuilder {
       bool complete = true;
       for (const auto& axis : m_lineAxes) {
         if (row.where.contains(axis))
-          parts.push_back(axis + " = " + valueText(row.where.at(axis)));
+          parts.push_back(axis + " = " + settingText(row.where.at(axis)));
         else
           complete = false;
       }

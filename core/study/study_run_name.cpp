@@ -1,5 +1,6 @@
 #include "core/study/study_run_name.h"
 
+#include "core/engine/config_diff.h"
 #include "core/study/study_aggregate.h"
 
 namespace fl::study {
@@ -7,7 +8,7 @@ namespace fl::study {
 std::string cellLabel(const nlohmann::json& axes, int64_t seed) {
   std::string out;
   for (const auto& [key, value] : axes.items())
-    out += (out.empty() ? "" : " ") + key + "=" + valueText(value);
+    out += (out.empty() ? "" : " ") + key + "=" + settingText(value);
   return out + (out.empty() ? "" : " ") + "seed=" + std::to_string(seed);
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/engine/config_diff.h"
 #include "core/engine/export_values.h"
 #include "core/engine/natural_order.h"
 #include "core/engine/system_metrics.h"
@@ -27,7 +28,7 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 // "arm" reads the cell's arm (a study with arms shows it as its first row label).
 std::string axisValue(const AggregateCell& cell, const std::string& axis) {
   if (axis == "arm") return cell.arm.empty() ? kMissing : cell.arm;
-  return cell.axes.contains(axis) ? valueText(cell.axes.at(axis)) : kMissing;
+  return cell.axes.contains(axis) ? settingText(cell.axes.at(axis)) : kMissing;
 }
 
 bool hasArms(const StudyTableInput& in) {
@@ -312,7 +313,7 @@ std::string csv(const StudyTableInput& in, const std::vector<std::string>& metri
       auto it = cell.metrics.find(metric);
       const MetricStats stats = it == cell.metrics.end() ? MetricStats{} : it->second;
       for (const auto& axis : in.axisOrder)
-        out += csvField(cell.axes.contains(axis) ? valueText(cell.axes.at(axis)) : "") + ",";
+        out += csvField(cell.axes.contains(axis) ? settingText(cell.axes.at(axis)) : "") + ",";
       out += csvField(cell.arm) + "," + csvField(metric) + "," + std::to_string(stats.n) + "," +
              std::to_string(cell.seeds.size()) + "," + num(stats.mean) + "," + num(stats.std) +
              "," + num(stats.min) + "," + num(stats.max) + ",";

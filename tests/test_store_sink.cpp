@@ -210,6 +210,17 @@ class TestStoreSink : public QObject {
     QCOMPARE(fl::store::describeEvents(
                  {fl::MetricEvent{"a", 500, 1.0, 0.1}, fl::MetricEvent{"b", 500, 1.0, 0.2}}),
              std::string("2 metric points (step 500)"));
+    // Checkpoints are counted with their span (a long lock held dozens, each named on its own);
+    // one removed within the batch is not among them (its file is gone).
+    auto checkpointAt = [](int64_t step, bool removed = false) {
+      return fl::CheckpointEvent{step, "step-" + std::to_string(step) + ".pt", removed};
+    };
+    QCOMPARE(fl::store::describeEvents({checkpointAt(5)}), std::string("the checkpoint at step 5"));
+    QCOMPARE(fl::store::describeEvents({checkpointAt(5), checkpointAt(10)}),
+             std::string("the checkpoints at steps 5 and 10"));
+    QCOMPARE(fl::store::describeEvents({checkpointAt(5), checkpointAt(10), checkpointAt(15),
+                                        checkpointAt(5, true), checkpointAt(20)}),
+             std::string("3 checkpoints (steps 10-20)"));
     // Why it failed goes with it: where the status is lost, this line is all that says so.
     fl::StatusEvent why = failed;
     why.message = "cannot write step-125.pt: disk full";

@@ -262,7 +262,7 @@ std::string describeEvents(const std::vector<Event>& events, bool withStatus) {
                                                                                : std::string()) +
                     ")");
   int64_t metrics = 0, snapshots = 0, firstStep = -1, lastStep = -1, progressStep = -1;
-  std::vector<int64_t> checkpoints;
+  std::set<int64_t> checkpoints;  // those not removed again within the batch (kept ones)
   for (const auto& event : events) {
     if (auto* m = std::get_if<MetricEvent>(&event)) {
       ++metrics;
@@ -271,7 +271,10 @@ std::string describeEvents(const std::vector<Event>& events, bool withStatus) {
     } else if (auto* sn = std::get_if<SnapshotEvent>(&event)) {
       if (sn->requestId == 0) ++snapshots;
     } else if (auto* c = std::get_if<CheckpointEvent>(&event)) {
-      if (!c->removed) checkpoints.push_back(c->step);
+      if (c->removed)
+        checkpoints.erase(c->step);
+      else
+        checkpoints.insert(c->step);
     } else if (auto* p = std::get_if<ProgressEvent>(&event)) {
       progressStep = std::max(progressStep, p->step);
     }
@@ -283,8 +286,16 @@ std::string describeEvents(const std::vector<Event>& events, bool withStatus) {
                                                  std::to_string(lastStep) + ")"));
   if (snapshots > 0)
     parts.push_back(std::to_string(snapshots) + " snapshot" + (snapshots == 1 ? "" : "s"));
-  for (int64_t step : checkpoints)
-    parts.push_back("the checkpoint at step " + std::to_string(step));
+  // A long lock lasts many checkpoints: their count and span, not a line each.
+  if (checkpoints.size() == 1)
+    parts.push_back("the checkpoint at step " + std::to_string(*checkpoints.begin()));
+  else if (checkpoints.size() == 2)
+    parts.push_back("the checkpoints at steps " + std::to_string(*checkpoints.begin()) + " and " +
+                    std::to_string(*checkpoints.rbegin()));
+  else if (!checkpoints.empty())
+    parts.push_back(std::to_string(checkpoints.size()) + " checkpoints (steps " +
+                    std::to_string(*checkpoints.begin()) + "-" +
+                    std::to_string(*checkpoints.rbegin()) + ")");
   if (progressStep >= 0) parts.push_back("its progress to step " + std::to_string(progressStep));
   if (parts.empty()) {
     // Only log lines (and, when left out, the final status): counted, or nothing at all.

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include <sqlite3.h>
@@ -566,6 +567,76 @@ class TestStudyScheduler : public QObject {
     for (size_t i = 0; i + 1 < kl.size(); ++i)
       QVERIFY2(kl[i].step == int64_t(i + 1) * kl[0].step,
                qPrintable(QString("evaluation %1 is at step %2").arg(i).arg(kl[i].step)));
+  }
+
+  // A study signalled to stop while another process holds the store's lock ends without
+  // waiting out the lock, as `run` does: the run's last writes are lost (and said so), where
+  // they had waited two minutes, past a cluster's SIGKILL.
+  void aSignalledStudyDoesNotWaitOutAnotherProcesssLock() {
+    const std::string p = path("signalled-under-lock.db");
+    int64_t id;
+    {
+      RunStore runs(p);
+      id = createStudy(runs, tinyFourierStudy(/*epochs=*/100000));
+    }
+    std::atomic<int> stop{0};
+    std::atomic<bool> over{false};
+    std::atomic<bool> lockTakenBack{false};
+    sqlite3* holder = nullptr;
+    std::mutex holderMutex;
+    auto release = [&] {
+      const std::lock_guard<std::mutex> lock(holderMutex);
+      if (!holder) return;
+      sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+      sqlite3_close(holder);
+      holder = nullptr;
+    };
+    // Half the two minutes' patience: had the study waited out the lock, it ends here instead.
+    std::thread watchdog([&] {
+      for (int i = 0; i < 6000 && !over; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (!over) {
+        lockTakenBack = true;
+        release();
+      }
+    });
+    fl::study::StudySchedulerOptions options;
+    options.cores = 1;
+    options.stopFlag = &stop;
+    fl::study::StudyScheduler scheduler(registry(), p, id, options);
+    std::vector<std::string> notices;
+    std::string thrown;
+    try {
+      scheduler.run(
+          [&](const fl::study::StudyRunReport& r, const auto&) {
+            const std::lock_guard<std::mutex> lock(holderMutex);
+            if (r.ended || holder) return;
+            sqlite3_open(p.c_str(), &holder);
+            sqlite3_busy_timeout(holder, 10000);
+            if (sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
+              notices.push_back("the test could not lock the store");
+          },
+          [&](const std::string& notice) {
+            notices.push_back(notice);
+            stop = SIGTERM;  // as the lock first refuses the run's writes
+          });
+    } catch (const std::exception& e) {
+      thrown = e.what();
+    }
+    over = true;
+    watchdog.join();
+    release();
+    QVERIFY2(!lockTakenBack, "the signalled study waited out the lock");
+    // The loss is the study's outcome: what the store lacks, the kept checkpoints counted.
+    QVERIFY2(thrown.find(": run 1 (head=linear seed=1): not written to the store: its final "
+                         "status (cancelled), ") != std::string::npos,
+             thrown.c_str());
+    QVERIFY2(thrown.find(" checkpoints (steps ") != std::string::npos, thrown.c_str());
+    QVERIFY(!notices.empty());
+    QVERIFY2(notices[0].rfind("store: not taking the writes of run 1 (", 0) == 0,
+             notices[0].c_str());
+    for (const auto& notice : notices)
+      QVERIFY2(notice.find("again: nothing of it was lost") == std::string::npos, notice.c_str());
   }
 
   void deletingAStudyKeepsRunsOtherStudiesUse() {

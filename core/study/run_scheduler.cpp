@@ -685,6 +685,10 @@ int RunScheduler::abandonStuckRuns(const std::string& why) {
   return stuck;
 }
 
+void RunScheduler::stopWaitingForStore() {
+  for (auto& [runId, member] : m_members) member->store->stopWaiting();
+}
+
 int RunScheduler::closingCount() const {
   return static_cast<int>(m_members.size()) - trainingCount();
 }

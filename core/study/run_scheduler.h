@@ -141,6 +141,10 @@ class RunScheduler {
   // still training. The scheduler must then not be destroyed (its destructor would wait for
   // those threads): the caller lets it go and exits.
   int abandonStuckRuns(const std::string& why);
+  // Runs whose last writes wait out another process's lock on the store give up at their next
+  // try, their loss recorded as on any failed write: their process was asked to stop and has
+  // no time left (a cluster's SIGKILL follows SIGTERM within seconds; a person quits).
+  void stopWaitingForStore();
 
   // Reports the runs whose store closed, then starts waiting work in the free slots.
   void poll();

@@ -153,10 +153,16 @@ StudyOutcome StudyScheduler::run(const Reporter& report, const Notice& notice) {
     scheduler->addStudy(m_studyId, &none);  // none: every cell finished
     observer.setWaitingCells(scheduler->waitingRuns());
     bool cancelling = false;
+    bool signalled = false;
     std::chrono::steady_clock::time_point cancelledAt;
     store::WriteTroubleWatch writes;
     while (!scheduler->idle()) {
-      if (m_options.stopFlag && m_options.stopFlag->load() != 0) m_cancel = true;
+      if (m_options.stopFlag && m_options.stopFlag->load() != 0 && !signalled) {
+        m_cancel = true;
+        signalled = true;
+        // As `run` does: a signalled process has no two minutes to wait out a lock.
+        scheduler->stopWaitingForStore();
+      }
       // A store that cannot be written stops the study as a cancel does: the runs keep their
       // checkpoints and the error is the outcome.
       if ((m_cancel || !observer.problems().empty()) && !cancelling) {

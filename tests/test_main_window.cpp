@@ -18,6 +18,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProcess>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QScreen>
 #include <QSettings>
@@ -1839,6 +1840,58 @@ class TestMainWindow : public QObject {
     fl::gui::rememberStoppedAtClose(w->store().path(), {id}, 0);
     fl::gui::rememberStoppedAtClose(w->store().path(), {}, 0);
     QCOMPARE(fl::gui::takeStoppedAtClose(w->store().path()).runs, std::vector<int64_t>{id});
+  }
+
+  // A close waits, in sight, until the runs it stopped are over and the store holds their
+  // ends: the window had gone at once while its process waited unseen, up to two minutes where
+  // another process held the store's lock. The wait says what the store says, and its one
+  // button gives up a wait on the store.
+  void closingWaitsInSightUntilTheStoreHoldsTheStoppedRuns() {
+    const std::string db = (m_dir.path() + "/closing-wait.db").toStdString();
+    {
+      auto w = makeWindow("closing-wait.db");
+      w->show();
+      spin(*w, "epochs")->setValue(100000);
+      const int64_t id = w->launch();
+      QTRY_VERIFY_WITH_TIMEOUT(w->queue()->trainingCount() == 1, 60000);
+      w->closeCancellingRuns();
+      QTRY_VERIFY_WITH_TIMEOUT(!w->isVisible(), 60000);
+      // Closed only once the store says how the run ended.
+      QCOMPARE(fl::toString(fl::store::RunStore(db, true).run(id)->status),
+               std::string("cancelled"));
+    }
+    auto w = makeWindow("closing-wait.db");
+    w->show();
+    spin(*w, "epochs")->setValue(100000);
+    const int64_t id = w->launch();
+    QTRY_VERIFY_WITH_TIMEOUT(w->queue()->trainingCount() == 1, 60000);
+    sqlite3* holder = nullptr;
+    QCOMPARE(sqlite3_open(db.c_str(), &holder), SQLITE_OK);
+    sqlite3_busy_timeout(holder, 10000);
+    QCOMPARE(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+    const auto release = qScopeGuard([&] {
+      sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+      sqlite3_close(holder);
+    });
+    w->closeCancellingRuns();
+    auto* wait = w->findChild<QProgressDialog*>("closingWait");
+    QVERIFY(wait);
+    QVERIFY(wait->labelText().startsWith("Stopping 1 run(s): each ends its step"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        wait->labelText().contains(QString("Store: not taking the writes of run %1 (").arg(id)),
+        60000);
+    QVERIFY2(wait->labelText().contains("Quit without waiting loses what the store has not "
+                                        "taken"),
+             qPrintable(wait->labelText()));
+    QVERIFY(w->isVisible());
+    QCOMPARE(w->queue()->trainingCount(), 0);  // stopped: its writes wait for the lock
+    const auto buttons = wait->findChildren<QPushButton*>();
+    auto quit = std::find_if(buttons.begin(), buttons.end(),
+                             [](QPushButton* b) { return b->text() == "Quit without waiting"; });
+    QVERIFY(quit != buttons.end());
+    (*quit)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(!w->isVisible(), 60000);  // busy timeouts, not the two minutes
+    QVERIFY(!w->queue()->isTraining(id));
   }
 
   // The store refusing a training run's writes (another process's lock here, a full disk

@@ -264,13 +264,18 @@ std::optional<int> selectStart(fl::gui::MainWindow& window, const fl::Experiment
   return std::nullopt;
 }
 
-// A caught SIGTERM, SIGHUP or SIGINT closes the window as Quit does, without asking.
+// A caught SIGTERM, SIGHUP or SIGINT closes the window as Quit does, without asking; a second
+// one gives up waiting for the store (its sender has no more time to give: a cluster's SIGKILL
+// follows within seconds).
 void closeOnSignal(QTimer& watch, fl::gui::MainWindow& window, const fl::InterruptSignals& caught) {
-  QObject::connect(&watch, &QTimer::timeout, &window, [&] {
-    if (!caught.received()) return;
-    watch.stop();
-    std::fprintf(stderr, "%s: cancelling the runs and closing\n",
-                 fl::InterruptSignals::name(caught.received()).c_str());
+  QObject::connect(&watch, &QTimer::timeout, &window, [&, handled = 0]() mutable {
+    if (caught.count() <= handled) return;
+    if (handled == 0)
+      std::fprintf(stderr, "%s: cancelling the runs and closing\n",
+                   fl::InterruptSignals::name(caught.received()).c_str());
+    else
+      std::fprintf(stderr, "a second signal: closing without waiting for the store\n");
+    handled = caught.count();
     window.closeCancellingRuns();
   });
   watch.start(100);

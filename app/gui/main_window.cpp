@@ -17,6 +17,7 @@
 #include <set>
 
 #include "app/gui/about_box.h"
+#include "app/gui/closing_wait.h"
 #include "app/gui/dock_title_bar.h"
 #include "app/gui/history_model.h"
 #include "app/gui/history_view.h"
@@ -282,6 +283,16 @@ void MainWindow::tick() {
   std::set<int64_t> keep(m_display->shown().begin(), m_display->shown().end());
   keep.insert(m_queue->runs().begin(), m_queue->runs().end());
   m_views->keep(keep);
+  if (m_closingWait && !m_closeNow) {
+    if (m_queue->idle()) {
+      m_closeNow = true;
+      close();
+    } else {
+      int left = 0;
+      for (const int64_t id : m_queue->runs()) left += m_queue->isLive(id);
+      m_closingWait->update(left, m_writeTrouble->isHidden() ? QString() : m_writeTrouble->text());
+    }
+  }
 }
 
 int64_t MainWindow::launch() { return launchWith(nlohmann::json::object(), m_launch->runName()); }
@@ -636,6 +647,14 @@ bool MainWindow::openStoreInNewWindow(const QString& path) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (m_closingWait) {  // asked before, its runs stopping: closes once they are over
+    if (m_closeNow) {
+      event->accept();
+    } else {
+      event->ignore();
+    }
+    return;
+  }
   // Only runs still training are asked about; waiting ones are cancelled with them.
   const int training = m_queue->trainingCount();
   if (training > 0 && isVisible() && m_askBeforeClosing &&
@@ -661,11 +680,29 @@ void MainWindow::closeEvent(QCloseEvent* event) {
                          studiesOfStopped.size() == 1 ? *studiesOfStopped.begin() : 0);
   m_queue->cancelAll();
   saveWindowSettings(settingsParts());
-  event->accept();
+  if (m_queue->idle()) {
+    event->accept();
+    return;
+  }
+  // The window stays until the store holds the stopped runs' ends (tick() closes it then).
+  event->ignore();
+  m_closingWait = new ClosingWait(this);
+  m_closingWait->update(static_cast<int>(stopped.size()), QString());
+  connect(m_closingWait, &QProgressDialog::canceled, this, &MainWindow::quitWithoutWaiting);
 }
 
 void MainWindow::closeCancellingRuns() {
+  if (m_closingWait) {
+    quitWithoutWaiting();
+    return;
+  }
   m_askBeforeClosing = false;
+  close();
+}
+
+void MainWindow::quitWithoutWaiting() {
+  m_queue->stopWaitingForStore();
+  m_closeNow = true;
   close();
 }
 

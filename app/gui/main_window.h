@@ -38,6 +38,7 @@ class RunColors;
 
 namespace fl::gui {
 
+class ClosingWait;
 class HistoryView;
 class LaunchPanel;
 class RunDisplay;
@@ -101,6 +102,7 @@ class MainWindow : public QMainWindow {
   QStringList exportShownRun(const QString& folder);
   // Closes without asking, cancelling every run cleanly (a checkpoint where each stopped, then
   // `cancelled`, resumable): the answer to SIGTERM or SIGHUP, when no one is there to ask.
+  // Asked again while the runs stop, it gives up waiting for the store (a second signal).
   void closeCancellingRuns();
   // Pins a run to the top of the Runs dock, or unpins it: its store tag "pinned", so the pin
   // stays with the run between sessions; a store that refuses says so.
@@ -124,6 +126,9 @@ class MainWindow : public QMainWindow {
   // every run it trains, which the question names.
   void stopTrainerOf(int64_t runId);
   WindowParts settingsParts();  // what window_settings keeps between sessions
+  // A close waits in sight (ClosingWait) until the runs it stopped are over and the store holds
+  // their ends; this gives up waiting for the store, and closes.
+  void quitWithoutWaiting();
   void tick();
   int64_t launchWith(const nlohmann::json& overrides, const std::string& name);
   void buildMenus();
@@ -153,7 +158,9 @@ class MainWindow : public QMainWindow {
   // them again (a full disk noticed then can still be cleared before the runs end).
   QLabel* m_writeTrouble;
   QTimer* m_timer;
-  bool m_askBeforeClosing = true;  // false once closeCancellingRuns() was called
+  bool m_askBeforeClosing = true;        // false once closeCancellingRuns() was called
+  ClosingWait* m_closingWait = nullptr;  // from a close until the runs it stopped are over
+  bool m_closeNow = false;               // the runs are over, or the wait was given up
   WindowStarter m_startWindow = [](const QString& program, const QStringList& arguments) {
     return QProcess::startDetached(program, arguments);
   };

@@ -66,6 +66,9 @@ class RunQueue : public QObject {
   void cancel(int64_t runId);
   void cancelStudy(int64_t studyId);
   void cancelAll();
+  // The runs whose last writes wait out another process's lock give them up (their loss
+  // recorded): a window quitting without waiting (RunScheduler::stopWaitingForStore).
+  void stopWaitingForStore() { m_scheduler->stopWaitingForStore(); }
   const ExperimentRegistry& registry() const { return m_registry; }
 
   // Runs added while one of these lives start together, under one budget (a comparison's
@@ -107,6 +110,7 @@ class RunQueue : public QObject {
   int64_t waitingCount() const { return m_scheduler->waitingCount(); }
   // Runs that finished training whose store writer is still closing: runEnded comes after.
   int closingCount() const { return m_scheduler->closingCount(); }
+  bool idle() const { return m_scheduler->idle(); }  // nothing waits, trains or closes
   int64_t studyOf(int64_t runId) const;
   // Whether the run is still the queue's: waiting, training, or done training with its store
   // writer still closing (its rows are still written).

@@ -753,6 +753,23 @@ class TestMainWindow : public QObject {
     const auto demo = w->launchComparison();
     QCOMPARE(demo.size(), size_t(1));
     QCOMPARE(w->store().run(demo[0])->name, std::string("demo · fourier N=12"));
+    // An arm that changes what its preset sets is not named after it: paper-linear's Fourier
+    // arm was "paper-linear · fourier N=12" in History and exports for good.
+    QVERIFY(w->launchPanel()->selectPreset("paper-linear"));
+    const nlohmann::json n12 = {{"head", "fourier"}, {"frequencies", 12}};
+    const nlohmann::json n4 = {{"head", "fourier"}, {"frequencies", 4}};
+    QCOMPARE(w->launchPanel()->armName("fourier N=12", n12),
+             std::string("paper-fourier · fourier N=12"));
+    QCOMPARE(w->launchPanel()->armName("fourier N=4", n4),
+             std::string("fourier N=4 (paper-linear otherwise)"));
+    QCOMPARE(w->launchPanel()->armName("linear", {{"head", "linear"}}),
+             std::string("paper-linear · linear"));
+    QVERIFY(w->launchPanel()->selectPreset("paper-fourier"));
+    QCOMPARE(w->launchPanel()->armName("linear", {{"head", "linear"}}),
+             std::string("paper-linear · linear"));
+    spin(*w, "epochs")->setValue(20);  // the form's edits are named after the arm's lead
+    QCOMPARE(w->launchPanel()->armName("linear", {{"head", "linear"}}),
+             std::string("paper-linear · linear, edited: epochs 20"));
     w->queue()->cancelAll();
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
   }

@@ -275,16 +275,38 @@ std::string LaunchPanel::runName() const {
 }
 
 std::string LaunchPanel::armName(const std::string& label, const nlohmann::json& overrides) const {
-  // The preset's name leads where it is not the defaults: the demo's 60-epoch N = 12 arm and the
-  // defaults' 500-epoch one were both "fourier N=12".
   const auto e = experiment();
   const std::string preset = presetName().toStdString();
-  const std::string name = e && e->findPreset(preset) ? preset + " · " + label : label;
-  if (!m_presetValues.is_object() || !overrides.is_object()) return name;
+  const auto chosen = e ? e->findPreset(preset) : std::nullopt;
+  if (!m_presetValues.is_object() || !overrides.is_object())
+    return chosen ? preset + " · " + label : label;
   // What the arm sets is its own, not an edit: only the form's other changes are named.
   nlohmann::json start = m_presetValues, values = m_form->values();
   for (const auto& [key, value] : overrides.items()) start[key] = values[key] = value;
-  return settingsName(name, start, values);
+  return settingsName(chosen ? armLead(*e, *chosen, start, label, overrides) : label, start,
+                      values);
+}
+
+std::string LaunchPanel::armLead(const Experiment& experiment, const Preset& preset,
+                                 const nlohmann::json& armStart, const std::string& label,
+                                 const nlohmann::json& overrides) {
+  // The preset's name leads: the demo's 60-epoch N = 12 arm and the defaults' 500-epoch one
+  // were both "fourier N=12". Where the arm changes what the preset sets, the preset's name
+  // would claim what the run is not ("paper-linear · fourier N=12" trained a Fourier head, in
+  // History and exports for good): the preset the arm's settings are leads instead, or the
+  // arm, its preset named as the rest.
+  bool undoes = false;
+  for (const auto& [key, value] : overrides.items())
+    undoes = undoes || (preset.overrides.contains(key) && preset.overrides[key] != value);
+  if (!undoes) return preset.name + " · " + label;
+  const auto specs = experiment.allParams();
+  for (const auto& other : experiment.presets())
+    if (isPresetConfig(specs, other.overrides,
+                       other.reference.is_object() ? other.reference.value("by", std::string())
+                                                   : std::string(),
+                       armStart))
+      return other.name + " · " + label;
+  return label + " (" + preset.name + " otherwise)";
 }
 
 void LaunchPanel::applyPreset() {

@@ -52,6 +52,9 @@ class LaunchPanel : public QWidget {
   // A comparison arm's run: its label, after the preset's name where one is chosen ("demo ·
   // fourier N=12"), followed where the form was edited by what changed besides what the arm sets
   // ("fourier N=12, edited: epochs 20"), so 20-epoch arms are not named as the 500-epoch ones.
+  // An arm that changes what the preset sets is named after the preset it then is
+  // ("paper-fourier · fourier N=12" from paper-linear), else "fourier N=4 (paper-linear
+  // otherwise)".
   std::string armName(const std::string& label, const nlohmann::json& overrides) const;
   QString device() const;
   QString studyName() const;
@@ -92,6 +95,10 @@ class LaunchPanel : public QWidget {
   void batchStudiesChanged(bool on);
 
  private:
+  // What leads armName: the preset's name, or the one the arm's start `armStart` is.
+  static std::string armLead(const Experiment& experiment, const Preset& preset,
+                             const nlohmann::json& armStart, const std::string& label,
+                             const nlohmann::json& overrides);
   void rebuildForm();
   // The shown experiment's form as it was left, where it was left before (m_leftForms).
   void restoreLeftForm();

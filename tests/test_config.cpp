@@ -351,6 +351,11 @@ class TestConfig : public QObject {
              std::string("defaults · head linear"));
     QCOMPARE(fl::compactName(many, preset, {{"epochs 2", 3}, {"head linear", 3}, {"lr 0.5", 3}}, 3),
              std::string("defaults · 2 more"));
+    // Nor where the name before the edits is this run's alone ("RoPE" beside "FoPE"): the
+    // legends read "RoPE · 1 more", cut at 1280x720 to "#42…re".
+    QCOMPARE(fl::compactName(many, preset, {{"epochs 2", 3}, {"head linear", 3}, {"lr 0.5", 3}}, 3,
+                             /*nameTellsApart=*/true),
+             std::string("defaults"));
     QCOMPARE(fl::compactName("fourier N=12, edited: epochs 20", preset, {}, 2),
              std::string("fourier N=12 · epochs 20"));
     // A value holding ", " stays whole: an edit is a key and its value in the config.

@@ -374,11 +374,14 @@ std::map<int64_t, std::string> RunDisplay::legendNamesOfShown() const {
         holding += !value.is_null() && configValue(other->config(), key) == value;
       holders[edit] = std::max(holding, 1);  // "and 2 more" is its run's alone
     }
+  std::map<std::string, int> bases;  // how many shown runs' names start so, before the edits
+  for (const RunView* view : views) ++bases[withoutEdits(view->name())];
   std::map<int64_t, std::string> names;
   const int runs = static_cast<int>(views.size());
   for (const RunView* view : views)
-    names[view->id()] =
-        runs > 1 ? compactName(view->name(), view->config(), holders, runs) : view->name();
+    names[view->id()] = runs > 1 ? compactName(view->name(), view->config(), holders, runs,
+                                               bases[withoutEdits(view->name())] == 1)
+                                 : view->name();
   return names;
 }
 

@@ -58,7 +58,7 @@ std::vector<std::string> editList(const std::string& name, const nlohmann::json&
 }
 
 std::string compactName(const std::string& name, const nlohmann::json& config,
-                        const std::map<std::string, int>& holders, int runs) {
+                        const std::map<std::string, int>& holders, int runs, bool nameTellsApart) {
   const auto heldBy = [&](const std::string& edit) {
     auto it = holders.find(edit);
     return it == holders.end() ? 0 : it->second;
@@ -75,7 +75,7 @@ std::string compactName(const std::string& name, const nlohmann::json& config,
   std::stable_sort(kept.begin(), kept.end(), [&](const std::string& a, const std::string& b) {
     return heldBy(a) > heldBy(b);
   });
-  if (kept.empty() && !more.empty()) kept.push_back(more);
+  if (kept.empty() && !more.empty() && !nameTellsApart) kept.push_back(more);
   std::string compact = withoutEdits(name);
   for (size_t i = 0; i < kept.size(); ++i) compact += (i == 0 ? " · " : ", ") + kept[i];
   return compact;

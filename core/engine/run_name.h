@@ -36,9 +36,11 @@ std::vector<std::string> editList(const std::string& name, const nlohmann::json&
 // of "demo, edited: epochs 600, samples 2000" beside "demo, edited: epochs 5000, samples
 // 2000"; "demo" where none is left), the edits fewer runs have last, where a name cut to a
 // legend's width keeps its end ("demo · samples 2000, epochs 600" beside runs without edits),
-// and "and N more" only where no edit is left to name.
+// and "and N more" only where no edit is left to name and the name before the edits is
+// another run's too (`nameTellsApart` false): "RoPE" beside "FoPE" needs no "· 1 more".
 std::string compactName(const std::string& name, const nlohmann::json& config,
-                        const std::map<std::string, int>& holders, int runs);
+                        const std::map<std::string, int>& holders, int runs,
+                        bool nameTellsApart = false);
 
 // Run ids as a sentence names them: "run 7", "runs 3 and 4", "runs 3, 4, 5 and 261 more".
 std::string nameRunIds(const std::vector<int64_t>& ids);

@@ -447,6 +447,13 @@ class TestCliSweep : public QObject {
                                   << "--preset: is empty; give a preset of the experiment";
     QTest::newRow("empty device") << QStringList{"--device", ""}
                                   << "--device: is empty; give auto, cpu, cuda or cuda:N";
+    // A device this machine lacks, the study's own or asked: each run had been stored and
+    // failed, and the next resume trained them all again from step 0.
+    QTest::newRow("the runs' device missing")
+        << QStringList{"--set", "device=cuda:63"}
+        << "error: the study's runs: device 'cuda:63' requested, but ";
+    QTest::newRow("asked device missing") << QStringList{"--device", "cuda:63"}
+                                          << "error: --device: device 'cuda:63' requested, but ";
     QTest::newRow("blank name") << QStringList{"--name", "  "}
                                 << "--name: is blank; give a name, or leave --name out";
     QTest::newRow("a value twice") << QStringList{"--grid", "head=linear,fourier,linear"}
@@ -460,6 +467,22 @@ class TestCliSweep : public QObject {
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains(message), qPrintable(r.err));
     QVERIFY(!fs::exists(db.toStdString()));
+  }
+
+  // A resume asked onto a device this machine lacks changes nothing: each run had been
+  // claimed and failed, and the next resume trained them again from step 0.
+  void aResumeOnAMissingDeviceChangesNothing() {
+    const QString db = path("resume-device.db");
+    auto first = runCli(tinyStudy(db, 1, "1"));
+    QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+    const int64_t before = queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'");
+    auto r = runCli({"sweep", "resume", "1", "--db", db, "--device", "cuda:63"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("error: --device: device 'cuda:63' requested, but "),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains("nothing was changed"), qPrintable(r.err));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), before);
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs"), before);
   }
 
   // A figure that declares a value of a setting (`where`) is drawn at another one given by

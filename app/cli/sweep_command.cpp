@@ -9,7 +9,10 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "app/cli/commands.h"
 #include "app/cli/console_progress.h"
@@ -97,6 +100,32 @@ int waitForOtherProcesses(const std::string& dbPath, int64_t studyId,
     running = runningElsewhere(dbPath, studyId);
   }
   return signals.received();
+}
+
+// Asks LibTorch for each device the runs would train on (--device, else each run's own): one
+// this machine lacks is a usage error (exit 2) before anything is stored or claimed. Each run
+// had failed with "no CUDA device is visible", and the study's next resume trained them all
+// again from step 0, their checkpoints replaced.
+std::optional<int> checkDevices(const std::string& asked, const std::set<std::string>& own) {
+  const std::set<std::string> devices = asked.empty() ? own : std::set<std::string>{asked};
+  for (const auto& device : devices) {
+    try {
+      resolveDevice(device);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: %s%s\n",
+                   asked.empty() ? "the study's runs: " : "--device: ", e.what());
+      return kExitBadUsage;
+    }
+  }
+  return std::nullopt;
+}
+
+std::set<std::string> devicesOf(const std::vector<nlohmann::json>& configs) {
+  std::set<std::string> devices;
+  for (const auto& config : configs)
+    if (config.is_object() && config.contains("device") && config["device"].is_string())
+      devices.insert(config["device"].get<std::string>());
+  return devices;
 }
 
 int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, int64_t studyId,
@@ -280,13 +309,11 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
     std::fprintf(stderr, "nothing was stored\n");
     return kExitBadUsage;
   }
-  if (!args.device.empty()) {
-    try {
-      resolveDevice(args.device);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: --device %s: %s\n", args.device.c_str(), e.what());
-      return kExitBadUsage;
-    }
+  std::vector<nlohmann::json> configs;
+  for (const auto& cell : expansion.cells) configs.push_back(cell.config);
+  if (auto refused = checkDevices(args.device, devicesOf(configs))) {
+    std::fprintf(stderr, "nothing was stored\n");
+    return *refused;
   }
   if (expansion.duplicatesDropped > 0 && !args.dryRun)
     std::fprintf(stderr,
@@ -371,10 +398,18 @@ int sweepCommand(const ExperimentRegistry& registry, const SweepArgs& args) {
       {
         store::RunStore::requireExisting(dbPath);  // a resume never creates the store
         store::RunStore runs(dbPath);
-        if (!study::StudyStore(runs).study(args.id)) {
+        const study::StudyStore studies(runs);
+        if (!studies.study(args.id)) {
           std::fprintf(stderr, "error: no study %lld in %s\n", static_cast<long long>(args.id),
                        runs.path().c_str());
           return kExitBadUsage;
+        }
+        std::vector<nlohmann::json> configs;
+        for (const int64_t cell : studies.unfinishedCells(args.id))
+          configs.push_back(studies.cellConfig(args.id, cell));
+        if (auto refused = checkDevices(args.device, devicesOf(configs))) {
+          std::fprintf(stderr, "nothing was changed\n");
+          return *refused;
         }
       }
       return trainStudy(registry, dbPath, args.id, args);

@@ -12,6 +12,7 @@
 
 #include <torch/cuda.h>
 
+#include "core/engine/checkpoint_load.h"
 #include "core/engine/event_queue.h"
 #include "core/engine/registry.h"
 #include "core/engine/runner.h"
@@ -30,6 +31,7 @@ struct Script {
   int64_t evalEvery = 5;
   bool exploding = false;    // loss 10^step: finite, and far above where it started
   bool checkpoints = false;  // writes a small file per checkpoint
+  bool unloadable = false;   // its checkpoints cannot be loaded (a damaged file)
   // How the steps are taken once this many were: the last entry reached is the description.
   std::vector<std::pair<int64_t, std::string>> describedAfter;
   std::atomic<int64_t> taken{0};
@@ -62,7 +64,9 @@ class ScriptedTrial : public fl::Trial {
     out.metric("test/steps", static_cast<double>(stepsDone));
     out.metric("test/final", final ? 1.0 : 0.0);
   }
-  void loadCheckpoint(const std::string&) override {}  // nothing to restore: steps are scripted
+  void loadCheckpoint(const std::string& path) override {  // nothing to restore: steps are scripted
+    if (m_script.unloadable) throw std::runtime_error(path + " is damaged");
+  }
   std::vector<fl::Snapshot> probe(const std::map<std::string, double>& inputs) override {
     fl::Snapshot s;
     s.name = "probe/echo";
@@ -256,6 +260,25 @@ class TestRunner : public QObject {
         lastStatus(queue.takeAll()).message,
         std::string("best test/steps 0.500 vs paper 12.000 ± 1.000: outside the paper's spread "
                     "(|Δ| 11.500 > 2.000 = 2 std)"));
+  }
+
+  // A checkpoint that cannot be loaded fails the resume in words a study's next claim knows:
+  // it trains that run again from step 0 (resuming it would fail the same way), where a run
+  // failed otherwise resumes from its checkpoint.
+  void aCheckpointThatCannotBeLoadedIsSaidSo() {
+    Script script;
+    script.unloadable = true;
+    fl::RunnerOptions options;
+    options.resume = fl::ResumePoint{"step-5.pt", 5};
+    const auto events =
+        runToEnd(std::make_shared<ScriptedExperiment>(script), cpuConfig(), options);
+    const auto& status = lastStatus(events);
+    QCOMPARE(fl::toString(status.status), std::string("failed"));
+    QCOMPARE(status.message,
+             std::string("its checkpoint could not be loaded: step-5.pt is damaged"));
+    QVERIFY(fl::failedLoadingCheckpoint(status.message));
+    QVERIFY(!fl::failedLoadingCheckpoint("out of memory on cuda:0 at step 5; checkpoint saved"));
+    QCOMPARE(script.taken.load(), int64_t(0));
   }
 
   void pausedRunTakesNoStepsButAnswersProbes() {

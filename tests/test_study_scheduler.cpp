@@ -19,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include "core/engine/checkpoint_load.h"
 #include "core/engine/registry.h"
 #include "core/store/config_hash.h"
 #include "core/store/run_store.h"
@@ -335,8 +336,13 @@ class TestStudyScheduler : public QObject {
     auto resume = again.claim(id, 0);
     QVERIFY(resume.kind == CellClaim::Kind::Resume);
     QCOMPARE(resume.checkpoint->step, int64_t(5));
-    // A failed run trains again from the start.
-    reopened.finishRun(first.runId, fl::RunStatus::Failed, "nan");
+    // A failed run resumes from its checkpoint too (a full disk or out of memory failed it:
+    // each such run of a study had trained again from step 0), unless it failed loading it.
+    reopened.finishRun(first.runId, fl::RunStatus::Failed,
+                       "cannot write step-125.pt: No space left on device");
+    QVERIFY(again.claim(id, 0).kind == CellClaim::Kind::Resume);
+    reopened.finishRun(first.runId, fl::RunStatus::Failed,
+                       std::string(fl::kCheckpointNotLoaded) + "step-5.pt is damaged");
     QVERIFY(again.claim(id, 0).kind == CellClaim::Kind::Restart);
     reopened.finishRun(first.runId, fl::RunStatus::Finished, "");
     QVERIFY(again.claim(id, 0).kind == CellClaim::Kind::Done);

@@ -7,6 +7,7 @@
 
 #include "core/engine/allocator_tuning.h"
 #include "core/engine/atomic_file.h"
+#include "core/engine/checkpoint_load.h"
 #include "core/engine/config.h"
 #include "core/engine/device.h"
 
@@ -206,7 +207,7 @@ void GroupRunner::trainGroup(BatchedTrial& group) {
     guarded(m, i, [&] {
       const auto& resume = m.spec.resume;
       if (resume) {
-        group.loadCheckpoint(i, resume->checkpointPath);
+        loadForResume([&] { group.loadCheckpoint(i, resume->checkpointPath); });
         m.reporter.resumed(*resume);
       }
       group.setActive(i, true);

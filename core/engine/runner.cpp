@@ -7,6 +7,7 @@
 
 #include "core/engine/allocator_tuning.h"
 #include "core/engine/atomic_file.h"
+#include "core/engine/checkpoint_load.h"
 #include "core/engine/config.h"
 #include "core/engine/device.h"
 #include "core/engine/resume_refused.h"
@@ -85,7 +86,7 @@ void Runner::run() {
       trial = m_experiment->createTrial(context);
     }
     if (m_options.resume) {
-      trial->loadCheckpoint(m_options.resume->checkpointPath);
+      loadForResume([&] { trial->loadCheckpoint(m_options.resume->checkpointPath); });
       m_reporter.resumed(*m_options.resume);
     }
     status = m_options.serveProbesOnly ? serveProbes(*trial, message)

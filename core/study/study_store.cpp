@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/engine/build_info.h"
+#include "core/engine/checkpoint_load.h"
 #include "core/store/config_hash.h"
 #include "core/store/resume_plan.h"
 #include "core/store/schema.h"
@@ -316,9 +317,14 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
   } else if (live(status, writer)) {
     claim.kind = CellClaim::Kind::RunningElsewhere;
   } else {
-    // Interrupted, cancelled, failed, or running for a process that is gone.
+    // Interrupted, cancelled, failed, or running for a process that is gone: from its newest
+    // checkpoint, unless it failed loading that checkpoint (checkpoint_load.h).
     const auto choice = store::newestExistingCheckpoint(m_runs, *runId, /*checkContents=*/false);
-    if (status != RunStatus::Failed && choice.chosen) {
+    auto message = db.prepare("SELECT message FROM runs WHERE id = ?");
+    message.bind(1, *runId);
+    const bool unloadable =
+        status == RunStatus::Failed && message.step() && failedLoadingCheckpoint(message.text(0));
+    if (!unloadable && choice.chosen) {
       claim.kind = CellClaim::Kind::Resume;
       claim.checkpoint = choice.chosen;
     } else {

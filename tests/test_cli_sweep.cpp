@@ -454,6 +454,10 @@ class TestCliSweep : public QObject {
         << "error: the study's runs: device 'cuda:63' requested, but ";
     QTest::newRow("asked device missing") << QStringList{"--device", "cuda:63"}
                                           << "error: --device: device 'cuda:63' requested, but ";
+    // The study's name names its runs: refused for each of them once stored, every resume too.
+    QTest::newRow("control character in the name")
+        << QStringList{"--name", QString("x") + QChar(0x1b) + "[31my"}
+        << "error: the study's name holds a control character (byte 0x1B at offset 1)";
     QTest::newRow("blank name") << QStringList{"--name", "  "}
                                 << "--name: is blank; give a name, or leave --name out";
     QTest::newRow("a value twice") << QStringList{"--grid", "head=linear,fourier,linear"}

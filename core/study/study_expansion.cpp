@@ -8,6 +8,7 @@
 #include "core/engine/config.h"
 #include "core/engine/registry.h"
 #include "core/store/config_hash.h"
+#include "core/store/run_store.h"
 
 namespace fl::study {
 
@@ -328,6 +329,13 @@ class ArmExpansion {
 StudyExpansion expandStudy(const Experiment& experiment, const StudySpec& spec) {
   StudyExpansion out;
   out.axisOrder = axisOrderOf(spec);
+  // The study's and its arms' names name its runs ("table1 · gmm2 seed=1"): one the store
+  // refuses for a run (not UTF-8, a control character) was refused for each run once the study
+  // was stored, every resume failing the same way.
+  if (auto problem = store::textProblem(spec.name, "study's name")) out.errors.push_back(*problem);
+  for (const auto& arm : spec.arms)
+    if (auto problem = store::textProblem(arm.name, "arm's name"))
+      out.errors.push_back("arm: " + *problem);
   const auto presetOverrides = presetOverridesOf(experiment, spec, out.errors);
   if (!presetOverrides || !checkRunCount(spec, out.errors)) return out;
   const auto specs = experiment.allParams();

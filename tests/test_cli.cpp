@@ -63,6 +63,24 @@ class TestCli : public QObject {
     QVERIFY(j[0]["params"].size() >= 10);
   }
 
+  // JSON holds UTF-8 only: a store in a folder whose name is not (a Latin-1 folder) aborted
+  // the process after the run had finished, with no summary. Such bytes read as U+FFFD.
+  void aJsonSummaryOfAPathThatIsNotUtf8IsWritten() {
+    QProcess p;
+    p.setProcessChannelMode(QProcess::SeparateChannels);
+    p.start("bash",
+            {"-c",
+             "d=\"$1/latin-$(printf '\\xe9')\"; mkdir -p \"$d\" && exec \"$2\" run fourier-head "
+             "--set samples=200 --set epochs=1 --device cpu --json --db \"$d/runs.db\"",
+             "bash", m_home.path(), cliPath()});
+    QVERIFY(p.waitForFinished(120000));
+    QCOMPARE(p.exitCode(), 0);
+    const auto j = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
+    QCOMPARE(j["status"].get<std::string>(), std::string("finished"));
+    QVERIFY2(j["db"].get<std::string>().find("/latin-\xEF\xBF\xBD/runs.db") != std::string::npos,
+             j["db"].get<std::string>().c_str());
+  }
+
   void runPrintsTheJsonSummaryLast() {
     auto r = runCli({"run", "fourier-head", "--preset", "paper-linear", "--set", "samples=300",
                      "--set", "epochs=2", "--device", "cpu", "--json"});

@@ -13,6 +13,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/console_progress.h"
+#include "app/cli/json_text.h"
 #include "app/cli/next_command.h"
 #include "core/engine/build_info.h"
 #include "core/engine/device.h"
@@ -467,7 +468,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
                  prepared.resume);
     if (args.json)
       std::printf("%s\n",
-                  jsonSummary(outcome, prepared, seconds, store->path(), {}, "").dump().c_str());
+                  jsonText(jsonSummary(outcome, prepared, seconds, store->path(), {}, "")).c_str());
     InterruptSignals::exitLeavingStuckThreads(
         storeSink.error() ? kExitStoreError : InterruptSignals::exitCode(signals.received()));
   }
@@ -498,7 +499,7 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   if (args.json) {
     std::printf(
         "%s\n",
-        jsonSummary(shown, prepared, seconds, store->path(), paper, notCompared).dump().c_str());
+        jsonText(jsonSummary(shown, prepared, seconds, store->path(), paper, notCompared)).c_str());
     std::fflush(stdout);
   }
   if (failure) {

@@ -5,6 +5,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/export_format.h"
+#include "app/cli/json_text.h"
 #include "core/engine/atomic_file.h"
 #include "core/engine/spoken_list.h"
 #include "core/store/run_export.h"
@@ -22,9 +23,7 @@ bool anySnapshots(const store::RunStore& store, const std::vector<store::RunReco
 int exportToStdout(const store::RunStore& store, const ExperimentRegistry& registry,
                    const std::vector<store::RunRecord>& runs, const std::string& format) {
   if (format == "json") {
-    std::cout << store::runsToJson(store, &registry, runs)
-                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-              << '\n';
+    std::cout << jsonText(store::runsToJson(store, &registry, runs)) << '\n';
   } else {
     store::writeMetricsCsv(store, runs, std::cout);
     // One CSV stream cannot hold two tables; say so rather than drop the snapshots unseen.

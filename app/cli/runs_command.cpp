@@ -11,6 +11,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/confirm.h"
+#include "app/cli/json_text.h"
 #include "app/cli/reading_store.h"
 #include "app/cli/run_export.h"
 #include "core/engine/config.h"
@@ -169,7 +170,7 @@ int list(const RunStore& store, const ExperimentRegistry& registry, const RunsAr
   if (args.json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : runs) all.push_back(runJson(registry, r, false));
-    std::printf("%s\n", all.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", jsonText(all).c_str());
     return kExitOk;
   }
   // The name column as wide as the longest name (a study's runs are named by their setting:
@@ -210,7 +211,7 @@ int show(const ExperimentRegistry& registry, const RunRecord& r,
     j["studies"] = nlohmann::json::array();
     for (const auto& [study, axes] : memberships)
       j["studies"].push_back({{"id", study}, {"axes", axes}});
-    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", jsonText(j, 2).c_str());
     return kExitOk;
   }
   std::printf("run %lld  %s  %s\n", static_cast<long long>(r.id), r.experiment.c_str(),
@@ -331,7 +332,7 @@ int compare(const ExperimentRegistry& registry, const std::vector<RunRecord>& ru
            {"config", diff},
            {"metrics", finalMetrics(r)}});
     }
-    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", jsonText(j, 2).c_str());
     return kExitOk;
   }
   // The runs' names first, whole: the columns say only "run 2", "run 50".

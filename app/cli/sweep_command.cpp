@@ -16,6 +16,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/console_progress.h"
+#include "app/cli/json_text.h"
 #include "app/cli/next_command.h"
 #include "app/cli/sweep_options.h"
 #include "app/cli/sweep_reading.h"
@@ -361,7 +362,7 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
       std::printf("%zu of them finished already, taken as %s; %zu to train\n", finished.size(),
                   finished.size() == 1 ? "it is" : "they are",
                   expansion.cells.size() - finished.size());
-    std::printf("%s\n", built.spec.toJson().dump(2).c_str());
+    std::printf("%s\n", jsonText(built.spec.toJson(), 2).c_str());
     return kExitOk;
   }
   int64_t studyId = 0;

@@ -11,6 +11,7 @@
 #include "app/cli/confirm.h"
 #include "app/cli/export_format.h"
 #include "app/cli/figure_file.h"
+#include "app/cli/json_text.h"
 #include "app/cli/next_command.h"
 #include "app/cli/reading_store.h"
 #include "core/engine/atomic_file.h"
@@ -80,7 +81,7 @@ int listStudies(const StudyStore& studies, bool json) {
                      {"created", r.created},
                      {"settings", study::settingsText(r.spec)},
                      {"uid", r.uid}});
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", jsonText(out, 2).c_str());
     return kExitOk;
   }
   if (all.empty()) {
@@ -138,7 +139,7 @@ int showStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
                           {"spec", nlohmann::json::parse(r.spec.toJson().dump())},
                           {"departs", departs},
                           {"runs", runs}};
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", jsonText(out, 2).c_str());
     return kExitOk;
   }
   const auto& s = r.spec;
@@ -215,7 +216,7 @@ int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
                      {"metrics", m},
                      {"config", x.config}});
     }
-    text = out.dump(2) + "\n";
+    text = jsonText(out, 2) + "\n";
   } else if (format == "csv") {
     text = "study,cell,run_id,status,arm";
     for (const auto& a : axes) text += "," + csvField(a);

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "app/cli/console_progress.h"
+#include "app/cli/json_text.h"
 #include "app/cli/next_command.h"
 #include "app/cli/sweep_options.h"
 #include "core/cluster/shard_merge.h"
@@ -171,7 +172,7 @@ int collect(store::RunStore& runs, int64_t studyId, bool json) {
   if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& r : results) out.push_back(mergeJson(r));
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", jsonText(out, 2).c_str());
   }
   return refused ? kExitStoreError : kExitOk;
 }
@@ -238,7 +239,7 @@ int status(store::RunStore& runs, const study::StudyRecord& record, bool json) {
                            {"tasks", tasks}});
   }
   if (json) {
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", jsonText(out, 2).c_str());
     return kExitOk;
   }
   if (jobs.empty())

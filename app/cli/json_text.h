@@ -1,0 +1,16 @@
+// The CLI's JSON output. JSON holds UTF-8 only, and nlohmann::json throws on other bytes: a
+// store path or a name of other bytes (a Latin-1 folder) aborted the process after its work
+// was done, with no output. Such bytes are written as U+FFFD instead.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fl::cli {
+
+inline std::string jsonText(const nlohmann::json& value, int indent = -1) {
+  return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace fl::cli

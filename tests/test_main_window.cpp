@@ -1820,6 +1820,35 @@ class TestMainWindow : public QObject {
     QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", id), size_t(6));
   }
 
+  // A crashed window (kill -9) left its run `running`; the next window marked it interrupted
+  // and opened on an empty dock without a word of it. It shows it, and says how to resume it;
+  // a run resumed or deleted since is not shown.
+  void runsACrashLeftAreShownByTheNextWindow() {
+    const std::string db = (m_dir.path() + "/crashed.db").toStdString();
+    int64_t crashed = 0, other = 0;
+    {
+      fl::store::RunStore store(db);
+      crashed = store.createRun({"fourier-head", "killed", nlohmann::json::object(), {}, {}});
+      other = store.createRun({"fourier-head", "also killed", nlohmann::json::object(), {}, {}});
+      store.markRunning(crashed, "cpu", 100, fl::testing::deadProcess());
+      store.markRunning(other, "cpu", 100, fl::testing::deadProcess());
+    }
+    auto w = makeWindow("crashed.db");
+    QCOMPARE(w->store().interruptedAtOpen(), (std::vector<int64_t>{crashed, other}));
+    w->store().deleteRuns({other});
+    QVERIFY(w->reopenStoppedAtClose());
+    QCOMPARE(w->runsModel()->rowCount(), 1);
+    QCOMPARE(w->display()->focused(), crashed);
+    QCOMPARE(w->statusBar()->currentMessage(),
+             QString("Run #%1 was interrupted: the process training it ended without finishing (a "
+                     "crash or a kill). Resume in its row's menu continues it from its last "
+                     "checkpoint")
+                 .arg(crashed));
+    auto again = makeWindow("crashed.db");  // found once: the next open finds it marked already
+    QVERIFY(again->store().interruptedAtOpen().empty());
+    QVERIFY(!again->reopenStoppedAtClose());
+  }
+
   // Closing with runs training cancels them to a checkpoint; the next window on that store
   // opened with an empty Runs dock and no word of them. It shows them again, each with its
   // row (whose menu resumes it), and says so; only once, and only while they are stopped.

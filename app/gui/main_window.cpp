@@ -511,6 +511,7 @@ void MainWindow::openStoredRun(int64_t runId) {
 
 bool MainWindow::reopenStoppedAtClose() {
   const StoppedAtClose stopped = takeStoppedAtClose(m_store->path());
+  if (stopped.runs.empty()) return reopenInterruptedAtOpen();
   std::vector<int64_t> still;
   try {
     // Any not finished since: one still running is the closed window's process ending its step
@@ -533,6 +534,25 @@ bool MainWindow::reopenStoppedAtClose() {
   return true;
 }
 
+bool MainWindow::reopenInterruptedAtOpen() {
+  std::vector<int64_t> still;
+  try {
+    // Any resumed or deleted since (another process's) is not this window's to say.
+    for (const int64_t id : m_store->interruptedAtOpen())
+      if (const auto run = m_store->run(id); run && run->status == RunStatus::Interrupted)
+        still.push_back(id);
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (still.empty()) return false;
+  if (still.size() == 1)
+    openStoredRun(still.front());
+  else
+    compareRuns(still);
+  statusBar()->showMessage(describeInterruptedAtOpen(still));
+  return true;
+}
+
 void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
   if (runIds.empty()) return;
   catchUpWithStore(runIds);
@@ -551,7 +571,7 @@ void MainWindow::followStoreChanges(bool evenIfUnchanged) {
   try {
     // A CLI run killed (kill -9) while the window looks read "running" until another process
     // opened the store. This window's own writes do not change dataVersion: it refreshes.
-    if (!m_store->isReadOnly()) marked = m_store->markDeadRunsInterrupted() > 0;
+    if (!m_store->isReadOnly()) marked = !m_store->markDeadRunsInterrupted().empty();
     version = m_store->dataVersion();
   } catch (const std::exception&) {
     return;  // the store cannot be read or written now: the next look tries again

@@ -89,8 +89,10 @@ class MainWindow : public QMainWindow {
   void updateStopEnabled();
   void openStoredRun(int64_t runId);
   // Shows the runs the last window on this store stopped as it closed (stopped_at_close.h),
-  // where they are still stopped, and says how to resume them; false when there are none.
+  // where they are still stopped, and says how to resume them; else those that opening the
+  // store found interrupted (their process gone: a crashed window); false when there are none.
   bool reopenStoppedAtClose();
+  bool reopenInterruptedAtOpen();
   void compareRuns(const std::vector<int64_t>& runIds);
   bool resumeRun(int64_t runId);
   void refreshHistory();

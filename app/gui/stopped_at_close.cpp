@@ -61,4 +61,15 @@ QString describeStoppedAtClose(const std::vector<int64_t>& runs, int64_t studyId
                              .arg(one ? "its row's" : "each row's", one ? "it" : "them"));
 }
 
+QString describeInterruptedAtOpen(const std::vector<int64_t>& runs) {
+  std::vector<std::string> named;
+  for (const int64_t id : runs) named.push_back("#" + std::to_string(id));
+  const bool one = runs.size() == 1;
+  return QString(
+             "%1 %2 %3 interrupted: the process training %4 ended without finishing (a crash "
+             "or a kill). Resume in %5 menu continues %4 from %6 last checkpoint")
+      .arg(one ? "Run" : "Runs", QString::fromStdString(spokenList(named)), one ? "was" : "were",
+           one ? "it" : "them", one ? "its row's" : "each row's", one ? "its" : "their");
+}
+
 }  // namespace fl::gui

@@ -393,7 +393,7 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
       }
       enableWal();
       migrate(m_db);
-      markDeadRunsInterrupted();
+      m_interruptedAtOpen = markDeadRunsInterrupted();
     });
   } catch (const StoreError& e) {
     if (readOnly) throw;
@@ -463,7 +463,7 @@ void RunStore::refuseOwnFile(const std::string& storePath, const std::string& pa
                                 " would overwrite it; choose another file");
 }
 
-int RunStore::markDeadRunsInterrupted() {
+std::vector<int64_t> RunStore::markDeadRunsInterrupted() {
   auto s = m_db.prepare(
       "SELECT id, host, pid, pid_start FROM runs WHERE status IN ('running', 'queued')");
   std::vector<std::pair<int64_t, ProcessIdentity>> dead;
@@ -471,7 +471,7 @@ int RunStore::markDeadRunsInterrupted() {
     ProcessIdentity writer{s.text(1), s.int64(2), s.int64(3)};
     if (livenessOf(writer) == Liveness::Dead) dead.emplace_back(s.int64(0), writer);
   }
-  if (dead.empty()) return 0;
+  if (dead.empty()) return {};
   Transaction tx(m_db);
   auto update = m_db.prepare(
       "UPDATE runs SET status = 'interrupted', finished = ?, message = ? "
@@ -486,8 +486,12 @@ int RunStore::markDeadRunsInterrupted() {
         .run();
   }
   tx.commit();
-  for (const auto& [id, writer] : dead) removeStrayFiles(id);
-  return static_cast<int>(dead.size());
+  std::vector<int64_t> ids;
+  for (const auto& [id, writer] : dead) {
+    removeStrayFiles(id);
+    ids.push_back(id);
+  }
+  return ids;
 }
 
 void RunStore::removeFoldersOfDeletedRuns() {

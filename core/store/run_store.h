@@ -259,8 +259,11 @@ class RunStore {
 
   // Runs left running or queued by a process of this host that is gone (a kill -9) read
   // interrupted, with why; their stray files go. Done at every read-write open; a window
-  // watching the store asks again, as a process can die while it looks. Returns how many.
-  int markDeadRunsInterrupted();
+  // watching the store asks again, as a process can die while it looks. Returns their ids.
+  std::vector<int64_t> markDeadRunsInterrupted();
+  // Those marked so when this store was opened: a window's crash (a kill -9, a power cut) left
+  // its runs `running`, and the next window opened on an empty dock without a word of them.
+  const std::vector<int64_t>& interruptedAtOpen() const { return m_interruptedAtOpen; }
 
   int schemaVersion() const;
   // PRAGMA integrity_check: "ok" or the problems found.
@@ -296,6 +299,7 @@ class RunStore {
   bool m_pagesChecked = false;
   Database m_db;
   bool m_readOnly;
+  std::vector<int64_t> m_interruptedAtOpen;
   std::string m_readOnlyBecause;
   std::map<std::pair<int64_t, std::string>, int64_t> m_seriesIds;  // cache for writers
 };

@@ -107,7 +107,7 @@ class TestRunVerdicts : public QObject {
     QCOMPARE(fl::verdictHeadline(std::vector<fl::Verdict>{}), std::string());
     QCOMPARE(fl::verdictHeadline({paperVerdict(true)}), std::string("within paper"));
     QCOMPARE(fl::verdictHeadline({leaks, paperVerdict(true), paperVerdict(false)}),
-             std::string("LEAKS, outside paper (1 of 2)"));  // mixed: how many were outside
+             std::string("LEAKS, outside paper (1 of 2 metrics)"));  // mixed: how many were outside
     QCOMPARE(fl::verdictHeadline({paperVerdict(false), paperVerdict(false)}),
              std::string("outside paper"));
     QCOMPARE(fl::verdictHeadline({paperVerdict(std::nullopt)}),

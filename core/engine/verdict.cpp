@@ -59,14 +59,14 @@ std::string verdictHeadline(const std::vector<Verdict>& verdicts) {
       within += *v.passed;
     }
   }
-  // Of mixed verdicts, how many were outside: KL within and smoothness outside read as plain
-  // "outside paper", as if nothing had agreed.
+  // Of mixed verdicts, how many metrics were outside: KL within and smoothness outside read as
+  // plain "outside paper", as if nothing had agreed; "(1 of 2)" read as one of two seeds.
   if (outside > 0 || within > 0)
     headline += std::string(headline.empty() ? "" : ", ") +
                 (outside == 0  ? std::string(kWithinPaper)
                  : within == 0 ? std::string(kOutsidePaper)
                                : std::string(kOutsidePaper) + " (" + std::to_string(outside) +
-                                     " of " + std::to_string(outside + within) + ")");
+                                     " of " + std::to_string(outside + within) + " metrics)");
   return headline;
 }
 

@@ -668,6 +668,17 @@ class TestStudyView : public QObject {
     QVERIFY(!lab.view.figure()->isVisibleTo(&lab.view));
     QCOMPARE(lab.view.figureNote()->text(),
              QString("The figure appears as the first runs finish."));
+    // A study that declares no figure knows its metrics from its finished runs: before the
+    // first, it said "This study has no metric to draw" while its runs trained.
+    auto plain = fl::study::StudySpec::fromText(
+        R"({"name": "plain", "grid": {"width": [1, 2]}, "seeds": [1, 2]})");
+    plain.experiment = "known";
+    const int64_t plainId = fl::study::StudyStore(store).create(
+        plain, fl::study::expandStudy(*m_registry.find("known"), plain));
+    QVERIFY(lab.view.setStudy(plainId));
+    QVERIFY(lab.view.figureNote()->isVisibleTo(&lab.view));
+    QCOMPARE(lab.view.figureNote()->text(),
+             QString("The figure appears as the first runs finish."));
   }
 };
 

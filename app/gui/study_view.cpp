@@ -767,8 +767,12 @@ void StudyView::drawFigure() {
   if (!m_record || m_x->count() == 0 || m_metric->count() == 0) {
     m_figureNote->setText(
         !m_record ? ""
+        // Metrics a study does not declare are known from its finished runs.
         : m_metric->count() == 0
-            ? "This study has no metric to draw."
+            ? (std::any_of(m_cells.begin(), m_cells.end(),
+                           [](const study::AggregateCell& c) { return c.finished() > 0; })
+                   ? "This study's runs report no metric to draw."
+                   : "The figure appears as the first runs finish.")
             : "This study varies only its arms: there is no axis to draw a figure along.\n"
               "The table below has every number (drag the divider to give it room);\n"
               "view: parallel coordinates compares the runs.");

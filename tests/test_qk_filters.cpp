@@ -379,6 +379,11 @@ class TestQkFilters : public QObject {
     const std::string causal = leakVerdictDetail(1e-7, 0.0, 0.9, 1e-4, "gaussian", true);
     QVERIFY2(causal.find("read the future") == std::string::npos, causal.c_str());
     QVERIFY(causal.find("declared causal.") != std::string::npos);
+    // The comparison's "standard" arm is variant none: named so beside it.
+    const std::string standard = leakVerdictDetail(1e-7, 0.0, 0.9, 1e-4, "none", true);
+    QVERIFY2(standard.find("Variant 'none' (standard attention, no Q/K filter) is declared "
+                           "causal.") != std::string::npos,
+             standard.c_str());
   }
 
   void shuffledValidationIsWorseForAModelThatUsesOrder() {

@@ -210,8 +210,12 @@ std::string leakVerdictDetail(double causality, double filterCausality, double g
                            ? alone + limit + ": they read the future; in the whole model, " +
                                  model + " so far (its weights barely attend yet)"
                            : model + limit + "; " + alone;
-  detail += "; shuffled - ordered validation loss " + formatNumber(gap) + " nats. Variant '" +
-            variant + "' is declared " + (claimedCausal ? "causal" : "non-causal") + ".";
+  // The comparison's arm calls variant none "standard": said beside it, or the two read as
+  // two runs.
+  const std::string named =
+      variant == "none" ? "'none' (standard attention, no Q/K filter)" : "'" + variant + "'";
+  detail += "; shuffled - ordered validation loss " + formatNumber(gap) + " nats. Variant " +
+            named + " is declared " + (claimedCausal ? "causal" : "non-causal") + ".";
   const bool leaks = endToEnd || filters;
   if (leaks && claimedCausal) detail += " It claims to be causal but is not: a bug.";
   if (leaks)

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/engine/verdict.h"
 #include "core/store/run_store.h"
 #include "core/store/schema.h"
 #include "tests/cli_process.h"
@@ -167,7 +168,8 @@ class TestCliStore : public QObject {
     const auto runRows = QString::fromUtf8(runsTable.readAll()).trimmed().split('\n');
     QCOMPARE(runRows.size(), 3);
     const auto header = runRows.at(0).split(',');
-    QVERIFY2(runRows.at(0).startsWith("run_id,experiment,name,status,trained_on,tags,dataset,"),
+    QVERIFY2(runRows.at(0).startsWith(
+                 "run_id,experiment,name,status,verdict,verdict_detail,trained_on,tags,dataset,"),
              qPrintable(runRows.at(0)));
     const auto column = [&](const QString& name) {
       const auto at = header.indexOf(name);
@@ -202,6 +204,15 @@ class TestCliStore : public QObject {
     // Comma-separated (a tag holds no comma), the field quoted.
     QCOMPARE(linearRow.at(column("tags")), QString("baseline,linear"));
     QCOMPARE(linearRow.at(column("trained_on")), QString("cpu"));
+    // Each run's verdict as History shows it: these shortened paper runs are not compared, and
+    // say why.
+    QCOMPARE(linearRow.at(column("verdict")), QString("not compared"));
+    QVERIFY2(linearRow.at(column("verdict_detail"))
+                 .startsWith("not compared with the paper (paper-linear): "),
+             qPrintable(linearRow.at(column("verdict_detail"))));
+    QVERIFY2(fourierRow.at(column("verdict_detail"))
+                 .startsWith("not compared with the paper (paper-fourier): "),
+             qPrintable(fourierRow.at(column("verdict_detail"))));
     for (int i = 0; i < 2; ++i) {
       const double listed = runs[static_cast<size_t>(i)]["metrics"]["test/kl"].get<double>();
       const double tabled = (i == 0 ? fourierRow : linearRow).at(column("last:test/kl")).toDouble();

@@ -14,6 +14,7 @@
 #include "core/engine/config_diff.h"
 #include "core/engine/export_values.h"
 #include "core/engine/natural_order.h"
+#include "core/engine/verdict.h"
 #include "core/store/not_compared.h"
 #include "core/store/run_snapshots.h"
 
@@ -111,7 +112,11 @@ void writeRunsCsv(const ExperimentRegistry* registry, const std::vector<RunRecor
       declarations.push_back(it->second);
   settings = inDeclarationOrder(settings, declarations);
 
-  out << "run_id,experiment,name,status,trained_on,tags";
+  // The verdict column is the Runs table's and History's headline ("within paper"), its detail
+  // the numbers behind it, and a shortened paper run's verdict says why it has none ("not
+  // compared with the paper (paper-fourier): epochs 2 ..."), as History and every JSON export
+  // do: a runs CSV without them said "finished" of a run outside the paper's spread.
+  out << "run_id,experiment,name,status,verdict,verdict_detail,trained_on,tags";
   for (const auto& key : settings) out << ',' << csvField(key);
   for (const auto& key : metricKeys) out << ',' << csvField("last:" + key);
   out << '\n' << std::setprecision(17);
@@ -120,7 +125,16 @@ void writeRunsCsv(const ExperimentRegistry* registry, const std::vector<RunRecor
     std::string tags;
     for (const auto& t : r.tags) tags += (tags.empty() ? "" : ",") + t;  // a tag has no comma
     out << r.id << ',' << csvField(r.experiment) << ',' << csvField(r.name) << ','
-        << toString(r.status) << ',' << csvField(r.device) << ',' << csvField(tags);
+        << toString(r.status) << ','
+        << csvField(!r.verdicts.empty() ? verdictHeadline(r.verdicts)
+                    : registry && !whyNotCompared(*registry, r).empty()
+                        ? std::string("not compared")
+                        : std::string())
+        << ','
+        << csvField(!r.verdicts.empty() ? verdictDetails(r.verdicts)
+                    : registry          ? whyNotCompared(*registry, r)
+                                        : std::string())
+        << ',' << csvField(r.device) << ',' << csvField(tags);
     for (const auto& key : settings) {
       const nlohmann::json value = configValue(used[i], key);
       out << ',';

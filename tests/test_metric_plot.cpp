@@ -425,6 +425,32 @@ class TestMetricPlot : public QObject {
                                                  .arg(width)));
   }
 
+  // The legend's column takes its share of the plot's width: counted as the axis's, a plot
+  // 420 px wide with a legend beside got seven step labels on its 230 px ("75k100k125k").
+  void aPlotWithALegendBesideHasRoomBetweenItsTickLabels() {
+    MetricPlot plot("loss", "step", "loss");
+    QVERIFY(shownAt(plot, {420, 300}));
+    std::vector<double> x, y;
+    for (int step = 500; step <= 175000; step += 500) {
+      x.push_back(step);
+      y.push_back(1.0 + 1.0 / step);
+    }
+    plot.setCurve("#41 paper-fourier · epochs 3000", Qt::blue, x, y);
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(plot.plot()->legend->visible() && plot.plot()->legend->itemCount() == 1);
+    const auto ticks = plot.plot()->xAxis->tickVector();
+    const double width = plot.plot()->axisRect()->width();
+    QVERIFY(ticks.size() >= 2);
+    // Each label ("175k") needs about 35 px.
+    const double pixelsPerTick = width * (ticks[1] - ticks[0]) / plot.plot()->xAxis->range().size();
+    QVERIFY2(pixelsPerTick >= 45, qPrintable(QString("%1 ticks, %2 px apart on %3 px")
+                                                 .arg(ticks.size())
+                                                 .arg(pixelsPerTick)
+                                                 .arg(width)));
+  }
+
   void wholeNumbersGetWholeTicks() {
     MetricPlot plot("periods", "step", "period");
     plot.resize(400, 300);

@@ -239,10 +239,19 @@ void fitTicks(QCustomPlot* plot) {
   // The widget's width now, less the margins of the last layout: the axis rect's own width is
   // only updated at the next replot, so after a resize it was the old one (a cell that had
   // been wider got ten labels running into each other).
+  // The legend's column beside the axis rect is not the axis's either: counted in, a plot half
+  // legend got seven step labels on its half ("75k100k125k150k175k").
   const QMargins margins = plot->axisRect()->margins();
-  const int width = plot->width() - margins.left() - margins.right();
+  const int legendWidth = plot->legend && plot->legend->visible() && plot->legend->layout() &&
+                                  plot->legend->layout() != plot->plotLayout() &&
+                                  plot->legend->layout() != plot->axisRect()->insetLayout()
+                              ? plot->legend->layout()->minimumOuterSizeHint().width()
+                              : 0;
+  const int width = plot->width() - margins.left() - margins.right() - legendWidth;
   if (width <= 0) return;
-  const int count = std::clamp(width / 70, 1, 6);
+  // At least two: QCustomPlot rounds the step to a "nice" one, and a target of one tick over
+  // 500..175000 left one label (100k) on the axis.
+  const int count = std::clamp(width / 60, 2, 6);
   // Text tickers place their own labels (one per category).
   if (!plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>())
     plot->xAxis->ticker()->setTickCount(count);

@@ -536,6 +536,11 @@ class TestStudySpec : public QObject {
     QTest::newRow("reference value")
         << R"({"references": {"rows": [{"values": {"test/kl": "x"}}]}})"
         << "references.rows[0].values.test/kl";
+    // It was judged: "1.200 ± -5.000 DIFFERS".
+    QTest::newRow("negative reference std")
+        << R"({"references": {"rows": [{"values": {"test/kl": [1.2, -5]}}]}})"
+        << "references.rows[0].values.test/kl: must be [mean, std] with a finite mean and a std "
+           ">= 0 (or null)";
     QTest::newRow("claim direction")
         << R"({"claims": [{"text": "t", "metric": "m", "better": "less", "a": {}, "b": {}}]})"
         << "claims[0].better: must be \"lower\", \"higher\" or \"similar\"";

@@ -473,6 +473,25 @@ class TestCliSweep : public QObject {
     QVERIFY(!fs::exists(db.toStdString()));
   }
 
+  // A study whose stored spec is damaged (a bad sector, a hand edit) is the store's fault,
+  // named with its study: it read "error: not valid JSON: ..." (exit 2), as if a file given
+  // had been wrong.
+  void aDamagedStoredStudyIsAStoreErrorNamingIt() {
+    const QString db = path("damaged-spec.db");
+    auto first = runCli(tinyStudy(db, 1, "1"));
+    QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+    QCOMPARE(fl::testing::writeSql(db.toStdString(), "UPDATE studies SET spec = '{' WHERE id = 1"),
+             std::string());
+    for (const QStringList& command :
+         {QStringList{"sweep", "list"}, QStringList{"sweep", "show", "1"}}) {
+      auto r = runCli(command + QStringList{"--db", db});
+      QCOMPARE(r.exitCode, 3);
+      QVERIFY2(r.err.contains("study 1 (") &&
+                   r.err.contains(") cannot be read: its stored spec is damaged (not valid JSON"),
+               qPrintable(r.err));
+    }
+  }
+
   // A resume asked onto a device this machine lacks changes nothing: each run had been
   // claimed and failed, and the next resume trained them again from step 0.
   void aResumeOnAMissingDeviceChangesNothing() {

@@ -27,13 +27,21 @@ double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-StudyRecord readStudy(Statement& s) {
+StudyRecord readStudy(Statement& s, const std::string& storePath) {
   StudyRecord r;
   r.id = s.int64(0);
   r.uid = s.text(1);
   r.name = s.text(2);
   r.experiment = s.text(3);
-  r.spec = StudySpec::fromText(s.text(4));
+  try {
+    r.spec = StudySpec::fromText(s.text(4));
+  } catch (const std::exception& e) {
+    // A damaged row (a bad sector, a hand edit) is the store's fault, said as such and where:
+    // it read "error: not valid JSON: ..." as if a study file given had been wrong.
+    throw store::StoreError(storePath, "study " + std::to_string(r.id) + " (\"" + r.name +
+                                           "\") cannot be read: its stored spec is damaged (" +
+                                           e.what() + ")");
+  }
   r.created = s.real(5);
   r.notes = s.text(6);
   r.batch = s.text(7);
@@ -135,7 +143,7 @@ std::vector<StudyRecord> StudyStore::list() const {
   std::map<int64_t, size_t> index;
   while (s.step()) {
     index[s.int64(0)] = out.size();
-    out.push_back(readStudy(s));
+    out.push_back(readStudy(s, m_runs.path()));
   }
   auto counts = db.prepare(
       "SELECT c.study_id, r.status, count(*) FROM study_cells c "
@@ -154,7 +162,7 @@ std::optional<StudyRecord> StudyStore::study(int64_t id) const {
   auto s = db.prepare(std::string("SELECT ") + kStudyColumns + " FROM studies WHERE id = ?");
   s.bind(1, id);
   if (!s.step()) return std::nullopt;
-  StudyRecord r = readStudy(s);
+  StudyRecord r = readStudy(s, m_runs.path());
   auto counts = db.prepare(
       "SELECT r.status, count(*) FROM study_cells c "
       "LEFT JOIN runs r ON r.id = c.run_id WHERE c.study_id = ? GROUP BY 1");

@@ -640,7 +640,7 @@ class TestCli : public QObject {
   }
 
   // A resume onto a corpus edited since used to fail the run (exit 1, status failed) though
-  // nothing of it was wrong: it is refused with exit 2, the run left resumable, and once the
+  // nothing of it was wrong: it is refused with exit 2, the run left as it was, and once the
   // text is back it resumes.
   void aResumeOntoAnotherTextLeavesTheRunResumable() {
     QTemporaryDir dir;
@@ -672,6 +672,11 @@ class TestCli : public QObject {
     QVERIFY2(err.contains("eval step"), err.constData());
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 130);
+    std::string messageBefore;
+    {
+      fl::store::RunStore store(db.toStdString(), /*readOnly=*/true);
+      messageBefore = store.run(1)->message;
+    }
     writeText(text + "edited\n");
     const auto refused = runCli({"run", "--resume", "1", "--db", db});
     QCOMPARE(refused.exitCode, 2);
@@ -680,8 +685,10 @@ class TestCli : public QObject {
              qPrintable(refused.err));
     QVERIFY2(refused.err.contains("it stays resumable"), qPrintable(refused.err));
     {
+      // Left as it was: it read "interrupted: not resumed: ..." after the refusal.
       fl::store::RunStore store(db.toStdString(), /*readOnly=*/true);
-      QCOMPARE(fl::toString(store.run(1)->status), std::string("interrupted"));
+      QCOMPARE(fl::toString(store.run(1)->status), std::string("cancelled"));
+      QCOMPARE(store.run(1)->message, messageBefore);
       QVERIFY(!store.checkpoints(1).empty());
     }
     writeText(text);

@@ -62,6 +62,9 @@ struct Prepared {
   ValidatedConfig config;
   int64_t runId = 0;
   std::optional<ResumePoint> resume;
+  // A resumed run's status and message before the resume: a refused resume puts them back (a
+  // cancelled run read "interrupted: not resumed: ..." after it).
+  std::optional<std::pair<RunStatus, std::string>> before;
 };
 
 // Validates a fresh run's arguments; returns the exit code on failure.
@@ -101,6 +104,7 @@ std::optional<int> prepareResumeArgs(const ExperimentRegistry& registry, store::
                  "do not apply\n");
     return kExitBadUsage;
   }
+  if (const auto run = store.run(args.resume)) out.before = {run->status, run->message};
   auto plan = store::prepareResume(registry, store, args.resume, args.device, args.experiment);
   if (!plan.ok()) {
     std::fprintf(stderr, "%s: %s\n", plan.storeProblem ? "store error" : "error",
@@ -490,10 +494,21 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
       shown.finalStatus.status == RunStatus::Finished && paper.empty()
           ? whyNotComparedWithPaper(*prepared.experiment, prepared.config.values)
           : "";
-  // The Runner ends a run interrupted only where its checkpoint could not be continued.
-  if (outcome.finalStatus.status == RunStatus::Interrupted)
+  // The Runner ends a run interrupted only where its checkpoint could not be continued: the
+  // run is left as it was.
+  if (outcome.finalStatus.status == RunStatus::Interrupted) {
+    if (prepared.before && !failure) {
+      try {
+        store->finishRun(prepared.runId, prepared.before->first, prepared.before->second);
+        shown.finalStatus.status = prepared.before->first;
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "store error: run %lld's status before the resume not put back: %s\n",
+                     static_cast<long long>(prepared.runId), e.what());
+      }
+    }
     std::fprintf(stderr, "error: run %lld %s; it stays resumable\n",
                  static_cast<long long>(prepared.runId), outcome.finalStatus.message.c_str());
+  }
   printOutcome(shown, prepared.experiment->name(), prepared.runId, seconds, paper, notCompared,
                prepared.resume);
   if (args.json) {

@@ -575,6 +575,51 @@ class TestStudyScheduler : public QObject {
                qPrintable(QString("evaluation %1 is at step %2").arg(i).arg(kl[i].step)));
   }
 
+  // Another process's lock held a few seconds past the store's busy timeout as the study
+  // claims its next run: the claim is tried again, as closing writes are, where the study had
+  // stopped ("cannot start a run of study 1: ... database is locked", sweep run exit 3).
+  void aStudyWaitsOutALockOnItsNextClaim() {
+    const std::string p = path("claim-under-lock.db");
+    int64_t id;
+    {
+      RunStore runs(p);
+      auto spec = tinyFourierStudy(/*epochs=*/2);
+      spec.seeds = {1};
+      id = createStudy(runs, spec);
+    }
+    fl::study::StudySchedulerOptions options;
+    options.cores = 1;  // one run at a time: the second is claimed as the first ends
+    options.batch = fl::study::BatchMode{1};
+    std::thread releaser;
+    sqlite3* holder = nullptr;
+    std::string thrown;
+    fl::study::StudyOutcome outcome;
+    fl::study::StudyScheduler scheduler(registry(), p, id, options);
+    try {
+      // Taken as the first run starts: it ends within the lock, and the next claim comes
+      // while it is held.
+      outcome = scheduler.run([&](const fl::study::StudyRunReport& r, const auto&) {
+        if (r.ended || holder) return;
+        sqlite3_open(p.c_str(), &holder);
+        sqlite3_busy_timeout(holder, 10000);
+        if (sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) return;
+        // Held 8 s: longer than one busy timeout (5 s), far shorter than the patience.
+        releaser = std::thread([holder] {
+          std::this_thread::sleep_for(std::chrono::seconds(8));
+          sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+          sqlite3_close(holder);
+        });
+      });
+    } catch (const std::exception& e) {
+      thrown = e.what();
+    }
+    if (releaser.joinable()) releaser.join();
+    QVERIFY(holder);  // the lock was taken
+    QVERIFY2(thrown.empty(), thrown.c_str());
+    QCOMPARE(outcome.progress.finished, int64_t(2));
+    QCOMPARE(queryInt(p, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(2));
+  }
+
   // A study signalled to stop while another process holds the store's lock ends without
   // waiting out the lock, as `run` does: the run's last writes are lost (and said so), where
   // they had waited two minutes, past a cluster's SIGKILL.

@@ -541,6 +541,21 @@ void RunScheduler::startRecorded(int64_t runId, const ThreadBudget& budget) {
   startWorker(std::move(worker), {std::move(start)});
 }
 
+CellClaim RunScheduler::claimWaitingOutLocks(StudyStore& studies, int64_t studyId, int64_t cell) {
+  const auto since = std::chrono::steady_clock::now();
+  while (true) {
+    try {
+      // A claim is one transaction: one refused changed nothing, and is taken again whole.
+      return studies.claim(studyId, cell);
+    } catch (const store::StoreError& e) {
+      const bool stopped = m_options.claimStop && m_options.claimStop->load() != 0;
+      if (!e.isBusy() || stopped ||
+          std::chrono::steady_clock::now() - since >= m_options.claimPatience)
+        throw;
+    }
+  }
+}
+
 void RunScheduler::startCells(const Waiting& waiting, const ThreadBudget& budget) {
   StudyStore studies(m_store);
   const auto record = studies.study(waiting.studyId);
@@ -559,7 +574,7 @@ void RunScheduler::startCells(const Waiting& waiting, const ThreadBudget& budget
   for (int64_t cell : waiting.cells) {
     auto result = results.find(cell);
     if (result == results.end()) continue;
-    const CellClaim claim = studies.claim(waiting.studyId, cell);
+    const CellClaim claim = claimWaitingOutLocks(studies, waiting.studyId, cell);
     if (claim.kind == CellClaim::Kind::Done || claim.kind == CellClaim::Kind::RunningElsewhere) {
       if (m_observer) m_observer->cellSkipped(waiting.studyId, cell, claim.kind);
       continue;

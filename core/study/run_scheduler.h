@@ -31,6 +31,7 @@
 // so it may call back into the scheduler.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -71,6 +72,12 @@ struct RunSchedulerOptions {
   // Keep every event of each run for takeEvents() (the window's views). Off, only each run's
   // last metric values are kept (its end reports them).
   bool streamEvents = false;
+  // How long a study cell's claim is tried again while another process holds the store's lock
+  // (each try waits the store's busy timeout), unless `claimStop` is set meanwhile (a signal).
+  // A lock of a few seconds more than that timeout stopped a whole study (`sweep run`, exit
+  // 3). 0: tried once (the window, whose thread must not wait that long).
+  std::chrono::milliseconds claimPatience{0};
+  const std::atomic<int>* claimStop = nullptr;
 };
 
 // A run about to take its first step here.
@@ -225,6 +232,8 @@ class RunScheduler {
   void startNext(const ThreadBudget& budget);
   void startRecorded(int64_t runId, const ThreadBudget& budget);
   void startCells(const Waiting& waiting, const ThreadBudget& budget);
+  // StudyStore::claim, tried again while another process's lock refuses it (claimPatience).
+  CellClaim claimWaitingOutLocks(StudyStore& studies, int64_t studyId, int64_t cell);
   std::shared_ptr<Member> makeMember(int64_t runId, int64_t studyId, int64_t cell,
                                      std::string label);
   void startWorker(std::shared_ptr<Worker> worker, std::vector<RunStart> starts);

@@ -6,6 +6,7 @@
 
 #include "core/engine/interrupt_signals.h"
 #include "core/store/run_store.h"
+#include "core/store/store_writer.h"
 #include "core/store/write_trouble.h"
 #include "core/study/study_store.h"
 
@@ -140,9 +141,13 @@ StudyOutcome StudyScheduler::run(const Reporter& report, const Notice& notice) {
   ProgressObserver observer(report, progress);
   std::string problem;
   {
+    // A study's process waits out another process's lock on its claims as on its closing
+    // writes; a signal ends the wait.
+    RunSchedulerOptions options = schedulerOptions();
+    options.claimPatience = store::StoreWriter::closingPatience();
+    options.claimStop = m_options.stopFlag;
     // Let go of, not destroyed, when runs are abandoned (see abandonStuckRuns).
-    auto scheduler =
-        std::make_unique<RunScheduler>(m_registry, runs, schedulerOptions(), &observer);
+    auto scheduler = std::make_unique<RunScheduler>(m_registry, runs, options, &observer);
     const int64_t pendingGroups =
         static_cast<int64_t>(scheduler->planStudyGroups(m_studyId).size());
     outcome.budget = scheduler->budgetForStudy(m_studyId, pendingGroups);

@@ -464,6 +464,27 @@ class TestConfig : public QObject {
     }
   }
 
+  // A min_lr above lr made the cosine "decay" raise the learning rate, and each value alone
+  // was in range: refused at min_lr, naming both; min_lr equal to lr (a constant rate) trains.
+  void aMinimumLearningRateAboveThePeakIsRefused() {
+    fl::ExperimentRegistry registry;
+    fl::registerBuiltinExperiments(registry);
+    for (const char* name : {"fope", "fourier-qk", "addition"}) {
+      const auto experiment = registry.find(name);
+      const auto refused =
+          fl::validateRunConfig(*experiment, {{"lr", 0.001}, {"min_lr", 0.05}, {"device", "cpu"}});
+      QVERIFY2(!refused.ok(), name);
+      QCOMPARE(refused.issues.front().key, std::string("min_lr"));
+      QCOMPARE(refused.issues.front().message,
+               std::string("'min_lr'=0.05 is above 'lr'=0.001: the cosine decay would raise the "
+                           "learning rate; give a min_lr at most lr"));
+      QVERIFY2(
+          fl::validateRunConfig(*experiment, {{"lr", 0.001}, {"min_lr", 0.001}, {"device", "cpu"}})
+              .ok(),
+          name);
+    }
+  }
+
   // Every built-in condition depends on a choice or flag of the same experiment, by values it
   // can take, and never on itself: a misspelt key or value would grey a parameter for good.
   void everyBuiltinConditionNamesAValueItsKeyCanTake() {

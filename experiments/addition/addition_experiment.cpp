@@ -6,6 +6,7 @@
 #include "experiments/addition_presets.h"  // generated from presets/*.json
 #include "experiments/addition_studies.h"  // generated from studies/*.json
 #include "experiments/common/training_memory.h"
+#include "experiments/common/transformer_settings.h"
 
 namespace fl::addition {
 
@@ -192,6 +193,7 @@ std::vector<ConfigIssue> AdditionExperiment::checkConfig(const nlohmann::json& c
                                    " does not divide 'd_model'=" + std::to_string(s.model.dModel) +
                                    ": every head gets d_model / heads dimensions"});
   if (auto memory = transformer_setup::checkTrainingMemory(config)) issues.push_back(*memory);
+  if (auto schedule = transformer_setup::checkSchedule(config)) issues.push_back(*schedule);
   const auto needed = 2 * static_cast<int64_t>(s.fourierPeriods.size());
   if (s.embeddingInit == "fourier" && needed > s.model.dModel)
     issues.push_back(

@@ -1,5 +1,7 @@
 #include "experiments/common/transformer_settings.h"
 
+#include "core/engine/config_diff.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -93,6 +95,16 @@ std::vector<ParamSpec> adamWParams(const AdamWSchedule& d, const std::string& ba
       P::integer("eval_every", d.evalEvery, 1, 10000000, "Evaluate every this many steps")
           .inGroup("evaluation"),
   };
+}
+
+std::optional<ConfigIssue> checkSchedule(const nlohmann::json& config) {
+  const double lr = config.at("lr").get<double>();
+  const double minLr = config.at("min_lr").get<double>();
+  if (minLr <= lr) return std::nullopt;
+  return ConfigIssue{"min_lr", "'min_lr'=" + settingText(config.at("min_lr")) +
+                                   " is above 'lr'=" + settingText(config.at("lr")) +
+                                   ": the cosine decay would raise the learning rate; give a "
+                                   "min_lr at most lr"};
 }
 
 }  // namespace fl::transformer_setup

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/engine/config.h"
 #include "core/engine/param_spec.h"
 #include "core/nn/transformer/gpt.h"
 #include "core/optim/flat_adam.h"
@@ -48,5 +49,8 @@ struct AdamWSchedule {
 std::vector<ParamSpec> modelShapeParams(const ModelShape& defaults);
 // `batchHelp` says what one batch element is ("Sequences per step", "Problems per step").
 std::vector<ParamSpec> adamWParams(const AdamWSchedule& defaults, const std::string& batchHelp);
+// An issue on min_lr above lr: the cosine "decay" would raise the learning rate, which no
+// paper's schedule does (each value alone is in range, so the form took it without a word).
+std::optional<ConfigIssue> checkSchedule(const nlohmann::json& config);
 
 }  // namespace fl::transformer_setup

@@ -11,6 +11,7 @@
 #include "experiments/fope_presets.h"  // generated from presets/*.json
 #include "experiments/fope_studies.h"  // generated from studies/*.json
 #include "experiments/common/training_memory.h"
+#include "experiments/common/transformer_settings.h"
 
 namespace fl::fope {
 
@@ -151,6 +152,7 @@ std::vector<ConfigIssue> FopeExperiment::checkConfig(const nlohmann::json& confi
   const auto s = FopeSettings::fromConfig(config);
   auto issues = char_lm::checkModelAndPosition(config, s.clipFloor);
   if (auto memory = transformer_setup::checkTrainingMemory(config)) issues.push_back(*memory);
+  if (auto schedule = transformer_setup::checkSchedule(config)) issues.push_back(*schedule);
   // The same rules FopeTrial enforces, said before a run exists.
   if (s.zeroShot() && s.passkeyMix > 0)
     issues.push_back({"passkey_mix",

@@ -7,6 +7,7 @@
 #include "experiments/fourier_qk_presets.h"  // generated from presets/*.json
 #include "experiments/fourier_qk_studies.h"  // generated from studies/*.json
 #include "experiments/common/training_memory.h"
+#include "experiments/common/transformer_settings.h"
 
 namespace fl::fourier_qk {
 
@@ -95,6 +96,7 @@ std::vector<ConfigIssue> FourierQkExperiment::checkConfig(const nlohmann::json& 
   // No floor clipping here: the position encodings are used as declared.
   auto issues = char_lm::checkModelAndPosition(config, /*clipFloor=*/false);
   if (auto memory = transformer_setup::checkTrainingMemory(config)) issues.push_back(*memory);
+  if (auto schedule = transformer_setup::checkSchedule(config)) issues.push_back(*schedule);
   const int64_t trainLength = config.at("train_len").get<int64_t>();
   for (auto& issue : char_lm::checkCorpus(config, trainLength, "train_len"))
     issues.push_back(std::move(issue));

@@ -615,6 +615,14 @@ class TestCliSweep : public QObject {
                  "error: study 1 has no finished run to table \\((\\d cancelled|.*missing.*)\\): "
                  "`fourierlab-cli sweep resume 1 --db .*` trains them")),
              qPrintable(table.err));
+    // An export holds what the runs reached, and says so (it said nothing).
+    auto exported = runCli({"sweep", "export", "1", "--db", db});
+    QCOMPARE(exported.exitCode, 0);
+    QVERIFY2(
+        exported.err.contains(QRegularExpression(
+            "note: 0 of \\d runs finished \\(.*\\); their rows hold the values they reached, "
+            "as their status column says: `fourierlab-cli sweep resume 1 --db .*` trains them")),
+        qPrintable(exported.err));
     auto deleted = runCli({"sweep", "delete", "1", "--db", db});
     QVERIFY2(deleted.exitCode == 0, qPrintable(deleted.err));
     QCOMPARE(queryInt(db, "SELECT count(*) FROM studies"), int64_t(0));

@@ -188,6 +188,46 @@ int showStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
   return kExitOk;
 }
 
+// The runs of a study that did not finish, as its readers say them: a table counts "3 of 4" in
+// its cells, a figure leaves them out, an export holds what they reached; each says so on
+// stderr, with what trains them (export and plot had said nothing).
+struct UnfinishedRuns {
+  int64_t cells = 0;
+  int64_t finished = 0;
+  std::string others;  // "1 interrupted, 1 failed"
+  std::string next;    // "`sweep resume 1` trains the rest", or where they train now
+};
+
+UnfinishedRuns unfinishedRunsOf(const StudyRecord& r, const std::string& path) {
+  UnfinishedRuns u;
+  for (const auto& [status, count] : r.statusCounts) {
+    u.cells += count;
+    if (status == RunStatus::Finished)
+      u.finished = count;
+    else
+      u.others +=
+          (u.others.empty() ? "" : ", ") + std::to_string(count) + " " + study::toString(status);
+  }
+  // Runs training now (here or in another process) need no resume: where some are, the
+  // study's own account says which and where.
+  const bool training = study::countOf(r.statusCounts, study::CellStatus(RunStatus::Running)) +
+                            study::countOf(r.statusCounts, study::CellStatus(RunStatus::Queued)) >
+                        0;
+  u.next = training ? "`" + nextCommand("sweep show " + std::to_string(r.id), path) +
+                          "` says which train where"
+                    : "`" + nextCommand("sweep resume " + std::to_string(r.id), path) +
+                          "` trains " + (u.finished == 0 ? "them" : "the rest");
+  return u;
+}
+
+// "note: 3 of 4 runs finished (1 interrupted)<how>: `sweep resume 1` trains the rest".
+void sayUnfinished(const UnfinishedRuns& u, const std::string& how) {
+  if (u.finished < u.cells)
+    std::fprintf(stderr, "note: %lld of %lld runs finished (%s)%s: %s\n",
+                 static_cast<long long>(u.finished), static_cast<long long>(u.cells),
+                 u.others.c_str(), how.c_str(), u.next.c_str());
+}
+
 int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
                 const SweepArgs& args) {
   const StudyRecord r = requireStudy(studies, id, path);
@@ -252,6 +292,8 @@ int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
     std::fprintf(stderr, "wrote %zu runs of study %lld to %s\n", results.size(),
                  static_cast<long long>(id), args.out.c_str());
   }
+  sayUnfinished(unfinishedRunsOf(r, path),
+                "; their rows hold the values they reached, as their status column says");
   return kExitOk;
 }
 
@@ -366,6 +408,7 @@ int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
                counted(static_cast<int>(figure.panels.size()), "panel", "panels").c_str(),
                counted(figure.seriesCount(), "series", "series").c_str(),
                figure.bandDescription.c_str());
+  sayUnfinished(unfinishedRunsOf(r, path), "; the figure holds the finished ones");
   return kExitOk;
 }
 
@@ -419,37 +462,15 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
       // and how to train them; one of some runs counts "3 of 4" in its cells, and the rest is
       // named on stderr.
       const StudyRecord r = requireStudy(studies, args.id, runs.path());
-      int64_t cells = 0, finished = 0;
-      std::string others;
-      for (const auto& [status, count] : r.statusCounts) {
-        cells += count;
-        if (status == RunStatus::Finished)
-          finished = count;
-        else
-          others +=
-              (others.empty() ? "" : ", ") + std::to_string(count) + " " + study::toString(status);
-      }
-      // Runs training now (here or in another process) need no resume: where some are, the
-      // study's own account says which and where.
-      const bool training =
-          study::countOf(r.statusCounts, study::CellStatus(RunStatus::Running)) +
-              study::countOf(r.statusCounts, study::CellStatus(RunStatus::Queued)) >
-          0;
-      const std::string next =
-          training ? "`" + nextCommand("sweep show " + std::to_string(r.id), runs.path()) +
-                         "` says which train where"
-                   : "`" + nextCommand("sweep resume " + std::to_string(r.id), runs.path()) +
-                         "` trains " + (finished == 0 ? "them" : "the rest");
-      if (finished == 0) {
+      const UnfinishedRuns unfinished = unfinishedRunsOf(r, runs.path());
+      if (unfinished.finished == 0) {
         std::fprintf(stderr, "error: study %lld has no finished run to table (%s): %s\n",
-                     static_cast<long long>(r.id), others.c_str(), next.c_str());
+                     static_cast<long long>(r.id), unfinished.others.c_str(),
+                     unfinished.next.c_str());
         return kExitRunFailed;
       }
       printStudyTable(registry, runs, args.id, args, stdout);
-      if (finished < cells)
-        std::fprintf(stderr, "note: %lld of %lld runs finished (%s): %s\n",
-                     static_cast<long long>(finished), static_cast<long long>(cells),
-                     others.c_str(), next.c_str());
+      sayUnfinished(unfinished, "");
       return kExitOk;
     }
     if (args.action == "export") return exportStudy(studies, args.id, runs.path(), args);

@@ -46,6 +46,20 @@ bool shownAt(MetricPlot& plot, QSize size) {
   return QTest::qWaitForWindowExposed(&plot);
 }
 
+// How far apart the x axis's ticks are on screen, and what it shows, for a failure's message:
+// 0 where it has fewer than two ticks.
+std::pair<double, QString> tickSpacing(MetricPlot& plot) {
+  const auto ticks = plot.plot()->xAxis->tickVector();
+  const double width = plot.plot()->axisRect()->width();
+  const double spacing =
+      ticks.size() < 2 ? 0.0 : width * (ticks[1] - ticks[0]) / plot.plot()->xAxis->range().size();
+  return {spacing, QString("%1 ticks (%2), %3 px apart on %4 px")
+                       .arg(ticks.size())
+                       .arg(plot.plot()->xAxis->tickVectorLabels().join(" "))
+                       .arg(spacing)
+                       .arg(width)};
+}
+
 QCPGraph* graphNamed(QCustomPlot* plot, const QString& name) {
   for (int i = 0; i < plot->graphCount(); ++i)
     if (plot->graph(i)->name() == name && plot->graph(i)->data()->size() > 0) return plot->graph(i);
@@ -414,15 +428,9 @@ class TestMetricPlot : public QObject {
     plot.resize(260, 300);
     QTRY_COMPARE(plot.plot()->width(), 260);
     plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
-    const auto ticks = plot.plot()->xAxis->tickVector();
-    const double width = plot.plot()->axisRect()->width();
-    QVERIFY(ticks.size() >= 2);
     // Each label ("250") needs about 30 px: the ticks must be at least that far apart.
-    const double pixelsPerTick = width * (ticks[1] - ticks[0]) / plot.plot()->xAxis->range().size();
-    QVERIFY2(pixelsPerTick >= 40, qPrintable(QString("%1 ticks, %2 px apart on %3 px")
-                                                 .arg(ticks.size())
-                                                 .arg(pixelsPerTick)
-                                                 .arg(width)));
+    const auto [spacing, shown] = tickSpacing(plot);
+    QVERIFY2(spacing >= 40, qPrintable(shown));
   }
 
   // The legend's column takes its share of the plot's width: counted as the axis's, a plot
@@ -440,15 +448,9 @@ class TestMetricPlot : public QObject {
     plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
     plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
     QVERIFY(plot.plot()->legend->visible() && plot.plot()->legend->itemCount() == 1);
-    const auto ticks = plot.plot()->xAxis->tickVector();
-    const double width = plot.plot()->axisRect()->width();
-    QVERIFY(ticks.size() >= 2);
     // Each label ("175k") needs about 35 px.
-    const double pixelsPerTick = width * (ticks[1] - ticks[0]) / plot.plot()->xAxis->range().size();
-    QVERIFY2(pixelsPerTick >= 45, qPrintable(QString("%1 ticks, %2 px apart on %3 px")
-                                                 .arg(ticks.size())
-                                                 .arg(pixelsPerTick)
-                                                 .arg(width)));
+    const auto [spacing, shown] = tickSpacing(plot);
+    QVERIFY2(spacing >= 45, qPrintable(shown));
   }
 
   void wholeNumbersGetWholeTicks() {

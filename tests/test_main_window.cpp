@@ -38,6 +38,7 @@
 #include <limits>
 #include <set>
 
+#include "app/gui/closing_wait.h"
 #include "app/gui/dock_title_bar.h"
 #include "app/gui/history_model.h"
 #include "app/gui/history_view.h"
@@ -1923,6 +1924,16 @@ class TestMainWindow : public QObject {
     auto* wait = w->findChild<QProgressDialog*>("closingWait");
     QVERIFY(wait);
     QVERIFY(wait->labelText().startsWith("Stopping 1 run(s): each ends its step"));
+    // Nothing new is queued meanwhile (the close waits for an idle queue), and Escape does not
+    // give the wait up while no button offers it.
+    std::string refusal;
+    QCOMPARE(w->queue()->add(w->launchPanel()->experiment(), w->launchPanel()->config().values,
+                             "late", &refusal),
+             int64_t(0));
+    QCOMPARE(refusal, std::string("the window is closing: its runs are stopping"));
+    QTRY_VERIFY_WITH_TIMEOUT(wait->isVisible(), 10000);  // shown once the close takes a while
+    qobject_cast<fl::gui::ClosingWait*>(wait)->reject();
+    QVERIFY(wait->isVisible() && w->isVisible());
     QTRY_VERIFY_WITH_TIMEOUT(
         wait->labelText().contains(QString("Store: not taking the writes of run %1 (").arg(id)),
         60000);

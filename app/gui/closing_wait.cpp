@@ -1,5 +1,6 @@
 #include "app/gui/closing_wait.h"
 
+#include <QCloseEvent>
 #include <QLabel>
 
 namespace fl::gui {
@@ -43,6 +44,18 @@ void ClosingWait::update(int runsLeft, const QString& storeTrouble) {
                 "then resumes from the last checkpoint the store holds.")
                 .arg(storeTrouble);
   if (labelText() != text) setLabelText(text);
+}
+
+void ClosingWait::closeEvent(QCloseEvent* event) {
+  if (!m_offered) {
+    event->ignore();
+    return;
+  }
+  QProgressDialog::closeEvent(event);  // emits canceled
+}
+
+void ClosingWait::reject() {
+  if (m_offered) emit canceled();
 }
 
 }  // namespace fl::gui

@@ -25,6 +25,13 @@ class ClosingWait : public QProgressDialog {
   // error.
   static constexpr int kShowAfterMs = 800;
 
+  // Its title bar's close and Escape give up the wait only where the button offers it: a
+  // QProgressDialog cancels on either, and an Escape without the button hid it for good.
+  void reject() override;
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
  private:
   bool m_offered = false;  // whether "Quit without waiting" is there
 };

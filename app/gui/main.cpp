@@ -269,14 +269,15 @@ std::optional<int> selectStart(fl::gui::MainWindow& window, const fl::Experiment
 // follows within seconds).
 void closeOnSignal(QTimer& watch, fl::gui::MainWindow& window, const fl::InterruptSignals& caught) {
   QObject::connect(&watch, &QTimer::timeout, &window, [&, handled = 0]() mutable {
-    if (caught.count() <= handled) return;
-    if (handled == 0)
-      std::fprintf(stderr, "%s: cancelling the runs and closing\n",
-                   fl::InterruptSignals::name(caught.received()).c_str());
-    else
-      std::fprintf(stderr, "a second signal: closing without waiting for the store\n");
-    handled = caught.count();
-    window.closeCancellingRuns();
+    // Each signal once, two arrived within one look (a double Ctrl-C) included.
+    for (const int count = std::min(caught.count(), 2); handled < count; ++handled) {
+      if (handled == 0)
+        std::fprintf(stderr, "%s: cancelling the runs and closing\n",
+                     fl::InterruptSignals::name(caught.received()).c_str());
+      else
+        std::fprintf(stderr, "a second signal: closing without waiting for the store\n");
+      window.closeCancellingRuns();
+    }
   });
   watch.start(100);
 }

@@ -698,6 +698,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   // A study is reopened only where every stopped run was its: else the runs are shown.
   rememberStoppedAtClose(m_store->path(), stopped,
                          studiesOfStopped.size() == 1 ? *studiesOfStopped.begin() : 0);
+  m_queue->closeToNewWork();
   m_queue->cancelAll();
   saveWindowSettings(settingsParts());
   if (m_queue->idle()) {

@@ -104,6 +104,7 @@ void RunQueue::forget(const std::vector<int64_t>& runIds) {
 
 int64_t RunQueue::add(std::shared_ptr<const Experiment> experiment, const nlohmann::json& config,
                       const std::string& name, std::string* error) {
+  if (refuseWhenClosing(error)) return 0;
   int64_t id = 0;
   try {
     id = m_store.createRun(
@@ -125,6 +126,7 @@ int64_t RunQueue::add(std::shared_ptr<const Experiment> experiment, const nlohma
 }
 
 bool RunQueue::resume(int64_t runId, std::string* error, std::string* said) {
+  if (refuseWhenClosing(error)) return false;
   if (isWaiting(runId) || isTraining(runId)) {
     if (error) *error = "run " + std::to_string(runId) + " is still in the queue or training";
     return false;
@@ -155,7 +157,14 @@ bool RunQueue::resume(int64_t runId, std::string* error, std::string* said) {
 }
 
 int64_t RunQueue::addStudy(int64_t studyId, std::string* error) {
+  if (refuseWhenClosing(error)) return 0;
   return m_scheduler->addStudy(studyId, error);
+}
+
+bool RunQueue::refuseWhenClosing(std::string* error) const {
+  if (!m_closing) return false;
+  if (error) *error = "the window is closing: its runs are stopping";
+  return true;
 }
 
 void RunQueue::cancel(int64_t runId) { m_scheduler->cancel(runId); }

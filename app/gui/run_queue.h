@@ -66,6 +66,9 @@ class RunQueue : public QObject {
   void cancel(int64_t runId);
   void cancelStudy(int64_t studyId);
   void cancelAll();
+  // From a window's close on: nothing new is queued (add, resume and addStudy refuse, saying
+  // so), or the close, which waits for the queue to be idle, would wait for it too.
+  void closeToNewWork() { m_closing = true; }
   // The runs whose last writes wait out another process's lock give them up (their loss
   // recorded): a window quitting without waiting (RunScheduler::stopWaitingForStore).
   void stopWaitingForStore() { m_scheduler->stopWaitingForStore(); }
@@ -153,6 +156,7 @@ class RunQueue : public QObject {
   void onRunEnded(const study::RunEnd& end);
   void onProblem(const std::string& what);
   void addRow(int64_t runId, int64_t studyId);
+  bool refuseWhenClosing(std::string* error) const;
   void removeRow(int64_t runId);
 
   const ExperimentRegistry& m_registry;
@@ -163,6 +167,7 @@ class RunQueue : public QObject {
   std::set<int64_t> m_openedOnly;           // rows of opened runs that did not train here
   std::set<int64_t> m_started;              // started, their end not reported yet
   std::set<int64_t> m_endedUnwritten;       // ended with writes the store lacks
+  bool m_closing = false;                   // closeToNewWork() was called
   RunDeltas* m_draining = nullptr;          // drain()'s deltas while it polls
   store::WriteTroubleWatch m_writes;
   store::WriteTrouble m_shownTrouble;  // what storeWrites last said

@@ -577,9 +577,16 @@ class TestStudyScheduler : public QObject {
 
   // Another process's lock held a few seconds past the store's busy timeout as the study
   // claims its next run: the claim is tried again, as closing writes are, where the study had
-  // stopped ("cannot start a run of study 1: ... database is locked", sweep run exit 3).
+  // stopped ("cannot start a run of study 1: ... database is locked", sweep run exit 3). A
+  // signal during that wait stops the study as cancelled, not as a store error.
+  void aStudyWaitsOutALockOnItsNextClaim_data() {
+    QTest::addColumn<bool>("signalled");
+    QTest::newRow("lock released") << false;
+    QTest::newRow("signalled meanwhile") << true;
+  }
   void aStudyWaitsOutALockOnItsNextClaim() {
-    const std::string p = path("claim-under-lock.db");
+    QFETCH(bool, signalled);
+    const std::string p = path(signalled ? "claim-signalled.db" : "claim-under-lock.db");
     int64_t id;
     {
       RunStore runs(p);
@@ -587,11 +594,15 @@ class TestStudyScheduler : public QObject {
       spec.seeds = {1};
       id = createStudy(runs, spec);
     }
+    std::atomic<int> stop{0};
     fl::study::StudySchedulerOptions options;
     options.cores = 1;  // one run at a time: the second is claimed as the first ends
     options.batch = fl::study::BatchMode{1};
-    std::thread releaser;
+    options.stopFlag = &stop;
+    std::thread other;
     sqlite3* holder = nullptr;
+    bool locked = false;
+    std::atomic<bool> over{false};
     std::string thrown;
     fl::study::StudyOutcome outcome;
     fl::study::StudyScheduler scheduler(registry(), p, id, options);
@@ -602,22 +613,40 @@ class TestStudyScheduler : public QObject {
         if (r.ended || holder) return;
         sqlite3_open(p.c_str(), &holder);
         sqlite3_busy_timeout(holder, 10000);
-        if (sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) return;
-        // Held 8 s: longer than one busy timeout (5 s), far shorter than the patience.
-        releaser = std::thread([holder] {
-          std::this_thread::sleep_for(std::chrono::seconds(8));
+        locked = sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK;
+        // Held 11 s, two busy timeouts (5 s) and far shorter than the patience; or, signalled
+        // after 7 s, until the study has ended.
+        other = std::thread([&, signalledAfter = signalled] {
+          for (int i = 0; i < (signalledAfter ? 700 : 1100) && !over; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          if (signalledAfter) {
+            stop = SIGTERM;
+            return;
+          }
           sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
-          sqlite3_close(holder);
         });
       });
     } catch (const std::exception& e) {
       thrown = e.what();
     }
-    if (releaser.joinable()) releaser.join();
-    QVERIFY(holder);  // the lock was taken
-    QVERIFY2(thrown.empty(), thrown.c_str());
-    QCOMPARE(outcome.progress.finished, int64_t(2));
-    QCOMPARE(queryInt(p, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(2));
+    over = true;
+    if (other.joinable()) other.join();
+    if (holder) {
+      sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+      sqlite3_close(holder);
+    }
+    QVERIFY(locked);
+    if (signalled) {
+      // The first run's last writes, which waited for the lock too, are lost to the signal and
+      // said so; the claim's wait, given up, is not a problem of its own.
+      QVERIFY2(thrown.find("not written to the store") != std::string::npos, thrown.c_str());
+      QVERIFY2(thrown.find("cannot start a run") == std::string::npos, thrown.c_str());
+    } else {
+      QVERIFY2(thrown.empty(), thrown.c_str());
+      QVERIFY(!outcome.cancelled);
+      QCOMPARE(outcome.progress.finished, int64_t(2));
+      QCOMPARE(queryInt(p, "SELECT count(*) FROM runs WHERE status = 'finished'"), int64_t(2));
+    }
   }
 
   // A study signalled to stop while another process holds the store's lock ends without
@@ -678,11 +707,12 @@ class TestStudyScheduler : public QObject {
     watchdog.join();
     release();
     QVERIFY2(!lockTakenBack, "the signalled study waited out the lock");
-    // The loss is the study's outcome: what the store lacks, the kept checkpoints counted.
+    // The loss is the study's outcome: what the store lacks (test_store_sink checks the words
+    // for its checkpoints, however many the machine's speed made).
     QVERIFY2(thrown.find(": run 1 (head=linear seed=1): not written to the store: its final "
                          "status (cancelled), ") != std::string::npos,
              thrown.c_str());
-    QVERIFY2(thrown.find(" checkpoints (steps ") != std::string::npos, thrown.c_str());
+    QVERIFY2(thrown.find("checkpoint") != std::string::npos, thrown.c_str());
     QVERIFY(!notices.empty());
     QVERIFY2(notices[0].rfind("store: not taking the writes of run 1 (", 0) == 0,
              notices[0].c_str());

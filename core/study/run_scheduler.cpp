@@ -495,6 +495,12 @@ void RunScheduler::startNext(const ThreadBudget& budget) {
   try {
     startCells(next, budget);
   } catch (const std::exception& e) {
+    // A signal ended a wait on another process's lock: the study stops as cancelled, its
+    // cells unclaimed, nothing lost; not a store error.
+    const auto* storeError = dynamic_cast<const store::StoreError*>(&e);
+    if (storeError && storeError->isBusy() && m_options.claimStop &&
+        m_options.claimStop->load() != 0)
+      return;
     if (m_observer)
       m_observer->problem("cannot start a run of study " + std::to_string(next.studyId) + ": " +
                           e.what());

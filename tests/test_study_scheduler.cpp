@@ -341,6 +341,17 @@ class TestStudyScheduler : public QObject {
     reopened.finishRun(first.runId, fl::RunStatus::Failed,
                        "cannot write step-125.pt: No space left on device");
     QVERIFY(again.claim(id, 0).kind == CellClaim::Kind::Resume);
+    // One that failed loading it resumes from the one before, or trains again from step 0
+    // without one (a transient read error cost all its steps).
+    const std::string older = reopened.artifactFolder(first.runId) + "/step-3.pt";
+    std::ofstream(older) << "x";
+    reopened.addCheckpoint(first.runId, 3, older);
+    reopened.finishRun(first.runId, fl::RunStatus::Failed,
+                       std::string(fl::kCheckpointNotLoaded) + "step-5.pt is damaged");
+    const auto before = again.claim(id, 0);
+    QVERIFY(before.kind == CellClaim::Kind::Resume);
+    QCOMPARE(before.checkpoint->step, int64_t(3));
+    std::filesystem::remove(older);
     reopened.finishRun(first.runId, fl::RunStatus::Failed,
                        std::string(fl::kCheckpointNotLoaded) + "step-5.pt is damaged");
     QVERIFY(again.claim(id, 0).kind == CellClaim::Kind::Restart);

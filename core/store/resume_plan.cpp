@@ -107,8 +107,8 @@ std::string describeResume(const ResumePlan& plan) {
   return "from its checkpoint at step " + std::to_string(from) + again;
 }
 
-CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId,
-                                          bool checkContents) {
+CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId, bool checkContents,
+                                          std::optional<int64_t> below) {
   // Newest first, the first whose file is really there: a file can be gone while its row stays
   // (deleted by hand, or a crash between the keep policy and the store). Nothing is dropped
   // before one is found, so a run that cannot resume stays exactly as it was.
@@ -118,6 +118,7 @@ CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId,
   // A damaged file (its CRC says so) is passed over as a missing one is: chosen, it failed the
   // resume at its load, after the run's later metrics had been dropped, every time.
   for (auto it = checkpoints.rbegin(); it != checkpoints.rend() && !choice.chosen; ++it) {
+    if (below && it->step >= *below) continue;
     std::error_code ec;
     if (!fs::is_regular_file(it->path, ec)) {
       choice.missing += (choice.missing.empty() ? "" : ", ") + it->path;

@@ -52,7 +52,9 @@ struct CheckpointChoice {
   std::string damaged;  // each file's own message: "... is damaged (CRC ...)"
   size_t recorded = 0;
 };
-CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId, bool checkContents);
+// `below`: only those before that step (one that failed its load passed over).
+CheckpointChoice newestExistingCheckpoint(const RunStore& store, int64_t runId, bool checkContents,
+                                          std::optional<int64_t> below = std::nullopt);
 
 // Drops the run's metrics and snapshots after the checkpoint and says where to continue, with
 // each metric's lowest value so far (for "best value" comparisons).

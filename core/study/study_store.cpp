@@ -326,13 +326,16 @@ CellClaim StudyStore::claim(int64_t id, int64_t cellIndex) {
     claim.kind = CellClaim::Kind::RunningElsewhere;
   } else {
     // Interrupted, cancelled, failed, or running for a process that is gone: from its newest
-    // checkpoint, unless it failed loading that checkpoint (checkpoint_load.h).
-    const auto choice = store::newestExistingCheckpoint(m_runs, *runId, /*checkContents=*/false);
+    // checkpoint, or, where it failed loading that one, from the one before it
+    // (checkpoint_load.h); from step 0 without.
+    auto choice = store::newestExistingCheckpoint(m_runs, *runId, /*checkContents=*/false);
     auto message = db.prepare("SELECT message FROM runs WHERE id = ?");
     message.bind(1, *runId);
-    const bool unloadable =
-        status == RunStatus::Failed && message.step() && failedLoadingCheckpoint(message.text(0));
-    if (!unloadable && choice.chosen) {
+    if (choice.chosen && status == RunStatus::Failed && message.step() &&
+        failedLoadingCheckpoint(message.text(0)))
+      choice = store::newestExistingCheckpoint(m_runs, *runId, /*checkContents=*/false,
+                                               choice.chosen->step);
+    if (choice.chosen) {
       claim.kind = CellClaim::Kind::Resume;
       claim.checkpoint = choice.chosen;
     } else {

@@ -81,6 +81,8 @@ int listStudies(const StudyStore& studies, bool json) {
                      {"created", r.created},
                      {"settings", study::settingsText(r.spec)},
                      {"uid", r.uid}});
+    for (size_t i = 0; i < all.size(); ++i)
+      if (!all[i].unreadable.empty()) out[i]["unreadable"] = all[i].unreadable;
     std::printf("%s\n", jsonText(out, 2).c_str());
     return kExitOk;
   }
@@ -96,7 +98,9 @@ int listStudies(const StudyStore& studies, bool json) {
                 static_cast<long long>(r.cells),
                 static_cast<long long>(count(r, RunStatus::Finished)),
                 static_cast<long long>(count(r, RunStatus::Failed)), toString(r.status()).c_str(),
-                formatTime(r.created).c_str(), study::settingsText(r.spec).c_str());
+                formatTime(r.created).c_str(),
+                (r.unreadable.empty() ? study::settingsText(r.spec) : "unreadable: " + r.unreadable)
+                    .c_str());
   return kExitOk;
 }
 

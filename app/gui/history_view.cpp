@@ -351,7 +351,11 @@ void HistoryView::refreshStudies() {
     const int64_t failed = study::countOf(s.statusCounts, RunStatus::Failed);
     const QString status = QString::fromStdString(toString(s.status()));
     rows.push_back({{QString::number(s.id), static_cast<qlonglong>(s.id), {}, {}},
-                    {QString::fromStdString(s.name), {}, {}, QString::fromStdString(s.spec.title)},
+                    {QString::fromStdString(s.name),
+                     {},
+                     s.unreadable.empty() ? QColor() : widgets::verdictBadColor(),
+                     QString::fromStdString(s.unreadable.empty() ? s.spec.title
+                                                                 : "Unreadable: " + s.unreadable)},
                     {QString::fromStdString(s.experiment), {}, {}, {}},
                     {QString::number(s.cells), static_cast<qlonglong>(s.cells), {}, {}},
                     {QString::number(finished), static_cast<qlonglong>(finished), {}, {}},

@@ -27,7 +27,8 @@ double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-StudyRecord readStudy(Statement& s, const std::string& storePath) {
+// `lenient`: a spec that cannot be read is said in StudyRecord::unreadable, not thrown.
+StudyRecord readStudy(Statement& s, const std::string& storePath, bool lenient = false) {
   StudyRecord r;
   r.id = s.int64(0);
   r.uid = s.text(1);
@@ -38,6 +39,10 @@ StudyRecord readStudy(Statement& s, const std::string& storePath) {
   } catch (const std::exception& e) {
     // A damaged row (a bad sector, a hand edit) is the store's fault, said as such and where:
     // it read "error: not valid JSON: ..." as if a study file given had been wrong.
+    if (lenient) {
+      r.unreadable = std::string("its stored spec is damaged (") + e.what() + ")";
+      return r;
+    }
     throw store::StoreError(storePath, "study " + std::to_string(r.id) + " (\"" + r.name +
                                            "\") cannot be read: its stored spec is damaged (" +
                                            e.what() + ")");
@@ -143,7 +148,7 @@ std::vector<StudyRecord> StudyStore::list() const {
   std::map<int64_t, size_t> index;
   while (s.step()) {
     index[s.int64(0)] = out.size();
-    out.push_back(readStudy(s, m_runs.path()));
+    out.push_back(readStudy(s, m_runs.path(), /*lenient=*/true));
   }
   auto counts = db.prepare(
       "SELECT c.study_id, r.status, count(*) FROM study_cells c "

@@ -43,6 +43,9 @@ struct StudyRecord {
   std::string batch;
   int64_t cells = 0;
   StatusCounts<int64_t> statusCounts;  // cells by status
+  // Why its stored spec cannot be read (a damaged row), its spec then empty; list() only: one
+  // such row made every listing of the store fail.
+  std::string unreadable;
 
   StudyStatus status() const;
 };

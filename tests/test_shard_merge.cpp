@@ -280,7 +280,14 @@ class TestShardMerge : public QObject {
       QVERIFY2(plan.script.find(line) != std::string::npos, line);
     QVERIFY(plan.script.find("#SBATCH --output=" + plan.folder.root + "/logs/task-%a.out\n") !=
             std::string::npos);
-    QVERIFY(!fs::exists(plan.folder.root));  // planning writes nothing
+    QVERIFY(!fs::exists(plan.folder.root));                      // planning writes nothing
+    QVERIFY(plan.script.find("--device") == std::string::npos);  // each run's own device
+    // A device asked for is the nodes': said to their `sweep work`, not checked here.
+    auto onGpus = o;
+    onGpus.device = "cuda:1";
+    QVERIFY2(fl::cluster::planSlurmJob(runs, id, onGpus)
+                     .script.find(" --batch off --device 'cuda:1'\n") != std::string::npos,
+             fl::cluster::planSlurmJob(runs, id, onGpus).script.c_str());
 
     auto bad = o;
     bad.time = "1h";

@@ -310,12 +310,6 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
     std::fprintf(stderr, "nothing was stored\n");
     return kExitBadUsage;
   }
-  std::vector<nlohmann::json> configs;
-  for (const auto& cell : expansion.cells) configs.push_back(cell.config);
-  if (auto refused = checkDevices(args.device, devicesOf(configs))) {
-    std::fprintf(stderr, "nothing was stored\n");
-    return *refused;
-  }
   if (expansion.duplicatesDropped > 0 && !args.dryRun)
     std::fprintf(stderr,
                  "note: %lld setting(s) dropped, each the same run as another: they differ only "
@@ -364,6 +358,14 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
                   expansion.cells.size() - finished.size());
     std::printf("%s\n", jsonText(built.spec.toJson(), 2).c_str());
     return kExitOk;
+  }
+  // Here, where the runs train (a cluster's tasks train on its nodes, and a dry run trains
+  // nothing).
+  std::vector<nlohmann::json> configs;
+  for (const auto& cell : expansion.cells) configs.push_back(cell.config);
+  if (auto refused = checkDevices(args.device, devicesOf(configs))) {
+    std::fprintf(stderr, "nothing was stored\n");
+    return *refused;
   }
   int64_t studyId = 0;
   {

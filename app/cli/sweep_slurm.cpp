@@ -50,6 +50,7 @@ SlurmOptions slurmOptionsOf(const SweepArgs& args, const ExperimentRegistry& reg
   o.tasks = args.tasks;
   o.workDir = args.workDir;
   o.scratch = args.scratch;
+  o.device = args.device;
   // The tasks run this very build: with a shared home the nodes see the same path.
   std::error_code ec;
   o.cliPath = fs::read_symlink("/proc/self/exe", ec).string();

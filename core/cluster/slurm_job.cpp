@@ -376,6 +376,7 @@ std::string sbatchScript(const SlurmJobPlan& plan) {
     << " --task \"$SLURM_ARRAY_TASK_ID\"";
   if (!o.scratch.empty()) s << " --scratch " << shellQuote(o.scratch);
   s << " --batch " << o.batch.argument();
+  if (!o.device.empty()) s << " --device " << shellQuote(o.device);
   s << "\n";
   return s.str();
 }

@@ -49,6 +49,9 @@ struct SlurmOptions {
   std::string cliPath;     // fourierlab-cli as the nodes see it (the same path with a shared home)
   std::string scratch;     // the node's folder for shards; "" : $SLURM_TMPDIR, $TMPDIR or /tmp
   study::BatchMode batch;  // how the tasks batch (`sweep work --batch`); off: one run at a time
+  // `sweep work --device` on the nodes: where the runs train there ("" keeps each run's own). It
+  // is the nodes' to have, not the submitting machine's (a login node without GPUs).
+  std::string device;
   // Where the study's experiment is found, to deal cells that train as one group to one task;
   // null: round robin whatever `batch` says.
   const ExperimentRegistry* registry = nullptr;

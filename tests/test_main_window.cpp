@@ -1848,6 +1848,28 @@ class TestMainWindow : public QObject {
     auto again = makeWindow("crashed.db");  // found once: the next open finds it marked already
     QVERIFY(again->store().interruptedAtOpen().empty());
     QVERIFY(!again->reopenStoppedAtClose());
+    // A long queue's runs are History's to list, not one crowded comparison.
+    std::vector<int64_t> many;
+    {
+      fl::store::RunStore store((m_dir.path() + "/crashed-many.db").toStdString());
+      for (int i = 0; i < 10; ++i) {
+        many.push_back(
+            store.createRun({"fourier-head", "queued", nlohmann::json::object(), {}, {}}));
+        store.markRunning(many.back(), "cpu", 0, fl::testing::deadProcess());
+      }
+    }
+    auto crowded = makeWindow("crashed-many.db");
+    QVERIFY(crowded->reopenStoppedAtClose());
+    QCOMPARE(crowded->tabs()->currentWidget(), static_cast<QWidget*>(crowded->history()));
+    QCOMPARE(crowded->history()->filterText()->text(), QString("interrupted"));
+    QCOMPARE(crowded->runsModel()->rowCount(), 0);
+    QVERIFY2(crowded->statusBar()->currentMessage().startsWith(
+                 QString("Runs #%1, #%2, #%3, #%4 and 6 more were interrupted: ")
+                     .arg(many[0])
+                     .arg(many[1])
+                     .arg(many[2])
+                     .arg(many[3])),
+             qPrintable(crowded->statusBar()->currentMessage()));
   }
 
   // Closing with runs training cancels them to a checkpoint; the next window on that store

@@ -5,6 +5,7 @@
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
@@ -536,20 +537,36 @@ bool MainWindow::reopenStoppedAtClose() {
 
 bool MainWindow::reopenInterruptedAtOpen() {
   std::vector<int64_t> still;
+  std::set<int64_t> studies;
   try {
     // Any resumed or deleted since (another process's) is not this window's to say.
+    const study::StudyStore studyStore(*m_store);
     for (const int64_t id : m_store->interruptedAtOpen())
-      if (const auto run = m_store->run(id); run && run->status == RunStatus::Interrupted)
+      if (const auto run = m_store->run(id); run && run->status == RunStatus::Interrupted) {
         still.push_back(id);
+        const auto of = studyStore.studiesOfRun(id);
+        studies.insert(of.empty() ? 0 : of.front().first);
+      }
   } catch (const std::exception&) {
     return false;
   }
   if (still.empty()) return false;
-  if (still.size() == 1)
+  // A study's runs: its tab, whose Resume study trains them on. Many runs of no one study (a
+  // killed window with a long queue) are History's to list, not one crowded comparison.
+  const int64_t studyId = studies.size() == 1 ? *studies.begin() : 0;
+  constexpr size_t kMostCompared = 8;
+  if (studyId) {
+    openStudy(studyId);
+  } else if (still.size() == 1) {
     openStoredRun(still.front());
-  else
+  } else if (still.size() <= kMostCompared) {
     compareRuns(still);
-  statusBar()->showMessage(describeInterruptedAtOpen(still));
+  } else {
+    m_history->filterText()->setText("interrupted");
+    refreshHistory();
+    m_tabs->setCurrentWidget(m_history);
+  }
+  statusBar()->showMessage(describeInterruptedAtOpen(still, studyId));
   return true;
 }
 

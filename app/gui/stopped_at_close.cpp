@@ -61,15 +61,23 @@ QString describeStoppedAtClose(const std::vector<int64_t>& runs, int64_t studyId
                              .arg(one ? "its row's" : "each row's", one ? "it" : "them"));
 }
 
-QString describeInterruptedAtOpen(const std::vector<int64_t>& runs) {
+QString describeInterruptedAtOpen(const std::vector<int64_t>& runs, int64_t studyId) {
+  // A long queue's runs are counted past the first few, the line kept to the status bar.
+  constexpr size_t kNamed = 4;
   std::vector<std::string> named;
-  for (const int64_t id : runs) named.push_back("#" + std::to_string(id));
+  for (size_t i = 0; i < runs.size() && i < kNamed; ++i)
+    named.push_back("#" + std::to_string(runs[i]));
+  if (runs.size() > kNamed) named.push_back(std::to_string(runs.size() - kNamed) + " more");
   const bool one = runs.size() == 1;
   return QString(
              "%1 %2 %3 interrupted: the process training %4 ended without finishing (a crash "
-             "or a kill). Resume in %5 menu continues %4 from %6 last checkpoint")
+             "or a kill). %5")
       .arg(one ? "Run" : "Runs", QString::fromStdString(spokenList(named)), one ? "was" : "were",
-           one ? "it" : "them", one ? "its row's" : "each row's", one ? "its" : "their");
+           one ? "it" : "them",
+           studyId > 0 ? QString("Resume study (the Study tab) trains study %1 on").arg(studyId)
+                       : QString("Resume in %1 menu continues %2 from %3 last checkpoint")
+                             .arg(one ? "its row's" : "each row's", one ? "it" : "them",
+                                  one ? "its" : "their"));
 }
 
 }  // namespace fl::gui

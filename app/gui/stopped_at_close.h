@@ -33,7 +33,8 @@ QString describeStoppedAtClose(const std::vector<int64_t>& runs, int64_t studyId
 
 // "Run #50 was interrupted: the process training it ended without finishing (a crash or a
 // kill). Resume in its row's menu continues it from its last checkpoint": the runs a crashed
-// window (or a killed CLI run) left, found when the next window opened the store.
-QString describeInterruptedAtOpen(const std::vector<int64_t>& runs);
+// window (or a killed CLI run) left, found when the next window opened the store; with a
+// study, its Resume study.
+QString describeInterruptedAtOpen(const std::vector<int64_t>& runs, int64_t studyId);
 
 }  // namespace fl::gui

@@ -673,9 +673,11 @@ class TestCli : public QObject {
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 130);
     std::string messageBefore;
+    double endedBefore = 0;
     {
       fl::store::RunStore store(db.toStdString(), /*readOnly=*/true);
       messageBefore = store.run(1)->message;
+      endedBefore = store.run(1)->finished;
     }
     writeText(text + "edited\n");
     const auto refused = runCli({"run", "--resume", "1", "--db", db});
@@ -689,6 +691,7 @@ class TestCli : public QObject {
       fl::store::RunStore store(db.toStdString(), /*readOnly=*/true);
       QCOMPARE(fl::toString(store.run(1)->status), std::string("cancelled"));
       QCOMPARE(store.run(1)->message, messageBefore);
+      QCOMPARE(store.run(1)->finished, endedBefore);
       QVERIFY(!store.checkpoints(1).empty());
     }
     writeText(text);

@@ -62,9 +62,9 @@ struct Prepared {
   ValidatedConfig config;
   int64_t runId = 0;
   std::optional<ResumePoint> resume;
-  // A resumed run's status and message before the resume: a refused resume puts them back (a
-  // cancelled run read "interrupted: not resumed: ..." after it).
-  std::optional<std::pair<RunStatus, std::string>> before;
+  // A resumed run's record before the resume: a refused resume puts its status, message and
+  // end time back (a cancelled run read "interrupted: not resumed: ..." after it).
+  std::optional<store::RunRecord> before;
 };
 
 // Validates a fresh run's arguments; returns the exit code on failure.
@@ -104,7 +104,7 @@ std::optional<int> prepareResumeArgs(const ExperimentRegistry& registry, store::
                  "do not apply\n");
     return kExitBadUsage;
   }
-  if (const auto run = store.run(args.resume)) out.before = {run->status, run->message};
+  out.before = store.run(args.resume);
   auto plan = store::prepareResume(registry, store, args.resume, args.device, args.experiment);
   if (!plan.ok()) {
     std::fprintf(stderr, "%s: %s\n", plan.storeProblem ? "store error" : "error",
@@ -499,8 +499,8 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
   if (outcome.finalStatus.status == RunStatus::Interrupted) {
     if (prepared.before && !failure) {
       try {
-        store->finishRun(prepared.runId, prepared.before->first, prepared.before->second);
-        shown.finalStatus.status = prepared.before->first;
+        store->restoreEnd(*prepared.before);
+        shown.finalStatus.status = prepared.before->status;
       } catch (const std::exception& e) {
         std::fprintf(stderr, "store error: run %lld's status before the resume not put back: %s\n",
                      static_cast<long long>(prepared.runId), e.what());

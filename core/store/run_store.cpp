@@ -873,6 +873,16 @@ void RunStore::finishRun(int64_t id, RunStatus status, const std::string& messag
   if (m_db.changes() == 0) throw StoreError(path(), "has no run " + std::to_string(id));
 }
 
+void RunStore::restoreEnd(const RunRecord& before) {
+  auto s = m_db.prepare("UPDATE runs SET status = ?, message = ?, finished = ? WHERE id = ?");
+  s.bind(1, toString(before.status))
+      .bind(2, before.message)
+      .bind(3, before.finished)
+      .bind(4, before.id)
+      .run();
+  if (m_db.changes() == 0) throw StoreError(path(), "has no run " + std::to_string(before.id));
+}
+
 int64_t RunStore::seriesId(int64_t runId, const std::string& key) {
   const auto cacheKey = std::make_pair(runId, key);
   if (auto it = m_seriesIds.find(cacheKey); it != m_seriesIds.end()) return it->second;

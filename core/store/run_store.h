@@ -225,6 +225,9 @@ class RunStore {
                    const ProcessIdentity& writer, int batchSize = 0);
   // Throws StoreError when there is no run `id` (deleted meanwhile).
   void finishRun(int64_t id, RunStatus status, const std::string& message);
+  // The run's status, message and end time as `before` holds them: a resume that changed
+  // nothing of it (refused) leaves it as it was.
+  void restoreEnd(const RunRecord& before);
   // Writes one batch of events in one transaction: metrics (and their summaries), snapshots,
   // progress, status changes and checkpoints (probe answers are not history: skipped). The files
   // of checkpoints the batch marks removed are deleted after the commit, not before.

@@ -124,17 +124,15 @@ void writeRunsCsv(const ExperimentRegistry* registry, const std::vector<RunRecor
     const RunRecord& r = runs[i];
     std::string tags;
     for (const auto& t : r.tags) tags += (tags.empty() ? "" : ",") + t;  // a tag has no comma
+    const std::string notCompared =
+        r.verdicts.empty() && registry ? whyNotCompared(*registry, r) : std::string();
     out << r.id << ',' << csvField(r.experiment) << ',' << csvField(r.name) << ','
         << toString(r.status) << ','
-        << csvField(!r.verdicts.empty() ? verdictHeadline(r.verdicts)
-                    : registry && !whyNotCompared(*registry, r).empty()
-                        ? std::string("not compared")
-                        : std::string())
-        << ','
-        << csvField(!r.verdicts.empty() ? verdictDetails(r.verdicts)
-                    : registry          ? whyNotCompared(*registry, r)
-                                        : std::string())
-        << ',' << csvField(r.device) << ',' << csvField(tags);
+        << csvField(!r.verdicts.empty()    ? verdictHeadline(r.verdicts)
+                    : !notCompared.empty() ? std::string("not compared")
+                                           : std::string())
+        << ',' << csvField(!r.verdicts.empty() ? verdictDetails(r.verdicts) : notCompared) << ','
+        << csvField(r.device) << ',' << csvField(tags);
     for (const auto& key : settings) {
       const nlohmann::json value = configValue(used[i], key);
       out << ',';

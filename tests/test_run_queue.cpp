@@ -4,6 +4,9 @@
 // study's cells are claimed as slots free, each trained once, and a study's cells of one shape
 // train as batched groups whose members are ordinary runs: own rows, own curves, stopped
 // and resumed alone, the same figures as the study trained cell by cell.
+// LibTorch before Qt: its headers name members `slots`, which Qt defines as a keyword.
+#include <torch/torch.h>
+
 #include <QtTest>
 
 #include <ATen/Parallel.h>
@@ -16,6 +19,7 @@
 #include "app/gui/run_queue.h"
 #include "app/gui/run_views.h"
 #include "core/engine/config.h"
+#include "core/engine/resume_refused.h"
 #include "core/store/run_store.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_store.h"
@@ -71,6 +75,34 @@ class SleepyExperiment : public fl::Experiment {
   int usefulThreads(const nlohmann::json&) const override { return 1; }  // a tiny model
   std::unique_ptr<fl::Trial> createTrial(const fl::TrialContext& c) const override {
     return std::make_unique<SleepyTrial>(c.config.at("width").get<int64_t>());
+  }
+};
+
+// Trains for good, checkpointing; a resume is refused as a changed corpus refuses one.
+class RefusingTrial : public fl::Trial {
+ public:
+  fl::TrialPlan plan() const override { return {1000000, 4, 4, 4}; }
+  fl::StepLoss trainStep(int64_t) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return 1.0;
+  }
+  void evaluate(int64_t, bool, fl::EvalReport& out) override { out.metric("test/m", 1.0); }
+  bool supportsCheckpoints() const override { return true; }
+  void saveCheckpoint(const std::string& path) const override {
+    torch::serialize::OutputArchive archive;  // a whole archive: a resume checks that first
+    archive.write("x", torch::zeros({1}));
+    archive.save_to(path);
+  }
+  void loadCheckpoint(const std::string&) override {
+    throw fl::ResumeRefused("corpus 'x.txt' is not the text this run trained on");
+  }
+};
+
+class RefusingExperiment : public SleepyExperiment {
+ public:
+  std::string name() const override { return "refusing"; }
+  std::unique_ptr<fl::Trial> createTrial(const fl::TrialContext&) const override {
+    return std::make_unique<RefusingTrial>();
   }
 };
 
@@ -140,6 +172,7 @@ fl::ExperimentRegistry& registry() {
     fl::ExperimentRegistry reg;
     fl::registerBuiltinExperiments(reg);
     reg.add(std::make_shared<SleepyExperiment>());
+    reg.add(std::make_shared<RefusingExperiment>());
     reg.add(std::make_shared<GatedFourierHead>(reg.find("fourier-head")));
     return reg;
   }();
@@ -269,6 +302,38 @@ class TestRunQueue : public QObject {
     // The view: the store's past up to the checkpoint, then the resumed session's points.
     const auto& kl = views.find(id)->metrics().at("test/kl");
     QCOMPARE(kl.steps, (std::vector<double>{500, 1000, 1500, 2000}));
+  }
+
+  // A resume the trial refuses (its corpus changed) leaves the run as it was, as `run --resume`
+  // does, and says why: it read "interrupted: not resumed: ..." after the refusal.
+  void aRefusedResumeLeavesTheRunAsItWas() {
+    fl::store::RunStore store(path("refused.db"));
+    RunViews views(store);
+    RunQueue queue(registry(), store, views);
+    auto refusing = registry().find("refusing");
+    const auto config =
+        fl::validateConfig(refusing->allParams(), {{"device", "cpu"}, {"checkpoint_every", 1}})
+            .values;
+    std::string error;
+    const int64_t id = queue.add(refusing, config, "refused", &error);
+    QTRY_VERIFY_WITH_TIMEOUT((queue.drain(), !store.checkpoints(id).empty()), 60000);
+    queue.cancel(id);
+    QVERIFY(drainUntilIdle(queue, views));
+    const auto before = *store.run(id);
+    QCOMPARE(fl::toString(before.status), std::string("cancelled"));
+    QSignalSpy problems(&queue, &RunQueue::problem);
+    QVERIFY2(queue.resume(id, &error), error.c_str());
+    QVERIFY(drainUntilIdle(queue, views));
+    const auto after = *store.run(id);
+    QCOMPARE(fl::toString(after.status), std::string("cancelled"));
+    QCOMPARE(after.message, before.message);
+    QCOMPARE(after.finished, before.finished);
+    QCOMPARE(fl::toString(views.find(id)->status()), std::string("cancelled"));
+    QCOMPARE(problems.count(), 1);
+    QCOMPARE(problems.at(0).at(0).toString(),
+             QString("Run #%1 not resumed: corpus 'x.txt' is not the text this run trained on; it "
+                     "is left as it was")
+                 .arg(id));
   }
 
   void aStudysCellsAreClaimedAsSlotsFreeAndEachTrainsOnce() {

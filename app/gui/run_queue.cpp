@@ -5,6 +5,7 @@
 #include "app/gui/run_views.h"
 #include "core/engine/build_info.h"
 #include "core/engine/config.h"
+#include "core/engine/resume_refused.h"
 #include "core/store/config_hash.h"
 #include "core/store/resume_plan.h"
 #include "core/store/run_store.h"
@@ -142,6 +143,11 @@ bool RunQueue::resume(int64_t runId, std::string* error, std::string* said) {
     if (error) *error = plan.error;
     return false;
   }
+  try {
+    if (auto before = m_store.run(runId)) m_beforeResume[runId] = *before;
+  } catch (const std::exception&) {
+    // Only a refused resume's record is put back from it.
+  }
   if (said)
     *said = "Resumed run #" + std::to_string(runId) + " " + store::describeResume(plan) +
             (plan.note.empty() ? "" : "; " + plan.note);
@@ -195,8 +201,30 @@ void RunQueue::onRunEnded(const study::RunEnd& end) {
   }
   // Its events said how training ended; the store may hold less (its last writes failed).
   if (end.started && view && !end.writeProblem.empty()) view->setStatus(end.status, end.message);
+  putBackIfNotResumed(end, view);
   if (!end.writeProblem.empty()) m_endedUnwritten.insert(end.runId);
   emit runEnded(end.runId, end.studyId);
+}
+
+void RunQueue::putBackIfNotResumed(const study::RunEnd& end, RunView* view) {
+  const auto before = m_beforeResume.find(end.runId);
+  if (before == m_beforeResume.end()) return;
+  const store::RunRecord record = before->second;
+  m_beforeResume.erase(before);
+  if (!end.started || end.status != RunStatus::Interrupted || !end.writeProblem.empty() ||
+      end.message.rfind(kNotResumed, 0) != 0)
+    return;
+  // Refused before anything changed (its corpus is not the text it trained on): the run is as
+  // it was, as `run --resume` leaves it, and the reason is said where the eye is.
+  try {
+    m_store.restoreEnd(record);
+    if (view) view->setStatus(record.status, record.message);
+  } catch (const std::exception&) {
+    // Its row then reads interrupted with the reason, resumable all the same.
+  }
+  emit problem(QString("Run #%1 %2; it is left as it was")
+                   .arg(end.runId)
+                   .arg(QString::fromStdString(end.message)));
 }
 
 void RunQueue::onProblem(const std::string& what) {

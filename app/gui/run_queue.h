@@ -30,13 +30,10 @@
 
 #include "app/gui/run_view.h"
 #include "core/engine/registry.h"
+#include "core/store/run_store.h"
 #include "core/study/run_groups.h"
 #include "core/study/run_scheduler.h"
 #include "core/study/thread_budget.h"
-
-namespace fl::store {
-class RunStore;
-}
 
 namespace fl::gui {
 
@@ -157,6 +154,8 @@ class RunQueue : public QObject {
   void onProblem(const std::string& what);
   void addRow(int64_t runId, int64_t studyId);
   bool refuseWhenClosing(std::string* error) const;
+  // A resume the Runner refused (ResumeRefused): the run's record put back as it was.
+  void putBackIfNotResumed(const study::RunEnd& end, RunView* view);
   void removeRow(int64_t runId);
 
   const ExperimentRegistry& m_registry;
@@ -168,7 +167,8 @@ class RunQueue : public QObject {
   std::set<int64_t> m_started;              // started, their end not reported yet
   std::set<int64_t> m_endedUnwritten;       // ended with writes the store lacks
   bool m_closing = false;                   // closeToNewWork() was called
-  RunDeltas* m_draining = nullptr;          // drain()'s deltas while it polls
+  std::map<int64_t, store::RunRecord> m_beforeResume;  // resumed runs' records, until they end
+  RunDeltas* m_draining = nullptr;                     // drain()'s deltas while it polls
   store::WriteTroubleWatch m_writes;
   store::WriteTrouble m_shownTrouble;  // what storeWrites last said
   std::unique_ptr<SchedulerEvents> m_events;

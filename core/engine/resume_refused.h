@@ -14,4 +14,8 @@ struct ResumeRefused : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The start of the message of a run the Runner ends so: what the CLI and the window know it by,
+// to put the run's record back as it was before the resume.
+inline constexpr const char* kNotResumed = "not resumed: ";
+
 }  // namespace fl

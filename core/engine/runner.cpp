@@ -94,7 +94,7 @@ void Runner::run() {
     if (status == RunStatus::Finished) message = m_reporter.finishedSummary(config.values);
   } catch (const ResumeRefused& e) {
     // Nothing of the run changed: it stays resumable, and says why it was not resumed.
-    message = std::string("not resumed: ") + e.what();
+    message = kNotResumed + std::string(e.what());
     status = RunStatus::Interrupted;
   } catch (const FileWriteError& e) {
     // A checkpoint the disk could not take (full, read-only): said apart, so the CLI can answer

@@ -466,7 +466,8 @@ void RunStore::refuseOwnFile(const std::string& storePath, const std::string& pa
 std::vector<int64_t> RunStore::markDeadRunsInterrupted() {
   auto s = m_db.prepare(
       // By id: the runs a crash left are shown in the order they were queued, the first focused.
-      "SELECT id, host, pid, pid_start FROM runs WHERE status IN ('running', 'queued') ORDER BY id");
+      "SELECT id, host, pid, pid_start FROM runs WHERE status IN ('running', 'queued') ORDER BY "
+      "id");
   std::vector<std::pair<int64_t, ProcessIdentity>> dead;
   while (s.step()) {
     ProcessIdentity writer{s.text(1), s.int64(2), s.int64(3)};

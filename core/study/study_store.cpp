@@ -34,6 +34,9 @@ StudyRecord readStudy(Statement& s, const std::string& storePath, bool lenient =
   r.uid = s.text(1);
   r.name = s.text(2);
   r.experiment = s.text(3);
+  r.created = s.real(5);
+  r.notes = s.text(6);
+  r.batch = s.text(7);
   try {
     r.spec = StudySpec::fromText(s.text(4));
   } catch (const std::exception& e) {
@@ -47,9 +50,6 @@ StudyRecord readStudy(Statement& s, const std::string& storePath, bool lenient =
                                            "\") cannot be read: its stored spec is damaged (" +
                                            e.what() + ")");
   }
-  r.created = s.real(5);
-  r.notes = s.text(6);
-  r.batch = s.text(7);
   return r;
 }
 

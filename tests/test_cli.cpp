@@ -686,6 +686,8 @@ class TestCli : public QObject {
                                   "' is not the text this run trained on"),
              qPrintable(refused.err));
     QVERIFY2(refused.err.contains("it stays resumable"), qPrintable(refused.err));
+    // Said once: it trained nothing ("run cancelled: not resumed: ..." followed it).
+    QCOMPARE(refused.err.count("not resumed"), 1);
     {
       // Left as it was: it read "interrupted: not resumed: ..." after the refusal.
       fl::store::RunStore store(db.toStdString(), /*readOnly=*/true);

@@ -509,8 +509,10 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
     std::fprintf(stderr, "error: run %lld %s; it stays resumable\n",
                  static_cast<long long>(prepared.runId), outcome.finalStatus.message.c_str());
   }
-  printOutcome(shown, prepared.experiment->name(), prepared.runId, seconds, paper, notCompared,
-               prepared.resume);
+  // A refused resume trained nothing: the error above is all there is to say of it.
+  if (outcome.finalStatus.status != RunStatus::Interrupted)
+    printOutcome(shown, prepared.experiment->name(), prepared.runId, seconds, paper, notCompared,
+                 prepared.resume);
   if (args.json) {
     std::printf(
         "%s\n",

@@ -169,7 +169,8 @@ class TestCliStore : public QObject {
     QCOMPARE(runRows.size(), 3);
     const auto header = runRows.at(0).split(',');
     QVERIFY2(runRows.at(0).startsWith(
-                 "run_id,experiment,name,status,verdict,verdict_detail,trained_on,tags,dataset,"),
+                 "run_id,experiment,name,status,verdict,verdict_detail,trained_on,tags,notes,"
+                 "created,dataset,"),
              qPrintable(runRows.at(0)));
     const auto column = [&](const QString& name) {
       const auto at = header.indexOf(name);
@@ -204,6 +205,10 @@ class TestCliStore : public QObject {
     // Comma-separated (a tag holds no comma), the field quoted.
     QCOMPARE(linearRow.at(column("tags")), QString("baseline,linear"));
     QCOMPARE(linearRow.at(column("trained_on")), QString("cpu"));
+    // Its notes and when it was made, as the JSON export has them.
+    QCOMPARE(linearRow.at(column("notes")), QString("the linear head"));
+    QCOMPARE(fourierRow.at(column("notes")), QString());
+    QCOMPARE(linearRow.at(column("created")).toDouble(), runs[1]["created"].get<double>());
     // Each run's verdict as History shows it: these shortened paper runs are not compared, and
     // say why.
     QCOMPARE(linearRow.at(column("verdict")), QString("not compared"));

@@ -116,7 +116,9 @@ void writeRunsCsv(const ExperimentRegistry* registry, const std::vector<RunRecor
   // the numbers behind it, and a shortened paper run's verdict says why it has none ("not
   // compared with the paper (paper-fourier): epochs 2 ..."), as History and every JSON export
   // do: a runs CSV without them said "finished" of a run outside the paper's spread.
-  out << "run_id,experiment,name,status,verdict,verdict_detail,trained_on,tags";
+  // Its notes and when it was made (Unix seconds, as the JSON export writes them): the run's
+  // own words were in the JSON alone.
+  out << "run_id,experiment,name,status,verdict,verdict_detail,trained_on,tags,notes,created";
   for (const auto& key : settings) out << ',' << csvField(key);
   for (const auto& key : metricKeys) out << ',' << csvField("last:" + key);
   out << '\n' << std::setprecision(17);
@@ -132,7 +134,8 @@ void writeRunsCsv(const ExperimentRegistry* registry, const std::vector<RunRecor
                     : !notCompared.empty() ? std::string("not compared")
                                            : std::string())
         << ',' << csvField(!r.verdicts.empty() ? verdictDetails(r.verdicts) : notCompared) << ','
-        << csvField(r.device) << ',' << csvField(tags);
+        << csvField(r.device) << ',' << csvField(tags) << ',' << csvField(r.notes) << ',';
+    writeNumber(out, r.created);
     for (const auto& key : settings) {
       const nlohmann::json value = configValue(used[i], key);
       out << ',';

@@ -396,6 +396,8 @@ class TestRunStore : public QObject {
         {"lr=0.10", {d}},
         {"head=GMM", {d}},
         {"head=gmm", {d}},  // any case, as the plain text
+        {"HEAD=Linear", {}},
+        {"HEAD=gmm", {d}},  // a setting's name in any case too
         {"bins=13", {}},
         {"seed=42", {}},  // no run holds a seed
         {"bins=", {}},
@@ -405,6 +407,13 @@ class TestRunStore : public QObject {
       f.text = text;
       QVERIFY2(ids(store.listRuns(f)) == expected, text.c_str());
     }
+    // The setting alone, not text in a name: "seed=4" found the runs named "... seed=42".
+    const int64_t named =
+        store.createRun({"fourier-head", "table1 · head=gmm seed=42", {{"seed", 42}}, {}, {}});
+    f.text = "seed=4";
+    QVERIFY(store.listRuns(f).empty());
+    f.text = "seed=42";
+    QCOMPARE(ids(store.listRuns(f)), (std::vector<int64_t>{named}));
     QCOMPARE(fl::store::parseTextQuery("flag=true").number, std::optional<double>(1.0));
     QVERIFY(fl::store::parseTextQuery("a.b=1").key.empty());  // a key is a word
   }

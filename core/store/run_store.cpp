@@ -639,6 +639,9 @@ TextQuery parseTextQuery(const std::string& text) {
   if (key.empty() || value.empty()) return query;
   for (const char c : key)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return query;
+  // Settings are named in lower case: HEAD=Linear is head=linear, as the plain text finds it.
+  std::transform(key.begin(), key.end(), key.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   query.key = key;
   query.value = value;
   if (value == "true" || value == "false") {
@@ -667,21 +670,20 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   // A run's id ("ID", "#ID") and a setting's value ("seed=42", "head=linear") are looked up as
   // such: typed in History's filter, they found nothing.
   const TextQuery query = parseTextQuery(filter.text);
-  if (!filter.text.empty())
+  if (!query.key.empty())
+    // KEY=VALUE is the setting alone, as the value reads (a number as a number, text in any
+    // case): matched as text too, "seed=4" found the runs named "... seed=42", and no other.
+    sql +=
+        " AND CASE WHEN json_valid(config) THEN json_extract(config, :path) = :value OR "
+        "lower(CAST(json_extract(config, :path) AS TEXT)) = lower(:raw) ELSE 0 END";
+  else if (!filter.text.empty())
     sql += std::string(
                " AND (instr(lower(name), lower(:text)) OR instr(lower(notes), lower(:text)) "
                "OR instr(lower(experiment), lower(:text)) OR CASE WHEN json_valid(config) "
                "THEN EXISTS (SELECT 1 FROM json_each(config) AS setting WHERE "
                "setting.type = 'text' AND instr(lower(setting.value), lower(:text))) "
                "ELSE 0 END") +
-           (query.id ? " OR id = :id" : "") +
-           // As a number where it reads as one, else as text in any case (head=GMM finds gmm,
-           // as the plain text does; a text setting "42" is found by x=42 too).
-           (query.key.empty() ? ""
-                              : " OR CASE WHEN json_valid(config) THEN json_extract(config, :path) "
-                                "= :value OR lower(CAST(json_extract(config, :path) AS TEXT)) = "
-                                "lower(:raw) ELSE 0 END") +
-           ")";
+           (query.id ? " OR id = :id" : "") + ")";
   sql += " ORDER BY id";
   auto s = m_db.prepare(sql);
   auto bindNamed = [&](const char* name, const std::string& value) {

@@ -219,15 +219,19 @@ QWidget* StudyView::buildGridPane() {
   gridScroll->setFrameShape(QFrame::NoFrame);
   gridLayout->addWidget(gridScroll, 1);
   QString legend;
-  for (const study::CellStatus status :
-       {study::CellStatus(RunStatus::Finished), study::CellStatus(RunStatus::Running),
-        study::CellStatus(), study::CellStatus(RunStatus::Failed),
-        study::CellStatus(RunStatus::Cancelled)})
+  // Named as the header counts them: a colour stands for several states ("2 interrupted" were
+  // drawn in the colour the legend called "cancelled", "1 not started" in "waiting").
+  for (const auto& [status, words] :
+       {std::pair{study::CellStatus(RunStatus::Finished), "finished"},
+        std::pair{study::CellStatus(RunStatus::Running), "running"},
+        std::pair{study::CellStatus(), "waiting or not started"},
+        std::pair{study::CellStatus(RunStatus::Failed), "failed"},
+        std::pair{study::CellStatus(RunStatus::Cancelled), "cancelled or interrupted"}})
     // Each swatch bound to its word: the label wraps only between states (it wrapped between a
     // swatch and its word, so each colour sat beside the next state's name).
     legend += QString("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp; ")
                   .arg(widgets::StudyProgressGrid::statusColor(status).name(),
-                       status ? QString::fromStdString(toString(*status)) : QString("waiting"));
+                       QString(words).replace(' ', "&nbsp;"));
   auto* legendLabel = new QLabel(legend + "<br>Click a setting to compare its runs", gridBox);
   legendLabel->setTextFormat(Qt::RichText);
   legendLabel->setWordWrap(true);  // wraps rather than holding the pane (and window) wide

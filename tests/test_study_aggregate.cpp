@@ -590,6 +590,28 @@ class TestStudyAggregate : public QObject {
     QVERIFY_EXCEPTION_THROWN(renderStudyTable(in, req), std::invalid_argument);
   }
 
+  // A point whose mean rests on fewer seeds than the others is said under the figure: a
+  // mean of one seed was drawn as one of three, without its band and without a word.
+  void aFigureSaysWhichPointsRestOnFewerSeeds() {
+    std::vector<StudyRunResult> runs{run("gmm2", "linear", 1, 0.5), run("gmm2", "linear", 2, 0.6),
+                                     run("gmm2", "linear", 3, 0.7), run("gmm2", "fourier", 4, 0.2)};
+    runs[3].seed = 1;
+    runs.push_back(run("gmm2", "fourier", 5, 0.3, fl::RunStatus::Interrupted));
+    FigureLayout layout;
+    layout.x = "head";
+    layout.metrics = {"test/kl"};
+    const auto fig = buildStudyFigure(aggregate(runs), layout, nullptr, {"dataset", "head"}, "s");
+    QVERIFY2(fig.bandDescription.size() > 0 &&
+                 fig.bandDescription.find("; from fewer seeds: test/kl at fourier (1 of 3)") !=
+                     std::string::npos,
+             fig.bandDescription.c_str());
+    // All alike: nothing more said.
+    runs.resize(3);
+    const auto even = buildStudyFigure(aggregate(runs), layout, nullptr, {"dataset", "head"}, "s");
+    QVERIFY2(even.bandDescription.find("fewer seeds") == std::string::npos,
+             even.bandDescription.c_str());
+  }
+
   void figureHasALinePerGroupBaselinesAndThePapersPoints() {
     std::vector<StudyRunResult> runs;
     int64_t cell = 0;

@@ -498,6 +498,40 @@ void addMetricAxes(FigureLayout& layout, const std::vector<PanelSpec>& panels) {
 
 namespace {
 
+// "; from fewer seeds: head = fourier at 1500 (1 of 3)": the points whose mean and band rest on
+// fewer runs than the figure's others, said under it. A mean of one seed was drawn as one of
+// three, without a band and without a word (the table's "1/3" said it; the figure did not).
+std::string fewerSeedsNote(const std::vector<FigurePanel>& panels) {
+  int most = 0;
+  for (const auto& panel : panels)
+    for (const auto* lines : {&panel.lines, &panel.baselines})
+      for (const auto& line : *lines)
+        for (const int n : line.n) most = std::max(most, n);
+  std::vector<std::string> fewer;
+  for (const auto& panel : panels)
+    for (const auto* lines : {&panel.lines, &panel.baselines})
+      for (const auto& line : *lines)
+        for (size_t i = 0; i < line.n.size(); ++i) {
+          if (line.n[i] >= most) continue;
+          std::string where;
+          if (i < line.x.size()) {
+            const double x = line.x[i];
+            const auto category = static_cast<size_t>(x);
+            where = !panel.xCategories.empty() && category < panel.xCategories.size()
+                        ? panel.xCategories[category]
+                        : settingText(x);
+          }
+          fewer.push_back(line.label + (where.empty() ? "" : " at " + where) + " (" +
+                          std::to_string(line.n[i]) + " of " + std::to_string(most) + ")");
+        }
+  if (fewer.empty()) return "";
+  constexpr size_t kNamed = 3;
+  std::string text = "; from fewer seeds: ";
+  for (size_t i = 0; i < fewer.size() && i < kNamed; ++i) text += (i ? ", " : "") + fewer[i];
+  if (fewer.size() > kNamed) text += " and " + std::to_string(fewer.size() - kNamed) + " more";
+  return text;
+}
+
 // The figure against an axis of the cells (the "@" one unrolled makes too).
 StudyFigure buildAgainstAxis(const std::vector<AggregateCell>& allCells, const FigureLayout& layout,
                              const StudyReferences* references,
@@ -526,6 +560,7 @@ StudyFigure buildAgainstAxis(const std::vector<AggregateCell>& allCells, const F
   for (const auto& panelValue : panelValues)
     for (const auto& metric : layout.metrics)
       fig.panels.push_back(panels.build(metric, panelValue, cells, references));
+  fig.bandDescription += fewerSeedsNote(fig.panels);
   return fig;
 }
 

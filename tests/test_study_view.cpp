@@ -401,6 +401,12 @@ class TestStudyView : public QObject {
     QVERIFY2(lab.view.resumeButton()->toolTip().startsWith(
                  QString("Another process trains this study (run %1 running there").arg(run)),
              qPrintable(lab.view.resumeButton()->toolTip()));
+    // Stop is grey too, and says why and what stops that process's runs.
+    QVERIFY(!lab.view.stopButton()->isEnabled());
+    QCOMPARE(lab.view.stopButton()->toolTip(),
+             QString("This window trains none of the study: another process does (run %1). With "
+                     "one of them shown, Stop the shown run asks that process to stop")
+                 .arg(run));
     store.finishRun(run, fl::RunStatus::Interrupted, "killed");
     lab.view.refresh();
     QVERIFY(lab.view.resumeButton()->isEnabled());

@@ -200,7 +200,6 @@ QHBoxLayout* StudyView::buildHeader() {
   m_title->setTextFormat(Qt::RichText);
   m_title->setWordWrap(true);
   header->addWidget(m_title, 1);
-  m_stop->setToolTip("Cancel the study's waiting and training runs (each keeps a checkpoint)");
   header->addWidget(m_resume);
   header->addWidget(m_stop);
   return header;
@@ -595,6 +594,15 @@ void StudyView::refresh() {
       elsewhere << QString::number(r.runId);
   m_resume->setEnabled(unfinished && !queued && elsewhere.isEmpty() && !m_store.isReadOnly());
   m_stop->setEnabled(queued);
+  // Grey says why: another process's runs are stopped by Stop the shown run, which asks that
+  // process.
+  m_stop->setToolTip(
+      queued ? "Cancel the study's waiting and training runs (each keeps a checkpoint)"
+      : !elsewhere.isEmpty()
+          ? "This window trains none of the study: another process does (run " +
+                elsewhere.join(", ") +
+                "). With one of them shown, Stop the shown run asks that process to stop"
+          : "This window trains none of the study's runs");
   m_resume->setToolTip(
       !unfinished            ? "Every run of the study finished"
       : queued               ? "The study's unfinished runs are queued or training"

@@ -661,6 +661,32 @@ class TestStudyView : public QObject {
                qPrintable(QString("%1 < %2").arg(box->width()).arg(box->sizeHint().width())));
   }
 
+  // An axis takes one role: the x axis, the lines or the panels. The figure drops a second
+  // role, and so do the boxes, which had gone on naming it ("lines: label" over a figure whose
+  // lines were not the labels).
+  void anAxisTakesOneRoleInTheFiguresChoices() {
+    fl::store::RunStore store((m_dir.path() + "/roles.db").toStdString());
+    auto spec = fl::study::StudySpec::fromText(
+        R"({"name": "roles", "grid": {"width": [1, 2], "label": ["a", "b"]}})");
+    spec.experiment = "known";
+    const int64_t id = fl::study::StudyStore(store).create(
+        spec, fl::study::expandStudy(*m_registry.find("known"), spec));
+    StudyLab lab(m_registry, store);
+    QVERIFY(lab.view.setStudy(id));
+    QComboBox* x = lab.view.xChoice();
+    QComboBox* lines = lab.view.groupChoice();
+    QComboBox* panels = lab.view.panelChoice();
+    x->setCurrentIndex(x->findData("width"));
+    lines->setCurrentIndex(lines->findData("label"));
+    QCOMPARE(lines->currentData().toString(), QString("label"));
+    x->setCurrentIndex(x->findData("label"));  // the x axis takes the lines' axis
+    QCOMPARE(lines->currentText(), QString("(auto)"));
+    panels->setCurrentIndex(panels->findData("label"));  // nor can the panels take it
+    QCOMPARE(panels->currentText(), QString("(none)"));
+    panels->setCurrentIndex(panels->findData("width"));
+    QCOMPARE(panels->currentData().toString(), QString("width"));
+  }
+
   void beforeAnyRunFinishesTheFigureSaysItWillAppear() {
     fl::store::RunStore store((m_dir.path() + "/fresh.db").toStdString());
     auto spec = fl::study::StudySpec::fromText(R"({"name": "fresh", "grid": {"width": [1, 2]},

@@ -342,6 +342,7 @@ void StudyView::connectControls() {
   for (auto* box : {m_view, m_metric, m_x, m_group, m_panel, m_band})
     connect(box, &QComboBox::currentIndexChanged, this, [this] {
       if (m_filling) return;
+      showOneRolePerAxis();
       drawFigure();
       fitPanes();
     });
@@ -503,6 +504,22 @@ void StudyView::fillChoices() {
     }
   }
   m_filling = false;
+}
+
+void StudyView::showOneRolePerAxis() {
+  // An axis is the x axis, the lines or the panels, not two of them: the figure drops the later
+  // role, and so do the boxes, where they had gone on naming it ("lines: dataset" over a
+  // figure whose lines were the heads).
+  const QString x = m_x->currentData().toString();
+  const QString group = m_group->currentData().toString();
+  const QString panel = m_panel->currentData().toString();
+  // Set back quietly: the figure is drawn once, after.
+  const bool filling = m_filling;
+  m_filling = true;
+  if (!group.isEmpty() && group == x) m_group->setCurrentIndex(0);  // (auto)
+  if (!panel.isEmpty() && (panel == x || panel == m_group->currentData().toString()))
+    m_panel->setCurrentIndex(0);  // (none)
+  m_filling = filling;
 }
 
 study::FigureLayout StudyView::chosenLayout() const {

@@ -126,6 +126,8 @@ class StudyView : public QWidget {
   void drawGrid(const std::vector<study::AggregateCell>& cells);
   void compareSetting(const study::AggregateCell& cell);
   study::FigureLayout chosenLayout() const;
+  // The lines and panels boxes let go of the axis the x axis (or the lines) took.
+  void showOneRolePerAxis();
 
   store::RunStore& m_store;
   RunViews& m_views;

@@ -9,8 +9,10 @@
 
 namespace fl::cli {
 
-inline std::string jsonText(const nlohmann::json& value, int indent = -1) {
-  return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+// Either kind of nlohmann JSON: an ordered_json (a study's spec) keeps its order.
+template <class Json>
+std::string jsonText(const Json& value, int indent = -1) {
+  return value.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace fl::cli

@@ -132,19 +132,17 @@ int showStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
                       {"seed", x.seed},
                       {"reused", x.reused},
                       {"message", x.message}});
-    nlohmann::json out = {
-        {"id", r.id},
-        {"uid", r.uid},
-        {"name", r.name},
-        {"experiment", r.experiment},
-        {"status", toString(r.status())},
-        {"counts", study::countsJson(r.statusCounts)},
-        {"created", r.created},
-        {"batch", r.batch.empty() ? nlohmann::json() : nlohmann::json(r.batch)},
-        {"spec", nlohmann::json::parse(r.spec.toJson().dump(
-                     -1, ' ', false, nlohmann::ordered_json::error_handler_t::replace))},
-        {"departs", departs},
-        {"runs", runs}};
+    nlohmann::json out = {{"id", r.id},
+                          {"uid", r.uid},
+                          {"name", r.name},
+                          {"experiment", r.experiment},
+                          {"status", toString(r.status())},
+                          {"counts", study::countsJson(r.statusCounts)},
+                          {"created", r.created},
+                          {"batch", r.batch.empty() ? nlohmann::json() : nlohmann::json(r.batch)},
+                          {"spec", nlohmann::json(r.spec.toJson())},
+                          {"departs", departs},
+                          {"runs", runs}};
     std::printf("%s\n", jsonText(out, 2).c_str());
     return kExitOk;
   }

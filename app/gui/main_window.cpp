@@ -685,11 +685,7 @@ bool MainWindow::openStoreInNewWindow(const QString& path) {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (m_closingWait) {  // asked before, its runs stopping: closes once they are over
-    if (m_closeNow) {
-      event->accept();
-    } else {
-      event->ignore();
-    }
+    event->setAccepted(m_closeNow);
     return;
   }
   // Only runs still training are asked about; waiting ones are cancelled with them.

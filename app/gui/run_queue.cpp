@@ -133,7 +133,9 @@ bool RunQueue::resume(int64_t runId, std::string* error, std::string* said) {
     return false;
   }
   store::ResumePlan plan;
+  std::optional<store::RunRecord> before;  // as before the rewind: a refused resume's put back
   try {
+    before = m_store.run(runId);
     plan = store::prepareResume(m_registry, m_store, runId);
   } catch (const std::exception& e) {
     if (error) *error = e.what();
@@ -143,11 +145,7 @@ bool RunQueue::resume(int64_t runId, std::string* error, std::string* said) {
     if (error) *error = plan.error;
     return false;
   }
-  try {
-    if (auto before = m_store.run(runId)) m_beforeResume[runId] = *before;
-  } catch (const std::exception&) {
-    // Only a refused resume's record is put back from it.
-  }
+  if (before) m_beforeResume[runId] = *before;
   if (said)
     *said = "Resumed run #" + std::to_string(runId) + " " + store::describeResume(plan) +
             (plan.note.empty() ? "" : "; " + plan.note);

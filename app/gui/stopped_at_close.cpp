@@ -17,6 +17,24 @@ QString groupFor(const std::string& storePath) {
   return "stoppedAtClose/" + key;
 }
 
+// "#A, #B and #C", the first `named` of them, the rest counted ("and 6 more").
+QString runList(const std::vector<int64_t>& runs, size_t named) {
+  std::vector<std::string> items;
+  for (size_t i = 0; i < runs.size() && i < named; ++i)
+    items.push_back("#" + std::to_string(runs[i]));
+  if (runs.size() > named) items.push_back(std::to_string(runs.size() - named) + " more");
+  return QString::fromStdString(spokenList(items));
+}
+
+// How the runs go on: their study's Resume study, or each row's Resume.
+QString howToResume(bool one, int64_t studyId, bool fromCheckpoint) {
+  if (studyId > 0) return QString("Resume study (the Study tab) trains study %1 on").arg(studyId);
+  return QString("Resume in %1 menu continues %2")
+             .arg(one ? "its row's" : "each row's", one ? "it" : "them") +
+         (fromCheckpoint ? QString(" from %1 last checkpoint").arg(one ? "its" : "their")
+                         : QString());
+}
+
 }  // namespace
 
 void rememberStoppedAtClose(const std::string& storePath, const std::vector<int64_t>& runs,
@@ -49,35 +67,22 @@ StoppedAtClose takeStoppedAtClose(const std::string& storePath) {
 }
 
 QString describeStoppedAtClose(const std::vector<int64_t>& runs, int64_t studyId) {
-  std::vector<std::string> named;
-  for (const int64_t id : runs) named.push_back("#" + std::to_string(id));
-  const QString list = QString::fromStdString(spokenList(named));
   // No word of a checkpoint: a run still waiting when the window closed never started.
   const bool one = runs.size() == 1;
   return QString("%1 %2 %3 stopped when the window last closed: %4")
-      .arg(one ? "Run" : "Runs", list, one ? "was" : "were",
-           studyId > 0 ? QString("Resume study (the Study tab) trains study %1 on").arg(studyId)
-                       : QString("Resume in %1 menu continues %2")
-                             .arg(one ? "its row's" : "each row's", one ? "it" : "them"));
+      .arg(one ? "Run" : "Runs", runList(runs, runs.size()), one ? "was" : "were",
+           howToResume(one, studyId, /*fromCheckpoint=*/false));
 }
 
 QString describeInterruptedAtOpen(const std::vector<int64_t>& runs, int64_t studyId) {
   // A long queue's runs are counted past the first few, the line kept to the status bar.
   constexpr size_t kNamed = 4;
-  std::vector<std::string> named;
-  for (size_t i = 0; i < runs.size() && i < kNamed; ++i)
-    named.push_back("#" + std::to_string(runs[i]));
-  if (runs.size() > kNamed) named.push_back(std::to_string(runs.size() - kNamed) + " more");
   const bool one = runs.size() == 1;
   return QString(
              "%1 %2 %3 interrupted: the process training %4 ended without finishing (a crash "
              "or a kill). %5")
-      .arg(one ? "Run" : "Runs", QString::fromStdString(spokenList(named)), one ? "was" : "were",
-           one ? "it" : "them",
-           studyId > 0 ? QString("Resume study (the Study tab) trains study %1 on").arg(studyId)
-                       : QString("Resume in %1 menu continues %2 from %3 last checkpoint")
-                             .arg(one ? "its row's" : "each row's", one ? "it" : "them",
-                                  one ? "its" : "their"));
+      .arg(one ? "Run" : "Runs", runList(runs, kNamed), one ? "was" : "were", one ? "it" : "them",
+           howToResume(one, studyId, /*fromCheckpoint=*/true));
 }
 
 }  // namespace fl::gui

@@ -31,7 +31,7 @@ StoppedAtClose takeStoppedAtClose(const std::string& storePath);
 // them"; with a study, its Resume study.
 QString describeStoppedAtClose(const std::vector<int64_t>& runs, int64_t studyId);
 
-// "Run #50 was interrupted: the process training it ended without finishing (a crash or a
+// "Run #ID was interrupted: the process training it ended without finishing (a crash or a
 // kill). Resume in its row's menu continues it from its last checkpoint": the runs a crashed
 // window (or a killed CLI run) left, found when the next window opened the store; with a
 // study, its Resume study.

@@ -352,7 +352,7 @@ class TestConfig : public QObject {
     QCOMPARE(fl::compactName(many, preset, {{"epochs 2", 3}, {"head linear", 3}, {"lr 0.5", 3}}, 3),
              std::string("defaults · 2 more"));
     // Nor where the name before the edits is this run's alone ("RoPE" beside "FoPE"): the
-    // legends read "RoPE · 1 more", cut at 1280x720 to "#42…re".
+    // legends read "RoPE · 1 more", cut at 1280x720 to the run id and "…re".
     QCOMPARE(fl::compactName(many, preset, {{"epochs 2", 3}, {"head linear", 3}, {"lr 0.5", 3}}, 3,
                              /*nameTellsApart=*/true),
              std::string("defaults"));

@@ -1,5 +1,4 @@
 #include "core/study/study_figure.h"
-#include "core/engine/config_diff.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +9,8 @@
 #include <set>
 #include <stdexcept>
 #include <tuple>
+
+#include "core/engine/config_diff.h"
 
 namespace fl::study {
 

@@ -851,6 +851,75 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT min(count) FROM series WHERE key = 'test/kl'"), int64_t(150));
   }
 
+  // A study run whose resume is refused (its corpus changed since) is left interrupted and
+  // resumable, and the study's lines count it so: they had counted it failed ("| 2 failed",
+  // "0 of 2 finished, 2 failed"), though nothing of the run was wrong.
+  void aRefusedResumeIsCountedInterruptedNotFailed() {
+    const QString db = path("refused.db");
+    const QString corpus = path("refused.txt");
+    QByteArray text;
+    for (int i = 0; i < 4000; ++i) text += "the quick brown fox jumps over the lazy dog\n"[i % 44];
+    const auto writeText = [&](const QByteArray& bytes) {
+      QFile file(corpus);
+      QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      QCOMPARE(file.write(bytes), bytes.size());
+    };
+    writeText(text);
+    QProcess p;
+    p.start(cliPath(), {"sweep",
+                        "run",
+                        "fope",
+                        "--db",
+                        db,
+                        "--seeds",
+                        "1,2",
+                        "--set",
+                        "d_model=16",
+                        "--set",
+                        "heads=1",
+                        "--set",
+                        "layers=1",
+                        "--set",
+                        "train_len=16",
+                        "--set",
+                        "steps=100000",
+                        "--set",
+                        "eval_every=2",
+                        "--set",
+                        "eval_tokens=64",
+                        "--set",
+                        "passkey_mix=0",
+                        "--set",
+                        "checkpoint_every=1",
+                        "--set",
+                        "corpus=" + corpus,
+                        "--device",
+                        "cpu"});
+    QVERIFY(p.waitForStarted());
+    // Both runs training, each past a checkpoint: waited for as an event.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        queryInt(db, "SELECT count(DISTINCT run_id) FROM artifacts") == 2 &&
+            queryInt(db, "SELECT count(*) FROM runs WHERE status = 'running'") == 2,
+        120000);
+    ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'cancelled'"), int64_t(2));
+
+    writeText(text + "edited\n");
+    const auto refused = runCli({"sweep", "resume", "1", "--db", db});
+    QVERIFY2(refused.exitCode == 1, qPrintable(refused.err));
+    QCOMPARE(refused.err.count("why: not resumed: corpus '" + corpus +
+                               "' is not the text this run trained on"),
+             2);
+    QVERIFY2(refused.err.contains("| 2 interrupted"), qPrintable(refused.err));
+    QVERIFY2(refused.err.contains("study 1: 0 of 2 finished, 0 failed, 2 interrupted in "),
+             qPrintable(refused.err));
+    QVERIFY2(!refused.err.contains("1 failed") && !refused.err.contains("2 failed"),
+             qPrintable(refused.err));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), int64_t(2));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'failed'"), int64_t(0));
+  }
+
   // A step that never ends after the signal (a library stuck inside it) must not keep a
   // study's process alive: past the grace (0 here, so every run's step is still under way) the
   // runs still training are recorded cancelled, the process exits 143 without waiting for their

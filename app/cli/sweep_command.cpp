@@ -65,6 +65,7 @@ std::string progressPrefix(const study::StudyProgress& p) {
 std::string progressSuffix(const study::StudyProgress& p) {
   std::string out;
   if (p.failed) out += " | " + std::to_string(p.failed) + " failed";
+  if (p.interrupted) out += " | " + std::to_string(p.interrupted) + " interrupted";
   if (p.elsewhere) out += " | " + std::to_string(p.elsewhere) + " in another process";
   if (p.etaSeconds) out += " | ETA " + formatDuration(*p.etaSeconds);
   return out;
@@ -257,10 +258,12 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
     const auto whole = studies.study(studyId);
     p.finished = study::countOf(whole->statusCounts, study::CellStatus(RunStatus::Finished));
     p.failed = study::countOf(whole->statusCounts, study::CellStatus(RunStatus::Failed));
+    p.interrupted = study::countOf(whole->statusCounts, study::CellStatus(RunStatus::Interrupted));
   }
-  std::fprintf(stderr, "study %lld: %lld of %lld finished, %lld failed%s in %s\n",
+  std::fprintf(stderr, "study %lld: %lld of %lld finished, %lld failed%s%s in %s\n",
                static_cast<long long>(studyId), static_cast<long long>(p.finished),
                static_cast<long long>(p.total), static_cast<long long>(p.failed),
+               p.interrupted ? (", " + std::to_string(p.interrupted) + " interrupted").c_str() : "",
                p.elsewhere
                    ? (", " + std::to_string(p.elsewhere) + " trained by another process").c_str()
                    : "",

@@ -393,11 +393,13 @@ int sweepWork(const ExperimentRegistry& registry, const SweepArgs& args) {
   }
   const auto& p = outcome.study.progress;
   std::fprintf(stderr,
-               "task %d %s: %lld of %lld runs finished, %lld failed, %lld cancelled (%s, %s); "
+               "task %d %s: %lld of %lld runs finished, %lld failed, %lld cancelled%s (%s, %s); "
                "shard published to %s\n",
                task, cluster::toString(outcome.state).c_str(), ll(p.finished), ll(p.total),
-               ll(p.failed), ll(p.cancelled), outcome.study.budget.describe().c_str(),
-               formatDuration(p.elapsedSeconds).c_str(), outcome.shard.c_str());
+               ll(p.failed), ll(p.cancelled),
+               p.interrupted ? (", " + std::to_string(p.interrupted) + " interrupted").c_str() : "",
+               outcome.study.budget.describe().c_str(), formatDuration(p.elapsedSeconds).c_str(),
+               outcome.shard.c_str());
   if (outcome.study.abandoned > 0) {
     // The shard holds their end; their threads are inside steps that never ended.
     std::fprintf(stderr,

@@ -76,7 +76,8 @@ void syncFiles(const fs::path& from, const fs::path& to) {
 
 std::string countsText(const study::StudyProgress& p) {
   return std::to_string(p.finished) + " of " + std::to_string(p.total) + " finished, " +
-         std::to_string(p.failed) + " failed, " + std::to_string(p.cancelled) + " cancelled";
+         std::to_string(p.failed) + " failed, " + std::to_string(p.cancelled) + " cancelled" +
+         (p.interrupted ? ", " + std::to_string(p.interrupted) + " interrupted" : "");
 }
 
 }  // namespace

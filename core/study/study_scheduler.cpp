@@ -38,6 +38,8 @@ class ProgressObserver : public SchedulerObserver {
       ++m_progress.finished;
     else if (end.status == RunStatus::Cancelled)
       ++m_progress.cancelled;
+    else if (end.status == RunStatus::Interrupted)
+      ++m_progress.interrupted;
     else
       ++m_progress.failed;
     if (end.started) ++m_endedHere;

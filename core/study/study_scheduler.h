@@ -61,6 +61,9 @@ struct StudyProgress {
   int64_t finished = 0;   // finished, including before this process
   int64_t failed = 0;     // ended failed in this process
   int64_t cancelled = 0;  // ended cancelled in this process
+  // Ended interrupted in this process, resumable: a resume refused (its corpus changed) or an
+  // end the store could not take. Counted apart from the failed: nothing of the run is wrong.
+  int64_t interrupted = 0;
   int64_t elsewhere = 0;  // trained by another live process
   int64_t active = 0;     // training now in this process
   double elapsedSeconds = 0;

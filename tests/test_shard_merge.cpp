@@ -573,6 +573,42 @@ class TestShardMerge : public QObject {
     QCOMPARE(toString(studyStatus(s.db, s.studyId)), toString(fl::study::StudyStatus::Finished));
   }
 
+  // A job sbatch refuses is not recorded, and its seeds (copies of the stopped runs with their
+  // checkpoints) go: each refused try had left a full set of them in a job folder of its own.
+  // The script and job file stay for a look, and the error says where.
+  void aJobSbatchRefusesLeavesNoSeedsAndIsNotRecorded() {
+    const Stopped s = stoppedStudy("refused");
+    const std::string bin = path("refused-bin");
+    fs::create_directories(bin);
+    {
+      std::ofstream script(bin + "/sbatch");
+      script << "#!/bin/sh\necho 'sbatch: error: invalid partition specified: gpu' >&2\nexit 1\n";
+    }
+    fs::permissions(bin + "/sbatch", fs::perms::owner_all);
+    const QByteArray oldPath = qgetenv("PATH");
+    qputenv("PATH", QByteArray::fromStdString(bin) + ":" + oldPath);
+    RunStore runs(s.db);
+    fl::cluster::collectFinishedShards(runs, s.studyId);
+    const auto plan = fl::cluster::planSlurmJob(runs, s.studyId, options(1, path("refused-job2")));
+    QCOMPARE(plan.continued, (std::vector<int64_t>{0}));
+    QString error;
+    try {
+      fl::cluster::submitSlurmJob(runs, plan);
+    } catch (const fl::cluster::SlurmError& e) {
+      error = e.what();
+    }
+    qputenv("PATH", oldPath);
+    QVERIFY2(error.startsWith("sbatch refused the job: "), qPrintable(error));
+    QVERIFY2(error.contains("invalid partition specified: gpu"), qPrintable(error));
+    QVERIFY2(error.endsWith("; nothing was submitted (its script and job file stay in " +
+                            QString::fromStdString(plan.folder.root) + " for a look)"),
+             qPrintable(error));
+    QVERIFY(!fs::exists(plan.folder.root + "/seeds"));
+    QVERIFY(fs::exists(plan.folder.script()));
+    QVERIFY(fs::exists(plan.folder.jobFile()));
+    QCOMPARE(fl::cluster::StudyJobs(runs).ofStudy(s.studyId).size(), size_t(1));  // the first
+  }
+
   void aResubmittedRunContinuesAndReplacesItsStoppedAttempt() {
     const Stopped s = stoppedStudy("again");
     std::string stoppedUid;

@@ -453,10 +453,18 @@ StudyJob writeJobFolder(store::RunStore& store, const SlurmJobPlan& plan) {
 
 StudyJob submitSlurmJob(store::RunStore& store, const SlurmJobPlan& plan) {
   StudyJob job = writeJobFolder(store, plan);
+  // A job not submitted: its script and job file stay for a look; the seeds go, as copies of
+  // runs and their checkpoints no task will read (each refused try had left a full set).
+  const auto notSubmitted = [&](const std::string& why) {
+    std::error_code ignored;
+    fs::remove_all(plan.folder.root + "/seeds", ignored);
+    return SlurmError(why + "; nothing was submitted (its script and job file stay in " +
+                      plan.folder.root + " for a look)");
+  };
   const auto r = runCommand({"sbatch", "--parsable", plan.folder.script()}, kSlurmTimeoutMs);
-  if (!r.ok()) throw SlurmError("sbatch refused the job: " + r.describe("sbatch"));
+  if (!r.ok()) throw notSubmitted("sbatch refused the job: " + r.describe("sbatch"));
   job.jobId = trimmed(r.out.substr(0, r.out.find(';')));
-  if (job.jobId.empty()) throw SlurmError("sbatch printed no job id: " + r.describe("sbatch"));
+  if (job.jobId.empty()) throw notSubmitted("sbatch printed no job id: " + r.describe("sbatch"));
   job.id = StudyJobs(store).record(job);
   return job;
 }

@@ -97,7 +97,8 @@ std::string sbatchScript(const SlurmJobPlan& plan);
 StudyJob writeJobFolder(store::RunStore& store, const SlurmJobPlan& plan);
 
 // writeJobFolder, then `sbatch --parsable`, then the job recorded with the study. Throws
-// SlurmError with sbatch's message (then nothing is recorded; the folder stays for a look).
+// SlurmError with sbatch's message (then nothing is recorded; the script and job file stay
+// for a look, the seeds are removed).
 StudyJob submitSlurmJob(store::RunStore& store, const SlurmJobPlan& plan);
 
 struct TaskState {

@@ -258,7 +258,6 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
     const auto whole = studies.study(studyId);
     p.finished = study::countOf(whole->statusCounts, study::CellStatus(RunStatus::Finished));
     p.failed = study::countOf(whole->statusCounts, study::CellStatus(RunStatus::Failed));
-    p.interrupted = study::countOf(whole->statusCounts, study::CellStatus(RunStatus::Interrupted));
   }
   std::fprintf(stderr, "study %lld: %lld of %lld finished, %lld failed%s%s in %s\n",
                static_cast<long long>(studyId), static_cast<long long>(p.finished),

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -978,6 +979,59 @@ class TestCliStore : public QObject {
           qPrintable(r.err));
       QVERIFY(!fs::exists(db("typo").toStdString()));
     }
+  }
+
+  // A store named through a symbolic link is its target: SQLite writes the -wal beside the
+  // target, and the store's own checks had looked for it beside the link, read the store as
+  // truncated ("4096 bytes, its header says 118784") and refused every write of the run, its
+  // metrics and checkpoints lost. A link to a store not made yet, and one from another folder.
+  void aStoreNamedThroughALinkIsItsTarget() {
+    fs::create_directories(db("linked/real").toStdString());
+    fs::create_directories(db("linked/elsewhere").toStdString());
+    const QString target = db("linked/real/runs.db");
+    const QString nearLink = db("linked/real/near.db");
+    const QString farLink = db("linked/elsewhere/far.db");
+    fs::create_symlink("runs.db", nearLink.toStdString());
+    fs::create_symlink("../real/near.db", farLink.toStdString());  // a link to the link
+    int runs = 0;
+    for (const QString& link : {nearLink, farLink, farLink, nearLink}) {
+      const auto r = runCli(QStringList{"run", "fourier-head", "--db", link} + kTiny);
+      QVERIFY2(r.exitCode == 0, qPrintable(link + ": " + r.err));
+      ++runs;
+      QCOMPARE(
+          queryInt(target.toStdString(), "SELECT count(*) FROM runs WHERE status = 'finished'"),
+          int64_t(runs));
+    }
+    QVERIFY(fs::is_symlink(nearLink.toStdString()) && fs::is_symlink(farLink.toStdString()));
+    QCOMPARE(queryInt(target.toStdString(), "SELECT count(DISTINCT run_id) FROM artifacts"),
+             int64_t(runs));
+    QCOMPARE(queryInt(target.toStdString(),
+                      "SELECT count(DISTINCT s.run_id) FROM series s WHERE s.key = 'test/kl' AND "
+                      "s.count > 0"),
+             int64_t(runs));
+    // Their checkpoints beside the target, where a copy of the store with its folder finds them.
+    QVERIFY(fs::is_directory(db("linked/real/runs.db.files").toStdString()));
+    QVERIFY(!fs::exists(db("linked/elsewhere/far.db.files").toStdString()));
+    const auto shown = runCli({"runs", "show", "1", "--db", farLink});
+    QVERIFY2(shown.exitCode == 0 && shown.out.contains("finished"), qPrintable(shown.err));
+  }
+
+  // A pipe (or a device: /dev/null) given as the store: SQLite's open had answered "disk I/O
+  // error" and left a -journal beside it, for a command asked only to read.
+  void aPipeGivenAsTheStoreIsRefusedAndLeftAsItIs() {
+    const QString pipe = db("pipe.db");
+    QCOMPARE(::mkfifo(pipe.toLocal8Bit().constData(), 0600), 0);
+    for (const QStringList& args :
+         {QStringList{"runs", "list"}, QStringList{"runs", "show", "1"},
+          QStringList{"sweep", "list"}, QStringList{"run", "fourier-head"} + kTiny}) {
+      const auto r = runCli(args + QStringList{"--db", pipe});
+      QVERIFY2(r.exitCode == 3, qPrintable(args.join(' ') + ": " + r.err));
+      QVERIFY2(r.err.contains(pipe + ": is not a regular file (a device, a pipe or a socket), not "
+                                     "a run store; left as it is"),
+               qPrintable(r.err));
+    }
+    for (const char* suffix : {"-journal", "-wal", "-shm"})
+      QVERIFY2(!QFileInfo::exists(pipe + suffix), suffix);
   }
 
   // `runs list --db nodir/x.db` used to make the folder and an empty store, exit 0; a

@@ -329,18 +329,45 @@ std::string RunStore::defaultPath() {
   return (base / "fourierlab" / "runs.db").string();
 }
 
+namespace {
+
+// A device, a pipe or a socket: SQLite's open answered "disk I/O error" and left a -journal
+// beside /dev/null, where a reading command had been asked only to read.
+void refuseSpecialFile(const std::string& path, fs::file_status status) {
+  if (fs::exists(status) && !fs::is_regular_file(status) && !fs::is_directory(status))
+    throw StoreError(path,
+                     "is not a regular file (a device, a pipe or a socket), not a run store; "
+                     "left as it is");
+}
+
+}  // namespace
+
+std::string RunStore::resolvedPath(const std::string& givenPath) {
+  fs::path path = fs::absolute(givenPath);
+  // A chain of links, each relative to its own folder; a loop ends where SQLite's would.
+  for (int hop = 0; hop < 40; ++hop) {
+    std::error_code ec;
+    if (!fs::is_symlink(path, ec)) break;
+    const fs::path target = fs::read_symlink(path, ec);
+    if (ec) break;
+    path = target.is_absolute() ? target : path.parent_path() / target;
+  }
+  return path.lexically_normal().string();
+}
+
 bool RunStore::writableByThisUser(const std::string& givenPath) {
-  const std::string path = fs::absolute(givenPath).lexically_normal().string();
+  const std::string path = resolvedPath(givenPath);
   return writable(path) && folderLetsThisUserWrite(path);
 }
 
 void RunStore::requireExisting(const std::string& givenPath) {
-  const std::string path = fs::absolute(givenPath).lexically_normal().string();
+  const std::string path = resolvedPath(givenPath);
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (ec || !fs::exists(status))
     throw StoreError(path, "no run store at this path (no such file); nothing was created");
   if (fs::is_directory(status)) throw StoreError(path, "is a folder, not a run store");
+  refuseSpecialFile(path, status);
   if (fs::is_regular_file(status) && fs::file_size(path, ec) == 0 && !ec)
     throw StoreError(path, "is an empty file, not a run store; left as it is");
 }
@@ -348,11 +375,12 @@ void RunStore::requireExisting(const std::string& givenPath) {
 RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutMs, bool checkPages)
     : m_db([&] {
         // Absolute, so artifact paths stored relative to the database's folder resolve.
-        const std::string path = fs::absolute(givenPath).lexically_normal().string();
+        const std::string path = resolvedPath(givenPath);
         // Said as the reading commands say it (SQLite's "unable to open database file" did not).
         std::error_code isFolder;
-        if (fs::is_directory(path, isFolder))
-          throw StoreError(path, "is a folder, not a run store");
+        const auto status = fs::status(path, isFolder);
+        if (fs::is_directory(status)) throw StoreError(path, "is a folder, not a run store");
+        refuseSpecialFile(path, status);
         if (!readOnly) {
           std::error_code ec;
           const auto parent = fs::path(path).parent_path();

@@ -135,6 +135,11 @@ class RunStore {
   // $XDG_DATA_HOME/fourierlab/runs.db, or ~/.local/share/fourierlab/runs.db.
   static std::string defaultPath();
 
+  // The file `path` names, absolute, as SQLite opens it: a symbolic link is followed to its
+  // target, beside which SQLite writes the -wal and -shm. The store's own checks looked for
+  // them beside the link, read the store as truncated, and refused a run's every write.
+  static std::string resolvedPath(const std::string& path);
+
   // For a command that reads or edits runs that must already exist (`runs list`, `runs show`,
   // the GUI's --open): throws StoreError when there is no store at `path` (nothing is created:
   // no file, no folder) or the file is empty (left as it is; a new store is only ever made by

@@ -2,12 +2,14 @@
 
 #include <filesystem>
 
+#include "core/store/run_store.h"
+
 namespace fl::store {
 
 namespace fs = std::filesystem;
 
 std::string missingStoreFolder(const std::string& path) {
-  const fs::path folder = fs::absolute(path).lexically_normal().parent_path();
+  const fs::path folder = fs::path(RunStore::resolvedPath(path)).parent_path();
   std::error_code ec;
   if (fs::is_directory(folder, ec)) return "";
   return "its folder " + folder.string() +

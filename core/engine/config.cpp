@@ -97,11 +97,12 @@ ValidatedConfig validateConfig(const std::vector<ParamSpec>& specs,
       continue;
     }
     // Integers as integers even when given as 3.0 and floats as floats even when given as 0,
-    // so equal configs are equal JSON (and hash alike).
+    // so equal configs are equal JSON (and hash alike); -0.0 is 0.0 for the same reason (it
+    // printed "-0.0" and trained apart from 0).
     if (spec->type == ParamType::Int)
       result.values[key] = value.get<long long>();
     else if (spec->type == ParamType::Float)
-      result.values[key] = value.get<double>();
+      result.values[key] = value.get<double>() == 0 ? 0.0 : value.get<double>();
     else if (spec->isFilePath && !value.get_ref<const std::string&>().empty())
       // A relative path read another file when the run was resumed from another folder.
       result.values[key] = std::filesystem::absolute(withHomeExpanded(value.get<std::string>()))

@@ -257,7 +257,7 @@ ParsedValue parseValue(const ParamSpec& spec, const std::string& text) {
       if (!isDecimalNumber(text)) return fail();
       const double v = std::strtod(text.c_str(), nullptr);
       if (!std::isfinite(v)) return fail(" (too large)");
-      value = v;
+      value = v == 0 ? 0.0 : v;  // -0 is 0: one setting, one config hash
       break;
     }
     case ParamType::Bool:

@@ -1,6 +1,8 @@
 #include "core/study/axis_values.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include "core/engine/config.h"
@@ -30,6 +32,16 @@ std::vector<std::string> splitCommas(const std::string& text) {
 }
 
 constexpr size_t kMaxRangeValues = 100000;
+
+// A range's value as the researcher would have typed it: 0 + 3 x 0.1 is 0.30000000000000004 in
+// binary, which named the setting in tables and hashed apart from a run of 0.3 typed by hand.
+// 15 significant digits hold every decimal a double can, and drop the last bits of error.
+double withoutRoundingError(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", v);
+  const double rounded = std::strtod(text, nullptr);
+  return rounded == 0 ? 0.0 : rounded;
+}
 
 }  // namespace
 
@@ -76,7 +88,7 @@ AxisParse parseAxisValues(const ParamSpec& spec, const std::string& text) {
     out.values.clear();
     const auto n = static_cast<size_t>(std::llround(count)) + 1;
     for (size_t k = 0; k < n; ++k) {
-      const double v = first + step * static_cast<double>(k);
+      const double v = withoutRoundingError(first + step * static_cast<double>(k));
       out.values.push_back(spec.type == ParamType::Int ? nlohmann::json(std::llround(v))
                                                        : nlohmann::json(v));
       if (auto problem = checkValue(spec, out.values.back())) {

@@ -155,6 +155,8 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_display, &RunDisplay::shownChanged, m_runsDock, &RunsDock::updateGroupChoices);
   connect(m_display, &RunDisplay::shownChanged, this, &MainWindow::updateStopEnabled);
   connect(m_queue, &RunQueue::runQueued, this, &MainWindow::updateStopEnabled);
+  // A resumed study's runs have their rows already: Stop had stayed grey for the shown one.
+  connect(m_queue, &RunQueue::runStarting, this, &MainWindow::updateStopEnabled);
   // Once the scheduler has let the run go too (it still counts it while it reports the end).
   connect(m_queue, &RunQueue::runEnded, this,
           [this] { QTimer::singleShot(0, this, &MainWindow::updateStopEnabled); });

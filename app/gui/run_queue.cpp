@@ -177,12 +177,15 @@ void RunQueue::cancelAll() { m_scheduler->cancelAll(); }
 
 void RunQueue::onRunStarting(const study::RunStart& start) {
   m_started.insert(start.runId);
-  m_endedUnwritten.erase(start.runId);           // resumed: the store has it again
-  if (!start.studyId || start.cell < 0) return;  // a single run's view is already there
-  // A claimed cell: its run as the store has it now (new, rewound or emptied).
-  auto* view = m_views.reload(start.runId);
-  if (view && view->name().empty()) view->setName(start.label);
-  addRow(start.runId, start.studyId);
+  m_endedUnwritten.erase(start.runId);  // resumed: the store has it again
+  if (start.studyId && start.cell >= 0) {
+    // A claimed cell: its run as the store has it now (new, rewound or emptied). A single
+    // run's view is there already.
+    auto* view = m_views.reload(start.runId);
+    if (view && view->name().empty()) view->setName(start.label);
+    addRow(start.runId, start.studyId);
+  }
+  emit runStarting(start.runId);
 }
 
 void RunQueue::onRunEnded(const study::RunEnd& end) {

@@ -136,6 +136,8 @@ class RunQueue : public QObject {
 
  signals:
   void runQueued(int64_t runId);  // a new row
+  // A run starts training (a new one, or one resumed, whose row was there before).
+  void runStarting(int64_t runId);
   // A run is over and the store holds its final status (after the writer closed).
   void runEnded(int64_t runId, int64_t studyId);
   // Around the removal of the row at `row` of runs(), for the tables that show them.

@@ -414,6 +414,23 @@ class TestRunStore : public QObject {
     QVERIFY(store.listRuns(f).empty());
     f.text = "seed=42";
     QCOMPARE(ids(store.listRuns(f)), (std::vector<int64_t>{named}));
+    // Several words: each a term of its own, every one matched. "dataset=gmm2 head=gmm", copied
+    // from a study run's name, found nothing; the words as one text still match as they did.
+    const std::vector<std::pair<std::string, std::vector<int64_t>>> terms{
+        {"seed=42 head=gmm", {named}},  // head=gmm read in the name of a run without a head
+        {"gmm  seed=42", {named}},     {"GMM bins=12", {d}},    {"table1 seed=4", {}},
+        {"table1 · head", {named}},    {"gmm nothing-here", {}}};
+    for (const auto& [text, expected] : terms) {
+      f.text = text;
+      QVERIFY2(ids(store.listRuns(f)) == expected, text.c_str());
+    }
+    // KEY=VALUE of a setting the run does not have reads as text: "N=12" of a run's name.
+    const int64_t arm =
+        store.createRun({"fourier-head", "paper · fourier N=12", {{"head", "fourier"}}, {}, {}});
+    for (const char* text : {"N=12", "fourier N=12", "head=fourier N=12"}) {
+      f.text = text;
+      QVERIFY2(ids(store.listRuns(f)) == std::vector<int64_t>{arm}, text);
+    }
     QCOMPARE(fl::store::parseTextQuery("flag=true").number, std::optional<double>(1.0));
     QVERIFY(fl::store::parseTextQuery("a.b=1").key.empty());  // a key is a word
   }

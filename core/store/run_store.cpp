@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <sstream>
 #include <type_traits>
 
 #include <unistd.h>
@@ -693,41 +694,64 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   if (!filter.tag.empty()) sql += " AND id IN (SELECT run_id FROM tags WHERE tag = :tag)";
   if (!filter.tagPart.empty())
     sql += " AND id IN (SELECT run_id FROM tags WHERE instr(lower(tag), lower(:tagpart)))";
-  // A setting's text value too ("gmm" finds an unnamed run of head gmm): numbers are left out,
-  // as "1" would find nearly every run. CASE keeps json_each from a config that is not JSON.
-  // A run's id ("ID", "#ID") and a setting's value ("seed=42", "head=linear") are looked up as
-  // such: typed in History's filter, they found nothing.
-  const TextQuery query = parseTextQuery(filter.text);
-  if (!query.key.empty())
+  // The text as one term, or, where it has several words, each word as a term of its own:
+  // "dataset=gmm2 head=gmm", copied from a study run's name, found nothing.
+  std::vector<TextQuery> queries;
+  std::vector<std::string> texts;
+  if (filter.text.find_first_not_of(" \t") != std::string::npos) {
+    texts.push_back(filter.text);
+    std::istringstream words(filter.text);
+    std::vector<std::string> terms;
+    for (std::string word; words >> word;) terms.push_back(word);
+    if (terms.size() > 1) texts.insert(texts.end(), terms.begin(), terms.end());
+    for (const auto& t : texts) queries.push_back(parseTextQuery(t));
+  }
+  const auto termSql = [&](size_t i) {
+    const std::string n = std::to_string(i);
+    // A setting's text value too ("gmm" finds an unnamed run of head gmm): numbers are left
+    // out, as "1" would find nearly every run. CASE keeps json_each from a config that is not
+    // JSON. A run's id ("ID", "#ID") is looked up as such.
+    const std::string text =
+        "(instr(lower(name), lower(:text" + n + ")) OR instr(lower(notes), lower(:text" + n +
+        ")) OR instr(lower(experiment), lower(:text" + n +
+        ")) OR CASE WHEN json_valid(config) THEN EXISTS (SELECT 1 FROM json_each(config) AS "
+        "setting WHERE setting.type = 'text' AND instr(lower(setting.value), lower(:text" +
+        n + "))) ELSE 0 END" + (queries[i].id ? " OR id = :id" + n : "") + ")";
+    if (queries[i].key.empty()) return text;
     // KEY=VALUE is the setting alone, as the value reads (a number as a number, text in any
     // case): matched as text too, "seed=4" found the runs named "... seed=42", and no other.
-    sql +=
-        " AND CASE WHEN json_valid(config) THEN json_extract(config, :path) = :value OR "
-        "lower(CAST(json_extract(config, :path) AS TEXT)) = lower(:raw) ELSE 0 END";
-  else if (!filter.text.empty())
-    sql += std::string(
-               " AND (instr(lower(name), lower(:text)) OR instr(lower(notes), lower(:text)) "
-               "OR instr(lower(experiment), lower(:text)) OR CASE WHEN json_valid(config) "
-               "THEN EXISTS (SELECT 1 FROM json_each(config) AS setting WHERE "
-               "setting.type = 'text' AND instr(lower(setting.value), lower(:text))) "
-               "ELSE 0 END") +
-           (query.id ? " OR id = :id" : "") + ")";
+    // A run without such a setting is looked through as text ("N=12" of "fourier N=12").
+    return "CASE WHEN json_valid(config) AND json_type(config, :path" + n +
+           ") IS NOT NULL THEN json_extract(config, :path" + n + ") = :value" + n +
+           " OR lower(CAST(json_extract(config, :path" + n + ") AS TEXT)) = lower(:raw" + n +
+           ") ELSE " + text + " END";
+  };
+  if (queries.size() == 1) {
+    sql += " AND " + termSql(0);
+  } else if (queries.size() > 1) {
+    std::string every;
+    for (size_t i = 1; i < queries.size(); ++i) every += (i > 1 ? " AND " : "") + termSql(i);
+    sql += " AND ((" + termSql(0) + ") OR (" + every + "))";
+  }
   sql += " ORDER BY id";
   auto s = m_db.prepare(sql);
-  auto bindNamed = [&](const char* name, const std::string& value) {
-    const int index = s.parameterIndex(name);
+  auto bindNamed = [&](const std::string& name, const std::string& value) {
+    const int index = s.parameterIndex(name.c_str());
     if (index > 0) s.bind(index, value);
   };
   bindNamed(":experiment", filter.experiment);
   if (filter.status) bindNamed(":status", toString(*filter.status));
   bindNamed(":tag", filter.tag);
   bindNamed(":tagpart", filter.tagPart);
-  bindNamed(":text", filter.text);
-  if (query.id) s.bind(s.parameterIndex(":id"), *query.id);
-  if (!query.key.empty()) {
-    bindNamed(":path", "$.\"" + query.key + "\"");
-    bindNamed(":raw", query.value);
-    const int value = s.parameterIndex(":value");
+  for (size_t i = 0; i < queries.size(); ++i) {
+    const std::string n = std::to_string(i);
+    const TextQuery& query = queries[i];
+    bindNamed(":text" + n, texts[i]);
+    if (query.id) s.bind(s.parameterIndex((":id" + n).c_str()), *query.id);
+    if (query.key.empty()) continue;
+    bindNamed(":path" + n, "$.\"" + query.key + "\"");
+    bindNamed(":raw" + n, query.value);
+    const int value = s.parameterIndex((":value" + n).c_str());
     if (query.number)  // 42 finds 42.0 too: SQLite compares numbers as numbers
       s.bind(value, *query.number);
     else

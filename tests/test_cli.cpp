@@ -112,7 +112,7 @@ class TestCli : public QObject {
     // aside), as the window names a run launched from an edited form.
     fl::store::RunStore store(j["db"].get<std::string>(), /*readOnly=*/true);
     QCOMPARE(store.run(j["run_id"].get<int64_t>())->name,
-             std::string("paper-linear, edited: epochs 2, samples 300"));
+             std::string("paper-linear, edited: samples 300, epochs 2"));
     auto plain = runCli({"run", "fourier-head", "--set", "samples=300", "--set", "epochs=2",
                          "--name", "mine", "--json"});
     QCOMPARE(plain.exitCode, 0);

@@ -485,6 +485,29 @@ class TestConfig : public QObject {
     }
   }
 
+  // A run's name leaves out the settings it does not use and names its edits in the Configure
+  // form's order: a linear head with frequencies 4 was "defaults, edited: epochs 20,
+  // frequencies 4, head linear" (alphabetical), which read as a Fourier head of N = 4, and a
+  // fourth edit hid what the run was ("dataset gaussian, epochs 20, head gmm and 1 more").
+  void aRunsNameLeavesOutWhatItDoesNotUse() {
+    fl::ExperimentRegistry registry;
+    fl::registerBuiltinExperiments(registry);
+    const auto experiment = registry.find("fourier-head");
+    QVERIFY(experiment);
+    const auto specs = experiment->allParams();
+    const nlohmann::json start = fl::validateConfig(specs, nlohmann::json::object()).values;
+    const auto named = [&](const nlohmann::json& overrides) {
+      return fl::settingsName("", start, fl::validateConfig(specs, overrides).values, specs);
+    };
+    QCOMPARE(named({{"head", "linear"}, {"frequencies", 4}, {"epochs", 20}}),
+             std::string("defaults, edited: head linear, epochs 20"));
+    QCOMPARE(named({{"head", "gmm"}, {"dataset", "gaussian"}, {"epochs", 20}, {"lr", 0.002}}),
+             std::string("defaults, edited: dataset gaussian, head gmm, epochs 20 and 1 more"));
+    // A Fourier head's frequencies are its own: named.
+    QCOMPARE(named({{"frequencies", 4}}), std::string("defaults, edited: frequencies 4"));
+    QCOMPARE(named(nlohmann::json::object()), std::string("defaults"));
+  }
+
   // Every built-in condition depends on a choice or flag of the same experiment, by values it
   // can take, and never on itself: a misspelt key or value would grey a parameter for good.
   void everyBuiltinConditionNamesAValueItsKeyCanTake() {

@@ -321,7 +321,7 @@ class TestMainWindow : public QObject {
     const int64_t id = w->launch();
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
     // And so does the run's name: it is not the paper's run.
-    QCOMPARE(w->store().run(id)->name, std::string("paper-fourier, edited: epochs 2, samples 400"));
+    QCOMPARE(w->store().run(id)->name, std::string("paper-fourier, edited: samples 400, epochs 2"));
     QVERIFY(w->views().find(id)->verdicts().empty());
     // No verdict, and it says why where the verdict would be (the column was blank).
     const QString cell = runsCell(*w, id, RunsTableModel::kVerdict);
@@ -541,7 +541,7 @@ class TestMainWindow : public QObject {
     // The paper's N = 12 arm is shown first, the others overlaid.
     const int64_t shown = w->display()->focused();
     QCOMPARE(w->views().find(shown)->name(),
-             std::string("fourier N=12, edited: epochs 100000, eval_every 1, samples 400"));
+             std::string("fourier N=12, edited: samples 400, epochs 100000, eval_every 1"));
     QCOMPARE(w->display()->shown().size(), size_t(4));
     // The queue trains as many as the thread budget allows (two on two cores): the shown arm
     // may still wait; the first one trains.
@@ -717,7 +717,7 @@ class TestMainWindow : public QObject {
     // Each arm is named by its label and the form's edit besides what the arm sets: the 2-epoch
     // arms were named "linear" and "fourier N=12", as the full-length ones are.
     // (makeWindow's form trains 400 samples, evaluated every epoch.)
-    const std::string edits = ", edited: epochs 2, eval_every 1, samples 400";
+    const std::string edits = ", edited: samples 400, epochs 2, eval_every 1";
     QCOMPARE(w->store().run(ids[0])->name, "linear" + edits);
     QCOMPARE(w->store().run(ids[1])->name, "fourier N=12" + edits);
     // The legends label each by what is left once the edits they share are set aside.
@@ -2815,6 +2815,35 @@ class TestMainWindow : public QObject {
   // Studies in the window: parameters with lists of values and a seeds list make a study whose
   // size is shown before launching; it runs in the queue under the budget; its view fills in
   // as runs finish; it is listed in History. A built-in study shows its size too.
+  // Stop the shown run follows a run that Resume study starts again: its row was there
+  // before, so nothing told Stop, which stayed grey ("nothing to stop") beside "running on cpu".
+  void stopFollowsTheShownRunOfAResumedStudy() {
+    auto w = makeWindow("resumed-study.db");
+    spin(*w, "samples")->setValue(400);
+    spin(*w, "epochs")->setValue(100000);
+    QVERIFY(w->launchPanel()->form()->setList("seed", "1,2"));
+    QTRY_VERIFY(w->launchPanel()->studyButton()->isEnabled());
+    const int64_t studyId = w->launchStudy();
+    QVERIFY(studyId > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(w->queue()->trainingCount() == 2, 60000);
+    w->studyView()->stopButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
+    const int64_t shown = w->queue()->runs().front();
+    w->display()->showSelection({shown});
+    QCOMPARE(w->display()->focused(), shown);
+    QTRY_VERIFY(!w->runsDock()->stopButton()->isEnabled());
+    QTRY_VERIFY(w->studyView()->resumeButton()->isEnabled());
+    w->studyView()->resumeButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(w->queue()->isTraining(shown), 60000);
+    QCOMPARE(w->display()->focused(), shown);
+    QTRY_VERIFY(w->runsDock()->stopButton()->isEnabled());
+    QVERIFY2(w->runsDock()->stopButton()->toolTip().contains("Cancel the shown run"),
+             qPrintable(w->runsDock()->stopButton()->toolTip()));
+    w->runsDock()->stopButton()->click();
+    w->studyView()->stopButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
+  }
+
   void aStudyIsLaunchedWatchedAndListed() {
     auto w = makeWindow("study.db");
     auto* launch = w->launchPanel();

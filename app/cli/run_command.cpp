@@ -180,7 +180,8 @@ std::optional<int> prepareRun(const ExperimentRegistry& registry, const RunArgs&
 std::string runName(const RunArgs& args, const Prepared& prepared) {
   if (!args.name.empty()) return args.name;
   const ValidatedConfig start = buildConfig(*prepared.experiment, args.preset, {});
-  return settingsName(args.preset, start.values, prepared.config.values);
+  return settingsName(args.preset, start.values, prepared.config.values,
+                      prepared.experiment->allParams());
 }
 
 // A fresh run's row, or the new tags of a continued one.

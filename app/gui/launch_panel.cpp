@@ -271,7 +271,10 @@ bool LaunchPanel::presetModified() const {
 }
 
 std::string LaunchPanel::runName() const {
-  return settingsName(presetName().toStdString(), m_presetValues, m_form->values());
+  const auto e = experiment();
+  const std::string preset = presetName().toStdString();
+  return e ? settingsName(preset, m_presetValues, m_form->values(), e->allParams())
+           : settingsName(preset, m_presetValues, m_form->values());
 }
 
 std::string LaunchPanel::armName(const std::string& label, const nlohmann::json& overrides) const {
@@ -283,8 +286,8 @@ std::string LaunchPanel::armName(const std::string& label, const nlohmann::json&
   // What the arm sets is its own, not an edit: only the form's other changes are named.
   nlohmann::json start = m_presetValues, values = m_form->values();
   for (const auto& [key, value] : overrides.items()) start[key] = values[key] = value;
-  return settingsName(chosen ? armLead(*e, *chosen, start, label, overrides) : label, start,
-                      values);
+  const std::string lead = chosen ? armLead(*e, *chosen, start, label, overrides) : label;
+  return e ? settingsName(lead, start, values, e->allParams()) : settingsName(lead, start, values);
 }
 
 std::string LaunchPanel::armLead(const Experiment& experiment, const Preset& preset,

@@ -81,10 +81,11 @@ std::string compactName(const std::string& name, const nlohmann::json& config,
   return compact;
 }
 
-std::string settingsName(const std::string& preset, const nlohmann::json& startValues,
-                         const nlohmann::json& values) {
+namespace {
+
+std::string nameWithEdits(const std::string& preset, std::vector<std::string> keys,
+                          const nlohmann::json& values) {
   std::string name = preset.empty() ? "defaults" : preset;
-  std::vector<std::string> keys = differingConfigKeys({&startValues, &values});
   keys.erase(std::remove(keys.begin(), keys.end(), "device"), keys.end());
   if (keys.empty()) return name;
   constexpr size_t kNamed = 3;  // the Runs table's name column stays readable
@@ -96,6 +97,21 @@ std::string settingsName(const std::string& preset, const nlohmann::json& startV
   }
   if (keys.size() > kNamed) name += " and " + std::to_string(keys.size() - kNamed) + " more";
   return name;
+}
+
+}  // namespace
+
+std::string settingsName(const std::string& preset, const nlohmann::json& startValues,
+                         const nlohmann::json& values) {
+  return nameWithEdits(preset, differingConfigKeys({&startValues, &values}), values);
+}
+
+std::string settingsName(const std::string& preset, const nlohmann::json& startValues,
+                         const nlohmann::json& values, const std::vector<ParamSpec>& specs) {
+  // The run's unused values read kUnusedValue, which matches any value: they differ in nothing.
+  const nlohmann::json compared = comparedValues(specs, values);
+  return nameWithEdits(
+      preset, inDeclarationOrder(differingConfigKeys({&startValues, &compared}), {specs}), values);
 }
 
 std::string nameRunIds(const std::vector<int64_t>& ids) {

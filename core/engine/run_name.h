@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/engine/param_spec.h"
+
 namespace fl {
 
 // `preset` (or "defaults" where it is empty) alone where `values` are `startValues`; otherwise
@@ -22,6 +24,12 @@ namespace fl {
 // shown on its own, and it does not make the run another experiment.
 std::string settingsName(const std::string& preset, const nlohmann::json& startValues,
                          const nlohmann::json& values);
+// The same for a run of an experiment whose parameters are `specs`: a setting the run does not
+// use is left out (a linear head's "frequencies 4" read as a Fourier head of N = 4), and the
+// edits come in the order the Configure form lists them (the data, then the model, then the
+// training), so the first three name what the run is before what it trained for.
+std::string settingsName(const std::string& preset, const nlohmann::json& startValues,
+                         const nlohmann::json& values, const std::vector<ParamSpec>& specs);
 
 // The name without its ", edited: ..." part.
 std::string withoutEdits(const std::string& name);

@@ -334,6 +334,9 @@ class TestCliSweep : public QObject {
     QVERIFY2(r.out.contains("- not judged: FoPE's perplexity grows less than RoPE's"),
              qPrintable(r.out));
     QVERIFY2(r.out.contains("departs: steps 4 (the study's 2000))"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("Judged on the tiny preset's runs, not the paper's models: each "
+                            "outcome says how the paper's pattern reads at this study's scale"),
+             qPrintable(r.out));
     QVERIFY2(!r.out.contains("- holds") && !r.out.contains("CONTRADICTED") &&
                  !r.out.contains("- unresolved"),
              qPrintable(r.out));

@@ -441,13 +441,17 @@ class TestStudyAggregate : public QObject {
     in.cells = aggregate({run("gmm2", "linear", 1, 0.29), run("gmm2", "linear", 2, 0.31),
                           run("gmm2", "fourier", 1, 0.14), run("gmm2", "fourier", 2, 0.16)});
     in.claims = &claims;
+    in.claimsScale = "Judged on the tiny preset's runs, not the paper's models: ...";
     TableRequest req;
     const std::string md = renderStudyTable(in, req);
-    QVERIFY2(md.find("## Claims over seeds") != std::string::npos, md.c_str());
+    QVERIFY2(md.find("## Claims over seeds\n\nJudged on the tiny preset's runs, not the paper's "
+                     "models: ... A claim holds when") != std::string::npos,
+             md.c_str());
     QVERIFY2(md.find("- holds: fourier below linear") != std::string::npos, md.c_str());
     req.format = "json";
     const auto j = nlohmann::json::parse(renderStudyTable(in, req));
     QCOMPARE(j["claims"][0]["outcome"].get<std::string>(), std::string("holds"));
+    QCOMPARE(j["claims_judged"].get<std::string>(), in.claimsScale);
     QCOMPARE(j["claims"][0]["a"]["n"].get<int>(), 2);
   }
 

@@ -208,6 +208,14 @@ class TestStudyView : public QObject {
              qPrintable(lab.view.summary()->text()));
     QVERIFY2(lab.view.summary()->toolTip().contains("holds: width 1 below width 2"),
              qPrintable(lab.view.summary()->toolTip()));
+    // Where they are judged, beside the outcomes: on the study's runs, not the paper's models.
+    QVERIFY2(lab.view.summary()->text().contains(
+                 "<b>Claims over seeds</b> <i>on this study's runs, not the paper's models</i>: "),
+             qPrintable(lab.view.summary()->text()));
+    QVERIFY2(lab.view.summary()->toolTip().contains(
+                 "Judged on this study's runs, not the paper's models: each outcome says how the "
+                 "paper's pattern reads at this study's scale"),
+             qPrintable(lab.view.summary()->toolTip()));
     const QModelIndex outside = model->index(two, model->column("test/m verdict"));
     QCOMPARE(model->data(outside, Qt::ForegroundRole).value<QColor>(), QColor(170, 0, 0));
     // The green of "agrees" and of a claim that holds is History's and the Runs table's green,

@@ -22,6 +22,7 @@
 #include "core/engine/run_name.h"
 #include "core/study/paper_departure.h"
 #include "core/study/study_aggregate.h"
+#include "core/study/study_claims.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_figure.h"
 #include "core/study/study_scheduler.h"
@@ -431,6 +432,7 @@ void printStudyTable(const ExperimentRegistry& registry, store::RunStore& runs, 
     study::markDepartures(*experiment, r.spec, input.cells);
   input.references = r.spec.references ? &*r.spec.references : nullptr;
   input.claims = &r.spec.claims;
+  input.claimsScale = study::claimsScaleText(r.spec);
   study::TableRequest request;
   request.format = args.format.empty() ? "md" : args.format;
   request.rows = args.rows.empty() && r.spec.table ? r.spec.table->rows : args.rows;

@@ -734,10 +734,13 @@ void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
                  .arg(colourOf(outcome))
                  .arg(n)
                  .arg(QString::fromStdString(study::toString(outcome)));
-  m_summary->setText(m_summary->text() + " &nbsp; <b>Claims over seeds</b>: " + parts.join(", ") +
-                     " <i>(hover for each)</i>");
-  m_summary->setToolTip(lines.join("") + "<p>" +
-                        QString::fromStdString(study::claimRuleText()).toHtmlEscaped() + "</p>");
+  m_summary->setText(m_summary->text() + " &nbsp; <b>Claims over seeds</b> <i>" +
+                     QString::fromStdString(study::claimsScale(m_record->spec)).toHtmlEscaped() +
+                     "</i>: " + parts.join(", ") + " <i>(hover for each)</i>");
+  m_summary->setToolTip(
+      "<p>" + QString::fromStdString(study::claimsScaleText(m_record->spec)).toHtmlEscaped() +
+      "</p>" + lines.join("") + "<p>" +
+      QString::fromStdString(study::claimRuleText()).toHtmlEscaped() + "</p>");
 }
 
 void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {

@@ -136,4 +136,16 @@ std::string claimRuleText() {
          "judged: its numbers are shown and its departures named.";
 }
 
+std::string claimsScale(const StudySpec& spec) {
+  return (spec.preset.empty() ? std::string("on this study's runs")
+                              : "on the " + spec.preset + " preset's runs") +
+         ", not the paper's models";
+}
+
+std::string claimsScaleText(const StudySpec& spec) {
+  return "Judged " + claimsScale(spec) +
+         ": each outcome says how the paper's pattern reads at this study's scale, not whether "
+         "the paper's own measurement holds.";
+}
+
 }  // namespace fl::study

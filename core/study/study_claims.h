@@ -46,4 +46,12 @@ std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
 // One line on how claims are judged, printed above them.
 std::string claimRuleText();
 
+// Where the claims are judged, said with every outcome: on the study's own runs, never on the
+// paper's models (the addition paper's GPT-2-XL, FoPE's 20M-parameter models). A red
+// "3 CONTRADICTED" beside a 2-layer model's numbers read as the paper refuted.
+//   claimsScale(spec)       "on the small preset's runs, not the paper's models"
+//   claimsScaleText(spec)   the same as a sentence, with what an outcome then says
+std::string claimsScale(const StudySpec& spec);
+std::string claimsScaleText(const StudySpec& spec);
+
 }  // namespace fl::study

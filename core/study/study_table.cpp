@@ -286,7 +286,8 @@ std::string markdown(const StudyTableInput& in, const TableRequest& req,
 // The study's claims, each with the numbers behind its outcome.
 std::string claimsSection(const StudyTableInput& in) {
   if (!in.claims || in.claims->empty()) return "";
-  std::string out = "\n## Claims over seeds\n\n" + claimRuleText() + "\n\n";
+  std::string out = "\n## Claims over seeds\n\n" +
+                    (in.claimsScale.empty() ? "" : in.claimsScale + " ") + claimRuleText() + "\n\n";
   for (const auto& verdict : judgeClaims(*in.claims, in.cells))
     out += "- " + verdict.summary() + "\n";
   return out;
@@ -375,6 +376,7 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
     out["agreement_rule"] = agreementRuleText();
   }
   if (in.claims && !in.claims->empty()) {
+    if (!in.claimsScale.empty()) out["claims_judged"] = in.claimsScale;
     out["claims"] = nlohmann::json::array();
     for (const auto& v : judgeClaims(*in.claims, in.cells))
       out["claims"].push_back({{"text", v.claim.text},

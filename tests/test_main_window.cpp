@@ -1821,6 +1821,34 @@ class TestMainWindow : public QObject {
     QCOMPARE(pointsIn(*w->display()->dashboard(), "kl", id), size_t(6));
   }
 
+  // Resuming one arm of a comparison keeps the comparison, that arm focused: it had been shown
+  // alone, the others unticked. Until it starts, its row says what comes, not how its last
+  // attempt ended ("cancelled after 32202 steps; checkpoint saved" beside "waiting").
+  void resumingOneArmKeepsTheComparison() {
+    auto w = makeWindow("resume-arm.db");
+    spin(*w, "epochs")->setValue(100000);
+    spin(*w, "checkpoint_every")->setValue(1);
+    w->launchPanel()->chooseVariants({"linear", "fourier N=12"});
+    const auto ids = w->launchComparison();
+    QCOMPARE(ids.size(), size_t(2));
+    fl::store::RunStore store((m_dir.path() + "/resume-arm.db").toStdString());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !store.checkpoints(ids[0]).empty() && !store.checkpoints(ids[1]).empty(), 60000);
+    w->queue()->cancelAll();
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!w->runsModel()->isLive(ids[1]), 10000);
+    QCOMPARE(w->display()->shown().size(), size_t(2));
+    QVERIFY(w->resumeRun(ids[1]));
+    QCOMPARE(w->display()->focused(), ids[1]);
+    QCOMPARE(std::set<int64_t>(w->display()->shown().begin(), w->display()->shown().end()),
+             std::set<int64_t>(ids.begin(), ids.end()));
+    QVERIFY2(
+        w->views().find(ids[1])->message().rfind("resumes from its checkpoint at step ", 0) == 0,
+        w->views().find(ids[1])->message().c_str());
+    w->queue()->cancelAll();
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 30000);
+  }
+
   // A crashed window (kill -9) left its run `running`; the next window marked it interrupted
   // and opened on an empty dock without a word of it. It shows it, and says how to resume it;
   // a run resumed or deleted since is not shown.

@@ -414,7 +414,8 @@ bool MainWindow::resumeRun(int64_t runId) {
     showError(QString::fromStdString(error));
     return false;
   }
-  m_display->showRun(runId);
+  // Focused where it is shown: resuming one arm of a comparison had shown it alone.
+  m_display->focusRun(runId);
   m_tabs->setCurrentWidget(m_display);
   statusBar()->showMessage(QString::fromStdString(said));
   return true;

@@ -150,7 +150,10 @@ bool RunQueue::resume(int64_t runId, std::string* error, std::string* said) {
     *said = "Resumed run #" + std::to_string(runId) + " " + store::describeResume(plan) +
             (plan.note.empty() ? "" : "; " + plan.note);
   // Its past as the store now has it (rewound to the checkpoint); the run appends the rest.
-  m_views.reload(runId);
+  // Until it starts, its row says what comes, not how its last attempt ended ("cancelled after
+  // 32202 steps" had stood beside "waiting").
+  if (auto* view = m_views.reload(runId))
+    view->setStatus(RunStatus::Queued, "resumes " + store::describeResume(plan));
   const int64_t studyId = studyOf(runId);
   addRow(runId, studyId);
   // A run killed before its first checkpoint trains again from step 0 (same config and seed).

@@ -75,6 +75,26 @@ class TestAtomicFile : public QObject {
     QCOMPARE(filesIn(m_dir.path().toStdString()), size_t(1));
   }
 
+  // A symbolic link is written through: its target holds the bytes and the link stays. The
+  // rename had replaced the link with a file, the target never written (`runs export --out`).
+  // A chain of links, each relative to its own folder, and a link to a file not there yet.
+  void aLinkIsWrittenThroughToItsTarget() {
+    fs::create_directories(path("real"));
+    fs::create_directories(path("links"));
+    fs::create_symlink("../real/target.json", path("links/first.json"));
+    fs::create_symlink("first.json", path("links/second.json"));
+    for (const char* text : {"one", "two"}) {  // a new target, then one replaced
+      fl::AtomicFile file(path("links/second.json"));
+      file.stream() << text;
+      file.commit();
+      QCOMPARE(readAll(path("real/target.json")), std::string(text));
+      QVERIFY(fs::is_symlink(path("links/second.json")) &&
+              fs::is_symlink(path("links/first.json")));
+      QCOMPARE(filesIn(path("real")), size_t(1));
+      QCOMPARE(filesIn(path("links")), size_t(2));
+    }
+  }
+
   void anAbandonedFileLeavesNothing() {
     {
       fl::AtomicFile file(path("gone.json"));

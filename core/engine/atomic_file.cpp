@@ -10,6 +10,8 @@
 #include <random>
 #include <vector>
 
+#include "core/engine/symlink_target.h"
+
 namespace fl {
 
 namespace fs = std::filesystem;
@@ -118,7 +120,7 @@ class AtomicFile::Buffer : public std::streambuf {
   std::vector<char> m_bytes;
 };
 
-AtomicFile::AtomicFile(std::string path, TemporaryName name) : m_path(std::move(path)) {
+AtomicFile::AtomicFile(std::string path, TemporaryName name) : m_path(symlinkTarget(path)) {
   struct stat target {};
   if (::stat(m_path.c_str(), &target) == 0) {
     if (S_ISDIR(target.st_mode))

@@ -10,7 +10,8 @@
 //   out.commit();  // throws FileWriteError, e.g. "cannot write runs/export.csv: disk full (...)"
 //
 // A target that is not a regular file (/dev/stdout, a pipe, /dev/full) cannot be replaced by a
-// rename: it is written in place, with the same checks.
+// rename: it is written in place, with the same checks. A symbolic link is written through: the
+// file it names is replaced and the link stays (the rename had replaced the link itself).
 #pragma once
 
 #include <cstddef>

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/engine/natural_order.h"
+#include "core/engine/symlink_target.h"
 #include "core/store/artifact_paths.h"
 #include "core/store/config_hash.h"
 #include "core/store/open_checks.h"
@@ -344,16 +345,7 @@ void refuseSpecialFile(const std::string& path, fs::file_status status) {
 }  // namespace
 
 std::string RunStore::resolvedPath(const std::string& givenPath) {
-  fs::path path = fs::absolute(givenPath);
-  // A chain of links, each relative to its own folder; a loop ends where SQLite's would.
-  for (int hop = 0; hop < 40; ++hop) {
-    std::error_code ec;
-    if (!fs::is_symlink(path, ec)) break;
-    const fs::path target = fs::read_symlink(path, ec);
-    if (ec) break;
-    path = target.is_absolute() ? target : path.parent_path() / target;
-  }
-  return path.lexically_normal().string();
+  return fs::path(symlinkTarget(fs::absolute(givenPath).string())).lexically_normal().string();
 }
 
 bool RunStore::writableByThisUser(const std::string& givenPath) {

@@ -242,6 +242,13 @@ class TestCliStore : public QObject {
     QVERIFY(namedFile.open(QIODevice::ReadOnly));
     QCOMPARE(nlohmann::json::parse(namedFile.readAll().toStdString())["runs"][0]["id"], 1);
     QVERIFY(!QFileInfo::exists(named + ".snapshots.csv"));
+    // In any case: X.JSON had been written as CSV.
+    const QString upper = db("NAMED.JSON");
+    QCOMPARE(runCli({"runs", "--db", d, "export", "1", "--out", upper}).exitCode, 0);
+    QFile upperFile(upper);
+    QVERIFY(upperFile.open(QIODevice::ReadOnly));
+    QCOMPARE(nlohmann::json::parse(upperFile.readAll().toStdString())["runs"][0]["id"], 1);
+    QVERIFY(!QFileInfo::exists(upper + ".snapshots.csv"));
     const auto clash =
         runCli({"runs", "--db", d, "export", "1", "--format", "csv", "--out", db("clash.json")});
     QCOMPARE(clash.exitCode, 2);

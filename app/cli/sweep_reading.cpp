@@ -385,7 +385,7 @@ int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
               const std::string& path, const SweepArgs& args) {
   const StudyRecord r = requireStudy(studies, id, path);
   if (args.out.empty()) throw std::invalid_argument("--out FILE.svg|png|pdf is required");
-  const std::string ext = fs::path(args.out).extension().string();
+  const std::string ext = lowercaseExtension(args.out);
   if (ext != ".svg" && ext != ".png" && ext != ".pdf")
     throw std::invalid_argument("--out " + args.out + ": the file must end in .svg, .png or .pdf");
   const study::FigureLayout layout = plotLayout(registry, r, args);

@@ -854,6 +854,40 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT min(count) FROM series WHERE key = 'test/kl'"), int64_t(150));
   }
 
+  // A study's job sbatch refuses (no controller, a bad partition) is not bad usage: the study
+  // is stored, nothing was submitted, and the exit code (4) says so. It had read exit 2, which
+  // the README says leaves nothing stored.
+  void aJobSbatchRefusesExitsFourWithTheStudyStored() {
+    const QString db = path("sbatch-refused.db");
+    const QString bin = path("sbatch-refused-bin");
+    QVERIFY(QDir().mkpath(bin));
+    {
+      QFile script(bin + "/sbatch");
+      QVERIFY(script.open(QIODevice::WriteOnly));
+      script.write(
+          "#!/bin/sh\necho 'sbatch: error: Unable to contact slurm controller' >&2\n"
+          "exit 1\n");
+    }
+    QFile::setPermissions(bin + "/sbatch", QFileDevice::ReadOwner | QFileDevice::ExeOwner);
+    const QByteArray oldPath = qgetenv("PATH");
+    qputenv("PATH", bin.toLocal8Bit() + ":" + oldPath);
+    auto run = tinyStudy(db, 2, "1");
+    run << "--slurm"
+        << "--work-dir" << path("sbatch-refused-job");
+    const auto refused = runCli(run);
+    const auto again = runCli({"sweep", "resume", "1", "--slurm", "--db", db});
+    qputenv("PATH", oldPath);
+    QVERIFY2(refused.exitCode == 4, qPrintable(refused.err));
+    QVERIFY2(refused.err.contains("sbatch refused the job: ") &&
+                 refused.err.contains("Unable to contact slurm controller") &&
+                 refused.err.contains("nothing was submitted"),
+             qPrintable(refused.err));
+    QVERIFY2(refused.err.contains("the study is stored as 1; `"), qPrintable(refused.err));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM studies"), int64_t(1));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM study_jobs"), int64_t(0));
+    QVERIFY2(again.exitCode == 4, qPrintable(again.err));
+  }
+
   // A study run whose resume is refused (its corpus changed since) is left interrupted and
   // resumable, and the study's lines count it so: they had counted it failed ("| 2 failed",
   // "0 of 2 finished, 2 failed"), though nothing of the run was wrong.

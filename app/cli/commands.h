@@ -14,6 +14,9 @@ enum ExitCode : int {
   kExitRunFailed = 1,
   kExitBadUsage = 2,  // bad arguments or config: the message names the key
   kExitStoreError = 3,
+  // Slurm's sbatch refused a study's job after the study was stored: nothing was submitted, and
+  // `sweep resume --slurm` submits it again (it read as bad usage, "nothing stored").
+  kExitSchedulerRefused = 4,
   // A clean cancel (checkpoint saved, resumable) after a signal: 128 + its number.
   kExitHangup = 129,      // SIGHUP: the terminal closed
   kExitCancelled = 130,   // SIGINT: Ctrl-C

@@ -300,11 +300,13 @@ int sweepRunOnSlurm(const ExperimentRegistry& registry, const std::string& dbPat
     try {
       return submitStudy(runs, studyId, options, !args.batch.empty());
     } catch (const cluster::SlurmError& e) {
+      // Stored, whichever refused the job: sbatch, or the plan (a --work-dir already taken).
       std::fprintf(
           stderr, "error: %s\nthe study is stored as %lld; `%s` submits it again\n", e.what(),
           ll(studyId),
           nextCommand("sweep resume " + std::to_string(studyId) + " --slurm", runs.path()).c_str());
-      return kExitBadUsage;
+      return dynamic_cast<const cluster::SbatchRefused*>(&e) ? kExitSchedulerRefused
+                                                             : kExitBadUsage;
     }
   } catch (const cluster::SlurmError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
@@ -331,6 +333,9 @@ int sweepResumeOnSlurm(const ExperimentRegistry& registry, const std::string& db
     reportCollect(cluster::collectFinishedShards(runs, args.id), args.id);
   try {
     return submitStudy(runs, args.id, options, !args.batch.empty());
+  } catch (const cluster::SbatchRefused& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitSchedulerRefused;
   } catch (const cluster::SlurmError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadUsage;

@@ -458,8 +458,8 @@ StudyJob submitSlurmJob(store::RunStore& store, const SlurmJobPlan& plan) {
   const auto notSubmitted = [&](const std::string& why) {
     std::error_code ignored;
     fs::remove_all(plan.folder.root + "/seeds", ignored);
-    return SlurmError(why + "; nothing was submitted (its script and job file stay in " +
-                      plan.folder.root + " for a look)");
+    return SbatchRefused(why + "; nothing was submitted (its script and job file stay in " +
+                         plan.folder.root + " for a look)");
   };
   const auto r = runCommand({"sbatch", "--parsable", plan.folder.script()}, kSlurmTimeoutMs);
   if (!r.ok()) throw notSubmitted("sbatch refused the job: " + r.describe("sbatch"));

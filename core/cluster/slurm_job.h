@@ -78,6 +78,13 @@ class SlurmError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// sbatch refused a job that was ready (its options were fine here): told apart from a plan
+// refused before anything was written, which is the caller's usage.
+class SbatchRefused : public SlurmError {
+ public:
+  using SlurmError::SlurmError;
+};
+
 // A job for the unfinished cells of stored study `studyId`, leaving out those a queued or
 // running task of an earlier job holds (squeue) and those a live local process trains. Call
 // collectFinishedShards first, so runs that finished on the cluster are not sent again.
@@ -97,7 +104,7 @@ std::string sbatchScript(const SlurmJobPlan& plan);
 StudyJob writeJobFolder(store::RunStore& store, const SlurmJobPlan& plan);
 
 // writeJobFolder, then `sbatch --parsable`, then the job recorded with the study. Throws
-// SlurmError with sbatch's message (then nothing is recorded; the script and job file stay
+// SbatchRefused with sbatch's message (then nothing is recorded; the script and job file stay
 // for a look, the seeds are removed).
 StudyJob submitSlurmJob(store::RunStore& store, const SlurmJobPlan& plan);
 

@@ -655,6 +655,9 @@ class TestStudySpec : public QObject {
                                    << "axis 'lr' value 0.1 is given twice";
     QTest::newRow("unknown preset") << R"({"preset": "paper-cubic"})"
                                     << "unknown preset 'paper-cubic'";
+    // Listed as a blank: `--name '  '` is refused, a study file's name was not.
+    QTest::newRow("blank name") << R"({"name": "   ", "grid": {"lr": [0.1, 0.2]}})"
+                                << "the study's name '   ' is blank: give it a name";
     QTest::newRow("too many runs")
         << R"({"grid": {"samples": [100,101,102,103,104,105,106,107,108,109],
                         "bins": [2,3,4,5,6,7,8,9,10,11], "epochs": [1,2,3,4,5,6,7,8,9,10],

@@ -333,6 +333,9 @@ StudyExpansion expandStudy(const Experiment& experiment, const StudySpec& spec) 
   // refuses for a run (not UTF-8, a control character) was refused for each run once the study
   // was stored, every resume failing the same way.
   if (auto problem = store::textProblem(spec.name, "study's name")) out.errors.push_back(*problem);
+  // A name of spaces alone listed as a blank, as `--name '  '` is refused.
+  if (!spec.name.empty() && spec.name.find_first_not_of(" \t") == std::string::npos)
+    out.errors.push_back("the study's name '" + spec.name + "' is blank: give it a name");
   for (const auto& arm : spec.arms)
     if (auto problem = store::textProblem(arm.name, "arm's name"))
       out.errors.push_back("arm: " + *problem);

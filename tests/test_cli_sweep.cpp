@@ -625,6 +625,13 @@ class TestCliSweep : public QObject {
                  "error: study 1 has no finished run to table \\((\\d cancelled|.*missing.*)\\): "
                  "`fourierlab-cli sweep resume 1 --db .*` trains them")),
              qPrintable(table.err));
+    // Nor a figure: said alike, exit 1 (it exited 2, as a mistyped metric does).
+    auto plot = runCli({"sweep", "plot", "1", "--db", db, "--x", "head", "--metric", "test/kl",
+                        "--out", path("none.svg")});
+    QCOMPARE(plot.exitCode, 1);
+    QVERIFY2(plot.err.contains("error: study 1 has no finished run to plot ("),
+             qPrintable(plot.err));
+    QVERIFY(!QFileInfo::exists(path("none.svg")));
     // An export holds what the runs reached, and says so (it said nothing).
     auto exported = runCli({"sweep", "export", "1", "--db", db});
     QCOMPARE(exported.exitCode, 0);

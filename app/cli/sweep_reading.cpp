@@ -280,7 +280,9 @@ int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
         text += ",";
         if (it != x.last.end() && std::isfinite(it->second)) {
           char buf[40];
-          std::snprintf(buf, sizeof buf, "%.9g", it->second);
+          // Every digit the double has, as `runs export` writes it: 9 had rounded
+          // 174.24917821584918 to 174.249178, apart from the same run's JSON.
+          std::snprintf(buf, sizeof buf, "%.17g", it->second);
           text += buf;
         }
       }
@@ -300,6 +302,16 @@ int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
   sayUnfinished(unfinishedRunsOf(r, path),
                 "; their rows hold the values they reached, as their status column says");
   return kExitOk;
+}
+
+// A study without a finished run has no table or figure to give: said, with what its runs
+// are and how to train them, as a run that failed (exit 1). Returns false when it said so.
+bool saidNoneFinished(const StudyRecord& r, const UnfinishedRuns& unfinished, const char* what) {
+  if (unfinished.finished > 0) return true;
+  std::fprintf(stderr, "error: study %lld has no finished run to %s (%s): %s\n",
+               static_cast<long long>(r.id), what, unfinished.others.c_str(),
+               unfinished.next.c_str());
+  return false;
 }
 
 study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRecord& r,
@@ -388,6 +400,9 @@ int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
   const std::string ext = lowercaseExtension(args.out);
   if (ext != ".svg" && ext != ".png" && ext != ".pdf")
     throw std::invalid_argument("--out " + args.out + ": the file must end in .svg, .png or .pdf");
+  // A figure of no finished run exited 2, as a mistyped metric does; a table of none exits 1.
+  const UnfinishedRuns unfinished = unfinishedRunsOf(r, path);
+  if (!saidNoneFinished(r, unfinished, "plot")) return kExitRunFailed;
   const study::FigureLayout layout = plotLayout(registry, r, args);
   const auto stat = r.spec.references ? r.spec.references->stat : std::string("last");
   auto cells = study::aggregate(studies.results(id), stat);
@@ -413,7 +428,7 @@ int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
                counted(static_cast<int>(figure.panels.size()), "panel", "panels").c_str(),
                counted(figure.seriesCount(), "series", "series").c_str(),
                figure.bandDescription.c_str());
-  sayUnfinished(unfinishedRunsOf(r, path), "; the figure holds the finished ones");
+  sayUnfinished(unfinished, "; the figure holds the finished ones");
   return kExitOk;
 }
 
@@ -469,12 +484,7 @@ int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& d
       // named on stderr.
       const StudyRecord r = requireStudy(studies, args.id, runs.path());
       const UnfinishedRuns unfinished = unfinishedRunsOf(r, runs.path());
-      if (unfinished.finished == 0) {
-        std::fprintf(stderr, "error: study %lld has no finished run to table (%s): %s\n",
-                     static_cast<long long>(r.id), unfinished.others.c_str(),
-                     unfinished.next.c_str());
-        return kExitRunFailed;
-      }
+      if (!saidNoneFinished(r, unfinished, "table")) return kExitRunFailed;
       printStudyTable(registry, runs, args.id, args, stdout);
       sayUnfinished(unfinished, "");
       return kExitOk;

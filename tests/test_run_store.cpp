@@ -123,6 +123,12 @@ class TestRunStore : public QObject {
     QCOMPARE(r.seed, int64_t(7));
     QCOMPARE(r.tags, (std::vector<std::string>{"a", "c"}));
     QCOMPARE(fl::toString(r.status), std::string("queued"));
+    // One tag in any case, the first as it was written: "keep me" beside "Keep Me" was a
+    // second tag a filter (any case) could not tell apart.
+    store.addTags(id, {"Keep Me", "C", "keep me", "KEEP ME"});
+    QCOMPARE(store.run(id)->tags, (std::vector<std::string>{"Keep Me", "a", "c"}));
+    const int64_t fresh = store.createRun({"fourier-head", "", config, {"x", "X"}, {}});
+    QCOMPARE(store.run(fresh)->tags, (std::vector<std::string>{"x"}));
     QVERIFY(!store.run(id + 100));
   }
 

@@ -598,9 +598,17 @@ int64_t RunStore::insertRun(const NewRun& run) {
   // AUTOINCREMENT (schema version 4): a deleted newest run's id stays retired, so an id in a
   // note, a script or an export never names another run.
   const int64_t id = m_db.lastInsertId();
-  auto tag = m_db.prepare("INSERT OR IGNORE INTO tags(run_id, tag) VALUES (?, ?)");
-  for (const auto& t : run.tags) tag.bind(1, id).bind(2, t).run();
+  insertTags(id, run.tags);
   return id;
+}
+
+void RunStore::insertTags(int64_t id, const std::vector<std::string>& tags) {
+  // One tag in any case: "keep me" beside "Keep Me" was a second tag the filter (any case)
+  // could not tell apart. The one the run holds first stays as it was written.
+  auto s = m_db.prepare(
+      "INSERT INTO tags(run_id, tag) SELECT ?1, ?2 WHERE NOT EXISTS (SELECT 1 FROM tags WHERE "
+      "run_id = ?1 AND lower(tag) = lower(?2))");
+  for (const auto& t : tags) s.bind(1, id).bind(2, t).run();
 }
 
 RunRecord RunStore::readRun(Statement& s) const {
@@ -824,8 +832,7 @@ void RunStore::setNotes(int64_t id, const std::string& notes) {
 void RunStore::addTags(int64_t id, const std::vector<std::string>& tags) {
   checkTags(tags);
   Transaction tx(m_db);
-  auto s = m_db.prepare("INSERT OR IGNORE INTO tags(run_id, tag) VALUES (?, ?)");
-  for (const auto& t : tags) s.bind(1, id).bind(2, t).run();
+  insertTags(id, tags);
   tx.commit();
 }
 

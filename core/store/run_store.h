@@ -282,6 +282,8 @@ class RunStore {
   void enableWal();
   void removeFoldersOfDeletedRuns();
   RunRecord readRun(Statement& s) const;
+  // Each tag the run does not hold in any case yet, inside the caller's transaction.
+  void insertTags(int64_t id, const std::vector<std::string>& tags);
   void attachTagsAndSummaries(std::vector<RunRecord>& runs) const;
   // One run's events, inside the caller's transaction.
   void writeBatch(int64_t id, const std::vector<Event>& events,

@@ -2855,6 +2855,10 @@ class TestMainWindow : public QObject {
     QVERIFY(studyId > 0);
     QTRY_VERIFY_WITH_TIMEOUT(w->queue()->trainingCount() == 2, 60000);
     w->studyView()->stopButton()->click();
+    QCOMPARE(w->statusBar()->currentMessage(),
+             QString("Stopping study %1: its runs in training save a checkpoint and end "
+                     "cancelled; Resume study goes on from there")
+                 .arg(studyId));
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
     const int64_t shown = w->queue()->runs().front();
     w->display()->showSelection({shown});

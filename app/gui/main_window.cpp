@@ -175,7 +175,13 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_history, &HistoryView::runsEdited, this, &MainWindow::catchUpWithStore);
   m_history->setLiveCheck([this](int64_t id) { return m_queue->isLive(id); });
   connect(m_study, &StudyView::compareRequested, this, &MainWindow::compareRuns);
-  connect(m_study, &StudyView::stopRequested, m_queue, &RunQueue::cancelStudy);
+  connect(m_study, &StudyView::stopRequested, this, [this](int64_t id) {
+    m_queue->cancelStudy(id);
+    // Said, as Resume study says what it does: the last message (another run's) had stood.
+    statusBar()->showMessage(QString("Stopping study %1: its runs in training save a checkpoint "
+                                     "and end cancelled; Resume study goes on from there")
+                                 .arg(id));
+  });
   connect(m_study, &StudyView::resumeRequested, this, [this](int64_t id) {
     if (refuseWhenReadOnly()) return;
     std::string error;

@@ -616,6 +616,36 @@ class TestStudyAggregate : public QObject {
              even.bandDescription.c_str());
   }
 
+  // A study's arms are an axis a figure can take: along them (one line, a point per arm), or
+  // by them (a line per arm). A study that varies only its arms had no figure.
+  void aFigureDrawsAlongOrByTheArms() {
+    std::vector<StudyRunResult> runs{
+        run("gmm2", "fourier", 1, 0.10, fl::RunStatus::Finished, "rescued"),
+        run("gmm2", "fourier", 2, 0.20, fl::RunStatus::Finished, "rescued"),
+        run("gmm2", "fourier", 3, 0.50, fl::RunStatus::Finished, "from scratch"),
+        run("gmm2", "fourier", 4, 0.70, fl::RunStatus::Finished, "from scratch")};
+    const std::vector<std::string> axes{kArmAxis, "dataset", "head"};
+    FigureLayout along;
+    along.x = kArmAxis;
+    along.metrics = {"test/kl"};
+    const auto fig = buildStudyFigure(aggregate(runs), along, nullptr, axes, "s");
+    QCOMPARE(fig.panels.size(), size_t(1));
+    const auto& panel = fig.panels[0];
+    QCOMPARE(panel.lines.size(), size_t(1));
+    QCOMPARE(panel.xCategories, (std::vector<std::string>{"rescued", "from scratch"}));
+    QCOMPARE(panel.lines[0].mean.size(), size_t(2));
+    QCOMPARE(panel.lines[0].mean[0], 0.15);
+    QCOMPARE(panel.lines[0].mean[1], 0.6);
+    FigureLayout byArm = along;
+    byArm.x = "dataset";
+    byArm.group = kArmAxis;
+    const auto lines = buildStudyFigure(aggregate(runs), byArm, nullptr, axes, "s");
+    QCOMPARE(lines.panels[0].lines.size(), size_t(2));
+    // Not an axis of a study without arms.
+    QVERIFY_EXCEPTION_THROWN(
+        buildStudyFigure(aggregate(runs), along, nullptr, {"dataset", "head"}, "s"), FigureError);
+  }
+
   void figureHasALinePerGroupBaselinesAndThePapersPoints() {
     std::vector<StudyRunResult> runs;
     int64_t cell = 0;

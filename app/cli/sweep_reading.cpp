@@ -409,7 +409,7 @@ int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
   const auto experiment = registry.find(r.spec.experiment);
   if (experiment) study::markDepartures(*experiment, r.spec, cells);
   auto figure = study::buildStudyFigure(
-      cells, layout, r.spec.references ? &*r.spec.references : nullptr, study::axisOrderOf(r.spec),
+      cells, layout, r.spec.references ? &*r.spec.references : nullptr, study::figureAxesOf(r.spec),
       r.spec.title.empty() ? r.name : r.spec.title);
   if (experiment) figure.departure = study::departureNote(*experiment, r.spec);
   const int width = args.width > 0 ? args.width : 560 * figure.cols + 200;

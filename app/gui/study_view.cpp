@@ -450,7 +450,7 @@ void StudyView::fillChoices() {
   for (auto* box : {m_metric, m_x, m_group, m_panel}) box->clear();
   if (m_record) {
     const auto& spec = m_record->spec;
-    const auto axes = study::axisOrderOf(spec);
+    const auto axes = study::figureAxesOf(spec);
     const study::FigureLayout* declared = spec.figures.empty() ? nullptr : &spec.figures.front();
     // The study's figure first (its metrics side by side), then each metric alone.
     std::vector<std::string> metrics;
@@ -805,7 +805,8 @@ void StudyView::drawFigure() {
                            [](const study::AggregateCell& c) { return c.finished() > 0; })
                    ? "This study's runs report no metric to draw."
                    : "The figure appears as the first runs finish.")
-            : "This study varies only its arms: there is no axis to draw a figure along.\n"
+            : "This study varies no setting but the seed: there is no axis to draw a figure "
+              "along.\n"
               "The table below has every number (drag the divider to give it room);\n"
               "view: parallel coordinates compares the runs.");
     m_figurePages->setCurrentWidget(m_figureNote);
@@ -819,7 +820,7 @@ void StudyView::drawFigure() {
     const auto layout = chosenLayout();
     auto figure =
         study::buildStudyFigure(m_cells, layout, spec.references ? &*spec.references : nullptr,
-                                study::axisOrderOf(spec), title);
+                                study::figureAxesOf(spec), title);
     // Nor the figure's title where the header right above says it, or where it only says what
     // the view's choices beside it say ("table1: test/kl against head").
     if (figure.title == title || layout.title.empty()) figure.title.clear();

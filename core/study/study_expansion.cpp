@@ -9,6 +9,7 @@
 #include "core/engine/registry.h"
 #include "core/store/config_hash.h"
 #include "core/store/run_store.h"
+#include "core/study/study_figure.h"
 
 namespace fl::study {
 
@@ -104,6 +105,12 @@ std::vector<Setting> settingsOf(const std::vector<const Axis*>& grid,
 }
 
 }  // namespace
+
+std::vector<std::string> figureAxesOf(const StudySpec& spec) {
+  std::vector<std::string> axes = axisOrderOf(spec);
+  if (!spec.arms.empty()) axes.insert(axes.begin(), kArmAxis);
+  return axes;
+}
 
 std::vector<std::string> axisOrderOf(const StudySpec& spec) {
   std::vector<std::string> order;

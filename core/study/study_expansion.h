@@ -44,6 +44,9 @@ StudyExpansion expandStudy(const Experiment& experiment, const StudySpec& spec);
 
 // Every axis of a spec in declaration order (the study's tables and figures use it).
 std::vector<std::string> axisOrderOf(const StudySpec& spec);
+// The axes a figure of `spec` may take: axisOrderOf, with kArmAxis (study_figure.h) first where
+// the study has arms.
+std::vector<std::string> figureAxesOf(const StudySpec& spec);
 
 // What a study file's reading parts name that its runs will not have, each said where it is:
 // a table's rows or cols, a figure's x, group or panel that is not an axis ("table.rows:

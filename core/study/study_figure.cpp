@@ -565,14 +565,28 @@ StudyFigure buildAgainstAxis(const std::vector<AggregateCell>& allCells, const F
   return fig;
 }
 
+// The cells with their arm as an axis like any other, where the layout draws along, by or
+// across the arms; their arm then no longer sets lines apart of itself.
+std::vector<AggregateCell> withArmAsAxis(const std::vector<AggregateCell>& cells,
+                                         const FigureLayout& layout) {
+  if (layout.x != kArmAxis && layout.group != kArmAxis && layout.panel != kArmAxis) return cells;
+  std::vector<AggregateCell> out = cells;
+  for (auto& c : out) {
+    c.axes[kArmAxis] = c.arm;
+    c.arm.clear();
+  }
+  return out;
+}
+
 }  // namespace
 
-StudyFigure buildStudyFigure(const std::vector<AggregateCell>& cells, const FigureLayout& layout,
-                             const StudyReferences* references,
+StudyFigure buildStudyFigure(const std::vector<AggregateCell>& givenCells,
+                             const FigureLayout& layout, const StudyReferences* references,
                              const std::vector<std::string>& axisOrder,
                              const std::string& studyTitle) {
   // The axes it names first: "--x steps" is not an axis, whatever its metrics are.
   checkLayoutAxes(layout, axisOrder);
+  const std::vector<AggregateCell> cells = withArmAsAxis(givenCells, layout);
   if (layout.x == kMetricSuffixX) {
     const Unrolled unrolled = unrollMetricFamilies(cells, layout, references, axisOrder);
     std::vector<std::string> axes = axisOrder;

@@ -4,6 +4,7 @@
 // values the store's exports write (core/engine/export_values.h).
 #include <QtTest>
 
+#include <pwd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -995,6 +996,18 @@ class TestRunStore : public QObject {
     qunsetenv("XDG_DATA_HOME");
     qputenv("HOME", "/home/someone");
     QCOMPARE(RunStore::defaultPath(), std::string("/home/someone/.local/share/fourierlab/runs.db"));
+    // A relative XDG_DATA_HOME is ignored, as the XDG specification says; without HOME, the
+    // account's home (the store had gone to ./.local/share of the current folder).
+    qputenv("XDG_DATA_HOME", "relative/data");
+    QCOMPARE(RunStore::defaultPath(), std::string("/home/someone/.local/share/fourierlab/runs.db"));
+    qunsetenv("XDG_DATA_HOME");
+    const QByteArray home = qgetenv("HOME");
+    qunsetenv("HOME");
+    const passwd* account = ::getpwuid(::getuid());
+    QVERIFY(account && account->pw_dir);
+    QCOMPARE(RunStore::defaultPath(),
+             std::string(account->pw_dir) + "/.local/share/fourierlab/runs.db");
+    qputenv("HOME", home);
   }
 
   // The exports' fields: what a spreadsheet reads back as one cell, whatever the text holds.

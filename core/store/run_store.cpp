@@ -15,6 +15,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include <pwd.h>
 #include <unistd.h>
 
 #include "core/engine/natural_order.h"
@@ -320,13 +321,18 @@ std::optional<RunStatus> parseRunStatus(const std::string& text) {
 }
 
 std::string RunStore::defaultPath() {
+  // As the XDG base directory specification says: a relative XDG_DATA_HOME is ignored, and
+  // without HOME (a cron job, `env -i`) the user's home is the account's. The store had gone
+  // to ./.local/share of whatever folder the command ran in.
   const char* xdg = std::getenv("XDG_DATA_HOME");
   fs::path base;
-  if (xdg && *xdg) {
+  if (xdg && *xdg && fs::path(xdg).is_absolute()) {
     base = xdg;
   } else {
     const char* home = std::getenv("HOME");
-    base = fs::path(home && *home ? home : ".") / ".local" / "share";
+    const passwd* account = home && *home ? nullptr : ::getpwuid(::getuid());
+    const char* dir = home && *home ? home : account && account->pw_dir ? account->pw_dir : "";
+    base = fs::path(dir) / ".local" / "share";
   }
   return (base / "fourierlab" / "runs.db").string();
 }

@@ -4,6 +4,8 @@
 // resumed without training any run twice.
 #include <QtTest>
 
+#include <optional>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -411,14 +413,19 @@ class TestStudyScheduler : public QObject {
     // is no pace.
     int64_t mostActive = 0, ended = 0;
     bool etaTooSoon = false, eta = false;
+    std::optional<double> lastEta = 0.0;
     const auto outcome = scheduler.run([&](const auto& report, const auto& progress) {
       mostActive = std::max(mostActive, progress.active + (report.ended ? 1 : 0));
       ended += report.ended ? 1 : 0;
       etaTooSoon = etaTooSoon || (progress.etaSeconds && ended < mostActive);
       eta = eta || progress.etaSeconds.has_value();
+      lastEta = progress.etaSeconds;
     });
     QVERIFY(!etaTooSoon);
     QVERIFY(eta);
+    // None once nothing is left: "ETA 0:00" stood beside the last run, and beside each run a
+    // stop cancelled.
+    QVERIFY(!lastEta);
     QCOMPARE(outcome.budget.parallel, 2);
     QCOMPARE(outcome.budget.threadsPerRun, 1);
     QCOMPARE(outcome.progress.finished, int64_t(6));

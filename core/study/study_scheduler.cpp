@@ -73,7 +73,9 @@ class ProgressObserver : public SchedulerObserver {
   void updateEta(int64_t waitingCells) {
     m_progress.elapsedSeconds = std::chrono::duration<double>(Clock::now() - m_start).count();
     const int64_t left = waitingCells + m_progress.active;
-    if (m_endedHere > 0 && m_endedHere >= m_mostActive)
+    // Nothing left here (the last run ended, or a stop dropped the rest): no ETA; "ETA 0:00"
+    // stood beside each run a stop cancelled.
+    if (left > 0 && m_endedHere > 0 && m_endedHere >= m_mostActive)
       m_progress.etaSeconds =
           m_progress.elapsedSeconds / static_cast<double>(m_endedHere) * static_cast<double>(left);
     else

@@ -4,8 +4,6 @@
 // resumed without training any run twice.
 #include <QtTest>
 
-#include <optional>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <sqlite3.h>

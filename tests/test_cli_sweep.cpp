@@ -104,6 +104,10 @@ class TestCliSweep : public QObject {
     dry = runCli(tinyStudy(db, 2) << "--dry-run");
     QVERIFY2(dry.out.contains("study 1 has this exact spec: running it continues that study"),
              qPrintable(dry.out));
+    // Finished, it has nothing to send to a cluster: it had been told to send its runs.
+    auto status = runCli({"sweep", "status", "1", "--db", db});
+    QVERIFY2(status.exitCode == 0 && status.out.contains("no Slurm job; every run is finished"),
+             qPrintable(status.out + status.err));
     QVERIFY2(r.err.contains("budget: 2 parallel runs x 1 thread") ||
                  r.err.contains("budget: 1 run x 1 thread"),
              qPrintable(r.err));

@@ -243,7 +243,10 @@ int status(store::RunStore& runs, const study::StudyRecord& record, bool json) {
     std::printf("%s\n", jsonText(out, 2).c_str());
     return kExitOk;
   }
-  if (jobs.empty())
+  // A finished study has nothing to send: it had been told to send its runs all the same.
+  if (jobs.empty() && record.status() == study::StudyStatus::Finished)
+    std::printf("no Slurm job; every run is finished\n");
+  else if (jobs.empty())
     std::printf(
         "no Slurm job; send its runs with `%s`\n",
         nextCommand("sweep resume " + std::to_string(record.id) + " --slurm", runs.path()).c_str());

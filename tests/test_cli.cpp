@@ -16,6 +16,7 @@
 #include "core/store/run_store.h"
 #include "tests/cli_process.h"
 #include "tests/sqlite_probe.h"
+#include "tests/text_corpus.h"
 
 namespace {
 
@@ -646,14 +647,8 @@ class TestCli : public QObject {
     QTemporaryDir dir;
     const QString db = dir.filePath("runs.db");
     const QString corpus = dir.filePath("text.txt");
-    QByteArray text;
-    for (int i = 0; i < 4000; ++i) text += "the quick brown fox jumps over the lazy dog\n"[i % 44];
-    const auto writeText = [&](const QByteArray& bytes) {
-      QFile file(corpus);
-      QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-      QCOMPARE(file.write(bytes), bytes.size());
-    };
-    writeText(text);
+    const QByteArray text = fl::testing::sentenceCorpus();
+    QVERIFY(fl::testing::writeWholeFile(corpus, text));
     QProcess p;
     const QByteArray err = signalOnceTraining(p, {"run",      "fope",
                                                   "--set",    "d_model=16",
@@ -679,7 +674,7 @@ class TestCli : public QObject {
       messageBefore = store.run(1)->message;
       endedBefore = store.run(1)->finished;
     }
-    writeText(text + "edited\n");
+    QVERIFY(fl::testing::writeWholeFile(corpus, text + "edited\n"));
     const auto refused = runCli({"run", "--resume", "1", "--db", db});
     QCOMPARE(refused.exitCode, 2);
     QVERIFY2(refused.err.contains("error: run 1 not resumed: corpus '" + corpus +
@@ -696,7 +691,7 @@ class TestCli : public QObject {
       QCOMPARE(store.run(1)->finished, endedBefore);
       QVERIFY(!store.checkpoints(1).empty());
     }
-    writeText(text);
+    QVERIFY(fl::testing::writeWholeFile(corpus, text));
     QProcess resumed;
     const QByteArray again =
         signalOnceTraining(resumed, {"run", "--resume", "1", "--db", db}, SIGINT);

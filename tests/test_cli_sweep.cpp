@@ -16,6 +16,7 @@
 
 #include "tests/cli_process.h"
 #include "tests/sqlite_probe.h"
+#include "tests/text_corpus.h"
 
 using fl::testing::cliPath;
 using fl::testing::runCli;
@@ -905,14 +906,8 @@ class TestCliSweep : public QObject {
   void aRefusedResumeIsCountedInterruptedNotFailed() {
     const QString db = path("refused.db");
     const QString corpus = path("refused.txt");
-    QByteArray text;
-    for (int i = 0; i < 4000; ++i) text += "the quick brown fox jumps over the lazy dog\n"[i % 44];
-    const auto writeText = [&](const QByteArray& bytes) {
-      QFile file(corpus);
-      QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-      QCOMPARE(file.write(bytes), bytes.size());
-    };
-    writeText(text);
+    const QByteArray text = fl::testing::sentenceCorpus();
+    QVERIFY(fl::testing::writeWholeFile(corpus, text));
     QProcess p;
     p.start(cliPath(), {"sweep",
                         "run",
@@ -953,7 +948,7 @@ class TestCliSweep : public QObject {
     QVERIFY(p.waitForFinished(60000));
     QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'cancelled'"), int64_t(2));
 
-    writeText(text + "edited\n");
+    QVERIFY(fl::testing::writeWholeFile(corpus, text + "edited\n"));
     const auto refused = runCli({"sweep", "resume", "1", "--db", db});
     QVERIFY2(refused.exitCode == 1, qPrintable(refused.err));
     QCOMPARE(refused.err.count("why: not resumed: corpus '" + corpus +

@@ -79,10 +79,11 @@ QString askOpenFileName(QWidget* parent, const QString& caption, const QString& 
   return chosen;
 }
 
-QString askExistingDirectory(QWidget* parent, const QString& caption) {
+QString askExistingDirectory(QWidget* parent, const QString& caption, const QString& fieldLabel) {
   auto dialog = makeFileDialog(parent, caption, startFolder());
   dialog->setFileMode(QFileDialog::Directory);
   dialog->setOption(QFileDialog::ShowDirsOnly);
+  if (!fieldLabel.isEmpty()) dialog->setLabelText(QFileDialog::FileName, fieldLabel);
   if (dialog->exec() != QDialog::Accepted || dialog->selectedFiles().isEmpty()) return {};
   const QString chosen = dialog->selectedFiles().front();
   rememberFolder(chosen);

@@ -36,7 +36,9 @@ std::unique_ptr<QFileDialog> makeFileDialog(QWidget* parent, const QString& capt
 // reader cancels.
 QString askSaveFileName(QWidget* parent, const QString& caption, const QString& suggested,
                         const QString& filter, QFileDialog::Options options = {});
-QString askExistingDirectory(QWidget* parent, const QString& caption);
+// `fieldLabel` names the folder field where Qt's "Directory:" would not say what it is for.
+QString askExistingDirectory(QWidget* parent, const QString& caption,
+                             const QString& fieldLabel = QString());
 // An existing file to read (a corpus), starting where `current` is.
 QString askOpenFileName(QWidget* parent, const QString& caption, const QString& current);
 

@@ -109,6 +109,16 @@ class TestCliSweep : public QObject {
     auto status = runCli({"sweep", "status", "1", "--db", db});
     QVERIFY2(status.exitCode == 0 && status.out.contains("no Slurm job; every run is finished"),
              qPrintable(status.out + status.err));
+    // Its figure never draws over the store: through a link named .svg, it had replaced the
+    // store with a picture of it, exit 0.
+    QVERIFY(QFile::link(db, path("study-link.svg")));
+    auto overStore = runCli({"sweep", "plot", "1", "--db", db, "--x", "head", "--metric", "test/kl",
+                             "--out", path("study-link.svg")});
+    QCOMPARE(overStore.exitCode, 2);
+    QVERIFY2(overStore.err.contains(path("study-link.svg") + " is the run store itself: the "
+                                                             "figure would overwrite it"),
+             qPrintable(overStore.err));
+    QCOMPARE(runCli({"sweep", "list", "--db", db}).exitCode, 0);
     QVERIFY2(r.err.contains("budget: 2 parallel runs x 1 thread") ||
                  r.err.contains("budget: 1 run x 1 thread"),
              qPrintable(r.err));

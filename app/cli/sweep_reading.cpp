@@ -400,6 +400,9 @@ int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
   const std::string ext = lowercaseExtension(args.out);
   if (ext != ".svg" && ext != ".png" && ext != ".pdf")
     throw std::invalid_argument("--out " + args.out + ": the file must end in .svg, .png or .pdf");
+  // The store's own files are never drawn over: `--out fig.svg`, a link to the store, had
+  // replaced the store with a picture of it, as an export is refused.
+  store::RunStore::refuseOwnFile(path, args.out, "the figure");
   // A figure of no finished run exited 2, as a mistyped metric does; a table of none exits 1.
   const UnfinishedRuns unfinished = unfinishedRunsOf(r, path);
   if (!saidNoneFinished(r, unfinished, "plot")) return kExitRunFailed;

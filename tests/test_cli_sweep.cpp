@@ -971,6 +971,15 @@ class TestCliSweep : public QObject {
              qPrintable(refused.err));
     QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), int64_t(2));
     QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'failed'"), int64_t(0));
+    // Its corpus moved away: alike (the runs had been marked failed, "no such file").
+    QVERIFY(QFile::remove(corpus));
+    const auto missing = runCli({"sweep", "resume", "1", "--db", db});
+    QVERIFY2(missing.exitCode == 1, qPrintable(missing.err));
+    QCOMPARE(missing.err.count("why: not resumed: "), 2);
+    QVERIFY2(missing.err.contains("study 1: 0 of 2 finished, 0 failed, 2 interrupted in "),
+             qPrintable(missing.err));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status = 'failed'"), int64_t(0));
+    QVERIFY(queryInt(db, "SELECT count(*) FROM artifacts") >= 2);  // their checkpoints kept
   }
 
   // A step that never ends after the signal (a library stuck inside it) must not keep a

@@ -2,6 +2,7 @@
 
 #include "core/engine/config.h"
 #include "core/engine/registry.h"
+#include "core/engine/resume_refused.h"
 #include "core/store/resume_plan.h"
 
 namespace fl::study {
@@ -15,8 +16,11 @@ CellLaunch prepareCellLaunch(store::RunStore& runs, const StudyStore& studies,
   const ValidatedConfig validated = validateRunConfig(experiment, config);
   if (!validated.ok()) {
     launch.error = validated.summary();
-    runs.finishRun(claim.runId, RunStatus::Failed,
-                   "its stored config no longer validates: " + launch.error);
+    const bool resumable = claim.kind == CellClaim::Kind::Resume && claim.checkpoint;
+    launch.refusedAs = resumable ? RunStatus::Interrupted : RunStatus::Failed;
+    runs.finishRun(claim.runId, launch.refusedAs,
+                   (resumable ? std::string(kNotResumed) : std::string()) +
+                       "its stored config no longer validates: " + launch.error);
     return launch;
   }
   launch.config = validated.values;

@@ -26,8 +26,12 @@ namespace fl::study {
 struct CellLaunch {
   nlohmann::json config;  // validated and complete
   std::optional<ResumePoint> resume;
-  std::string how;    // "new", "resumed from step 31250", "restarted (was failed)"
-  std::string error;  // its stored config no longer validates: the run is marked failed
+  std::string how;  // "new", "resumed from step 31250", "restarted (was failed)"
+  // Its stored config no longer validates (its corpus moved away, say): the run is recorded
+  // `refusedAs`, interrupted where it had a checkpoint to resume from (it stays resumable as
+  // it was: it had been failed, though nothing of it was wrong), failed otherwise.
+  std::string error;
+  RunStatus refusedAs = RunStatus::Failed;
   bool ok() const { return error.empty(); }
 };
 

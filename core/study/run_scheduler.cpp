@@ -10,6 +10,7 @@
 
 #include "core/engine/event_queue.h"
 #include "core/engine/group_runner.h"
+#include "core/engine/resume_refused.h"
 #include "core/engine/runner.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
@@ -589,14 +590,15 @@ void RunScheduler::startCells(const Waiting& waiting, const ThreadBudget& budget
                                           claim, m_options.device);
     const std::string label =
         cellLabel(result->second.arm, result->second.axes, result->second.seed);
-    if (!launch.ok()) {  // prepareCellLaunch recorded it failed
+    if (!launch.ok()) {  // prepareCellLaunch recorded it failed, or interrupted
       RunEnd end;
       end.runId = claim.runId;
       end.studyId = waiting.studyId;
       end.cell = cell;
       end.label = label;
       end.started = false;
-      end.message = launch.error;
+      end.status = launch.refusedAs;
+      end.message = (launch.refusedAs == RunStatus::Interrupted ? kNotResumed : "") + launch.error;
       refused.push_back(std::move(end));
       continue;
     }

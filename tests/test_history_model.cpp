@@ -246,6 +246,11 @@ class TestHistoryModel : public QObject {
       for (const auto& t : edit.removed)
         QVERIFY(std::find(typed.begin(), typed.end(), t) == typed.end());
     }
+    // A tag is one in any case, as the store holds it: "keep me" retyped for "Keep Me" had
+    // removed the tag (its add changed nothing, its removal took the one the run held).
+    const auto retyped = fl::gui::tagEdit({"Keep Me", "x"}, {"keep me", "X"});
+    QVERIFY(retyped.added.empty() && retyped.removed.empty());
+    QCOMPARE(parseTagList("a, A, b"), (std::vector<std::string>{"a", "b"}));
   }
 
   void initTestCase() {

@@ -130,6 +130,13 @@ class TestRunStore : public QObject {
     QCOMPARE(store.run(id)->tags, (std::vector<std::string>{"Keep Me", "a", "c"}));
     const int64_t fresh = store.createRun({"fourier-head", "", config, {"x", "X"}, {}});
     QCOMPARE(store.run(fresh)->tags, (std::vector<std::string>{"x"}));
+    // Found and removed in any case too: the filter and the removal had asked for the case.
+    fl::store::RunFilter byTag;
+    byTag.tag = "KEEP me";
+    QCOMPARE(store.listRuns(byTag).size(), size_t(1));
+    store.removeTag(id, "keep ME");
+    QCOMPARE(store.run(id)->tags, (std::vector<std::string>{"a", "c"}));
+    QVERIFY(fl::store::sameTag("Ab c", "aB C") && !fl::store::sameTag("ab", "ab "));
     QVERIFY(!store.run(id + 100));
   }
 

@@ -475,7 +475,8 @@ int runsCommand(const ExperimentRegistry& registry, const RunsArgs& args) {
     else if (args.action == "untag") {
       const auto& held = runs.front().tags;
       for (const auto& t : args.words)
-        if (std::find(held.begin(), held.end(), t) == held.end()) {
+        if (std::none_of(held.begin(), held.end(),
+                         [&](const std::string& h) { return store::sameTag(h, t); })) {
           std::string tags;
           for (const auto& h : held) tags += (tags.empty() ? "" : ", ") + h;
           std::fprintf(stderr, "error: run %lld has no tag '%s' (%s%s); nothing was removed\n",

@@ -2,12 +2,16 @@
 
 #include <algorithm>
 
+#include "core/store/run_store.h"
+
 namespace fl::gui {
 
 namespace {
 
+// A tag in any case, as the store holds one: retyped "keep me" for "Keep Me" had removed it.
 bool holds(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
+  return std::any_of(list.begin(), list.end(),
+                     [&](const std::string& held) { return store::sameTag(held, item); });
 }
 
 std::string trimmed(const std::string& text) {

@@ -286,6 +286,12 @@ std::optional<std::string> textProblem(const std::string& text, const std::strin
   return std::nullopt;
 }
 
+bool sameTag(const std::string& a, const std::string& b) {
+  const auto lower = [](unsigned char c) { return c < 128 ? std::tolower(c) : c; };
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [&](char x, char y) { return lower(x) == lower(y); });
+}
+
 std::optional<std::string> tagProblem(const std::string& tag) {
   if (auto problem = textProblem(tag, "tag")) return problem;
   const auto blank = [](unsigned char c) { return std::isspace(c) != 0; };
@@ -697,7 +703,8 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
     sql += " AND archived = 0";
   if (!filter.experiment.empty()) sql += " AND experiment = :experiment";
   if (filter.status) sql += " AND status = :status";
-  if (!filter.tag.empty()) sql += " AND id IN (SELECT run_id FROM tags WHERE tag = :tag)";
+  if (!filter.tag.empty())
+    sql += " AND id IN (SELECT run_id FROM tags WHERE lower(tag) = lower(:tag))";
   if (!filter.tagPart.empty())
     sql += " AND id IN (SELECT run_id FROM tags WHERE instr(lower(tag), lower(:tagpart)))";
   // The text as one term, or, where it has several words, each word as a term of its own:
@@ -843,7 +850,7 @@ void RunStore::addTags(int64_t id, const std::vector<std::string>& tags) {
 }
 
 void RunStore::removeTag(int64_t id, const std::string& tag) {
-  auto s = m_db.prepare("DELETE FROM tags WHERE run_id = ? AND tag = ?");
+  auto s = m_db.prepare("DELETE FROM tags WHERE run_id = ? AND lower(tag) = lower(?)");
   s.bind(1, id).bind(2, tag).run();
 }
 

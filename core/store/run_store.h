@@ -130,6 +130,10 @@ std::optional<std::string> textProblem(const std::string& text, const std::strin
 // character.
 std::optional<std::string> tagProblem(const std::string& tag);
 
+// Whether two tags are one: alike in any case of their ASCII letters, as the store and its
+// filters compare them (SQLite's lower()). "keep me" beside "Keep Me" had been a second tag.
+bool sameTag(const std::string& a, const std::string& b);
+
 class RunStore {
  public:
   // $XDG_DATA_HOME/fourierlab/runs.db, or ~/.local/share/fourierlab/runs.db.

@@ -358,6 +358,13 @@ class TestConfig : public QObject {
              std::string("defaults"));
     QCOMPARE(fl::compactName("fourier N=12, edited: epochs 20", preset, {}, 2),
              std::string("fourier N=12 · epochs 20"));
+    // What sets the runs apart and may hide in "and 2 more" is named in its place: the lr that
+    // told a run apart had been hidden ("demo · dataset beta, head gmm").
+    QCOMPARE(fl::compactName(many, edited, {{"epochs 2", 3}}, 3, false, {"head", "lr", "seed"}),
+             std::string("defaults · head linear, lr 0.5, seed 3"));
+    QCOMPARE(fl::compactName(many, edited, {{"epochs 2", 3}, {"head linear", 3}, {"lr 0.5", 3}}, 3,
+                             false, {"seed"}),
+             std::string("defaults · seed 3"));
     // A value holding ", " stays whole: an edit is a key and its value in the config.
     nlohmann::json commas = preset;
     commas["head"] = "a, b";

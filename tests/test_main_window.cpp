@@ -2684,6 +2684,34 @@ class TestMainWindow : public QObject {
                  qPrintable(QString::number(focus->width())));
   }
 
+  // A legend names what sets its run apart where the run's name leaves it to "and 1 more":
+  // "#3 demo · dataset beta, head gmm" had hidden the lr 0.003 that told it from the others.
+  void aLegendNamesWhatTheNameLeftToAndMore() {
+    const auto path = (m_dir.path() + "/hidden-edit.db").toStdString();
+    std::vector<int64_t> ids;
+    {
+      fl::store::RunStore store(path);
+      const auto e = m_registry.find("fourier-head");
+      const auto add = [&](const std::string& name, const nlohmann::json& set) {
+        ids.push_back(
+            store.createRun({"fourier-head", name, fl::validateRunConfig(*e, set).values, {}, {}}));
+        store.writeEvents(ids.back(), {fl::MetricEvent{"test/kl", 10, 0.1, 0.5}});
+        store.finishRun(ids.back(), fl::RunStatus::Finished, "");
+      };
+      add("demo, edited: dataset beta, head gmm, epochs 20 and 1 more",
+          {{"dataset", "beta"}, {"head", "gmm"}, {"epochs", 20}, {"lr", 0.003}});
+      add("demo, edited: dataset beta, head gmm, epochs 20",
+          {{"dataset", "beta"}, {"head", "gmm"}, {"epochs", 20}});
+    }
+    auto w = makeWindow("hidden-edit.db");
+    w->compareRuns(ids);
+    QStringList curves;
+    for (auto* plot : w->display()->dashboard()->metricPlots())
+      if (plot->objectName() == "kl") curves = plot->curveNames();
+    QVERIFY2(curves.contains(QString("#%1 demo · lr 0.003").arg(ids[0])),
+             qPrintable(curves.join(" | ")));
+  }
+
   // An unnamed run's focus line calls it what the legends do: what sets it apart.
   void theFocusLineLabelsAnUnnamedRunAsTheLegendsDo() {
     const auto path = (m_dir.path() + "/unnamed.db").toStdString();

@@ -378,10 +378,17 @@ std::map<int64_t, std::string> RunDisplay::legendNamesOfShown() const {
   for (const RunView* view : views) ++bases[withoutEdits(view->name())];
   std::map<int64_t, std::string> names;
   const int runs = static_cast<int>(views.size());
-  for (const RunView* view : views)
+  const std::vector<std::string> differing =
+      runs > 1 ? differingKeysOfShown() : std::vector<std::string>{};
+  for (const RunView* view : views) {
+    // Of the settings that set the runs apart, those this run uses.
+    std::vector<std::string> apart;
+    for (const auto& key : differing)
+      if (!isUnusedValue(configValue(view->comparedConfig(), key))) apart.push_back(key);
     names[view->id()] = runs > 1 ? compactName(view->name(), view->config(), holders, runs,
-                                               bases[withoutEdits(view->name())] == 1)
+                                               bases[withoutEdits(view->name())] == 1, apart)
                                  : view->name();
+  }
   return names;
 }
 

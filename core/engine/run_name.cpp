@@ -58,19 +58,33 @@ std::vector<std::string> editList(const std::string& name, const nlohmann::json&
 }
 
 std::string compactName(const std::string& name, const nlohmann::json& config,
-                        const std::map<std::string, int>& holders, int runs, bool nameTellsApart) {
+                        const std::map<std::string, int>& holders, int runs, bool nameTellsApart,
+                        const std::vector<std::string>& apart) {
   const auto heldBy = [&](const std::string& edit) {
     auto it = holders.find(edit);
     return it == holders.end() ? 0 : it->second;
   };
+  const std::vector<std::string> edits = editList(name, config);
+  const auto names = [&](const std::string& key) {
+    return std::any_of(edits.begin(), edits.end(),
+                       [&](const std::string& e) { return e.rfind(key + " ", 0) == 0; });
+  };
   std::vector<std::string> kept;
   std::string more;
-  for (const auto& edit : editList(name, config)) {
+  for (const auto& edit : edits) {
     if (heldBy(edit) >= runs) continue;  // every run has it: it tells none apart
-    if (edit.rfind("and ", 0) == 0)
-      more = edit.substr(4);  // "2 more"
-    else
+    if (edit.rfind("and ", 0) != 0) {
       kept.push_back(edit);
+      continue;
+    }
+    more = edit.substr(4);  // "2 more"
+    // What may hide there and tells the runs apart, named instead.
+    for (const auto& key : apart) {
+      const nlohmann::json value = configValue(config, key);
+      if (key == "device" || value.is_null() || names(key)) continue;
+      kept.push_back(key + " " + (value.is_string() ? value.get<std::string>() : value.dump()));
+      more.clear();
+    }
   }
   std::stable_sort(kept.begin(), kept.end(), [&](const std::string& a, const std::string& b) {
     return heldBy(a) > heldBy(b);

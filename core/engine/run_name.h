@@ -46,9 +46,12 @@ std::vector<std::string> editList(const std::string& name, const nlohmann::json&
 // legend's width keeps its end ("demo · samples 2000, epochs 600" beside runs without edits),
 // and "and N more" only where no edit is left to name and the name before the edits is
 // another run's too (`nameTellsApart` false): "RoPE" beside "FoPE" needs no "· 1 more".
+// `apart`: the settings that set the legend's runs apart (their config diff). Where the name
+// leaves edits to "and N more", those of them it does not name are named in its place, with the
+// run's values: "demo · dataset beta, head gmm" had hidden the lr 0.003 that told it apart.
 std::string compactName(const std::string& name, const nlohmann::json& config,
                         const std::map<std::string, int>& holders, int runs,
-                        bool nameTellsApart = false);
+                        bool nameTellsApart = false, const std::vector<std::string>& apart = {});
 
 // Run ids as a sentence names them: "run 7", "runs 3 and 4", "runs 3, 4, 5 and 261 more".
 std::string nameRunIds(const std::vector<int64_t>& ids);

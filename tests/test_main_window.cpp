@@ -1838,13 +1838,28 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 30000);
     QTRY_VERIFY_WITH_TIMEOUT(!w->runsModel()->isLive(ids[1]), 10000);
     QCOMPARE(w->display()->shown().size(), size_t(2));
+    // One slot: the first resumed trains, the second waits for it.
+    w->queue()->setRequestedParallel(1);
+    QVERIFY(w->resumeRun(ids[0]));
+    w->display()->focusRun(ids[1]);  // focused while stopped, as after Ctrl+.
+    QTRY_VERIFY(!w->runsDock()->stopButton()->isEnabled());
     QVERIFY(w->resumeRun(ids[1]));
+    QVERIFY(w->queue()->isWaiting(ids[1]));
     QCOMPARE(w->display()->focused(), ids[1]);
     QCOMPARE(std::set<int64_t>(w->display()->shown().begin(), w->display()->shown().end()),
              std::set<int64_t>(ids.begin(), ids.end()));
     QVERIFY2(
         w->views().find(ids[1])->message().rfind("resumes from its checkpoint at step ", 0) == 0,
         w->views().find(ids[1])->message().c_str());
+    // Waiting, it can be stopped: Stop had stayed grey, "nothing to stop". Stopped so, it says
+    // it had trained: "cancelled before it started" read as a run that never had.
+    QVERIFY(w->runsDock()->stopButton()->isEnabled());
+    w->runsDock()->stopButton()->click();
+    QTRY_VERIFY(!w->queue()->isLive(ids[1]));
+    QVERIFY2(
+        w->views().find(ids[1])->message().rfind("cancelled before its resume from step ", 0) == 0,
+        w->views().find(ids[1])->message().c_str());
+    QVERIFY(!store.checkpoints(ids[1]).empty());
     w->queue()->cancelAll();
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 30000);
   }

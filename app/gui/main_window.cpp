@@ -429,6 +429,9 @@ bool MainWindow::resumeRun(int64_t runId) {
   }
   // Focused where it is shown: resuming one arm of a comparison had shown it alone.
   m_display->focusRun(runId);
+  // Waiting for a slot, it can be stopped: Stop had stayed grey where the run was focused
+  // already (nothing else told it).
+  updateStopEnabled();
   m_tabs->setCurrentWidget(m_display);
   statusBar()->showMessage(QString::fromStdString(said));
   return true;

@@ -331,6 +331,12 @@ void RunScheduler::cancel(int64_t runId) {
   if (waiting == m_line.end()) return;
   const int64_t studyId = waiting->studyId;
   m_line.erase(waiting);
+  std::string message = "cancelled before it started";
+  if (auto recorded = m_recorded.find(runId);
+      recorded != m_recorded.end() && recorded->second.resume)
+    // A resume waiting for its turn: the run trained before, and its checkpoint stays.
+    message = "cancelled before its resume from step " +
+              std::to_string(recorded->second.resume->step) + " started; its checkpoint is kept";
   m_recorded.erase(runId);
   // A run that never started has no writer to record it: say so here, or the next start
   // would find it queued by a dead process and call it interrupted.
@@ -339,7 +345,7 @@ void RunScheduler::cancel(int64_t runId) {
   end.studyId = studyId;
   end.started = false;
   end.status = RunStatus::Cancelled;
-  end.message = "cancelled before it started";
+  end.message = message;
   try {
     m_store.finishRun(runId, RunStatus::Cancelled, end.message);
   } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
@@ -93,6 +94,27 @@ class TestAtomicFile : public QObject {
       QCOMPARE(filesIn(path("real")), size_t(1));
       QCOMPARE(filesIn(path("links")), size_t(2));
     }
+  }
+
+  // A link to what is no file is written through as given: /dev/stdout into a pipe had been
+  // followed to "/proc/self/fd/pipe:[N]", a path no one can open (`runs export --out
+  // /dev/stdout | ...` exited 3).
+  void aLinkToAPipeIsWrittenThrough() {
+    int fds[2];
+    QCOMPARE(::pipe(fds), 0);
+    const std::string link = path("to-pipe");
+    fs::create_symlink("/proc/self/fd/" + std::to_string(fds[1]), link);
+    {
+      fl::AtomicFile file(link);
+      file.stream() << "through";
+      file.commit();
+    }
+    char buffer[16] = {};
+    QCOMPARE(::read(fds[0], buffer, sizeof buffer), ssize_t(7));
+    QCOMPARE(std::string(buffer, 7), std::string("through"));
+    ::close(fds[0]);
+    ::close(fds[1]);
+    QVERIFY(fs::is_symlink(link));
   }
 
   void anAbandonedFileLeavesNothing() {

@@ -7,6 +7,11 @@ namespace fl {
 namespace fs = std::filesystem;
 
 std::string symlinkTarget(const std::string& given) {
+  // A link to what is no file (/dev/stdout to a pipe, a terminal) is written through as given:
+  // followed, /dev/stdout named "/proc/self/fd/pipe:[1167089]", a path no one can open.
+  std::error_code status;
+  const fs::file_status target = fs::status(given, status);
+  if (!status && fs::exists(target) && !fs::is_regular_file(target)) return given;
   fs::path path = given;
   for (int hop = 0; hop < 40; ++hop) {
     std::error_code ec;

@@ -11,8 +11,9 @@
 namespace fl {
 
 // `path` with each symbolic link it names followed to its target (a relative target read from
-// the link's folder), up to 40 links as the kernel does; `path` itself where it is no link.
-// The folders along the way are left as they are.
+// the link's folder), up to 40 links as the kernel does; `path` itself where it is no link, or
+// where what it names is no regular file (/dev/stdout, a pipe: written through as given). The
+// folders along the way are left as they are.
 std::string symlinkTarget(const std::string& path);
 
 }  // namespace fl

@@ -249,6 +249,15 @@ class TestCliStore : public QObject {
     QVERIFY(upperFile.open(QIODevice::ReadOnly));
     QCOMPARE(nlohmann::json::parse(upperFile.readAll().toStdString())["runs"][0]["id"], 1);
     QVERIFY(!QFileInfo::exists(upper + ".snapshots.csv"));
+    // Its companions beside the file it writes: through a link, beside the target (they had gone
+    // beside the link), and named alike in any case (Y.CSV had given Y.CSV.snapshots.csv).
+    QVERIFY(QDir().mkpath(db("linked-target")));
+    QVERIFY(QFile::link(db("linked-target/t.CSV"), db("linked.csv")));
+    QCOMPARE(runCli({"runs", "--db", d, "export", "1", "--out", db("linked.csv")}).exitCode, 0);
+    for (const char* name : {"t.CSV", "t.snapshots.csv", "t.runs.csv"})
+      QVERIFY2(QFileInfo::exists(db("linked-target/") + name), name);
+    QVERIFY(!QFileInfo::exists(db("linked.snapshots.csv")));
+    QVERIFY(QFileInfo(db("linked.csv")).isSymLink());
     const auto clash =
         runCli({"runs", "--db", d, "export", "1", "--format", "csv", "--out", db("clash.json")});
     QCOMPARE(clash.exitCode, 2);

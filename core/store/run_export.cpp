@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -14,6 +15,7 @@
 #include "core/engine/config_diff.h"
 #include "core/engine/export_values.h"
 #include "core/engine/natural_order.h"
+#include "core/engine/symlink_target.h"
 #include "core/engine/verdict.h"
 #include "core/store/not_compared.h"
 #include "core/store/run_snapshots.h"
@@ -206,11 +208,15 @@ nlohmann::json runsToJson(const RunStore& store, const ExperimentRegistry* regis
   return {{"runs", std::move(all)}};
 }
 
-std::string companionCsvPath(const std::string& csvPath, const std::string& table) {
+std::string companionCsvPath(const std::string& givenPath, const std::string& table) {
+  // Beside the file the export writes: through a link, beside its target (they had gone
+  // beside the link, apart from the main file).
+  const std::string csvPath = symlinkTarget(givenPath);
   const std::string suffix = ".csv";
   const bool hasSuffix =
       csvPath.size() > suffix.size() &&
-      csvPath.compare(csvPath.size() - suffix.size(), suffix.size(), suffix) == 0;
+      std::equal(suffix.begin(), suffix.end(), csvPath.end() - static_cast<long>(suffix.size()),
+                 [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
   return (hasSuffix ? csvPath.substr(0, csvPath.size() - suffix.size()) : csvPath) + "." + table +
          ".csv";
 }

@@ -35,8 +35,8 @@ void writeRunsCsv(const ExperimentRegistry* registry, const std::vector<RunRecor
 nlohmann::json runsToJson(const RunStore& store, const ExperimentRegistry* registry,
                           const std::vector<RunRecord>& runs);
 
-// Where a CSV export's other tables go, `table` "snapshots" or "runs": runs.csv ->
-// runs.snapshots.csv (other names: + .snapshots.csv).
+// Where a CSV export's other tables go, `table` "snapshots" or "runs": runs.csv (or RUNS.CSV)
+// -> runs.snapshots.csv (other names: + .snapshots.csv), beside the file a link names.
 std::string companionCsvPath(const std::string& csvPath, const std::string& table);
 
 // Writes `runs` to the file `path` as both front ends export them: JSON, or the metrics CSV at

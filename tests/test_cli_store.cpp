@@ -231,7 +231,7 @@ class TestCliStore : public QObject {
     QVERIFY(toStdout.out.startsWith("run_id,experiment,name,key,step,wall_seconds,value"));
     QVERIFY2(toStdout.err.contains("snapshots") && toStdout.err.contains("--out"),
              qPrintable(toStdout.err));
-    auto json = runCli({"runs", "--db", d, "export", "1", "--format", "json"});
+    auto json = runCli({"runs", "--db", d, "export", "1", "--format", "JSON"});  // any case
     QCOMPARE(nlohmann::json::parse(json.out.toStdString())["runs"][0]["metrics"]["test/kl"].size(),
              size_t(1));
     // The file's name says the format where --format does not (x.json held CSV); a --format

@@ -74,7 +74,7 @@ CLI::App* addRunsCommand(CLI::App& app, fl::cli::RunsArgs& runsArgs) {
   auto* exportRuns = runs->add_subcommand("export", "Metrics (long format) and snapshots");
   exportRuns->add_option("ids", runsArgs.ids, "Run ids")->required()->check(fl::cli::storeId());
   exportRuns->add_option("--format", runsArgs.format, "csv or json")
-      ->check(CLI::IsMember({"csv", "json"}));
+      ->transform(CLI::IsMember({"csv", "json"}, CLI::ignore_case));
   exportRuns->add_option("--out", runsArgs.out, "Output file (default: stdout)")
       ->check(fl::cli::nonEmpty("a file, or leave --out out for stdout"));
   auto* tag = runs->add_subcommand("tag", "Add tags to a run");

@@ -145,7 +145,7 @@ void addReadingCommands(CLI::App* sweep, SweepArgs& a) {
   table->add_option("--rows", a.rows, "The axis down the rows");
   table->add_option("--cols", a.cols, "The axis across the columns");
   table->add_option("--format", a.format, "md, csv or json")
-      ->check(CLI::IsMember({"md", "csv", "json"}));
+      ->transform(CLI::IsMember({"md", "csv", "json"}, CLI::ignore_case));
 
   auto* plot = sweep->add_subcommand(
       "plot",
@@ -175,7 +175,7 @@ void addReadingCommands(CLI::App* sweep, SweepArgs& a) {
       "export", "Every run's final metrics and axis values, one row per run (for pandas)");
   addId(exportStudy, a);
   exportStudy->add_option("--format", a.format, "csv or json")
-      ->check(CLI::IsMember({"csv", "json"}));
+      ->transform(CLI::IsMember({"csv", "json"}, CLI::ignore_case));
   exportStudy->add_option("--out", a.out, "Output file (default: stdout)")
       ->check(nonEmpty("a file, or leave --out out for stdout"));
 

@@ -908,6 +908,7 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT count(*) FROM studies"), int64_t(1));
     QCOMPARE(queryInt(db, "SELECT count(*) FROM study_jobs"), int64_t(0));
     QVERIFY2(again.exitCode == 4, qPrintable(again.err));
+    QVERIFY2(again.err.contains("the study is stored as 1; `"), qPrintable(again.err));
   }
 
   // A study run whose resume is refused (its corpus changed since) is left interrupted and

@@ -609,6 +609,47 @@ class TestShardMerge : public QObject {
     QCOMPARE(fl::cluster::StudyJobs(runs).ofStudy(s.studyId).size(), size_t(1));  // the first
   }
 
+  // sbatch's answer is read as --parsable prints it ("ID", "ID;CLUSTER"), or as a wrapper that
+  // says "Submitted batch job ID"; anything else is no id, said so, and nothing recorded: a
+  // bare "Submitted batch job" had been recorded as the job's id.
+  void sbatchsAnswerIsReadForItsJobId() {
+    RunStore runs(path("answers.db"));
+    const std::string bin = path("answers-bin");
+    fs::create_directories(bin);
+    const QByteArray oldPath = qgetenv("PATH");
+    qputenv("PATH", QByteArray::fromStdString(bin) + ":" + oldPath);
+    int n = 0;
+    const auto submitWith = [&](const std::string& answer) {
+      {
+        std::ofstream script(bin + "/sbatch");
+        script << "#!/bin/sh\necho '" << answer << "'\n";
+      }
+      fs::permissions(bin + "/sbatch", fs::perms::owner_all);
+      // A study each: a job's task holds its runs from the next job.
+      const int64_t id = createStudy(runs, tinyStudy("answers-" + std::to_string(++n), {1}));
+      const auto plan =
+          fl::cluster::planSlurmJob(runs, id, options(1, path("answers-job-" + std::to_string(n))));
+      try {
+        return fl::cluster::submitSlurmJob(runs, plan).jobId;
+      } catch (const fl::cluster::SlurmError& e) {
+        return "error: " + std::string(e.what());
+      }
+    };
+    const std::string parsable = submitWith("4321");
+    const std::string clustered = submitWith("77;north");
+    const std::string wrapped = submitWith("Submitted batch job 9001");
+    const std::string bare = submitWith("Submitted batch job");
+    qputenv("PATH", oldPath);
+    QCOMPARE(parsable, std::string("4321"));
+    QCOMPARE(clustered, std::string("77"));
+    QCOMPARE(wrapped, std::string("9001"));
+    QVERIFY2(bare.rfind("error: sbatch answered 'Submitted batch job' where it prints the job's id",
+                        0) == 0,
+             bare.c_str());
+    for (int64_t study = 1; study <= 4; ++study)
+      QCOMPARE(fl::cluster::StudyJobs(runs).ofStudy(study).size(), size_t(study < 4 ? 1 : 0));
+  }
+
   void aResubmittedRunContinuesAndReplacesItsStoppedAttempt() {
     const Stopped s = stoppedStudy("again");
     std::string stoppedUid;

@@ -337,7 +337,11 @@ int sweepResumeOnSlurm(const ExperimentRegistry& registry, const std::string& db
   try {
     return submitStudy(runs, args.id, options, !args.batch.empty());
   } catch (const cluster::SbatchRefused& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    // As `sweep run --slurm` says it: what is stored, and how to send it again.
+    std::fprintf(
+        stderr, "error: %s\nthe study is stored as %lld; `%s` submits it again\n", e.what(),
+        ll(args.id),
+        nextCommand("sweep resume " + std::to_string(args.id) + " --slurm", runs.path()).c_str());
     return kExitSchedulerRefused;
   } catch (const cluster::SlurmError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

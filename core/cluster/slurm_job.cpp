@@ -463,8 +463,16 @@ StudyJob submitSlurmJob(store::RunStore& store, const SlurmJobPlan& plan) {
   };
   const auto r = runCommand({"sbatch", "--parsable", plan.folder.script()}, kSlurmTimeoutMs);
   if (!r.ok()) throw notSubmitted("sbatch refused the job: " + r.describe("sbatch"));
-  job.jobId = trimmed(r.out.substr(0, r.out.find(';')));
-  if (job.jobId.empty()) throw notSubmitted("sbatch printed no job id: " + r.describe("sbatch"));
+  // `--parsable` prints "ID" or "ID;CLUSTER"; a wrapper may print "Submitted batch job ID".
+  // Anything else is no id: "Submitted batch job" alone had been recorded as the job's id.
+  static const std::regex parsable(R"((\d+)(;\S*)?\s*$)");
+  std::smatch id;
+  const std::string answer = trimmed(r.out);
+  if (!std::regex_search(answer, id, parsable))
+    throw SlurmError("sbatch answered '" + answer +
+                     "' where it prints the job's id (--parsable): the job may have been "
+                     "submitted, and is not recorded with the study; `squeue --me` shows it");
+  job.jobId = id[1].str();
   job.id = StudyJobs(store).record(job);
   return job;
 }

@@ -1174,6 +1174,11 @@ class TestMainWindow : public QObject {
     QCOMPARE(w->views().find(a)->name(), std::string("renamed"));
     // Each edit says what it did in the status bar (they used to pass in silence).
     QCOMPARE(w->statusBar()->currentMessage(), QString("Renamed run #%1 to 'renamed'").arg(a));
+    // A blank name is refused, as `runs rename` refuses it: it took the name off for good.
+    QCOMPARE(edit(a, "Rename…", "   "), QString("renamed"));
+    QCOMPARE(other.run(a)->name, std::string("renamed"));
+    QCOMPARE(w->statusBar()->currentMessage(),
+             QString("A name cannot be blank: run #%1 keeps its name").arg(a));
 
     QCOMPARE(edit(a, "Tag…", "x, z"), QString("x, y"));
     QCOMPARE(w->statusBar()->currentMessage(), QString("Tagged run #%1: +z -y").arg(a));

@@ -676,10 +676,15 @@ void HistoryView::askEdit(const QString& what) {
       const QString text = QInputDialog::getText(this, "Rename", label, QLineEdit::Normal,
                                                  QString::fromStdString(sharedValue(names)), &ok);
       if (!ok) return;
+      // A blank name is refused, as `runs rename` refuses it: it took the generated name off
+      // for good ("demo, edited: epochs 20" is not made again), the legends left with an id.
+      if (text.trimmed().isEmpty()) {
+        emit done(QString("A name cannot be blank: %1 keeps %2")
+                      .arg(which, runs.size() == 1 ? "its name" : "their names"));
+        return;
+      }
       for (const auto& r : runs) m_store.rename(r.id, text.trimmed().toStdString());
-      emit done(text.trimmed().isEmpty()
-                    ? QString("Took the name off %1").arg(which)
-                    : QString("Renamed %1 to '%2'").arg(which, text.trimmed()));
+      emit done(QString("Renamed %1 to '%2'").arg(which, text.trimmed()));
     } else if (what == "note") {
       const QString label =
           "Notes of " + which + (differ(notes) ? " (their notes differ: this replaces them)" : "");

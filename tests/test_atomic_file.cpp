@@ -117,6 +117,18 @@ class TestAtomicFile : public QObject {
     QVERIFY(fs::is_symlink(link));
   }
 
+  // A file replaced keeps its permissions: an export over a 600 file came back 644.
+  void aReplacedFileKeepsItsPermissions() {
+    { std::ofstream(path("private.csv")) << "old"; }
+    fs::permissions(path("private.csv"), fs::perms::owner_read | fs::perms::owner_write);
+    fl::AtomicFile file(path("private.csv"));
+    file.stream() << "new";
+    file.commit();
+    QCOMPARE(readAll(path("private.csv")), std::string("new"));
+    QCOMPARE(fs::status(path("private.csv")).permissions(),
+             fs::perms::owner_read | fs::perms::owner_write);
+  }
+
   void anAbandonedFileLeavesNothing() {
     {
       fl::AtomicFile file(path("gone.json"));

@@ -137,6 +137,9 @@ AtomicFile::AtomicFile(std::string path, TemporaryName name) : m_path(symlinkTar
     const int error = errno;
     throw FileWriteError(m_path, describeWriteFailure(m_path, error), error);
   }
+  // A file replaced keeps its permissions: an export over a 600 file came back 644, readable
+  // by anyone (best effort: the owner may not be ours to keep).
+  if (!m_inPlace && target.st_mode != 0) ::fchmod(m_fd, target.st_mode & 07777);
   m_buffer = std::make_unique<Buffer>(*this);
   m_stream = std::make_unique<std::ostream>(m_buffer.get());
 }

@@ -775,6 +775,34 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
   }
 
+  // A new row does not scroll the table from under the pointer: a study's runs, starting one
+  // by one, scrolled it as the researcher clicked, and the click took another run.
+  void aNewRunDoesNotScrollTheTableUnderThePointer() {
+    auto w = makeWindow("under-pointer.db");
+    spin(*w, "epochs")->setValue(100000);
+    w->queue()->setRequestedParallel(1);
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    QTableView* table = w->runsDock()->table();
+    const int oneRow = table->horizontalHeader()->height() +
+                       table->verticalHeader()->defaultSectionSize() + 2 * table->frameWidth();
+    table->setFixedHeight(oneRow);
+    const int64_t first = w->launch();
+    auto* filter = table->model();
+    QTRY_COMPARE(filter->rowCount(), 1);
+    table->viewport()->setAttribute(Qt::WA_UnderMouse, true);  // the pointer over the rows
+    const int64_t second = w->launch();
+    QTRY_COMPARE(filter->rowCount(), 2);
+    QCoreApplication::processEvents();  // the scroll a new row asks for, posted
+    QCOMPARE(table->indexAt(QPoint(2, 2)).row(), 0);
+    QVERIFY(!table->viewport()->rect().intersects(table->visualRect(filter->index(1, 0))));
+    table->viewport()->setAttribute(Qt::WA_UnderMouse, false);
+    Q_UNUSED(first);
+    Q_UNUSED(second);
+    w->queue()->cancelAll();
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 30000);
+  }
+
   // The Runs table as a runs sidebar: each row's eye says whether its run is on the plots and
   // puts it there or takes it off (the focus kept); a colour picked for a run is its colour in
   // every panel and table, and no other shown run's; the search keeps the matching rows.

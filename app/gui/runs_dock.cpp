@@ -123,7 +123,9 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
             // Once the view has laid the new rows out: before, its scroll range lacks them.
             QTimer::singleShot(
                 0, m_table, [this, row = QPersistentModelIndex(m_filter->index(last, 0, parent))] {
-                  if (row.isValid()) m_table->scrollTo(row);
+                  // Not under the pointer: a study's runs, starting one by one, scrolled the
+                  // table as the researcher clicked, and the click took another run.
+                  if (row.isValid() && !m_table->viewport()->underMouse()) m_table->scrollTo(row);
                 });
           });
   m_table->setItemDelegateForColumn(RunsTableModel::kProgress,

@@ -384,6 +384,10 @@ class TestQkFilters : public QObject {
     QVERIFY2(standard.find("Variant 'none' (standard attention, no Q/K filter) is declared "
                            "causal.") != std::string::npos,
              standard.c_str());
+    // Without a filter, none is said to be measured ("the Q/K filters alone move ... by 0").
+    QVERIFY2(standard.find("; it has no Q/K filter to probe alone;") != std::string::npos &&
+                 standard.find("filters alone move") == std::string::npos,
+             standard.c_str());
   }
 
   void shuffledValidationIsWorseForAModelThatUsesOrder() {

@@ -203,8 +203,12 @@ std::string leakVerdictDetail(double causality, double filterCausality, double g
   const std::string model =
       "changing tokens from position t on moves earlier log-probabilities by up to " +
       formatNumber(causality) + " nats";
-  const std::string alone = "the Q/K filters alone move earlier outputs by " +
-                            formatNumber(filterCausality) + " of their output";
+  // Without a filter there is none to probe: "the Q/K filters alone move earlier outputs by
+  // 0" read as a filter measured.
+  const std::string alone = variant == "none"
+                                ? std::string("it has no Q/K filter to probe alone")
+                                : "the Q/K filters alone move earlier outputs by " +
+                                      formatNumber(filterCausality) + " of their output";
   const std::string limit = " (tolerance " + formatNumber(tolerance) + ")";
   std::string detail = filters && !endToEnd
                            ? alone + limit + ": they read the future; in the whole model, " +

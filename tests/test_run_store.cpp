@@ -17,12 +17,16 @@
 
 #include <sqlite3.h>
 
+#include "core/engine/config.h"
 #include "core/engine/export_values.h"
+#include "core/engine/registry.h"
 #include "core/store/run_batching.h"
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
 #include "core/store/run_trainer.h"
 #include "core/store/schema.h"
+#include "core/store/setting_use.h"
+#include "experiments/builtin_experiments.h"
 #include "tests/sqlite_probe.h"
 #include "tests/store_damage.h"
 
@@ -444,6 +448,28 @@ class TestRunStore : public QObject {
     for (const char* text : {"N=12", "fourier N=12", "head=fourier N=12"}) {
       f.text = text;
       QVERIFY2(ids(store.listRuns(f)) == std::vector<int64_t>{arm}, text);
+    }
+    // A KEY=VALUE finds only the runs that use KEY, as their experiment says: frequencies=12
+    // had found every linear run, whose N reads "(not used)".
+    {
+      fl::ExperimentRegistry registry;
+      fl::registerBuiltinExperiments(registry);
+      const auto e = registry.find("fourier-head");
+      const auto configOf = [&](const char* head) {
+        return fl::validateConfig(e->allParams(), {{"head", head}, {"frequencies", 12}}).values;
+      };
+      RunStore heads(path("used-settings.db"));
+      const int64_t linear = heads.createRun({"fourier-head", "", configOf("linear"), {}, {}});
+      const int64_t fourier = heads.createRun({"fourier-head", "", configOf("fourier"), {}, {}});
+      fl::store::RunFilter used;
+      used.text = "frequencies=12";
+      QCOMPARE(ids(heads.listRuns(used)), (std::vector<int64_t>{linear, fourier}));  // unasked
+      used.usesSetting = fl::store::settingUseOf(registry);
+      QCOMPARE(ids(heads.listRuns(used)), (std::vector<int64_t>{fourier}));
+      used.text = "head=linear frequencies=12";
+      QVERIFY(heads.listRuns(used).empty());
+      used.text = "head=linear";
+      QCOMPARE(ids(heads.listRuns(used)), (std::vector<int64_t>{linear}));
     }
     QCOMPARE(fl::store::parseTextQuery("flag=true").number, std::optional<double>(1.0));
     QVERIFY(fl::store::parseTextQuery("a.b=1").key.empty());  // a key is a word

@@ -24,6 +24,7 @@
 #include "core/store/not_compared.h"
 #include "core/store/run_batching.h"
 #include "core/store/run_store.h"
+#include "core/store/setting_use.h"
 #include "core/study/study_scheduler.h"
 #include "core/study/study_store.h"
 
@@ -145,6 +146,7 @@ int list(const RunStore& store, const ExperimentRegistry& registry, const RunsAr
   filter.experiment = args.experiment;
   filter.tag = args.tag;
   filter.text = args.text;
+  filter.usesSetting = store::settingUseOf(registry);
   filter.includeArchived = args.all;
   filter.onlyArchived = args.archived;
   if (!args.status.empty()) {

@@ -33,6 +33,7 @@
 #include "core/engine/system_metrics.h"
 #include "core/store/run_export.h"
 #include "core/store/run_store.h"
+#include "core/store/setting_use.h"
 #include "core/study/study_store.h"
 #include "widgets/checklist_menu.h"
 #include "widgets/file_dialogs.h"
@@ -383,6 +384,7 @@ void HistoryView::refresh() {
   refreshStudies();
   store::RunFilter filter;
   filter.text = m_text->text().toStdString();
+  filter.usesSetting = store::settingUseOf(m_registry);
   filter.tagPart = m_tag->text().trimmed().toStdString();
   const bool archived = m_status->currentText() == kArchived;
   m_archive->setText(archived ? "Unarchive" : "Archive");

@@ -772,6 +772,18 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   }
   std::vector<RunRecord> runs;
   while (s.step()) runs.push_back(readRun(s));
+  if (filter.usesSetting) {
+    // A KEY=VALUE term of a setting the run holds and does not use matches nothing: its value
+    // sets no run apart ("(not used)"), whatever it happens to be.
+    std::vector<std::string> keys;
+    for (size_t i = queries.size() > 1 ? 1 : 0; i < queries.size(); ++i)
+      if (!queries[i].key.empty()) keys.push_back(queries[i].key);
+    std::erase_if(runs, [&](const RunRecord& run) {
+      return std::any_of(keys.begin(), keys.end(), [&](const std::string& key) {
+        return run.config.is_object() && run.config.contains(key) && !filter.usesSetting(run, key);
+      });
+    });
+  }
   attachTagsAndSummaries(runs);
   return runs;
 }

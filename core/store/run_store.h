@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -89,6 +90,9 @@ struct TextQuery {
 };
 TextQuery parseTextQuery(const std::string& text);
 
+// Whether `run` uses its setting `key` (setting_use.h answers it from the experiments).
+using SettingUse = std::function<bool(const RunRecord& run, const std::string& key)>;
+
 struct RunFilter {
   std::string experiment;
   std::optional<RunStatus> status;
@@ -98,6 +102,8 @@ struct RunFilter {
                         // as parseTextQuery reads it: an id, or a setting's value
   bool includeArchived = false;
   bool onlyArchived = false;  // the archived runs alone (includeArchived then goes without saying)
+  // Set: a KEY=VALUE of `text` finds only the runs that use KEY. Unset: any run holding it.
+  SettingUse usesSetting;
 };
 
 struct MetricPoint {

@@ -123,6 +123,30 @@ QSpinBox* spin(MainWindow& w, const char* name) {
   return qobject_cast<QSpinBox*>(w.launchPanel()->form()->field(name));
 }
 
+// Shows the window with its Runs table one row high (as in a window crowded by its panels):
+// the table, its viewport laid out at that height.
+QTableView* showWithOneRunsRow(MainWindow& w) {
+  w.show();
+  if (!QTest::qWaitForWindowExposed(&w)) return nullptr;
+  QTableView* table = w.runsDock()->table();
+  const int oneRow = table->horizontalHeader()->height() +
+                     table->verticalHeader()->defaultSectionSize() + 2 * table->frameWidth();
+  table->setFixedHeight(oneRow);
+  const bool laidOut = QTest::qWaitFor([&] {
+    return table->viewport()->height() ==
+           oneRow - table->horizontalHeader()->height() - 2 * table->frameWidth();
+  });
+  return laidOut ? table : nullptr;
+}
+
+// Launches a study of the form's settings with `key` over the values `list` ("4,8"): its id, 0
+// where the form did not offer it.
+int64_t launchStudyOver(MainWindow& w, const char* key, const QString& list) {
+  if (!w.launchPanel()->form()->setList(key, list)) return 0;
+  if (!QTest::qWaitFor([&] { return w.launchPanel()->studyButton()->isEnabled(); })) return 0;
+  return w.launchStudy();
+}
+
 // Clicks the Runs table's row of a run, with modifiers (Ctrl adds it to the selection).
 void clickRun(MainWindow& w, int64_t id, Qt::KeyboardModifiers modifiers = {}) {
   QTableView* table = w.runsTable();
@@ -781,12 +805,8 @@ class TestMainWindow : public QObject {
     auto w = makeWindow("under-pointer.db");
     spin(*w, "epochs")->setValue(100000);
     w->queue()->setRequestedParallel(1);
-    w->show();
-    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
-    QTableView* table = w->runsDock()->table();
-    const int oneRow = table->horizontalHeader()->height() +
-                       table->verticalHeader()->defaultSectionSize() + 2 * table->frameWidth();
-    table->setFixedHeight(oneRow);
+    QTableView* table = showWithOneRunsRow(*w);
+    QVERIFY(table);
     const int64_t first = w->launch();
     auto* filter = table->model();
     QTRY_COMPARE(filter->rowCount(), 1);
@@ -811,14 +831,8 @@ class TestMainWindow : public QObject {
     spin(*w, "epochs")->setValue(1);
     w->launchPanel()->chooseVariants({"linear", "fourier N=4", "fourier N=12"});
     // A table one row high: each new run comes into view (they used to be added out of sight).
-    w->show();
-    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
-    QTableView* table = w->runsDock()->table();
-    const int oneRow = table->horizontalHeader()->height() +
-                       table->verticalHeader()->defaultSectionSize() + 2 * table->frameWidth();
-    table->setFixedHeight(oneRow);
-    QTRY_COMPARE(table->viewport()->height(),
-                 oneRow - table->horizontalHeader()->height() - 2 * table->frameWidth());
+    QTableView* table = showWithOneRunsRow(*w);
+    QVERIFY(table);
     const auto ids = w->launchComparison();
     QCOMPARE(ids.size(), size_t(3));
     auto* filter = table->model();
@@ -2878,9 +2892,7 @@ class TestMainWindow : public QObject {
     auto w = makeWindow("delete-study.db");
     spin(*w, "epochs")->setValue(1);
     spin(*w, "samples")->setValue(200);
-    QVERIFY(w->launchPanel()->form()->setList("frequencies", "4,8"));
-    QTRY_VERIFY(w->launchPanel()->studyButton()->isEnabled());
-    const int64_t studyId = w->launchStudy();
+    const int64_t studyId = launchStudyOver(*w, "frequencies", "4,8");
     QVERIFY(studyId > 0);
     // Named apart from the built-in `frequencies` study.
     QCOMPARE(fl::study::StudyStore(w->store()).study(studyId)->name,
@@ -2916,18 +2928,13 @@ class TestMainWindow : public QObject {
     QVERIFY(!w->views().find(gone));
   }
 
-  // Studies in the window: parameters with lists of values and a seeds list make a study whose
-  // size is shown before launching; it runs in the queue under the budget; its view fills in
-  // as runs finish; it is listed in History. A built-in study shows its size too.
   // Stop the shown run follows a run that Resume study starts again: its row was there
   // before, so nothing told Stop, which stayed grey ("nothing to stop") beside "running on cpu".
   void stopFollowsTheShownRunOfAResumedStudy() {
     auto w = makeWindow("resumed-study.db");
     spin(*w, "samples")->setValue(400);
     spin(*w, "epochs")->setValue(100000);
-    QVERIFY(w->launchPanel()->form()->setList("seed", "1,2"));
-    QTRY_VERIFY(w->launchPanel()->studyButton()->isEnabled());
-    const int64_t studyId = w->launchStudy();
+    const int64_t studyId = launchStudyOver(*w, "seed", "1,2");
     QVERIFY(studyId > 0);
     QTRY_VERIFY_WITH_TIMEOUT(w->queue()->trainingCount() == 2, 60000);
     w->studyView()->stopButton()->click();
@@ -2952,6 +2959,9 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
   }
 
+  // Studies in the window: parameters with lists of values and a seeds list make a study whose
+  // size is shown before launching; it runs in the queue under the budget; its view fills in
+  // as runs finish; it is listed in History. A built-in study shows its size too.
   void aStudyIsLaunchedWatchedAndListed() {
     auto w = makeWindow("study.db");
     auto* launch = w->launchPanel();

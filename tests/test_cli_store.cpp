@@ -284,6 +284,11 @@ class TestCliStore : public QObject {
                  runCli({"runs", "--db", d, "show", "2", "--json"}).out.toStdString())["notes"]
                  .get<std::string>(),
              std::string("edited"));
+    // A note of several lines is shown under its field, each line indented alike.
+    QCOMPARE(runCli({"runs", "note", "2", "first line\nsecond line", "--db", d}).exitCode, 0);
+    const auto shownNote = runCli({"runs", "--db", d, "show", "2"});
+    QVERIFY2(shownNote.out.contains("  notes     first line\n            second line\n  config "),
+             qPrintable(shownNote.out));
 
     QCOMPARE(runCli({"runs", "--db", d, "delete", "1"}).exitCode, 0);
     QCOMPARE(nlohmann::json::parse(runCli({"runs", "--db", d, "list", "--json"}).out.toStdString())

@@ -256,7 +256,12 @@ int show(const ExperimentRegistry& registry, const RunRecord& r,
                        store::tagProblem(t).has_value();
     tags += (tags.empty() ? "" : ", ") + (quote ? nlohmann::json(t).dump() : t);
   }
-  std::printf("  tags      %s\n  notes     %s\n  config    %s\n", tags.c_str(), r.notes.c_str(),
+  // Each line of the notes under the first, indented alike: a note's second line had begun at
+  // the left edge, where the next field's name stands.
+  std::string notes;
+  for (const char c : r.notes)
+    notes += c == '\n' ? std::string("\n            ") : std::string(1, c);
+  std::printf("  tags      %s\n  notes     %s\n  config    %s\n", tags.c_str(), notes.c_str(),
               r.config.dump().c_str());
   // The config as stored, and beside it what this run does not use, as the History greys it: a
   // linear head's `"frequencies":4` read as if N mattered to it.

@@ -688,7 +688,13 @@ class TestStudySpec : public QObject {
     QVERIFY(!r.error);
     QCOMPARE(r.axis.values.size(), size_t(5));
     QVERIFY(fl::study::parseAxisAssignment(specs, "frequencies=2,4,...,19").error);  // not reached
-    QVERIFY(fl::study::parseAxisAssignment(specs, "head=linear,...,gmm").error);     // not numbers
+    // Said as what is wrong: no step, and a step as typed.
+    QCOMPARE(*fl::study::parseAxisAssignment(specs, "lr=0.3,0.3,...,0.3").error,
+             std::string("'lr': the range '0.3,0.3,...,0.3' has no step: its first two values are "
+                         "equal (a range steps by SECOND - FIRST)"));
+    QCOMPARE(*fl::study::parseAxisAssignment(specs, "lr=0.2,0.3,...,0.65").error,
+             std::string("'lr': the range '0.2,0.3,...,0.65' does not reach 0.65 in steps of 0.1"));
+    QVERIFY(fl::study::parseAxisAssignment(specs, "head=linear,...,gmm").error);  // not numbers
     QVERIFY(fl::study::parseAxisAssignment(specs, "frequencies=").error->find("has no values") !=
             std::string::npos);
     QVERIFY(fl::study::parseAxisAssignment(specs, "frequencies=2,,4").error->find("empty value") !=

@@ -78,11 +78,19 @@ AxisParse parseAxisValues(const ParamSpec& spec, const std::string& text) {
     const double first = out.values[0].get<double>();
     const double step = out.values[1].get<double>() - first;
     const double last = out.values[2].get<double>();
-    const double count = step == 0 ? -1 : (last - first) / step;
+    if (step == 0) {
+      // Said as what it is: "does not reach 0.3 in steps of 0.0" read as a rounding matter.
+      out.error = where + ": the range '" + text +
+                  "' has no step: its first two values are equal (a range steps by SECOND - "
+                  "FIRST)";
+      return out;
+    }
+    const double count = (last - first) / step;
     if (!(count >= 1) || std::abs(count - std::round(count)) > 1e-9 * std::max(1.0, count) ||
         count + 1 > kMaxRangeValues) {
+      // The step as typed (0.1), not its binary remainder (0.09999999999999998).
       out.error = where + ": the range '" + text + "' does not reach " + parts[3] +
-                  " in steps of " + nlohmann::json(step).dump();
+                  " in steps of " + nlohmann::json(withoutRoundingError(step)).dump();
       return out;
     }
     out.values.clear();

@@ -134,6 +134,30 @@ class TestCharText : public QObject {
     QCOMPARE(bad, size_t(1));
   }
 
+  // Text that shows nothing is blank, Unicode's spaces too: a name of non-breaking spaces had
+  // passed as a name and listed as a blank. One visible character anywhere makes it not blank,
+  // checked over many random mixes.
+  void blankTextIsSpacesAloneUnicodesToo() {
+    using fl::text::encodeUtf8;
+    using fl::text::isBlank;
+    const std::u32string spaces = U" \t\n\u00a0\u2003\u200b\u3000\ufeff";
+    QVERIFY(isBlank(""));
+    QVERIFY(isBlank(encodeUtf8(spaces)));
+    QVERIFY(!isBlank("a"));
+    QVERIFY(!isBlank("\xff "));  // not UTF-8: said so by its own check, not as a blank
+    std::mt19937 rng(11);
+    const std::u32string visible = U"a\u00e9\u4e2d.-_0";
+    for (int trial = 0; trial < 300; ++trial) {
+      std::u32string text;
+      const int length = static_cast<int>(rng() % 8);
+      for (int i = 0; i < length; ++i) text += spaces[rng() % spaces.size()];
+      QVERIFY(isBlank(encodeUtf8(text)));
+      text.insert(text.begin() + static_cast<long>(rng() % (text.size() + 1)),
+                  visible[rng() % visible.size()]);
+      QVERIFY(!isBlank(encodeUtf8(text)));
+    }
+  }
+
   void vocabularyIsSortedAndRoundTrips() {
     CharVocabulary v(U"hello world", U"01");
     QCOMPARE(v.size(), int64_t(10));  // " 01dehlorw"

@@ -593,7 +593,7 @@ class TestRunStore : public QObject {
                              std::invalid_argument);
     QVERIFY(store.listRuns({}).empty());
     const int64_t id = store.createRun({"x", "", nlohmann::json::object(), {"ok"}, {}});
-    for (const char* bad : {"", "  ", "a,b", " padded", "line\nbreak"})
+    for (const char* bad : {"", "  ", "a,b", " padded", "line\nbreak", "\u00a0\u3000"})
       QVERIFY_EXCEPTION_THROWN(store.addTags(id, {bad}), std::invalid_argument);
     QCOMPARE(store.run(id)->tags, std::vector<std::string>{"ok"});
     QVERIFY(!fl::store::tagProblem("two words"));

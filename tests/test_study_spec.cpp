@@ -658,6 +658,9 @@ class TestStudySpec : public QObject {
     // Listed as a blank: `--name '  '` is refused, a study file's name was not.
     QTest::newRow("blank name") << R"({"name": "   ", "grid": {"lr": [0.1, 0.2]}})"
                                 << "the study's name '   ' is blank: give it a name";
+    QTest::newRow("blank name of non-breaking spaces")
+        << "{\"name\": \"\u00a0\u3000\", \"grid\": {\"lr\": [0.1, 0.2]}}"
+        << "is blank: give it a name";
     QTest::newRow("too many runs")
         << R"({"grid": {"samples": [100,101,102,103,104,105,106,107,108,109],
                         "bins": [2,3,4,5,6,7,8,9,10,11], "epochs": [1,2,3,4,5,6,7,8,9,10],

@@ -5,13 +5,14 @@
 #include <charconv>
 #include <cstdint>
 
+#include "core/text/utf8.h"
+
 namespace fl::cli {
 
 CLI::Validator nonEmpty(const std::string& allowed) {
   return CLI::Validator(
       [allowed](std::string& value) {
-        const bool blank = std::all_of(value.begin(), value.end(),
-                                       [](unsigned char c) { return std::isspace(c) != 0; });
+        const bool blank = fl::text::isBlank(value);
         return blank ? (value.empty() ? "is empty; give " : "is blank; give ") + allowed
                      : std::string();
       },

@@ -35,6 +35,7 @@
 #include "core/store/run_store.h"
 #include "core/store/setting_use.h"
 #include "core/study/study_store.h"
+#include "core/text/utf8.h"
 #include "widgets/checklist_menu.h"
 #include "widgets/file_dialogs.h"
 #include "widgets/frozen_columns_view.h"
@@ -680,7 +681,7 @@ void HistoryView::askEdit(const QString& what) {
       if (!ok) return;
       // A blank name is refused, as `runs rename` refuses it: it took the generated name off
       // for good ("demo, edited: epochs 20" is not made again), the legends left with an id.
-      if (text.trimmed().isEmpty()) {
+      if (fl::text::isBlank(text.toStdString())) {
         emit done(QString("A name cannot be blank: %1 keeps %2")
                       .arg(which, runs.size() == 1 ? "its name" : "their names"));
         return;

@@ -295,8 +295,7 @@ bool sameTag(const std::string& a, const std::string& b) {
 std::optional<std::string> tagProblem(const std::string& tag) {
   if (auto problem = textProblem(tag, "tag")) return problem;
   const auto blank = [](unsigned char c) { return std::isspace(c) != 0; };
-  if (std::all_of(tag.begin(), tag.end(), blank))
-    return std::string("a tag cannot be empty or blank");
+  if (fl::text::isBlank(tag)) return std::string("a tag cannot be empty or blank");
   if (blank(tag.front()) || blank(tag.back()))
     return "tag '" + tag + "' starts or ends with a space";
   if (tag.find(',') != std::string::npos)

@@ -10,6 +10,7 @@
 #include "core/store/config_hash.h"
 #include "core/store/run_store.h"
 #include "core/study/study_figure.h"
+#include "core/text/utf8.h"
 
 namespace fl::study {
 
@@ -341,7 +342,7 @@ StudyExpansion expandStudy(const Experiment& experiment, const StudySpec& spec) 
   // was stored, every resume failing the same way.
   if (auto problem = store::textProblem(spec.name, "study's name")) out.errors.push_back(*problem);
   // A name of spaces alone listed as a blank, as `--name '  '` is refused.
-  if (!spec.name.empty() && spec.name.find_first_not_of(" \t") == std::string::npos)
+  if (!spec.name.empty() && fl::text::isBlank(spec.name))
     out.errors.push_back("the study's name '" + spec.name + "' is blank: give it a name");
   for (const auto& arm : spec.arms)
     if (auto problem = store::textProblem(arm.name, "arm's name"))

@@ -73,4 +73,17 @@ std::string encodeUtf8(const std::u32string& text) {
   return out;
 }
 
+bool isBlank(const std::string& text) {
+  const auto decoded = decodeUtf8(text);
+  if (!decoded) return false;
+  const auto showsNothing = [](char32_t c) {
+    return c == U' ' || (c >= U'\t' && c <= U'\r') || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+           (c >= 0x2000 && c <= 0x200D) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+           c == 0x205F || c == 0x2060 || c == 0x3000 || c == 0xFEFF;
+  };
+  for (const char32_t c : *decoded)
+    if (!showsNothing(c)) return false;
+  return true;
+}
+
 }  // namespace fl::text

@@ -1053,6 +1053,15 @@ class TestCliStore : public QObject {
     }
     for (const char* suffix : {"-journal", "-wal", "-shm"})
       QVERIFY2(!QFileInfo::exists(pipe + suffix), suffix);
+    // A loop of links is said as one: SQLite's "unable to open database file" had said nothing.
+    QVERIFY(QFile::link(db("loop-b.db"), db("loop-a.db")));
+    QVERIFY(QFile::link(db("loop-a.db"), db("loop-b.db")));
+    for (const QStringList& args :
+         {QStringList{"runs", "list"}, QStringList{"run", "fourier-head"} + kTiny}) {
+      const auto r = runCli(args + QStringList{"--db", db("loop-a.db")});
+      QVERIFY2(r.exitCode == 3, qPrintable(args.join(' ') + ": " + r.err));
+      QVERIFY2(r.err.contains("is a loop of symbolic links, not a run store"), qPrintable(r.err));
+    }
   }
 
   // `runs list --db nodir/x.db` used to make the folder and an empty store, exit 0; a

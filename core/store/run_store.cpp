@@ -353,6 +353,14 @@ void refuseSpecialFile(const std::string& path, fs::file_status status) {
                      "left as it is");
 }
 
+// Still a link once resolvedPath followed it: a loop of links. SQLite had said "unable to open
+// database file", and a reading command "no such file".
+void refuseLinkLoop(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(path, ec)))
+    throw StoreError(path, "is a loop of symbolic links, not a run store; left as it is");
+}
+
 }  // namespace
 
 std::string RunStore::resolvedPath(const std::string& givenPath) {
@@ -366,6 +374,7 @@ bool RunStore::writableByThisUser(const std::string& givenPath) {
 
 void RunStore::requireExisting(const std::string& givenPath) {
   const std::string path = resolvedPath(givenPath);
+  refuseLinkLoop(path);
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (ec || !fs::exists(status))
@@ -380,6 +389,7 @@ RunStore::RunStore(const std::string& givenPath, bool readOnly, int busyTimeoutM
     : m_db([&] {
         // Absolute, so artifact paths stored relative to the database's folder resolve.
         const std::string path = resolvedPath(givenPath);
+        refuseLinkLoop(path);
         // Said as the reading commands say it (SQLite's "unable to open database file" did not).
         std::error_code isFolder;
         const auto status = fs::status(path, isFolder);

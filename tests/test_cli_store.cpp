@@ -209,6 +209,8 @@ class TestCliStore : public QObject {
     // Its notes and when it was made, as the JSON export has them.
     QCOMPARE(linearRow.at(column("notes")), QString("the linear head"));
     QCOMPARE(fourierRow.at(column("notes")), QString());
+    // Compared exactly, not within a tolerance: the CSV writes 17 significant digits, so the
+    // double reads back as the JSON's own.
     QCOMPARE(linearRow.at(column("created")).toDouble(), runs[1]["created"].get<double>());
     // Each run's verdict as History shows it: these shortened paper runs are not compared, and
     // say why.

@@ -2747,7 +2747,8 @@ class TestMainWindow : public QObject {
   }
 
   // A legend names what sets its run apart where the run's name leaves it to "and 1 more":
-  // "#3 demo · dataset beta, head gmm" had hidden the lr 0.003 that told it from the others.
+  // a legend reading "demo · dataset beta, head gmm" had hidden the lr 0.003 that told its run
+  // from the others.
   void aLegendNamesWhatTheNameLeftToAndMore() {
     const auto path = (m_dir.path() + "/hidden-edit.db").toStdString();
     std::vector<int64_t> ids;

@@ -11,6 +11,12 @@ namespace {
 
 constexpr const char* kEdited = ", edited: ";
 
+// One edit as a name writes it: the key and the config's value ("head linear", "lr 0.003").
+std::string editText(const nlohmann::json& config, const std::string& key) {
+  const nlohmann::json value = configValue(config, key);
+  return key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
+}
+
 }  // namespace
 
 std::string withoutEdits(const std::string& name) { return name.substr(0, name.find(kEdited)); }
@@ -26,12 +32,8 @@ std::vector<std::string> editList(const std::string& name, const nlohmann::json&
     more = rest.substr(andAt + 1);
     rest = rest.substr(0, andAt);
   }
-  // Each edit is a key and its value as settingsName wrote it: matched against the config's
-  // values, a value holding ", " stays whole, even one that reads like a next edit.
-  const auto written = [&](const std::string& key) {
-    const nlohmann::json value = configValue(config, key);
-    return key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
-  };
+  // Each edit is a key and its value as settingsName wrote it (editText): matched against the
+  // config's values, a value holding ", " stays whole, even one that reads like a next edit.
   const auto endsAnEdit = [&](size_t at) {
     return at == rest.size() || rest.compare(at, 2, ", ") == 0;
   };
@@ -41,7 +43,7 @@ std::vector<std::string> editList(const std::string& name, const nlohmann::json&
     size_t length = 0;
     if (config.is_object())
       for (const auto& item : config.items())
-        if (const std::string edit = written(item.key());
+        if (const std::string edit = editText(config, item.key());
             edit.size() > length && rest.compare(start, edit.size(), edit) == 0 &&
             endsAnEdit(start + edit.size()))
           length = edit.size();
@@ -80,9 +82,8 @@ std::string compactName(const std::string& name, const nlohmann::json& config,
     more = edit.substr(4);  // "2 more"
     // What may hide there and tells the runs apart, named instead.
     for (const auto& key : apart) {
-      const nlohmann::json value = configValue(config, key);
-      if (key == "device" || value.is_null() || names(key)) continue;
-      kept.push_back(key + " " + (value.is_string() ? value.get<std::string>() : value.dump()));
+      if (key == "device" || configValue(config, key).is_null() || names(key)) continue;
+      kept.push_back(editText(config, key));
       more.clear();
     }
   }
@@ -104,11 +105,8 @@ std::string nameWithEdits(const std::string& preset, std::vector<std::string> ke
   if (keys.empty()) return name;
   constexpr size_t kNamed = 3;  // the Runs table's name column stays readable
   name += kEdited;
-  for (size_t i = 0; i < std::min(keys.size(), kNamed); ++i) {
-    const nlohmann::json value = configValue(values, keys[i]);
-    name += (i ? ", " : "") + keys[i] + " " +
-            (value.is_string() ? value.get<std::string>() : value.dump());
-  }
+  for (size_t i = 0; i < std::min(keys.size(), kNamed); ++i)
+    name += (i ? ", " : "") + editText(values, keys[i]);
   if (keys.size() > kNamed) name += " and " + std::to_string(keys.size() - kNamed) + " more";
   return name;
 }

@@ -114,6 +114,13 @@ int submitStudy(store::RunStore& runs, int64_t studyId, const SlurmOptions& aske
   return kExitOk;
 }
 
+// After a submission refused: the study is stored all the same, and how to send it again.
+void sayStoredAndHowToSubmit(const store::RunStore& runs, int64_t studyId) {
+  std::fprintf(
+      stderr, "the study is stored as %lld; `%s` submits it again\n", ll(studyId),
+      nextCommand("sweep resume " + std::to_string(studyId) + " --slurm", runs.path()).c_str());
+}
+
 std::optional<study::StudyRecord> requireStudy(store::RunStore& runs, int64_t id) {
   auto record = study::StudyStore(runs).study(id);
   if (!record) std::fprintf(stderr, "error: no study %lld in %s\n", ll(id), runs.path().c_str());
@@ -304,10 +311,8 @@ int sweepRunOnSlurm(const ExperimentRegistry& registry, const std::string& dbPat
       return submitStudy(runs, studyId, options, !args.batch.empty());
     } catch (const cluster::SlurmError& e) {
       // Stored, whichever refused the job: sbatch, or the plan (a --work-dir already taken).
-      std::fprintf(
-          stderr, "error: %s\nthe study is stored as %lld; `%s` submits it again\n", e.what(),
-          ll(studyId),
-          nextCommand("sweep resume " + std::to_string(studyId) + " --slurm", runs.path()).c_str());
+      std::fprintf(stderr, "error: %s\n", e.what());
+      sayStoredAndHowToSubmit(runs, studyId);
       return dynamic_cast<const cluster::SbatchRefused*>(&e) ? kExitSchedulerRefused
                                                              : kExitBadUsage;
     }
@@ -337,11 +342,8 @@ int sweepResumeOnSlurm(const ExperimentRegistry& registry, const std::string& db
   try {
     return submitStudy(runs, args.id, options, !args.batch.empty());
   } catch (const cluster::SbatchRefused& e) {
-    // As `sweep run --slurm` says it: what is stored, and how to send it again.
-    std::fprintf(
-        stderr, "error: %s\nthe study is stored as %lld; `%s` submits it again\n", e.what(),
-        ll(args.id),
-        nextCommand("sweep resume " + std::to_string(args.id) + " --slurm", runs.path()).c_str());
+    std::fprintf(stderr, "error: %s\n", e.what());
+    sayStoredAndHowToSubmit(runs, args.id);
     return kExitSchedulerRefused;
   } catch (const cluster::SlurmError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

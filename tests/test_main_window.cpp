@@ -1219,6 +1219,27 @@ class TestMainWindow : public QObject {
     QCOMPARE(other.run(a)->name, std::string("renamed"));
     QCOMPARE(w->statusBar()->currentMessage(),
              QString("A name cannot be blank: run #%1 keeps its name").arg(a));
+    // The field shows the whole name being replaced: at its default width it showed the end.
+    const QString longName =
+        "fourier_head · dataset gmm2, head fourier, frequencies 12, edited: epochs 20";
+    other.rename(a, longName.toStdString());
+    w->refreshHistory();
+    int fieldWidth = 0, nameWidth = 0;
+    QString shownName;
+    answerNextInputDialog([&](QInputDialog* d) {
+      const auto* field = d->findChild<QLineEdit*>();
+      fieldWidth = field->contentsRect().width();
+      nameWidth = field->fontMetrics().horizontalAdvance(d->textValue());
+      shownName = d->textValue();
+      d->reject();
+    });
+    clickHistoryButton(*w, "Rename…");
+    QCOMPARE(shownName, longName);
+    QVERIFY2(fieldWidth > nameWidth,
+             qPrintable(QString("field %1 px, name %2 px").arg(fieldWidth).arg(nameWidth)));
+    QCOMPARE(other.run(a)->name, longName.toStdString());  // cancelled: nothing changed
+    other.rename(a, "renamed");
+    w->refreshHistory();
 
     QCOMPARE(edit(a, "Tag…", "x, z"), QString("x, y"));
     QCOMPARE(w->statusBar()->currentMessage(), QString("Tagged run #%1: +z -y").arg(a));

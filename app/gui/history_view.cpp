@@ -39,6 +39,7 @@
 #include "widgets/checklist_menu.h"
 #include "widgets/file_dialogs.h"
 #include "widgets/frozen_columns_view.h"
+#include "widgets/text_dialogs.h"
 #include "widgets/text_table_model.h"
 #include "widgets/verdict_colors.h"
 
@@ -676,8 +677,8 @@ void HistoryView::askEdit(const QString& what) {
     if (what == "rename") {
       const QString label = "Name of " + which +
                             (differ(names) ? " (their names differ: this one replaces them)" : "");
-      const QString text = QInputDialog::getText(this, "Rename", label, QLineEdit::Normal,
-                                                 QString::fromStdString(sharedValue(names)), &ok);
+      const QString text =
+          widgets::askText(this, "Rename", label, QString::fromStdString(sharedValue(names)), &ok);
       if (!ok) return;
       // A blank name is refused, as `runs rename` refuses it: it took the generated name off
       // for good ("demo, edited: epochs 20" is not made again), the legends left with an id.
@@ -705,8 +706,7 @@ void HistoryView::askEdit(const QString& what) {
       const QString label =
           "Tags of " + which + ", comma separated: take one out to remove it" +
           (runs.size() > 1 ? QString(" (tags only some of them hold are kept)") : QString());
-      const QString text =
-          QInputDialog::getText(this, "Tags", label, QLineEdit::Normal, shownText, &ok);
+      const QString text = widgets::askText(this, "Tags", label, shownText, &ok);
       if (!ok) return;
       const TagEdit edit = tagEdit(shown, parseTagList(text.toStdString()));
       for (const auto& tag : edit.added)

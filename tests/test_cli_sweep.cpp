@@ -909,6 +909,20 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT count(*) FROM study_jobs"), int64_t(0));
     QVERIFY2(again.exitCode == 4, qPrintable(again.err));
     QVERIFY2(again.err.contains("the study is stored as 1; `"), qPrintable(again.err));
+
+    // An sbatch killed by a signal is said so: it had read "(exit -1)", a code it never gave.
+    {
+      QFile script(bin + "/sbatch");
+      QVERIFY(script.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      script.write("#!/bin/sh\nkill -KILL $$\n");
+    }
+    qputenv("PATH", bin.toLocal8Bit() + ":" + oldPath);
+    const auto killed = runCli({"sweep", "resume", "1", "--slurm", "--db", db});
+    qputenv("PATH", oldPath);
+    QVERIFY2(killed.exitCode == 4, qPrintable(killed.err));
+    QVERIFY2(killed.err.contains("sbatch printed nothing (killed by signal 9: Killed)"),
+             qPrintable(killed.err));
+    QVERIFY2(!killed.err.contains("exit -1"), qPrintable(killed.err));
   }
 
   // A study run whose resume is refused (its corpus changed since) is left interrupted and

@@ -29,6 +29,9 @@ std::string CommandResult::describe(const std::string& program) const {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   if (timedOut) return program + ": no answer (" + error + ")" + (text.empty() ? "" : ": " + text);
   if (text.empty()) text = program + " printed nothing";
+  // A program killed by a signal has no exit code: "(exit -1)" named none it had returned.
+  if (signal != 0)
+    return text + " (killed by signal " + std::to_string(signal) + ": " + strsignal(signal) + ")";
   return text + " (exit " + std::to_string(exitCode) + ")";
 }
 
@@ -132,6 +135,7 @@ CommandResult runCommand(const std::vector<std::string>& argv, int timeoutMs) {
   while (waitpid(child, &wstatus, 0) < 0 && errno == EINTR) {
   }
   if (result.started && WIFEXITED(wstatus)) result.exitCode = WEXITSTATUS(wstatus);
+  if (result.started && !result.timedOut && WIFSIGNALED(wstatus)) result.signal = WTERMSIG(wstatus);
   return result;
 }
 

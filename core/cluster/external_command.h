@@ -14,6 +14,7 @@ struct CommandResult {
   bool started = false;  // false: not found on the PATH or not executable (see error)
   bool timedOut = false;
   int exitCode = -1;  // -1 when it did not exit normally
+  int signal = 0;     // the signal that ended it, when one did (and not our timeout's kill)
   std::string out;
   std::string err;
   std::string error;  // why it did not start or finish

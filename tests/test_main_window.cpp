@@ -1875,6 +1875,11 @@ class TestMainWindow : public QObject {
                  QString("Resumed run #%1 from its checkpoint at step %2").arg(id).arg(stoppedAt)),
              qPrintable(w->statusBar()->currentMessage()));
     QCOMPARE(w->runsModel()->rowCount(), 1);  // resuming adds no second row
+    // Until its first evaluation after the resume, the panels show what the run had drawn at
+    // its checkpoint: the learned PDF is kept at its latest step only, and that step stays.
+    auto* pdf = qobject_cast<fl::widgets::SnapshotPlot*>(w->display()->dashboard()->panel("pdf"));
+    QVERIFY(pdf);
+    QVERIFY2(pdf->caption().startsWith("step "), qPrintable(pdf->caption()));
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 60000);
     QTRY_COMPARE_WITH_TIMEOUT(fl::toString(store.run(id)->status),
                               fl::toString(fl::RunStatus::Finished), 5000);

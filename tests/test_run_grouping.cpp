@@ -85,7 +85,19 @@ class TestRunGrouping : public QObject {
       QCOMPARE(groups.size(), size_t(2));
       QCOMPARE(groups[0].members, (std::vector<int64_t>{1, 2}));
       QCOMPARE(groups[1].members, (std::vector<int64_t>{3}));
+      // Each names its experiment: both had read alike ("lr=0.001", or "all runs").
+      const std::string named = by.kind == GroupBy::Kind::Setting ? "" : " lr=0.001";
+      QCOMPARE(groups[0].label, "fope" + named);
+      QCOMPARE(groups[1].label, "fourier-qk" + named);
     }
+    // One experiment's seeds of one setting, alone: named by the experiment, not "all runs".
+    const auto seeds =
+        groupRuns({{1, &c, {}, "fope"}, {2, &d, {}, "fope"}}, {GroupBy::Kind::Setting, {}});
+    QCOMPARE(seeds.size(), size_t(1));
+    QCOMPARE(seeds[0].label, std::string("fope"));
+    const auto keyed =
+        groupRuns({{1, &c, {}, "fope"}, {2, &d, {}, "fope"}}, GroupBy::parse("key:lr"));
+    QCOMPARE(keyed[0].label, std::string("lr=0.001"));  // one experiment: not named
   }
 
   void aStudyGroupsItsRunsAndLeavesOthersAlone() {

@@ -44,7 +44,17 @@ std::string settingLabel(const nlohmann::json* config, const std::vector<std::st
     if (!label.empty()) label += " ";
     label += key + "=" + configValueText(value);
   }
-  return label.empty() ? "all runs" : label;
+  return label;
+}
+
+// A group's label names its experiment where the shown runs span several (a setting of FoPE and
+// one of FourierQK both read "lr=0.001"), and where nothing else names it: seeds of one setting
+// alone had read "all runs", which said neither what they are nor that they are one setting.
+std::string withExperiment(const std::string& label, const std::string& experiment,
+                           bool severalExperiments) {
+  if (label.empty()) return experiment.empty() ? "one setting" : experiment;
+  if (!severalExperiments || experiment.empty()) return label;
+  return experiment + " " + label;
 }
 
 }  // namespace
@@ -95,6 +105,9 @@ std::vector<RunGroup> groupRuns(const std::vector<GroupedRun>& runs, const Group
   std::vector<const nlohmann::json*> configs;
   for (const auto& run : runs) configs.push_back(run.config);
   const std::vector<std::string> differing = differingConfigKeys(configs);
+  const bool severalExperiments = std::any_of(runs.begin(), runs.end(), [&](const GroupedRun& run) {
+    return run.experiment != runs.front().experiment;
+  });
   std::vector<RunGroup> groups;
   std::map<std::string, size_t> groupOfIdentity;
   for (const auto& run : runs) {
@@ -114,7 +127,8 @@ std::vector<RunGroup> groupRuns(const std::vector<GroupedRun>& runs, const Group
         break;
       case GroupBy::Kind::Setting:
         identity = run.experiment + " " + canonical(settingOf(run.config)).dump();
-        label = settingLabel(run.config, differing);
+        label =
+            withExperiment(settingLabel(run.config, differing), run.experiment, severalExperiments);
         break;
       case GroupBy::Kind::Key: {
         const nlohmann::json value =
@@ -126,7 +140,8 @@ std::vector<RunGroup> groupRuns(const std::vector<GroupedRun>& runs, const Group
           label = "#" + std::to_string(run.id) + " (no " + by.key + ")";
         } else {
           identity = run.experiment + " " + canonical(value).dump();
-          label = by.key + "=" + configValueText(value);
+          label = withExperiment(by.key + "=" + configValueText(value), run.experiment,
+                                 severalExperiments);
         }
         break;
       }

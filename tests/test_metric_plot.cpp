@@ -534,6 +534,45 @@ class TestMetricPlot : public QObject {
     QVERIFY(plot.legendNoteArea().width() < 90);
   }
 
+  // A saved figure names its curves whole, where the screen's narrow cell cut them: exported
+  // for a report, a comparison's legends read "#17 f…=8 s…=2", naming no setting. The file is
+  // wider than the cell, and the plot on screen is laid out as before.
+  void aSavedPlotNamesItsCurvesWhole() {
+    MetricPlot plot("loss", "step", "loss");
+    QVERIFY(shownAt(plot, QSize(330, 260)));
+    const QStringList names{"#17 frequencies=8 seed=2", "#16 frequencies=4 seed=2",
+                            "#12 frequencies=12 seed=1"};
+    for (int i = 0; i < names.size(); ++i)
+      plot.setCurve(names[i], Qt::red, {1, 2, 3}, {1.0 + i, 0.5 + i, 0.2 + i});
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QCPLegend* legend = plot.plot()->legend;
+    QVERIFY(legend->visible());
+    // On screen, in a cell this narrow, the names are cut (else this test would prove nothing).
+    const QFontMetrics metrics(legend->font());
+    QVERIFY2(legend->outerRect().width() < metrics.horizontalAdvance(names.front()),
+             qPrintable(QString::number(legend->outerRect().width())));
+    const QSize onScreen = plot.plot()->size();
+    const int legendOnScreen = legend->outerRect().width();
+
+    QTemporaryDir dir;
+    const QString svg = dir.filePath("loss.svg"), png = dir.filePath("loss.png");
+    QVERIFY(fl::widgets::savePlotImage(plot.plot(), svg));
+    QVERIFY(fl::widgets::savePlotImage(plot.plot(), png));
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString drawn = QString::fromUtf8(file.readAll());
+    for (const QString& name : names) QVERIFY2(drawn.contains(name), qPrintable(name));
+    QVERIFY(!drawn.contains("…"));
+    const QImage image(png);
+    QVERIFY(image.width() > 2 * onScreen.width());  // twice the pixels of a wider plot
+    QCOMPARE(image.height(), 2 * onScreen.height());
+
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QCOMPARE(plot.plot()->size(), onScreen);
+    QCOMPARE(legend->outerRect().width(), legendOnScreen);
+  }
+
   // Over many random sets of curves, the readout lists every shown curve once, each with its
   // value at the nearest step, highest first, and never a hidden one.
   void theReadoutListsShownCurvesHighestFirst() {

@@ -4,6 +4,9 @@
 #include <QSvgGenerator>
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
 
 #include <qcustomplot.h>
 
@@ -21,6 +24,7 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
   ElidedLegendItem(QCPLegend* legend, QCPAbstractPlottable* plottable, int maxTextWidth)
       : QCPPlottableLegendItem(legend, plottable), m_maxTextWidth(maxTextWidth) {}
   void setMaxTextWidth(int width) { m_maxTextWidth = width; }
+  int maxTextWidth() const { return m_maxTextWidth; }
 
  protected:
   QString shownText() const { return legendName(mPlottable->name(), getFont(), m_maxTextWidth); }
@@ -79,6 +83,48 @@ QString withKeysCut(const QString& name, int keep) {
   }
   return words.join(' ');
 }
+
+// The size a plot is saved at, its legend's names lifted to that size for the time it lives. A
+// saved figure goes into a paper or a report, where a legend cut to "#17 f…=8 s…=2" names no
+// setting: it is drawn wide enough for its legend's whole names at the legend's share of the
+// width, never narrower than on screen, and no wider than a page (names are cut past that).
+class SavedSize {
+ public:
+  explicit SavedSize(QCustomPlot* plot) : m_width(plot->width()), m_height(plot->height()) {
+    QCPLegend* legend = plot->legend;
+    if (!legend || !legend->visible()) return;
+    const QFontMetrics metrics(legend->font());
+    int widest = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+      if (auto* item = dynamic_cast<ElidedLegendItem*>(legend->item(i))) {
+        m_lifted.push_back({item, item->maxTextWidth()});
+        widest = std::max(widest, metrics.horizontalAdvance(item->plottable()->name()));
+      }
+    if (m_lifted.empty()) return;
+    const int columns = std::max(1, legend->columnCount());
+    const int perEntry = widest + legend->iconSize().width() + 12;
+    const int wanted = static_cast<int>(std::ceil(columns * perEntry / kLegendWidthShare));
+    m_width = std::clamp(wanted, m_width, std::max(m_width, kWidestSaved));
+    // As fitLegend shares the width among the columns.
+    const int textWidth = std::max(40, static_cast<int>(kLegendWidthShare * m_width) / columns -
+                                           legend->iconSize().width() - 12);
+    for (auto& [item, width] : m_lifted) item->setMaxTextWidth(std::max(width, textWidth));
+  }
+  ~SavedSize() {
+    for (auto& [item, width] : m_lifted) item->setMaxTextWidth(width);
+  }
+  SavedSize(const SavedSize&) = delete;
+  SavedSize& operator=(const SavedSize&) = delete;
+
+  int width() const { return m_width; }
+  int height() const { return m_height; }
+
+ private:
+  static constexpr int kWidestSaved = 1600;
+  int m_width;
+  int m_height;
+  std::vector<std::pair<ElidedLegendItem*, int>> m_lifted;
+};
 
 }  // namespace
 
@@ -265,20 +311,28 @@ QCPTextElement* plotTitle(QCustomPlot* plot) {
 bool savePlotImage(QCustomPlot* plot, const QString& path) {
   const QString suffix = QFileInfo(path).suffix().toLower();
   if (suffix == "svg") return savePlotSvg(plot, path);
-  if (suffix == "pdf") return plot->savePdf(path);
-  return plot->savePng(path, 0, 0, 2.0);
+  const SavedSize size(plot);
+  const bool saved = suffix == "pdf" ? plot->savePdf(path, size.width(), size.height())
+                                     : plot->savePng(path, size.width(), size.height(), 2.0);
+  plot->replot(QCustomPlot::rpQueuedReplot);  // laid out for the screen again
+  return saved;
 }
 
 bool savePlotSvg(QCustomPlot* plot, const QString& path) {
+  const SavedSize size(plot);
   QSvgGenerator generator;
   generator.setFileName(path);
-  generator.setSize(plot->size());
-  generator.setViewBox(QRect(QPoint(0, 0), plot->size()));
+  generator.setSize(QSize(size.width(), size.height()));
+  generator.setViewBox(QRect(0, 0, size.width(), size.height()));
   generator.setTitle(path);
   QCPPainter painter;
-  if (!painter.begin(&generator)) return false;
-  plot->toPainter(&painter, plot->width(), plot->height());
-  return painter.end();
+  bool saved = painter.begin(&generator);
+  if (saved) {
+    plot->toPainter(&painter, size.width(), size.height());
+    saved = painter.end();
+  }
+  plot->replot(QCustomPlot::rpQueuedReplot);
+  return saved;
 }
 
 QCPColorGradient sequentialGradient() {

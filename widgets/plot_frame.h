@@ -72,7 +72,9 @@ QCPColorGradient sequentialGradient();
 // The bold title row setUpPlotFrame() gave the plot (null for a plot it did not frame).
 QCPTextElement* plotTitle(QCustomPlot* plot);
 
-// Writes the plot as SVG at its current size (QCustomPlot saves PNG and PDF itself).
+// Saved plots are drawn at their size on screen, or wider where their legend's names would be
+// cut there (up to 1600 px): a saved figure names its curves whole.
+// Writes the plot as SVG (QCustomPlot saves PNG and PDF itself).
 bool savePlotSvg(QCustomPlot* plot, const QString& path);
 // The plot as the file's name says: .svg (savePlotSvg), .pdf, else PNG at twice its pixels.
 // False when the file cannot be written.

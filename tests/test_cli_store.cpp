@@ -452,6 +452,28 @@ class TestCliStore : public QObject {
     }
   }
 
+  // An empty --db read as "not given": `runs delete 3 --yes --db "$SCRATCH"` with the variable
+  // unset deleted run 3 of the default store. Empty or blank, it is refused, exit 2, for every
+  // command, and no store is opened or made (" " had become a store file named " ").
+  void anEmptyOrBlankStoreIsRefused() {
+    const QString cwd = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(m_dir.path()));
+    for (const QString& given : {QString(""), QString(" ")})
+      for (const QStringList& args :
+           {QStringList{"runs", "delete", "1", "--yes"}, QStringList{"runs", "list"},
+            QStringList{"sweep", "list"}, QStringList{"run", "fourier-head"} + kTiny}) {
+        const auto r = runCli(args + QStringList{"--db", given});
+        QVERIFY2(r.exitCode == 2,
+                 qPrintable(args.join(' ') + ": exit " + QString::number(r.exitCode)));
+        QVERIFY2(r.err.contains(QString("--db: is %1; give a store file, or leave --db out for "
+                                        "the default store")
+                                    .arg(given.isEmpty() ? "empty" : "blank")),
+                 qPrintable(r.err));
+        QVERIFY(!QFileInfo::exists(m_dir.path() + "/ "));
+      }
+    QVERIFY(QDir::setCurrent(cwd));
+  }
+
   // An export onto the store's own files overwrote them with exit 0: `--out runs.db` left a
   // CSV where every run had been. Each way of naming one is refused, exit 2, naming what it
   // is, and the store still holds its runs.

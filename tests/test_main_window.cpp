@@ -1565,6 +1565,25 @@ class TestMainWindow : public QObject {
     QVERIFY(!QFileInfo::exists(m_dir.path() + "/typo"));
   }
 
+  // An empty or blank --db (a script's unset variable) is refused, exit 2, as the CLI refuses
+  // it: it had opened the default store, as if --db were left out.
+  void anEmptyStoreOptionIsRefused() {
+    for (const QString& given : {QString(""), QString("  ")}) {
+      QProcess gui;
+      gui.setWorkingDirectory(m_dir.path());
+      gui.start(QString::fromLocal8Bit(qgetenv("FOURIERLAB_GUI")),
+                {"--db", given, "--start", "fourier-head"});
+      QVERIFY(gui.waitForFinished(120000));
+      QCOMPARE(gui.exitCode(), 2);
+      const QString err = QString::fromUtf8(gui.readAllStandardError());
+      QVERIFY2(err.contains(QString("--db: is %1; give a store file, or leave --db out for the "
+                                    "default store")
+                                .arg(given.isEmpty() ? "empty" : "blank")),
+               qPrintable(err));
+      if (!given.isEmpty()) QVERIFY(!QFileInfo::exists(m_dir.path() + "/" + given));
+    }
+  }
+
   // SIGTERM (a logout, `kill`) used to end the lab like kill -9: its runs stayed `running` with
   // no checkpoint. It closes as Quit does, without asking, and exits 143.
   void sigtermClosesTheLabCancellingItsRunsCleanly() {

@@ -18,10 +18,6 @@
 
 namespace {
 
-void addDbOption(CLI::App* command, std::string& db) {
-  command->add_option("--db", db, "Run store file (default: $XDG_DATA_HOME/fourierlab/runs.db)");
-}
-
 // `run EXPERIMENT`: one run, its options into runArgs.
 CLI::App* addRunCommand(CLI::App& app, fl::cli::RunArgs& runArgs) {
   auto* run = app.add_subcommand("run",
@@ -38,7 +34,7 @@ CLI::App* addRunCommand(CLI::App& app, fl::cli::RunArgs& runArgs) {
                   "Intra-op CPU threads (0: the thread budget: 1 for tiny models, else the cores)")
       ->check(fl::cli::wholeNumberIn(0, 1024));
   run->add_flag("--json", runArgs.json, "Print a JSON summary as the last line of stdout");
-  addDbOption(run, runArgs.db);
+  fl::cli::addStoreOption(run, runArgs.db);
   run->add_option("--name", runArgs.name, "A name for the run")
       ->check(fl::cli::nonEmpty("a name, or leave --name out"));
   run->add_option("--tag", runArgs.tags, "Tag the run (repeatable)")->allow_extra_args(false);
@@ -52,7 +48,7 @@ CLI::App* addRunCommand(CLI::App& app, fl::cli::RunArgs& runArgs) {
 CLI::App* addRunsCommand(CLI::App& app, fl::cli::RunsArgs& runsArgs) {
   auto* runs = app.add_subcommand("runs", "Browse and edit the run store");
   runs->require_subcommand(1);
-  addDbOption(runs, runsArgs.db);
+  fl::cli::addStoreOption(runs, runsArgs.db);
   // `runs list --db PATH` as well as `runs --db PATH list`: a subcommand hands the options it
   // does not know (here --db) back to `runs`.
   runs->fallthrough();

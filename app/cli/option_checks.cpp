@@ -19,6 +19,11 @@ CLI::Validator nonEmpty(const std::string& allowed) {
       "", "non-empty");
 }
 
+void addStoreOption(CLI::App* command, std::string& db) {
+  command->add_option("--db", db, "Run store file (default: $XDG_DATA_HOME/fourierlab/runs.db)")
+      ->check(nonEmpty("a store file, or leave --db out for the default store"));
+}
+
 CLI::Validator wholeNumberIn(int64_t lowest, int64_t highest) {
   const std::string range = std::to_string(lowest) + " to " + std::to_string(highest);
   return CLI::Validator(

@@ -14,6 +14,11 @@ namespace fl::cli {
 // Refuses an empty or blank value: "is empty; give <allowed>".
 CLI::Validator nonEmpty(const std::string& allowed);
 
+// The run store's option, --db: a file, or left out for the default store. Given empty, it had
+// read as left out: `runs delete 3 --yes --db "$SCRATCH"` with the variable unset deleted run 3
+// of the researcher's own store.
+void addStoreOption(CLI::App* command, std::string& db);
+
 // A count (threads, parallel runs, a size): a whole number from `lowest` to `highest`, written
 // in decimal digits. CLI11's Range said "Value abc not in range 0 to 1024" of a word.
 CLI::Validator wholeNumberIn(int64_t lowest, int64_t highest);

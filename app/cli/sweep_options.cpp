@@ -193,7 +193,7 @@ CLI::App* addSweepCommand(CLI::App& app, SweepArgs& a) {
   auto* sweep = app.add_subcommand(
       "sweep", "Studies: a paper's whole sweep (axes x seeds) as one stored, resumable object");
   sweep->require_subcommand(1);
-  sweep->add_option("--db", a.db, "Run store file (default: $XDG_DATA_HOME/fourierlab/runs.db)");
+  addStoreOption(sweep, a.db);
   sweep->fallthrough();
   addRunCommand(sweep, a);
   addResumeCommand(sweep, a);

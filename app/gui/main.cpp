@@ -32,6 +32,7 @@
 #include "core/store/store_browsing.h"
 #include "core/store/store_folder.h"
 #include "core/study/study_store.h"
+#include "core/text/utf8.h"
 #include "experiments/builtin_experiments.h"
 #include "fourierlab/version.h"
 #include "widgets/file_dialogs.h"
@@ -150,6 +151,11 @@ std::optional<int> readOptions(const QCommandLineParser& parser, StartOptions& o
   o.study = parser.isSet("study");
   o.studyText = parser.value("study");
   o.history = parser.isSet("history");
+  // As the CLI refuses it: an empty --db (a variable left unset) is not the default store.
+  if (parser.isSet("db") && fl::text::isBlank(parser.value("db").toStdString()))
+    return usageError(QString("--db: is %1; give a store file, or leave --db out for the default "
+                              "store")
+                          .arg(parser.value("db").isEmpty() ? "empty" : "blank"));
   o.storePath =
       parser.isSet("db") ? parser.value("db").toStdString() : fl::store::RunStore::defaultPath();
   // Opening runs reads the store, which must exist (said by openStore); otherwise it may be new.

@@ -525,6 +525,25 @@ class TestStudySpec : public QObject {
                                           << "number overflow parsing '1e705'";
     QTest::newRow("unknown field") << R"({"grids": {}})"
                                    << "grids: unknown field";
+    // Inside every object too: a misspelt "sett" in an arm had been dropped, the arm trained
+    // as another and its results named after it.
+    QTest::newRow("unknown arm field")
+        << R"({"arms": [{"name": "reg", "sett": {"gamma": 1e-6}}, {"name": "noreg"}]})"
+        << "arms[0].sett: unknown field (known: name, set, grid, zip)";
+    QTest::newRow("unknown figure field") << R"({"figures": [{"x": "lr", "log_y": true}]})"
+                                          << "figures[0].log_y: unknown field (known: name, title";
+    QTest::newRow("unknown table field") << R"({"table": {"rows": "lr", "col": "head"}})"
+                                         << "table.col: unknown field (known: rows, cols, metrics)";
+    QTest::newRow("unknown claim field")
+        << R"({"claims": [{"text": "t", "metric": "m", "better": "lower", "a": {}, "b": {}, )"
+           R"("bettter": "higher"}]})"
+        << "claims[0].bettter: unknown field";
+    QTest::newRow("unknown reference field")
+        << R"({"references": {"rows": [], "stats": "min"}})"
+        << "references.stats: unknown field (known: source, stat, seeds, rows)";
+    QTest::newRow("unknown reference row field")
+        << R"({"references": {"rows": [{"values": {}, "wher": {"lr": 1}}]}})"
+        << "references.rows[0].wher: unknown field (known: where, values)";
     QTest::newRow("empty axis") << R"({"grid": {"lr": []}})"
                                 << "grid.lr: must be a non-empty array";
     QTest::newRow("bad seeds") << R"({"seeds": [1, -2]})"

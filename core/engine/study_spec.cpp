@@ -1,6 +1,7 @@
 #include "core/engine/study_spec.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 #include <stdexcept>
 
@@ -19,6 +20,19 @@ using ojson = nlohmann::ordered_json;
 // ordered_json and json hold the same values; the config side uses json.
 nlohmann::json plain(const ojson& j) { return nlohmann::json::parse(j.dump()); }
 ojson ordered(const nlohmann::json& j) { return ojson::parse(j.dump()); }
+
+// Refuses a field the object's parser does not read: a misspelt "sett" in an arm had been
+// dropped without a word, the arm then trained as another and its results named after it.
+// `at` is the object's place ("arms[1]"; empty at the top), `known` its fields in order.
+void refuseUnknownFields(const ojson& j, const std::string& at,
+                         std::initializer_list<const char*> known) {
+  for (const auto& [key, value] : j.items()) {
+    if (std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) continue;
+    std::string list;
+    for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    fail(at.empty() ? key : at + "." + key, "unknown field (known: " + list + ")");
+  }
+}
 
 std::string textField(const ojson& j, const char* key, const std::string& where) {
   if (!j.contains(key)) return "";
@@ -77,6 +91,7 @@ ReferenceValue parseReferenceValue(const ojson& j, const std::string& where) {
 
 StudyReferences parseReferences(const ojson& j) {
   if (!j.is_object()) fail("references", "must be an object");
+  refuseUnknownFields(j, "references", {"source", "stat", "seeds", "rows"});
   StudyReferences r;
   r.source = textField(j, "source", "references.");
   r.stat = j.contains("stat") ? textField(j, "stat", "references.") : "last";
@@ -93,6 +108,7 @@ StudyReferences parseReferences(const ojson& j) {
     const std::string at = "references.rows[" + std::to_string(i) + "]";
     if (!row.is_object() || !row.contains("values") || !row["values"].is_object())
       fail(at, "needs \"where\" and \"values\" objects");
+    refuseUnknownFields(row, at, {"where", "values"});
     ReferenceRow out;
     if (row.contains("where")) out.where = parseOverrides(row["where"], at + ".where");
     for (const auto& [metric, value] : row["values"].items())
@@ -110,6 +126,8 @@ std::vector<StudyClaim> parseClaims(const ojson& j) {
     const std::string at = "claims[" + std::to_string(i) + "]";
     const auto& c = j[i];
     if (!c.is_object()) fail(at, "must be an object");
+    refuseUnknownFields(c, at,
+                        {"text", "metric", "over", "b_metric", "better", "within", "a", "b"});
     StudyClaim claim;
     claim.text = textField(c, "text", at + ".");
     claim.metric = textField(c, "metric", at + ".");
@@ -146,6 +164,9 @@ std::vector<std::string> stringList(const ojson& j, const std::string& where) {
 
 FigureLayout parseFigure(const ojson& j, const std::string& at) {
   if (!j.is_object()) fail(at, "must be an object");
+  refuseUnknownFields(j, at,
+                      {"name", "title", "x", "metrics", "group", "panel", "band", "x_title",
+                       "y_titles", "log_x", "x_categorical", "where"});
   FigureLayout f;
   f.name = textField(j, "name", at + ".");
   f.title = textField(j, "title", at + ".");
@@ -211,17 +232,9 @@ uint64_t settings(const std::vector<Axis>& grid, const std::vector<ZipGroup>& zi
 
 StudySpec StudySpec::fromJson(const ojson& j) {
   if (!j.is_object()) fail("study", "must be a JSON object");
-  static const char* const kKnown[] = {
-      "name", "title", "description", "experiment", "preset", "set",   "grid",
-      "zip",  "arms",  "seeds",       "references", "claims", "table", "figures"};
-  for (const auto& [key, value] : j.items()) {
-    bool known = false;
-    for (const char* k : kKnown) known = known || key == k;
-    if (!known)
-      fail(key,
-           "unknown field (known: name, title, description, experiment, preset, set, grid, "
-           "zip, arms, seeds, references, claims, table, figures)");
-  }
+  refuseUnknownFields(j, "",
+                      {"name", "title", "description", "experiment", "preset", "set", "grid", "zip",
+                       "arms", "seeds", "references", "claims", "table", "figures"});
   StudySpec s;
   s.name = textField(j, "name", "");
   s.title = textField(j, "title", "");
@@ -237,6 +250,7 @@ StudySpec StudySpec::fromJson(const ojson& j) {
       const auto& a = j["arms"][i];
       const std::string at = "arms[" + std::to_string(i) + "]";
       if (!a.is_object()) fail(at, "must be an object");
+      refuseUnknownFields(a, at, {"name", "set", "grid", "zip"});
       StudyArm arm;
       arm.name = textField(a, "name", at + ".");
       if (arm.name.empty()) arm.name = "arm " + std::to_string(i + 1);
@@ -262,6 +276,7 @@ StudySpec StudySpec::fromJson(const ojson& j) {
   if (j.contains("table")) {
     const auto& t = j["table"];
     if (!t.is_object()) fail("table", "must be an object");
+    refuseUnknownFields(t, "table", {"rows", "cols", "metrics"});
     TableLayout layout;
     layout.rows = textField(t, "rows", "table.");
     layout.cols = textField(t, "cols", "table.");

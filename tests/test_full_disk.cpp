@@ -162,6 +162,24 @@ class TestFullDisk : public QObject {
       QVERIFY2(r.err.contains(named), qPrintable(named + " not in:\n" + r.err));
     }
     QVERIFY2(r.err.contains("not written to the store: its final status"), qPrintable(r.err));
+    // Each such line says how the store holds the run, as a single run's does: the study's lines
+    // had said "interrupted" of runs whose row still read running.
+    int saidRecorded = 0;
+    for (const QString& line : r.err.split('\n')) {
+      const QRegularExpressionMatch lost =
+          QRegularExpression(
+              "^(?:store error: )?run (\\d+) \\(.*: not written to the store: .*; "
+              "it (is recorded \\w+|still reads running in the store)")
+              .match(line);
+      if (!lost.hasMatch()) continue;
+      const std::string status =
+          queryText(d, "SELECT status FROM runs WHERE id = " + lost.captured(1).toStdString());
+      const QString said = status == "running" ? QString("still reads running in the store")
+                                               : QString("is recorded %1").arg(status.c_str());
+      QCOMPARE(lost.captured(2), said);
+      ++saidRecorded;
+    }
+    QVERIFY2(saidRecorded > 0, qPrintable(r.err));
     // SQLite's bare "disk I/O error" (its errno overwritten by the time it is read) says why.
     QVERIFY2(!r.err.contains(QRegularExpression("disk I/O error(?! \\(a file of it reached)")),
              qPrintable(r.err));

@@ -29,6 +29,7 @@
 #include "core/store/run_store.h"
 #include "core/store/store_folder.h"
 #include "core/store/store_sink.h"
+#include "core/store/store_writer.h"
 #include "core/store/write_trouble.h"
 #include "core/study/thread_budget.h"
 
@@ -530,14 +531,9 @@ int runCommand(const ExperimentRegistry& registry, const RunArgs& args) {
                  failure->error.c_str());
     // As the store has it: where the write of its stand-in status failed too, the row still
     // says running, which the next process to open the store for writing turns interrupted.
-    const std::string recorded =
-        failure->recorded
-            ? "is recorded " + toString(*failure->recorded)
-            : "still reads running in the store (that write failed too; the next command that "
-              "writes the store marks it interrupted)";
     std::fprintf(
         stderr, "run %lld %s; once the store can be written, `%s` finishes it\n",
-        static_cast<long long>(prepared.runId), recorded.c_str(),
+        static_cast<long long>(prepared.runId), store::recordedStatusText(*failure).c_str(),
         nextCommand("run --resume " + std::to_string(prepared.runId), store->path()).c_str());
     return kExitStoreError;
   }

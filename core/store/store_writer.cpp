@@ -253,6 +253,12 @@ void writeItems(std::vector<FlushItem>& items, std::optional<RunStore>& store,
 
 }  // namespace
 
+std::string recordedStatusText(const StoreSinkFailure& failure) {
+  return failure.recorded ? "is recorded " + toString(*failure.recorded)
+                          : "still reads running in the store (that write failed too; the next "
+                            "command that writes the store marks it interrupted)";
+}
+
 std::string describeEvents(const std::vector<Event>& events, bool withStatus) {
   std::vector<std::string> parts;
   if (const StatusEvent* end = withStatus ? terminalStatus(events) : nullptr)

@@ -49,6 +49,10 @@ struct StoreSinkFailure {
   std::string recordedMessage;
 };
 
+// How the run's row reads after such a failure: "is recorded interrupted", or that it still reads
+// running (the stand-in's write failed too) and when that changes.
+std::string recordedStatusText(const StoreSinkFailure& failure);
+
 // "its final status (finished), 40 metric points (steps 10-40), ..." for a batch of events;
 // without the final status when `withStatus` is false (it was written after all); "" when
 // nothing else is left.

@@ -14,6 +14,7 @@
 #include "core/engine/runner.h"
 #include "core/store/run_store.h"
 #include "core/store/store_sink.h"
+#include "core/store/store_writer.h"
 #include "core/study/cell_launch.h"
 
 namespace fl::study {
@@ -442,9 +443,12 @@ std::vector<RunEnd> RunScheduler::takeClosed() {
         end.message = failure->recordedMessage;
       else
         end.message += (end.message.empty() ? "" : "; ") + std::string("store: ") + failure->error;
+      // Where even the stand-in status was lost, the row still reads running: said, as a
+      // single run says it (the study's lines had called it interrupted, and `sweep show` then
+      // listed it running).
       end.writeProblem = who + ": not written to the store: " +
                          (failure->unwritten.empty() ? "its last log lines" : failure->unwritten) +
-                         " (" + failure->error + ")";
+                         " (" + failure->error + "); it " + store::recordedStatusText(*failure);
     }
     end.seconds = secondsSince(member.started);
     end.finalMetrics = member.tracker->last();

@@ -784,6 +784,18 @@ class TestStudySpec : public QObject {
         specs, {{"gamma", 0.0}, {"seed", 3}, {"device", "cpu"}, {"checkpoint_every", 2}});
     QCOMPARE(fl::store::configHash("fourier-head", a.values),
              fl::store::configHash("fourier-head", b.values));
+    // How often it saves by the clock too: a study given checkpoint_seconds=30 trained again
+    // every finished run it should have reused.
+    auto clock = fl::validateConfig(specs, {{"gamma", 0}, {"seed", 3}, {"checkpoint_seconds", 30}});
+    QCOMPARE(fl::store::configHash("fourier-head", a.values),
+             fl::store::configHash("fourier-head", clock.values));
+    // A run stored at the default keeps the hash it had when the key was part of it.
+    nlohmann::json identity = nlohmann::json::object();
+    for (const auto& [key, value] : a.values.items())
+      if (key != "device" && key != "checkpoint_every")
+        identity[key] = value.is_number() ? nlohmann::json(value.get<double>()) : value;
+    QCOMPARE(fl::store::configHash("fourier-head", a.values),
+             fl::store::stableHash("fourier-head\n" + identity.dump()));
     auto c = fl::validateConfig(specs, {{"gamma", 1e-6}, {"seed", 3}});
     QVERIFY(fl::store::configHash("fourier-head", a.values) !=
             fl::store::configHash("fourier-head", c.values));

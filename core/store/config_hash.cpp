@@ -35,12 +35,22 @@ uint64_t fnv1a(const std::string& text) {
 
 }  // namespace
 
-bool isPlacementKey(const std::string& key) { return key == "device" || key == "checkpoint_every"; }
+bool isPlacementKey(const std::string& key) {
+  return key == "device" || key == "checkpoint_every" || key == "checkpoint_seconds";
+}
 
 std::string configHash(const std::string& experiment, const nlohmann::json& validatedConfig) {
+  // checkpoint_seconds became a placement key after stores held runs hashed with it: it is
+  // hashed at its default, whatever it is, so a run that kept the default keeps the hash it was
+  // stored with (left out, every stored run's hash would have changed, and no study would have
+  // found one to reuse).
+  constexpr double kCheckpointSecondsHashedAs = 60;
   nlohmann::json identity = nlohmann::json::object();
   for (const auto& [key, value] : validatedConfig.items())
-    if (!isPlacementKey(key)) identity[key] = canonical(value);
+    if (key == "checkpoint_seconds")
+      identity[key] = kCheckpointSecondsHashedAs;
+    else if (!isPlacementKey(key))
+      identity[key] = canonical(value);
   return stableHash(experiment + "\n" + identity.dump());
 }
 

@@ -1,7 +1,7 @@
 // A run's identity: a stable hash of its experiment and its complete validated config, so a
 // study never trains the same config and seed twice (and reuses a finished run with that hash,
 // from any study or none). Where a run trains (`device`) and how often it saves
-// (`checkpoint_every`) do not change what it learns and are left out.
+// (`checkpoint_every`, `checkpoint_seconds`) do not change what it learns and are left out.
 //
 // Stable across builds and machines: FNV-1a (64 bit) over a canonical text in which keys are
 // sorted and every number is written as a double, so 0 and 0.0 (a float parameter given as an

@@ -26,6 +26,7 @@
 using fl::testing::cliPath;
 using fl::testing::lastJsonLine;
 using fl::testing::queryInt;
+using fl::testing::queryText;
 using fl::testing::runCli;
 using fl::testing::runCliWithFileSizeLimit;
 #include <sqlite3.h>
@@ -866,9 +867,16 @@ class TestCliStore : public QObject {
     QVERIFY(evaluatedBefore >= 1);
     QVERIFY(evaluatedBefore < 12);
 
-    auto resumed = runCli({"run", "--db", d, "--resume", "1", "--json"}, 180000);
+    // Named and tagged as it resumes: the name had been dropped without a word, the tag taken.
+    auto resumed = runCli({"run", "--db", d, "--resume", "1", "--json", "--name",
+                           "resumed after the kill", "--tag", "killed"},
+                          180000);
     QCOMPARE(resumed.exitCode, 0);
     QVERIFY(resumed.err.contains("resuming run 1 from its checkpoint at step"));
+    QCOMPARE(queryText(path, "SELECT name FROM runs WHERE id = 1"),
+             std::string("resumed after the kill"));
+    QCOMPARE(queryText(path, "SELECT group_concat(tag) FROM tags WHERE run_id = 1"),
+             std::string("killed"));
     // Its time is said as this session's and in all (it said the session's alone).
     const auto ended = QRegularExpression(
                            "run 1: fourier-head finished in (\\d+:\\d\\d) on cpu \\(resumed at "

@@ -35,7 +35,7 @@ CLI::App* addRunCommand(CLI::App& app, fl::cli::RunArgs& runArgs) {
       ->check(fl::cli::wholeNumberIn(0, 1024));
   run->add_flag("--json", runArgs.json, "Print a JSON summary as the last line of stdout");
   fl::cli::addStoreOption(run, runArgs.db);
-  run->add_option("--name", runArgs.name, "A name for the run")
+  run->add_option("--name", runArgs.name, "A name for the run (with --resume: its new name)")
       ->check(fl::cli::nonEmpty("a name, or leave --name out"));
   run->add_option("--tag", runArgs.tags, "Tag the run (repeatable)")->allow_extra_args(false);
   run->add_option("--resume", runArgs.resume,

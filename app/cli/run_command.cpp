@@ -185,17 +185,20 @@ std::string runName(const RunArgs& args, const Prepared& prepared) {
                       prepared.experiment->allParams());
 }
 
-// A fresh run's row, or the new tags of a continued one.
+// A fresh run's row, or the new name and tags of a continued one (its --name had been dropped
+// without a word while its --tag was taken).
 std::optional<int> recordRun(store::RunStore& store, const RunArgs& args, Prepared& prepared) {
   try {
-    if (prepared.runId == 0)
+    if (prepared.runId == 0) {
       prepared.runId = store.createRun(
           {prepared.experiment->name(), runName(args, prepared), prepared.config.values, args.tags,
            currentBuildInfo().toJson(),
            store::identityHash(prepared.experiment->name(), prepared.experiment->allParams(),
                                prepared.config.values)});
-    else if (!args.tags.empty())
-      store.addTags(prepared.runId, args.tags);
+      return std::nullopt;
+    }
+    if (!args.name.empty()) store.rename(prepared.runId, args.name);
+    if (!args.tags.empty()) store.addTags(prepared.runId, args.tags);
   } catch (const store::StoreError& e) {
     std::fprintf(stderr, "store error: %s\n", e.what());
     return kExitStoreError;

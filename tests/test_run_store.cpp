@@ -436,8 +436,15 @@ class TestRunStore : public QObject {
     // from a study run's name, found nothing; the words as one text still match as they did.
     const std::vector<std::pair<std::string, std::vector<int64_t>>> terms{
         {"seed=42 head=gmm", {named}},  // head=gmm read in the name of a run without a head
-        {"gmm  seed=42", {named}},     {"GMM bins=12", {d}},    {"table1 seed=4", {}},
-        {"table1 · head", {named}},    {"gmm nothing-here", {}}};
+        {"gmm  seed=42", {named}},
+        {"GMM bins=12", {d}},
+        {"table1 seed=4", {}},
+        {"table1 · head", {named}},
+        {"gmm nothing-here", {}},
+        // Spaces around '=' join a setting's words: "seed= 4" let every run named "seed=" pass.
+        {"seed= 4", {}},
+        {"seed =42", {named}},
+        {"head = gmm seed= 42", {named}}};
     for (const auto& [text, expected] : terms) {
       f.text = text;
       QVERIFY2(ids(store.listRuns(f)) == expected, text.c_str());
@@ -473,6 +480,9 @@ class TestRunStore : public QObject {
     }
     QCOMPARE(fl::store::parseTextQuery("flag=true").number, std::optional<double>(1.0));
     QVERIFY(fl::store::parseTextQuery("a.b=1").key.empty());  // a key is a word
+    // Numbers as settings are typed, in decimal: "0x8" is not 8 (--set refuses it).
+    QVERIFY(!fl::store::parseTextQuery("frequencies=0x8").number);
+    QCOMPARE(fl::store::parseTextQuery("lr=1e-3").number, std::optional<double>(1e-3));
   }
 
   // The folder a run's checkpoints go to is the one the store cleans up: one layout, whether

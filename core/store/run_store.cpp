@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <type_traits>
@@ -697,9 +698,11 @@ TextQuery parseTextQuery(const std::string& text) {
   if (value == "true" || value == "false") {
     query.number = value == "true" ? 1.0 : 0.0;  // JSON's booleans read back as 1 and 0
   } else {
+    // Decimal only, as settings are typed: strtod reads "0x8" as 8, which --set refuses.
     char* end = nullptr;
     const double number = std::strtod(value.c_str(), &end);
-    if (end && *end == '\0' && std::isfinite(number)) query.number = number;
+    const bool hex = value.find_first_of("xX") != std::string::npos;
+    if (end && *end == '\0' && std::isfinite(number) && !hex) query.number = number;
   }
   return query;
 }
@@ -722,7 +725,10 @@ std::vector<RunRecord> RunStore::listRuns(const RunFilter& filter) const {
   std::vector<std::string> texts;
   if (filter.text.find_first_not_of(" \t") != std::string::npos) {
     texts.push_back(filter.text);
-    std::istringstream words(filter.text);
+    // Spaces around '=' are not word breaks: "seed= 2" is seed=2 (split there, "seed=" found
+    // every study run by its name, and the filter let all of them through).
+    static const std::regex kSpacedEquals("[ \t]*=[ \t]*");
+    std::istringstream words(std::regex_replace(filter.text, kSpacedEquals, "="));
     std::vector<std::string> terms;
     for (std::string word; words >> word;) terms.push_back(word);
     if (terms.size() > 1) texts.insert(texts.end(), terms.begin(), terms.end());

@@ -909,6 +909,11 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT count(*) FROM study_jobs"), int64_t(0));
     QVERIFY2(again.exitCode == 4, qPrintable(again.err));
     QVERIFY2(again.err.contains("the study is stored as 1; `"), qPrintable(again.err));
+    // Its export counts the runs it holds, not the rows of cells no run was made for.
+    const auto exported = runCli({"sweep", "export", "1", "--db", db, "--out", path("none.csv")});
+    QVERIFY2(exported.err.contains("wrote 0 runs of study 1 to " + path("none.csv") +
+                                   " (and 2 rows of cells no run was made for yet)"),
+             qPrintable(exported.err));
 
     // An sbatch killed by a signal is said so: it had read "(exit -1)", a code it never gave.
     {

@@ -296,8 +296,17 @@ int exportStudy(const StudyStore& studies, int64_t id, const std::string& path,
   } else {
     store::RunStore::refuseOwnFile(path, args.out, "the export");
     writeFileAtomically(args.out, text);
-    std::fprintf(stderr, "wrote %zu runs of study %lld to %s\n", results.size(),
-                 static_cast<long long>(id), args.out.c_str());
+    // A cell no run was made for yet has its row, and is no run: "wrote 6 runs" of a study
+    // with 2 cells missing had counted them.
+    const auto runs =
+        std::count_if(results.begin(), results.end(), [](const auto& x) { return x.runId != 0; });
+    const auto missing = static_cast<long long>(results.size()) - runs;
+    std::fprintf(stderr, "wrote %lld run%s of study %lld to %s%s\n", static_cast<long long>(runs),
+                 runs == 1 ? "" : "s", static_cast<long long>(id), args.out.c_str(),
+                 missing == 0 ? ""
+                              : (" (and " + std::to_string(missing) + " row" +
+                                 (missing == 1 ? "" : "s") + " of cells no run was made for yet)")
+                                    .c_str());
   }
   sayUnfinished(unfinishedRunsOf(r, path),
                 "; their rows hold the values they reached, as their status column says");

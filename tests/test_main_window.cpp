@@ -817,6 +817,10 @@ class TestMainWindow : public QObject {
     QCOMPARE(table->indexAt(QPoint(2, 2)).row(), 0);
     QVERIFY(!table->viewport()->rect().intersects(table->visualRect(filter->index(1, 0))));
     table->viewport()->setAttribute(Qt::WA_UnderMouse, false);
+    // Away from the pointer, a run launched comes into view, though it waits for a slot.
+    w->launch();
+    QTRY_COMPARE(filter->rowCount(), 3);
+    QTRY_VERIFY(table->viewport()->rect().intersects(table->visualRect(filter->index(2, 0))));
     w->queue()->cancelAll();
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 30000);
   }

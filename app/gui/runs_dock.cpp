@@ -125,7 +125,11 @@ RunsDock::RunsDock(RunsTableModel* model, QWidget* parent)
                 0, m_table, [this, row = QPersistentModelIndex(m_filter->index(last, 0, parent))] {
                   // Not under the pointer: a study's runs, starting one by one, scrolled the
                   // table as the researcher clicked, and the click took another run.
-                  if (row.isValid() && !m_table->viewport()->underMouse()) m_table->scrollTo(row);
+                  if (!row.isValid() || m_table->viewport()->underMouse()) return;
+                  // Laid out now: the view's own delayed layout may come after this, and the
+                  // scroll range then lacked the new row (the row above it came into view).
+                  m_table->doItemsLayout();
+                  m_table->scrollTo(row);
                 });
           });
   m_table->setItemDelegateForColumn(RunsTableModel::kProgress,
@@ -282,7 +286,9 @@ void RunsDock::scrollToRun(int64_t runId) {
     const int row = m_model->rowOf(runId);
     if (row < 0) return;
     const QModelIndex shown = m_filter->mapFromSource(m_model->index(row, 0));
-    if (shown.isValid()) m_table->scrollTo(shown);
+    if (!shown.isValid()) return;
+    m_table->doItemsLayout();  // as for a new row: its scroll range may lack the run's row yet
+    m_table->scrollTo(shown);
   });
 }
 

@@ -2997,6 +2997,11 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY(!w->runsDock()->stopButton()->isEnabled());
     QTRY_VERIFY(w->studyView()->resumeButton()->isEnabled());
     w->studyView()->resumeButton()->click();
+    // Said: the stop's message had stood over the resumed study until it finished.
+    QCOMPARE(w->statusBar()->currentMessage(),
+             QString("Resumed study %1: 2 unfinished runs train on, each from its last checkpoint "
+                     "where it has one")
+                 .arg(studyId));
     QTRY_VERIFY_WITH_TIMEOUT(w->queue()->isTraining(shown), 60000);
     QCOMPARE(w->display()->focused(), shown);
     QTRY_VERIFY(w->runsDock()->stopButton()->isEnabled());
@@ -3005,6 +3010,12 @@ class TestMainWindow : public QObject {
     w->runsDock()->stopButton()->click();
     w->studyView()->stopButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
+    // Once its last run ends, the study's end is said with its cells' counts.
+    QTRY_COMPARE(
+        w->statusBar()->currentMessage(),
+        QString("Study %1 (%2) has no run left training: 2 cancelled of its 2 cells")
+            .arg(studyId)
+            .arg(QString::fromStdString(fl::study::StudyStore(w->store()).study(studyId)->name)));
   }
 
   // Studies in the window: parameters with lists of values and a seeds list make a study whose

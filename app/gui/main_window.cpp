@@ -43,6 +43,23 @@
 
 namespace fl::gui {
 
+namespace {
+
+// "Study 3 (table1) has no run left training: 34 finished, 2 cancelled of its 36 cells": said
+// once a study's last run in this window ends, where nothing had said the study was over.
+QString studyOverText(const study::StudyRecord& record) {
+  QStringList counts;
+  for (const auto& [status, n] : record.statusCounts)
+    counts << QString("%1 %2").arg(n).arg(QString::fromStdString(study::toString(status)));
+  return QString("Study %1%2 has no run left training: %3 of its %4 cells")
+      .arg(record.id)
+      .arg(record.name.empty() ? QString() : " (" + QString::fromStdString(record.name) + ")")
+      .arg(counts.join(", "))
+      .arg(record.cells);
+}
+
+}  // namespace
+
 MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store::RunStore> store,
                        QWidget* parent)
     : QMainWindow(parent),
@@ -158,8 +175,18 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   // A resumed study's runs have their rows already: Stop had stayed grey for the shown one.
   connect(m_queue, &RunQueue::runStarting, this, &MainWindow::updateStopEnabled);
   // Once the scheduler has let the run go too (it still counts it while it reports the end).
-  connect(m_queue, &RunQueue::runEnded, this,
-          [this] { QTimer::singleShot(0, this, &MainWindow::updateStopEnabled); });
+  connect(m_queue, &RunQueue::runEnded, this, [this](int64_t, int64_t studyId) {
+    QTimer::singleShot(0, this, [this, studyId] {
+      updateStopEnabled();
+      if (studyId == 0 || m_queue->hasStudyWork(studyId)) return;
+      try {
+        if (const auto record = study::StudyStore(*m_store).study(studyId))
+          statusBar()->showMessage(studyOverText(*record));
+      } catch (const std::exception&) {
+        // The store cannot be read now: the Study tab says so when it next reads it.
+      }
+    });
+  });
   connect(m_runsDock, &RunsDock::showRequested, this, [this](const std::vector<int64_t>& ids) {
     m_display->showSelection(ids);
     m_tabs->setCurrentWidget(m_display);
@@ -185,8 +212,19 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   connect(m_study, &StudyView::resumeRequested, this, [this](int64_t id) {
     if (refuseWhenReadOnly()) return;
     std::string error;
-    if (m_queue->addStudy(id, &error) == 0 && !error.empty())
+    const int64_t queued = m_queue->addStudy(id, &error);
+    if (queued == 0 && !error.empty()) {
       showError(QString::fromStdString(error));
+      return;
+    }
+    // Said, as Stop study says it: the stop's "Stopping study N" had stood over the resumed
+    // study until it finished.
+    if (queued > 0)
+      statusBar()->showMessage(QString("Resumed study %1: %2 unfinished run%3 train on, each from "
+                                       "its last checkpoint where it has one")
+                                   .arg(id)
+                                   .arg(queued)
+                                   .arg(queued == 1 ? "" : "s"));
   });
   connect(m_study, &StudyView::runsReloaded, this, &MainWindow::showReloadedRuns);
   connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {

@@ -484,6 +484,7 @@ class TestStudyView : public QObject {
     fl::store::RunStore store((m_dir.path() + "/described.db").toStdString());
     const nlohmann::json spec = {
         {"name", "described"},
+        {"title", "Widths"},
         {"grid", {{"width", {1, 2}}}},
         {"seeds", {1}},
         {"description",
@@ -496,6 +497,10 @@ class TestStudyView : public QObject {
     StudyLab lab(m_registry, store);
     QVERIFY(lab.view.setStudy(id));
     const QString shown = lab.view.title()->text();
+    // Named as History names it, its title beside: a study named otherwise than its title read
+    // by its title alone.
+    QVERIFY2(shown.startsWith(QString("<h3>Study %1 described — Widths</h3>").arg(id)),
+             qPrintable(shown));
     QVERIFY2(shown.contains("Two widths, one seed: 2 runs. <i>(hover for the whole "
                             "description and where the paper's values come from)</i>") &&
                  !shown.contains("More detail"),

@@ -645,13 +645,18 @@ void StudyView::refresh() {
   if (lead != description) hoverFor << "the whole description", tips << description;
   if (!source.isEmpty())
     hoverFor << "where the paper's values come from", tips << "The paper's values: " + source;
+  // Its name leads, as History and `sweep list` call it; the title follows: a study named
+  // "t1short" read "Study 1: Table 1: KL divergence ...", named nowhere else so.
+  const std::string& name = m_record->name;
+  const std::string heading = spec.title.empty() || spec.title == name
+                                  ? (spec.title.empty() ? name : spec.title)
+                              : name.empty() ? spec.title
+                                             : name + " — " + spec.title;
   m_title->setText(
-      QString("<h3>Study %1: %2</h3>%3%4%5")
+      QString("<h3>Study %1 %2</h3>%3%4%5")
           .arg(m_studyId)
           .arg(
-              QString::fromStdString(spec.title.empty() ? m_record->name : spec.title)
-                  .toHtmlEscaped(),
-              lead.toHtmlEscaped(),
+              QString::fromStdString(heading).toHtmlEscaped(), lead.toHtmlEscaped(),
               hoverFor.isEmpty() ? QString() : " <i>(hover for " + hoverFor.join(" and ") + ")</i>",
               m_departs.isEmpty()
                   ? QString()

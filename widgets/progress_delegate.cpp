@@ -1,7 +1,6 @@
 #include "widgets/progress_delegate.h"
 
-#include <QApplication>
-#include <QStyleOptionProgressBar>
+#include <QPainter>
 
 #include <algorithm>
 
@@ -10,22 +9,28 @@ namespace fl::widgets {
 void ProgressDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
                              const QModelIndex& index) const {
   const QVariant fraction = index.data(kProgressRole);
-  if (!fraction.isValid()) {
-    QStyledItemDelegate::paint(painter, option, index);
-    return;
-  }
-  QStyleOptionProgressBar bar;
-  bar.rect = option.rect.adjusted(1, 2, -1, -2);
-  bar.minimum = 0;
-  bar.maximum = 1000;
-  bar.progress = static_cast<int>(1000 * std::clamp(fraction.toDouble(), 0.0, 1.0));
-  bar.text = index.data(Qt::DisplayRole).toString();
-  bar.textVisible = true;
-  bar.textAlignment = Qt::AlignCenter;
-  bar.state = option.state | QStyle::State_Horizontal;
-  const QWidget* widget = option.widget;
-  QStyle* style = widget ? widget->style() : QApplication::style();
-  style->drawControl(QStyle::CE_ProgressBar, &bar, painter, widget);
+  QStyleOptionViewItem text(option);
+  if (fraction.isValid()) text.displayAlignment = Qt::AlignCenter;
+  // The text as the cell's own, in its colours (selected too); the bar a strip beneath it. Drawn
+  // over a progress bar, the fill's edge crossed the digits: "epoch 26336/3000▏0" read as a run
+  // past its total.
+  QStyledItemDelegate::paint(painter, text, index);
+  if (!fraction.isValid()) return;
+  const QRect cell = option.rect.adjusted(3, 0, -3, 0);
+  const QRect groove(cell.left(), cell.bottom() - kStripHeight, cell.width(), kStripHeight);
+  const double done = std::clamp(fraction.toDouble(), 0.0, 1.0);
+  // On a selected row, whose background is the highlight, in the selected text's colour.
+  const bool selected = option.state & QStyle::State_Selected;
+  const QColor fill =
+      option.palette.color(selected ? QPalette::HighlightedText : QPalette::Highlight);
+  QColor rest = fill;
+  rest.setAlphaF(0.3);
+  painter->save();
+  painter->fillRect(groove, rest);
+  painter->fillRect(
+      QRect(groove.left(), groove.top(), static_cast<int>(done * groove.width()), kStripHeight),
+      fill);
+  painter->restore();
 }
 
 }  // namespace fl::widgets

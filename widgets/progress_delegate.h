@@ -1,4 +1,4 @@
-// ProgressDelegate: draws a table cell as a progress bar with its text on it, from a fraction
+// ProgressDelegate: draws a table cell's text with a progress strip beneath it, from a fraction
 // the model gives under kProgressRole (0..1; a cell without one is drawn as plain text). A model
 // column, not a widget per row, so a table of hundreds of runs updates by dataChanged alone.
 #pragma once
@@ -14,6 +14,9 @@ class ProgressDelegate : public QStyledItemDelegate {
   using QStyledItemDelegate::QStyledItemDelegate;
   void paint(QPainter* painter, const QStyleOptionViewItem& option,
              const QModelIndex& index) const override;
+
+ private:
+  static constexpr int kStripHeight = 3;
 };
 
 }  // namespace fl::widgets

@@ -412,6 +412,40 @@ class TestMetricPlot : public QObject {
     QCOMPARE(graphNamed(plot.plot(), "#1")->scatterStyle().shape(), QCPScatterStyle::ssNone);
   }
 
+  // One evaluation of two runs' two series: four points, a colour per run and a shape per
+  // series, as a line's dashes would be; the legend's style keys show the shapes. They were four
+  // discs, argmax and expected told apart by dashes that a point does not have.
+  void singlePointsOfARunsSeriesDifferByShape() {
+    MetricPlot plot("mse", "step", "squared error");
+    QVERIFY(shownAt(plot, QSize(700, 420)));
+    for (int run = 1; run <= 2; ++run)
+      for (int series = 0; series < 2; ++series) {
+        const QString style = series == 0 ? "mse_expected" : "mse_argmax";
+        const QString name = QString("#%1 %2").arg(run).arg(style);
+        plot.setCurve(name, fl::widgets::seriesPen(fl::widgets::RunColors().of(run), series), {500},
+                      {0.1 * run + 0.05 * series});
+        plot.setCurveParts(name, QString("#%1").arg(run), style);
+      }
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    const auto shapeOf = [&](const QString& name) {
+      return graphNamed(plot.plot(), name)->scatterStyle().shape();
+    };
+    QVERIFY(shapeOf("#1 mse_expected") != shapeOf("#1 mse_argmax"));
+    QCOMPARE(shapeOf("#1 mse_expected"), shapeOf("#2 mse_expected"));
+    QCOMPARE(shapeOf("#1 mse_argmax"), shapeOf("#2 mse_argmax"));
+    // The legend's key of each series has its shape.
+    std::map<QString, QCPScatterStyle::ScatterShape> keyShapes;
+    for (int i = 0; i < plot.plot()->legend->itemCount(); ++i)
+      if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.plot()->legend->item(i)))
+        if (auto* key = qobject_cast<QCPGraph*>(item->plottable()))
+          keyShapes[key->name()] = key->scatterStyle().shape();
+    QVERIFY2(keyShapes.count("mse_argmax") && keyShapes.count("mse_expected"),
+             qPrintable(QString::number(keyShapes.size())));
+    QCOMPARE(keyShapes["mse_expected"], shapeOf("#1 mse_expected"));
+    QCOMPARE(keyShapes["mse_argmax"], shapeOf("#1 mse_argmax"));
+  }
+
   // A plot shrunk from a wide cell to a narrow one kept the wide one's tick count (the axis'
   // width of the last layout), and its step labels ran into each other: "100125150175200".
   void aNarrowedPlotHasRoomBetweenItsTickLabels() {

@@ -24,6 +24,21 @@ namespace fl::widgets {
 
 namespace {
 
+// The marker of a curve that is a single point, its shape its series' as its dashes are (the
+// line style of seriesPen's position): a run's mse_argmax and mse_expected after one evaluation
+// were two dots of one colour, told apart by dashes that a point does not have.
+QCPScatterStyle singlePointMarker(const QPen& line, const QColor& color) {
+  static const QCPScatterStyle::ScatterShape kShapes[] = {
+      QCPScatterStyle::ssDisc,    QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle,
+      QCPScatterStyle::ssDiamond, QCPScatterStyle::ssCross,  QCPScatterStyle::ssTriangleInverted,
+      QCPScatterStyle::ssStar};
+  constexpr int kShapeCount = sizeof(kShapes) / sizeof(kShapes[0]);
+  const QString style = lineStyleOf(line);
+  int position = 0;
+  while (position < kShapeCount && lineStyleOf(seriesPen(color, position)) != style) ++position;
+  return QCPScatterStyle(kShapes[position % kShapeCount], color, color, 7);
+}
+
 QVector<double> toQVector(const std::vector<double>& v) {
   return QVector<double>(v.begin(), v.end());
 }
@@ -201,6 +216,7 @@ std::optional<MetricPlot::LegendKeys> MetricPlot::legendKeysOfRunsAndStyles(
       knownStyle |= label == c.style;
     }
     if (!knownStyle) keys.styles.append({c.style, c.pen});
+    keys.markers = keys.markers || c.x.size() == 1;
     // Keys a compact legend cannot show help no more than the hover note does.
     if (keys.styles.size() > kCompactLegendEntries) return std::nullopt;
   }
@@ -232,12 +248,17 @@ void MetricPlot::showLegendKeys(const std::optional<LegendKeys>& keys) {
   const bool oneRun = keys->runs.size() == 1;  // its styles in its colour
   if ((!oneRun && !keys->runsOnHover) || keys->nameTheOneRun)
     for (const auto& [label, color] : keys->runs) pens.append({label, runKeyPen(color)});
+  const qsizetype runKeys = pens.size();
   for (const auto& [label, line] : keys->styles) {
     QPen pen = styleKeyPen(line);
     if (oneRun) pen.setColor(keys->runs.front().second);
     pens.append({label, pen});
   }
   m_legendKeys = fl::widgets::showLegendKeys(m_plot, pens);
+  if (keys->markers)
+    for (qsizetype i = 0; i < keys->styles.size(); ++i)
+      m_legendKeys[runKeys + i]->setScatterStyle(
+          singlePointMarker(keys->styles[i].second, pens[runKeys + i].second.color()));
 }
 
 void MetricPlot::setCurveBand(const QString& name, Band band) {
@@ -459,9 +480,8 @@ void MetricPlot::redecimate() {
     }
     c.raw->setPen(rawPen);
     // A single evaluation is a point: without a marker a one-point line draws nothing.
-    c.raw->setScatterStyle(c.x.size() == 1
-                               ? QCPScatterStyle(QCPScatterStyle::ssDisc, c.pen.color(), 6)
-                               : QCPScatterStyle());
+    c.raw->setScatterStyle(c.x.size() == 1 ? singlePointMarker(c.pen, c.pen.color())
+                                           : QCPScatterStyle());
     // Antialiasing a decimated curve (several points per pixel column) costs ~35 ms a replot
     // for 1M points and shows nothing more; sparse curves keep it.
     const bool dense = raw.x.size() > static_cast<size_t>(2 * columns);

@@ -162,6 +162,8 @@ class MetricPlot : public QWidget {
     bool runsOnHover = false;
     // One run, not the focused one: keyed by name too (its lines read as the focused run's).
     bool nameTheOneRun = false;
+    // Some curve is a single point: its style is told by its marker, which the keys then show.
+    bool markers = false;
     bool operator==(const LegendKeys&) const = default;
   };
   // The keys the shown curves allow: every one names its parts, each style is one line style,

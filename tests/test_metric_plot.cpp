@@ -803,6 +803,9 @@ class TestMetricPlot : public QObject {
     MetricPlot plot("passkey", "step", "accuracy");
     plot.resize(400, 300);
     plot.setValueBounds(0, 1);
+    // Before any value, the bounds' range: an accuracy panel read 0 to 5 until its first one.
+    QCOMPARE(plot.plot()->yAxis->range().lower, -0.03);
+    QCOMPARE(plot.plot()->yAxis->range().upper, 1.03);
     plot.setCurve("#1 @64", Qt::blue, {1, 2, 3}, {0, 0, 0});
     plot.refresh();
     // Not -1..1 around a flat 0, and the line at 0 above the axis line: 3% of the bounds below.

@@ -521,6 +521,11 @@ void MetricPlot::redecimate() {
       lo = std::max(lo, m_floor - kBoundedCurveMargin * (hi - m_floor));
     }
     m_plot->yAxis->setRange(lo, hi);
+  } else if (m_autoRange && std::isfinite(m_floor) && std::isfinite(m_ceiling)) {
+    // Nothing to draw yet: the bounds' range, not QCustomPlot's 0..5 (an accuracy panel read
+    // 0 to 5 before its first evaluation).
+    const double margin = kBoundedCurveMargin * (m_ceiling - m_floor);
+    m_plot->yAxis->setRange(m_floor - margin, m_ceiling + margin);
   }
   // Whole-number series (periods, counts) get whole-number ticks.
   if (!m_logY && std::isfinite(yLo) && whole != m_wholeY) {

@@ -825,6 +825,37 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 30000);
   }
 
+  // The Runs table's selection is the runs on the plots: after a comparison opened from
+  // History, the row clicked before stayed highlighted beside another run's plots, and read as
+  // the run Stop would stop. Ctrl-clicks still add runs to the comparison.
+  void theRunsTableSelectsTheRunsOnThePlots() {
+    auto w = makeWindow("selection.db");
+    spin(*w, "epochs")->setValue(1);
+    w->launchPanel()->chooseVariants({"linear", "fourier N=4", "fourier N=12"});
+    const auto ids = w->launchComparison();
+    QCOMPARE(ids.size(), size_t(3));
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    auto selected = [&] {
+      std::set<int64_t> runs;
+      const auto* rows = qobject_cast<QSortFilterProxyModel*>(w->runsTable()->model());
+      for (const auto& index : w->runsTable()->selectionModel()->selectedRows())
+        runs.insert(w->runsModel()->runAt(rows->mapToSource(index).row()));
+      return runs;
+    };
+    QCOMPARE(selected(), (std::set<int64_t>(ids.begin(), ids.end())));  // the comparison's
+    clickRun(*w, ids[2]);  // focused in its comparison, and the one row highlighted
+    QCOMPARE(w->display()->focused(), ids[2]);
+    QCOMPARE(selected(), std::set<int64_t>{ids[2]});
+    w->compareRuns({ids[0], ids[1]});  // as History's Compare does
+    QCOMPARE(selected(), (std::set<int64_t>{ids[0], ids[1]}));
+    clickRun(*w, ids[2], Qt::ControlModifier);
+    QCOMPARE(std::set<int64_t>(w->display()->shown().begin(), w->display()->shown().end()),
+             (std::set<int64_t>{ids[0], ids[1], ids[2]}));
+    QCOMPARE(selected(), (std::set<int64_t>{ids[0], ids[1], ids[2]}));
+  }
+
   // The Runs table as a runs sidebar: each row's eye says whether its run is on the plots and
   // puts it there or takes it off (the focus kept); a colour picked for a run is its colour in
   // every panel and table, and no other shown run's; the search keeps the matching rows.
@@ -2232,6 +2263,24 @@ class TestMainWindow : public QObject {
     QVERIFY(std::abs(ticks[peak] - 0.5) < 0.05 || std::abs(ticks[peak] + 0.25) < 0.05);
     w->stopFocused();
     QTRY_VERIFY_WITH_TIMEOUT(isOver(*w, id), 10000);
+  }
+
+  // A run queued for a slot has no checkpoint yet: its probe says it waits, not "start or
+  // resume it" of a run that starts by itself.
+  void theProbeOfAWaitingRunSaysItWaits() {
+    auto w = makeWindow("probe-waiting.db");
+    spin(*w, "epochs")->setValue(100000);
+    w->queue()->setRequestedParallel(1);
+    w->launch();
+    const int64_t waiting = w->launch();
+    QVERIFY(w->queue()->isWaiting(waiting));
+    QCOMPARE(w->display()->focused(), waiting);
+    auto* probe = w->display()->probePanel();
+    QVERIFY(probe);
+    QTRY_COMPARE(probe->note(),
+                 QString("This run waits for a free slot; the probe answers once it trains."));
+    w->queue()->cancelAll();
+    QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 30000);
   }
 
   void theProbeFollowsTheShownRunAndNeverShowsAnotherRunsCurve() {

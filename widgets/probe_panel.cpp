@@ -84,4 +84,6 @@ void ProbePanel::clearAnswer() {
 
 void ProbePanel::setNote(const QString& note) { m_note->setText(note); }
 
+QString ProbePanel::note() const { return m_note->text(); }
+
 }  // namespace fl::widgets

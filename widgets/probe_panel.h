@@ -40,6 +40,7 @@ class ProbePanel : public QWidget {
   void setAnswer(const Snapshot& snapshot, int64_t step);
   void clearAnswer();  // the curves and the note, when another run is shown
   void setNote(const QString& note);
+  QString note() const;
   SnapshotPlot* plot() const { return m_plot; }
 
  signals:

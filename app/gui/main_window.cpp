@@ -170,6 +170,8 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   // Runs opened from History are not the dock's rows, yet the reader groups them too.
   m_runsDock->setExtraGroupKeys([this] { return m_display->differingKeysOfShown(); });
   connect(m_display, &RunDisplay::shownChanged, m_runsDock, &RunsDock::updateGroupChoices);
+  connect(m_display, &RunDisplay::shownChanged, this,
+          [this] { m_runsDock->selectRuns(m_display->shown()); });
   connect(m_display, &RunDisplay::shownChanged, this, &MainWindow::updateStopEnabled);
   connect(m_queue, &RunQueue::runQueued, this, &MainWindow::updateStopEnabled);
   // A resumed study's runs have their rows already: Stop had stayed grey for the shown one.

@@ -50,7 +50,10 @@ void ProbeRouter::ask() {
     auto experiment = run ? m_registry.find(run->experiment) : nullptr;
     const auto checkpoints = run ? m_store.checkpoints(m_run) : std::vector<store::Checkpoint>{};
     if (!experiment || checkpoints.empty()) {
-      m_panel->setNote("This run has no checkpoint to probe; start or resume it.");
+      // A run queued for a slot starts by itself: "start or resume it" asked for what was done.
+      m_panel->setNote(m_queue.isWaiting(m_run)
+                           ? "This run waits for a free slot; the probe answers once it trains."
+                           : "This run has no checkpoint to probe; start or resume it.");
       return;
     }
     m_server = std::make_unique<ProbeServer>(experiment, run->config, checkpoints.back().path,

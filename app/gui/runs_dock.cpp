@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPainter>
@@ -290,6 +291,18 @@ void RunsDock::scrollToRun(int64_t runId) {
     m_table->doItemsLayout();  // as for a new row: its scroll range may lack the run's row yet
     m_table->scrollTo(shown);
   });
+}
+
+void RunsDock::selectRuns(const std::vector<int64_t>& runIds) {
+  QItemSelection rows;
+  for (auto id : runIds) {
+    const int row = m_model->rowOf(id);
+    if (row < 0) continue;
+    const QModelIndex shown = m_filter->mapFromSource(m_model->index(row, 0));
+    if (shown.isValid()) rows.select(shown, shown);
+  }
+  m_table->selectionModel()->select(
+      rows, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
 void RunsDock::updateGroupChoices() {

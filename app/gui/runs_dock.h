@@ -58,6 +58,10 @@ class RunsDock : public QDockWidget {
   // themselves first): a comparison opened from History ended scrolled to its last run, the
   // focused first one out of sight.
   void scrollToRun(int64_t runId);
+  // Selects the rows of the runs on the plots, and no other: after a comparison opened from
+  // History, the row clicked before stayed highlighted, read as the run shown (and stopped).
+  // Neither scrolls nor shows anything (the display follows clicks, not the selection).
+  void selectRuns(const std::vector<int64_t>& runIds);
   // Whether the shown run is training or waiting: only then can it be stopped.
   // `why`: what a click does, or why there is nothing to do (the button's tooltip).
   void setStopEnabled(bool enabled, const QString& why);

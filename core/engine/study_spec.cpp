@@ -26,7 +26,8 @@ ojson ordered(const nlohmann::json& j) { return ojson::parse(j.dump()); }
 // `at` is the object's place ("arms[1]"; empty at the top), `known` its fields in order.
 void refuseUnknownFields(const ojson& j, const std::string& at,
                          std::initializer_list<const char*> known) {
-  for (const auto& [key, value] : j.items()) {
+  for (const auto& item : j.items()) {
+    const std::string& key = item.key();  // not a structured binding: clang 14 cannot capture one
     if (std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) continue;
     std::string list;
     for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);

@@ -95,6 +95,46 @@ class TestRunView : public QObject {
     QVERIFY(view->apply({}).empty());
   }
 
+  // A snapshot its panel shows at its latest step only is released once a newer one of its
+  // name comes: a 30000-epoch run kept every evaluation's predicted density, 1.4 GB of the
+  // window. Those kept at every step (a spectrum's history) stay; the entries stay counted, so
+  // a delta's range still names the new ones.
+  void aLatestOnlySnapshotIsReleasedWhenANewerOneComes() {
+    fl::store::RunStore store(path("latest.db"));
+    const int64_t id = store.createRun({"fourier-head", "r", {{"epochs", 3}}, {}, {}});
+    auto latestOnly = [](const char* name, int64_t step) {
+      auto e = snapshot(name, step);
+      e.snapshot.keep = fl::SnapshotKeep::LatestStep;
+      return e;
+    };
+    store.writeEvents(id, {latestOnly("pdf/pred", 5), snapshot("spectrum/abs_c", 5)});
+    auto view = RunView::load(store, id);
+    QVERIFY(view);
+    QCOMPARE(view->snapshots().size(), size_t(2));
+    auto truth = snapshot("pdf/true", 6);
+    truth.snapshot.keep = fl::SnapshotKeep::NotStored;
+    auto laterTruth = truth;
+    laterTruth.step = 7;
+    const RunDelta d = view->apply({latestOnly("pdf/pred", 6), snapshot("spectrum/abs_c", 6), truth,
+                                    latestOnly("pdf/pred", 7), laterTruth});
+    QCOMPARE(d.snapshotsFrom, size_t(2));
+    QCOMPARE(d.snapshotsTo, size_t(7));
+    const auto& all = view->snapshots();
+    QCOMPARE(all.size(), size_t(7));
+    std::vector<std::pair<std::string, int64_t>> kept;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (view->isSuperseded(i)) {
+        QVERIFY(all[i].snapshot.data.empty());  // its payload released
+        continue;
+      }
+      QVERIFY(!all[i].snapshot.data.empty());
+      kept.push_back({all[i].snapshot.name, all[i].step});
+    }
+    QCOMPARE(kept,
+             (std::vector<std::pair<std::string, int64_t>>{
+                 {"spectrum/abs_c", 5}, {"spectrum/abs_c", 6}, {"pdf/pred", 7}, {"pdf/true", 7}}));
+  }
+
   void verdictsComeFromTheJudgementWhileTrainingThenFromTheTerminalStatus() {
     RunView view(1, "fourier-qk", "", nlohmann::json::object());
     view.apply({snapshot("leak/verdict", 10, 0, {{"verdict", "LEAKS"}, {"ok", false}})});

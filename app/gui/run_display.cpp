@@ -465,13 +465,15 @@ void RunDisplay::draw(int64_t runId) {
   const RunView* view = m_views.find(runId);
   if (!view) return;
   drawCurves(runId);
-  if (runId == focused()) {
-    for (const auto& s : view->snapshots()) m_dashboard->addSnapshot(s.snapshot, s.step);
-  } else {
-    // Every one, in step order: the heatmaps draw a compared run's history where the focused
-    // run has none; the overlays keep the latest.
-    for (const auto& s : view->snapshots())
-      m_dashboard->addOverlaySnapshot(runId, s.snapshot, s.step);
+  // Every one, in step order (the heatmaps draw a run's history; the overlays keep the latest),
+  // but those a later one of their name superseded.
+  const auto& snapshots = view->snapshots();
+  for (size_t i = 0; i < snapshots.size(); ++i) {
+    if (view->isSuperseded(i)) continue;
+    if (runId == focused())
+      m_dashboard->addSnapshot(snapshots[i].snapshot, snapshots[i].step);
+    else
+      m_dashboard->addOverlaySnapshot(runId, snapshots[i].snapshot, snapshots[i].step);
   }
 }
 
@@ -484,8 +486,10 @@ void RunDisplay::setGroupBy(const GroupBy& by) {
   // The overlaid snapshots again, in their group's colour and name (or their own again).
   for (auto id : m_shown)
     if (const RunView* view = m_views.find(id); view && id != focused())
-      for (const auto& s : view->snapshots())
-        m_dashboard->addOverlaySnapshot(id, s.snapshot, s.step);
+      for (size_t i = 0; i < view->snapshots().size(); ++i)
+        if (!view->isSuperseded(i))
+          m_dashboard->addOverlaySnapshot(id, view->snapshots()[i].snapshot,
+                                          view->snapshots()[i].step);
   redrawCurves();
 }
 
@@ -751,6 +755,7 @@ void RunDisplay::apply(const RunDeltas& deltas) {
       changed = true;
     }
     for (size_t i = delta.snapshotsFrom; i < delta.snapshotsTo; ++i) {
+      if (view->isSuperseded(i)) continue;  // a later one of its name came in the same delta
       const auto& s = view->snapshots()[i];
       if (id == focused())
         m_dashboard->addSnapshot(s.snapshot, s.step);

@@ -53,7 +53,8 @@ std::unique_ptr<RunView> RunView::load(const store::RunStore& store, int64_t id,
       series.walls.push_back(p.wall);
     }
   }
-  view->m_snapshots = store::runSnapshots(store, *record, experiment.get());
+  for (auto& stored : store::runSnapshots(store, *record, experiment.get()))
+    view->addSnapshot(stored.step, std::move(stored.snapshot));
   return view;
 }
 
@@ -86,7 +87,7 @@ RunDelta RunView::apply(std::vector<Event> events) {
             }
             // While it trains, the latest judgement of an evaluation is the run's verdict.
             if (auto verdict = verdictOfSnapshot(e.snapshot)) m_verdicts = {*verdict};
-            m_snapshots.push_back({e.step, std::move(e.snapshot)});
+            addSnapshot(e.step, std::move(e.snapshot));
           } else if constexpr (std::is_same_v<T, ProgressEvent>) {
             if (!m_sessionStart) m_sessionStart = e;
             m_progress = e;
@@ -104,6 +105,24 @@ RunDelta RunView::apply(std::vector<Event> events) {
   }
   delta.snapshotsTo = m_snapshots.size();
   return delta;
+}
+
+void RunView::addSnapshot(int64_t step, Snapshot snapshot) {
+  const size_t index = m_snapshots.size();
+  auto [last, fresh] = m_lastOfName.try_emplace(snapshot.name, index);
+  // The store does not say how a snapshot is kept: one read back is superseded by the next of
+  // its name that is kept at its latest step only.
+  if (!fresh && !m_superseded[last->second] &&
+      (snapshot.keep == SnapshotKeep::LatestStep || snapshot.keep == SnapshotKeep::NotStored)) {
+    Snapshot released;
+    released.name = snapshot.name;
+    released.keep = snapshot.keep;
+    m_snapshots[last->second].snapshot = std::move(released);
+    m_superseded[last->second] = true;
+  }
+  last->second = index;
+  m_snapshots.push_back({step, std::move(snapshot)});
+  m_superseded.push_back(false);
 }
 
 std::map<std::string, double> RunView::lastValues() const {

@@ -1276,8 +1276,30 @@ class TestDashboardPanels : public QObject {
     plot.plot()->replot();
     auto rows = plot.plot()->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
     QVERIFY(rows);
-    QCOMPARE(rows->ticks().values(), (QStringList{"0.316", "1"}));
+    QCOMPARE(rows->ticks().size(), 2);
+    // Each row under its own label: the first row (w_f 1, values 1..4) had been drawn where
+    // "0.316" is, the rows' labels swapped.
+    const auto labelAtRow = [&](int row) {
+      double key = 0, value = 0;
+      plot.colorMap()->data()->cellToCoord(0, row, &key, &value);
+      for (auto it = rows->ticks().begin(); it != rows->ticks().end(); ++it)
+        if (std::abs(it.key() - value) < 1e-6) return it.value();
+      return QString("(no label at %1)").arg(value);
+    };
+    QCOMPARE(labelAtRow(0), QString("1"));
+    QCOMPARE(labelAtRow(1), QString("0.316"));
+    QCOMPARE(plot.colorMap()->data()->cell(0, 0), 1.0);
+    QCOMPARE(plot.colorMap()->data()->cell(0, 1), 4.0);
+    // Ascending, the rows sit at their values.
+    plot.setSnapshot(snapshot("fope/coef_cos", {2, 4}, {1, 2, 3, 4, 4, 3, 2, 1},
+                              {{"w_f", "", {0.316f, 1.0f}}, {"j", "", {0, 1, 2, 3}}}),
+                     4);
+    plot.refresh();
+    plot.plot()->replot();
+    rows = plot.plot()->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(rows);
     QVERIFY(std::abs(rows->ticks().firstKey() - 0.316) < 1e-6);
+    QCOMPARE(labelAtRow(0), QString("0.316"));
     // The whole-numbered columns keep their numeric ticks.
     QVERIFY(!plot.plot()->xAxis->ticker().dynamicCast<QCPAxisTickerText>());
   }

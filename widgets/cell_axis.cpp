@@ -44,7 +44,11 @@ QSharedPointer<QCPAxisTickerText> tickLabels(const std::vector<float>& ticks, bo
 
 std::pair<double, double> layOutCells(QCPAxis* axis, const std::vector<float>& ticks, int cells) {
   const bool hasTicks = ticks.size() == static_cast<size_t>(cells) && cells > 0;
-  if (hasTicks && !evenlySpaced(ticks)) {
+  // Descending ticks (FoPE's kept frequencies 1, 0.1) by index too: QCPRange puts the lower
+  // coordinate first, so the first cell was drawn at the last tick, each row under another's
+  // label.
+  const bool descending = hasTicks && cells > 1 && ticks.front() > ticks.back();
+  if (hasTicks && (!evenlySpaced(ticks) || descending)) {
     axis->setTicker(tickLabels(ticks, /*atTickValues=*/false));
     return {0.0, std::max(cells - 1, 1) * 1.0};
   }

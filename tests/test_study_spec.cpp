@@ -530,6 +530,9 @@ class TestStudySpec : public QObject {
     QTest::newRow("unknown arm field")
         << R"({"arms": [{"name": "reg", "sett": {"gamma": 1e-6}}, {"name": "noreg"}]})"
         << "arms[0].sett: unknown field (known: name, set, grid, zip)";
+    QTest::newRow("arm named twice")
+        << R"({"arms": [{"name": "F", "set": {"head": "fourier"}}, {"name": "F", "set": {"head": "linear"}}]})"
+        << "arms[1].name: \"F\" is the name of an earlier arm; give each arm its own";
     QTest::newRow("unknown figure field") << R"({"figures": [{"x": "lr", "log_y": true}]})"
                                           << "figures[0].log_y: unknown field (known: name, title";
     QTest::newRow("unknown table field") << R"({"table": {"rows": "lr", "col": "head"}})"

@@ -255,6 +255,12 @@ StudySpec StudySpec::fromJson(const ojson& j) {
       StudyArm arm;
       arm.name = textField(a, "name", at + ".");
       if (arm.name.empty()) arm.name = "arm " + std::to_string(i + 1);
+      // Tables, figures and exports tell arms by name: two of one name were pooled as seeds of
+      // one setting (a Fourier and a linear head averaged into one row).
+      for (const auto& earlier : s.arms)
+        if (earlier.name == arm.name)
+          fail(at + ".name",
+               "\"" + arm.name + "\" is the name of an earlier arm; give each arm its own");
       if (a.contains("set")) arm.overrides = parseOverrides(a["set"], at + ".set");
       if (a.contains("grid")) arm.grid = parseAxes(a["grid"], at + ".grid");
       if (a.contains("zip")) arm.zips = parseZips(a["zip"], at + ".zip");

@@ -472,6 +472,16 @@ class TestCliStore : public QObject {
                  qPrintable(r.err));
         QVERIFY(!QFileInfo::exists(m_dir.path() + "/ "));
       }
+    // Written "--db=": the next word had become the store ("--json", a file of that name).
+    for (const QStringList& args : {QStringList{"runs", "list", "--db="},
+                                    QStringList{"run", "fourier-head", "--db=", "--json"} + kTiny,
+                                    QStringList{"run", "fourier-head", "--name=", "--json"}}) {
+      const auto r = runCli(args);
+      QVERIFY2(r.exitCode == 2,
+               qPrintable(args.join(' ') + ": exit " + QString::number(r.exitCode)));
+      QVERIFY2(r.err.contains(": is empty (written '--"), qPrintable(r.err));
+      QVERIFY(!QFileInfo::exists(m_dir.path() + "/--json"));
+    }
     QVERIFY(QDir::setCurrent(cwd));
   }
 

@@ -149,6 +149,10 @@ int main(int argc, char** argv) {
   fl::cli::SweepArgs sweepArgs;
   auto* sweep = fl::cli::addSweepCommand(app, sweepArgs);
 
+  if (const auto empty = fl::cli::emptyAfterEquals(argc, argv)) {
+    std::fprintf(stderr, "error: %s\n", empty->c_str());
+    return fl::cli::kExitBadUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -24,6 +24,18 @@ void addStoreOption(CLI::App* command, std::string& db) {
       ->check(nonEmpty("a store file, or leave --db out for the default store"));
 }
 
+std::optional<std::string> emptyAfterEquals(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") break;
+    if (word.size() > 3 && word.starts_with("--") && word.back() == '=' &&
+        word.find('=') == word.size() - 1)
+      return word.substr(0, word.size() - 1) + ": is empty (written '" + word +
+             "'); give its value after the '=', or leave the option out";
+  }
+  return std::nullopt;
+}
+
 CLI::Validator wholeNumberIn(int64_t lowest, int64_t highest) {
   const std::string range = std::to_string(lowest) + " to " + std::to_string(highest);
   return CLI::Validator(

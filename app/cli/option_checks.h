@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -18,6 +19,10 @@ CLI::Validator nonEmpty(const std::string& allowed);
 // read as left out: `runs delete 3 --yes --db "$SCRATCH"` with the variable unset deleted run 3
 // of the researcher's own store.
 void addStoreOption(CLI::App* command, std::string& db);
+
+// An option written "--db=" with nothing after the '=': CLI11 took the next word as its value
+// (`--db= --json` made a store named "--json"). The message refusing it, or nullopt.
+std::optional<std::string> emptyAfterEquals(int argc, const char* const* argv);
 
 // A count (threads, parallel runs, a size): a whole number from `lowest` to `highest`, written
 // in decimal digits. CLI11's Range said "Value abc not in range 0 to 1024" of a word.

@@ -31,6 +31,7 @@
 #include "core/store/run_store.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_store.h"
+#include "core/study/study_table.h"
 #include "widgets/flow_layout.h"
 #include "widgets/one_line_rows.h"
 #include "widgets/parallel_coordinates.h"
@@ -476,6 +477,53 @@ class TestStudyView : public QObject {
     }
     lab.view.refresh();  // in step with the store now: nothing more to read again
     QCOMPARE(reloaded.count(), 1);
+  }
+
+  // A setting whose runs the experiment judged failing (a FourierQK filter that leaks) is named
+  // above the table and figure that rank it, and under `sweep table`: a leaking filter's low
+  // loss had stood among the others' without a mark.
+  void settingsJudgedFailingAreNamedBesideTheTable() {
+    fl::store::RunStore store((m_dir.path() + "/judged.db").toStdString());
+    const int64_t id = makeStudy(store);
+    fl::Verdict leaks;
+    leaks.source = fl::VerdictSource::Experiment;
+    leaks.subject = "leak/verdict";
+    leaks.label = "LEAKS";
+    leaks.passed = false;
+    fl::Verdict fine = leaks;
+    fine.label = "no leak";
+    fine.passed = true;
+    int judged = 0;
+    for (const auto& r : fl::study::StudyStore(store).results(id)) {
+      if (!r.runId || r.axes.at("width") != 1) continue;
+      fl::StatusEvent finished{fl::RunStatus::Finished, "", "cpu", 1, 0.1, {}};
+      finished.verdicts = {judged++ < 2 ? leaks : fine};
+      store.writeEvents(r.runId, {finished});
+    }
+    QCOMPARE(judged, 3);
+    StudyLab lab(m_registry, store);
+    QVERIFY(showStudy(lab, id, {1200, 800}));
+    const QString said =
+        "Judged by the experiment: LEAKS in width=1 (2 of 3 runs); their values "
+        "are not what the study compares";
+    QVERIFY2(lab.view.summary()->text().contains(said), qPrintable(lab.view.summary()->text()));
+    // The table the CLI prints says it too, and its JSON names the setting's count.
+    fl::study::StudyTableInput input;
+    input.title = "judged";
+    input.axisOrder = {"width"};
+    input.cells = fl::study::aggregate(fl::study::StudyStore(store).results(id));
+    fl::study::TableRequest request;
+    request.metrics = {"test/m"};
+    QVERIFY(QString::fromStdString(fl::study::renderStudyTable(input, request)).contains(said));
+    request.format = "json";
+    const auto json = nlohmann::json::parse(fl::study::renderStudyTable(input, request));
+    int flagged = 0;
+    for (const auto& cell : json["cells"])
+      if (cell.contains("failed_judgements")) {
+        QCOMPARE(cell["failed_judgements"]["LEAKS"].get<int>(), 2);
+        ++flagged;
+      }
+    QCOMPARE(flagged, 1);
   }
 
   // A long description is shown by its first sentence, the whole in the tooltip: a study's

@@ -692,6 +692,13 @@ void StudyView::refresh() {
                                   ? QString()
                                   : " &nbsp; <b>set</b>: " + fixed.join(", ").toHtmlEscaped(),
                               reused.isEmpty() ? QString() : "<br>" + reused.toHtmlEscaped()));
+  // In the verdicts' red, above the table and figure that rank them: a leaking filter's low
+  // loss had stood among the others' without a mark.
+  if (const std::string judged = study::failedJudgementsText(m_cells); !judged.empty())
+    m_summary->setText(
+        m_summary->text() +
+        QString("<br><span style='color:%1'>%2</span>")
+            .arg(widgets::verdictColorName(false), QString::fromStdString(judged).toHtmlEscaped()));
   showClaims(spec.claims);
   drawGrid(m_cells);
   study::StudyTableInput input;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/engine/config_diff.h"
+
 namespace fl::study {
 
 namespace {
@@ -74,6 +76,7 @@ std::vector<AggregateCell> aggregate(const std::vector<StudyRunResult>& runs,
     cell.seeds.push_back(run.seed);
     if (run.runId != 0) cell.runIds.push_back(run.runId);
     ++cell.statusCounts[run.status];
+    for (const auto& label : run.failedJudgements) ++cell.failedJudgements[label];
     if (run.status != RunStatus::Finished) continue;
     for (const auto& [metric, value] : stat == "min" ? run.lowest : run.last)
       if (std::isfinite(value)) values[it->second][metric].push_back(value);
@@ -91,6 +94,30 @@ std::optional<ReferenceValue> findReference(const StudyReferences& references,
     if (value != row.values.end() && matches(row.where, config)) return value->second;
   }
   return std::nullopt;
+}
+
+std::string failedJudgementsText(const std::vector<AggregateCell>& cells) {
+  std::map<std::string, std::vector<std::string>>
+      settingsOf;  // label -> "variant=multi (1 of 3 runs)"
+  for (const auto& cell : cells)
+    for (const auto& [label, runs] : cell.failedJudgements) {
+      std::string setting = cell.arm;
+      for (const auto& [key, value] : cell.axes.items())
+        setting += (setting.empty() ? "" : " ") + key + "=" + settingText(value);
+      if (setting.empty()) setting = "the study's one setting";
+      settingsOf[label].push_back(setting + " (" + std::to_string(runs) + " of " +
+                                  std::to_string(cell.seeds.size()) + " runs)");
+    }
+  if (settingsOf.empty()) return "";
+  std::string out = "Judged by the experiment: ";
+  bool first = true;
+  for (const auto& [label, settings] : settingsOf) {
+    out += (first ? "" : "; ") + label + " in ";
+    first = false;
+    for (size_t i = 0; i < settings.size(); ++i)
+      out += (i == 0 ? "" : i + 1 == settings.size() ? " and " : ", ") + settings[i];
+  }
+  return out + "; their values are not what the study compares";
 }
 
 std::string reusedRunsText(const std::vector<StudyRunResult>& runs) {

@@ -38,6 +38,9 @@ struct StudyRunResult {
   bool reused = false;
   std::map<std::string, double> last;    // each metric's final value
   std::map<std::string, double> lowest;  // and its lowest
+  // The labels of the judgements its experiment gave against it ("LEAKS": a FourierQK filter
+  // that lets later tokens in, whose loss is no language-modelling result).
+  std::vector<std::string> failedJudgements;
 };
 
 struct MetricStats {
@@ -61,6 +64,9 @@ struct AggregateCell {
   std::vector<int64_t> runIds;
   StatusCounts<int> statusCounts;  // finished -> 3, failed -> 1
   std::map<std::string, MetricStats> metrics;
+  // Each failed judgement's label (StudyRunResult::failedJudgements) and how many of the
+  // setting's runs got it.
+  std::map<std::string, int> failedJudgements;
   // How the setting departs from the paper's experiment ("epochs 3 (the paper's 500)"), set by
   // markDepartures: such a cell shows the paper's values but is not compared with them.
   std::vector<std::string> departures;
@@ -87,6 +93,12 @@ bool matches(const nlohmann::json& where, const nlohmann::json& values);
 // Does it hold every `where` value of the axes it has? A setting it lacks does not apply to it
 // (`--where gamma=0` keeps the linear head, which has no gamma, as the Fourier heads' baseline).
 bool matchesWhereItApplies(const nlohmann::json& where, const nlohmann::json& values);
+
+// "Judged by the experiment: LEAKS in variant=multi (3 of 3 runs) and variant=gaussian (1 of 3
+// runs); their values are not what the study compares": said beside a table or figure where any
+// setting's runs were judged failing, empty otherwise. A leaking filter's low loss had been
+// ranked with the others' in a study's table and figure without a mark.
+std::string failedJudgementsText(const std::vector<AggregateCell>& cells);
 
 // "3 runs trained before the study (#4, #6, #7) are taken as they are: same experiment,
 // settings and seed"; empty when the study trained every run it has. A reused run may come

@@ -1,5 +1,6 @@
 #include "core/study/study_store.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include "core/engine/checkpoint_load.h"
 #include "core/store/config_hash.h"
 #include "core/store/resume_plan.h"
+#include "core/store/run_verdicts.h"
 #include "core/store/schema.h"
 #include "core/study/study_run_name.h"
 
@@ -214,6 +216,20 @@ std::vector<StudyRunResult> StudyStore::results(int64_t id) const {
     for (size_t i : it->second) {
       out[i].last[series.text(1)] = series.isNull(2) ? NAN : series.real(2);
       out[i].lowest[series.text(1)] = series.isNull(3) ? NAN : series.real(3);
+    }
+  }
+  auto judged = db.prepare(
+      std::string("SELECT run_id, label FROM ") + store::kVerdictsTable +
+      " WHERE source = 'experiment' AND passed = 0 AND run_id IN (SELECT run_id FROM "
+      "study_cells WHERE study_id = ? AND run_id IS NOT NULL) ORDER BY run_id, position");
+  judged.bind(1, id);
+  while (judged.step()) {
+    auto it = byRun.find(judged.int64(0));
+    if (it == byRun.end()) continue;
+    for (size_t i : it->second) {
+      auto& labels = out[i].failedJudgements;
+      if (std::find(labels.begin(), labels.end(), judged.text(1)) == labels.end())
+        labels.push_back(judged.text(1));
     }
   }
   return out;

@@ -177,7 +177,8 @@ std::string verdictSummary(const StudyTableInput& in, int agreeing, int judged,
           " compared values agree with the paper" +
           (differing.empty() ? ".\n" : "; differ: " + join(differing, ", ") + ".\n") +
           agreementRuleText() + "\n";
-  return out + departureSummary(in);
+  const std::string judgements = failedJudgementsText(in.cells);
+  return out + departureSummary(in) + (judgements.empty() ? "" : "\n" + judgements + ".\n");
 }
 
 // Without a columns axis: one table, a row per setting and a column per metric (and the
@@ -369,6 +370,7 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
                      {"status", countsJson(cell.statusCounts)},
                      {"metrics", m}});
     if (!cell.compared()) cells.back()["departs_from_paper"] = cell.departures;
+    if (!cell.failedJudgements.empty()) cells.back()["failed_judgements"] = cell.failedJudgements;
   }
   nlohmann::json out = {{"title", in.title}, {"axes", in.axisOrder}, {"cells", cells}};
   if (in.references) {

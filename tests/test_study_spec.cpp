@@ -52,6 +52,35 @@ class TestStudySpec : public QObject {
   Q_OBJECT
 
  private slots:
+  // Two reference rows that both hold for a setting and give one metric are refused, naming
+  // both and the setting: the first listed had been taken, so a verdict turned on their order.
+  void referenceRowsThatOverlapAreRefused() {
+    const std::string rows =
+        R"([{"where": {"dataset": "beta"}, "values": {"test/kl": [1.0, 0.1]}},
+            {"where": {"dataset": "beta", "head": "linear"}, "values": {"test/kl": [1.2, 0.1]}}])";
+    auto spec = StudySpec::fromText(
+        R"({"name": "r", "grid": {"dataset": ["gmm2", "beta"], "head": ["linear", "fourier"]},
+            "seeds": [1], "references": {"rows": )" +
+        rows + "}}");
+    spec.experiment = "fourier-head";
+    const auto e = fl::study::expandStudy(fourierHead(), spec);
+    QVERIFY(!e.ok());
+    QCOMPARE(e.errors.size(), size_t(1));
+    QCOMPARE(e.errors.front(),
+             std::string("references.rows[0] and rows[1] both give test/kl for the setting "
+                         "dataset=beta head=linear; make their \"where\" tell the settings apart"));
+    // Apart (or giving other metrics), they stand.
+    auto apart = StudySpec::fromText(
+        R"({"name": "r", "grid": {"dataset": ["gmm2", "beta"], "head": ["linear", "fourier"]},
+            "seeds": [1], "references": {"rows": [
+            {"where": {"dataset": "beta", "head": "fourier"}, "values": {"test/kl": [1.0, 0.1]}},
+            {"where": {"dataset": "beta", "head": "linear"}, "values": {"test/kl": [1.2, 0.1]}},
+            {"where": {"dataset": "beta"}, "values": {"test/smoothness": [0.1, 0.01]}}]}})");
+    apart.experiment = "fourier-head";
+    const auto fine = fl::study::expandStudy(fourierHead(), apart);
+    QVERIFY2(fine.ok(), joined(fine.errors).c_str());
+  }
+
   void gridIsTheCartesianProductWithTheLastAxisFastest() {
     auto spec = StudySpec::fromText(R"({"name": "g", "grid": {"dataset": ["gaussian", "beta"],
                                         "head": ["linear", "gmm", "fourier"]}, "seeds": [1, 2]})");

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/engine/config_diff.h"
+#include "core/study/study_run_name.h"
 
 namespace fl::study {
 
@@ -101,12 +101,8 @@ std::string failedJudgementsText(const std::vector<AggregateCell>& cells) {
       settingsOf;  // label -> "variant=multi (1 of 3 runs)"
   for (const auto& cell : cells)
     for (const auto& [label, runs] : cell.failedJudgements) {
-      std::string setting = cell.arm;
-      for (const auto& [key, value] : cell.axes.items())
-        setting += (setting.empty() ? "" : " ") + key + "=" + settingText(value);
-      if (setting.empty()) setting = "the study's one setting";
-      settingsOf[label].push_back(setting + " (" + std::to_string(runs) + " of " +
-                                  std::to_string(cell.seeds.size()) + " runs)");
+      settingsOf[label].push_back(settingLabel(cell.arm, cell.axes) + " (" + std::to_string(runs) +
+                                  " of " + std::to_string(cell.seeds.size()) + " runs)");
     }
   if (settingsOf.empty()) return "";
   std::string out = "Judged by the experiment: ";

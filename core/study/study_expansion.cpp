@@ -9,7 +9,9 @@
 #include "core/engine/registry.h"
 #include "core/store/config_hash.h"
 #include "core/store/run_store.h"
+#include "core/study/study_aggregate.h"
 #include "core/study/study_figure.h"
+#include "core/study/study_run_name.h"
 #include "core/text/utf8.h"
 
 namespace fl::study {
@@ -192,6 +194,25 @@ std::vector<std::string> layoutProblems(const StudySpec& spec) {
 
 namespace {
 
+// Two reference rows that both give a metric for one setting: the first listed was taken, so a
+// verdict turned on the rows' order ("1.000 DIFFERS" one way, "1.200 agrees" the other).
+void refuseOverlappingReferences(const StudyReferences& references, StudyExpansion& out) {
+  std::set<std::pair<size_t, size_t>> said;
+  for (const auto& cell : out.cells)
+    for (size_t a = 0; a < references.rows.size(); ++a)
+      for (size_t b = a + 1; b < references.rows.size(); ++b) {
+        const auto& first = references.rows[a];
+        const auto& second = references.rows[b];
+        if (!matches(first.where, cell.config) || !matches(second.where, cell.config)) continue;
+        for (const auto& [metric, value] : first.values)
+          if (second.values.count(metric) && said.insert({a, b}).second)
+            out.errors.push_back("references.rows[" + std::to_string(a) + "] and rows[" +
+                                 std::to_string(b) + "] both give " + metric + " for the setting " +
+                                 settingLabel(cell.arm, cell.axes) +
+                                 "; make their \"where\" tell the settings apart");
+      }
+}
+
 // The preset's overrides, or nullopt (and an error naming the known presets) when it is unknown.
 std::optional<nlohmann::json> presetOverridesOf(const Experiment& experiment, const StudySpec& spec,
                                                 std::vector<std::string>& errors) {
@@ -361,6 +382,7 @@ StudyExpansion expandStudy(const Experiment& experiment, const StudySpec& spec) 
   ArmExpansion expansion(experiment, specs, spec, out, hashes);
   for (const auto& arm : arms)
     if (!expansion.expand(arm, *presetOverrides)) break;
+  if (out.errors.empty() && spec.references) refuseOverlappingReferences(*spec.references, out);
   if (!out.errors.empty()) out.cells.clear();
   return out;
 }

@@ -5,11 +5,26 @@
 
 namespace fl::study {
 
-std::string cellLabel(const nlohmann::json& axes, int64_t seed) {
+namespace {
+
+std::string axesText(const nlohmann::json& axes) {
   std::string out;
   for (const auto& [key, value] : axes.items())
     out += (out.empty() ? "" : " ") + key + "=" + settingText(value);
+  return out;
+}
+
+}  // namespace
+
+std::string cellLabel(const nlohmann::json& axes, int64_t seed) {
+  const std::string out = axesText(axes);
   return out + (out.empty() ? "" : " ") + "seed=" + std::to_string(seed);
+}
+
+std::string settingLabel(const std::string& arm, const nlohmann::json& axes) {
+  const std::string values = axesText(axes);
+  if (arm.empty() && values.empty()) return "the study's one setting";
+  return arm.empty() ? values : values.empty() ? arm : arm + " · " + values;
 }
 
 std::string cellLabel(const std::string& arm, const nlohmann::json& axes, int64_t seed) {

@@ -20,6 +20,10 @@ std::string cellLabel(const nlohmann::json& axes, int64_t seed);
 // arms' cells can share every axis value and seed.
 std::string cellLabel(const std::string& arm, const nlohmann::json& axes, int64_t seed);
 
+// A setting over its seeds: "Fourier head · frequencies=12"; "the study's one setting" where it
+// has neither an arm nor an axis.
+std::string settingLabel(const std::string& arm, const nlohmann::json& axes);
+
 // "table1 · dataset=gmm2 head=fourier seed=3"; with an arm,
 // "frequencies · Fourier head · dataset=gmm2 frequencies=12 seed=1".
 std::string studyRunName(const std::string& study, const std::string& arm,

@@ -255,6 +255,44 @@ class TestStudyFigurePlot : public QObject {
     QCOMPARE(plot.legendEntries(), 4);  // gaussian, gmm2, beta, paper
   }
 
+  // Category labels wider together than their panel are cut in their middle to their share:
+  // FourierQK's nine variants ran into each other at 1280x720, and cut at their end
+  // "spectral_mexican_hat" and "spectral_mexican_hat_k4" would read alike.
+  void crowdedCategoryLabelsAreCutInTheirMiddle() {
+    const std::vector<std::string> variants{"none",
+                                            "random",
+                                            "fourier",
+                                            "multi",
+                                            "spectral_mexican_hat",
+                                            "spectral_mexican_hat_k4",
+                                            "gaussian",
+                                            "mexican_hat",
+                                            "causal_morlet"};
+    fl::widgets::StudyFigurePlot plot;
+    plot.resize(560, 300);
+    plot.setFigure(headFigure(variants));
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    auto ticker = plot.plot()
+                      ->axisRect(0)
+                      ->axis(QCPAxis::atBottom)
+                      ->ticker()
+                      .dynamicCast<QCPAxisTickerText>();
+    QVERIFY(ticker);
+    const QStringList labels = ticker->ticks().values();
+    QCOMPARE(labels.size(), 9);
+    QCOMPARE(labels.front(), QString("none"));  // short ones whole
+    QVERIFY2(labels[4] != labels[5], qPrintable(labels[4] + " | " + labels[5]));
+    QVERIFY2(labels[5].contains("…") && labels[5].endsWith("k4"), qPrintable(labels[5]));
+    const QFontMetrics font(QFont("sans", 9));
+    int together = 0;
+    for (const QString& label : labels) together += font.horizontalAdvance(label);
+    QVERIFY2(together < plot.width(), qPrintable(QString::number(together)));
+    // Wide enough, they are whole again.
+    plot.resize(1800, 300);
+    QTRY_COMPARE(ticker->ticks().value(5), QString("spectral_mexican_hat_k4"));
+  }
+
   // Only the lines with a point at a category share its room: the linear head (a line of one
   // category) sat left of its tick, beside two empty places the Fourier heads had at theirs.
   void aCategoryIsSharedOnlyByTheLinesWithAPointThere() {

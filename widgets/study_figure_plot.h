@@ -73,8 +73,10 @@ class StudyFigurePlot : public QWidget {
   struct PanelTitles {
     QCPTextElement* title = nullptr;
     QCPAxis* yAxis = nullptr;
-    QString text;    // "dataset = gmm2"
-    QString yTitle;  // "KL(true || predicted) (nats)"
+    QCPAxis* xAxis = nullptr;
+    QStringList categories;  // the x axis's category labels, whole (its ticks may be cut)
+    QString text;            // "dataset = gmm2"
+    QString yTitle;          // "KL(true || predicted) (nats)"
   };
   // A row holds a title, an axis title and tick labels (about 80 px): 170 leaves the curves
   // about 90 px, which still reads; less and the figure scrolls instead.

@@ -1764,6 +1764,34 @@ class TestMainWindow : public QObject {
     QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing
   }
 
+  // Each experiment's form comes back in the next window as it was left, its preset and edits:
+  // a FoPE form shrunk for the CPU came back at the preset's d_model 128 and an empty corpus.
+  void formsComeBackInTheNextWindowAsTheyWereLeft() {
+    QSettings("FourierLab", "FourierLab").clear();
+    {
+      auto store =
+          std::make_unique<fl::store::RunStore>((m_dir.path() + "/forms.db").toStdString());
+      MainWindow first(m_registry, std::move(store));
+      QVERIFY(first.launchPanel()->selectExperiment("fope"));
+      QVERIFY(first.launchPanel()->selectPreset("tiny"));
+      spin(first, "d_model")->setValue(32);
+      QVERIFY(first.launchPanel()->selectExperiment("fourier-head"));
+      spin(first, "epochs")->setValue(7);
+      first.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&first));
+      QVERIFY(first.close());
+    }
+    auto store = std::make_unique<fl::store::RunStore>((m_dir.path() + "/forms.db").toStdString());
+    MainWindow again(m_registry, std::move(store));
+    QCOMPARE(again.launchPanel()->experiment()->name(), std::string("fourier-head"));
+    QCOMPARE(spin(again, "epochs")->value(), 7);
+    QVERIFY(again.launchPanel()->presetModified());
+    QVERIFY(again.launchPanel()->selectExperiment("fope"));
+    QCOMPARE(again.launchPanel()->presetName(), QString("tiny"));
+    QCOMPARE(spin(again, "d_model")->value(), 32);
+    QSettings("FourierLab", "FourierLab").clear();  // the other tests start from nothing
+  }
+
   // On a laptop's screen the first window takes the whole screen (at 90% of 1280x720 the
   // study's table showed one row); a window opened before keeps the state it was closed in.
   void theFirstWindowOnASmallScreenIsMaximized() {

@@ -154,8 +154,7 @@ LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
   m_studyDelay->setInterval(120);
   connect(m_studyDelay, &QTimer::timeout, this, &LaunchPanel::updateStudy);
   connect(m_experiment, &QComboBox::currentIndexChanged, this, [this] {
-    if (!m_formExperiment.empty())
-      m_leftForms[m_formExperiment] = {m_preset->currentIndex(), m_form->values()};
+    if (!m_formExperiment.empty()) m_leftForms[m_formExperiment] = {presetName(), m_form->values()};
     rebuildForm();
     restoreLeftForm();
     emit experimentChanged();
@@ -351,11 +350,31 @@ void LaunchPanel::restoreLeftForm() {
   if (left == m_leftForms.end()) return;
   {
     const QSignalBlocker quiet(m_preset);
-    m_preset->setCurrentIndex(left->second.preset);
+    const int preset = left->second.preset.isEmpty() ? 0 : m_preset->findText(left->second.preset);
+    m_preset->setCurrentIndex(std::max(preset, 0));
   }
   applyPreset();  // the preset's values, against which the form says "modified"
   m_form->setValues(left->second.values);
   updateValidity();
+}
+
+nlohmann::json LaunchPanel::formsAsLeft() const {
+  auto forms = m_leftForms;
+  if (!m_formExperiment.empty()) forms[m_formExperiment] = {presetName(), m_form->values()};
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [experiment, form] : forms)
+    out[experiment] = {{"preset", form.preset.toStdString()}, {"values", form.values}};
+  return out;
+}
+
+void LaunchPanel::restoreFormsAsLeft(const nlohmann::json& forms) {
+  if (!forms.is_object()) return;
+  for (const auto& [experiment, form] : forms.items())
+    if (form.is_object() && form.value("values", nlohmann::json()).is_object() &&
+        form.value("preset", nlohmann::json()).is_string())
+      m_leftForms[experiment] = {QString::fromStdString(form["preset"].get<std::string>()),
+                                 form["values"]};
+  restoreLeftForm();
 }
 
 void LaunchPanel::rebuildStudies() {

@@ -44,6 +44,13 @@ class LaunchPanel : public QWidget {
   bool selectStudy(const QString& name);  // "" for none
   QString presetName() const;
   bool presetModified() const;
+  // Each experiment's form as it was left, the shown one's included, for the next session:
+  // {"fope": {"preset": "tiny", "values": {...}}, ...}. Restored, the shown experiment's form
+  // comes back at once and the others' when chosen (edits made in one session had been lost at
+  // the next). Values the experiment no longer has are dropped; a preset it no longer has
+  // reads as its defaults.
+  nlohmann::json formsAsLeft() const;
+  void restoreFormsAsLeft(const nlohmann::json& forms);
   // The name of a run launched from the form: the preset's, followed where the form was edited
   // by what changed ("paper-fourier, edited: epochs 2, samples 400"), so the Runs table and
   // the History never show an edited run as the paper's; "defaults" without a preset
@@ -138,7 +145,7 @@ class LaunchPanel : public QWidget {
   // another experiment switches the form to theirs, and coming back found it reset to the
   // preset, its edits gone.
   struct LeftForm {
-    int preset = 0;
+    QString preset;  // its name; empty: the defaults
     nlohmann::json values;
   };
   std::map<std::string, LeftForm> m_leftForms;

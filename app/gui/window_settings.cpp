@@ -11,6 +11,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "app/gui/dock_title_bar.h"
 #include "app/gui/history_view.h"
 #include "app/gui/launch_panel.h"
@@ -39,6 +41,8 @@ void restoreWindowSettings(const WindowParts& parts) {
   if (settings.contains("experiment"))
     launch->selectExperiment(settings.value("experiment").toString());
   if (settings.contains("preset")) launch->selectPreset(settings.value("preset").toString());
+  launch->restoreFormsAsLeft(nlohmann::json::parse(settings.value("forms").toString().toStdString(),
+                                                   nullptr, /*allow_exceptions=*/false));
   if (settings.contains("device")) launch->selectDevice(settings.value("device").toString());
   // "parallel" (0 = auto); the older "parallelRuns" key held a fixed 4 that outran 2 cores.
   launch->setParallelRuns(settings.value("parallel", 0).toInt());
@@ -107,6 +111,7 @@ void saveWindowSettings(const WindowParts& parts) {
   if (auto e = launch->experiment())
     settings.setValue("experiment", QString::fromStdString(e->name()));
   settings.setValue("preset", launch->presetName());
+  settings.setValue("forms", QString::fromStdString(launch->formsAsLeft().dump()));
   settings.setValue("device", launch->device());
   settings.setValue("parallel", launch->parallelRuns());
   settings.setValue("batchStudies", launch->batchStudies());

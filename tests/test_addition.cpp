@@ -236,7 +236,8 @@ class TestAddition : public QObject {
     QCOMPARE(verdict->name, std::string("errors/verdict"));
     // Two of the three patterns judged: the headline says so.
     QCOMPARE(verdict->meta["verdict"].get<std::string>(),
-             std::string("errors partly as in paper (2 of 3 judged)"));
+             std::string(
+                 "errors partly as in paper (of -low MLP, unablated, from scratch; 1 not judged)"));
     QVERIFY(!verdict->meta.contains("ok"));  // a description, not a pass or a failure
     const auto detail = QString::fromStdString(verdict->meta["detail"].get<std::string>());
     QVERIFY2(detail.startsWith("a 2-layer, d 128 model"), qPrintable(detail));
@@ -249,11 +250,12 @@ class TestAddition : public QObject {
                              "unlike the paper"),
              qPrintable(detail));
     QCOMPARE(verdict->data, (std::vector<float>{0.8f, 0.4f}));
-    // A model that has not learned to add: only the from-scratch pattern is judged.
+    // A model that has not learned to add: only the from-scratch pattern is judged, and its
+    // headline names it ("(1 of 3 judged)" read as the model's whole verdict).
     setting.testAccuracy = 0.5;
     verdict = addition::errorTypeVerdict(setting, outcomes);
     QCOMPARE(verdict->meta["verdict"].get<std::string>(),
-             std::string("errors unlike paper (1 of 3 judged)"));
+             std::string("errors unlike paper (of unablated, from scratch; 2 not judged)"));
     // Every pattern judged: no count.
     setting.testAccuracy = 0.9;
     outcomes[2].removedDirections = 39;

@@ -75,15 +75,20 @@ std::optional<Snapshot> errorTypeVerdict(const ErrorVerdictSetting& setting,
   s.axes = {{"pattern", "", {}}};
   s.valueLabel = "share of the wrong answers of the paper's kind";
   s.meta["labels"] = labels;
-  // The headline counts what it rests on: "errors as in paper" over one judged pattern of three
-  // read as if all three had been.
+  // The headline names what it rests on where that is not every pattern: "errors as in paper"
+  // over one judged pattern of three read as if all three had been, and "(1 of 3 judged)" beside
+  // a model that answers 61% read as its whole verdict, not its from-scratch errors' alone.
   const int considered = static_cast<int>(parts.size());
-  s.meta[kVerdictMetaLabel] = std::string(alike == judged ? "errors as in paper"
-                                          : alike == 0    ? "errors unlike paper"
-                                                          : "errors partly as in paper") +
-                              (judged < considered ? " (" + std::to_string(judged) + " of " +
-                                                         std::to_string(considered) + " judged)"
-                                                   : "");
+  std::string judgedNames;
+  for (const auto& label : labels)
+    judgedNames += (judgedNames.empty() ? "" : ", ") + label.get<std::string>();
+  s.meta[kVerdictMetaLabel] =
+      std::string(alike == judged ? "errors as in paper"
+                  : alike == 0    ? "errors unlike paper"
+                                  : "errors partly as in paper") +
+      (judged < considered
+           ? " (of " + judgedNames + "; " + std::to_string(considered - judged) + " not judged)"
+           : "");
   std::string detail = "a " + std::to_string(setting.layers) + "-layer, d " +
                        std::to_string(setting.dModel) +
                        " model (the paper: GPT-2-XL fine-tuned for the ablations, GPT-2-small from "

@@ -81,6 +81,25 @@ class TestStudySpec : public QObject {
     QVERIFY2(fine.ok(), joined(fine.errors).c_str());
   }
 
+  // A claim's sides and a reference row's `where` name the experiment's settings: a misspelt
+  // "hed", or the seed, matched nothing, and the claim read "not measured" without a why.
+  void claimsAndReferencesNameTheExperimentsSettings() {
+    auto spec = StudySpec::fromText(
+        R"({"name": "c", "grid": {"head": ["linear", "fourier"]}, "seeds": [1],
+            "claims": [{"text": "t", "metric": "test/kl", "better": "lower",
+                        "a": {"hed": "fourier"}, "b": {"head": "linear"}}],
+            "references": {"rows": [{"where": {"seed": 1}, "values": {"test/kl": 0.1}}]}})");
+    spec.experiment = "fourier-head";
+    const auto e = fl::study::expandStudy(fourierHead(), spec);
+    QCOMPARE(e.errors.size(), size_t(2));
+    QVERIFY2(QString::fromStdString(e.errors[0])
+                 .startsWith("claims[0].a: 'hed' is not a setting of 'fourier-head' (known: "),
+             e.errors[0].c_str());
+    QVERIFY2(QString::fromStdString(e.errors[1])
+                 .startsWith("references.rows[0].where: 'seed' is not a setting of 'fourier-head'"),
+             e.errors[1].c_str());
+  }
+
   void gridIsTheCartesianProductWithTheLastAxisFastest() {
     auto spec = StudySpec::fromText(R"({"name": "g", "grid": {"dataset": ["gaussian", "beta"],
                                         "head": ["linear", "gmm", "fourier"]}, "seeds": [1, 2]})");

@@ -194,6 +194,27 @@ std::vector<std::string> layoutProblems(const StudySpec& spec) {
 
 namespace {
 
+// The settings a claim's sides and a reference row's `where` name must be the experiment's: a
+// misspelt "hed" (or "seed", or "arm") matched no setting, and the claim read "not measured"
+// or the row was never used, without a word of why.
+void refuseUnknownSettingKeys(const std::string& experimentName,
+                              const std::vector<ParamSpec>& specs, const StudySpec& spec,
+                              std::vector<std::string>& errors) {
+  auto check = [&](const nlohmann::json& setting, const std::string& at) {
+    for (const auto& item : setting.items())
+      if (item.key() == "seed" || !findParam(specs, item.key()))
+        errors.push_back(at + ": '" + item.key() + "' is not a setting of '" + experimentName +
+                         "' (known: " + knownKeys(specs) + ")");
+  };
+  for (size_t i = 0; i < spec.claims.size(); ++i) {
+    check(spec.claims[i].a, "claims[" + std::to_string(i) + "].a");
+    check(spec.claims[i].b, "claims[" + std::to_string(i) + "].b");
+  }
+  if (spec.references)
+    for (size_t i = 0; i < spec.references->rows.size(); ++i)
+      check(spec.references->rows[i].where, "references.rows[" + std::to_string(i) + "].where");
+}
+
 // Two reference rows that both give a metric for one setting: the first listed was taken, so a
 // verdict turned on the rows' order ("1.000 DIFFERS" one way, "1.200 agrees" the other).
 void refuseOverlappingReferences(const StudyReferences& references, StudyExpansion& out) {
@@ -382,6 +403,7 @@ StudyExpansion expandStudy(const Experiment& experiment, const StudySpec& spec) 
   ArmExpansion expansion(experiment, specs, spec, out, hashes);
   for (const auto& arm : arms)
     if (!expansion.expand(arm, *presetOverrides)) break;
+  refuseUnknownSettingKeys(experiment.name(), specs, spec, out.errors);
   if (out.errors.empty() && spec.references) refuseOverlappingReferences(*spec.references, out);
   if (!out.errors.empty()) out.cells.clear();
   return out;

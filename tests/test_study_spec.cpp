@@ -100,6 +100,39 @@ class TestStudySpec : public QObject {
              e.errors[1].c_str());
   }
 
+  // A zip's settings are its axes' values taken together: a value may repeat on one axis
+  // ((2, 0), (2, 1e-6), (4, 0) are three settings, and had been refused as "2 is given twice"),
+  // a whole setting may not.
+  void aZipMayRepeatAValueButNotASetting() {
+    const auto specs = fourierHead().allParams();
+    const auto zip = fl::study::parseZipAssignment(specs, "frequencies=2,2,4,gamma=0,1e-6,0");
+    QVERIFY2(!zip.error, zip.error.value_or("").c_str());
+    QCOMPARE(zip.zip.axes.at(0).values.size(), size_t(3));
+    const auto twice = fl::study::parseZipAssignment(specs, "frequencies=2,2,gamma=0,0");
+    QVERIFY(twice.error);
+    QCOMPARE(*twice.error, std::string("--zip: the setting frequencies=2, gamma=0.0 is given twice "
+                                       "(each setting is trained once; list it once)"));
+    // A grid axis still refuses a value twice.
+    QVERIFY(fl::study::parseAxisAssignment(specs, "frequencies=2,2").error);
+    // In a study file alike.
+    auto spec = StudySpec::fromText(
+        R"({"name": "z", "set": {"head": "fourier"}, "seeds": [1],
+            "zip": [{"frequencies": [2, 2, 4], "gamma": [0, 1e-6, 0]}]})");
+    spec.experiment = "fourier-head";
+    const auto e = fl::study::expandStudy(fourierHead(), spec);
+    QVERIFY2(e.ok(), joined(e.errors).c_str());
+    QCOMPARE(e.cells.size(), size_t(3));
+    auto repeated = StudySpec::fromText(
+        R"({"name": "z", "set": {"head": "fourier"}, "seeds": [1],
+            "zip": [{"frequencies": [2, 2], "gamma": [0, 0]}]})");
+    repeated.experiment = "fourier-head";
+    const auto refused = fl::study::expandStudy(fourierHead(), repeated);
+    QVERIFY(!refused.ok());
+    QVERIFY2(
+        joined(refused.errors).find("zip: the setting frequencies=2, gamma=0") != std::string::npos,
+        joined(refused.errors).c_str());
+  }
+
   void gridIsTheCartesianProductWithTheLastAxisFastest() {
     auto spec = StudySpec::fromText(R"({"name": "g", "grid": {"dataset": ["gaussian", "beta"],
                                         "head": ["linear", "gmm", "fourier"]}, "seeds": [1, 2]})");

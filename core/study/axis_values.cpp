@@ -45,7 +45,7 @@ double withoutRoundingError(double v) {
 
 }  // namespace
 
-AxisParse parseAxisValues(const ParamSpec& spec, const std::string& text) {
+AxisParse parseAxisValues(const ParamSpec& spec, const std::string& text, bool repeats) {
   AxisParse out;
   const auto parts = splitCommas(text);
   const std::string where = "'" + spec.name + "'";
@@ -107,17 +107,19 @@ AxisParse parseAxisValues(const ParamSpec& spec, const std::string& text) {
   }
   // A value given twice would be one setting trained once, silently: refused instead.
   std::set<std::string> seen;
-  for (const auto& v : out.values)
-    if (!seen.insert(v.dump()).second) {
-      out.error = where + ": the value " + v.dump() +
-                  " is given twice (each setting is trained once; list it once)";
-      out.values.clear();
-      return out;
-    }
+  if (!repeats)
+    for (const auto& v : out.values)
+      if (!seen.insert(v.dump()).second) {
+        out.error = where + ": the value " + v.dump() +
+                    " is given twice (each setting is trained once; list it once)";
+        out.values.clear();
+        return out;
+      }
   return out;
 }
 
-AxisAssignment parseAxisAssignment(const std::vector<ParamSpec>& specs, const std::string& text) {
+AxisAssignment parseAxisAssignment(const std::vector<ParamSpec>& specs, const std::string& text,
+                                   bool repeats) {
   AxisAssignment out;
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
@@ -132,7 +134,7 @@ AxisAssignment parseAxisAssignment(const std::vector<ParamSpec>& specs, const st
     out.error = "unknown parameter '" + out.axis.key + "' (known: " + known + ")";
     return out;
   }
-  AxisParse values = parseAxisValues(*spec, text.substr(eq + 1));
+  AxisParse values = parseAxisValues(*spec, text.substr(eq + 1), repeats);
   out.error = values.error;
   out.axis.values = std::move(values.values);
   return out;
@@ -152,7 +154,7 @@ ZipAssignment parseZipAssignment(const std::vector<ParamSpec>& specs, const std:
   }
   if (!current.empty()) pieces.push_back(current);
   for (const auto& piece : pieces) {
-    AxisAssignment axis = parseAxisAssignment(specs, piece);
+    AxisAssignment axis = parseAxisAssignment(specs, piece, /*repeats=*/true);
     if (axis.error) {
       out.error = "--zip: " + *axis.error;
       return out;
@@ -172,7 +174,23 @@ ZipAssignment parseZipAssignment(const std::vector<ParamSpec>& specs, const std:
                   " (zipped keys need equal lengths)";
       return out;
     }
+  if (const auto repeated = repeatedZipSetting(out.zip))
+    out.error = "--zip: the setting " + *repeated +
+                " is given twice (each setting is trained once; list it once)";
   return out;
+}
+
+std::optional<std::string> repeatedZipSetting(const ZipGroup& zip) {
+  if (zip.axes.empty()) return std::nullopt;
+  std::set<std::string> seen;
+  for (size_t k = 0; k < zip.axes.front().values.size(); ++k) {
+    std::string setting;
+    for (const auto& axis : zip.axes)
+      if (k < axis.values.size())
+        setting += (setting.empty() ? "" : ", ") + axis.key + "=" + axis.values[k].dump();
+    if (!seen.insert(setting).second) return setting;
+  }
+  return std::nullopt;
 }
 
 SeedList parseSeeds(const ParamSpec& seedSpec, const std::string& text) {

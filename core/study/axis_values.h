@@ -20,16 +20,20 @@ struct AxisParse {
   std::optional<std::string> error;
 };
 
-AxisParse parseAxisValues(const ParamSpec& spec, const std::string& text);
+// `repeats`: a value may come again (a zipped axis, whose settings are its axes' values taken
+// together: frequencies 2,2,4 beside gamma 0,1e-6,0 are three settings).
+AxisParse parseAxisValues(const ParamSpec& spec, const std::string& text, bool repeats = false);
 
 // "KEY=V1,V2,..." against the experiment's specs: an Axis, or an error naming the key.
 struct AxisAssignment {
   Axis axis;
   std::optional<std::string> error;
 };
-AxisAssignment parseAxisAssignment(const std::vector<ParamSpec>& specs, const std::string& text);
+AxisAssignment parseAxisAssignment(const std::vector<ParamSpec>& specs, const std::string& text,
+                                   bool repeats = false);
 
-// "KEY=V1,V2,KEY2=W1,W2": axes that vary together (equal lengths).
+// "KEY=V1,V2,KEY2=W1,W2": axes that vary together (equal lengths); a value may repeat on one
+// axis, a setting (the values at one place on every axis) may not.
 struct ZipAssignment {
   ZipGroup zip;
   std::optional<std::string> error;
@@ -42,5 +46,8 @@ struct SeedList {
   std::optional<std::string> error;
 };
 SeedList parseSeeds(const ParamSpec& seedSpec, const std::string& text);
+
+// The first setting a zip group gives twice, as "frequencies=2, gamma=0"; nullopt if none.
+std::optional<std::string> repeatedZipSetting(const ZipGroup& zip);
 
 }  // namespace fl::study

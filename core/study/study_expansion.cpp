@@ -9,6 +9,7 @@
 #include "core/engine/registry.h"
 #include "core/store/config_hash.h"
 #include "core/store/run_store.h"
+#include "core/study/axis_values.h"
 #include "core/study/study_aggregate.h"
 #include "core/study/study_figure.h"
 #include "core/study/study_run_name.h"
@@ -30,10 +31,11 @@ std::string knownKeys(const std::vector<ParamSpec>& specs) {
 }
 
 // Checks the axes of one scope (the study's own plus one arm's); returns false on an error.
+// `zipped`: the axes of its zips, whose values may repeat (their settings may not).
 void checkAxes(const Experiment& experiment, const std::vector<ParamSpec>& specs,
                const nlohmann::json& presetOverrides, const std::string& presetName,
                const nlohmann::json& overrides, const std::vector<const Axis*>& axes,
-               std::vector<std::string>& errors) {
+               const std::set<const Axis*>& zipped, std::vector<std::string>& errors) {
   std::set<std::string> seen;
   for (const Axis* axis : axes) {
     const std::string& key = axis->key;
@@ -64,7 +66,7 @@ void checkAxes(const Experiment& experiment, const std::vector<ParamSpec>& specs
       if (auto problem = checkValue(*spec, value))
         errors.push_back(where + " value " + value.dump() + ": " + *problem);
       // Silently one setting trained once otherwise (10,000 copies collapsed to 1).
-      if (!values.insert(value.dump()).second) {
+      if (!zipped.count(axis) && !values.insert(value.dump()).second) {
         errors.push_back(where + " value " + value.dump() +
                          " is given twice (each setting is trained once; list it once)");
         break;
@@ -315,9 +317,15 @@ class ArmExpansion {
     for (const auto& z : m_spec.zips) zips.push_back(&z);
     for (const auto& z : arm.zips) zips.push_back(&z);
     axes = grid;
-    for (const ZipGroup* z : zips)
-      for (const auto& a : z->axes) axes.push_back(&a);
-    checkAxes(m_experiment, m_params, presetOverrides, m_spec.preset, fixed, axes, m_out.errors);
+    std::set<const Axis*> zipped;
+    for (const ZipGroup* z : zips) {
+      for (const auto& a : z->axes) axes.push_back(&a), zipped.insert(&a);
+      if (const auto repeated = repeatedZipSetting(*z))
+        m_out.errors.push_back("zip: the setting " + *repeated +
+                               " is given twice (each setting is trained once; list it once)");
+    }
+    checkAxes(m_experiment, m_params, presetOverrides, m_spec.preset, fixed, axes, zipped,
+              m_out.errors);
     if (!m_out.errors.empty()) return true;
     for (const auto& setting : settingsOf(grid, zips)) {
       nlohmann::json overrides = presetOverrides;

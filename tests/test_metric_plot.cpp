@@ -14,6 +14,7 @@
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSvgGenerator>
 #include <QTextDocument>
 #include <QVBoxLayout>
 #include <QWheelEvent>
@@ -566,6 +567,37 @@ class TestMetricPlot : public QObject {
     QVERIFY2(plot.plot()->axisRect()->width() > plot.width() - 120 - plot.legendNoteArea().width(),
              qPrintable(QString::number(plot.plot()->axisRect()->width())));
     QVERIFY(plot.legendNoteArea().width() < 90);
+  }
+
+  // Names cut alike are cut again from where they differ: a logit lens's two modules both read
+  // "#28 tiny · r… all layers", attention and MLP cut away.
+  void namesCutAlikeAreCutWhereTheyDiffer() {
+    MetricPlot plot("lens", "step", "accuracy");
+    QVERIFY(shownAt(plot, QSize(560, 260)));
+    const QString lead = "#28 tiny, edited: embeddings random, steps 1200 · ";
+    plot.setCurve(lead + "attention all layers", Qt::red, {1, 2}, {0.1, 0.2});
+    plot.setCurve(lead + "mlp all layers", Qt::red, {1, 2}, {0.3, 0.4});
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(plot.plot()->legend->visible());
+    // Drawn at the cell's own size (too narrow for either name whole), each entry's text as
+    // painted: the part that tells them apart is in it.
+    QTemporaryDir dir;
+    QSvgGenerator generator;
+    generator.setFileName(dir.filePath("lens.svg"));
+    generator.setSize(plot.plot()->size());
+    QCPPainter painter;
+    QVERIFY(painter.begin(&generator));
+    plot.plot()->toPainter(&painter, plot.plot()->width(), plot.plot()->height());
+    QVERIFY(painter.end());
+    QFile file(dir.filePath("lens.svg"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString drawn = QString::fromUtf8(file.readAll());
+    QVERIFY2(!drawn.contains("embeddings random"), "the names were drawn whole: widen the test");
+    QRegularExpression text(">([^<]*#28[^<]*)<");
+    QStringList texts;
+    for (auto it = text.globalMatch(drawn); it.hasNext();) texts << it.next().captured(1);
+    QVERIFY2(drawn.contains("attention") && drawn.contains("mlp"), qPrintable(texts.join(" | ")));
   }
 
   // A saved figure names its curves whole, where the screen's narrow cell cut them: exported

@@ -1,6 +1,7 @@
 #include "widgets/plot_frame.h"
 
 #include <QFileInfo>
+#include <QMap>
 #include <QSvgGenerator>
 
 #include <algorithm>
@@ -25,9 +26,24 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
       : QCPPlottableLegendItem(legend, plottable), m_maxTextWidth(maxTextWidth) {}
   void setMaxTextWidth(int width) { m_maxTextWidth = width; }
   int maxTextWidth() const { return m_maxTextWidth; }
+  // Where the name starts to differ from another entry's that is cut alike (-1: cut as usual).
+  void setKeepFrom(qsizetype at) { m_keepFrom = at; }
+
+  QString shownText() const {
+    const QString name = mPlottable->name();
+    if (m_keepFrom <= 0 || m_keepFrom >= name.size() ||
+        QFontMetrics(getFont()).horizontalAdvance(name) <= m_maxTextWidth)
+      return legendName(name, getFont(), m_maxTextWidth);
+    // The run's number, then the name from where it differs: "#28 …mlp all layers".
+    const qsizetype space = name.indexOf(' ');
+    const QString number = name.startsWith('#') && space > 0 && space < m_keepFrom
+                               ? name.left(space) + " "
+                               : QString();
+    return QFontMetrics(getFont()).elidedText(number + "…" + name.mid(m_keepFrom), Qt::ElideRight,
+                                              m_maxTextWidth);
+  }
 
  protected:
-  QString shownText() const { return legendName(mPlottable->name(), getFont(), m_maxTextWidth); }
   // The base class draws the icon (only it may) and the name: it is given the elided name for
   // the time of the call.
   void draw(QCPPainter* painter) override {
@@ -48,7 +64,34 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
 
  private:
   int m_maxTextWidth;
+  qsizetype m_keepFrom = -1;
 };
+
+// Entries cut alike are cut again from where their names differ: a module's two curves both
+// read "#28 tiny · r… all layers", attention and MLP cut away.
+void keepEntriesApart(QCPLegend* legend) {
+  QMap<QString, QList<ElidedLegendItem*>> byShown;
+  for (int i = 0; i < legend->itemCount(); ++i)
+    if (auto* item = dynamic_cast<ElidedLegendItem*>(legend->item(i))) {
+      item->setKeepFrom(-1);
+      byShown[item->shownText()] << item;
+    }
+  for (const auto& alike : byShown) {
+    if (alike.size() < 2) continue;
+    // The names' common start, back to the start of its last word.
+    QString first = alike.front()->plottable()->name();
+    qsizetype common = first.size();
+    for (auto* item : alike) {
+      const QString name = item->plottable()->name();
+      qsizetype same = 0;
+      while (same < std::min(common, name.size()) && name[same] == first[same]) ++same;
+      common = same;
+    }
+    const qsizetype wordStart = first.lastIndexOf(' ', common - 1) + 1;
+    if (wordStart <= 0) continue;
+    for (auto* item : alike) item->setKeepFrom(wordStart);
+  }
+}
 
 // A plot's title cut to its cell's width (the end elided), where a long title ("Spectral
 // purity: layer x dimension pair" in a laptop's two-column grid) ran past both edges of its
@@ -238,6 +281,7 @@ bool fitLegend(QCustomPlot* plot, int maxEntries) {
   for (int i = 0; i < legend->itemCount(); ++i)
     if (auto* item = dynamic_cast<ElidedLegendItem*>(legend->item(i)))
       item->setMaxTextWidth(textWidth);
+  keepEntriesApart(legend);
   const bool shown = entries > 0 && columns > 0 && entries <= maxEntries;
   legend->setVisible(shown);
   const int wrap = columns == 2 ? (entries + 1) / 2 : 0;

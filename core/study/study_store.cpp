@@ -209,29 +209,27 @@ std::vector<StudyRunResult> StudyStore::results(int64_t id) const {
   auto series = db.prepare(
       "SELECT s.run_id, s.key, s.last, s.min FROM series s WHERE s.run_id IN "
       "(SELECT run_id FROM study_cells WHERE study_id = ? AND run_id IS NOT NULL)");
+  // Each row of a query whose first column is a run id, given to every result of that run.
+  const auto toResultsOfRun = [&](store::Statement& rows, const auto& take) {
+    while (rows.step())
+      if (auto it = byRun.find(rows.int64(0)); it != byRun.end())
+        for (size_t i : it->second) take(out[i], rows);
+  };
   series.bind(1, id);
-  while (series.step()) {
-    auto it = byRun.find(series.int64(0));
-    if (it == byRun.end()) continue;
-    for (size_t i : it->second) {
-      out[i].last[series.text(1)] = series.isNull(2) ? NAN : series.real(2);
-      out[i].lowest[series.text(1)] = series.isNull(3) ? NAN : series.real(3);
-    }
-  }
+  toResultsOfRun(series, [](StudyRunResult& r, store::Statement& row) {
+    r.last[row.text(1)] = row.isNull(2) ? NAN : row.real(2);
+    r.lowest[row.text(1)] = row.isNull(3) ? NAN : row.real(3);
+  });
   auto judged = db.prepare(
       std::string("SELECT run_id, label FROM ") + store::kVerdictsTable +
       " WHERE source = 'experiment' AND passed = 0 AND run_id IN (SELECT run_id FROM "
       "study_cells WHERE study_id = ? AND run_id IS NOT NULL) ORDER BY run_id, position");
   judged.bind(1, id);
-  while (judged.step()) {
-    auto it = byRun.find(judged.int64(0));
-    if (it == byRun.end()) continue;
-    for (size_t i : it->second) {
-      auto& labels = out[i].failedJudgements;
-      if (std::find(labels.begin(), labels.end(), judged.text(1)) == labels.end())
-        labels.push_back(judged.text(1));
-    }
-  }
+  toResultsOfRun(judged, [](StudyRunResult& r, store::Statement& row) {
+    auto& labels = r.failedJudgements;
+    if (std::find(labels.begin(), labels.end(), row.text(1)) == labels.end())
+      labels.push_back(row.text(1));
+  });
   return out;
 }
 

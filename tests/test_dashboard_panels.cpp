@@ -467,6 +467,12 @@ class TestDashboardPanels : public QObject {
     byLength.yFloor = 0;
     byLength.yCeiling = 1;
     d.setPanels({byLength});
+    // Before its first snapshot too: QCustomPlot's 0..5 had stood until the first evaluation.
+    d.refresh();
+    const QCPRange empty =
+        qobject_cast<SnapshotPlot*>(d.panel("passkey_len"))->plot()->yAxis->range();
+    QCOMPARE(empty.lower, -0.03);
+    QCOMPARE(empty.upper, 1.03);
     d.addSnapshot(snapshot("passkey/by_length", {3}, {0, 0, 0}, {{"length", "", {64, 128, 256}}}),
                   10);
     d.refresh();

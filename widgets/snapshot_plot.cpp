@@ -70,7 +70,8 @@ QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QPen& pen,
 void applyRanges(QCustomPlot* plot, const Extent& e, bool logY, double floor, double ceiling,
                  bool curves) {
   if (e.xLo <= e.xHi) plot->xAxis->setRange(e.xLo, e.xHi > e.xLo ? e.xHi : e.xLo + 1);
-  if (!(e.yLo <= e.yHi)) return;
+  // With nothing to draw yet, bounded values too read against their range: QCustomPlot's 0..5
+  // (or the last run's range) had stood on an accuracy panel until its first evaluation.
   if (std::isfinite(floor) && std::isfinite(ceiling)) {
     // Bounded values (an accuracy) read against their whole range: 0..1, curves with a margin
     // that keeps a line at 0 above the axis line (bars rise from the axis).
@@ -78,6 +79,7 @@ void applyRanges(QCustomPlot* plot, const Extent& e, bool logY, double floor, do
     plot->yAxis->setRange(floor - margin, ceiling + margin);
     return;
   }
+  if (!(e.yLo <= e.yHi)) return;
   if (logY) {
     // Whole decades: within less than one, the log ticker falls back to linear steps that
     // crowd together at the top of a log axis.

@@ -837,13 +837,14 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(allOver(*w), 60000);
     w->show();
     QVERIFY(QTest::qWaitForWindowExposed(w.get()));
-    auto selected = [&] {
+    auto selectedIn = [](MainWindow& window) {
       std::set<int64_t> runs;
-      const auto* rows = qobject_cast<QSortFilterProxyModel*>(w->runsTable()->model());
-      for (const auto& index : w->runsTable()->selectionModel()->selectedRows())
-        runs.insert(w->runsModel()->runAt(rows->mapToSource(index).row()));
+      const auto* rows = qobject_cast<QSortFilterProxyModel*>(window.runsTable()->model());
+      for (const auto& index : window.runsTable()->selectionModel()->selectedRows())
+        runs.insert(window.runsModel()->runAt(rows->mapToSource(index).row()));
       return runs;
     };
+    auto selected = [&] { return selectedIn(*w); };
     QCOMPARE(selected(), (std::set<int64_t>(ids.begin(), ids.end())));  // the comparison's
     clickRun(*w, ids[2]);  // focused in its comparison, and the one row highlighted
     QCOMPARE(w->display()->focused(), ids[2]);
@@ -854,6 +855,15 @@ class TestMainWindow : public QObject {
     QCOMPARE(std::set<int64_t>(w->display()->shown().begin(), w->display()->shown().end()),
              (std::set<int64_t>{ids[0], ids[1], ids[2]}));
     QCOMPARE(selected(), (std::set<int64_t>{ids[0], ids[1], ids[2]}));
+    // Opened from History where they have no rows yet: their rows come after the plots change,
+    // and are highlighted too (the first of three had not been).
+    auto other = makeWindow("selection.db");
+    other->show();
+    QVERIFY(QTest::qWaitForWindowExposed(other.get()));
+    other->compareRuns(ids);
+    QCOMPARE(selectedIn(*other), (std::set<int64_t>(ids.begin(), ids.end())));
+    other->openStoredRun(ids[1]);
+    QCOMPARE(selectedIn(*other), std::set<int64_t>{ids[1]});
   }
 
   // The Runs table as a runs sidebar: each row's eye says whether its run is on the plots and

@@ -565,6 +565,7 @@ void MainWindow::openStoredRun(int64_t runId) {
   // comparison opened before, clicked, keeps that comparison's rows.
   const auto& rows = m_queue->runs();
   if (std::find(rows.begin(), rows.end(), runId) == rows.end()) m_queue->setOpened({runId});
+  m_runsDock->selectRuns(m_display->shown());  // its row came after the plots said so
   m_runsDock->scrollToRun(runId);
   m_tabs->setCurrentWidget(m_display);
 }
@@ -635,6 +636,8 @@ void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
   m_display->compare(runIds);
   // A row each in the Runs table: its eye takes a run off the plots and puts it back.
   m_queue->setOpened(runIds);
+  // The rows just added are highlighted too: the plots' change came before them.
+  m_runsDock->selectRuns(m_display->shown());
   m_runsDock->scrollToRun(m_display->focused());
   m_tabs->setCurrentWidget(m_display);
 }

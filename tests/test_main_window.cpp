@@ -2486,6 +2486,34 @@ class TestMainWindow : public QObject {
     QVERIFY(!w->display()->warning()->text().contains("Not drawn"));
     w->compareRuns({head});
     QVERIFY(!w->display()->warning()->isVisibleTo(w->display()));
+    // Study runs of two experiments are labelled by their experiment and what sets them apart
+    // among its runs: every parameter the other lacked had, "#5 b…… v…=0.01".
+    int64_t n4 = 0, n8 = 0, qk = 0;
+    {
+      fl::store::RunStore store(path);
+      const auto config = [&](const char* name, const nlohmann::json& set) {
+        return fl::validateRunConfig(*m_registry.find(name), set).values;
+      };
+      n4 = store.createRun({"fourier-head",
+                            "s · frequencies=4 seed=1",
+                            config("fourier-head", {{"frequencies", 4}}),
+                            {},
+                            {}});
+      n8 = store.createRun({"fourier-head",
+                            "s · frequencies=8 seed=1",
+                            config("fourier-head", {{"frequencies", 8}}),
+                            {},
+                            {}});
+      qk = store.createRun({"fourier-qk",
+                            "q · variant=fourier seed=1",
+                            config("fourier-qk", {{"variant", "fourier"}}),
+                            {},
+                            {}});
+    }
+    w->compareRuns({n4, n8, qk});
+    QCOMPARE(w->display()->labelOf(n4), QString("fourier-head frequencies=4"));
+    QCOMPARE(w->display()->labelOf(n8), QString("fourier-head frequencies=8"));
+    QCOMPARE(w->display()->labelOf(qk), QString("fourier-qk"));
   }
 
   void aLeakingFourierQkRunIsLabelledLeaksBesideItsLoss() {

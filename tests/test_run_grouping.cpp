@@ -100,6 +100,26 @@ class TestRunGrouping : public QObject {
     QCOMPARE(keyed[0].label, std::string("lr=0.001"));  // one experiment: not named
   }
 
+  // Runs of two experiments: each group is named by what sets it apart among its experiment's
+  // runs. Every parameter the other experiment lacks had differed: "fourier-head batch_size=32
+  // bins=50 corpus=unset d_model=unset ... frequencies=8 ×2", the frequencies cut away.
+  void groupsOfTwoExperimentsAreNamedWithinTheirExperiment() {
+    const nlohmann::json f4a{{"bins", 50}, {"frequencies", 4}, {"seed", 1}};
+    const nlohmann::json f4b{{"bins", 50}, {"frequencies", 4}, {"seed", 2}};
+    const nlohmann::json f8{{"bins", 50}, {"frequencies", 8}, {"seed", 1}};
+    const nlohmann::json fope{{"d_model", 32}, {"corpus", ""}, {"seed", 1}};
+    const auto groups = groupRuns({{1, &f4a, {}, "fourier-head"},
+                                   {2, &f4b, {}, "fourier-head"},
+                                   {3, &f8, {}, "fourier-head"},
+                                   {4, &fope, {}, "fope"}},
+                                  {GroupBy::Kind::Setting, {}});
+    QCOMPARE(groups.size(), size_t(3));
+    QCOMPARE(groups[0].label, std::string("fourier-head frequencies=4"));
+    QCOMPARE(groups[0].members, (std::vector<int64_t>{1, 2}));
+    QCOMPARE(groups[1].label, std::string("fourier-head frequencies=8"));
+    QCOMPARE(groups[2].label, std::string("fope"));
+  }
+
   void aStudyGroupsItsRunsAndLeavesOthersAlone() {
     const nlohmann::json c{{"head", "fourier"}};
     const std::pair<int64_t, std::string> table1{3, "table1"};

@@ -341,6 +341,12 @@ QString RunDisplay::labelOf(int64_t runId, const std::map<int64_t, std::string>&
     return QString::fromStdString(name);
   // A choice reads alone ("fourier"); a number says whose it is ("seed=2", not a bare "2").
   QStringList parts;
+  // Runs of several experiments shown: each says whose it is before what sets it apart.
+  const bool severalExperiments = std::any_of(m_shown.begin(), m_shown.end(), [&](int64_t id) {
+    const RunView* other = m_views.find(id);
+    return other && other->experiment() != view->experiment();
+  });
+  if (severalExperiments) parts << QString::fromStdString(view->experiment());
   const nlohmann::json& config = view->comparedConfig();
   if (m_shown.size() > 1 && config.is_object())
     for (const auto& key : differingKeysOfShown())
@@ -393,10 +399,20 @@ std::map<int64_t, std::string> RunDisplay::legendNamesOfShown() const {
 }
 
 std::vector<std::string> RunDisplay::differingKeysOfShown() const {
+  // Within each experiment's runs: compared across experiments, every parameter one of them
+  // lacks had differed, and a fourier-head run's legend read "#5 b…… v…=0.01" (bins, variance).
+  std::vector<std::string> experiments;
   std::vector<const nlohmann::json*> configs;
+  std::map<std::string, std::vector<ParamSpec>> declared;
   for (auto id : m_shown)
-    if (const RunView* v = m_views.find(id)) configs.push_back(&v->comparedConfig());
-  return differingConfigKeys(configs);
+    if (const RunView* v = m_views.find(id)) {
+      experiments.push_back(v->experiment());
+      configs.push_back(&v->comparedConfig());
+      if (!declared.count(v->experiment()))
+        if (const auto experiment = m_registry.find(v->experiment()))
+          declared.emplace(v->experiment(), experiment->allParams());
+    }
+  return differingKeysWithinExperiments(experiments, configs, declared);
 }
 
 void RunDisplay::setShown(std::vector<int64_t> runIds) {

@@ -128,6 +128,10 @@ class RunDisplay : public QWidget {
   QLabel* focusLine() const { return m_focusLine; }
   QLabel* warning() const { return m_warning; }
 
+  // What the legends call a shown run: its own name, or what sets it apart from the others
+  // shown (with its experiment where they are of several).
+  QString labelOf(int64_t runId) const;
+
  signals:
   void experimentShown(const QString& name);
   void demoRequested();
@@ -160,7 +164,6 @@ class RunDisplay : public QWidget {
   void showRunSettings(const RunView& view);
   void fitConfigTable(int rows);
   void updateConfigDiff();
-  QString labelOf(int64_t runId) const;
   QString labelOf(int64_t runId, const std::map<int64_t, std::string>& legendNames) const;
   // Each shown run's name as a legend of them all reads it (compactName of the edits they do
   // not all share); a run's own name where it is shown alone.

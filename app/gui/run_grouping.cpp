@@ -39,8 +39,9 @@ std::string settingLabel(const nlohmann::json* config, const std::vector<std::st
     if (key == "seed") continue;
     const nlohmann::json value = configValue(config ? *config : nlohmann::json(), key);
     // A value the group does not use is not what sets it apart ("frequencies=(not used)
-    // head=linear" was cut to "frequenc… head=linear" in a legend).
-    if (isUnusedValue(value)) continue;
+    // head=linear" was cut to "frequenc… head=linear" in a legend), nor one its experiment
+    // lacks (another experiment's parameter had read "corpus=unset d_model=unset ...").
+    if (isUnusedValue(value) || value.is_null()) continue;
     if (!label.empty()) label += " ";
     label += key + "=" + configValueText(value);
   }
@@ -103,8 +104,15 @@ std::string configValueText(const nlohmann::json& value) {
 
 std::vector<RunGroup> groupRuns(const std::vector<GroupedRun>& runs, const GroupBy& by) {
   std::vector<const nlohmann::json*> configs;
-  for (const auto& run : runs) configs.push_back(run.config);
-  const std::vector<std::string> differing = differingConfigKeys(configs);
+  std::vector<std::string> experiments;
+  const nlohmann::json none;
+  for (const auto& run : runs) {
+    configs.push_back(run.config ? run.config : &none);
+    experiments.push_back(run.experiment);
+  }
+  // Within each experiment's runs: across experiments, each parameter one lacks had differed.
+  const std::vector<std::string> differing =
+      differingKeysWithinExperiments(experiments, configs, {});
   const bool severalExperiments = std::any_of(runs.begin(), runs.end(), [&](const GroupedRun& run) {
     return run.experiment != runs.front().experiment;
   });

@@ -401,18 +401,15 @@ std::map<int64_t, std::string> RunDisplay::legendNamesOfShown() const {
 std::vector<std::string> RunDisplay::differingKeysOfShown() const {
   // Within each experiment's runs: compared across experiments, every parameter one of them
   // lacks had differed, and a fourier-head run's legend read "#5 b…… v…=0.01" (bins, variance).
+  // Sorted, as the labels have always read them; the config diff puts them in declaration order.
   std::vector<std::string> experiments;
   std::vector<const nlohmann::json*> configs;
-  std::map<std::string, std::vector<ParamSpec>> declared;
   for (auto id : m_shown)
     if (const RunView* v = m_views.find(id)) {
       experiments.push_back(v->experiment());
       configs.push_back(&v->comparedConfig());
-      if (!declared.count(v->experiment()))
-        if (const auto experiment = m_registry.find(v->experiment()))
-          declared.emplace(v->experiment(), experiment->allParams());
     }
-  return differingKeysWithinExperiments(experiments, configs, declared);
+  return differingKeysWithinExperiments(experiments, configs, {});
 }
 
 void RunDisplay::setShown(std::vector<int64_t> runIds) {

@@ -745,7 +745,8 @@ class TestStudySpec : public QObject {
         << R"({"preset": "paper-fourier", "grid": {"head": ["linear", "gmm"]}})"
         << "axis 'head' contradicts preset 'paper-fourier', which sets head = \"fourier\"";
     QTest::newRow("contradicts set") << R"({"set": {"epochs": 5}, "grid": {"epochs": [1, 2]}})"
-                                     << "axis 'epochs' contradicts --set epochs=5";
+                                     << "axis 'epochs' contradicts the fixed setting epochs=5 "
+                                        "(set by --set or a study file's \"set\"";
     QTest::newRow("seed axis") << R"({"grid": {"seed": [1, 2]}})"
                                << "seeds are not an axis";
     QTest::newRow("seed beside seeds")

@@ -76,8 +76,12 @@ void checkAxes(const Experiment& experiment, const std::vector<ParamSpec>& specs
       errors.push_back(where + " contradicts preset '" + presetName + "', which sets " + key +
                        " = " + presetOverrides.at(key).dump() + "; drop the preset or the axis");
     if (overrides.contains(key))
-      errors.push_back(where + " contradicts --set " + key + "=" + overrides.at(key).dump() +
-                       " (a key is either fixed or an axis)");
+      // Fixed by a study file's "set" (or an arm's) as often as by --set: "--set" alone had
+      // sent a reader of a file to an option they never typed.
+      errors.push_back(where + " contradicts the fixed setting " + key + "=" +
+                       overrides.at(key).dump() +
+                       " (set by --set or a study file's \"set\"; a key is either fixed or an "
+                       "axis)");
   }
 }
 

@@ -533,6 +533,29 @@ class TestCliSweep : public QObject {
     QCOMPARE(queryInt(db, "SELECT count(*) FROM runs"), before);
   }
 
+  // `sweep show` names an arm's zips: an arm sweeping N and gamma together had read as its
+  // fixed settings alone.
+  void sweepShowNamesAnArmsZips() {
+    const QString file = path("arm-zip.json");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"name": "armzip", "experiment": "fourier-head",
+                "set": {"epochs": 1, "samples": 200}, "seeds": [1],
+                "arms": [{"name": "F", "set": {"head": "fourier"},
+                          "zip": [{"frequencies": [2, 4], "gamma": [0, 1e-6]}]},
+                         {"name": "L", "set": {"head": "linear"}}]})");
+    f.close();
+    const QString db = path("arm-zip.db");
+    auto r = runCli({"sweep", "run", "--study-file", file, "--db", db, "--device", "cpu"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    auto shown = runCli({"sweep", "show", "1", "--db", db});
+    QVERIFY2(
+        shown.out.contains(
+            "  arm F: set {\"head\":\"fourier\"}; zipped frequencies = 2, 4; gamma = 0, 1e-06"),
+        qPrintable(shown.out));
+    QVERIFY2(shown.out.contains("  arm L: set {\"head\":\"linear\"}\n"), qPrintable(shown.out));
+  }
+
   // A figure that declares a value of a setting (`where`) is drawn at another one given by
   // --where: it was refused as "--where dataset given twice", though given once.
   void aWhereGivenReplacesTheFiguresOwn() {

@@ -158,9 +158,13 @@ int showStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
   if (!s.overrides.empty()) std::printf("  set: %s\n", s.overrides.dump().c_str());
   if (!s.grid.empty()) std::printf("  grid: %s\n", axesText(s.grid).c_str());
   for (const auto& z : s.zips) std::printf("  zipped: %s\n", axesText(z.axes).c_str());
-  for (const auto& a : s.arms)
+  for (const auto& a : s.arms) {
+    // Its zips too: an arm sweeping N and gamma together read as fixed settings alone.
+    std::string zipped;
+    for (const auto& z : a.zips) zipped += "; zipped " + axesText(z.axes);
     std::printf("  arm %s: set %s%s%s\n", a.name.c_str(), a.overrides.dump().c_str(),
-                a.grid.empty() ? "" : ("; grid " + axesText(a.grid)).c_str(), "");
+                a.grid.empty() ? "" : ("; grid " + axesText(a.grid)).c_str(), zipped.c_str());
+  }
   std::string seeds;
   for (auto seed : s.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(seed);
   std::printf("  seeds: %s\n", seeds.empty() ? "the config's own" : seeds.c_str());

@@ -170,8 +170,11 @@ MainWindow::MainWindow(const ExperimentRegistry& registry, std::unique_ptr<store
   // Runs opened from History are not the dock's rows, yet the reader groups them too.
   m_runsDock->setExtraGroupKeys([this] { return m_display->differingKeysOfShown(); });
   connect(m_display, &RunDisplay::shownChanged, m_runsDock, &RunsDock::updateGroupChoices);
-  connect(m_display, &RunDisplay::shownChanged, this,
-          [this] { m_runsDock->selectRuns(m_display->shown()); });
+  // The Runs table highlights the runs on the plots, also when their rows come after the plots
+  // changed (a comparison opened from History adds its rows then).
+  const auto highlightShown = [this] { m_runsDock->selectRuns(m_display->shown()); };
+  connect(m_display, &RunDisplay::shownChanged, this, highlightShown);
+  connect(m_runsModel, &QAbstractItemModel::rowsInserted, this, highlightShown);
   connect(m_display, &RunDisplay::shownChanged, this, &MainWindow::updateStopEnabled);
   connect(m_queue, &RunQueue::runQueued, this, &MainWindow::updateStopEnabled);
   // A resumed study's runs have their rows already: Stop had stayed grey for the shown one.
@@ -565,7 +568,6 @@ void MainWindow::openStoredRun(int64_t runId) {
   // comparison opened before, clicked, keeps that comparison's rows.
   const auto& rows = m_queue->runs();
   if (std::find(rows.begin(), rows.end(), runId) == rows.end()) m_queue->setOpened({runId});
-  m_runsDock->selectRuns(m_display->shown());  // its row came after the plots said so
   m_runsDock->scrollToRun(runId);
   m_tabs->setCurrentWidget(m_display);
 }
@@ -636,8 +638,6 @@ void MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
   m_display->compare(runIds);
   // A row each in the Runs table: its eye takes a run off the plots and puts it back.
   m_queue->setOpened(runIds);
-  // The rows just added are highlighted too: the plots' change came before them.
-  m_runsDock->selectRuns(m_display->shown());
   m_runsDock->scrollToRun(m_display->focused());
   m_tabs->setCurrentWidget(m_display);
 }

@@ -174,9 +174,7 @@ ZipAssignment parseZipAssignment(const std::vector<ParamSpec>& specs, const std:
                   " (zipped keys need equal lengths)";
       return out;
     }
-  if (const auto repeated = repeatedZipSetting(out.zip))
-    out.error = "--zip: the setting " + *repeated +
-                " is given twice (each setting is trained once; list it once)";
+  if (const auto repeated = repeatedZipSetting(out.zip)) out.error = "--zip: " + *repeated;
   return out;
 }
 
@@ -188,7 +186,9 @@ std::optional<std::string> repeatedZipSetting(const ZipGroup& zip) {
     for (const auto& axis : zip.axes)
       if (k < axis.values.size())
         setting += (setting.empty() ? "" : ", ") + axis.key + "=" + axis.values[k].dump();
-    if (!seen.insert(setting).second) return setting;
+    if (!seen.insert(setting).second)
+      return "the setting " + setting +
+             " is given twice (each setting is trained once; list it once)";
   }
   return std::nullopt;
 }

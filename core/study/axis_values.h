@@ -47,7 +47,8 @@ struct SeedList {
 };
 SeedList parseSeeds(const ParamSpec& seedSpec, const std::string& text);
 
-// The first setting a zip group gives twice, as "frequencies=2, gamma=0"; nullopt if none.
+// Refuses the first setting a zip group gives twice: "the setting frequencies=2, gamma=0.0 is
+// given twice (...)"; nullopt if none.
 std::optional<std::string> repeatedZipSetting(const ZipGroup& zip);
 
 }  // namespace fl::study

@@ -324,9 +324,7 @@ class ArmExpansion {
     std::set<const Axis*> zipped;
     for (const ZipGroup* z : zips) {
       for (const auto& a : z->axes) axes.push_back(&a), zipped.insert(&a);
-      if (const auto repeated = repeatedZipSetting(*z))
-        m_out.errors.push_back("zip: the setting " + *repeated +
-                               " is given twice (each setting is trained once; list it once)");
+      if (const auto repeated = repeatedZipSetting(*z)) m_out.errors.push_back("zip: " + *repeated);
     }
     checkAxes(m_experiment, m_params, presetOverrides, m_spec.preset, fixed, axes, zipped,
               m_out.errors);

@@ -2487,7 +2487,7 @@ class TestMainWindow : public QObject {
     w->compareRuns({head});
     QVERIFY(!w->display()->warning()->isVisibleTo(w->display()));
     // Study runs of two experiments are labelled by their experiment and what sets them apart
-    // among its runs: every parameter the other lacked had, "#5 b…… v…=0.01".
+    // among its runs: every parameter the other lacked had set them apart ("b…… v…=0.01").
     int64_t n4 = 0, n8 = 0, qk = 0;
     {
       fl::store::RunStore store(path);

@@ -570,7 +570,7 @@ class TestMetricPlot : public QObject {
   }
 
   // Names cut alike are cut again from where they differ: a logit lens's two modules both read
-  // "#28 tiny · r… all layers", attention and MLP cut away.
+  // "tiny · r… all layers" after their run's number, attention and MLP cut away.
   void namesCutAlikeAreCutWhereTheyDiffer() {
     MetricPlot plot("lens", "step", "accuracy");
     QVERIFY(shownAt(plot, QSize(560, 260)));
@@ -601,7 +601,7 @@ class TestMetricPlot : public QObject {
   }
 
   // A saved figure names its curves whole, where the screen's narrow cell cut them: exported
-  // for a report, a comparison's legends read "#17 f…=8 s…=2", naming no setting. The file is
+  // for a report, a comparison's legends read "f…=8 s…=2", naming no setting. The file is
   // wider than the cell, and the plot on screen is laid out as before.
   void aSavedPlotNamesItsCurvesWhole() {
     MetricPlot plot("loss", "step", "loss");

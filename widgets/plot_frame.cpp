@@ -34,7 +34,7 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
     if (m_keepFrom <= 0 || m_keepFrom >= name.size() ||
         QFontMetrics(getFont()).horizontalAdvance(name) <= m_maxTextWidth)
       return legendName(name, getFont(), m_maxTextWidth);
-    // The run's number, then the name from where it differs: "#28 …mlp all layers".
+    // The run's number, then the name from where it differs ("…mlp all layers" after it).
     const qsizetype space = name.indexOf(' ');
     const QString number = name.startsWith('#') && space > 0 && space < m_keepFrom
                                ? name.left(space) + " "
@@ -68,7 +68,7 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
 };
 
 // Entries cut alike are cut again from where their names differ: a module's two curves both
-// read "#28 tiny · r… all layers", attention and MLP cut away.
+// read "tiny · r… all layers" after their run's number, attention and MLP cut away.
 void keepEntriesApart(QCPLegend* legend) {
   QMap<QString, QList<ElidedLegendItem*>> byShown;
   for (int i = 0; i < legend->itemCount(); ++i)
@@ -128,7 +128,7 @@ QString withKeysCut(const QString& name, int keep) {
 }
 
 // The size a plot is saved at, its legend's names lifted to that size for the time it lives. A
-// saved figure goes into a paper or a report, where a legend cut to "#17 f…=8 s…=2" names no
+// saved figure goes into a paper or a report, where a legend cut to "f…=8 s…=2" names no
 // setting: it is drawn wide enough for its legend's whole names at the legend's share of the
 // width, never narrower than on screen, and no wider than a page (names are cut past that).
 class SavedSize {

@@ -18,7 +18,7 @@ void ProgressDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
   if (!fraction.isValid()) return;
   const QRect cell = option.rect.adjusted(3, 0, -3, 0);
   const QRect groove(cell.left(), cell.bottom() - kStripHeight, cell.width(), kStripHeight);
-  const double done = std::clamp(fraction.toDouble(), 0.0, 1.0);
+  const double filled = std::clamp(fraction.toDouble(), 0.0, 1.0);
   // On a selected row, whose background is the highlight, in the selected text's colour.
   const bool selected = option.state & QStyle::State_Selected;
   const QColor fill =
@@ -28,7 +28,7 @@ void ProgressDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
   painter->save();
   painter->fillRect(groove, rest);
   painter->fillRect(
-      QRect(groove.left(), groove.top(), static_cast<int>(done * groove.width()), kStripHeight),
+      QRect(groove.left(), groove.top(), static_cast<int>(filled * groove.width()), kStripHeight),
       fill);
   painter->restore();
 }

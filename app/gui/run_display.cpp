@@ -400,8 +400,9 @@ std::map<int64_t, std::string> RunDisplay::legendNamesOfShown() const {
 
 std::vector<std::string> RunDisplay::differingKeysOfShown() const {
   // Within each experiment's runs: compared across experiments, every parameter one of them
-  // lacks had differed, and a fourier-head run's legend read "#5 b…… v…=0.01" (bins, variance).
-  // Sorted, as the labels have always read them; the config diff puts them in declaration order.
+  // lacks had differed, and a fourier-head run's legend read "b…… v…=0.01" after its number (bins,
+  // variance). Sorted, as the labels have always read them; the config diff puts them in
+  // declaration order.
   std::vector<std::string> experiments;
   std::vector<const nlohmann::json*> configs;
   for (auto id : m_shown)

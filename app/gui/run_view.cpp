@@ -112,7 +112,7 @@ void RunView::addSnapshot(int64_t step, Snapshot snapshot) {
   auto [last, fresh] = m_lastOfName.try_emplace(snapshot.name, index);
   // The store does not say how a snapshot is kept: one read back is superseded by the next of
   // its name that is kept at its latest step only.
-  if (!fresh && !m_superseded[last->second] &&
+  if (!fresh &&
       (snapshot.keep == SnapshotKeep::LatestStep || snapshot.keep == SnapshotKeep::NotStored)) {
     Snapshot released;
     released.name = snapshot.name;

@@ -598,6 +598,36 @@ class TestMetricPlot : public QObject {
     QStringList texts;
     for (auto it = text.globalMatch(drawn); it.hasNext();) texts << it.next().captured(1);
     QVERIFY2(drawn.contains("attention") && drawn.contains("mlp"), qPrintable(texts.join(" | ")));
+
+    // Alike but for their runs' numbers too: three runs that differ in N alone had all read
+    // "e…=4 e… s…=1" after their numbers.
+    MetricPlot runs("kl", "step", "KL");
+    QVERIFY(shownAt(runs, QSize(560, 260)));
+    for (const char* n : {"4", "8", "12"})
+      runs.setCurve(QString("#%1 epochs=4 eval_every=1 frequencies=%1 samples=400 seed=1").arg(n),
+                    Qt::red, {1, 2}, {0.1, 0.2});
+    runs.refresh();
+    runs.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(runs.plot()->legend->visible());
+    QSvgGenerator svg;
+    svg.setFileName(dir.filePath("runs.svg"));
+    svg.setSize(runs.plot()->size());
+    QVERIFY(painter.begin(&svg));
+    runs.plot()->toPainter(&painter, runs.plot()->width(), runs.plot()->height());
+    QVERIFY(painter.end());
+    QFile runsFile(dir.filePath("runs.svg"));
+    QVERIFY(runsFile.open(QIODevice::ReadOnly));
+    const QString runsDrawn = QString::fromUtf8(runsFile.readAll());
+    QStringList entries;
+    for (auto it = QRegularExpression(">#\\d+ ([^<]*)<").globalMatch(runsDrawn); it.hasNext();)
+      entries << it.next().captured(1);
+    QCOMPARE(entries.size(), 3);
+    QVERIFY2(!runsDrawn.contains("epochs=4 eval_every=1 frequencies=4 samples=400 seed=1"),
+             "the names were drawn whole: narrow the test");
+    QCOMPARE(QSet<QString>(entries.begin(), entries.end()).size(), 3);
+    for (const char* n : {"=4", "=8", "=12"})
+      QVERIFY2(entries.join(" | ").contains(QString("frequencies") + n),
+               qPrintable(entries.join(" | ")));
   }
 
   // A saved figure names its curves whole, where the screen's narrow cell cut them: exported

@@ -1,7 +1,7 @@
 #include "widgets/plot_frame.h"
 
 #include <QFileInfo>
-#include <QMap>
+#include <QSet>
 #include <QSvgGenerator>
 
 #include <algorithm>
@@ -16,6 +16,13 @@
 namespace fl::widgets {
 
 namespace {
+
+// Where a legend name's text starts after its run's number and the space after it: 0 for a
+// name without one.
+qsizetype afterRunNumber(const QString& name) {
+  const qsizetype space = name.indexOf(' ');
+  return name.startsWith('#') && space > 0 ? space + 1 : 0;
+}
 
 // A legend entry whose name is elided to a width (legendName), so a long run name never
 // widens the legend column past its share of the plot. The tooltip of the plot (hover) and
@@ -35,10 +42,8 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
         QFontMetrics(getFont()).horizontalAdvance(name) <= m_maxTextWidth)
       return legendName(name, getFont(), m_maxTextWidth);
     // The run's number, then the name from where it differs ("…mlp all layers" after it).
-    const qsizetype space = name.indexOf(' ');
-    const QString number = name.startsWith('#') && space > 0 && space < m_keepFrom
-                               ? name.left(space) + " "
-                               : QString();
+    const qsizetype numbered = afterRunNumber(name);
+    const QString number = numbered > 0 && numbered <= m_keepFrom ? name.left(numbered) : QString();
     return QFontMetrics(getFont()).elidedText(number + "…" + name.mid(m_keepFrom), Qt::ElideRight,
                                               m_maxTextWidth);
   }
@@ -67,30 +72,38 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
   qsizetype m_keepFrom = -1;
 };
 
-// Entries cut alike are cut again from where their names differ: a module's two curves both
-// read "tiny · r… all layers" after their run's number, attention and MLP cut away.
+// Where entries are cut alike but for their runs' numbers, every cut entry is cut again from
+// where the names differ: a module's two curves both read "tiny · r… all layers", attention and
+// MLP cut away, and runs that differ in N alone "e…=4 e… s…=1", their frequencies cut away.
 void keepEntriesApart(QCPLegend* legend) {
-  QMap<QString, QList<ElidedLegendItem*>> byShown;
+  QList<ElidedLegendItem*> cut;
+  QSet<QString> rests;
+  bool alike = false;
   for (int i = 0; i < legend->itemCount(); ++i)
     if (auto* item = dynamic_cast<ElidedLegendItem*>(legend->item(i))) {
       item->setKeepFrom(-1);
-      byShown[item->shownText()] << item;
+      const QString shown = item->shownText();
+      if (shown == item->plottable()->name()) continue;
+      cut << item;
+      const QString rest = shown.mid(afterRunNumber(shown));
+      alike = alike || rests.contains(rest);
+      rests.insert(rest);
     }
-  for (const auto& alike : byShown) {
-    if (alike.size() < 2) continue;
-    // The names' common start, back to the start of its last word.
-    QString first = alike.front()->plottable()->name();
-    qsizetype common = first.size();
-    for (auto* item : alike) {
-      const QString name = item->plottable()->name();
-      qsizetype same = 0;
-      while (same < std::min(common, name.size()) && name[same] == first[same]) ++same;
-      common = same;
-    }
-    const qsizetype wordStart = first.lastIndexOf(' ', common - 1) + 1;
-    if (wordStart <= 0) continue;
-    for (auto* item : alike) item->setKeepFrom(wordStart);
+  if (!alike) return;
+  // The cut names' common start after their numbers, back to the start of its last word.
+  const QString first = cut.front()->plottable()->name();
+  const QString firstText = first.mid(afterRunNumber(first));
+  qsizetype common = firstText.size();
+  for (auto* item : cut) {
+    const QString name = item->plottable()->name();
+    const QString text = name.mid(afterRunNumber(name));
+    qsizetype same = 0;
+    while (same < std::min(common, text.size()) && text[same] == firstText[same]) ++same;
+    common = same;
   }
+  const qsizetype wordStart = firstText.lastIndexOf(' ', common - 1) + 1;
+  if (wordStart <= 0) return;
+  for (auto* item : cut) item->setKeepFrom(afterRunNumber(item->plottable()->name()) + wordStart);
 }
 
 // A plot's title cut to its cell's width (the end elided), where a long title ("Spectral

@@ -9,6 +9,7 @@
 
 #include <QToolTip>
 
+#include <QBuffer>
 #include <QHBoxLayout>
 #include <QRandomGenerator>
 #include <QRegularExpression>
@@ -59,6 +60,20 @@ std::pair<double, QString> tickSpacing(MetricPlot& plot) {
                        .arg(plot.plot()->xAxis->tickVectorLabels().join(" "))
                        .arg(spacing)
                        .arg(width)};
+}
+
+// The plot drawn at its size on screen as an SVG's text: what each legend entry paints, as text.
+QString drawnAsSvg(MetricPlot& plot) {
+  QBuffer file;
+  file.open(QIODevice::WriteOnly);
+  QSvgGenerator generator;
+  generator.setOutputDevice(&file);
+  generator.setSize(plot.plot()->size());
+  QCPPainter painter;
+  if (!painter.begin(&generator)) return QString();
+  plot.plot()->toPainter(&painter, plot.plot()->width(), plot.plot()->height());
+  painter.end();
+  return QString::fromUtf8(file.data());
 }
 
 QCPGraph* graphNamed(QCustomPlot* plot, const QString& name) {
@@ -582,17 +597,7 @@ class TestMetricPlot : public QObject {
     QVERIFY(plot.plot()->legend->visible());
     // Drawn at the cell's own size (too narrow for either name whole), each entry's text as
     // painted: the part that tells them apart is in it.
-    QTemporaryDir dir;
-    QSvgGenerator generator;
-    generator.setFileName(dir.filePath("lens.svg"));
-    generator.setSize(plot.plot()->size());
-    QCPPainter painter;
-    QVERIFY(painter.begin(&generator));
-    plot.plot()->toPainter(&painter, plot.plot()->width(), plot.plot()->height());
-    QVERIFY(painter.end());
-    QFile file(dir.filePath("lens.svg"));
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    const QString drawn = QString::fromUtf8(file.readAll());
+    const QString drawn = drawnAsSvg(plot);
     QVERIFY2(!drawn.contains("embeddings random"), "the names were drawn whole: widen the test");
     QRegularExpression text(">([^<]*#28[^<]*)<");
     QStringList texts;
@@ -609,15 +614,7 @@ class TestMetricPlot : public QObject {
     runs.refresh();
     runs.plot()->replot(QCustomPlot::rpImmediateRefresh);
     QVERIFY(runs.plot()->legend->visible());
-    QSvgGenerator svg;
-    svg.setFileName(dir.filePath("runs.svg"));
-    svg.setSize(runs.plot()->size());
-    QVERIFY(painter.begin(&svg));
-    runs.plot()->toPainter(&painter, runs.plot()->width(), runs.plot()->height());
-    QVERIFY(painter.end());
-    QFile runsFile(dir.filePath("runs.svg"));
-    QVERIFY(runsFile.open(QIODevice::ReadOnly));
-    const QString runsDrawn = QString::fromUtf8(runsFile.readAll());
+    const QString runsDrawn = drawnAsSvg(runs);
     QStringList entries;
     for (auto it = QRegularExpression(">#\\d+ ([^<]*)<").globalMatch(runsDrawn); it.hasNext();)
       entries << it.next().captured(1);

@@ -396,6 +396,69 @@ class TestStudyAggregate : public QObject {
     QVERIFY(v.summary().find("needs two finished runs a side") != std::string::npos);
   }
 
+  // Sides that leave the dataset open: each dataset is judged apart. Pooled, the two datasets'
+  // runs had read as six seeds of one setting, their spread between datasets taken for seeds'.
+  void aClaimOverAnOpenAxisIsJudgedPerSettingNotPooled() {
+    // gmm2: fourier 0.10, 0.12, 0.14 against linear 0.30, 0.34, 0.32 (holds);
+    // beta: fourier 0.50, 0.52, 0.54 against linear 0.20, 0.22, 0.24 (contradicted).
+    std::vector<StudyRunResult> runs;
+    const double fourierGmm2[] = {0.10, 0.12, 0.14}, linearGmm2[] = {0.30, 0.34, 0.32};
+    const double fourierBeta[] = {0.50, 0.52, 0.54}, linearBeta[] = {0.20, 0.22, 0.24};
+    for (int s = 0; s < 3; ++s) {
+      runs.push_back(run("gmm2", "fourier", s + 1, fourierGmm2[s]));
+      runs.push_back(run("gmm2", "linear", s + 1, linearGmm2[s]));
+      runs.push_back(run("beta", "fourier", s + 1, fourierBeta[s]));
+      runs.push_back(run("beta", "linear", s + 1, linearBeta[s]));
+    }
+    const auto cells = aggregate(runs);
+    StudyClaim claim;
+    claim.text = "the Fourier head fits better";
+    claim.metric = "test/kl";
+    claim.better = "lower";
+    claim.a = {{"head", "fourier"}};
+    claim.b = {{"head", "linear"}};
+    const auto verdicts = judgeClaims({claim}, cells);
+    QCOMPARE(int(verdicts.size()), 2);
+    for (const auto& v : verdicts) {
+      QCOMPARE(v.a.n, 3);  // three seeds, not six runs of two datasets
+      QCOMPARE(v.b.n, 3);
+      QCOMPARE(v.whereA.at("dataset"), v.whereB.at("dataset"));
+      QCOMPARE(v.whereA.at("head").get<std::string>(), std::string("fourier"));
+    }
+    const auto& gmm2 = verdicts[0].whereA.at("dataset") == "gmm2" ? verdicts[0] : verdicts[1];
+    const auto& beta = &gmm2 == &verdicts[0] ? verdicts[1] : verdicts[0];
+    QCOMPARE(int(gmm2.outcome), int(ClaimOutcome::Holds));
+    QCOMPARE(int(beta.outcome), int(ClaimOutcome::Contradicted));
+    QVERIFY(std::abs(gmm2.a.mean - 0.12) < 1e-12 && std::abs(gmm2.b.mean - 0.32) < 1e-12);
+    QVERIFY2(gmm2.summary().find("(test/kl: dataset gmm2, head fourier 0.120 ± 0.020 (3) against "
+                                 "dataset gmm2, head linear 0.320") != std::string::npos,
+             gmm2.summary().c_str());
+
+    // A side fixing the dataset meets the other side's setting of that dataset only.
+    claim.a = {{"head", "fourier"}, {"dataset", "beta"}};
+    const auto one = judgeClaims({claim}, cells);
+    QCOMPARE(int(one.size()), 1);
+    QCOMPARE(one[0].whereB.at("dataset").get<std::string>(), std::string("beta"));
+    QCOMPARE(int(one[0].outcome), int(ClaimOutcome::Contradicted));
+
+    // Settings told apart by their arm where a side spans two: each arm its own verdict.
+    std::vector<StudyRunResult> armed;
+    for (int s = 0; s < 2; ++s) {
+      armed.push_back(run("gmm2", "fourier", s + 1, 0.1 + 0.01 * s, fl::RunStatus::Finished, "a"));
+      auto other = run("gmm2", "fourier", s + 1, 0.2 + 0.01 * s, fl::RunStatus::Finished, "b");
+      other.config["gamma"] = 1e-6;
+      armed.push_back(other);
+      armed.push_back(run("gmm2", "linear", s + 1, 0.3 + 0.01 * s, fl::RunStatus::Finished, "l"));
+    }
+    claim.a = {{"head", "fourier"}};
+    const auto perArm = judgeClaims({claim}, aggregate(armed));
+    QCOMPARE(int(perArm.size()), 2);
+    QCOMPARE(perArm[0].whereA.at("arm").get<std::string>(), std::string("a"));
+    QCOMPARE(perArm[1].whereA.at("arm").get<std::string>(), std::string("b"));
+    QVERIFY(!perArm[0].whereB.contains("arm"));  // the linear side is one arm
+    QCOMPARE(perArm[0].a.n, 2);
+  }
+
   // Side b reads another metric of the same runs; "similar" asks the whole 2 SE interval of the
   // difference inside the tolerance.
   void aClaimComparesTwoMetricsOrClaimsThemSimilar() {

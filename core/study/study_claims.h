@@ -11,6 +11,10 @@
 //                 shortened to try it): its numbers are shown, the departures named, and no
 //                 outcome given, as a table's cell that departs is "not compared"
 //
+// A side whose `where` leaves an axis open (a dataset, a second arm) picks several settings; the
+// claim is then judged once per setting, sides paired on the values both leave open, never with
+// the settings' runs pooled as seeds of one.
+//
 // A claim that the sides are similar (within a tolerance w) holds when |d| + 2 SE <= w, is
 // contradicted when |d| - 2 SE > w, and is unresolved between.
 //
@@ -32,6 +36,9 @@ std::string toString(ClaimOutcome outcome);  // "holds", "CONTRADICTED", "unreso
 struct ClaimVerdict {
   StudyClaim claim;
   ClaimOutcome outcome = ClaimOutcome::NotMeasured;
+  // The settings judged: the claim's sides with the values they leave open, where a side picks
+  // several settings (a claim on heads over a study of two datasets is judged on each dataset).
+  nlohmann::json whereA, whereB;
   MetricStats a, b;  // the judged values (ratios when the claim has `over`)
   double difference = 0;
   double bound = 0;                     // 2 SE

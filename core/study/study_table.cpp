@@ -294,8 +294,9 @@ std::string claimsSection(const StudyTableInput& in) {
   return out;
 }
 
-nlohmann::json sideJson(const MetricStats& s) {
-  return {{"n", s.n}, {"mean", finiteOrNull(s.mean)}, {"std", finiteOrNull(s.std)}};
+nlohmann::json sideJson(const nlohmann::json& where, const MetricStats& s) {
+  return {
+      {"where", where}, {"n", s.n}, {"mean", finiteOrNull(s.mean)}, {"std", finiteOrNull(s.std)}};
 }
 
 std::string csv(const StudyTableInput& in, const std::vector<std::string>& metrics) {
@@ -383,8 +384,8 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
     for (const auto& v : judgeClaims(*in.claims, in.cells))
       out["claims"].push_back({{"text", v.claim.text},
                                {"outcome", toString(v.outcome)},
-                               {"a", sideJson(v.a)},
-                               {"b", sideJson(v.b)},
+                               {"a", sideJson(v.whereA, v.a)},
+                               {"b", sideJson(v.whereB, v.b)},
                                {"difference", v.difference},
                                {"bound", v.bound},
                                {"departures", v.departures},

@@ -800,6 +800,35 @@ class TestStudyAggregate : public QObject {
       QCOMPARE(g.panels[0].baselines.size(), size_t(1));
       QCOMPARE(g.panels[0].baselines[0].label, std::string("linear head"));
     }
+    // Grouped by dataset in one panel: a baseline per dataset, each at its own dataset's mean.
+    // Named by the arm alone, gmm2's baseline had stood for beta's too.
+    {
+      auto twoDatasets = runs;
+      for (int seed = 1; seed <= 2; ++seed) {
+        StudyRunResult r;
+        r.cell = 200 + seed;
+        r.runId = 200 + seed;
+        r.status = fl::RunStatus::Finished;
+        r.arm = "linear head";
+        r.axes = {{"dataset", "beta"}};
+        r.config = {{"dataset", "beta"}, {"head", "linear"}};
+        r.seed = seed;
+        r.last = {{"test/kl", 0.9}};
+        twoDatasets.push_back(r);
+      }
+      FigureLayout byDataset = layout;
+      byDataset.panel.clear();
+      byDataset.group = "dataset";
+      const auto g = buildStudyFigure(aggregate(twoDatasets), byDataset, nullptr,
+                                      {"dataset", "frequencies", "gamma"}, "freq");
+      const auto& baselines = g.panels.at(0).baselines;
+      QCOMPARE(baselines.size(), size_t(2));
+      QCOMPARE(baselines[0].label, std::string("linear head, dataset = gmm2"));
+      QCOMPARE(baselines[1].label, std::string("linear head, dataset = beta"));
+      QVERIFY(std::abs(baselines[0].mean[0] - 0.33) < 1e-12);
+      QVERIFY(std::abs(baselines[1].mean[0] - 0.9) < 1e-12);
+      QVERIFY(baselines[0].colorRank != baselines[1].colorRank);
+    }
     layout.band = "minmax";
     const auto mm =
         buildStudyFigure(aggregate(runs), layout, &refs, {"dataset", "frequencies", "gamma"}, "f");

@@ -320,13 +320,35 @@ void sortPointsByX(FigureLine& line) {
   line = std::move(sorted);
 }
 
-// A baseline (a cell without x): named by its arm, else by the axes it has but the panel's.
-std::string baselineLabelOf(const AggregateCell& c, const FigureLayout& layout) {
+// The axes that tell the study's baselines (its cells without x) apart, but the panel's: a
+// baseline named by its arm alone had stood for every dataset's, drawn at the first one's value.
+std::vector<std::string> baselineAxesOf(const std::vector<AggregateCell>& cells,
+                                        const FigureLayout& layout,
+                                        const std::vector<std::string>& axisOrder) {
+  std::vector<std::string> axes;
+  for (const auto& axis : axisOrder) {
+    if (axis == layout.x || axis == layout.panel) continue;
+    std::set<std::string> values;
+    for (const auto& c : cells)
+      if (!c.axes.contains(layout.x) && c.axes.contains(axis))
+        values.insert(c.axes.at(axis).dump());
+    if (values.size() > 1) axes.push_back(axis);
+  }
+  return axes;
+}
+
+// A baseline (a cell without x): named by its arm and the axes that tell baselines apart, else
+// by every axis it has but the panel's.
+std::string baselineLabelOf(const AggregateCell& c, const FigureLayout& layout,
+                            const std::vector<std::string>& baselineAxes) {
   std::vector<std::string> parts;
   for (const auto& [axis, value] : c.axes.items())
-    if (axis != layout.panel) parts.push_back(axis + " = " + settingText(value));
-  std::string label = c.arm.empty() ? join(parts, ", ") : c.arm;
-  return label.empty() ? "baseline" : label;
+    if (axis != layout.panel &&
+        (c.arm.empty() ||
+         std::find(baselineAxes.begin(), baselineAxes.end(), axis) != baselineAxes.end()))
+      parts.push_back(axis + " = " + settingText(value));
+  if (!c.arm.empty()) parts.insert(parts.begin(), c.arm);
+  return parts.empty() ? "baseline" : join(parts, ", ");
 }
 
 // Each line's and baseline's place among those of the whole study, before --where: what its
@@ -335,11 +357,13 @@ class ColorRanks {
  public:
   ColorRanks(const std::vector<AggregateCell>& allCells, const FigureLayout& layout,
              const std::vector<std::string>& axisOrder)
-      : m_axes(lineAxesOf(allCells, layout, axisOrder)) {
+      : m_axes(lineAxesOf(allCells, layout, axisOrder)),
+        m_baselineAxes(baselineAxesOf(allCells, layout, axisOrder)) {
     for (const auto& c : allCells) {
       auto& ranks = c.axes.contains(layout.x) ? m_lines : m_baselines;
-      const std::string key =
-          c.axes.contains(layout.x) ? lineKey(c.arm, c.axes) : baselineLabelOf(c, layout);
+      const std::string key = c.axes.contains(layout.x)
+                                  ? lineKey(c.arm, c.axes)
+                                  : baselineLabelOf(c, layout, m_baselineAxes);
       ranks.emplace(key, static_cast<int>(ranks.size()));
     }
   }
@@ -348,6 +372,8 @@ class ColorRanks {
   // A paper's point: the rank of the line with its settings, or one past every line's.
   int pointRank(const nlohmann::json& where) const { return rankIn(m_lines, lineKey("", where)); }
   int baselineRank(const std::string& label) const { return rankIn(m_baselines, label); }
+  // The axes a baseline's label names (baselineAxesOf the whole study, whatever --where keeps).
+  const std::vector<std::string>& baselineAxes() const { return m_baselineAxes; }
 
  private:
   // As its label: the values of the axes that tell lines apart, else its arm.
@@ -363,6 +389,7 @@ class ColorRanks {
   }
 
   std::vector<std::string> m_axes;
+  std::vector<std::string> m_baselineAxes;
   std::map<std::string, int> m_lines;
   std::map<std::string, int> m_baselines;
 };
@@ -422,7 +449,7 @@ class PanelBuilder {
       line.upper.push_back(hi);
       line.n.push_back(stats->second.n);
     } else {
-      const std::string label = baselineLabelOf(c, m_layout);
+      const std::string label = baselineLabelOf(c, m_layout, m_ranks.baselineAxes());
       auto [it, added] = m_baselineIndex.emplace(label, panel.baselines.size());
       if (!added) return;  // one value per baseline and panel
       panel.baselines.push_back(FigureLine{label,

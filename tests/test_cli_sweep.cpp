@@ -386,9 +386,15 @@ class TestCliSweep : public QObject {
              qPrintable(twice.err));
     auto named = runCli({"sweep", "plot", "1", "--db", db, "--figure", "foo", "--out", svg});
     QCOMPARE(named.exitCode, 2);
-    QVERIFY2(named.err.contains("--figure foo: the study's figures have no names; leave --figure "
-                                "out to draw its first"),
+    QVERIFY2(named.err.contains("--figure foo: the study declares figures numbered 1"),
              qPrintable(named.err));
+    // By its number: the first, and no second.
+    auto first = runCli({"sweep", "plot", "1", "--db", db, "--figure", "1", "--out", svg});
+    QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+    auto second = runCli({"sweep", "plot", "1", "--db", db, "--figure", "2", "--out", svg});
+    QCOMPARE(second.exitCode, 2);
+    QVERIFY2(second.err.contains("--figure 2: the study declares figures numbered 1"),
+             qPrintable(second.err));
   }
 
   // Evaluated at fewer lengths than its table names, the study aborted (exit 134) after its

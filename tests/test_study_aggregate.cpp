@@ -625,6 +625,56 @@ class TestStudyAggregate : public QObject {
     } catch (const std::invalid_argument& e) {
       QVERIFY(std::string(e.what()).find("--metric test/nope") != std::string::npos);
     }
+    // The arm is refused as a column of a study without arms, and named among the axes of one.
+    req.metrics.clear();
+    req.cols = "arm";
+    try {
+      renderStudyTable(in, req);
+      QFAIL("expected an error");
+    } catch (const std::invalid_argument& e) {
+      QCOMPARE(std::string(e.what()),
+               std::string("--cols arm: not an axis of this study (axes: dataset, head)"));
+    }
+  }
+
+  // One column per arm, the paper's heads side by side; the arm then leaves the rows. A study
+  // file's `"cols": "arm"` had been accepted and then every arm drawn as a row of its own.
+  void aTableMayTakeItsArmsAsColumns() {
+    StudyTableInput in;
+    in.title = "t";
+    in.axisOrder = {"dataset"};
+    std::vector<StudyRunResult> runs;
+    for (const auto& [dataset, arm, kl] :
+         std::vector<std::tuple<std::string, std::string, double>>{{"gmm2", "Fourier", 0.15},
+                                                                   {"gmm2", "linear", 0.30},
+                                                                   {"beta", "Fourier", 0.45},
+                                                                   {"beta", "linear", 0.60}})
+      for (int seed = 1; seed <= 2; ++seed) {
+        auto r = run(dataset, arm == "Fourier" ? "fourier" : "linear", seed,
+                     kl + 0.01 * (seed == 1 ? -1 : 1), fl::RunStatus::Finished, arm);
+        r.axes = {{"dataset", dataset}};
+        runs.push_back(r);
+      }
+    in.cells = aggregate(runs);
+    TableRequest req;
+    req.rows = "dataset";
+    req.cols = "arm";
+    req.metrics = {"test/kl"};
+    const std::string md = renderStudyTable(in, req);
+    QVERIFY2(md.find("| dataset | arm = Fourier | arm = linear |") != std::string::npos,
+             md.c_str());
+    QVERIFY2(md.find("| gmm2 | 0.150 ± 0.014 (2) | 0.300 ± 0.014 (2) |") != std::string::npos,
+             md.c_str());
+    QVERIFY2(md.find("| beta | 0.450 ± 0.014 (2) | 0.600 ± 0.014 (2) |") != std::string::npos,
+             md.c_str());
+    // Rows by arm: one row per arm, each dataset a column.
+    req.rows = "arm";
+    req.cols = "dataset";
+    const std::string byArm = renderStudyTable(in, req);
+    QVERIFY2(byArm.find("| arm | dataset = gmm2 | dataset = beta |") != std::string::npos,
+             byArm.c_str());
+    QVERIFY2(byArm.find("| linear | 0.300 ± 0.014 (2) | 0.600 ± 0.014 (2) |") != std::string::npos,
+             byArm.c_str());
   }
 
   // A study's own table naming a metric no run recorded (a length its shortened runs did not

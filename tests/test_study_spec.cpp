@@ -541,6 +541,40 @@ class TestStudySpec : public QObject {
     QCOMPARE(fl::study::layoutProblems(spec).at(1),
              std::string("figures[0].metrics: 'test/kl' has no number after an '@' to be drawn "
                          "against (x '@')"));
+
+    // Parts of one layout on one axis, and a figure's `where` off the study: neither could be
+    // drawn, and `sweep table` had blamed --rows and --cols, options never given.
+    auto apart = *fourierHead().findStudy("table1");
+    apart.references.reset();
+    apart.table->rows = "dataset";
+    apart.table->cols = "dataset";
+    apart.figures.at(0).group = apart.figures.at(0).x;
+    apart.figures.at(0).where = {{"dataset", "gmm3"}, {"lr", 0.01}};
+    const auto together = fl::study::layoutProblems(apart);
+    QCOMPARE(together.size(), size_t(4));
+    QCOMPARE(together[0], std::string("table.rows and table.cols are both 'dataset': give them "
+                                      "different axes"));
+    QCOMPARE(together[1], std::string("figures[0].x and figures[0].group are both '" +
+                                      apart.figures.at(0).x + "': give them different axes"));
+    QCOMPARE(together[2], std::string("figures[0].where: 'lr' is not an axis of the study (axes: "
+                                      "dataset, head)"));
+    QCOMPARE(together[3], std::string("figures[0].where: dataset \"gmm3\" is not among the "
+                                      "study's values (gaussian, gmm2, beta)"));
+
+    // The arm is an axis of a study with arms, for a table's columns and a figure alike (`sweep
+    // plot --x arm` draws it; the file's figure had been refused).
+    auto armed = StudySpec::fromText(R"({"grid": {"dataset": ["gmm2", "beta"]},
+        "arms": [{"name": "Fourier", "set": {"head": "fourier"}},
+                 {"name": "linear", "set": {"head": "linear"}}],
+        "table": {"rows": "dataset", "cols": "arm"},
+        "figures": [{"x": "arm", "metrics": ["test/kl"], "group": "dataset",
+                     "where": {"arm": "linear"}}]})");
+    QVERIFY2(fl::study::layoutProblems(armed).empty(),
+             joined(fl::study::layoutProblems(armed)).c_str());
+    armed.figures.at(0).where = {{"arm", "Linear"}};
+    QCOMPARE(fl::study::layoutProblems(armed).at(0),
+             std::string("figures[0].where: arm \"Linear\" is not among the study's values "
+                         "(Fourier, linear)"));
   }
 
   // Two studies of one name read apart in a list by what they set.

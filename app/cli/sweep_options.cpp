@@ -163,7 +163,8 @@ void addReadingCommands(CLI::App* sweep, SweepArgs& a) {
                    "std (mean ± std), half (± 0.67 std: the paper's 50% interval), minmax, none");
   plot->add_option("--where", a.where, "Only settings with KEY=VALUE (repeatable)")
       ->allow_extra_args(false);
-  plot->add_option("--figure", a.figure, "One of the study's declared figures, by name")
+  plot->add_option("--figure", a.figure,
+                   "One of the study's declared figures, by name or number (1 for its first)")
       ->check(nonEmpty("a figure the study declares (see `sweep show`)"));
   plot->add_option("--out", a.out, "Output file: .svg, .png or .pdf")->required();
   plot->add_option("--width", a.width, "Pixels (default: 560 per metric + 200)")

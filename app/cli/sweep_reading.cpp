@@ -345,13 +345,22 @@ study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRe
         if (f.name == args.figure) chosen = &f;
         if (!f.name.empty()) known += (known.empty() ? "" : ", ") + f.name;
       }
-      // An unnamed figure left "the study declares " and nothing.
-      if (!chosen && known.empty())
-        throw std::invalid_argument("--figure " + args.figure +
-                                    ": the study's figures have no names; leave --figure out "
-                                    "to draw its first");
-      if (!chosen)
-        throw std::invalid_argument("--figure " + args.figure + ": the study declares " + known);
+      // By its number where no figure has that name: a study file's figures need no names,
+      // and its second unnamed figure could not be drawn at all.
+      const auto& figures = r.spec.figures;
+      if (!chosen && !args.figure.empty() &&
+          args.figure.find_first_not_of("0123456789") == std::string::npos &&
+          args.figure.size() <= 6) {
+        const size_t number = std::stoul(args.figure);
+        if (number >= 1 && number <= figures.size()) chosen = &figures[number - 1];
+      }
+      if (!chosen) {
+        const std::string numbers =
+            figures.size() == 1 ? "1" : "1 to " + std::to_string(figures.size());
+        throw std::invalid_argument("--figure " + args.figure + ": the study declares " +
+                                    (known.empty() ? "" : known + ", or ") + "figures numbered " +
+                                    numbers);
+      }
     }
     layout = *chosen;
   } else {

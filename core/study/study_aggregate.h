@@ -55,6 +55,11 @@ struct MetricStats {
 // What a table says in place of a verdict for a setting that departs from the paper's.
 constexpr const char* kNotCompared = "not compared";
 
+// The axis a figure or table takes to draw along, by or across a study's arms (figureAxesOf
+// offers it): each cell's arm read as its value. A study that varies only its arms (the addition
+// paper's rescue against from scratch) had no axis to draw a figure along.
+inline constexpr const char* kArmAxis = "arm";
+
 // The runs of one setting (equal axis values), over its seeds.
 struct AggregateCell {
   std::string arm;

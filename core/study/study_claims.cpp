@@ -6,7 +6,6 @@
 
 #include "core/engine/config_diff.h"
 #include "core/study/agreement.h"
-#include "core/study/study_figure.h"
 #include "core/study/study_table.h"
 
 namespace fl::study {

@@ -146,31 +146,28 @@ std::vector<std::string> layoutProblems(const StudySpec& spec) {
   const auto axes = axisOrderOf(spec);
   const std::string known = axes.empty() ? std::string("none") : join(axes);
   std::vector<std::string> problems;
-  auto isAxis = [&](const std::string& name, bool armAllowed) {
+  auto isAxis = [&](const std::string& name) {
     return std::find(axes.begin(), axes.end(), name) != axes.end() ||
-           (armAllowed && name == "arm" && !spec.arms.empty());
+           (name == kArmAxis && !spec.arms.empty());
   };
-  auto checkAxis = [&](const std::string& where, const std::string& name, bool armAllowed) {
-    if (!name.empty() && !isAxis(name, armAllowed))
+  auto checkAxis = [&](const std::string& where, const std::string& name) {
+    if (!name.empty() && !isAxis(name))
       problems.push_back(where + ": '" + name + "' is not an axis of the study (axes: " + known +
                          ")");
   };
+  // Two parts of one layout on one axis: the table or figure could never be drawn, and `sweep
+  // table` then blamed options never given ("--rows and --cols are both 'dataset'").
+  auto checkApart = [&](const std::string& at, const std::string& first, const std::string& a,
+                        const std::string& second, const std::string& b) {
+    if (!a.empty() && a == b)
+      problems.push_back(at + "." + first + " and " + at + "." + second + " are both '" + a +
+                         "': give them different axes");
+  };
   if (spec.table) {
-    checkAxis("table.rows", spec.table->rows, /*armAllowed=*/true);
-    checkAxis("table.cols", spec.table->cols, /*armAllowed=*/true);
+    checkAxis("table.rows", spec.table->rows);
+    checkAxis("table.cols", spec.table->cols);
+    checkApart("table", "rows", spec.table->rows, "cols", spec.table->cols);
   }
-  for (size_t i = 0; i < spec.figures.size(); ++i) {
-    const auto& f = spec.figures[i];
-    const std::string at = "figures[" + std::to_string(i) + "]";
-    if (f.x != kMetricSuffixX) checkAxis(at + ".x", f.x, /*armAllowed=*/false);
-    for (const auto& metric : f.metrics)
-      if (f.x == kMetricSuffixX && metric.find('@') == std::string::npos)
-        problems.push_back(at + ".metrics: '" + metric +
-                           "' has no number after an '@' to be drawn against (x '@')");
-    checkAxis(at + ".group", f.group, /*armAllowed=*/false);
-    checkAxis(at + ".panel", f.panel, /*armAllowed=*/false);
-  }
-  if (!spec.references) return problems;
   // Every value an axis takes anywhere in the study (the grid, its zips, every arm's).
   std::map<std::string, std::vector<nlohmann::json>> values;
   auto collect = [&](const std::vector<Axis>& grid) {
@@ -183,8 +180,11 @@ std::vector<std::string> layoutProblems(const StudySpec& spec) {
     collect(arm.grid);
     for (const auto& z : arm.zips) collect(z.axes);
   }
-  for (size_t i = 0; i < spec.references->rows.size(); ++i)
-    for (const auto& [key, value] : spec.references->rows[i].where.items()) {
+  for (const auto& arm : spec.arms) values[kArmAxis].push_back(arm.name);
+  // A `where` value no setting takes matches no run: a reference row never used, a figure of
+  // nothing.
+  auto checkValues = [&](const std::string& at, const nlohmann::json& where) {
+    for (const auto& [key, value] : where.items()) {
       const auto taken = values.find(key);
       if (taken == values.end()) continue;  // a fixed setting, or one the preset makes
       if (std::find(taken->second.begin(), taken->second.end(), value) != taken->second.end())
@@ -192,9 +192,33 @@ std::vector<std::string> layoutProblems(const StudySpec& spec) {
       std::vector<std::string> shown;
       for (const auto& v : taken->second)
         shown.push_back(v.is_string() ? v.get<std::string>() : v.dump());
-      problems.push_back("references.rows[" + std::to_string(i) + "].where: " + key + " " +
-                         value.dump() + " is not among the study's values (" + join(shown) + ")");
+      problems.push_back(at + ": " + key + " " + value.dump() +
+                         " is not among the study's values (" + join(shown) + ")");
     }
+  };
+  for (size_t i = 0; i < spec.figures.size(); ++i) {
+    const auto& f = spec.figures[i];
+    const std::string at = "figures[" + std::to_string(i) + "]";
+    if (f.x != kMetricSuffixX) checkAxis(at + ".x", f.x);
+    for (const auto& metric : f.metrics)
+      if (f.x == kMetricSuffixX && metric.find('@') == std::string::npos)
+        problems.push_back(at + ".metrics: '" + metric +
+                           "' has no number after an '@' to be drawn against (x '@')");
+    checkAxis(at + ".group", f.group);
+    checkAxis(at + ".panel", f.panel);
+    checkApart(at, "x", f.x, "group", f.group);
+    checkApart(at, "x", f.x, "panel", f.panel);
+    checkApart(at, "group", f.group, "panel", f.panel);
+    // A figure draws along axes only: a `where` on anything else was passed over.
+    for (const auto& item : f.where.items())
+      if (!isAxis(item.key()))
+        problems.push_back(at + ".where: '" + item.key() +
+                           "' is not an axis of the study (axes: " + known + ")");
+    checkValues(at + ".where", f.where);
+  }
+  if (!spec.references) return problems;
+  for (size_t i = 0; i < spec.references->rows.size(); ++i)
+    checkValues("references.rows[" + std::to_string(i) + "].where", spec.references->rows[i].where);
   return problems;
 }
 

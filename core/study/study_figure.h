@@ -101,11 +101,6 @@ class FigureError : public std::invalid_argument {
 // that panel declares (a KL is never below 0). A metric no panel draws keeps its key and no floor.
 void addMetricAxes(FigureLayout& layout, const std::vector<PanelSpec>& panels);
 
-// The axis a figure takes to draw along, by or across a study's arms (figureAxesOf offers it):
-// each cell's arm read as its value. A study that varies only its arms (the addition paper's
-// rescue against from scratch) had no axis to draw a figure along.
-inline constexpr const char* kArmAxis = "arm";
-
 // Throws FigureError when the layout names an axis the study does not have, or no finished run
 // has a metric. `axisOrder` is figureAxesOf the study: kArmAxis reads each cell's arm.
 StudyFigure buildStudyFigure(const std::vector<AggregateCell>& cells, const FigureLayout& layout,

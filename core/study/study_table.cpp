@@ -27,7 +27,7 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 
 // "arm" reads the cell's arm (a study with arms shows it as its first row label).
 std::string axisValue(const AggregateCell& cell, const std::string& axis) {
-  if (axis == "arm") return cell.arm.empty() ? kMissing : cell.arm;
+  if (axis == kArmAxis) return cell.arm.empty() ? kMissing : cell.arm;
   return cell.axes.contains(axis) ? settingText(cell.axes.at(axis)) : kMissing;
 }
 
@@ -62,7 +62,10 @@ struct Layout {
 Layout layoutFor(const StudyTableInput& in, const TableRequest& req) {
   Layout l;
   l.cols = req.cols;
-  if (hasArms(in)) l.rowAxes.push_back("arm");
+  // The arm leads each row, unless it is the columns (one column per arm: the paper's heads
+  // side by side) or the rows' own axis.
+  const bool armLeads = hasArms(in) && req.cols != kArmAxis && req.rows != kArmAxis;
+  if (armLeads) l.rowAxes.push_back(kArmAxis);
   if (!req.rows.empty()) l.rowAxes.push_back(req.rows);
   for (const auto& axis : in.axisOrder)
     if (axis != req.cols && axis != req.rows) l.rowAxes.push_back(axis);
@@ -83,7 +86,7 @@ Layout layoutFor(const StudyTableInput& in, const TableRequest& req) {
   // A rows axis orders the rows by its values' first appearance (within an arm), then the
   // other axes.
   if (!req.rows.empty()) {
-    const size_t at = hasArms(in) ? 1 : 0;
+    const size_t at = armLeads ? 1 : 0;
     std::vector<std::string> order;
     for (const auto& labels : l.rowLabels)
       if (std::find(order.begin(), order.end(), labels[at]) == order.end())
@@ -438,9 +441,12 @@ std::vector<std::string> defaultMetrics(const StudyTableInput& input,
 
 std::string renderStudyTable(const StudyTableInput& input, const TableRequest& request) {
   auto hasAxis = [&](const std::string& axis) {
-    return std::find(input.axisOrder.begin(), input.axisOrder.end(), axis) != input.axisOrder.end();
+    return (axis == kArmAxis && hasArms(input)) ||
+           std::find(input.axisOrder.begin(), input.axisOrder.end(), axis) != input.axisOrder.end();
   };
-  const std::string known = join(input.axisOrder, ", ");
+  std::vector<std::string> axes = input.axisOrder;
+  if (hasArms(input)) axes.insert(axes.begin(), kArmAxis);
+  const std::string known = join(axes, ", ");
   if (!request.rows.empty() && !hasAxis(request.rows))
     throw std::invalid_argument("--rows " + request.rows +
                                 ": not an axis of this study (axes: " + known + ")");

@@ -257,6 +257,53 @@ class TestStudyView : public QObject {
     QCOMPARE(compare.front().front().value<std::vector<int64_t>>().size(), size_t(3));
   }
 
+  // A study that declares two figures offers each in the view box, and choosing one draws it as
+  // declared: its x, lines, band and its selection of settings. Its second had been reachable
+  // only by setting the boxes by hand, without its `where`.
+  void eachDeclaredFigureIsAViewOfItsOwn() {
+    fl::store::RunStore store((m_dir.path() + "/figures.db").toStdString());
+    auto spec = fl::study::StudySpec::fromText(R"({"name": "two figures",
+        "grid": {"width": [1, 2], "label": ["a", "b"]}, "seeds": [1, 2],
+        "figures": [{"x": "width", "metrics": ["test/m"], "group": "label", "band": "std"},
+                    {"name": "labels at width 1", "x": "label", "metrics": ["test/m"],
+                     "band": "none", "where": {"width": 1}}]})");
+    spec.experiment = "known";
+    const auto expansion = fl::study::expandStudy(*m_registry.find("known"), spec);
+    QVERIFY2(expansion.ok(), expansion.errors.empty() ? "" : expansion.errors.front().c_str());
+    fl::study::StudyStore studies(store);
+    const int64_t id = studies.create(spec, expansion);
+    for (const auto& cell : expansion.cells) {
+      const auto claim = studies.claim(id, cell.index);
+      store.writeEvents(claim.runId, {fl::MetricEvent{"test/m", 1, 0.1,
+                                                      10.0 * cell.axes.at("width").get<int>() +
+                                                          static_cast<double>(cell.seed)}});
+      store.finishRun(claim.runId, fl::RunStatus::Finished, "");
+    }
+    StudyLab lab(m_registry, store);
+    QVERIFY(showStudy(lab, id, {1200, 800}));
+    auto* views = lab.view.viewChoice();
+    QCOMPARE(views->count(), 3);
+    QCOMPARE(views->itemText(0), QString("figure 1: test/m against width"));
+    QCOMPARE(views->itemText(1), QString("figure 2: labels at width 1"));
+    QCOMPARE(views->itemText(2), QString("parallel coordinates"));
+    QCOMPARE(lab.view.xChoice()->currentData().toString(), QString("width"));
+    QCOMPARE(lab.view.groupChoice()->currentData().toString(), QString("label"));
+    // Two lines (a, b), each a mean and its band's two edges.
+    const int firstGraphs = lab.view.figure()->graphCount();
+    QCOMPARE(firstGraphs, 6);
+
+    views->setCurrentIndex(1);
+    QCOMPARE(lab.view.xChoice()->currentData().toString(), QString("label"));
+    QCOMPARE(lab.view.bandChoice()->currentText(), QString("none"));
+    // Width 1 alone: one line, no band; without the figure's `where`, widths 1 and 2 were two.
+    QCOMPARE(lab.view.figure()->graphCount(), 1);
+    views->setCurrentIndex(0);
+    QCOMPARE(lab.view.xChoice()->currentData().toString(), QString("width"));
+    QCOMPARE(lab.view.figure()->graphCount(), firstGraphs);
+    views->setCurrentIndex(2);
+    QVERIFY(lab.view.parallel()->isVisibleTo(&lab.view));
+  }
+
   void theParallelViewDrawsTheStudysAxesAndStartedRunsAndComparesTheBrushedOnes() {
     fl::store::RunStore store((m_dir.path() + "/parallel.db").toStdString());
     const int64_t id = makeStudy(store);  // 5 runs of 6; test/m = 10 x width + seed

@@ -274,7 +274,6 @@ QWidget* StudyView::buildFigurePane() {
   m_figurePages->addWidget(figureScroll);
   m_figurePages->addWidget(buildParallelPane());
   figureLayout->addWidget(m_figurePages, 1);
-  m_view->addItems({"paper figure", "parallel coordinates"});
   m_band->addItems({"half", "std", "minmax", "none"});
   m_band->setItemData(0, "mean ± 0.67 std: the paper's 50% interval", Qt::ToolTipRole);
   return figureBox;
@@ -339,6 +338,11 @@ void StudyView::connectControls() {
   m_redraw->setSingleShot(true);
   m_redraw->setInterval(500);
   connect(m_redraw, &QTimer::timeout, this, &StudyView::refresh);
+  // Choosing one of the study's declared figures sets the choices to it.
+  connect(m_view, &QComboBox::currentIndexChanged, this, [this] {
+    if (m_filling) return;
+    if (const auto* figure = chosenFigure()) showDeclaredFigure(*figure);
+  });
   for (auto* box : {m_view, m_metric, m_x, m_group, m_panel, m_band})
     connect(box, &QComboBox::currentIndexChanged, this, [this] {
       if (m_filling) return;
@@ -445,24 +449,52 @@ void StudyView::fitPanes() {
   if (table != m_split->sizes()[1]) m_split->setSizes({height - table - handle, table});
 }
 
+// The study's declared figure shown in the view box: each one its own entry where the study
+// declares several (a study file's second figure had no way to be drawn as declared).
+const study::FigureLayout* StudyView::chosenFigure() const {
+  if (!m_record || parallelChosen()) return nullptr;
+  const auto& figures = m_record->spec.figures;
+  const int i = m_view->currentData().toInt();
+  return i >= 0 && i < static_cast<int>(figures.size()) ? &figures[i] : nullptr;
+}
+
 void StudyView::fillChoices() {
   m_filling = true;
-  for (auto* box : {m_metric, m_x, m_group, m_panel}) box->clear();
+  const bool parallel = m_view->count() > 0 && parallelChosen();
+  for (auto* box : {m_view, m_metric, m_x, m_group, m_panel}) box->clear();
+  const auto* figures = m_record ? &m_record->spec.figures : nullptr;
+  if (figures && figures->size() > 1)
+    for (size_t i = 0; i < figures->size(); ++i) {
+      const auto& f = (*figures)[i];
+      QStringList metrics;
+      for (const auto& m : f.metrics) metrics << QString::fromStdString(m);
+      const QString name =
+          f.name.empty()
+              ? QString("%1 against %2").arg(metrics.join(", "), QString::fromStdString(f.x))
+              : QString::fromStdString(f.name);
+      m_view->addItem(QString("figure %1: %2").arg(i + 1).arg(name), int(i));
+    }
+  else
+    m_view->addItem("paper figure", 0);
+  m_view->addItem("parallel coordinates", -1);
+  m_view->setCurrentIndex(parallel ? m_view->count() - 1 : 0);
   if (m_record) {
     const auto& spec = m_record->spec;
     const auto axes = study::figureAxesOf(spec);
-    const study::FigureLayout* declared = spec.figures.empty() ? nullptr : &spec.figures.front();
-    // The study's figure first (its metrics side by side), then each metric alone.
+    // Each figure's metrics side by side first, then each metric alone.
     std::vector<std::string> metrics;
-    if (declared && declared->metrics.size() > 1) {
-      QStringList joined;
-      for (const auto& m : declared->metrics) joined << QString::fromStdString(m);
-      m_metric->addItem(joined.join(", "), joined);
-    }
+    for (const auto& f : spec.figures)
+      if (f.metrics.size() > 1) {
+        QStringList joined;
+        for (const auto& m : f.metrics) joined << QString::fromStdString(m);
+        if (m_metric->findData(joined) < 0) m_metric->addItem(joined.join(", "), joined);
+      }
+    if (!spec.figures.empty())
+      for (const auto& m : spec.figures.front().metrics) metrics.push_back(m);
     if (spec.table)
       for (const auto& m : spec.table->metrics) metrics.push_back(m);
-    if (declared)
-      for (const auto& m : declared->metrics) metrics.push_back(m);
+    for (const auto& f : spec.figures)
+      for (const auto& m : f.metrics) metrics.push_back(m);
     if (spec.references)
       for (const auto& row : spec.references->rows)
         for (const auto& [m, v] : row.values) metrics.push_back(m);
@@ -492,18 +524,25 @@ void StudyView::fillChoices() {
         if (f.x == study::kMetricSuffixX && !f.xTitle.empty()) title = f.xTitle;
       m_x->addItem(QString::fromStdString(title), QString(study::kMetricSuffixX));
     }
-    if (declared) {
-      m_x->setCurrentIndex(m_x->findData(QString::fromStdString(declared->x)));
-      m_group->setCurrentIndex(
-          std::max(0, m_group->findData(QString::fromStdString(declared->group))));
-      m_panel->setCurrentIndex(
-          std::max(0, m_panel->findData(QString::fromStdString(declared->panel))));
-      m_band->setCurrentText(QString::fromStdString(declared->band));
-    } else if (axes.size() > 1) {
+    if (!spec.figures.empty())
+      showDeclaredFigure(spec.figures.front());
+    else if (axes.size() > 1)
       m_group->setCurrentIndex(2);  // the second axis
-    }
   }
   m_filling = false;
+}
+
+void StudyView::showDeclaredFigure(const study::FigureLayout& figure) {
+  const bool filling = m_filling;
+  m_filling = true;
+  QStringList metrics;
+  for (const auto& m : figure.metrics) metrics << QString::fromStdString(m);
+  if (const int at = m_metric->findData(metrics); at >= 0) m_metric->setCurrentIndex(at);
+  m_x->setCurrentIndex(m_x->findData(QString::fromStdString(figure.x)));
+  m_group->setCurrentIndex(std::max(0, m_group->findData(QString::fromStdString(figure.group))));
+  m_panel->setCurrentIndex(std::max(0, m_panel->findData(QString::fromStdString(figure.panel))));
+  m_band->setCurrentText(QString::fromStdString(figure.band));
+  m_filling = filling;
 }
 
 void StudyView::showOneRolePerAxis() {
@@ -533,14 +572,20 @@ study::FigureLayout StudyView::chosenLayout() const {
   if (layout.group == layout.x) layout.group.clear();
   if (layout.panel == layout.x || layout.panel == layout.group) layout.panel.clear();
   layout.band = m_band->currentText().toStdString();
-  // The study's own figure for this x lends its titles and scale.
+  // The study's own figure for this x lends its titles and scale: the one chosen where it
+  // draws along this x, else the first that does.
+  const study::FigureLayout* lender = chosenFigure();
+  if (lender && lender->x != layout.x) lender = nullptr;
   for (const auto& f : spec.figures)
-    if (f.x == layout.x) {
-      layout.xTitle = f.xTitle;
-      layout.yTitles = f.yTitles;
-      layout.logX = f.logX;
-      layout.categoricalX = f.categoricalX;
-    }
+    if (!lender && f.x == layout.x) lender = &f;
+  if (lender) {
+    layout.xTitle = lender->xTitle;
+    layout.yTitles = lender->yTitles;
+    layout.logX = lender->logX;
+    layout.categoricalX = lender->categoricalX;
+  }
+  // The chosen figure's own selection of settings (a file's figure of one dataset).
+  if (const auto* figure = chosenFigure()) layout.where = figure->where;
   if (const auto experiment = m_queue.registry().find(spec.experiment))
     study::addMetricAxes(layout, experiment->panels());
   return layout;
@@ -799,7 +844,7 @@ void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {
   m_grid->setRows(rows, columns, settingHeader(parts));
 }
 
-bool StudyView::parallelChosen() const { return m_view->currentIndex() == 1; }
+bool StudyView::parallelChosen() const { return m_view->currentData().toInt() < 0; }
 
 void StudyView::drawFigure() {
   // The parallel coordinates take the metric alone: the figure's other choices wait.

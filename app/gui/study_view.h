@@ -67,7 +67,9 @@ class StudyView : public QWidget {
   widgets::ParallelCoordinatesPlot* parallel() const { return m_parallel; }
   widgets::StudyTableModel* tableModel() const { return m_tableModel; }
   QTableView* table() const { return m_table; }
-  QComboBox* viewChoice() const { return m_view; }  // the paper figure or parallel coordinates
+  // Each figure the study declares (one "paper figure" for one or none), then the parallel
+  // coordinates.
+  QComboBox* viewChoice() const { return m_view; }
   QComboBox* metricChoice() const { return m_metric; }
   QComboBox* xChoice() const { return m_x; }
   QComboBox* groupChoice() const { return m_group; }
@@ -117,6 +119,8 @@ class StudyView : public QWidget {
   static constexpr int kTableRowsAtLeast = 3;
   static constexpr int kFigureMinimumHeight = 260;
   void fillChoices();
+  const study::FigureLayout* chosenFigure() const;  // null: parallel coordinates, or none
+  void showDeclaredFigure(const study::FigureLayout& figure);  // sets the choices to it
   void drawFigure();  // the paper figure or the parallel coordinates, as chosen
   void drawParallel();
   bool parallelChosen() const;

@@ -17,6 +17,8 @@ enum ExitCode : int {
   // Slurm's sbatch refused a study's job after the study was stored: nothing was submitted, and
   // `sweep resume --slurm` submits it again (it read as bad usage, "nothing stored").
   kExitSchedulerRefused = 4,
+  // sbatch answered without a job id: the job may be queued, unrecorded (`squeue --me`).
+  kExitSchedulerUnclear = 5,
   // A clean cancel (checkpoint saved, resumable) after a signal: 128 + its number.
   kExitHangup = 129,      // SIGHUP: the terminal closed
   kExitCancelled = 130,   // SIGINT: Ctrl-C

@@ -128,6 +128,7 @@ int main(int argc, char** argv) {
       "Exit codes: 0 finished, 1 run failed, 2 bad usage or config (nothing stored),\n"
       "3 run store or file error (e.g. a full disk; the message names the file),\n"
       "4 Slurm's sbatch refused a stored study's job (nothing submitted),\n"
+      "5 sbatch answered without a job id (the job may be queued, unrecorded),\n"
       "130/143/129 cancelled cleanly by SIGINT (Ctrl-C) / SIGTERM (kill, timeout,\n"
       "a cluster's preemption) / SIGHUP (terminal closed): checkpoint saved, resumable."};
   app.set_version_flag("--version", FOURIERLAB_VERSION);

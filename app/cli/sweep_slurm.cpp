@@ -121,6 +121,17 @@ void sayStoredAndHowToSubmit(const store::RunStore& runs, int64_t studyId) {
       nextCommand("sweep resume " + std::to_string(studyId) + " --slurm", runs.path()).c_str());
 }
 
+// After an answer without a job id: the job may be queued, so submitting again is not the
+// first thing to do.
+void sayStoredAndWhatToCheck(const store::RunStore& runs, int64_t studyId) {
+  std::fprintf(
+      stderr,
+      "the study is stored as %lld; if `squeue --me` does not show the job, `%s` "
+      "submits it again\n",
+      ll(studyId),
+      nextCommand("sweep resume " + std::to_string(studyId) + " --slurm", runs.path()).c_str());
+}
+
 std::optional<study::StudyRecord> requireStudy(store::RunStore& runs, int64_t id) {
   auto record = study::StudyStore(runs).study(id);
   if (!record) std::fprintf(stderr, "error: no study %lld in %s\n", ll(id), runs.path().c_str());
@@ -309,6 +320,10 @@ int sweepRunOnSlurm(const ExperimentRegistry& registry, const std::string& dbPat
     }
     try {
       return submitStudy(runs, studyId, options, !args.batch.empty());
+    } catch (const cluster::SbatchAnswerUnclear& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      sayStoredAndWhatToCheck(runs, studyId);
+      return kExitSchedulerUnclear;
     } catch (const cluster::SlurmError& e) {
       // Stored, whichever refused the job: sbatch, or the plan (a --work-dir already taken).
       std::fprintf(stderr, "error: %s\n", e.what());
@@ -345,6 +360,10 @@ int sweepResumeOnSlurm(const ExperimentRegistry& registry, const std::string& db
     std::fprintf(stderr, "error: %s\n", e.what());
     sayStoredAndHowToSubmit(runs, args.id);
     return kExitSchedulerRefused;
+  } catch (const cluster::SbatchAnswerUnclear& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    sayStoredAndWhatToCheck(runs, args.id);
+    return kExitSchedulerUnclear;
   } catch (const cluster::SlurmError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadUsage;

@@ -469,9 +469,10 @@ StudyJob submitSlurmJob(store::RunStore& store, const SlurmJobPlan& plan) {
   std::smatch id;
   const std::string answer = trimmed(r.out);
   if (!std::regex_search(answer, id, parsable))
-    throw SlurmError("sbatch answered '" + answer +
-                     "' where it prints the job's id (--parsable): the job may have been "
-                     "submitted, and is not recorded with the study; `squeue --me` shows it");
+    throw SbatchAnswerUnclear(
+        "sbatch answered '" + answer +
+        "' where it prints the job's id (--parsable): the job may have been "
+        "submitted, and is not recorded with the study; `squeue --me` shows it");
   job.jobId = id[1].str();
   job.id = StudyJobs(store).record(job);
   return job;

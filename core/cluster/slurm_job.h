@@ -85,6 +85,13 @@ class SbatchRefused : public SlurmError {
   using SlurmError::SlurmError;
 };
 
+// sbatch said yes without the job's id: the job may be queued, and is not recorded with the
+// study. Neither bad usage nor a refusal: submitting again could queue the runs twice.
+class SbatchAnswerUnclear : public SlurmError {
+ public:
+  using SlurmError::SlurmError;
+};
+
 // A job for the unfinished cells of stored study `studyId`, leaving out those a queued or
 // running task of an earlier job holds (squeue) and those a live local process trains. Call
 // collectFinishedShards first, so runs that finished on the cluster are not sent again.

@@ -957,6 +957,23 @@ class TestCliSweep : public QObject {
     QVERIFY2(killed.err.contains("sbatch printed nothing (killed by signal 9: Killed)"),
              qPrintable(killed.err));
     QVERIFY2(!killed.err.contains("exit -1"), qPrintable(killed.err));
+
+    // An answer without a job id: the job may be queued, so neither bad usage (2) nor a
+    // refusal (4), and not "submits it again" before a look at the queue.
+    {
+      QFile script(bin + "/sbatch");
+      QVERIFY(script.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      script.write("#!/bin/sh\necho 'Submitted batch job'\n");
+    }
+    qputenv("PATH", bin.toLocal8Bit() + ":" + oldPath);
+    const auto unclear = runCli({"sweep", "resume", "1", "--slurm", "--db", db});
+    qputenv("PATH", oldPath);
+    QVERIFY2(unclear.exitCode == 5, qPrintable(unclear.err));
+    QVERIFY2(unclear.err.contains("sbatch answered 'Submitted batch job' where it prints the "
+                                  "job's id") &&
+                 unclear.err.contains("if `squeue --me` does not show the job, `"),
+             qPrintable(unclear.err));
+    QCOMPARE(queryInt(db, "SELECT count(*) FROM study_jobs"), int64_t(0));
   }
 
   // A study run whose resume is refused (its corpus changed since) is left interrupted and
@@ -1058,12 +1075,18 @@ class TestCliSweep : public QObject {
     const QString err = QString::fromUtf8(p.readAllStandardError());
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QVERIFY2(p.exitCode() == 143, qPrintable(err));
-    QVERIFY2(err.contains("stopped by SIGTERM: 2 runs recorded cancelled"), qPrintable(err));
-    QVERIFY2(err.contains("had not ended"), qPrintable(err));
-    QCOMPARE(queryInt(db,
-                      "SELECT count(*) FROM runs WHERE status = 'cancelled' AND message LIKE "
-                      "'SIGTERM: its step in progress had not ended%'"),
-             int64_t(2));
+    // Each run stuck in a step is recorded so; one whose step ended as the signal came (a
+    // step of this model takes a millisecond) stops at its checkpoint as after any signal.
+    // Both are cancelled in the store, whichever it was.
+    const int64_t stuck = queryInt(db,
+                                   "SELECT count(*) FROM runs WHERE status = 'cancelled' AND "
+                                   "message LIKE 'SIGTERM: its step in progress had not ended%'");
+    QVERIFY2(stuck >= 1, qPrintable(err));
+    QVERIFY2(err.contains(QString("stopped by SIGTERM: %1 run%2 recorded cancelled (SIGTERM: its "
+                                  "step in progress had not ended")
+                              .arg(stuck)
+                              .arg(stuck == 1 ? "" : "s")),
+             qPrintable(err));
     QCOMPARE(queryInt(db, "SELECT count(*) FROM runs WHERE status <> 'cancelled'"), int64_t(0));
 
     QProcess resume;

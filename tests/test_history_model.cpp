@@ -131,12 +131,13 @@ class TestHistoryModel : public QObject {
   }
 
  private slots:
-  // Metric columns read numbers as numbers (@48 before @384; text order put @384 second) and
-  // list the process's figures last, whatever order the keys come in.
+  // Metric columns read numbers as numbers (@48 before @384; text order put @384 second), lead
+  // with the held-out ones and list the process's figures last, whatever order the keys come in.
   void metricKeysAreInReadingOrder() {
-    const QStringList expected{"passkey/acc@48",  "passkey/acc@96",     "passkey/acc@192",
-                               "passkey/acc@384", "train/loss",         "val/ppl@64",
-                               "val/ppl@1024",    "system/cpu_percent", "system/rss_mib"};
+    const QStringList expected{"test/kl",         "val/ppl@64",     "val/ppl@1024",
+                               "passkey/acc@48",  "passkey/acc@96", "passkey/acc@192",
+                               "passkey/acc@384", "train/loss",     "system/cpu_percent",
+                               "system/rss_mib"};
     std::mt19937 random(7);
     for (int trial = 0; trial < 50; ++trial) {
       QStringList shuffled = expected + expected.mid(trial % 5, 2);  // with repeats

@@ -39,14 +39,20 @@ bool numbersAsNumbersLess(const QString& a, const QString& b) {
 }  // namespace
 
 QStringList inReadingOrder(const QStringList& metricKeys) {
-  QStringList own, system;
-  for (const auto& key : metricKeys) {
-    QStringList& part = isSystemMetric(key.toStdString()) ? system : own;
-    if (!part.contains(key)) part << key;
-  }
-  std::sort(own.begin(), own.end(), numbersAsNumbersLess);
-  std::sort(system.begin(), system.end(), numbersAsNumbersLess);
-  return own + system;
+  // Held out, other evaluations, training, the process.
+  auto partOf = [](const QString& key) {
+    if (isSystemMetric(key.toStdString())) return 3;
+    if (key.startsWith("test/") || key.startsWith("val/")) return 0;
+    return key.startsWith("train/") ? 2 : 1;
+  };
+  QStringList keys;
+  for (const auto& key : metricKeys)
+    if (!keys.contains(key)) keys << key;
+  std::sort(keys.begin(), keys.end(), [&](const QString& a, const QString& b) {
+    const int partA = partOf(a), partB = partOf(b);
+    return partA != partB ? partA < partB : numbersAsNumbersLess(a, b);
+  });
+  return keys;
 }
 
 }  // namespace fl::gui

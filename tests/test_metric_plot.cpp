@@ -666,6 +666,32 @@ class TestMetricPlot : public QObject {
     QCOMPARE(legend->outerRect().width(), legendOnScreen);
   }
 
+  // A saved plot has no pointer: its note says what is drawn, not "hover to read them", and
+  // its title is whole where the cell had cut it. The screen keeps its own.
+  void aSavedPlotSaysNothingOfHoverAndKeepsItsTitleWhole() {
+    const QString title = "Spectrum over training · #10 frequencies=12 seed=2 gamma=1e-06";
+    MetricPlot plot(title, "step", "loss");
+    QVERIFY(shownAt(plot, QSize(330, 260)));
+    for (int i = 0; i < 12; ++i)
+      plot.setCurve(QString("#%1 run").arg(i), Qt::red, {1, 2}, {0.1 * i, 0.2});
+    plot.refresh();
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    QCOMPARE(plot.legendNote(), QString("12 curves: hover to read them"));
+    QVERIFY(!drawnAsSvg(plot).contains(title));  // cut on screen, else this proves nothing
+
+    QTemporaryDir dir;
+    const QString svg = dir.filePath("spectrum.svg");
+    QVERIFY(fl::widgets::savePlotImage(plot.plot(), svg));
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString saved = QString::fromUtf8(file.readAll());
+    QVERIFY2(!saved.contains("hover"), qPrintable(saved.left(2000)));
+    QVERIFY(saved.contains(">12 curves<"));
+    const qsizetype at = saved.indexOf("Spectrum over");
+    QVERIFY2(saved.contains(title.toHtmlEscaped()), qPrintable(saved.mid(at, 200)));
+    QCOMPARE(plot.legendNote(), QString("12 curves: hover to read them"));
+  }
+
   // Over many random sets of curves, the readout lists every shown curve once, each with its
   // value at the nearest step, highest first, and never a hidden one.
   void theReadoutListsShownCurvesHighestFirst() {
@@ -856,6 +882,31 @@ class TestMetricPlot : public QObject {
     for (auto it = lower->data()->constBegin(); it != lower->data()->constEnd(); ++it)
       drawn << it->value;
     QCOMPARE(drawn, (QVector<double>{0.5, std::numeric_limits<double>::min(), 0.1}));
+  }
+
+  // A plot whose curves are cleared (a new run shown in the panel) reads no ranges of the
+  // curves before: a new run's panels had read the last run's steps and losses until its first
+  // value.
+  void aPlotWithoutCurvesLetsGoOfTheRangesOfThoseBefore() {
+    MetricPlot plot("loss", "step", "loss");
+    plot.resize(400, 300);
+    plot.setCurve("#1 loss", Qt::blue, {100, 200, 3000}, {40, 20, 10});
+    plot.refresh();
+    QCOMPARE(plot.plot()->xAxis->range().upper, 3000.0);
+    QVERIFY(plot.plot()->yAxis->range().upper > 40);
+    plot.clearCurves();
+    plot.refresh();
+    QCOMPARE(plot.plot()->xAxis->range().lower, 0.0);
+    QCOMPARE(plot.plot()->xAxis->range().upper, 1.0);
+    QCOMPARE(plot.plot()->yAxis->range().lower, 0.0);
+    QCOMPARE(plot.plot()->yAxis->range().upper, 1.0);
+    // A curve with no value drawn yet (every one NaN) leaves them there too.
+    plot.setCurve("#2 loss", Qt::blue, {1}, {std::numeric_limits<double>::quiet_NaN()});
+    plot.refresh();
+    QCOMPARE(plot.plot()->yAxis->range().upper, 1.0);
+    // On a log axis, a range a log axis can draw.
+    plot.setLogY(true);
+    QVERIFY(plot.plot()->yAxis->range().lower > 0);
   }
 
   void boundedValuesKeepTheirAxisInsideTheBounds() {

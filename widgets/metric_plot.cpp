@@ -430,6 +430,10 @@ void MetricPlot::refresh() {
         m_plot->xAxis->setRange(lo, hi);
       else
         m_plot->xAxis->setRange(lo - 1, lo + 1);
+    } else {
+      // Nothing drawn: not the ranges of the curves before (a new run's panels read the last
+      // run's steps and losses until its first value).
+      m_plot->xAxis->setRange(0, 1);
     }
   }
   redecimate();
@@ -526,6 +530,8 @@ void MetricPlot::redecimate() {
     // 0 to 5 before its first evaluation).
     const double margin = kBoundedCurveMargin * (m_ceiling - m_floor);
     m_plot->yAxis->setRange(m_floor - margin, m_ceiling + margin);
+  } else if (m_autoRange) {
+    m_plot->yAxis->setRange(m_logY ? 0.1 : 0.0, 1.0);
   }
   // Whole-number series (periods, counts) get whole-number ticks.
   if (!m_logY && std::isfinite(yLo) && whole != m_wholeY) {
@@ -545,6 +551,10 @@ void MetricPlot::redecimate() {
                             ? QString("%1 runs:\nhover to\nread them").arg(keys->runs.size())
                         : note ? QString("%1 curves:\nhover to\nread them").arg(shown)
                                : QString());
+  // A saved plot has no pointer to hover: it says what the colours are.
+  setSavedText(m_legendNote, runsOnHover
+                                 ? QString("%1 runs,\none colour\neach").arg(keys->runs.size())
+                                 : QString("%1 curves").arg(shown));
   m_legendNote->setMargins(note ? QMargins(2, 2, 4, 2) : QMargins());
   m_legendNote->setMaximumSize(QWIDGETSIZE_MAX, note ? QWIDGETSIZE_MAX : 0);
   fitTicks(m_plot);

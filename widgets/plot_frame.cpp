@@ -140,13 +140,32 @@ QString withKeysCut(const QString& name, int keep) {
   return words.join(' ');
 }
 
-// The size a plot is saved at, its legend's names lifted to that size for the time it lives. A
-// saved figure goes into a paper or a report, where a legend cut to "f…=8 s…=2" names no
-// setting: it is drawn wide enough for its legend's whole names at the legend's share of the
-// width, never narrower than on screen, and no wider than a page (names are cut past that).
+constexpr const char* kSavedTextProperty = "fourierlabSavedText";
+
+// The size a plot is saved at, its legend's names lifted to that size and its notes for the
+// screen replaced (setSavedText) for the time it lives. A saved figure goes into a paper or a
+// report, where a legend cut to "f…=8 s…=2" names no setting: it is drawn wide enough for its
+// legend's whole names at the legend's share of the width and for its whole title (a heatmap's
+// "Spectrum over training · #10 frequencies=12 s…"), never narrower than on screen, and no
+// wider than a page (names are cut past that).
 class SavedSize {
  public:
   explicit SavedSize(QCustomPlot* plot) : m_width(plot->width()), m_height(plot->height()) {
+    for (auto* element : plot->plotLayout()->elements(true))
+      if (auto* note = qobject_cast<QCPTextElement*>(element)) {
+        const QVariant saved = note->property(kSavedTextProperty);
+        if (!saved.isValid() || note->text().isEmpty()) continue;
+        m_notes.push_back({note, note->text()});
+        note->setText(saved.toString());
+      }
+    if (auto* title = plotTitle(plot)) {
+      // The title's cell shares the width with what stands beside it (the legend's column).
+      // (A plot never laid out has a title cell of no width yet.)
+      const int cell = title->outerRect().width();
+      const int beside = cell > 0 ? std::max(0, plot->width() - cell) : 0;
+      const int whole = QFontMetrics(title->font()).horizontalAdvance(title->text()) + 16 + beside;
+      m_width = std::clamp(whole, m_width, std::max(m_width, kWidestSaved));
+    }
     QCPLegend* legend = plot->legend;
     if (!legend || !legend->visible()) return;
     const QFontMetrics metrics(legend->font());
@@ -168,6 +187,7 @@ class SavedSize {
   }
   ~SavedSize() {
     for (auto& [item, width] : m_lifted) item->setMaxTextWidth(width);
+    for (auto& [note, text] : m_notes) note->setText(text);
   }
   SavedSize(const SavedSize&) = delete;
   SavedSize& operator=(const SavedSize&) = delete;
@@ -180,6 +200,7 @@ class SavedSize {
   int m_width;
   int m_height;
   std::vector<std::pair<ElidedLegendItem*, int>> m_lifted;
+  std::vector<std::pair<QCPTextElement*, QString>> m_notes;
 };
 
 }  // namespace
@@ -358,6 +379,10 @@ void fitTicks(QCustomPlot* plot) {
   // Text tickers place their own labels (one per category).
   if (!plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>())
     plot->xAxis->ticker()->setTickCount(count);
+}
+
+void setSavedText(QCPTextElement* note, const QString& saved) {
+  note->setProperty(kSavedTextProperty, saved);
 }
 
 QCPTextElement* plotTitle(QCustomPlot* plot) {

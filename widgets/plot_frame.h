@@ -69,11 +69,16 @@ QString noDataCaption(bool runEnded);
 // the largest cell looked like a missing one. NaN cells are transparent (blank).
 QCPColorGradient sequentialGradient();
 
+// What a note only the screen can honour ("8 runs: hover to read them") reads in a saved plot,
+// where no pointer hovers; set again whenever the note's text changes.
+void setSavedText(QCPTextElement* note, const QString& saved);
+
 // The bold title row setUpPlotFrame() gave the plot (null for a plot it did not frame).
 QCPTextElement* plotTitle(QCustomPlot* plot);
 
-// Saved plots are drawn at their size on screen, or wider where their legend's names would be
-// cut there (up to 1600 px): a saved figure names its curves whole.
+// Saved plots are drawn at their size on screen, or wider where their legend's names or their
+// title would be cut there (up to 1600 px): a saved figure names its curves whole. Notes with a
+// saved text (setSavedText) read it there.
 // Writes the plot as SVG (QCustomPlot saves PNG and PDF itself).
 bool savePlotSvg(QCustomPlot* plot, const QString& path);
 // The plot as the file's name says: .svg (savePlotSvg), .pdf, else PNG at twice its pixels.

@@ -10,12 +10,14 @@
 #include <QStandardItemModel>
 
 #include <QComboBox>
+#include <QDialog>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTableView>
+#include <QTextBrowser>
 
 #include <qcustomplot.h>
 
@@ -225,6 +227,17 @@ class TestStudyView : public QObject {
     QCOMPARE(model->data(agrees, Qt::ForegroundRole).value<QColor>(), QColor(0, 110, 0));
     QVERIFY2(lab.view.summary()->text().contains("color:#006e00"),
              qPrintable(lab.view.summary()->text()));
+    // The claims read in a window of their own, not on hover alone: each with its numbers.
+    QVERIFY(lab.view.summary()->text().contains("<a href='claims'>read them</a>"));
+    emit lab.view.summary()->linkActivated("claims");
+    auto* report = lab.view.findChild<QDialog*>("fourierlabReport");
+    QVERIFY(report && report->isVisible());
+    const QString claimsText = report->findChild<QTextBrowser*>()->toPlainText();
+    QVERIFY2(claimsText.contains("holds: width 1 below width 2 (test/m: width 1 12.000 ± 1.000 (3) "
+                                 "against width 2 21.500 ± 0.707 (2)"),
+             qPrintable(claimsText));
+    QVERIFY2(claimsText.contains("A claim holds when"), qPrintable(claimsText));
+    report->close();
 
     const auto& rows = lab.view.grid()->rows();
     QCOMPARE(rows.size(), 2);

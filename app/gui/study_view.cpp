@@ -36,6 +36,7 @@
 #include "widgets/flow_layout.h"
 #include "widgets/one_line_rows.h"
 #include "widgets/parallel_coordinates.h"
+#include "widgets/report_dialog.h"
 #include "widgets/study_figure_plot.h"
 #include "widgets/study_progress_grid.h"
 #include "widgets/study_table_model.h"
@@ -350,6 +351,14 @@ void StudyView::connectControls() {
       drawFigure();
       fitPanes();
     });
+  connect(m_summary, &QLabel::linkActivated, this, [this](const QString& link) {
+    if (link == "claims" && m_record && !m_claimsHtml.isEmpty())
+      widgets::showReport(this,
+                          QString("Claims of study %1 %2")
+                              .arg(m_studyId)
+                              .arg(QString::fromStdString(m_record->name)),
+                          m_claimsHtml);
+  });
   connect(m_grid, &widgets::StudyProgressGrid::rowClicked, this, [this](int row) {
     const auto& rows = m_grid->rows();
     if (row < 0 || row >= rows.size()) return;
@@ -766,10 +775,12 @@ void StudyView::refresh() {
 
 // Beside the run counts, how the study's claims stand over the seeds so far, counted by outcome
 // (green holds, red contradicted, grey unresolved or not yet measured); each claim with its
-// numbers, and the rule, in the tooltip. One line, so the figure and table keep the room on a
-// small screen; `sweep table` prints the same list.
+// numbers, and the rule, in the tooltip and in a window of their own ("read them": a tooltip
+// goes when the pointer moves, and cannot be copied). One line, so the figure and table keep the
+// room on a small screen; `sweep table` prints the same list.
 void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
   m_summary->setToolTip({});
+  m_claimsHtml.clear();
   if (claims.empty()) return;
   std::map<study::ClaimOutcome, int> counts;
   QStringList lines;
@@ -793,11 +804,13 @@ void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
                  .arg(QString::fromStdString(study::toString(outcome)));
   m_summary->setText(m_summary->text() + " &nbsp; <b>Claims over seeds</b> <i>" +
                      QString::fromStdString(study::claimsScale(m_record->spec)).toHtmlEscaped() +
-                     "</i>: " + parts.join(", ") + " <i>(hover for each)</i>");
-  m_summary->setToolTip(
-      "<p>" + QString::fromStdString(study::claimsScaleText(m_record->spec)).toHtmlEscaped() +
-      "</p>" + lines.join("") + "<p>" +
-      QString::fromStdString(study::claimRuleText()).toHtmlEscaped() + "</p>");
+                     "</i>: " + parts.join(", ") +
+                     " <a href='claims'>read them</a> <i>(or hover)</i>");
+  m_claimsHtml = "<p>" +
+                 QString::fromStdString(study::claimsScaleText(m_record->spec)).toHtmlEscaped() +
+                 "</p>" + lines.join("") + "<p>" +
+                 QString::fromStdString(study::claimRuleText()).toHtmlEscaped() + "</p>";
+  m_summary->setToolTip(m_claimsHtml);
 }
 
 void StudyView::drawGrid(const std::vector<study::AggregateCell>&) {

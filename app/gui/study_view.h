@@ -138,7 +138,8 @@ class StudyView : public QWidget {
   RunQueue& m_queue;
   int64_t m_studyId = 0;
   std::optional<study::StudyRecord> m_record;
-  QString m_departs;  // what the shown study changed from its declared one (departureNote)
+  QString m_departs;     // what the shown study changed from its declared one (departureNote)
+  QString m_claimsHtml;  // each claim's outcome and numbers, for the hover and "read them"
   std::vector<study::StudyRunResult> m_results;
   std::vector<study::AggregateCell> m_cells;
   QLabel* m_title;

@@ -35,7 +35,9 @@ std::vector<PanelSpec> FopeExperiment::panels() const {
        "step",
        "cross-entropy (nats)",
        true,
-       "Training loss and validation loss at train_len"},
+       "Training loss and validation loss at train_len. With passkey_protocol=trained-in, a "
+       "passkey_mix share of each training batch is passkey prompts and validation is the "
+       "corpus alone: the curves differ by that mix as well as by overfitting"},
       {"ppl_vs_length",
        "Perplexity against evaluation length",
        PanelKind::SnapshotCurves,

@@ -944,15 +944,19 @@ class TestCliSweep : public QObject {
                                    " (and 2 rows of cells no run was made for yet)"),
              qPrintable(exported.err));
 
+    // `sweep resume --slurm` with an sbatch that runs `script`.
+    const auto resumeWithSbatch = [&](const char* script) {
+      QFile file(bin + "/sbatch");
+      if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) qFatal("cannot write sbatch");
+      file.write(script);
+      file.close();
+      qputenv("PATH", bin.toLocal8Bit() + ":" + oldPath);
+      auto result = runCli({"sweep", "resume", "1", "--slurm", "--db", db});
+      qputenv("PATH", oldPath);
+      return result;
+    };
     // An sbatch killed by a signal is said so: it had read "(exit -1)", a code it never gave.
-    {
-      QFile script(bin + "/sbatch");
-      QVERIFY(script.open(QIODevice::WriteOnly | QIODevice::Truncate));
-      script.write("#!/bin/sh\nkill -KILL $$\n");
-    }
-    qputenv("PATH", bin.toLocal8Bit() + ":" + oldPath);
-    const auto killed = runCli({"sweep", "resume", "1", "--slurm", "--db", db});
-    qputenv("PATH", oldPath);
+    const auto killed = resumeWithSbatch("#!/bin/sh\nkill -KILL $$\n");
     QVERIFY2(killed.exitCode == 4, qPrintable(killed.err));
     QVERIFY2(killed.err.contains("sbatch printed nothing (killed by signal 9: Killed)"),
              qPrintable(killed.err));
@@ -960,14 +964,7 @@ class TestCliSweep : public QObject {
 
     // An answer without a job id: the job may be queued, so neither bad usage (2) nor a
     // refusal (4), and not "submits it again" before a look at the queue.
-    {
-      QFile script(bin + "/sbatch");
-      QVERIFY(script.open(QIODevice::WriteOnly | QIODevice::Truncate));
-      script.write("#!/bin/sh\necho 'Submitted batch job'\n");
-    }
-    qputenv("PATH", bin.toLocal8Bit() + ":" + oldPath);
-    const auto unclear = runCli({"sweep", "resume", "1", "--slurm", "--db", db});
-    qputenv("PATH", oldPath);
+    const auto unclear = resumeWithSbatch("#!/bin/sh\necho 'Submitted batch job'\n");
     QVERIFY2(unclear.exitCode == 5, qPrintable(unclear.err));
     QVERIFY2(unclear.err.contains("sbatch answered 'Submitted batch job' where it prints the "
                                   "job's id") &&

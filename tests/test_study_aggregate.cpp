@@ -350,7 +350,7 @@ class TestStudyAggregate : public QObject {
     claim.better = "lower";
     claim.a = {{"dataset", "gmm2"}, {"head", "fourier"}};
     claim.b = {{"dataset", "gmm2"}, {"head", "linear"}};
-    auto v = judgeClaims({claim}, cells).at(0);
+    auto v = judgeClaims({claim}, cells, {}).at(0);
     QCOMPARE(int(v.outcome), int(ClaimOutcome::Holds));
     QVERIFY(std::abs(v.difference + 0.20) < 1e-12);
     QVERIFY(std::abs(v.bound - 2 * std::sqrt(0.0004 / 3 + 0.0008 / 2)) < 1e-12);
@@ -361,18 +361,19 @@ class TestStudyAggregate : public QObject {
              v.summary().c_str());
 
     claim.better = "higher";  // the same numbers, claimed the other way round
-    QCOMPARE(int(judgeClaims({claim}, cells).at(0).outcome), int(ClaimOutcome::Contradicted));
+    QCOMPARE(int(judgeClaims({claim}, cells, {}).at(0).outcome), int(ClaimOutcome::Contradicted));
 
     // A side run otherwise than the study declares: its numbers shown, its departure named,
     // no outcome; a cell on neither side departing changes nothing.
     auto departed = cells;
     for (auto& cell : departed)
       if (cell.config.value("dataset", "") == "beta") cell.departures = {"epochs 3 (x)"};
-    QCOMPARE(int(judgeClaims({claim}, departed).at(0).outcome), int(ClaimOutcome::Contradicted));
+    QCOMPARE(int(judgeClaims({claim}, departed, {}).at(0).outcome),
+             int(ClaimOutcome::Contradicted));
     for (auto& cell : departed)
       if (cell.config.value("head", "") == "linear")
         cell.departures = {"epochs 20 (the study's 500)"};
-    const auto notJudged = judgeClaims({claim}, departed).at(0);
+    const auto notJudged = judgeClaims({claim}, departed, {}).at(0);
     QCOMPARE(int(notJudged.outcome), int(ClaimOutcome::NotJudged));
     QCOMPARE(notJudged.b.n, 2);
     QVERIFY2(notJudged.summary().find("not judged: the Fourier head fits gmm2 better") == 0 &&
@@ -384,16 +385,92 @@ class TestStudyAggregate : public QObject {
     // 0.1 each, equal: unresolved (d = 0 within 2 SE = 0).
     claim.metric = "test/smoothness";
     claim.over = "test/kl";
-    v = judgeClaims({claim}, cells).at(0);
+    v = judgeClaims({claim}, cells, {}).at(0);
     QCOMPARE(int(v.outcome), int(ClaimOutcome::Unresolved));
     QVERIFY(std::abs(v.a.mean - 0.1) < 1e-12 && std::abs(v.b.mean - 0.1) < 1e-12);
 
     // One run on a side is not enough to judge.
     claim.over.clear();
-    claim.b = {{"dataset", "beta"}};
-    v = judgeClaims({claim}, cells).at(0);
+    claim.a = {{"dataset", "gmm2"}, {"head", "linear"}};
+    claim.b = {{"dataset", "beta"}, {"head", "linear"}};
+    v = judgeClaims({claim}, cells, {}).at(0);
     QCOMPARE(int(v.outcome), int(ClaimOutcome::NotMeasured));
-    QVERIFY(v.summary().find("needs two finished runs a side") != std::string::npos);
+    QVERIFY2(v.summary().find("; needs two finished runs a side)") != std::string::npos,
+             v.summary().c_str());
+    // What is missing is said: a side matching no run, a metric no run has.
+    claim.b = {{"dataset", "beta"}, {"head", "gmm"}};
+    v = judgeClaims({claim}, cells, {}).at(0);
+    QVERIFY2(v.summary().find("; side b matches no run of the study)") != std::string::npos,
+             v.summary().c_str());
+    claim.b = {{"dataset", "beta"}, {"head", "linear"}};
+    claim.metric = "test/nope";
+    v = judgeClaims({claim}, cells, {}).at(0);
+    QVERIFY2(v.summary().find("; no run on side a has test/nope)") != std::string::npos,
+             v.summary().c_str());
+    // A side leaving the head open is compared at the other side's head: the Fourier head on
+    // gmm2 against the only head beta has, the linear one, is no comparison of datasets.
+    claim.metric = "test/kl";
+    claim.a = {{"dataset", "gmm2"}, {"head", "fourier"}};
+    claim.b = {{"dataset", "beta"}};
+    v = judgeClaims({claim}, cells, {}).at(0);
+    QCOMPARE(int(v.outcome), int(ClaimOutcome::NotMeasured));
+    QVERIFY2(v.summary().find("; the sides are never at one setting of head (fourier against "
+                              "linear))") != std::string::npos,
+             v.summary().c_str());
+  }
+
+  // The sides are compared only at one setting of what the claim does not name apart: arms
+  // fixing their datasets, or open datasets the sides never share, give no verdict. Both had
+  // been judged, gmm2 against beta, with nothing said of the datasets.
+  void aClaimComparesItsSidesAtOneSettingOfEverythingElse() {
+    std::vector<StudyRunResult> runs;
+    for (int seed = 1; seed <= 3; ++seed) {
+      auto fourier = run("gmm2", "fourier", seed, 0.1 + 0.01 * seed, fl::RunStatus::Finished, "F");
+      fourier.axes = nlohmann::json::object();  // the arm fixes its dataset and head
+      auto linear = run("beta", "linear", seed, 0.5 + 0.01 * seed, fl::RunStatus::Finished, "L");
+      linear.axes = nlohmann::json::object();
+      runs.push_back(fourier);
+      runs.push_back(linear);
+    }
+    const auto cells = aggregate(runs);
+    StudyArm f{"F", {{"head", "fourier"}, {"dataset", "gmm2"}}, {}, {}};
+    StudyArm l{"L", {{"head", "linear"}, {"dataset", "beta"}}, {}, {}};
+    StudyClaim claim;
+    claim.text = "fourier below linear";
+    claim.metric = "test/kl";
+    claim.better = "lower";
+    claim.a = {{"head", "fourier"}};
+    claim.b = {{"head", "linear"}};
+    auto verdicts = judgeClaims({claim}, cells, {f, l});
+    QCOMPARE(int(verdicts.size()), 1);
+    QCOMPARE(int(verdicts[0].outcome), int(ClaimOutcome::NotMeasured));
+    QVERIFY2(verdicts[0].summary().find("the sides are never at one setting of dataset (gmm2 "
+                                        "against beta)") != std::string::npos,
+             verdicts[0].summary().c_str());
+    // Named apart, the datasets are what the claim compares: judged.
+    claim.a["dataset"] = "gmm2";
+    claim.b["dataset"] = "beta";
+    verdicts = judgeClaims({claim}, cells, {f, l});
+    QCOMPARE(int(verdicts[0].outcome), int(ClaimOutcome::Holds));
+
+    // Open datasets on both sides that never meet: no verdict either.
+    std::vector<StudyRunResult> open;
+    for (int seed = 1; seed <= 2; ++seed)
+      for (const auto& [dataset, head] : std::vector<std::pair<std::string, std::string>>{
+               {"gmm2", "fourier"}, {"gaussian", "fourier"}, {"beta", "linear"}})
+        open.push_back(run(dataset, head, seed, 0.1 * seed));
+    claim.a = {{"head", "fourier"}};
+    claim.b = {{"head", "linear"}};
+    verdicts = judgeClaims({claim}, aggregate(open), {});
+    QCOMPARE(int(verdicts.size()), 1);
+    QVERIFY2(verdicts[0].summary().find("never at one setting of dataset (gmm2, gaussian against "
+                                        "beta)") != std::string::npos,
+             verdicts[0].summary().c_str());
+    // A side fixing gaussian meets no gaussian on the other side.
+    claim.a["dataset"] = "gaussian";
+    verdicts = judgeClaims({claim}, aggregate(open), {});
+    QCOMPARE(int(verdicts.size()), 1);
+    QCOMPARE(int(verdicts[0].outcome), int(ClaimOutcome::NotMeasured));
   }
 
   // Sides that leave the dataset open: each dataset is judged apart. Pooled, the two datasets'
@@ -417,7 +494,7 @@ class TestStudyAggregate : public QObject {
     claim.better = "lower";
     claim.a = {{"head", "fourier"}};
     claim.b = {{"head", "linear"}};
-    const auto verdicts = judgeClaims({claim}, cells);
+    const auto verdicts = judgeClaims({claim}, cells, {});
     QCOMPARE(int(verdicts.size()), 2);
     for (const auto& v : verdicts) {
       QCOMPARE(v.a.n, 3);  // three seeds, not six runs of two datasets
@@ -436,7 +513,7 @@ class TestStudyAggregate : public QObject {
 
     // A side fixing the dataset meets the other side's setting of that dataset only.
     claim.a = {{"head", "fourier"}, {"dataset", "beta"}};
-    const auto one = judgeClaims({claim}, cells);
+    const auto one = judgeClaims({claim}, cells, {});
     QCOMPARE(int(one.size()), 1);
     QCOMPARE(one[0].whereB.at("dataset").get<std::string>(), std::string("beta"));
     QCOMPARE(int(one[0].outcome), int(ClaimOutcome::Contradicted));
@@ -451,7 +528,7 @@ class TestStudyAggregate : public QObject {
       armed.push_back(run("gmm2", "linear", s + 1, 0.3 + 0.01 * s, fl::RunStatus::Finished, "l"));
     }
     claim.a = {{"head", "fourier"}};
-    const auto perArm = judgeClaims({claim}, aggregate(armed));
+    const auto perArm = judgeClaims({claim}, aggregate(armed), {});
     QCOMPARE(int(perArm.size()), 2);
     QCOMPARE(perArm[0].whereA.at("arm").get<std::string>(), std::string("a"));
     QCOMPARE(perArm[1].whereA.at("arm").get<std::string>(), std::string("b"));
@@ -470,7 +547,7 @@ class TestStudyAggregate : public QObject {
     claim.metric = "test/smoothness";
     claim.bMetric = "test/kl";
     claim.better = "lower";
-    auto v = judgeClaims({claim}, cells).at(0);
+    auto v = judgeClaims({claim}, cells, {}).at(0);
     QCOMPARE(int(v.outcome), int(ClaimOutcome::Holds));
     QVERIFY(std::abs(v.difference + 0.288) < 1e-12);
     const double twoSe = 2 * std::sqrt(0.0008 / 2 + 0.000008 / 2);
@@ -488,7 +565,7 @@ class TestStudyAggregate : public QObject {
         {gap - twoSe - 1e-6, ClaimOutcome::Contradicted}};
     for (const auto& [within, expected] : cases) {
       claim.within = within;
-      v = judgeClaims({claim}, cells).at(0);
+      v = judgeClaims({claim}, cells, {}).at(0);
       QVERIFY2(v.outcome == expected, v.summary().c_str());
     }
     QVERIFY2(v.summary().find(" beyond ") != std::string::npos, v.summary().c_str());

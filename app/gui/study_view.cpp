@@ -790,7 +790,7 @@ void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
         : outcome == study::ClaimOutcome::Contradicted ? std::optional<bool>(false)
                                                        : std::nullopt);
   };
-  for (const auto& verdict : study::judgeClaims(claims, m_cells)) {
+  for (const auto& verdict : study::judgeClaims(claims, m_cells, m_record->spec.arms)) {
     ++counts[verdict.outcome];
     lines << QString("<p style='color:%1'>%2</p>")
                  .arg(colourOf(verdict.outcome),

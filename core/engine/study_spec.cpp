@@ -148,6 +148,11 @@ std::vector<StudyClaim> parseClaims(const ojson& j) {
     if (!c.contains("a") || !c.contains("b")) fail(at, "needs \"a\" and \"b\" settings");
     claim.a = parseOverrides(c["a"], at + ".a");
     claim.b = parseOverrides(c["b"], at + ".b");
+    // The same runs' same quantity on both sides: its difference is 0 whatever they gave.
+    if (claim.a == claim.b && claim.metricOfB() == claim.metric)
+      fail(at,
+           "its sides \"a\" and \"b\" pick the same runs and metric: nothing to compare "
+           "(name what sets them apart, or give \"b_metric\")");
     claims.push_back(std::move(claim));
   }
   return claims;

@@ -12,68 +12,116 @@ namespace fl::study {
 
 namespace {
 
-// One setting a side's `where` picks: the axis values (and, where the side spans several arms,
-// the arm) that its `where` leaves open, and the setting's cell.
+// One setting a side's `where` picks: what its runs were set to on purpose besides the `where`
+// (its axes and the keys its arm fixes), what of that tells it from the side's other settings
+// (with its arm, where the side spans several), and the setting's cell.
 struct SideSetting {
+  nlohmann::json set = nlohmann::json::object();
   nlohmann::json open = nlohmann::json::object();
   std::vector<const AggregateCell*> cells;
 };
+
+// The values a cell's runs were set to on purpose: its axes and the keys its arm fixes. Its
+// other values are the study's fixed ones, alike on both sides, or defaults a run may not use
+// (a linear head's frequencies), which tell nothing apart.
+nlohmann::json setValuesOf(const AggregateCell& cell, const std::vector<StudyArm>& arms) {
+  nlohmann::json set = cell.axes;
+  for (const auto& arm : arms)
+    if (arm.name == cell.arm)
+      for (const auto& [key, value] : arm.overrides.items())
+        set[key] = cell.config.contains(key) ? cell.config.at(key) : value;
+  return set;
+}
+
+bool sameSetting(const std::string& key, const nlohmann::json& value, const nlohmann::json& in) {
+  return matches(nlohmann::json::object({{key, value}}), in);
+}
 
 // The settings `where` picks, told apart by what it leaves open. A side that left `dataset`
 // open had pooled both datasets' runs as seeds of one setting (n 6 for 3 seeds), and its
 // spread, between datasets, was read as the seeds'.
 std::vector<SideSetting> settingsOf(const nlohmann::json& where,
-                                    const std::vector<AggregateCell>& cells) {
+                                    const std::vector<AggregateCell>& cells,
+                                    const std::vector<StudyArm>& arms) {
   std::vector<const AggregateCell*> matched;
-  std::set<std::string> arms;
+  std::vector<nlohmann::json> sets;
+  std::set<std::string> armsMatched;
   for (const auto& cell : cells)
     if (matches(where, cell.config)) {
       matched.push_back(&cell);
-      arms.insert(cell.arm);
+      armsMatched.insert(cell.arm);
+      const nlohmann::json all = setValuesOf(cell, arms);
+      nlohmann::json set = nlohmann::json::object();
+      for (const auto& [key, value] : all.items())
+        if (!where.contains(key)) set[key] = value;
+      sets.push_back(std::move(set));
     }
-  auto openOf = [&](const AggregateCell& cell) {
-    nlohmann::json open = nlohmann::json::object();
-    if (arms.size() > 1) open[kArmAxis] = cell.arm;
-    for (const auto& [key, value] : cell.axes.items())
-      if (!where.contains(key)) open[key] = value;
-    return open;
-  };
   // Only what differs between the picked settings tells them apart.
-  std::vector<nlohmann::json> opens;
-  for (const auto* cell : matched) opens.push_back(openOf(*cell));
   std::set<std::string> differing;
-  for (const auto& mine : opens)
+  for (const auto& mine : sets)
     for (const auto& [key, value] : mine.items())
-      for (const auto& theirs : opens)
-        if (!matches(nlohmann::json::object({{key, value}}), theirs)) differing.insert(key);
+      for (const auto& theirs : sets)
+        if (!sameSetting(key, value, theirs)) differing.insert(key);
   std::vector<SideSetting> settings;
   for (size_t i = 0; i < matched.size(); ++i) {
-    const AggregateCell* cell = matched[i];
     nlohmann::json open = nlohmann::json::object();
-    for (const auto& [key, value] : opens[i].items())
+    if (armsMatched.size() > 1) open[kArmAxis] = matched[i]->arm;
+    for (const auto& [key, value] : sets[i].items())
       if (differing.count(key)) open[key] = value;
     auto same = std::find_if(settings.begin(), settings.end(),
                              [&](const SideSetting& s) { return s.open == open; });
-    if (same == settings.end()) same = settings.insert(settings.end(), SideSetting{open, {}});
-    same->cells.push_back(cell);
+    if (same == settings.end())
+      same = settings.insert(settings.end(), SideSetting{sets[i], open, {}});
+    same->cells.push_back(matched[i]);
   }
   if (settings.empty()) settings.push_back({});  // nothing picked: one side, not measured
   return settings;
 }
 
-// Whether two sides' settings are compared: a value one side leaves open must be the other
-// side's where that side has it (a claim whose sides both leave the dataset open is judged one
-// dataset at a time; one fixing beta meets the other side's beta alone).
-bool pairUp(const StudyClaim& claim, const SideSetting& a, const SideSetting& b) {
-  auto agrees = [](const nlohmann::json& open, nlohmann::json other,
-                   const nlohmann::json& otherOpen) {
-    other.update(otherOpen);
-    for (const auto& [key, value] : open.items())
-      if (other.contains(key) && !matches(nlohmann::json::object({{key, value}}), other))
-        return false;
-    return true;
+// The key that keeps two sides' settings from being compared, or "": the claim compares what
+// its sides name apart and nothing else. A setting one side names, the other side's runs must
+// have where they set it (a side fixing beta meets the other side's beta alone); one neither
+// names, both sides' runs must share where both set it (a claim on heads over two datasets is
+// judged one dataset at a time, and never gmm2 against beta).
+std::string keyKeepingApart(const StudyClaim& claim, const SideSetting& a, const SideSetting& b) {
+  auto valueOf = [](const nlohmann::json& where, const SideSetting& side,
+                    const std::string& key) -> const nlohmann::json* {
+    if (where.contains(key)) return &where.at(key);
+    if (side.set.contains(key)) return &side.set.at(key);
+    return nullptr;
   };
-  return agrees(a.open, claim.b, b.open) && agrees(b.open, claim.a, a.open);
+  std::set<std::string> keys;
+  for (const auto* json : {&claim.a, &claim.b, &a.set, &b.set})
+    for (const auto& item : json->items()) keys.insert(item.key());
+  for (const auto& key : keys) {
+    if (claim.a.contains(key) && claim.b.contains(key)) continue;  // what the claim compares
+    const auto* mine = valueOf(claim.a, a, key);
+    const auto* theirs = valueOf(claim.b, b, key);
+    if (mine && theirs && !sameSetting(key, *mine, nlohmann::json::object({{key, *theirs}})))
+      return key;
+  }
+  return "";
+}
+
+// "dataset (gmm2, gaussian against beta)": the values a key takes on either side.
+std::string apartText(const std::string& key, const StudyClaim& claim,
+                      const std::vector<SideSetting>& settingsA,
+                      const std::vector<SideSetting>& settingsB) {
+  auto valuesOn = [&](const nlohmann::json& where, const std::vector<SideSetting>& settings) {
+    std::vector<std::string> values;
+    for (const auto& s : settings) {
+      const nlohmann::json* v = where.contains(key)   ? &where.at(key)
+                                : s.set.contains(key) ? &s.set.at(key)
+                                                      : nullptr;
+      const std::string text = v ? settingText(*v) : "unset";
+      if (std::find(values.begin(), values.end(), text) == values.end()) values.push_back(text);
+    }
+    std::string out;
+    for (const auto& v : values) out += (out.empty() ? "" : ", ") + v;
+    return out;
+  };
+  return key + " (" + valuesOn(claim.a, settingsA) + " against " + valuesOn(claim.b, settingsB) +
+         ")";
 }
 
 // Every finished run's value of the claim's quantity in one setting: the metric (a side's own),
@@ -130,6 +178,19 @@ ClaimVerdict judgeOne(const StudyClaim& claim, const SideSetting& sideA, const S
     }
   }
   if (!v.departures.empty()) v.outcome = ClaimOutcome::NotJudged;
+  if (v.outcome == ClaimOutcome::NotMeasured) {
+    // Said as what is missing: "needs two finished runs a side" had read as runs still to come
+    // for a side that matches no run, or a metric no run records.
+    auto missing = [&](const char* name, const SideSetting& side, const std::string& metric) {
+      if (side.cells.empty()) return std::string("side ") + name + " matches no run of the study";
+      for (const auto* cell : side.cells)
+        if (cell->metrics.count(metric)) return std::string();
+      return std::string("no run on side ") + name + " has " + metric;
+    };
+    v.why = missing("a", sideA, claim.metric);
+    if (v.why.empty()) v.why = missing("b", sideB, claim.metricOfB());
+    if (v.why.empty()) v.why = "needs two finished runs a side";
+  }
   return v;
 }
 
@@ -162,19 +223,47 @@ std::string toString(ClaimOutcome outcome) {
 }
 
 std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
-                                      const std::vector<AggregateCell>& cells) {
+                                      const std::vector<AggregateCell>& cells,
+                                      const std::vector<StudyArm>& arms) {
   std::vector<ClaimVerdict> verdicts;
-  for (const auto& claim : claims) {
-    const auto settingsA = settingsOf(claim.a, cells);
-    const auto settingsB = settingsOf(claim.b, cells);
-    const size_t before = verdicts.size();
+  for (size_t index = 0; index < claims.size(); ++index) {
+    const auto& claim = claims[index];
+    const size_t first = verdicts.size();
+    const auto settingsA = settingsOf(claim.a, cells, arms);
+    const auto settingsB = settingsOf(claim.b, cells, arms);
+    // A side that matches no run: one verdict saying so, not one per setting of the other.
+    if (settingsA.front().cells.empty() || settingsB.front().cells.empty()) {
+      const SideSetting none;
+      verdicts.push_back(judgeOne(claim, settingsA.size() == 1 ? settingsA.front() : none,
+                                  settingsB.size() == 1 ? settingsB.front() : none));
+      verdicts.back().claimIndex = index;
+      continue;
+    }
+    std::string apart;
+    bool paired = false;
     for (const auto& a : settingsA)
-      for (const auto& b : settingsB)
-        if (pairUp(claim, a, b)) verdicts.push_back(judgeOne(claim, a, b));
-    // Sides that leave one key open on values they never share: every pair is a comparison.
-    if (verdicts.size() == before)
-      for (const auto& a : settingsA)
-        for (const auto& b : settingsB) verdicts.push_back(judgeOne(claim, a, b));
+      for (const auto& b : settingsB) {
+        const std::string key = keyKeepingApart(claim, a, b);
+        if (key.empty()) {
+          verdicts.push_back(judgeOne(claim, a, b));
+          paired = true;
+        } else if (apart.empty()) {
+          apart = key;
+        }
+      }
+    if (paired) {
+      for (size_t i = first; i < verdicts.size(); ++i) verdicts[i].claimIndex = index;
+      continue;
+    }
+    // Never at one setting: no verdict, and what keeps them apart.
+    ClaimVerdict v;
+    v.claim = claim;
+    v.claimIndex = index;
+    v.whereA = claim.a;
+    v.whereB = claim.b;
+    v.why =
+        "the sides are never at one setting of " + apartText(apart, claim, settingsA, settingsB);
+    verdicts.push_back(std::move(v));
   }
   return verdicts;
 }
@@ -195,7 +284,7 @@ std::string ClaimVerdict::summary() const {
     for (const auto& d : departures) departs += (departs.empty() ? "" : ", ") + d;
     return out + "; departs: " + departs + ")";
   }
-  if (outcome == ClaimOutcome::NotMeasured) return out + "; needs two finished runs a side)";
+  if (outcome == ClaimOutcome::NotMeasured) return out + "; " + why + ")";
   if (claim.better == "similar")
     return out + "; |Δ| " + formatStat(std::abs(difference)) + " ± 2 SE " + formatStat(bound) +
            (outcome == ClaimOutcome::Holds          ? " within "

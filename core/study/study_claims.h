@@ -6,14 +6,18 @@
 //   holds         d beyond 2 SE in the claimed direction
 //   contradicted  d beyond 2 SE the other way
 //   unresolved    |d| <= 2 SE: these seeds cannot tell
-//   not measured  a side has fewer than two finished runs with the metric
+//   not measured  a side has fewer than two finished runs with the metric (said: matches no run,
+//                 no run has the metric, or runs still to finish), or the sides are never at
+//                 one setting
 //   not judged    a side's settings depart from the declared study's (markDepartures: a study
 //                 shortened to try it): its numbers are shown, the departures named, and no
 //                 outcome given, as a table's cell that departs is "not compared"
 //
 // A side whose `where` leaves an axis open (a dataset, a second arm) picks several settings; the
-// claim is then judged once per setting, sides paired on the values both leave open, never with
-// the settings' runs pooled as seeds of one.
+// claim is then judged once per setting, never with the settings' runs pooled as seeds of one.
+// Two sides are compared only at one setting of everything the claim does not name apart (its
+// axes and the keys its arms fix): a claim on heads over two datasets is judged on each dataset,
+// and sides never at one setting ("dataset (gmm2 against beta)") are not measured, said so.
 //
 // A claim that the sides are similar (within a tolerance w) holds when |d| + 2 SE <= w, is
 // contradicted when |d| - 2 SE > w, and is unresolved between.
@@ -35,6 +39,7 @@ std::string toString(ClaimOutcome outcome);  // "holds", "CONTRADICTED", "unreso
 
 struct ClaimVerdict {
   StudyClaim claim;
+  size_t claimIndex = 0;  // in the study's claims: one claim may give a verdict per setting
   ClaimOutcome outcome = ClaimOutcome::NotMeasured;
   // The settings judged: the claim's sides with the values they leave open, where a side picks
   // several settings (a claim on heads over a study of two datasets is judged on each dataset).
@@ -43,12 +48,16 @@ struct ClaimVerdict {
   double difference = 0;
   double bound = 0;                     // 2 SE
   std::vector<std::string> departures;  // of either side's settings; not judged when any
+  std::string why;                      // not measured: what is missing
   // "holds: <text> (a 1.21 ± 0.03 (3), b 2.40 ± 0.20 (3); Δ -1.19 beyond 2 SE 0.23)"
   std::string summary() const;
 };
 
+// `arms`: the study's, whose fixed keys are settings a claim's sides must share unless they name
+// them (a Fourier arm on gmm2 is not compared with a linear arm on beta).
 std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
-                                      const std::vector<AggregateCell>& cells);
+                                      const std::vector<AggregateCell>& cells,
+                                      const std::vector<StudyArm>& arms);
 
 // One line on how claims are judged, printed above them.
 std::string claimRuleText();

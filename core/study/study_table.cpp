@@ -292,7 +292,8 @@ std::string claimsSection(const StudyTableInput& in) {
   if (!in.claims || in.claims->empty()) return "";
   std::string out = "\n## Claims over seeds\n\n" +
                     (in.claimsScale.empty() ? "" : in.claimsScale + " ") + claimRuleText() + "\n\n";
-  for (const auto& verdict : judgeClaims(*in.claims, in.cells))
+  for (const auto& verdict :
+       judgeClaims(*in.claims, in.cells, in.arms ? *in.arms : std::vector<StudyArm>{}))
     out += "- " + verdict.summary() + "\n";
   return out;
 }
@@ -384,15 +385,20 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
   if (in.claims && !in.claims->empty()) {
     if (!in.claimsScale.empty()) out["claims_judged"] = in.claimsScale;
     out["claims"] = nlohmann::json::array();
-    for (const auto& v : judgeClaims(*in.claims, in.cells))
-      out["claims"].push_back({{"text", v.claim.text},
+    for (const auto& v :
+         judgeClaims(*in.claims, in.cells, in.arms ? *in.arms : std::vector<StudyArm>{})) {
+      const bool measured = v.outcome != ClaimOutcome::NotMeasured;
+      out["claims"].push_back({{"claim", v.claimIndex},
+                               {"text", v.claim.text},
                                {"outcome", toString(v.outcome)},
                                {"a", sideJson(v.whereA, v.a)},
                                {"b", sideJson(v.whereB, v.b)},
-                               {"difference", v.difference},
-                               {"bound", v.bound},
+                               {"difference", measured ? nlohmann::json(v.difference) : nullptr},
+                               {"bound", measured ? nlohmann::json(v.bound) : nullptr},
+                               {"why", v.why},
                                {"departures", v.departures},
                                {"summary", v.summary()}});
+    }
   }
   return out.dump(2) + "\n";
 }

@@ -17,6 +17,7 @@ struct StudyTableInput {
   std::vector<AggregateCell> cells;
   const StudyReferences* references = nullptr;
   const std::vector<StudyClaim>* claims = nullptr;  // judged under the markdown table and in JSON
+  const std::vector<StudyArm>* arms = nullptr;      // the study's, which the claims are judged by
   std::string claimsScale;  // claimsScaleText of the study: said with the claims
 };
 

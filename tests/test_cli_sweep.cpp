@@ -549,7 +549,8 @@ class TestCliSweep : public QObject {
                 "set": {"epochs": 1, "samples": 200}, "seeds": [1],
                 "arms": [{"name": "F", "set": {"head": "fourier"},
                           "zip": [{"frequencies": [2, 4], "gamma": [0, 1e-6]}]},
-                         {"name": "L", "set": {"head": "linear"}}]})");
+                         {"name": "L", "set": {"head": "linear"}}],
+                "table": {"rows": "frequencies", "cols": "arm", "metrics": ["test/kl"]}})");
     f.close();
     const QString db = path("arm-zip.db");
     auto r = runCli({"sweep", "run", "--study-file", file, "--db", db, "--device", "cpu"});
@@ -560,6 +561,11 @@ class TestCliSweep : public QObject {
             "  arm F: set {\"head\":\"fourier\"}; zipped frequencies = 2, 4; gamma = 0, 1e-06"),
         qPrintable(shown.out));
     QVERIFY2(shown.out.contains("  arm L: set {\"head\":\"linear\"}\n"), qPrintable(shown.out));
+    // The file's table sets its arms side by side, as declared: `"cols": "arm"` had been
+    // stored and then passed over for the long layout.
+    auto table = runCli({"sweep", "table", "1", "--db", db});
+    QVERIFY2(table.out.contains("| frequencies | gamma | arm = F | arm = L |"),
+             qPrintable(table.out));
   }
 
   // A figure that declares a value of a setting (`where`) is drawn at another one given by
@@ -630,6 +636,20 @@ class TestCliSweep : public QObject {
     QCOMPARE(set.exitCode, 2);
     QVERIFY2(set.err.contains("--study-file " + file + ": set.epoch: unknown parameter 'epoch'"),
              qPrintable(set.err));
+    // A claim side no run matches is said (its claim would read "not measured"), by the dry
+    // run too; the study is not refused for it.
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(R"({"name": "unmatched", "experiment": "fourier-head", "set": {"epochs": 3},
+                "grid": {"dataset": ["gaussian", "gmm2"]},
+                "claims": [{"text": "t", "metric": "test/kl", "better": "lower",
+                            "a": {"dataset": "gmm2"}, "b": {"dataset": "gmm2", "head": "gmm"}}]})");
+    f.close();
+    auto unmatched = runCli({"sweep", "run", "--study-file", file, "--db", db, "--dry-run"});
+    QVERIFY2(unmatched.exitCode == 0, qPrintable(unmatched.err));
+    QVERIFY2(unmatched.err.contains("note: one claim side or reference row matches none of this "
+                                    "study's runs, so it is not used (a claim reads \"not "
+                                    "measured\"): claims[0].b (dataset \"gmm2\", head \"gmm\")"),
+             qPrintable(unmatched.err));
   }
 
   // Settings that pass each key's range but clash are refused for a study too, before any

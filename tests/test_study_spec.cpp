@@ -516,6 +516,33 @@ class TestStudySpec : public QObject {
   // axis was accepted, then replaced by a default (the table), refused by `sweep plot` over an
   // option never passed (a figure), or matched nothing (a reference row). Every built-in study
   // names only what it has.
+  // A claim side or reference row that matches no run is named with its place: the claim
+  // had read "not measured", the row had never been used, without a word of why. Every
+  // built-in study, as declared, uses every one.
+  void claimSidesAndReferenceRowsThatMatchNoRunAreNamed() {
+    for (const auto& e : registry().all())
+      for (const auto& spec : e->studies()) {
+        const auto unmatched = fl::study::unmatchedWheres(spec, fl::study::expandStudy(*e, spec));
+        QVERIFY2(unmatched.empty(),
+                 (e->name() + " " + spec.name + ": " + joined(unmatched)).c_str());
+      }
+    auto spec = StudySpec::fromText(R"({"set": {"epochs": 3}, "grid": {"dataset": ["gmm2"]},
+        "arms": [{"name": "Fourier", "set": {"head": "fourier"}},
+                 {"name": "linear", "set": {"head": "linear"}}],
+        "claims": [{"text": "t", "metric": "test/kl", "better": "lower",
+                    "a": {"head": "fourier"}, "b": {"head": "gmm"}}],
+        "references": {"source": "s", "rows": [
+            {"where": {"head": "linear"}, "values": {"test/kl": [0.2, 0.01]}},
+            {"where": {"epochs": 500}, "values": {"test/kl": [0.2, 0.01]}}]},
+        "seeds": [1]})");
+    const auto expansion = fl::study::expandStudy(fourierHead(), spec);
+    QVERIFY2(expansion.ok(), joined(expansion.errors).c_str());
+    const auto unmatched = fl::study::unmatchedWheres(spec, expansion);
+    QCOMPARE(unmatched.size(), size_t(2));
+    QCOMPARE(unmatched[0], std::string("claims[0].b (head \"gmm\")"));
+    QCOMPARE(unmatched[1], std::string("references.rows[1] (epochs 500)"));
+  }
+
   void aStudysLayoutNamesOnlyItsAxesAndValues() {
     for (const auto& e : registry().all())
       for (const auto& spec : e->studies()) {
@@ -571,6 +598,17 @@ class TestStudySpec : public QObject {
                      "where": {"arm": "linear"}}]})");
     QVERIFY2(fl::study::layoutProblems(armed).empty(),
              joined(fl::study::layoutProblems(armed)).c_str());
+    // Figure names `sweep plot --figure` could take for another figure.
+    auto named = armed;
+    named.figures.push_back(named.figures.front());
+    named.figures.push_back(named.figures.front());
+    named.figures[0].name = "by arm";
+    named.figures[1].name = "by arm";
+    named.figures[2].name = "2";
+    const auto names = fl::study::layoutProblems(named);
+    QCOMPARE(names.size(), size_t(2));
+    QCOMPARE(names[0], std::string("figures[1].name: 'by arm' names an earlier figure too"));
+    QVERIFY2(names[1].rfind("figures[2].name: '2' is a number", 0) == 0, names[1].c_str());
     armed.figures.at(0).where = {{"arm", "Linear"}};
     QCOMPARE(fl::study::layoutProblems(armed).at(0),
              std::string("figures[0].where: arm \"Linear\" is not among the study's values "
@@ -695,6 +733,12 @@ class TestStudySpec : public QObject {
     QTest::newRow("claim sides")
         << R"({"claims": [{"text": "t", "metric": "m", "better": "lower"}]})"
         << "claims[0]: needs \"a\" and \"b\" settings";
+    // Judged, it read "unresolved: Δ 0.000" for every setting.
+    QTest::newRow("claim sides alike")
+        << R"({"claims": [{"text": "t", "metric": "m", "better": "lower", "a": {"head": "x"}, )"
+           R"("b": {"head": "x"}}]})"
+        << "claims[0]: its sides \"a\" and \"b\" pick the same runs and metric: nothing to "
+           "compare";
     QTest::newRow("reference seeds") << R"({"references": {"source": "x", "seeds": 0, "rows": []}})"
                                      << "references.seeds: must be the paper's number of seeds";
     // nlohmann keeps the last of a repeated key: the file said 2 epochs and trained 500.

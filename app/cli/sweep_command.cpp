@@ -312,6 +312,19 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
     std::fprintf(stderr, "nothing was stored\n");
     return kExitBadUsage;
   }
+  if (const auto unmatched = study::unmatchedWheres(built.spec, expansion); !unmatched.empty()) {
+    std::string list;
+    for (const auto& u : unmatched) list += (list.empty() ? "" : "; ") + u;
+    std::fprintf(
+        stderr, "note: %s %s none of this study's runs, so %s: %s\n",
+        unmatched.size() == 1
+            ? "one claim side or reference row"
+            : (std::to_string(unmatched.size()) + " claim sides or reference rows").c_str(),
+        unmatched.size() == 1 ? "matches" : "match",
+        unmatched.size() == 1 ? "it is not used (a claim reads \"not measured\")"
+                              : "they are not used (a claim reads \"not measured\")",
+        list.c_str());
+  }
   if (expansion.duplicatesDropped > 0 && !args.dryRun)
     std::fprintf(stderr,
                  "note: %lld setting(s) dropped, each the same run as another: they differ only "

@@ -472,6 +472,7 @@ void printStudyTable(const ExperimentRegistry& registry, store::RunStore& runs, 
     study::markDepartures(*experiment, r.spec, input.cells);
   input.references = r.spec.references ? &*r.spec.references : nullptr;
   input.claims = &r.spec.claims;
+  input.arms = &r.spec.arms;
   input.claimsScale = study::claimsScaleText(r.spec);
   study::TableRequest request;
   request.format = args.format.empty() ? "md" : args.format;
@@ -482,7 +483,8 @@ void printStudyTable(const ExperimentRegistry& registry, store::RunStore& runs, 
   // A table layout that names an axis the (edited) study lacks falls back to the defaults.
   const auto& axes = input.axisOrder;
   auto has = [&](const std::string& a) {
-    return std::find(axes.begin(), axes.end(), a) != axes.end();
+    return (a == study::kArmAxis && !r.spec.arms.empty()) ||
+           std::find(axes.begin(), axes.end(), a) != axes.end();
   };
   if (args.rows.empty() && !request.rows.empty() && !has(request.rows)) request.rows.clear();
   if (args.cols.empty() && !request.cols.empty() && !has(request.cols)) request.cols.clear();

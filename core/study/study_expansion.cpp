@@ -137,6 +137,26 @@ std::vector<std::string> axisOrderOf(const StudySpec& spec) {
   return order;
 }
 
+std::vector<std::string> unmatchedWheres(const StudySpec& spec, const StudyExpansion& expansion) {
+  std::vector<std::string> unmatched;
+  auto check = [&](const nlohmann::json& where, const std::string& at) {
+    for (const auto& cell : expansion.cells)
+      if (matches(where, cell.config)) return;
+    std::string said;
+    for (const auto& [key, value] : where.items())
+      said += (said.empty() ? "" : ", ") + key + " " + value.dump();
+    unmatched.push_back(at + " (" + said + ")");
+  };
+  for (size_t i = 0; i < spec.claims.size(); ++i) {
+    check(spec.claims[i].a, "claims[" + std::to_string(i) + "].a");
+    check(spec.claims[i].b, "claims[" + std::to_string(i) + "].b");
+  }
+  if (spec.references)
+    for (size_t i = 0; i < spec.references->rows.size(); ++i)
+      check(spec.references->rows[i].where, "references.rows[" + std::to_string(i) + "]");
+  return unmatched;
+}
+
 std::vector<std::string> layoutProblems(const StudySpec& spec) {
   auto join = [](const std::vector<std::string>& parts) {
     std::string out;
@@ -144,7 +164,9 @@ std::vector<std::string> layoutProblems(const StudySpec& spec) {
     return out;
   };
   const auto axes = axisOrderOf(spec);
-  const std::string known = axes.empty() ? std::string("none") : join(axes);
+  // The arm is an axis of a study with arms, said with the others.
+  const auto named = figureAxesOf(spec);
+  const std::string known = named.empty() ? std::string("none") : join(named);
   std::vector<std::string> problems;
   auto isAxis = [&](const std::string& name) {
     return std::find(axes.begin(), axes.end(), name) != axes.end() ||
@@ -196,9 +218,18 @@ std::vector<std::string> layoutProblems(const StudySpec& spec) {
                          " is not among the study's values (" + join(shown) + ")");
     }
   };
+  std::set<std::string> figureNames;
   for (size_t i = 0; i < spec.figures.size(); ++i) {
     const auto& f = spec.figures[i];
     const std::string at = "figures[" + std::to_string(i) + "]";
+    // `sweep plot --figure` takes a name or a number: a name that is a number, or one given
+    // twice, drew another figure than asked.
+    if (!f.name.empty() && f.name.find_first_not_of("0123456789") == std::string::npos)
+      problems.push_back(at + ".name: '" + f.name +
+                         "' is a number, which `sweep plot --figure` reads as a figure's place; "
+                         "give it a name with a letter");
+    if (!f.name.empty() && !figureNames.insert(f.name).second)
+      problems.push_back(at + ".name: '" + f.name + "' names an earlier figure too");
     if (f.x != kMetricSuffixX) checkAxis(at + ".x", f.x);
     for (const auto& metric : f.metrics)
       if (f.x == kMetricSuffixX && metric.find('@') == std::string::npos)

@@ -56,4 +56,11 @@ std::vector<std::string> figureAxesOf(const StudySpec& spec);
 // replaced by a default, refused by `sweep plot` over an option never passed, or never matched.
 std::vector<std::string> layoutProblems(const StudySpec& spec);
 
+// The claim sides and reference rows whose `where` matches none of the expansion's runs, each
+// with its place and its `where` ("claims[0].b (head \"gmm\")"): a setting the study fixes
+// otherwise, or a value the arms never set. Such a claim reads "not measured" and such a row
+// is never used; said as a note, as a study narrowed on purpose (`--grid dataset=gmm2`) leaves
+// the other datasets' rows unused too.
+std::vector<std::string> unmatchedWheres(const StudySpec& spec, const StudyExpansion& expansion);
+
 }  // namespace fl::study

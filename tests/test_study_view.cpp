@@ -297,7 +297,7 @@ class TestStudyView : public QObject {
     auto* views = lab.view.viewChoice();
     QCOMPARE(views->count(), 3);
     QCOMPARE(views->itemText(0), QString("figure 1: test/m against width"));
-    QCOMPARE(views->itemText(1), QString("figure 2: labels at width 1"));
+    QCOMPARE(views->itemText(1), QString("figure 2: labels at width 1 (width = 1)"));
     QCOMPARE(views->itemText(2), QString("parallel coordinates"));
     QCOMPARE(lab.view.xChoice()->currentData().toString(), QString("width"));
     QCOMPARE(lab.view.groupChoice()->currentData().toString(), QString("label"));

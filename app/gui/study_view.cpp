@@ -481,7 +481,14 @@ void StudyView::fillChoices() {
           f.name.empty()
               ? QString("%1 against %2").arg(metrics.join(", "), QString::fromStdString(f.x))
               : QString::fromStdString(f.name);
-      m_view->addItem(QString("figure %1: %2").arg(i + 1).arg(name), int(i));
+      // Its selection of settings said in its name: it stays applied while the figure is
+      // chosen, whatever the boxes are set to.
+      QStringList where;
+      for (const auto& [key, value] : f.where.items())
+        where << QString::fromStdString(key + " = " + settingText(value));
+      m_view->addItem(QString("figure %1: %2").arg(i + 1).arg(name) +
+                          (where.isEmpty() ? QString() : " (" + where.join(", ") + ")"),
+                      int(i));
     }
   else
     m_view->addItem("paper figure", 0);

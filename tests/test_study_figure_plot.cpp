@@ -377,6 +377,25 @@ class TestStudyFigurePlot : public QObject {
     notes.sort();
     QCOMPARE(notes, QStringList({"GMM head ↑ off scale at 11", "below ↓ off scale at -40"}));
     QCOMPARE(plot.legendEntries(), 6);  // the two gammas, three baselines, the paper
+    // In a narrow panel a long name is cut in its middle, its start and its value kept: drawn
+    // whole, the line had run past the panel's left edge and lost the name's start.
+    {
+      auto narrow = f;
+      narrow.panels[0].baselines[1].label =
+          "linear head, dataset = beta, frequencies not used, gamma not used";
+      fl::widgets::StudyFigurePlot small;
+      small.resize(300, 300);
+      small.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&small));
+      small.setFigure(narrow);
+      const QString path = m_dir.filePath("narrow-note.svg");
+      QCOMPARE(small.save(path, 300, 300), QString());
+      QFile file(path);
+      QVERIFY(file.open(QIODevice::ReadOnly));
+      const QString drawn = QString::fromUtf8(file.readAll());
+      QVERIFY2(drawn.contains(QRegularExpression("linear.*….*↑ off scale at 11")),
+               qPrintable(drawn.mid(drawn.indexOf("off scale") - 300, 400)));
+    }
     // Within reach (1.9 lies 0.6 above the lines' 1.32, their span is 1.14): to scale, no note.
     panel.baselines.resize(1);
     panel.baselines[0].mean = {1.9};

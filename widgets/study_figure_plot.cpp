@@ -274,6 +274,41 @@ void drawLines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& p
   }
 }
 
+// The note of a panel's off-scale baselines, each line "label ↑ off scale at 11": at its
+// panel's right edge, its labels cut in their middle where the whole line would run past the
+// panel's left edge ("ar, dataset = beta ↑ off scale ..." had lost the baseline's name).
+class OffScaleNote : public QCPItemText {
+ public:
+  OffScaleNote(QCustomPlot* plot, QCPAxisRect* rect, std::vector<std::pair<QString, QString>> lines)
+      : QCPItemText(plot), m_rect(rect), m_lines(std::move(lines)) {
+    setText(joined(-1));
+  }
+
+ protected:
+  void draw(QCPPainter* painter) override {
+    const QString whole = mText;
+    mText = joined(m_rect->width() - 2 * 3 - 8);
+    QCPItemText::draw(painter);
+    mText = whole;
+  }
+
+ private:
+  // The lines with each label cut to leave `room` pixels for the line (no cut below 0).
+  QString joined(int room) const {
+    const QFontMetrics metrics(mainFont());
+    QStringList out;
+    for (const auto& [label, rest] : m_lines) {
+      const int left = room - metrics.horizontalAdvance(rest);
+      out << (room < 0 ? label : metrics.elidedText(label, Qt::ElideMiddle, std::max(left, 20))) +
+                 rest;
+    }
+    return out.join('\n');
+  }
+
+  QCPAxisRect* m_rect;
+  std::vector<std::pair<QString, QString>> m_lines;
+};
+
 // Each baseline (one value): dashed across the whole panel, over its band. One off scale (see
 // kOffScaleSpans) keeps its legend entry and says its value at the panel's edge it lies past.
 void drawBaselines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePanel& panel,
@@ -292,18 +327,18 @@ void drawBaselines(QCustomPlot* plot, QCPAxisRect* rect, const study::FigurePane
   for (const bool above : {true, false}) {
     const auto& offScale = above ? extent.baselinesAbove : extent.baselinesBelow;
     if (offScale.empty()) continue;
-    QStringList lines;
+    std::vector<std::pair<QString, QString>> lines;
     for (size_t i : offScale)
-      lines << QString::fromStdString(panel.baselines[i].label) + (above ? " ↑" : " ↓") +
-                   " off scale at " + QString::number(panel.baselines[i].mean[0], 'g', 3);
-    auto* note = new QCPItemText(plot);
+      lines.emplace_back(QString::fromStdString(panel.baselines[i].label),
+                         QString(above ? " ↑" : " ↓") + " off scale at " +
+                             QString::number(panel.baselines[i].mean[0], 'g', 3));
+    auto* note = new OffScaleNote(plot, rect, std::move(lines));
     note->setClipAxisRect(rect);
     note->position->setType(QCPItemPosition::ptAxisRectRatio);
     note->position->setAxisRect(rect);
     note->position->setCoords(0.99, above ? 0.02 : 0.98);
     note->setPositionAlignment(Qt::AlignRight | (above ? Qt::AlignTop : Qt::AlignBottom));
     note->setTextAlignment(Qt::AlignRight);
-    note->setText(lines.join('\n'));
     // One baseline's colour says whose value it is; several share black.
     note->setColor(offScale.size() == 1 ? keys.colorFor(panel.baselines[offScale.front()], true)
                                         : QColor(Qt::black));

@@ -419,29 +419,28 @@ class TestStudyAggregate : public QObject {
              v.summary().c_str());
   }
 
-  // The sides are compared only at one setting of what the claim does not name apart: arms
-  // fixing their datasets, or open datasets the sides never share, give no verdict. Both had
-  // been judged, gmm2 against beta, with nothing said of the datasets.
+  // The sides are compared only at one setting of what the claim does not name apart, whether an
+  // axis, an arm or a default sets it. Each case below had been judged, gmm2 against beta or a
+  // Fourier head against a linear one, with nothing said.
   void aClaimComparesItsSidesAtOneSettingOfEverythingElse() {
+    // Arms fixing their datasets (no axis): F on gmm2, L on beta.
     std::vector<StudyRunResult> runs;
     for (int seed = 1; seed <= 3; ++seed) {
       auto fourier = run("gmm2", "fourier", seed, 0.1 + 0.01 * seed, fl::RunStatus::Finished, "F");
-      fourier.axes = nlohmann::json::object();  // the arm fixes its dataset and head
+      fourier.axes = nlohmann::json::object();
       auto linear = run("beta", "linear", seed, 0.5 + 0.01 * seed, fl::RunStatus::Finished, "L");
       linear.axes = nlohmann::json::object();
       runs.push_back(fourier);
       runs.push_back(linear);
     }
     const auto cells = aggregate(runs);
-    StudyArm f{"F", {{"head", "fourier"}, {"dataset", "gmm2"}}, {}, {}};
-    StudyArm l{"L", {{"head", "linear"}, {"dataset", "beta"}}, {}, {}};
     StudyClaim claim;
     claim.text = "fourier below linear";
     claim.metric = "test/kl";
     claim.better = "lower";
     claim.a = {{"head", "fourier"}};
     claim.b = {{"head", "linear"}};
-    auto verdicts = judgeClaims({claim}, cells, {f, l});
+    auto verdicts = judgeClaims({claim}, cells, {});
     QCOMPARE(int(verdicts.size()), 1);
     QCOMPARE(int(verdicts[0].outcome), int(ClaimOutcome::NotMeasured));
     QVERIFY2(verdicts[0].summary().find("the sides are never at one setting of dataset (gmm2 "
@@ -450,7 +449,7 @@ class TestStudyAggregate : public QObject {
     // Named apart, the datasets are what the claim compares: judged.
     claim.a["dataset"] = "gmm2";
     claim.b["dataset"] = "beta";
-    verdicts = judgeClaims({claim}, cells, {f, l});
+    verdicts = judgeClaims({claim}, cells, {});
     QCOMPARE(int(verdicts[0].outcome), int(ClaimOutcome::Holds));
 
     // Open datasets on both sides that never meet: no verdict either.
@@ -471,6 +470,47 @@ class TestStudyAggregate : public QObject {
     verdicts = judgeClaims({claim}, aggregate(open), {});
     QCOMPARE(int(verdicts.size()), 1);
     QCOMPARE(int(verdicts[0].outcome), int(ClaimOutcome::NotMeasured));
+
+    // A value a run does not use neither matches a side nor keeps sides apart: `gamma 0` had
+    // picked the linear head, whose unused gamma is stored at its default.
+    const std::vector<fl::ParamSpec> params{
+        fl::ParamSpec::choice("head", "fourier", {"fourier", "linear"}, ""),
+        fl::ParamSpec::real("gamma", 0, 0, 1, "").usedOnlyWhen("head", {"fourier"}),
+        fl::ParamSpec::choice("dataset", "gmm2", {"gmm2", "beta"}, "")};
+    std::vector<StudyRunResult> unused;
+    for (int seed = 1; seed <= 2; ++seed) {
+      auto regularised = run("gmm2", "fourier", seed, 0.1 * seed, fl::RunStatus::Finished, "reg");
+      regularised.config["gamma"] = 1e-6;
+      auto linear = run("gmm2", "linear", seed, 0.3 * seed, fl::RunStatus::Finished, "lin");
+      linear.config["gamma"] = 0;
+      unused.push_back(regularised);
+      unused.push_back(linear);
+    }
+    claim.a = {{"gamma", 1e-6}};
+    claim.b = {{"gamma", 0}};
+    verdicts = judgeClaims({claim}, aggregate(unused), params);
+    QCOMPARE(int(verdicts.size()), 1);
+    QVERIFY2(verdicts[0].summary().find("side b matches no run of the study") != std::string::npos,
+             verdicts[0].summary().c_str());
+    // While the Fourier head against the linear one at gmm2 is judged, its unused gamma apart.
+    claim.a = {{"head", "fourier"}};
+    claim.b = {{"head", "linear"}};
+    verdicts = judgeClaims({claim}, aggregate(unused), params);
+    QCOMPARE(int(verdicts.size()), 1);
+    QVERIFY2(verdicts[0].outcome != ClaimOutcome::NotMeasured, verdicts[0].summary().c_str());
+
+    // One side inside the other: a setting against itself is no comparison.
+    for (const auto& [a, b] : std::vector<std::pair<nlohmann::json, nlohmann::json>>{
+             {{{"dataset", "gmm2"}}, {{"dataset", "gmm2"}, {"head", "linear"}}},
+             {{{"head", "linear"}}, {{"dataset", "gmm2"}}}}) {
+      claim.a = a;
+      claim.b = b;
+      verdicts = judgeClaims({claim}, aggregate(unused), params);
+      QCOMPARE(int(verdicts.size()), 1);
+      QVERIFY2(verdicts[0].summary().find("at one setting only where they pick the same runs") !=
+                   std::string::npos,
+               verdicts[0].summary().c_str());
+    }
   }
 
   // Sides that leave the dataset open: each dataset is judged apart. Pooled, the two datasets'

@@ -468,11 +468,12 @@ void printStudyTable(const ExperimentRegistry& registry, store::RunStore& runs, 
   input.title = titleOf(r);
   input.axisOrder = study::axisOrderOf(r.spec);
   input.cells = study::aggregate(studies.results(studyId), stat);
-  if (auto experiment = registry.find(r.spec.experiment))
+  if (auto experiment = registry.find(r.spec.experiment)) {
     study::markDepartures(*experiment, r.spec, input.cells);
+    input.params = experiment->allParams();
+  }
   input.references = r.spec.references ? &*r.spec.references : nullptr;
   input.claims = &r.spec.claims;
-  input.arms = &r.spec.arms;
   input.claimsScale = study::claimsScaleText(r.spec);
   study::TableRequest request;
   request.format = args.format.empty() ? "md" : args.format;

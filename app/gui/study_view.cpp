@@ -797,7 +797,10 @@ void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
         : outcome == study::ClaimOutcome::Contradicted ? std::optional<bool>(false)
                                                        : std::nullopt);
   };
-  for (const auto& verdict : study::judgeClaims(claims, m_cells, m_record->spec.arms)) {
+  const auto experiment = m_queue.registry().find(m_record->spec.experiment);
+  const auto verdicts = study::judgeClaims(
+      claims, m_cells, experiment ? experiment->allParams() : std::vector<ParamSpec>{});
+  for (const auto& verdict : verdicts) {
     ++counts[verdict.outcome];
     lines << QString("<p style='color:%1'>%2</p>")
                  .arg(colourOf(verdict.outcome),
@@ -809,10 +812,15 @@ void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
                  .arg(colourOf(outcome))
                  .arg(n)
                  .arg(QString::fromStdString(study::toString(outcome)));
-  m_summary->setText(m_summary->text() + " &nbsp; <b>Claims over seeds</b> <i>" +
-                     QString::fromStdString(study::claimsScale(m_record->spec)).toHtmlEscaped() +
-                     "</i>: " + parts.join(", ") +
-                     " <a href='claims'>read them</a> <i>(or hover)</i>");
+  m_summary->setText(
+      m_summary->text() + " &nbsp; <b>Claims over seeds</b> <i>" +
+      QString::fromStdString(study::claimsScale(m_record->spec)).toHtmlEscaped() +
+      "</i>: " + parts.join(", ") +
+      // A claim judged at several settings counts once per setting.
+      (verdicts.size() == claims.size()
+           ? QString()
+           : QString(" (%1 claims at %2 settings)").arg(claims.size()).arg(verdicts.size())) +
+      " <a href='claims'>read them</a> <i>(or hover)</i>");
   m_claimsHtml = "<p>" +
                  QString::fromStdString(study::claimsScaleText(m_record->spec)).toHtmlEscaped() +
                  "</p>" + lines.join("") + "<p>" +

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/engine/config_diff.h"
+#include "core/store/config_hash.h"
 #include "core/study/agreement.h"
 #include "core/study/study_table.h"
 
@@ -12,50 +13,47 @@ namespace fl::study {
 
 namespace {
 
-// One setting a side's `where` picks: what its runs were set to on purpose besides the `where`
-// (its axes and the keys its arm fixes), what of that tells it from the side's other settings
-// (with its arm, where the side spans several), and the setting's cell.
+// One setting a side's `where` picks: its config as comparisons read it (a value its runs do
+// not use is kUnusedValue), less the `where`, the seed and where it ran; what of that tells it
+// from the side's other settings (with its arm, where the side spans several); its cell.
 struct SideSetting {
   nlohmann::json set = nlohmann::json::object();
   nlohmann::json open = nlohmann::json::object();
   std::vector<const AggregateCell*> cells;
 };
 
-// The values a cell's runs were set to on purpose: its axes and the keys its arm fixes. Its
-// other values are the study's fixed ones, alike on both sides, or defaults a run may not use
-// (a linear head's frequencies), which tell nothing apart.
-nlohmann::json setValuesOf(const AggregateCell& cell, const std::vector<StudyArm>& arms) {
-  nlohmann::json set = cell.axes;
-  for (const auto& arm : arms)
-    if (arm.name == cell.arm)
-      for (const auto& [key, value] : arm.overrides.items())
-        set[key] = cell.config.contains(key) ? cell.config.at(key) : value;
-  return set;
-}
-
 bool sameSetting(const std::string& key, const nlohmann::json& value, const nlohmann::json& in) {
   return matches(nlohmann::json::object({{key, value}}), in);
 }
 
+// A value that takes part in a comparison: kUnusedValue (a linear head's frequencies) matches
+// any value, as in differingConfigKeys.
+bool comparable(const nlohmann::json& a, const nlohmann::json& b, const std::string& key) {
+  return isUnusedValue(a) || isUnusedValue(b) ||
+         sameSetting(key, a, nlohmann::json::object({{key, b}}));
+}
+
 // The settings `where` picks, told apart by what it leaves open. A side that left `dataset`
 // open had pooled both datasets' runs as seeds of one setting (n 6 for 3 seeds), and its
-// spread, between datasets, was read as the seeds'.
+// spread, between datasets, was read as the seeds'. A value a run does not use never matches:
+// `gamma 0` had picked the linear head, whose unused gamma is stored at its default.
 std::vector<SideSetting> settingsOf(const nlohmann::json& where,
                                     const std::vector<AggregateCell>& cells,
-                                    const std::vector<StudyArm>& arms) {
+                                    const std::vector<ParamSpec>& params) {
   std::vector<const AggregateCell*> matched;
   std::vector<nlohmann::json> sets;
   std::set<std::string> armsMatched;
-  for (const auto& cell : cells)
-    if (matches(where, cell.config)) {
-      matched.push_back(&cell);
-      armsMatched.insert(cell.arm);
-      const nlohmann::json all = setValuesOf(cell, arms);
-      nlohmann::json set = nlohmann::json::object();
-      for (const auto& [key, value] : all.items())
-        if (!where.contains(key)) set[key] = value;
-      sets.push_back(std::move(set));
-    }
+  for (const auto& cell : cells) {
+    const nlohmann::json compared =
+        params.empty() ? cell.config : comparedValues(params, cell.config);
+    if (!matches(where, compared)) continue;
+    matched.push_back(&cell);
+    armsMatched.insert(cell.arm);
+    nlohmann::json set = nlohmann::json::object();
+    for (const auto& [key, value] : compared.items())
+      if (!where.contains(key) && key != "seed" && !store::isPlacementKey(key)) set[key] = value;
+    sets.push_back(std::move(set));
+  }
   // Only what differs between the picked settings tells them apart.
   std::set<std::string> differing;
   for (const auto& mine : sets)
@@ -74,15 +72,14 @@ std::vector<SideSetting> settingsOf(const nlohmann::json& where,
       same = settings.insert(settings.end(), SideSetting{sets[i], open, {}});
     same->cells.push_back(matched[i]);
   }
-  if (settings.empty()) settings.push_back({});  // nothing picked: one side, not measured
   return settings;
 }
 
 // The key that keeps two sides' settings from being compared, or "": the claim compares what
 // its sides name apart and nothing else. A setting one side names, the other side's runs must
-// have where they set it (a side fixing beta meets the other side's beta alone); one neither
-// names, both sides' runs must share where both set it (a claim on heads over two datasets is
-// judged one dataset at a time, and never gmm2 against beta).
+// have (a side fixing beta meets the other side's beta alone); one neither names, both sides'
+// runs must share (a claim on heads over two datasets is judged one dataset at a time, and
+// never gmm2 against beta, whether a dataset is an axis, an arm's or the default).
 std::string keyKeepingApart(const StudyClaim& claim, const SideSetting& a, const SideSetting& b) {
   auto valueOf = [](const nlohmann::json& where, const SideSetting& side,
                     const std::string& key) -> const nlohmann::json* {
@@ -97,8 +94,7 @@ std::string keyKeepingApart(const StudyClaim& claim, const SideSetting& a, const
     if (claim.a.contains(key) && claim.b.contains(key)) continue;  // what the claim compares
     const auto* mine = valueOf(claim.a, a, key);
     const auto* theirs = valueOf(claim.b, b, key);
-    if (mine && theirs && !sameSetting(key, *mine, nlohmann::json::object({{key, *theirs}})))
-      return key;
+    if (mine && theirs && !comparable(*mine, *theirs, key)) return key;
   }
   return "";
 }
@@ -122,6 +118,17 @@ std::string apartText(const std::string& key, const StudyClaim& claim,
   };
   return key + " (" + valuesOn(claim.a, settingsA) + " against " + valuesOn(claim.b, settingsB) +
          ")";
+}
+
+// Why a side gives nothing to judge at any setting, or "": it matches no run, or none of its
+// runs has the metric.
+std::string sideMissing(const char* name, const std::vector<SideSetting>& settings,
+                        const std::string& metric) {
+  if (settings.empty()) return std::string("side ") + name + " matches no run of the study";
+  for (const auto& s : settings)
+    for (const auto* cell : s.cells)
+      if (cell->metrics.count(metric)) return "";
+  return std::string("no run on side ") + name + " has " + metric;
 }
 
 // Every finished run's value of the claim's quantity in one setting: the metric (a side's own),
@@ -180,12 +187,11 @@ ClaimVerdict judgeOne(const StudyClaim& claim, const SideSetting& sideA, const S
   if (!v.departures.empty()) v.outcome = ClaimOutcome::NotJudged;
   if (v.outcome == ClaimOutcome::NotMeasured) {
     // Said as what is missing: "needs two finished runs a side" had read as runs still to come
-    // for a side that matches no run, or a metric no run records.
+    // for a setting whose runs never record the metric.
     auto missing = [&](const char* name, const SideSetting& side, const std::string& metric) {
-      if (side.cells.empty()) return std::string("side ") + name + " matches no run of the study";
       for (const auto* cell : side.cells)
         if (cell->metrics.count(metric)) return std::string();
-      return std::string("no run on side ") + name + " has " + metric;
+      return std::string("no run of side ") + name + "'s setting has " + metric;
     };
     v.why = missing("a", sideA, claim.metric);
     if (v.why.empty()) v.why = missing("b", sideB, claim.metricOfB());
@@ -224,46 +230,53 @@ std::string toString(ClaimOutcome outcome) {
 
 std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
                                       const std::vector<AggregateCell>& cells,
-                                      const std::vector<StudyArm>& arms) {
+                                      const std::vector<ParamSpec>& params) {
   std::vector<ClaimVerdict> verdicts;
   for (size_t index = 0; index < claims.size(); ++index) {
     const auto& claim = claims[index];
     const size_t first = verdicts.size();
-    const auto settingsA = settingsOf(claim.a, cells, arms);
-    const auto settingsB = settingsOf(claim.b, cells, arms);
-    // A side that matches no run: one verdict saying so, not one per setting of the other.
-    if (settingsA.front().cells.empty() || settingsB.front().cells.empty()) {
-      const SideSetting none;
-      verdicts.push_back(judgeOne(claim, settingsA.size() == 1 ? settingsA.front() : none,
-                                  settingsB.size() == 1 ? settingsB.front() : none));
-      verdicts.back().claimIndex = index;
+    // One verdict, with its reason and no numbers.
+    auto notMeasured = [&](const std::string& why) {
+      ClaimVerdict v;
+      v.claim = claim;
+      v.claimIndex = index;
+      v.whereA = claim.a;
+      v.whereB = claim.b;
+      v.why = why;
+      verdicts.push_back(std::move(v));
+    };
+    const auto settingsA = settingsOf(claim.a, cells, params);
+    const auto settingsB = settingsOf(claim.b, cells, params);
+    // A side matching no run, or whose runs lack the metric: said once, not per setting.
+    std::string missing = sideMissing("a", settingsA, claim.metric);
+    if (missing.empty()) missing = sideMissing("b", settingsB, claim.metricOfB());
+    if (!missing.empty()) {
+      notMeasured(missing);
       continue;
     }
     std::string apart;
-    bool paired = false;
+    bool selfOnly = false;
     for (const auto& a : settingsA)
       for (const auto& b : settingsB) {
         const std::string key = keyKeepingApart(claim, a, b);
-        if (key.empty()) {
-          verdicts.push_back(judgeOne(claim, a, b));
-          paired = true;
-        } else if (apart.empty()) {
-          apart = key;
+        if (!key.empty()) {
+          if (apart.empty()) apart = key;
+          continue;
         }
+        // A setting against itself (one side's `where` inside the other's): its difference is
+        // 0 whatever its runs gave.
+        if (a.cells == b.cells && claim.metricOfB() == claim.metric) {
+          selfOnly = true;
+          continue;
+        }
+        verdicts.push_back(judgeOne(claim, a, b));
+        verdicts.back().claimIndex = index;
       }
-    if (paired) {
-      for (size_t i = first; i < verdicts.size(); ++i) verdicts[i].claimIndex = index;
-      continue;
-    }
+    if (verdicts.size() > first) continue;
     // Never at one setting: no verdict, and what keeps them apart.
-    ClaimVerdict v;
-    v.claim = claim;
-    v.claimIndex = index;
-    v.whereA = claim.a;
-    v.whereB = claim.b;
-    v.why =
-        "the sides are never at one setting of " + apartText(apart, claim, settingsA, settingsB);
-    verdicts.push_back(std::move(v));
+    notMeasured(selfOnly ? "the sides are at one setting only where they pick the same runs"
+                         : "the sides are never at one setting of " +
+                               apartText(apart, claim, settingsA, settingsB));
   }
   return verdicts;
 }

@@ -15,9 +15,10 @@
 //
 // A side whose `where` leaves an axis open (a dataset, a second arm) picks several settings; the
 // claim is then judged once per setting, never with the settings' runs pooled as seeds of one.
-// Two sides are compared only at one setting of everything the claim does not name apart (its
-// axes and the keys its arms fix): a claim on heads over two datasets is judged on each dataset,
-// and sides never at one setting ("dataset (gmm2 against beta)") are not measured, said so.
+// Two sides are compared only at one setting of everything the claim does not name apart
+// (whether an axis, an arm's fixed key or a default sets it): a claim on heads over two datasets
+// is judged on each dataset, and sides never at one setting ("dataset (gmm2 against beta)") are
+// not measured, said so, as sides that pick the same runs.
 //
 // A claim that the sides are similar (within a tolerance w) holds when |d| + 2 SE <= w, is
 // contradicted when |d| - 2 SE > w, and is unresolved between.
@@ -28,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "core/engine/param_spec.h"
 #include "core/engine/study_spec.h"
 #include "core/study/study_aggregate.h"
 
@@ -53,11 +55,12 @@ struct ClaimVerdict {
   std::string summary() const;
 };
 
-// `arms`: the study's, whose fixed keys are settings a claim's sides must share unless they name
-// them (a Fourier arm on gmm2 is not compared with a linear arm on beta).
+// `params`: the experiment's (allParams), by which a value a run does not use reads as
+// kUnusedValue: it neither matches a side's `where` nor keeps two sides apart (empty: every
+// value counts).
 std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
                                       const std::vector<AggregateCell>& cells,
-                                      const std::vector<StudyArm>& arms);
+                                      const std::vector<ParamSpec>& params);
 
 // One line on how claims are judged, printed above them.
 std::string claimRuleText();

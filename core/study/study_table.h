@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/engine/param_spec.h"
 #include "core/study/study_aggregate.h"
 
 namespace fl::study {
@@ -17,8 +18,8 @@ struct StudyTableInput {
   std::vector<AggregateCell> cells;
   const StudyReferences* references = nullptr;
   const std::vector<StudyClaim>* claims = nullptr;  // judged under the markdown table and in JSON
-  const std::vector<StudyArm>* arms = nullptr;      // the study's, which the claims are judged by
-  std::string claimsScale;  // claimsScaleText of the study: said with the claims
+  std::vector<ParamSpec> params;  // the experiment's: unused values never decide a claim
+  std::string claimsScale;        // claimsScaleText of the study: said with the claims
 };
 
 struct TableRequest {

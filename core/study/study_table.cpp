@@ -292,8 +292,7 @@ std::string claimsSection(const StudyTableInput& in) {
   if (!in.claims || in.claims->empty()) return "";
   std::string out = "\n## Claims over seeds\n\n" +
                     (in.claimsScale.empty() ? "" : in.claimsScale + " ") + claimRuleText() + "\n\n";
-  for (const auto& verdict :
-       judgeClaims(*in.claims, in.cells, in.params))
+  for (const auto& verdict : judgeClaims(*in.claims, in.cells, in.params))
     out += "- " + verdict.summary() + "\n";
   return out;
 }
@@ -385,8 +384,7 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
   if (in.claims && !in.claims->empty()) {
     if (!in.claimsScale.empty()) out["claims_judged"] = in.claimsScale;
     out["claims"] = nlohmann::json::array();
-    for (const auto& v :
-         judgeClaims(*in.claims, in.cells, in.params)) {
+    for (const auto& v : judgeClaims(*in.claims, in.cells, in.params)) {
       const bool measured = v.outcome != ClaimOutcome::NotMeasured;
       out["claims"].push_back({{"claim", v.claimIndex},
                                {"text", v.claim.text},

@@ -315,6 +315,15 @@ class TestStudyView : public QObject {
     QCOMPARE(lab.view.figure()->graphCount(), firstGraphs);
     views->setCurrentIndex(2);
     QVERIFY(lab.view.parallel()->isVisibleTo(&lab.view));
+
+    // One declared figure reads "paper figure", with its name and its selection of settings.
+    const int64_t one = storeStudy(store, R"({"name": "one figure",
+        "grid": {"width": [1, 2], "label": ["a", "b"]}, "seeds": [1],
+        "figures": [{"name": "at b", "x": "width", "metrics": ["test/m"],
+                     "where": {"label": "b"}}]})");
+    QVERIFY(lab.view.setStudy(one));
+    QCOMPARE(views->count(), 2);
+    QCOMPARE(views->itemText(0), QString("paper figure: at b (label = b)"));
   }
 
   void theParallelViewDrawsTheStudysAxesAndStartedRunsAndComparesTheBrushedOnes() {

@@ -472,26 +472,26 @@ void StudyView::fillChoices() {
   const bool parallel = m_view->count() > 0 && parallelChosen();
   for (auto* box : {m_view, m_metric, m_x, m_group, m_panel}) box->clear();
   const auto* figures = m_record ? &m_record->spec.figures : nullptr;
-  if (figures && figures->size() > 1)
-    for (size_t i = 0; i < figures->size(); ++i) {
+  // Each declared figure by its number and name ("paper figure" for one or none), with its
+  // selection of settings: it stays applied while the figure is chosen, whatever the boxes say.
+  const size_t declared = figures ? figures->size() : 0;
+  for (size_t i = 0; i < std::max<size_t>(declared, 1); ++i) {
+    QString text = declared > 1 ? QString("figure %1").arg(i + 1) : QString("paper figure");
+    if (i < declared) {
       const auto& f = (*figures)[i];
       QStringList metrics;
       for (const auto& m : f.metrics) metrics << QString::fromStdString(m);
-      const QString name =
-          f.name.empty()
-              ? QString("%1 against %2").arg(metrics.join(", "), QString::fromStdString(f.x))
-              : QString::fromStdString(f.name);
-      // Its selection of settings said in its name: it stays applied while the figure is
-      // chosen, whatever the boxes are set to.
+      if (!f.name.empty())
+        text += ": " + QString::fromStdString(f.name);
+      else if (declared > 1)
+        text += QString(": %1 against %2").arg(metrics.join(", "), QString::fromStdString(f.x));
       QStringList where;
       for (const auto& [key, value] : f.where.items())
         where << QString::fromStdString(key + " = " + settingText(value));
-      m_view->addItem(QString("figure %1: %2").arg(i + 1).arg(name) +
-                          (where.isEmpty() ? QString() : " (" + where.join(", ") + ")"),
-                      int(i));
+      if (!where.isEmpty()) text += " (" + where.join(", ") + ")";
     }
-  else
-    m_view->addItem("paper figure", 0);
+    m_view->addItem(text, int(i));
+  }
   m_view->addItem("parallel coordinates", -1);
   m_view->setCurrentIndex(parallel ? m_view->count() - 1 : 0);
   if (m_record) {

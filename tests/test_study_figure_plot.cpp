@@ -395,6 +395,14 @@ class TestStudyFigurePlot : public QObject {
       const QString drawn = QString::fromUtf8(file.readAll());
       QVERIFY2(drawn.contains(QRegularExpression("linear.*….*↑ off scale at 11")),
                qPrintable(drawn.mid(drawn.indexOf("off scale") - 300, 400)));
+      // Narrower than the words: the arrow and the value, after what fits of the name.
+      const QString tiny = m_dir.filePath("tiny-note.svg");
+      QCOMPARE(small.save(tiny, 200, 300), QString());
+      QFile tinyFile(tiny);
+      QVERIFY(tinyFile.open(QIODevice::ReadOnly));
+      const QString tinyDrawn = QString::fromUtf8(tinyFile.readAll());
+      QVERIFY2(tinyDrawn.contains(QRegularExpression(">li[^<]*…[^<]* ↑ 11<")),
+               qPrintable(tinyDrawn.mid(tinyDrawn.indexOf("↑") - 300, 400)));
     }
     // Within reach (1.9 lies 0.6 above the lines' 1.32, their span is 1.14): to scale, no note.
     panel.baselines.resize(1);

@@ -297,7 +297,11 @@ class OffScaleNote : public QCPItemText {
   QString joined(int room) const {
     const QFontMetrics metrics(mainFont());
     QStringList out;
-    for (const auto& [label, rest] : m_lines) {
+    for (const auto& [label, whole] : m_lines) {
+      // Too narrow a panel for the words: the arrow and the value say it ("GMM h… ↑ 11").
+      QString rest = whole;
+      if (room >= 0 && room - metrics.horizontalAdvance(rest) < 40)
+        rest.replace(" off scale at ", " ");
       const int left = room - metrics.horizontalAdvance(rest);
       out << (room < 0 ? label : metrics.elidedText(label, Qt::ElideMiddle, std::max(left, 20))) +
                  rest;

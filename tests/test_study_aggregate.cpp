@@ -36,6 +36,17 @@ StudyRunResult run(const std::string& dataset, const std::string& head, int64_t 
   return r;
 }
 
+// "`text`": the Fourier head's test/kl lower than the linear head's.
+StudyClaim fourierBelowLinear(const std::string& text) {
+  StudyClaim claim;
+  claim.text = text;
+  claim.metric = "test/kl";
+  claim.better = "lower";
+  claim.a = {{"head", "fourier"}};
+  claim.b = {{"head", "linear"}};
+  return claim;
+}
+
 // The integral of t^(a-1) (1-t)^(b-1) over [0, y], y <= 1/2, by Simpson's rule over s = sqrt(t):
 // 2 s^(2a-1) (1-s^2)^(b-1) is a smooth integrand where 2a is a whole number (an F
 // distribution's degrees of freedom), with neither t^(a-1)'s pole nor its kink at 0.
@@ -434,12 +445,7 @@ class TestStudyAggregate : public QObject {
       runs.push_back(linear);
     }
     const auto cells = aggregate(runs);
-    StudyClaim claim;
-    claim.text = "fourier below linear";
-    claim.metric = "test/kl";
-    claim.better = "lower";
-    claim.a = {{"head", "fourier"}};
-    claim.b = {{"head", "linear"}};
+    StudyClaim claim = fourierBelowLinear("fourier below linear");
     auto verdicts = judgeClaims({claim}, cells, {});
     QCOMPARE(int(verdicts.size()), 1);
     QCOMPARE(int(verdicts[0].outcome), int(ClaimOutcome::NotMeasured));
@@ -528,12 +534,7 @@ class TestStudyAggregate : public QObject {
       runs.push_back(run("beta", "linear", s + 1, linearBeta[s]));
     }
     const auto cells = aggregate(runs);
-    StudyClaim claim;
-    claim.text = "the Fourier head fits better";
-    claim.metric = "test/kl";
-    claim.better = "lower";
-    claim.a = {{"head", "fourier"}};
-    claim.b = {{"head", "linear"}};
+    StudyClaim claim = fourierBelowLinear("the Fourier head fits better");
     const auto verdicts = judgeClaims({claim}, cells, {});
     QCOMPARE(int(verdicts.size()), 2);
     for (const auto& v : verdicts) {

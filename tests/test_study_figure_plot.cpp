@@ -388,19 +388,18 @@ class TestStudyFigurePlot : public QObject {
       small.show();
       QVERIFY(QTest::qWaitForWindowExposed(&small));
       small.setFigure(narrow);
-      const QString path = m_dir.filePath("narrow-note.svg");
-      QCOMPARE(small.save(path, 300, 300), QString());
-      QFile file(path);
-      QVERIFY(file.open(QIODevice::ReadOnly));
-      const QString drawn = QString::fromUtf8(file.readAll());
+      // The panel saved at `width` pixels, as SVG text.
+      const auto savedAt = [&](int width) {
+        const QString path = m_dir.filePath(QString("narrow-note-%1.svg").arg(width));
+        if (!small.save(path, width, 300).isEmpty()) return QString();
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+      };
+      const QString drawn = savedAt(300);
       QVERIFY2(drawn.contains(QRegularExpression("linear.*….*↑ off scale at 11")),
                qPrintable(drawn.mid(drawn.indexOf("off scale") - 300, 400)));
       // Narrower than the words: the arrow and the value, after what fits of the name.
-      const QString tiny = m_dir.filePath("tiny-note.svg");
-      QCOMPARE(small.save(tiny, 200, 300), QString());
-      QFile tinyFile(tiny);
-      QVERIFY(tinyFile.open(QIODevice::ReadOnly));
-      const QString tinyDrawn = QString::fromUtf8(tinyFile.readAll());
+      const QString tinyDrawn = savedAt(200);
       QVERIFY2(tinyDrawn.contains(QRegularExpression(">li[^<]*…[^<]* ↑ 11<")),
                qPrintable(tinyDrawn.mid(tinyDrawn.indexOf("↑") - 300, 400)));
     }

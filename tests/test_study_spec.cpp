@@ -540,7 +540,7 @@ class TestStudySpec : public QObject {
     const auto unmatched = fl::study::unmatchedWheres(spec, expansion);
     QCOMPARE(unmatched.size(), size_t(2));
     QCOMPARE(unmatched[0], std::string("claims[0].b (head \"gmm\")"));
-    QCOMPARE(unmatched[1], std::string("references.rows[1] (epochs 500)"));
+    QCOMPARE(unmatched[1], std::string("references.rows[1].where (epochs 500)"));
   }
 
   void aStudysLayoutNamesOnlyItsAxesAndValues() {

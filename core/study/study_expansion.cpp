@@ -137,6 +137,22 @@ std::vector<std::string> axisOrderOf(const StudySpec& spec) {
   return order;
 }
 
+namespace {
+
+// Each claim side's and reference row's `where`, with its place in the file.
+void forEachWhere(const StudySpec& spec,
+                  const std::function<void(const nlohmann::json&, const std::string&)>& visit) {
+  for (size_t i = 0; i < spec.claims.size(); ++i) {
+    visit(spec.claims[i].a, "claims[" + std::to_string(i) + "].a");
+    visit(spec.claims[i].b, "claims[" + std::to_string(i) + "].b");
+  }
+  if (spec.references)
+    for (size_t i = 0; i < spec.references->rows.size(); ++i)
+      visit(spec.references->rows[i].where, "references.rows[" + std::to_string(i) + "].where");
+}
+
+}  // namespace
+
 std::vector<std::string> unmatchedWheres(const StudySpec& spec, const StudyExpansion& expansion) {
   std::vector<std::string> unmatched;
   auto check = [&](const nlohmann::json& where, const std::string& at) {
@@ -147,13 +163,7 @@ std::vector<std::string> unmatchedWheres(const StudySpec& spec, const StudyExpan
       said += (said.empty() ? "" : ", ") + key + " " + value.dump();
     unmatched.push_back(at + " (" + said + ")");
   };
-  for (size_t i = 0; i < spec.claims.size(); ++i) {
-    check(spec.claims[i].a, "claims[" + std::to_string(i) + "].a");
-    check(spec.claims[i].b, "claims[" + std::to_string(i) + "].b");
-  }
-  if (spec.references)
-    for (size_t i = 0; i < spec.references->rows.size(); ++i)
-      check(spec.references->rows[i].where, "references.rows[" + std::to_string(i) + "]");
+  forEachWhere(spec, check);
   return unmatched;
 }
 
@@ -267,13 +277,7 @@ void refuseUnknownSettingKeys(const std::string& experimentName,
         errors.push_back(at + ": '" + item.key() + "' is not a setting of '" + experimentName +
                          "' (known: " + knownKeys(specs) + ")");
   };
-  for (size_t i = 0; i < spec.claims.size(); ++i) {
-    check(spec.claims[i].a, "claims[" + std::to_string(i) + "].a");
-    check(spec.claims[i].b, "claims[" + std::to_string(i) + "].b");
-  }
-  if (spec.references)
-    for (size_t i = 0; i < spec.references->rows.size(); ++i)
-      check(spec.references->rows[i].where, "references.rows[" + std::to_string(i) + "].where");
+  forEachWhere(spec, check);
 }
 
 // Two reference rows that both give a metric for one setting: the first listed was taken, so a

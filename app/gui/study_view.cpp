@@ -812,15 +812,16 @@ void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
                  .arg(colourOf(outcome))
                  .arg(n)
                  .arg(QString::fromStdString(study::toString(outcome)));
-  m_summary->setText(
-      m_summary->text() + " &nbsp; <b>Claims over seeds</b> <i>" +
-      QString::fromStdString(study::claimsScale(m_record->spec)).toHtmlEscaped() +
-      "</i>: " + parts.join(", ") +
-      // A claim judged at several settings counts once per setting.
-      (verdicts.size() == claims.size()
-           ? QString()
-           : QString(" (%1 claims at %2 settings)").arg(claims.size()).arg(verdicts.size())) +
-      " <a href='claims'>read them</a> <i>(or hover)</i>");
+  m_summary->setText(m_summary->text() + " &nbsp; <b>Claims over seeds</b> <i>" +
+                     QString::fromStdString(study::claimsScale(m_record->spec)).toHtmlEscaped() +
+                     "</i>: " + parts.join(", ") +
+                     // A claim judged at several settings counts once per setting.
+                     (verdicts.size() == claims.size() ? QString()
+                                                       : QString(" (%1 claim%2 at %3 settings)")
+                                                             .arg(claims.size())
+                                                             .arg(claims.size() == 1 ? "" : "s")
+                                                             .arg(verdicts.size())) +
+                     " <a href='claims'>read them</a> <i>(or hover)</i>");
   m_claimsHtml = "<p>" +
                  QString::fromStdString(study::claimsScaleText(m_record->spec)).toHtmlEscaped() +
                  "</p>" + lines.join("") + "<p>" +

@@ -98,6 +98,16 @@ class TestStudySpec : public QObject {
     QVERIFY2(QString::fromStdString(e.errors[1])
                  .startsWith("references.rows[0].where: 'seed' is not a setting of 'fourier-head'"),
              e.errors[1].c_str());
+    // A value no run can take, refused as an arm's value is: "4" had read as the number 4.
+    spec.claims[0].a = {{"frequencies", "4"}};
+    spec.claims[0].b = {{"head", "Fourier"}};
+    spec.references.reset();
+    const auto typed = fl::study::expandStudy(fourierHead(), spec);
+    QCOMPARE(typed.errors.size(), size_t(2));
+    QVERIFY2(
+        typed.errors[0].rfind("claims[0].a.frequencies: 'frequencies' must be an integer", 0) == 0,
+        typed.errors[0].c_str());
+    QVERIFY2(typed.errors[1].rfind("claims[0].b.head: ", 0) == 0, typed.errors[1].c_str());
   }
 
   // A zip's settings are its axes' values taken together: a value may repeat on one axis

@@ -265,17 +265,23 @@ std::vector<std::string> layoutProblems(const StudySpec& spec) {
 
 namespace {
 
-// The settings a claim's sides and a reference row's `where` name must be the experiment's: a
-// misspelt "hed" (or "seed", or "arm") matched no setting, and the claim read "not measured"
-// or the row was never used, without a word of why.
+// The settings a claim's sides and a reference row's `where` name must be the experiment's, with
+// values they can take: a misspelt "hed" (or "seed", or "arm") matched no setting, and the claim
+// read "not measured" or the row was never used, without a word of why.
 void refuseUnknownSettingKeys(const std::string& experimentName,
                               const std::vector<ParamSpec>& specs, const StudySpec& spec,
                               std::vector<std::string>& errors) {
   auto check = [&](const nlohmann::json& setting, const std::string& at) {
-    for (const auto& item : setting.items())
-      if (item.key() == "seed" || !findParam(specs, item.key()))
+    for (const auto& item : setting.items()) {
+      const ParamSpec* param = findParam(specs, item.key());
+      if (item.key() == "seed" || !param)
         errors.push_back(at + ": '" + item.key() + "' is not a setting of '" + experimentName +
                          "' (known: " + knownKeys(specs) + ")");
+      // A value no run can take ("4" for the number 4, "GMM2") matched none, read "not
+      // measured" and was printed as if it were that number; refused as an arm's value is.
+      else if (const auto problem = checkValue(*param, item.value()))
+        errors.push_back(at + "." + item.key() + ": " + *problem);
+    }
   };
   forEachWhere(spec, check);
 }

@@ -517,6 +517,12 @@ class TestStudyAggregate : public QObject {
                    std::string::npos,
                verdicts[0].summary().c_str());
     }
+    // A side that names nothing reads as every run, not as a blank.
+    claim.a = nlohmann::json::object();
+    claim.b = {{"head", "linear"}};
+    verdicts = judgeClaims({claim}, aggregate(unused), params);
+    QVERIFY2(verdicts[0].summary().find("(test/kl: every run ") != std::string::npos,
+             verdicts[0].summary().c_str());
   }
 
   // Sides that leave the dataset open: each dataset is judged apart. Pooled, the two datasets'

@@ -205,6 +205,8 @@ std::string sideText(const std::string& metric, const nlohmann::json& where, con
   std::string label;
   for (const auto& [key, value] : where.items())
     label += (label.empty() ? "" : ", ") + key + " " + settingText(value);
+  // A side that names nothing is every run of the study (two metrics of the same runs).
+  if (label.empty() && metric.empty()) label = "every run";
   if (!metric.empty()) label = metric + (label.empty() ? "" : " at " + label);
   return label + " " + (s.n >= 2 ? formatMeanStd(s.mean, s.std) : formatStat(s.mean)) + " (" +
          std::to_string(s.n) + ")";

@@ -457,6 +457,27 @@ class TestStudyAggregate : public QObject {
     claim.b["dataset"] = "beta";
     verdicts = judgeClaims({claim}, cells, {});
     QCOMPARE(int(verdicts[0].outcome), int(ClaimOutcome::Holds));
+    // Sides naming their arms compare the arms as they are set: judged, said by the arms.
+    claim.a = {{"arm", "F"}};
+    claim.b = {{"arm", "L"}};
+    verdicts = judgeClaims({claim}, cells, {});
+    QCOMPARE(int(verdicts.size()), 1);
+    QCOMPARE(int(verdicts[0].outcome), int(ClaimOutcome::Holds));
+    QVERIFY2(verdicts[0].summary().find("(test/kl: arm F 0.120 ± 0.010 (3) against arm L") !=
+                 std::string::npos,
+             verdicts[0].summary().c_str());
+    // Arms over a dataset axis meet at each dataset.
+    std::vector<StudyRunResult> byDataset;
+    for (int seed = 1; seed <= 2; ++seed)
+      for (const auto& dataset : {"gmm2", "beta"}) {
+        byDataset.push_back(
+            run(dataset, "fourier", seed, 0.1 * seed, fl::RunStatus::Finished, "F"));
+        byDataset.push_back(run(dataset, "linear", seed, 0.3 * seed, fl::RunStatus::Finished, "L"));
+      }
+    for (auto& r : byDataset) r.axes = {{"dataset", r.config.at("dataset")}};
+    verdicts = judgeClaims({claim}, aggregate(byDataset), {});
+    QCOMPARE(int(verdicts.size()), 2);
+    for (const auto& v : verdicts) QCOMPARE(v.whereA.at("dataset"), v.whereB.at("dataset"));
 
     // Open datasets on both sides that never meet: no verdict either.
     std::vector<StudyRunResult> open;

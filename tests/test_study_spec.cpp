@@ -108,6 +108,22 @@ class TestStudySpec : public QObject {
         typed.errors[0].rfind("claims[0].a.frequencies: 'frequencies' must be an integer", 0) == 0,
         typed.errors[0].c_str());
     QVERIFY2(typed.errors[1].rfind("claims[0].b.head: ", 0) == 0, typed.errors[1].c_str());
+
+    // A claim side may name an arm of the study, by its name; a reference row reads settings.
+    auto armed = StudySpec::fromText(
+        R"({"name": "c", "seeds": [1],
+            "arms": [{"name": "F", "set": {"head": "fourier"}}, {"name": "L", "set": {"head": "linear"}}],
+            "claims": [{"text": "t", "metric": "test/kl", "better": "lower",
+                        "a": {"arm": "F"}, "b": {"arm": "L"}}]})");
+    armed.experiment = "fourier-head";
+    const auto byArm = fl::study::expandStudy(fourierHead(), armed);
+    QVERIFY2(byArm.ok(), joined(byArm.errors).c_str());
+    QVERIFY(fl::study::unmatchedWheres(armed, byArm).empty());
+    armed.claims[0].b = {{"arm", "linear"}};
+    const auto unknownArm = fl::study::expandStudy(fourierHead(), armed);
+    QCOMPARE(unknownArm.errors.size(), size_t(1));
+    QCOMPARE(unknownArm.errors[0],
+             std::string("claims[0].b.arm: \"linear\" is not an arm of the study (arms: F, L)"));
   }
 
   // A zip's settings are its axes' values taken together: a value may repeat on one axis

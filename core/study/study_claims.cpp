@@ -44,14 +44,17 @@ std::vector<SideSetting> settingsOf(const nlohmann::json& where,
   std::vector<nlohmann::json> sets;
   std::set<std::string> armsMatched;
   for (const auto& cell : cells) {
-    const nlohmann::json compared =
-        params.empty() ? cell.config : comparedValues(params, cell.config);
+    nlohmann::json compared = params.empty() ? cell.config : comparedValues(params, cell.config);
+    // A side may pick an arm by its name, as a table or figure takes it.
+    if (!cell.arm.empty()) compared[kArmAxis] = cell.arm;
     if (!matches(where, compared)) continue;
     matched.push_back(&cell);
     armsMatched.insert(cell.arm);
     nlohmann::json set = nlohmann::json::object();
+    // The arm is no setting the sides must share: what it fixes is, key by key.
     for (const auto& [key, value] : compared.items())
-      if (!where.contains(key) && key != "seed" && !store::isPlacementKey(key)) set[key] = value;
+      if (!where.contains(key) && key != "seed" && key != kArmAxis && !store::isPlacementKey(key))
+        set[key] = value;
     sets.push_back(std::move(set));
   }
   // Only what differs between the picked settings tells them apart.
@@ -90,8 +93,15 @@ std::string keyKeepingApart(const StudyClaim& claim, const SideSetting& a, const
   std::set<std::string> keys;
   for (const auto* json : {&claim.a, &claim.b, &a.set, &b.set})
     for (const auto& item : json->items()) keys.insert(item.key());
+  // A side naming its arm compares that arm as it is set: what the arm fixes (a key its
+  // settings do not vary) is the claim's to compare, not a setting to share.
+  auto ownedByArm = [](const nlohmann::json& where, const SideSetting& side,
+                       const std::string& key) {
+    return where.contains(kArmAxis) && !side.open.contains(key);
+  };
   for (const auto& key : keys) {
     if (claim.a.contains(key) && claim.b.contains(key)) continue;  // what the claim compares
+    if (ownedByArm(claim.a, a, key) || ownedByArm(claim.b, b, key)) continue;
     const auto* mine = valueOf(claim.a, a, key);
     const auto* theirs = valueOf(claim.b, b, key);
     if (mine && theirs && !comparable(*mine, *theirs, key)) return key;

@@ -156,8 +156,11 @@ void forEachWhere(const StudySpec& spec,
 std::vector<std::string> unmatchedWheres(const StudySpec& spec, const StudyExpansion& expansion) {
   std::vector<std::string> unmatched;
   auto check = [&](const nlohmann::json& where, const std::string& at) {
-    for (const auto& cell : expansion.cells)
-      if (matches(where, cell.config)) return;
+    for (const auto& cell : expansion.cells) {
+      nlohmann::json values = cell.config;
+      if (!cell.arm.empty()) values[kArmAxis] = cell.arm;
+      if (matches(where, values)) return;
+    }
     std::string said;
     for (const auto& [key, value] : where.items())
       said += (said.empty() ? "" : ", ") + key + " " + value.dump();
@@ -273,6 +276,19 @@ void refuseUnknownSettingKeys(const std::string& experimentName,
                               std::vector<std::string>& errors) {
   auto check = [&](const nlohmann::json& setting, const std::string& at) {
     for (const auto& item : setting.items()) {
+      // A claim side may name an arm of the study (a reference row's `where` reads settings).
+      if (item.key() == kArmAxis && at.rfind("claims[", 0) == 0 && !spec.arms.empty()) {
+        std::string arms;
+        bool known = false;
+        for (const auto& arm : spec.arms) {
+          arms += (arms.empty() ? "" : ", ") + arm.name;
+          known = known || item.value() == arm.name;
+        }
+        if (!known)
+          errors.push_back(at + ".arm: " + item.value().dump() +
+                           " is not an arm of the study (arms: " + arms + ")");
+        continue;
+      }
       const ParamSpec* param = findParam(specs, item.key());
       if (item.key() == "seed" || !param)
         errors.push_back(at + ": '" + item.key() + "' is not a setting of '" + experimentName +

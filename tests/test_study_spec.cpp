@@ -119,7 +119,7 @@ class TestStudySpec : public QObject {
     armed.experiment = "fourier-head";
     const auto byArm = fl::study::expandStudy(fourierHead(), armed);
     QVERIFY2(byArm.ok(), joined(byArm.errors).c_str());
-    QVERIFY(fl::study::unmatchedWheres(armed, byArm).empty());
+    QVERIFY(fl::study::unmatchedWheres(armed, byArm, fourierHead().allParams()).empty());
     armed.claims[0].b = {{"arm", "linear"}};
     const auto unknownArm = fl::study::expandStudy(fourierHead(), armed);
     QCOMPARE(unknownArm.errors.size(), size_t(1));
@@ -549,7 +549,8 @@ class TestStudySpec : public QObject {
   void claimSidesAndReferenceRowsThatMatchNoRunAreNamed() {
     for (const auto& e : registry().all())
       for (const auto& spec : e->studies()) {
-        const auto unmatched = fl::study::unmatchedWheres(spec, fl::study::expandStudy(*e, spec));
+        const auto unmatched =
+            fl::study::unmatchedWheres(spec, fl::study::expandStudy(*e, spec), e->allParams());
         QVERIFY2(unmatched.empty(),
                  (e->name() + " " + spec.name + ": " + joined(unmatched)).c_str());
       }
@@ -564,10 +565,16 @@ class TestStudySpec : public QObject {
         "seeds": [1]})");
     const auto expansion = fl::study::expandStudy(fourierHead(), spec);
     QVERIFY2(expansion.ok(), joined(expansion.errors).c_str());
-    const auto unmatched = fl::study::unmatchedWheres(spec, expansion);
+    const auto unmatched = fl::study::unmatchedWheres(spec, expansion, fourierHead().allParams());
     QCOMPARE(unmatched.size(), size_t(2));
     QCOMPARE(unmatched[0], std::string("claims[0].b (head \"gmm\")"));
     QCOMPARE(unmatched[1], std::string("references.rows[1].where (epochs 500)"));
+    // A claim side is read as judgeClaims reads it: the linear head's unused gamma (stored at
+    // its default, 0) matches no side, so a side naming it is said too.
+    spec.claims[0].b = {{"head", "linear"}, {"gamma", 0}};
+    const auto unused = fl::study::unmatchedWheres(
+        spec, fl::study::expandStudy(fourierHead(), spec), fourierHead().allParams());
+    QCOMPARE(unused.at(0), std::string("claims[0].b (gamma 0, head \"linear\")"));
   }
 
   // Every built-in claim is judged on its study's own settings: given runs with every metric,

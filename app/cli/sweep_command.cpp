@@ -312,18 +312,19 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
     std::fprintf(stderr, "nothing was stored\n");
     return kExitBadUsage;
   }
-  if (const auto unmatched = study::unmatchedWheres(built.spec, expansion); !unmatched.empty()) {
+  if (const auto unmatched =
+          study::unmatchedWheres(built.spec, expansion, built.experiment->allParams());
+      !unmatched.empty()) {
     std::string list;
     for (const auto& u : unmatched) list += (list.empty() ? "" : "; ") + u;
-    std::fprintf(
-        stderr, "note: %s %s none of this study's runs, so %s: %s\n",
-        unmatched.size() == 1
-            ? "one claim side or reference row"
-            : (std::to_string(unmatched.size()) + " claim sides or reference rows").c_str(),
-        unmatched.size() == 1 ? "matches" : "match",
-        unmatched.size() == 1 ? "it is not used (a claim reads \"not measured\")"
-                              : "they are not used (a claim reads \"not measured\")",
-        list.c_str());
+    const bool one = unmatched.size() == 1;
+    const std::string what =
+        one ? "one claim side or reference row matches"
+            : std::to_string(unmatched.size()) + " claim sides or reference rows match";
+    std::fprintf(stderr,
+                 "note: %s none of this study's runs, so %s not used (a claim reads \"not "
+                 "measured\"): %s\n",
+                 what.c_str(), one ? "it is" : "they are", list.c_str());
   }
   if (expansion.duplicatesDropped > 0 && !args.dryRun)
     std::fprintf(stderr,

@@ -44,9 +44,7 @@ std::vector<SideSetting> settingsOf(const nlohmann::json& where,
   std::vector<nlohmann::json> sets;
   std::set<std::string> armsMatched;
   for (const auto& cell : cells) {
-    nlohmann::json compared = params.empty() ? cell.config : comparedValues(params, cell.config);
-    // A side may pick an arm by its name, as a table or figure takes it.
-    if (!cell.arm.empty()) compared[kArmAxis] = cell.arm;
+    const nlohmann::json compared = claimSideValues(cell.config, cell.arm, params);
     if (!matches(where, compared)) continue;
     matched.push_back(&cell);
     armsMatched.insert(cell.arm);
@@ -130,14 +128,20 @@ std::string apartText(const std::string& key, const StudyClaim& claim,
          ")";
 }
 
+// Whether any run of the setting recorded the metric.
+bool records(const SideSetting& setting, const std::string& metric) {
+  return std::any_of(setting.cells.begin(), setting.cells.end(),
+                     [&](const AggregateCell* cell) { return cell->metrics.count(metric) > 0; });
+}
+
 // Why a side gives nothing to judge at any setting, or "": it matches no run, or none of its
 // runs has the metric.
 std::string sideMissing(const char* name, const std::vector<SideSetting>& settings,
                         const std::string& metric) {
   if (settings.empty()) return std::string("side ") + name + " matches no run of the study";
-  for (const auto& s : settings)
-    for (const auto* cell : s.cells)
-      if (cell->metrics.count(metric)) return "";
+  if (std::any_of(settings.begin(), settings.end(),
+                  [&](const SideSetting& s) { return records(s, metric); }))
+    return "";
   return std::string("no run on side ") + name + " has " + metric;
 }
 
@@ -198,14 +202,10 @@ ClaimVerdict judgeOne(const StudyClaim& claim, const SideSetting& sideA, const S
   if (v.outcome == ClaimOutcome::NotMeasured) {
     // Said as what is missing: "needs two finished runs a side" had read as runs still to come
     // for a setting whose runs never record the metric.
-    auto missing = [&](const char* name, const SideSetting& side, const std::string& metric) {
-      for (const auto* cell : side.cells)
-        if (cell->metrics.count(metric)) return std::string();
-      return std::string("no run of side ") + name + "'s setting has " + metric;
-    };
-    v.why = missing("a", sideA, claim.metric);
-    if (v.why.empty()) v.why = missing("b", sideB, claim.metricOfB());
-    if (v.why.empty()) v.why = "needs two finished runs a side";
+    v.why = !records(sideA, claim.metric) ? "no run of side a's setting has " + claim.metric
+            : !records(sideB, claim.metricOfB())
+                ? "no run of side b's setting has " + claim.metricOfB()
+                : "needs two finished runs a side";
   }
   return v;
 }
@@ -238,6 +238,13 @@ std::string toString(ClaimOutcome outcome) {
       break;
   }
   return "not measured";
+}
+
+nlohmann::json claimSideValues(const nlohmann::json& config, const std::string& arm,
+                               const std::vector<ParamSpec>& params) {
+  nlohmann::json values = params.empty() ? config : comparedValues(params, config);
+  if (!arm.empty()) values[kArmAxis] = arm;
+  return values;
 }
 
 std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,

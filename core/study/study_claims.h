@@ -62,6 +62,11 @@ std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
                                       const std::vector<AggregateCell>& cells,
                                       const std::vector<ParamSpec>& params);
 
+// A run's settings as a claim side reads them: a value it does not use is kUnusedValue (which
+// matches no `where`), and its arm, where it has one, is under kArmAxis (a side may name it).
+nlohmann::json claimSideValues(const nlohmann::json& config, const std::string& arm,
+                               const std::vector<ParamSpec>& params);
+
 // One line on how claims are judged, printed above them.
 std::string claimRuleText();
 

@@ -11,6 +11,7 @@
 #include "core/store/run_store.h"
 #include "core/study/axis_values.h"
 #include "core/study/study_aggregate.h"
+#include "core/study/study_claims.h"
 #include "core/study/study_figure.h"
 #include "core/study/study_run_name.h"
 #include "core/text/utf8.h"
@@ -139,28 +140,30 @@ std::vector<std::string> axisOrderOf(const StudySpec& spec) {
 
 namespace {
 
-// Each claim side's and reference row's `where`, with its place in the file.
-void forEachWhere(const StudySpec& spec,
-                  const std::function<void(const nlohmann::json&, const std::string&)>& visit) {
+// Each claim side's and reference row's `where`, with its place in the file and whether it is a
+// claim's (a claim side reads runs as claimSideValues does; a reference row, their configs).
+void forEachWhere(
+    const StudySpec& spec,
+    const std::function<void(const nlohmann::json&, const std::string&, bool claim)>& visit) {
   for (size_t i = 0; i < spec.claims.size(); ++i) {
-    visit(spec.claims[i].a, "claims[" + std::to_string(i) + "].a");
-    visit(spec.claims[i].b, "claims[" + std::to_string(i) + "].b");
+    visit(spec.claims[i].a, "claims[" + std::to_string(i) + "].a", true);
+    visit(spec.claims[i].b, "claims[" + std::to_string(i) + "].b", true);
   }
   if (spec.references)
     for (size_t i = 0; i < spec.references->rows.size(); ++i)
-      visit(spec.references->rows[i].where, "references.rows[" + std::to_string(i) + "].where");
+      visit(spec.references->rows[i].where, "references.rows[" + std::to_string(i) + "].where",
+            false);
 }
 
 }  // namespace
 
-std::vector<std::string> unmatchedWheres(const StudySpec& spec, const StudyExpansion& expansion) {
+std::vector<std::string> unmatchedWheres(const StudySpec& spec, const StudyExpansion& expansion,
+                                         const std::vector<ParamSpec>& params) {
   std::vector<std::string> unmatched;
-  auto check = [&](const nlohmann::json& where, const std::string& at) {
-    for (const auto& cell : expansion.cells) {
-      nlohmann::json values = cell.config;
-      if (!cell.arm.empty()) values[kArmAxis] = cell.arm;
-      if (matches(where, values)) return;
-    }
+  auto check = [&](const nlohmann::json& where, const std::string& at, bool claim) {
+    for (const auto& cell : expansion.cells)
+      if (matches(where, claim ? claimSideValues(cell.config, cell.arm, params) : cell.config))
+        return;
     std::string said;
     for (const auto& [key, value] : where.items())
       said += (said.empty() ? "" : ", ") + key + " " + value.dump();
@@ -274,10 +277,10 @@ namespace {
 void refuseUnknownSettingKeys(const std::string& experimentName,
                               const std::vector<ParamSpec>& specs, const StudySpec& spec,
                               std::vector<std::string>& errors) {
-  auto check = [&](const nlohmann::json& setting, const std::string& at) {
+  auto check = [&](const nlohmann::json& setting, const std::string& at, bool claim) {
     for (const auto& item : setting.items()) {
       // A claim side may name an arm of the study (a reference row's `where` reads settings).
-      if (item.key() == kArmAxis && at.rfind("claims[", 0) == 0 && !spec.arms.empty()) {
+      if (item.key() == kArmAxis && claim && !spec.arms.empty()) {
         std::string arms;
         bool known = false;
         for (const auto& arm : spec.arms) {

@@ -61,6 +61,9 @@ std::vector<std::string> layoutProblems(const StudySpec& spec);
 // otherwise, or a value the arms never set. Such a claim reads "not measured" and such a row
 // is never used; said as a note, as a study narrowed on purpose (`--grid dataset=gmm2`) leaves
 // the other datasets' rows unused too.
-std::vector<std::string> unmatchedWheres(const StudySpec& spec, const StudyExpansion& expansion);
+// `params`: the experiment's, by which a claim side reads runs as judgeClaims does (a value a run
+// does not use matches no side).
+std::vector<std::string> unmatchedWheres(const StudySpec& spec, const StudyExpansion& expansion,
+                                         const std::vector<ParamSpec>& params);
 
 }  // namespace fl::study

@@ -669,7 +669,7 @@ class TestMetricPlot : public QObject {
   // A saved plot has no pointer: its note says what is drawn, not "hover to read them", and
   // its title is whole where the cell had cut it. The screen keeps its own.
   void aSavedPlotSaysNothingOfHoverAndKeepsItsTitleWhole() {
-    const QString title = "Spectrum over training · #10 frequencies=12 seed=2 gamma=1e-06";
+    const QString title = "Spectrum over training · frequencies=12 seed=2 gamma=1e-06 dataset=gmm2";
     MetricPlot plot(title, "step", "loss");
     QVERIFY(shownAt(plot, QSize(330, 260)));
     for (int i = 0; i < 12; ++i)
@@ -890,7 +890,7 @@ class TestMetricPlot : public QObject {
   void aPlotWithoutCurvesLetsGoOfTheRangesOfThoseBefore() {
     MetricPlot plot("loss", "step", "loss");
     plot.resize(400, 300);
-    plot.setCurve("#1 loss", Qt::blue, {100, 200, 3000}, {40, 20, 10});
+    plot.setCurve("earlier run's loss", Qt::blue, {100, 200, 3000}, {40, 20, 10});
     plot.refresh();
     QCOMPARE(plot.plot()->xAxis->range().upper, 3000.0);
     QVERIFY(plot.plot()->yAxis->range().upper > 40);
@@ -901,7 +901,7 @@ class TestMetricPlot : public QObject {
     QCOMPARE(plot.plot()->yAxis->range().lower, 0.0);
     QCOMPARE(plot.plot()->yAxis->range().upper, 1.0);
     // A curve with no value drawn yet (every one NaN) leaves them there too.
-    plot.setCurve("#2 loss", Qt::blue, {1}, {std::numeric_limits<double>::quiet_NaN()});
+    plot.setCurve("new run's loss", Qt::blue, {1}, {std::numeric_limits<double>::quiet_NaN()});
     plot.refresh();
     QCOMPARE(plot.plot()->yAxis->range().upper, 1.0);
     // On a log axis, a range a log axis can draw.

@@ -337,7 +337,8 @@ std::string claimRuleText() {
          "whose settings depart from the study's declared ones (a shortened study) is not "
          "judged: its numbers are shown and its departures named. A side whose settings leave "
          "an axis open (a dataset) is judged at each of its values apart, never pooled as "
-         "seeds of one setting.";
+         "seeds of one setting, and the two sides only at one setting of everything the claim "
+         "does not name apart.";
 }
 
 std::string claimsScale(const StudySpec& spec) {

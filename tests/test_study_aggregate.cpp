@@ -408,11 +408,13 @@ class TestStudyAggregate : public QObject {
     QCOMPARE(int(v.outcome), int(ClaimOutcome::NotMeasured));
     QVERIFY2(v.summary().find("; needs two finished runs a side)") != std::string::npos,
              v.summary().c_str());
+    QVERIFY(v.atSetting);  // a setting whose runs are too few: the window counts it a setting
     // What is missing is said: a side matching no run, a metric no run has.
     claim.b = {{"dataset", "beta"}, {"head", "gmm"}};
     v = judgeClaims({claim}, cells, {}).at(0);
     QVERIFY2(v.summary().find("; side b matches no run of the study)") != std::string::npos,
              v.summary().c_str());
+    QVERIFY(!v.atSetting);  // the claim as a whole, at no setting
     claim.b = {{"dataset", "beta"}, {"head", "linear"}};
     claim.metric = "test/nope";
     v = judgeClaims({claim}, cells, {}).at(0);
@@ -525,6 +527,20 @@ class TestStudyAggregate : public QObject {
     verdicts = judgeClaims({claim}, aggregate(unused), params);
     QCOMPARE(int(verdicts.size()), 1);
     QVERIFY2(verdicts[0].outcome != ClaimOutcome::NotMeasured, verdicts[0].summary().c_str());
+    // A side whose gamma picks the Fourier head alone, against side b's linear head: never at
+    // one head, and the reason says how to compare them; named, they are judged.
+    claim.a = {{"gamma", 1e-6}};
+    verdicts = judgeClaims({claim}, aggregate(unused), params);
+    QCOMPARE(int(verdicts.size()), 1);
+    QVERIFY2(
+        verdicts[0].summary().find(
+            "never at one setting of head (fourier against linear); side a's gamma is used "
+            "only when head is fourier: name head fourier on side a too)") != std::string::npos,
+        verdicts[0].summary().c_str());
+    claim.a = {{"gamma", 1e-6}, {"head", "fourier"}};
+    verdicts = judgeClaims({claim}, aggregate(unused), params);
+    QCOMPARE(int(verdicts.size()), 1);
+    QVERIFY2(verdicts[0].outcome != ClaimOutcome::NotMeasured, verdicts[0].summary().c_str());
 
     // One side inside the other: a setting against itself is no comparison.
     for (const auto& [a, b] : std::vector<std::pair<nlohmann::json, nlohmann::json>>{
@@ -604,11 +620,11 @@ class TestStudyAggregate : public QObject {
     QCOMPARE(perArm[0].a.n, 2);
   }
 
-  // Side b reads another metric of the same runs; "similar" asks the whole 2 SE interval of the
-  // difference inside the tolerance.
+  // Side b reads another metric of the same runs: judged on the per-run differences; "similar"
+  // asks the whole 2 SE interval of the difference inside the tolerance.
   void aClaimComparesTwoMetricsOrClaimsThemSimilar() {
-    // kl 0.30, 0.34 (mean 0.32, s 0.028284); smoothness = kl / 10: 0.032, s 0.0028284.
-    // d = 0.032 - 0.32 = -0.288; SE = sqrt(0.0008 / 2 + 0.000008 / 2) = 0.020100.
+    // kl 0.30, 0.34; smoothness = kl / 10: 0.030, 0.034. Per run d = -0.27, -0.306: mean
+    // -0.288, s_d 0.9 x 0.028284 = 0.025456, SE = s_d / sqrt(2) = 0.018.
     const auto cells = aggregate({run("gmm2", "linear", 1, 0.30), run("gmm2", "linear", 2, 0.34)});
     StudyClaim claim;
     claim.text = "smoothness is below the KL";
@@ -618,8 +634,12 @@ class TestStudyAggregate : public QObject {
     auto v = judgeClaims({claim}, cells, {}).at(0);
     QCOMPARE(int(v.outcome), int(ClaimOutcome::Holds));
     QVERIFY(std::abs(v.difference + 0.288) < 1e-12);
-    const double twoSe = 2 * std::sqrt(0.0008 / 2 + 0.000008 / 2);
-    QVERIFY(std::abs(v.bound - twoSe) < 1e-12);
+    const double twoSe = 2 * 0.9 * (0.04 / std::sqrt(2.0)) / std::sqrt(2.0);
+    QVERIFY2(std::abs(v.bound - twoSe) < 1e-12, std::to_string(v.bound).c_str());
+    QCOMPARE(v.pairs, 2);
+    QVERIFY2(
+        v.summary().find("; paired over 2 runs: Δ -0.288 beyond 2 SE 0.036)") != std::string::npos,
+        v.summary().c_str());
     QVERIFY2(v.summary().find("(test/smoothness 0.032") != std::string::npos, v.summary().c_str());
     QVERIFY2(v.summary().find("against test/kl 0.320") != std::string::npos, v.summary().c_str());
 
@@ -637,6 +657,84 @@ class TestStudyAggregate : public QObject {
       QVERIFY2(v.outcome == expected, v.summary().c_str());
     }
     QVERIFY2(v.summary().find(" beyond ") != std::string::npos, v.summary().c_str());
+  }
+
+  // Two metrics of the same runs pair up by run: the runs' shared spread cancels. Over random
+  // runs, the difference and bound are those of the per-run differences computed here; a run
+  // that lacks one metric drops out of the pairs and not of its side's mean.
+  void twoMetricsOfTheSameRunsArePairedRunByRun() {
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::uniform_int_distribution<int> count(2, 7);
+    StudyClaim claim;
+    claim.text = "ablated below unablated";
+    claim.metric = "test/acc_ablated";
+    claim.bMetric = "test/acc";
+    claim.better = "lower";
+    for (int trial = 0; trial < 300; ++trial) {
+      const int n = count(rng);
+      const bool oneLacks = trial % 3 == 0;  // the last run never recorded the ablation
+      std::vector<StudyRunResult> runs;
+      std::vector<double> d;
+      for (int i = 0; i < n; ++i) {
+        auto r = run("gmm2", "fourier", i + 1, 0);
+        const double acc = u(rng), ablated = acc - 0.2 * u(rng);
+        r.last = {{"test/acc", acc}};
+        if (!(oneLacks && i == n - 1)) {
+          r.last["test/acc_ablated"] = ablated;
+          d.push_back(ablated - acc);
+        }
+        runs.push_back(r);
+      }
+      const auto v = judgeClaims({claim}, aggregate(runs), {}).at(0);
+      QCOMPARE(v.b.n, n);
+      QCOMPARE(v.a.n, int(d.size()));
+      if (d.size() < 2) {
+        QCOMPARE(int(v.outcome), int(ClaimOutcome::NotMeasured));
+        continue;
+      }
+      double mean = 0, ss = 0;
+      for (double x : d) mean += x / d.size();
+      for (double x : d) ss += (x - mean) * (x - mean);
+      const double bound = 2 * std::sqrt(ss / (d.size() - 1)) / std::sqrt(double(d.size()));
+      QCOMPARE(v.pairs, int(d.size()));
+      QVERIFY(std::abs(v.difference - mean) < 1e-12);
+      QVERIFY(std::abs(v.bound - bound) < 1e-12);
+      // Every ablation lowers the run's accuracy: paired, that holds beyond doubt, though the
+      // runs' accuracies spread more than the ablation moves them.
+      QCOMPARE(int(v.outcome), int(mean < -bound ? ClaimOutcome::Holds : ClaimOutcome::Unresolved));
+    }
+    // Sides of other runs stay independent samples.
+    const auto heads =
+        judgeClaims({fourierBelowLinear("fourier below linear")},
+                    aggregate({run("gmm2", "linear", 1, 0.29), run("gmm2", "linear", 2, 0.31),
+                               run("gmm2", "fourier", 1, 0.14), run("gmm2", "fourier", 2, 0.16)}),
+                    {});
+    QCOMPARE(heads.at(0).pairs, 0);
+    QVERIFY(heads.at(0).summary().find("paired") == std::string::npos);
+  }
+
+  // An accuracy spread wide across seeds with a small, steady ablation effect: as two
+  // independent samples the effect is lost in the spread; paired it is clear.
+  void aSteadyEffectAcrossSpreadSeedsHoldsWhenPaired() {
+    std::vector<StudyRunResult> runs;
+    const std::vector<double> acc{0.50, 0.70, 0.90};
+    for (int i = 0; i < 3; ++i) {
+      auto r = run("gmm2", "fourier", i + 1, 0);
+      r.last = {{"test/acc", acc[i]}, {"test/acc_ablated", acc[i] - 0.05 - 0.001 * i}};
+      runs.push_back(r);
+    }
+    StudyClaim claim;
+    claim.text = "the ablation hurts";
+    claim.metric = "test/acc_ablated";
+    claim.bMetric = "test/acc";
+    claim.better = "lower";
+    const auto v = judgeClaims({claim}, aggregate(runs), {}).at(0);
+    // Independent: |Δ| 0.051 within 2 SE = 2 sqrt(2 x 0.04 / 3) = 0.327. Paired: d = -0.050,
+    // -0.051, -0.052, s_d 0.001, 2 SE 0.00115.
+    QVERIFY(twoStandardErrors(v.a.std, v.a.n, v.b.std, v.b.n) > 0.3);
+    QVERIFY2(v.outcome == ClaimOutcome::Holds, v.summary().c_str());
+    QVERIFY(std::abs(v.bound - 2 * 0.001 / std::sqrt(3.0)) < 1e-12);
   }
 
   void claimsAppearUnderTheTableAndInItsJson() {
@@ -661,6 +759,7 @@ class TestStudyAggregate : public QObject {
     QCOMPARE(j["claims"][0]["outcome"].get<std::string>(), std::string("holds"));
     QCOMPARE(j["claims_judged"].get<std::string>(), in.claimsScale);
     QCOMPARE(j["claims"][0]["a"]["n"].get<int>(), 2);
+    QCOMPARE(j["claims"][0]["paired_runs"].get<int>(), 0);  // two heads: independent runs
   }
 
   void tableShowsThePaperBesideOursWithAVerdict() {

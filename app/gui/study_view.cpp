@@ -800,8 +800,10 @@ void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
   const auto experiment = m_queue.registry().find(m_record->spec.experiment);
   const auto verdicts = study::judgeClaims(
       claims, m_cells, experiment ? experiment->allParams() : std::vector<ParamSpec>{});
+  size_t settings = 0;  // verdicts at a setting, not a claim not measured as a whole
   for (const auto& verdict : verdicts) {
     ++counts[verdict.outcome];
+    settings += verdict.atSetting ? 1 : 0;
     lines << QString("<p style='color:%1'>%2</p>")
                  .arg(colourOf(verdict.outcome),
                       QString::fromStdString(verdict.summary()).toHtmlEscaped());
@@ -816,11 +818,13 @@ void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
                      QString::fromStdString(study::claimsScale(m_record->spec)).toHtmlEscaped() +
                      "</i>: " + parts.join(", ") +
                      // A claim judged at several settings counts once per setting.
-                     (verdicts.size() == claims.size() ? QString()
-                                                       : QString(" (%1 claim%2 at %3 settings)")
-                                                             .arg(claims.size())
-                                                             .arg(claims.size() == 1 ? "" : "s")
-                                                             .arg(verdicts.size())) +
+                     (verdicts.size() == claims.size()
+                          ? QString()
+                          : QString(" (%1 claim%2, judged at %3 setting%4)")
+                                .arg(claims.size())
+                                .arg(claims.size() == 1 ? "" : "s")
+                                .arg(settings)
+                                .arg(settings == 1 ? "" : "s")) +
                      " <a href='claims'>read them</a> <i>(or hover)</i>");
   m_claimsHtml = "<p>" +
                  QString::fromStdString(study::claimsScaleText(m_record->spec)).toHtmlEscaped() +

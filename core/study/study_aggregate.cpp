@@ -59,7 +59,7 @@ std::vector<AggregateCell> aggregate(const std::vector<StudyRunResult>& runs,
                                      const std::string& stat) {
   std::vector<AggregateCell> cells;
   std::map<std::string, size_t> indexOf;  // arm + axes -> cell
-  std::vector<std::map<std::string, std::vector<double>>> values;
+  std::vector<std::map<std::string, std::vector<std::pair<int64_t, double>>>> values;
   for (const auto& run : runs) {
     const std::string key = run.arm + "\n" + run.axes.dump();
     auto [it, inserted] = indexOf.emplace(key, cells.size());
@@ -79,10 +79,19 @@ std::vector<AggregateCell> aggregate(const std::vector<StudyRunResult>& runs,
     for (const auto& label : run.failedJudgements) ++cell.failedJudgements[label];
     if (run.status != RunStatus::Finished) continue;
     for (const auto& [metric, value] : stat == "min" ? run.lowest : run.last)
-      if (std::isfinite(value)) values[it->second][metric].push_back(value);
+      if (std::isfinite(value)) values[it->second][metric].emplace_back(run.seed, value);
   }
   for (size_t i = 0; i < cells.size(); ++i)
-    for (const auto& [metric, v] : values[i]) cells[i].metrics[metric] = describe(v);
+    for (const auto& [metric, seeded] : values[i]) {
+      std::vector<double> v;
+      std::vector<int64_t> seeds;
+      for (const auto& [seed, value] : seeded) {
+        seeds.push_back(seed);
+        v.push_back(value);
+      }
+      MetricStats& stats = cells[i].metrics[metric] = describe(v);
+      stats.seeds = std::move(seeds);
+    }
   return cells;
 }
 

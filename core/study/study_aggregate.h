@@ -50,6 +50,9 @@ struct MetricStats {
   double min = NAN;
   double max = NAN;
   std::vector<double> values;  // one per finished run, in seed order
+  // Each value's run's seed, where the values came from runs (aggregate): two metrics of one
+  // setting pair up run by run through it, as a run may lack one of them.
+  std::vector<int64_t> seeds;
 };
 
 // What a table says in place of a verdict for a setting that departs from the paper's.

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "core/engine/config_diff.h"
 #include "core/store/config_hash.h"
@@ -128,6 +130,26 @@ std::string apartText(const std::string& key, const StudyClaim& claim,
          ")";
 }
 
+// Where the key keeping the sides apart is one a setting named on a side is used only under,
+// how to compare them: side a's `gamma 1e-6` picks the Fourier head's runs alone, and meets
+// side b's `head linear` once side a names its head too. "" where no such setting is named.
+std::string conditionHint(const std::string& key, const StudyClaim& claim,
+                          const std::vector<ParamSpec>& params) {
+  for (const auto& [where, other, side] :
+       {std::tuple{&claim.a, &claim.b, "a"}, std::tuple{&claim.b, &claim.a, "b"}}) {
+    if (where->contains(key) || !other->contains(key)) continue;
+    for (const auto& spec : params) {
+      if (!spec.condition || spec.condition->key != key || !where->contains(spec.name)) continue;
+      const auto& values = spec.condition->values;
+      return "; side " + std::string(side) + "'s " + spec.name + " is " +
+             spec.conditionDescription() + ": name " + key +
+             (values.size() == 1 ? " " + values.front() : std::string()) + " on side " + side +
+             " too";
+    }
+  }
+  return "";
+}
+
 // Whether any run of the setting recorded the metric.
 bool records(const SideSetting& setting, const std::string& metric) {
   return std::any_of(setting.cells.begin(), setting.cells.end(),
@@ -145,24 +167,70 @@ std::string sideMissing(const char* name, const std::vector<SideSetting>& settin
   return std::string("no run on side ") + name + " has " + metric;
 }
 
+// One run's value of a claim's quantity, with the run it came from: its cell and seed (or its
+// place among the cell's values where they carry no seeds).
+struct RunValue {
+  const AggregateCell* cell;
+  int64_t run;
+  double value;
+};
+
+int64_t runOf(const MetricStats& stats, size_t i) {
+  return stats.seeds.size() == stats.values.size() ? stats.seeds[i] : static_cast<int64_t>(i);
+}
+
 // Every finished run's value of the claim's quantity in one setting: the metric (a side's own),
-// or metric / over per run. A cell whose two metrics do not come from the same runs (one missing
-// in some run) gives no ratios rather than misaligned ones.
-std::vector<double> sideValues(const StudyClaim& claim, const std::string& metricName,
+// or metric / over run by run. A run lacking either gives no ratio; values without seeds pair
+// by place only where both metrics have every run, rather than misaligned.
+std::vector<RunValue> sideRuns(const StudyClaim& claim, const std::string& metricName,
                                const SideSetting& setting) {
-  std::vector<double> out;
+  std::vector<RunValue> out;
   for (const auto* cell : setting.cells) {
     auto metric = cell->metrics.find(metricName);
     if (metric == cell->metrics.end()) continue;
-    const auto& values = metric->second.values;
-    if (claim.over.empty()) {
-      out.insert(out.end(), values.begin(), values.end());
-      continue;
+    const MetricStats& values = metric->second;
+    std::map<int64_t, double> over;
+    if (!claim.over.empty()) {
+      auto found = cell->metrics.find(claim.over);
+      if (found == cell->metrics.end()) continue;
+      const MetricStats& divisor = found->second;
+      const bool seeded = values.seeds.size() == values.values.size() &&
+                          divisor.seeds.size() == divisor.values.size();
+      if (!seeded && divisor.values.size() != values.values.size()) continue;
+      for (size_t i = 0; i < divisor.values.size(); ++i)
+        over[runOf(divisor, i)] = divisor.values[i];
     }
-    auto over = cell->metrics.find(claim.over);
-    if (over == cell->metrics.end() || over->second.values.size() != values.size()) continue;
-    for (size_t i = 0; i < values.size(); ++i)
-      if (over->second.values[i] != 0) out.push_back(values[i] / over->second.values[i]);
+    for (size_t i = 0; i < values.values.size(); ++i) {
+      const int64_t run = runOf(values, i);
+      if (claim.over.empty()) {
+        out.push_back({cell, run, values.values[i]});
+        continue;
+      }
+      auto divisor = over.find(run);
+      if (divisor != over.end() && divisor->second != 0)
+        out.push_back({cell, run, values.values[i] / divisor->second});
+    }
+  }
+  return out;
+}
+
+std::vector<double> valuesOf(const std::vector<RunValue>& runs) {
+  std::vector<double> out;
+  for (const auto& r : runs) out.push_back(r.value);
+  return out;
+}
+
+// Side a's value less side b's, run by run, for the runs both sides read: two metrics of the
+// same runs (the MLPs' ablation against attention's) differ by run, and the runs' shared
+// spread, which two independent samples would count twice, cancels.
+std::vector<double> pairedDifferences(const std::vector<RunValue>& a,
+                                      const std::vector<RunValue>& b) {
+  std::map<std::pair<const AggregateCell*, int64_t>, double> ofB;
+  for (const auto& r : b) ofB[{r.cell, r.run}] = r.value;
+  std::vector<double> out;
+  for (const auto& r : a) {
+    auto other = ofB.find({r.cell, r.run});
+    if (other != ofB.end()) out.push_back(r.value - other->second);
   }
   return out;
 }
@@ -171,20 +239,33 @@ std::vector<double> sideValues(const StudyClaim& claim, const std::string& metri
 ClaimVerdict judgeOne(const StudyClaim& claim, const SideSetting& sideA, const SideSetting& sideB) {
   ClaimVerdict v;
   v.claim = claim;
+  v.atSetting = true;
   v.whereA = claim.a;
   v.whereB = claim.b;
   v.whereA.update(sideA.open);
   v.whereB.update(sideB.open);
-  v.a = describe(sideValues(claim, claim.metric, sideA));
-  v.b = describe(sideValues(claim, claim.metricOfB(), sideB));
+  const auto runsA = sideRuns(claim, claim.metric, sideA);
+  const auto runsB = sideRuns(claim, claim.metricOfB(), sideB);
+  v.a = describe(valuesOf(runsA));
+  v.b = describe(valuesOf(runsB));
   for (const auto* side : {&sideA, &sideB})
     for (const auto* cell : side->cells)
       for (const auto& d : cell->departures)
         if (std::find(v.departures.begin(), v.departures.end(), d) == v.departures.end())
           v.departures.push_back(d);
-  if (v.a.n >= 2 && v.b.n >= 2) {
+  // The same runs on both sides (another metric of them): judged on their paired differences.
+  const auto paired =
+      sideA.cells == sideB.cells ? pairedDifferences(runsA, runsB) : std::vector<double>{};
+  if (paired.size() >= 2) {
+    const MetricStats d = describe(paired);
+    v.pairs = d.n;
+    v.difference = d.mean;
+    v.bound = twoStandardErrors(0, 1, d.std, d.n);
+  } else if (v.a.n >= 2 && v.b.n >= 2) {
     v.difference = v.a.mean - v.b.mean;
     v.bound = twoStandardErrors(v.a.std, v.a.n, v.b.std, v.b.n);
+  }
+  if (v.pairs >= 2 || (v.a.n >= 2 && v.b.n >= 2)) {
     const double gap = std::abs(v.difference);
     if (claim.better == "similar") {
       // The whole 2 SE interval of the difference inside +-within, or wholly outside it.
@@ -295,7 +376,8 @@ std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
     // Never at one setting: no verdict, and what keeps them apart.
     notMeasured(selfOnly ? "the sides are at one setting only where they pick the same runs"
                          : "the sides are never at one setting of " +
-                               apartText(apart, claim, settingsA, settingsB));
+                               apartText(apart, claim, settingsA, settingsB) +
+                               conditionHint(apart, claim, params));
   }
   return verdicts;
 }
@@ -317,13 +399,14 @@ std::string ClaimVerdict::summary() const {
     return out + "; departs: " + departs + ")";
   }
   if (outcome == ClaimOutcome::NotMeasured) return out + "; " + why + ")";
+  out += pairs > 0 ? "; paired over " + std::to_string(pairs) + " runs:" : ";";
   if (claim.better == "similar")
-    return out + "; |Δ| " + formatStat(std::abs(difference)) + " ± 2 SE " + formatStat(bound) +
+    return out + " |Δ| " + formatStat(std::abs(difference)) + " ± 2 SE " + formatStat(bound) +
            (outcome == ClaimOutcome::Holds          ? " within "
             : outcome == ClaimOutcome::Contradicted ? " beyond "
                                                     : " straddles ") +
            formatStat(claim.within) + ")";
-  return out + "; Δ " + formatStat(difference) +
+  return out + " Δ " + formatStat(difference) +
          (outcome == ClaimOutcome::Unresolved ? " within " : " beyond ") + "2 SE " +
          formatStat(bound) + ")";
 }
@@ -338,7 +421,8 @@ std::string claimRuleText() {
          "judged: its numbers are shown and its departures named. A side whose settings leave "
          "an axis open (a dataset) is judged at each of its values apart, never pooled as "
          "seeds of one setting, and the two sides only at one setting of everything the claim "
-         "does not name apart.";
+         "does not name apart. Two metrics of the same runs are judged on their differences run by "
+         "run (SE = s_d / sqrt(n)), as a paired test.";
 }
 
 std::string claimsScale(const StudySpec& spec) {

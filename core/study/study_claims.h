@@ -20,6 +20,14 @@
 // is judged on each dataset, and sides never at one setting ("dataset (gmm2 against beta)") are
 // not measured, said so, as sides that pick the same runs.
 //
+// A claim whose sides read two metrics of the same runs (the MLPs' low-frequency ablation
+// against attention's high-frequency one, each run ablated both ways) pairs them run by run:
+//
+//   d_i = a_i - b_i,  d = mean(d_i),  SE = s_d / sqrt(n)
+//
+// since the runs' spread is shared by both metrics; read as independent samples it counted
+// twice, and differences every seed agrees on read as unresolved.
+//
 // A claim that the sides are similar (within a tolerance w) holds when |d| + 2 SE <= w, is
 // contradicted when |d| - 2 SE > w, and is unresolved between.
 //
@@ -46,9 +54,16 @@ struct ClaimVerdict {
   // The settings judged: the claim's sides with the values they leave open, where a side picks
   // several settings (a claim on heads over a study of two datasets is judged on each dataset).
   nlohmann::json whereA, whereB;
+  // Judged at one setting a side; false where the claim as a whole is not measured (`why`
+  // says why: a side matching no run, sides never at one setting).
+  bool atSetting = false;
   MetricStats a, b;  // the judged values (ratios when the claim has `over`)
   double difference = 0;
-  double bound = 0;                     // 2 SE
+  double bound = 0;  // 2 SE
+  // Where both sides read the same runs (another metric of them), how many runs paired up: the
+  // difference and its bound are then those of the per-run differences, mean(d) and
+  // 2 s_d / sqrt(n). 0 where the sides are independent samples.
+  int pairs = 0;
   std::vector<std::string> departures;  // of either side's settings; not judged when any
   std::string why;                      // not measured: what is missing
   // "holds: <text> (a 1.21 ± 0.03 (3), b 2.40 ± 0.20 (3); Δ -1.19 beyond 2 SE 0.23)"

@@ -393,6 +393,7 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
                                {"b", sideJson(v.whereB, v.b)},
                                {"difference", measured ? nlohmann::json(v.difference) : nullptr},
                                {"bound", measured ? nlohmann::json(v.bound) : nullptr},
+                               {"paired_runs", v.pairs},
                                {"why", v.why},
                                {"departures", v.departures},
                                {"summary", v.summary()}});

@@ -17,6 +17,7 @@
 #include "core/engine/registry.h"
 #include "core/engine/resume_refused.h"
 #include "core/engine/seeding.h"
+#include "core/nn/transformer/gpt.h"
 #include "experiments/fope/fope_experiment.h"
 #include "experiments/fope/fope_trial.h"
 
@@ -586,6 +587,19 @@ class TestFopeExperiment : public QObject {
     QCOMPARE(paper["d_model"].get<int>(), 512);
     QCOMPARE(paper["layers"].get<int>(), 8);
     QCOMPARE(paper["train_len"].get<int>(), 512);
+    // The official 60M config's MLP: SwiGLU, ff_proj 512 -> 8 x 512 = 4096 split into a value
+    // and a gate of 2048 each, ff_out 2048 -> 512.
+    const auto kind = nn::parseMlpKind(paper["mlp"].get<std::string>());
+    QVERIFY(kind && *kind == nn::MlpKind::SwiGlu);
+    nn::Mlp mlp(512, paper["mlp_ratio"].get<int64_t>(), *kind, 0.0,
+                at::detail::createCPUGenerator(1));
+    const auto weights = mlp->named_parameters();
+    QCOMPARE(weights["up.weight"].sizes().vec(), (std::vector<int64_t>{2048, 512}));
+    QCOMPARE(weights["gate.weight"].sizes().vec(), (std::vector<int64_t>{2048, 512}));
+    QCOMPARE(weights["down.weight"].sizes().vec(), (std::vector<int64_t>{512, 2048}));
+    // Perplexity from 512 to 8192, the official config's evaluation lengths.
+    QCOMPARE(fope::FopeSettings::fromConfig(paper).evalLengths(),
+             (std::vector<int64_t>{512, 1024, 2048, 4096, 8192}));
     // The paper's protocol: zero-shot, 5-digit keys, nothing mixed into training.
     for (const char* name : {"paper-60m", "tiny-zero-shot", "tiny-zero-shot-letters"}) {
       auto values = buildConfig(experiment, name, {}).values;

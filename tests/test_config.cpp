@@ -405,6 +405,35 @@ class TestConfig : public QObject {
     QCOMPARE(fl::settingsName("paper-fourier", preset, moved), std::string("paper-fourier"));
   }
 
+  // A run named "defaults" beside "defaults · frequencies 4" and "defaults · frequencies 8"
+  // names its own N: read alone it looked as though nothing set it apart.
+  void aRunWithoutEditsNamesWhatItsNamesakesLegendsName() {
+    const nlohmann::json plain = {{"frequencies", 12}, {"epochs", 3}, {"seed", 1}};
+    const nlohmann::json four = {{"frequencies", 4}, {"epochs", 3}, {"seed", 1}};
+    const nlohmann::json eight = {{"frequencies", 8}, {"epochs", 3}, {"seed", 2}};
+    const nlohmann::json paper = {{"frequencies", 12}, {"epochs", 500}, {"seed", 1}};
+    std::vector<fl::LegendRun> runs{
+        {"defaults", "defaults", &plain, {"frequencies", "seed", "epochs"}},
+        {"defaults, edited: frequencies 4", "defaults · frequencies 4", &four, {"frequencies"}},
+        {"defaults, edited: frequencies 8, seed 2",
+         "defaults · frequencies 8, seed 2",
+         &eight,
+         {"frequencies", "seed"}},
+        {"paper-fourier", "paper-fourier", &paper, {"frequencies", "seed", "epochs"}}};
+    fl::nameWhatNamesakesName(runs);
+    // Its values of what the namesakes' legends name and that sets the runs apart, in the
+    // order they first appear; not the epochs no legend of its name names.
+    QCOMPARE(runs[0].legend, std::string("defaults · frequencies 12, seed 1"));
+    QCOMPARE(runs[1].legend, std::string("defaults · frequencies 4"));  // named with edits
+    QCOMPARE(runs[2].legend, std::string("defaults · frequencies 8, seed 2"));
+    // Another name tells itself apart; the namesakes' legends are not its own.
+    QCOMPARE(runs[3].legend, std::string("paper-fourier"));
+    // A setting that does not set the runs apart is not named, whatever a legend says.
+    runs[0] = {"defaults", "defaults", &plain, {}};
+    fl::nameWhatNamesakesName(runs);
+    QCOMPARE(runs[0].legend, std::string("defaults"));
+  }
+
   void aConditionalParameterIsUsedOnlyWhenItsConditionHolds() {
     const std::vector<ParamSpec> specs{
         ParamSpec::choice("head", "fourier", {"linear", "fourier", "gmm"}, "head"),

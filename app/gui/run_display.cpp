@@ -386,15 +386,23 @@ std::map<int64_t, std::string> RunDisplay::legendNamesOfShown() const {
   const int runs = static_cast<int>(views.size());
   const std::vector<std::string> differing =
       runs > 1 ? differingKeysOfShown() : std::vector<std::string>{};
+  if (runs <= 1) {
+    for (const RunView* view : views) names[view->id()] = view->name();
+    return names;
+  }
+  std::vector<LegendRun> legend;
   for (const RunView* view : views) {
     // Of the settings that set the runs apart, those this run uses.
     std::vector<std::string> apart;
     for (const auto& key : differing)
       if (!isUnusedValue(configValue(view->comparedConfig(), key))) apart.push_back(key);
-    names[view->id()] = runs > 1 ? compactName(view->name(), view->config(), holders, runs,
-                                               bases[withoutEdits(view->name())] == 1, apart)
-                                 : view->name();
+    legend.push_back({view->name(),
+                      compactName(view->name(), view->config(), holders, runs,
+                                  bases[withoutEdits(view->name())] == 1, apart),
+                      &view->config(), apart});
   }
+  nameWhatNamesakesName(legend);
+  for (size_t i = 0; i < views.size(); ++i) names[views[i]->id()] = legend[i].legend;
   return names;
 }
 

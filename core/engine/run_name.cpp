@@ -96,6 +96,38 @@ std::string compactName(const std::string& name, const nlohmann::json& config,
   return compact;
 }
 
+void nameWhatNamesakesName(std::vector<LegendRun>& runs) {
+  std::vector<std::string> legends;  // as compactName left them: a run's additions are its own
+  for (const auto& run : runs) legends.push_back(run.legend);
+  constexpr const char* kSeparator = " · ";
+  for (auto& run : runs) {
+    if (run.name.find(kEdited) != std::string::npos || !run.config) continue;
+    std::vector<std::string> keys;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (&runs[i] == &run || withoutEdits(runs[i].name) != run.name) continue;
+      const size_t at = legends[i].find(kSeparator);
+      if (at == std::string::npos) continue;
+      // "frequencies 4, epochs 3": a value holding ", " splits into words no key is named.
+      std::string rest = legends[i].substr(at + std::string(kSeparator).size());
+      for (size_t start = 0; start <= rest.size();) {
+        size_t end = rest.find(", ", start);
+        if (end == std::string::npos) end = rest.size();
+        const std::string edit = rest.substr(start, end - start);
+        const std::string key = edit.substr(0, edit.find(' '));
+        if (key != "device" &&
+            std::find(run.apart.begin(), run.apart.end(), key) != run.apart.end() &&
+            std::find(keys.begin(), keys.end(), key) == keys.end() &&
+            !configValue(*run.config, key).is_null())
+          keys.push_back(key);
+        start = end + 2;
+      }
+    }
+    for (const auto& key : keys)
+      run.legend += (run.legend.find(kSeparator) == std::string::npos ? kSeparator : ", ") +
+                    editText(*run.config, key);
+  }
+}
+
 namespace {
 
 std::string nameWithEdits(const std::string& preset, std::vector<std::string> keys,

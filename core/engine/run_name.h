@@ -53,6 +53,20 @@ std::string compactName(const std::string& name, const nlohmann::json& config,
                         const std::map<std::string, int>& holders, int runs,
                         bool nameTellsApart = false, const std::vector<std::string>& apart = {});
 
+// One run of a legend: its name, its legend name so far (compactName), its config, and the
+// settings that set the legend's runs apart which it uses.
+struct LegendRun {
+  std::string name;
+  std::string legend;
+  const nlohmann::json* config = nullptr;
+  std::vector<std::string> apart;
+};
+// A run named without edits ("defaults") beside namesakes whose legends name settings
+// ("defaults · frequencies 4", "defaults · frequencies 8") names its own values of them:
+// "defaults · frequencies 12". It had read as though nothing set it apart, while its default N
+// did. Only settings in the run's `apart`, and only for runs of one name before the edits.
+void nameWhatNamesakesName(std::vector<LegendRun>& runs);
+
 // Run ids as a sentence names them: "run 7", "runs 3 and 4", "runs 3, 4, 5 and 261 more".
 std::string nameRunIds(const std::vector<int64_t>& ids);
 

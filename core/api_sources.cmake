@@ -13,6 +13,7 @@ set(FOURIERLAB_API_SOURCES
   engine/panel_spec.cpp
   engine/system_metrics.cpp
   engine/reference_check.cpp
+  engine/file_digest.cpp
   engine/figures_apart.cpp
   engine/verdict.cpp
   engine/study_spec.cpp

@@ -1,9 +1,12 @@
 // Tests core/engine/reference_check.h: a run's metrics against a preset's published figures.
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include <fstream>
 #include <random>
 
 #include "core/engine/figures_apart.h"
+#include "core/engine/file_digest.h"
 #include "core/engine/reference_check.h"
 
 class TestReferenceCheck : public QObject {
@@ -137,6 +140,58 @@ class TestReferenceCheck : public QObject {
              (std::vector<std::string>{"epochs 3 (the paper's 500)",
                                        "dataset beta (the paper's gmm2)"}));
     QVERIFY(fl::departuresFromPaper(specs, paper, "dataset", mine).size() == 1);  // the row key
+  }
+
+  // A paper's corpus is known by its bytes: a copy anywhere is the paper's data, no corpus (the
+  // built-in text) or another text departs, said with the paper's file's name. The default ""
+  // had passed as the paper's data, and the paper's own corpus departed by its path.
+  void aPapersFileIsKnownByItsContentNotItsPath() {
+    QTemporaryDir dir;
+    const std::string text = "First Citizen:\nBefore we proceed any further, hear me speak.\n";
+    auto write = [&](const std::string& name, const std::string& content) {
+      const std::string path = dir.filePath(QString::fromStdString(name)).toStdString();
+      std::ofstream(path, std::ios::binary) << content;
+      return path;
+    };
+    const std::string paperCopy = write("tiny.txt", text);
+    const std::string elsewhere = write("copy of it.txt", text);
+    const std::string other = write("other.txt", text + "!");
+    // FNV-1a over the bytes, computed here on its own.
+    uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+    char expected[17];
+    std::snprintf(expected, sizeof expected, "%016llx", static_cast<unsigned long long>(h));
+    QCOMPARE(fl::fileDigest(paperCopy).value_or(""), std::string(expected));
+    QCOMPARE(fl::fileDigest(elsewhere), fl::fileDigest(paperCopy));
+    QVERIFY(fl::fileDigest(other) != fl::fileDigest(paperCopy));
+    QVERIFY(!fl::fileDigest(dir.filePath("missing.txt").toStdString()));
+
+    using P = fl::ParamSpec;
+    const std::vector<P> specs = {P::text("corpus", "", "").inGroup("data"),
+                                  P::integer("steps", 5000, 1, 100000, "").inGroup("training")};
+    const nlohmann::json files = {{"corpus", {{"name", "the test text"}, {"digest", expected}}}};
+    const nlohmann::json paper = {{"corpus", ""}, {"steps", 5000}};
+    auto run = paper;
+    QCOMPARE(fl::departuresFromPaper(specs, paper, "", run, "the paper's", files),
+             (std::vector<std::string>{"corpus none given (the paper's the test text)"}));
+    run["corpus"] = elsewhere;
+    QVERIFY(fl::departuresFromPaper(specs, paper, "", run, "the paper's", files).empty());
+    QVERIFY(fl::isPresetConfig(specs, nlohmann::json::object(), "", run, files));
+    run["corpus"] = other;
+    QCOMPARE(fl::departuresFromPaper(specs, paper, "", run, "the paper's", files),
+             (std::vector<std::string>{"corpus " + other + " (the paper's the test text)"}));
+    QVERIFY(!fl::isPresetConfig(specs, nlohmann::json::object(), "", run, files));
+    // Without files named, a path is compared as any setting.
+    run["corpus"] = elsewhere;
+    QCOMPARE(fl::departuresFromPaper(specs, paper, "", run).size(), size_t(1));
+    // Said before a run, with where to give the file.
+    auto ref = reference();
+    ref["files"] = files;
+    QVERIFY2(fl::describeReference(ref).find("On the test text: give its file as corpus") !=
+                 std::string::npos,
+             fl::describeReference(ref).c_str());
+    QCOMPARE(fl::paperFiles(ref), files);
+    QCOMPARE(fl::paperFiles(reference()), nlohmann::json::object());
   }
 
   void verdictsJoinInOneLine() {

@@ -1,5 +1,6 @@
 // Tests core/study: study specs (JSON and command-line axes), their expansion into runs, the
 // config hash, and the refusals of bad studies.
+#include <QFileInfo>
 #include <QtTest>
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include <stdexcept>
 
 #include "core/engine/config.h"
+#include "core/engine/file_digest.h"
+#include "core/engine/preset_verdicts.h"
 #include "core/engine/reference_check.h"
 #include "core/engine/registry.h"
 #include "core/engine/strict_json.h"
@@ -482,6 +485,35 @@ class TestStudySpec : public QObject {
              std::string("Departs from the study's settings: steps 400 (the study's 3000)."));
     embeddings.title = "my embeddings";
     QVERIFY(!fl::study::declaredStudyOf(*addition, embeddings));
+  }
+
+  // FourierQK's paper presets are the paper's on its corpus alone: TinyShakespeare, named by its
+  // bytes. A run on the built-in text is not compared; one on the file, wherever it lies, is.
+  void fourierQkPaperRunsAreComparedOnTinyShakespeareOnly() {
+    const auto& qk = *registry().find("fourier-qk");
+    const std::string corpus = FOURIERLAB_SHARED_DATA "/tinyshakespeare.txt";
+    const auto presets = qk.presets();
+    for (const char* name : {"paper", "paper-double-scaled"}) {
+      const auto preset = std::find_if(presets.begin(), presets.end(),
+                                       [&](const fl::Preset& p) { return p.name == name; });
+      QVERIFY(preset != presets.end());
+      const auto files = fl::paperFiles(preset->reference);
+      QVERIFY2(files.contains("corpus"), name);
+      auto config = fl::validateConfig(qk.allParams(), preset->overrides).values;
+      config["variant"] = "fourier";
+      QVERIFY(
+          !fl::checkAgainstPresets(qk, config, {{"val/loss", 0.3}}, {{"val/loss", 0.25}}).size());
+      QVERIFY2(fl::whyNotComparedWithPaper(qk, config)
+                       .find("corpus none given (the paper's TinyShakespeare (1,115,394 bytes))") !=
+                   std::string::npos,
+               fl::whyNotComparedWithPaper(qk, config).c_str());
+      if (!QFileInfo::exists(QString::fromStdString(corpus))) continue;  // the data is not here
+      QCOMPARE(fl::fileDigest(corpus).value_or(""), files["corpus"]["digest"].get<std::string>());
+      config["corpus"] = corpus;
+      QCOMPARE(int(fl::checkAgainstPresets(qk, config, {{"val/loss", 0.3}}, {{"val/loss", 0.25}})
+                       .size()),
+               1);
+    }
   }
 
   // A paper preset's published values are its built-in studies' values for the same setting,

@@ -306,7 +306,7 @@ std::string LaunchPanel::armLead(const Experiment& experiment, const Preset& pre
     if (isPresetConfig(specs, other.overrides,
                        other.reference.is_object() ? other.reference.value("by", std::string())
                                                    : std::string(),
-                       armStart))
+                       armStart, paperFiles(other.reference)))
       return other.name + " · " + label;
   return label + " (" + preset.name + " otherwise)";
 }

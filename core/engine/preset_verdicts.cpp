@@ -13,7 +13,7 @@ std::vector<ReferenceVerdict> checkAgainstPresets(const Experiment& experiment,
   for (const auto& preset : experiment.presets()) {
     if (preset.reference.is_null() ||
         !isPresetConfig(specs, preset.overrides, preset.reference.value("by", std::string()),
-                        config))
+                        config, paperFiles(preset.reference)))
       continue;
     for (auto& v : checkAgainstReference(preset.reference, config, last, lowest)) {
       v.preset = preset.name;
@@ -31,8 +31,9 @@ std::string whyNotComparedWithPaper(const Experiment& experiment, const nlohmann
     if (preset.reference.is_null()) continue;
     const ValidatedConfig expected = validateConfig(specs, preset.overrides);
     if (!expected.ok() || !config.is_object()) continue;
-    const auto departures = departuresFromPaper(
-        specs, expected.values, preset.reference.value("by", std::string()), config);
+    const auto departures =
+        departuresFromPaper(specs, expected.values, preset.reference.value("by", std::string()),
+                            config, "the paper's", paperFiles(preset.reference));
     if (departures.empty()) return "";  // the paper's configuration: it has its verdicts
     if (nearest.empty() || departures.size() < fewest.size()) {
       nearest = preset.name;

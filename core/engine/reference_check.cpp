@@ -6,6 +6,7 @@
 
 #include "core/engine/config.h"
 #include "core/engine/figures_apart.h"
+#include "core/engine/file_digest.h"
 
 namespace fl {
 
@@ -81,10 +82,17 @@ std::vector<ReferenceVerdict> checkAgainstReference(const nlohmann::json& refere
 }
 
 bool isPresetConfig(const std::vector<ParamSpec>& specs, const nlohmann::json& presetOverrides,
-                    const std::string& rowKey, const nlohmann::json& config) {
+                    const std::string& rowKey, const nlohmann::json& config,
+                    const nlohmann::json& files) {
   const ValidatedConfig expected = validateConfig(specs, presetOverrides);
   return expected.ok() && config.is_object() &&
-         departuresFromPaper(specs, expected.values, rowKey, config).empty();
+         departuresFromPaper(specs, expected.values, rowKey, config, "the paper's", files).empty();
+}
+
+nlohmann::json paperFiles(const nlohmann::json& reference) {
+  return reference.is_object() && reference.contains("files") && reference["files"].is_object()
+             ? reference["files"]
+             : nlohmann::json::object();
 }
 
 namespace {
@@ -94,10 +102,22 @@ namespace {
 std::vector<std::string> differences(const std::vector<ParamSpec>& specs,
                                      const nlohmann::json& reference, const nlohmann::json& config,
                                      const std::string& whose,
-                                     const std::function<bool(const ParamSpec&)>& counts) {
+                                     const std::function<bool(const ParamSpec&)>& counts,
+                                     const nlohmann::json& files = nlohmann::json::object()) {
   std::vector<std::string> out;
   for (const auto& spec : specs) {
     if (!counts(spec)) continue;
+    if (files.contains(spec.name)) {
+      // A file the paper names by its content: the same bytes under any path are the paper's.
+      const auto& file = files[spec.name];
+      const auto mine = config.is_object() ? config.find(spec.name) : config.end();
+      const std::string path =
+          mine != config.end() && mine->is_string() ? mine->get<std::string>() : std::string();
+      if (!path.empty() && fileDigest(path) == file.value("digest", std::string())) continue;
+      out.push_back(spec.name + " " + (path.empty() ? std::string("none given") : path) + " (" +
+                    whose + " " + file.value("name", std::string("file")) + ")");
+      continue;
+    }
     // A value neither run uses (a linear head's frequencies) changes nothing compared.
     if (!isUsed(spec, config) && !isUsed(spec, reference)) continue;
     const auto theirs = reference.find(spec.name);
@@ -123,11 +143,14 @@ std::vector<std::string> differences(const std::vector<ParamSpec>& specs,
 std::vector<std::string> departuresFromPaper(const std::vector<ParamSpec>& specs,
                                              const nlohmann::json& paperConfig,
                                              const std::string& rowKey,
-                                             const nlohmann::json& config,
-                                             const std::string& whose) {
-  return differences(specs, paperConfig, config, whose, [&](const ParamSpec& spec) {
-    return spec.group != "run" && spec.group != "evaluation" && spec.name != rowKey;
-  });
+                                             const nlohmann::json& config, const std::string& whose,
+                                             const nlohmann::json& files) {
+  return differences(
+      specs, paperConfig, config, whose,
+      [&](const ParamSpec& spec) {
+        return spec.group != "run" && spec.group != "evaluation" && spec.name != rowKey;
+      },
+      files.is_object() ? files : nlohmann::json::object());
 }
 
 std::vector<std::string> evaluationDifferences(const std::vector<ParamSpec>& specs,
@@ -148,6 +171,10 @@ std::string describeReference(const nlohmann::json& reference) {
   if (!reference.is_object() || !reference.contains("values")) return {};
   std::string text =
       "Expected (" + reference.value("source", std::string("published figures")) + "):";
+  const nlohmann::json files = paperFiles(reference);
+  for (const auto& [key, file] : files.items())
+    text += "\nOn " + file.value("name", std::string("its file")) + ": give its file as " + key +
+            " (compared by content, wherever it lies).";
   const bool best = reference.value("stat", "") == "min";
   for (const auto& [row, figures] : reference["values"].items()) {
     text += "\n" + reference.value("by", std::string()) + " " + row + ": ";

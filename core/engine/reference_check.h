@@ -50,19 +50,28 @@ std::vector<ReferenceVerdict> checkAgainstReference(
 // Does `config` train what a preset with these overrides trains? Every parameter must equal
 // the preset's value (its override or the default) except `rowKey` (the reference's "by"),
 // the run settings (seed, device, checkpoints) and the evaluation settings.
+// `files`: paperFiles of the preset's reference.
 bool isPresetConfig(const std::vector<ParamSpec>& specs, const nlohmann::json& presetOverrides,
-                    const std::string& rowKey, const nlohmann::json& config);
+                    const std::string& rowKey, const nlohmann::json& config,
+                    const nlohmann::json& files = nlohmann::json::object());
+
+// The files a reference's numbers were measured on, named by content: "files": {"corpus":
+// {"name": "TinyShakespeare", "digest": "<fileDigest of it>"}}. A run's file parameter departs
+// unless its file has that digest ("corpus none given (the paper's TinyShakespeare)"): the
+// paper's default (no corpus, the built-in text) had been taken as the paper's data, and a run
+// on TinyShakespeare itself departed by its path. Empty where the reference names none.
+nlohmann::json paperFiles(const nlohmann::json& reference);
 
 // The parameters in which `config` departs from the paper's complete `paperConfig`, as
 // "epochs 3 (the paper's 500)", in declaration order; the run and evaluation settings, `rowKey`
 // and a parameter neither config uses (ParamSpec::condition) never depart. Empty: the paper's
 // experiment. The one rule for runs and studies; `whose` names the reference ("the study's" for
 // a study's own declared settings).
-std::vector<std::string> departuresFromPaper(const std::vector<ParamSpec>& specs,
-                                             const nlohmann::json& paperConfig,
-                                             const std::string& rowKey,
-                                             const nlohmann::json& config,
-                                             const std::string& whose = "the paper's");
+std::vector<std::string> departuresFromPaper(
+    const std::vector<ParamSpec>& specs, const nlohmann::json& paperConfig,
+    const std::string& rowKey, const nlohmann::json& config,
+    const std::string& whose = "the paper's",
+    const nlohmann::json& files = nlohmann::json::object());
 
 // How `config`'s evaluation settings (eval_tokens, passkey_samples, ...) differ from
 // `referenceConfig`'s, in the same words. They change how precisely a run is measured, not

@@ -1123,6 +1123,21 @@ class TestStudyAggregate : public QObject {
       QVERIFY(std::abs(baselines[1].mean[0] - 0.9) < 1e-12);
       QVERIFY(baselines[0].colorRank != baselines[1].colorRank);
     }
+    // Panelled by arm: the linear arm, without the x axis, makes no panel of its own (drawn
+    // alone against a 0..1 x axis, it had), and is drawn in the Fourier arm's panel, named.
+    {
+      FigureLayout byArm = layout;
+      byArm.panel = kArmAxis;
+      const auto g = buildStudyFigure(aggregate(runs), byArm, nullptr,
+                                      {"dataset", "frequencies", "gamma", kArmAxis}, "freq");
+      QCOMPARE(g.rows, 1);
+      QCOMPARE(g.panels.size(), size_t(1));
+      QCOMPARE(g.panels[0].title, std::string("arm = Fourier head"));
+      QCOMPARE(g.panels[0].lines.size(), size_t(2));
+      QCOMPARE(g.panels[0].baselines.size(), size_t(1));
+      QCOMPARE(g.panels[0].baselines[0].label, std::string("linear head"));
+      QVERIFY(std::abs(g.panels[0].baselines[0].mean[0] - 0.33) < 1e-12);
+    }
     layout.band = "minmax";
     const auto mm =
         buildStudyFigure(aggregate(runs), layout, &refs, {"dataset", "frequencies", "gamma"}, "f");

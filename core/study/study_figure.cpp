@@ -242,14 +242,47 @@ void checkMetrics(const FigureLayout& layout, const std::vector<AggregateCell>& 
                                : " (known: " + join({present.begin(), present.end()}, ", ") + ")"));
 }
 
-// Panel rows: the panel axis' values in order of appearance (one null row without a panel axis).
+// The panel axis' values whose cells are all baselines (no x): a linear arm beside the Fourier
+// arm's N sweep, panelled by arm. Such a value makes no panel of its own, where its baseline had
+// been drawn alone against a 0..1 x axis; its baselines are drawn in every panel, as the paper
+// draws its baselines beside each sweep.
+std::vector<nlohmann::json> baselineOnlyPanelValues(const std::vector<AggregateCell>& cells,
+                                                    const FigureLayout& layout) {
+  std::vector<nlohmann::json> withLines, only;
+  if (layout.panel.empty()) return only;
+  for (const auto& c : cells)
+    if (c.axes.contains(layout.panel) && c.axes.contains(layout.x))
+      withLines.push_back(c.axes.at(layout.panel));
+  if (withLines.empty()) return only;  // nothing but baselines: each value its panel, as before
+  for (const auto& c : cells)
+    if (c.axes.contains(layout.panel)) {
+      const auto& value = c.axes.at(layout.panel);
+      if (std::find(withLines.begin(), withLines.end(), value) == withLines.end() &&
+          std::find(only.begin(), only.end(), value) == only.end())
+        only.push_back(value);
+    }
+  return only;
+}
+
+bool drawnAcrossPanels(const AggregateCell& c, const FigureLayout& layout,
+                       const std::vector<nlohmann::json>& baselineOnly) {
+  return !layout.panel.empty() && c.axes.contains(layout.panel) &&
+         std::find(baselineOnly.begin(), baselineOnly.end(), c.axes.at(layout.panel)) !=
+             baselineOnly.end();
+}
+
+// Panel rows: the panel axis' values in order of appearance (one null row without a panel
+// axis), but those whose baselines are drawn in every panel.
 std::vector<nlohmann::json> panelValuesOf(const std::vector<AggregateCell>& cells,
-                                          const std::string& panelAxis) {
+                                          const std::string& panelAxis,
+                                          const std::vector<nlohmann::json>& baselineOnly) {
   std::vector<nlohmann::json> values;
   if (!panelAxis.empty())
     for (const auto& c : cells)
       if (c.axes.contains(panelAxis) &&
-          std::find(values.begin(), values.end(), c.axes.at(panelAxis)) == values.end())
+          std::find(values.begin(), values.end(), c.axes.at(panelAxis)) == values.end() &&
+          std::find(baselineOnly.begin(), baselineOnly.end(), c.axes.at(panelAxis)) ==
+              baselineOnly.end())
         values.push_back(c.axes.at(panelAxis));
   if (values.empty()) values.push_back(nullptr);
   return values;
@@ -338,16 +371,23 @@ std::vector<std::string> baselineAxesOf(const std::vector<AggregateCell>& cells,
 }
 
 // A baseline (a cell without x): named by its arm and the axes that tell baselines apart, else
-// by every axis it has but the panel's.
+// by every axis it has but the panel's. One drawn in every panel leads with its panel value
+// (an arm's name alone), which no panel title then says.
 std::string baselineLabelOf(const AggregateCell& c, const FigureLayout& layout,
-                            const std::vector<std::string>& baselineAxes) {
+                            const std::vector<std::string>& baselineAxes,
+                            const std::vector<nlohmann::json>& baselineOnly) {
+  const bool across = drawnAcrossPanels(c, layout, baselineOnly);
   std::vector<std::string> parts;
   for (const auto& [axis, value] : c.axes.items())
     if (axis != layout.panel &&
-        (c.arm.empty() ||
+        ((c.arm.empty() && !across) ||
          std::find(baselineAxes.begin(), baselineAxes.end(), axis) != baselineAxes.end()))
       parts.push_back(axis + " = " + settingText(value));
   if (!c.arm.empty()) parts.insert(parts.begin(), c.arm);
+  if (across) {
+    const std::string value = settingText(c.axes.at(layout.panel));
+    parts.insert(parts.begin(), layout.panel == kArmAxis ? value : layout.panel + " = " + value);
+  }
   return parts.empty() ? "baseline" : join(parts, ", ");
 }
 
@@ -356,14 +396,16 @@ std::string baselineLabelOf(const AggregateCell& c, const FigureLayout& layout,
 class ColorRanks {
  public:
   ColorRanks(const std::vector<AggregateCell>& allCells, const FigureLayout& layout,
-             const std::vector<std::string>& axisOrder)
+             const std::vector<std::string>& axisOrder,
+             const std::vector<nlohmann::json>& baselineOnly)
       : m_axes(lineAxesOf(allCells, layout, axisOrder)),
-        m_baselineAxes(baselineAxesOf(allCells, layout, axisOrder)) {
+        m_baselineAxes(baselineAxesOf(allCells, layout, axisOrder)),
+        m_baselineOnly(baselineOnly) {
     for (const auto& c : allCells) {
       auto& ranks = c.axes.contains(layout.x) ? m_lines : m_baselines;
       const std::string key = c.axes.contains(layout.x)
                                   ? lineKey(c.arm, c.axes)
-                                  : baselineLabelOf(c, layout, m_baselineAxes);
+                                  : baselineLabelOf(c, layout, m_baselineAxes, m_baselineOnly);
       ranks.emplace(key, static_cast<int>(ranks.size()));
     }
   }
@@ -374,6 +416,8 @@ class ColorRanks {
   int baselineRank(const std::string& label) const { return rankIn(m_baselines, label); }
   // The axes a baseline's label names (baselineAxesOf the whole study, whatever --where keeps).
   const std::vector<std::string>& baselineAxes() const { return m_baselineAxes; }
+  // The panel values drawn in every panel (baselineOnlyPanelValues of the whole study).
+  const std::vector<nlohmann::json>& baselineOnly() const { return m_baselineOnly; }
 
  private:
   // As its label: the values of the axes that tell lines apart, else its arm.
@@ -390,6 +434,7 @@ class ColorRanks {
 
   std::vector<std::string> m_axes;
   std::vector<std::string> m_baselineAxes;
+  std::vector<nlohmann::json> m_baselineOnly;
   std::map<std::string, int> m_lines;
   std::map<std::string, int> m_baselines;
 };
@@ -417,7 +462,8 @@ class PanelBuilder {
     m_baselineIndex.clear();
     for (const auto& c : cells)
       if (panelValue.is_null() || !c.axes.contains(m_layout.panel) ||
-          c.axes.at(m_layout.panel) == panelValue)
+          c.axes.at(m_layout.panel) == panelValue ||
+          drawnAcrossPanels(c, m_layout, m_ranks.baselineOnly()))
         addCell(panel, c);
     for (auto& line : panel.lines) sortPointsByX(line);
     if (references) addReferences(panel, panelValue, *references);
@@ -449,7 +495,8 @@ class PanelBuilder {
       line.upper.push_back(hi);
       line.n.push_back(stats->second.n);
     } else {
-      const std::string label = baselineLabelOf(c, m_layout, m_ranks.baselineAxes());
+      const std::string label =
+          baselineLabelOf(c, m_layout, m_ranks.baselineAxes(), m_ranks.baselineOnly());
       auto [it, added] = m_baselineIndex.emplace(label, panel.baselines.size());
       if (!added) return;  // one value per baseline and panel
       panel.baselines.push_back(FigureLine{label,
@@ -571,7 +618,10 @@ StudyFigure buildAgainstAxis(const std::vector<AggregateCell>& allCells, const F
     if (matchesWhereItApplies(layout.where, c.axes)) cells.push_back(c);
   checkMetrics(layout, cells);
 
-  const std::vector<nlohmann::json> panelValues = panelValuesOf(cells, layout.panel);
+  // Of the whole study, as the colours: a --where keeping none of a value's lines does not
+  // turn its baselines into a panel of their own.
+  const std::vector<nlohmann::json> baselineOnly = baselineOnlyPanelValues(allCells, layout);
+  const std::vector<nlohmann::json> panelValues = panelValuesOf(cells, layout.panel, baselineOnly);
   const XPositions x = xPositionsOf(cells, layout);
   const std::vector<std::string> lineAxes = lineAxesOf(cells, layout, axisOrder);
   StudyFigure fig;
@@ -583,7 +633,7 @@ StudyFigure buildAgainstAxis(const std::vector<AggregateCell>& allCells, const F
   fig.pointsNote = paperPointsNote(cells);
   fig.rows = static_cast<int>(panelValues.size());
   fig.cols = static_cast<int>(layout.metrics.size());
-  const ColorRanks ranks(allCells, layout, axisOrder);
+  const ColorRanks ranks(allCells, layout, axisOrder, baselineOnly);
   PanelBuilder panels(layout, x, lineAxes, ranks);
   for (const auto& panelValue : panelValues)
     for (const auto& metric : layout.metrics)

@@ -421,9 +421,10 @@ class TestConfig : public QObject {
          {"frequencies", "seed"}},
         {"paper-fourier", "paper-fourier", &paper, {"frequencies", "seed", "epochs"}}};
     fl::nameWhatNamesakesName(runs);
-    // Its values of what the namesakes' legends name and that sets the runs apart, in the
-    // order they first appear; not the epochs no legend of its name names.
-    QCOMPARE(runs[0].legend, std::string("defaults · frequencies 12, seed 1"));
+    // Its values of what the namesakes' legends name and that sets the runs apart, what tells
+    // it from the most of them last (a cut legend keeps its end); not the epochs no legend of
+    // its name names.
+    QCOMPARE(runs[0].legend, std::string("defaults · seed 1, frequencies 12"));
     QCOMPARE(runs[1].legend, std::string("defaults · frequencies 4"));  // named with edits
     QCOMPARE(runs[2].legend, std::string("defaults · frequencies 8, seed 2"));
     // Another name tells itself apart; the namesakes' legends are not its own.

@@ -1,6 +1,7 @@
 #include "core/engine/run_name.h"
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include "core/engine/config_diff.h"
@@ -103,6 +104,7 @@ void nameWhatNamesakesName(std::vector<LegendRun>& runs) {
   for (auto& run : runs) {
     if (run.name.find(kEdited) != std::string::npos || !run.config) continue;
     std::vector<std::string> keys;
+    std::map<std::string, int> namedBy;  // how many namesakes' legends name each key
     for (size_t i = 0; i < runs.size(); ++i) {
       if (&runs[i] == &run || withoutEdits(runs[i].name) != run.name) continue;
       const size_t at = legends[i].find(kSeparator);
@@ -114,6 +116,7 @@ void nameWhatNamesakesName(std::vector<LegendRun>& runs) {
         if (end == std::string::npos) end = rest.size();
         const std::string edit = rest.substr(start, end - start);
         const std::string key = edit.substr(0, edit.find(' '));
+        ++namedBy[key];
         if (key != "device" &&
             std::find(run.apart.begin(), run.apart.end(), key) != run.apart.end() &&
             std::find(keys.begin(), keys.end(), key) == keys.end() &&
@@ -122,6 +125,10 @@ void nameWhatNamesakesName(std::vector<LegendRun>& runs) {
         start = end + 2;
       }
     }
+    // What tells it from the most namesakes last: a legend cut to its width keeps its end.
+    std::stable_sort(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) {
+      return namedBy[a] < namedBy[b];
+    });
     for (const auto& key : keys)
       run.legend += (run.legend.find(kSeparator) == std::string::npos ? kSeparator : ", ") +
                     editText(*run.config, key);

@@ -128,6 +128,14 @@ class TestStudySpec : public QObject {
     QCOMPARE(unknownArm.errors.size(), size_t(1));
     QCOMPARE(unknownArm.errors[0],
              std::string("claims[0].b.arm: \"linear\" is not an arm of the study (arms: F, L)"));
+    // In a study without arms, the side is told so, not that 'arm' is no setting.
+    armed.arms.clear();
+    armed.claims[0].b = {{"head", "linear"}};
+    const auto noArms = fl::study::expandStudy(fourierHead(), armed);
+    QCOMPARE(noArms.errors.size(), size_t(1));
+    QCOMPARE(
+        noArms.errors[0],
+        std::string("claims[0].a.arm: the study has no arms to name (\"arms\" declares them)"));
   }
 
   // A zip's settings are its axes' values taken together: a value may repeat on one axis
@@ -819,7 +827,7 @@ class TestStudySpec : public QObject {
         << "claims[0].better: must be \"lower\", \"higher\" or \"similar\"";
     QTest::newRow("similar without tolerance")
         << R"({"claims": [{"text": "t", "metric": "m", "better": "similar", "a": {}, "b": {}}]})"
-        << "claims[0].within: goes with \"better\": \"similar\", and only with it";
+        << "claims[0].within: is missing: \"better\": \"similar\" needs the largest difference";
     QTest::newRow("tolerance on a direction")
         << R"({"claims": [{"text": "t", "metric": "m", "better": "lower", "within": 0.1, )"
            R"("a": {}, "b": {}}]})"

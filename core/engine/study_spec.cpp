@@ -138,8 +138,13 @@ std::vector<StudyClaim> parseClaims(const ojson& j) {
     claim.bMetric = textField(c, "b_metric", at + ".");
     if (claim.better != "lower" && claim.better != "higher" && claim.better != "similar")
       fail(at + ".better", "must be \"lower\", \"higher\" or \"similar\"");
-    if (c.contains("within") != (claim.better == "similar"))
-      fail(at + ".within", "goes with \"better\": \"similar\", and only with it");
+    // Said as what is wrong: a missing tolerance had read as one given where it may not be.
+    if (claim.better == "similar" && !c.contains("within"))
+      fail(at + ".within",
+           "is missing: \"better\": \"similar\" needs the largest difference "
+           "that still counts as similar (\"within\": 0.05)");
+    if (claim.better != "similar" && c.contains("within"))
+      fail(at + ".within", "goes with \"better\": \"similar\" only");
     if (c.contains("within")) {
       if (!c["within"].is_number() || !(c["within"].get<double>() > 0))
         fail(at + ".within", "must be a number above 0 (the largest difference claimed)");

@@ -293,7 +293,9 @@ void refuseUnknownSettingKeys(const std::string& experimentName,
         continue;
       }
       const ParamSpec* param = findParam(specs, item.key());
-      if (item.key() == "seed" || !param)
+      if (item.key() == kArmAxis && claim)
+        errors.push_back(at + ".arm: the study has no arms to name (\"arms\" declares them)");
+      else if (item.key() == "seed" || !param)
         errors.push_back(at + ": '" + item.key() + "' is not a setting of '" + experimentName +
                          "' (known: " + knownKeys(specs) + ")");
       // A value no run can take ("4" for the number 4, "GMM2") matched none, read "not

@@ -579,7 +579,10 @@ class TestCliSweep : public QObject {
                 "grid": {"dataset": ["gaussian", "gmm2"], "head": ["linear", "fourier"]},
                 "seeds": [1],
                 "figures": [{"x": "head", "metrics": ["test/kl"],
-                             "where": {"dataset": "gaussian"}}]})");
+                             "where": {"dataset": "gaussian"}}],
+                "claims": [{"text": "fourier below linear", "metric": "test/kl",
+                            "better": "lower", "a": {"head": "fourier"},
+                            "b": {"head": "linear"}}]})");
     f.close();
     const QString db = path("where.db");
     auto r = runCli({"sweep", "run", "--study-file", file, "--db", db, "--device", "cpu"});
@@ -609,6 +612,33 @@ class TestCliSweep : public QObject {
                          "--where", "dataset=gaussian", "--out", svg});
     QCOMPARE(twice.exitCode, 2);
     QVERIFY2(twice.err.contains("--where dataset given twice"), qPrintable(twice.err));
+    // A value no run takes is refused with the values there are: drawn, it gave the baselines
+    // alone and exit 0.
+    auto none = runCli(
+        {"sweep", "plot", "1", "--db", db, "--x", "head", "--where", "dataset=beta", "--out", svg});
+    QCOMPARE(none.exitCode, 2);
+    QVERIFY2(none.err.contains(
+                 "--where dataset=beta: no run of the study has it (dataset takes gaussian, gmm2)"),
+             qPrintable(none.err));
+    // A CSV table says that the claims are elsewhere.
+    auto csv = runCli({"sweep", "table", "1", "--db", db, "--format", "csv"});
+    QVERIFY2(csv.exitCode == 0, qPrintable(csv.err));
+    QVERIFY2(csv.err.contains("note: the CSV holds no claims (the study has 1)"),
+             qPrintable(csv.err));
+    // A metric the file's figure misspells is the file's, not a --metric never given.
+    QFile typo(path("typo.json"));
+    QVERIFY(typo.open(QIODevice::WriteOnly));
+    typo.write(R"({"name": "typo", "experiment": "fourier-head",
+                   "set": {"epochs": 1, "samples": 200}, "grid": {"head": ["linear", "fourier"]},
+                   "seeds": [1], "figures": [{"x": "head", "metrics": ["test/kll"]}]})");
+    typo.close();
+    auto typoRun = runCli({"sweep", "run", "--study-file", path("typo.json"), "--db", db});
+    QVERIFY2(typoRun.exitCode == 0, qPrintable(typoRun.err));
+    auto typoPlot = runCli({"sweep", "plot", "2", "--db", db, "--out", svg});
+    QCOMPARE(typoPlot.exitCode, 2);
+    QVERIFY2(typoPlot.err.contains("the study's figure metric test/kll: no finished run has it") &&
+                 !typoPlot.err.contains("--metric test/kll"),
+             qPrintable(typoPlot.err));
   }
 
   // A study file naming an axis it does not have in its table was accepted (even by --dry-run)

@@ -1,5 +1,6 @@
 #include "app/cli/sweep_reading.h"
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -415,6 +416,30 @@ study::FigureLayout plotLayout(const ExperimentRegistry& registry, const StudyRe
   return layout;
 }
 
+// A --where value that no run of the study takes: drawn, it gave a figure of the baselines
+// alone, exit 0, the swept line silently gone.
+void refuseWhereNoRunTakes(const std::vector<std::string>& given, const nlohmann::json& where,
+                           const std::vector<study::AggregateCell>& cells) {
+  for (const auto& text : given) {
+    const std::string key = text.substr(0, text.find('='));
+    if (!where.contains(key)) continue;
+    const nlohmann::json wanted = nlohmann::json::object({{key, where.at(key)}});
+    std::vector<std::string> taken;
+    bool found = false;
+    for (const auto& c : cells) {
+      if (!c.axes.contains(key)) continue;
+      found = found || study::matches(wanted, c.axes);
+      const std::string value = settingText(c.axes.at(key));
+      if (std::find(taken.begin(), taken.end(), value) == taken.end()) taken.push_back(value);
+    }
+    if (found || taken.empty()) continue;
+    std::string values;
+    for (const auto& t : taken) values += (values.empty() ? "" : ", ") + t;
+    throw std::invalid_argument("--where " + text + ": no run of the study has it (" + key +
+                                " takes " + values + ")");
+  }
+}
+
 int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int64_t id,
               const std::string& path, const SweepArgs& args) {
   const StudyRecord r = requireStudy(studies, id, path);
@@ -433,9 +458,21 @@ int plotStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
   auto cells = study::aggregate(studies.results(id), stat);
   const auto experiment = registry.find(r.spec.experiment);
   if (experiment) study::markDepartures(*experiment, r.spec, cells);
-  auto figure = study::buildStudyFigure(
-      cells, layout, r.spec.references ? &*r.spec.references : nullptr, study::figureAxesOf(r.spec),
-      r.spec.title.empty() ? r.name : r.spec.title);
+  refuseWhereNoRunTakes(args.where, layout.where, cells);
+  study::StudyFigure figure;
+  try {
+    figure = study::buildStudyFigure(
+        cells, layout, r.spec.references ? &*r.spec.references : nullptr,
+        study::figureAxesOf(r.spec), r.spec.title.empty() ? r.name : r.spec.title);
+  } catch (const study::FigureError& e) {
+    // Metrics the study file's figure names: blamed on --metric, a flag never given, it had
+    // sent the reader to the command line for a typo in the file.
+    const std::string what = e.what();
+    const std::string flag = "--metric ";
+    if (!args.metrics.empty() || what.rfind(flag, 0) != 0) throw;
+    throw study::FigureError(e.kind(), "the study's figure metric " + what.substr(flag.size()) +
+                                           " (its file's \"figures\"; --metric draws others)");
+  }
   if (experiment) figure.departure = study::departureNote(*experiment, r.spec);
   const int width = args.width > 0 ? args.width : 560 * figure.cols + 200;
   const int height = args.height > 0 ? args.height : 380 * figure.rows + 90;
@@ -492,6 +529,13 @@ void printStudyTable(const ExperimentRegistry& registry, store::RunStore& runs, 
   const std::string text = study::renderStudyTable(input, request);
   std::fwrite(text.data(), 1, text.size(), out);
   std::fflush(out);
+  // A CSV is one row per setting and metric: the claims, which the other formats carry, are
+  // said to be elsewhere rather than left out unsaid.
+  if (request.format == "csv" && !r.spec.claims.empty())
+    std::fprintf(stderr,
+                 "note: the CSV holds no claims (the study has %zu): --format md or json has "
+                 "them\n",
+                 r.spec.claims.size());
 }
 
 int sweepReadingCommand(const ExperimentRegistry& registry, const std::string& dbPath,

@@ -420,6 +420,14 @@ class TestStudyAggregate : public QObject {
     v = judgeClaims({claim}, cells, {}).at(0);
     QVERIFY2(v.summary().find("; no run on side a has test/nope)") != std::string::npos,
              v.summary().c_str());
+    // A ratio's divisor no run records is said so, not read as too few runs.
+    claim.metric = "test/kl";
+    claim.over = "test/msee";
+    v = judgeClaims({claim}, cells, {}).at(0);
+    QVERIFY2(v.summary().find("; no run on side a has test/msee)") != std::string::npos,
+             v.summary().c_str());
+    claim.over.clear();
+    claim.metric = "test/nope";
     // A side leaving the head open is compared at the other side's head: the Fourier head on
     // gmm2 against the only head beta has, the linear one, is no comparison of datasets.
     claim.metric = "test/kl";
@@ -1178,9 +1186,8 @@ class TestStudyAggregate : public QObject {
     QCOMPARE(points[0].x, 0.0);  // gmm2, the one category
     // Categories draw their spread as error bars, and the caption says so (it said "band").
     QCOMPARE(categorical.bandDescription,
-             std::string("bars: mean ± 0.67 std over seeds (the paper's 50% interval)"));
-    QCOMPARE(fig.bandDescription,
-             std::string("band: mean ± 0.67 std over seeds (the paper's 50% interval)"));
+             std::string("bars: mean ± 0.67 std over seeds (a 50% interval)"));
+    QCOMPARE(fig.bandDescription, std::string("band: mean ± 0.67 std over seeds (a 50% interval)"));
   }
 
   // A line's colour follows its place among the whole study's lines: a figure drawn with

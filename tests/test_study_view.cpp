@@ -58,6 +58,8 @@ fl::study::StudySpec knownStudy() {
         {"where": {"width": 1}, "values": {"test/m": [12.5, 1.0]}},
         {"where": {"width": 2}, "values": {"test/m": [30.0, 1.0]}}]},
       "claims": [{"text": "width 1 below width 2", "metric": "test/m", "better": "lower",
+                  "a": {"width": 1}, "b": {"width": 2}},
+                 {"text": "a metric no run records", "metric": "test/none", "better": "lower",
                   "a": {"width": 1}, "b": {"width": 2}}],
       "figures": [{"x": "width", "metrics": ["test/m"], "band": "std"}]})");
   spec.experiment = "known";
@@ -209,6 +211,11 @@ class TestStudyView : public QObject {
     // The claim: 12 against 21.5, SE = sqrt(1 / 3 + 0.5 / 2): beyond 2 SE the claimed way.
     QVERIFY2(lab.view.summary()->text().contains("1 holds"),
              qPrintable(lab.view.summary()->text()));
+    // A claim not measured is no setting judged: one of the two claims was judged, once.
+    QVERIFY2(lab.view.summary()->text().contains("1 not measured"),
+             qPrintable(lab.view.summary()->text()));
+    QVERIFY2(lab.view.summary()->text().contains("(2 claims, judged at 1 setting)"),
+             qPrintable(lab.view.summary()->text()));
     QVERIFY2(lab.view.summary()->toolTip().contains("holds: width 1 below width 2"),
              qPrintable(lab.view.summary()->toolTip()));
     // Where they are judged, beside the outcomes: on the study's runs, not the paper's models.
@@ -316,14 +323,15 @@ class TestStudyView : public QObject {
     views->setCurrentIndex(2);
     QVERIFY(lab.view.parallel()->isVisibleTo(&lab.view));
 
-    // One declared figure reads "paper figure", with its name and its selection of settings.
+    // One declared figure of a study file with no paper's numbers reads "study figure" (a
+    // paper's, "paper figure"), with its name and its selection of settings.
     const int64_t one = storeStudy(store, R"({"name": "one figure",
         "grid": {"width": [1, 2], "label": ["a", "b"]}, "seeds": [1],
         "figures": [{"name": "at b", "x": "width", "metrics": ["test/m"],
                      "where": {"label": "b"}}]})");
     QVERIFY(lab.view.setStudy(one));
     QCOMPARE(views->count(), 2);
-    QCOMPARE(views->itemText(0), QString("paper figure: at b (label = b)"));
+    QCOMPARE(views->itemText(0), QString("study figure: at b (label = b)"));
   }
 
   void theParallelViewDrawsTheStudysAxesAndStartedRunsAndComparesTheBrushedOnes() {

@@ -276,7 +276,8 @@ QWidget* StudyView::buildFigurePane() {
   m_figurePages->addWidget(buildParallelPane());
   figureLayout->addWidget(m_figurePages, 1);
   m_band->addItems({"half", "std", "minmax", "none"});
-  m_band->setItemData(0, "mean ± 0.67 std: the paper's 50% interval", Qt::ToolTipRole);
+  m_band->setItemData(0, "mean ± 0.67 std: a 50% interval, as the Fourier head paper draws",
+                      Qt::ToolTipRole);
   return figureBox;
 }
 
@@ -475,8 +476,16 @@ void StudyView::fillChoices() {
   // Each declared figure by its number and name ("paper figure" for one or none), with its
   // selection of settings: it stays applied while the figure is chosen, whatever the boxes say.
   const size_t declared = figures ? figures->size() : 0;
+  // A paper's figure where the study is a paper's (its numbers, or built in); a study file's
+  // own is its figure: a researcher's study had read "paper figure".
+  const auto experiment = m_record ? m_queue.registry().find(m_record->spec.experiment) : nullptr;
+  const bool papers =
+      m_record && (m_record->spec.references ||
+                   (experiment && study::declaredStudyOf(*experiment, m_record->spec)));
   for (size_t i = 0; i < std::max<size_t>(declared, 1); ++i) {
-    QString text = declared > 1 ? QString("figure %1").arg(i + 1) : QString("paper figure");
+    QString text = declared > 1 ? QString("figure %1").arg(i + 1)
+                   : papers     ? QString("paper figure")
+                                : QString("study figure");
     if (i < declared) {
       const auto& f = (*figures)[i];
       QStringList metrics;
@@ -800,10 +809,13 @@ void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
   const auto experiment = m_queue.registry().find(m_record->spec.experiment);
   const auto verdicts = study::judgeClaims(
       claims, m_cells, experiment ? experiment->allParams() : std::vector<ParamSpec>{});
-  size_t settings = 0;  // verdicts at a setting, not a claim not measured as a whole
+  // Settings a claim was judged at: not a claim not measured as a whole, nor a setting whose
+  // runs are too few or depart from the study's ("judged at 8 settings" had counted 4 of them).
+  size_t settings = 0;
   for (const auto& verdict : verdicts) {
     ++counts[verdict.outcome];
-    settings += verdict.atSetting ? 1 : 0;
+    settings += verdict.atSetting && verdict.outcome != study::ClaimOutcome::NotMeasured &&
+                verdict.outcome != study::ClaimOutcome::NotJudged;
     lines << QString("<p style='color:%1'>%2</p>")
                  .arg(colourOf(verdict.outcome),
                       QString::fromStdString(verdict.summary()).toHtmlEscaped());
@@ -818,12 +830,12 @@ void StudyView::showClaims(const std::vector<study::StudyClaim>& claims) {
                      QString::fromStdString(study::claimsScale(m_record->spec)).toHtmlEscaped() +
                      "</i>: " + parts.join(", ") +
                      // A claim judged at several settings counts once per setting.
-                     (verdicts.size() == claims.size()
+                     (verdicts.size() == claims.size() && settings == claims.size()
                           ? QString()
                           : QString(" (%1 claim%2, judged at %3 setting%4)")
                                 .arg(claims.size())
                                 .arg(claims.size() == 1 ? "" : "s")
-                                .arg(settings)
+                                .arg(settings == 0 ? QString("no") : QString::number(settings))
                                 .arg(settings == 1 ? "" : "s")) +
                      " <a href='claims'>read them</a> <i>(or hover)</i>");
   m_claimsHtml = "<p>" +

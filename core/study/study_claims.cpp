@@ -283,10 +283,13 @@ ClaimVerdict judgeOne(const StudyClaim& claim, const SideSetting& sideA, const S
   if (v.outcome == ClaimOutcome::NotMeasured) {
     // Said as what is missing: "needs two finished runs a side" had read as runs still to come
     // for a setting whose runs never record the metric.
+    const bool over = !claim.over.empty();
     v.why = !records(sideA, claim.metric) ? "no run of side a's setting has " + claim.metric
             : !records(sideB, claim.metricOfB())
                 ? "no run of side b's setting has " + claim.metricOfB()
-                : "needs two finished runs a side";
+            : over && !records(sideA, claim.over) ? "no run of side a's setting has " + claim.over
+            : over && !records(sideB, claim.over) ? "no run of side b's setting has " + claim.over
+                                                  : "needs two finished runs a side";
   }
   return v;
 }
@@ -350,6 +353,9 @@ std::vector<ClaimVerdict> judgeClaims(const std::vector<StudyClaim>& claims,
     // A side matching no run, or whose runs lack the metric: said once, not per setting.
     std::string missing = sideMissing("a", settingsA, claim.metric);
     if (missing.empty()) missing = sideMissing("b", settingsB, claim.metricOfB());
+    // The ratio's divisor too: a misspelt `over` had read "needs two finished runs a side".
+    if (missing.empty() && !claim.over.empty()) missing = sideMissing("a", settingsA, claim.over);
+    if (missing.empty() && !claim.over.empty()) missing = sideMissing("b", settingsB, claim.over);
     if (!missing.empty()) {
       notMeasured(missing);
       continue;
@@ -425,13 +431,23 @@ std::string claimRuleText() {
          "run (SE = s_d / sqrt(n)), as a paired test.";
 }
 
+namespace {
+
+// A study of no preset and no paper's numbers states its own claims: nothing in it is a
+// paper's, and "how the paper's pattern reads" had been said of them.
+bool ownClaims(const StudySpec& spec) { return spec.preset.empty() && !spec.references; }
+
+}  // namespace
+
 std::string claimsScale(const StudySpec& spec) {
+  if (ownClaims(spec)) return "on this study's runs";
   return (spec.preset.empty() ? std::string("on this study's runs")
                               : "on the " + spec.preset + " preset's runs") +
          ", not the paper's models";
 }
 
 std::string claimsScaleText(const StudySpec& spec) {
+  if (ownClaims(spec)) return "Judged on this study's runs.";
   return "Judged " + claimsScale(spec) +
          ": each outcome says how the paper's pattern reads at this study's scale, not whether "
          "the paper's own measurement holds.";

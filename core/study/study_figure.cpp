@@ -49,7 +49,7 @@ std::string describeReferences(const std::string& kind) {
 // `bars`: the figure draws its spread as error bars (categories), not as a band.
 std::string describeBand(const std::string& kind, bool bars) {
   const std::string what = bars ? "bars" : "band";
-  if (kind == "half") return what + ": mean ± 0.67 std over seeds (the paper's 50% interval)";
+  if (kind == "half") return what + ": mean ± 0.67 std over seeds (a 50% interval)";
   if (kind == "std") return what + ": mean ± 1 std over seeds";
   if (kind == "minmax") return what + ": min to max over seeds";
   return "no " + what;

@@ -415,6 +415,11 @@ class TestStudyAggregate : public QObject {
     QVERIFY2(v.summary().find("; side b matches no run of the study)") != std::string::npos,
              v.summary().c_str());
     QVERIFY(!v.atSetting);  // the claim as a whole, at no setting
+    // Its sides named without numbers: "- (0)" had read as sides of no runs.
+    QVERIFY2(
+        v.summary().find("(test/smoothness: dataset gmm2, head linear against dataset beta, head "
+                         "gmm; side b") != std::string::npos,
+        v.summary().c_str());
     claim.b = {{"dataset", "beta"}, {"head", "linear"}};
     claim.metric = "test/nope";
     v = judgeClaims({claim}, cells, {}).at(0);
@@ -768,6 +773,10 @@ class TestStudyAggregate : public QObject {
     QCOMPARE(j["claims_judged"].get<std::string>(), in.claimsScale);
     QCOMPARE(j["claims"][0]["a"]["n"].get<int>(), 2);
     QCOMPARE(j["claims"][0]["paired_runs"].get<int>(), 0);  // two heads: independent runs
+    // Each value with its seed, so two metrics of the same runs can be paired by a reader.
+    const auto& kl = j["cells"][0]["metrics"]["test/kl"];
+    QCOMPARE(kl["value_seeds"], nlohmann::json({1, 2}));
+    QCOMPARE(kl["values"].size(), kl["value_seeds"].size());
   }
 
   void tableShowsThePaperBesideOursWithAVerdict() {

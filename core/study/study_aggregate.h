@@ -49,7 +49,7 @@ struct MetricStats {
   double std = NAN;  // sample standard deviation; NaN for n < 2
   double min = NAN;
   double max = NAN;
-  std::vector<double> values;  // one per finished run, in seed order
+  std::vector<double> values;  // one per finished run, in the order its runs came
   // Each value's run's seed, where the values came from runs (aggregate): two metrics of one
   // setting pair up run by run through it, as a run may lack one of them.
   std::vector<int64_t> seeds;

@@ -302,6 +302,9 @@ std::string sideText(const std::string& metric, const nlohmann::json& where, con
   // A side that names nothing is every run of the study (two metrics of the same runs).
   if (label.empty() && metric.empty()) label = "every run";
   if (!metric.empty()) label = metric + (label.empty() ? "" : " at " + label);
+  // No value: the side named alone, its reason said after; "- (0)" had read as a side of no
+  // runs where its runs lacked only another side's metric.
+  if (s.n == 0) return label;
   return label + " " + (s.n >= 2 ? formatMeanStd(s.mean, s.std) : formatStat(s.mean)) + " (" +
          std::to_string(s.n) + ")";
 }

@@ -356,6 +356,8 @@ std::string json(const StudyTableInput& in, const std::vector<std::string>& metr
                               {"min", finiteOrNull(stats.min)},
                               {"max", finiteOrNull(stats.max)},
                               {"values", stats.values}};
+      // Each value's seed: a reader pairs two metrics of the same runs by it, as a claim does.
+      if (stats.seeds.size() == stats.values.size()) entry["value_seeds"] = stats.seeds;
       if (in.references)
         if (auto ref = findReference(*in.references, cell.config, metric)) {
           entry["paper_mean"] = ref->mean;

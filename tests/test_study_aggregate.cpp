@@ -631,6 +631,8 @@ class TestStudyAggregate : public QObject {
     QCOMPARE(perArm[1].whereA.at("arm").get<std::string>(), std::string("b"));
     QVERIFY(!perArm[0].whereB.contains("arm"));  // the linear side is one arm
     QCOMPARE(perArm[0].a.n, 2);
+    // What an arm holds at one value is said by the arm's name, not listed beside it.
+    QVERIFY2(!perArm[1].whereA.contains("gamma"), perArm[1].whereA.dump().c_str());
   }
 
   // Side b reads another metric of the same runs: judged on the per-run differences; "similar"

@@ -63,6 +63,19 @@ std::vector<SideSetting> settingsOf(const nlohmann::json& where,
     for (const auto& [key, value] : mine.items())
       for (const auto& theirs : sets)
         if (!sameSetting(key, value, theirs)) differing.insert(key);
+  // Where the side spans arms, a key each arm holds at one value is the arm's, said by its
+  // name: "arm L, frequencies (not used), gamma (not used), head linear" had listed what
+  // the arm "L" already says.
+  if (armsMatched.size() > 1) {
+    std::map<std::string, std::map<std::string, std::set<std::string>>> valuesByArm;
+    for (size_t i = 0; i < matched.size(); ++i)
+      for (const auto& [key, value] : sets[i].items())
+        if (differing.count(key)) valuesByArm[key][matched[i]->arm].insert(value.dump());
+    for (const auto& [key, byArm] : valuesByArm)
+      if (std::all_of(byArm.begin(), byArm.end(),
+                      [](const auto& arm) { return arm.second.size() == 1; }))
+        differing.erase(key);
+  }
   std::vector<SideSetting> settings;
   for (size_t i = 0; i < matched.size(); ++i) {
     nlohmann::json open = nlohmann::json::object();

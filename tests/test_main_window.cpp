@@ -2350,6 +2350,17 @@ class TestMainWindow : public QObject {
     // beta: z = +-Beta(100|x|, 100|y|) = +-Beta(50, 25), whose mode is 49/73 = 0.67.
     QTRY_VERIFY_WITH_TIMEOUT(std::abs(std::abs(truthPeak()) - 0.67) < 0.05, 15000);
     QVERIFY(probe->plot()->latest("probe/pred_grid"));
+    // Two runs compared: the probe asks the first, and its curve says which run it is.
+    w->display()->compare({beta, gaussian});
+    const QString first = w->display()->labelOf(beta);
+    auto names = [&]() {
+      QStringList all;
+      auto* plot = probe->plot()->plot();
+      for (int i = 0; i < plot->graphCount(); ++i) all << plot->graph(i)->name();
+      return all;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(names().contains(first), 15000);
+    QVERIFY2(!names().join("|").contains("predicted"), qPrintable(names().join("|")));
   }
 
   void invalidConfigDisablesRunWithTheReason() {

@@ -395,7 +395,9 @@ void SnapshotPlot::drawCurves() {
       if (comparing && s.role == SnapshotRole::Series)
         label =
             nameInComparison(m_shownLabel, s, index, everyRow ? rowLabels : QStringList(), r, last);
-      else if (comparing && s.role == SnapshotRole::Prediction)
+      // So is its prediction wherever several runs are shown, overlaid or not (a probe asks
+      // the first of them; bins never overlay): its colour alone had said which run it was.
+      else if (!m_shownLabel.isEmpty() && s.role == SnapshotRole::Prediction)
         label = m_shownLabel + (probability ? " (bins)" : "");
       auto* graph = addCurve(m_plot, label, pen, x, y, m_logY, halfBin, extent);
       if (probability) graph->setLineStyle(QCPGraph::lsStepCenter);

@@ -445,8 +445,15 @@ void RunDisplay::setShown(std::vector<int64_t> runIds) {
   updateWarning();
   m_dashboard->setShownRun(m_shown.front());
   m_dashboard->setShownRunEnded(isTerminal(first->status()));
-  if (m_probe) m_probe->plot()->setShownRun(m_shown.front(), m_colors.of(m_shown.front()));
   const auto legendNames = legendNamesOfShown();
+  // The probe asks one run, the first shown: among several it says which, where its colour
+  // alone had.
+  if (m_probe) {
+    m_probe->plot()->setShownRun(
+        m_shown.front(), m_colors.of(m_shown.front()),
+        m_shown.size() > 1 ? labelOf(m_shown.front(), legendNames) : QString());
+    m_probe->plot()->refresh();  // the same run's answer, named anew
+  }
   for (auto id : m_shown) m_dashboard->setRunLabel(id, labelOf(id, legendNames));
   regroup();
   for (auto id : m_shown) draw(id);

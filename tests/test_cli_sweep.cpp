@@ -357,6 +357,10 @@ class TestCliSweep : public QObject {
              qPrintable(r.out));
     auto shown = runCli({"sweep", "show", "1", "--db", db});
     QVERIFY2(shown.exitCode == 0, qPrintable(shown.err));
+    // Its claims, in its own words, with where they are judged.
+    QVERIFY2(shown.out.contains("  claims (judged by `sweep table 1`):\n    FoPE's perplexity "
+                                "grows less than RoPE's"),
+             qPrintable(shown.out));
     QVERIFY2(shown.out.contains("Departs from the study's settings: steps 4 (the study's 2000); "
                                 "evaluation: eval_tokens 128 (the study's 8192)"),
              qPrintable(shown.out));

@@ -170,6 +170,11 @@ int showStudy(const ExperimentRegistry& registry, const StudyStore& studies, int
   for (auto seed : s.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(seed);
   std::printf("  seeds: %s\n", seeds.empty() ? "the config's own" : seeds.c_str());
   if (s.references) std::printf("  paper: %s\n", s.references->source.c_str());
+  // Its claims as it states them (`sweep table` judges them): a study's own words, which a
+  // reader had to open its file for.
+  if (!s.claims.empty())
+    std::printf("  claims (judged by `sweep table %lld`):\n", static_cast<long long>(r.id));
+  for (const auto& claim : s.claims) std::printf("    %s\n", claim.text.c_str());
   // How its runs train together, kept for its resumes ("not recorded": not trained yet, or by
   // a build before the store kept it).
   std::printf("  batch: %s\n", r.batch.empty()

@@ -333,6 +333,14 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
                  "them alike\n",
                  static_cast<long long>(expansion.duplicatesDropped));
   if (args.slurm) return sweepRunOnSlurm(registry, dbPath, built.spec, expansion, args);
+  // Here, where the runs train (a cluster's tasks train on its nodes). A dry run says so too:
+  // it exited 0 for a device this machine lacks, where the run itself exits 2.
+  std::vector<nlohmann::json> configs;
+  for (const auto& cell : expansion.cells) configs.push_back(cell.config);
+  if (auto refused = checkDevices(args.device, devicesOf(configs))) {
+    std::fprintf(stderr, "nothing was stored\n");
+    return *refused;
+  }
   if (args.dryRun) {
     std::printf("%s: %zu runs of %s%s\n", built.spec.name.c_str(), expansion.cells.size(),
                 built.spec.experiment.c_str(),
@@ -374,14 +382,6 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
                   expansion.cells.size() - finished.size());
     std::printf("%s\n", jsonText(built.spec.toJson(), 2).c_str());
     return kExitOk;
-  }
-  // Here, where the runs train (a cluster's tasks train on its nodes, and a dry run trains
-  // nothing).
-  std::vector<nlohmann::json> configs;
-  for (const auto& cell : expansion.cells) configs.push_back(cell.config);
-  if (auto refused = checkDevices(args.device, devicesOf(configs))) {
-    std::fprintf(stderr, "nothing was stored\n");
-    return *refused;
   }
   int64_t studyId = 0;
   {

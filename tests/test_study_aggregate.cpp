@@ -704,6 +704,9 @@ class TestStudyAggregate : public QObject {
       const auto v = judgeClaims({claim}, aggregate(runs), {}).at(0);
       QCOMPARE(v.b.n, n);
       QCOMPARE(v.a.n, int(d.size()));
+      // A side some of whose runs gave no value says of how many, as the table does.
+      const std::string count = "(" + std::to_string(d.size()) + " of " + std::to_string(n) + ")";
+      QCOMPARE(v.summary().find(count) != std::string::npos, oneLacks && d.size() >= 1);
       if (d.size() < 2) {
         QCOMPARE(int(v.outcome), int(ClaimOutcome::NotMeasured));
         continue;

@@ -241,7 +241,7 @@ class TestStudyView : public QObject {
     QVERIFY(report && report->isVisible());
     const QString claimsText = report->findChild<QTextBrowser*>()->toPlainText();
     QVERIFY2(claimsText.contains("holds: width 1 below width 2 (test/m: width 1 12.000 ± 1.000 (3) "
-                                 "against width 2 21.500 ± 0.707 (2)"),
+                                 "against width 2 21.500 ± 0.707 (2 of 3)"),
              qPrintable(claimsText));
     QVERIFY2(claimsText.contains("A claim holds when"), qPrintable(claimsText));
     report->close();

@@ -261,6 +261,8 @@ ClaimVerdict judgeOne(const StudyClaim& claim, const SideSetting& sideA, const S
   const auto runsB = sideRuns(claim, claim.metricOfB(), sideB);
   v.a = describe(valuesOf(runsA));
   v.b = describe(valuesOf(runsB));
+  for (const auto* cell : sideA.cells) v.runsA += static_cast<int>(cell->seeds.size());
+  for (const auto* cell : sideB.cells) v.runsB += static_cast<int>(cell->seeds.size());
   for (const auto* side : {&sideA, &sideB})
     for (const auto* cell : side->cells)
       for (const auto& d : cell->departures)
@@ -308,7 +310,8 @@ ClaimVerdict judgeOne(const StudyClaim& claim, const SideSetting& sideA, const S
 }
 
 // "dataset gmm2, head fourier 0.120 ± 0.020 (3)", led by the metric when the sides differ in it.
-std::string sideText(const std::string& metric, const nlohmann::json& where, const MetricStats& s) {
+std::string sideText(const std::string& metric, const nlohmann::json& where, const MetricStats& s,
+                     int runs) {
   std::string label;
   for (const auto& [key, value] : where.items())
     label += (label.empty() ? "" : ", ") + key + " " + settingText(value);
@@ -318,8 +321,10 @@ std::string sideText(const std::string& metric, const nlohmann::json& where, con
   // No value: the side named alone, its reason said after; "- (0)" had read as a side of no
   // runs where its runs lacked only another side's metric.
   if (s.n == 0) return label;
+  // "(2 of 3)" where some of the setting's runs gave no value (unfinished, failed), as the
+  // table counts them: "(2)" beside the table's "2 of 3" had read as a study of two seeds.
   return label + " " + (s.n >= 2 ? formatMeanStd(s.mean, s.std) : formatStat(s.mean)) + " (" +
-         std::to_string(s.n) + ")";
+         std::to_string(s.n) + (runs > s.n ? " of " + std::to_string(runs) : "") + ")";
 }
 
 }  // namespace
@@ -410,11 +415,11 @@ std::string ClaimVerdict::summary() const {
   };
   std::string out = toString(outcome) + ": " + claim.text + " (";
   if (claim.bMetric.empty())
-    out += quantity(claim.metric) + ": " + sideText("", whereA, a) + " against " +
-           sideText("", whereB, b);
+    out += quantity(claim.metric) + ": " + sideText("", whereA, a, runsA) + " against " +
+           sideText("", whereB, b, runsB);
   else
-    out += sideText(quantity(claim.metric), whereA, a) + " against " +
-           sideText(quantity(claim.bMetric), whereB, b);
+    out += sideText(quantity(claim.metric), whereA, a, runsA) + " against " +
+           sideText(quantity(claim.bMetric), whereB, b, runsB);
   if (outcome == ClaimOutcome::NotJudged) {
     std::string departs;
     for (const auto& d : departures) departs += (departs.empty() ? "" : ", ") + d;

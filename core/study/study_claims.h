@@ -57,7 +57,8 @@ struct ClaimVerdict {
   // Judged at one setting a side; false where the claim as a whole is not measured (`why`
   // says why: a side matching no run, sides never at one setting).
   bool atSetting = false;
-  MetricStats a, b;  // the judged values (ratios when the claim has `over`)
+  MetricStats a, b;          // the judged values (ratios when the claim has `over`)
+  int runsA = 0, runsB = 0;  // every run of each side's setting, finished or not
   double difference = 0;
   double bound = 0;  // 2 SE
   // Where both sides read the same runs (another metric of them), how many runs paired up: the

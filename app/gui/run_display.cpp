@@ -369,6 +369,11 @@ std::map<int64_t, std::string> RunDisplay::legendNamesOfShown() const {
   std::vector<const RunView*> views;
   for (auto id : m_shown)
     if (const RunView* view = m_views.find(id)) views.push_back(view);
+  std::map<int64_t, std::string> names;
+  if (views.size() <= 1) {  // a run alone reads by its whole name
+    for (const RunView* view : views) names[view->id()] = view->name();
+    return names;
+  }
   std::map<std::string, int> holders;
   for (const RunView* view : views)
     for (const auto& edit : editList(view->name(), view->config())) {
@@ -382,14 +387,8 @@ std::map<int64_t, std::string> RunDisplay::legendNamesOfShown() const {
     }
   std::map<std::string, int> bases;  // how many shown runs' names start so, before the edits
   for (const RunView* view : views) ++bases[withoutEdits(view->name())];
-  std::map<int64_t, std::string> names;
   const int runs = static_cast<int>(views.size());
-  const std::vector<std::string> differing =
-      runs > 1 ? differingKeysOfShown() : std::vector<std::string>{};
-  if (runs <= 1) {
-    for (const RunView* view : views) names[view->id()] = view->name();
-    return names;
-  }
+  const std::vector<std::string> differing = differingKeysOfShown();
   std::vector<LegendRun> legend;
   for (const RunView* view : views) {
     // Of the settings that set the runs apart, those this run uses.

@@ -150,7 +150,7 @@ std::vector<std::string> departuresFromPaper(const std::vector<ParamSpec>& specs
       [&](const ParamSpec& spec) {
         return spec.group != "run" && spec.group != "evaluation" && spec.name != rowKey;
       },
-      files.is_object() ? files : nlohmann::json::object());
+      files);
 }
 
 std::vector<std::string> evaluationDifferences(const std::vector<ParamSpec>& specs,

@@ -106,15 +106,13 @@ void nameWhatNamesakesName(std::vector<LegendRun>& runs) {
     std::vector<std::string> keys;
     std::map<std::string, int> namedBy;  // how many namesakes' legends name each key
     for (size_t i = 0; i < runs.size(); ++i) {
-      if (&runs[i] == &run || withoutEdits(runs[i].name) != run.name) continue;
+      if (&runs[i] == &run || withoutEdits(runs[i].name) != run.name || !runs[i].config) continue;
       const size_t at = legends[i].find(kSeparator);
       if (at == std::string::npos) continue;
-      // "frequencies 4, epochs 3": a value holding ", " splits into words no key is named.
-      std::string rest = legends[i].substr(at + std::string(kSeparator).size());
-      for (size_t start = 0; start <= rest.size();) {
-        size_t end = rest.find(", ", start);
-        if (end == std::string::npos) end = rest.size();
-        const std::string edit = rest.substr(start, end - start);
+      // The legend's settings read as a name's edits are (a value holding ", " stays whole).
+      const std::string named =
+          run.name + kEdited + legends[i].substr(at + std::string(kSeparator).size());
+      for (const auto& edit : editList(named, *runs[i].config)) {
         const std::string key = edit.substr(0, edit.find(' '));
         ++namedBy[key];
         if (key != "device" &&
@@ -122,7 +120,6 @@ void nameWhatNamesakesName(std::vector<LegendRun>& runs) {
             std::find(keys.begin(), keys.end(), key) == keys.end() &&
             !configValue(*run.config, key).is_null())
           keys.push_back(key);
-        start = end + 2;
       }
     }
     // What tells it from the most namesakes last: a legend cut to its width keeps its end.

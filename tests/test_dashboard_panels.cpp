@@ -926,13 +926,16 @@ class TestDashboardPanels : public QObject {
     d.addSnapshot(truth, 3);
     d.addSnapshot(pred, 3);
     d.addOverlaySnapshot(2, pred, 10);  // bins do not overlay
+    d.setRunLabel(0, "linear");
     d.refresh();
     auto* plot = qobject_cast<SnapshotPlot*>(d.panel("pdf"));
     QCOMPARE(plot->overlayCount(), 0);
     QCOMPARE(plot->plot()->graphCount(), 2);
     QCOMPARE(plot->plot()->graph(0)->name(), QString("true (bins)"));
-    // Among several runs, the shown run's bins are named by it (the other's are not drawn).
-    QCOMPARE(plot->plot()->graph(1)->name(), QString("#0 (bins)"));
+    // Among several runs, the shown run's bins are named by it, as its legend label reads (its
+    // number, then "linear"); the other's are not drawn.
+    const QString bins = plot->plot()->graph(1)->name();
+    QVERIFY2(bins.startsWith('#') && bins.endsWith(" linear (bins)"), qPrintable(bins));
     QCOMPARE(plot->plot()->graph(0)->pen().color(), fl::widgets::truthColor());
     QCOMPARE(plot->plot()->graph(0)->data()->at(0)->value, 0.5);  // 0.25 / bin width 0.5
     QCOMPARE(plot->plot()->xAxis->range().lower, -1.0);           // the outer half bins included

@@ -776,6 +776,18 @@ class TestStudyAggregate : public QObject {
     const auto j = nlohmann::json::parse(renderStudyTable(in, req));
     QCOMPARE(j["claims"][0]["outcome"].get<std::string>(), std::string("holds"));
     QCOMPARE(j["claims_judged"].get<std::string>(), in.claimsScale);
+    // Where the claims are judged: a preset's or a paper's study says it is not the paper's
+    // models; a study of neither states its own claims and speaks of no paper.
+    StudySpec own;
+    QCOMPARE(claimsScale(own), std::string("on this study's runs"));
+    QCOMPARE(claimsScaleText(own), std::string("Judged on this study's runs."));
+    StudySpec onPreset;
+    onPreset.preset = "tiny";
+    QCOMPARE(claimsScale(onPreset),
+             std::string("on the tiny preset's runs, not the paper's models"));
+    StudySpec withPaper;
+    withPaper.references = StudyReferences{};
+    QCOMPARE(claimsScale(withPaper), std::string("on this study's runs, not the paper's models"));
     QCOMPARE(j["claims"][0]["a"]["n"].get<int>(), 2);
     QCOMPARE(j["claims"][0]["paired_runs"].get<int>(), 0);  // two heads: independent runs
     // Each value with its seed, so two metrics of the same runs can be paired by a reader.

@@ -18,6 +18,7 @@ set(FOURIERLAB_API_SOURCES
   engine/verdict.cpp
   engine/study_spec.cpp
   engine/strict_json.cpp
+  engine/closest_name.cpp
   store/config_hash.cpp
   store/run_batching.cpp
   study/axis_values.cpp
@@ -30,5 +31,6 @@ set(FOURIERLAB_API_SOURCES
   study/study_run_name.cpp
   study/study_table.cpp
   study/study_figure.cpp
+  study/metric_names.cpp
   text/utf8.cpp
 )

@@ -2,7 +2,8 @@
 // StudySpec::fromText, and, line by line, the command line's axes (--grid KEY=V1,V2,...,
 // --zip, --seeds). Bad input must be refused with a message (std::invalid_argument or an
 // error string), never crash, hang, leak or overflow; an accepted spec must survive a round trip
-// through its own JSON.
+// through its own JSON, and its metric names are checked against a toy experiment's (every
+// one a metric names is said where it is).
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include "core/engine/config.h"
 #include "core/engine/study_spec.h"
 #include "core/study/axis_values.h"
+#include "core/study/metric_names.h"
 
 namespace {
 
@@ -34,6 +36,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)fl::study::countRuns(spec);
     const auto again = fl::study::StudySpec::fromJson(spec.toJson());
     if (again.toJson() != spec.toJson()) __builtin_trap();  // the round trip loses nothing
+    static const std::vector<std::string> recorded{"train/loss", "system/*", "test/kl",
+                                                   "val/ppl@64", "val/ppl@128", "qk/period_h*"};
+    for (const auto& problem : fl::study::unrecordedMetrics(spec, recorded))
+      if (problem.find(": no run of this study records ") == std::string::npos) __builtin_trap();
   } catch (const std::invalid_argument& e) {
     if (std::string(e.what()).empty()) __builtin_trap();
   }

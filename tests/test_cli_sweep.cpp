@@ -636,8 +636,14 @@ class TestCliSweep : public QObject {
                    "set": {"epochs": 1, "samples": 200}, "grid": {"head": ["linear", "fourier"]},
                    "seeds": [1], "figures": [{"x": "head", "metrics": ["test/kll"]}]})");
     typo.close();
-    auto typoRun = runCli({"sweep", "run", "--study-file", path("typo.json"), "--db", db});
+    // As written it is refused before it trains (aStudyFileMustNameItsOwnAxesAndParameters);
+    // changed on the command line it is trained with a note, and read with the typo.
+    auto typoRun = runCli(
+        {"sweep", "run", "--study-file", path("typo.json"), "--db", db, "--set", "lr=0.002"});
     QVERIFY2(typoRun.exitCode == 0, qPrintable(typoRun.err));
+    QVERIFY2(typoRun.err.contains("note: figures[0].metrics[0]: no run of this study records "
+                                  "test/kll (did you mean test/kl?)"),
+             qPrintable(typoRun.err));
     auto typoPlot = runCli({"sweep", "plot", "2", "--db", db, "--out", svg});
     QCOMPARE(typoPlot.exitCode, 2);
     QVERIFY2(typoPlot.err.contains("the study's figure metric test/kll: no finished run has it") &&
@@ -684,6 +690,34 @@ class TestCliSweep : public QObject {
                                     "study's runs, so it is not used (a claim reads \"not "
                                     "measured\"): claims[0].b (dataset \"gmm2\", head \"gmm\")"),
              qPrintable(unmatched.err));
+    // A metric its runs never record is refused before any trains, said where it is; it had
+    // been found after the whole study had trained, as a claim "not measured".
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(R"({"name": "unrecorded", "experiment": "fourier-head", "set": {"epochs": 3},
+                "grid": {"head": ["fourier", "linear"]},
+                "claims": [{"text": "t", "metric": "test/kll", "better": "lower",
+                            "a": {"head": "fourier"}, "b": {"head": "linear"}}]})");
+    f.close();
+    for (const bool dry : {true, false}) {
+      QStringList args{"sweep", "run", "--study-file", file, "--db", db};
+      if (dry) args << "--dry-run";
+      auto typo = runCli(args);
+      QCOMPARE(typo.exitCode, 2);
+      QVERIFY2(typo.err.contains("error: --study-file " + file +
+                                 ": claims[0].metric: no run of this study records test/kll "
+                                 "(did you mean test/kl?)\n  (the runs of this study record "
+                                 "train/loss, system/*, test/kl, test/kl_exact, "
+                                 "test/mse_expected, test/mse_expected_exact, test/mse_argmax, "
+                                 "test/smoothness)\nnothing was stored"),
+               qPrintable(typo.err));
+      QVERIFY(!fs::exists(db.toStdString()));
+    }
+    // The command line changing the study may turn off what it reads: said, not refused.
+    auto changed =
+        runCli({"sweep", "run", "--study-file", file, "--db", db, "--dry-run", "--set", "lr=0.01"});
+    QVERIFY2(changed.exitCode == 0, qPrintable(changed.err));
+    QVERIFY2(changed.err.contains("note: claims[0].metric: no run of this study records test/kll"),
+             qPrintable(changed.err));
   }
 
   // Settings that pass each key's range but clash are refused for a study too, before any

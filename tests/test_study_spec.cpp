@@ -18,6 +18,7 @@
 #include "core/engine/strict_json.h"
 #include "core/store/config_hash.h"
 #include "core/study/axis_values.h"
+#include "core/study/metric_names.h"
 #include "core/study/paper_departure.h"
 #include "core/study/study_claims.h"
 #include "core/study/study_expansion.h"
@@ -615,6 +616,86 @@ class TestStudySpec : public QObject {
     const auto unused = fl::study::unmatchedWheres(
         spec, fl::study::expandStudy(fourierHead(), spec), fourierHead().allParams());
     QCOMPARE(unused.at(0), std::string("claims[0].b (gamma 0, head \"linear\")"));
+  }
+
+  // A metric a study names that its runs never record had been found at the end, after every
+  // run trained: a claim read "not measured", a table column stayed empty. Every built-in study
+  // names only metrics its runs record; a misspelt one is said where it is, with the name meant.
+  void aStudysMetricsAreOnesItsRunsRecord() {
+    for (const auto& e : registry().all())
+      for (const auto& spec : e->studies()) {
+        const auto expansion = fl::study::expandStudy(*e, spec);
+        QVERIFY2(expansion.ok(), joined(expansion.errors).c_str());
+        const auto recorded = fl::study::metricsRecordedBy(*e, expansion);
+        QVERIFY2(recorded.has_value(), e->name().c_str());
+        const auto unrecorded = fl::study::unrecordedMetrics(spec, *recorded);
+        QVERIFY2(unrecorded.empty(),
+                 (e->name() + " " + spec.name + ": " + joined(unrecorded)).c_str());
+      }
+
+    auto spec = *fourierHead().findStudy("table1");
+    spec.claims = {fl::study::StudyClaim{
+        "t", "test/kll", "", "lower", {{"head", "fourier"}}, {{"head", "linear"}}}};
+    spec.table->metrics = {"test/kl", "test/smoothnes"};
+    spec.references->rows.at(0).values["val/loss"] = {0.5, std::nullopt, std::nullopt};
+    const auto recorded =
+        fl::study::metricsRecordedBy(fourierHead(), fl::study::expandStudy(fourierHead(), spec));
+    QVERIFY(recorded.has_value());
+    const auto problems = fl::study::unrecordedMetrics(spec, *recorded);
+    QCOMPARE(problems.size(), size_t(3));
+    QCOMPARE(problems[0], std::string("claims[0].metric: no run of this study records test/kll "
+                                      "(did you mean test/kl?)"));
+    QCOMPARE(problems[1], std::string("table.metrics[1]: no run of this study records "
+                                      "test/smoothnes (did you mean test/smoothness?)"));
+    QCOMPARE(problems[2],
+             std::string("references.rows[0].values: no run of this study records val/loss"));
+    QCOMPARE(fl::study::recordedMetricsText(*recorded),
+             std::string("train/loss, system/*, test/kl, test/kl_exact, test/mse_expected, "
+                         "test/mse_expected_exact, test/mse_argmax, test/smoothness"));
+    QCOMPARE(fl::study::recordedMetricsText(
+                 {"val/loss", "val/ppl@128", "qk/period_h*", "val/ppl@64", "passkey/acc@64"}),
+             std::string("val/loss, val/ppl@64, @128, qk/period_h*, passkey/acc@64"));
+    // The Runner's own metrics are every run's.
+    spec = *fourierHead().findStudy("table1");
+    spec.table->metrics = {"train/loss", "system/rss_mib"};
+    QVERIFY(fl::study::unrecordedMetrics(spec, *recorded).empty());
+  }
+
+  // A length the runs do not evaluate at is said with the lengths they do; a family stands for
+  // its members, and a declared family for every name it begins.
+  void aMetricFamilyIsCheckedByItsMembers() {
+    const auto fope = registry().find("fope");
+    auto spec = StudySpec::fromText(R"({"experiment": "fope", "preset": "tiny",
+        "set": {"eval_factors": "1,2,4", "passkey_samples": 0},
+        "grid": {"position": ["rope", "alibi"]}, "seeds": [1],
+        "claims": [{"text": "t", "metric": "val/ppl@2048", "over": "val/ppl@256",
+                    "better": "lower", "a": {"position": "rope"}, "b": {"position": "alibi"}}],
+        "table": {"rows": "position", "metrics": ["spectrum/purity_L1"]},
+        "figures": [{"x": "@", "metrics": ["val/ppl@*"], "group": "position"}]})");
+    const auto expansion = fl::study::expandStudy(*fope, spec);
+    QVERIFY2(expansion.ok(), joined(expansion.errors).c_str());
+    const auto recorded = fl::study::metricsRecordedBy(*fope, expansion);
+    QVERIFY(recorded.has_value());
+    const auto problems = fl::study::unrecordedMetrics(spec, *recorded);
+    QCOMPARE(problems.size(), size_t(1));
+    QCOMPARE(problems[0], std::string("claims[0].metric: no run of this study records "
+                                      "val/ppl@2048 (of val/ppl@* they record val/ppl@64, @128, "
+                                      "@256)"));
+  }
+
+  void coversMetricReadsStarsOnEitherSide() {
+    using fl::study::coversMetric;
+    QVERIFY(coversMetric("test/kl", "test/kl"));
+    QVERIFY(!coversMetric("test/kl", "test/kl_exact"));
+    QVERIFY(!coversMetric("test/kl_exact", "test/kl"));
+    QVERIFY(coversMetric("qk/period_h*", "qk/period_h0_c1"));
+    QVERIFY(!coversMetric("qk/period_h*", "qk/period_h"));
+    QVERIFY(!coversMetric("qk/period_h*", "qk/perio"));
+    QVERIFY(coversMetric("val/ppl@64", "val/ppl@*"));
+    QVERIFY(!coversMetric("val/loss", "val/ppl@*"));
+    QVERIFY(coversMetric("spectrum/purity_L*", "spectrum/*"));
+    QVERIFY(coversMetric("spectrum/*", "spectrum/purity_L*"));
+    QVERIFY(!coversMetric("passkey/*", "spectrum/*"));
   }
 
   // Every built-in claim is judged on its study's own settings: given runs with every metric,

@@ -28,6 +28,7 @@
 #include "core/store/run_store.h"
 #include "core/store/store_folder.h"
 #include "core/study/cell_launch.h"
+#include "core/study/metric_names.h"
 #include "core/study/study_aggregate.h"
 #include "core/study/study_expansion.h"
 #include "core/study/study_scheduler.h"
@@ -300,6 +301,29 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
   return p.failed > 0 || p.finished < p.total ? kExitRunFailed : kExitOk;
 }
 
+// The metrics a study names that its runs will not record, found before they train: in a study
+// file as written, a typo refused (exit 2); where the command line changed a study (a built-in
+// one, or a file's with --set, --grid or --zip), said as a note, as the change may have turned
+// off what a claim reads (--set passkey_samples=0), which then reads "not measured".
+int checkMetricsRecorded(const SweepSpec& built, const study::StudyExpansion& expansion,
+                         const SweepArgs& args) {
+  const auto recorded = study::metricsRecordedBy(*built.experiment, expansion);
+  if (!recorded) return kExitOk;
+  const auto unrecorded = study::unrecordedMetrics(built.spec, *recorded);
+  if (unrecorded.empty()) return kExitOk;
+  const bool asWritten =
+      !args.studyFile.empty() && args.assignments.empty() && args.grid.empty() && args.zip.empty();
+  for (const auto& problem : unrecorded)
+    std::fprintf(stderr, "%s: %s%s\n", asWritten ? "error" : "note",
+                 asWritten ? ("--study-file " + args.studyFile + ": ").c_str() : "",
+                 problem.c_str());
+  std::fprintf(stderr, "  (the runs of this study record %s)\n",
+               study::recordedMetricsText(*recorded).c_str());
+  if (!asWritten) return kExitOk;
+  std::fprintf(stderr, "nothing was stored\n");
+  return kExitBadUsage;
+}
+
 int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, const SweepArgs& args) {
   SweepSpec built = sweepSpecFromArgs(registry, args);
   if (!built.error.empty()) {
@@ -312,6 +336,8 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
     std::fprintf(stderr, "nothing was stored\n");
     return kExitBadUsage;
   }
+  if (const int refused = checkMetricsRecorded(built, expansion, args); refused != kExitOk)
+    return refused;
   if (const auto unmatched =
           study::unmatchedWheres(built.spec, expansion, built.experiment->allParams());
       !unmatched.empty()) {

@@ -1,29 +1,10 @@
 #include "app/cli/unknown_subcommand.h"
 
-#include <algorithm>
 #include <vector>
 
+#include "core/engine/closest_name.h"
+
 namespace fl::cli {
-
-namespace {
-
-// Letters to insert, delete or change to turn one word into the other.
-size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
 
 std::string unknownSubcommand(const CLI::App& app) {
   // The deepest command given: each level's parsed subcommand, while it has one.
@@ -51,15 +32,13 @@ std::string unknownSubcommand(const CLI::App& app) {
       break;
     }
   if (word.empty()) return "";
-  std::string names, closest;
-  size_t closestDistance = 3;  // a typo, not another word
+  std::string names;
+  std::vector<std::string> candidates;
   for (const CLI::App* sub : subcommands) {
     names += (names.empty() ? "" : ", ") + sub->get_name();
-    if (const size_t d = editDistance(word, sub->get_name()); d < closestDistance) {
-      closestDistance = d;
-      closest = sub->get_name();
-    }
+    candidates.push_back(sub->get_name());
   }
+  const std::string closest = closestName(word, candidates);
   return "'" + word + "' is not a command of `" + path + "`" +
          (closest.empty() ? "" : " (did you mean " + closest + "?)") + "; it has: " + names;
 }

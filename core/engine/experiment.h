@@ -151,6 +151,16 @@ class Experiment {
   virtual std::vector<Preset> presets() const = 0;
   virtual std::vector<ProbeInput> probeInputs() const { return {}; }
   virtual std::optional<SelectionMetric> selectionMetric() const { return std::nullopt; }
+  // Every metric an evaluation of this complete config may record (its Trial's EvalReport keys;
+  // the Runner's train/loss and system/ keys are the engine's), so that a study file naming a
+  // metric its runs never record is refused before they train, not read at the end. An entry
+  // ending in '*' stands for every name it begins (qk/period_h*: one per head, as the model
+  // is built). nullopt: the experiment does not say, and its studies' metrics are found out
+  // from the finished runs.
+  virtual std::optional<std::vector<std::string>> recordedMetrics(
+      const nlohmann::json& /*config*/) const {
+    return std::nullopt;
+  }
   // The variants "Run comparison" launches side by side, on the same data and seed.
   virtual std::vector<Variant> comparisonVariants() const { return {}; }
   // What each key's own check cannot see, on a config that passed them (complete, defaults

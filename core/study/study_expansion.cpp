@@ -7,6 +7,7 @@
 
 #include "core/engine/config.h"
 #include "core/engine/registry.h"
+#include "core/engine/system_metrics.h"
 #include "core/store/config_hash.h"
 #include "core/store/run_store.h"
 #include "core/study/axis_values.h"
@@ -156,6 +157,25 @@ void forEachWhere(
 }
 
 }  // namespace
+
+std::optional<std::vector<std::string>> metricsRecordedBy(const Experiment& experiment,
+                                                          const StudyExpansion& expansion) {
+  // The Runner's own: the mean training loss, and the machine's figures (system_metrics.h).
+  std::vector<std::string> names{"train/loss", std::string(kSystemPrefix) + "*"};
+  std::set<std::string> seen(names.begin(), names.end());
+  std::set<std::string> configsAsked;
+  for (const auto& cell : expansion.cells) {
+    // Seeds never change what a run records; many cells share a config but for it.
+    nlohmann::json config = cell.config;
+    config.erase("seed");
+    if (!configsAsked.insert(config.dump()).second) continue;
+    const auto declared = experiment.recordedMetrics(cell.config);
+    if (!declared) return std::nullopt;
+    for (const auto& name : *declared)
+      if (seen.insert(name).second) names.push_back(name);
+  }
+  return names;
+}
 
 std::vector<std::string> unmatchedWheres(const StudySpec& spec, const StudyExpansion& expansion,
                                          const std::vector<ParamSpec>& params) {

@@ -56,6 +56,14 @@ std::vector<std::string> figureAxesOf(const StudySpec& spec);
 // replaced by a default, refused by `sweep plot` over an option never passed, or never matched.
 std::vector<std::string> layoutProblems(const StudySpec& spec);
 
+// Every metric some run of the expansion may record, in the order first declared: each
+// config's Experiment::recordedMetrics beside the engine's train/loss and system/ series (an
+// entry ending in '*' stands for every name it begins); nullopt where the experiment does not
+// say. With unrecordedMetrics (metric_names.h), a study file's misspelt metric is found before
+// its runs train.
+std::optional<std::vector<std::string>> metricsRecordedBy(const Experiment& experiment,
+                                                          const StudyExpansion& expansion);
+
 // The claim sides and reference rows whose `where` matches none of the expansion's runs, each
 // with its place and its `where` ("claims[0].b (head \"gmm\")"): a setting the study fixes
 // otherwise, or a value the arms never set. Such a claim reads "not measured" and such a row

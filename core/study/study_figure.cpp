@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "core/engine/config_diff.h"
+#include "core/study/metric_names.h"
 
 namespace fl::study {
 
@@ -56,38 +57,6 @@ std::string describeBand(const std::string& kind, bool bars) {
 }
 
 bool isNumeric(const nlohmann::json& v) { return v.is_number(); }
-
-// "val/ppl@*" for val/ppl@64 and for val/ppl@*; empty for a metric without an '@'.
-std::string familyOf(const std::string& metric) {
-  const auto at = metric.rfind('@');
-  return at == std::string::npos ? std::string() : metric.substr(0, at + 1) + "*";
-}
-
-bool isFamily(const std::string& metric) {
-  return metric.size() > 1 && metric.compare(metric.size() - 2, 2, "@*") == 0;
-}
-
-// The number after the '@' of `key` when it is a member of `family` ("val/ppl@128": 128).
-std::optional<double> memberLength(const std::string& key, const std::string& family) {
-  const std::string prefix = family.substr(0, family.size() - 1);
-  if (key.size() <= prefix.size() || key.compare(0, prefix.size(), prefix) != 0) return {};
-  const std::string number = key.substr(prefix.size());
-  char* end = nullptr;
-  const double value = std::strtod(number.c_str(), &end);
-  if (end != number.c_str() + number.size() || !std::isfinite(value)) return {};
-  return value;
-}
-
-// "val/ppl@64, @128, @256": the members of `family` among `keys`, by their numbers.
-std::string membersOf(const std::set<std::string>& keys, const std::string& family) {
-  std::map<double, std::string> byLength;
-  for (const auto& key : keys)
-    if (const auto length = memberLength(key, family)) byLength.emplace(*length, key);
-  std::string out;
-  for (const auto& [length, key] : byLength)
-    out += out.empty() ? key : ", " + key.substr(key.rfind('@'));
-  return out;
-}
 
 // A figure against the metrics' '@' numbers, as one against an axis: each cell split into one
 // per number, which the axis "@" takes, holding each family's member at that number under the

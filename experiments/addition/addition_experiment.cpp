@@ -3,6 +3,7 @@
 #include "core/engine/preset_json.h"
 #include "experiments/addition/addition_settings.h"
 #include "experiments/addition/addition_trial.h"
+#include "experiments/addition/logit_lens_ablation.h"
 #include "experiments/addition_presets.h"  // generated from presets/*.json
 #include "experiments/addition_studies.h"  // generated from studies/*.json
 #include "experiments/common/training_memory.h"
@@ -212,6 +213,26 @@ std::optional<double> AdditionExperiment::stepsPerEpoch(const nlohmann::json& co
 std::optional<double> AdditionExperiment::tokensPerStep(const nlohmann::json& config) const {
   const auto s = AdditionSettings::fromConfig(config);
   return static_cast<double>(s.training.batchSize * AdditionTask::kSequenceLength);
+}
+
+std::optional<std::vector<std::string>> AdditionExperiment::recordedMetrics(
+    const nlohmann::json& config) const {
+  const auto s = AdditionSettings::fromConfig(config);
+  std::vector<std::string> names{"train/acc", "test/acc", "lens/high_share_attn",
+                                 "lens/high_share_mlp"};
+  for (int64_t i = 1; i <= s.topPeriods; ++i)
+    names.push_back("spectrum/top" + std::to_string(i) + "_period");
+  std::vector<std::string> outcomes{"full"};
+  for (const auto& ablation : paperAblations()) {
+    names.push_back("test/acc_" + ablation.key);
+    outcomes.push_back(ablation.key);
+  }
+  // Said of the mistakes under each, where there are any.
+  for (const auto& outcome : outcomes)
+    for (const char* share :
+         {"errors/share_mult10_", "errors/share_small_", "errors/share_within2_"})
+      names.push_back(share + outcome);
+  return names;
 }
 
 std::unique_ptr<Trial> AdditionExperiment::createTrial(const TrialContext& context) const {

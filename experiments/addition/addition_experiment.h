@@ -25,6 +25,10 @@ class AdditionExperiment : public Experiment {
   // ("a + b =") times batch_size problems a step.
   std::optional<double> stepsPerEpoch(const nlohmann::json& config) const override;
   std::optional<double> tokensPerStep(const nlohmann::json& config) const override;
+  // Accuracy with and without each ablation, the kinds of mistakes made under each, the
+  // embedding spectrum's strongest periods and the logit lens's high-frequency shares.
+  std::optional<std::vector<std::string>> recordedMetrics(
+      const nlohmann::json& config) const override;
   std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
 };
 

@@ -209,6 +209,23 @@ std::optional<double> FopeExperiment::tokensPerStep(const nlohmann::json& config
   return static_cast<double>(char_lm::CharLmSettings::fromConfig(config).tokensPerStep());
 }
 
+std::optional<std::vector<std::string>> FopeExperiment::recordedMetrics(
+    const nlohmann::json& config) const {
+  const auto s = FopeSettings::fromConfig(config);
+  std::vector<std::string> names{"val/loss"};
+  for (const int64_t length : s.evalLengths()) {
+    const std::string at = "@" + std::to_string(length);
+    names.push_back("val/ppl" + at);
+    if (s.testsPasskeyAt(length))
+      for (const char* score :
+           {"passkey/acc", "passkey/acc_lo", "passkey/acc_hi", "passkey/digit_acc"})
+        names.push_back(score + at);
+  }
+  if (s.zeroShot()) names.push_back("passkey/unseen_chars");
+  if (nn::isRotary(s.position)) names.push_back("spectrum/purity_L*");
+  return names;
+}
+
 std::unique_ptr<Trial> FopeExperiment::createTrial(const TrialContext& context) const {
   return std::make_unique<FopeTrial>(FopeSettings::fromConfig(context.config), context.device,
                                      context.seed);

@@ -22,6 +22,10 @@ class FopeExperiment : public Experiment {
   std::vector<ConfigIssue> checkConfig(const nlohmann::json& config) const override;
   // Windows drawn at random from the corpus: tokens, but no epochs.
   std::optional<double> tokensPerStep(const nlohmann::json& config) const override;
+  // Perplexity at each evaluation length, the passkey scores where it is tested and, for the
+  // rotary encodings, each layer's spectral purity.
+  std::optional<std::vector<std::string>> recordedMetrics(
+      const nlohmann::json& config) const override;
   std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
 };
 

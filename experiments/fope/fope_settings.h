@@ -41,6 +41,10 @@ struct FopeSettings {
   // The shortest evaluation length (tokens the model reads) that holds a passkey trial of the
   // chosen protocol and key length; shorter lengths are not tested.
   int64_t minimumPasskeyContext() const;
+  // Whether an evaluation at `length` tokens runs passkey trials.
+  bool testsPasskeyAt(int64_t length) const {
+    return passkeySamples > 0 && length >= minimumPasskeyContext();
+  }
   static FopeSettings fromConfig(const nlohmann::json& config);
 };
 

@@ -219,7 +219,7 @@ void FopeTrial::evaluate(int64_t, bool, EvalReport& out) {
     ppl.push_back(perplexity(length));
     out.metric("val/ppl@" + std::to_string(length), ppl.back());
 
-    if (m_fope.passkeySamples > 0 && length >= m_fope.minimumPasskeyContext()) {
+    if (m_fope.testsPasskeyAt(length)) {
       const auto score = passkeyAccuracy(length, m_fope.passkeySamples);
       const auto interval = metrics::wilsonInterval(score.exactCount, score.trials);
       passkey.push_back(score.exact);

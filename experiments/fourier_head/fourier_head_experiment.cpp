@@ -174,6 +174,11 @@ std::optional<double> FourierHeadExperiment::stepsPerEpoch(const nlohmann::json&
   return static_cast<double>(toyBenchmarkPlan(settings, toyTrainSize(settings)).stepsPerEpoch);
 }
 
+std::optional<std::vector<std::string>> FourierHeadExperiment::recordedMetrics(
+    const nlohmann::json& /*config*/) const {
+  return ToyEvaluation::metricNames();
+}
+
 std::unique_ptr<Trial> FourierHeadExperiment::createTrial(const TrialContext& context) const {
   return std::make_unique<FourierHeadTrial>(ToyBenchmarkSettings::fromConfig(context.config),
                                             context.device, context.seed);

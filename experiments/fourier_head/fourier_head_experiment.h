@@ -39,6 +39,9 @@ class FourierHeadExperiment : public Experiment {
   std::optional<SelectionMetric> selectionMetric() const override {
     return SelectionMetric{"test/kl", /*lowerIsBetter=*/true};
   }
+  // The same six test metrics for every head and dataset.
+  std::optional<std::vector<std::string>> recordedMetrics(
+      const nlohmann::json& config) const override;
   std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
   // Runs whose shapes agree (head, N or G, bins, batch size, epochs, samples, test fraction) on
   // the CPU train as one BatchedFourierHeadProgram (a study's batched group).

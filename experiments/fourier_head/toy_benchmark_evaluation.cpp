@@ -22,6 +22,13 @@ Snapshot makeSnapshot(std::string name, const torch::Tensor& values, std::vector
   return s;
 }
 
+// test/kl and test/mse_expected as the paper's official code computes them (its tables use
+// them); the exact definitions beside them.
+constexpr const char* kMetricNames[] = {"test/kl",           "test/kl_exact",
+                                        "test/mse_expected", "test/mse_expected_exact",
+                                        "test/mse_argmax",   "test/smoothness"};
+constexpr size_t kMetricCount = sizeof(kMetricNames) / sizeof(kMetricNames[0]);
+
 }  // namespace
 
 std::optional<Snapshot> toyTruthOf(const ToyBenchmarkSettings& s, const Snapshot& prediction) {
@@ -76,20 +83,26 @@ ToyEvaluation::ToyEvaluation(int64_t bins, c10::Device device)
       m_grid(torch::linspace(-1.0, 1.0, kGridPoints, torch::kDouble).to(torch::kFloat)),
       m_smoothness(bins) {}
 
+const std::vector<std::string>& ToyEvaluation::metricNames() {
+  static const std::vector<std::string> names(std::begin(kMetricNames), std::end(kMetricNames));
+  return names;
+}
+
 std::vector<std::pair<std::string, torch::Tensor>> ToyEvaluation::metricRows(
     const torch::Tensor& truePmf, const torch::Tensor& logQ, const torch::Tensor& q,
     const torch::Tensor& targets) const {
   torch::NoGradGuard noGrad;
-  // test/kl and test/mse_expected as the paper's official code computes them (its tables use
-  // them); the exact definitions beside them.
-  return {
-      {"test/kl", metrics::klDivergenceWithFloor(truePmf, q)},
-      {"test/kl_exact", metrics::klDivergence(truePmf, logQ)},
-      {"test/mse_expected", metrics::squaredErrorOfRoundedExpectation(q, m_centers, targets)},
-      {"test/mse_expected_exact", metrics::squaredErrorOfExpectation(q, m_centers, targets)},
-      {"test/mse_argmax", metrics::squaredErrorOfArgmax(q, m_centers, targets)},
-      {"test/smoothness", m_smoothness(q)},
+  const torch::Tensor values[kMetricCount] = {
+      metrics::klDivergenceWithFloor(truePmf, q),
+      metrics::klDivergence(truePmf, logQ),
+      metrics::squaredErrorOfRoundedExpectation(q, m_centers, targets),
+      metrics::squaredErrorOfExpectation(q, m_centers, targets),
+      metrics::squaredErrorOfArgmax(q, m_centers, targets),
+      m_smoothness(q),
   };
+  std::vector<std::pair<std::string, torch::Tensor>> rows;
+  for (size_t i = 0; i < kMetricCount; ++i) rows.emplace_back(kMetricNames[i], values[i]);
+  return rows;
 }
 
 void ToyEvaluation::appendSnapshots(EvalReport& out, const ToyBenchmarkSettings& s,

@@ -40,6 +40,9 @@ class ToyEvaluation {
 
   ToyEvaluation(int64_t bins, c10::Device device);
 
+  // The names metricRows gives its metrics, in its order.
+  static const std::vector<std::string>& metricNames();
+
   // The test metrics, one value per test row (R), in the order a run reports them. Rows of
   // several runs may be stacked: every metric is row-wise.
   std::vector<std::pair<std::string, torch::Tensor>> metricRows(const torch::Tensor& truePmf,

@@ -108,6 +108,14 @@ std::optional<double> FourierQkExperiment::tokensPerStep(const nlohmann::json& c
   return static_cast<double>(char_lm::CharLmSettings::fromConfig(config).tokensPerStep());
 }
 
+std::optional<std::vector<std::string>> FourierQkExperiment::recordedMetrics(
+    const nlohmann::json& config) const {
+  std::vector<std::string> names{"val/loss", "val/loss_shuffled", "leak/gap", "leak/causality",
+                                 "leak/filter_causality"};
+  if (learnsPeriods(FourierQkSettings::fromConfig(config))) names.push_back("qk/period_h*");
+  return names;
+}
+
 std::unique_ptr<Trial> FourierQkExperiment::createTrial(const TrialContext& context) const {
   return std::make_unique<FourierQkTrial>(FourierQkSettings::fromConfig(context.config),
                                           context.device, context.seed);

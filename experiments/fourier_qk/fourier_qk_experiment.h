@@ -23,6 +23,10 @@ class FourierQkExperiment : public Experiment {
   std::vector<ConfigIssue> checkConfig(const nlohmann::json& config) const override;
   // Windows drawn at random from the corpus: tokens, but no epochs.
   std::optional<double> tokensPerStep(const nlohmann::json& config) const override;
+  // The loss with and without the order, the leakage probes and, for filters that learn where
+  // they pass, their periods.
+  std::optional<std::vector<std::string>> recordedMetrics(
+      const nlohmann::json& config) const override;
   std::unique_ptr<Trial> createTrial(const TrialContext& context) const override;
 };
 

@@ -184,4 +184,9 @@ std::shared_ptr<nn::QkFilterImpl> makeQkFilter(const FourierQkSettings& s) {
   throw std::invalid_argument("unknown variant '" + s.variant + "'");
 }
 
+bool learnsPeriods(const FourierQkSettings& s) {
+  if (s.variant == "fourier" || s.variant == "multi") return !s.fixedCentre;
+  return s.variant == "spectral_mexican_hat" || s.variant == "spectral_mexican_hat_k4";
+}
+
 }  // namespace fl::fourier_qk

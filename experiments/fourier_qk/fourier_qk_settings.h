@@ -48,4 +48,8 @@ std::vector<ConfigIssue> checkFilterSettings(const nlohmann::json& config);
 // generator, so build the model inside the run's SeededScope.
 std::shared_ptr<nn::QkFilterImpl> makeQkFilter(const FourierQkSettings& settings);
 
+// Whether the variant's filter learns where it passes (Gaussian centres unless fixed, Mexican
+// hat scales), which a run reports as periods in tokens, qk/period_h<head>[_c<centre>].
+bool learnsPeriods(const FourierQkSettings& settings);
+
 }  // namespace fl::fourier_qk

@@ -22,6 +22,10 @@ std::optional<PositionKind> parsePositionKind(const std::string& name) {
   return std::nullopt;
 }
 
+bool isRotary(PositionKind kind) {
+  return kind == PositionKind::Rope || kind == PositionKind::Fope;
+}
+
 std::string toString(PositionKind kind) {
   switch (kind) {
     case PositionKind::None:
@@ -81,9 +85,7 @@ PositionEncodingImpl::PositionEncodingImpl(PositionOptions options) : m_options(
   }
 }
 
-bool PositionEncodingImpl::isRotary() const {
-  return m_options.kind == PositionKind::Rope || m_options.kind == PositionKind::Fope;
-}
+bool PositionEncodingImpl::isRotary() const { return fl::nn::isRotary(m_options.kind); }
 
 torch::Tensor PositionEncodingImpl::absolute(int64_t length) const {
   if (m_options.kind != PositionKind::Learned) return {};

@@ -28,6 +28,8 @@ enum class PositionKind { None, Learned, Rope, Alibi, Fope };
 std::vector<std::string> positionKindNames();  // none, learned, rope, alibi, fope
 std::optional<PositionKind> parsePositionKind(const std::string& name);
 std::string toString(PositionKind kind);
+// RoPE and FoPE: they rotate query and key pairs, each pair at its own frequency.
+bool isRotary(PositionKind kind);
 
 struct PositionOptions {
   PositionKind kind = PositionKind::Rope;

@@ -1,0 +1,127 @@
+#include "core/study/metric_names.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "core/engine/closest_name.h"
+
+namespace fl::study {
+
+namespace {
+
+// The names a '*' entry begins ("qk/period_h" for qk/period_h*); nullopt for a plain name.
+std::optional<std::string> prefixOf(const std::string& name) {
+  if (name.empty() || name.back() != '*') return std::nullopt;
+  return name.substr(0, name.size() - 1);
+}
+
+std::string unrecordedMessage(const std::string& where, const std::string& wanted,
+                              const std::vector<std::string>& declared) {
+  const std::string head = where + ": no run of this study records " + wanted;
+  // Another number of a family its runs do record (val/ppl@4096 where they evaluate to 512).
+  const std::string family = familyOf(wanted);
+  const std::set<std::string> all(declared.begin(), declared.end());
+  if (!family.empty())
+    if (const std::string members = membersOf(all, family); !members.empty())
+      return head + " (of " + family + " they record " + members + ")";
+  std::vector<std::string> plain;
+  for (const auto& name : declared)
+    if (!prefixOf(name)) plain.push_back(name);
+  if (const std::string meant = closestName(wanted, plain); !meant.empty())
+    return head + " (did you mean " + meant + "?)";
+  return head;
+}
+
+}  // namespace
+
+std::string familyOf(const std::string& metric) {
+  const auto at = metric.rfind('@');
+  return at == std::string::npos ? std::string() : metric.substr(0, at + 1) + "*";
+}
+
+bool isFamily(const std::string& metric) {
+  return metric.size() > 1 && metric.compare(metric.size() - 2, 2, "@*") == 0;
+}
+
+std::optional<double> memberLength(const std::string& key, const std::string& family) {
+  const std::string prefix = family.substr(0, family.size() - 1);
+  if (key.size() <= prefix.size() || key.compare(0, prefix.size(), prefix) != 0) return {};
+  const std::string number = key.substr(prefix.size());
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !std::isfinite(value)) return {};
+  return value;
+}
+
+std::string membersOf(const std::set<std::string>& keys, const std::string& family) {
+  std::map<double, std::string> byLength;
+  for (const auto& key : keys)
+    if (const auto length = memberLength(key, family)) byLength.emplace(*length, key);
+  std::string out;
+  for (const auto& [length, key] : byLength)
+    out += out.empty() ? key : ", " + key.substr(key.rfind('@'));
+  return out;
+}
+
+bool coversMetric(const std::string& declared, const std::string& wanted) {
+  const auto d = prefixOf(declared), w = prefixOf(wanted);
+  if (!d && !w) return declared == wanted;
+  if (d && !w) return wanted.size() > d->size() && wanted.starts_with(*d);
+  if (!d) return declared.size() > w->size() && declared.starts_with(*w);
+  return d->starts_with(*w) || w->starts_with(*d);
+}
+
+std::vector<std::pair<std::string, std::string>> metricsNamed(const StudySpec& spec) {
+  std::vector<std::pair<std::string, std::string>> named;
+  for (size_t i = 0; i < spec.claims.size(); ++i) {
+    const auto& claim = spec.claims[i];
+    const std::string at = "claims[" + std::to_string(i) + "].";
+    named.emplace_back(at + "metric", claim.metric);
+    if (!claim.over.empty()) named.emplace_back(at + "over", claim.over);
+    if (!claim.bMetric.empty()) named.emplace_back(at + "b_metric", claim.bMetric);
+  }
+  if (spec.table)
+    for (size_t i = 0; i < spec.table->metrics.size(); ++i)
+      named.emplace_back("table.metrics[" + std::to_string(i) + "]", spec.table->metrics[i]);
+  for (size_t i = 0; i < spec.figures.size(); ++i)
+    for (size_t j = 0; j < spec.figures[i].metrics.size(); ++j)
+      named.emplace_back("figures[" + std::to_string(i) + "].metrics[" + std::to_string(j) + "]",
+                         spec.figures[i].metrics[j]);
+  if (spec.references)
+    for (size_t i = 0; i < spec.references->rows.size(); ++i)
+      for (const auto& [metric, value] : spec.references->rows[i].values)
+        named.emplace_back("references.rows[" + std::to_string(i) + "].values", metric);
+  return named;
+}
+
+std::string recordedMetricsText(const std::vector<std::string>& declared) {
+  const std::set<std::string> all(declared.begin(), declared.end());
+  std::set<std::string> familiesListed;
+  std::string out;
+  for (const auto& name : declared) {
+    std::string entry = name;
+    if (const std::string family = familyOf(name); !family.empty() && !isFamily(name)) {
+      if (!familiesListed.insert(family).second) continue;
+      entry = membersOf(all, family);
+      if (entry.empty()) entry = name;  // an '@' not followed by a number
+    }
+    out += (out.empty() ? "" : ", ") + entry;
+  }
+  return out;
+}
+
+std::vector<std::string> unrecordedMetrics(const StudySpec& spec,
+                                           const std::vector<std::string>& declared) {
+  std::vector<std::string> problems;
+  for (const auto& [where, wanted] : metricsNamed(spec)) {
+    if (wanted.empty()) continue;  // the spec's own parser refuses an empty name
+    const bool covered = std::any_of(declared.begin(), declared.end(),
+                                     [&](const std::string& d) { return coversMetric(d, wanted); });
+    if (!covered) problems.push_back(unrecordedMessage(where, wanted, declared));
+  }
+  return problems;
+}
+
+}  // namespace fl::study

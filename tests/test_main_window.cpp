@@ -3147,6 +3147,37 @@ class TestMainWindow : public QObject {
   // Studies in the window: parameters with lists of values and a seeds list make a study whose
   // size is shown before launching; it runs in the queue under the budget; its view fills in
   // as runs finish; it is listed in History. A built-in study shows its size too.
+  // A built-in study whose claims read what the form turned off says so before it runs: the
+  // encodings study without passkey trials would have trained its 12 runs and read two claims
+  // "not measured".
+  void aStudyWhoseMetricsTheFormTurnedOffSaysSo() {
+    auto w = makeWindow("unrecorded.db");
+    auto* launch = w->launchPanel();
+    launch->selectExperiment("fope");
+    QVERIFY(launch->selectStudy("encodings"));
+    QVERIFY(launch->studyPlan().ok());
+    QVERIFY(launch->studyPlan().unrecordedMetrics.empty());
+    QVERIFY(!launch->studySummary()->text().contains("With these settings"));
+    spin(*w, "passkey_samples")->setValue(0);
+    const auto plan = launch->studyPlan();
+    QVERIFY(plan.ok());  // said, not refused
+    QVERIFY2(plan.unrecordedMetrics.size() >= 2,
+             std::to_string(plan.unrecordedMetrics.size()).c_str());
+    QCOMPARE(QString::fromStdString(plan.unrecordedMetrics.front()).section(" (", 0, 0),
+             QString("claims[3].metric: no run of this study records passkey/acc@128"));
+    QTRY_VERIFY2(launch->studySummary()->text().contains(
+                     "With these settings, claims[3].metric: no run of this study records "
+                     "passkey/acc@128"),
+                 qPrintable(launch->studySummary()->text()));
+    QVERIFY(launch->studySummary()->toolTip().contains("claims[4].metric"));
+    QVERIFY2(launch->studySummary()->toolTip().contains(
+                 "The runs record train/loss, system/*, val/loss, val/ppl@64, @128, @256, @512, "
+                 "spectrum/purity_L*."),
+             qPrintable(launch->studySummary()->toolTip()));
+    spin(*w, "passkey_samples")->setValue(32);
+    QTRY_VERIFY(!launch->studySummary()->text().contains("With these settings"));
+  }
+
   void aStudyIsLaunchedWatchedAndListed() {
     auto w = makeWindow("study.db");
     auto* launch = w->launchPanel();

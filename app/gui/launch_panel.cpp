@@ -474,7 +474,19 @@ void LaunchPanel::updateStudy() {
     }
     // A built-in study changed in the form says what departs from it before it runs (what
     // departs in training leaves its paper comparisons and claims unjudged).
-    const std::string departs = e ? study::departureNote(*e, plan.spec) : "";
+    std::string departs = e ? study::departureNote(*e, plan.spec) : "";
+    // What the form turned off that the study reads, before an hour of training finds it.
+    if (!plan.unrecordedMetrics.empty()) {
+      const size_t more = plan.unrecordedMetrics.size() - 1;
+      departs += std::string(departs.empty() ? "" : " ") + "With these settings, " +
+                 plan.unrecordedMetrics.front() +
+                 (more ? " (and " + std::to_string(more) + " more: hover)" : "") + ".";
+    }
+    QStringList unrecorded;
+    for (const auto& u : plan.unrecordedMetrics) unrecorded << QString::fromStdString(u);
+    if (!unrecorded.isEmpty())
+      unrecorded << "The runs record " + QString::fromStdString(plan.recordedMetrics) + ".";
+    m_studySummary->setToolTip(unrecorded.join("\n"));
     m_studySummary->setStyleSheet("");
     m_studySummary->setText(QString("Run study makes <b>%1</b>%2%3")
                                 .arg(QString::fromStdString(plan.summary).toHtmlEscaped(), budget,
@@ -484,6 +496,7 @@ void LaunchPanel::updateStudy() {
                                                QString::fromStdString(departs).toHtmlEscaped() +
                                                "</span>"));
   } else {
+    m_studySummary->setToolTip("");
     m_studySummary->setStyleSheet("color: #666;");
     // A value the form refuses is named once, above the buttons ("Cannot run: ...").
     m_studySummary->setText(

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/engine/config.h"
+#include "core/study/metric_names.h"
 #include "core/study/study_store.h"
 
 namespace fl::gui {
@@ -103,6 +104,12 @@ StudyPlan planStudy(const StudyRequest& request) {
 
   const auto expansion = study::expandStudy(experiment, spec);
   plan.errors = expansion.errors;
+  if (expansion.ok())
+    if (const auto recorded = study::metricsRecordedBy(experiment, expansion)) {
+      plan.unrecordedMetrics = study::unrecordedMetrics(spec, *recorded);
+      if (!plan.unrecordedMetrics.empty())
+        plan.recordedMetrics = study::recordedMetricsText(*recorded);
+    }
   plan.runs = static_cast<int64_t>(expansion.cells.size());
   plan.seeds = spec.seeds.empty() ? 1 : static_cast<int64_t>(spec.seeds.size());
   plan.settings = plan.seeds > 0 ? plan.runs / plan.seeds : plan.runs;

@@ -40,6 +40,11 @@ struct StudyPlan {
   int64_t seeds = 0;
   std::string summary;              // "40 runs: 10 settings x 4 seeds"
   std::vector<std::string> errors;  // nothing to launch when not empty
+  // The study's metrics these settings' runs never record (study/metric_names.h): the form
+  // may have turned off what a claim or the table reads (passkey_samples 0), which then
+  // reads "not measured". Said before it runs; not a refusal.
+  std::vector<std::string> unrecordedMetrics;
+  std::string recordedMetrics;  // what they do record, where some are not (recordedMetricsText)
   bool ok() const { return errors.empty() && runs > 0; }
 };
 

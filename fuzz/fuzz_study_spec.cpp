@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)fl::study::countRuns(spec);
     const auto again = fl::study::StudySpec::fromJson(spec.toJson());
     if (again.toJson() != spec.toJson()) __builtin_trap();  // the round trip loses nothing
-    static const std::vector<std::string> recorded{"train/loss", "system/*", "test/kl",
+    static const std::vector<std::string> recorded{"train/loss", "system/*",    "test/kl",
                                                    "val/ppl@64", "val/ppl@128", "qk/period_h*"};
     for (const auto& problem : fl::study::unrecordedMetrics(spec, recorded))
       if (problem.find(": no run of this study records ") == std::string::npos) __builtin_trap();

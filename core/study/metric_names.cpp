@@ -115,11 +115,12 @@ std::string recordedMetricsText(const std::vector<std::string>& declared) {
 std::vector<std::string> unrecordedMetrics(const StudySpec& spec,
                                            const std::vector<std::string>& declared) {
   std::vector<std::string> problems;
-  for (const auto& [where, wanted] : metricsNamed(spec)) {
+  for (const auto& named : metricsNamed(spec)) {
+    const std::string& wanted = named.second;
     if (wanted.empty()) continue;  // the spec's own parser refuses an empty name
     const bool covered = std::any_of(declared.begin(), declared.end(),
                                      [&](const std::string& d) { return coversMetric(d, wanted); });
-    if (!covered) problems.push_back(unrecordedMessage(where, wanted, declared));
+    if (!covered) problems.push_back(unrecordedMessage(named.first, wanted, declared));
   }
   return problems;
 }

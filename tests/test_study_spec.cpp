@@ -1127,6 +1127,33 @@ class TestStudySpec : public QObject {
              fl::store::configHash("fourier-head", plus.values));
   }
 
+  // The FourierQK author's model details became settings of every transformer after stores held
+  // transformer runs: at nanoGPT's values (the defaults, what every earlier run had) a run
+  // hashes as a config without them, so a study still finds and reuses a stored run; the
+  // author's values make another run.
+  void settingsAddedLaterKeepEarlierRunsIdentities() {
+    for (const char* name : {"fourier-qk", "fope", "addition"}) {
+      const auto e = registry().find(name);
+      const auto now = fl::validateConfig(e->allParams(), {{"seed", 3}});
+      QVERIFY2(now.ok(), now.summary().c_str());
+      QCOMPARE(now.values.at("attn_out_dropout"), nlohmann::json(true));
+      QCOMPARE(now.values.at("residual_init"), nlohmann::json("scaled"));
+      QCOMPARE(now.values.at("mlp_bias"), nlohmann::json(false));
+      auto earlier = now.values;
+      for (const char* key : {"attn_out_dropout", "residual_init", "mlp_bias"}) earlier.erase(key);
+      QCOMPARE(fl::store::configHash(name, now.values), fl::store::configHash(name, earlier));
+      for (const auto& [key, value] :
+           {std::pair<const char*, nlohmann::json>{"attn_out_dropout", false},
+            {"residual_init", "plain"},
+            {"mlp_bias", true}}) {
+        auto authors = now.values;
+        authors[key] = value;
+        QVERIFY2(fl::store::configHash(name, authors) != fl::store::configHash(name, now.values),
+                 key);
+      }
+    }
+  }
+
   void equalConfigsHashAlikeAndPlacementIsIgnored() {
     const auto specs = fourierHead().allParams();
     auto a = fl::validateConfig(specs, {{"gamma", 0}, {"seed", 3}});

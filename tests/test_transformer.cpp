@@ -50,6 +50,19 @@ GptOptions kernelTestModel(PositionKind kind, bool spectralFilter) {
   return o;
 }
 
+// A model of 4 heads over learned positions, as the FourierQK author's GPT has them.
+GptOptions learnedPositionModel(int64_t dModel, int64_t layers) {
+  GptOptions o;
+  o.vocabSize = 13;
+  o.dModel = dModel;
+  o.heads = 4;
+  o.layers = layers;
+  o.position.kind = PositionKind::Learned;
+  o.position.trainLength = 16;
+  o.position.maxLength = 16;
+  return o;
+}
+
 // A FoPE model of head size 16 without clipping: K = 8 kept frequencies onto M = 4 pairs, so
 // each layer's coefficients are two (2 heads, 8, 4) matrices.
 GptOptions fopeModel(int64_t layers, bool learnable) {
@@ -91,6 +104,58 @@ class TestTransformer : public QObject {
   Q_OBJECT
 
  private slots:
+  // The FourierQK author's GPT beside nanoGPT's: MLP biases (zero at the start), every matrix at
+  // N(0, 0.02), and dropout on the attention weights only; the defaults are nanoGPT's.
+  void theAuthorsModelDetailsAreOptions() {
+    torch::manual_seed(5);
+    GptOptions o = learnedPositionModel(256, 6);
+    auto std = [](const torch::Tensor& w) { return w.std().item<double>(); };
+    {
+      Gpt nano(o);
+      const auto& mlp = nano->blocks().front()->mlp();
+      QVERIFY(!mlp->outputProjection()->bias.defined());
+      // 0.02 / sqrt(12) = 0.00577, over 65,536 draws: within 2%.
+      QVERIFY(std::abs(std(nano->blocks().front()->attention()->outputProjection()->weight) /
+                           0.0057735 -
+                       1) < 0.02);
+    }
+    o.mlpBias = true;
+    o.scaledResidualInit = false;
+    Gpt authors(o);
+    for (const auto& block : authors->blocks()) {
+      const auto& bias = block->mlp()->outputProjection()->bias;
+      QVERIFY(bias.defined());
+      QCOMPARE(bias.abs().max().item<double>(), 0.0);
+      QVERIFY(std::abs(std(block->attention()->outputProjection()->weight) / 0.02 - 1) < 0.02);
+      QVERIFY(std::abs(std(block->mlp()->outputProjection()->weight) / 0.02 - 1) < 0.02);
+    }
+    // Biases are parameters: the up and down projections' 4d + d more per layer.
+    GptOptions plain = o;
+    plain.mlpBias = false;
+    QCOMPARE(authors->parameterCount() - Gpt(plain)->parameterCount(),
+             int64_t(6 * (4 * 256 + 256)));
+  }
+
+  void attentionOutputDropoutIsAnOption() {
+    torch::manual_seed(6);
+    GptOptions o = learnedPositionModel(32, 1);
+    o.dropout = 0.5;
+    const auto x = torch::randn({4, 16, 32});
+    auto zeros = [&](bool outputDropout) {
+      o.attentionOutputDropout = outputDropout;
+      Gpt model(o);
+      model->train();
+      const auto y = model->blocks().front()->attention()->forward(x);
+      return (y == 0).to(torch::kDouble).mean().item<double>();
+    };
+    // Dropped on the output, about half its values are zero. On the weights alone, only the
+    // rows whose every weight was dropped are (the first token's one weight half the time:
+    // about 1/16 of the rows here).
+    const double both = zeros(true), weightsOnly = zeros(false);
+    QVERIFY2(both > 0.45 && both < 0.62, std::to_string(both).c_str());
+    QVERIFY2(weightsOnly < 0.15, std::to_string(weightsOnly).c_str());
+  }
+
   void ropeScoresDependOnlyOnRelativePosition() {
     // Shift query and key positions together: the same scores, for random vectors.
     torch::manual_seed(1);
@@ -493,7 +558,7 @@ class TestTransformer : public QObject {
     const int64_t d = 32, heads = 4, hd = d / heads;
     for (auto norm : {QkNorm::Rms, QkNorm::RmsPerHead}) {
       torch::manual_seed(11);
-      CausalSelfAttention attention(d, heads, 0.0, at::detail::createCPUGenerator(1),
+      CausalSelfAttention attention(d, heads, 0.0, 0.0, at::detail::createCPUGenerator(1),
                                     PositionEncoding(positionOptions(PositionKind::None, d, heads)),
                                     nullptr);
       attention->setQkNorm(norm);
@@ -536,7 +601,7 @@ class TestTransformer : public QObject {
   void qkNormComesBeforeTheRotation() {
     torch::NoGradGuard noGrad;
     torch::manual_seed(12);
-    CausalSelfAttention attention(32, 4, 0.0, at::detail::createCPUGenerator(1),
+    CausalSelfAttention attention(32, 4, 0.0, 0.0, at::detail::createCPUGenerator(1),
                                   PositionEncoding(positionOptions(PositionKind::Rope, 32, 4)),
                                   nullptr);
     attention->setQkNorm(QkNorm::RmsPerHead);
@@ -591,7 +656,7 @@ class TestTransformer : public QObject {
     const auto x = torch::tensor({{{1.0f, 2.0f}, {3.0f, -1.0f}}});
     for (auto scaling : {fl::nn::ScoreScaling::Sqrt, fl::nn::ScoreScaling::Double})
       for (auto kernel : {fl::nn::AttentionKernel::Plain, fl::nn::AttentionKernel::Blocked}) {
-        fl::nn::CausalSelfAttention attention(2, 1, 0.0, at::detail::createCPUGenerator(1),
+        fl::nn::CausalSelfAttention attention(2, 1, 0.0, 0.0, at::detail::createCPUGenerator(1),
                                               fl::nn::PositionEncoding(none), nullptr);
         attention->named_parameters()["qkv.weight"].copy_(
             torch::cat({torch::eye(2), torch::eye(2), torch::eye(2)}, 0));

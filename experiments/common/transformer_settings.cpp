@@ -17,6 +17,9 @@ ModelShape ModelShape::fromConfig(const nlohmann::json& c) {
   s.mlp = c.at("mlp").get<std::string>();
   s.tiedHead = c.at("tied_head").get<bool>();
   s.dropout = c.at("dropout").get<double>();
+  s.attentionOutputDropout = c.at("attn_out_dropout").get<bool>();
+  s.residualInit = c.at("residual_init").get<std::string>();
+  s.mlpBias = c.at("mlp_bias").get<bool>();
   return s;
 }
 
@@ -32,6 +35,9 @@ void ModelShape::applyTo(nn::GptOptions& o) const {
   o.mlp = nn::parseMlpKind(mlp).value();
   o.tiedHead = tiedHead;
   o.dropout = dropout;
+  o.attentionOutputDropout = attentionOutputDropout;
+  o.scaledResidualInit = residualInit == "scaled";
+  o.mlpBias = mlpBias;
 }
 
 AdamWSchedule AdamWSchedule::fromConfig(const nlohmann::json& c) {
@@ -70,6 +76,17 @@ std::vector<ParamSpec> modelShapeParams(const ModelShape& d) {
       P::flag("tied_head", d.tiedHead, "Share the output head with the token embedding")
           .inGroup("model"),
       P::real("dropout", d.dropout, 0.0, 0.9, "Dropout on attention weights and sublayer outputs")
+          .inGroup("model"),
+      P::flag("attn_out_dropout", d.attentionOutputDropout,
+              "Dropout on the attention's projected output too (nanoGPT); off: on its weights "
+              "only (FourierQK's author); at dropout 0 neither drops anything")
+          .inGroup("model"),
+      P::choice("residual_init", d.residualInit, {"scaled", "plain"},
+                "Initial std of the residual projections: 0.02 / sqrt(2 layers) (nanoGPT, "
+                "scaled) or 0.02 as every matrix (FourierQK's author, plain)")
+          .inGroup("model"),
+      P::flag("mlp_bias", d.mlpBias,
+              "Biases on the MLP's linear layers, zero at the start (FourierQK's author)")
           .inGroup("model"),
   };
 }

@@ -25,6 +25,10 @@ struct ModelShape {
   std::string mlp = "gelu";
   bool tiedHead = false;
   double dropout = 0.0;
+  // nanoGPT's by default; the FourierQK author's GPT differs in each (nn::GptOptions).
+  bool attentionOutputDropout = true;
+  std::string residualInit = "scaled";  // scaled | plain
+  bool mlpBias = false;
 
   static ModelShape fromConfig(const nlohmann::json& config);
   // Fills the shape into `options`; throws std::invalid_argument when heads do not divide d_model.

@@ -47,7 +47,8 @@ torch::Tensor applyQkNorm(const torch::Tensor& x, QkNorm norm) {
 }
 
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout,
-                                                 at::Generator generator, PositionEncoding position,
+                                                 double outputDropout, at::Generator generator,
+                                                 PositionEncoding position,
                                                  std::shared_ptr<QkFilterImpl> filter,
                                                  int64_t layer)
     : m_heads(heads), m_position(std::move(position)), m_layer(layer), m_filter(std::move(filter)) {
@@ -56,7 +57,7 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t dModel, int64_t heads, 
   m_out = register_module("out",
                           torch::nn::Linear(torch::nn::LinearOptions(dModel, dModel).bias(false)));
   m_attentionDropout = register_module("attention_dropout", SeededDropout(dropout, generator));
-  m_residualDropout = register_module("residual_dropout", SeededDropout(dropout, generator));
+  m_residualDropout = register_module("residual_dropout", SeededDropout(outputDropout, generator));
   if (m_filter) register_module("qk_filter", m_filter);
   // The position encoding is shared by every layer and registered once, by the model (with
   // every layer's FoPE coefficients: this one rotates with set m_layer).

@@ -60,9 +60,10 @@ AttentionKernel defaultAttentionKernel();
 class CausalSelfAttentionImpl : public torch::nn::Module {
  public:
   // `position` is the model's, shared by every layer; `layer` picks this layer's FoPE set.
-  CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout, at::Generator generator,
-                          PositionEncoding position, std::shared_ptr<QkFilterImpl> filter,
-                          int64_t layer = 0);
+  // `dropout` on the attention weights, `outputDropout` on the projected output.
+  CausalSelfAttentionImpl(int64_t dModel, int64_t heads, double dropout, double outputDropout,
+                          at::Generator generator, PositionEncoding position,
+                          std::shared_ptr<QkFilterImpl> filter, int64_t layer = 0);
 
   torch::Tensor forward(const torch::Tensor& x);  // (B, T, d) -> (B, T, d)
 

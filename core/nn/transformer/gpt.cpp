@@ -29,8 +29,8 @@ torch::nn::AnyModule makeNorm(NormKind kind, int64_t d) {
   return torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
 }
 
-torch::nn::Linear linear(int64_t in, int64_t out) {
-  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
+torch::nn::Linear linear(int64_t in, int64_t out, bool bias = false) {
+  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
 }
 
 int64_t mlpHidden(int64_t d, int64_t ratio, MlpKind kind) {
@@ -41,12 +41,13 @@ int64_t mlpHidden(int64_t d, int64_t ratio, MlpKind kind) {
 
 }  // namespace
 
-MlpImpl::MlpImpl(int64_t d, int64_t ratio, MlpKind kind, double dropout, at::Generator generator)
+MlpImpl::MlpImpl(int64_t d, int64_t ratio, MlpKind kind, double dropout, at::Generator generator,
+                 bool bias)
     : m_kind(kind) {
   const int64_t hidden = mlpHidden(d, ratio, kind);
-  m_up = register_module("up", linear(d, hidden));
-  if (kind == MlpKind::SwiGlu) m_gate = register_module("gate", linear(d, hidden));
-  m_down = register_module("down", linear(hidden, d));
+  m_up = register_module("up", linear(d, hidden, bias));
+  if (kind == MlpKind::SwiGlu) m_gate = register_module("gate", linear(d, hidden, bias));
+  m_down = register_module("down", linear(hidden, d, bias));
   m_dropout = register_module("dropout", SeededDropout(dropout, std::move(generator)));
 }
 
@@ -64,11 +65,13 @@ BlockImpl::BlockImpl(const GptOptions& o, PositionEncoding position, at::Generat
   register_module("norm1", m_norm1.ptr());
   register_module("norm2", m_norm2.ptr());
   m_attention = register_module(
-      "attention", CausalSelfAttention(o.dModel, o.heads, o.dropout, generator, std::move(position),
-                                       o.qkFilter ? o.qkFilter(layer) : nullptr, layer));
+      "attention",
+      CausalSelfAttention(o.dModel, o.heads, o.dropout, o.attentionOutputDropout ? o.dropout : 0.0,
+                          generator, std::move(position), o.qkFilter ? o.qkFilter(layer) : nullptr,
+                          layer));
   m_attention->setScoreScaling(o.scoreScaling);
   m_attention->setQkNorm(o.qkNorm);
-  m_mlp = register_module("mlp", Mlp(o.dModel, o.mlpRatio, o.mlp, o.dropout, generator));
+  m_mlp = register_module("mlp", Mlp(o.dModel, o.mlpRatio, o.mlp, o.dropout, generator, o.mlpBias));
 }
 
 torch::Tensor BlockImpl::forward(torch::Tensor x, const SublayerHook& hook) {
@@ -104,12 +107,17 @@ GptImpl::GptImpl(GptOptions options) : m_options(std::move(options)) {
   register_module("final_norm", m_finalNorm.ptr());
   if (!o.tiedHead) m_head = register_module("head", linear(o.dModel, o.vocabSize));
 
-  // nanoGPT's initialisation: N(0, 0.02), residual projections scaled by 1/sqrt(2 L).
+  // nanoGPT's initialisation: N(0, 0.02), biases 0, residual projections scaled by 1/sqrt(2 L)
+  // (unless the options keep them at 0.02, as FourierQK's author does).
   torch::NoGradGuard noGrad;
   for (auto& module : modules(/*include_self=*/false)) {
-    if (auto* l = module->as<torch::nn::Linear>()) torch::nn::init::normal_(l->weight, 0.0, 0.02);
+    if (auto* l = module->as<torch::nn::Linear>()) {
+      torch::nn::init::normal_(l->weight, 0.0, 0.02);
+      if (l->bias.defined()) torch::nn::init::zeros_(l->bias);
+    }
   }
   torch::nn::init::normal_(m_tokens->weight, 0.0, 0.02);
+  if (!o.scaledResidualInit) return;
   const double residualStd = 0.02 / std::sqrt(2.0 * static_cast<double>(o.layers));
   for (auto& block : m_blocks) {
     torch::nn::init::normal_(block->attention()->outputProjection()->weight, 0.0, residualStd);

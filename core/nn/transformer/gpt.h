@@ -49,6 +49,12 @@ struct GptOptions {
   bool tiedHead = false;
   double dropout = 0.0;
   uint64_t dropoutSeed = 0;  // the model's own dropout generator (see seeded_dropout.h)
+  // Where GPTs differ in small ways that move a loss: nanoGPT's choices by default, and the
+  // FourierQK author's (dropout on the attention weights only, every matrix at 0.02, MLP
+  // biases) as its paper presets set them.
+  bool attentionOutputDropout = true;  // dropout on the attention's projected output too
+  bool scaledResidualInit = true;      // residual projections at 0.02 / sqrt(2 layers)
+  bool mlpBias = false;                // biases on the MLP's linears, zero at the start
   PositionOptions position;  // its dModel, heads and layers are overwritten with the model's
   ScoreScaling scoreScaling = ScoreScaling::Sqrt;  // every layer's (causal_self_attention.h)
   QkNorm qkNorm = QkNorm::Off;                     // every layer's (causal_self_attention.h)
@@ -63,7 +69,8 @@ using SublayerHook = std::function<torch::Tensor(int64_t layer, Sublayer which, 
 
 class MlpImpl : public torch::nn::Module {
  public:
-  MlpImpl(int64_t dModel, int64_t ratio, MlpKind kind, double dropout, at::Generator generator);
+  MlpImpl(int64_t dModel, int64_t ratio, MlpKind kind, double dropout, at::Generator generator,
+          bool bias = false);
   torch::Tensor forward(const torch::Tensor& x);
   torch::nn::Linear outputProjection() const { return m_down; }
 

@@ -12,6 +12,7 @@
 #include "core/nn/qk_filters/causal_kernel_filter.h"
 #include "core/nn/qk_filters/spectral_filter.h"
 #include "experiments/fourier_qk/fourier_qk_experiment.h"
+#include "experiments/fourier_qk/fourier_qk_settings.h"
 #include "experiments/fourier_qk/fourier_qk_trial.h"
 
 using namespace fl;
@@ -258,6 +259,27 @@ class TestQkFilters : public QObject {
                    name.c_str());
       }
     }
+  }
+
+  // The paper presets build the author's GPT, not nanoGPT's: MLP biases, every matrix at 0.02,
+  // no dropout on the attention's projected output.
+  void thePaperPresetsBuildTheAuthorsModel() {
+    fourier_qk::FourierQkExperiment experiment;
+    for (const char* preset : {"paper", "paper-double-scaled"}) {
+      const auto config = buildConfig(experiment, preset, {});
+      QVERIFY2(config.ok(), config.summary().c_str());
+      nn::GptOptions options;
+      fourier_qk::FourierQkSettings::fromConfig(config.values).lm.model.applyTo(options);
+      QVERIFY(options.mlpBias);
+      QVERIFY(!options.scaledResidualInit);
+      QVERIFY(!options.attentionOutputDropout);
+      QCOMPARE(options.dropout, 0.1);
+    }
+    // nanoGPT's, where a preset does not say.
+    nn::GptOptions tiny;
+    fourier_qk::FourierQkSettings::fromConfig(buildConfig(experiment, "tiny", {}).values)
+        .lm.model.applyTo(tiny);
+    QVERIFY(!tiny.mlpBias && tiny.scaledResidualInit && tiny.attentionOutputDropout);
   }
 
   void aFilterBankRefusesRotaryPositionsWithTheReason() {

@@ -1,6 +1,7 @@
 // Tests core/nn/qk_filters and experiments/fourier_qk: the spectral filters against their
 // definition, the causal kernels' taps, gradients to the learnable centres, and the causality
 // probe: 0 for standard attention and the causal kernels, clearly positive for the FFT filters.
+#include <QFileInfo>
 #include <QtTest>
 
 #include <cmath>
@@ -280,6 +281,26 @@ class TestQkFilters : public QObject {
     fourier_qk::FourierQkSettings::fromConfig(buildConfig(experiment, "tiny", {}).values)
         .lm.model.applyTo(tiny);
     QVERIFY(!tiny.mlpBias && tiny.scaledResidualInit && tiny.attentionOutputDropout);
+  }
+
+  // Counted by the author's script itself (its GPT built at Config's shape on TinyShakespeare:
+  // 4,831,744 parameters with standard attention, 4,831,792 with one learned frequency per
+  // head): the paper preset's model has as many. Without the MLP biases it had 7,680 fewer.
+  void thePaperPresetsModelHasTheAuthorsParameterCount() {
+    const std::string corpus = std::string(FOURIERLAB_SHARED_DATA) + "/tinyshakespeare.txt";
+    if (!QFileInfo::exists(QString::fromStdString(corpus)))
+      QSKIP("no tinyshakespeare.txt in the shared test data");
+    fourier_qk::FourierQkExperiment experiment;
+    for (const auto& [variant, authors] :
+         {std::pair<const char*, int64_t>{"none", 4831744}, {"fourier", 4831792}}) {
+      const auto config =
+          buildConfig(experiment, "paper", {"corpus=" + corpus, std::string("variant=") + variant});
+      QVERIFY2(config.ok(), config.summary().c_str());
+      SeededScope seeded(1);
+      fourier_qk::FourierQkTrial trial(fourier_qk::FourierQkSettings::fromConfig(config.values),
+                                       c10::kCPU, 1);
+      QCOMPARE(trial.model()->parameterCount(), authors);
+    }
   }
 
   void aFilterBankRefusesRotaryPositionsWithTheReason() {

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "core/engine/config.h"
+#include "core/engine/config_diff.h"
 #include "core/engine/file_digest.h"
 #include "core/engine/preset_verdicts.h"
 #include "core/engine/reference_check.h"
@@ -1142,6 +1143,12 @@ class TestStudySpec : public QObject {
       auto earlier = now.values;
       for (const char* key : {"attn_out_dropout", "residual_init", "mlp_bias"}) earlier.erase(key);
       QCOMPARE(fl::store::configHash(name, now.values), fl::store::configHash(name, earlier));
+      // Compared, the earlier run ran at those values: not "unset" beside a new run's defaults.
+      const auto params = e->allParams();
+      const auto comparedEarlier = fl::comparedValues(params, earlier);
+      const auto comparedNow = fl::comparedValues(params, now.values);
+      QVERIFY(fl::differingConfigKeys({&comparedEarlier, &comparedNow}).empty());
+      QCOMPARE(comparedEarlier.at("mlp_bias"), nlohmann::json(false));
       for (const auto& [key, value] :
            {std::pair<const char*, nlohmann::json>{"attn_out_dropout", false},
             {"residual_init", "plain"},
@@ -1152,6 +1159,9 @@ class TestStudySpec : public QObject {
                  key);
       }
     }
+    // An experiment without those settings gains none of them.
+    const auto toy = fl::validateConfig(fourierHead().allParams(), {{"seed", 3}});
+    QVERIFY(!fl::comparedValues(fourierHead().allParams(), toy.values).contains("mlp_bias"));
   }
 
   void equalConfigsHashAlikeAndPlacementIsIgnored() {

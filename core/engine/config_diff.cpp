@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/engine/config.h"
+#include "core/engine/settings_added_later.h"
 
 namespace fl {
 
@@ -45,7 +46,14 @@ std::string settingText(const nlohmann::json& value) {
 }
 
 nlohmann::json comparedValues(const std::vector<ParamSpec>& specs, const nlohmann::json& config) {
-  return withUnusedAs(specs, config, [](const ParamSpec&) { return nlohmann::json(kUnusedValue); });
+  nlohmann::json filled = config;
+  if (filled.is_object())
+    for (const auto& spec : specs)
+      if (!filled.contains(spec.name))
+        if (const auto later = settingsAddedLater().find(spec.name);
+            later != settingsAddedLater().end())
+          filled[spec.name] = later->second;
+  return withUnusedAs(specs, filled, [](const ParamSpec&) { return nlohmann::json(kUnusedValue); });
 }
 
 nlohmann::json configValue(const nlohmann::json& config, const std::string& key) {

@@ -28,7 +28,8 @@ bool isUnusedValue(const nlohmann::json& value);
 nlohmann::json withUnusedAs(const std::vector<ParamSpec>& specs, const nlohmann::json& config,
                             const std::function<nlohmann::json(const ParamSpec&)>& replacement);
 
-// `config` as comparisons read it: each value it does not use is kUnusedValue.
+// `config` as comparisons read it: each value it does not use is kUnusedValue, and a setting
+// added after it was stored at the value it ran with (settings_added_later.h).
 nlohmann::json comparedValues(const std::vector<ParamSpec>& specs, const nlohmann::json& config);
 
 // A setting's value as the window and the tables write it: text as it is, a number in its

@@ -2,9 +2,9 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <map>
 
 #include "core/engine/config_diff.h"
+#include "core/engine/settings_added_later.h"
 
 namespace fl::store {
 
@@ -46,15 +46,14 @@ std::string configHash(const std::string& experiment, const nlohmann::json& vali
   // stored with (left out, every stored run's hash would have changed, and no study would have
   // found one to reuse).
   constexpr double kCheckpointSecondsHashedAs = 60;
-  // Settings added after stores held runs hashed without them, each with the value every
-  // earlier run had: left out at that value, so such a run keeps the identity the stored runs
-  // have (a study reuses them, a resume finds its cells); any other value is hashed.
-  static const std::map<std::string, nlohmann::json> kAddedLaterAt = {
-      {"attn_out_dropout", true}, {"residual_init", "scaled"}, {"mlp_bias", false}};
+  // A setting added later is left out at the value earlier runs had, so such a run keeps the
+  // identity the stored runs have (a study reuses them, a resume finds its cells); any other
+  // value is hashed.
+  const auto& addedLater = settingsAddedLater();
   nlohmann::json identity = nlohmann::json::object();
   for (const auto& [key, value] : validatedConfig.items()) {
-    if (const auto later = kAddedLaterAt.find(key);
-        later != kAddedLaterAt.end() && value == later->second)
+    if (const auto later = addedLater.find(key);
+        later != addedLater.end() && value == later->second)
       continue;
     if (key == "checkpoint_seconds")
       identity[key] = kCheckpointSecondsHashedAs;

@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const std::vector<std::string> recorded{"train/loss", "system/*",    "test/kl",
                                                    "val/ppl@64", "val/ppl@128", "qk/period_h*"};
     for (const auto& problem : fl::study::unrecordedMetrics(spec, recorded))
-      if (problem.find(": no run of this study records ") == std::string::npos) __builtin_trap();
+      if (problem.text().find(": no run of this study records ") == std::string::npos)
+        __builtin_trap();
   } catch (const std::invalid_argument& e) {
     if (std::string(e.what()).empty()) __builtin_trap();
   }

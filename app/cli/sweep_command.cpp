@@ -316,7 +316,7 @@ int checkMetricsRecorded(const SweepSpec& built, const study::StudyExpansion& ex
   for (const auto& problem : unrecorded)
     std::fprintf(stderr, "%s: %s%s\n", asWritten ? "error" : "note",
                  asWritten ? ("--study-file " + args.studyFile + ": ").c_str() : "",
-                 problem.c_str());
+                 problem.text().c_str());
   std::fprintf(stderr, "  (the runs of this study record %s)\n",
                study::recordedMetricsText(*recorded).c_str());
   if (!asWritten) return kExitOk;

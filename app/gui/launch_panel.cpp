@@ -52,6 +52,42 @@ std::vector<ParamSpec> formSpecs(const Experiment& experiment) {
   return specs;
 }
 
+// What a metric no run will record leaves unread, in the study's own words: "no run records
+// passkey/acc@128, so the claim “FoPE retrieves ...” reads not measured". The CLI names the
+// file's places (claims[3].metric); the window names what a researcher sees in the Study tab.
+QString unreadText(const study::StudySpec& spec, const study::UnrecordedMetric& unrecorded) {
+  using Part = study::MetricPlace::Part;
+  const auto& place = unrecorded.place;
+  const QString metric = QString::fromStdString(place.metric);
+  QString what;
+  switch (place.part) {
+    case Part::Claim: {
+      QString claim = QString::fromStdString(spec.claims.at(place.index).text);
+      if (claim.size() > 70) {  // cut at a word, as the Study tab's claims are read
+        claim = claim.left(70);
+        if (const auto space = claim.lastIndexOf(' '); space > 40) claim = claim.left(space);
+        claim += "…";
+      }
+      what = QString("the claim “%1” reads not measured").arg(claim);
+      break;
+    }
+    case Part::Table:
+      what = QString("the table's %1 column stays empty").arg(metric);
+      break;
+    case Part::Figure:
+      what = QString("figure %1 draws no %2").arg(place.index + 1).arg(metric);
+      break;
+    case Part::Reference:
+      what = QString("the paper's %1 (reference row %2) is compared with nothing")
+                 .arg(metric)
+                 .arg(place.index + 1);
+      break;
+  }
+  const QString hint =
+      unrecorded.hint.empty() ? QString() : " (" + QString::fromStdString(unrecorded.hint) + ")";
+  return QString("no run records %1%2, so %3").arg(metric, hint, what);
+}
+
 }  // namespace
 
 LaunchPanel::LaunchPanel(const ExperimentRegistry& registry, QWidget* parent)
@@ -474,27 +510,24 @@ void LaunchPanel::updateStudy() {
     }
     // A built-in study changed in the form says what departs from it before it runs (what
     // departs in training leaves its paper comparisons and claims unjudged).
-    std::string departs = e ? study::departureNote(*e, plan.spec) : "";
+    QString departs = e ? QString::fromStdString(study::departureNote(*e, plan.spec)) : QString();
     // What the form turned off that the study reads, before an hour of training finds it.
-    if (!plan.unrecordedMetrics.empty()) {
-      const size_t more = plan.unrecordedMetrics.size() - 1;
-      departs += std::string(departs.empty() ? "" : " ") + "With these settings, " +
-                 plan.unrecordedMetrics.front() +
-                 (more ? " (and " + std::to_string(more) + " more: hover)" : "") + ".";
-    }
     QStringList unrecorded;
-    for (const auto& u : plan.unrecordedMetrics) unrecorded << QString::fromStdString(u);
-    if (!unrecorded.isEmpty())
+    for (const auto& u : plan.unrecordedMetrics) unrecorded << unreadText(plan.spec, u);
+    if (!unrecorded.isEmpty()) {
+      const auto more = unrecorded.size() - 1;
+      departs += (departs.isEmpty() ? "" : " ") + QString("With these settings, ") +
+                 unrecorded.front() +
+                 (more ? QString(" (and %1 more: hover)").arg(more) : QString()) + ".";
       unrecorded << "The runs record " + QString::fromStdString(plan.recordedMetrics) + ".";
+    }
     m_studySummary->setToolTip(unrecorded.join("\n"));
     m_studySummary->setStyleSheet("");
     m_studySummary->setText(QString("Run study makes <b>%1</b>%2%3")
                                 .arg(QString::fromStdString(plan.summary).toHtmlEscaped(), budget,
-                                     departs.empty()
-                                         ? QString()
-                                         : "<br><span style='color:#a05a00'>" +
-                                               QString::fromStdString(departs).toHtmlEscaped() +
-                                               "</span>"));
+                                     departs.isEmpty() ? QString()
+                                                       : "<br><span style='color:#a05a00'>" +
+                                                             departs.toHtmlEscaped() + "</span>"));
   } else {
     m_studySummary->setToolTip("");
     m_studySummary->setStyleSheet("color: #666;");

@@ -18,6 +18,7 @@
 
 #include "core/engine/experiment.h"
 #include "core/engine/study_spec.h"
+#include "core/study/metric_names.h"
 #include "core/study/study_expansion.h"
 
 namespace fl::store {
@@ -43,7 +44,7 @@ struct StudyPlan {
   // The study's metrics these settings' runs never record (study/metric_names.h): the form
   // may have turned off what a claim or the table reads (passkey_samples 0), which then
   // reads "not measured". Said before it runs; not a refusal.
-  std::vector<std::string> unrecordedMetrics;
+  std::vector<study::UnrecordedMetric> unrecordedMetrics;
   std::string recordedMetrics;  // what they do record, where some are not (recordedMetricsText)
   bool ok() const { return errors.empty() && runs > 0; }
 };

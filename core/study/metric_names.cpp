@@ -17,21 +17,20 @@ std::optional<std::string> prefixOf(const std::string& name) {
   return name.substr(0, name.size() - 1);
 }
 
-std::string unrecordedMessage(const std::string& where, const std::string& wanted,
-                              const std::vector<std::string>& declared) {
-  const std::string head = where + ": no run of this study records " + wanted;
+// The name meant, or the numbers the wanted one's family has; "" where neither helps.
+std::string hintFor(const std::string& wanted, const std::vector<std::string>& declared) {
   // Another number of a family its runs do record (val/ppl@4096 where they evaluate to 512).
   const std::string family = familyOf(wanted);
   const std::set<std::string> all(declared.begin(), declared.end());
   if (!family.empty())
     if (const std::string members = membersOf(all, family); !members.empty())
-      return head + " (of " + family + " they record " + members + ")";
+      return "of " + family + " they record " + members;
   std::vector<std::string> plain;
   for (const auto& name : declared)
     if (!prefixOf(name)) plain.push_back(name);
   if (const std::string meant = closestName(wanted, plain); !meant.empty())
-    return head + " (did you mean " + meant + "?)";
-  return head;
+    return "did you mean " + meant + "?";
+  return "";
 }
 
 }  // namespace
@@ -73,27 +72,36 @@ bool coversMetric(const std::string& declared, const std::string& wanted) {
   return d->starts_with(*w) || w->starts_with(*d);
 }
 
-std::vector<std::pair<std::string, std::string>> metricsNamed(const StudySpec& spec) {
-  std::vector<std::pair<std::string, std::string>> named;
+std::vector<MetricPlace> metricsNamed(const StudySpec& spec) {
+  using Part = MetricPlace::Part;
+  std::vector<MetricPlace> named;
   for (size_t i = 0; i < spec.claims.size(); ++i) {
     const auto& claim = spec.claims[i];
     const std::string at = "claims[" + std::to_string(i) + "].";
-    named.emplace_back(at + "metric", claim.metric);
-    if (!claim.over.empty()) named.emplace_back(at + "over", claim.over);
-    if (!claim.bMetric.empty()) named.emplace_back(at + "b_metric", claim.bMetric);
+    named.push_back({Part::Claim, i, at + "metric", claim.metric});
+    if (!claim.over.empty()) named.push_back({Part::Claim, i, at + "over", claim.over});
+    if (!claim.bMetric.empty()) named.push_back({Part::Claim, i, at + "b_metric", claim.bMetric});
   }
   if (spec.table)
     for (size_t i = 0; i < spec.table->metrics.size(); ++i)
-      named.emplace_back("table.metrics[" + std::to_string(i) + "]", spec.table->metrics[i]);
+      named.push_back(
+          {Part::Table, i, "table.metrics[" + std::to_string(i) + "]", spec.table->metrics[i]});
   for (size_t i = 0; i < spec.figures.size(); ++i)
     for (size_t j = 0; j < spec.figures[i].metrics.size(); ++j)
-      named.emplace_back("figures[" + std::to_string(i) + "].metrics[" + std::to_string(j) + "]",
-                         spec.figures[i].metrics[j]);
+      named.push_back({Part::Figure, i,
+                       "figures[" + std::to_string(i) + "].metrics[" + std::to_string(j) + "]",
+                       spec.figures[i].metrics[j]});
   if (spec.references)
     for (size_t i = 0; i < spec.references->rows.size(); ++i)
       for (const auto& [metric, value] : spec.references->rows[i].values)
-        named.emplace_back("references.rows[" + std::to_string(i) + "].values", metric);
+        named.push_back(
+            {Part::Reference, i, "references.rows[" + std::to_string(i) + "].values", metric});
   return named;
+}
+
+std::string UnrecordedMetric::text() const {
+  return place.where + ": no run of this study records " + place.metric +
+         (hint.empty() ? "" : " (" + hint + ")");
 }
 
 std::string recordedMetricsText(const std::vector<std::string>& declared) {
@@ -112,17 +120,17 @@ std::string recordedMetricsText(const std::vector<std::string>& declared) {
   return out;
 }
 
-std::vector<std::string> unrecordedMetrics(const StudySpec& spec,
-                                           const std::vector<std::string>& declared) {
-  std::vector<std::string> problems;
-  for (const auto& named : metricsNamed(spec)) {
-    const std::string& wanted = named.second;
+std::vector<UnrecordedMetric> unrecordedMetrics(const StudySpec& spec,
+                                                const std::vector<std::string>& declared) {
+  std::vector<UnrecordedMetric> unrecorded;
+  for (const auto& place : metricsNamed(spec)) {
+    const std::string& wanted = place.metric;
     if (wanted.empty()) continue;  // the spec's own parser refuses an empty name
     const bool covered = std::any_of(declared.begin(), declared.end(),
                                      [&](const std::string& d) { return coversMetric(d, wanted); });
-    if (!covered) problems.push_back(unrecordedMessage(named.first, wanted, declared));
+    if (!covered) unrecorded.push_back({place, hintFor(wanted, declared)});
   }
-  return problems;
+  return unrecorded;
 }
 
 }  // namespace fl::study

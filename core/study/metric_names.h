@@ -29,16 +29,32 @@ std::string membersOf(const std::set<std::string>& keys, const std::string& fami
 // qk/period_h* covers qk/period_h0; val/ppl@64 covers the family val/ppl@*.
 bool coversMetric(const std::string& declared, const std::string& wanted);
 
-// The names a study file's reading parts give as metrics (claims' metric, over and b_metric,
-// the table's and figures' metrics, the reference rows' values), each beside where it is:
-// {"claims[0].over", "val/ppl@64"}.
-std::vector<std::pair<std::string, std::string>> metricsNamed(const StudySpec& spec);
+// Where a study names a metric: the part that reads it, which one (a claim's, figure's or
+// reference row's index; a table column's), and the place as the file writes it.
+struct MetricPlace {
+  enum class Part { Claim, Table, Figure, Reference };
+  Part part = Part::Claim;
+  size_t index = 0;
+  std::string where;  // "claims[0].over"
+  std::string metric;
+};
 
-// Each metric the spec names that no declared name covers, said where it is, with the name
-// meant where one is a typo away or the numbers its family has ("of val/ppl@* they record
-// val/ppl@64, @128").
-std::vector<std::string> unrecordedMetrics(const StudySpec& spec,
-                                           const std::vector<std::string>& declared);
+// The metrics a study file's reading parts name: claims' metric, over and b_metric, the
+// table's and figures' metrics, the reference rows' values.
+std::vector<MetricPlace> metricsNamed(const StudySpec& spec);
+
+// A metric the spec names that no declared name covers.
+struct UnrecordedMetric {
+  MetricPlace place;
+  // The name meant where one is a typo away ("did you mean test/kl?") or the numbers its
+  // family has ("of val/ppl@* they record val/ppl@64, @128"); may be empty.
+  std::string hint;
+  // "claims[0].metric: no run of this study records test/kll (did you mean test/kl?)"
+  std::string text() const;
+};
+
+std::vector<UnrecordedMetric> unrecordedMetrics(const StudySpec& spec,
+                                                const std::vector<std::string>& declared);
 
 // The declared names as a list, a family's numbers once: "train/loss, val/ppl@64, @128,
 // qk/period_h*"; said once beside unrecordedMetrics' lines.

@@ -129,6 +129,19 @@ class TestTransformer : public QObject {
       QVERIFY(std::abs(std(block->attention()->outputProjection()->weight) / 0.02 - 1) < 0.02);
       QVERIFY(std::abs(std(block->mlp()->outputProjection()->weight) / 0.02 - 1) < 0.02);
     }
+    // At one seed, with or without the biases, every other parameter starts the same: an
+    // on/off comparison compares the biases, not two starts.
+    {
+      GptOptions without = o;
+      without.mlpBias = false;
+      torch::manual_seed(9);
+      Gpt a(without);
+      torch::manual_seed(9);
+      Gpt b(o);
+      const auto withBiases = b->named_parameters();
+      for (const auto& p : a->named_parameters())
+        QVERIFY2(torch::equal(p.value(), withBiases[p.key()]), p.key().c_str());
+    }
     // Biases are parameters: the up and down projections' 4d + d more per layer.
     GptOptions plain = o;
     plain.mlpBias = false;

@@ -1,7 +1,9 @@
 #include "core/nn/transformer/gpt.h"
 
 #include <cmath>
+#include <mutex>
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
 #include "core/nn/transformer/fused_elementwise.h"
@@ -30,7 +32,25 @@ torch::nn::AnyModule makeNorm(NormKind kind, int64_t d) {
 }
 
 torch::nn::Linear linear(int64_t in, int64_t out, bool bias = false) {
-  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
+  if (!bias) return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
+  // A bias's default initialisation draws from the global generator and would shift every draw
+  // after it: a model with MLP biases would start from other weights than the same seed's model
+  // without, and an on/off comparison would compare starts too. The layer is built on a copy of
+  // the generator's state, and the generator then advanced as a layer without bias advances it
+  // (the model's initialisation draws every weight again and zeroes the biases).
+  auto generator = at::detail::getDefaultCPUGenerator();
+  at::Tensor state;
+  {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    state = generator.get_state();
+  }
+  torch::nn::Linear layer(torch::nn::LinearOptions(in, out).bias(true));
+  {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(state);
+  }
+  torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
+  return layer;
 }
 
 int64_t mlpHidden(int64_t d, int64_t ratio, MlpKind kind) {

@@ -629,21 +629,20 @@ class TestCliSweep : public QObject {
     QVERIFY2(csv.exitCode == 0, qPrintable(csv.err));
     QVERIFY2(csv.err.contains("note: the CSV holds no claims (the study has 1)"),
              qPrintable(csv.err));
-    // A metric the file's figure misspells is the file's, not a --metric never given.
+    // A metric the file's figure misspells is the file's, not a --metric never given. A study
+    // file is refused for it now; one an earlier build stored is read as it was.
     QFile typo(path("typo.json"));
     QVERIFY(typo.open(QIODevice::WriteOnly));
     typo.write(R"({"name": "typo", "experiment": "fourier-head",
                    "set": {"epochs": 1, "samples": 200}, "grid": {"head": ["linear", "fourier"]},
-                   "seeds": [1], "figures": [{"x": "head", "metrics": ["test/kll"]}]})");
+                   "seeds": [1], "figures": [{"x": "head", "metrics": ["test/kl"]}]})");
     typo.close();
-    // As written it is refused before it trains (aStudyFileMustNameItsOwnAxesAndParameters);
-    // changed on the command line it is trained with a note, and read with the typo.
-    auto typoRun = runCli(
-        {"sweep", "run", "--study-file", path("typo.json"), "--db", db, "--set", "lr=0.002"});
+    auto typoRun = runCli({"sweep", "run", "--study-file", path("typo.json"), "--db", db});
     QVERIFY2(typoRun.exitCode == 0, qPrintable(typoRun.err));
-    QVERIFY2(typoRun.err.contains("note: figures[0].metrics[0]: no run of this study records "
-                                  "test/kll (did you mean test/kl?)"),
-             qPrintable(typoRun.err));
+    QCOMPARE(fl::testing::writeSql(db.toStdString(),
+                                   "UPDATE studies SET spec = replace(spec, '[\"test/kl\"]', "
+                                   "'[\"test/kll\"]') WHERE id = 2"),
+             std::string());
     auto typoPlot = runCli({"sweep", "plot", "2", "--db", db, "--out", svg});
     QCOMPARE(typoPlot.exitCode, 2);
     QVERIFY2(typoPlot.err.contains("the study's figure metric test/kll: no finished run has it") &&
@@ -706,18 +705,42 @@ class TestCliSweep : public QObject {
       QVERIFY2(typo.err.contains("error: --study-file " + file +
                                  ": claims[0].metric: no run of this study records test/kll "
                                  "(did you mean test/kl?)\n  (the runs of this study record "
-                                 "train/loss, system/*, test/kl, test/kl_exact, "
-                                 "test/mse_expected, test/mse_expected_exact, test/mse_argmax, "
-                                 "test/smoothness)\nnothing was stored"),
+                                 "train/loss, test/kl, test/kl_exact, test/mse_expected, "
+                                 "test/mse_expected_exact, test/mse_argmax, test/smoothness and "
+                                 "the system/ series (cpu_percent, rss_mib, runs_in_process, "
+                                 "gpu_util_percent, gpu_mem_mib, gpu_torch_reserved_mib))\n"
+                                 "nothing was stored"),
                qPrintable(typo.err));
       QVERIFY(!fs::exists(db.toStdString()));
     }
-    // The command line changing the study may turn off what it reads: said, not refused.
-    auto changed =
+    // Changed on the command line, a typo of the file's own is still the file's.
+    auto changedTypo =
         runCli({"sweep", "run", "--study-file", file, "--db", db, "--dry-run", "--set", "lr=0.01"});
-    QVERIFY2(changed.exitCode == 0, qPrintable(changed.err));
-    QVERIFY2(changed.err.contains("note: claims[0].metric: no run of this study records test/kll"),
-             qPrintable(changed.err));
+    QCOMPARE(changedTypo.exitCode, 2);
+    QVERIFY2(changedTypo.err.contains("error: --study-file " + file +
+                                      ": claims[0].metric: no run of this study records test/kll"),
+             qPrintable(changedTypo.err));
+    // What only the command line's change turns off is said, not refused: passkey trials off,
+    // or a preset whose training length has no 64.
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(R"({"name": "lengths", "experiment": "fope", "preset": "tiny",
+                "grid": {"position": ["rope", "fope"]}, "seeds": [1],
+                "claims": [{"text": "t", "metric": "passkey/acc@128", "better": "higher",
+                            "a": {"position": "fope"}, "b": {"position": "rope"}}],
+                "table": {"rows": "position", "metrics": ["val/ppl@64"]}})");
+    f.close();
+    auto off = runCli({"sweep", "run", "--study-file", file, "--db", db, "--dry-run", "--set",
+                       "passkey_samples=0"});
+    QVERIFY2(off.exitCode == 0, qPrintable(off.err));
+    QVERIFY2(off.err.contains("note: with the command line's changes, claims[0].metric: no run "
+                              "of this study records passkey/acc@128"),
+             qPrintable(off.err));
+    auto preset = runCli(
+        {"sweep", "run", "--study-file", file, "--db", db, "--dry-run", "--preset", "small"});
+    QVERIFY2(preset.exitCode == 0, qPrintable(preset.err));
+    QVERIFY2(preset.err.contains("note: with the command line's changes, table.metrics[0]: no "
+                                 "run of this study records val/ppl@64"),
+             qPrintable(preset.err));
   }
 
   // Settings that pass each key's range but clash are refused for a study too, before any

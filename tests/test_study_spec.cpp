@@ -652,15 +652,35 @@ class TestStudySpec : public QObject {
     QCOMPARE(problems[2].text(),
              std::string("references.rows[0].values: no run of this study records val/loss"));
     QCOMPARE(fl::study::recordedMetricsText(*recorded),
-             std::string("train/loss, system/*, test/kl, test/kl_exact, test/mse_expected, "
-                         "test/mse_expected_exact, test/mse_argmax, test/smoothness"));
+             std::string("train/loss, test/kl, test/kl_exact, test/mse_expected, "
+                         "test/mse_expected_exact, test/mse_argmax, test/smoothness and the "
+                         "system/ series (cpu_percent, rss_mib, runs_in_process, "
+                         "gpu_util_percent, gpu_mem_mib, gpu_torch_reserved_mib)"));
     QCOMPARE(fl::study::recordedMetricsText(
                  {"val/loss", "val/ppl@128", "qk/period_h*", "val/ppl@64", "passkey/acc@64"}),
              std::string("val/loss, val/ppl@64, @128, qk/period_h*, passkey/acc@64"));
+    // An empty name and a star that is not a family are names no run records; another case
+    // and the start of one name are hinted.
+    spec.table->metrics = {"", "test/*", "Test/KL", "test/smooth"};
+    std::vector<fl::study::UnrecordedMetric> odd;
+    for (const auto& u : fl::study::unrecordedMetrics(spec, *recorded))
+      if (u.place.part == fl::study::MetricPlace::Part::Table) odd.push_back(u);
+    QCOMPARE(odd.size(), size_t(4));
+    QCOMPARE(odd[0].text(), std::string("table.metrics[0]: no run of this study records  (an "
+                                        "empty name)"));
+    QCOMPARE(odd[1].text(), std::string("table.metrics[1]: no run of this study records test/* "
+                                        "(did you mean test/kl?)"));
+    QCOMPARE(odd[2].text(), std::string("table.metrics[2]: no run of this study records Test/KL "
+                                        "(did you mean test/kl?)"));
+    QCOMPARE(odd[3].text(), std::string("table.metrics[3]: no run of this study records "
+                                        "test/smooth (did you mean test/smoothness?)"));
     // The Runner's own metrics are every run's.
     spec = *fourierHead().findStudy("table1");
     spec.table->metrics = {"train/loss", "system/rss_mib"};
     QVERIFY(fl::study::unrecordedMetrics(spec, *recorded).empty());
+    spec.table->metrics = {"system/cpu_precent"};
+    QCOMPARE(fl::study::unrecordedMetrics(spec, *recorded).at(0).hint,
+             std::string("did you mean system/cpu_percent?"));
   }
 
   // A length the runs do not evaluate at is said with the lengths they do; a family stands for
@@ -686,6 +706,8 @@ class TestStudySpec : public QObject {
                          "@256)"));
   }
 
+  // A declared entry ending in '*' stands for the names it begins; a study's name stands for
+  // many only as a family of numbers (val/ppl@*): "test/*" is a name no run records.
   void coversMetricReadsStarsOnEitherSide() {
     using fl::study::coversMetric;
     QVERIFY(coversMetric("test/kl", "test/kl"));
@@ -696,9 +718,10 @@ class TestStudySpec : public QObject {
     QVERIFY(!coversMetric("qk/period_h*", "qk/perio"));
     QVERIFY(coversMetric("val/ppl@64", "val/ppl@*"));
     QVERIFY(!coversMetric("val/loss", "val/ppl@*"));
-    QVERIFY(coversMetric("spectrum/purity_L*", "spectrum/*"));
-    QVERIFY(coversMetric("spectrum/*", "spectrum/purity_L*"));
-    QVERIFY(!coversMetric("passkey/*", "spectrum/*"));
+    QVERIFY(coversMetric("val/ppl@*", "val/ppl@*"));
+    QVERIFY(!coversMetric("test/kl", "test/*"));
+    QVERIFY(!coversMetric("test/kl", "*"));
+    QVERIFY(!coversMetric("spectrum/purity_L0", "spectrum/*"));
   }
 
   // Every built-in claim is judged on its study's own settings: given runs with every metric,

@@ -301,25 +301,53 @@ int trainStudy(const ExperimentRegistry& registry, const std::string& dbPath, in
   return p.failed > 0 || p.finished < p.total ? kExitRunFailed : kExitOk;
 }
 
-// The metrics a study names that its runs will not record, found before they train: in a study
-// file as written, a typo refused (exit 2); where the command line changed a study (a built-in
-// one, or a file's with --set, --grid or --zip), said as a note, as the change may have turned
-// off what a claim reads (--set passkey_samples=0), which then reads "not measured".
-int checkMetricsRecorded(const SweepSpec& built, const study::StudyExpansion& expansion,
-                         const SweepArgs& args) {
+// What a study file names that the runs of the file as written would not record, or nullopt
+// where that study cannot be expanded alone (it needs the command line's --set corpus=...).
+std::optional<std::vector<study::UnrecordedMetric>> unrecordedAsWritten(
+    const ExperimentRegistry& registry, const SweepArgs& args) {
+  SweepArgs asWritten = args;
+  asWritten.assignments.clear();
+  asWritten.grid.clear();
+  asWritten.zip.clear();
+  asWritten.preset.clear();
+  const SweepSpec built = sweepSpecFromArgs(registry, asWritten);
+  if (!built.error.empty()) return std::nullopt;
+  const auto expansion = study::expandStudy(*built.experiment, built.spec);
+  if (!expansion.ok()) return std::nullopt;
+  const auto recorded = study::metricsRecordedBy(*built.experiment, expansion);
+  if (!recorded) return std::nullopt;
+  return study::unrecordedMetrics(built.spec, *recorded);
+}
+
+// The metrics a study names that its runs will not record, found before they train. A name
+// the study file's own runs would not record is the file's typo: refused (exit 2). One that
+// only the command line's changes leave unrecorded (--set, --grid, --zip, --preset, or a
+// built-in study changed) is a note: the change may have turned off what a claim reads
+// (--set passkey_samples=0), which then reads "not measured".
+int checkMetricsRecorded(const ExperimentRegistry& registry, const SweepSpec& built,
+                         const study::StudyExpansion& expansion, const SweepArgs& args) {
   const auto recorded = study::metricsRecordedBy(*built.experiment, expansion);
   if (!recorded) return kExitOk;
   const auto unrecorded = study::unrecordedMetrics(built.spec, *recorded);
   if (unrecorded.empty()) return kExitOk;
-  const bool asWritten =
-      !args.studyFile.empty() && args.assignments.empty() && args.grid.empty() && args.zip.empty();
-  for (const auto& problem : unrecorded)
-    std::fprintf(stderr, "%s: %s%s\n", asWritten ? "error" : "note",
-                 asWritten ? ("--study-file " + args.studyFile + ": ").c_str() : "",
-                 problem.text().c_str());
+  const bool changed =
+      !args.assignments.empty() || !args.grid.empty() || !args.zip.empty() || !args.preset.empty();
+  std::set<std::string> typos;  // "where\nmetric" of the file's own
+  if (!args.studyFile.empty()) {
+    const auto own = changed ? unrecordedAsWritten(registry, args) : std::optional(unrecorded);
+    if (own)
+      for (const auto& u : *own) typos.insert(u.place.where + "\n" + u.place.metric);
+  }
+  for (const auto& u : unrecorded) {
+    const bool typo = typos.count(u.place.where + "\n" + u.place.metric) > 0;
+    std::fprintf(stderr, "%s: %s%s\n", typo ? "error" : "note",
+                 typo ? ("--study-file " + args.studyFile + ": ").c_str()
+                      : (changed ? "with the command line's changes, " : ""),
+                 u.text().c_str());
+  }
   std::fprintf(stderr, "  (the runs of this study record %s)\n",
                study::recordedMetricsText(*recorded).c_str());
-  if (!asWritten) return kExitOk;
+  if (typos.empty()) return kExitOk;
   std::fprintf(stderr, "nothing was stored\n");
   return kExitBadUsage;
 }
@@ -336,7 +364,8 @@ int sweepRun(const ExperimentRegistry& registry, const std::string& dbPath, cons
     std::fprintf(stderr, "nothing was stored\n");
     return kExitBadUsage;
   }
-  if (const int refused = checkMetricsRecorded(built, expansion, args); refused != kExitOk)
+  if (const int refused = checkMetricsRecorded(registry, built, expansion, args);
+      refused != kExitOk)
     return refused;
   if (const auto unmatched =
           study::unmatchedWheres(built.spec, expansion, built.experiment->allParams());

@@ -153,10 +153,10 @@ class Experiment {
   virtual std::optional<SelectionMetric> selectionMetric() const { return std::nullopt; }
   // Every metric an evaluation of this complete config may record (its Trial's EvalReport keys;
   // the Runner's train/loss and system/ keys are the engine's), so that a study file naming a
-  // metric its runs never record is refused before they train, not read at the end. An entry
-  // ending in '*' stands for every name it begins (qk/period_h*: one per head, as the model
-  // is built). nullopt: the experiment does not say, and its studies' metrics are found out
-  // from the finished runs.
+  // metric its runs never record is refused before they train, not read at the end. Exact
+  // names where the config says them (one per head, layer and length); an entry ending in '*'
+  // stands for every name it begins, where it cannot. nullopt: the experiment does not say,
+  // and its studies' metrics are found out from the finished runs.
   virtual std::optional<std::vector<std::string>> recordedMetrics(
       const nlohmann::json& /*config*/) const {
     return std::nullopt;

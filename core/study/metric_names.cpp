@@ -1,6 +1,7 @@
 #include "core/study/metric_names.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -17,6 +18,11 @@ std::optional<std::string> prefixOf(const std::string& name) {
   return name.substr(0, name.size() - 1);
 }
 
+std::string lowered(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
 // The name meant, or the numbers the wanted one's family has; "" where neither helps.
 std::string hintFor(const std::string& wanted, const std::vector<std::string>& declared) {
   // Another number of a family its runs do record (val/ppl@4096 where they evaluate to 512).
@@ -25,12 +31,26 @@ std::string hintFor(const std::string& wanted, const std::vector<std::string>& d
   if (!family.empty())
     if (const std::string members = membersOf(all, family); !members.empty())
       return "of " + family + " they record " + members;
-  std::vector<std::string> plain;
+  // The names it may have meant: each declared one, and each family of numbered ones.
+  std::vector<std::string> names;
   for (const auto& name : declared)
-    if (!prefixOf(name)) plain.push_back(name);
-  if (const std::string meant = closestName(wanted, plain); !meant.empty())
-    return "did you mean " + meant + "?";
-  return "";
+    if (!prefixOf(name)) {
+      names.push_back(name);
+      if (const std::string f = familyOf(name); !f.empty()) names.push_back(f);
+    }
+  std::string meant = closestName(wanted, names);
+  // Another case, or the start of exactly one name (test/smooth for test/smoothness).
+  for (const auto& name : names) {
+    if (!meant.empty()) break;
+    if (lowered(name) == lowered(wanted)) meant = name;
+  }
+  if (meant.empty() && wanted.size() >= 4) {
+    std::vector<std::string> begun;
+    for (const auto& name : names)
+      if (name.starts_with(wanted)) begun.push_back(name);
+    if (begun.size() == 1) meant = begun.front();
+  }
+  return meant.empty() ? "" : "did you mean " + meant + "?";
 }
 
 }  // namespace
@@ -65,7 +85,10 @@ std::string membersOf(const std::set<std::string>& keys, const std::string& fami
 }
 
 bool coversMetric(const std::string& declared, const std::string& wanted) {
-  const auto d = prefixOf(declared), w = prefixOf(wanted);
+  // A study names many metrics at once only as a family of numbers (val/ppl@*); "test/*" is a
+  // name no run records, not a pattern.
+  const auto d = prefixOf(declared);
+  const auto w = isFamily(wanted) ? prefixOf(wanted) : std::nullopt;
   if (!d && !w) return declared == wanted;
   if (d && !w) return wanted.size() > d->size() && wanted.starts_with(*d);
   if (!d) return declared.size() > w->size() && declared.starts_with(*w);
@@ -107,8 +130,14 @@ std::string UnrecordedMetric::text() const {
 std::string recordedMetricsText(const std::vector<std::string>& declared) {
   const std::set<std::string> all(declared.begin(), declared.end());
   std::set<std::string> familiesListed;
-  std::string out;
+  std::string out, system;
+  const std::string systemPrefix = "system/";
   for (const auto& name : declared) {
+    // The machine's series last, as one: they are no result of the run.
+    if (name.starts_with(systemPrefix)) {
+      system += (system.empty() ? "" : ", ") + name.substr(systemPrefix.size());
+      continue;
+    }
     std::string entry = name;
     if (const std::string family = familyOf(name); !family.empty() && !isFamily(name)) {
       if (!familiesListed.insert(family).second) continue;
@@ -117,6 +146,8 @@ std::string recordedMetricsText(const std::vector<std::string>& declared) {
     }
     out += (out.empty() ? "" : ", ") + entry;
   }
+  if (!system.empty())
+    out += (out.empty() ? "the " : " and the ") + systemPrefix + " series (" + system + ")";
   return out;
 }
 
@@ -125,7 +156,10 @@ std::vector<UnrecordedMetric> unrecordedMetrics(const StudySpec& spec,
   std::vector<UnrecordedMetric> unrecorded;
   for (const auto& place : metricsNamed(spec)) {
     const std::string& wanted = place.metric;
-    if (wanted.empty()) continue;  // the spec's own parser refuses an empty name
+    if (wanted.empty()) {  // names no metric: a table column or a curve of nothing
+      unrecorded.push_back({place, "an empty name"});
+      continue;
+    }
     const bool covered = std::any_of(declared.begin(), declared.end(),
                                      [&](const std::string& d) { return coversMetric(d, wanted); });
     if (!covered) unrecorded.push_back({place, hintFor(wanted, declared)});

@@ -56,8 +56,9 @@ struct UnrecordedMetric {
 std::vector<UnrecordedMetric> unrecordedMetrics(const StudySpec& spec,
                                                 const std::vector<std::string>& declared);
 
-// The declared names as a list, a family's numbers once: "train/loss, val/ppl@64, @128,
-// qk/period_h*"; said once beside unrecordedMetrics' lines.
+// The declared names as a list, a family's numbers once and the machine's series last:
+// "train/loss, val/ppl@64, @128, qk/period_h0 and the system/ series (cpu_percent, rss_mib)";
+// said once beside unrecordedMetrics' lines.
 std::string recordedMetricsText(const std::vector<std::string>& declared);
 
 }  // namespace fl::study

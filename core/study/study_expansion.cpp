@@ -161,7 +161,13 @@ void forEachWhere(
 std::optional<std::vector<std::string>> metricsRecordedBy(const Experiment& experiment,
                                                           const StudyExpansion& expansion) {
   // The Runner's own: the mean training loss, and the machine's figures (system_metrics.h).
-  std::vector<std::string> names{"train/loss", std::string(kSystemPrefix) + "*"};
+  std::vector<std::string> names{"train/loss",
+                                 kSystemCpuPercent,
+                                 kSystemRssMib,
+                                 kSystemRunsInProcess,
+                                 kSystemGpuUtilPercent,
+                                 kSystemGpuMemMib,
+                                 kSystemGpuTorchReservedMib};
   std::set<std::string> seen(names.begin(), names.end());
   std::set<std::string> configsAsked;
   for (const auto& cell : expansion.cells) {

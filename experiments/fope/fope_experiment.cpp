@@ -222,7 +222,9 @@ std::optional<std::vector<std::string>> FopeExperiment::recordedMetrics(
         names.push_back(score + at);
   }
   if (s.zeroShot()) names.push_back("passkey/unseen_chars");
-  if (nn::isRotary(s.position)) names.push_back("spectrum/purity_L*");
+  if (nn::isRotary(s.position))
+    for (int64_t l = 0; l < s.lm.model.layers; ++l)
+      names.push_back("spectrum/purity_L" + std::to_string(l));
   return names;
 }
 

@@ -112,7 +112,10 @@ std::optional<std::vector<std::string>> FourierQkExperiment::recordedMetrics(
     const nlohmann::json& config) const {
   std::vector<std::string> names{"val/loss", "val/loss_shuffled", "leak/gap", "leak/causality",
                                  "leak/filter_causality"};
-  if (learnsPeriods(FourierQkSettings::fromConfig(config))) names.push_back("qk/period_h*");
+  const auto s = FourierQkSettings::fromConfig(config);
+  const int64_t k = learnedPeriodsPerHead(s);
+  for (int64_t h = 0; h < (k > 0 ? s.lm.model.heads : 0); ++h)
+    for (int64_t c = 0; c < k; ++c) names.push_back(learnedPeriodMetric(h, c, k));
   return names;
 }
 

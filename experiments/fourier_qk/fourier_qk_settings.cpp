@@ -184,9 +184,18 @@ std::shared_ptr<nn::QkFilterImpl> makeQkFilter(const FourierQkSettings& s) {
   throw std::invalid_argument("unknown variant '" + s.variant + "'");
 }
 
-bool learnsPeriods(const FourierQkSettings& s) {
-  if (s.variant == "fourier" || s.variant == "multi") return !s.fixedCentre;
-  return s.variant == "spectral_mexican_hat" || s.variant == "spectral_mexican_hat_k4";
+std::string learnedPeriodMetric(int64_t head, int64_t place, int64_t placesPerHead) {
+  return "qk/period_h" + std::to_string(head) +
+         (placesPerHead > 1 ? "_c" + std::to_string(place) : "");
+}
+
+int64_t learnedPeriodsPerHead(const FourierQkSettings& s) {
+  if (s.variant == "fourier" || s.variant == "multi")
+    return s.fixedCentre ? 0 : static_cast<int64_t>(s.initialCentres().size());
+  if (s.variant == "spectral_mexican_hat") return 1;
+  if (s.variant == "spectral_mexican_hat_k4")
+    return static_cast<int64_t>(kMexicanHatBankPeriods.size());
+  return 0;
 }
 
 }  // namespace fl::fourier_qk

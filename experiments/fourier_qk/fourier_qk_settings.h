@@ -48,8 +48,11 @@ std::vector<ConfigIssue> checkFilterSettings(const nlohmann::json& config);
 // generator, so build the model inside the run's SeededScope.
 std::shared_ptr<nn::QkFilterImpl> makeQkFilter(const FourierQkSettings& settings);
 
-// Whether the variant's filter learns where it passes (Gaussian centres unless fixed, Mexican
-// hat scales), which a run reports as periods in tokens, qk/period_h<head>[_c<centre>].
-bool learnsPeriods(const FourierQkSettings& settings);
+// How many places each head's filter learns where it passes (Gaussian centres unless fixed,
+// Mexican hat scales), each reported as a period in tokens, qk/period_h<head>[_c<place>]; 0 for
+// a filter that learns none.
+int64_t learnedPeriodsPerHead(const FourierQkSettings& settings);
+// "qk/period_h3", or "qk/period_h3_c1" where each head learns several.
+std::string learnedPeriodMetric(int64_t head, int64_t place, int64_t placesPerHead);
 
 }  // namespace fl::fourier_qk

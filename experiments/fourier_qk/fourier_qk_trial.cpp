@@ -131,8 +131,7 @@ void FourierQkTrial::evaluate(int64_t, bool, EvalReport& out) {
     const int64_t heads = periods.size(1), k = periods.size(2);
     for (int64_t h = 0; h < heads; ++h)
       for (int64_t c = 0; c < k; ++c)
-        out.metric("qk/period_h" + std::to_string(h) + (k > 1 ? "_c" + std::to_string(c) : ""),
-                   periods[0][h][c].item<double>());
+        out.metric(learnedPeriodMetric(h, c, k), periods[0][h][c].item<double>());
   }
   filterSnapshots(out);
   out.snapshot(verdict(causality, filterCausality, shuffled - ordered));

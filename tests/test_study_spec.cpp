@@ -661,11 +661,11 @@ class TestStudySpec : public QObject {
              std::string("val/loss, val/ppl@64, @128, qk/period_h*, passkey/acc@64"));
     // An empty name and a star that is not a family are names no run records; another case
     // and the start of one name are hinted.
-    spec.table->metrics = {"", "test/*", "Test/KL", "test/smooth"};
+    spec.table->metrics = {"", "test/*", "Test/KL", "test/smooth", "test/kl "};
     std::vector<fl::study::UnrecordedMetric> odd;
     for (const auto& u : fl::study::unrecordedMetrics(spec, *recorded))
       if (u.place.part == fl::study::MetricPlace::Part::Table) odd.push_back(u);
-    QCOMPARE(odd.size(), size_t(4));
+    QCOMPARE(odd.size(), size_t(5));
     QCOMPARE(odd[0].text(), std::string("table.metrics[0]: no run of this study records  (an "
                                         "empty name)"));
     QCOMPARE(odd[1].text(), std::string("table.metrics[1]: no run of this study records test/* "
@@ -674,6 +674,8 @@ class TestStudySpec : public QObject {
                                         "(did you mean test/kl?)"));
     QCOMPARE(odd[3].text(), std::string("table.metrics[3]: no run of this study records "
                                         "test/smooth (did you mean test/smoothness?)"));
+    QCOMPARE(odd[4].text(), std::string("table.metrics[4]: no run of this study records \"test/kl "
+                                        "\" (did you mean test/kl?)"));
     // The Runner's own metrics are every run's.
     spec = *fourierHead().findStudy("table1");
     spec.table->metrics = {"train/loss", "system/rss_mib"};

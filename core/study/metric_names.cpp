@@ -123,7 +123,11 @@ std::vector<MetricPlace> metricsNamed(const StudySpec& spec) {
 }
 
 std::string UnrecordedMetric::text() const {
-  return place.where + ": no run of this study records " + place.metric +
+  // A space at either end is what sets "test/kl " apart from test/kl: quoted, it shows.
+  const std::string& m = place.metric;
+  const bool spaced = !m.empty() && (std::isspace(static_cast<unsigned char>(m.front())) ||
+                                     std::isspace(static_cast<unsigned char>(m.back())));
+  return place.where + ": no run of this study records " + (spaced ? "\"" + m + "\"" : m) +
          (hint.empty() ? "" : " (" + hint + ")");
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/engine/closest_name.h"
+#include "core/engine/system_metrics.h"
 
 namespace fl::study {
 
@@ -40,9 +41,11 @@ std::string hintFor(const std::string& wanted, const std::vector<std::string>& d
     }
   std::string meant = closestName(wanted, names);
   // Another case, or the start of exactly one name (test/smooth for test/smoothness).
-  for (const auto& name : names) {
-    if (!meant.empty()) break;
-    if (lowered(name) == lowered(wanted)) meant = name;
+  if (meant.empty()) {
+    const auto sameLetters = std::find_if(names.begin(), names.end(), [&](const std::string& n) {
+      return lowered(n) == lowered(wanted);
+    });
+    if (sameLetters != names.end()) meant = *sameLetters;
   }
   if (meant.empty() && wanted.size() >= 4) {
     std::vector<std::string> begun;
@@ -135,10 +138,10 @@ std::string recordedMetricsText(const std::vector<std::string>& declared) {
   const std::set<std::string> all(declared.begin(), declared.end());
   std::set<std::string> familiesListed;
   std::string out, system;
-  const std::string systemPrefix = "system/";
+  const std::string systemPrefix = kSystemPrefix;
   for (const auto& name : declared) {
     // The machine's series last, as one: they are no result of the run.
-    if (name.starts_with(systemPrefix)) {
+    if (isSystemMetric(name)) {
       system += (system.empty() ? "" : ", ") + name.substr(systemPrefix.size());
       continue;
     }

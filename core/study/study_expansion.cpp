@@ -160,21 +160,16 @@ void forEachWhere(
 
 std::optional<std::vector<std::string>> metricsRecordedBy(const Experiment& experiment,
                                                           const StudyExpansion& expansion) {
-  // The Runner's own: the mean training loss, and the machine's figures (system_metrics.h).
-  std::vector<std::string> names{"train/loss",
-                                 kSystemCpuPercent,
-                                 kSystemRssMib,
-                                 kSystemRunsInProcess,
-                                 kSystemGpuUtilPercent,
-                                 kSystemGpuMemMib,
-                                 kSystemGpuTorchReservedMib};
+  // The Runner's own: the mean training loss, and the machine's series, as their panels list
+  // them (system_metrics.h).
+  std::vector<std::string> names{"train/loss"};
+  for (const auto& panel : systemPanels(/*gpu=*/true))
+    names.insert(names.end(), panel.series.begin(), panel.series.end());
   std::set<std::string> seen(names.begin(), names.end());
-  std::set<std::string> configsAsked;
+  std::set<std::string> settingsAsked;
   for (const auto& cell : expansion.cells) {
-    // Seeds never change what a run records; many cells share a config but for it.
-    nlohmann::json config = cell.config;
-    config.erase("seed");
-    if (!configsAsked.insert(config.dump()).second) continue;
+    // A setting's seeds record the same metrics: asked once per arm and axis values.
+    if (!settingsAsked.insert(cell.arm + "\n" + cell.axes.dump()).second) continue;
     const auto declared = experiment.recordedMetrics(cell.config);
     if (!declared) return std::nullopt;
     for (const auto& name : *declared)

@@ -114,7 +114,7 @@ std::optional<std::vector<std::string>> FourierQkExperiment::recordedMetrics(
                                  "leak/filter_causality"};
   const auto s = FourierQkSettings::fromConfig(config);
   const int64_t k = learnedPeriodsPerHead(s);
-  for (int64_t h = 0; h < (k > 0 ? s.lm.model.heads : 0); ++h)
+  for (int64_t h = 0; h < s.lm.model.heads; ++h)
     for (int64_t c = 0; c < k; ++c) names.push_back(learnedPeriodMetric(h, c, k));
   return names;
 }
